@@ -1,0 +1,178 @@
+/* The job manifest (schema_version 1): the model of a job, and its JSON form.
+ *
+ * Every string is owned by the manifest (NULL = absent). Free a manifest with
+ * jp_manifest_free. See architecture.md, "The manifest". */
+#ifndef JOBPREP_MANIFEST_H
+#define JOBPREP_MANIFEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jobprep/error.h"
+#include "jobprep/profile.h"
+
+#define JP_SCHEMA_VERSION 1
+/* Largest integer a JSON number carries exactly (2^53). */
+#define JP_JSON_MAX_EXACT 9007199254740992.0
+
+enum jp_code_source {
+	JP_CODE_UNSET = 0,
+	JP_CODE_SHARED_STORAGE,
+	JP_CODE_IMAGE,
+	JP_CODE_LAUNCH_CLONE,
+};
+
+enum jp_data_kind {
+	JP_DATA_TEAM = 0,
+	JP_DATA_PUBLIC,
+};
+
+enum jp_check_status {
+	JP_CHECK_PASS = 0,
+	JP_CHECK_WARN,
+	JP_CHECK_FAIL,
+};
+
+struct jp_env_var {
+	char *name;
+	char *value;
+};
+
+struct jp_data_stats {
+	uint64_t files;
+	uint64_t bytes;
+	uint64_t archives;
+};
+
+struct jp_data_source {
+	char *name;
+	char *path;
+	enum jp_data_kind kind;
+	bool read_only;
+	bool has_stats;
+	struct jp_data_stats stats;
+};
+
+struct jp_check {
+	char *id;      /* e.g. "outputs.checkpoint_dir.persistent" */
+	enum jp_check_status status;
+	char *message; /* tells the user what to do */
+	char *path;    /* the path checked, may be NULL */
+};
+
+struct jp_job {
+	char *name; /* DNS-1123 label */
+	int64_t workers;
+	int64_t gpus_per_worker;
+	char *launch_command;
+	struct jp_env_var *env;
+	size_t n_env;
+};
+
+struct jp_code {
+	enum jp_code_source source;
+	char *path;        /* shared_storage: the checkout; image: code dir in it */
+	char *repo_url;    /* without credentials */
+	char *repo_ref;
+	char *repo_commit; /* 40 hex */
+	char *image;       /* image reference */
+};
+
+struct jp_outputs {
+	char *output_dir;
+	char *checkpoint_dir;
+	char *log_dir;
+};
+
+struct jp_manifest {
+	int schema_version;
+	char *generator_name;
+	char *generator_version;
+	char *created_at; /* RFC 3339 UTC */
+	struct jp_job job;
+	struct jp_code code;
+	struct jp_data_source *data;
+	size_t n_data;
+	struct jp_outputs outputs;
+	struct jp_check *checks;
+	size_t n_checks;
+	struct jp_profile *profile; /* owned; NULL = not recorded */
+};
+
+/* An empty manifest (schema_version 1, generator jobprep/VERSION, workers 1,
+ * gpus_per_worker 0). */
+int jp_manifest_new(struct jp_manifest **out);
+void jp_manifest_free(struct jp_manifest *m);
+
+/* Appending: each copies its string arguments. */
+int jp_manifest_add_env(struct jp_manifest *m, const char *name,
+			const char *value);
+int jp_manifest_add_data(struct jp_manifest *m, const char *name,
+			 const char *path, enum jp_data_kind kind,
+			 bool read_only);
+int jp_manifest_add_check(struct jp_manifest *m, const char *id,
+			  enum jp_check_status status, const char *path,
+			  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void jp_manifest_clear_checks(struct jp_manifest *m);
+/* The worst status among the checks (PASS if none). */
+enum jp_check_status jp_manifest_worst(const struct jp_manifest *m);
+
+/* Set *field to a copy of value (NULL clears). */
+int jp_set_str(char **field, const char *value);
+
+/* Names for enums, as written in JSON. */
+const char *jp_code_source_name(enum jp_code_source s);
+const char *jp_data_kind_name(enum jp_data_kind k);
+const char *jp_check_status_name(enum jp_check_status s);
+
+/* How strictly to read JSON into a manifest. */
+enum jp_read_mode {
+	JP_READ_MANIFEST, /* a full manifest: required fields must be there */
+	JP_READ_ANSWERS,  /* an answers file: any subset of the manifest */
+};
+
+/* Parse manifest JSON text of `len` bytes. Every problem is recorded in err as
+ * "ORIGIN: field.path: expected X, got Y"; returns JP_EFORMAT if any.
+ * Rejects duplicate keys, invalid UTF-8, NUL in strings, excess nesting,
+ * unknown fields, out-of-range numbers, relative paths, bad job names, bad
+ * commits and credentials in repository URLs. */
+int jp_manifest_parse(struct jp_manifest **out, const char *text, size_t len,
+		      const char *origin, enum jp_read_mode mode,
+		      struct jp_error *err);
+/* Read and parse a file (at most 16 MiB). */
+int jp_manifest_load(struct jp_manifest **out, const char *path,
+		     enum jp_read_mode mode, struct jp_error *err);
+/* Check an in-memory manifest against the same rules as parsing. */
+int jp_manifest_validate(const struct jp_manifest *m, const char *origin,
+			 struct jp_error *err);
+
+/* Serialise to JSON text (pretty, trailing newline); *out is the caller's,
+ * free with free(). */
+int jp_manifest_to_text(char **out, const struct jp_manifest *m,
+			struct jp_error *err);
+
+/* Write atomically: a temporary in the same directory (O_EXCL|O_NOFOLLOW),
+ * fsync, rename over `path`, fsync of the directory. Refuses a `path` that
+ * is a symlink. On any failure the previous file is left intact and the
+ * temporary removed. `mode` is the new file's permission bits. */
+int jp_file_write_atomic(const char *path, const char *data, size_t len,
+			 unsigned mode, struct jp_error *err);
+int jp_manifest_write(const struct jp_manifest *m, const char *path,
+		      unsigned mode, struct jp_error *err);
+
+/* The manifest's JSON Schema (draft 2020-12); borrowed, static. */
+const char *jp_manifest_schema(void);
+
+/* Small validators shared by the manifest, the flow and the UI. */
+bool jp_valid_job_name(const char *name);
+bool jp_valid_commit(const char *hex);
+/* True when the URL carries user info with a password/token
+ * (scheme://user:secret@host/...). */
+bool jp_url_has_credentials(const char *url);
+/* A copy of url with any user:password@ removed; NULL when out of memory. */
+char *jp_url_redact(const char *url);
+/* Absolute, no "." or ".." components, no "//", no trailing '/' (except "/"). */
+bool jp_path_is_normal(const char *path);
+
+#endif

@@ -1,0 +1,43 @@
+/* The platform profile: where the platform mounts things, and where jobprep
+ * puts a job's files by default (architecture.md, "The platform profile"). */
+#ifndef JOBPREP_PROFILE_H
+#define JOBPREP_PROFILE_H
+
+#include <stdint.h>
+
+#include "jobprep/error.h"
+#include "jobprep/strv.h"
+
+struct cJSON;
+
+struct jp_profile {
+	struct jp_strv shared_roots;    /* read-write, same on every Worker */
+	struct jp_strv public_roots;    /* read-only public data */
+	struct jp_strv ephemeral_roots; /* wiped when the job ends */
+	uint64_t system_disk_bytes;     /* the Worker's system disk */
+	/* Default locations; placeholders {shared} {job} {output}, and NNN for
+	 * the next free run number. */
+	char *project_dir;
+	char *output_dir;
+	char *checkpoint_dir;
+	char *log_dir;
+};
+
+/* A new profile holding the embedded default (the source document's
+ * platform). *out is the caller's, free with jp_profile_free. */
+int jp_profile_new_default(struct jp_profile **out, struct jp_error *err);
+/* Read a profile from JSON text; `origin` names the file in messages. */
+int jp_profile_from_json(struct jp_profile **out, const struct cJSON *json,
+			 const char *origin, struct jp_error *err);
+int jp_profile_load(struct jp_profile **out, const char *path,
+		    struct jp_error *err);
+/* The profile to use: `path` if given, else $JOBPREP_PROFILE, else the
+ * embedded default. */
+int jp_profile_resolve(struct jp_profile **out, const char *path,
+		       struct jp_error *err);
+/* A new cJSON object for the profile; NULL when out of memory. */
+struct cJSON *jp_profile_to_json(const struct jp_profile *profile);
+int jp_profile_copy(struct jp_profile **out, const struct jp_profile *src);
+void jp_profile_free(struct jp_profile *profile);
+
+#endif

@@ -1,0 +1,11 @@
+# The core library: no terminal, no printing, no exit.
+noinst_LIBRARIES += libjobprep.a
+libjobprep_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(LIBGIT2_CFLAGS)
+libjobprep_a_SOURCES = \
+	include/jobprep/error.h src/error.c \
+	include/jobprep/strv.h src/strv.c \
+	include/jobprep/port.h \
+	include/jobprep/i18n.h \
+	include/jobprep/profile.h src/profile.c \
+	include/jobprep/manifest.h src/manifest.c
+# manifest: more files appended below by their owners

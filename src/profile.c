@@ -1,0 +1,349 @@
+/* The platform profile: the embedded default and its JSON form. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/manifest.h"
+#include "jobprep/profile.h"
+
+#define GIB (1024ULL * 1024 * 1024)
+#define PROFILE_MAX_BYTES (1024 * 1024)
+
+/* The source document's platform. */
+static const char *const default_shared[] = { "/mnt/public" };
+static const char *const default_public[] = { "/infini-data" };
+static const char *const default_ephemeral[] = { "/tmp", "/var/tmp", "/dev/shm",
+						 "/root", "/workspace" };
+
+static int push_all(struct jp_strv *sv, const char *const *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (jp_strv_push(sv, items[i]) < 0)
+			return JP_ENOMEM;
+	return 0;
+}
+
+static struct jp_profile *profile_alloc(void)
+{
+	return calloc(1, sizeof(struct jp_profile));
+}
+
+int jp_profile_new_default(struct jp_profile **out, struct jp_error *err)
+{
+	struct jp_profile *p = profile_alloc();
+	int rc = JP_ENOMEM;
+
+	*out = NULL;
+	if (!p)
+		goto fail;
+	if (push_all(&p->shared_roots, default_shared, 1) < 0 ||
+	    push_all(&p->public_roots, default_public, 1) < 0 ||
+	    push_all(&p->ephemeral_roots, default_ephemeral,
+		     sizeof(default_ephemeral) / sizeof(default_ephemeral[0])) < 0)
+		goto fail;
+	p->system_disk_bytes = 50 * GIB;
+	if (jp_set_str(&p->project_dir, "{shared}/projects/{job}") < 0 ||
+	    jp_set_str(&p->output_dir, "{shared}/outputs/{job}/run-NNN") < 0 ||
+	    jp_set_str(&p->checkpoint_dir, "{output}/checkpoints") < 0 ||
+	    jp_set_str(&p->log_dir, "{output}/logs") < 0)
+		goto fail;
+	*out = p;
+	return 0;
+fail:
+	jp_profile_free(p);
+	return jp_error_set(err, rc, "%s", _("out of memory"));
+}
+
+void jp_profile_free(struct jp_profile *p)
+{
+	if (!p)
+		return;
+	jp_strv_dispose(&p->shared_roots);
+	jp_strv_dispose(&p->public_roots);
+	jp_strv_dispose(&p->ephemeral_roots);
+	free(p->project_dir);
+	free(p->output_dir);
+	free(p->checkpoint_dir);
+	free(p->log_dir);
+	free(p);
+}
+
+int jp_profile_copy(struct jp_profile **out, const struct jp_profile *src)
+{
+	struct jp_profile *p = profile_alloc();
+
+	*out = NULL;
+	if (!p)
+		return JP_ENOMEM;
+	if (jp_strv_copy(&p->shared_roots, &src->shared_roots) < 0 ||
+	    jp_strv_copy(&p->public_roots, &src->public_roots) < 0 ||
+	    jp_strv_copy(&p->ephemeral_roots, &src->ephemeral_roots) < 0 ||
+	    jp_set_str(&p->project_dir, src->project_dir) < 0 ||
+	    jp_set_str(&p->output_dir, src->output_dir) < 0 ||
+	    jp_set_str(&p->checkpoint_dir, src->checkpoint_dir) < 0 ||
+	    jp_set_str(&p->log_dir, src->log_dir) < 0) {
+		jp_profile_free(p);
+		return JP_ENOMEM;
+	}
+	p->system_disk_bytes = src->system_disk_bytes;
+	*out = p;
+	return 0;
+}
+
+/* --- JSON ---------------------------------------------------------------- */
+
+static const char *json_type_name(const cJSON *item)
+{
+	if (cJSON_IsString(item))
+		return "a string";
+	if (cJSON_IsNumber(item))
+		return "a number";
+	if (cJSON_IsBool(item))
+		return "a boolean";
+	if (cJSON_IsNull(item))
+		return "null";
+	if (cJSON_IsArray(item))
+		return "an array";
+	if (cJSON_IsObject(item))
+		return "an object";
+	return "something else";
+}
+
+static int read_roots(struct jp_strv *dst, const cJSON *obj, const char *key,
+		      const char *origin, struct jp_error *err)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, key);
+	int rc = 0;
+
+	if (!arr)
+		return 0; /* keep the default */
+	if (!cJSON_IsArray(arr))
+		return jp_error_set(err, JP_EFORMAT,
+				    _("%s: profile.%s: expected an array of absolute paths, got %s"),
+				    origin, key, json_type_name(arr));
+	jp_strv_dispose(dst);
+	int i = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, arr)
+	{
+		if (!cJSON_IsString(it) || !jp_path_is_normal(it->valuestring)) {
+			rc = jp_error_set(err, JP_EFORMAT,
+					  _("%s: profile.%s[%d]: expected an absolute, normalised path, got %s"),
+					  origin, key, i,
+					  cJSON_IsString(it) ? it->valuestring : json_type_name(it));
+		} else if (jp_strv_push(dst, it->valuestring) < 0) {
+			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		}
+		i++;
+	}
+	return rc;
+}
+
+static int read_template(char **dst, const cJSON *obj, const char *key,
+			 const char *origin, struct jp_error *err)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (!s)
+		return 0;
+	if (!cJSON_IsString(s) || s->valuestring[0] != '/' && s->valuestring[0] != '{')
+		return jp_error_set(err, JP_EFORMAT,
+				    _("%s: profile.defaults.%s: expected an absolute path template, got %s"),
+				    origin, key,
+				    cJSON_IsString(s) ? s->valuestring : json_type_name(s));
+	if (jp_set_str(dst, s->valuestring) < 0)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	return 0;
+}
+
+static const char *const profile_keys[] = { "shared_roots", "public_roots",
+					    "ephemeral_roots", "system_disk_bytes",
+					    "defaults", NULL };
+static const char *const default_keys[] = { "project_dir", "output_dir",
+					    "checkpoint_dir", "log_dir", NULL };
+
+static int check_keys(const cJSON *obj, const char *const *allowed,
+		      const char *prefix, const char *origin,
+		      struct jp_error *err)
+{
+	int rc = 0;
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, obj)
+	{
+		size_t i;
+		for (i = 0; allowed[i]; i++)
+			if (strcmp(allowed[i], it->string) == 0)
+				break;
+		if (!allowed[i])
+			rc = jp_error_set(err, JP_EFORMAT,
+					  _("%s: %s%s: unknown field"), origin,
+					  prefix, it->string);
+	}
+	return rc;
+}
+
+int jp_profile_from_json(struct jp_profile **out, const cJSON *json,
+			 const char *origin, struct jp_error *err)
+{
+	struct jp_profile *p = NULL;
+	int rc, bad = 0;
+
+	*out = NULL;
+	if (!cJSON_IsObject(json))
+		return jp_error_set(err, JP_EFORMAT,
+				    _("%s: profile: expected an object, got %s"),
+				    origin, json_type_name(json));
+	rc = jp_profile_new_default(&p, err);
+	if (rc < 0)
+		return rc;
+
+	bad |= check_keys(json, profile_keys, "profile.", origin, err) < 0;
+	bad |= read_roots(&p->shared_roots, json, "shared_roots", origin, err) < 0;
+	bad |= read_roots(&p->public_roots, json, "public_roots", origin, err) < 0;
+	bad |= read_roots(&p->ephemeral_roots, json, "ephemeral_roots", origin, err) < 0;
+
+	const cJSON *disk = cJSON_GetObjectItemCaseSensitive(json, "system_disk_bytes");
+	if (disk) {
+		double d = cJSON_IsNumber(disk) ? disk->valuedouble : -1;
+		if (!cJSON_IsNumber(disk) || d < 0 || d > JP_JSON_MAX_EXACT ||
+		    d != floor(d)) {
+			bad = 1;
+			jp_error_set(err, JP_EFORMAT,
+				     _("%s: profile.system_disk_bytes: expected an integer byte count >= 0, got %s"),
+				     origin, cJSON_IsNumber(disk) ? "a non-integer or out-of-range number"
+								  : json_type_name(disk));
+		} else {
+			p->system_disk_bytes = (uint64_t)d;
+		}
+	}
+
+	const cJSON *defs = cJSON_GetObjectItemCaseSensitive(json, "defaults");
+	if (defs && !cJSON_IsObject(defs)) {
+		bad = 1;
+		jp_error_set(err, JP_EFORMAT,
+			     _("%s: profile.defaults: expected an object, got %s"),
+			     origin, json_type_name(defs));
+	} else if (defs) {
+		bad |= check_keys(defs, default_keys, "profile.defaults.", origin, err) < 0;
+		bad |= read_template(&p->project_dir, defs, "project_dir", origin, err) < 0;
+		bad |= read_template(&p->output_dir, defs, "output_dir", origin, err) < 0;
+		bad |= read_template(&p->checkpoint_dir, defs, "checkpoint_dir", origin, err) < 0;
+		bad |= read_template(&p->log_dir, defs, "log_dir", origin, err) < 0;
+	}
+	if (!bad && p->shared_roots.n == 0) {
+		bad = 1;
+		jp_error_set(err, JP_EFORMAT,
+			     _("%s: profile.shared_roots: expected at least one shared storage root, got none"),
+			     origin);
+	}
+	if (bad) {
+		jp_profile_free(p);
+		return JP_EFORMAT;
+	}
+	*out = p;
+	return 0;
+}
+
+static cJSON *roots_to_json(const struct jp_strv *sv)
+{
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t i = 0; arr && i < sv->n; i++) {
+		cJSON *s = cJSON_CreateString(sv->v[i]);
+		if (!s || !cJSON_AddItemToArray(arr, s)) {
+			cJSON_Delete(s);
+			cJSON_Delete(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+cJSON *jp_profile_to_json(const struct jp_profile *p)
+{
+	cJSON *obj = cJSON_CreateObject();
+	cJSON *defs = NULL;
+	char num[32];
+
+	if (!obj)
+		return NULL;
+	if (!cJSON_AddItemToObject(obj, "shared_roots", roots_to_json(&p->shared_roots)) ||
+	    !cJSON_AddItemToObject(obj, "public_roots", roots_to_json(&p->public_roots)) ||
+	    !cJSON_AddItemToObject(obj, "ephemeral_roots", roots_to_json(&p->ephemeral_roots)))
+		goto fail;
+	/* Exact for every 64-bit count up to 2^53: print it ourselves. */
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)p->system_disk_bytes);
+	if (!cJSON_AddRawToObject(obj, "system_disk_bytes", num))
+		goto fail;
+	defs = cJSON_AddObjectToObject(obj, "defaults");
+	if (!defs ||
+	    !cJSON_AddStringToObject(defs, "project_dir", p->project_dir) ||
+	    !cJSON_AddStringToObject(defs, "output_dir", p->output_dir) ||
+	    !cJSON_AddStringToObject(defs, "checkpoint_dir", p->checkpoint_dir) ||
+	    !cJSON_AddStringToObject(defs, "log_dir", p->log_dir))
+		goto fail;
+	return obj;
+fail:
+	cJSON_Delete(obj);
+	return NULL;
+}
+
+int jp_profile_load(struct jp_profile **out, const char *path,
+		    struct jp_error *err)
+{
+	FILE *f = NULL;
+	char *text = NULL;
+	cJSON *json = NULL;
+	int rc;
+
+	*out = NULL;
+	f = fopen(path, "rb");
+	if (!f) {
+		rc = jp_error_set(err, JP_EFORMAT, _("%s: cannot read the profile: %s"),
+				  path, strerror(errno));
+		goto out;
+	}
+	text = malloc(PROFILE_MAX_BYTES + 1);
+	if (!text) {
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		goto out;
+	}
+	size_t len = fread(text, 1, PROFILE_MAX_BYTES + 1, f);
+	if (ferror(f) || len > PROFILE_MAX_BYTES) {
+		rc = jp_error_set(err, JP_EFORMAT,
+				  _("%s: expected a JSON profile of at most 1 MiB"), path);
+		goto out;
+	}
+	text[len] = '\0';
+	json = cJSON_ParseWithLength(text, len);
+	if (!json) {
+		rc = jp_error_set(err, JP_EFORMAT,
+				  _("%s: expected a JSON object, got text that is not JSON"), path);
+		goto out;
+	}
+	rc = jp_profile_from_json(out, json, path, err);
+out:
+	if (f)
+		fclose(f);
+	free(text);
+	cJSON_Delete(json);
+	return rc;
+}
+
+int jp_profile_resolve(struct jp_profile **out, const char *path,
+		       struct jp_error *err)
+{
+	if (!path || !*path)
+		path = getenv("JOBPREP_PROFILE");
+	if (path && *path)
+		return jp_profile_load(out, path, err);
+	return jp_profile_new_default(out, err);
+}

@@ -1,0 +1,35 @@
+/* The command line front end: one function per sub-command.
+ *
+ * Each takes the sub-command's own argv (argv[0] is the command name) and
+ * returns the process exit code (architecture.md): 0 ok, 1 a check or the
+ * work failed, 2 usage, 3 unreadable/invalid file, 130 interrupted. */
+#ifndef JOBPREP_UI_CLI_H
+#define JOBPREP_UI_CLI_H
+
+#include <stdio.h>
+
+#include "jobprep/error.h"
+
+#define JP_EXIT_OK 0
+#define JP_EXIT_FAIL 1
+#define JP_EXIT_USAGE 2
+#define JP_EXIT_INVALID 3
+#define JP_EXIT_INTERRUPTED 130
+
+/* Dispatch `jobprep COMMAND ...` (argv[0] is the program). */
+int jp_cli_main(int argc, char **argv);
+/* Print every message in err to stderr, one line each; returns the exit
+ * code for err->code. */
+int jp_cli_report(const struct jp_error *err);
+/* Print "jobprep: " + message + usage hint to stderr; returns JP_EXIT_USAGE. */
+int jp_cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void jp_cli_print_usage(FILE *out);
+void jp_cli_print_version(FILE *out);
+
+/* Sub-commands. */
+int jp_cmd_schema(int argc, char **argv);
+int jp_cmd_check(int argc, char **argv);
+int jp_cmd_env(int argc, char **argv);
+
+#endif

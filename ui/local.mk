@@ -1,0 +1,11 @@
+# The front ends: the ncurses wizard and the command line, one binary.
+bin_PROGRAMS += jobprep
+jobprep_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ui
+jobprep_CFLAGS = $(AM_CFLAGS) $(NCURSESW_CFLAGS) $(CJSON_CFLAGS)
+jobprep_LDADD = $(CORE_LIBS) $(NCURSESW_LIBS)
+jobprep_SOURCES = \
+	ui/main.c \
+	ui/cli/cli.h ui/cli/cli.c
+# cli commands
+
+# tui
