@@ -6,6 +6,7 @@ jobprep_LDADD = $(CORE_LIBS) $(NCURSESW_LIBS)
 jobprep_SOURCES = \
 	ui/main.c \
 	ui/cli/cli.h ui/cli/cli.c
+dist_man_MANS += ui/cli/jobprep.1
 # cli commands
 
 # tui
