@@ -1,2 +1,15 @@
-# Benchmarks: run by hand (`make bench`), never by `make check`.
+# Benchmarks: run by hand (`make bench`, or `make bench BENCH=scan`), never by
+# `make check`. Each bench/bench_*.sh measures jobprep side by side with the
+# tool a user would otherwise run and prints the ratio.
 EXTRA_DIST += bench/README.md
+BENCH_SCRIPTS =
+EXTRA_DIST += $(BENCH_SCRIPTS)
+
+bench: all
+	@set -e; for b in $(BENCH_SCRIPTS); do \
+	  case "$$b" in *"$(BENCH)"*) ;; *) continue ;; esac; \
+	  echo "== $$b"; \
+	  JOBPREP='$(abs_top_builddir)/jobprep' TOP_SRCDIR='$(abs_top_srcdir)' \
+	  TOP_BUILDDIR='$(abs_top_builddir)' $(SHELL) '$(srcdir)'/$$b; \
+	done
+.PHONY: bench
