@@ -1,0 +1,255 @@
+/* The wizard's flow as data: steps, fields, defaults, inline checks, actions.
+ *
+ * Both front ends drive this one flow: the ncurses wizard field by field,
+ * headless `jobprep init` in one go (jp_flow_apply_answers, then
+ * jp_flow_finish). For the same answers they write the same manifest.
+ *
+ * A struct jp_flow holds the draft manifest and the profile. Every field has
+ * a key ("job.name", "code.path", "data[2].path", "job.env[0].name"); a
+ * field the user has not set follows its default, which is derived from the
+ * profile and from earlier answers (change job.name and the project and
+ * output directories follow, unless the user edited them).
+ *
+ * Threads: a struct jp_flow is NOT thread-safe; one thread (the UI thread)
+ * owns it and makes every jp_flow_* call. Long actions (clone, scans,
+ * checks) go through a struct jp_flow_task: created from the flow on the
+ * owning thread (it takes a snapshot of what it needs), run on any thread
+ * (it never touches the flow), applied back to the flow on the owning
+ * thread. The static field table (jp_flow_fields) may be read anywhere. */
+#ifndef JOBPREP_FLOW_H
+#define JOBPREP_FLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "jobprep/error.h"
+#include "jobprep/manifest.h"
+#include "jobprep/port.h"
+#include "jobprep/profile.h"
+
+/* --- Steps and fields (static data) -------------------------------------- */
+
+enum jp_step {
+	JP_STEP_JOB = 0,
+	JP_STEP_CODE,
+	JP_STEP_DATA,
+	JP_STEP_OUTPUTS,
+	JP_STEP_LAUNCH,
+	JP_STEP_REVIEW,
+	JP_STEP_COUNT,
+};
+
+enum jp_field_kind {
+	JP_FIELD_TEXT = 0, /* free text (a name, a URL, a command) */
+	JP_FIELD_PATH,     /* an absolute path; stored normalised */
+	JP_FIELD_INTEGER,  /* decimal, within [min, max] */
+	JP_FIELD_CHOICE,   /* one of choices[].value */
+	JP_FIELD_BOOL,     /* "true" / "false" (also "yes"/"no") */
+	JP_FIELD_LIST,     /* a list of items; items[] are the per-item fields */
+};
+
+enum jp_field_flags {
+	JP_FIELD_OPTIONAL = 1 << 0, /* may stay empty */
+	JP_FIELD_DERIVED = 1 << 1,  /* computed by an action (commit); read-only */
+	JP_FIELD_FLOW_ONLY = 1 << 2, /* steers the flow, not written to the manifest */
+};
+
+struct jp_choice {
+	const char *value; /* as written in the manifest, e.g. "shared_storage" */
+	const char *label; /* N_() text: translate with _() when shown */
+	const char *help;  /* N_() text */
+};
+
+struct jp_field {
+	const char *key; /* "job.name"; list items use "[]": "data[].path" */
+	enum jp_step step;
+	enum jp_field_kind kind;
+	unsigned flags;         /* enum jp_field_flags */
+	const char *label;      /* N_() text: translate with _() when shown */
+	const char *help;       /* N_() text, one or two sentences */
+	const struct jp_choice *choices; /* JP_FIELD_CHOICE; ends with {NULL} */
+	long long min, max;     /* JP_FIELD_INTEGER */
+	const struct jp_field *items; /* JP_FIELD_LIST: item fields, end {NULL} */
+};
+
+/* The step's name, N_() text ("Job", "Code", ...); static. */
+const char *jp_step_name(enum jp_step step);
+/* The fields of a step in display order, ending with a {NULL} entry; static.
+ * Fields that do not apply to the current answers are still listed: ask
+ * jp_flow_field_active. List fields (data, job.env) carry their items. */
+const struct jp_field *jp_flow_fields(enum jp_step step);
+/* The field for a key, indexed keys too ("data[3].path" finds "data[].path");
+ * NULL when unknown. Static. */
+const struct jp_field *jp_flow_field(const char *key);
+
+/* The field keys, for reference (all are also in jp_flow_fields):
+ *   job.name job.workers job.gpus_per_worker
+ *   code.source           shared_storage | image | launch_clone
+ *   code.checkout         clone | existing   (flow only; shared_storage)
+ *   code.path             shared_storage: the checkout; image: code dir in it;
+ *                         launch_clone: where the launch command clones to
+ *   code.repo.url code.repo.ref   code.repo.commit (derived)   code.image
+ *   data                  list; items data[N].name .path .kind .read_only
+ *   outputs.output_dir outputs.checkpoint_dir outputs.log_dir
+ *   job.launch_command    job.env (list; items job.env[N].name .value)
+ *   review.manifest_path review.env_path   (flow only; default in output dir)
+ */
+
+/* --- The flow object ----------------------------------------------------- */
+
+struct jp_flow;
+
+/* A new flow under `profile` (copied). Defaults are filled in at once.
+ * *out is the caller's, free with jp_flow_free. */
+int jp_flow_new(struct jp_flow **out, const struct jp_profile *profile,
+		struct jp_error *err);
+void jp_flow_free(struct jp_flow *flow);
+
+/* Borrowed; valid until the next call that changes the flow. The draft has
+ * every default filled in; m->profile is the flow's profile. */
+const struct jp_manifest *jp_flow_manifest(const struct jp_flow *flow);
+const struct jp_profile *jp_flow_profile(const struct jp_flow *flow);
+
+/* An inline verdict on one value. */
+struct jp_verdict {
+	enum jp_check_status status; /* pass / warn / fail */
+	char *message; /* owned; NULL for a pass with nothing to say */
+};
+
+#define JP_VERDICT_INIT { JP_CHECK_PASS, NULL }
+
+void jp_verdict_dispose(struct jp_verdict *v);
+
+/* The current value of a field as text (its default when not set; "" when
+ * empty). *out is the caller's, free with free(). JP_EUSAGE for an unknown
+ * key or an index out of range. */
+int jp_flow_get(char **out, const struct jp_flow *flow, const char *key,
+		struct jp_error *err);
+/* True when the user set the field (it no longer follows its default). */
+bool jp_flow_is_set(const struct jp_flow *flow, const char *key);
+/* True when the field applies to the current answers (code.image only for
+ * an image, code.checkout only for shared storage, ...). */
+bool jp_flow_field_active(const struct jp_flow *flow, const char *key);
+
+/* Set a field from text, as typed. NULL or "" for an optional field clears
+ * it; value NULL for any field goes back to following its default.
+ * Values that cannot be represented (not an integer, not a choice, a
+ * relative path) are NOT stored: *verdict says why and JP_EUSAGE is
+ * returned. Otherwise the value is stored (normalised) and dependent
+ * defaults are recomputed; *verdict (may be NULL) then holds the inline
+ * check of the stored value (it may still warn or fail, e.g. /tmp/out for
+ * the output directory fails). Touches the file system for path fields
+ * (classification, existence), never the network. */
+int jp_flow_set(struct jp_verdict *verdict, struct jp_flow *flow,
+		const char *key, const char *value, struct jp_error *err);
+/* The inline check of a candidate value without storing it (value NULL:
+ * the current value), for checking as the user types. */
+int jp_flow_validate(struct jp_verdict *verdict, const struct jp_flow *flow,
+		     const char *key, const char *value, struct jp_error *err);
+/* The worst verdict among a step's active fields; when it is not a pass,
+ * *first_key (may be NULL) gets the first such field's key (caller frees)
+ * and verdict->message its message. */
+int jp_flow_step_verdict(struct jp_verdict *verdict, char **first_key,
+			 const struct jp_flow *flow, enum jp_step step,
+			 struct jp_error *err);
+
+/* Lists ("data", "job.env"). */
+size_t jp_flow_list_count(const struct jp_flow *flow, const char *list_key);
+/* Append an empty item (a data source gets a default name); *index gets
+ * its position. */
+int jp_flow_list_add(size_t *index, struct jp_flow *flow,
+		     const char *list_key, struct jp_error *err);
+int jp_flow_list_remove(struct jp_flow *flow, const char *list_key,
+			size_t index, struct jp_error *err);
+
+/* Take answers (a manifest read with JP_READ_ANSWERS, any subset): every
+ * value present is set as if typed, in step order; absent values keep
+ * following their defaults; derived values (commit, stats, checks,
+ * generator, created_at) are ignored. Every problem is recorded in err
+ * naming the field ("answers.json: outputs.output_dir: ..."); returns
+ * JP_EFORMAT when a value cannot be represented, JP_ECHECK when a value
+ * was stored but its inline check failed (e.g. an output dir under /tmp).
+ * `origin` names the answers file in messages. */
+int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *answers,
+			  const char *origin, struct jp_error *err);
+
+/* --- Actions -------------------------------------------------------------- */
+
+enum jp_action {
+	JP_ACTION_CLONE = 0, /* shared_storage + clone: clone code.repo into code.path */
+	JP_ACTION_INSPECT,   /* shared_storage + existing: read url/ref/commit
+			    * of the checkout at code.path */
+	JP_ACTION_RESOLVE,   /* launch_clone: ls-remote code.repo.ref to a commit */
+	JP_ACTION_SCAN,      /* data[index]: quick look (or a full scan, deep) */
+	JP_ACTION_OUTPUTS,   /* mkdir -p output, checkpoint and log dirs */
+	JP_ACTION_CHECK,     /* every check (check.h + the launch lint) */
+};
+
+struct jp_flow_task;
+
+/* What still has to run before the flow can be written, in order: the
+ * task kinds (and for JP_ACTION_SCAN the data index) whose result is missing
+ * or stale for the current answers. *kinds and *indices are the caller's
+ * (free with free()); *n may be 0. JP_ACTION_CHECK is always last. */
+int jp_flow_pending(enum jp_action **kinds, size_t **indices, size_t *n,
+		    const struct jp_flow *flow, struct jp_error *err);
+
+/* Snapshot what a task needs (owning thread). `index` is the data index for
+ * JP_ACTION_SCAN, else ignored; `deep` asks a scan for full statistics.
+ * JP_EUSAGE when the task does not apply (e.g. a clone for an image). */
+int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow,
+		     enum jp_action kind, size_t index, bool deep,
+		     struct jp_error *err);
+/* Do the work (any thread; never touches the flow). The port's callbacks
+ * are called from this thread: progress (return < 0 to cancel: the task
+ * then fails with JP_ECANCELED and leaves nothing half-made), ask_secret
+ * (a password for a clone; NULL: fails with JP_ENEEDUSER), confirm (only
+ * JP_ACTION_OUTPUTS, to write into a run directory that already holds files;
+ * NULL or "no": fails with JP_EREFUSED). Creating missing directories
+ * needs no confirmation here: ask the person before starting the task. */
+int jp_flow_task_run(struct jp_flow_task *task, const struct jp_port *port,
+		     struct jp_error *err);
+/* Put a finished task's result into the flow (owning thread). When the
+ * answers changed since the snapshot (another path, another URL) the
+ * result is dropped and JP_EREFUSED returned with a message saying so. */
+int jp_flow_task_apply(struct jp_flow *flow, const struct jp_flow_task *task,
+		       struct jp_error *err);
+enum jp_action jp_flow_task_action(const struct jp_flow_task *task);
+void jp_flow_task_free(struct jp_flow_task *task);
+
+/* Run one task start to end on this thread: new, run, apply, free. */
+int jp_flow_run(struct jp_flow *flow, enum jp_action kind, size_t index,
+		bool deep, const struct jp_port *port, struct jp_error *err);
+
+/* --- Review --------------------------------------------------------------- */
+
+enum jp_finish_flags {
+	JP_FINISH_FORCE = 1 << 0, /* write even when a check failed */
+	JP_FINISH_DEEP = 1 << 1,  /* full data scans */
+	JP_FINISH_NO_WRITE = 1 << 2, /* run everything, write nothing */
+};
+
+/* Finish the flow: refuse (JP_ECHECK, nothing made) when any active field's
+ * inline check fails; then run every pending task in order (jp_flow_pending),
+ * the checks last; then, unless a check failed (JP_ECHECK; FORCE writes
+ * anyway, recording the failures), write the manifest to
+ * review.manifest_path and env.sh to review.env_path, both atomically.
+ * The draft (jp_flow_manifest) holds the checks afterwards, also on
+ * JP_ECHECK. On cancel or failure, directories this flow created that are
+ * still empty are removed again. */
+int jp_flow_finish(struct jp_flow *flow, unsigned flags,
+		   const struct jp_port *port, struct jp_error *err);
+
+/* The launch command to paste into the platform's form: sources env.sh by
+ * absolute path, then runs job.launch_command, e.g.
+ *   . '/mnt/public/outputs/llama/run-001/env.sh' && cd "$PROJECT_DIR" && bash scripts/train.sh
+ * *out is the caller's, free with free(). */
+int jp_flow_platform_command(char **out, const struct jp_flow *flow,
+			     struct jp_error *err);
+
+/* The finished manifest (a deep copy, with created_at set). *out is the
+ * caller's, free with jp_manifest_free. */
+int jp_flow_take_manifest(struct jp_manifest **out, const struct jp_flow *flow,
+			  struct jp_error *err);
+
+#endif

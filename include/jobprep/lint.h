@@ -1,0 +1,77 @@
+/* The launch-command lint: what a job should not do in its first step.
+ *
+ * The launch command is split into shell words and simple commands
+ * (quotes, escapes, &&, ||, ;, |, $( ), `...`, NAME=value prefixes) and each
+ * command is judged: downloads and installs at job start, unpacking,
+ * outputs under ephemeral roots, scripts that do not exist or are not
+ * executable in the project, `cd` away from the project, paths a
+ * multi-Worker job cannot share, and a hint when the training code does not
+ * appear to synchronise Workers. Every finding names the offending word. */
+#ifndef JOBPREP_LINT_H
+#define JOBPREP_LINT_H
+
+#include <stddef.h>
+
+#include "jobprep/error.h"
+#include "jobprep/manifest.h"
+#include "jobprep/profile.h"
+
+enum jp_lint_kind {
+	JP_LINT_DOWNLOAD = 0, /* wget, curl, git clone (not the pinned code clone) */
+	JP_LINT_INSTALL,      /* pip/conda/apt-get install */
+	JP_LINT_UNPACK,       /* tar x, unzip, 7z x, gunzip */
+	JP_LINT_EPHEMERAL,    /* an output path under an ephemeral root */
+	JP_LINT_SCRIPT,       /* a script that is missing or not executable */
+	JP_LINT_CD,           /* cd into a directory that is not the project */
+	JP_LINT_NOT_SHARED,   /* multi-Worker: a path not on shared storage */
+	JP_LINT_SYNC,         /* multi-Worker: no sign of a barrier (a hint) */
+	JP_LINT_SYNTAX,       /* unbalanced quotes or $( */
+};
+
+struct jp_lint_finding {
+	enum jp_lint_kind kind;
+	char *id;      /* check id, e.g. "launch.download" */
+	char *word;    /* the offending word as written, e.g. "wget" */
+	char *message; /* one line: the word, why, and what to do instead */
+	char *path;    /* the path concerned, NULL if none */
+	int is_hint;   /* 1: phrased as a hint (sync); still a warning */
+};
+
+struct jp_lint_report {
+	struct jp_lint_finding *items;
+	size_t n;
+};
+
+#define JP_LINT_REPORT_INIT { NULL, 0 }
+
+void jp_lint_report_dispose(struct jp_lint_report *r);
+
+/* What the lint needs besides the command. Every pointer is borrowed and
+ * may be NULL (then that part of the lint is skipped). */
+struct jp_lint_context {
+	const struct jp_profile *profile; /* ephemeral/shared roots */
+	const char *project_dir;  /* where scripts are looked up; $PROJECT_DIR */
+	const char *output_dir;   /* $OUTPUT_DIR etc., for expanding variables */
+	const char *checkpoint_dir;
+	const char *log_dir;
+	const char *data_dir;
+	const char *code_repo_url; /* launch_clone: the one clone that is expected */
+	long long workers;         /* > 1 turns on the multi-Worker rules */
+	int project_is_local;      /* 1: project_dir is on this machine, so
+				    * scripts can be looked at (not an image) */
+};
+
+#define JP_LINT_CONTEXT_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0 }
+
+/* Lint `command`; findings go into *out (caller disposes). Returns 0, or
+ * JP_ENOMEM. A syntax problem is a finding, not an error. */
+int jp_lint_command(struct jp_lint_report *out, const char *command,
+		    const struct jp_lint_context *ctx, struct jp_error *err);
+
+/* Lint m->job.launch_command with the context taken from m (and `profile`,
+ * which wins over m->profile) and append one warning check per finding to
+ * m->checks. For `jobprep check` and the flow's review alike. */
+int jp_lint_manifest(struct jp_manifest *m, const struct jp_profile *profile,
+		     struct jp_error *err);
+
+#endif

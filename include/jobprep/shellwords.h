@@ -1,0 +1,45 @@
+/* Splitting a POSIX sh command line into simple commands and words, the way
+ * the shell would before expansion: quotes and backslashes removed, command
+ * separators (; & && || | newline) and $( ) / `...` substitutions opening
+ * new commands, leading NAME=value words kept apart as assignments. */
+#ifndef JOBPREP_SHELLWORDS_H
+#define JOBPREP_SHELLWORDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "jobprep/error.h"
+
+struct jp_sh_word {
+	char *text;   /* unquoted text, owned */
+	char *raw;    /* as written in the command, owned */
+	bool quoted;  /* some part of it was quoted */
+	bool has_var; /* contains an unquoted or double-quoted $ expansion */
+};
+
+struct jp_sh_command {
+	struct jp_sh_word *assigns; /* NAME=value prefixes */
+	size_t n_assigns;
+	struct jp_sh_word *words;   /* the command and its arguments */
+	size_t n_words;
+	int depth;                  /* 0: top level; >0: inside $( ) or `...` */
+	char sep;                   /* what ended it: ';' '&' 'A' (&&) 'O' (||) '|' '\n' ')' or 0 */
+};
+
+struct jp_sh_line {
+	struct jp_sh_command *cmds; /* in order of appearance */
+	size_t n;
+	bool unbalanced; /* an unterminated quote or substitution */
+};
+
+#define JP_SH_LINE_INIT { NULL, 0, false }
+
+/* Split `line`; *out is the caller's to dispose. An unbalanced line is still
+ * split as far as it goes (out->unbalanced set). Returns 0 or JP_ENOMEM. */
+int jp_sh_split(struct jp_sh_line *out, const char *line, struct jp_error *err);
+void jp_sh_line_dispose(struct jp_sh_line *line);
+
+/* The text `s` quoted for POSIX sh: 'it'\''s'. *out is the caller's. */
+int jp_sh_quote(char **out, const char *s);
+
+#endif
