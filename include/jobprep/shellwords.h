@@ -1,7 +1,9 @@
 /* Splitting a POSIX sh command line into simple commands and words, the way
  * the shell would before expansion: quotes and backslashes removed, command
  * separators (; & && || | newline) and $( ) / `...` substitutions opening
- * new commands, leading NAME=value words kept apart as assignments. */
+ * new commands, leading NAME=value words kept apart as assignments.
+ * Reserved words (if then do ! { ...) are dropped; `( )` subshells split
+ * commands. Commands inside a substitution precede the one holding it. */
 #ifndef JOBPREP_SHELLWORDS_H
 #define JOBPREP_SHELLWORDS_H
 
@@ -15,12 +17,15 @@ struct jp_sh_word {
 	char *raw;    /* as written in the command, owned */
 	bool quoted;  /* some part of it was quoted */
 	bool has_var; /* contains an unquoted or double-quoted $ expansion */
+	char redir;   /* a redirection target: '>' written, '<' read,
+		       * 'h' a here-document delimiter; 0 a plain word */
 };
 
 struct jp_sh_command {
 	struct jp_sh_word *assigns; /* NAME=value prefixes */
 	size_t n_assigns;
-	struct jp_sh_word *words;   /* the command and its arguments */
+	struct jp_sh_word *words;   /* the command and its arguments, then
+				     * redirection targets (redir != 0) */
 	size_t n_words;
 	int depth;                  /* 0: top level; >0: inside $( ) or `...` */
 	char sep;                   /* what ended it: ';' '&' 'A' (&&) 'O' (||) '|' '\n' ')' or 0 */

@@ -1,0 +1,1229 @@
+/* The launch-command lint: downloads, installs, unpacking, ephemeral outputs,
+ * missing scripts, cd away from the project, multi-Worker paths and sync. */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/lint.h"
+#include "jobprep/shellwords.h"
+
+#define SYNC_MAX_FILES 5000
+#define SYNC_MAX_DEPTH 12
+#define SYNC_READ_BYTES (1024 * 1024)
+#define MAX_NESTING 4
+
+struct var {
+	char *name;
+	char *value;
+};
+
+struct lint {
+	struct jp_lint_report *out;
+	const struct jp_lint_context *ctx;
+	struct var *vars; /* assignments seen so far, and the job's variables */
+	size_t n_vars;
+	char *cwd;        /* NULL: unknown (the job's starting directory) */
+	int oom;
+	int warned_relative;
+};
+
+/* --- small helpers -------------------------------------------------------- */
+
+static const char *base_name(const char *s)
+{
+	const char *slash = strrchr(s, '/');
+	return slash ? slash + 1 : s;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* `path` is `root` or below it, comparing whole components. */
+static bool under(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (n == 1 && root[0] == '/')
+		return path[0] == '/';
+	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Lexically normalised absolute path: no "//", ".", ".."; NULL on ENOMEM. */
+static char *normalise(const char *path)
+{
+	size_t len = strlen(path);
+	char *out = malloc(len + 2);
+	size_t n = 0;
+
+	if (!out)
+		return NULL;
+	const char *p = path;
+	while (*p) {
+		while (*p == '/')
+			p++;
+		const char *end = strchr(p, '/');
+		size_t seg = end ? (size_t)(end - p) : strlen(p);
+		if (seg == 0)
+			break;
+		if (seg == 1 && p[0] == '.') {
+			/* nothing */
+		} else if (seg == 2 && p[0] == '.' && p[1] == '.') {
+			while (n > 0 && out[n - 1] != '/')
+				n--;
+			if (n > 0)
+				n--;
+		} else {
+			out[n++] = '/';
+			memcpy(out + n, p, seg);
+			n += seg;
+		}
+		p += seg;
+	}
+	if (n == 0)
+		out[n++] = '/';
+	out[n] = '\0';
+	return out;
+}
+
+static char *join(const char *dir, const char *rel)
+{
+	char *tmp = NULL, *res;
+
+	if (asprintf(&tmp, "%s/%s", dir, rel) < 0)
+		return NULL;
+	res = normalise(tmp);
+	free(tmp);
+	return res;
+}
+
+static const char *root_containing(const struct jp_strv *roots, const char *path)
+{
+	for (size_t i = 0; roots && i < roots->n; i++)
+		if (under(path, roots->v[i]))
+			return roots->v[i];
+	return NULL;
+}
+
+static const char *ephemeral_root(const struct lint *L, const char *path)
+{
+	return L->ctx->profile ? root_containing(&L->ctx->profile->ephemeral_roots, path) : NULL;
+}
+
+static bool is_shared_or_public(const struct lint *L, const char *path)
+{
+	const struct jp_profile *pr = L->ctx->profile;
+	return pr && (root_containing(&pr->shared_roots, path) ||
+		      root_containing(&pr->public_roots, path));
+}
+
+/* Paths every Worker has the same way: the system and the image. */
+static bool is_system_path(const char *path)
+{
+	static const char *const sys[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32",
+					   "/lib64", "/etc", "/dev", "/proc", "/sys",
+					   "/opt", "/run", NULL };
+	for (size_t i = 0; sys[i]; i++)
+		if (under(path, sys[i]))
+			return true;
+	return false;
+}
+
+/* --- findings ------------------------------------------------------------- */
+
+static const char *kind_id(enum jp_lint_kind k)
+{
+	switch (k) {
+	case JP_LINT_DOWNLOAD: return "launch.download";
+	case JP_LINT_INSTALL: return "launch.install";
+	case JP_LINT_UNPACK: return "launch.unpack";
+	case JP_LINT_EPHEMERAL: return "launch.ephemeral_output";
+	case JP_LINT_SCRIPT: return "launch.script";
+	case JP_LINT_CD: return "launch.cd";
+	case JP_LINT_NOT_SHARED: return "launch.not_shared";
+	case JP_LINT_SYNC: return "launch.sync";
+	case JP_LINT_SYNTAX: return "launch.syntax";
+	}
+	return "launch";
+}
+
+static void add(struct lint *L, enum jp_lint_kind kind, const char *word,
+		const char *path, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void add(struct lint *L, enum jp_lint_kind kind, const char *word,
+		const char *path, const char *fmt, ...)
+{
+	struct jp_lint_report *r = L->out;
+	struct jp_lint_finding f = { kind, NULL, NULL, NULL, NULL, kind == JP_LINT_SYNC };
+	va_list ap;
+
+	/* One finding per kind and word. */
+	for (size_t i = 0; i < r->n; i++)
+		if (r->items[i].kind == kind && strcmp(r->items[i].word, word ? word : "") == 0)
+			return;
+	va_start(ap, fmt);
+	if (vasprintf(&f.message, fmt, ap) < 0)
+		f.message = NULL;
+	va_end(ap);
+	f.id = strdup(kind_id(kind));
+	f.word = strdup(word ? word : "");
+	f.path = path ? strdup(path) : NULL;
+	struct jp_lint_finding *g = realloc(r->items, (r->n + 1) * sizeof(*g));
+	if (!f.message || !f.id || !f.word || (path && !f.path) || !g) {
+		free(f.message);
+		free(f.id);
+		free(f.word);
+		free(f.path);
+		if (g)
+			r->items = g;
+		L->oom = 1;
+		return;
+	}
+	r->items = g;
+	r->items[r->n++] = f;
+}
+
+void jp_lint_report_dispose(struct jp_lint_report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->items[i].id);
+		free(r->items[i].word);
+		free(r->items[i].message);
+		free(r->items[i].path);
+	}
+	free(r->items);
+	r->items = NULL;
+	r->n = 0;
+}
+
+/* --- variables ------------------------------------------------------------ */
+
+static const char *var_get(const struct lint *L, const char *name, size_t len)
+{
+	for (size_t i = L->n_vars; i-- > 0;)
+		if (strlen(L->vars[i].name) == len && strncmp(L->vars[i].name, name, len) == 0)
+			return L->vars[i].value;
+	return NULL;
+}
+
+static void var_set(struct lint *L, const char *name, size_t len, const char *value)
+{
+	struct var *g = realloc(L->vars, (L->n_vars + 1) * sizeof(*g));
+	if (!g) {
+		L->oom = 1;
+		return;
+	}
+	L->vars = g;
+	g[L->n_vars].name = strndup(name, len);
+	g[L->n_vars].value = value ? strdup(value) : NULL;
+	if (!g[L->n_vars].name || (value && !g[L->n_vars].value)) {
+		free(g[L->n_vars].name);
+		free(g[L->n_vars].value);
+		L->oom = 1;
+		return;
+	}
+	L->n_vars++;
+}
+
+/* The word's text with $NAME / ${NAME} replaced by what we know; NULL when
+ * it holds anything we cannot know (an unknown variable, a substitution). */
+static char *expand(const struct lint *L, const struct jp_sh_word *w)
+{
+	const char *s = w->text;
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	if (!w->has_var)
+		return strdup(s);
+	f = open_memstream(&out, &n);
+	if (!f)
+		return NULL;
+	while (*s) {
+		if (*s != '$') {
+			fputc(*s++, f);
+			continue;
+		}
+		const char *name = s + 1;
+		size_t len = 0;
+		if (*name == '{') {
+			name++;
+			while (name[len] && (isalnum((unsigned char)name[len]) || name[len] == '_'))
+				len++;
+			if (name[len] != '}')
+				goto unknown;
+			s = name + len + 1;
+		} else {
+			while (isalnum((unsigned char)name[len]) || name[len] == '_')
+				len++;
+			if (len == 0) {
+				fputc(*s++, f);
+				continue;
+			}
+			s = name + len;
+		}
+		const char *v = var_get(L, name, len);
+		if (!v)
+			goto unknown;
+		fputs(v, f);
+	}
+	fclose(f);
+	return out;
+unknown:
+	fclose(f);
+	free(out);
+	return NULL;
+}
+
+/* An absolute, normalised path from a word (relative ones are resolved
+ * against the known cwd); NULL when unknown or not a path. */
+static char *word_path(const struct lint *L, const struct jp_sh_word *w, const char *text)
+{
+	char *e = NULL, *res = NULL;
+
+	if (!text) {
+		e = expand(L, w);
+		text = e;
+	}
+	if (text && text[0] == '/')
+		res = normalise(text);
+	free(e);
+	return res;
+}
+
+/* --- what a command does --------------------------------------------------- */
+
+struct cmd {
+	const struct jp_sh_word **args; /* non-redirection words */
+	size_t n;
+	const struct jp_sh_command *sh;
+};
+
+static const char *arg(const struct cmd *c, size_t i)
+{
+	return i < c->n ? c->args[i]->text : NULL;
+}
+
+static bool is_option(const char *s)
+{
+	return s && s[0] == '-' && s[1] != '\0';
+}
+
+/* Words that only ask a tool about itself. */
+static bool only_info_options(const struct cmd *c, size_t from)
+{
+	static const char *const info[] = { "--version", "-V", "--help", "-h", "version", "help",
+					    NULL };
+	if (from >= c->n)
+		return true;
+	for (size_t i = from; i < c->n; i++) {
+		size_t k;
+		for (k = 0; info[k]; k++)
+			if (strcmp(c->args[i]->text, info[k]) == 0)
+				break;
+		if (!info[k])
+			return false;
+	}
+	return true;
+}
+
+/* The first word that is not an option, from `i` on; c->n if none. */
+static size_t first_operand(const struct cmd *c, size_t i)
+{
+	while (i < c->n && is_option(c->args[i]->text))
+		i++;
+	return i;
+}
+
+static bool is_python(const char *name)
+{
+	if (!starts_with(name, "python"))
+		return false;
+	for (const char *p = name + 6; *p; p++)
+		if (!isdigit((unsigned char)*p) && *p != '.')
+			return false;
+	return true;
+}
+
+static bool is_shell(const char *name)
+{
+	return strcmp(name, "bash") == 0 || strcmp(name, "sh") == 0 || strcmp(name, "zsh") == 0 ||
+	       strcmp(name, "dash") == 0 || strcmp(name, "ksh") == 0;
+}
+
+static bool is_pip(const char *name)
+{
+	return strcmp(name, "pip") == 0 || strcmp(name, "pip3") == 0 ||
+	       (starts_with(name, "pip3.") && isdigit((unsigned char)name[5]));
+}
+
+/* Skip wrappers that run the rest of the line as a command (env, exec,
+ * nohup, sudo, timeout, ...); `env NAME=value` words are assignments. */
+static size_t skip_wrappers(struct lint *L, const struct cmd *c, const struct jp_sh_word ***assigns,
+			    size_t *n_assigns)
+{
+	size_t i = 0;
+
+	while (i < c->n) {
+		const char *name = base_name(c->args[i]->text);
+		if (strcmp(name, "env") == 0) {
+			i++;
+			while (i < c->n) {
+				const char *a = c->args[i]->text;
+				if (strcmp(a, "-u") == 0 || strcmp(a, "--unset") == 0) {
+					i += 2;
+				} else if (is_option(a)) {
+					i++;
+				} else if (strchr(a, '=') && (isalpha((unsigned char)a[0]) || a[0] == '_')) {
+					const struct jp_sh_word **g =
+						realloc(*assigns, (*n_assigns + 1) * sizeof(*g));
+					if (!g) {
+						L->oom = 1;
+						return c->n;
+					}
+					*assigns = g;
+					g[(*n_assigns)++] = c->args[i];
+					i++;
+				} else {
+					break;
+				}
+			}
+		} else if (strcmp(name, "exec") == 0 || strcmp(name, "nohup") == 0 ||
+			   strcmp(name, "command") == 0 || strcmp(name, "builtin") == 0 ||
+			   strcmp(name, "setsid") == 0 || strcmp(name, "time") == 0 ||
+			   strcmp(name, "stdbuf") == 0) {
+			i = first_operand(c, i + 1);
+		} else if (strcmp(name, "sudo") == 0) {
+			i++;
+			while (i < c->n && is_option(c->args[i]->text)) {
+				const char *a = c->args[i]->text;
+				i += (strcmp(a, "-u") == 0 || strcmp(a, "-g") == 0) ? 2 : 1;
+			}
+		} else if (strcmp(name, "nice") == 0) {
+			i++;
+			if (i < c->n && strcmp(c->args[i]->text, "-n") == 0)
+				i += 2;
+			else if (i < c->n && is_option(c->args[i]->text))
+				i++;
+		} else if (strcmp(name, "timeout") == 0) {
+			i++;
+			while (i < c->n && is_option(c->args[i]->text)) {
+				const char *a = c->args[i]->text;
+				i += (strcmp(a, "-s") == 0 || strcmp(a, "-k") == 0) ? 2 : 1;
+			}
+			i++; /* the duration */
+		} else {
+			break;
+		}
+	}
+	return i;
+}
+
+static void lint_line(struct lint *L, const char *line, int nesting);
+
+/* A script the command runs: it must exist (and be executable when run
+ * directly). */
+static void check_script(struct lint *L, const struct jp_sh_word *w, bool need_exec)
+{
+	const struct jp_lint_context *ctx = L->ctx;
+	char *e = expand(L, w), *path = NULL;
+	struct stat st;
+
+	if (!e || !e[0])
+		goto out;
+	if (e[0] == '/') {
+		path = normalise(e);
+	} else if (L->cwd) {
+		path = join(L->cwd, e);
+	} else {
+		if (!L->warned_relative && ctx->project_dir)
+			add(L, JP_LINT_SCRIPT, w->text, NULL,
+			    _("'%s' is relative to the job's starting directory, which is not the project: "
+			      "cd \"$PROJECT_DIR\" first, or give the script's absolute path"),
+			    w->text);
+		L->warned_relative = 1;
+		goto out;
+	}
+	if (!path) {
+		L->oom = 1;
+		goto out;
+	}
+	/* Inside an image, or cloned when the job starts: not to be seen here. */
+	if (ctx->project_dir && under(path, ctx->project_dir) && !ctx->project_is_local)
+		goto out;
+	if (stat(path, &st) != 0) {
+		if (ctx->project_dir && under(path, ctx->project_dir))
+			add(L, JP_LINT_SCRIPT, w->text, path,
+			    _("'%s': %s does not exist in the project (%s)"), w->text, path,
+			    ctx->project_dir);
+		else
+			add(L, JP_LINT_SCRIPT, w->text, path, _("'%s': %s does not exist"),
+			    w->text, path);
+	} else if (!S_ISREG(st.st_mode)) {
+		add(L, JP_LINT_SCRIPT, w->text, path, _("'%s': %s is not a regular file"),
+		    w->text, path);
+	} else if (need_exec && !(st.st_mode & 0111)) {
+		add(L, JP_LINT_SCRIPT, w->text, path,
+		    _("'%s': %s is not executable: chmod +x it before submitting, or run it with bash"),
+		    w->text, path);
+	}
+out:
+	free(e);
+	free(path);
+}
+
+static void download(struct lint *L, const char *word)
+{
+	add(L, JP_LINT_DOWNLOAD, word, NULL,
+	    _("'%s' downloads at job start, while the GPUs wait: fetch it onto shared storage "
+	      "before submitting"),
+	    word);
+}
+
+static void install(struct lint *L, const char *word)
+{
+	add(L, JP_LINT_INSTALL, word, NULL,
+	    _("'%s' installs packages at job start, while the GPUs wait: put them in the image "
+	      "(or an environment on shared storage) before submitting"),
+	    word);
+}
+
+static void unpack(struct lint *L, const char *word)
+{
+	add(L, JP_LINT_UNPACK, word, NULL,
+	    _("'%s' unpacks an archive at job start, while the GPUs wait: unpack it onto shared "
+	      "storage before submitting"),
+	    word);
+}
+
+/* Same repository, ignoring a trailing ".git" and '/'. */
+static bool same_repo(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	while (la > 0 && a[la - 1] == '/')
+		la--;
+	while (lb > 0 && b[lb - 1] == '/')
+		lb--;
+	if (la > 4 && strncmp(a + la - 4, ".git", 4) == 0)
+		la -= 4;
+	if (lb > 4 && strncmp(b + lb - 4, ".git", 4) == 0)
+		lb -= 4;
+	return la == lb && strncmp(a, b, la) == 0;
+}
+
+static void lint_git(struct lint *L, const struct cmd *c, size_t i)
+{
+	i++;
+	while (i < c->n && is_option(c->args[i]->text)) {
+		const char *a = c->args[i]->text;
+		i += (strcmp(a, "-C") == 0 || strcmp(a, "-c") == 0) ? 2 : 1;
+	}
+	const char *sub = arg(c, i);
+	if (!sub)
+		return;
+	if (strcmp(sub, "clone") == 0) {
+		size_t u = i + 1;
+		/* options of clone that take a value */
+		while (u < c->n && is_option(c->args[u]->text)) {
+			const char *a = c->args[u]->text;
+			bool value = strcmp(a, "-b") == 0 || strcmp(a, "--branch") == 0 ||
+				     strcmp(a, "--depth") == 0 || strcmp(a, "-o") == 0 ||
+				     strcmp(a, "--origin") == 0 || strcmp(a, "-c") == 0 ||
+				     strcmp(a, "--config") == 0 || strcmp(a, "--reference") == 0 ||
+				     strcmp(a, "-j") == 0 || strcmp(a, "--filter") == 0;
+			u += value ? 2 : 1;
+		}
+		const char *url = arg(c, u);
+		char *e = u < c->n ? expand(L, c->args[u]) : NULL;
+		bool pinned = L->ctx->code_repo_url && e && same_repo(e, L->ctx->code_repo_url);
+		free(e);
+		if (url && !pinned)
+			add(L, JP_LINT_DOWNLOAD, "git clone", NULL,
+			    _("'git clone' fetches a repository at job start, while the GPUs wait: clone "
+			      "it onto shared storage before submitting (only a light, pinned clone of "
+			      "the code belongs in the launch command)"));
+	} else if (strcmp(sub, "pull") == 0 || strcmp(sub, "fetch") == 0) {
+		char word[32];
+		snprintf(word, sizeof(word), "git %s", sub);
+		download(L, word);
+	} else if (strcmp(sub, "lfs") == 0 && arg(c, i + 1) &&
+		   (strcmp(arg(c, i + 1), "pull") == 0 || strcmp(arg(c, i + 1), "fetch") == 0)) {
+		char word[32];
+		snprintf(word, sizeof(word), "git lfs %s", arg(c, i + 1));
+		download(L, word);
+	}
+}
+
+static void lint_pip(struct lint *L, const struct cmd *c, size_t sub, const char *tool)
+{
+	sub = first_operand(c, sub);
+	const char *s = arg(c, sub);
+	char word[64];
+
+	if (s && (strcmp(s, "install") == 0 || strcmp(s, "download") == 0)) {
+		snprintf(word, sizeof(word), "%s %s", tool, s);
+		install(L, word);
+	}
+}
+
+static void lint_python(struct lint *L, const struct cmd *c, size_t i)
+{
+	size_t j = i + 1;
+
+	while (j < c->n && is_option(c->args[j]->text)) {
+		const char *a = c->args[j]->text;
+		if (strcmp(a, "-c") == 0)
+			return; /* Python code, not a script */
+		if (strcmp(a, "-m") == 0) {
+			const char *mod = arg(c, j + 1);
+			if (!mod)
+				return;
+			if (strcmp(mod, "pip") == 0) {
+				lint_pip(L, c, j + 2, "pip");
+			} else if (strcmp(mod, "torch.distributed.run") == 0 ||
+				   strcmp(mod, "torch.distributed.launch") == 0) {
+				for (size_t k = j + 2; k < c->n; k++) {
+					const char *t = c->args[k]->text;
+					size_t n = strlen(t);
+					if (n > 3 && strcmp(t + n - 3, ".py") == 0) {
+						check_script(L, c->args[k], false);
+						break;
+					}
+				}
+			}
+			return;
+		}
+		j += (strcmp(a, "-W") == 0 || strcmp(a, "-X") == 0) ? 2 : 1;
+	}
+	if (j < c->n)
+		check_script(L, c->args[j], false);
+}
+
+/* torchrun, deepspeed, accelerate launch: the first .py or .sh operand. */
+static void lint_launcher(struct lint *L, const struct cmd *c, size_t i)
+{
+	for (size_t k = i + 1; k < c->n; k++) {
+		const char *t = c->args[k]->text;
+		size_t n = strlen(t);
+		if ((n > 3 && strcmp(t + n - 3, ".py") == 0) ||
+		    (n > 3 && strcmp(t + n - 3, ".sh") == 0)) {
+			check_script(L, c->args[k], false);
+			return;
+		}
+	}
+}
+
+static void lint_shell(struct lint *L, const struct cmd *c, size_t i, int nesting)
+{
+	size_t j = i + 1;
+
+	while (j < c->n && is_option(c->args[j]->text)) {
+		const char *a = c->args[j]->text;
+		if (strcmp(a, "-c") == 0) {
+			if (j + 1 < c->n && nesting < MAX_NESTING)
+				lint_line(L, c->args[j + 1]->text, nesting + 1);
+			return;
+		}
+		j += (strcmp(a, "-o") == 0 || strcmp(a, "+o") == 0) ? 2 : 1;
+	}
+	if (j < c->n)
+		check_script(L, c->args[j], false);
+}
+
+static void lint_unpack_tools(struct lint *L, const struct cmd *c, size_t i, const char *name)
+{
+	if (strcmp(name, "tar") == 0 || strcmp(name, "bsdtar") == 0) {
+		const char *first = arg(c, i + 1);
+		if (first && first[0] != '-' && strchr(first, 'x')) {
+			unpack(L, "tar");
+			return;
+		}
+		for (size_t k = i + 1; k < c->n; k++) {
+			const char *a = c->args[k]->text;
+			if (strcmp(a, "--extract") == 0 || strcmp(a, "--get") == 0) {
+				unpack(L, "tar");
+				return;
+			}
+			if (a[0] == '-' && a[1] != '-' && strchr(a, 'x')) {
+				bool letters = true;
+				for (const char *p = a + 1; *p; p++)
+					if (!isalpha((unsigned char)*p))
+						letters = false;
+				if (letters) {
+					unpack(L, "tar");
+					return;
+				}
+			}
+		}
+	} else if (strcmp(name, "unzip") == 0 || strcmp(name, "unrar") == 0) {
+		for (size_t k = i + 1; k < c->n; k++) {
+			const char *a = c->args[k]->text;
+			if (strcmp(a, "-l") == 0 || strcmp(a, "-v") == 0 || strcmp(a, "-Z") == 0 ||
+			    strcmp(a, "-t") == 0 || strcmp(a, "l") == 0 || strcmp(a, "t") == 0)
+				return;
+		}
+		if (!only_info_options(c, i + 1))
+			unpack(L, name);
+	} else if (strcmp(name, "7z") == 0 || strcmp(name, "7za") == 0 ||
+		   strcmp(name, "7zr") == 0) {
+		const char *sub = arg(c, i + 1);
+		if (sub && (strcmp(sub, "x") == 0 || strcmp(sub, "e") == 0)) {
+			char word[16];
+			snprintf(word, sizeof(word), "%s %s", name, sub);
+			unpack(L, word);
+		}
+	} else if (strcmp(name, "gunzip") == 0 || strcmp(name, "unxz") == 0 ||
+		   strcmp(name, "unzstd") == 0 || strcmp(name, "bunzip2") == 0 ||
+		   strcmp(name, "unlz4") == 0) {
+		if (!only_info_options(c, i + 1))
+			unpack(L, name);
+	} else if (strcmp(name, "gzip") == 0 || strcmp(name, "xz") == 0 ||
+		   strcmp(name, "zstd") == 0 || strcmp(name, "bzip2") == 0 ||
+		   strcmp(name, "pigz") == 0 || strcmp(name, "lz4") == 0) {
+		for (size_t k = i + 1; k < c->n; k++) {
+			const char *a = c->args[k]->text;
+			if (strcmp(a, "-d") == 0 || strcmp(a, "--decompress") == 0 ||
+			    (a[0] == '-' && a[1] != '-' && strchr(a, 'd'))) {
+				unpack(L, name);
+				return;
+			}
+		}
+	}
+}
+
+/* What the command itself does: downloads, installs, unpacking, scripts. */
+static void lint_program(struct lint *L, const struct cmd *c, size_t i, int nesting)
+{
+	const struct jp_sh_word *w = c->args[i];
+	const char *name = base_name(w->text);
+
+	if (w->has_var && !strchr(w->text, '/'))
+		return; /* "$CMD args": unknowable */
+	if (strcmp(name, "wget") == 0 || strcmp(name, "curl") == 0 ||
+	    strcmp(name, "aria2c") == 0 || strcmp(name, "axel") == 0) {
+		if (!only_info_options(c, i + 1))
+			download(L, name);
+	} else if (strcmp(name, "git") == 0) {
+		lint_git(L, c, i);
+	} else if (is_pip(name)) {
+		lint_pip(L, c, i + 1, name);
+	} else if (strcmp(name, "uv") == 0 && arg(c, i + 1) && strcmp(arg(c, i + 1), "pip") == 0) {
+		lint_pip(L, c, i + 2, "uv pip");
+	} else if (strcmp(name, "conda") == 0 || strcmp(name, "mamba") == 0 ||
+		   strcmp(name, "micromamba") == 0) {
+		size_t s = first_operand(c, i + 1);
+		const char *sub = arg(c, s);
+		if (sub && strcmp(sub, "env") == 0)
+			sub = arg(c, first_operand(c, s + 1));
+		if (sub && (strcmp(sub, "install") == 0 || strcmp(sub, "create") == 0 ||
+			    strcmp(sub, "update") == 0)) {
+			char word[64];
+			snprintf(word, sizeof(word), "%s %s", name, sub);
+			install(L, word);
+		}
+	} else if (strcmp(name, "apt-get") == 0 || strcmp(name, "apt") == 0 ||
+		   strcmp(name, "yum") == 0 || strcmp(name, "dnf") == 0 ||
+		   strcmp(name, "apk") == 0) {
+		const char *sub = arg(c, first_operand(c, i + 1));
+		if (sub && (strcmp(sub, "install") == 0 || strcmp(sub, "update") == 0 ||
+			    strcmp(sub, "upgrade") == 0 || strcmp(sub, "dist-upgrade") == 0 ||
+			    strcmp(sub, "add") == 0)) {
+			char word[64];
+			snprintf(word, sizeof(word), "%s %s", name, sub);
+			install(L, word);
+		}
+	} else if (strcmp(name, "huggingface-cli") == 0 || strcmp(name, "hf") == 0 ||
+		   strcmp(name, "modelscope") == 0) {
+		const char *sub = arg(c, first_operand(c, i + 1));
+		if (sub && strcmp(sub, "download") == 0) {
+			char word[64];
+			snprintf(word, sizeof(word), "%s download", name);
+			download(L, word);
+		}
+	} else if (is_python(name)) {
+		lint_python(L, c, i);
+	} else if (strcmp(name, "torchrun") == 0 || strcmp(name, "deepspeed") == 0 ||
+		   (strcmp(name, "accelerate") == 0 && arg(c, i + 1) &&
+		    strcmp(arg(c, i + 1), "launch") == 0)) {
+		lint_launcher(L, c, i);
+	} else if (is_shell(name)) {
+		lint_shell(L, c, i, nesting);
+	} else if (strcmp(name, "source") == 0 || strcmp(name, ".") == 0) {
+		if (i + 1 < c->n)
+			check_script(L, c->args[i + 1], false);
+	} else if (strchr(w->text, '/')) {
+		check_script(L, w, true);
+	} else {
+		lint_unpack_tools(L, c, i, name);
+	}
+}
+
+/* --- paths ---------------------------------------------------------------- */
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *hay; hay++)
+		if (strncasecmp(hay, needle, n) == 0)
+			return true;
+	return false;
+}
+
+/* Option names that say "write here". */
+static bool output_option(const char *opt, size_t len)
+{
+	static const char *const parts[] = { "out", "save", "ckpt", "checkpoint", "log", "dir",
+					     "cache", "home", "result", "tensorboard", "wandb",
+					     "dest", "export", "dump", NULL };
+	char name[64];
+
+	while (len > 0 && *opt == '-') {
+		opt++;
+		len--;
+	}
+	if (len == 0 || len >= sizeof(name))
+		return false;
+	memcpy(name, opt, len);
+	name[len] = '\0';
+	if (strcmp(name, "o") == 0)
+		return true;
+	for (size_t i = 0; parts[i]; i++)
+		if (contains_ci(name, parts[i]))
+			return true;
+	return false;
+}
+
+/* Environment variables that say "write here" (HF_HOME, WANDB_DIR, ...). */
+static bool output_variable(const char *name, size_t len)
+{
+	static const char *const parts[] = { "HOME", "DIR", "CACHE", "OUTPUT", "LOG", "CKPT",
+					     "CHECKPOINT", "SAVE", "RESULT", NULL };
+	static const char *const scratch[] = { "HOME", "TMPDIR", "TMP", "TEMP", "TEMPDIR",
+					       "XDG_RUNTIME_DIR", NULL };
+	char v[128];
+
+	if (len >= sizeof(v))
+		return false;
+	memcpy(v, name, len);
+	v[len] = '\0';
+	for (size_t i = 0; scratch[i]; i++)
+		if (strcmp(v, scratch[i]) == 0)
+			return false;
+	for (size_t i = 0; parts[i]; i++)
+		if (strstr(v, parts[i]))
+			return true;
+	return false;
+}
+
+static const char *first_shared_root(const struct lint *L)
+{
+	const struct jp_profile *pr = L->ctx->profile;
+	return pr && pr->shared_roots.n ? pr->shared_roots.v[0] : "/mnt/public";
+}
+
+/* A path the job writes to: not under an ephemeral root. Returns true when
+ * it was flagged. */
+static bool check_output_path(struct lint *L, const char *word, const char *path)
+{
+	const char *root = ephemeral_root(L, path);
+
+	if (!root)
+		return false;
+	add(L, JP_LINT_EPHEMERAL, word, path,
+	    _("'%s' writes to %s, under %s, which is wiped when the job ends: write it under "
+	      "%s instead (e.g. \"$OUTPUT_DIR\")"),
+	    word, path, root, first_shared_root(L));
+	return true;
+}
+
+static void check_shared_path(struct lint *L, const char *word, const char *path)
+{
+	const struct jp_lint_context *ctx = L->ctx;
+
+	if (ctx->workers <= 1 || is_shared_or_public(L, path) || is_system_path(path))
+		return;
+	if (ctx->project_dir && under(path, ctx->project_dir) && !ctx->project_is_local)
+		return; /* the image's own code directory */
+	add(L, JP_LINT_NOT_SHARED, word, path,
+	    _("'%s': %s is not on shared storage, so each of the %lld Workers sees its own copy "
+	      "(or none): use a path under %s"),
+	    word, path, ctx->workers, first_shared_root(L));
+}
+
+/* Every path in a command: outputs under ephemeral roots, and for
+ * multi-Worker jobs anything that is not shared. */
+static void lint_paths(struct lint *L, const struct jp_sh_command *sh,
+		       const struct jp_sh_word **env_assigns, size_t n_env)
+{
+	/* NAME=value prefixes (and env NAME=value) */
+	for (size_t k = 0; k < sh->n_assigns + n_env; k++) {
+		const struct jp_sh_word *w = k < sh->n_assigns ? &sh->assigns[k]
+							       : env_assigns[k - sh->n_assigns];
+		const char *eq = strchr(w->text, '=');
+		char *e = expand(L, w), *path = NULL;
+		if (eq && e)
+			path = word_path(L, w, strchr(e, '=') + 1);
+		if (path) {
+			bool flagged = output_variable(w->text, (size_t)(eq - w->text)) &&
+				       check_output_path(L, w->text, path);
+			if (!flagged)
+				check_shared_path(L, w->text, path);
+		}
+		free(e);
+		free(path);
+	}
+	for (size_t k = 0; k < sh->n_words; k++) {
+		const struct jp_sh_word *w = &sh->words[k];
+		char *e = expand(L, w), *path = NULL;
+		const char *word = w->text;
+		bool out = false;
+		char *label = NULL;
+
+		if (!e)
+			continue;
+		if (w->redir == '>') {
+			path = e[0] == '/' ? normalise(e) : NULL;
+			out = true;
+		} else if (w->redir) {
+			path = e[0] == '/' ? normalise(e) : NULL;
+		} else if (e[0] == '-' && strchr(e, '=')) {
+			const char *eq = strchr(e, '=');
+			if (eq[1] == '/')
+				path = normalise(eq + 1);
+			out = output_option(e, (size_t)(eq - e));
+		} else if (e[0] == '/') {
+			path = normalise(e);
+			/* "--output_dir /tmp/x": the option before it says what it is */
+			if (k > 0 && !sh->words[k - 1].redir && sh->words[k - 1].text[0] == '-') {
+				const char *opt = sh->words[k - 1].text;
+				out = output_option(opt, strlen(opt));
+				if (out && asprintf(&label, "%s %s", opt, w->text) < 0)
+					label = NULL;
+			} else if (k > 0 && strcmp(base_name(sh->words[0].text), "tee") == 0) {
+				out = true;
+			}
+		}
+		if (path) {
+			if (label)
+				word = label;
+			bool flagged = out && check_output_path(L, word, path);
+			if (!flagged && k > 0)
+				check_shared_path(L, word, path);
+		}
+		free(label);
+		free(e);
+		free(path);
+	}
+}
+
+/* --- commands in order ---------------------------------------------------- */
+
+static void lint_cd(struct lint *L, const struct cmd *c, size_t i)
+{
+	const struct jp_lint_context *ctx = L->ctx;
+	size_t j = first_operand(c, i + 1);
+	char *target = NULL;
+	char word[512];
+
+	if (j >= c->n) {
+		snprintf(word, sizeof(word), "cd");
+		free(L->cwd);
+		L->cwd = NULL;
+		if (ctx->project_dir)
+			add(L, JP_LINT_CD, word, NULL,
+			    _("'cd' without a directory goes to the home directory, not the project (%s)"),
+			    ctx->project_dir);
+		return;
+	}
+	snprintf(word, sizeof(word), "cd %s", c->args[j]->text);
+	char *e = expand(L, c->args[j]);
+	if (e && e[0] == '/')
+		target = normalise(e);
+	else if (e && L->cwd && strcmp(e, "-") != 0)
+		target = join(L->cwd, e);
+	free(e);
+	free(L->cwd);
+	L->cwd = target;
+	if (!target || !ctx->project_dir)
+		return;
+	if (!under(target, ctx->project_dir))
+		add(L, JP_LINT_CD, word, target,
+		    _("'%s' leaves the project directory (%s): the scripts and relative paths that "
+		      "follow resolve outside it"),
+		    word, ctx->project_dir);
+}
+
+/* `export NAME=value` and plain NAME=value commands: remember the value. */
+static void remember_assignments(struct lint *L, const struct jp_sh_command *sh, const struct cmd *c)
+{
+	if (sh->n_words == 0) {
+		for (size_t k = 0; k < sh->n_assigns; k++) {
+			const char *t = sh->assigns[k].text, *eq = strchr(t, '=');
+			char *e = expand(L, &sh->assigns[k]);
+			var_set(L, t, (size_t)(eq - t), e ? strchr(e, '=') + 1 : NULL);
+			free(e);
+		}
+	}
+	if (c->n > 0 && strcmp(c->args[0]->text, "export") == 0) {
+		for (size_t k = 1; k < c->n; k++) {
+			const char *t = c->args[k]->text, *eq = strchr(t, '=');
+			if (!eq)
+				continue;
+			char *e = expand(L, c->args[k]);
+			var_set(L, t, (size_t)(eq - t), e ? strchr(e, '=') + 1 : NULL);
+			free(e);
+		}
+	}
+}
+
+static void lint_command(struct lint *L, const struct jp_sh_command *sh, int nesting)
+{
+	struct cmd c = { NULL, 0, sh };
+	const struct jp_sh_word **env_assigns = NULL;
+	size_t n_env = 0;
+
+	c.args = calloc(sh->n_words + 1, sizeof(*c.args));
+	if (!c.args) {
+		L->oom = 1;
+		return;
+	}
+	for (size_t k = 0; k < sh->n_words; k++)
+		if (!sh->words[k].redir)
+			c.args[c.n++] = &sh->words[k];
+
+	/* export A=/tmp/x: an assignment like any other */
+	if (c.n > 0 && strcmp(c.args[0]->text, "export") == 0) {
+		for (size_t k = 1; k < c.n; k++) {
+			const char *t = c.args[k]->text, *eq = strchr(t, '=');
+			if (!eq)
+				continue;
+			char *e = expand(L, c.args[k]);
+			char *path = e ? word_path(L, c.args[k], strchr(e, '=') + 1) : NULL;
+			if (path) {
+				bool flagged = output_variable(t, (size_t)(eq - t)) &&
+					       check_output_path(L, t, path);
+				if (!flagged)
+					check_shared_path(L, t, path);
+			}
+			free(e);
+			free(path);
+		}
+	}
+
+	size_t i = skip_wrappers(L, &c, &env_assigns, &n_env);
+	if (i < c.n) {
+		const char *name = base_name(c.args[i]->text);
+		if (strcmp(name, "cd") == 0 && sh->depth == 0)
+			lint_cd(L, &c, i);
+		else if (strcmp(name, "echo") != 0 && strcmp(name, "printf") != 0 &&
+			 strcmp(name, "export") != 0 && strcmp(name, "cd") != 0)
+			lint_program(L, &c, i, nesting);
+		if (strcmp(name, "cd") != 0 && strcmp(name, "export") != 0 &&
+		    strcmp(name, "echo") != 0)
+			lint_paths(L, sh, env_assigns, n_env);
+	} else if (sh->n_assigns > 0) {
+		lint_paths(L, sh, env_assigns, n_env);
+	}
+	if (sh->depth == 0)
+		remember_assignments(L, sh, &c);
+	free(env_assigns);
+	free(c.args);
+}
+
+static void lint_line(struct lint *L, const char *line, int nesting)
+{
+	struct jp_sh_line sl = JP_SH_LINE_INIT;
+
+	if (jp_sh_split(&sl, line, NULL) < 0) {
+		L->oom = 1;
+		return;
+	}
+	if (sl.unbalanced)
+		add(L, JP_LINT_SYNTAX, "", NULL, "%s",
+		    _("the launch command has an unterminated quote or substitution: the shell "
+		      "will refuse it"));
+	for (size_t k = 0; k < sl.n && !L->oom; k++)
+		lint_command(L, &sl.cmds[k], nesting);
+	jp_sh_line_dispose(&sl);
+}
+
+/* --- does the code synchronise? -------------------------------------------- */
+
+static bool file_mentions_sync(const char *path)
+{
+	static const char *const marks[] = { "barrier", "torch.distributed", "accelerate",
+					     "deepspeed", "init_process_group", "horovod", NULL };
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	size_t n;
+	bool found = false;
+
+	if (!f)
+		return false;
+	buf = malloc(SYNC_READ_BYTES + 1);
+	if (buf) {
+		n = fread(buf, 1, SYNC_READ_BYTES, f);
+		buf[n] = '\0';
+		for (size_t i = 0; marks[i] && !found; i++)
+			if (memmem(buf, n, marks[i], strlen(marks[i])))
+				found = true;
+		free(buf);
+	}
+	fclose(f);
+	return found;
+}
+
+struct walk {
+	size_t files;  /* code files looked at */
+	bool found;
+};
+
+static bool code_file(const char *name)
+{
+	size_t n = strlen(name);
+	return (n > 3 && strcmp(name + n - 3, ".py") == 0) ||
+	       (n > 3 && strcmp(name + n - 3, ".sh") == 0);
+}
+
+static void walk_dir(struct walk *wk, const char *dir, int depth)
+{
+	DIR *d;
+	struct dirent *de;
+
+	if (depth > SYNC_MAX_DEPTH || wk->found || wk->files >= SYNC_MAX_FILES)
+		return;
+	d = opendir(dir);
+	if (!d)
+		return;
+	while (!wk->found && wk->files < SYNC_MAX_FILES && (de = readdir(d))) {
+		const char *nm = de->d_name;
+		if (nm[0] == '.' || strcmp(nm, "__pycache__") == 0 ||
+		    strcmp(nm, "node_modules") == 0 || strcmp(nm, "venv") == 0 ||
+		    strcmp(nm, "site-packages") == 0)
+			continue;
+		char *p = NULL;
+		if (asprintf(&p, "%s/%s", dir, nm) < 0)
+			break;
+		struct stat st;
+		if (lstat(p, &st) == 0) {
+			if (S_ISDIR(st.st_mode)) {
+				walk_dir(wk, p, depth + 1);
+			} else if (S_ISREG(st.st_mode) && code_file(nm)) {
+				wk->files++;
+				if (file_mentions_sync(p))
+					wk->found = true;
+			}
+		}
+		free(p);
+	}
+	closedir(d);
+}
+
+static void lint_sync(struct lint *L)
+{
+	const struct jp_lint_context *ctx = L->ctx;
+	struct walk wk = { 0, false };
+	struct stat st;
+
+	if (ctx->workers <= 1 || !ctx->project_dir || !ctx->project_is_local ||
+	    stat(ctx->project_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return;
+	walk_dir(&wk, ctx->project_dir, 0);
+	if (wk.files == 0 || wk.found)
+		return;
+	add(L, JP_LINT_SYNC, "", ctx->project_dir,
+	    _("hint: found no barrier, torch.distributed, accelerate or deepspeed in the project's "
+	      "code (%s): with %lld Workers, if rank 0 prepares shared data or saves checkpoints, "
+	      "make the others wait for it (e.g. torch.distributed.barrier()) before they read it"),
+	    ctx->project_dir, ctx->workers);
+}
+
+/* --- entry points ---------------------------------------------------------- */
+
+int jp_lint_command(struct jp_lint_report *out, const char *command,
+		    const struct jp_lint_context *ctx, struct jp_error *err)
+{
+	static const struct jp_lint_context none = JP_LINT_CONTEXT_INIT;
+	struct lint L;
+	int rc = 0;
+
+	out->items = NULL;
+	out->n = 0;
+	memset(&L, 0, sizeof(L));
+	L.out = out;
+	L.ctx = ctx ? ctx : &none;
+	/* The variables env.sh exports. */
+	const char *known[][2] = { { "PROJECT_DIR", L.ctx->project_dir },
+				   { "OUTPUT_DIR", L.ctx->output_dir },
+				   { "CHECKPOINT_DIR", L.ctx->checkpoint_dir },
+				   { "LOG_DIR", L.ctx->log_dir },
+				   { "DATA_DIR", L.ctx->data_dir } };
+	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+		if (known[k][1])
+			var_set(&L, known[k][0], strlen(known[k][0]), known[k][1]);
+
+	if (command)
+		lint_line(&L, command, 0);
+	if (!L.oom && command && *command)
+		lint_sync(&L);
+
+	if (L.oom) {
+		jp_lint_report_dispose(out);
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	}
+	for (size_t k = 0; k < L.n_vars; k++) {
+		free(L.vars[k].name);
+		free(L.vars[k].value);
+	}
+	free(L.vars);
+	free(L.cwd);
+	return rc;
+}
+
+int jp_lint_manifest(struct jp_manifest *m, const struct jp_profile *profile,
+		     struct jp_error *err)
+{
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	int rc;
+
+	if (!m->job.launch_command || !*m->job.launch_command)
+		return 0;
+	ctx.profile = profile ? profile : m->profile;
+	ctx.project_dir = m->code.path;
+	ctx.project_is_local = m->code.source == JP_CODE_SHARED_STORAGE;
+	ctx.output_dir = m->outputs.output_dir;
+	ctx.checkpoint_dir = m->outputs.checkpoint_dir;
+	ctx.log_dir = m->outputs.log_dir;
+	ctx.data_dir = m->n_data > 0 ? m->data[0].path : NULL;
+	ctx.code_repo_url = m->code.source == JP_CODE_LAUNCH_CLONE ? m->code.repo_url : NULL;
+	ctx.workers = (long long)m->job.workers;
+	rc = jp_lint_command(&r, m->job.launch_command, &ctx, err);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < r.n; i++) {
+		rc = jp_manifest_add_check(m, r.items[i].id, JP_CHECK_WARN, r.items[i].path, "%s",
+					   r.items[i].message);
+		if (rc < 0) {
+			rc = jp_error_set(err, rc, "%s", _("out of memory"));
+			break;
+		}
+	}
+	jp_lint_report_dispose(&r);
+	return rc < 0 ? rc : 0;
+}

@@ -1,0 +1,490 @@
+/* Splitting a sh command line into simple commands and words (no expansion). */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/shellwords.h"
+
+#define MAX_DEPTH 32
+
+struct buf {
+	char *s;
+	size_t n, cap;
+};
+
+struct parser {
+	const char *s;
+	size_t i, len;
+	struct jp_sh_line *out;
+	int oom;
+};
+
+static int buf_putn(struct buf *b, const char *s, size_t n)
+{
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 32;
+		while (cap < b->n + n + 1)
+			cap *= 2;
+		char *g = realloc(b->s, cap);
+		if (!g)
+			return -1;
+		b->s = g;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = '\0';
+	return 0;
+}
+
+static int buf_putc(struct buf *b, char c)
+{
+	return buf_putn(b, &c, 1);
+}
+
+static void word_dispose(struct jp_sh_word *w)
+{
+	free(w->text);
+	free(w->raw);
+}
+
+static void command_dispose(struct jp_sh_command *c)
+{
+	for (size_t i = 0; i < c->n_assigns; i++)
+		word_dispose(&c->assigns[i]);
+	for (size_t i = 0; i < c->n_words; i++)
+		word_dispose(&c->words[i]);
+	free(c->assigns);
+	free(c->words);
+	memset(c, 0, sizeof(*c));
+}
+
+void jp_sh_line_dispose(struct jp_sh_line *line)
+{
+	if (!line)
+		return;
+	for (size_t i = 0; i < line->n; i++)
+		command_dispose(&line->cmds[i]);
+	free(line->cmds);
+	line->cmds = NULL;
+	line->n = 0;
+	line->unbalanced = false;
+}
+
+static int word_push(struct jp_sh_word **v, size_t *n, struct jp_sh_word *w)
+{
+	struct jp_sh_word *g = realloc(*v, (*n + 1) * sizeof(**v));
+	if (!g)
+		return -1;
+	*v = g;
+	g[(*n)++] = *w;
+	memset(w, 0, sizeof(*w));
+	return 0;
+}
+
+static int peek(const struct parser *p, size_t off)
+{
+	return p->i + off < p->len ? (unsigned char)p->s[p->i + off] : -1;
+}
+
+/* Finish a command: keep it when it has anything in it. */
+static void command_end(struct parser *p, struct jp_sh_command *c, char sep)
+{
+	if (c->n_words == 0 && c->n_assigns == 0) {
+		command_dispose(c);
+		return;
+	}
+	c->sep = sep;
+	struct jp_sh_command *g = realloc(p->out->cmds, (p->out->n + 1) * sizeof(*g));
+	if (!g) {
+		p->oom = 1;
+		command_dispose(c);
+		return;
+	}
+	p->out->cmds = g;
+	g[p->out->n++] = *c;
+	memset(c, 0, sizeof(*c));
+}
+
+static void parse_list(struct parser *p, int depth, int closer);
+
+static bool is_blank(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Characters that end an unquoted word. */
+static bool is_meta(int c)
+{
+	return c == -1 || is_blank(c) || c == '\n' || c == ';' || c == '&' || c == '|' ||
+	       c == '<' || c == '>' || c == '(' || c == ')';
+}
+
+/* A $( ) or `...` substitution starting at p->i (at "$(" or "`"): its
+ * commands are parsed at depth+1, its raw text goes into the word. */
+static void substitution(struct parser *p, struct buf *text, int depth, bool backtick)
+{
+	size_t start = p->i;
+
+	p->i += backtick ? 1 : 2;
+	if (depth + 1 >= MAX_DEPTH) {
+		p->out->unbalanced = true;
+		p->i = p->len;
+	} else {
+		parse_list(p, depth + 1, backtick ? '`' : ')');
+	}
+	if (buf_putn(text, p->s + start, p->i - start) < 0)
+		p->oom = 1;
+}
+
+/* $(( ... )): arithmetic, copied as it is. */
+static void arithmetic(struct parser *p, struct buf *text)
+{
+	size_t start = p->i;
+	int parens = 0;
+
+	p->i += 1; /* at the first '(' */
+	while (p->i < p->len) {
+		char c = p->s[p->i++];
+		if (c == '(')
+			parens++;
+		else if (c == ')' && --parens == 0)
+			break;
+	}
+	if (parens != 0)
+		p->out->unbalanced = true;
+	if (buf_putn(text, p->s + start, p->i - start) < 0)
+		p->oom = 1;
+}
+
+/* A $ expansion outside single quotes. */
+static void dollar(struct parser *p, struct buf *text, struct jp_sh_word *w, int depth)
+{
+	w->has_var = true;
+	if (peek(p, 1) == '(' && peek(p, 2) == '(') {
+		arithmetic(p, text);
+	} else if (peek(p, 1) == '(') {
+		substitution(p, text, depth, false);
+	} else if (peek(p, 1) == '{') {
+		size_t start = p->i;
+		while (p->i < p->len && p->s[p->i] != '}')
+			p->i++;
+		if (p->i < p->len)
+			p->i++;
+		else
+			p->out->unbalanced = true;
+		if (buf_putn(text, p->s + start, p->i - start) < 0)
+			p->oom = 1;
+	} else {
+		size_t start = p->i++;
+		if (p->i < p->len && strchr("@*#?$!-0123456789", p->s[p->i])) {
+			p->i++;
+		} else {
+			while (p->i < p->len &&
+			       (isalnum((unsigned char)p->s[p->i]) || p->s[p->i] == '_'))
+				p->i++;
+		}
+		if (p->i == start + 1)
+			w->has_var = false; /* a lone '$' is literal */
+		if (buf_putn(text, p->s + start, p->i - start) < 0)
+			p->oom = 1;
+	}
+}
+
+static void double_quoted(struct parser *p, struct buf *text, struct jp_sh_word *w, int depth)
+{
+	p->i++; /* the opening quote */
+	for (;;) {
+		int c = peek(p, 0);
+		if (c == -1) {
+			p->out->unbalanced = true;
+			return;
+		}
+		if (c == '"') {
+			p->i++;
+			return;
+		}
+		if (c == '\\' && peek(p, 1) != -1 && strchr("$`\"\\\n", peek(p, 1))) {
+			if (peek(p, 1) != '\n' && buf_putc(text, (char)peek(p, 1)) < 0)
+				p->oom = 1;
+			p->i += 2;
+		} else if (c == '$') {
+			dollar(p, text, w, depth);
+		} else if (c == '`') {
+			w->has_var = true;
+			substitution(p, text, depth, true);
+		} else {
+			if (buf_putc(text, (char)c) < 0)
+				p->oom = 1;
+			p->i++;
+		}
+	}
+}
+
+/* One word; p->i is at its first character, which is not a meta character. */
+static void parse_word(struct parser *p, struct jp_sh_word *w, int depth, int closer)
+{
+	struct buf text = { NULL, 0, 0 };
+	size_t start = p->i;
+
+	memset(w, 0, sizeof(*w));
+	for (;;) {
+		int c = peek(p, 0);
+		if (is_meta(c) || (closer == '`' && c == '`'))
+			break;
+		if (c == '\'') {
+			w->quoted = true;
+			size_t q = ++p->i;
+			while (p->i < p->len && p->s[p->i] != '\'')
+				p->i++;
+			if (buf_putn(&text, p->s + q, p->i - q) < 0)
+				p->oom = 1;
+			if (p->i < p->len)
+				p->i++;
+			else
+				p->out->unbalanced = true;
+		} else if (c == '"') {
+			w->quoted = true;
+			double_quoted(p, &text, w, depth);
+		} else if (c == '\\') {
+			if (peek(p, 1) == -1) {
+				p->i++;
+			} else if (peek(p, 1) == '\n') {
+				p->i += 2;
+			} else {
+				w->quoted = true;
+				if (buf_putc(&text, (char)peek(p, 1)) < 0)
+					p->oom = 1;
+				p->i += 2;
+			}
+		} else if (c == '$') {
+			dollar(p, &text, w, depth);
+		} else if (c == '`') {
+			w->has_var = true;
+			substitution(p, &text, depth, true);
+		} else {
+			if (buf_putc(&text, (char)c) < 0)
+				p->oom = 1;
+			p->i++;
+		}
+	}
+	if (!text.s && buf_putn(&text, "", 0) < 0)
+		p->oom = 1;
+	w->text = text.s;
+	w->raw = strndup(p->s + start, p->i - start);
+	if (!w->raw)
+		p->oom = 1;
+}
+
+static bool is_assignment(const struct jp_sh_word *w)
+{
+	const char *r = w->raw;
+
+	if (!r || !(isalpha((unsigned char)*r) || *r == '_'))
+		return false;
+	while (isalnum((unsigned char)*r) || *r == '_')
+		r++;
+	return *r == '=';
+}
+
+static bool is_reserved(const struct jp_sh_word *w)
+{
+	static const char *const words[] = { "!", "{", "}", "if", "then", "else", "elif",
+					     "fi", "do", "done", "while", "until", "time",
+					     "esac", NULL };
+	if (w->quoted || w->has_var)
+		return false;
+	for (size_t i = 0; words[i]; i++)
+		if (strcmp(w->text, words[i]) == 0)
+			return true;
+	return false;
+}
+
+/* A redirection operator at p->i: digits then < or >, or &>. Returns the
+ * kind of its target ('>' '<' 'h' or 'd' for a descriptor dup), 0 if not. */
+static char redirection(struct parser *p)
+{
+	size_t j = p->i;
+	char kind;
+
+	while (j < p->len && isdigit((unsigned char)p->s[j]))
+		j++;
+	if (j < p->len && p->s[j] == '&' && j == p->i && j + 1 < p->len && p->s[j + 1] == '>') {
+		j += 2;
+		if (j < p->len && p->s[j] == '>')
+			j++;
+		p->i = j;
+		return '>';
+	}
+	if (j >= p->len || (p->s[j] != '<' && p->s[j] != '>'))
+		return 0;
+	kind = p->s[j++];
+	if (kind == '<' && j < p->len && p->s[j] == '<') {
+		j++;
+		if (j < p->len && (p->s[j] == '-' || p->s[j] == '<'))
+			j++;
+		kind = 'h';
+	} else if (j < p->len && (p->s[j] == '>' || p->s[j] == '|' || p->s[j] == '&')) {
+		if (p->s[j] == '&')
+			kind = 'd';
+		j++;
+	} else if (kind == '<' && j < p->len && p->s[j] == '>') {
+		j++;
+	}
+	p->i = j;
+	return kind;
+}
+
+static void parse_list(struct parser *p, int depth, int closer)
+{
+	struct jp_sh_command cmd;
+	int subshells = 0;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.depth = depth;
+	while (!p->oom) {
+		int c = peek(p, 0);
+
+		if (is_blank(c)) {
+			p->i++;
+			continue;
+		}
+		if (c == '\\' && peek(p, 1) == '\n') {
+			p->i += 2;
+			continue;
+		}
+		if (c == -1) {
+			if (closer)
+				p->out->unbalanced = true;
+			command_end(p, &cmd, 0);
+			return;
+		}
+		if (closer && c == closer && (closer == '`' || subshells == 0)) {
+			p->i++;
+			command_end(p, &cmd, (char)closer);
+			return;
+		}
+		if (c == '#') {
+			while (p->i < p->len && p->s[p->i] != '\n')
+				p->i++;
+			continue;
+		}
+		size_t before = p->i;
+		char kind = redirection(p);
+		if (kind) {
+			while (is_blank(peek(p, 0)))
+				p->i++;
+			if (is_meta(peek(p, 0)))
+				continue; /* "2>&1" style or a dangling operator */
+			struct jp_sh_word w;
+			parse_word(p, &w, depth, closer);
+			if (kind == 'd') {
+				word_dispose(&w);
+				continue;
+			}
+			w.redir = kind;
+			if (word_push(&cmd.words, &cmd.n_words, &w) < 0) {
+				word_dispose(&w);
+				p->oom = 1;
+			}
+			continue;
+		}
+		p->i = before;
+		if (c == '(') {
+			p->i++;
+			subshells++;
+			command_end(p, &cmd, '(');
+			cmd.depth = depth;
+			continue;
+		}
+		if (c == ')') {
+			p->i++;
+			if (subshells > 0)
+				subshells--;
+			command_end(p, &cmd, ')');
+			cmd.depth = depth;
+			continue;
+		}
+		if (c == '\n' || c == ';' || c == '&' || c == '|') {
+			char sep = (char)c;
+			p->i++;
+			if (c == '&' && peek(p, 0) == '&') {
+				sep = 'A';
+				p->i++;
+			} else if (c == '|' && peek(p, 0) == '|') {
+				sep = 'O';
+				p->i++;
+			} else if ((c == '|' && peek(p, 0) == '&') || (c == ';' && peek(p, 0) == ';')) {
+				p->i++;
+			}
+			command_end(p, &cmd, sep);
+			cmd.depth = depth;
+			continue;
+		}
+
+		struct jp_sh_word w;
+		parse_word(p, &w, depth, closer);
+		if (p->i == before) {
+			/* a character we do not know how to read: skip it */
+			word_dispose(&w);
+			p->i++;
+			continue;
+		}
+		int rc;
+		if (cmd.n_words == 0 && is_assignment(&w)) {
+			rc = word_push(&cmd.assigns, &cmd.n_assigns, &w);
+		} else if (cmd.n_words == 0 && is_reserved(&w)) {
+			word_dispose(&w);
+			rc = 0;
+		} else {
+			rc = word_push(&cmd.words, &cmd.n_words, &w);
+		}
+		if (rc < 0) {
+			word_dispose(&w);
+			p->oom = 1;
+		}
+	}
+	command_dispose(&cmd);
+}
+
+int jp_sh_split(struct jp_sh_line *out, const char *line, struct jp_error *err)
+{
+	struct parser p = { line ? line : "", 0, line ? strlen(line) : 0, out, 0 };
+
+	out->cmds = NULL;
+	out->n = 0;
+	out->unbalanced = false;
+	parse_list(&p, 0, 0);
+	if (p.oom) {
+		jp_sh_line_dispose(out);
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	}
+	return 0;
+}
+
+int jp_sh_quote(char **out, const char *s)
+{
+	struct buf b = { NULL, 0, 0 };
+
+	*out = NULL;
+	if (buf_putc(&b, '\'') < 0)
+		goto fail;
+	for (; *s; s++) {
+		if (*s == '\'') {
+			if (buf_putn(&b, "'\\''", 4) < 0)
+				goto fail;
+		} else if (buf_putc(&b, *s) < 0) {
+			goto fail;
+		}
+	}
+	if (buf_putc(&b, '\'') < 0)
+		goto fail;
+	*out = b.s;
+	return 0;
+fail:
+	free(b.s);
+	return JP_ENOMEM;
+}

@@ -1,0 +1,392 @@
+/* The launch-command lint: a table of commands and the exact findings each
+ * gets (id and offending word), some exact messages, and the commands that
+ * must not warn at all. Also the sh splitter it stands on. */
+#include "config.h"
+
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "jobprep/lint.h"
+#include "jobprep/profile.h"
+#include "jobprep/shellwords.h"
+
+static char scratch[PATH_MAX - 64]; /* holds project/ and elsewhere/ */
+static char project[PATH_MAX];
+static char nosync[PATH_MAX];  /* a project without any barrier */
+static struct jp_profile *profile;
+
+static void write_file(const char *dir, const char *rel, const char *text, mode_t mode)
+{
+	char path[PATH_MAX + 64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static void make_dir(const char *dir, const char *rel)
+{
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	assert_int_equal(mkdir(path, 0755), 0);
+}
+
+static int rm_rf(const char *path)
+{
+	char *cmd = NULL;
+	int rc;
+
+	if (asprintf(&cmd, "rm -rf '%s'", path) < 0)
+		return -1;
+	rc = system(cmd);
+	free(cmd);
+	return rc;
+}
+
+/* The scratch tree lives in the build directory (not /tmp: the default
+ * profile calls /tmp ephemeral). The profile's shared root is the scratch. */
+static int setup(void **state)
+{
+	char tmpl[] = "lint-scratch-XXXXXX";
+	struct jp_error err = JP_ERROR_INIT;
+
+	(void)state;
+	if (!mkdtemp(tmpl) || !realpath(tmpl, scratch))
+		return -1;
+	snprintf(project, sizeof(project), "%s/project", scratch);
+	snprintf(nosync, sizeof(nosync), "%s/nosync", scratch);
+	make_dir(scratch, "project");
+	make_dir(project, "scripts");
+	write_file(project, "scripts/train.sh", "#!/bin/sh\npython train.py\n", 0755);
+	write_file(project, "scripts/prep.sh", "#!/bin/sh\necho prep\n", 0644);
+	write_file(project, "train.py",
+		   "import torch.distributed as dist\ndist.barrier()\n", 0644);
+	make_dir(scratch, "nosync");
+	write_file(nosync, "train.py", "print('hello')\n", 0644);
+	make_dir(scratch, "elsewhere");
+
+	if (jp_profile_new_default(&profile, &err) < 0)
+		return -1;
+	jp_strv_dispose(&profile->shared_roots);
+	if (jp_strv_push(&profile->shared_roots, scratch) < 0)
+		return -1;
+	jp_error_dispose(&err);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	jp_profile_free(profile);
+	return rm_rf(scratch) == 0 ? 0 : -1;
+}
+
+/* "id word" per finding, one a line. */
+static char *summarise(const char *command, long long workers, const char *proj)
+{
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	struct jp_error err = JP_ERROR_INIT;
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
+
+	ctx.profile = profile;
+	ctx.project_dir = proj;
+	ctx.project_is_local = 1;
+	ctx.workers = workers;
+	assert_int_equal(jp_lint_command(&r, command, &ctx, &err), 0);
+	for (size_t i = 0; i < r.n; i++)
+		fprintf(f, "%s %s\n", r.items[i].id, r.items[i].word);
+	fclose(f);
+	jp_lint_report_dispose(&r);
+	jp_error_dispose(&err);
+	return out;
+}
+
+struct row {
+	const char *command;
+	long long workers;
+	const char *expect; /* "id word\n" per finding, "" for none */
+};
+
+static const struct row rows[] = {
+	/* must not warn */
+	{ "cd \"$PROJECT_DIR\" && bash scripts/train.sh", 1, "" },
+	{ "echo \"wget is a tool\"", 1, "" },
+	{ "echo wget http://x; printf 'pip install %s' torch", 1, "" },
+	{ "pip --version", 1, "" },
+	{ "pip list && pip freeze && pip show torch", 1, "" },
+	{ "python -m pip --version", 1, "" },
+	{ "conda list; conda info --envs", 1, "" },
+	{ "curl --version && wget --help", 1, "" },
+	{ "tar tf archive.tar", 1, "" },
+	{ "tar czf out.tar.gz logs", 1, "" },
+	{ "git log -1 && git rev-parse HEAD", 1, "" },
+	{ "grep -r wget . # wget in a comment", 1, "" },
+	{ "python -c 'import wget'", 1, "" },
+	{ "TMPDIR=/tmp python -V", 1, "" },
+	{ "cd $PROJECT_DIR/scripts && ./train.sh", 1, "" },
+	{ "cd \"$PROJECT_DIR\" && python train.py --output_dir \"$PROJECT_DIR/out\"", 1, "" },
+	{ "cd \"$PROJECT_DIR\" && exec nohup bash scripts/train.sh 2>&1", 1, "" },
+	{ "cd \"$PROJECT_DIR\" && torchrun --nproc_per_node 8 train.py", 4, "" },
+
+	/* downloads and installs */
+	{ "wget https://example.com/data.tar", 1, "launch.download wget\n" },
+	{ "curl -LO https://example.com/model.bin", 1, "launch.download curl\n" },
+	{ "git clone https://example.com/big.git", 1, "launch.download git clone\n" },
+	{ "git -C /x pull", 1, "launch.download git pull\n" },
+	{ "pip install -r requirements.txt", 1, "launch.install pip install\n" },
+	{ "python3 -m pip install torch", 1, "launch.install pip install\n" },
+	{ "sudo apt-get install -y libaio", 1, "launch.install apt-get install\n" },
+	{ "apt update", 1, "launch.install apt update\n" },
+	{ "conda install -y pytorch", 1, "launch.install conda install\n" },
+	{ "conda env create -f env.yml", 1, "launch.install conda create\n" },
+	{ "huggingface-cli download meta/llama", 1,
+	  "launch.download huggingface-cli download\n" },
+	{ "hf download Qwen/Qwen2", 1, "launch.download hf download\n" },
+	{ "echo $(curl -s https://x/y)", 1, "launch.download curl\n" },
+	{ "bash -c 'pip3 install x'", 1, "launch.install pip3 install\n" },
+
+	/* unpacking */
+	{ "tar xzf data.tar.gz", 1, "launch.unpack tar\n" },
+	{ "tar -xvf data.tar -C /mnt/x", 1, "launch.unpack tar\n" },
+	{ "tar --extract -f data.tar", 1, "launch.unpack tar\n" },
+	{ "unzip data.zip", 1, "launch.unpack unzip\n" },
+	{ "unzip -l data.zip", 1, "" },
+	{ "7z x data.7z", 1, "launch.unpack 7z x\n" },
+	{ "gzip -d x.gz", 1, "launch.unpack gzip\n" },
+
+	/* ephemeral outputs */
+	{ "cd \"$PROJECT_DIR\" && python train.py --output_dir /tmp/out", 1,
+	  "launch.ephemeral_output --output_dir /tmp/out\n" },
+	{ "cd \"$PROJECT_DIR\" && python train.py --save-dir=/workspace/ckpt", 1,
+	  "launch.ephemeral_output --save-dir=/workspace/ckpt\n" },
+	{ "HF_HOME=/root/.cache/hf bash \"$PROJECT_DIR/scripts/train.sh\"", 1,
+	  "launch.ephemeral_output HF_HOME=/root/.cache/hf\n" },
+	{ "export TRANSFORMERS_CACHE=/dev/shm/tc", 1,
+	  "launch.ephemeral_output TRANSFORMERS_CACHE=/dev/shm/tc\n" },
+	{ "cd \"$PROJECT_DIR\" && bash scripts/train.sh > /tmp/train.log", 1,
+	  "launch.ephemeral_output /tmp/train.log\n" },
+	{ "env WANDB_DIR=/tmp/wandb python3 \"$PROJECT_DIR/train.py\"", 1,
+	  "launch.ephemeral_output WANDB_DIR=/tmp/wandb\n" },
+
+	/* scripts */
+	{ "cd \"$PROJECT_DIR\" && bash scripts/missing.sh", 1, "launch.script scripts/missing.sh\n" },
+	{ "cd \"$PROJECT_DIR\" && ./scripts/prep.sh", 1, "launch.script ./scripts/prep.sh\n" },
+	{ "cd \"$PROJECT_DIR\" && bash scripts/prep.sh", 1, "" },
+	{ "cd \"$PROJECT_DIR\" && python nothere.py", 1, "launch.script nothere.py\n" },
+	{ "bash scripts/train.sh", 1, "launch.script scripts/train.sh\n" },
+	{ "$PROJECT_DIR/scripts/train.sh", 1, "" },
+
+	/* cd */
+	{ "cd /tmp && bash train.sh", 1, "launch.cd cd /tmp\nlaunch.script train.sh\n" },
+
+	/* syntax */
+	{ "echo 'unterminated", 1, "launch.syntax \n" },
+};
+
+static void lint_table_gives_exact_findings(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char *got = summarise(rows[i].command, rows[i].workers, project);
+		if (strcmp(got, rows[i].expect) != 0)
+			fail_msg("command: %s\nexpected:\n%sgot:\n%s", rows[i].command,
+				 rows[i].expect, got);
+		free(got);
+	}
+}
+
+static void multi_worker_paths_must_be_shared(void **state)
+{
+	char cmd[PATH_MAX * 2];
+	char expect[PATH_MAX * 2];
+	char *got;
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd),
+		 "cd \"$PROJECT_DIR\" && python train.py --data /home/me/data --cfg %s/elsewhere/c.yaml",
+		 scratch);
+	got = summarise(cmd, 2, project);
+	assert_string_equal(got, "launch.not_shared /home/me/data\n");
+	free(got);
+	/* one Worker: a local path is the check module's business, not the lint's */
+	got = summarise(cmd, 1, project);
+	assert_string_equal(got, "");
+	free(got);
+	(void)expect;
+}
+
+static void sync_hint_only_for_multi_worker_code_without_barrier(void **state)
+{
+	char *got;
+
+	(void)state;
+	got = summarise("cd \"$PROJECT_DIR\" && python train.py", 2, nosync);
+	assert_string_equal(got, "launch.sync \n");
+	free(got);
+	got = summarise("cd \"$PROJECT_DIR\" && python train.py", 1, nosync);
+	assert_string_equal(got, "");
+	free(got);
+	got = summarise("cd \"$PROJECT_DIR\" && python train.py", 2, project);
+	assert_string_equal(got, "");
+	free(got);
+}
+
+static const struct jp_lint_finding *lint_one(struct jp_lint_report *r, const char *command,
+					     long long workers, const char *proj)
+{
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+
+	ctx.profile = profile;
+	ctx.project_dir = proj;
+	ctx.project_is_local = 1;
+	ctx.workers = workers;
+	assert_int_equal(jp_lint_command(r, command, &ctx, NULL), 0);
+	assert_int_equal(r->n, 1);
+	return &r->items[0];
+}
+
+static void messages_name_the_word_and_say_why(void **state)
+{
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	const struct jp_lint_finding *f;
+	char expect[PATH_MAX * 3];
+
+	(void)state;
+	f = lint_one(&r, "wget -q https://example.com/x.tar", 1, project);
+	assert_string_equal(f->message,
+			    "'wget' downloads at job start, while the GPUs wait: fetch it onto "
+			    "shared storage before submitting");
+	jp_lint_report_dispose(&r);
+
+	f = lint_one(&r, "python train.py --output_dir /tmp/out", 1, NULL);
+	snprintf(expect, sizeof(expect),
+		 "'--output_dir /tmp/out' writes to /tmp/out, under /tmp, which is wiped when "
+		 "the job ends: write it under %s instead (e.g. \"$OUTPUT_DIR\")",
+		 scratch);
+	assert_string_equal(f->message, expect);
+	assert_string_equal(f->path, "/tmp/out");
+	jp_lint_report_dispose(&r);
+
+	f = lint_one(&r, "cd \"$PROJECT_DIR\" && ./scripts/prep.sh", 1, project);
+	snprintf(expect, sizeof(expect),
+		 "'./scripts/prep.sh': %s/scripts/prep.sh is not executable: chmod +x it "
+		 "before submitting, or run it with bash",
+		 project);
+	assert_string_equal(f->message, expect);
+	jp_lint_report_dispose(&r);
+
+	f = lint_one(&r, "cd \"$PROJECT_DIR\" && bash scripts/missing.sh", 1, project);
+	snprintf(expect, sizeof(expect),
+		 "'scripts/missing.sh': %s/scripts/missing.sh does not exist in the project (%s)",
+		 project, project);
+	assert_string_equal(f->message, expect);
+	jp_lint_report_dispose(&r);
+
+	f = lint_one(&r, "cd \"$PROJECT_DIR\" && python train.py", 3, nosync);
+	assert_true(strncmp(f->message, "hint: ", 6) == 0);
+	assert_true(f->is_hint);
+	jp_lint_report_dispose(&r);
+}
+
+static void pinned_code_clone_is_not_a_download(void **state)
+{
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+
+	(void)state;
+	ctx.profile = profile;
+	ctx.code_repo_url = "https://example.com/team/code.git";
+	assert_int_equal(jp_lint_command(&r,
+					 "git clone https://example.com/team/code /workspace/code && "
+					 "git clone https://example.com/other.git",
+					 &ctx, NULL),
+			 0);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.items[0].word, "git clone");
+	jp_lint_report_dispose(&r);
+}
+
+/* --- the splitter --------------------------------------------------------- */
+
+static void split_respects_quotes_operators_and_substitutions(void **state)
+{
+	struct jp_sh_line l = JP_SH_LINE_INIT;
+
+	(void)state;
+	assert_int_equal(jp_sh_split(&l,
+				     "A=1 B='x y' cmd \"a b\" c\\ d && e $(f g) | h; "
+				     "i 2>&1 >out.log",
+				     NULL),
+			 0);
+	assert_false(l.unbalanced);
+	/* f g (inside the substitution) comes before e, which holds it */
+	assert_int_equal(l.n, 5);
+	assert_int_equal(l.cmds[0].n_assigns, 2);
+	assert_string_equal(l.cmds[0].assigns[1].text, "B=x y");
+	assert_int_equal(l.cmds[0].n_words, 3);
+	assert_string_equal(l.cmds[0].words[1].text, "a b");
+	assert_string_equal(l.cmds[0].words[2].text, "c d");
+	assert_int_equal(l.cmds[0].sep, 'A');
+	assert_string_equal(l.cmds[1].words[0].text, "f");
+	assert_int_equal(l.cmds[1].depth, 1);
+	assert_string_equal(l.cmds[2].words[0].text, "e");
+	assert_true(l.cmds[2].words[1].has_var);
+	assert_int_equal(l.cmds[2].sep, '|');
+	assert_string_equal(l.cmds[3].words[0].text, "h");
+	assert_int_equal(l.cmds[4].n_words, 2);
+	assert_int_equal(l.cmds[4].words[1].redir, '>');
+	assert_string_equal(l.cmds[4].words[1].text, "out.log");
+	jp_sh_line_dispose(&l);
+
+	assert_int_equal(jp_sh_split(&l, "echo \"$(cat 'a)b')\" `x`", NULL), 0);
+	assert_false(l.unbalanced);
+	assert_int_equal(l.n, 3);
+	assert_string_equal(l.cmds[0].words[1].text, "a)b");
+	assert_string_equal(l.cmds[1].words[0].text, "x");
+	jp_sh_line_dispose(&l);
+
+	assert_int_equal(jp_sh_split(&l, "echo \"open", NULL), 0);
+	assert_true(l.unbalanced);
+	jp_sh_line_dispose(&l);
+}
+
+static void quote_round_trips_single_quotes(void **state)
+{
+	char *q = NULL;
+
+	(void)state;
+	assert_int_equal(jp_sh_quote(&q, "it's"), 0);
+	assert_string_equal(q, "'it'\\''s'");
+	free(q);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(lint_table_gives_exact_findings),
+		cmocka_unit_test(multi_worker_paths_must_be_shared),
+		cmocka_unit_test(sync_hint_only_for_multi_worker_code_without_barrier),
+		cmocka_unit_test(messages_name_the_word_and_say_why),
+		cmocka_unit_test(pinned_code_clone_is_not_a_download),
+		cmocka_unit_test(split_respects_quotes_operators_and_substitutions),
+		cmocka_unit_test(quote_round_trips_single_quotes),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
