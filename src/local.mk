@@ -9,3 +9,8 @@ libjobprep_a_SOURCES = \
 	include/jobprep/profile.h src/profile.c \
 	include/jobprep/manifest.h src/manifest.c
 # manifest: more files appended below by their owners
+# storage: mount table, path classes, bounded probes, data-set scans
+libjobprep_a_SOURCES += include/jobprep/mountinfo.h src/mountinfo.c \
+	include/jobprep/pathclass.h src/pathclass.c \
+	include/jobprep/probe.h src/probe.c \
+	include/jobprep/scan.h src/scan.c

@@ -2,13 +2,15 @@
  *
  * Decided on the resolved path (symlinks followed; for a path that does not
  * exist yet, its nearest existing ancestor). The profile's declarations win;
- * otherwise the mount table (/proc/self/mountinfo) decides. */
+ * otherwise the mount table (/proc/self/mountinfo) decides, cross-checked
+ * with statfs(2). */
 #ifndef JOBPREP_PATHCLASS_H
 #define JOBPREP_PATHCLASS_H
 
 #include <stdbool.h>
 
 #include "jobprep/error.h"
+#include "jobprep/mountinfo.h"
 #include "jobprep/profile.h"
 
 enum jp_storage_class {
@@ -19,21 +21,49 @@ enum jp_storage_class {
 	JP_STORAGE_LOCAL,     /* this machine only: a job elsewhere cannot see it */
 };
 
+/* Every string owned; release with jp_path_info_dispose. */
 struct jp_path_info {
 	enum jp_storage_class cls;
-	bool exists;       /* the path itself exists */
-	bool read_only;    /* the mount is read-only */
-	char *resolved;    /* resolved absolute path */
-	char *mount_point; /* the mount it sits on, NULL if unknown */
-	char *fstype;      /* e.g. "nfs4", "fuse.sshfs", "tmpfs" */
-	char *reason;      /* one line: why this class */
+	bool exists;         /* the path itself exists */
+	bool read_only;      /* the mount is read-only */
+	char *resolved;      /* resolved absolute path */
+	char *mount_point;   /* the mount it sits on, NULL if unknown */
+	char *fstype;        /* e.g. "nfs4", "fuse.sshfs", "tmpfs" */
+	char *reason;        /* one line: why this class */
+	/* Added by the storage module: */
+	bool declared;       /* the profile decided the class */
+	bool via_symlink;    /* resolving went through a symbolic link */
+	char *declared_root; /* the profile root that matched, NULL if none */
+	char *source;        /* the mount's source, e.g. "server:/export" */
+	char *existing;      /* the nearest existing ancestor (or the path) */
+	char *warning;       /* one line when something looks wrong, else NULL:
+				e.g. a declared shared root that is not mounted here */
 };
 
-#define JP_PATH_INFO_INIT { JP_STORAGE_UNKNOWN, false, false, NULL, NULL, NULL, NULL }
+#define JP_PATH_INFO_INIT                                                                \
+	{ JP_STORAGE_UNKNOWN, false, false, NULL, NULL, NULL, NULL, false, false, NULL, NULL, \
+	  NULL, NULL }
 
+/* Classify `path` (absolute, or relative to the working directory) under
+ * `profile` (NULL: no declarations, the mount table alone decides). `out`
+ * must be initialised (JP_PATH_INFO_INIT); it is overwritten. May block on a
+ * hung network mount: see jobprep/probe.h for a bounded-time variant. */
 int jp_path_classify(struct jp_path_info *out, const struct jp_profile *profile,
 		     const char *path, struct jp_error *err);
+/* The same with a given mount table (NULL: read /proc/self/mountinfo). */
+int jp_path_classify_in(struct jp_path_info *out, const struct jp_profile *profile,
+			const struct jp_mount_table *table, const char *path,
+			struct jp_error *err);
 void jp_path_info_dispose(struct jp_path_info *info);
 const char *jp_storage_class_name(enum jp_storage_class cls);
+
+/* Resolve `path` the way the job will see it: symlinks followed, "." and
+ * ".." removed; for a path that does not exist, the real path of its nearest
+ * existing ancestor plus the remaining components (a dangling symlink is
+ * followed to where it points). *out is the caller's (free()); *exists says
+ * whether the whole path exists; *via_symlink (may be NULL) whether a
+ * symbolic link was followed. */
+int jp_path_resolve(char **out, bool *exists, bool *via_symlink, const char *path,
+		    struct jp_error *err);
 
 #endif

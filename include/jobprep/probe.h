@@ -1,0 +1,70 @@
+/* Probes: does a path exist, can the job list it, write to it, and how much
+ * room is left, answered in bounded time.
+ *
+ * A probe runs on its own thread; when it does not answer within the timeout
+ * (a hung network mount), jp_probe_path returns JP_ETIMEOUT and leaves the
+ * thread behind, detached, holding only its own copies. */
+#ifndef JOBPREP_PROBE_H
+#define JOBPREP_PROBE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "jobprep/error.h"
+#include "jobprep/pathclass.h"
+#include "jobprep/profile.h"
+
+enum jp_probe_flags {
+	/* Create, write (4 KiB), fsync and remove a probe file, in the path or,
+	 * when it does not exist yet, in its nearest existing ancestor:
+	 * access(2) misses read-only exports, root squash, ACLs and quotas. */
+	JP_PROBE_WRITE = 1 << 0,
+	/* Also classify the path (jp_path_classify) on the probe's thread. */
+	JP_PROBE_CLASSIFY = 1 << 1,
+};
+
+#define JP_PROBE_DEFAULT_TIMEOUT_MS 5000
+
+struct jp_probe_opts {
+	unsigned flags;      /* JP_PROBE_* */
+	unsigned timeout_ms; /* 0: $JOBPREP_PROBE_TIMEOUT_MS, else the default */
+};
+
+#define JP_PROBE_OPTS_INIT { 0, 0 }
+
+/* Strings owned; release with jp_probe_result_dispose. */
+struct jp_probe_result {
+	bool exists;        /* the path exists (symlinks followed) */
+	bool is_dir;
+	bool readable;      /* a directory could be listed, a file read */
+	bool write_tested;  /* JP_PROBE_WRITE ran */
+	bool writable;      /* the probe file was written, synced and removed */
+	int exists_errno;   /* why stat failed (0 when it exists) */
+	int read_errno;     /* why listing or reading failed */
+	int write_errno;    /* why the probe file failed */
+	char *write_dir;    /* where the probe file was written, NULL if not tested */
+	bool has_space;     /* statvfs answered (for write_dir or the path) */
+	uint64_t free_bytes;   /* available to unprivileged users */
+	uint64_t total_bytes;
+	uint64_t free_inodes;  /* available to unprivileged users */
+	uint64_t total_inodes;
+	struct jp_path_info info; /* filled with JP_PROBE_CLASSIFY */
+};
+
+#define JP_PROBE_RESULT_INIT                                                          \
+	{ false, false, false, false, false, 0, 0, 0, NULL, false, 0, 0, 0, 0,         \
+	  JP_PATH_INFO_INIT }
+
+/* Probe `path` within opts->timeout_ms (opts may be NULL). `profile` is
+ * needed only with JP_PROBE_CLASSIFY (copied; may be NULL). `out` must be
+ * initialised (JP_PROBE_RESULT_INIT); it is overwritten. Returns 0 when the
+ * probe ran (the booleans say what it found), JP_ETIMEOUT when it did not
+ * answer in time, or another negative code. */
+int jp_probe_path(struct jp_probe_result *out, const struct jp_profile *profile,
+		  const char *path, const struct jp_probe_opts *opts, struct jp_error *err);
+void jp_probe_result_dispose(struct jp_probe_result *r);
+
+/* The timeout jp_probe_path uses for opts->timeout_ms == 0. */
+unsigned jp_probe_default_timeout_ms(void);
+
+#endif

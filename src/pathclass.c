@@ -1,0 +1,478 @@
+/* Where a path really lives: the profile's declarations, else the mount
+ * table, cross-checked with statfs. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/pathclass.h"
+
+#define MAX_SYMLINK_HOPS 40
+
+const char *jp_storage_class_name(enum jp_storage_class cls)
+{
+	switch (cls) {
+	case JP_STORAGE_SHARED:
+		return "shared";
+	case JP_STORAGE_PUBLIC:
+		return "public";
+	case JP_STORAGE_EPHEMERAL:
+		return "ephemeral";
+	case JP_STORAGE_LOCAL:
+		return "local";
+	case JP_STORAGE_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
+
+void jp_path_info_dispose(struct jp_path_info *info)
+{
+	free(info->resolved);
+	free(info->mount_point);
+	free(info->fstype);
+	free(info->reason);
+	free(info->declared_root);
+	free(info->source);
+	free(info->existing);
+	free(info->warning);
+	struct jp_path_info empty = JP_PATH_INFO_INIT;
+	*info = empty;
+}
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+/* "/" + rest, or base + "/" + rest. */
+static char *join(const char *base, const char *rest)
+{
+	if (strcmp(base, "/") == 0)
+		return xasprintf("/%s", rest);
+	return xasprintf("%s/%s", base, rest);
+}
+
+/* Lexical normalisation of an absolute path: no ".", "..", "//" or trailing
+ * slash. Used only to tell whether resolving changed anything. */
+static char *normalize(const char *path)
+{
+	size_t n = strlen(path);
+	char *out = malloc(n + 2);
+	if (!out)
+		return NULL;
+	size_t o = 0;
+	const char *p = path;
+	while (*p) {
+		while (*p == '/')
+			p++;
+		const char *end = strchr(p, '/');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == 0)
+			break;
+		if (len == 1 && p[0] == '.') {
+			/* skip */
+		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;
+		} else {
+			out[o++] = '/';
+			memcpy(out + o, p, len);
+			o += len;
+		}
+		p += len;
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = '\0';
+	return out;
+}
+
+static int resolve_rec(char **out, bool *exists, bool *hopped, const char *path, int hops,
+		       struct jp_error *err)
+{
+	char *parent = NULL, *last = NULL, *base = NULL, *next = NULL;
+	int rc = 0;
+
+	if (hops > MAX_SYMLINK_HOPS)
+		return jp_error_set(err, JP_EIO, _("%s: too many levels of symbolic links"), path);
+
+	char *rp = realpath(path, NULL);
+	if (rp) {
+		*out = rp;
+		*exists = true;
+		return 0;
+	}
+	if (errno == ENOMEM)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	if (errno == ELOOP)
+		return jp_error_set(err, JP_EIO, _("%s: too many levels of symbolic links"), path);
+	if (errno != ENOENT && errno != ENOTDIR && errno != EACCES)
+		return jp_error_set(err, JP_EIO, _("%s: cannot resolve: %s"), path,
+				    strerror(errno));
+
+	/* Split into parent and last component, ignoring trailing slashes. */
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	size_t slash = n;
+	while (slash > 0 && path[slash - 1] != '/')
+		slash--;
+	last = strndup(path + slash, n - slash);
+	size_t plen = slash;
+	while (plen > 1 && path[plen - 1] == '/')
+		plen--;
+	parent = strndup(path, plen ? plen : 1);
+	if (!last || !parent) {
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		goto out;
+	}
+	if (last[0] == '\0') {
+		/* realpath("/") failed: nothing sensible to do. */
+		rc = jp_error_set(err, JP_EIO, _("%s: cannot resolve: %s"), path,
+				  strerror(ENOENT));
+		goto out;
+	}
+
+	struct stat st;
+	if (strcmp(last, ".") != 0 && strcmp(last, "..") != 0 && lstat(path, &st) == 0 &&
+	    S_ISLNK(st.st_mode)) {
+		/* A dangling symlink: what gets created is its target. */
+		char buf[PATH_MAX];
+		ssize_t len = readlink(path, buf, sizeof(buf) - 1);
+		if (len < 0) {
+			rc = jp_error_set(err, JP_EIO, _("%s: cannot read link: %s"), path,
+					  strerror(errno));
+			goto out;
+		}
+		buf[len] = '\0';
+		next = buf[0] == '/' ? strdup(buf) : join(parent, buf);
+		if (!next) {
+			rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			goto out;
+		}
+		*hopped = true;
+		rc = resolve_rec(out, exists, hopped, next, hops + 1, err);
+		*exists = false;
+		goto out;
+	}
+
+	rc = resolve_rec(&base, exists, hopped, parent, hops, err);
+	if (rc < 0)
+		goto out;
+	*exists = false;
+	if (strcmp(last, ".") == 0) {
+		*out = base;
+		base = NULL;
+	} else if (strcmp(last, "..") == 0) {
+		char *s = strrchr(base, '/');
+		if (s == base)
+			s[1] = '\0';
+		else if (s)
+			*s = '\0';
+		*out = base;
+		base = NULL;
+	} else {
+		*out = join(base, last);
+		if (!*out)
+			rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	}
+out:
+	free(parent);
+	free(last);
+	free(base);
+	free(next);
+	return rc;
+}
+
+/* An absolute version of path (relative ones against the working dir). */
+static char *absolute(const char *path)
+{
+	if (path[0] == '/')
+		return strdup(path);
+	char *cwd = getcwd(NULL, 0);
+	if (!cwd)
+		return NULL;
+	char *abs = join(cwd, path);
+	free(cwd);
+	return abs;
+}
+
+int jp_path_resolve(char **out, bool *exists, bool *via_symlink, const char *path,
+		    struct jp_error *err)
+{
+	char *abs = NULL, *norm = NULL, *res = NULL;
+	bool ex = false, hopped = false;
+	int rc = 0;
+
+	*out = NULL;
+	*exists = false;
+	if (!path || !*path)
+		return jp_error_set(err, JP_EUSAGE, "%s", _("empty path"));
+	abs = absolute(path);
+	if (!abs) {
+		rc = jp_error_set(err, JP_EIO, _("%s: cannot make it absolute: %s"), path,
+				  strerror(errno));
+		goto out;
+	}
+	rc = resolve_rec(&res, &ex, &hopped, abs, 0, err);
+	if (rc < 0)
+		goto out;
+	norm = normalize(abs);
+	if (!norm) {
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		goto out;
+	}
+	if (via_symlink)
+		*via_symlink = hopped || strcmp(norm, res) != 0;
+	*out = res;
+	res = NULL;
+	*exists = ex;
+out:
+	free(abs);
+	free(norm);
+	free(res);
+	return rc;
+}
+
+/* The longest prefix of a resolved path that exists. */
+static char *nearest_existing(const char *resolved)
+{
+	char *p = strdup(resolved);
+	struct stat st;
+	if (!p)
+		return NULL;
+	while (lstat(p, &st) != 0 && strcmp(p, "/") != 0) {
+		char *s = strrchr(p, '/');
+		if (s == p)
+			s[1] = '\0';
+		else
+			*s = '\0';
+	}
+	return p;
+}
+
+struct decl {
+	enum jp_storage_class cls;
+	const char *root; /* as the profile writes it */
+	size_t len;       /* length of the form that matched */
+};
+
+/* Does `resolved` lie under `root`, as written or as it resolves here? */
+static size_t root_match(const char *resolved, const char *root)
+{
+	size_t best = 0;
+	if (root[0] != '/')
+		return 0;
+	if (jp_path_is_under(resolved, root))
+		best = strlen(root);
+	char *real = realpath(root, NULL);
+	if (real) {
+		if (jp_path_is_under(resolved, real) && strlen(real) > best)
+			best = strlen(real);
+		free(real);
+	}
+	return best;
+}
+
+static void match_roots(struct decl *d, const struct jp_strv *roots, enum jp_storage_class cls,
+			const char *resolved)
+{
+	for (size_t i = 0; i < roots->n; i++) {
+		size_t len = root_match(resolved, roots->v[i]);
+		/* The most specific root wins; on a tie the later list. */
+		if (len && len >= d->len) {
+			d->cls = cls;
+			d->root = roots->v[i];
+			d->len = len;
+		}
+	}
+}
+
+static const char *class_phrase(enum jp_storage_class cls)
+{
+	switch (cls) {
+	case JP_STORAGE_SHARED:
+		return _("shared storage (the same on every Worker, kept after the job)");
+	case JP_STORAGE_PUBLIC:
+		return _("public data (read-only on every Worker)");
+	case JP_STORAGE_EPHEMERAL:
+		return _("ephemeral (wiped when the job ends)");
+	case JP_STORAGE_LOCAL:
+		return _("local to this machine (a job on another machine cannot see it)");
+	case JP_STORAGE_UNKNOWN:
+		break;
+	}
+	return _("unknown");
+}
+
+int jp_path_classify_in(struct jp_path_info *out, const struct jp_profile *profile,
+			const struct jp_mount_table *table, const char *path,
+			struct jp_error *err)
+{
+	struct jp_path_info info = JP_PATH_INFO_INIT;
+	struct jp_mount_table own = JP_MOUNT_TABLE_INIT;
+	struct jp_error tmp = JP_ERROR_INIT;
+	char *shown = NULL;
+	int rc = 0;
+
+	rc = jp_path_resolve(&info.resolved, &info.exists, &info.via_symlink, path, err);
+	if (rc < 0)
+		goto out;
+	info.existing = nearest_existing(info.resolved);
+	if (!info.existing)
+		goto nomem;
+
+	if (!table) {
+		/* Without a mount table (no /proc), statfs alone decides. */
+		if (jp_mount_table_load(&own, NULL, &tmp) == 0)
+			table = &own;
+	}
+	const struct jp_mount *m = table ? jp_mount_table_find(table, info.resolved) : NULL;
+	enum jp_fs_kind kind = JP_FS_LOCAL;
+	bool kind_known = false;
+	if (m) {
+		info.mount_point = strdup(m->mount_point);
+		info.fstype = strdup(m->fstype);
+		info.source = strdup(m->source);
+		if (!info.mount_point || !info.fstype || !info.source)
+			goto nomem;
+		info.read_only = m->read_only;
+		kind = jp_fs_kind_of(m->fstype);
+		kind_known = true;
+	}
+
+	/* Cross-check with the filesystem itself. */
+	char *note = NULL;
+	struct statfs sfs;
+	if (statfs(info.existing, &sfs) == 0) {
+		bool known = false;
+		const char *name = NULL;
+		enum jp_fs_kind mk = jp_fs_kind_of_magic((int64_t)sfs.f_type, &known, &name);
+		if (known && (!kind_known || mk != kind)) {
+			if (kind_known)
+				note = xasprintf(_(" (the mount table says %s, but statfs says %s)"),
+						 info.fstype, name);
+			free(info.fstype);
+			info.fstype = strdup(name);
+			if (!info.fstype) {
+				free(note);
+				goto nomem;
+			}
+			kind = mk;
+			kind_known = true;
+		}
+		if (sfs.f_flags & ST_RDONLY)
+			info.read_only = true;
+	}
+
+	struct decl d = { JP_STORAGE_UNKNOWN, NULL, 0 };
+	if (profile) {
+		match_roots(&d, &profile->shared_roots, JP_STORAGE_SHARED, info.resolved);
+		match_roots(&d, &profile->public_roots, JP_STORAGE_PUBLIC, info.resolved);
+		match_roots(&d, &profile->ephemeral_roots, JP_STORAGE_EPHEMERAL, info.resolved);
+	}
+
+	if (info.via_symlink)
+		shown = xasprintf(_("%s resolves to %s, which"), path, info.resolved);
+	else
+		shown = xasprintf("%s", info.resolved);
+	if (!shown) {
+		free(note);
+		goto nomem;
+	}
+
+	const char *mp = info.mount_point ? info.mount_point : "?";
+	const char *fst = info.fstype ? info.fstype : "?";
+	if (d.root) {
+		info.cls = d.cls;
+		info.declared = true;
+		info.declared_root = strdup(d.root);
+		if (!info.declared_root) {
+			free(note);
+			goto nomem;
+		}
+		info.reason = xasprintf(_("%s is under %s, which the profile declares %s (%s at %s)"),
+					shown, d.root, class_phrase(d.cls), fst, mp);
+		/* A declared shared or public root that is only a folder on a
+		 * local or in-memory filesystem: that storage is not mounted
+		 * here, and whatever is written there stays on this machine. */
+		if ((d.cls == JP_STORAGE_SHARED || d.cls == JP_STORAGE_PUBLIC) && kind_known &&
+		    kind != JP_FS_NETWORK &&
+		    !(info.mount_point && root_match(info.mount_point, d.root) > 0)) {
+			info.warning = xasprintf(
+				_("%s is declared %s storage, but here it is not a mount point: it is a "
+				  "folder on %s (%s at %s); mount the platform's storage on %s first, "
+				  "or what is written there stays on this machine"),
+				d.root, jp_storage_class_name(d.cls), jp_fs_kind_name(kind), fst, mp,
+				d.root);
+			if (!info.warning) {
+				free(note);
+				goto nomem;
+			}
+		}
+	} else if (kind_known) {
+		switch (kind) {
+		case JP_FS_NETWORK:
+			info.cls = JP_STORAGE_SHARED;
+			break;
+		case JP_FS_EPHEMERAL:
+			info.cls = JP_STORAGE_EPHEMERAL;
+			break;
+		case JP_FS_LOCAL:
+		case JP_FS_PSEUDO:
+			info.cls = JP_STORAGE_LOCAL;
+			break;
+		}
+		info.reason = xasprintf(_("%s is on %s at %s (%s%s%s), so it is %s%s"), shown, fst,
+					mp, jp_fs_kind_name(kind),
+					info.source && *info.source ? ", " : "",
+					info.source ? info.source : "", class_phrase(info.cls),
+					note ? note : "");
+	} else {
+		info.cls = JP_STORAGE_UNKNOWN;
+		info.reason = xasprintf(_("%s: neither the profile nor the mount table says where "
+					  "it lives"),
+					shown);
+	}
+	free(note);
+	if (!info.reason)
+		goto nomem;
+
+	jp_path_info_dispose(out);
+	*out = info;
+	info = (struct jp_path_info)JP_PATH_INFO_INIT;
+	goto out;
+nomem:
+	rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+out:
+	free(shown);
+	jp_path_info_dispose(&info);
+	jp_mount_table_dispose(&own);
+	jp_error_dispose(&tmp);
+	return rc;
+}
+
+int jp_path_classify(struct jp_path_info *out, const struct jp_profile *profile,
+		     const char *path, struct jp_error *err)
+{
+	return jp_path_classify_in(out, profile, NULL, path, err);
+}

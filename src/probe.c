@@ -1,0 +1,329 @@
+/* Probes in bounded time: the real operations (stat, list, write + fsync,
+ * statvfs) on a detached thread the caller stops waiting for. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/probe.h"
+
+#define PROBE_WRITE_BYTES 4096
+
+void jp_probe_result_dispose(struct jp_probe_result *r)
+{
+	free(r->write_dir);
+	jp_path_info_dispose(&r->info);
+	struct jp_probe_result empty = JP_PROBE_RESULT_INIT;
+	*r = empty;
+}
+
+unsigned jp_probe_default_timeout_ms(void)
+{
+	const char *s = getenv("JOBPREP_PROBE_TIMEOUT_MS");
+	if (s && *s) {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(s, &end, 10);
+		if (!errno && !*end && v > 0 && v <= 600000)
+			return (unsigned)v;
+	}
+	return JP_PROBE_DEFAULT_TIMEOUT_MS;
+}
+
+/* The nearest existing ancestor of an absolute path (or the path). */
+static char *existing_ancestor(const char *path)
+{
+	char *p = strdup(path);
+	struct stat st;
+	if (!p)
+		return NULL;
+	while (stat(p, &st) != 0 && strcmp(p, "/") != 0) {
+		char *s = strrchr(p, '/');
+		if (!s)
+			break;
+		if (s == p)
+			s[1] = '\0';
+		else
+			*s = '\0';
+	}
+	return p;
+}
+
+static void probe_read(struct jp_probe_result *r, const char *path)
+{
+	if (r->is_dir) {
+		DIR *d = opendir(path);
+		if (!d) {
+			r->read_errno = errno;
+			return;
+		}
+		errno = 0;
+		if (!readdir(d) && errno) {
+			r->read_errno = errno;
+		} else {
+			r->readable = true;
+		}
+		closedir(d);
+		return;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		r->read_errno = errno;
+		return;
+	}
+	char c;
+	if (read(fd, &c, 1) < 0)
+		r->read_errno = errno;
+	else
+		r->readable = true;
+	close(fd);
+}
+
+/* Write a probe file in dir: create, write, fsync, close, remove. */
+static int probe_write(const char *dir)
+{
+	static const char text[] = "jobprep write probe: safe to delete\n";
+	char buf[PROBE_WRITE_BYTES];
+	char *name = NULL;
+	int fd = -1;
+	int e = 0;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (asprintf(&name, "%s%s.jobprep-probe-%ld-%lx", dir, strcmp(dir, "/") ? "/" : "",
+		     (long)getpid(), (unsigned long)ts.tv_nsec ^ (unsigned long)pthread_self()) < 0)
+		return ENOMEM;
+	fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		e = errno;
+		goto out;
+	}
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = text[i % (sizeof(text) - 1)];
+	for (size_t off = 0; off < sizeof(buf);) {
+		ssize_t w = write(fd, buf + off, sizeof(buf) - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			e = errno;
+			goto out;
+		}
+		off += (size_t)w;
+	}
+	/* Quotas and full disks often answer only here or at close. */
+	if (fsync(fd) < 0 && errno != EINVAL) {
+		e = errno;
+		goto out;
+	}
+	int c = close(fd);
+	fd = -1;
+	if (c < 0) {
+		e = errno;
+		goto out;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (name) {
+		if (unlink(name) < 0 && !e && errno != ENOENT)
+			e = errno;
+		free(name);
+	}
+	return e;
+}
+
+static int probe_run(struct jp_probe_result *r, const struct jp_profile *profile,
+		     const char *path, unsigned flags, struct jp_error *err)
+{
+	struct stat st;
+	char *dir = NULL;
+	int rc = 0;
+
+	if (flags & JP_PROBE_CLASSIFY) {
+		rc = jp_path_classify(&r->info, profile, path, err);
+		if (rc < 0)
+			goto out;
+	}
+	if (stat(path, &st) == 0) {
+		r->exists = true;
+		r->is_dir = S_ISDIR(st.st_mode);
+		probe_read(r, path);
+	} else {
+		r->exists_errno = errno;
+	}
+
+	dir = r->exists && r->is_dir ? strdup(path) : existing_ancestor(path);
+	if (!dir) {
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		goto out;
+	}
+	if (flags & JP_PROBE_WRITE) {
+		r->write_tested = true;
+		r->write_errno = probe_write(dir);
+		r->writable = r->write_errno == 0;
+		r->write_dir = dir;
+		dir = NULL;
+	}
+	struct statvfs sv;
+	if (statvfs(r->write_dir ? r->write_dir : dir, &sv) == 0) {
+		uint64_t frsize = sv.f_frsize ? (uint64_t)sv.f_frsize : (uint64_t)sv.f_bsize;
+		r->has_space = true;
+		r->free_bytes = (uint64_t)sv.f_bavail * frsize;
+		r->total_bytes = (uint64_t)sv.f_blocks * frsize;
+		r->free_inodes = (uint64_t)sv.f_favail;
+		r->total_inodes = (uint64_t)sv.f_files;
+	}
+out:
+	free(dir);
+	return rc;
+}
+
+/* Shared by the caller and the probe thread; the last one out frees it. */
+struct probe_job {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int refs;
+	bool done;
+	char *path;
+	struct jp_profile *profile;
+	unsigned flags;
+	int rc;
+	struct jp_probe_result res;
+	struct jp_error err;
+};
+
+static void job_free(struct probe_job *j)
+{
+	pthread_mutex_destroy(&j->lock);
+	pthread_cond_destroy(&j->cond);
+	free(j->path);
+	jp_profile_free(j->profile);
+	jp_probe_result_dispose(&j->res);
+	jp_error_dispose(&j->err);
+	free(j);
+}
+
+static void job_release(struct probe_job *j)
+{
+	pthread_mutex_lock(&j->lock);
+	bool last = --j->refs == 0;
+	pthread_mutex_unlock(&j->lock);
+	if (last)
+		job_free(j);
+}
+
+static void *probe_thread(void *arg)
+{
+	struct probe_job *j = arg;
+	int rc = probe_run(&j->res, j->profile, j->path, j->flags, &j->err);
+	pthread_mutex_lock(&j->lock);
+	j->rc = rc;
+	j->done = true;
+	pthread_cond_signal(&j->cond);
+	pthread_mutex_unlock(&j->lock);
+	job_release(j);
+	return NULL;
+}
+
+int jp_probe_path(struct jp_probe_result *out, const struct jp_profile *profile,
+		  const char *path, const struct jp_probe_opts *opts, struct jp_error *err)
+{
+	struct probe_job *j = NULL;
+	pthread_condattr_t ca;
+	pthread_attr_t ta;
+	bool ca_init = false, ta_init = false;
+	int rc = 0;
+
+	unsigned flags = opts ? opts->flags : 0;
+	unsigned timeout = opts && opts->timeout_ms ? opts->timeout_ms
+						    : jp_probe_default_timeout_ms();
+	if (!path || !*path)
+		return jp_error_set(err, JP_EUSAGE, "%s", _("empty path"));
+
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	struct jp_probe_result empty = JP_PROBE_RESULT_INIT;
+	j->res = empty;
+	jp_error_init(&j->err);
+	j->refs = 1;
+	j->flags = flags;
+	pthread_mutex_init(&j->lock, NULL);
+	pthread_condattr_init(&ca);
+	ca_init = true;
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&j->cond, &ca);
+	j->path = strdup(path);
+	if (!j->path || (profile && jp_profile_copy(&j->profile, profile) < 0)) {
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		goto out;
+	}
+
+	pthread_attr_init(&ta);
+	ta_init = true;
+	pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+	/* The probe thread takes no signals: they belong to the front end. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_t tid;
+	j->refs = 2;
+	int e = pthread_create(&tid, &ta, probe_thread, j);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e) {
+		j->refs = 1;
+		rc = jp_error_set(err, JP_EINTERNAL, _("cannot start a thread: %s"), strerror(e));
+		goto out;
+	}
+
+	struct timespec deadline;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout / 1000;
+	deadline.tv_nsec += (long)(timeout % 1000) * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&j->lock);
+	while (!j->done) {
+		if (pthread_cond_timedwait(&j->cond, &j->lock, &deadline) == ETIMEDOUT)
+			break;
+	}
+	if (j->done) {
+		rc = j->rc;
+		if (rc < 0) {
+			for (size_t i = 0; i < j->err.n; i++)
+				jp_error_set(err, rc, "%s", j->err.msgs[i]);
+			if (j->err.n == 0)
+				jp_error_set(err, rc, "%s", jp_strerror(rc));
+		} else {
+			jp_probe_result_dispose(out);
+			*out = j->res;
+			j->res = empty;
+		}
+	} else {
+		rc = jp_error_set(err, JP_ETIMEOUT,
+				  _("%s: no answer within %u.%u s (is a network mount hung?)"), path,
+				  timeout / 1000, (timeout % 1000) / 100);
+	}
+	pthread_mutex_unlock(&j->lock);
+out:
+	if (ca_init)
+		pthread_condattr_destroy(&ca);
+	if (ta_init)
+		pthread_attr_destroy(&ta);
+	if (j)
+		job_release(j);
+	return rc;
+}

@@ -1,0 +1,875 @@
+/* Data-set scans: a pool of threads walking a tree through directory file
+ * descriptors.
+ *
+ * The work is a shared stack (a queue for a quick look) of two kinds of
+ * items: a directory to list, and a batch of names from one directory to
+ * examine. Listing a big directory hands batches to the other threads, so
+ * one directory of 100,000 files on network storage is examined in parallel.
+ * The stack is bounded: when it is full a thread does the work itself,
+ * depth first, so memory and open descriptors stay bounded by the number of
+ * threads, the nesting and the stack's capacity, never by the number of
+ * files. There is no allocation per file: names travel in fixed batches. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/mountinfo.h"
+#include "jobprep/scan.h"
+
+#define BATCH_SLOTS 128        /* names per batch on local storage */
+#define BATCH_SLOTS_NET 16     /* smaller batches spread latency across threads */
+#define BATCH_BYTES 8192
+#define DENTS_TOP_BYTES 32768  /* getdents buffer of a thread's outermost directory */
+#define DENTS_BYTES 8192       /* ... and of directories done inline below it */
+#define INLINE_MAX 24          /* nesting a thread does inline before sharing anyway */
+#define QUEUE_CAP_MAX 256
+#define THREADS_NET 48
+#define THREADS_MAX 256
+#define TICK_MS 20
+#define DEFAULT_PROGRESS_MS 200
+#define DEFAULT_QUICK_MS 200
+#define DEFAULT_QUICK_ENTRIES 50000
+
+enum stop_reason {
+	RUNNING = 0,
+	STOP_CANCEL,
+	STOP_BUDGET,
+	STOP_ERROR,
+};
+
+enum work_kind {
+	WORK_DIR,
+	WORK_BATCH,
+};
+
+struct work {
+	struct work *next;
+	enum work_kind kind;
+};
+
+/* An open directory; freed when the last batch naming it is done. */
+struct dnode {
+	struct work w;
+	atomic_uint refs;
+	int fd;
+	unsigned depth;
+	char *path;
+};
+
+struct batch {
+	struct work w;
+	struct dnode *dir;
+	unsigned n;
+	unsigned used;
+	uint16_t off[BATCH_SLOTS];
+	unsigned char type[BATCH_SLOTS];
+	char names[BATCH_BYTES];
+};
+
+/* Counters written by their thread only, read by the monitor. */
+struct counters {
+	_Atomic uint64_t files, bytes, archives, archive_bytes, dirs, symlinks, outside,
+		dangling, unreadable, others, top;
+};
+
+struct scan;
+
+struct worker {
+	struct scan *s;
+	pthread_t tid;
+	bool started;
+	unsigned level;
+	char *bufs[INLINE_MAX + 2];
+	char *pathbuf; /* for messages: dir + "/" + name */
+	size_t pathcap;
+	struct batch *spare; /* one cached free batch */
+	pthread_mutex_t what_lock;
+	char what[256];
+	struct counters c;
+} __attribute__((aligned(64)));
+
+struct scan {
+	pthread_mutex_t lock;
+	pthread_cond_t work_cond;
+	pthread_cond_t done_cond;
+	struct work *head, *tail;
+	size_t queued, cap;
+	bool fifo;
+	unsigned active;
+	bool finished;
+	atomic_int stop;
+	atomic_int *cancel_ext;
+	unsigned batch_slots;
+	char *root_real;
+	bool have_proc;
+	uid_t euid;
+	gid_t egid;
+	gid_t *groups;
+	int ngroups;
+	pthread_mutex_t out_lock;
+	const struct jp_scan_output *output;
+	struct worker *workers;
+	unsigned nthreads;
+	int error_code;  /* first internal error (ENOMEM), under lock */
+};
+
+/* Owner-only increment: a plain load and store, visible to the monitor. */
+#define ADD(wk, field, v)                                                                    \
+	atomic_store_explicit(&(wk)->c.field,                                                \
+			      atomic_load_explicit(&(wk)->c.field, memory_order_relaxed) + (v), \
+			      memory_order_relaxed)
+
+static const char *const archive_suffixes[] = {
+	".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz", ".tbz2", ".tar.xz", ".txz", ".tar.zst",
+	".tzst", ".tar.lz4", ".tar.lz", ".tar.lzma", ".tar.z", ".zip", ".7z", ".rar", ".gz",
+	".bz2", ".xz", ".zst", ".zstd", ".lz4", ".lz", ".lzma", ".z", ".cpio", ".zipx", ".cab",
+	".arj", ".lzh",
+};
+
+bool jp_scan_is_archive_name(const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; i < sizeof(archive_suffixes) / sizeof(archive_suffixes[0]); i++) {
+		size_t sl = strlen(archive_suffixes[i]);
+		/* A bare ".gz" is a hidden file, not an archive. */
+		if (n > sl && strcasecmp(name + n - sl, archive_suffixes[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool stopped(const struct scan *s)
+{
+	if (atomic_load_explicit(&s->stop, memory_order_relaxed))
+		return true;
+	return s->cancel_ext && atomic_load_explicit(s->cancel_ext, memory_order_relaxed);
+}
+
+static void set_stop(struct scan *s, int why)
+{
+	int expected = RUNNING;
+	atomic_compare_exchange_strong(&s->stop, &expected, why);
+}
+
+static void fail(struct scan *s, int code)
+{
+	pthread_mutex_lock(&s->lock);
+	if (!s->error_code)
+		s->error_code = code;
+	pthread_mutex_unlock(&s->lock);
+	set_stop(s, STOP_ERROR);
+}
+
+static struct dnode *dnode_new(int fd, const struct dnode *parent, const char *name)
+{
+	struct dnode *d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->w.kind = WORK_DIR;
+	atomic_init(&d->refs, 1);
+	d->fd = fd;
+	if (parent) {
+		d->depth = parent->depth + 1;
+		size_t pl = strlen(parent->path);
+		bool slash = pl > 0 && parent->path[pl - 1] == '/';
+		if (asprintf(&d->path, "%s%s%s", parent->path, slash ? "" : "/", name) < 0)
+			d->path = NULL;
+	} else {
+		d->path = strdup(name);
+	}
+	if (!d->path) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+static void dnode_unref(struct dnode *d)
+{
+	if (atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	close(d->fd);
+	free(d->path);
+	free(d);
+}
+
+static struct batch *batch_get(struct worker *wk, struct dnode *d)
+{
+	struct batch *b = wk->spare;
+	if (b) {
+		wk->spare = NULL;
+	} else {
+		b = malloc(sizeof(*b));
+		if (!b)
+			return NULL;
+	}
+	b->w.kind = WORK_BATCH;
+	b->w.next = NULL;
+	b->dir = d;
+	b->n = 0;
+	b->used = 0;
+	atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed);
+	return b;
+}
+
+static void batch_put(struct worker *wk, struct batch *b)
+{
+	dnode_unref(b->dir);
+	if (!wk->spare)
+		wk->spare = b;
+	else
+		free(b);
+}
+
+static bool batch_add(struct batch *b, unsigned slots, const char *name, unsigned char type)
+{
+	size_t len = strlen(name) + 1;
+	if (b->n >= slots || b->used + len > BATCH_BYTES)
+		return false;
+	b->off[b->n] = (uint16_t)b->used;
+	b->type[b->n] = type;
+	memcpy(b->names + b->used, name, len);
+	b->used += (unsigned)len;
+	b->n++;
+	return true;
+}
+
+/* Share work unless the stack is full (force: share anyway). */
+static bool try_push(struct scan *s, struct work *w, bool force)
+{
+	pthread_mutex_lock(&s->lock);
+	if (!force && s->queued >= s->cap) {
+		pthread_mutex_unlock(&s->lock);
+		return false;
+	}
+	w->next = NULL;
+	if (!s->head) {
+		s->head = s->tail = w;
+	} else if (s->fifo) {
+		s->tail->next = w;
+		s->tail = w;
+	} else {
+		w->next = s->head;
+		s->head = w;
+	}
+	s->queued++;
+	pthread_cond_signal(&s->work_cond);
+	pthread_mutex_unlock(&s->lock);
+	return true;
+}
+
+/* The next work item, or NULL when everything is done. */
+static struct work *take(struct scan *s)
+{
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		if (s->head) {
+			struct work *w = s->head;
+			s->head = w->next;
+			if (!s->head)
+				s->tail = NULL;
+			s->queued--;
+			s->active++;
+			pthread_mutex_unlock(&s->lock);
+			return w;
+		}
+		if (s->active == 0) {
+			s->finished = true;
+			pthread_cond_broadcast(&s->work_cond);
+			pthread_cond_signal(&s->done_cond);
+			pthread_mutex_unlock(&s->lock);
+			return NULL;
+		}
+		pthread_cond_wait(&s->work_cond, &s->lock);
+	}
+}
+
+static void done_one(struct scan *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->active--;
+	if (!s->head && s->active == 0)
+		pthread_cond_broadcast(&s->work_cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void release(struct worker *wk, struct work *w)
+{
+	if (w->kind == WORK_DIR)
+		dnode_unref((struct dnode *)w);
+	else
+		batch_put(wk, (struct batch *)w);
+}
+
+static const char *entry_path(struct worker *wk, const struct dnode *d, const char *name)
+{
+	size_t need = strlen(d->path) + strlen(name) + 2;
+	if (need > wk->pathcap) {
+		char *grown = realloc(wk->pathbuf, need);
+		if (!grown)
+			return name;
+		wk->pathbuf = grown;
+		wk->pathcap = need;
+	}
+	size_t pl = strlen(d->path);
+	bool slash = pl > 0 && d->path[pl - 1] == '/';
+	snprintf(wk->pathbuf, wk->pathcap, "%s%s%s", d->path, slash ? "" : "/", name);
+	return wk->pathbuf;
+}
+
+static void emit(struct worker *wk, const struct jp_scan_item *item)
+{
+	struct scan *s = wk->s;
+	if (!s->output || !s->output->item)
+		return;
+	pthread_mutex_lock(&s->out_lock);
+	int r = s->output->item(item, s->output->payload);
+	pthread_mutex_unlock(&s->out_lock);
+	if (r < 0)
+		set_stop(s, STOP_CANCEL);
+}
+
+static void unreadable(struct worker *wk, const char *path, int errnum)
+{
+	ADD(wk, unreadable, 1);
+	struct jp_scan_item it = { JP_SCAN_ITEM_UNREADABLE, path, NULL, 0, errnum };
+	emit(wk, &it);
+}
+
+static bool may_read(const struct scan *s, const struct statx *stx)
+{
+	if (s->euid == 0)
+		return true;
+	if (stx->stx_uid == s->euid)
+		return stx->stx_mode & S_IRUSR;
+	bool in_group = stx->stx_gid == s->egid;
+	for (int i = 0; !in_group && i < s->ngroups; i++)
+		in_group = stx->stx_gid == s->groups[i];
+	if (in_group)
+		return stx->stx_mode & S_IRGRP;
+	return stx->stx_mode & S_IROTH;
+}
+
+static void check_link(struct worker *wk, const struct dnode *d, const char *name)
+{
+	struct scan *s = wk->s;
+	char proc[64 + NAME_MAX];
+	char real[PATH_MAX];
+
+	if (!s->have_proc || !s->root_real)
+		return;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d/%s", d->fd, name);
+	if (!realpath(proc, real)) {
+		int e = errno;
+		if (e == ENOENT || e == ENOTDIR || e == ELOOP) {
+			ADD(wk, dangling, 1);
+			struct jp_scan_item it = { JP_SCAN_ITEM_LINK_DANGLING,
+						   entry_path(wk, d, name), NULL, 0, e };
+			emit(wk, &it);
+		}
+		return;
+	}
+	if (!jp_path_is_under(real, s->root_real)) {
+		ADD(wk, outside, 1);
+		struct jp_scan_item it = { JP_SCAN_ITEM_LINK_OUTSIDE, entry_path(wk, d, name),
+					   real, 0, 0 };
+		emit(wk, &it);
+	}
+}
+
+static void do_dir(struct worker *wk, struct dnode *d);
+
+/* A directory found while examining names: share it, or list it now. */
+static void submit_dir(struct worker *wk, struct dnode *d)
+{
+	bool force = wk->level > INLINE_MAX;
+	if (try_push(wk->s, &d->w, force))
+		return;
+	do_dir(wk, d);
+}
+
+#define STATX_WANT (STATX_TYPE | STATX_MODE | STATX_SIZE | STATX_UID | STATX_GID)
+
+static void examine(struct worker *wk, struct dnode *d, const char *name, unsigned char type)
+{
+	struct scan *s = wk->s;
+	struct statx stx;
+	bool have = false;
+	/* DONT_SYNC: on FUSE and NFS the lookup just done brought fresh
+	 * attributes; asking again would cost a second round trip. */
+	const int sflags = AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC;
+
+	if (type == DT_UNKNOWN) {
+		if (statx(d->fd, name, sflags, STATX_WANT, &stx) < 0) {
+			if (errno != ENOENT)
+				unreadable(wk, entry_path(wk, d, name), errno);
+			return;
+		}
+		have = true;
+		type = (unsigned char)IFTODT(stx.stx_mode);
+	}
+	switch (type) {
+	case DT_DIR: {
+		ADD(wk, dirs, 1);
+		int fd = openat(d->fd, name,
+				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0) {
+			if (errno != ENOENT)
+				unreadable(wk, entry_path(wk, d, name), errno);
+			return;
+		}
+		struct dnode *c = dnode_new(fd, d, name);
+		if (!c) {
+			close(fd);
+			fail(s, JP_ENOMEM);
+			return;
+		}
+		submit_dir(wk, c);
+		return;
+	}
+	case DT_REG:
+		if (!have && statx(d->fd, name, sflags, STATX_WANT, &stx) < 0) {
+			if (errno != ENOENT)
+				unreadable(wk, entry_path(wk, d, name), errno);
+			return;
+		}
+		if (!S_ISREG(stx.stx_mode)) {
+			ADD(wk, others, 1);
+			return;
+		}
+		ADD(wk, files, 1);
+		ADD(wk, bytes, stx.stx_size);
+		if (!may_read(s, &stx))
+			unreadable(wk, entry_path(wk, d, name), EACCES);
+		if (jp_scan_is_archive_name(name)) {
+			ADD(wk, archives, 1);
+			ADD(wk, archive_bytes, stx.stx_size);
+			struct jp_scan_item it = { JP_SCAN_ITEM_ARCHIVE, entry_path(wk, d, name),
+						   NULL, stx.stx_size, 0 };
+			emit(wk, &it);
+		}
+		return;
+	case DT_LNK:
+		ADD(wk, symlinks, 1);
+		check_link(wk, d, name);
+		return;
+	default:
+		ADD(wk, others, 1);
+		return;
+	}
+}
+
+static void do_batch(struct worker *wk, struct batch *b)
+{
+	for (unsigned i = 0; i < b->n && !stopped(wk->s); i++)
+		examine(wk, b->dir, b->names + b->off[i], b->type[i]);
+	batch_put(wk, b);
+}
+
+static void submit_batch(struct worker *wk, struct batch *b)
+{
+	if (try_push(wk->s, &b->w, false))
+		return;
+	do_batch(wk, b);
+}
+
+static void set_what(struct worker *wk, const char *path)
+{
+	pthread_mutex_lock(&wk->what_lock);
+	snprintf(wk->what, sizeof(wk->what), "%s", path);
+	pthread_mutex_unlock(&wk->what_lock);
+}
+
+static void do_dir(struct worker *wk, struct dnode *d)
+{
+	struct scan *s = wk->s;
+	unsigned lvl = wk->level < INLINE_MAX + 1 ? wk->level : INLINE_MAX + 1;
+	size_t size = lvl == 0 ? DENTS_TOP_BYTES : DENTS_BYTES;
+	struct batch *b = NULL;
+
+	if (!wk->bufs[lvl]) {
+		wk->bufs[lvl] = malloc(size);
+		if (!wk->bufs[lvl]) {
+			fail(s, JP_ENOMEM);
+			dnode_unref(d);
+			return;
+		}
+	}
+	char *buf = wk->bufs[lvl];
+	wk->level++;
+	if (lvl == 0)
+		set_what(wk, d->path);
+	while (!stopped(s)) {
+		ssize_t n = getdents64(d->fd, buf, size);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			unreadable(wk, d->path, errno);
+			break;
+		}
+		for (ssize_t off = 0; off < n;) {
+			struct dirent64 *de = (struct dirent64 *)(buf + off);
+			off += de->d_reclen;
+			const char *name = de->d_name;
+			if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+				continue;
+			if (d->depth == 0)
+				ADD(wk, top, 1);
+			if (!b) {
+				b = batch_get(wk, d);
+				if (!b) {
+					fail(s, JP_ENOMEM);
+					goto out;
+				}
+			}
+			if (!batch_add(b, s->batch_slots, name, de->d_type)) {
+				submit_batch(wk, b);
+				b = batch_get(wk, d);
+				if (!b) {
+					fail(s, JP_ENOMEM);
+					goto out;
+				}
+				batch_add(b, s->batch_slots, name, de->d_type);
+			}
+		}
+	}
+out:
+	/* The last batch is done here: no hand-over for small directories. */
+	if (b)
+		do_batch(wk, b);
+	wk->level--;
+	dnode_unref(d);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *wk = arg;
+	struct scan *s = wk->s;
+	struct work *w;
+
+	while ((w = take(s))) {
+		if (stopped(s))
+			release(wk, w);
+		else if (w->kind == WORK_DIR)
+			do_dir(wk, (struct dnode *)w);
+		else
+			do_batch(wk, (struct batch *)w);
+		done_one(s);
+	}
+	return NULL;
+}
+
+static void sum(struct jp_scan_result *r, const struct scan *s)
+{
+#define GET(wk, f) atomic_load_explicit(&(wk)->c.f, memory_order_relaxed)
+	for (unsigned i = 0; i < s->nthreads; i++) {
+		const struct worker *wk = &s->workers[i];
+		r->stats.files += GET(wk, files);
+		r->stats.bytes += GET(wk, bytes);
+		r->stats.archives += GET(wk, archives);
+		r->archive_bytes += GET(wk, archive_bytes);
+		r->dirs += GET(wk, dirs);
+		r->symlinks += GET(wk, symlinks);
+		r->symlinks_outside += GET(wk, outside);
+		r->symlinks_dangling += GET(wk, dangling);
+		r->unreadable += GET(wk, unreadable);
+		r->others += GET(wk, others);
+		r->top_entries += GET(wk, top);
+	}
+#undef GET
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static unsigned auto_threads(bool network)
+{
+	if (network)
+		return THREADS_NET;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	n *= 2;
+	return n < 2 ? 2 : n > 16 ? 16 : (unsigned)n;
+}
+
+/* A single file given as the data set. */
+static int scan_file(struct jp_scan_result *out, const char *path, const struct jp_scan_output *o,
+		     struct jp_error *err)
+{
+	struct statx stx;
+	if (statx(AT_FDCWD, path, 0, STATX_WANT, &stx) < 0)
+		return jp_error_set(err, errno == ENOENT ? JP_ENOENT : JP_EIO, _("%s: %s"), path,
+				    strerror(errno));
+	if (S_ISREG(stx.stx_mode)) {
+		out->stats.files = 1;
+		out->stats.bytes = stx.stx_size;
+		const char *base = strrchr(path, '/');
+		if (jp_scan_is_archive_name(base ? base + 1 : path)) {
+			out->stats.archives = 1;
+			out->archive_bytes = stx.stx_size;
+			if (o && o->item) {
+				struct jp_scan_item it = { JP_SCAN_ITEM_ARCHIVE, path, NULL,
+							   stx.stx_size, 0 };
+				if (o->item(&it, o->payload) < 0)
+					return jp_error_set(err, JP_ECANCELED, "%s", _("scan cancelled"));
+			}
+		}
+	} else {
+		out->others = 1;
+	}
+	out->complete = true;
+	return 0;
+}
+
+int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_opts *opts,
+	    const struct jp_scan_output *output, const struct jp_port *port,
+	    struct jp_error *err)
+{
+	struct jp_scan_opts o = JP_SCAN_OPTS_INIT;
+	struct scan s;
+	struct dnode *root = NULL;
+	int fd = -1;
+	int rc = 0;
+	double t0 = now_s();
+	bool locks = false;
+
+	memset(out, 0, sizeof(*out));
+	memset(&s, 0, sizeof(s));
+	if (opts)
+		o = *opts;
+	if (!path || !*path)
+		return jp_error_set(err, JP_EUSAGE, "%s", _("empty path"));
+	unsigned progress_ms = o.progress_ms ? o.progress_ms : DEFAULT_PROGRESS_MS;
+	unsigned quick_ms = o.quick_ms ? o.quick_ms : DEFAULT_QUICK_MS;
+	uint64_t quick_entries = o.quick_entries ? o.quick_entries : DEFAULT_QUICK_ENTRIES;
+
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		if (errno == ENOTDIR) {
+			rc = scan_file(out, path, output, err);
+			out->seconds = now_s() - t0;
+			return rc;
+		}
+		return jp_error_set(err, errno == ENOENT ? JP_ENOENT : JP_EIO, _("%s: %s"), path,
+				    strerror(errno));
+	}
+
+	bool network = false;
+	struct statfs sfs;
+	if (fstatfs(fd, &sfs) == 0) {
+		bool known;
+		enum jp_fs_kind k = jp_fs_kind_of_magic((int64_t)sfs.f_type, &known, NULL);
+		/* FUSE is unknown to statfs: treat it as remote, like sshfs. */
+		network = k == JP_FS_NETWORK || (uint32_t)sfs.f_type == 0x65735546u;
+	}
+	unsigned nthreads = o.threads ? o.threads : auto_threads(network);
+	if (nthreads > THREADS_MAX)
+		nthreads = THREADS_MAX;
+
+	/* Keep open descriptors within the limit: each thread may hold its
+	 * inline nesting, the stack holds one per shared directory. */
+	struct rlimit rl;
+	long budget = 1024;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		budget = (long)rl.rlim_cur;
+	else if (rl.rlim_cur == RLIM_INFINITY)
+		budget = 1 << 20;
+	budget -= 64;
+	while (nthreads > 1 && budget - (long)nthreads * (INLINE_MAX + 2) < 32)
+		nthreads /= 2;
+	long cap = (budget - (long)nthreads * (INLINE_MAX + 2)) / 2;
+	s.cap = cap < 8 ? 8 : cap > QUEUE_CAP_MAX ? QUEUE_CAP_MAX : (size_t)cap;
+
+	s.fifo = o.mode == JP_SCAN_QUICK;
+	s.batch_slots = network ? BATCH_SLOTS_NET : BATCH_SLOTS;
+	s.cancel_ext = o.cancel;
+	s.output = output;
+	atomic_init(&s.stop, RUNNING);
+	s.root_real = realpath(path, NULL);
+	s.have_proc = access("/proc/self/fd", X_OK) == 0;
+	s.euid = geteuid();
+	s.egid = getegid();
+	int ng = getgroups(0, NULL);
+	if (ng > 0) {
+		s.groups = calloc((size_t)ng, sizeof(*s.groups));
+		if (s.groups)
+			s.ngroups = getgroups(ng, s.groups);
+		if (s.ngroups < 0)
+			s.ngroups = 0;
+	}
+	pthread_mutex_init(&s.lock, NULL);
+	pthread_mutex_init(&s.out_lock, NULL);
+	pthread_cond_init(&s.work_cond, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s.done_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	locks = true;
+
+	size_t wsize = ((nthreads * sizeof(*s.workers)) + 63) & ~(size_t)63;
+	s.workers = aligned_alloc(64, wsize);
+	if (!s.workers) {
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		goto out;
+	}
+	memset(s.workers, 0, wsize);
+	root = dnode_new(fd, NULL, path);
+	if (!root) {
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		goto out;
+	}
+	fd = -1;
+	s.nthreads = nthreads;
+	for (unsigned i = 0; i < nthreads; i++) {
+		s.workers[i].s = &s;
+		pthread_mutex_init(&s.workers[i].what_lock, NULL);
+	}
+	try_push(&s, &root->w, true);
+	root = NULL;
+
+	pthread_attr_t ta;
+	pthread_attr_init(&ta);
+	pthread_attr_setstacksize(&ta, 256 * 1024);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	unsigned started = 0;
+	for (unsigned i = 0; i < nthreads; i++) {
+		if (pthread_create(&s.workers[i].tid, &ta, worker_main, &s.workers[i]) == 0) {
+			s.workers[i].started = true;
+			started++;
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&ta);
+	out->threads = started;
+	if (!started) {
+		/* Nobody to do the work: do it on this thread. */
+		worker_main(&s.workers[0]);
+		out->threads = 1;
+	}
+
+	/* Watch: progress, cancellation, a quick look's budget. */
+	double next_progress = t0 + progress_ms / 1000.0;
+	pthread_mutex_lock(&s.lock);
+	while (!s.finished) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += TICK_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&s.done_cond, &s.lock, &ts);
+		if (s.finished)
+			break;
+		pthread_mutex_unlock(&s.lock);
+		double t = now_s();
+		if (s.cancel_ext && atomic_load(s.cancel_ext))
+			set_stop(&s, STOP_CANCEL);
+		if (o.mode == JP_SCAN_QUICK && !stopped(&s)) {
+			struct jp_scan_result now;
+			memset(&now, 0, sizeof(now));
+			sum(&now, &s);
+			uint64_t entries = now.stats.files + now.dirs + now.symlinks + now.others;
+			if ((t - t0) * 1000.0 >= quick_ms || entries >= quick_entries)
+				set_stop(&s, STOP_BUDGET);
+		}
+		if (port && port->progress && t >= next_progress) {
+			struct jp_scan_result now;
+			char what[256] = "";
+			memset(&now, 0, sizeof(now));
+			sum(&now, &s);
+			for (unsigned i = 0; i < nthreads; i++) {
+				pthread_mutex_lock(&s.workers[i].what_lock);
+				if (s.workers[i].what[0])
+					memcpy(what, s.workers[i].what, sizeof(what));
+				pthread_mutex_unlock(&s.workers[i].what_lock);
+				if (what[0])
+					break;
+			}
+			struct jp_progress p = { JP_PHASE_SCAN,
+						 now.stats.files + now.dirs + now.symlinks +
+							 now.others,
+						 0, now.stats.bytes,
+						 now.stats.bytes / (t - t0 > 0 ? t - t0 : 1),
+						 what[0] ? what : path };
+			if (port->progress(&p, port->payload) < 0)
+				set_stop(&s, STOP_CANCEL);
+			next_progress = t + progress_ms / 1000.0;
+		}
+		pthread_mutex_lock(&s.lock);
+	}
+	pthread_mutex_unlock(&s.lock);
+	for (unsigned i = 0; i < nthreads; i++)
+		if (s.workers[i].started)
+			pthread_join(s.workers[i].tid, NULL);
+
+	sum(out, &s);
+	out->seconds = now_s() - t0;
+	int why = atomic_load(&s.stop);
+	if (why == RUNNING && s.cancel_ext && atomic_load(s.cancel_ext))
+		why = STOP_CANCEL;
+	out->complete = why == RUNNING;
+	if (why == STOP_ERROR) {
+		rc = jp_error_set(err, s.error_code ? s.error_code : JP_EINTERNAL, _("%s: %s"), path,
+				  jp_strerror(s.error_code ? s.error_code : JP_EINTERNAL));
+	} else if (why == STOP_CANCEL) {
+		rc = jp_error_set(err, JP_ECANCELED, _("%s: scan cancelled"), path);
+	}
+	if (port && port->progress && rc == 0) {
+		struct jp_progress p = { JP_PHASE_DONE,
+					 out->stats.files + out->dirs + out->symlinks + out->others,
+					 out->stats.files + out->dirs + out->symlinks + out->others,
+					 out->stats.bytes, 0, path };
+		port->progress(&p, port->payload);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (root)
+		dnode_unref(root);
+	if (s.workers) {
+		for (unsigned i = 0; i < s.nthreads; i++) {
+			struct worker *wk = &s.workers[i];
+			for (size_t j = 0; j < sizeof(wk->bufs) / sizeof(wk->bufs[0]); j++)
+				free(wk->bufs[j]);
+			free(wk->pathbuf);
+			free(wk->spare);
+			pthread_mutex_destroy(&wk->what_lock);
+		}
+		free(s.workers);
+	}
+	if (locks) {
+		pthread_mutex_destroy(&s.lock);
+		pthread_mutex_destroy(&s.out_lock);
+		pthread_cond_destroy(&s.work_cond);
+		pthread_cond_destroy(&s.done_cond);
+	}
+	free(s.root_real);
+	free(s.groups);
+	return rc;
+}
