@@ -9,6 +9,8 @@ libjobprep_a_SOURCES = \
 	include/jobprep/profile.h src/profile.c \
 	include/jobprep/manifest.h src/manifest.c
 # manifest: more files appended below by their owners
+# task: long work on a worker thread (the wizard's clone and scans)
+libjobprep_a_SOURCES += include/jobprep/task.h src/task.c
 # storage: mount table, path classes, bounded probes, data-set scans
 libjobprep_a_SOURCES += include/jobprep/mountinfo.h src/mountinfo.c \
 	include/jobprep/pathclass.h src/pathclass.c \

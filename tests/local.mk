@@ -12,6 +12,23 @@ unit_ldadd = $(CORE_LIBS) $(CMOCKA_LIBS)
 
 if HAVE_CMOCKA
 # unit tests
+# tui: the task runner (core), the line editor and completion (ui objects linked in)
+check_PROGRAMS += tests/unit/test_task
+TESTS += tests/unit/test_task
+tests_unit_test_task_CFLAGS = $(unit_cflags)
+tests_unit_test_task_LDADD = $(unit_ldadd)
+check_PROGRAMS += tests/unit/test_lineedit tests/unit/test_complete
+TESTS += tests/unit/test_lineedit tests/unit/test_complete
+tests_unit_test_lineedit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ui
+tests_unit_test_lineedit_CFLAGS = $(unit_cflags)
+tests_unit_test_lineedit_LDADD = $(unit_ldadd)
+tests_unit_test_lineedit_SOURCES = tests/unit/test_lineedit.c \
+	ui/tui/lineedit.h ui/tui/lineedit.c ui/tui/utf8.h ui/tui/utf8.c
+tests_unit_test_complete_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ui
+tests_unit_test_complete_CFLAGS = $(unit_cflags)
+tests_unit_test_complete_LDADD = $(unit_ldadd)
+tests_unit_test_complete_SOURCES = tests/unit/test_complete.c \
+	ui/tui/complete.h ui/tui/complete.c
 endif
 
 # integration tests

@@ -1,0 +1,222 @@
+/* The directory browser: walk down and up, pick a directory. */
+#include "config.h"
+
+#include <curses.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "jobprep/i18n.h"
+#include "tui/draw.h"
+#include "tui/widgets.h"
+
+struct browser {
+	char *dir;      /* absolute, no trailing '/' except "/" */
+	char **names;   /* subdirectories, sorted; [0] is ".." unless at "/" */
+	size_t n;
+	struct jp_listbox lb;
+	char error[160];
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void clear_names(struct browser *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		free(b->names[i]);
+	free(b->names);
+	b->names = NULL;
+	b->n = 0;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	size_t dl = strlen(dir);
+	char *p = malloc(dl + strlen(name) + 2);
+
+	if (!p)
+		return NULL;
+	strcpy(p, dir);
+	if (dl == 0 || dir[dl - 1] != '/')
+		strcat(p, "/");
+	strcat(p, name);
+	return p;
+}
+
+static int load(struct browser *b)
+{
+	DIR *d;
+	struct dirent *de;
+	size_t cap = 0;
+	char **nv;
+
+	clear_names(b);
+	b->error[0] = '\0';
+	if (strcmp(b->dir, "/") != 0) {
+		b->names = malloc(sizeof(*b->names) * 16);
+		if (!b->names)
+			return -1;
+		cap = 16;
+		b->names[b->n++] = strdup("..");
+	}
+	d = opendir(b->dir);
+	if (!d) {
+		snprintf(b->error, sizeof(b->error), "%s", strerror(errno));
+	}
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		char *full;
+
+		if (de->d_name[0] == '.')
+			continue;
+		full = join(b->dir, de->d_name);
+		if (!full)
+			break;
+		if (stat(full, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			free(full);
+			continue;
+		}
+		free(full);
+		if (b->n == cap) {
+			cap = cap ? cap * 2 : 16;
+			nv = realloc(b->names, cap * sizeof(*nv));
+			if (!nv)
+				break;
+			b->names = nv;
+		}
+		b->names[b->n] = strdup(de->d_name);
+		if (b->names[b->n])
+			b->n++;
+	}
+	if (d)
+		closedir(d);
+	if (b->n > 1 && strcmp(b->names[0], "..") == 0)
+		qsort(b->names + 1, b->n - 1, sizeof(*b->names), cmp_name);
+	else if (b->n > 0)
+		qsort(b->names, b->n, sizeof(*b->names), cmp_name);
+	b->lb.n = b->n;
+	b->lb.cursor = 0;
+	b->lb.top = 0;
+	return 0;
+}
+
+static void draw_name(void *arg, size_t i, int y, int x, int width, bool selected)
+{
+	struct browser *b = arg;
+	char name[512];
+
+	snprintf(name, sizeof(name), "%s/", b->names[i]);
+	jp_draw_text(y, x + 1, width - 1, selected ? JP_STYLE_SELECTED : JP_STYLE_NORMAL,
+		     name);
+}
+
+static void draw_browser(void *arg)
+{
+	struct browser *b = arg;
+	int w = 72, h = LINES - 4, y, x;
+
+	jp_ui_center(&y, &x, &h, &w);
+	jp_draw_box(y, x, h, w, _("Choose a directory"));
+	jp_draw_text_tail(y + 1, x + 2, w - 4, JP_STYLE_TITLE, b->dir);
+	if (b->error[0])
+		jp_draw_text(y + 2, x + 2, w - 4, JP_STYLE_FAIL, b->error);
+	jp_listbox_draw(&b->lb, y + 3, x + 2, w - 4, h - 5, true, draw_name, b);
+	jp_draw_text(y + h - 2, x + 2, w - 4, JP_STYLE_DIM,
+		     _("Enter open  Backspace up  Space/s choose this directory  Esc cancel"));
+}
+
+static void go_up(struct browser *b)
+{
+	char *slash = strrchr(b->dir, '/');
+
+	if (!slash || strcmp(b->dir, "/") == 0)
+		return;
+	if (slash == b->dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	load(b);
+}
+
+int jp_browse_dir(const struct jp_ui *ui, const char *start, char **out)
+{
+	struct browser b;
+	struct jp_key key;
+	struct stat st;
+	bool redraw = true;
+	int rc = -1;
+
+	memset(&b, 0, sizeof(b));
+	*out = NULL;
+	b.lb.add_label = "";
+	b.dir = strdup(start && start[0] == '/' ? start : "/");
+	if (!b.dir)
+		return -1;
+	/* Start from the nearest directory that exists. */
+	while (strcmp(b.dir, "/") != 0 && (stat(b.dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+		char *slash = strrchr(b.dir, '/');
+
+		if (slash == b.dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	if (strlen(b.dir) > 1 && b.dir[strlen(b.dir) - 1] == '/')
+		b.dir[strlen(b.dir) - 1] = '\0';
+	load(&b);
+
+	while (jp_ui_next_key(ui, &key, draw_browser, &b, &redraw)) {
+		redraw = true;
+		if (!key.fn && (key.code == 27 || key.code == JP_KEY_CTRL('c'))) {
+			rc = 0;
+			break;
+		}
+		if (!key.fn && (key.code == ' ' || key.code == 's')) {
+			*out = strdup(b.dir);
+			rc = *out ? 1 : -1;
+			break;
+		}
+		if ((key.fn && (key.code == KEY_BACKSPACE || key.code == KEY_LEFT)) ||
+		    (!key.fn && (key.code == 127 || key.code == JP_KEY_CTRL('h')))) {
+			go_up(&b);
+			continue;
+		}
+		if ((key.fn && (key.code == KEY_ENTER || key.code == KEY_RIGHT)) && b.n) {
+			const char *name = b.names[b.lb.cursor < b.n ? b.lb.cursor : 0];
+			char *next;
+
+			if (strcmp(name, "..") == 0) {
+				go_up(&b);
+				continue;
+			}
+			next = join(b.dir, name);
+			if (next) {
+				free(b.dir);
+				b.dir = next;
+				load(&b);
+			}
+			continue;
+		}
+		if (key.fn && key.code == KEY_UP && b.lb.cursor > 0)
+			b.lb.cursor--;
+		else if (key.fn && key.code == KEY_DOWN && b.lb.cursor + 1 < b.n)
+			b.lb.cursor++;
+		else if (key.fn && key.code == KEY_PPAGE)
+			b.lb.cursor = b.lb.cursor > 10 ? b.lb.cursor - 10 : 0;
+		else if (key.fn && key.code == KEY_NPAGE && b.n)
+			b.lb.cursor = b.lb.cursor + 10 < b.n ? b.lb.cursor + 10 : b.n - 1;
+	}
+	if (jp_term_signal())
+		rc = -1;
+	clear_names(&b);
+	free(b.dir);
+	return rc;
+}

@@ -1,0 +1,375 @@
+/* The terminal: curses start and stop, colours, glyphs, keys, signals.
+ * The only file that calls newterm/endwin. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <langinfo.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <curses.h>
+#include <term.h>
+
+#include "jobprep/i18n.h"
+#include "tui/draw.h"
+#include "tui/term.h"
+
+static SCREEN *screen;
+static FILE *tty_fp;       /* opened /dev/tty, when stdin/stdout are not ttys */
+static int tty_fd = -1;    /* where the saved modes are restored */
+static struct termios saved_modes;
+static bool have_saved_modes;
+static bool use_color;
+static attr_t styles[JP_STYLE_COUNT];
+
+/* Written back from signal handlers: only async-signal-safe calls there. */
+static char restore_seq[256];
+static size_t restore_len;
+static volatile sig_atomic_t pending_signal;
+
+static const int term_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+
+static const struct jp_glyphs unicode_glyphs = {
+	.ok = "\xe2\x9c\x93",       /* ✓ */
+	.warn = "!",
+	.fail = "\xe2\x9c\x97",     /* ✗ */
+	.done = "\xe2\x9c\x93",     /* ✓ */
+	.current = "\xe2\x97\x8f",  /* ● */
+	.todo = "\xe2\x97\x8b",     /* ○ */
+	.radio_on = "(\xe2\x80\xa2)",
+	.radio_off = "( )",
+	.check_on = "[x]",
+	.check_off = "[ ]",
+	.bar_full = "\xe2\x96\x88", /* █ */
+	.bar_part = { " ", "\xe2\x96\x8f", "\xe2\x96\x8e", "\xe2\x96\x8d",
+		      "\xe2\x96\x8c", "\xe2\x96\x8b", "\xe2\x96\x8a", "\xe2\x96\x89" },
+	.more_left = "\xe2\x80\xb9",  /* ‹ */
+	.more_right = "\xe2\x80\xba", /* › */
+	.arrow = "\xe2\x86\x92",      /* → */
+	.dot = "\xc2\xb7",            /* · */
+	.unicode = true,
+};
+
+static const struct jp_glyphs ascii_glyphs = {
+	.ok = "+",
+	.warn = "!",
+	.fail = "x",
+	.done = "+",
+	.current = "*",
+	.todo = "o",
+	.radio_on = "(*)",
+	.radio_off = "( )",
+	.check_on = "[x]",
+	.check_off = "[ ]",
+	.bar_full = "#",
+	.bar_part = { " ", " ", " ", " ", "-", "-", "-", "-" },
+	.more_left = "<",
+	.more_right = ">",
+	.arrow = "->",
+	.dot = "|",
+	.unicode = false,
+};
+
+static const struct jp_glyphs *glyphs = &ascii_glyphs;
+
+const char *jp_term_unusable(void)
+{
+	const char *term = getenv("TERM");
+	int fd;
+
+	if (!term || !term[0])
+		return _("jobprep: TERM is not set, so the interactive wizard cannot "
+			 "draw its screens; run 'jobprep init --answers FILE' for the "
+			 "same flow without a terminal (see 'jobprep --help').");
+	if (strcmp(term, "dumb") == 0)
+		return _("jobprep: this terminal is 'dumb' (TERM=dumb), so the "
+			 "interactive wizard cannot draw its screens; run 'jobprep init "
+			 "--answers FILE' for the same flow without a terminal.");
+	if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
+		return NULL;
+	fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return _("jobprep: no terminal to talk to (not run from a terminal); "
+			 "run 'jobprep init --answers FILE' for the same flow without "
+			 "prompts.");
+	close(fd);
+	return NULL;
+}
+
+static void emergency_restore(void)
+{
+	ssize_t rc;
+
+	if (tty_fd < 0)
+		return;
+	if (restore_len)
+		rc = write(tty_fd, restore_seq, restore_len);
+	if (have_saved_modes)
+		tcsetattr(tty_fd, TCSANOW, &saved_modes);
+	rc = write(tty_fd, "\r\n", 2);
+	(void)rc;
+}
+
+static void on_terminate(int sig)
+{
+	if (pending_signal) {
+		/* The loop did not get to it: restore now and leave. */
+		emergency_restore();
+		_exit(128 + sig);
+	}
+	pending_signal = sig;
+}
+
+static void on_crash(int sig)
+{
+	sigset_t set;
+
+	emergency_restore();
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_terminate;
+	for (i = 0; i < sizeof(term_signals) / sizeof(term_signals[0]); i++)
+		sigaction(term_signals[i], &sa, NULL);
+	sa.sa_handler = on_crash;
+	for (i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]); i++)
+		sigaction(crash_signals[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void reset_signals(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(term_signals) / sizeof(term_signals[0]); i++)
+		signal(term_signals[i], SIG_DFL);
+	for (i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]); i++)
+		signal(crash_signals[i], SIG_DFL);
+}
+
+static void add_cap(const char *name)
+{
+	char *s = tigetstr(name);
+	size_t n;
+
+	if (!s || s == (char *)-1)
+		return;
+	n = strlen(s);
+	if (restore_len + n >= sizeof(restore_seq))
+		return;
+	memcpy(restore_seq + restore_len, s, n);
+	restore_len += n;
+}
+
+static bool no_color_requested(void)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	return nc && nc[0];
+}
+
+static void setup_styles(void)
+{
+	int i;
+
+	for (i = 0; i < JP_STYLE_COUNT; i++)
+		styles[i] = A_NORMAL;
+	use_color = !no_color_requested() && has_colors() && start_color() == OK;
+	if (use_color) {
+		use_default_colors();
+		init_pair(1, COLOR_CYAN, -1);
+		init_pair(2, COLOR_GREEN, -1);
+		init_pair(3, COLOR_YELLOW, -1);
+		init_pair(4, COLOR_RED, -1);
+		init_pair(5, COLOR_BLUE, -1);
+		styles[JP_STYLE_FRAME] = COLOR_PAIR(1);
+		styles[JP_STYLE_TITLE] = COLOR_PAIR(1) | A_BOLD;
+		styles[JP_STYLE_FOCUS] = COLOR_PAIR(1) | A_BOLD;
+		styles[JP_STYLE_OK] = COLOR_PAIR(2);
+		styles[JP_STYLE_WARN] = COLOR_PAIR(3) | A_BOLD;
+		styles[JP_STYLE_FAIL] = COLOR_PAIR(4) | A_BOLD;
+		styles[JP_STYLE_KEY] = COLOR_PAIR(1) | A_BOLD;
+		styles[JP_STYLE_BAR] = COLOR_PAIR(2);
+	} else {
+		styles[JP_STYLE_TITLE] = A_BOLD;
+		styles[JP_STYLE_FOCUS] = A_BOLD;
+		styles[JP_STYLE_WARN] = A_BOLD;
+		styles[JP_STYLE_FAIL] = A_BOLD | A_UNDERLINE;
+		styles[JP_STYLE_KEY] = A_BOLD;
+	}
+	styles[JP_STYLE_LABEL] = A_NORMAL;
+	styles[JP_STYLE_INPUT] = A_UNDERLINE;
+	styles[JP_STYLE_INPUT_FOCUS] = A_UNDERLINE | A_BOLD;
+	styles[JP_STYLE_SELECTED] = A_REVERSE;
+	styles[JP_STYLE_DIM] = A_DIM;
+}
+
+int jp_term_start(struct jp_error *err)
+{
+	const char *why = jp_term_unusable();
+	const char *cs;
+	FILE *in = stdin, *out = stdout;
+
+	if (why)
+		return jp_error_set(err, JP_EUSAGE, "%s", why);
+	if (screen)
+		return 0;
+
+	if (!(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))) {
+		tty_fp = fopen("/dev/tty", "r+e");
+		if (!tty_fp)
+			return jp_error_set(err, JP_EUSAGE, "%s", jp_term_unusable());
+		in = out = tty_fp;
+	}
+	tty_fd = fileno(in);
+	have_saved_modes = tcgetattr(tty_fd, &saved_modes) == 0;
+
+	cs = nl_langinfo(CODESET);
+	glyphs = cs && strcmp(cs, "UTF-8") == 0 ? &unicode_glyphs : &ascii_glyphs;
+
+	screen = newterm(NULL, out, in);
+	if (!screen) {
+		if (tty_fp) {
+			fclose(tty_fp);
+			tty_fp = NULL;
+		}
+		tty_fd = -1;
+		return jp_error_set(err, JP_EUSAGE,
+				    _("jobprep: cannot use this terminal (TERM=%s is not in "
+				      "the terminfo database); set TERM to a known terminal "
+				      "such as xterm-256color, or run 'jobprep init --answers "
+				      "FILE' for the same flow without a terminal."),
+				    getenv("TERM"));
+	}
+	set_term(screen);
+	restore_len = 0;
+	add_cap("sgr0");
+	add_cap("cnorm");
+	add_cap("rmkx");
+	add_cap("rmcup");
+
+	raw(); /* Ctrl-C is a key: the wizard asks before losing work */
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	setup_styles();
+	install_signals();
+	return 0;
+}
+
+void jp_term_stop(void)
+{
+	if (!screen)
+		return;
+	curs_set(1);
+	endwin();
+	delscreen(screen);
+	screen = NULL;
+	/* endwin restores what curses saved; put back exactly what we saw. */
+	if (have_saved_modes)
+		tcsetattr(tty_fd, TCSADRAIN, &saved_modes);
+	reset_signals();
+	if (tty_fp) {
+		fclose(tty_fp);
+		tty_fp = NULL;
+	}
+	tty_fd = -1;
+	restore_len = 0;
+}
+
+bool jp_term_active(void)
+{
+	return screen != NULL;
+}
+
+attr_t jp_term_attr(enum jp_style style)
+{
+	if (style < 0 || style >= JP_STYLE_COUNT)
+		return A_NORMAL;
+	return styles[style];
+}
+
+const struct jp_glyphs *jp_term_glyphs(void)
+{
+	return glyphs;
+}
+
+bool jp_term_has_color(void)
+{
+	return use_color;
+}
+
+bool jp_term_too_small(void)
+{
+	return COLS < JP_TERM_MIN_COLS || LINES < JP_TERM_MIN_LINES;
+}
+
+void jp_term_draw_too_small(void)
+{
+	char msg[256];
+	int y;
+
+	erase();
+	snprintf(msg, sizeof(msg), _("Terminal too small: %dx%d. jobprep needs at least %dx%d."),
+		 COLS, LINES, JP_TERM_MIN_COLS, JP_TERM_MIN_LINES);
+	y = LINES > 4 ? LINES / 2 - 2 : 0;
+	y += jp_draw_wrap(y, 1, COLS - 2, LINES - y, JP_STYLE_WARN, msg);
+	if (y < LINES)
+		jp_draw_wrap(y, 1, COLS - 2, LINES - y, JP_STYLE_DIM,
+			     _("Enlarge the window, or press Ctrl-C to quit."));
+	jp_term_cursor(false);
+	refresh();
+}
+
+int jp_term_read_key(struct jp_key *key, int timeout_ms)
+{
+	wint_t wc;
+	int rc;
+
+	timeout(timeout_ms);
+	rc = wget_wch(stdscr, &wc);
+	if (rc == ERR)
+		return 0;
+	key->fn = rc == KEY_CODE_YES;
+	key->code = (uint32_t)wc;
+	/* Enter arrives as CR (nonl) or LF; make it one key. */
+	if (!key->fn && (wc == '\r' || wc == '\n')) {
+		key->fn = true;
+		key->code = KEY_ENTER;
+	}
+	return 1;
+}
+
+int jp_term_signal(void)
+{
+	return pending_signal;
+}
+
+void jp_term_cursor(bool visible)
+{
+	curs_set(visible ? 1 : 0);
+}
+
+void jp_term_beep(void)
+{
+	beep();
+}

@@ -1,0 +1,174 @@
+/* UTF-8 decoding and display widths for the wizard's text. */
+#include "config.h"
+
+#include <wchar.h>
+
+#include "tui/utf8.h"
+
+size_t jp_utf8_decode(uint32_t *cp, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	uint32_t c, min;
+	size_t n, i;
+
+	if (len == 0) {
+		*cp = 0;
+		return 0;
+	}
+	c = s[0];
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	} else if ((c & 0xE0) == 0xC0) {
+		n = 2;
+		c &= 0x1F;
+		min = 0x80;
+	} else if ((c & 0xF0) == 0xE0) {
+		n = 3;
+		c &= 0x0F;
+		min = 0x800;
+	} else if ((c & 0xF8) == 0xF0) {
+		n = 4;
+		c &= 0x07;
+		min = 0x10000;
+	} else {
+		goto invalid;
+	}
+	if (n > len)
+		goto invalid;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			goto invalid;
+		c = (c << 6) | (s[i] & 0x3F);
+	}
+	/* Overlong forms, surrogates and values past U+10FFFF are invalid. */
+	if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+		goto invalid;
+	*cp = c;
+	return n;
+invalid:
+	*cp = 0xFFFD;
+	return 1;
+}
+
+size_t jp_utf8_encode(char *buf, uint32_t cp)
+{
+	if (cp < 0x80) {
+		buf[0] = (char)cp;
+		return 1;
+	} else if (cp < 0x800) {
+		buf[0] = (char)(0xC0 | (cp >> 6));
+		buf[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	} else if (cp >= 0xD800 && cp <= 0xDFFF) {
+		return 0;
+	} else if (cp < 0x10000) {
+		buf[0] = (char)(0xE0 | (cp >> 12));
+		buf[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		buf[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	} else if (cp <= 0x10FFFF) {
+		buf[0] = (char)(0xF0 | (cp >> 18));
+		buf[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+		buf[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		buf[3] = (char)(0x80 | (cp & 0x3F));
+		return 4;
+	}
+	return 0;
+}
+
+int jp_utf8_cp_width(uint32_t cp)
+{
+	int w;
+
+	if (cp == 0xFFFD)
+		return 1;
+	w = wcwidth((wchar_t)cp);
+	if (w < 0)
+		return 1; /* control or unknown: drawn as one '?' */
+	return w > 2 ? 2 : w;
+}
+
+int jp_utf8_width(const char *s, size_t len)
+{
+	size_t i = 0;
+	int cols = 0;
+	uint32_t cp;
+
+	while (i < len) {
+		i += jp_utf8_decode(&cp, s + i, len - i);
+		cols += jp_utf8_cp_width(cp);
+	}
+	return cols;
+}
+
+int jp_utf8_swidth(const char *s)
+{
+	size_t len = 0;
+
+	while (s[len])
+		len++;
+	return jp_utf8_width(s, len);
+}
+
+size_t jp_utf8_fit(const char *s, size_t len, int cols, int *used)
+{
+	size_t i = 0, n;
+	int w = 0, cw;
+	uint32_t cp;
+
+	while (i < len) {
+		n = jp_utf8_decode(&cp, s + i, len - i);
+		cw = jp_utf8_cp_width(cp);
+		if (w + cw > cols)
+			break;
+		w += cw;
+		i += n;
+	}
+	if (used)
+		*used = w;
+	return i;
+}
+
+size_t jp_utf8_prev(const char *s, size_t pos)
+{
+	size_t start, back;
+	uint32_t cp;
+
+	if (pos == 0)
+		return 0;
+	/* Step back over continuation bytes, at most 3, then make sure the
+	 * sequence found really ends at pos; otherwise it was a stray byte. */
+	start = pos - 1;
+	back = 0;
+	while (start > 0 && back < 3 && ((unsigned char)s[start] & 0xC0) == 0x80) {
+		start--;
+		back++;
+	}
+	if (jp_utf8_decode(&cp, s + start, pos - start) == pos - start)
+		return start;
+	return pos - 1;
+}
+
+size_t jp_utf8_next(const char *s, size_t len, size_t pos)
+{
+	uint32_t cp;
+
+	if (pos >= len)
+		return len;
+	return pos + jp_utf8_decode(&cp, s + pos, len - pos);
+}
+
+bool jp_utf8_valid(const char *s, size_t len)
+{
+	size_t i = 0, n;
+	uint32_t cp;
+
+	while (i < len) {
+		n = jp_utf8_decode(&cp, s + i, len - i);
+		if (cp == 0xFFFD && !(n == 3 && (unsigned char)s[i] == 0xEF))
+			return false;
+		i += n;
+	}
+	return true;
+}

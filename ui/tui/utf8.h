@@ -1,0 +1,35 @@
+/* UTF-8 text as the terminal shows it: characters, columns, clipping.
+ *
+ * Pure functions, no curses. Text is always UTF-8 inside the wizard; a byte
+ * that is not valid UTF-8 counts as one character one column wide (drawn as
+ * '?'). Widths come from wcwidth(), so the process must run in a UTF-8
+ * locale for CJK to take two columns. */
+#ifndef JOBPREP_TUI_UTF8_H
+#define JOBPREP_TUI_UTF8_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Decode the character at s[0..len): returns its length in bytes (>= 1 when
+ * len > 0) and stores the code point in *cp, or 0xFFFD for an invalid byte. */
+size_t jp_utf8_decode(uint32_t *cp, const char *s, size_t len);
+/* Encode cp into buf (at least 4 bytes); returns the length, 0 if invalid. */
+size_t jp_utf8_encode(char *buf, uint32_t cp);
+/* Columns one code point takes: 0 (combining), 1 or 2; non-printables 1. */
+int jp_utf8_cp_width(uint32_t cp);
+/* Columns of s[0..len). */
+int jp_utf8_width(const char *s, size_t len);
+/* Columns of a NUL-terminated string. */
+int jp_utf8_swidth(const char *s);
+/* How many bytes of s[0..len) fit in `cols` columns, whole characters only;
+ * *used (may be NULL) gets the columns they take. */
+size_t jp_utf8_fit(const char *s, size_t len, int cols, int *used);
+/* Offset of the character before byte offset `pos` (0 at the start). */
+size_t jp_utf8_prev(const char *s, size_t pos);
+/* Offset of the character after byte offset `pos` in s[0..len). */
+size_t jp_utf8_next(const char *s, size_t len, size_t pos);
+/* True when the whole of s[0..len) is valid UTF-8. */
+bool jp_utf8_valid(const char *s, size_t len);
+
+#endif
