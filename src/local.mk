@@ -9,6 +9,11 @@ libjobprep_a_SOURCES = \
 	include/jobprep/profile.h src/profile.c \
 	include/jobprep/manifest.h src/manifest.c
 # manifest: more files appended below by their owners
+libjobprep_a_SOURCES += src/valid.c src/manifest_read.c src/manifest_write.c \
+	src/atomic_write.c src/schema.c \
+	include/jobprep/jsonstrict.h src/jsonstrict.c \
+	include/jobprep/envsh.h src/envsh.c \
+	include/jobprep/check.h src/check.c
 # task: long work on a worker thread (the wizard's clone and scans)
 libjobprep_a_SOURCES += include/jobprep/task.h src/task.c
 # storage: mount table, path classes, bounded probes, data-set scans

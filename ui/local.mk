@@ -8,5 +8,6 @@ jobprep_SOURCES = \
 	ui/cli/cli.h ui/cli/cli.c
 dist_man_MANS += ui/cli/jobprep.1
 # cli commands
+jobprep_SOURCES += ui/cli/cmd_schema.c ui/cli/cmd_check.c ui/cli/cmd_env.c
 
 # tui

@@ -121,10 +121,18 @@ enum jp_check_status jp_manifest_worst(const struct jp_manifest *m);
 /* Set *field to a copy of value (NULL clears). */
 int jp_set_str(char **field, const char *value);
 
-/* Names for enums, as written in JSON. */
+/* Set created_at to the current time (RFC 3339 UTC, whole seconds).
+ * jp_manifest_new already does this once. */
+int jp_manifest_stamp(struct jp_manifest *m);
+
+/* Names for enums, as written in JSON (NULL for JP_CODE_UNSET). */
 const char *jp_code_source_name(enum jp_code_source s);
 const char *jp_data_kind_name(enum jp_data_kind k);
 const char *jp_check_status_name(enum jp_check_status s);
+/* The reverse: 0, or JP_EFORMAT for a name that is not one of them. */
+int jp_code_source_from_name(enum jp_code_source *out, const char *name);
+int jp_data_kind_from_name(enum jp_data_kind *out, const char *name);
+int jp_check_status_from_name(enum jp_check_status *out, const char *name);
 
 /* How strictly to read JSON into a manifest. */
 enum jp_read_mode {
@@ -152,6 +160,10 @@ int jp_manifest_validate(const struct jp_manifest *m, const char *origin,
 int jp_manifest_to_text(char **out, const struct jp_manifest *m,
 			struct jp_error *err);
 
+/* A new cJSON array of m's checks, shaped as in the manifest; NULL when out
+ * of memory. The caller frees it with cJSON_Delete. */
+struct cJSON *jp_checks_to_json(const struct jp_manifest *m);
+
 /* Write atomically: a temporary in the same directory (O_EXCL|O_NOFOLLOW),
  * fsync, rename over `path`, fsync of the directory. Refuses a `path` that
  * is a symlink. On any failure the previous file is left intact and the
@@ -174,5 +186,19 @@ bool jp_url_has_credentials(const char *url);
 char *jp_url_redact(const char *url);
 /* Absolute, no "." or ".." components, no "//", no trailing '/' (except "/"). */
 bool jp_path_is_normal(const char *path);
+/* A POSIX sh variable name: [A-Za-z_][A-Za-z0-9_]*. */
+bool jp_valid_env_name(const char *name);
+/* RFC 3339 in UTC: YYYY-MM-DDTHH:MM:SS[.fraction]Z. */
+bool jp_valid_timestamp(const char *s);
+
+/* Deepest nesting a manifest needs, with room to spare; deeper is refused. */
+#define JP_MANIFEST_MAX_DEPTH 8
+/* Largest manifest file jp_manifest_load reads. */
+#define JP_MANIFEST_MAX_BYTES (16 * 1024 * 1024)
+
+/* Test hook, NULL in production: jp_file_write_atomic calls it after the
+ * temporary is written and synced, just before the rename. Tests set it to
+ * kill the process there and prove the old file survives. */
+extern void (*jp_file_write_atomic_hook)(const char *tmp_path);
 
 #endif

@@ -1,0 +1,229 @@
+/* Writing a manifest: the model to JSON text, validation of an in-memory
+ * manifest (by reading back what would be written, so the rules live in one
+ * place: manifest_read.c), and the atomic write of a valid one. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/manifest.h"
+
+/* Absent (NULL) strings are left out, not written as null. */
+static bool add_str(cJSON *obj, const char *key, const char *value)
+{
+	return !value || cJSON_AddStringToObject(obj, key, value);
+}
+
+/* cJSON prints doubles with %1.15g/%1.17g; print integers ourselves so
+ * every 64-bit count is written exactly. */
+static bool add_u64(cJSON *obj, const char *key, uint64_t v)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%" PRIu64, v);
+	return cJSON_AddRawToObject(obj, key, num) != NULL;
+}
+
+static bool add_i64(cJSON *obj, const char *key, int64_t v)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%" PRId64, v);
+	return cJSON_AddRawToObject(obj, key, num) != NULL;
+}
+
+static bool add_job(cJSON *root, const struct jp_job *job)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, "job");
+	cJSON *env;
+
+	if (!o || !add_str(o, "name", job->name) || !add_i64(o, "workers", job->workers) ||
+	    !add_i64(o, "gpus_per_worker", job->gpus_per_worker) ||
+	    !add_str(o, "launch_command", job->launch_command))
+		return false;
+	env = cJSON_AddObjectToObject(o, "env");
+	if (!env)
+		return false;
+	for (size_t i = 0; i < job->n_env; i++) {
+		const struct jp_env_var *v = &job->env[i];
+
+		if (!add_str(env, v->name ? v->name : "", v->value ? v->value : ""))
+			return false;
+	}
+	return true;
+}
+
+static bool add_code(cJSON *root, const struct jp_code *code)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, "code");
+	cJSON *repo;
+
+	if (!o || !add_str(o, "source", jp_code_source_name(code->source)) ||
+	    !add_str(o, "path", code->path))
+		return false;
+	if (code->repo_url || code->repo_ref || code->repo_commit) {
+		repo = cJSON_AddObjectToObject(o, "repo");
+		if (!repo || !add_str(repo, "url", code->repo_url) ||
+		    !add_str(repo, "ref", code->repo_ref) ||
+		    !add_str(repo, "commit", code->repo_commit))
+			return false;
+	}
+	return add_str(o, "image", code->image);
+}
+
+static bool add_data(cJSON *root, const struct jp_manifest *m)
+{
+	cJSON *arr = cJSON_AddArrayToObject(root, "data");
+
+	if (!arr)
+		return false;
+	for (size_t i = 0; i < m->n_data; i++) {
+		const struct jp_data_source *d = &m->data[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON *stats;
+
+		if (!o || !cJSON_AddItemToArray(arr, o)) {
+			cJSON_Delete(o);
+			return false;
+		}
+		if (!add_str(o, "name", d->name) || !add_str(o, "path", d->path) ||
+		    !add_str(o, "kind", jp_data_kind_name(d->kind)) ||
+		    !cJSON_AddBoolToObject(o, "read_only", d->read_only))
+			return false;
+		if (!d->has_stats)
+			continue;
+		stats = cJSON_AddObjectToObject(o, "stats");
+		if (!stats || !add_u64(stats, "files", d->stats.files) ||
+		    !add_u64(stats, "bytes", d->stats.bytes) ||
+		    !add_u64(stats, "archives", d->stats.archives))
+			return false;
+	}
+	return true;
+}
+
+static bool add_outputs(cJSON *root, const struct jp_outputs *out)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, "outputs");
+
+	return o && add_str(o, "output_dir", out->output_dir) &&
+	       add_str(o, "checkpoint_dir", out->checkpoint_dir) &&
+	       add_str(o, "log_dir", out->log_dir);
+}
+
+static bool add_checks(cJSON *root, const struct jp_manifest *m)
+{
+	cJSON *arr = cJSON_AddArrayToObject(root, "checks");
+
+	if (!arr)
+		return false;
+	for (size_t i = 0; i < m->n_checks; i++) {
+		const struct jp_check *c = &m->checks[i];
+		cJSON *o = cJSON_CreateObject();
+
+		if (!o || !cJSON_AddItemToArray(arr, o)) {
+			cJSON_Delete(o);
+			return false;
+		}
+		if (!add_str(o, "id", c->id) ||
+		    !add_str(o, "status", jp_check_status_name(c->status)) ||
+		    !add_str(o, "message", c->message) || !add_str(o, "path", c->path))
+			return false;
+	}
+	return true;
+}
+
+struct cJSON *jp_checks_to_json(const struct jp_manifest *m)
+{
+	cJSON *holder = cJSON_CreateObject();
+	cJSON *arr = NULL;
+
+	if (holder && add_checks(holder, m))
+		arr = cJSON_DetachItemFromObjectCaseSensitive(holder, "checks");
+	cJSON_Delete(holder);
+	return arr;
+}
+
+int jp_manifest_to_text(char **out, const struct jp_manifest *m, struct jp_error *err)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *gen, *profile;
+	char *printed = NULL;
+	int rc = JP_ENOMEM;
+
+	*out = NULL;
+	if (!root)
+		goto out;
+	if (!add_i64(root, "schema_version", m->schema_version))
+		goto out;
+	gen = cJSON_AddObjectToObject(root, "generator");
+	if (!gen || !add_str(gen, "name", m->generator_name) ||
+	    !add_str(gen, "version", m->generator_version) ||
+	    !add_str(root, "created_at", m->created_at) || !add_job(root, &m->job) ||
+	    !add_code(root, &m->code) || !add_data(root, m) || !add_outputs(root, &m->outputs) ||
+	    !add_checks(root, m))
+		goto out;
+	if (m->profile) {
+		profile = jp_profile_to_json(m->profile);
+		if (!profile || !cJSON_AddItemToObject(root, "profile", profile)) {
+			cJSON_Delete(profile);
+			goto out;
+		}
+	}
+	printed = cJSON_Print(root);
+	if (!printed)
+		goto out;
+	size_t len = strlen(printed);
+	*out = malloc(len + 2);
+	if (!*out)
+		goto out;
+	memcpy(*out, printed, len);
+	(*out)[len] = '\n';
+	(*out)[len + 1] = '\0';
+	rc = 0;
+out:
+	if (rc < 0)
+		jp_error_set(err, rc, "%s", _("out of memory"));
+	cJSON_free(printed);
+	cJSON_Delete(root);
+	return rc;
+}
+
+/* Validate by reading back the text we would write: one set of rules. */
+static int validate_text(const char *text, const char *origin, struct jp_error *err)
+{
+	struct jp_manifest *back = NULL;
+	int rc = jp_manifest_parse(&back, text, strlen(text), origin, JP_READ_MANIFEST, err);
+
+	jp_manifest_free(back);
+	return rc;
+}
+
+int jp_manifest_validate(const struct jp_manifest *m, const char *origin, struct jp_error *err)
+{
+	char *text = NULL;
+	int rc = jp_manifest_to_text(&text, m, err);
+
+	if (rc == 0)
+		rc = validate_text(text, origin, err);
+	free(text);
+	return rc;
+}
+
+int jp_manifest_write(const struct jp_manifest *m, const char *path, unsigned mode,
+		      struct jp_error *err)
+{
+	char *text = NULL;
+	int rc = jp_manifest_to_text(&text, m, err);
+
+	if (rc == 0)
+		rc = validate_text(text, path, err);
+	if (rc == 0)
+		rc = jp_file_write_atomic(path, text, strlen(text), mode, err);
+	free(text);
+	return rc;
+}

@@ -1,0 +1,174 @@
+/* Small validators shared by the manifest, the flow and the UI.
+ *
+ * Each accepts exactly what the matching pattern in schema.c accepts, so
+ * `jobprep check` and the JSON Schema agree (tests/integration/schema.sh). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "jobprep/manifest.h"
+
+static bool is_lower_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_alpha(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+bool jp_valid_job_name(const char *name)
+{
+	size_t len;
+
+	if (!name)
+		return false;
+	len = strlen(name);
+	if (len < 1 || len > 63)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!is_lower_alnum(name[i]) && name[i] != '-')
+			return false;
+	return is_lower_alnum(name[0]) && is_lower_alnum(name[len - 1]);
+}
+
+bool jp_valid_commit(const char *hex)
+{
+	size_t i;
+
+	if (!hex)
+		return false;
+	for (i = 0; hex[i]; i++)
+		if (!is_digit(hex[i]) && !(hex[i] >= 'a' && hex[i] <= 'f'))
+			return false;
+	return i == 40;
+}
+
+bool jp_valid_env_name(const char *name)
+{
+	if (!name || !(is_alpha(name[0]) || name[0] == '_'))
+		return false;
+	for (size_t i = 1; name[i]; i++)
+		if (!is_alpha(name[i]) && !is_digit(name[i]) && name[i] != '_')
+			return false;
+	return true;
+}
+
+/* Digits at s[0..n) forming a number in [lo, hi]. */
+static bool digits_in(const char *s, size_t n, int lo, int hi)
+{
+	int v = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!is_digit(s[i]))
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v >= lo && v <= hi;
+}
+
+bool jp_valid_timestamp(const char *s)
+{
+	size_t i;
+
+	/* YYYY-MM-DDTHH:MM:SS[.frac]Z; field ranges as in the schema's pattern. */
+	if (!s || strlen(s) < 20)
+		return false;
+	if (!digits_in(s, 4, 0, 9999) || s[4] != '-' || !digits_in(s + 5, 2, 1, 12) ||
+	    s[7] != '-' || !digits_in(s + 8, 2, 1, 31) || s[10] != 'T' ||
+	    !digits_in(s + 11, 2, 0, 23) || s[13] != ':' || !digits_in(s + 14, 2, 0, 59) ||
+	    s[16] != ':' || !digits_in(s + 17, 2, 0, 60))
+		return false;
+	i = 19;
+	if (s[i] == '.') {
+		size_t start = ++i;
+		while (is_digit(s[i]))
+			i++;
+		if (i == start)
+			return false;
+	}
+	return s[i] == 'Z' && s[i + 1] == '\0';
+}
+
+/* Where the authority's user info of `url` ends (the last '@' before the
+ * first '/', '?' or '#'), or NULL; *scheme_len gets the scheme's length. */
+static const char *userinfo_end(const char *url, size_t *scheme_len)
+{
+	const char *p = url, *at = NULL;
+
+	if (!url || !is_alpha(*p))
+		return NULL;
+	while (is_alpha(*p) || is_digit(*p) || *p == '+' || *p == '.' || *p == '-')
+		p++;
+	if (strncmp(p, "://", 3) != 0)
+		return NULL;
+	*scheme_len = (size_t)(p - url);
+	for (p += 3; *p && *p != '/' && *p != '?' && *p != '#'; p++)
+		if (*p == '@')
+			at = p;
+	return at;
+}
+
+bool jp_url_has_credentials(const char *url)
+{
+	size_t scheme_len = 0;
+	const char *at = userinfo_end(url, &scheme_len);
+	const char *info;
+
+	if (!at)
+		return false;
+	info = url + scheme_len + 3;
+	/* user:secret@ anywhere; over http(s) a lone user name is a token. */
+	if (memchr(info, ':', (size_t)(at - info)))
+		return true;
+	return (scheme_len == 4 && strncasecmp(url, "http", 4) == 0) ||
+	       (scheme_len == 5 && strncasecmp(url, "https", 5) == 0);
+}
+
+char *jp_url_redact(const char *url)
+{
+	size_t scheme_len = 0;
+	const char *at;
+	char *out;
+
+	if (!url)
+		return NULL;
+	if (!jp_url_has_credentials(url))
+		return strdup(url);
+	at = userinfo_end(url, &scheme_len);
+	out = malloc(strlen(url) + 1);
+	if (!out)
+		return NULL;
+	memcpy(out, url, scheme_len + 3);
+	strcpy(out + scheme_len + 3, at + 1);
+	return out;
+}
+
+bool jp_path_is_normal(const char *path)
+{
+	const char *p;
+
+	if (!path || path[0] != '/')
+		return false;
+	if (path[1] == '\0')
+		return true;
+	/* Every component non-empty and neither "." nor "..". */
+	for (p = path; *p == '/';) {
+		const char *c = p + 1;
+		const char *e = strchr(c, '/');
+		size_t n = e ? (size_t)(e - c) : strlen(c);
+
+		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		p = c + n;
+	}
+	return true;
+}

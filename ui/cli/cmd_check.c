@@ -1,0 +1,147 @@
+/* `jobprep check [--json] [--deep] [--profile FILE] MANIFEST`: re-run every
+ * check on a manifest and print the results. Exit 0 when none failed
+ * (warnings allowed), 1 when one failed, 3 when the manifest or profile
+ * cannot be read. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "jobprep/check.h"
+#include "jobprep/i18n.h"
+#include "jobprep/manifest.h"
+#include "jobprep/profile.h"
+#include "cli.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out, "%s\n%s\n", _("Usage: jobprep check [--json] [--deep] [--profile FILE] MANIFEST"),
+		_("Re-run every check on MANIFEST, judged under --profile, else the profile the\n"
+		  "manifest records, else $JOBPREP_PROFILE or the built-in one.\n"
+		  "  --json          print the checks as a JSON array\n"
+		  "  --deep          also scan the data sets fully\n"
+		  "  --profile FILE  judge under this platform profile"));
+}
+
+static const char *status_label(enum jp_check_status s)
+{
+	switch (s) {
+	case JP_CHECK_PASS:
+		return _("pass");
+	case JP_CHECK_WARN:
+		return _("warn");
+	case JP_CHECK_FAIL:
+		return _("FAIL");
+	}
+	return "?";
+}
+
+static int print_text(const struct jp_manifest *m)
+{
+	size_t counts[3] = { 0, 0, 0 };
+
+	for (size_t i = 0; i < m->n_checks; i++) {
+		const struct jp_check *c = &m->checks[i];
+
+		counts[c->status]++;
+		printf("[%s] %s: %s\n", status_label(c->status), c->id, c->message);
+	}
+	printf(_("%zu passed, %zu warnings, %zu failed\n"), counts[JP_CHECK_PASS],
+	       counts[JP_CHECK_WARN], counts[JP_CHECK_FAIL]);
+	return 0;
+}
+
+static int print_json(const struct jp_manifest *m)
+{
+	cJSON *arr = jp_checks_to_json(m);
+	char *text = arr ? cJSON_Print(arr) : NULL;
+
+	if (text)
+		printf("%s\n", text);
+	cJSON_free(text);
+	cJSON_Delete(arr);
+	return text ? 0 : -1;
+}
+
+int jp_cmd_check(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "deep", no_argument, NULL, 'd' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_manifest *m = NULL;
+	struct jp_profile *own_profile = NULL;
+	const struct jp_profile *profile;
+	const char *profile_path = NULL;
+	bool json = false;
+	unsigned flags = 0;
+	int c, rc, status = JP_EXIT_OK;
+
+	optind = 0; /* GNU: start over on this sub-command's argv */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+jdp:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'd':
+			flags |= JP_CHECK_DEEP;
+			break;
+		case 'p':
+			profile_path = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return JP_EXIT_OK;
+		case ':':
+			return jp_cli_usage_error("check", _("option '%s' needs an argument"),
+						  argv[optind - 1]);
+		default:
+			return jp_cli_usage_error("check", _("unknown option '%s'"),
+						  argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 1)
+		return jp_cli_usage_error("check", "%s", _("expected one argument: the manifest"));
+
+	rc = jp_manifest_load(&m, argv[optind], JP_READ_MANIFEST, &err);
+	if (rc < 0)
+		goto fail;
+	if (profile_path) {
+		rc = jp_profile_load(&own_profile, profile_path, &err);
+		profile = own_profile;
+	} else if (m->profile) {
+		profile = m->profile;
+	} else {
+		rc = jp_profile_resolve(&own_profile, NULL, &err);
+		profile = own_profile;
+	}
+	if (rc < 0)
+		goto fail;
+	rc = jp_check_manifest(m, profile, flags, &err);
+	if (rc < 0)
+		goto fail;
+
+	if ((json ? print_json(m) : print_text(m)) < 0 || fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s\n", _("jobprep check: cannot write to standard output"));
+		status = JP_EXIT_FAIL;
+	} else if (jp_manifest_worst(m) == JP_CHECK_FAIL) {
+		status = JP_EXIT_FAIL;
+	}
+	goto out;
+fail:
+	status = jp_cli_report(&err);
+out:
+	jp_profile_free(own_profile);
+	jp_manifest_free(m);
+	jp_error_dispose(&err);
+	return status;
+}

@@ -1,0 +1,47 @@
+/* `jobprep env MANIFEST`: the manifest's paths and job.env as POSIX sh
+ * export lines, for `. <(jobprep env job.json)` or `eval "$(...)"`. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobprep/envsh.h"
+#include "jobprep/i18n.h"
+#include "jobprep/manifest.h"
+#include "cli.h"
+
+int jp_cmd_env(int argc, char **argv)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_manifest *m = NULL;
+	char *text = NULL;
+	int rc, status = JP_EXIT_OK;
+
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		printf("%s\n%s\n", _("Usage: jobprep env MANIFEST"),
+		       _("Print PROJECT_DIR, OUTPUT_DIR, CHECKPOINT_DIR, LOG_DIR, DATA_DIR and the\n"
+			 "job's environment as POSIX sh export lines."));
+		return JP_EXIT_OK;
+	}
+	if (argc != 2 || (argv[1][0] == '-' && argv[1][1] != '\0'))
+		return jp_cli_usage_error("env", "%s", _("expected one argument: the manifest"));
+
+	rc = jp_manifest_load(&m, argv[1], JP_READ_MANIFEST, &err);
+	if (rc == 0)
+		rc = jp_envsh_render(&text, m, &err);
+	if (rc < 0) {
+		status = jp_cli_report(&err);
+		goto out;
+	}
+	fputs(text, stdout);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s\n", _("jobprep env: cannot write to standard output"));
+		status = JP_EXIT_FAIL;
+	}
+out:
+	free(text);
+	jp_manifest_free(m);
+	jp_error_dispose(&err);
+	return status;
+}
