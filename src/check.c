@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "jobprep/check.h"
+#include "jobprep/envsh.h"
 #include "jobprep/i18n.h"
 
 enum role {
@@ -77,11 +78,16 @@ static int check_exists(struct verdict *v, const struct check_ctx *ctx, const st
 	(void)err;
 	if (stat(s->path, &st) < 0) {
 		v->stop = true;
-		if (errno == ENOENT && s->role == ROLE_OUTPUT)
+		if (errno == ENOENT && s->role == ROLE_OUTPUT) {
+			char *quoted = NULL;
+
+			if (jp_envsh_quote(&quoted, s->path) < 0)
+				return JP_ENOMEM;
 			say(v, JP_CHECK_FAIL,
-			    _("%s does not exist. Create it before submitting: mkdir -p '%s'"),
-			    s->path, s->path);
-		else if (errno == ENOENT)
+			    _("%s does not exist. Create it before submitting: mkdir -p %s"),
+			    s->path, quoted);
+			free(quoted);
+		} else if (errno == ENOENT)
 			say(v, JP_CHECK_FAIL,
 			    _("%s does not exist. Put it there before submitting, or correct the "
 			      "path in the manifest."),

@@ -12,6 +12,24 @@ unit_ldadd = $(CORE_LIBS) $(CMOCKA_LIBS)
 
 if HAVE_CMOCKA
 # unit tests
+# manifest: reading, writing, atomic writes, env rendering, path checks
+MANIFEST_TESTS = tests/unit/test_manifest_read tests/unit/test_manifest_write \
+	tests/unit/test_atomic_write tests/unit/test_envsh tests/unit/test_check
+check_PROGRAMS += $(MANIFEST_TESTS)
+TESTS += $(MANIFEST_TESTS)
+tests_unit_test_manifest_read_CFLAGS = $(unit_cflags)
+tests_unit_test_manifest_read_LDADD = $(unit_ldadd)
+tests_unit_test_manifest_write_CFLAGS = $(unit_cflags)
+tests_unit_test_manifest_write_LDADD = $(unit_ldadd)
+tests_unit_test_manifest_write_SOURCES = tests/unit/test_manifest_write.c tests/unit/scratch.h
+tests_unit_test_atomic_write_CFLAGS = $(unit_cflags)
+tests_unit_test_atomic_write_LDADD = $(unit_ldadd)
+tests_unit_test_atomic_write_SOURCES = tests/unit/test_atomic_write.c tests/unit/scratch.h
+tests_unit_test_envsh_CFLAGS = $(unit_cflags)
+tests_unit_test_envsh_LDADD = $(unit_ldadd)
+tests_unit_test_check_CFLAGS = $(unit_cflags)
+tests_unit_test_check_LDADD = $(unit_ldadd)
+tests_unit_test_check_SOURCES = tests/unit/test_check.c tests/unit/scratch.h
 # tui: the task runner (core), the line editor and completion (ui objects linked in)
 check_PROGRAMS += tests/unit/test_task
 TESTS += tests/unit/test_task
@@ -32,3 +50,6 @@ tests_unit_test_complete_SOURCES = tests/unit/test_complete.c \
 endif
 
 # integration tests
+# manifest: the schema and check agree on every sample; env read back by four shells
+TESTS += tests/integration/schema.sh tests/integration/env.sh
+EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh

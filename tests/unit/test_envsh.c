@@ -1,0 +1,120 @@
+/* `jobprep env` rendering: single quotes with ' as '\'', the fixed names in
+ * their order, then job.env; bad names refused. (tests/integration/env.sh
+ * sources the output in four shells.) */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "jobprep/envsh.h"
+#include "jobprep/manifest.h"
+
+static void quoting_writes_each_quote_as_close_escape_reopen(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "", "''" },
+		{ "plain", "'plain'" },
+		{ "it's", "'it'\\''s'" },
+		{ "''", "''\\'''\\'''" },
+		{ "$(rm -rf /) `x` \"y\" \\ !*\n", "'$(rm -rf /) `x` \"y\" \\ !*\n'" },
+		{ "你好", "'你好'" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *q = NULL;
+
+		assert_int_equal(jp_envsh_quote(&q, cases[i].in), 0);
+		assert_string_equal(q, cases[i].out);
+		free(q);
+	}
+}
+
+static struct jp_manifest *manifest(void)
+{
+	struct jp_manifest *m = NULL;
+
+	assert_int_equal(jp_manifest_new(&m), 0);
+	assert_int_equal(jp_set_str(&m->code.path, "/p/proj"), 0);
+	assert_int_equal(jp_set_str(&m->outputs.output_dir, "/p/out/run-001"), 0);
+	assert_int_equal(jp_set_str(&m->outputs.checkpoint_dir, "/p/out/run-001/ckpt"), 0);
+	assert_int_equal(jp_set_str(&m->outputs.log_dir, "/p/out/run-001/it's logs"), 0);
+	assert_int_equal(jp_manifest_add_data(m, "a", "/data/a", JP_DATA_TEAM, false), 0);
+	assert_int_equal(jp_manifest_add_data(m, "b", "/data/b", JP_DATA_PUBLIC, true), 0);
+	assert_int_equal(jp_manifest_add_env(m, "NCCL_DEBUG", "INFO"), 0);
+	assert_int_equal(jp_manifest_add_env(m, "_EMPTY", ""), 0);
+	return m;
+}
+
+static void fixed_names_come_first_then_job_env_in_order(void **state)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_manifest *m = manifest();
+	char *text = NULL;
+
+	(void)state;
+	assert_int_equal(jp_envsh_render(&text, m, &err), 0);
+	assert_string_equal(text, "export PROJECT_DIR='/p/proj'\n"
+				  "export OUTPUT_DIR='/p/out/run-001'\n"
+				  "export CHECKPOINT_DIR='/p/out/run-001/ckpt'\n"
+				  "export LOG_DIR='/p/out/run-001/it'\\''s logs'\n"
+				  "export DATA_DIR='/data/a'\n"
+				  "export NCCL_DEBUG='INFO'\n"
+				  "export _EMPTY=''\n");
+	free(text);
+	jp_manifest_free(m);
+	jp_error_dispose(&err);
+}
+
+static void absent_values_are_left_out(void **state)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_manifest *m = NULL;
+	char *text = NULL;
+
+	(void)state;
+	assert_int_equal(jp_manifest_new(&m), 0);
+	assert_int_equal(jp_set_str(&m->outputs.output_dir, "/o"), 0);
+	assert_int_equal(jp_envsh_render(&text, m, &err), 0);
+	assert_string_equal(text, "export OUTPUT_DIR='/o'\n");
+	free(text);
+	jp_manifest_free(m);
+	jp_error_dispose(&err);
+}
+
+static void invalid_variable_name_is_refused(void **state)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_manifest *m = manifest();
+	char *text = NULL;
+
+	(void)state;
+	assert_int_equal(jp_manifest_add_env(m, "BAD;rm -rf /", "x"), 0);
+	assert_int_equal(jp_envsh_render(&text, m, &err), JP_EFORMAT);
+	assert_null(text);
+	assert_string_equal(jp_error_message(&err),
+			    "job.env[2]: expected a variable name of letters, digits and '_', "
+			    "not starting with a digit, got \"BAD;rm -rf /\"");
+	jp_manifest_free(m);
+	jp_error_dispose(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(quoting_writes_each_quote_as_close_escape_reopen),
+		cmocka_unit_test(fixed_names_come_first_then_job_env_in_order),
+		cmocka_unit_test(absent_values_are_left_out),
+		cmocka_unit_test(invalid_variable_name_is_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
