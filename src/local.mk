@@ -16,6 +16,12 @@ libjobprep_a_SOURCES += src/valid.c src/manifest_read.c src/manifest_write.c \
 	include/jobprep/check.h src/check.c
 # task: long work on a worker thread (the wizard's clone and scans)
 libjobprep_a_SOURCES += include/jobprep/task.h src/task.c
+# git: clone onto shared storage, inspect a checkout, pin a launch-command clone
+libjobprep_a_SOURCES += include/jobprep/git.h src/git_internal.h \
+	src/git_global.c src/git_url.c src/git_op.c src/git_cred.c src/git_hostkey.c \
+	src/git_run.c src/git_stream.c src/git_tmp.c src/git_target.c src/git_clone.c \
+	src/git_inspect.c src/git_remote.c \
+	include/jobprep/treecopy.h src/treecopy.c
 # storage: mount table, path classes, bounded probes, data-set scans
 libjobprep_a_SOURCES += include/jobprep/mountinfo.h src/mountinfo.c \
 	include/jobprep/pathclass.h src/pathclass.c \

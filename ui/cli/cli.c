@@ -19,8 +19,12 @@ struct command {
 static const struct command commands[] = {
 	{ "check", jp_cmd_check, N_("check [--json] [--deep] [--profile FILE] MANIFEST"),
 	  N_("re-run every check on a manifest") },
+	{ "clone", jp_cmd_clone, N_("clone [--ref REF] [--submodules] [--json] URL DIR"),
+	  N_("clone a repository onto shared storage, pinned to a commit") },
 	{ "env", jp_cmd_env, N_("env MANIFEST"),
 	  N_("print POSIX sh export lines for a manifest") },
+	{ "repo", jp_cmd_repo, N_("repo [--json] DIR | repo --remote URL [--ref REF]"),
+	  N_("describe a checkout, or pin a remote for a launch-command clone") },
 	{ "schema", jp_cmd_schema, N_("schema"),
 	  N_("print the manifest's JSON Schema") },
 };

@@ -1,0 +1,182 @@
+/* Git: put code on shared storage (clone), describe an existing checkout
+ * (inspect), and pin a repository for a launch-command clone (remote).
+ *
+ * Built on libgit2 (1.5 on Debian 12). Nothing here prints: progress, secrets
+ * and questions go through a struct jp_port; failures return a negative JP_E*
+ * code with one line per problem in a caller-owned struct jp_error. No
+ * message, result or file written ever carries a password or token. */
+#ifndef JOBPREP_GIT_H
+#define JOBPREP_GIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jobprep/error.h"
+#include "jobprep/port.h"
+#include "jobprep/profile.h"
+
+/* libgit2's global state, set up once per process (thread-safe; every jp_git_*
+ * call does it on demand). A front end may call jp_git_global_shutdown once
+ * at exit, after all git work has finished. */
+int jp_git_global_init(struct jp_error *err);
+void jp_git_global_shutdown(void);
+
+/* ---- clone --------------------------------------------------------------- */
+
+/* Where the clone is built before it appears at the target. */
+/* The source document's `chmod +x scripts/<star>.sh`. */
+#define JP_GIT_EXEC_DEFAULT "scripts/" "*.sh"
+
+enum jp_git_staging {
+	JP_GIT_STAGE_AUTO = 0, /* network target: on local scratch disk, then a
+				* parallel copy; otherwise beside the target */
+	JP_GIT_STAGE_NEVER,    /* always beside the target */
+	JP_GIT_STAGE_ALWAYS,   /* always on scratch disk (tests, benchmarks) */
+};
+
+enum jp_git_ref_kind {
+	JP_GIT_REF_BRANCH = 0,
+	JP_GIT_REF_TAG,
+	JP_GIT_REF_COMMIT,
+};
+
+struct jp_git_clone_options {
+	/* https, http, ssh, user@host:path, git://, file:// or a local path.
+	 * A user:token@ in an http(s) URL is used for that host only and never
+	 * stored. Required. */
+	const char *url;
+	/* The directory to create: absent, or an empty directory. Required. */
+	const char *target;
+	/* Branch, tag or commit (4-40 hex); NULL = the remote's HEAD. */
+	const char *ref;
+	/* Initialise and update submodules, recursively. */
+	bool submodules;
+	/* fnmatch(3) pattern (FNM_PATHNAME) of files to make executable after
+	 * checkout, relative to the top; NULL = JP_GIT_EXEC_DEFAULT; "" = none. */
+	const char *exec_pattern;
+	/* Decides where the target lives; NULL = the embedded default. */
+	const struct jp_profile *profile;
+	enum jp_git_staging staging;
+	/* Local scratch directory for staging; NULL = $JOBPREP_SCRATCH, else
+	 * $TMPDIR, else /var/tmp. Used only when it is not on a network
+	 * filesystem and has room. */
+	const char *scratch_dir;
+	/* Parallel writers for the copy onto shared storage; 0 = 16. */
+	unsigned copy_threads;
+	/* A server silent for this long fails the clone with JP_ETIMEOUT;
+	 * 0 = 120 s. Applies to http(s) and git://. */
+	unsigned stall_timeout_s;
+};
+
+#define JP_GIT_CLONE_OPTIONS_INIT                                              \
+	{ NULL, NULL, NULL, false, NULL, NULL, JP_GIT_STAGE_AUTO, NULL, 0, 0 }
+
+struct jp_git_clone_result {
+	char commit[41];             /* the checked-out commit, 40 hex */
+	char *url;                   /* as recorded in .git/config: redacted */
+	char *ref;                   /* branch or tag name; NULL for a commit */
+	enum jp_git_ref_kind ref_kind;
+	char *path;                  /* where the clone now is (absolute) */
+	bool staged;                 /* built on scratch disk, then copied */
+	uint64_t files;              /* files checked out (top repository) */
+	unsigned exec_files;         /* files made executable */
+};
+
+#define JP_GIT_CLONE_RESULT_INIT { "", NULL, NULL, JP_GIT_REF_BRANCH, NULL, false, 0, 0 }
+
+void jp_git_clone_result_dispose(struct jp_git_clone_result *res);
+
+/* The refusals, with no network use: a URL, path or ref beginning with '-',
+ * a target that is a file, a non-empty directory, or a symlink into
+ * ephemeral storage. Stale temporaries of killed runs are removed first. */
+int jp_git_clone_precheck(const struct jp_git_clone_options *opts,
+			  struct jp_error *err);
+
+/* Clone opts->url into opts->target. The clone is built under a temporary
+ * name (".<name>.jobprep-tmp-<pid>-<random>" beside the target) and renamed
+ * into place only when complete: on any failure, cancel (port->progress
+ * returning < 0) or crash, the target stays absent (or the empty directory
+ * it was), and the temporary is removed now or by the next run.
+ * Fills *out (dispose with jp_git_clone_result_dispose) on success.
+ * Returns 0, or JP_EUSAGE / JP_EEXIST / JP_EREFUSED (refused before any
+ * network use), JP_EAUTH, JP_ENET, JP_ETIMEOUT, JP_ENOENT (ref not found),
+ * JP_ENOSPC, JP_ECANCELED, JP_EIO, JP_EGIT. `port` may be NULL. */
+int jp_git_clone(struct jp_git_clone_result *out,
+		 const struct jp_git_clone_options *opts,
+		 const struct jp_port *port, struct jp_error *err);
+
+/* ---- an existing checkout -------------------------------------------------- */
+
+struct jp_git_repo_info {
+	char *workdir;       /* absolute, with trailing '/' removed */
+	char *remote;        /* "origin" or the only remote; NULL if none */
+	char *url;           /* its URL, redacted; NULL if none */
+	char *branch;        /* short name; NULL when detached or unborn */
+	char *upstream;      /* e.g. "origin/main"; NULL if none */
+	char commit[41];     /* HEAD, "" when unborn */
+	bool detached;
+	/* Tracked files changed in the index or work tree (a job would run code
+	 * nobody can reproduce). Exec-bit-only changes on files matching the
+	 * exec pattern are not counted: jobprep made them. */
+	size_t dirty;
+	size_t untracked;    /* untracked, not ignored */
+	size_t exec_only;    /* the exec-bit-only changes left out of dirty */
+	/* Commits on HEAD that no remote-tracking branch has (vs the upstream
+	 * when there is one); capped at 10000. */
+	size_t unpushed;
+	size_t behind;       /* upstream commits HEAD lacks (0 without one) */
+};
+
+#define JP_GIT_REPO_INFO_INIT                                                   \
+	{ NULL, NULL, NULL, NULL, NULL, "", false, 0, 0, 0, 0, 0 }
+
+/* Describe the repository whose work tree is `path` (the top, or any
+ * directory inside it). exec_pattern as in jp_git_clone_options. Returns 0,
+ * JP_ENOENT (not a git work tree), JP_EREFUSED (owned by another user:
+ * the message says who and what to run), JP_EGIT. */
+int jp_git_inspect(struct jp_git_repo_info *out, const char *path,
+		   const char *exec_pattern, struct jp_error *err);
+void jp_git_repo_info_dispose(struct jp_git_repo_info *info);
+
+/* ---- a launch-command clone ------------------------------------------------ */
+
+struct jp_git_remote_info {
+	char commit[41];      /* what `ref` resolves to on the server */
+	char *url;            /* redacted */
+	char *ref_name;       /* full ref name, e.g. "refs/heads/main"; NULL
+			       * when ref was a commit */
+	enum jp_git_ref_kind ref_kind;
+	/* ref was a commit the server does not advertise as a tip: it could
+	 * not be confirmed without fetching. */
+	bool commit_unverified;
+};
+
+#define JP_GIT_REMOTE_INFO_INIT { "", NULL, NULL, JP_GIT_REF_BRANCH, false }
+
+/* List the server's refs (ls-remote) and resolve `ref` (NULL = HEAD) to a
+ * commit. Credentials as for jp_git_clone. Returns 0, JP_ENOENT (no such
+ * ref), JP_EAUTH, JP_ENET, JP_EUSAGE, JP_ECANCELED. */
+int jp_git_remote_check(struct jp_git_remote_info *out, const char *url,
+			const char *ref, const struct jp_port *port,
+			struct jp_error *err);
+void jp_git_remote_info_dispose(struct jp_git_remote_info *info);
+
+enum jp_git_cmd_flags {
+	JP_GIT_CMD_SUBMODULES = 1 << 0, /* also fetch submodules */
+};
+
+/* The POSIX sh command a launch command runs to get exactly `commit` of
+ * `url` into `dir`: a one-commit fetch where the server allows fetching by
+ * id, a full fetch otherwise, then a detached checkout. Every argument is
+ * shell-quoted; url is redacted. *out is the caller's, free with free(). */
+int jp_git_clone_command(char **out, const char *url, const char *commit,
+			 const char *dir, unsigned flags, struct jp_error *err);
+
+/* ---- URLs ------------------------------------------------------------------ */
+
+/* A copy of url safe to show and store: no password or token; for http(s)
+ * no user info at all. NULL when out of memory. */
+char *jp_git_url_redact(const char *url);
+
+#endif

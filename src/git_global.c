@@ -1,0 +1,51 @@
+/* libgit2's process-wide state: set up once, on first use by any jp_git_*
+ * call or by the front end, and torn down once at exit. */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "jobprep/i18n.h"
+#include "git_internal.h"
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int init_rc;
+static bool initialised;
+static char init_msg[256];
+
+static void init_once(void)
+{
+	int rc = git_libgit2_init();
+
+	if (rc < 0) {
+		const git_error *e = git_error_last();
+
+		snprintf(init_msg, sizeof(init_msg), "%s", e && e->message ? e->message : "?");
+		init_rc = JP_EGIT;
+		return;
+	}
+	initialised = true;
+	if (jp_git_stream_register() != 0) {
+		snprintf(init_msg, sizeof(init_msg), "%s", "cannot register the socket stream");
+		init_rc = JP_EGIT;
+	}
+}
+
+int jp_git_global_init(struct jp_error *err)
+{
+	pthread_once(&once, init_once);
+	if (init_rc != 0)
+		return jp_error_set(err, init_rc, _("cannot initialise libgit2: %s"), init_msg);
+	return 0;
+}
+
+void jp_git_global_shutdown(void)
+{
+	/* Only if it was set up: libgit2 counts inits and shutdowns. Called
+	 * once, at exit, when no git work runs. */
+	if (initialised) {
+		git_libgit2_shutdown();
+		initialised = false;
+	}
+}

@@ -1,0 +1,240 @@
+/* An existing checkout: where it came from, what it has checked out, and
+ * whether a job started from it would run code nobody can reproduce (changes
+ * not committed, commits not pushed). */
+#include "config.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jobprep/i18n.h"
+#include "git_internal.h"
+
+#define MAX_COUNT 10000
+
+void jp_git_repo_info_dispose(struct jp_git_repo_info *info)
+{
+	if (!info)
+		return;
+	free(info->workdir);
+	free(info->remote);
+	free(info->url);
+	free(info->branch);
+	free(info->upstream);
+	*info = (struct jp_git_repo_info)JP_GIT_REPO_INFO_INIT;
+}
+
+/* libgit2 refuses a repository owned by someone else (CVE-2022-24765):
+ * say whose it is and how to trust it. */
+static int explain_owner(const char *path, struct jp_error *err)
+{
+	git_buf found = { NULL, 0, 0 };
+	char dir[4096];
+	struct stat sb;
+	struct passwd *pw, *me;
+	const char *owner = "?", *self = "?";
+	char owner_buf[64], self_buf[64];
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (git_repository_discover(&found, path, 0, NULL) == 0 && found.ptr) {
+		snprintf(dir, sizeof(dir), "%s", found.ptr);
+		size_t n = strlen(dir);
+		while (n > 1 && dir[n - 1] == '/')
+			dir[--n] = '\0';
+		/* The work tree is what safe.directory names. */
+		if (n > 5 && strcmp(dir + n - 5, "/.git") == 0)
+			dir[n - 5] = '\0';
+	}
+	git_buf_dispose(&found);
+	if (stat(dir, &sb) == 0) {
+		if ((pw = getpwuid(sb.st_uid)) != NULL)
+			owner = pw->pw_name;
+		else
+			snprintf(owner_buf, sizeof(owner_buf), "uid %u", (unsigned)sb.st_uid),
+				owner = owner_buf;
+	}
+	if ((me = getpwuid(geteuid())) != NULL)
+		self = me->pw_name;
+	else
+		snprintf(self_buf, sizeof(self_buf), "uid %u", (unsigned)geteuid()), self = self_buf;
+	return jp_error_set(err, JP_EREFUSED,
+			    _("%s: the repository belongs to %s, not to you (%s); git will not use "
+			      "another user's repository unless you trust it. If you do, run: git "
+			      "config --global --add safe.directory %s"),
+			    dir, owner, self, dir);
+}
+
+static bool exec_bit_only(git_repository *repo, const git_status_entry *e, const char *pattern)
+{
+	const git_diff_delta *d = e->index_to_workdir;
+	git_oid oid;
+
+	if (!d || e->status != GIT_STATUS_WT_MODIFIED || !pattern || !*pattern)
+		return false;
+	if (d->old_file.mode != GIT_FILEMODE_BLOB || d->new_file.mode != GIT_FILEMODE_BLOB_EXECUTABLE)
+		return false;
+	if (fnmatch(pattern, d->new_file.path, FNM_PATHNAME) != 0)
+		return false;
+	/* Same content, only the mode differs. */
+	if (git_repository_hashfile(&oid, repo, d->new_file.path, GIT_OBJECT_BLOB, NULL) != 0)
+		return false;
+	return git_oid_equal(&oid, &d->old_file.id);
+}
+
+static size_t count_walk(git_revwalk *walk)
+{
+	git_oid oid;
+	size_t n = 0;
+
+	while (n < MAX_COUNT && git_revwalk_next(&oid, walk) == 0)
+		n++;
+	return n;
+}
+
+int jp_git_inspect(struct jp_git_repo_info *out, const char *path, const char *exec_pattern,
+		   struct jp_error *err)
+{
+	struct jp_git_repo_info info = JP_GIT_REPO_INFO_INIT;
+	git_repository *repo = NULL;
+	git_reference *head = NULL, *up = NULL;
+	git_remote *remote = NULL;
+	git_strarray remotes = { NULL, 0 };
+	git_status_list *st = NULL;
+	git_status_options so;
+	git_revwalk *walk = NULL;
+	const char *pattern = exec_pattern ? exec_pattern : JP_GIT_EXEC_DEFAULT;
+	int gerr, rc = 0;
+
+	*out = info;
+	if ((rc = jp_git_global_init(err)) != 0)
+		return rc;
+	gerr = git_repository_open_ext(&repo, path, 0, NULL);
+	if (gerr == GIT_EOWNER) {
+		rc = explain_owner(path, err);
+		goto out;
+	}
+	if (gerr == GIT_ENOTFOUND) {
+		rc = jp_error_set(err, JP_ENOENT, _("%s is not inside a git work tree"), path);
+		goto out;
+	}
+	if (gerr != 0)
+		goto gitfail;
+	if (git_repository_is_bare(repo)) {
+		rc = jp_error_set(err, JP_ENOENT, _("%s is a bare repository: it has no work tree"),
+				  path);
+		goto out;
+	}
+	if (!(info.workdir = strdup(git_repository_workdir(repo))))
+		goto nomem;
+	for (size_t n = strlen(info.workdir); n > 1 && info.workdir[n - 1] == '/';)
+		info.workdir[--n] = '\0';
+
+	/* The remote: origin, else the only one. */
+	if (git_remote_lookup(&remote, repo, "origin") != 0) {
+		git_error_clear();
+		if (git_remote_list(&remotes, repo) == 0 && remotes.count == 1)
+			git_remote_lookup(&remote, repo, remotes.strings[0]);
+	}
+	if (remote) {
+		if (!(info.remote = strdup(git_remote_name(remote))))
+			goto nomem;
+		if (git_remote_url(remote) && !(info.url = jp_git_url_redact(git_remote_url(remote))))
+			goto nomem;
+	}
+
+	/* HEAD */
+	gerr = git_repository_head(&head, repo);
+	if (gerr == GIT_EUNBORNBRANCH || gerr == GIT_ENOTFOUND) {
+		git_error_clear();
+	} else if (gerr != 0) {
+		goto gitfail;
+	} else {
+		const git_oid *oid = git_reference_target(head);
+		git_reference *resolved = NULL;
+
+		if (!oid && git_reference_resolve(&resolved, head) == 0)
+			oid = git_reference_target(resolved);
+		if (oid)
+			git_oid_tostr(info.commit, sizeof(info.commit), oid);
+		git_reference_free(resolved);
+		info.detached = git_repository_head_detached(repo) == 1;
+		if (!info.detached) {
+			if (!(info.branch = strdup(git_reference_shorthand(head))))
+				goto nomem;
+			if (git_branch_upstream(&up, head) == 0) {
+				if (!(info.upstream = strdup(git_reference_shorthand(up))))
+					goto nomem;
+			} else {
+				git_error_clear();
+			}
+		}
+	}
+
+	/* Uncommitted changes. */
+	git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
+	so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	if ((gerr = git_status_list_new(&st, repo, &so)) != 0)
+		goto gitfail;
+	for (size_t i = 0; i < git_status_list_entrycount(st); i++) {
+		const git_status_entry *e = git_status_byindex(st, i);
+
+		if (!e || e->status == GIT_STATUS_CURRENT || (e->status & GIT_STATUS_IGNORED))
+			continue;
+		if (e->status == GIT_STATUS_WT_NEW)
+			info.untracked++;
+		else if (exec_bit_only(repo, e, pattern))
+			info.exec_only++;
+		else
+			info.dirty++;
+	}
+
+	/* Commits nobody else has. */
+	if (info.commit[0]) {
+		git_oid head_oid;
+
+		git_oid_fromstr(&head_oid, info.commit);
+		if ((gerr = git_revwalk_new(&walk, repo)) != 0 ||
+		    (gerr = git_revwalk_push(walk, &head_oid)) != 0)
+			goto gitfail;
+		if (up && git_reference_target(up)) {
+			size_t ahead = 0, behind = 0;
+
+			git_revwalk_hide(walk, git_reference_target(up));
+			if (git_graph_ahead_behind(&ahead, &behind, repo, &head_oid,
+						   git_reference_target(up)) == 0)
+				info.behind = behind;
+		} else {
+			git_revwalk_hide_glob(walk, "refs/remotes/*");
+		}
+		git_error_clear();
+		info.unpushed = count_walk(walk);
+	}
+	*out = info;
+	info = (struct jp_git_repo_info)JP_GIT_REPO_INFO_INIT;
+	goto out;
+gitfail:
+	{
+		const git_error *ge = git_error_last();
+		rc = jp_error_set(err, JP_EGIT, "%s: %s", path,
+				  ge && ge->message ? ge->message : _("git error"));
+	}
+	goto out;
+nomem:
+	rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+out:
+	jp_git_repo_info_dispose(&info);
+	git_revwalk_free(walk);
+	git_status_list_free(st);
+	git_strarray_dispose(&remotes);
+	git_remote_free(remote);
+	git_reference_free(up);
+	git_reference_free(head);
+	git_repository_free(repo);
+	return rc;
+}

@@ -1,0 +1,186 @@
+/* Shared by src/git_*.c only: URL parsing, the state one git operation's
+ * callbacks share, credentials, temporaries. Not part of the public API. */
+#ifndef JOBPREP_GIT_INTERNAL_H
+#define JOBPREP_GIT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <git2.h>
+
+#include "jobprep/error.h"
+#include "jobprep/git.h"
+#include "jobprep/port.h"
+
+/* ---- URLs (git_url.c) ---- */
+
+enum jp_url_kind {
+	JP_URL_LOCAL = 0, /* a path */
+	JP_URL_FILE,      /* file:// */
+	JP_URL_HTTP,
+	JP_URL_HTTPS,
+	JP_URL_SSH,       /* ssh:// or user@host:path */
+	JP_URL_GIT,       /* git:// */
+};
+
+struct jp_git_url {
+	enum jp_url_kind kind;
+	bool scp;     /* user@host:path form */
+	char *user;   /* percent-decoded; NULL if none */
+	char *secret; /* percent-decoded password/token; wiped on dispose */
+	char *host;   /* lower-case, without brackets; NULL for paths */
+	char *port;   /* NULL = the scheme's default */
+	char *path;
+	char *clean;  /* what libgit2 gets and .git/config records: no secret;
+		       * for http(s) no user info either; a local path made
+		       * absolute */
+};
+
+#define JP_GIT_URL_INIT { JP_URL_LOCAL, false, NULL, NULL, NULL, NULL, NULL, NULL }
+
+/* Parse a URL as given by a person. Refuses a URL beginning with '-'.
+ * Local paths are made absolute against the working directory. */
+int jp_git_url_parse(struct jp_git_url *out, const char *url,
+		     struct jp_error *err);
+void jp_git_url_dispose(struct jp_git_url *u);
+/* Same scheme family, host and port: a credential for one fits the other. */
+bool jp_git_url_same_server(const struct jp_git_url *a,
+			    const struct jp_git_url *b);
+/* Wipe and free a secret string. */
+void jp_secret_free(char *s);
+
+/* ---- one operation's shared callback state (git_op.c) ---- */
+
+struct jp_git_creds; /* git_cred.c */
+
+struct jp_git_op {
+	const struct jp_port *port;
+	struct jp_git_creds *creds;
+	bool canceled;      /* the port asked to stop */
+	int fail_code;      /* set by a callback that decided to stop */
+	char fail_msg[512];
+	/* progress */
+	enum jp_phase phase;
+	uint64_t t_start, t_last, t_rate; /* ns, monotonic */
+	uint64_t rate_bytes;
+	double rate;
+	uint64_t last_done, last_total, last_bytes; /* as last reported */
+	/* checkout: renamed away on cancel so libgit2's next write fails */
+	const char *rug;
+	/* staging: stop fetching when the pack outgrows this (0 = no limit) */
+	uint64_t room;
+	bool out_of_room;
+	unsigned stall_timeout_s;
+	const char *what;
+	/* the ssh server named, for known_hosts' [host]:port */
+	const char *ssh_host, *ssh_port;
+};
+
+void jp_git_op_init(struct jp_git_op *op, const struct jp_port *port);
+/* Report progress (rate-limited unless force); returns < 0 once the port
+ * asked to cancel. */
+int jp_git_op_progress(struct jp_git_op *op, enum jp_phase phase,
+		       uint64_t done, uint64_t total, uint64_t bytes, bool force);
+/* From a wait with nothing new to report (the socket stream): repeat the
+ * last progress now and then so the port can cancel. < 0 when canceled. */
+int jp_git_op_tick(struct jp_git_op *op);
+/* Record a decision to stop; returns GIT_EUSER for a libgit2 callback. */
+int jp_git_op_fail(struct jp_git_op *op, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Fill libgit2 remote callbacks (credentials, host keys, progress). */
+void jp_git_op_remote_callbacks(git_remote_callbacks *cb, struct jp_git_op *op);
+void jp_git_op_checkout_callbacks(git_checkout_options *co, struct jp_git_op *op);
+/* Turn a libgit2 failure `gerr` during `what` into a JP_E* code and a
+ * message in err. `dir` (may be NULL) is checked for a full disk. */
+int jp_git_op_error(struct jp_git_op *op, int gerr, const char *dir,
+		    struct jp_error *err, const char *what);
+/* For a thread-local "current operation" used by the socket stream. */
+void jp_git_op_enter(struct jp_git_op *op);
+void jp_git_op_leave(struct jp_git_op *op);
+struct jp_git_op *jp_git_op_current(void);
+uint64_t jp_now_ns(void);
+
+/* ---- credentials (git_cred.c) ---- */
+
+/* Credentials for one operation: `named` is the URL the person typed, the
+ * only server that gets its token or JOBPREP_GIT_TOKEN. */
+int jp_git_creds_new(struct jp_git_creds **out, const struct jp_git_url *named,
+		     const struct jp_port *port);
+void jp_git_creds_free(struct jp_git_creds *c);
+/* libgit2 callbacks; payload is the struct jp_git_op. */
+int jp_git_cred_cb(git_credential **out, const char *url,
+		   const char *username_from_url, unsigned int allowed_types,
+		   void *payload);
+/* ssh host keys: known_hosts (via ssh-keygen -F), else ask the port. */
+int jp_git_hostkey_cb(git_cert *cert, int valid, const char *host,
+		      void *payload);
+
+/* ---- temporaries (git_tmp.c) ---- */
+
+struct jp_git_tmp {
+	char *dir;  /* the temporary directory (has an "owner" file) */
+	char *tree; /* dir/tree: where the clone is built */
+};
+
+#define JP_GIT_TMP_INIT { NULL, NULL }
+
+/* Create PARENT/PREFIX<pid>-<random> with an owner file. */
+int jp_git_tmp_create(struct jp_git_tmp *t, const char *parent,
+		      const char *prefix, struct jp_error *err);
+/* Remove the temporary and everything in it; frees t's strings. */
+int jp_git_tmp_remove(struct jp_git_tmp *t);
+/* Remove PARENT/PREFIX* temporaries whose owner died on this host. *live
+ * (may be NULL) gets the number left because their owner is alive or
+ * unknown. */
+int jp_git_tmp_clean_stale(const char *parent, const char *prefix,
+			   unsigned *live, struct jp_error *err);
+/* rm -rf that never follows symlinks or crosses mounts. */
+int jp_rm_rf(const char *path);
+
+/* ---- the target directory (git_target.c) ---- */
+
+struct jp_git_target {
+	char *path;       /* absolute, symlinks resolved */
+	char *parent;     /* its directory */
+	char *name;       /* its last component */
+	bool exists;      /* an empty directory is already there */
+	bool mount_point; /* ... and it is a mount point (build inside it) */
+	unsigned mode;    /* the existing directory's mode bits */
+	unsigned gid;     /* ... and group */
+	bool network;     /* on a network filesystem */
+	char *fstype;
+	char *tmp_parent; /* where temporaries go */
+	char *tmp_prefix; /* their name prefix */
+	char **made;      /* parents created by jp_git_target_make_parents */
+	size_t n_made;
+};
+
+/* The refusals (no network): '-' paths, files, non-empty directories,
+ * symlinks into ephemeral storage, another clone running there. Cleans
+ * stale temporaries of dead runs. */
+int jp_git_target_plan(struct jp_git_target *t, const char *target,
+		       const struct jp_profile *profile, struct jp_error *err);
+/* mkdir -p of the parent, remembering what was created. */
+int jp_git_target_make_parents(struct jp_git_target *t, struct jp_error *err);
+/* Remove the parents created, if still empty. */
+void jp_git_target_unmake_parents(struct jp_git_target *t);
+/* Move the finished tree into place in one rename. */
+int jp_git_target_place(const struct jp_git_target *t, const char *tree,
+			struct jp_error *err);
+void jp_git_target_dispose(struct jp_git_target *t);
+
+/* ---- running a helper program (git_run.c) ---- */
+
+/* Run argv (PATH searched) in a new session without a terminal: stdin gets
+ * `input`, stdout is captured into out (NUL-terminated, at most cap-1
+ * bytes), stderr goes to /dev/null, and prompting is switched off in the
+ * environment. Killed after timeout_ms. Returns the exit status (0-255), or
+ * -1 when it could not run or was killed. out is wiped by the caller. */
+int jp_run_capture(char *const argv[], const char *input, char *out, size_t cap,
+		   int timeout_ms);
+
+/* ---- socket stream with stall timeout and cancel (git_stream.c) ---- */
+
+int jp_git_stream_register(void);
+
+#endif

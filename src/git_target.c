@@ -1,0 +1,317 @@
+/* Where a clone goes: the checks made before any network use (refusals),
+ * the parents created on the way (and removed again on failure), and the
+ * final rename that makes a finished clone appear in one step. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/mountinfo.h"
+#include "jobprep/pathclass.h"
+#include "git_internal.h"
+
+void jp_git_target_dispose(struct jp_git_target *t)
+{
+	free(t->path);
+	free(t->parent);
+	free(t->name);
+	free(t->tmp_parent);
+	free(t->tmp_prefix);
+	free(t->fstype);
+	for (size_t i = 0; i < t->n_made; i++)
+		free(t->made[i]);
+	free(t->made);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The first entry of a directory other than "." "..", and entries whose
+ * name starts with skip_prefix (our own temporaries). 1 if one exists. */
+static int first_entry(const char *dir, const char *skip_prefix, char *name, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int found = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (skip_prefix && strncmp(de->d_name, skip_prefix, strlen(skip_prefix)) == 0)
+			continue;
+		snprintf(name, len, "%s", de->d_name);
+		found = 1;
+		break;
+	}
+	closedir(d);
+	return found;
+}
+
+static bool lexically_ephemeral(const struct jp_profile *profile, const char *abs)
+{
+	if (!profile)
+		return false;
+	for (size_t i = 0; i < profile->ephemeral_roots.n; i++)
+		if (jp_path_is_under(abs, profile->ephemeral_roots.v[i]))
+			return true;
+	return false;
+}
+
+static char *absolute(const char *path)
+{
+	char cwd[PATH_MAX];
+	char *out = NULL;
+
+	if (path[0] == '/')
+		return strdup(path);
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	if (asprintf(&out, "%s/%s", cwd, path) < 0)
+		return NULL;
+	return out;
+}
+
+int jp_git_target_plan(struct jp_git_target *t, const char *target,
+		       const struct jp_profile *profile, struct jp_error *err)
+{
+	struct jp_path_info info = JP_PATH_INFO_INIT;
+	char *abs = NULL, *slash;
+	bool exists = false, via_symlink = false;
+	struct stat sb, psb;
+	char entry[NAME_MAX + 1];
+	unsigned live = 0;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (!target || !*target)
+		return jp_error_set(err, JP_EUSAGE, "%s", _("no target directory given"));
+	if (target[0] == '-')
+		return jp_error_set(err, JP_EUSAGE,
+				    _("refusing a target path beginning with '-' (it would be read as an "
+				      "option); write ./%s"),
+				    target);
+	if ((rc = jp_path_resolve(&t->path, &exists, &via_symlink, target, err)) != 0)
+		goto out;
+	if (strcmp(t->path, "/") == 0) {
+		rc = jp_error_set(err, JP_EUSAGE, "%s", _("refusing to clone into /"));
+		goto out;
+	}
+	if ((rc = jp_path_classify(&info, profile, t->path, err)) != 0)
+		goto out;
+	if (info.fstype && !(t->fstype = strdup(info.fstype)))
+		goto nomem;
+	t->network = info.fstype && jp_fs_kind_of(info.fstype) == JP_FS_NETWORK;
+	if (!(abs = absolute(target)))
+		goto nomem;
+	if (via_symlink && info.cls == JP_STORAGE_EPHEMERAL && !lexically_ephemeral(profile, abs)) {
+		rc = jp_error_set(err, JP_EREFUSED,
+				  _("%s: refusing: it leads through a symbolic link to %s, which is "
+				    "ephemeral storage (%s); clone to a path on shared storage"),
+				  target, t->path, info.reason ? info.reason : "");
+		goto out;
+	}
+
+	slash = strrchr(t->path, '/');
+	if (!(t->parent = slash == t->path ? strdup("/") : strndup(t->path, (size_t)(slash - t->path))) ||
+	    !(t->name = strdup(slash + 1)))
+		goto nomem;
+	if (asprintf(&t->tmp_prefix, ".%s.jobprep-tmp-", t->name) < 0) {
+		t->tmp_prefix = NULL;
+		goto nomem;
+	}
+
+	if (lstat(t->path, &sb) == 0) {
+		if (!S_ISDIR(sb.st_mode)) {
+			rc = jp_error_set(err, JP_EEXIST,
+					  _("%s already exists and is not a directory; choose another "
+					    "target"),
+					  target);
+			goto out;
+		}
+		t->exists = true;
+		t->mode = sb.st_mode & 07777;
+		t->gid = sb.st_gid;
+		/* A mount point cannot be renamed over: build inside it. */
+		if (stat(t->parent, &psb) == 0 && psb.st_dev != sb.st_dev)
+			t->mount_point = true;
+	} else if (errno != ENOENT) {
+		rc = jp_error_set(err, JP_EIO, "%s: %s", target, strerror(errno));
+		goto out;
+	}
+
+	if (t->mount_point) {
+		free(t->tmp_prefix);
+		if (!(t->tmp_prefix = strdup(".jobprep-tmp-")) || !(t->tmp_parent = strdup(t->path)))
+			goto nomem;
+	} else if (!(t->tmp_parent = strdup(t->parent))) {
+		goto nomem;
+	}
+	/* Temporaries of killed runs go first; a live one means another
+	 * jobprep is cloning here right now. */
+	jp_git_tmp_clean_stale(t->tmp_parent, t->tmp_prefix, &live, err);
+	if (live > 0) {
+		rc = jp_error_set(err, JP_EEXIST,
+				  _("%s: another jobprep is cloning here right now (its temporary "
+				    "%s%s... is in %s)"),
+				  target, t->tmp_prefix, "", t->tmp_parent);
+		goto out;
+	}
+	if (t->exists) {
+		int found = first_entry(t->path, t->mount_point ? t->tmp_prefix : NULL, entry,
+					sizeof(entry));
+
+		if (found < 0) {
+			rc = jp_error_set(err, JP_EIO, _("%s: cannot read the directory: %s"), target,
+					  strerror(errno));
+			goto out;
+		}
+		if (found) {
+			rc = jp_error_set(err, JP_EEXIST,
+					  _("%s is not empty (it holds '%s'); clone into a new or empty "
+					    "directory"),
+					  target, entry);
+			goto out;
+		}
+	}
+	rc = 0;
+	goto out;
+nomem:
+	rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+out:
+	free(abs);
+	jp_path_info_dispose(&info);
+	if (rc != 0) {
+		struct jp_git_target keep = { 0 };
+		jp_git_target_dispose(t);
+		*t = keep;
+	}
+	return rc;
+}
+
+int jp_git_target_make_parents(struct jp_git_target *t, struct jp_error *err)
+{
+	char *p = strdup(t->parent);
+	size_t n;
+	int rc = 0;
+
+	if (!p)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	n = strlen(p);
+	/* Find the deepest existing ancestor, then create downwards. */
+	for (size_t i = 1; i <= n; i++) {
+		struct stat sb;
+		char **grown;
+
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		char saved = p[i];
+		p[i] = '\0';
+		if (stat(p, &sb) == 0) {
+			if (!S_ISDIR(sb.st_mode)) {
+				rc = jp_error_set(err, JP_EEXIST, _("%s is not a directory"), p);
+				break;
+			}
+		} else if (errno == ENOENT) {
+			if (mkdir(p, 0777) != 0) {
+				int e = errno;
+				rc = jp_error_set(err, e == ENOSPC ? JP_ENOSPC : JP_EIO,
+						  _("%s: cannot create the directory: %s"), p, strerror(e));
+				break;
+			}
+			grown = realloc(t->made, (t->n_made + 1) * sizeof(*grown));
+			if (!grown || !(grown[t->n_made] = strdup(p))) {
+				if (grown)
+					t->made = grown;
+				rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+				break;
+			}
+			t->made = grown;
+			t->n_made++;
+		} else {
+			rc = jp_error_set(err, JP_EIO, "%s: %s", p, strerror(errno));
+			break;
+		}
+		p[i] = saved;
+	}
+	free(p);
+	return rc;
+}
+
+void jp_git_target_unmake_parents(struct jp_git_target *t)
+{
+	while (t->n_made > 0) {
+		t->n_made--;
+		rmdir(t->made[t->n_made]); /* only if still empty */
+		free(t->made[t->n_made]);
+	}
+}
+
+static void sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+int jp_git_target_place(const struct jp_git_target *t, const char *tree,
+			struct jp_error *err)
+{
+	if (t->mount_point) {
+		/* Move each top-level entry into the mount point. */
+		DIR *d = opendir(tree);
+		struct dirent *de;
+		int rc = 0;
+
+		if (!d)
+			return jp_error_set(err, JP_EIO, "%s: %s", tree, strerror(errno));
+		while ((de = readdir(d)) != NULL) {
+			char from[PATH_MAX], to[PATH_MAX];
+
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			snprintf(from, sizeof(from), "%s/%s", tree, de->d_name);
+			snprintf(to, sizeof(to), "%s/%s", t->path, de->d_name);
+			if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) != 0) {
+				rc = jp_error_set(err, JP_EIO, _("%s: cannot move into place: %s"), to,
+						  strerror(errno));
+				break;
+			}
+		}
+		closedir(d);
+		sync_dir(t->path);
+		return rc;
+	}
+	if (t->exists) {
+		/* The directory someone prepared keeps its mode and group. */
+		chmod(tree, t->mode);
+		if (chown(tree, (uid_t)-1, t->gid) != 0)
+			(void)0; /* not our group: keep ours */
+	}
+	/* rename(2) replaces an empty directory in one step; one that filled up
+	 * meanwhile makes it fail, and nothing is lost. */
+	if (rename(tree, t->path) != 0) {
+		int e = errno;
+
+		if (e == ENOTEMPTY || e == EEXIST || e == ENOTDIR || e == EISDIR)
+			return jp_error_set(err, JP_EEXIST,
+					    _("%s: something else was put there while cloning; the "
+					      "clone was not moved in"),
+					    t->path);
+		return jp_error_set(err, e == ENOSPC ? JP_ENOSPC : JP_EIO,
+				    _("%s: cannot move the finished clone into place: %s"), t->path,
+				    strerror(e));
+	}
+	sync_dir(t->parent);
+	return 0;
+}

@@ -1,0 +1,620 @@
+/* Parallel tree copy (and removal) for network filesystems: walk the source
+ * once on local disk, create directories level by level, then hand files and
+ * symlinks to a pool of writers, biggest files first. The calling thread
+ * only reports progress and watches for a cancel. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/treecopy.h"
+
+#define DEFAULT_THREADS 16
+#define MAX_THREADS 64
+#define BUF_SIZE (1 << 20)
+#define TICK_NS 50000000L
+#define PROGRESS_NS 100000000ULL
+
+enum kind { K_DIR, K_FILE, K_LINK };
+
+struct item {
+	char *rel;
+	mode_t mode;
+	off_t size;
+	unsigned depth;
+	enum kind kind;
+};
+
+struct ctx {
+	int src_fd, dst_fd;
+	struct item *v;
+	size_t n, cap;
+	unsigned max_depth;
+	mode_t umask;
+	bool record;
+	struct stat *stats; /* per item, with record */
+	/* the phase running */
+	size_t *order;
+	size_t n_order;
+	int (*fn)(struct ctx *c, struct item *it, size_t idx, char *buf);
+	atomic_size_t next;
+	atomic_size_t done;
+	atomic_uint_fast64_t bytes;
+	atomic_bool stop;
+	pthread_mutex_t lock;
+	int err_code;
+	char err_msg[1024];
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The process umask, read without changing it (umask(2) would race with
+ * other threads creating files). */
+static mode_t current_umask(void)
+{
+	char buf[4096];
+	mode_t m = 022;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return m;
+	while (fgets(buf, sizeof(buf), f))
+		if (strncmp(buf, "Umask:", 6) == 0) {
+			m = (mode_t)strtoul(buf + 6, NULL, 8);
+			break;
+		}
+	fclose(f);
+	return m;
+}
+
+static void fail(struct ctx *c, int code, const char *rel, int e)
+{
+	pthread_mutex_lock(&c->lock);
+	if (!c->err_code) {
+		c->err_code = code ? code : (e == ENOSPC || e == EDQUOT ? JP_ENOSPC : JP_EIO);
+		snprintf(c->err_msg, sizeof(c->err_msg), "%s: %s", rel, strerror(e));
+	}
+	pthread_mutex_unlock(&c->lock);
+	atomic_store(&c->stop, true);
+}
+
+static int push(struct ctx *c, const char *rel, const struct stat *st, unsigned depth,
+		enum kind k)
+{
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 1024;
+		struct item *v = realloc(c->v, cap * sizeof(*v));
+
+		if (!v)
+			return JP_ENOMEM;
+		c->v = v;
+		c->cap = cap;
+	}
+	if (!(c->v[c->n].rel = strdup(rel)))
+		return JP_ENOMEM;
+	c->v[c->n].mode = st->st_mode;
+	c->v[c->n].size = st->st_size;
+	c->v[c->n].depth = depth;
+	c->v[c->n].kind = k;
+	c->n++;
+	if (depth > c->max_depth)
+		c->max_depth = depth;
+	return 0;
+}
+
+/* Walk the source below rel (a directory, "" for the top). */
+static int walk(struct ctx *c, const char *rel, unsigned depth, struct jp_error *err)
+{
+	int fd = rel[0] ? openat(c->src_fd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+			: dup(c->src_fd);
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return jp_error_set(err, JP_EIO, _("%s: cannot read the directory: %s"),
+				    rel[0] ? rel : ".", strerror(e));
+	}
+	while ((de = readdir(d)) != NULL) {
+		char child[8192];
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (snprintf(child, sizeof(child), "%s%s%s", rel, rel[0] ? "/" : "", de->d_name) >=
+		    (int)sizeof(child)) {
+			rc = jp_error_set(err, JP_EIO, _("%s/%s: path too long"), rel, de->d_name);
+			break;
+		}
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			rc = jp_error_set(err, JP_EIO, "%s: %s", child, strerror(errno));
+			break;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			if ((rc = push(c, child, &st, depth + 1, K_DIR)) != 0 ||
+			    (rc = walk(c, child, depth + 1, err)) != 0)
+				break;
+		} else if (S_ISREG(st.st_mode)) {
+			if ((rc = push(c, child, &st, depth + 1, K_FILE)) != 0)
+				break;
+		} else if (S_ISLNK(st.st_mode)) {
+			if ((rc = push(c, child, &st, depth + 1, K_LINK)) != 0)
+				break;
+		}
+		/* sockets, fifos, devices: nothing a checkout makes */
+	}
+	closedir(d);
+	if (rc == JP_ENOMEM)
+		jp_error_set(err, rc, "%s", _("out of memory"));
+	return rc;
+}
+
+static int do_mkdir(struct ctx *c, struct item *it, size_t idx, char *buf)
+{
+	(void)idx;
+	(void)buf;
+	if (mkdirat(c->dst_fd, it->rel, (it->mode & 07777) | S_IRWXU) != 0) {
+		fail(c, 0, it->rel, errno);
+		return -1;
+	}
+	return 0;
+}
+
+static int do_copy(struct ctx *c, struct item *it, size_t idx, char *buf)
+{
+	int in, out, e;
+	mode_t mode = it->mode & 07777;
+
+	if (it->kind == K_LINK) {
+		ssize_t n = readlinkat(c->src_fd, it->rel, buf, BUF_SIZE - 1);
+
+		if (n < 0) {
+			fail(c, 0, it->rel, errno);
+			return -1;
+		}
+		buf[n] = '\0';
+		if (symlinkat(buf, c->dst_fd, it->rel) != 0) {
+			fail(c, 0, it->rel, errno);
+			return -1;
+		}
+		return 0;
+	}
+	in = openat(c->src_fd, it->rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (in < 0) {
+		fail(c, 0, it->rel, errno);
+		return -1;
+	}
+	out = openat(c->dst_fd, it->rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (out < 0) {
+		e = errno;
+		close(in);
+		fail(c, 0, it->rel, e);
+		return -1;
+	}
+	for (;;) {
+		ssize_t r = read(in, buf, BUF_SIZE), w = 0;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			e = errno;
+			goto bad;
+		}
+		if (r == 0)
+			break;
+		while (w < r) {
+			ssize_t k = write(out, buf + w, (size_t)(r - w));
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0) {
+				e = k < 0 ? errno : EIO;
+				goto bad;
+			}
+			w += k;
+		}
+		atomic_fetch_add(&c->bytes, (uint_fast64_t)r);
+		if (atomic_load(&c->stop)) {
+			e = ECANCELED;
+			goto bad;
+		}
+	}
+	/* open(2) applied the umask; bits it took away come back here. */
+	if ((mode & ~c->umask) != mode && fchmod(out, mode) != 0) {
+		e = errno;
+		goto bad;
+	}
+	if (c->record && fstat(out, &c->stats[idx]) != 0) {
+		e = errno;
+		goto bad;
+	}
+	close(in);
+	/* Network filesystems report write errors (quota, space) at close. */
+	if (close(out) != 0) {
+		fail(c, 0, it->rel, errno);
+		return -1;
+	}
+	return 0;
+bad:
+	close(in);
+	close(out);
+	if (e != ECANCELED)
+		fail(c, 0, it->rel, e);
+	return -1;
+}
+
+static void *worker(void *arg)
+{
+	struct ctx *c = arg;
+	char *buf = malloc(BUF_SIZE);
+
+	if (!buf) {
+		fail(c, JP_ENOMEM, "copy", ENOMEM);
+		return NULL;
+	}
+	while (!atomic_load(&c->stop)) {
+		size_t i = atomic_fetch_add(&c->next, 1);
+
+		if (i >= c->n_order)
+			break;
+		if (c->fn(c, &c->v[c->order[i]], c->order[i], buf) != 0)
+			break;
+		atomic_fetch_add(&c->done, 1);
+	}
+	free(buf);
+	return NULL;
+}
+
+struct progress_state {
+	const struct jp_port *port;
+	uint64_t t_last, t_start;
+	uint64_t done_before, total;
+	bool canceled;
+};
+
+static void report(struct progress_state *ps, struct ctx *c, bool force)
+{
+	struct jp_progress p;
+	uint64_t now = now_ns();
+	double secs;
+
+	if (!ps->port || !ps->port->progress || ps->canceled)
+		return;
+	if (!force && now - ps->t_last < PROGRESS_NS)
+		return;
+	ps->t_last = now;
+	secs = (double)(now - ps->t_start) / 1e9;
+	p.phase = JP_PHASE_COPY;
+	p.done = ps->done_before + atomic_load(&c->done);
+	p.total = ps->total;
+	p.bytes = atomic_load(&c->bytes);
+	p.rate = secs > 0.2 ? (double)p.bytes / secs : 0;
+	p.what = NULL;
+	if (ps->port->progress(&p, ps->port->payload) < 0) {
+		ps->canceled = true;
+		atomic_store(&c->stop, true);
+	}
+}
+
+/* Run c->fn over c->order with n threads; the caller's thread reports. */
+static int run_phase(struct ctx *c, unsigned threads, struct progress_state *ps)
+{
+	pthread_t tid[MAX_THREADS];
+	unsigned started = 0;
+
+	atomic_store(&c->next, 0);
+	atomic_store(&c->done, 0);
+	if (c->n_order == 0)
+		return 0;
+	if (threads > c->n_order)
+		threads = (unsigned)c->n_order;
+	for (unsigned i = 0; i < threads; i++) {
+		if (pthread_create(&tid[started], NULL, worker, c) != 0)
+			break;
+		started++;
+	}
+	if (started == 0)
+		worker(c);
+	while (started && !atomic_load(&c->stop) && atomic_load(&c->done) < c->n_order) {
+		struct timespec ts = { 0, TICK_NS };
+
+		nanosleep(&ts, NULL);
+		report(ps, c, false);
+	}
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	ps->done_before += atomic_load(&c->done);
+	if (ps->canceled)
+		return JP_ECANCELED;
+	return c->err_code;
+}
+
+static int by_size_desc(const void *a, const void *b, void *arg)
+{
+	const struct item *v = arg;
+	off_t sa = v[*(const size_t *)a].size, sb = v[*(const size_t *)b].size;
+
+	return sa < sb ? 1 : sa > sb ? -1 : 0;
+}
+
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(((const struct jp_treecopy_file *)a)->path,
+		      ((const struct jp_treecopy_file *)b)->path);
+}
+
+void jp_treecopy_result_dispose(struct jp_treecopy_result *res)
+{
+	if (!res)
+		return;
+	for (size_t i = 0; i < res->n_copied; i++)
+		free(res->copied[i].path);
+	free(res->copied);
+	*res = (struct jp_treecopy_result)JP_TREECOPY_RESULT_INIT;
+}
+
+int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst,
+		const struct jp_treecopy_options *opts, const struct jp_port *port,
+		struct jp_error *err)
+{
+	struct ctx c;
+	struct progress_state ps = { port, 0, now_ns(), 0, 0, false };
+	unsigned threads = opts && opts->threads ? opts->threads : DEFAULT_THREADS;
+	struct stat top;
+	int rc = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.src_fd = c.dst_fd = -1;
+	pthread_mutex_init(&c.lock, NULL);
+	if (out)
+		*out = (struct jp_treecopy_result)JP_TREECOPY_RESULT_INIT;
+	if (threads > MAX_THREADS)
+		threads = MAX_THREADS;
+	c.record = opts && opts->record_stats;
+	c.umask = current_umask();
+
+	c.src_fd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c.src_fd < 0 || fstat(c.src_fd, &top) != 0) {
+		rc = jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), src, strerror(errno));
+		goto out;
+	}
+	if ((rc = walk(&c, "", 0, err)) != 0)
+		goto out;
+	if (mkdir(dst, (top.st_mode & 07777) | S_IRWXU) != 0) {
+		int e = errno;
+		rc = jp_error_set(err, e == ENOSPC ? JP_ENOSPC : JP_EIO, _("%s: cannot create: %s"),
+				  dst, strerror(e));
+		goto out;
+	}
+	c.dst_fd = open(dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (c.dst_fd < 0) {
+		rc = jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), dst, strerror(errno));
+		goto out;
+	}
+	if (!(c.order = malloc((c.n + 1) * sizeof(*c.order))) ||
+	    (c.record && !(c.stats = calloc(c.n + 1, sizeof(*c.stats))))) {
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		goto out;
+	}
+	ps.total = c.n;
+
+	/* Directories, one depth at a time: a level's parents exist. */
+	c.fn = do_mkdir;
+	for (unsigned depth = 1; depth <= c.max_depth && rc == 0; depth++) {
+		c.n_order = 0;
+		for (size_t i = 0; i < c.n; i++)
+			if (c.v[i].kind == K_DIR && c.v[i].depth == depth)
+				c.order[c.n_order++] = i;
+		rc = run_phase(&c, threads, &ps);
+	}
+	/* Files and symlinks, the biggest first so no writer is left with a
+	 * large file at the end. */
+	if (rc == 0) {
+		c.fn = do_copy;
+		c.n_order = 0;
+		for (size_t i = 0; i < c.n; i++)
+			if (c.v[i].kind != K_DIR)
+				c.order[c.n_order++] = i;
+		qsort_r(c.order, c.n_order, sizeof(*c.order), by_size_desc, c.v);
+		rc = run_phase(&c, threads, &ps);
+	}
+	/* Directories created writable for us get their own modes back. */
+	for (size_t i = 0; rc == 0 && i < c.n; i++) {
+		mode_t m = c.v[i].mode & 07777;
+
+		if (c.v[i].kind == K_DIR && ((m | S_IRWXU) & ~c.umask) != m &&
+		    fchmodat(c.dst_fd, c.v[i].rel, m, 0) != 0)
+			fail(&c, 0, c.v[i].rel, errno), rc = c.err_code;
+	}
+	if (rc == 0 && (((top.st_mode & 07777) | S_IRWXU) & ~c.umask) != (top.st_mode & 07777) &&
+	    fchmod(c.dst_fd, top.st_mode & 07777) != 0)
+		fail(&c, 0, dst, errno), rc = c.err_code;
+	if (rc == JP_ECANCELED) {
+		jp_error_set(err, rc, _("%s: copy canceled"), dst);
+		goto out;
+	}
+	if (rc != 0) {
+		jp_error_set(err, rc, _("copying onto %s: %s"), dst, c.err_msg);
+		goto out;
+	}
+	report(&ps, &c, true);
+	if (ps.canceled) {
+		rc = jp_error_set(err, JP_ECANCELED, _("%s: copy canceled"), dst);
+		goto out;
+	}
+	if (out) {
+		for (size_t i = 0; i < c.n; i++) {
+			if (c.v[i].kind == K_DIR)
+				out->dirs++;
+			else if (c.v[i].kind == K_LINK)
+				out->symlinks++;
+			else
+				out->files++;
+		}
+		out->bytes = atomic_load(&c.bytes);
+		if (c.record) {
+			out->copied = calloc(out->files + 1, sizeof(*out->copied));
+			if (!out->copied) {
+				rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+				goto out;
+			}
+			for (size_t i = 0; i < c.n; i++) {
+				if (c.v[i].kind != K_FILE)
+					continue;
+				out->copied[out->n_copied].path = c.v[i].rel;
+				out->copied[out->n_copied].st = c.stats[i];
+				c.v[i].rel = NULL;
+				out->n_copied++;
+			}
+			qsort(out->copied, out->n_copied, sizeof(*out->copied), by_path);
+		}
+	}
+out:
+	for (size_t i = 0; i < c.n; i++)
+		free(c.v[i].rel);
+	free(c.v);
+	free(c.order);
+	free(c.stats);
+	if (c.src_fd >= 0)
+		close(c.src_fd);
+	if (c.dst_fd >= 0)
+		close(c.dst_fd);
+	pthread_mutex_destroy(&c.lock);
+	if (rc != 0 && out)
+		jp_treecopy_result_dispose(out);
+	return rc;
+}
+
+/* ---- parallel removal ---- */
+
+static int walk_dst(struct ctx *c, const char *rel, unsigned depth)
+{
+	int fd = rel[0] ? openat(c->dst_fd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+			: dup(c->dst_fd);
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return 0; /* removed what we can; rmdir reports the rest */
+	}
+	while ((de = readdir(d)) != NULL) {
+		char child[8192];
+		struct stat st;
+		unsigned char type = de->d_type;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (snprintf(child, sizeof(child), "%s%s%s", rel, rel[0] ? "/" : "", de->d_name) >=
+		    (int)sizeof(child))
+			continue;
+		memset(&st, 0, sizeof(st));
+		if (type == DT_UNKNOWN) {
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				continue;
+			type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+		}
+		st.st_mode = type == DT_DIR ? S_IFDIR : S_IFREG;
+		if ((rc = push(c, child, &st, depth + 1, type == DT_DIR ? K_DIR : K_FILE)) != 0)
+			break;
+		if (type == DT_DIR && (rc = walk_dst(c, child, depth + 1)) != 0)
+			break;
+	}
+	closedir(d);
+	return rc;
+}
+
+static int do_unlink(struct ctx *c, struct item *it, size_t idx, char *buf)
+{
+	(void)idx;
+	(void)buf;
+	if (unlinkat(c->dst_fd, it->rel, it->kind == K_DIR ? AT_REMOVEDIR : 0) != 0 &&
+	    errno != ENOENT) {
+		int e = errno;
+
+		/* Note it, and keep going: remove as much as possible. */
+		pthread_mutex_lock(&c->lock);
+		if (!c->err_code) {
+			c->err_code = JP_EIO;
+			snprintf(c->err_msg, sizeof(c->err_msg), "%s: %s", it->rel, strerror(e));
+		}
+		pthread_mutex_unlock(&c->lock);
+	}
+	return 0;
+}
+
+int jp_treecopy_remove(const char *path, unsigned threads, struct jp_error *err)
+{
+	struct ctx c;
+	struct progress_state ps = { NULL, 0, now_ns(), 0, 0, false };
+	struct stat sb;
+	int rc = 0;
+
+	if (lstat(path, &sb) != 0)
+		return errno == ENOENT ? 0 : jp_error_set(err, JP_EIO, "%s: %s", path, strerror(errno));
+	if (!S_ISDIR(sb.st_mode))
+		return unlink(path) == 0 ? 0 : jp_error_set(err, JP_EIO, "%s: %s", path, strerror(errno));
+	memset(&c, 0, sizeof(c));
+	pthread_mutex_init(&c.lock, NULL);
+	if (!threads)
+		threads = DEFAULT_THREADS;
+	if (threads > MAX_THREADS)
+		threads = MAX_THREADS;
+	c.dst_fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (c.dst_fd < 0) {
+		rc = jp_error_set(err, JP_EIO, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if ((rc = walk_dst(&c, "", 0)) != 0 || !(c.order = malloc((c.n + 1) * sizeof(*c.order)))) {
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		goto out;
+	}
+	c.fn = do_unlink;
+	c.n_order = 0;
+	for (size_t i = 0; i < c.n; i++)
+		if (c.v[i].kind != K_DIR)
+			c.order[c.n_order++] = i;
+	run_phase(&c, threads, &ps);
+	for (unsigned depth = c.max_depth; depth >= 1; depth--) {
+		c.n_order = 0;
+		for (size_t i = 0; i < c.n; i++)
+			if (c.v[i].kind == K_DIR && c.v[i].depth == depth)
+				c.order[c.n_order++] = i;
+		run_phase(&c, threads, &ps);
+	}
+	close(c.dst_fd);
+	c.dst_fd = -1;
+	if (rmdir(path) != 0 && errno != ENOENT)
+		rc = jp_error_set(err, JP_EIO, _("%s: could not remove everything: %s"), path,
+				  c.err_code ? c.err_msg : strerror(errno));
+out:
+	for (size_t i = 0; i < c.n; i++)
+		free(c.v[i].rel);
+	free(c.v);
+	free(c.order);
+	if (c.dst_fd >= 0)
+		close(c.dst_fd);
+	pthread_mutex_destroy(&c.lock);
+	return rc;
+}

@@ -1,0 +1,192 @@
+/* The command line's port: progress lines, secrets, questions, signals. */
+#include "config.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "jobprep/i18n.h"
+#include "cli_port.h"
+
+static atomic_int interrupted;
+static struct sigaction old_int, old_term, old_hup;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	atomic_store(&interrupted, 1);
+}
+
+bool jp_cli_interrupted(void)
+{
+	return atomic_load(&interrupted) != 0;
+}
+
+static void human(char *buf, size_t len, double v)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	size_t u = 0;
+
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+static const char *phase_name(enum jp_phase ph)
+{
+	switch (ph) {
+	case JP_PHASE_CONNECT:
+		return _("connecting");
+	case JP_PHASE_FETCH:
+		return _("receiving objects");
+	case JP_PHASE_INDEX:
+		return _("resolving deltas");
+	case JP_PHASE_CHECKOUT:
+		return _("checking out");
+	case JP_PHASE_COPY:
+		return _("copying to shared storage");
+	case JP_PHASE_SCAN:
+		return _("scanning");
+	case JP_PHASE_DONE:
+		break;
+	}
+	return _("done");
+}
+
+static int on_progress(const struct jp_progress *p, void *payload)
+{
+	struct jp_cli_port *cp = payload;
+
+	if (cp->show && p->phase != JP_PHASE_DONE) {
+		char bytes[32] = "", rate[40] = "";
+
+		if (p->bytes) {
+			human(bytes, sizeof(bytes), (double)p->bytes);
+			if (p->rate > 0) {
+				human(rate, sizeof(rate) - 3, p->rate);
+				strcat(rate, "/s");
+			}
+		}
+		if (p->total)
+			fprintf(stderr, "\r\033[K%s: %" PRIu64 "/%" PRIu64 " (%" PRIu64 "%%) %s %s",
+				phase_name(p->phase), p->done, p->total, p->done * 100 / p->total,
+				bytes, rate);
+		else
+			fprintf(stderr, "\r\033[K%s %s %s", phase_name(p->phase), bytes, rate);
+		fflush(stderr);
+		cp->shown = true;
+	}
+	return jp_cli_interrupted() ? -1 : 0;
+}
+
+/* A line from the terminal with echo off, or from a non-terminal stdin. */
+static int ask_secret(char *buf, size_t len, const char *prompt, void *payload)
+{
+	struct jp_cli_port *cp = payload;
+	struct termios old, quiet;
+	bool tty = isatty(STDIN_FILENO);
+	int rc = -1;
+
+	if (cp->shown) {
+		fprintf(stderr, "\r\033[K");
+		cp->shown = false;
+	}
+	if (len < 2)
+		return -1;
+	if (tty) {
+		fprintf(stderr, "%s: ", prompt);
+		fflush(stderr);
+		if (tcgetattr(STDIN_FILENO, &old) != 0)
+			return -1;
+		quiet = old;
+		quiet.c_lflag &= ~(tcflag_t)ECHO;
+		quiet.c_lflag |= ECHONL;
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet);
+	}
+	/* Byte by byte: nothing past the line is consumed (the next secret
+	 * is the next line), and no stdio buffer keeps a copy. */
+	size_t n = 0;
+	for (;;) {
+		char c;
+		ssize_t r = read(STDIN_FILENO, &c, 1);
+
+		if (r <= 0 || jp_cli_interrupted())
+			break;
+		if (c == '\n') {
+			rc = 0;
+			break;
+		}
+		if (n + 1 < len)
+			buf[n++] = c;
+	}
+	buf[n] = '\0';
+	if (n > 0 && buf[n - 1] == '\r')
+		buf[--n] = '\0';
+	if (tty)
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &old);
+	if (rc != 0)
+		explicit_bzero(buf, len);
+	return rc;
+}
+
+static int confirm(const char *question, void *payload)
+{
+	struct jp_cli_port *cp = payload;
+	char line[16];
+
+	if (!isatty(STDIN_FILENO))
+		return 0; /* nobody to ask: no */
+	if (cp->shown) {
+		fprintf(stderr, "\r\033[K");
+		cp->shown = false;
+	}
+	fprintf(stderr, "%s [y/N] ", question);
+	fflush(stderr);
+	if (!fgets(line, sizeof(line), stdin))
+		return 0;
+	return line[0] == 'y' || line[0] == 'Y';
+}
+
+void jp_cli_port_init(struct jp_cli_port *cp, enum jp_cli_progress mode)
+{
+	struct sigaction sa;
+
+	memset(cp, 0, sizeof(*cp));
+	cp->show = mode == JP_CLI_PROGRESS_ALWAYS ||
+		   (mode == JP_CLI_PROGRESS_AUTO && isatty(STDERR_FILENO));
+	cp->port.progress = mode == JP_CLI_PROGRESS_NEVER ? NULL : on_progress;
+	cp->port.ask_secret = ask_secret;
+	cp->port.confirm = confirm;
+	cp->port.payload = cp;
+	if (mode == JP_CLI_PROGRESS_NEVER)
+		return; /* nothing would see the flag: let signals kill */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0; /* no SA_RESTART */
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+}
+
+void jp_cli_port_finish(struct jp_cli_port *cp)
+{
+	if (cp->shown) {
+		fprintf(stderr, "\r\033[K");
+		fflush(stderr);
+		cp->shown = false;
+	}
+	if (cp->port.progress) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
+	}
+}

@@ -1,0 +1,205 @@
+/* `jobprep repo [--json] DIR`: what an existing checkout holds (remote,
+ * branch, commit) and whether a job started from it could be reproduced
+ * (uncommitted changes, unpushed commits).
+ * `jobprep repo --remote URL [--ref REF] [--into DIR] [--submodules] [--json]`:
+ * check URL and REF are reachable, pin the commit, and print the clone line
+ * for a launch command. Exit 0 ok (warnings allowed), 1 failed, 2 usage,
+ * 130 interrupted. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "jobprep/git.h"
+#include "jobprep/i18n.h"
+#include "cli.h"
+#include "cli_port.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out, "%s\n%s\n%s\n",
+		_("Usage: jobprep repo [--json] [--exec PATTERN] DIR"),
+		_("       jobprep repo --remote URL [--ref REF] [--into DIR] [--submodules] [--json]"),
+		_("Describe the checkout at DIR: remote, branch, commit, uncommitted changes\n"
+		  "and unpushed commits. With --remote: check that URL and REF are reachable,\n"
+		  "pin the commit, and print the clone line for a launch command."));
+}
+
+static int print(cJSON *o)
+{
+	char *text = o ? cJSON_Print(o) : NULL;
+
+	cJSON_Delete(o);
+	if (!text)
+		return JP_EXIT_FAIL;
+	printf("%s\n", text);
+	cJSON_free(text);
+	return JP_EXIT_OK;
+}
+
+static cJSON *str_or_null(const char *s)
+{
+	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+static int inspect(const char *dir, const char *exec_pattern, bool json)
+{
+	struct jp_git_repo_info info = JP_GIT_REPO_INFO_INIT;
+	struct jp_error err = JP_ERROR_INIT;
+	int rc;
+
+	if (jp_git_inspect(&info, dir, exec_pattern, &err) != 0) {
+		rc = jp_cli_report(&err);
+		jp_error_dispose(&err);
+		return rc;
+	}
+	if (json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddItemToObject(o, "workdir", str_or_null(info.workdir));
+		cJSON_AddItemToObject(o, "remote", str_or_null(info.remote));
+		cJSON_AddItemToObject(o, "url", str_or_null(info.url));
+		cJSON_AddItemToObject(o, "branch", str_or_null(info.branch));
+		cJSON_AddItemToObject(o, "upstream", str_or_null(info.upstream));
+		cJSON_AddItemToObject(o, "commit", str_or_null(info.commit[0] ? info.commit : NULL));
+		cJSON_AddBoolToObject(o, "detached", info.detached);
+		cJSON_AddNumberToObject(o, "dirty", (double)info.dirty);
+		cJSON_AddNumberToObject(o, "untracked", (double)info.untracked);
+		cJSON_AddNumberToObject(o, "exec_only", (double)info.exec_only);
+		cJSON_AddNumberToObject(o, "unpushed", (double)info.unpushed);
+		cJSON_AddNumberToObject(o, "behind", (double)info.behind);
+		rc = print(o);
+	} else {
+		printf("%s\n", info.workdir);
+		printf("  %-10s %s%s%s\n", _("remote:"), info.url ? info.url : _("(none)"),
+		       info.remote ? " " : "", info.remote ? info.remote : "");
+		printf("  %-10s %s\n", _("branch:"),
+		       info.branch ? info.branch : info.detached ? _("(detached HEAD)") : _("(none)"));
+		printf("  %-10s %s\n", _("commit:"), info.commit[0] ? info.commit : _("(none yet)"));
+		if (info.dirty)
+			printf(_("  warning: %zu tracked file(s) changed and not committed: a job would "
+				 "run code no commit records\n"),
+			       info.dirty);
+		if (info.unpushed)
+			printf(_("  warning: %zu commit(s) not pushed%s%s: nobody else can get this "
+				 "code\n"),
+			       info.unpushed, info.upstream ? _(" to ") : "",
+			       info.upstream ? info.upstream : "");
+		if (info.untracked)
+			printf(_("  note: %zu untracked file(s)\n"), info.untracked);
+		rc = JP_EXIT_OK;
+	}
+	jp_git_repo_info_dispose(&info);
+	return rc;
+}
+
+static const char *kind_name(enum jp_git_ref_kind k)
+{
+	return k == JP_GIT_REF_BRANCH ? "branch" : k == JP_GIT_REF_TAG ? "tag" : "commit";
+}
+
+static int remote(const char *url, const char *ref, const char *into, bool submodules, bool json)
+{
+	struct jp_git_remote_info info = JP_GIT_REMOTE_INFO_INIT;
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_cli_port cp;
+	char *cmd = NULL;
+	int rc;
+
+	jp_cli_port_init(&cp, JP_CLI_PROGRESS_AUTO);
+	rc = jp_git_remote_check(&info, url, ref, &cp.port, &err);
+	jp_cli_port_finish(&cp);
+	if (rc == 0)
+		rc = jp_git_clone_command(&cmd, info.url, info.commit, into,
+					  submodules ? JP_GIT_CMD_SUBMODULES : 0, &err);
+	if (rc != 0) {
+		rc = jp_cli_report(&err);
+		goto out;
+	}
+	if (json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddItemToObject(o, "url", str_or_null(info.url));
+		cJSON_AddItemToObject(o, "ref", str_or_null(info.ref_name));
+		cJSON_AddStringToObject(o, "ref_kind", kind_name(info.ref_kind));
+		cJSON_AddStringToObject(o, "commit", info.commit);
+		cJSON_AddBoolToObject(o, "commit_verified", !info.commit_unverified);
+		cJSON_AddStringToObject(o, "command", cmd);
+		rc = print(o);
+	} else {
+		printf("%s %s\n", info.commit, info.ref_name ? info.ref_name : "");
+		if (info.commit_unverified)
+			fprintf(stderr, "%s\n",
+				_("warning: the server does not list this commit as a branch or tag "
+				  "tip; it could not be confirmed without fetching"));
+		printf("%s\n", cmd);
+		rc = JP_EXIT_OK;
+	}
+out:
+	free(cmd);
+	jp_git_remote_info_dispose(&info);
+	jp_error_dispose(&err);
+	return rc;
+}
+
+int jp_cmd_repo(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "remote", required_argument, NULL, 'R' },
+		{ "ref", required_argument, NULL, 'r' },
+		{ "into", required_argument, NULL, 'i' },
+		{ "submodules", no_argument, NULL, 's' },
+		{ "exec", required_argument, NULL, 'x' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *url = NULL, *ref = NULL, *into = "code", *exec_pattern = NULL;
+	bool json = false, submodules = false;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'R':
+			url = optarg;
+			break;
+		case 'r':
+			ref = optarg;
+			break;
+		case 'i':
+			into = optarg;
+			break;
+		case 's':
+			submodules = true;
+			break;
+		case 'x':
+			exec_pattern = optarg;
+			break;
+		case 'J':
+			json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return JP_EXIT_OK;
+		default:
+			usage(stderr);
+			return JP_EXIT_USAGE;
+		}
+	}
+	if (url) {
+		if (argc != optind)
+			return jp_cli_usage_error("repo", "%s", _("--remote takes no other operand"));
+		rc = remote(url, ref, into, submodules, json);
+	} else {
+		if (argc - optind != 1)
+			return jp_cli_usage_error("repo", "%s", _("expected one directory"));
+		rc = inspect(argv[optind], exec_pattern, json);
+	}
+	jp_git_global_shutdown();
+	return rc;
+}
