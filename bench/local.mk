@@ -2,11 +2,11 @@
 # `make check`. Each bench/bench_*.sh measures jobprep side by side with the
 # tool a user would otherwise run and prints the ratio.
 EXTRA_DIST += bench/README.md
-BENCH_SCRIPTS =
-EXTRA_DIST += $(BENCH_SCRIPTS)
+bench_list =
+EXTRA_DIST += $(bench_list)
 
 bench: all
-	@set -e; for b in $(BENCH_SCRIPTS); do \
+	@set -e; for b in $(bench_list); do \
 	  case "$$b" in *"$(BENCH)"*) ;; *) continue ;; esac; \
 	  echo "== $$b"; \
 	  JOBPREP='$(abs_top_builddir)/jobprep' TOP_SRCDIR='$(abs_top_srcdir)' \

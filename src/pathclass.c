@@ -341,6 +341,9 @@ int jp_path_classify_in(struct jp_path_info *out, const struct jp_profile *profi
 	if (!info.existing)
 		goto nomem;
 
+	/* A table given by the caller (a recorded one) is the whole truth;
+	 * this process's own is cross-checked with statfs below. */
+	bool cross_check = !table;
 	if (!table) {
 		/* Without a mount table (no /proc), statfs alone decides. */
 		if (jp_mount_table_load(&own, NULL, &tmp) == 0)
@@ -363,7 +366,7 @@ int jp_path_classify_in(struct jp_path_info *out, const struct jp_profile *profi
 	/* Cross-check with the filesystem itself. */
 	char *note = NULL;
 	struct statfs sfs;
-	if (statfs(info.existing, &sfs) == 0) {
+	if (cross_check && statfs(info.existing, &sfs) == 0) {
 		bool known = false;
 		const char *name = NULL;
 		enum jp_fs_kind mk = jp_fs_kind_of_magic((int64_t)sfs.f_type, &known, &name);

@@ -83,7 +83,8 @@ static void probe_read(struct jp_probe_result *r, const char *path)
 		return;
 	}
 	char c;
-	if (read(fd, &c, 1) < 0)
+	/* A fifo without a writer answers EAGAIN: it opened, so it is readable. */
+	if (read(fd, &c, 1) < 0 && errno != EAGAIN)
 		r->read_errno = errno;
 	else
 		r->readable = true;

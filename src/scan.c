@@ -41,8 +41,9 @@
 #define THREADS_NET 48
 #define THREADS_MAX 256
 #define TICK_MS 20
+#define STOP_GRACE_MS 60     /* after a stop, how long to wait for the threads */
 #define DEFAULT_PROGRESS_MS 200
-#define DEFAULT_QUICK_MS 200
+#define DEFAULT_QUICK_MS 150
 #define DEFAULT_QUICK_ENTRIES 50000
 
 enum stop_reason {
@@ -122,10 +123,18 @@ struct scan {
 	gid_t *groups;
 	int ngroups;
 	pthread_mutex_t out_lock;
-	const struct jp_scan_output *output;
+	/* Copies: the caller's structs are gone once it returns. */
+	int (*item_fn)(const struct jp_scan_item *item, void *payload);
+	void *item_payload;
+	bool abandoned; /* under out_lock: the caller has returned */
 	struct worker *workers;
 	unsigned nthreads;
 	int error_code;  /* first internal error (ENOMEM), under lock */
+	uint64_t budget; /* a quick look's entries; 0: no limit */
+	_Atomic uint64_t examined;
+	/* The caller and each running thread hold a reference: a thread stuck
+	 * in a hung file system outlives a cancelled jp_scan safely. */
+	atomic_uint refs;
 };
 
 /* Owner-only increment: a plain load and store, visible to the monitor. */
@@ -335,10 +344,10 @@ static const char *entry_path(struct worker *wk, const struct dnode *d, const ch
 static void emit(struct worker *wk, const struct jp_scan_item *item)
 {
 	struct scan *s = wk->s;
-	if (!s->output || !s->output->item)
+	if (!s->item_fn)
 		return;
 	pthread_mutex_lock(&s->out_lock);
-	int r = s->output->item(item, s->output->payload);
+	int r = s->abandoned ? 0 : s->item_fn(item, s->item_payload);
 	pthread_mutex_unlock(&s->out_lock);
 	if (r < 0)
 		set_stop(s, STOP_CANCEL);
@@ -476,9 +485,14 @@ static void examine(struct worker *wk, struct dnode *d, const char *name, unsign
 
 static void do_batch(struct worker *wk, struct batch *b)
 {
-	for (unsigned i = 0; i < b->n && !stopped(wk->s); i++)
+	struct scan *s = wk->s;
+	unsigned i;
+	for (i = 0; i < b->n && !stopped(s); i++)
 		examine(wk, b->dir, b->names + b->off[i], b->type[i]);
 	batch_put(wk, b);
+	if (s->budget && atomic_fetch_add_explicit(&s->examined, i, memory_order_relaxed) + i >=
+				 s->budget)
+		set_stop(s, STOP_BUDGET);
 }
 
 static void submit_batch(struct worker *wk, struct batch *b)
@@ -514,6 +528,8 @@ static void do_dir(struct worker *wk, struct dnode *d)
 	wk->level++;
 	if (lvl == 0)
 		set_what(wk, d->path);
+	if (d->depth == 0)
+		ADD(wk, dirs, 1);
 	while (!stopped(s)) {
 		ssize_t n = getdents64(d->fd, buf, size);
 		if (n == 0)
@@ -558,6 +574,45 @@ out:
 	dnode_unref(d);
 }
 
+static void scan_free(struct scan *s)
+{
+	struct work *w;
+	while ((w = s->head)) {
+		s->head = w->next;
+		if (w->kind == WORK_DIR)
+			dnode_unref((struct dnode *)w);
+		else {
+			struct batch *b = (struct batch *)w;
+			dnode_unref(b->dir);
+			free(b);
+		}
+	}
+	if (s->workers) {
+		for (unsigned i = 0; i < s->nthreads; i++) {
+			struct worker *wk = &s->workers[i];
+			for (size_t j = 0; j < sizeof(wk->bufs) / sizeof(wk->bufs[0]); j++)
+				free(wk->bufs[j]);
+			free(wk->pathbuf);
+			free(wk->spare);
+			pthread_mutex_destroy(&wk->what_lock);
+		}
+		free(s->workers);
+	}
+	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->out_lock);
+	pthread_cond_destroy(&s->work_cond);
+	pthread_cond_destroy(&s->done_cond);
+	free(s->root_real);
+	free(s->groups);
+	free(s);
+}
+
+static void scan_release(struct scan *s)
+{
+	if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1)
+		scan_free(s);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *wk = arg;
@@ -573,6 +628,7 @@ static void *worker_main(void *arg)
 			do_batch(wk, (struct batch *)w);
 		done_one(s);
 	}
+	scan_release(s);
 	return NULL;
 }
 
@@ -633,7 +689,8 @@ static int scan_file(struct jp_scan_result *out, const char *path, const struct 
 				struct jp_scan_item it = { JP_SCAN_ITEM_ARCHIVE, path, NULL,
 							   stx.stx_size, 0 };
 				if (o->item(&it, o->payload) < 0)
-					return jp_error_set(err, JP_ECANCELED, "%s", _("scan cancelled"));
+					return jp_error_set(err, JP_ECANCELED, _("%s: scan cancelled"),
+							    path);
 			}
 		}
 	} else {
@@ -643,27 +700,66 @@ static int scan_file(struct jp_scan_result *out, const char *path, const struct 
 	return 0;
 }
 
+static void progress(const struct jp_port *port, struct scan *s, const char *path, double t0,
+		     enum jp_phase phase)
+{
+	struct jp_scan_result now;
+	char what[256] = "";
+	memset(&now, 0, sizeof(now));
+	sum(&now, s);
+	for (unsigned i = 0; i < s->nthreads && !what[0]; i++) {
+		pthread_mutex_lock(&s->workers[i].what_lock);
+		memcpy(what, s->workers[i].what, sizeof(what));
+		pthread_mutex_unlock(&s->workers[i].what_lock);
+	}
+	double dt = now_s() - t0;
+	uint64_t entries = now.stats.files + now.dirs + now.symlinks + now.others;
+	struct jp_progress p = { phase,
+				 entries,
+				 phase == JP_PHASE_DONE ? entries : 0,
+				 now.stats.bytes,
+				 dt > 0 ? (double)now.stats.bytes / dt : 0,
+				 what[0] ? what : path };
+	if (port->progress(&p, port->payload) < 0)
+		set_stop(s, STOP_CANCEL);
+}
+
+/* Keep open descriptors within RLIMIT_NOFILE: each thread may hold its
+ * inline nesting, the stack one per shared directory. Returns the stack's
+ * capacity and may lower *nthreads. */
+static size_t fd_budget(unsigned *nthreads)
+{
+	struct rlimit rl;
+	long budget = 1024;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		budget = rl.rlim_cur == RLIM_INFINITY ? 1L << 20 : (long)rl.rlim_cur;
+	budget -= 64;
+	while (*nthreads > 1 && budget - (long)*nthreads * (INLINE_MAX + 2) < 32)
+		*nthreads /= 2;
+	long cap = (budget - (long)*nthreads * (INLINE_MAX + 2)) / 2;
+	return cap < 8 ? 8 : cap > QUEUE_CAP_MAX ? QUEUE_CAP_MAX : (size_t)cap;
+}
+
 int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_opts *opts,
 	    const struct jp_scan_output *output, const struct jp_port *port,
 	    struct jp_error *err)
 {
 	struct jp_scan_opts o = JP_SCAN_OPTS_INIT;
-	struct scan s;
+	struct scan *s = NULL;
 	struct dnode *root = NULL;
 	int fd = -1;
 	int rc = 0;
 	double t0 = now_s();
-	bool locks = false;
 
 	memset(out, 0, sizeof(*out));
-	memset(&s, 0, sizeof(s));
 	if (opts)
 		o = *opts;
 	if (!path || !*path)
 		return jp_error_set(err, JP_EUSAGE, "%s", _("empty path"));
+	if (port && !port->progress)
+		port = NULL;
 	unsigned progress_ms = o.progress_ms ? o.progress_ms : DEFAULT_PROGRESS_MS;
 	unsigned quick_ms = o.quick_ms ? o.quick_ms : DEFAULT_QUICK_MS;
-	uint64_t quick_entries = o.quick_entries ? o.quick_entries : DEFAULT_QUICK_ENTRIES;
 
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
@@ -688,66 +784,65 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 	if (nthreads > THREADS_MAX)
 		nthreads = THREADS_MAX;
 
-	/* Keep open descriptors within the limit: each thread may hold its
-	 * inline nesting, the stack holds one per shared directory. */
-	struct rlimit rl;
-	long budget = 1024;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		budget = (long)rl.rlim_cur;
-	else if (rl.rlim_cur == RLIM_INFINITY)
-		budget = 1 << 20;
-	budget -= 64;
-	while (nthreads > 1 && budget - (long)nthreads * (INLINE_MAX + 2) < 32)
-		nthreads /= 2;
-	long cap = (budget - (long)nthreads * (INLINE_MAX + 2)) / 2;
-	s.cap = cap < 8 ? 8 : cap > QUEUE_CAP_MAX ? QUEUE_CAP_MAX : (size_t)cap;
-
-	s.fifo = o.mode == JP_SCAN_QUICK;
-	s.batch_slots = network ? BATCH_SLOTS_NET : BATCH_SLOTS;
-	s.cancel_ext = o.cancel;
-	s.output = output;
-	atomic_init(&s.stop, RUNNING);
-	s.root_real = realpath(path, NULL);
-	s.have_proc = access("/proc/self/fd", X_OK) == 0;
-	s.euid = geteuid();
-	s.egid = getegid();
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		close(fd);
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	}
+	s->cap = fd_budget(&nthreads);
+	s->fifo = o.mode == JP_SCAN_QUICK;
+	s->budget = o.mode == JP_SCAN_QUICK
+			    ? (o.quick_entries ? o.quick_entries : DEFAULT_QUICK_ENTRIES)
+			    : 0;
+	s->batch_slots = network ? BATCH_SLOTS_NET : BATCH_SLOTS;
+	s->cancel_ext = o.cancel;
+	if (output) {
+		s->item_fn = output->item;
+		s->item_payload = output->payload;
+	}
+	atomic_init(&s->stop, RUNNING);
+	atomic_init(&s->examined, 0);
+	atomic_init(&s->refs, 1);
+	s->root_real = realpath(path, NULL);
+	s->have_proc = access("/proc/self/fd", X_OK) == 0;
+	s->euid = geteuid();
+	s->egid = getegid();
 	int ng = getgroups(0, NULL);
 	if (ng > 0) {
-		s.groups = calloc((size_t)ng, sizeof(*s.groups));
-		if (s.groups)
-			s.ngroups = getgroups(ng, s.groups);
-		if (s.ngroups < 0)
-			s.ngroups = 0;
+		s->groups = calloc((size_t)ng, sizeof(*s->groups));
+		if (s->groups)
+			s->ngroups = getgroups(ng, s->groups);
+		if (s->ngroups < 0)
+			s->ngroups = 0;
 	}
-	pthread_mutex_init(&s.lock, NULL);
-	pthread_mutex_init(&s.out_lock, NULL);
-	pthread_cond_init(&s.work_cond, NULL);
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->out_lock, NULL);
+	pthread_cond_init(&s->work_cond, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s.done_cond, &ca);
+	pthread_cond_init(&s->done_cond, &ca);
 	pthread_condattr_destroy(&ca);
-	locks = true;
 
-	size_t wsize = ((nthreads * sizeof(*s.workers)) + 63) & ~(size_t)63;
-	s.workers = aligned_alloc(64, wsize);
-	if (!s.workers) {
+	size_t wsize = ((nthreads * sizeof(*s->workers)) + 63) & ~(size_t)63;
+	s->workers = aligned_alloc(64, wsize);
+	if (!s->workers) {
 		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 		goto out;
 	}
-	memset(s.workers, 0, wsize);
+	memset(s->workers, 0, wsize);
+	s->nthreads = nthreads;
+	for (unsigned i = 0; i < nthreads; i++) {
+		s->workers[i].s = s;
+		pthread_mutex_init(&s->workers[i].what_lock, NULL);
+	}
 	root = dnode_new(fd, NULL, path);
 	if (!root) {
 		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 		goto out;
 	}
 	fd = -1;
-	s.nthreads = nthreads;
-	for (unsigned i = 0; i < nthreads; i++) {
-		s.workers[i].s = &s;
-		pthread_mutex_init(&s.workers[i].what_lock, NULL);
-	}
-	try_push(&s, &root->w, true);
+	try_push(s, &root->w, true);
 	root = NULL;
 
 	pthread_attr_t ta;
@@ -758,9 +853,12 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	unsigned started = 0;
 	for (unsigned i = 0; i < nthreads; i++) {
-		if (pthread_create(&s.workers[i].tid, &ta, worker_main, &s.workers[i]) == 0) {
-			s.workers[i].started = true;
+		atomic_fetch_add(&s->refs, 1);
+		if (pthread_create(&s->workers[i].tid, &ta, worker_main, &s->workers[i]) == 0) {
+			s->workers[i].started = true;
 			started++;
+		} else {
+			atomic_fetch_sub(&s->refs, 1);
 		}
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -768,14 +866,21 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 	out->threads = started;
 	if (!started) {
 		/* Nobody to do the work: do it on this thread. */
-		worker_main(&s.workers[0]);
+		atomic_fetch_add(&s->refs, 1);
+		worker_main(&s->workers[0]);
 		out->threads = 1;
 	}
 
-	/* Watch: progress, cancellation, a quick look's budget. */
+	/* Watch: progress, cancellation, a quick look's time. Once stopped,
+	 * wait a little for the threads; a thread stuck in a hung file
+	 * system is left behind, detached. */
+	if (port)
+		progress(port, s, path, t0, JP_PHASE_SCAN);
 	double next_progress = t0 + progress_ms / 1000.0;
-	pthread_mutex_lock(&s.lock);
-	while (!s.finished) {
+	double stop_seen = 0;
+	bool abandon = false;
+	pthread_mutex_lock(&s->lock);
+	while (!s->finished) {
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_nsec += TICK_MS * 1000000L;
@@ -783,93 +888,66 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000L;
 		}
-		pthread_cond_timedwait(&s.done_cond, &s.lock, &ts);
-		if (s.finished)
+		pthread_cond_timedwait(&s->done_cond, &s->lock, &ts);
+		if (s->finished)
 			break;
-		pthread_mutex_unlock(&s.lock);
+		pthread_mutex_unlock(&s->lock);
 		double t = now_s();
-		if (s.cancel_ext && atomic_load(s.cancel_ext))
-			set_stop(&s, STOP_CANCEL);
-		if (o.mode == JP_SCAN_QUICK && !stopped(&s)) {
-			struct jp_scan_result now;
-			memset(&now, 0, sizeof(now));
-			sum(&now, &s);
-			uint64_t entries = now.stats.files + now.dirs + now.symlinks + now.others;
-			if ((t - t0) * 1000.0 >= quick_ms || entries >= quick_entries)
-				set_stop(&s, STOP_BUDGET);
-		}
-		if (port && port->progress && t >= next_progress) {
-			struct jp_scan_result now;
-			char what[256] = "";
-			memset(&now, 0, sizeof(now));
-			sum(&now, &s);
-			for (unsigned i = 0; i < nthreads; i++) {
-				pthread_mutex_lock(&s.workers[i].what_lock);
-				if (s.workers[i].what[0])
-					memcpy(what, s.workers[i].what, sizeof(what));
-				pthread_mutex_unlock(&s.workers[i].what_lock);
-				if (what[0])
-					break;
-			}
-			struct jp_progress p = { JP_PHASE_SCAN,
-						 now.stats.files + now.dirs + now.symlinks +
-							 now.others,
-						 0, now.stats.bytes,
-						 now.stats.bytes / (t - t0 > 0 ? t - t0 : 1),
-						 what[0] ? what : path };
-			if (port->progress(&p, port->payload) < 0)
-				set_stop(&s, STOP_CANCEL);
+		if (s->cancel_ext && atomic_load(s->cancel_ext))
+			set_stop(s, STOP_CANCEL);
+		if (s->fifo && (t - t0) * 1000.0 >= quick_ms)
+			set_stop(s, STOP_BUDGET);
+		if (port && t >= next_progress && !atomic_load(&s->stop)) {
+			progress(port, s, path, t0, JP_PHASE_SCAN);
 			next_progress = t + progress_ms / 1000.0;
 		}
-		pthread_mutex_lock(&s.lock);
+		if (atomic_load(&s->stop)) {
+			if (!stop_seen)
+				stop_seen = t;
+			else if ((t - stop_seen) * 1000.0 >= STOP_GRACE_MS) {
+				abandon = true;
+				pthread_mutex_lock(&s->lock);
+				break;
+			}
+		}
+		pthread_mutex_lock(&s->lock);
 	}
-	pthread_mutex_unlock(&s.lock);
-	for (unsigned i = 0; i < nthreads; i++)
-		if (s.workers[i].started)
-			pthread_join(s.workers[i].tid, NULL);
+	pthread_mutex_unlock(&s->lock);
+	if (abandon) {
+		pthread_mutex_lock(&s->out_lock);
+		s->abandoned = true;
+		pthread_mutex_unlock(&s->out_lock);
+	}
+	for (unsigned i = 0; i < nthreads; i++) {
+		if (!s->workers[i].started)
+			continue;
+		if (abandon)
+			pthread_detach(s->workers[i].tid);
+		else
+			pthread_join(s->workers[i].tid, NULL);
+	}
 
-	sum(out, &s);
+	sum(out, s);
 	out->seconds = now_s() - t0;
-	int why = atomic_load(&s.stop);
-	if (why == RUNNING && s.cancel_ext && atomic_load(s.cancel_ext))
+	int why = atomic_load(&s->stop);
+	if (why == RUNNING && s->cancel_ext && atomic_load(s->cancel_ext))
 		why = STOP_CANCEL;
 	out->complete = why == RUNNING;
 	if (why == STOP_ERROR) {
-		rc = jp_error_set(err, s.error_code ? s.error_code : JP_EINTERNAL, _("%s: %s"), path,
-				  jp_strerror(s.error_code ? s.error_code : JP_EINTERNAL));
+		pthread_mutex_lock(&s->lock);
+		int code = s->error_code ? s->error_code : JP_EINTERNAL;
+		pthread_mutex_unlock(&s->lock);
+		rc = jp_error_set(err, code, _("%s: %s"), path, jp_strerror(code));
 	} else if (why == STOP_CANCEL) {
 		rc = jp_error_set(err, JP_ECANCELED, _("%s: scan cancelled"), path);
 	}
-	if (port && port->progress && rc == 0) {
-		struct jp_progress p = { JP_PHASE_DONE,
-					 out->stats.files + out->dirs + out->symlinks + out->others,
-					 out->stats.files + out->dirs + out->symlinks + out->others,
-					 out->stats.bytes, 0, path };
-		port->progress(&p, port->payload);
-	}
+	if (port && rc == 0)
+		progress(port, s, path, t0, JP_PHASE_DONE);
 out:
 	if (fd >= 0)
 		close(fd);
 	if (root)
 		dnode_unref(root);
-	if (s.workers) {
-		for (unsigned i = 0; i < s.nthreads; i++) {
-			struct worker *wk = &s.workers[i];
-			for (size_t j = 0; j < sizeof(wk->bufs) / sizeof(wk->bufs[0]); j++)
-				free(wk->bufs[j]);
-			free(wk->pathbuf);
-			free(wk->spare);
-			pthread_mutex_destroy(&wk->what_lock);
-		}
-		free(s.workers);
-	}
-	if (locks) {
-		pthread_mutex_destroy(&s.lock);
-		pthread_mutex_destroy(&s.out_lock);
-		pthread_cond_destroy(&s.work_cond);
-		pthread_cond_destroy(&s.done_cond);
-	}
-	free(s.root_real);
-	free(s.groups);
+	scan_release(s);
 	return rc;
 }

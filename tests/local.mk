@@ -47,6 +47,16 @@ tests_unit_test_complete_CFLAGS = $(unit_cflags)
 tests_unit_test_complete_LDADD = $(unit_ldadd)
 tests_unit_test_complete_SOURCES = tests/unit/test_complete.c \
 	ui/tui/complete.h ui/tui/complete.c
+# storage: mount table and path classes, probes, data-set scans
+STORAGE_TESTS = tests/unit/test_mountinfo tests/unit/test_probe tests/unit/test_scan
+check_PROGRAMS += $(STORAGE_TESTS)
+TESTS += $(STORAGE_TESTS)
+tests_unit_test_mountinfo_CFLAGS = $(unit_cflags)
+tests_unit_test_mountinfo_LDADD = $(unit_ldadd)
+tests_unit_test_probe_CFLAGS = $(unit_cflags)
+tests_unit_test_probe_LDADD = $(unit_ldadd)
+tests_unit_test_scan_CFLAGS = $(unit_cflags)
+tests_unit_test_scan_LDADD = $(unit_ldadd)
 endif
 
 # integration tests

@@ -50,7 +50,8 @@ struct jp_path_info {
  * hung network mount: see jobprep/probe.h for a bounded-time variant. */
 int jp_path_classify(struct jp_path_info *out, const struct jp_profile *profile,
 		     const char *path, struct jp_error *err);
-/* The same with a given mount table (NULL: read /proc/self/mountinfo). */
+/* The same with a given mount table, taken as the whole truth (no statfs
+ * cross-check: for recorded tables); NULL reads /proc/self/mountinfo. */
 int jp_path_classify_in(struct jp_path_info *out, const struct jp_profile *profile,
 			const struct jp_mount_table *table, const char *path,
 			struct jp_error *err);

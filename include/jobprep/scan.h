@@ -30,10 +30,12 @@ struct jp_scan_opts {
 	enum jp_scan_mode mode;
 	unsigned threads;       /* 0: automatic (many on network storage) */
 	unsigned progress_ms;   /* between progress calls; 0: 200 */
-	unsigned quick_ms;      /* a quick look's time budget; 0: 200 */
+	unsigned quick_ms;      /* a quick look's time budget; 0: 150 */
 	uint64_t quick_entries; /* a quick look's entry budget; 0: 50000 */
-	/* Set to non-zero (from any thread, or a signal handler) to cancel;
-	 * the scan stops within a file-system call. May be NULL. */
+	/* Set to non-zero (from any thread, or a signal handler) to cancel.
+	 * May be NULL. jp_scan returns within about 100 ms of a cancel (or of
+	 * a quick look's budget): a thread stuck in a hung file system is
+	 * left behind, detached, and touches nothing of the caller's. */
 	atomic_int *cancel;
 };
 

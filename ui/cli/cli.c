@@ -25,6 +25,8 @@ static const struct command commands[] = {
 	  N_("print POSIX sh export lines for a manifest") },
 	{ "repo", jp_cmd_repo, N_("repo [--json] DIR | repo --remote URL [--ref REF]"),
 	  N_("describe a checkout, or pin a remote for a launch-command clone") },
+	{ "scan", jp_cmd_scan, N_("scan [--quick] [--json] PATH..."),
+	  N_("count a data set's files, bytes and archives") },
 	{ "schema", jp_cmd_schema, N_("schema"),
 	  N_("print the manifest's JSON Schema") },
 };

@@ -1,0 +1,151 @@
+# Shell helpers for tests and benchmarks: a loopback sshd of the test's own,
+# and sshfs mounts of it (a network filesystem: fuse.sshfs). Source it:
+#
+#   . "$TOP_SRCDIR/tests/lib/ssh.sh"
+#   jp_sshd_start "$dir"          # sets JP_SSHD_PORT, JP_SSH_KEY, JP_SSH_OPTS
+#   ssh $JP_SSH_OPTS root@127.0.0.1 true
+#   jp_sshfs_mount "$dir" /remote/dir /mount/point   # sets JP_SSHFS_PID
+#   jp_sshfs_umount /mount/point
+#   jp_sshd_stop "$dir"
+#
+# Everything lives in $dir: host key, user key, authorized_keys, sshd_config,
+# sshd.pid, sshd.log. sshd listens on 127.0.0.1 only, on a free port. It runs
+# in a mount namespace of its own whose /run is a private tmpfs, because
+# sshd insists on /run/sshd and a test must not create it on the machine.
+# Needs root (unshare -m) and openssh-server, openssh-client, sshfs.
+
+# jp_ssh_available: 0 when everything needed is there.
+jp_ssh_available() {
+	[ "$(id -u)" = 0 ] || return 1
+	for t in /usr/sbin/sshd ssh ssh-keygen sshfs unshare; do
+		command -v "$t" >/dev/null 2>&1 || return 1
+	done
+	[ -e /dev/fuse ] || return 1
+	return 0
+}
+
+# jp_sshd_start DIR: generate keys and config in DIR and start sshd.
+jp_sshd_start() {
+	_d=$1
+	mkdir -p "$_d" || return 1
+	_d=$(cd "$_d" && pwd) || return 1
+	rm -f "$_d/host_key" "$_d/host_key.pub" "$_d/user_key" "$_d/user_key.pub"
+	ssh-keygen -q -t ed25519 -N '' -C jobprep-test-host -f "$_d/host_key" || return 1
+	ssh-keygen -q -t ed25519 -N '' -C jobprep-test-user -f "$_d/user_key" || return 1
+	cp "$_d/user_key.pub" "$_d/authorized_keys" || return 1
+	chmod 600 "$_d/authorized_keys" "$_d/host_key" "$_d/user_key"
+	_try=0
+	while [ $_try -lt 10 ]; do
+		_try=$((_try + 1))
+		_port=$(( 20000 + ($$ * 7 + _try * 7919 + $(date +%N | sed 's/^0*//;s/^$/0/')) % 40000 ))
+		cat >"$_d/sshd_config" <<EOF
+Port $_port
+ListenAddress 127.0.0.1
+HostKey $_d/host_key
+PidFile $_d/sshd.pid
+AuthorizedKeysFile $_d/authorized_keys
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+PrintMotd no
+UseDNS no
+MaxStartups 100:30:200
+MaxSessions 100
+Subsystem sftp internal-sftp
+EOF
+		rm -f "$_d/sshd.pid"
+		unshare -m --propagation private sh -c \
+			'mount -t tmpfs -o size=1m,mode=755 jobprep-sshd-run /run &&
+			 mkdir -p /run/sshd && exec /usr/sbin/sshd -f "$1" -E "$2"' \
+			sh "$_d/sshd_config" "$_d/sshd.log" || continue
+		# sshd writes its pid file once it listens.
+		_w=0
+		while [ ! -s "$_d/sshd.pid" ] && [ $_w -lt 50 ]; do
+			sleep 0.1
+			_w=$((_w + 1))
+		done
+		[ -s "$_d/sshd.pid" ] || continue
+		JP_SSHD_PORT=$_port
+		JP_SSH_KEY=$_d/user_key
+		JP_SSH_OPTS="-F /dev/null -p $_port -i $_d/user_key -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes"
+		export JP_SSHD_PORT JP_SSH_KEY JP_SSH_OPTS
+		# Wait until it answers.
+		_w=0
+		while [ $_w -lt 50 ]; do
+			# shellcheck disable=SC2086
+			ssh $JP_SSH_OPTS root@127.0.0.1 true 2>/dev/null && return 0
+			sleep 0.1
+			_w=$((_w + 1))
+		done
+		jp_sshd_stop "$_d"
+	done
+	echo "jp_sshd_start: could not start sshd (see $_d/sshd.log)" >&2
+	return 1
+}
+
+# jp_sshd_stop DIR: stop the sshd started in DIR (and its sessions).
+jp_sshd_stop() {
+	_d=$1
+	[ -s "$_d/sshd.pid" ] || return 0
+	_pid=$(cat "$_d/sshd.pid")
+	# Its session children first, by parent pid, then the listener.
+	for _c in $(ps -o pid= --ppid "$_pid" 2>/dev/null); do
+		kill "$_c" 2>/dev/null
+	done
+	kill "$_pid" 2>/dev/null
+	_w=0
+	while kill -0 "$_pid" 2>/dev/null && [ $_w -lt 50 ]; do
+		sleep 0.1
+		_w=$((_w + 1))
+	done
+	kill -9 "$_pid" 2>/dev/null
+	rm -f "$_d/sshd.pid"
+	return 0
+}
+
+# jp_sshfs_mount DIR REMOTE MOUNTPOINT [OPTION...]: mount REMOTE (a path on
+# this machine, served by the sshd of DIR) on MOUNTPOINT with every cache
+# off, so each metadata operation is a round trip, like uncached NFS.
+# Extra arguments go to sshfs. Sets JP_SSHFS_PID (the sshfs process; its
+# child is the ssh client: stop that to make the mount hang).
+jp_sshfs_mount() {
+	_d=$1
+	_remote=$2
+	_mnt=$3
+	shift 3
+	mkdir -p "$_mnt" || return 1
+	sshfs -f -p "$JP_SSHD_PORT" -F /dev/null \
+		-o IdentityFile="$_d/user_key" -o IdentitiesOnly=yes \
+		-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR \
+		-o dir_cache=no -o attr_timeout=0 -o entry_timeout=0 -o negative_timeout=0 \
+		"$@" "root@127.0.0.1:$_remote" "$_mnt" 2>>"$_d/sshfs.log" &
+	JP_SSHFS_PID=$!
+	export JP_SSHFS_PID
+	_w=0
+	while [ $_w -lt 100 ]; do
+		if grep -q " $(printf '%s' "$_mnt" | sed 's/ /\\\\040/g') .* - fuse.sshfs " /proc/self/mountinfo; then
+			return 0
+		fi
+		kill -0 "$JP_SSHFS_PID" 2>/dev/null || break
+		sleep 0.1
+		_w=$((_w + 1))
+	done
+	echo "jp_sshfs_mount: $_remote did not mount on $_mnt (see $_d/sshfs.log)" >&2
+	kill "$JP_SSHFS_PID" 2>/dev/null
+	return 1
+}
+
+# jp_sshfs_ssh_pid: the ssh client of the last sshfs mount.
+jp_sshfs_ssh_pid() {
+	ps -o pid= --ppid "$JP_SSHFS_PID" 2>/dev/null | head -n 1 | tr -d ' '
+}
+
+# jp_sshfs_umount MOUNTPOINT: unmount (lazily if it is busy or hung).
+jp_sshfs_umount() {
+	fusermount3 -u "$1" 2>/dev/null || fusermount -u "$1" 2>/dev/null ||
+		umount -l "$1" 2>/dev/null
+	return 0
+}

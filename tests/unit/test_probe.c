@@ -1,0 +1,174 @@
+/* Probes on real paths in a scratch folder of the build directory: an
+ * existing directory is listed, written to (and the probe file removed), and
+ * measured; a path that does not exist yet is judged by its nearest existing
+ * ancestor; a file is read; the timeout comes from the environment. A hung
+ * mount is tested for real in tests/integration/storage_platform.sh. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "jobprep/probe.h"
+
+static char scratch[PATH_MAX - 256];
+
+static int setup(void **state)
+{
+	char cwd[PATH_MAX - 300];
+	(void)state;
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -1;
+	snprintf(scratch, sizeof(scratch), "%s/test_probe.tmp.XXXXXX", cwd);
+	return mkdtemp(scratch) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char *cmd = NULL;
+	(void)state;
+	if (asprintf(&cmd, "rm -rf '%s'", scratch) < 0)
+		return -1;
+	int rc = system(cmd);
+	free(cmd);
+	return rc == 0 ? 0 : -1;
+}
+
+static size_t count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t n = 0;
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void an_existing_directory_is_listed_written_and_measured(void **state)
+{
+	struct jp_probe_result r = JP_PROBE_RESULT_INIT;
+	struct jp_probe_opts o = JP_PROBE_OPTS_INIT;
+	struct jp_error err = JP_ERROR_INIT;
+	(void)state;
+	o.flags = JP_PROBE_WRITE;
+	if (jp_probe_path(&r, NULL, scratch, &o, &err) != 0)
+		fail_msg("%s", jp_error_message(&err));
+	assert_true(r.exists);
+	assert_true(r.is_dir);
+	assert_true(r.readable);
+	assert_true(r.write_tested);
+	assert_true(r.writable);
+	assert_int_equal(r.write_errno, 0);
+	assert_string_equal(r.write_dir, scratch);
+	assert_true(r.has_space);
+	assert_true(r.total_bytes > 0);
+	assert_true(r.free_bytes <= r.total_bytes);
+	assert_true(r.free_inodes <= r.total_inodes);
+	/* The probe file is gone. */
+	assert_int_equal(count_entries(scratch), 0);
+	jp_probe_result_dispose(&r);
+	jp_error_dispose(&err);
+}
+
+static void without_the_write_flag_nothing_is_written(void **state)
+{
+	struct jp_probe_result r = JP_PROBE_RESULT_INIT;
+	(void)state;
+	assert_int_equal(jp_probe_path(&r, NULL, scratch, NULL, NULL), 0);
+	assert_true(r.exists);
+	assert_false(r.write_tested);
+	assert_false(r.writable);
+	assert_null(r.write_dir);
+	assert_true(r.has_space);
+	jp_probe_result_dispose(&r);
+}
+
+static void a_missing_path_is_judged_by_its_nearest_existing_ancestor(void **state)
+{
+	struct jp_probe_result r = JP_PROBE_RESULT_INIT;
+	struct jp_probe_opts o = JP_PROBE_OPTS_INIT;
+	char path[PATH_MAX];
+	(void)state;
+	o.flags = JP_PROBE_WRITE | JP_PROBE_CLASSIFY;
+	snprintf(path, sizeof(path), "%s/outputs/run-001/checkpoints", scratch);
+	assert_int_equal(jp_probe_path(&r, NULL, path, &o, NULL), 0);
+	assert_false(r.exists);
+	assert_int_equal(r.exists_errno, ENOENT);
+	assert_false(r.readable);
+	assert_true(r.writable);
+	assert_string_equal(r.write_dir, scratch);
+	assert_true(r.has_space);
+	assert_false(r.info.exists);
+	assert_non_null(r.info.resolved);
+	assert_non_null(strstr(r.info.resolved, "/outputs/run-001/checkpoints"));
+	assert_non_null(r.info.reason);
+	assert_int_equal(count_entries(scratch), 0);
+	jp_probe_result_dispose(&r);
+}
+
+static void a_file_is_read(void **state)
+{
+	struct jp_probe_result r = JP_PROBE_RESULT_INIT;
+	char path[PATH_MAX];
+	(void)state;
+	snprintf(path, sizeof(path), "%s/one.bin", scratch);
+	int fd = open(path, O_WRONLY | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "x", 1), 1);
+	close(fd);
+	assert_int_equal(jp_probe_path(&r, NULL, path, NULL, NULL), 0);
+	assert_true(r.exists);
+	assert_false(r.is_dir);
+	assert_true(r.readable);
+	jp_probe_result_dispose(&r);
+	unlink(path);
+}
+
+static void the_default_timeout_comes_from_the_environment(void **state)
+{
+	(void)state;
+	unsetenv("JOBPREP_PROBE_TIMEOUT_MS");
+	assert_int_equal(jp_probe_default_timeout_ms(), JP_PROBE_DEFAULT_TIMEOUT_MS);
+	setenv("JOBPREP_PROBE_TIMEOUT_MS", "1234", 1);
+	assert_int_equal(jp_probe_default_timeout_ms(), 1234);
+	setenv("JOBPREP_PROBE_TIMEOUT_MS", "soon", 1);
+	assert_int_equal(jp_probe_default_timeout_ms(), JP_PROBE_DEFAULT_TIMEOUT_MS);
+	setenv("JOBPREP_PROBE_TIMEOUT_MS", "0", 1);
+	assert_int_equal(jp_probe_default_timeout_ms(), JP_PROBE_DEFAULT_TIMEOUT_MS);
+	unsetenv("JOBPREP_PROBE_TIMEOUT_MS");
+}
+
+static void an_empty_path_is_a_usage_error(void **state)
+{
+	struct jp_probe_result r = JP_PROBE_RESULT_INIT;
+	(void)state;
+	assert_int_equal(jp_probe_path(&r, NULL, "", NULL, NULL), JP_EUSAGE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(an_existing_directory_is_listed_written_and_measured),
+		cmocka_unit_test(without_the_write_flag_nothing_is_written),
+		cmocka_unit_test(a_missing_path_is_judged_by_its_nearest_existing_ancestor),
+		cmocka_unit_test(a_file_is_read),
+		cmocka_unit_test(the_default_timeout_comes_from_the_environment),
+		cmocka_unit_test(an_empty_path_is_a_usage_error),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,403 @@
+/* `jobprep scan [--quick] [--json] [--threads N] [--profile FILE] PATH...`:
+ * data-set statistics (files, bytes, archives with the manifest's `stats`
+ * names) and what would trouble a job: unreadable entries, symlinks leaving
+ * the data set, archives to unpack, and where the data lives. Exit 0 when
+ * every path was scanned, 1 when one could not be, 3 for a bad profile,
+ * 130 when interrupted. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/pathclass.h"
+#include "jobprep/profile.h"
+#include "jobprep/scan.h"
+#include "cli.h"
+
+#define EXAMPLES 5
+
+static atomic_int interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	atomic_store(&interrupted, 1);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "%s\n%s\n",
+		_("Usage: jobprep scan [--quick] [--json] [--threads N] [--profile FILE] PATH..."),
+		_("Count the files, bytes and archives of each data set, and find what would\n"
+		  "trouble a job: unreadable entries, symlinks leaving the data set, archives\n"
+		  "that would have to be unpacked in the job.\n"
+		  "  --quick         a quick look in bounded time (top level and a sample);\n"
+		  "                  counts are lower bounds unless it saw everything\n"
+		  "  --json          print a JSON array, one object per PATH\n"
+		  "  --threads N     scanning threads (default: automatic)\n"
+		  "  --profile FILE  platform profile used to say where each PATH lives"));
+}
+
+/* The first few notable entries of each kind, kept for the report. */
+struct examples {
+	char *v[4][EXAMPLES];
+	size_t n[4];
+	char *targets[EXAMPLES]; /* for LINK_OUTSIDE */
+	int errnums[EXAMPLES];   /* for UNREADABLE */
+};
+
+static int on_item(const struct jp_scan_item *item, void *payload)
+{
+	struct examples *ex = payload;
+	size_t k = (size_t)item->kind;
+	if (k >= 4 || ex->n[k] >= EXAMPLES)
+		return 0;
+	char *copy = strdup(item->path);
+	if (!copy)
+		return 0;
+	if (item->kind == JP_SCAN_ITEM_LINK_OUTSIDE)
+		ex->targets[ex->n[k]] = item->target ? strdup(item->target) : NULL;
+	if (item->kind == JP_SCAN_ITEM_UNREADABLE)
+		ex->errnums[ex->n[k]] = item->errnum;
+	ex->v[k][ex->n[k]++] = copy;
+	return 0;
+}
+
+static void examples_dispose(struct examples *ex)
+{
+	for (size_t k = 0; k < 4; k++)
+		for (size_t i = 0; i < ex->n[k]; i++)
+			free(ex->v[k][i]);
+	for (size_t i = 0; i < EXAMPLES; i++)
+		free(ex->targets[i]);
+	memset(ex, 0, sizeof(*ex));
+}
+
+struct progress_state {
+	bool shown;
+};
+
+static int on_progress(const struct jp_progress *p, void *payload)
+{
+	struct progress_state *ps = payload;
+	if (p->phase == JP_PHASE_DONE)
+		return 0;
+	char bytes[32];
+	double b = (double)p->bytes;
+	const char *unit = "B";
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+	for (size_t i = 0; i < 5 && b >= 1024; i++) {
+		b /= 1024;
+		unit = units[i];
+	}
+	snprintf(bytes, sizeof(bytes), "%.1f %s", b, unit);
+	const char *what = p->what ? p->what : "";
+	size_t wl = strlen(what);
+	if (wl > 50)
+		what += wl - 50;
+	fprintf(stderr, "\r\033[K%s %" PRIu64 " %s, %s  %s", _("scanning:"), p->done, _("entries"),
+		bytes, what);
+	fflush(stderr);
+	ps->shown = true;
+	return atomic_load(&interrupted) ? -1 : 0;
+}
+
+static void human(char *buf, size_t len, uint64_t v)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double d = (double)v;
+	size_t u = 0;
+	while (d >= 1024 && u < 6) {
+		d /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%" PRIu64 " B", v);
+	else
+		snprintf(buf, len, "%.1f %s", d, units[u]);
+}
+
+static void print_text(const char *path, const struct jp_scan_result *r,
+		       const struct examples *ex, const struct jp_path_info *info, bool quick)
+{
+	char size[32], asize[32];
+	const char *lb = r->complete ? "" : _("at least ");
+
+	human(size, sizeof(size), r->stats.bytes);
+	printf("%s\n", path);
+	if (info && info->reason)
+		printf("  %s: %s\n", jp_storage_class_name(info->cls), info->reason);
+	if (info && info->warning)
+		printf("  %s %s\n", _("warning:"), info->warning);
+	printf(_("  %s%" PRIu64 " files, %s (%" PRIu64 " bytes), %" PRIu64 " directories, %" PRIu64
+		 " symlinks\n"),
+	       lb, r->stats.files, size, r->stats.bytes, r->dirs, r->symlinks);
+	if (quick && !r->complete)
+		printf(_("  quick look: %" PRIu64 " entries at the top level; stopped after %.2f s "
+			 "(run without --quick for exact counts)\n"),
+		       r->top_entries, r->seconds);
+	if (r->stats.archives) {
+		human(asize, sizeof(asize), r->archive_bytes);
+		printf(_("  %s%" PRIu64 " archives (%s) would have to be unpacked in the job: unpack "
+			 "them before submitting, unless the training code reads them as they are "
+			 "(e.g. WebDataset shards)\n"),
+		       lb, r->stats.archives, asize);
+		for (size_t i = 0; i < ex->n[JP_SCAN_ITEM_ARCHIVE]; i++)
+			printf("    %s\n", ex->v[JP_SCAN_ITEM_ARCHIVE][i]);
+	}
+	if (r->unreadable) {
+		printf(_("  %s%" PRIu64 " entries cannot be read: fix their permissions so the "
+			 "job's user can read them\n"),
+		       lb, r->unreadable);
+		for (size_t i = 0; i < ex->n[JP_SCAN_ITEM_UNREADABLE]; i++)
+			printf("    %s: %s\n", ex->v[JP_SCAN_ITEM_UNREADABLE][i],
+			       strerror(ex->errnums[i]));
+	}
+	if (r->symlinks_outside) {
+		printf(_("  %s%" PRIu64 " symlinks lead outside the data set: the job sees their "
+			 "targets only if they are on storage every Worker mounts\n"),
+		       lb, r->symlinks_outside);
+		for (size_t i = 0; i < ex->n[JP_SCAN_ITEM_LINK_OUTSIDE]; i++)
+			printf("    %s -> %s\n", ex->v[JP_SCAN_ITEM_LINK_OUTSIDE][i],
+			       ex->targets[i] ? ex->targets[i] : "?");
+	}
+	if (r->symlinks_dangling) {
+		printf(_("  %s%" PRIu64 " symlinks point at nothing\n"), lb, r->symlinks_dangling);
+		for (size_t i = 0; i < ex->n[JP_SCAN_ITEM_LINK_DANGLING]; i++)
+			printf("    %s\n", ex->v[JP_SCAN_ITEM_LINK_DANGLING][i]);
+	}
+}
+
+/* An exact 64-bit integer (cJSON numbers are doubles). */
+static cJSON *add_u64(cJSON *obj, const char *name, uint64_t v)
+{
+	char buf[24];
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	return cJSON_AddRawToObject(obj, name, buf);
+}
+
+static cJSON *add_list(cJSON *obj, const char *name, char *const *v, size_t n)
+{
+	cJSON *arr = cJSON_AddArrayToObject(obj, name);
+	for (size_t i = 0; arr && i < n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(v[i]));
+	return arr;
+}
+
+static cJSON *to_json(const char *path, const struct jp_scan_result *r, const struct examples *ex,
+		      const struct jp_path_info *info, bool quick, const char *error)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "path", path);
+	cJSON_AddStringToObject(o, "mode", quick ? "quick" : "full");
+	if (error) {
+		cJSON_AddStringToObject(o, "error", error);
+		return o;
+	}
+	cJSON_AddBoolToObject(o, "complete", r->complete);
+	cJSON *st = cJSON_AddObjectToObject(o, "stats");
+	if (st) {
+		add_u64(st, "files", r->stats.files);
+		add_u64(st, "bytes", r->stats.bytes);
+		add_u64(st, "archives", r->stats.archives);
+	}
+	add_u64(o, "dirs", r->dirs);
+	add_u64(o, "symlinks", r->symlinks);
+	add_u64(o, "symlinks_outside", r->symlinks_outside);
+	add_u64(o, "symlinks_dangling", r->symlinks_dangling);
+	add_u64(o, "unreadable", r->unreadable);
+	add_u64(o, "others", r->others);
+	add_u64(o, "archive_bytes", r->archive_bytes);
+	add_u64(o, "top_entries", r->top_entries);
+	cJSON_AddNumberToObject(o, "seconds", r->seconds);
+	cJSON_AddNumberToObject(o, "threads", r->threads);
+	if (info && info->resolved) {
+		cJSON *s = cJSON_AddObjectToObject(o, "storage");
+		if (s) {
+			cJSON_AddStringToObject(s, "class", jp_storage_class_name(info->cls));
+			cJSON_AddStringToObject(s, "resolved", info->resolved);
+			if (info->mount_point)
+				cJSON_AddStringToObject(s, "mount_point", info->mount_point);
+			if (info->fstype)
+				cJSON_AddStringToObject(s, "fstype", info->fstype);
+			cJSON_AddBoolToObject(s, "read_only", info->read_only);
+			cJSON_AddStringToObject(s, "reason", info->reason ? info->reason : "");
+			if (info->warning)
+				cJSON_AddStringToObject(s, "warning", info->warning);
+		}
+	}
+	cJSON *e = cJSON_AddObjectToObject(o, "examples");
+	if (e) {
+		add_list(e, "archives", ex->v[JP_SCAN_ITEM_ARCHIVE], ex->n[JP_SCAN_ITEM_ARCHIVE]);
+		add_list(e, "unreadable", ex->v[JP_SCAN_ITEM_UNREADABLE],
+			 ex->n[JP_SCAN_ITEM_UNREADABLE]);
+		add_list(e, "symlinks_outside", ex->v[JP_SCAN_ITEM_LINK_OUTSIDE],
+			 ex->n[JP_SCAN_ITEM_LINK_OUTSIDE]);
+		add_list(e, "symlinks_dangling", ex->v[JP_SCAN_ITEM_LINK_DANGLING],
+			 ex->n[JP_SCAN_ITEM_LINK_DANGLING]);
+	}
+	return o;
+}
+
+/* Many threads each hold a few directories open: allow what the hard
+ * limit allows. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int jp_cmd_scan(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "quick", no_argument, NULL, 'q' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_profile *profile = NULL;
+	const char *profile_path = NULL;
+	struct jp_scan_opts opts = JP_SCAN_OPTS_INIT;
+	bool json = false;
+	int c, status = JP_EXIT_OK;
+	cJSON *arr = NULL;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+qjt:p:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'q':
+			opts.mode = JP_SCAN_QUICK;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 't': {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (errno || *end || n < 1 || n > 256)
+				return jp_cli_usage_error("scan", _("--threads: expected a number "
+								    "from 1 to 256, got '%s'"),
+							  optarg);
+			opts.threads = (unsigned)n;
+			break;
+		}
+		case 'p':
+			profile_path = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return JP_EXIT_OK;
+		case ':':
+			return jp_cli_usage_error("scan", _("option '%s' needs an argument"),
+						  argv[optind - 1]);
+		default:
+			return jp_cli_usage_error("scan", _("unknown option '%s'"),
+						  argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return jp_cli_usage_error("scan", "%s", _("expected at least one PATH"));
+
+	if (jp_profile_resolve(&profile, profile_path, &err) < 0) {
+		status = jp_cli_report(&err);
+		goto out;
+	}
+	raise_nofile();
+	struct sigaction sa, old_int, old_term;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	opts.cancel = &interrupted;
+
+	struct progress_state ps = { false };
+	struct jp_port port = JP_PORT_INIT;
+	if (isatty(STDERR_FILENO)) {
+		port.progress = on_progress;
+		port.payload = &ps;
+	}
+	if (json)
+		arr = cJSON_CreateArray();
+
+	for (int i = optind; i < argc && status != JP_EXIT_INTERRUPTED; i++) {
+		const char *path = argv[i];
+		struct jp_scan_result r;
+		struct examples ex;
+		struct jp_path_info info = JP_PATH_INFO_INIT;
+		struct jp_error perr = JP_ERROR_INIT;
+		memset(&ex, 0, sizeof(ex));
+		struct jp_scan_output output = { on_item, &ex };
+
+		jp_error_clear(&err);
+		bool classified = jp_path_classify(&info, profile, path, &perr) == 0;
+		int rc = jp_scan(&r, path, &opts, &output, &port, &err);
+		if (ps.shown) {
+			fprintf(stderr, "\r\033[K");
+			fflush(stderr);
+			ps.shown = false;
+		}
+		if (rc == JP_ECANCELED || atomic_load(&interrupted)) {
+			fprintf(stderr, "%s\n", _("jobprep scan: interrupted"));
+			status = JP_EXIT_INTERRUPTED;
+		} else if (rc < 0) {
+			jp_cli_report(&err);
+			status = JP_EXIT_FAIL;
+			if (arr)
+				cJSON_AddItemToArray(arr, to_json(path, &r, &ex, NULL,
+								  opts.mode == JP_SCAN_QUICK,
+								  jp_error_message(&err)));
+		} else if (arr) {
+			cJSON_AddItemToArray(arr, to_json(path, &r, &ex, classified ? &info : NULL,
+							  opts.mode == JP_SCAN_QUICK, NULL));
+		} else {
+			print_text(path, &r, &ex, classified ? &info : NULL,
+				   opts.mode == JP_SCAN_QUICK);
+		}
+		examples_dispose(&ex);
+		jp_path_info_dispose(&info);
+		jp_error_dispose(&perr);
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+
+	if (arr && status != JP_EXIT_INTERRUPTED) {
+		char *text = cJSON_Print(arr);
+		if (text)
+			printf("%s\n", text);
+		else
+			status = JP_EXIT_FAIL;
+		cJSON_free(text);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s\n", _("jobprep scan: cannot write to standard output"));
+		if (status == JP_EXIT_OK)
+			status = JP_EXIT_FAIL;
+	}
+out:
+	cJSON_Delete(arr);
+	jp_profile_free(profile);
+	jp_error_dispose(&err);
+	return status;
+}
