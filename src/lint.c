@@ -109,24 +109,45 @@ static char *join(const char *dir, const char *rel)
 	return res;
 }
 
-static const char *root_containing(const struct jp_strv *roots, const char *path)
+/* The most specific profile root holding `path`, and its list (0 shared,
+ * 1 public, 2 ephemeral; -1 none), as the path classifier decides. */
+static int profile_class(const struct lint *L, const char *path, const char **root)
 {
-	for (size_t i = 0; roots && i < roots->n; i++)
-		if (under(path, roots->v[i]))
-			return roots->v[i];
-	return NULL;
+	const struct jp_profile *pr = L->ctx->profile;
+	const struct jp_strv *lists[3];
+	size_t best = 0;
+	int cls = -1;
+
+	*root = NULL;
+	if (!pr)
+		return -1;
+	lists[0] = &pr->shared_roots;
+	lists[1] = &pr->public_roots;
+	lists[2] = &pr->ephemeral_roots;
+	for (int k = 0; k < 3; k++) {
+		for (size_t i = 0; i < lists[k]->n; i++) {
+			size_t n = strlen(lists[k]->v[i]);
+			if (under(path, lists[k]->v[i]) && n >= best) {
+				best = n;
+				cls = k;
+				*root = lists[k]->v[i];
+			}
+		}
+	}
+	return cls;
 }
 
 static const char *ephemeral_root(const struct lint *L, const char *path)
 {
-	return L->ctx->profile ? root_containing(&L->ctx->profile->ephemeral_roots, path) : NULL;
+	const char *root;
+	return profile_class(L, path, &root) == 2 ? root : NULL;
 }
 
 static bool is_shared_or_public(const struct lint *L, const char *path)
 {
-	const struct jp_profile *pr = L->ctx->profile;
-	return pr && (root_containing(&pr->shared_roots, path) ||
-		      root_containing(&pr->public_roots, path));
+	const char *root;
+	int cls = profile_class(L, path, &root);
+	return cls == 0 || cls == 1;
 }
 
 /* Paths every Worker has the same way: the system and the image. */

@@ -16,6 +16,13 @@ libjobprep_a_SOURCES += src/valid.c src/manifest_read.c src/manifest_write.c \
 	include/jobprep/check.h src/check.c
 # task: long work on a worker thread (the wizard's clone and scans)
 libjobprep_a_SOURCES += include/jobprep/task.h src/task.c
+# flow: the wizard's flow as data, the launch lint, sh splitting, the demo
+libjobprep_a_SOURCES += include/jobprep/shellwords.h src/shellwords.c \
+	include/jobprep/lint.h src/lint.c \
+	include/jobprep/flow.h src/flow_internal.h src/flow.c src/flow_fields.c \
+	src/flow_defaults.c src/flow_validate.c src/flow_tasks.c src/flow_finish.c \
+	src/flow_copy.c \
+	include/jobprep/demo.h src/demo.c
 # git: clone onto shared storage, inspect a checkout, pin a launch-command clone
 libjobprep_a_SOURCES += include/jobprep/git.h src/git_internal.h \
 	src/git_global.c src/git_url.c src/git_op.c src/git_cred.c src/git_hostkey.c \

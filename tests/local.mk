@@ -12,6 +12,11 @@ unit_ldadd = $(CORE_LIBS) $(CMOCKA_LIBS)
 
 if HAVE_CMOCKA
 # unit tests
+# flow: the launch lint and the sh splitter
+check_PROGRAMS += tests/unit/test_lint
+TESTS += tests/unit/test_lint
+tests_unit_test_lint_CFLAGS = $(unit_cflags)
+tests_unit_test_lint_LDADD = $(unit_ldadd)
 # manifest: reading, writing, atomic writes, env rendering, path checks
 MANIFEST_TESTS = tests/unit/test_manifest_read tests/unit/test_manifest_write \
 	tests/unit/test_atomic_write tests/unit/test_envsh tests/unit/test_check

@@ -17,6 +17,9 @@ struct command {
 
 /* The sub-commands, in the order --help lists them. */
 static const struct command commands[] = {
+	{ "init", jp_cmd_init,
+	  N_("init --answers FILE [-o MANIFEST] [--profile FILE] [--json] [--force] | init --demo"),
+	  N_("run the wizard's flow without prompts: clone, create, scan, check, write") },
 	{ "check", jp_cmd_check, N_("check [--json] [--deep] [--profile FILE] MANIFEST"),
 	  N_("re-run every check on a manifest") },
 	{ "clone", jp_cmd_clone, N_("clone [--ref REF] [--submodules] [--json] URL DIR"),

@@ -1,0 +1,389 @@
+/* The --demo sandbox: a platform in a folder, made (or completed) on demand. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <git2.h>
+
+#include "jobprep/demo.h"
+#include "jobprep/git.h"
+#include "jobprep/i18n.h"
+#include "jobprep/manifest.h"
+
+#define DEMO_DIR "jobprep-demo"
+#define DEMO_JOB "demo"
+/* A fixed author and time: the demo's commit is the same everywhere. */
+#define DEMO_AUTHOR "jobprep demo"
+#define DEMO_EMAIL "demo@jobprep.invalid"
+#define DEMO_TIME 1704067200 /* 2024-01-01T00:00:00Z */
+
+struct demo_file {
+	const char *path;
+	unsigned mode;
+	const char *text;
+};
+
+static const struct demo_file repo_files[] = {
+	{ "README.md", 0644,
+	  "# demo-train\n"
+	  "\n"
+	  "A tiny training project for the jobprep demo.\n"
+	  "\n"
+	  "`scripts/train.sh` runs `train.py` with the directories jobprep's env.sh\n"
+	  "exports. On several Workers, rank 0 prepares the shared data and the others\n"
+	  "wait for it at a torch.distributed barrier before they read it.\n" },
+	{ "scripts/train.sh", 0755,
+	  "#!/bin/sh\n"
+	  "# Train on $DATA_DIR; checkpoints and logs go under $OUTPUT_DIR (see env.sh).\n"
+	  "set -eu\n"
+	  "cd \"$(dirname \"$0\")/..\"\n"
+	  "exec python3 train.py --data \"${DATA_DIR:?}\" \\\n"
+	  "\t--checkpoints \"${CHECKPOINT_DIR:?}\" --logs \"${LOG_DIR:?}\"\n" },
+	{ "train.py", 0644,
+	  "\"\"\"A stand-in training loop: rank 0 prepares shared data, the others wait.\"\"\"\n"
+	  "import argparse\n"
+	  "import os\n"
+	  "\n"
+	  "\n"
+	  "def validate_dataset_readable(path):\n"
+	  "    names = sorted(os.listdir(path))\n"
+	  "    if not names:\n"
+	  "        raise SystemExit(f\"{path} is empty\")\n"
+	  "    return names\n"
+	  "\n"
+	  "\n"
+	  "def main():\n"
+	  "    p = argparse.ArgumentParser()\n"
+	  "    p.add_argument(\"--data\", required=True)\n"
+	  "    p.add_argument(\"--checkpoints\", required=True)\n"
+	  "    p.add_argument(\"--logs\", required=True)\n"
+	  "    args = p.parse_args()\n"
+	  "\n"
+	  "    world = int(os.environ.get(\"WORLD_SIZE\", \"1\"))\n"
+	  "    rank = int(os.environ.get(\"RANK\", \"0\"))\n"
+	  "    if world > 1:\n"
+	  "        import torch.distributed as dist\n"
+	  "        dist.init_process_group(\"nccl\")\n"
+	  "    if rank == 0:\n"
+	  "        os.makedirs(args.checkpoints, exist_ok=True)\n"
+	  "    if world > 1:\n"
+	  "        dist.barrier()  # nobody reads what rank 0 has not finished\n"
+	  "    names = validate_dataset_readable(args.data)\n"
+	  "    with open(os.path.join(args.logs, f\"rank{rank}.log\"), \"w\") as log:\n"
+	  "        log.write(f\"read {len(names)} files\\n\")\n"
+	  "\n"
+	  "\n"
+	  "if __name__ == \"__main__\":\n"
+	  "    main()\n" },
+};
+
+static const struct demo_file data_files[] = {
+	{ "shared/datasets/demo-data/train.jsonl", 0644,
+	  "{\"text\": \"the quick brown fox\"}\n"
+	  "{\"text\": \"jumps over the lazy dog\"}\n"
+	  "{\"text\": \"prepare data before the job starts\"}\n" },
+	{ "shared/datasets/demo-data/valid.jsonl", 0644, "{\"text\": \"checkpoints go to shared storage\"}\n" },
+	{ "public/demo-corpus/corpus-000.txt", 0644,
+	  "Public data sets are mounted read-only under the public data root.\n" },
+	{ "public/demo-corpus/corpus-001.txt", 0644,
+	  "Every Worker sees the same path.\n" },
+};
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+void jp_demo_dispose(struct jp_demo *d)
+{
+	if (!d)
+		return;
+	free(d->root);
+	free(d->profile_path);
+	free(d->answers_path);
+	free(d->repo_url);
+	free(d->data_path);
+	free(d->public_path);
+	free(d->manifest_path);
+	memset(d, 0, sizeof(*d));
+}
+
+static char *path_join(const char *a, const char *b)
+{
+	char *s = NULL;
+	return asprintf(&s, "%s/%s", a, b) < 0 ? NULL : s;
+}
+
+static int mkdirs(const char *path, struct jp_error *err)
+{
+	char *p = strdup(path);
+	int rc = 0;
+
+	if (!p)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+			rc = jp_error_set(err, JP_EIO, _("%s: cannot create the directory: %s"), p,
+					  strerror(errno));
+			break;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return rc;
+}
+
+/* Write a file unless it is there already. */
+static int put_file(const char *root, const struct demo_file *f, struct jp_error *err)
+{
+	char *path = path_join(root, f->path);
+	struct stat st;
+	int rc = 0;
+
+	if (!path)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	if (stat(path, &st) == 0)
+		goto out;
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	rc = mkdirs(path, err);
+	*slash = '/';
+	if (rc == 0)
+		rc = jp_file_write_atomic(path, f->text, strlen(f->text), f->mode, err);
+out:
+	free(path);
+	return rc;
+}
+
+static int git_fail(struct jp_error *err, const char *what)
+{
+	const git_error *e = git_error_last();
+	return jp_error_set(err, JP_EGIT, _("demo repository: %s: %s"), what,
+			    e && e->message ? e->message : "?");
+}
+
+/* The demo repository: one commit with every file, on branch main. */
+static int make_repo(const char *dir, struct jp_error *err)
+{
+	git_repository *repo = NULL;
+	git_index *index = NULL;
+	git_tree *tree = NULL;
+	git_signature *sig = NULL;
+	git_oid tree_id, commit_id;
+	git_repository_init_options opts;
+	int rc;
+
+	rc = jp_git_global_init(err);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < N_OF(repo_files); i++) {
+		rc = put_file(dir, &repo_files[i], err);
+		if (rc < 0)
+			return rc;
+	}
+	git_repository_init_options_init(&opts, GIT_REPOSITORY_INIT_OPTIONS_VERSION);
+	opts.flags = GIT_REPOSITORY_INIT_MKPATH;
+	opts.initial_head = "main";
+	if (git_repository_init_ext(&repo, dir, &opts) < 0) {
+		rc = git_fail(err, _("init"));
+		goto out;
+	}
+	if (!git_repository_head_unborn(repo)) {
+		rc = 0; /* made before */
+		goto out;
+	}
+	if (git_repository_index(&index, repo) < 0) {
+		rc = git_fail(err, _("index"));
+		goto out;
+	}
+	for (size_t i = 0; i < N_OF(repo_files); i++) {
+		if (git_index_add_bypath(index, repo_files[i].path) < 0) {
+			rc = git_fail(err, repo_files[i].path);
+			goto out;
+		}
+	}
+	if (git_index_write(index) < 0 || git_index_write_tree(&tree_id, index) < 0 ||
+	    git_tree_lookup(&tree, repo, &tree_id) < 0 ||
+	    git_signature_new(&sig, DEMO_AUTHOR, DEMO_EMAIL, DEMO_TIME, 0) < 0 ||
+	    git_commit_create_v(&commit_id, repo, "HEAD", sig, sig, NULL,
+				"A small training project for the jobprep demo\n", tree, 0) < 0) {
+		rc = git_fail(err, _("commit"));
+		goto out;
+	}
+	rc = 0;
+out:
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_index_free(index);
+	git_repository_free(repo);
+	return rc;
+}
+
+/* The demo's platform: shared and public roots inside the sandbox. */
+static int make_profile(const struct jp_demo *d, struct jp_error *err)
+{
+	struct jp_profile *p = NULL;
+	cJSON *json = NULL;
+	char *text = NULL, *shared = NULL, *pub = NULL;
+	struct stat st;
+	int rc;
+
+	if (stat(d->profile_path, &st) == 0)
+		return 0;
+	rc = jp_profile_new_default(&p, err);
+	if (rc < 0)
+		return rc;
+	rc = JP_ENOMEM;
+	shared = path_join(d->root, "shared");
+	pub = path_join(d->root, "public");
+	if (!shared || !pub)
+		goto out;
+	jp_strv_dispose(&p->shared_roots);
+	jp_strv_dispose(&p->public_roots);
+	if (jp_strv_push(&p->shared_roots, shared) < 0 || jp_strv_push(&p->public_roots, pub) < 0)
+		goto out;
+	json = jp_profile_to_json(p);
+	text = json ? cJSON_Print(json) : NULL;
+	if (!text)
+		goto out;
+	size_t len = strlen(text);
+	char *nl = realloc(text, len + 2);
+	if (!nl)
+		goto out;
+	text = nl;
+	text[len] = '\n';
+	text[len + 1] = '\0';
+	rc = jp_file_write_atomic(d->profile_path, text, len + 1, 0644, err);
+	goto done;
+out:
+	rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+done:
+	free(text);
+	free(shared);
+	free(pub);
+	cJSON_Delete(json);
+	jp_profile_free(p);
+	return rc;
+}
+
+/* What `jobprep init --demo` answers: the same as jp_demo_apply. */
+static int make_answers(const struct jp_demo *d, struct jp_error *err)
+{
+	cJSON *root = cJSON_CreateObject(), *job, *code, *repo, *data, *item;
+	char *text = NULL;
+	struct stat st;
+	int rc = JP_ENOMEM;
+
+	if (stat(d->answers_path, &st) == 0) {
+		cJSON_Delete(root);
+		return 0;
+	}
+	if (!root || !(job = cJSON_AddObjectToObject(root, "job")) ||
+	    !cJSON_AddStringToObject(job, "name", DEMO_JOB) ||
+	    !(code = cJSON_AddObjectToObject(root, "code")) ||
+	    !cJSON_AddStringToObject(code, "source", "shared_storage") ||
+	    !(repo = cJSON_AddObjectToObject(code, "repo")) ||
+	    !cJSON_AddStringToObject(repo, "url", d->repo_url) ||
+	    !(data = cJSON_AddArrayToObject(root, "data")))
+		goto out;
+	const char *paths[] = { d->data_path, d->public_path };
+	for (size_t i = 0; i < 2; i++) {
+		item = cJSON_CreateObject();
+		if (!item || !cJSON_AddItemToArray(data, item)) {
+			cJSON_Delete(item);
+			goto out;
+		}
+		if (!cJSON_AddStringToObject(item, "path", paths[i]))
+			goto out;
+	}
+	text = cJSON_Print(root);
+	if (!text)
+		goto out;
+	size_t len = strlen(text);
+	char *nl = realloc(text, len + 2);
+	if (!nl)
+		goto out;
+	text = nl;
+	text[len] = '\n';
+	text[len + 1] = '\0';
+	rc = jp_file_write_atomic(d->answers_path, text, len + 1, 0644, err);
+	goto done;
+out:
+	rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+done:
+	cJSON_free(text);
+	cJSON_Delete(root);
+	return rc;
+}
+
+int jp_demo_prepare(struct jp_demo *out, const char *cwd, struct jp_error *err)
+{
+	char here[PATH_MAX];
+	char *repo = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!cwd) {
+		if (!getcwd(here, sizeof(here)))
+			return jp_error_set(err, JP_EIO, _("cannot tell the current directory: %s"),
+					    strerror(errno));
+		cwd = here;
+	} else if (!realpath(cwd, here)) {
+		return jp_error_set(err, JP_EIO, _("%s: %s"), cwd, strerror(errno));
+	} else {
+		cwd = here;
+	}
+	out->root = path_join(strcmp(cwd, "/") == 0 ? "" : cwd, DEMO_DIR);
+	if (!out->root)
+		goto oom;
+	out->profile_path = path_join(out->root, "profile.json");
+	out->answers_path = path_join(out->root, "answers.json");
+	repo = path_join(out->root, "repo");
+	out->data_path = path_join(out->root, "shared/datasets/demo-data");
+	out->public_path = path_join(out->root, "public/demo-corpus");
+	if (!out->profile_path || !out->answers_path || !repo || !out->data_path ||
+	    !out->public_path || asprintf(&out->repo_url, "file://%s", repo) < 0) {
+		out->repo_url = NULL;
+		goto oom;
+	}
+
+	rc = mkdirs(out->root, err);
+	if (rc == 0)
+		rc = make_repo(repo, err);
+	for (size_t i = 0; rc == 0 && i < N_OF(data_files); i++)
+		rc = put_file(out->root, &data_files[i], err);
+	if (rc == 0)
+		rc = make_profile(out, err);
+	if (rc == 0)
+		rc = make_answers(out, err);
+	free(repo);
+	if (rc < 0)
+		jp_demo_dispose(out);
+	return rc;
+oom:
+	free(repo);
+	jp_demo_dispose(out);
+	return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+}
+
+int jp_demo_apply(struct jp_flow *flow, const struct jp_demo *demo, struct jp_error *err)
+{
+	struct jp_manifest *ans = NULL;
+	int rc;
+
+	rc = jp_manifest_load(&ans, demo->answers_path, JP_READ_ANSWERS, err);
+	if (rc == 0)
+		rc = jp_flow_apply_answers(flow, ans, demo->answers_path, err);
+	jp_manifest_free(ans);
+	return rc;
+}

@@ -1,0 +1,786 @@
+/* The flow object: the draft manifest, what the user set, getting and
+ * setting fields by key, lists, and answers files. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobprep/i18n.h"
+#include "flow_internal.h"
+
+void flow_verdict_set(struct jp_verdict *v, enum jp_check_status st, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!v)
+		return;
+	free(v->message);
+	v->message = NULL;
+	v->status = st;
+	if (!fmt)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&v->message, fmt, ap) < 0)
+		v->message = NULL;
+	va_end(ap);
+}
+
+void jp_verdict_dispose(struct jp_verdict *v)
+{
+	if (!v)
+		return;
+	free(v->message);
+	v->message = NULL;
+	v->status = JP_CHECK_PASS;
+}
+
+static void inspected_dispose(struct inspected *i)
+{
+	free(i->path);
+	free(i->url);
+	free(i->branch);
+	free(i->problem);
+	memset(i, 0, sizeof(*i));
+}
+
+int jp_flow_new(struct jp_flow **out, const struct jp_profile *profile, struct jp_error *err)
+{
+	struct jp_flow *flow = calloc(1, sizeof(*flow));
+	int rc = JP_ENOMEM;
+
+	*out = NULL;
+	if (!flow)
+		goto fail;
+	if (jp_profile_copy(&flow->profile, profile) < 0 || jp_manifest_new(&flow->m) < 0 ||
+	    jp_profile_copy(&flow->m->profile, profile) < 0)
+		goto fail;
+	rc = flow_recompute(flow, err);
+	if (rc < 0)
+		goto out;
+	*out = flow;
+	return 0;
+fail:
+	jp_error_set(err, rc, "%s", _("out of memory"));
+out:
+	jp_flow_free(flow);
+	return rc;
+}
+
+void jp_flow_free(struct jp_flow *flow)
+{
+	if (!flow)
+		return;
+	for (size_t i = 0; flow->m && i < flow->m->n_data; i++)
+		free(flow->dx[i].scanned_path);
+	free(flow->dx);
+	jp_manifest_free(flow->m);
+	jp_profile_free(flow->profile);
+	free(flow->manifest_path);
+	free(flow->env_path);
+	free(flow->run_base);
+	free(flow->run_dir);
+	free(flow->cloned_url);
+	free(flow->cloned_req_ref);
+	free(flow->cloned_path);
+	free(flow->cloned_ref);
+	inspected_dispose(&flow->insp);
+	free(flow->resolved_url);
+	free(flow->resolved_req_ref);
+	free(flow->resolved_ref);
+	free(flow->made_out);
+	free(flow->made_ckpt);
+	free(flow->made_log);
+	jp_strv_dispose(&flow->created);
+	free(flow);
+}
+
+const struct jp_manifest *jp_flow_manifest(const struct jp_flow *flow)
+{
+	return flow->m;
+}
+
+const struct jp_profile *jp_flow_profile(const struct jp_flow *flow)
+{
+	return flow->profile;
+}
+
+/* --- reading fields ---------------------------------------------------------- */
+
+static int bad_key(struct jp_error *err, const char *key)
+{
+	return jp_error_set(err, JP_EUSAGE, _("%s: no such field"), key ? key : "(null)");
+}
+
+/* A string field's storage, NULL for non-string fields. */
+static char **str_slot(struct jp_flow *flow, const struct fref *r)
+{
+	struct jp_manifest *m = flow->m;
+
+	switch (r->key) {
+	case K_JOB_NAME: return &m->job.name;
+	case K_CODE_PATH: return &m->code.path;
+	case K_REPO_URL: return &m->code.repo_url;
+	case K_REPO_REF: return &m->code.repo_ref;
+	case K_REPO_COMMIT: return &m->code.repo_commit;
+	case K_IMAGE: return &m->code.image;
+	case K_OUTPUT_DIR: return &m->outputs.output_dir;
+	case K_CHECKPOINT_DIR: return &m->outputs.checkpoint_dir;
+	case K_LOG_DIR: return &m->outputs.log_dir;
+	case K_LAUNCH: return &m->job.launch_command;
+	case K_MANIFEST_PATH: return &flow->manifest_path;
+	case K_ENV_PATH: return &flow->env_path;
+	case K_DATA_NAME: return r->index < m->n_data ? &m->data[r->index].name : NULL;
+	case K_DATA_PATH: return r->index < m->n_data ? &m->data[r->index].path : NULL;
+	case K_ENV_NAME: return r->index < m->job.n_env ? &m->job.env[r->index].name : NULL;
+	case K_ENV_VALUE: return r->index < m->job.n_env ? &m->job.env[r->index].value : NULL;
+	default: return NULL;
+	}
+}
+
+static bool index_ok(const struct jp_flow *flow, const struct fref *r)
+{
+	switch (r->key) {
+	case K_DATA_NAME:
+	case K_DATA_PATH:
+	case K_DATA_KIND:
+	case K_DATA_RO:
+		return r->index < flow->m->n_data;
+	case K_ENV_NAME:
+	case K_ENV_VALUE:
+		return r->index < flow->m->job.n_env;
+	default:
+		return true;
+	}
+}
+
+static char *value_text(const struct jp_flow *flow, const struct fref *r)
+{
+	const struct jp_manifest *m = flow->m;
+	char *s = NULL;
+
+	switch (r->key) {
+	case K_WORKERS:
+		return asprintf(&s, "%" PRId64, m->job.workers) < 0 ? NULL : s;
+	case K_GPUS:
+		return asprintf(&s, "%" PRId64, m->job.gpus_per_worker) < 0 ? NULL : s;
+	case K_CODE_SOURCE: {
+		const char *n = jp_code_source_name(m->code.source);
+		return strdup(n ? n : "");
+	}
+	case K_CODE_CHECKOUT:
+		return strdup(flow->checkout == CHECKOUT_EXISTING ? "existing" : "clone");
+	case K_DATA:
+		return asprintf(&s, "%zu", m->n_data) < 0 ? NULL : s;
+	case K_ENV:
+		return asprintf(&s, "%zu", m->job.n_env) < 0 ? NULL : s;
+	case K_DATA_KIND:
+		return strdup(jp_data_kind_name(m->data[r->index].kind));
+	case K_DATA_RO:
+		return strdup(m->data[r->index].read_only ? "true" : "false");
+	default: {
+		char **slot = str_slot((struct jp_flow *)flow, r);
+		return strdup(slot && *slot ? *slot : "");
+	}
+	}
+}
+
+int jp_flow_get(char **out, const struct jp_flow *flow, const char *key, struct jp_error *err)
+{
+	struct fref r;
+
+	*out = NULL;
+	if (flow_parse_key(&r, key) < 0 || !index_ok(flow, &r))
+		return bad_key(err, key);
+	*out = value_text(flow, &r);
+	return *out ? 0 : jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+}
+
+bool jp_flow_is_set(const struct jp_flow *flow, const char *key)
+{
+	struct fref r;
+
+	if (flow_parse_key(&r, key) < 0 || !index_ok(flow, &r))
+		return false;
+	if (r.key < K_N_SCALAR)
+		return flow->set[r.key];
+	switch (r.key) {
+	case K_DATA_NAME: return flow->dx[r.index].name_set;
+	case K_DATA_KIND: return flow->dx[r.index].kind_set;
+	case K_DATA_RO: return flow->dx[r.index].ro_set;
+	case K_DATA_PATH:
+	case K_ENV_NAME:
+	case K_ENV_VALUE:
+		return true; /* no defaults: whatever is there was given */
+	default:
+		return false;
+	}
+}
+
+bool jp_flow_field_active(const struct jp_flow *flow, const char *key)
+{
+	struct fref r;
+
+	return flow_parse_key(&r, key) == 0 && index_ok(flow, &r) && flow_active(flow, &r);
+}
+
+/* --- setting fields ------------------------------------------------------------ */
+
+static int parse_int(long long *out, const char *s)
+{
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s || (!isdigit((unsigned char)*s) && *s != '-' && *s != '+'))
+		return -1;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	while (isspace((unsigned char)*end))
+		end++;
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_bool(bool *out, const char *s)
+{
+	if (!strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcmp(s, "1") || !strcasecmp(s, "y")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcmp(s, "0") || !strcasecmp(s, "n")) {
+		*out = false;
+		return 0;
+	}
+	return -1;
+}
+
+/* Lexically normalised: no "//", "." or "..", no trailing '/'. */
+static char *normal_path(const char *path)
+{
+	size_t len = strlen(path);
+	char *out = malloc(len + 2);
+	size_t n = 0;
+
+	if (!out)
+		return NULL;
+	for (const char *p = path; *p;) {
+		while (*p == '/')
+			p++;
+		const char *end = strchr(p, '/');
+		size_t seg = end ? (size_t)(end - p) : strlen(p);
+		if (seg == 0)
+			break;
+		if (seg == 1 && p[0] == '.') {
+			/* skip */
+		} else if (seg == 2 && p[0] == '.' && p[1] == '.') {
+			while (n > 0 && out[n - 1] != '/')
+				n--;
+			if (n > 0)
+				n--;
+		} else {
+			out[n++] = '/';
+			memcpy(out + n, p, seg);
+			n += seg;
+		}
+		p += seg;
+	}
+	if (n == 0)
+		out[n++] = '/';
+	out[n] = '\0';
+	return out;
+}
+
+static const char *choice_list(const struct jp_field *f, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (const struct jp_choice *c = f->choices; c && c->value; c++) {
+		int w = snprintf(buf + n, len - n, "%s\"%s\"", n ? ", " : "", c->value);
+		if (w < 0 || (size_t)w >= len - n)
+			break;
+		n += (size_t)w;
+	}
+	return buf;
+}
+
+/* Store `value` (NULL: back to the default). Fills *why for a value that
+ * cannot be represented and returns JP_EUSAGE. */
+static int store(struct jp_flow *flow, const struct fref *r, const char *value,
+		 struct jp_verdict *why)
+{
+	const struct jp_field *f = r->field;
+	struct jp_manifest *m = flow->m;
+	char buf[256];
+	long long n = 0;
+	bool b = false;
+	char *normal = NULL;
+	int rc = 0;
+
+	if (f->flags & JP_FIELD_DERIVED) {
+		flow_verdict_set(why, JP_CHECK_FAIL, _("%s is recorded by jobprep, not typed"),
+				 flow_key_name(r->key));
+		return JP_EUSAGE;
+	}
+	if (r->key == K_DATA || r->key == K_ENV) {
+		flow_verdict_set(why, JP_CHECK_FAIL,
+				 _("%s is a list: add and remove its items instead"), f->key);
+		return JP_EUSAGE;
+	}
+
+	/* parse */
+	if (value && *value) {
+		switch (f->kind) {
+		case JP_FIELD_INTEGER:
+			if (parse_int(&n, value) < 0 || n < f->min || n > f->max) {
+				flow_verdict_set(why, JP_CHECK_FAIL,
+						 _("expected an integer from %lld to %lld, got \"%s\""),
+						 f->min, f->max, value);
+				return JP_EUSAGE;
+			}
+			break;
+		case JP_FIELD_CHOICE: {
+			const struct jp_choice *c;
+			for (c = f->choices; c->value; c++)
+				if (strcmp(c->value, value) == 0)
+					break;
+			if (!c->value) {
+				flow_verdict_set(why, JP_CHECK_FAIL, _("expected one of %s, got \"%s\""),
+						 choice_list(f, buf, sizeof(buf)), value);
+				return JP_EUSAGE;
+			}
+			break;
+		}
+		case JP_FIELD_BOOL:
+			if (parse_bool(&b, value) < 0) {
+				flow_verdict_set(why, JP_CHECK_FAIL, _("expected true or false, got \"%s\""),
+						 value);
+				return JP_EUSAGE;
+			}
+			break;
+		case JP_FIELD_PATH:
+			if (value[0] != '/') {
+				flow_verdict_set(why, JP_CHECK_FAIL,
+						 _("expected an absolute path (starting with /), got \"%s\""),
+						 value);
+				return JP_EUSAGE;
+			}
+			normal = normal_path(value);
+			if (!normal)
+				return JP_ENOMEM;
+			value = normal;
+			break;
+		default:
+			break;
+		}
+	} else if (value && (f->kind == JP_FIELD_INTEGER || f->kind == JP_FIELD_CHOICE ||
+			     f->kind == JP_FIELD_BOOL)) {
+		value = NULL; /* empty: back to the default */
+	}
+
+	bool given = value != NULL;
+	const char *text = value && *value ? value : NULL;
+	switch (r->key) {
+	case K_WORKERS:
+		m->job.workers = given ? n : 1;
+		break;
+	case K_GPUS:
+		m->job.gpus_per_worker = given ? n : 0;
+		break;
+	case K_CODE_SOURCE:
+		if (given)
+			rc = jp_code_source_from_name(&m->code.source, value) < 0 ? JP_EUSAGE : 0;
+		break;
+	case K_CODE_CHECKOUT:
+		if (given)
+			flow->checkout = strcmp(value, "existing") == 0 ? CHECKOUT_EXISTING
+								       : CHECKOUT_CLONE;
+		break;
+	case K_DATA_KIND:
+		flow->dx[r->index].kind_set = given;
+		if (given)
+			jp_data_kind_from_name(&m->data[r->index].kind, value);
+		break;
+	case K_DATA_RO:
+		flow->dx[r->index].ro_set = given;
+		if (given)
+			m->data[r->index].read_only = b;
+		break;
+	case K_DATA_NAME:
+		flow->dx[r->index].name_set = given;
+		rc = jp_set_str(str_slot(flow, r), text);
+		break;
+	case K_ENV_NAME:
+	case K_ENV_VALUE:
+		/* no defaults: NULL and "" both mean empty */
+		rc = jp_set_str(str_slot(flow, r), r->key == K_ENV_VALUE && value ? value : text);
+		break;
+	case K_DATA_PATH:
+		rc = jp_set_str(str_slot(flow, r), text);
+		break;
+	default: {
+		char **slot = str_slot(flow, r);
+		if (!slot) {
+			rc = JP_EUSAGE;
+			break;
+		}
+		rc = jp_set_str(slot, text);
+		break;
+	}
+	}
+	if (r->key < K_N_SCALAR)
+		flow->set[r->key] = given;
+	free(normal);
+	return rc;
+}
+
+static int set_one(struct jp_verdict *verdict, struct jp_flow *flow, const struct fref *r,
+		   const char *value, const char *key, struct jp_error *err)
+{
+	struct jp_verdict why = JP_VERDICT_INIT;
+	int rc;
+
+	rc = store(flow, r, value, &why);
+	if (rc == JP_EUSAGE) {
+		jp_error_set(err, JP_EUSAGE, "%s: %s", key, why.message ? why.message : "");
+		if (verdict) {
+			jp_verdict_dispose(verdict);
+			*verdict = why;
+		} else {
+			jp_verdict_dispose(&why);
+		}
+		return JP_EUSAGE;
+	}
+	jp_verdict_dispose(&why);
+	if (rc < 0)
+		return jp_error_set(err, rc, "%s", _("out of memory"));
+	flow->gen++;
+	rc = flow_recompute(flow, err);
+	if (rc < 0)
+		return rc;
+	if (verdict) {
+		jp_verdict_dispose(verdict);
+		rc = flow_validate_value(verdict, flow, r, NULL);
+		if (rc < 0)
+			return jp_error_set(err, rc, "%s", _("out of memory"));
+	}
+	return 0;
+}
+
+int jp_flow_set(struct jp_verdict *verdict, struct jp_flow *flow, const char *key,
+		const char *value, struct jp_error *err)
+{
+	struct fref r;
+
+	if (flow_parse_key(&r, key) < 0 || !index_ok(flow, &r))
+		return bad_key(err, key);
+	return set_one(verdict, flow, &r, value, key, err);
+}
+
+int jp_flow_validate(struct jp_verdict *verdict, const struct jp_flow *flow, const char *key,
+		     const char *value, struct jp_error *err)
+{
+	struct fref r;
+	int rc;
+
+	jp_verdict_dispose(verdict);
+	if (flow_parse_key(&r, key) < 0 || !index_ok(flow, &r))
+		return bad_key(err, key);
+	rc = flow_validate_value(verdict, flow, &r, value);
+	if (rc < 0)
+		return jp_error_set(err, rc, "%s", _("out of memory"));
+	return 0;
+}
+
+/* Every active field of a step, list items expanded; calls fn for each key. */
+static int each_key(const struct jp_flow *flow, enum jp_step step,
+		    int (*fn)(const char *key, void *payload), void *payload)
+{
+	char key[96];
+	int rc;
+
+	for (const struct jp_field *f = jp_flow_fields(step); f->key; f++) {
+		if (f->kind != JP_FIELD_LIST) {
+			if (!jp_flow_field_active(flow, f->key))
+				continue;
+			rc = fn(f->key, payload);
+			if (rc)
+				return rc;
+			continue;
+		}
+		size_t n = jp_flow_list_count(flow, f->key);
+		for (size_t i = 0; i < n; i++) {
+			for (const struct jp_field *it = f->items; it->key; it++) {
+				const char *open = strstr(it->key, "[]");
+				snprintf(key, sizeof(key), "%.*s[%zu]%s", (int)(open - it->key), it->key,
+					 i, open + 2);
+				if (!jp_flow_field_active(flow, key))
+					continue;
+				rc = fn(key, payload);
+				if (rc)
+					return rc;
+			}
+		}
+	}
+	return 0;
+}
+
+struct step_walk {
+	const struct jp_flow *flow;
+	struct jp_verdict *worst;
+	char **first_key;
+	int oom;
+};
+
+static int step_walk_one(const char *key, void *payload)
+{
+	struct step_walk *w = payload;
+	struct jp_verdict v = JP_VERDICT_INIT;
+
+	if (jp_flow_validate(&v, w->flow, key, NULL, NULL) < 0) {
+		w->oom = 1;
+		return 1;
+	}
+	if (v.status > w->worst->status) {
+		jp_verdict_dispose(w->worst);
+		*w->worst = v;
+		if (w->first_key) {
+			free(*w->first_key);
+			*w->first_key = strdup(key);
+		}
+		return 0;
+	}
+	jp_verdict_dispose(&v);
+	return 0;
+}
+
+int jp_flow_step_verdict(struct jp_verdict *verdict, char **first_key, const struct jp_flow *flow,
+			 enum jp_step step, struct jp_error *err)
+{
+	struct step_walk w = { flow, verdict, first_key, 0 };
+
+	jp_verdict_dispose(verdict);
+	if (first_key)
+		*first_key = NULL;
+	each_key(flow, step, step_walk_one, &w);
+	if (w.oom)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	return 0;
+}
+
+/* Every failing active field of every step into err as "KEY: message";
+ * returns JP_ECHECK if any. Used by apply_answers and finish. */
+struct fail_walk {
+	const struct jp_flow *flow;
+	struct jp_error *err;
+	const char *origin;
+	int failed;
+	int oom;
+};
+
+static int fail_walk_one(const char *key, void *payload)
+{
+	struct fail_walk *w = payload;
+	struct jp_verdict v = JP_VERDICT_INIT;
+
+	if (jp_flow_validate(&v, w->flow, key, NULL, NULL) < 0) {
+		w->oom = 1;
+		return 1;
+	}
+	if (v.status == JP_CHECK_FAIL) {
+		w->failed = 1;
+		if (w->origin)
+			jp_error_set(w->err, JP_ECHECK, "%s: %s: %s", w->origin, key,
+				     v.message ? v.message : "");
+		else
+			jp_error_set(w->err, JP_ECHECK, "%s: %s", key, v.message ? v.message : "");
+	}
+	jp_verdict_dispose(&v);
+	return 0;
+}
+
+int flow_report_failures(const struct jp_flow *flow, const char *origin, struct jp_error *err)
+{
+	struct fail_walk w = { flow, err, origin, 0, 0 };
+
+	for (int s = 0; s < JP_STEP_COUNT && !w.oom; s++)
+		each_key(flow, (enum jp_step)s, fail_walk_one, &w);
+	if (w.oom)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	return w.failed ? JP_ECHECK : 0;
+}
+
+/* --- lists ---------------------------------------------------------------------- */
+
+size_t jp_flow_list_count(const struct jp_flow *flow, const char *list_key)
+{
+	if (list_key && strcmp(list_key, "data") == 0)
+		return flow->m->n_data;
+	if (list_key && strcmp(list_key, "job.env") == 0)
+		return flow->m->job.n_env;
+	return 0;
+}
+
+int jp_flow_list_add(size_t *index, struct jp_flow *flow, const char *list_key,
+		     struct jp_error *err)
+{
+	struct jp_manifest *m = flow->m;
+
+	if (list_key && strcmp(list_key, "data") == 0) {
+		struct data_extra *g = realloc(flow->dx, (m->n_data + 1) * sizeof(*g));
+		if (!g)
+			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		flow->dx = g;
+		memset(&g[m->n_data], 0, sizeof(*g));
+		if (jp_manifest_add_data(m, NULL, NULL, JP_DATA_TEAM, false) < 0)
+			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		if (index)
+			*index = m->n_data - 1;
+	} else if (list_key && strcmp(list_key, "job.env") == 0) {
+		if (jp_manifest_add_env(m, NULL, NULL) < 0)
+			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		if (index)
+			*index = m->job.n_env - 1;
+	} else {
+		return bad_key(err, list_key);
+	}
+	flow->gen++;
+	return flow_recompute(flow, err);
+}
+
+int jp_flow_list_remove(struct jp_flow *flow, const char *list_key, size_t index,
+			struct jp_error *err)
+{
+	struct jp_manifest *m = flow->m;
+
+	if (list_key && strcmp(list_key, "data") == 0 && index < m->n_data) {
+		free(m->data[index].name);
+		free(m->data[index].path);
+		free(flow->dx[index].scanned_path);
+		memmove(&m->data[index], &m->data[index + 1],
+			(m->n_data - index - 1) * sizeof(*m->data));
+		memmove(&flow->dx[index], &flow->dx[index + 1],
+			(m->n_data - index - 1) * sizeof(*flow->dx));
+		m->n_data--;
+	} else if (list_key && strcmp(list_key, "job.env") == 0 && index < m->job.n_env) {
+		free(m->job.env[index].name);
+		free(m->job.env[index].value);
+		memmove(&m->job.env[index], &m->job.env[index + 1],
+			(m->job.n_env - index - 1) * sizeof(*m->job.env));
+		m->job.n_env--;
+	} else {
+		return jp_error_set(err, JP_EUSAGE, _("%s[%zu]: no such item"),
+				    list_key ? list_key : "(null)", index);
+	}
+	flow->gen++;
+	return flow_recompute(flow, err);
+}
+
+/* --- answers -------------------------------------------------------------------- */
+
+struct answer_ctx {
+	struct jp_flow *flow;
+	const char *origin;
+	struct jp_error *err;
+	int bad;
+	int oom;
+};
+
+static void answer(struct answer_ctx *a, const char *key, const char *value)
+{
+	struct fref r;
+	struct jp_verdict why = JP_VERDICT_INIT;
+	int rc;
+
+	if (!value || a->oom)
+		return;
+	if (flow_parse_key(&r, key) < 0) {
+		a->bad = 1;
+		jp_error_set(a->err, JP_EFORMAT, _("%s: %s: not a field jobprep knows"), a->origin, key);
+		return;
+	}
+	rc = store(a->flow, &r, value, &why);
+	if (rc == JP_EUSAGE) {
+		a->bad = 1;
+		jp_error_set(a->err, JP_EFORMAT, "%s: %s: %s", a->origin, key,
+			     why.message ? why.message : "");
+	} else if (rc < 0) {
+		a->oom = 1;
+	}
+	jp_verdict_dispose(&why);
+}
+
+int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *ans, const char *origin,
+			  struct jp_error *err)
+{
+	struct answer_ctx a = { flow, origin ? origin : "answers", err, 0, 0 };
+	char num[32], key[64];
+	int rc;
+
+	/* Every value first, in step order; the checks run on the whole. */
+	answer(&a, "job.name", ans->job.name);
+	snprintf(num, sizeof(num), "%" PRId64, ans->job.workers);
+	answer(&a, "job.workers", num);
+	snprintf(num, sizeof(num), "%" PRId64, ans->job.gpus_per_worker);
+	answer(&a, "job.gpus_per_worker", num);
+
+	answer(&a, "code.source", jp_code_source_name(ans->code.source));
+	answer(&a, "code.repo.url", ans->code.repo_url);
+	answer(&a, "code.repo.ref", ans->code.repo_ref);
+	answer(&a, "code.image", ans->code.image);
+	answer(&a, "code.path", ans->code.path);
+	/* store() does not recompute: defaults that depend on these follow now */
+	if (flow_recompute(flow, err) < 0)
+		a.oom = 1;
+
+	for (size_t i = 0; i < ans->n_data && !a.oom; i++) {
+		const struct jp_data_source *d = &ans->data[i];
+		size_t idx;
+		if (jp_flow_list_add(&idx, flow, "data", err) < 0) {
+			a.oom = 1;
+			break;
+		}
+		snprintf(key, sizeof(key), "data[%zu].path", idx);
+		answer(&a, key, d->path);
+		snprintf(key, sizeof(key), "data[%zu].name", idx);
+		answer(&a, key, d->name);
+		/* The model cannot tell an absent kind from "team", nor an absent
+		 * read_only from false: those follow the path. */
+		snprintf(key, sizeof(key), "data[%zu].kind", idx);
+		answer(&a, key, d->kind == JP_DATA_PUBLIC ? "public" : NULL);
+		snprintf(key, sizeof(key), "data[%zu].read_only", idx);
+		answer(&a, key, d->read_only ? "true" : NULL);
+	}
+
+	answer(&a, "outputs.output_dir", ans->outputs.output_dir);
+	answer(&a, "outputs.checkpoint_dir", ans->outputs.checkpoint_dir);
+	answer(&a, "outputs.log_dir", ans->outputs.log_dir);
+
+	answer(&a, "job.launch_command", ans->job.launch_command);
+	for (size_t i = 0; i < ans->job.n_env && !a.oom; i++) {
+		size_t idx;
+		if (jp_flow_list_add(&idx, flow, "job.env", err) < 0) {
+			a.oom = 1;
+			break;
+		}
+		snprintf(key, sizeof(key), "job.env[%zu].name", idx);
+		answer(&a, key, ans->job.env[i].name);
+		snprintf(key, sizeof(key), "job.env[%zu].value", idx);
+		answer(&a, key, ans->job.env[i].value ? ans->job.env[i].value : "");
+	}
+
+	flow->gen++;
+	if (a.oom || flow_recompute(flow, err) < 0)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	if (a.bad)
+		return JP_EFORMAT;
+	rc = flow_report_failures(flow, a.origin, err);
+	return rc;
+}

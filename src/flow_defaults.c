@@ -1,0 +1,464 @@
+/* The flow's defaults: from the profile's templates and from earlier answers
+ * and action results, recomputed for every field the user has not set. */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "jobprep/git.h"
+#include "jobprep/i18n.h"
+#include "flow_internal.h"
+
+#define DEFAULT_LAUNCH "cd \"$PROJECT_DIR\" && bash scripts/train.sh"
+#define DEFAULT_SCRIPT "scripts/train.sh"
+
+const char *flow_shared_root(const struct jp_flow *flow)
+{
+	const struct jp_profile *p = flow->profile;
+	return p->shared_roots.n > 0 ? p->shared_roots.v[0] : "/mnt/public";
+}
+
+static int append(char **buf, size_t *n, const char *s, size_t len)
+{
+	char *g = realloc(*buf, *n + len + 1);
+	if (!g)
+		return -1;
+	memcpy(g + *n, s, len);
+	*n += len;
+	g[*n] = '\0';
+	*buf = g;
+	return 0;
+}
+
+char *flow_expand_template(const struct jp_flow *flow, const char *tmpl, const char *output)
+{
+	const char *job = flow->m->job.name;
+	char *out = NULL;
+	size_t n = 0;
+
+	if (!tmpl)
+		return NULL;
+	if (append(&out, &n, "", 0) < 0)
+		return NULL;
+	for (const char *p = tmpl; *p;) {
+		const char *val = NULL;
+		size_t skip = 0;
+		if (strncmp(p, "{shared}", 8) == 0) {
+			val = flow_shared_root(flow);
+			skip = 8;
+		} else if (strncmp(p, "{job}", 5) == 0) {
+			val = job;
+			skip = 5;
+		} else if (strncmp(p, "{output}", 8) == 0) {
+			val = output;
+			skip = 8;
+		}
+		if (skip) {
+			if (!val || !*val) {
+				free(out);
+				return NULL; /* not known yet */
+			}
+			if (append(&out, &n, val, strlen(val)) < 0)
+				goto oom;
+			p += skip;
+		} else {
+			if (append(&out, &n, p, 1) < 0)
+				goto oom;
+			p++;
+		}
+	}
+	/* "{shared}/" + "/x" style doubles, trailing '/' */
+	char *w = out;
+	for (char *r = out; *r; r++)
+		if (!(r[0] == '/' && r[1] == '/'))
+			*w++ = *r;
+	*w = '\0';
+	while (w - out > 1 && w[-1] == '/')
+		*--w = '\0';
+	return out;
+oom:
+	free(out);
+	return NULL;
+}
+
+bool flow_dir_is_empty(const char *path, size_t *entries)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	size_t n = 0;
+
+	if (entries)
+		*entries = 0;
+	if (!d)
+		return errno == ENOENT;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			n++;
+	closedir(d);
+	if (entries)
+		*entries = n;
+	return n == 0;
+}
+
+bool flow_same_repo(const char *a, const char *b)
+{
+	size_t la, lb;
+
+	if (!a || !b)
+		return false;
+	la = strlen(a);
+	lb = strlen(b);
+	while (la > 0 && a[la - 1] == '/')
+		la--;
+	while (lb > 0 && b[lb - 1] == '/')
+		lb--;
+	if (la > 4 && strncmp(a + la - 4, ".git", 4) == 0)
+		la -= 4;
+	if (lb > 4 && strncmp(b + lb - 4, ".git", 4) == 0)
+		lb -= 4;
+	return la == lb && strncmp(a, b, la) == 0;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* "run-NNN" with NNN the next free number: one past the highest run-<n>
+ * already in the base directory, at least three digits. */
+static char *next_run(const char *expanded)
+{
+	const char *nnn = strstr(expanded, "NNN");
+	const char *slash;
+	char *base = NULL, *prefix = NULL, *out = NULL;
+	const char *suffix;
+	unsigned long max = 0;
+	DIR *d;
+	struct dirent *de;
+
+	if (!nnn)
+		return strdup(expanded);
+	slash = nnn;
+	while (slash > expanded && *slash != '/')
+		slash--;
+	if (*slash != '/' || strchr(nnn, '/'))
+		return NULL; /* NNN must sit in the last component */
+	base = strndup(expanded, (size_t)(slash - expanded));
+	prefix = strndup(slash + 1, (size_t)(nnn - slash - 1));
+	suffix = nnn + 3;
+	if (!base || !prefix)
+		goto out;
+	d = opendir(*base ? base : "/");
+	if (d) {
+		size_t lp = strlen(prefix), ls = strlen(suffix);
+		while ((de = readdir(d))) {
+			const char *nm = de->d_name;
+			size_t ln = strlen(nm);
+			if (ln <= lp + ls || strncmp(nm, prefix, lp) != 0 ||
+			    strcmp(nm + ln - ls, suffix) != 0)
+				continue;
+			unsigned long v = 0;
+			bool digits = true;
+			for (size_t k = lp; k < ln - ls; k++) {
+				if (!isdigit((unsigned char)nm[k]) || v > 100000000UL) {
+					digits = false;
+					break;
+				}
+				v = v * 10 + (unsigned long)(nm[k] - '0');
+			}
+			if (digits && v > max)
+				max = v;
+		}
+		closedir(d);
+	}
+	if (asprintf(&out, "%s/%s%03lu%s", base, prefix, max + 1, suffix) < 0)
+		out = NULL;
+out:
+	free(base);
+	free(prefix);
+	return out;
+}
+
+/* The output directory default, remembered per base so that creating it
+ * does not move the default on to the next number. */
+static int default_output(struct jp_flow *flow, char **out)
+{
+	char *expanded = flow_expand_template(flow, flow->profile->output_dir, NULL);
+
+	*out = NULL;
+	if (!expanded)
+		return 0;
+	if (flow->run_base && strcmp(flow->run_base, expanded) == 0) {
+		free(expanded);
+		*out = flow->run_dir ? strdup(flow->run_dir) : NULL;
+		return flow->run_dir && !*out ? JP_ENOMEM : 0;
+	}
+	char *dir = next_run(expanded);
+	free(flow->run_base);
+	free(flow->run_dir);
+	flow->run_base = expanded;
+	flow->run_dir = dir;
+	*out = dir ? strdup(dir) : NULL;
+	return dir && !*out ? JP_ENOMEM : 0;
+}
+
+static bool file_exists(const char *dir, const char *rel)
+{
+	char *p = NULL;
+	struct stat st;
+	bool ok;
+
+	if (!dir || asprintf(&p, "%s/%s", dir, rel) < 0)
+		return false;
+	ok = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	free(p);
+	return ok;
+}
+
+int flow_launch_clone_line(char **out, const struct jp_flow *flow, struct jp_error *err)
+{
+	const struct jp_manifest *m = flow->m;
+
+	*out = NULL;
+	if (!m->code.repo_url || !m->code.repo_commit || !m->code.path)
+		return 0;
+	return jp_git_clone_command(out, m->code.repo_url, m->code.repo_commit, m->code.path, 0,
+				    err);
+}
+
+static bool clone_matches(const struct jp_flow *flow)
+{
+	const struct jp_manifest *m = flow->m;
+	return flow->cloned_path && str_eq(flow->cloned_path, m->code.path) &&
+	       flow_same_repo(flow->cloned_url, m->code.repo_url) &&
+	       str_eq(flow->cloned_req_ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL);
+}
+
+static bool resolve_matches(const struct jp_flow *flow)
+{
+	const struct jp_manifest *m = flow->m;
+	return flow->resolved_url && flow_same_repo(flow->resolved_url, m->code.repo_url) &&
+	       str_eq(flow->resolved_req_ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL);
+}
+
+static const char *short_ref(const char *full)
+{
+	if (!full)
+		return NULL;
+	if (strncmp(full, "refs/heads/", 11) == 0)
+		return full + 11;
+	if (strncmp(full, "refs/tags/", 10) == 0)
+		return full + 10;
+	return full;
+}
+
+/* Set *field unless the user set it. */
+static int dflt(struct jp_flow *flow, enum fkey k, char **field, const char *value)
+{
+	if (flow->set[k])
+		return 0;
+	return jp_set_str(field, value);
+}
+
+static int dflt_owned(struct jp_flow *flow, enum fkey k, char **field, char *value)
+{
+	int rc = dflt(flow, k, field, value);
+	free(value);
+	return rc;
+}
+
+static int recompute_code(struct jp_flow *flow, struct jp_error *err)
+{
+	struct jp_manifest *m = flow->m;
+	char *v = NULL;
+	int rc = 0;
+
+	if (!flow->set[K_CODE_SOURCE])
+		m->code.source = JP_CODE_SHARED_STORAGE;
+
+	/* project directory */
+	if (m->code.source == JP_CODE_SHARED_STORAGE) {
+		v = flow_expand_template(flow, flow->profile->project_dir, NULL);
+	} else if (m->code.source == JP_CODE_LAUNCH_CLONE && m->job.name) {
+		const struct jp_strv *eph = &flow->profile->ephemeral_roots;
+		const char *root = "/workspace";
+		bool have = false;
+		for (size_t i = 0; i < eph->n; i++)
+			if (strcmp(eph->v[i], "/workspace") == 0)
+				have = true;
+		if (!have && eph->n > 0)
+			root = eph->v[0];
+		if (asprintf(&v, "%s/%s", root, m->job.name) < 0)
+			v = NULL;
+	}
+	if (dflt_owned(flow, K_CODE_PATH, &m->code.path, v) < 0)
+		return JP_ENOMEM;
+
+	/* checkout: an existing non-empty directory we did not clone is a checkout */
+	if (!flow->set[K_CODE_CHECKOUT]) {
+		size_t n = 0;
+		bool ours = flow->cloned_path && str_eq(flow->cloned_path, m->code.path);
+		flow->checkout = CHECKOUT_CLONE;
+		if (m->code.path && !ours && !flow_dir_is_empty(m->code.path, &n) && n > 0)
+			flow->checkout = CHECKOUT_EXISTING;
+	}
+
+	/* repository: what the actions found, unless the user said */
+	const char *url = NULL, *ref = NULL, *commit = NULL;
+	if (m->code.source == JP_CODE_SHARED_STORAGE && flow->checkout == CHECKOUT_CLONE) {
+		if (clone_matches(flow)) {
+			ref = flow->cloned_ref;
+			commit = flow->cloned_commit;
+		}
+	} else if (m->code.source == JP_CODE_SHARED_STORAGE) {
+		if (flow->insp.path && str_eq(flow->insp.path, m->code.path) && flow->insp.is_git) {
+			url = flow->insp.url;
+			ref = flow->insp.branch;
+			commit = flow->insp.commit[0] ? flow->insp.commit : NULL;
+		}
+	} else if (m->code.source == JP_CODE_LAUNCH_CLONE) {
+		if (resolve_matches(flow)) {
+			ref = short_ref(flow->resolved_ref);
+			commit = flow->resolved_commit;
+		}
+	}
+	if (dflt(flow, K_REPO_URL, &m->code.repo_url, url) < 0 ||
+	    dflt(flow, K_REPO_REF, &m->code.repo_ref, ref) < 0 ||
+	    jp_set_str(&m->code.repo_commit, commit) < 0)
+		return JP_ENOMEM;
+	if (m->code.source != JP_CODE_IMAGE && !flow->set[K_IMAGE] &&
+	    jp_set_str(&m->code.image, NULL) < 0)
+		return JP_ENOMEM;
+	(void)err;
+	return rc;
+}
+
+static int recompute_outputs(struct jp_flow *flow)
+{
+	struct jp_manifest *m = flow->m;
+	char *v = NULL;
+
+	if (!flow->set[K_OUTPUT_DIR]) {
+		if (default_output(flow, &v) < 0)
+			return JP_ENOMEM;
+		if (dflt_owned(flow, K_OUTPUT_DIR, &m->outputs.output_dir, v) < 0)
+			return JP_ENOMEM;
+	}
+	const char *out = m->outputs.output_dir;
+	if (dflt_owned(flow, K_CHECKPOINT_DIR, &m->outputs.checkpoint_dir,
+		       flow_expand_template(flow, flow->profile->checkpoint_dir, out)) < 0 ||
+	    dflt_owned(flow, K_LOG_DIR, &m->outputs.log_dir,
+		       flow_expand_template(flow, flow->profile->log_dir, out)) < 0)
+		return JP_ENOMEM;
+
+	char *manifest = NULL, *env = NULL;
+	if (out && asprintf(&manifest, "%s/job.json", out) < 0)
+		return JP_ENOMEM;
+	if (dflt_owned(flow, K_MANIFEST_PATH, &flow->manifest_path, manifest) < 0)
+		return JP_ENOMEM;
+	if (flow->manifest_path) {
+		const char *slash = strrchr(flow->manifest_path, '/');
+		size_t dir = slash ? (size_t)(slash - flow->manifest_path) : 0;
+		if (asprintf(&env, "%.*s/env.sh", (int)dir, flow->manifest_path) < 0)
+			return JP_ENOMEM;
+	}
+	return dflt_owned(flow, K_ENV_PATH, &flow->env_path, env);
+}
+
+static int recompute_launch(struct jp_flow *flow, struct jp_error *err)
+{
+	struct jp_manifest *m = flow->m;
+	char *v = NULL;
+
+	if (flow->set[K_LAUNCH])
+		return 0;
+	switch (m->code.source) {
+	case JP_CODE_SHARED_STORAGE:
+		/* when the script is there, or the clone that brings it is still to come */
+		if (file_exists(m->code.path, DEFAULT_SCRIPT) ||
+		    (flow->checkout == CHECKOUT_CLONE && !clone_matches(flow)))
+			v = strdup(DEFAULT_LAUNCH);
+		break;
+	case JP_CODE_IMAGE:
+		v = strdup(DEFAULT_LAUNCH);
+		break;
+	case JP_CODE_LAUNCH_CLONE: {
+		char *line = NULL;
+		int rc = flow_launch_clone_line(&line, flow, err);
+		if (rc < 0)
+			return rc;
+		if (line && asprintf(&v, "%s && %s", line, DEFAULT_LAUNCH) < 0)
+			v = NULL;
+		free(line);
+		break;
+	}
+	default:
+		break;
+	}
+	return dflt_owned(flow, K_LAUNCH, &m->job.launch_command, v);
+}
+
+static bool under_any(const struct jp_strv *roots, const char *path)
+{
+	for (size_t i = 0; path && i < roots->n; i++) {
+		size_t n = strlen(roots->v[i]);
+		if (strncmp(path, roots->v[i], n) == 0 && (path[n] == '\0' || path[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+static int recompute_data(struct jp_flow *flow)
+{
+	struct jp_manifest *m = flow->m;
+
+	for (size_t i = 0; i < m->n_data; i++) {
+		struct jp_data_source *d = &m->data[i];
+		struct data_extra *x = &flow->dx[i];
+		if (!x->name_set) {
+			char *name = NULL;
+			const char *slash = d->path ? strrchr(d->path, '/') : NULL;
+			if (slash && slash[1])
+				name = strdup(slash + 1);
+			else if (asprintf(&name, "data-%zu", i + 1) < 0)
+				name = NULL;
+			if (!name)
+				return JP_ENOMEM;
+			free(d->name);
+			d->name = name;
+		}
+		if (!x->kind_set)
+			d->kind = under_any(&flow->profile->public_roots, d->path) ? JP_DATA_PUBLIC
+										 : JP_DATA_TEAM;
+		if (!x->ro_set)
+			d->read_only = d->kind == JP_DATA_PUBLIC;
+		/* stats from a complete scan of this very path */
+		d->has_stats = x->scanned_path && str_eq(x->scanned_path, d->path) && x->complete;
+		if (d->has_stats)
+			d->stats = x->stats;
+		else
+			memset(&d->stats, 0, sizeof(d->stats));
+	}
+	return 0;
+}
+
+int flow_recompute(struct jp_flow *flow, struct jp_error *err)
+{
+	int rc;
+
+	rc = recompute_code(flow, err);
+	if (rc == 0)
+		rc = recompute_outputs(flow);
+	if (rc == 0)
+		rc = recompute_data(flow);
+	if (rc == 0)
+		rc = recompute_launch(flow, err);
+	if (rc == JP_ENOMEM)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	return rc;
+}

@@ -1,0 +1,260 @@
+/* The flow's steps and fields as data: keys, labels, kinds, help. */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobprep/i18n.h"
+#include "flow_internal.h"
+
+static const char *const step_names[JP_STEP_COUNT] = {
+	N_("Job"), N_("Code"), N_("Data"), N_("Outputs"), N_("Launch"), N_("Review"),
+};
+
+const char *jp_step_name(enum jp_step step)
+{
+	return (unsigned)step < JP_STEP_COUNT ? step_names[step] : "";
+}
+
+static const struct jp_choice code_sources[] = {
+	{ "shared_storage", N_("Shared storage"),
+	  N_("The code sits on shared storage that the dev machine and every Worker mount at "
+	     "the same path: for scripts you are still changing.") },
+	{ "image", N_("Custom image"),
+	  N_("The code and its dependencies are baked into a container image; the launch "
+	     "command enters the code directory in the image.") },
+	{ "launch_clone", N_("Clone in the launch command"),
+	  N_("The launch command clones a pinned commit when the job starts: only for light "
+	     "code on a stable network, never for large repositories, models or data.") },
+	{ NULL, NULL, NULL },
+};
+
+static const struct jp_choice checkouts[] = {
+	{ "clone", N_("Clone it now"),
+	  N_("jobprep clones the repository into the project directory on shared storage.") },
+	{ "existing", N_("Use an existing checkout"),
+	  N_("The project directory already holds the code; jobprep records its commit.") },
+	{ NULL, NULL, NULL },
+};
+
+static const struct jp_choice data_kinds[] = {
+	{ "team", N_("Team data"),
+	  N_("Your team's data on shared storage, put there before the job.") },
+	{ "public", N_("Public data"),
+	  N_("The platform's public models and data sets, mounted read-only; choose "
+	     "\"public data\" when creating the job.") },
+	{ NULL, NULL, NULL },
+};
+
+static const struct jp_field data_items[] = {
+	{ "data[].path", JP_STEP_DATA, JP_FIELD_PATH, 0, N_("Path"),
+	  N_("Where the data set is, as every Worker sees it: team data on shared storage, "
+	     "public data under the public data root."),
+	  NULL, 0, 0, NULL },
+	{ "data[].name", JP_STEP_DATA, JP_FIELD_TEXT, 0, N_("Name"),
+	  N_("A short name for this data source (defaults to the directory's name)."), NULL, 0,
+	  0, NULL },
+	{ "data[].kind", JP_STEP_DATA, JP_FIELD_CHOICE, 0, N_("Kind"),
+	  N_("Team data on shared storage, or the platform's public data (read-only)."),
+	  data_kinds, 0, 0, NULL },
+	{ "data[].read_only", JP_STEP_DATA, JP_FIELD_BOOL, 0, N_("Read-only"),
+	  N_("The job only reads it. Public data is always read-only."), NULL, 0, 0, NULL },
+	{ NULL, 0, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
+};
+
+static const struct jp_field env_items[] = {
+	{ "job.env[].name", JP_STEP_LAUNCH, JP_FIELD_TEXT, 0, N_("Name"),
+	  N_("A variable name: letters, digits and '_', not starting with a digit."), NULL, 0, 0,
+	  NULL },
+	{ "job.env[].value", JP_STEP_LAUNCH, JP_FIELD_TEXT, JP_FIELD_OPTIONAL, N_("Value"),
+	  N_("Its value, exactly; env.sh quotes it."), NULL, 0, 0, NULL },
+	{ NULL, 0, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
+};
+
+static const struct jp_field job_fields[] = {
+	{ "job.name", JP_STEP_JOB, JP_FIELD_TEXT, 0, N_("Job name"),
+	  N_("Lower-case letters, digits and '-', at most 63 characters: it names the job's "
+	     "directories and can name a Kubernetes object."),
+	  NULL, 0, 0, NULL },
+	{ "job.workers", JP_STEP_JOB, JP_FIELD_INTEGER, 0, N_("Workers"),
+	  N_("How many Workers (machines) the job runs on. With more than one, every path must "
+	     "be on shared storage."),
+	  NULL, 1, 1000000, NULL },
+	{ "job.gpus_per_worker", JP_STEP_JOB, JP_FIELD_INTEGER, 0, N_("GPUs per Worker"),
+	  N_("GPUs each Worker gets."), NULL, 0, 1024, NULL },
+	{ NULL, 0, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
+};
+
+static const struct jp_field code_fields[] = {
+	{ "code.source", JP_STEP_CODE, JP_FIELD_CHOICE, 0, N_("Code source"),
+	  N_("How the job gets its code: it runs only the launch command and does not sync "
+	     "your local files."),
+	  code_sources, 0, 0, NULL },
+	{ "code.checkout", JP_STEP_CODE, JP_FIELD_CHOICE, JP_FIELD_FLOW_ONLY, N_("Checkout"),
+	  N_("Clone the repository onto shared storage now, or use code already there."),
+	  checkouts, 0, 0, NULL },
+	{ "code.repo.url", JP_STEP_CODE, JP_FIELD_TEXT, JP_FIELD_OPTIONAL, N_("Repository URL"),
+	  N_("https, ssh, git:// or file:// URL. Leave passwords out: jobprep asks for them and "
+	     "never stores them."),
+	  NULL, 0, 0, NULL },
+	{ "code.repo.ref", JP_STEP_CODE, JP_FIELD_TEXT, JP_FIELD_OPTIONAL, N_("Branch, tag or commit"),
+	  N_("Empty: the repository's default branch."), NULL, 0, 0, NULL },
+	{ "code.image", JP_STEP_CODE, JP_FIELD_TEXT, 0, N_("Image"),
+	  N_("The image reference: registry/name:tag, or name@sha256:<digest> to pin it exactly."),
+	  NULL, 0, 0, NULL },
+	{ "code.path", JP_STEP_CODE, JP_FIELD_PATH, 0, N_("Project directory"),
+	  N_("Shared storage: where the code is (the same path on the dev machine and every "
+	     "Worker). Image: the code directory inside the image. Launch clone: where the "
+	     "launch command clones to."),
+	  NULL, 0, 0, NULL },
+	{ "code.repo.commit", JP_STEP_CODE, JP_FIELD_TEXT, JP_FIELD_DERIVED | JP_FIELD_OPTIONAL,
+	  N_("Commit"), N_("The exact commit, recorded by jobprep."), NULL, 0, 0, NULL },
+	{ NULL, 0, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
+};
+
+static const struct jp_field data_fields[] = {
+	{ "data", JP_STEP_DATA, JP_FIELD_LIST, JP_FIELD_OPTIONAL, N_("Data sources"),
+	  N_("Zero or more data sets, each in place before the job starts: no downloading or "
+	     "unpacking in the job's first step."),
+	  NULL, 0, 0, data_items },
+	{ NULL, 0, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
+};
+
+static const struct jp_field output_fields[] = {
+	{ "outputs.output_dir", JP_STEP_OUTPUTS, JP_FIELD_PATH, 0, N_("Output directory"),
+	  N_("This run's directory on shared storage. The Worker's own disk is wiped when the "
+	     "job ends: nothing under /tmp, /root or /workspace survives."),
+	  NULL, 0, 0, NULL },
+	{ "outputs.checkpoint_dir", JP_STEP_OUTPUTS, JP_FIELD_PATH, 0, N_("Checkpoints"),
+	  N_("Where checkpoints go; by default inside the output directory."), NULL, 0, 0, NULL },
+	{ "outputs.log_dir", JP_STEP_OUTPUTS, JP_FIELD_PATH, 0, N_("Logs"),
+	  N_("TensorBoard and debug logs; by default inside the output directory."), NULL, 0, 0,
+	  NULL },
+	{ NULL, 0, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
+};
+
+static const struct jp_field launch_fields[] = {
+	{ "job.launch_command", JP_STEP_LAUNCH, JP_FIELD_TEXT, 0, N_("Launch command"),
+	  N_("What the job runs. env.sh sets PROJECT_DIR, OUTPUT_DIR, CHECKPOINT_DIR, LOG_DIR and "
+	     "DATA_DIR first. The job should only train: no downloads, installs or unpacking."),
+	  NULL, 0, 0, NULL },
+	{ "job.env", JP_STEP_LAUNCH, JP_FIELD_LIST, JP_FIELD_OPTIONAL, N_("Environment variables"),
+	  N_("Extra variables env.sh exports for the job."), NULL, 0, 0, env_items },
+	{ NULL, 0, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
+};
+
+static const struct jp_field review_fields[] = {
+	{ "review.manifest_path", JP_STEP_REVIEW, JP_FIELD_PATH, JP_FIELD_FLOW_ONLY,
+	  N_("Manifest"),
+	  N_("Where the manifest is written; by default into the run's output directory, so "
+	     "every run records how it was made."),
+	  NULL, 0, 0, NULL },
+	{ "review.env_path", JP_STEP_REVIEW, JP_FIELD_PATH, JP_FIELD_FLOW_ONLY, N_("env.sh"),
+	  N_("The POSIX sh file the launch command sources; by default next to the manifest."),
+	  NULL, 0, 0, NULL },
+	{ NULL, 0, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
+};
+
+static const struct jp_field *const steps[JP_STEP_COUNT] = {
+	job_fields, code_fields, data_fields, output_fields, launch_fields, review_fields,
+};
+
+const struct jp_field *jp_flow_fields(enum jp_step step)
+{
+	return (unsigned)step < JP_STEP_COUNT ? steps[step] : review_fields + 2;
+}
+
+/* Key names in enum fkey order. */
+static const char *const key_names[K_COUNT] = {
+	[K_JOB_NAME] = "job.name",
+	[K_WORKERS] = "job.workers",
+	[K_GPUS] = "job.gpus_per_worker",
+	[K_CODE_SOURCE] = "code.source",
+	[K_CODE_CHECKOUT] = "code.checkout",
+	[K_CODE_PATH] = "code.path",
+	[K_REPO_URL] = "code.repo.url",
+	[K_REPO_REF] = "code.repo.ref",
+	[K_REPO_COMMIT] = "code.repo.commit",
+	[K_IMAGE] = "code.image",
+	[K_OUTPUT_DIR] = "outputs.output_dir",
+	[K_CHECKPOINT_DIR] = "outputs.checkpoint_dir",
+	[K_LOG_DIR] = "outputs.log_dir",
+	[K_LAUNCH] = "job.launch_command",
+	[K_MANIFEST_PATH] = "review.manifest_path",
+	[K_ENV_PATH] = "review.env_path",
+	[K_DATA] = "data",
+	[K_DATA_NAME] = "data[].name",
+	[K_DATA_PATH] = "data[].path",
+	[K_DATA_KIND] = "data[].kind",
+	[K_DATA_RO] = "data[].read_only",
+	[K_ENV] = "job.env",
+	[K_ENV_NAME] = "job.env[].name",
+	[K_ENV_VALUE] = "job.env[].value",
+};
+
+const char *flow_key_name(enum fkey key)
+{
+	return (unsigned)key < K_COUNT ? key_names[key] : "";
+}
+
+static const struct jp_field *find_in(const struct jp_field *fields, const char *generic)
+{
+	for (; fields && fields->key; fields++) {
+		if (strcmp(fields->key, generic) == 0)
+			return fields;
+		const struct jp_field *sub = find_in(fields->items, generic);
+		if (sub)
+			return sub;
+	}
+	return NULL;
+}
+
+/* "data[12].path" -> "data[].path" and 12. */
+int flow_parse_key(struct fref *out, const char *key)
+{
+	char generic[64];
+	const char *open, *close;
+
+	memset(out, 0, sizeof(*out));
+	if (!key)
+		return JP_EUSAGE;
+	open = strchr(key, '[');
+	if (open) {
+		close = strchr(open, ']');
+		if (!close || close == open + 1 || (size_t)(open - key) + strlen(close) + 2 > sizeof(generic))
+			return JP_EUSAGE;
+		size_t idx = 0;
+		for (const char *p = open + 1; p < close; p++) {
+			if (!isdigit((unsigned char)*p) || idx > 100000000)
+				return JP_EUSAGE;
+			idx = idx * 10 + (size_t)(*p - '0');
+		}
+		size_t head = (size_t)(open - key) + 1;
+		memcpy(generic, key, head);
+		strcpy(generic + head, close);
+		out->index = idx;
+	} else {
+		if (strlen(key) >= sizeof(generic))
+			return JP_EUSAGE;
+		strcpy(generic, key);
+	}
+	for (int k = 0; k < K_COUNT; k++) {
+		if (strcmp(key_names[k], generic) != 0)
+			continue;
+		bool item = strchr(generic, '[') != NULL;
+		if (item != (open != NULL))
+			return JP_EUSAGE;
+		out->key = (enum fkey)k;
+		for (int s = 0; s < JP_STEP_COUNT && !out->field; s++)
+			out->field = find_in(steps[s], generic);
+		return out->field ? 0 : JP_EUSAGE;
+	}
+	return JP_EUSAGE;
+}
+
+const struct jp_field *jp_flow_field(const char *key)
+{
+	struct fref ref;
+	return flow_parse_key(&ref, key) == 0 ? ref.field : NULL;
+}

@@ -1,0 +1,202 @@
+/* The review step: run what is still to do, check, and write the manifest and
+ * env.sh; the launch command for the platform's form. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jobprep/envsh.h"
+#include "jobprep/i18n.h"
+#include "jobprep/shellwords.h"
+#include "flow_internal.h"
+
+#define MAX_ACTIONS 64
+
+/* Directories this flow made that are still empty go again. */
+static void undo_created(struct jp_flow *flow)
+{
+	for (size_t i = flow->created.n; i-- > 0;)
+		rmdir(flow->created.v[i]);
+	jp_strv_dispose(&flow->created);
+	free(flow->made_out);
+	free(flow->made_ckpt);
+	free(flow->made_log);
+	flow->made_out = flow->made_ckpt = flow->made_log = NULL;
+	flow_recompute(flow, NULL);
+}
+
+/* Between steps: give the front end a chance to cancel. */
+static int cancelled(const struct jp_port *port, const char *what)
+{
+	struct jp_progress p = { JP_PHASE_DONE, 0, 0, 0, 0, what };
+
+	return port && port->progress && port->progress(&p, port->payload) < 0;
+}
+
+int jp_flow_take_manifest(struct jp_manifest **out, const struct jp_flow *flow,
+			  struct jp_error *err)
+{
+	int rc = flow_manifest_copy(out, flow->m);
+
+	if (rc == 0)
+		rc = jp_manifest_stamp(*out);
+	if (rc < 0) {
+		jp_manifest_free(*out);
+		*out = NULL;
+		return jp_error_set(err, rc, "%s", _("out of memory"));
+	}
+	return 0;
+}
+
+int jp_flow_platform_command(char **out, const struct jp_flow *flow, struct jp_error *err)
+{
+	char *q = NULL;
+	int rc;
+
+	*out = NULL;
+	if (!flow->m->job.launch_command || !flow->env_path)
+		return jp_error_set(err, JP_EUSAGE, "%s",
+				    _("the launch command and env.sh's path are not known yet"));
+	rc = jp_sh_quote(&q, flow->env_path);
+	if (rc == 0 && asprintf(out, ". %s && %s", q, flow->m->job.launch_command) < 0) {
+		*out = NULL;
+		rc = JP_ENOMEM;
+	}
+	free(q);
+	return rc < 0 ? jp_error_set(err, rc, "%s", _("out of memory")) : 0;
+}
+
+/* The first action still to do other than the checks; false when none. */
+static int next_action(bool *any, enum jp_action *kind, size_t *index, const struct jp_flow *flow,
+		       bool deep, struct jp_error *err)
+{
+	enum jp_action *kinds = NULL;
+	size_t *indices = NULL, n = 0;
+	int rc = flow_pending_deep(&kinds, &indices, &n, flow, deep, err);
+
+	*any = false;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (kinds[i] == JP_ACTION_CHECK)
+			continue;
+		*any = true;
+		*kind = kinds[i];
+		*index = indices[i];
+		break;
+	}
+	free(kinds);
+	free(indices);
+	return rc;
+}
+
+static int write_files(struct jp_flow *flow, struct jp_error *err)
+{
+	struct jp_manifest *m = NULL;
+	char *env = NULL;
+	int rc;
+
+	if (!flow->manifest_path || !flow->env_path)
+		return jp_error_set(err, JP_EUSAGE, "%s",
+				    _("review.manifest_path: no place to write the manifest yet"));
+	rc = jp_flow_take_manifest(&m, flow, err);
+	if (rc == 0)
+		rc = jp_manifest_validate(m, flow->manifest_path, err);
+	if (rc == 0)
+		rc = jp_envsh_render(&env, m, err);
+	/* env.sh first: the manifest is what says the run is ready */
+	if (rc == 0)
+		rc = jp_file_write_atomic(flow->env_path, env, strlen(env), 0644, err);
+	if (rc == 0) {
+		rc = jp_manifest_write(m, flow->manifest_path, 0644, err);
+		if (rc < 0)
+			unlink(flow->env_path);
+	}
+	if (rc == 0) {
+		/* what was written is what the draft says, time included */
+		rc = jp_set_str(&flow->m->created_at, m->created_at);
+		if (rc < 0)
+			rc = jp_error_set(err, rc, "%s", _("out of memory"));
+	}
+	free(env);
+	jp_manifest_free(m);
+	return rc;
+}
+
+int jp_flow_finish(struct jp_flow *flow, unsigned flags, const struct jp_port *port,
+		   struct jp_error *err)
+{
+	bool force = flags & JP_FINISH_FORCE, deep = flags & JP_FINISH_DEEP;
+	int rc;
+
+	/* 1. Nothing is made while an answer is wrong. */
+	if (!force) {
+		rc = flow_report_failures(flow, NULL, err);
+		if (rc < 0)
+			return rc;
+	}
+
+	/* 2. clone / inspect / resolve, scans, output directories */
+	for (int guard = 0; guard < MAX_ACTIONS; guard++) {
+		enum jp_action kind = JP_ACTION_CHECK;
+		size_t index = 0;
+		bool any = false;
+
+		rc = next_action(&any, &kind, &index, flow, deep, err);
+		if (rc < 0)
+			goto fail;
+		if (!any)
+			break;
+		if (cancelled(port, NULL)) {
+			rc = jp_error_set(err, JP_ECANCELED, "%s", _("cancelled"));
+			goto fail;
+		}
+		rc = jp_flow_run(flow, kind, index, deep, port, err);
+		if (rc < 0)
+			goto fail;
+	}
+
+	/* 3. What the actions found (a checkout of another repository, no
+	 * train.sh after the clone) can make an answer wrong after all. */
+	if (!force) {
+		rc = flow_report_failures(flow, NULL, err);
+		if (rc < 0)
+			goto fail;
+	}
+
+	/* 4. every check */
+	if (cancelled(port, NULL)) {
+		rc = jp_error_set(err, JP_ECANCELED, "%s", _("cancelled"));
+		goto fail;
+	}
+	rc = jp_flow_run(flow, JP_ACTION_CHECK, 0, deep, port, err);
+	if (rc < 0)
+		goto fail;
+	if (jp_manifest_worst(flow->m) == JP_CHECK_FAIL && !force) {
+		size_t n = 0;
+		for (size_t i = 0; i < flow->m->n_checks; i++)
+			n += flow->m->checks[i].status == JP_CHECK_FAIL;
+		rc = jp_error_set(err, JP_ECHECK,
+				  n == 1 ? _("%zu check failed: nothing was written")
+					 : _("%zu checks failed: nothing was written"),
+				  n);
+		goto fail;
+	}
+	if (flags & JP_FINISH_NO_WRITE)
+		return 0;
+
+	/* 5. write */
+	if (cancelled(port, NULL)) {
+		rc = jp_error_set(err, JP_ECANCELED, "%s", _("cancelled"));
+		goto fail;
+	}
+	rc = write_files(flow, err);
+	if (rc < 0)
+		goto fail;
+	/* made for good now */
+	jp_strv_dispose(&flow->created);
+	return 0;
+fail:
+	undo_created(flow);
+	return rc;
+}

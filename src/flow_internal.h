@@ -1,0 +1,141 @@
+/* The flow's insides, shared by src/flow*.c only (not a public header). */
+#ifndef JOBPREP_FLOW_INTERNAL_H
+#define JOBPREP_FLOW_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jobprep/flow.h"
+#include "jobprep/strv.h"
+
+/* Every field, scalar ones first; the order of jp_flow_fields within a step
+ * is the table's, this is only an identity. */
+enum fkey {
+	K_JOB_NAME = 0,
+	K_WORKERS,
+	K_GPUS,
+	K_CODE_SOURCE,
+	K_CODE_CHECKOUT,
+	K_CODE_PATH,
+	K_REPO_URL,
+	K_REPO_REF,
+	K_REPO_COMMIT,
+	K_IMAGE,
+	K_OUTPUT_DIR,
+	K_CHECKPOINT_DIR,
+	K_LOG_DIR,
+	K_LAUNCH,
+	K_MANIFEST_PATH,
+	K_ENV_PATH,
+	K_N_SCALAR,
+	/* lists and their items */
+	K_DATA = K_N_SCALAR,
+	K_DATA_NAME,
+	K_DATA_PATH,
+	K_DATA_KIND,
+	K_DATA_RO,
+	K_ENV,
+	K_ENV_NAME,
+	K_ENV_VALUE,
+	K_COUNT,
+};
+
+enum checkout {
+	CHECKOUT_CLONE = 0,
+	CHECKOUT_EXISTING,
+};
+
+/* A parsed key: "data[2].path" -> K_DATA_PATH, index 2. */
+struct fref {
+	enum fkey key;
+	size_t index;
+	const struct jp_field *field;
+};
+
+/* Per data source: what the user set, and the last scan of it. */
+struct data_extra {
+	bool name_set, kind_set, ro_set;
+	char *scanned_path; /* the path the scan below is of; NULL: none */
+	bool scanned_deep;
+	bool complete;
+	struct jp_data_stats stats;
+	uint64_t unreadable, links_outside, archive_bytes;
+};
+
+/* What an existing checkout turned out to be. */
+struct inspected {
+	char *path;      /* NULL: not inspected */
+	bool is_git;
+	char *url;       /* redacted */
+	char *branch;
+	char commit[41];
+	size_t dirty, untracked, unpushed;
+	char *problem;   /* why it could not be inspected (not a checkout) */
+};
+
+struct jp_flow {
+	struct jp_profile *profile;
+	struct jp_manifest *m; /* the draft: every default filled in */
+	bool set[K_N_SCALAR];  /* the user set this scalar field */
+	enum checkout checkout;
+	char *manifest_path;
+	char *env_path;
+	struct data_extra *dx; /* m->n_data of them */
+
+	/* the next free run directory, remembered per base */
+	char *run_base;
+	char *run_dir;
+
+	/* results of actions, with what they were for */
+	char *cloned_url, *cloned_req_ref, *cloned_path, *cloned_ref;
+	char cloned_commit[41];
+	struct inspected insp;
+	char *resolved_url, *resolved_req_ref, *resolved_ref;
+	char resolved_commit[41];
+	bool resolved_unverified;
+	char *made_out, *made_ckpt, *made_log;
+	struct jp_strv created; /* directories this flow created, parents first */
+
+	unsigned long gen; /* bumped by every change of an answer */
+};
+
+/* flow_fields.c */
+int flow_parse_key(struct fref *out, const char *key);
+const char *flow_key_name(enum fkey key);
+
+/* flow_defaults.c: recompute every field the user has not set. */
+int flow_recompute(struct jp_flow *flow, struct jp_error *err);
+/* The template with {shared} {job} {output} filled in, NNN left alone. */
+char *flow_expand_template(const struct jp_flow *flow, const char *tmpl, const char *output);
+bool flow_dir_is_empty(const char *path, size_t *entries);
+bool flow_same_repo(const char *a, const char *b);
+/* The clone line and launch command default for launch_clone. */
+int flow_launch_clone_line(char **out, const struct jp_flow *flow, struct jp_error *err);
+
+/* flow_validate.c */
+int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow,
+			const struct fref *ref, const char *value);
+bool flow_active(const struct jp_flow *flow, const struct fref *ref);
+/* An image reference: registry/name:tag or name@sha256:<64 hex>.
+ * Returns NULL when fine, else why not (static text). */
+const char *flow_image_problem(const char *ref, bool *no_tag);
+
+/* flow_tasks.c: jp_flow_pending, with full scans when deep. */
+int flow_pending_deep(enum jp_action **kinds, size_t **indices, size_t *n,
+		      const struct jp_flow *flow, bool deep, struct jp_error *err);
+
+/* flow_copy.c */
+int flow_manifest_copy(struct jp_manifest **out, const struct jp_manifest *src);
+
+/* flow.c */
+void flow_verdict_set(struct jp_verdict *v, enum jp_check_status st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const char *flow_shared_root(const struct jp_flow *flow);
+/* Every failing active field into err as "[ORIGIN: ]KEY: message";
+ * JP_ECHECK if any. */
+int flow_report_failures(const struct jp_flow *flow, const char *origin, struct jp_error *err);
+/* Actions whose results defaults wait for (a clone still to come ...). */
+bool flow_code_pending(const struct jp_flow *flow);
+
+#endif

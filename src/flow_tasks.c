@@ -1,0 +1,643 @@
+/* The flow's actions: clone, inspect, resolve, scan, create the output
+ * directories, check. Each is a snapshot taken on the flow's thread, work
+ * that touches only the snapshot (any thread), and a result applied back. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jobprep/check.h"
+#include "jobprep/git.h"
+#include "jobprep/i18n.h"
+#include "jobprep/lint.h"
+#include "jobprep/scan.h"
+#include "flow_internal.h"
+
+struct jp_flow_task {
+	enum jp_action action;
+	size_t index;
+	bool deep;
+	unsigned long gen;
+	bool done;
+
+	/* snapshot */
+	char *url, *ref, *path;
+	char *out, *ckpt, *log;
+	bool out_ours; /* the output dir was made by this flow */
+	struct jp_profile *profile;
+	struct jp_manifest *m; /* JP_ACTION_CHECK: the draft, checked in place */
+	struct inspected insp; /* JP_ACTION_CHECK: notes; INSPECT: the result */
+	struct data_extra *dx; /* JP_ACTION_CHECK: scan notes per data source */
+
+	/* results */
+	struct jp_git_clone_result clone;
+	struct jp_git_remote_info remote;
+	struct jp_scan_result scan;
+	struct jp_strv created;
+};
+
+static bool str_eq(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static int dup_or_null(char **dst, const char *src)
+{
+	return jp_set_str(dst, src);
+}
+
+enum jp_action jp_flow_task_action(const struct jp_flow_task *task)
+{
+	return task->action;
+}
+
+void jp_flow_task_free(struct jp_flow_task *t)
+{
+	if (!t)
+		return;
+	free(t->url);
+	free(t->ref);
+	free(t->path);
+	free(t->out);
+	free(t->ckpt);
+	free(t->log);
+	jp_profile_free(t->profile);
+	jp_manifest_free(t->m);
+	free(t->insp.path);
+	free(t->insp.url);
+	free(t->insp.branch);
+	free(t->insp.problem);
+	free(t->dx);
+	jp_git_clone_result_dispose(&t->clone);
+	jp_git_remote_info_dispose(&t->remote);
+	jp_strv_dispose(&t->created);
+	free(t);
+}
+
+static int copy_inspected(struct inspected *dst, const struct inspected *src)
+{
+	*dst = *src;
+	dst->path = dst->url = dst->branch = dst->problem = NULL;
+	if (dup_or_null(&dst->path, src->path) < 0 || dup_or_null(&dst->url, src->url) < 0 ||
+	    dup_or_null(&dst->branch, src->branch) < 0 ||
+	    dup_or_null(&dst->problem, src->problem) < 0)
+		return JP_ENOMEM;
+	return 0;
+}
+
+int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum jp_action kind,
+		     size_t index, bool deep, struct jp_error *err)
+{
+	const struct jp_manifest *m = flow->m;
+	struct jp_flow_task *t = calloc(1, sizeof(*t));
+	int rc = JP_ENOMEM;
+
+	*out = NULL;
+	if (!t)
+		goto oom;
+	struct jp_git_clone_result cr = JP_GIT_CLONE_RESULT_INIT;
+	struct jp_git_remote_info ri = JP_GIT_REMOTE_INFO_INIT;
+	t->clone = cr;
+	t->remote = ri;
+	t->action = kind;
+	t->index = index;
+	t->deep = deep;
+	t->gen = flow->gen;
+	if (jp_profile_copy(&t->profile, flow->profile) < 0)
+		goto oom;
+
+	switch (kind) {
+	case JP_ACTION_CLONE:
+		if (m->code.source != JP_CODE_SHARED_STORAGE || flow->checkout != CHECKOUT_CLONE ||
+		    !m->code.repo_url || !m->code.path) {
+			rc = jp_error_set(err, JP_EUSAGE, "%s",
+					  _("a clone needs code on shared storage, a repository URL and "
+					    "a project directory"));
+			goto fail;
+		}
+		if (dup_or_null(&t->url, m->code.repo_url) < 0 ||
+		    dup_or_null(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0 ||
+		    dup_or_null(&t->path, m->code.path) < 0)
+			goto oom;
+		break;
+	case JP_ACTION_INSPECT:
+		if (m->code.source != JP_CODE_SHARED_STORAGE || !m->code.path) {
+			rc = jp_error_set(err, JP_EUSAGE, "%s",
+					  _("only code on shared storage can be inspected"));
+			goto fail;
+		}
+		if (dup_or_null(&t->path, m->code.path) < 0)
+			goto oom;
+		break;
+	case JP_ACTION_RESOLVE:
+		if (m->code.source != JP_CODE_LAUNCH_CLONE || !m->code.repo_url) {
+			rc = jp_error_set(err, JP_EUSAGE, "%s",
+					  _("resolving needs a launch-command clone and its URL"));
+			goto fail;
+		}
+		if (dup_or_null(&t->url, m->code.repo_url) < 0 ||
+		    dup_or_null(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0)
+			goto oom;
+		break;
+	case JP_ACTION_SCAN:
+		if (index >= m->n_data || !m->data[index].path) {
+			rc = jp_error_set(err, JP_EUSAGE, _("data[%zu]: no data source to scan"), index);
+			goto fail;
+		}
+		if (dup_or_null(&t->path, m->data[index].path) < 0)
+			goto oom;
+		break;
+	case JP_ACTION_OUTPUTS:
+		if (!m->outputs.output_dir) {
+			rc = jp_error_set(err, JP_EUSAGE, "%s", _("no output directory yet"));
+			goto fail;
+		}
+		if (dup_or_null(&t->out, m->outputs.output_dir) < 0 ||
+		    dup_or_null(&t->ckpt, m->outputs.checkpoint_dir) < 0 ||
+		    dup_or_null(&t->log, m->outputs.log_dir) < 0)
+			goto oom;
+		t->out_ours = flow->made_out && strcmp(flow->made_out, m->outputs.output_dir) == 0;
+		for (size_t i = 0; !t->out_ours && i < flow->created.n; i++)
+			if (strcmp(flow->created.v[i], m->outputs.output_dir) == 0)
+				t->out_ours = true;
+		break;
+	case JP_ACTION_CHECK:
+		if (flow_manifest_copy(&t->m, m) < 0 || copy_inspected(&t->insp, &flow->insp) < 0)
+			goto oom;
+		if (m->n_data) {
+			t->dx = calloc(m->n_data, sizeof(*t->dx));
+			if (!t->dx)
+				goto oom;
+			for (size_t i = 0; i < m->n_data; i++) {
+				t->dx[i] = flow->dx[i];
+				t->dx[i].scanned_path = NULL;
+				/* only a scan of the path as it is now counts */
+				t->dx[i].complete = str_eq(flow->dx[i].scanned_path, m->data[i].path);
+			}
+		}
+		if (!(m->code.source == JP_CODE_SHARED_STORAGE &&
+		      flow->checkout == CHECKOUT_EXISTING && str_eq(flow->insp.path, m->code.path))) {
+			free(t->insp.path);
+			t->insp.path = NULL;
+		}
+		break;
+	default:
+		rc = jp_error_set(err, JP_EUSAGE, "%s", _("no such action"));
+		goto fail;
+	}
+	*out = t;
+	return 0;
+oom:
+	rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+fail:
+	jp_flow_task_free(t);
+	return rc;
+}
+
+/* --- the work ------------------------------------------------------------------ */
+
+static int run_inspect(struct jp_flow_task *t, struct jp_error *err)
+{
+	struct jp_git_repo_info info = JP_GIT_REPO_INFO_INIT;
+	struct jp_error quiet = JP_ERROR_INIT;
+	int rc;
+
+	if (dup_or_null(&t->insp.path, t->path) < 0)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	rc = jp_git_inspect(&info, t->path, NULL, &quiet);
+	if (rc == JP_ENOENT) {
+		/* code that is not a git checkout: allowed, noted */
+		t->insp.is_git = false;
+		rc = dup_or_null(&t->insp.problem, jp_error_message(&quiet));
+		jp_error_dispose(&quiet);
+		return rc < 0 ? jp_error_set(err, JP_ENOMEM, "%s", _("out of memory")) : 0;
+	}
+	if (rc < 0) {
+		for (size_t i = 0; i < quiet.n; i++)
+			jp_error_set(err, rc, "%s", quiet.msgs[i]);
+		if (quiet.n == 0)
+			jp_error_set(err, rc, _("%s: cannot inspect the checkout"), t->path);
+		jp_error_dispose(&quiet);
+		return rc;
+	}
+	jp_error_dispose(&quiet);
+	t->insp.is_git = true;
+	memcpy(t->insp.commit, info.commit, sizeof(t->insp.commit));
+	t->insp.dirty = info.dirty;
+	t->insp.untracked = info.untracked;
+	t->insp.unpushed = info.unpushed;
+	rc = 0;
+	if (dup_or_null(&t->insp.url, info.url) < 0 || dup_or_null(&t->insp.branch, info.branch) < 0)
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	jp_git_repo_info_dispose(&info);
+	return rc;
+}
+
+/* mkdir -p, remembering each directory made, so a failure can undo them. */
+static int make_dirs(struct jp_strv *created, const char *path, struct jp_error *err)
+{
+	char *p = strdup(path);
+	int rc = 0;
+
+	if (!p)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0777) == 0) {
+			if (jp_strv_push(created, p) < 0) {
+				rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+				break;
+			}
+		} else if (errno != EEXIST) {
+			rc = jp_error_set(err, errno == ENOSPC ? JP_ENOSPC : JP_EIO,
+					  _("%s: cannot create the directory: %s"), p, strerror(errno));
+			break;
+		} else {
+			struct stat st;
+			if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+				rc = jp_error_set(err, JP_EIO, _("%s: exists and is not a directory"), p);
+				break;
+			}
+		}
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+	return rc;
+}
+
+static void remove_created(struct jp_strv *created)
+{
+	for (size_t i = created->n; i-- > 0;)
+		rmdir(created->v[i]); /* only if still empty */
+}
+
+static int run_outputs(struct jp_flow_task *t, const struct jp_port *port, struct jp_error *err)
+{
+	size_t n = 0;
+	int rc;
+
+	if (!t->out_ours && !flow_dir_is_empty(t->out, &n) && n > 0) {
+		char *q = NULL;
+		int yes = 0;
+		if (asprintf(&q, _("%s already holds %zu entries from an earlier run. Write this run "
+				   "into it anyway?"),
+			     t->out, n) < 0)
+			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		if (port && port->confirm)
+			yes = port->confirm(q, port->payload) == 1;
+		free(q);
+		if (!yes)
+			return jp_error_set(err, JP_EREFUSED,
+					    _("%s already holds %zu entries from an earlier run: "
+					      "choose a new run directory (jobprep never reuses one "
+					      "without asking)"),
+					    t->out, n);
+	}
+	const char *dirs[] = { t->out, t->ckpt, t->log };
+	for (size_t i = 0; i < 3; i++) {
+		if (!dirs[i])
+			continue;
+		rc = make_dirs(&t->created, dirs[i], err);
+		if (rc < 0) {
+			remove_created(&t->created);
+			jp_strv_dispose(&t->created);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static bool has_launch_checks(const struct jp_manifest *m)
+{
+	for (size_t i = 0; i < m->n_checks; i++)
+		if (m->checks[i].id && strncmp(m->checks[i].id, "launch.", 7) == 0)
+			return true;
+	return false;
+}
+
+/* What only the flow knows: the state of the checkout it inspected. */
+static int add_code_notes(struct jp_flow_task *t)
+{
+	const struct inspected *in = &t->insp;
+	struct jp_manifest *m = t->m;
+	int rc = 0;
+
+	if (!in->path)
+		return 0;
+	if (!in->is_git)
+		return jp_manifest_add_check(m, "code.repo.recorded", JP_CHECK_WARN, in->path,
+					     _("%s is not a git checkout, so the manifest cannot "
+					       "record which version of the code ran"),
+					     in->path);
+	if (in->dirty > 0)
+		rc = jp_manifest_add_check(m, "code.repo.clean", JP_CHECK_WARN, in->path,
+					   _("%s has %zu uncommitted changes: the recorded commit does "
+					     "not describe the code the job runs; commit them first"),
+					   in->path, in->dirty);
+	else
+		rc = jp_manifest_add_check(m, "code.repo.clean", JP_CHECK_PASS, in->path,
+					   _("%s has no uncommitted changes"), in->path);
+	if (rc == 0 && in->unpushed > 0)
+		rc = jp_manifest_add_check(m, "code.repo.pushed", JP_CHECK_WARN, in->path,
+					   _("%zu commits in %s are on no remote: nobody else can "
+					     "get this exact code"),
+					   in->unpushed, in->path);
+	return rc;
+}
+
+/* What the scans found that a job would trip over. */
+static int add_data_notes(struct jp_flow_task *t)
+{
+	struct jp_manifest *m = t->m;
+	char id[96];
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && t->dx && i < m->n_data; i++) {
+		const struct data_extra *x = &t->dx[i];
+		const char *path = m->data[i].path;
+		if (!x->complete) /* here: "a scan of this path exists" */
+			continue;
+		snprintf(id, sizeof(id), "data[%zu].archives", i);
+		if (x->stats.archives > 0)
+			rc = jp_manifest_add_check(m, id, JP_CHECK_WARN, path,
+						   _("%llu archives under %s: unpack them before "
+						     "submitting, not in the job's first step while the "
+						     "GPUs wait"),
+						   (unsigned long long)x->stats.archives, path);
+		snprintf(id, sizeof(id), "data[%zu].unreadable", i);
+		if (rc == 0 && x->unreadable > 0)
+			rc = jp_manifest_add_check(m, id, JP_CHECK_WARN, path,
+						   _("%llu entries under %s cannot be read: fix their "
+						     "permissions so the job's user can read them"),
+						   (unsigned long long)x->unreadable, path);
+		snprintf(id, sizeof(id), "data[%zu].links", i);
+		if (rc == 0 && x->links_outside > 0)
+			rc = jp_manifest_add_check(m, id, JP_CHECK_WARN, path,
+						   _("%llu symbolic links under %s point outside it: the "
+						     "job sees their targets only if those are mounted too"),
+						   (unsigned long long)x->links_outside, path);
+	}
+	return rc;
+}
+
+static int run_check(struct jp_flow_task *t, struct jp_error *err)
+{
+	int rc;
+
+	rc = jp_check_manifest(t->m, t->profile, t->deep ? JP_CHECK_DEEP : 0, err);
+	if (rc < 0)
+		return rc;
+	if (!has_launch_checks(t->m)) {
+		rc = jp_lint_manifest(t->m, t->profile, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (add_code_notes(t) < 0 || add_data_notes(t) < 0)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	return 0;
+}
+
+int jp_flow_task_run(struct jp_flow_task *t, const struct jp_port *port, struct jp_error *err)
+{
+	int rc = 0;
+
+	switch (t->action) {
+	case JP_ACTION_CLONE: {
+		struct jp_git_clone_options o = JP_GIT_CLONE_OPTIONS_INIT;
+		/* {shared}/projects may not exist yet on a fresh platform */
+		char *parent = strdup(t->path);
+		char *slash = parent ? strrchr(parent, '/') : NULL;
+		if (!parent)
+			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		if (slash && slash != parent) {
+			*slash = '\0';
+			rc = make_dirs(&t->created, parent, err);
+		}
+		free(parent);
+		if (rc < 0)
+			break;
+		o.url = t->url;
+		o.target = t->path;
+		o.ref = t->ref;
+		o.profile = t->profile;
+		rc = jp_git_clone(&t->clone, &o, port, err);
+		if (rc < 0)
+			remove_created(&t->created);
+		break;
+	}
+	case JP_ACTION_INSPECT:
+		rc = run_inspect(t, err);
+		break;
+	case JP_ACTION_RESOLVE:
+		rc = jp_git_remote_check(&t->remote, t->url, t->ref, port, err);
+		break;
+	case JP_ACTION_SCAN: {
+		struct jp_scan_opts o = JP_SCAN_OPTS_INIT;
+		o.mode = t->deep ? JP_SCAN_FULL : JP_SCAN_QUICK;
+		rc = jp_scan(&t->scan, t->path, &o, NULL, port, err);
+		break;
+	}
+	case JP_ACTION_OUTPUTS:
+		rc = run_outputs(t, port, err);
+		break;
+	case JP_ACTION_CHECK:
+		rc = run_check(t, err);
+		break;
+	}
+	t->done = rc == 0;
+	return rc;
+}
+
+/* --- results back into the flow ----------------------------------------------- */
+
+static int stale(struct jp_error *err, const char *what)
+{
+	return jp_error_set(err, JP_EREFUSED,
+			    _("the answers changed while %s ran: its result was set aside"), what);
+}
+
+int jp_flow_task_apply(struct jp_flow *flow, const struct jp_flow_task *t, struct jp_error *err)
+{
+	struct jp_manifest *m = flow->m;
+	int rc = 0;
+
+	if (!t->done)
+		return jp_error_set(err, JP_EUSAGE, "%s", _("the action has not finished"));
+	switch (t->action) {
+	case JP_ACTION_CLONE:
+		for (size_t i = 0; i < t->created.n; i++)
+			if (jp_strv_push(&flow->created, t->created.v[i]) < 0)
+				goto oom;
+		/* The directory is made whatever the answers say now: remember it. */
+		if (jp_set_str(&flow->cloned_url, t->url) < 0 ||
+		    jp_set_str(&flow->cloned_req_ref, t->ref) < 0 ||
+		    jp_set_str(&flow->cloned_path, t->path) < 0 ||
+		    jp_set_str(&flow->cloned_ref, t->clone.ref) < 0)
+			goto oom;
+		memcpy(flow->cloned_commit, t->clone.commit, sizeof(flow->cloned_commit));
+		if (!str_eq(m->code.path, t->path) || !flow_same_repo(m->code.repo_url, t->url))
+			rc = stale(err, _("the clone"));
+		break;
+	case JP_ACTION_INSPECT:
+		if (!str_eq(m->code.path, t->path)) {
+			rc = stale(err, _("the inspection"));
+			break;
+		}
+		free(flow->insp.path);
+		free(flow->insp.url);
+		free(flow->insp.branch);
+		free(flow->insp.problem);
+		if (copy_inspected(&flow->insp, &t->insp) < 0)
+			goto oom;
+		break;
+	case JP_ACTION_RESOLVE:
+		if (!flow_same_repo(m->code.repo_url, t->url) ||
+		    !str_eq(flow->set[K_REPO_REF] ? m->code.repo_ref : NULL, t->ref)) {
+			rc = stale(err, _("the lookup of the repository"));
+			break;
+		}
+		if (jp_set_str(&flow->resolved_url, t->url) < 0 ||
+		    jp_set_str(&flow->resolved_req_ref, t->ref) < 0 ||
+		    jp_set_str(&flow->resolved_ref, t->remote.ref_name) < 0)
+			goto oom;
+		memcpy(flow->resolved_commit, t->remote.commit, sizeof(flow->resolved_commit));
+		flow->resolved_unverified = t->remote.commit_unverified;
+		break;
+	case JP_ACTION_SCAN: {
+		if (t->index >= m->n_data || !str_eq(m->data[t->index].path, t->path)) {
+			rc = stale(err, _("the scan"));
+			break;
+		}
+		struct data_extra *x = &flow->dx[t->index];
+		if (jp_set_str(&x->scanned_path, t->path) < 0)
+			goto oom;
+		x->scanned_deep = t->deep;
+		x->complete = t->scan.complete;
+		x->stats = t->scan.stats;
+		x->unreadable = t->scan.unreadable;
+		x->links_outside = t->scan.symlinks_outside;
+		x->archive_bytes = t->scan.archive_bytes;
+		break;
+	}
+	case JP_ACTION_OUTPUTS:
+		for (size_t i = 0; i < t->created.n; i++)
+			if (jp_strv_push(&flow->created, t->created.v[i]) < 0)
+				goto oom;
+		if (!str_eq(m->outputs.output_dir, t->out) ||
+		    !str_eq(m->outputs.checkpoint_dir, t->ckpt) || !str_eq(m->outputs.log_dir, t->log)) {
+			rc = stale(err, _("creating the output directories"));
+			break;
+		}
+		if (jp_set_str(&flow->made_out, t->out) < 0 || jp_set_str(&flow->made_ckpt, t->ckpt) < 0 ||
+		    jp_set_str(&flow->made_log, t->log) < 0)
+			goto oom;
+		break;
+	case JP_ACTION_CHECK:
+		if (t->gen != flow->gen) {
+			rc = stale(err, _("the checks"));
+			break;
+		}
+		jp_manifest_clear_checks(m);
+		for (size_t i = 0; i < t->m->n_checks; i++) {
+			const struct jp_check *c = &t->m->checks[i];
+			if (jp_manifest_add_check(m, c->id, c->status, c->path, "%s", c->message) < 0)
+				goto oom;
+		}
+		/* the checks do not change any answer: keep gen as it is */
+		return 0;
+	}
+	if (rc < 0)
+		return rc;
+	flow->gen++;
+	return flow_recompute(flow, err);
+oom:
+	return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+}
+
+/* --- what is still to do --------------------------------------------------------- */
+
+static bool scan_done(const struct jp_flow *flow, size_t i, bool deep)
+{
+	const struct data_extra *x = &flow->dx[i];
+	return x->scanned_path && str_eq(x->scanned_path, flow->m->data[i].path) &&
+	       (x->scanned_deep || !deep);
+}
+
+static bool outputs_done(const struct jp_flow *flow)
+{
+	const struct jp_manifest *m = flow->m;
+	return flow->made_out && str_eq(flow->made_out, m->outputs.output_dir) &&
+	       str_eq(flow->made_ckpt, m->outputs.checkpoint_dir) &&
+	       str_eq(flow->made_log, m->outputs.log_dir);
+}
+
+int flow_pending_deep(enum jp_action **kinds, size_t **indices, size_t *n,
+		      const struct jp_flow *flow, bool deep, struct jp_error *err)
+{
+	const struct jp_manifest *m = flow->m;
+	size_t cap = 4 + m->n_data, k = 0;
+	enum jp_action *a = calloc(cap, sizeof(*a));
+	size_t *ix = calloc(cap, sizeof(*ix));
+
+	*kinds = NULL;
+	*indices = NULL;
+	*n = 0;
+	if (!a || !ix) {
+		free(a);
+		free(ix);
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	}
+	if (m->code.source == JP_CODE_SHARED_STORAGE && m->code.path) {
+		if (flow->checkout == CHECKOUT_CLONE && !m->code.repo_commit)
+			a[k++] = JP_ACTION_CLONE;
+		else if (flow->checkout == CHECKOUT_EXISTING &&
+			 !(flow->insp.path && str_eq(flow->insp.path, m->code.path)))
+			a[k++] = JP_ACTION_INSPECT;
+	} else if (m->code.source == JP_CODE_LAUNCH_CLONE && !m->code.repo_commit) {
+		a[k++] = JP_ACTION_RESOLVE;
+	}
+	for (size_t i = 0; i < m->n_data; i++) {
+		if (m->data[i].path && !scan_done(flow, i, deep)) {
+			ix[k] = i;
+			a[k++] = JP_ACTION_SCAN;
+		}
+	}
+	if (m->outputs.output_dir && !outputs_done(flow))
+		a[k++] = JP_ACTION_OUTPUTS;
+	a[k++] = JP_ACTION_CHECK;
+	*kinds = a;
+	*indices = ix;
+	*n = k;
+	return 0;
+}
+
+int jp_flow_pending(enum jp_action **kinds, size_t **indices, size_t *n,
+		    const struct jp_flow *flow, struct jp_error *err)
+{
+	return flow_pending_deep(kinds, indices, n, flow, false, err);
+}
+
+int jp_flow_run(struct jp_flow *flow, enum jp_action kind, size_t index, bool deep,
+		const struct jp_port *port, struct jp_error *err)
+{
+	struct jp_flow_task *t = NULL;
+	int rc;
+
+	rc = jp_flow_task_new(&t, flow, kind, index, deep, err);
+	if (rc == 0)
+		rc = jp_flow_task_run(t, port, err);
+	if (rc == 0)
+		rc = jp_flow_task_apply(flow, t, err);
+	jp_flow_task_free(t);
+	return rc;
+}

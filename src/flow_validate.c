@@ -1,0 +1,639 @@
+/* The flow's inline checks: one verdict (pass / warn / fail + why) per value,
+ * as the user types it, and which fields apply to the current answers. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/lint.h"
+#include "jobprep/pathclass.h"
+#include "jobprep/shellwords.h"
+#include "flow_internal.h"
+
+bool flow_active(const struct jp_flow *flow, const struct fref *r)
+{
+	const struct jp_manifest *m = flow->m;
+	bool shared = m->code.source == JP_CODE_SHARED_STORAGE;
+	bool lclone = m->code.source == JP_CODE_LAUNCH_CLONE;
+
+	switch (r->key) {
+	case K_CODE_CHECKOUT:
+		return shared;
+	case K_REPO_URL:
+	case K_REPO_COMMIT:
+		return shared || lclone;
+	case K_REPO_REF:
+		return (shared && flow->checkout == CHECKOUT_CLONE) || lclone;
+	case K_IMAGE:
+		return m->code.source == JP_CODE_IMAGE;
+	default:
+		return true;
+	}
+}
+
+bool flow_code_pending(const struct jp_flow *flow)
+{
+	const struct jp_manifest *m = flow->m;
+
+	if (m->code.source == JP_CODE_SHARED_STORAGE && flow->checkout == CHECKOUT_CLONE)
+		return !m->code.repo_commit;
+	if (m->code.source == JP_CODE_LAUNCH_CLONE)
+		return !m->code.repo_commit;
+	return false;
+}
+
+/* --- image references ------------------------------------------------------------ */
+
+static bool all_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* [registry[:port]/]path[:tag][@sha256:<64 hex>], the Docker reference
+ * grammar: path components lower-case alphanumerics joined by . _ __ or -,
+ * a tag of at most 128 word characters, . and -. */
+const char *flow_image_problem(const char *ref, bool *no_tag)
+{
+	const char *at, *name_end, *p;
+	const char *last_slash, *colon;
+
+	*no_tag = false;
+	if (!ref || !*ref)
+		return N_("an image reference is required, e.g. registry.example.com/team/train:v1");
+	for (p = ref; *p; p++)
+		if (isspace((unsigned char)*p))
+			return N_("an image reference has no spaces");
+	at = strchr(ref, '@');
+	if (at) {
+		if (strncmp(at + 1, "sha256:", 7) != 0)
+			return N_("a digest is written @sha256:<64 hex digits>");
+		if (strlen(at + 8) != 64 || !all_hex(at + 8, 64))
+			return N_("a sha256 digest is 64 lower-case hex digits");
+	}
+	name_end = at ? at : ref + strlen(ref);
+	last_slash = NULL;
+	for (p = ref; p < name_end; p++)
+		if (*p == '/')
+			last_slash = p;
+	colon = NULL;
+	for (p = last_slash ? last_slash + 1 : ref; p < name_end; p++)
+		if (*p == ':')
+			colon = p;
+	if (colon) {
+		size_t tl = (size_t)(name_end - colon - 1);
+		if (tl == 0 || tl > 128)
+			return N_("a tag is 1 to 128 characters: letters, digits, '_', '.' and '-'");
+		if (!(isalnum((unsigned char)colon[1]) || colon[1] == '_'))
+			return N_("a tag starts with a letter, digit or '_'");
+		for (p = colon + 1; p < name_end; p++)
+			if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.' && *p != '-')
+				return N_("a tag is 1 to 128 characters: letters, digits, '_', '.' and '-'");
+		name_end = colon;
+	} else if (!at) {
+		*no_tag = true;
+	}
+	/* the first component is a registry when it has '.', ':' or is localhost */
+	const char *path = ref;
+	const char *first_slash = memchr(ref, '/', (size_t)(name_end - ref));
+	if (first_slash) {
+		size_t fl = (size_t)(first_slash - ref);
+		if (memchr(ref, '.', fl) || memchr(ref, ':', fl) ||
+		    (fl == 9 && strncmp(ref, "localhost", 9) == 0)) {
+			for (p = ref; p < first_slash; p++)
+				if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-' && *p != ':')
+					return N_("the registry is a host name, optionally with :port");
+			path = first_slash + 1;
+		}
+	}
+	if (path >= name_end)
+		return N_("an image reference needs a repository name after the registry");
+	/* components: [a-z0-9]+ separated by . _ __ - within, / between */
+	bool start = true;
+	for (p = path; p < name_end; p++) {
+		char c = *p;
+		if (islower((unsigned char)c) || isdigit((unsigned char)c)) {
+			start = false;
+		} else if (c == '/' || c == '.' || c == '_' || c == '-') {
+			if (start)
+				return N_("repository names are lower-case letters and digits, joined by "
+					  "'.', '_', '-' or '/'");
+			if (c == '/')
+				start = true;
+			else if (c == '_' && p + 1 < name_end && p[1] == '_')
+				p++;
+			else if (c == '-')
+				while (p + 1 < name_end && p[1] == '-')
+					p++;
+			if (c != '/' && (p + 1 >= name_end || p[1] == '/'))
+				return N_("repository names are lower-case letters and digits, joined by "
+					  "'.', '_', '-' or '/'");
+		} else if (isupper((unsigned char)c)) {
+			return N_("repository names are lower-case");
+		} else {
+			return N_("repository names are lower-case letters and digits, joined by "
+				  "'.', '_', '-' or '/'");
+		}
+	}
+	if (start)
+		return N_("an image reference needs a repository name after the registry");
+	return NULL;
+}
+
+/* --- paths --------------------------------------------------------------------- */
+
+/* Where something should go instead, for messages: the default for the
+ * field when there is one, else the shared root. */
+static char *suggestion(const struct jp_flow *flow, enum fkey key)
+{
+	const struct jp_profile *p = flow->profile;
+	const char *tmpl = NULL;
+	char *s = NULL;
+
+	switch (key) {
+	case K_CODE_PATH: tmpl = p->project_dir; break;
+	case K_OUTPUT_DIR: tmpl = p->output_dir; break;
+	case K_CHECKPOINT_DIR: tmpl = p->checkpoint_dir; break;
+	case K_LOG_DIR: tmpl = p->log_dir; break;
+	default: break;
+	}
+	if (tmpl && key == K_OUTPUT_DIR && flow->run_dir)
+		return strdup(flow->run_dir);
+	if (tmpl)
+		s = flow_expand_template(flow, tmpl, flow->m->outputs.output_dir);
+	char *nnn = s ? strstr(s, "NNN") : NULL;
+	if (nnn)
+		memcpy(nnn, "001", 3); /* same length */
+	if (!s)
+		s = strdup(flow_shared_root(flow));
+	return s;
+}
+
+/* Storage the job can write to and that outlives it. what: "the code",
+ * "outputs", ... */
+static int judge_storage(struct jp_verdict *v, const struct jp_flow *flow, enum fkey key,
+			 const char *path, bool writes)
+{
+	struct jp_path_info info = JP_PATH_INFO_INIT;
+	char *better = NULL;
+	int rc;
+
+	rc = jp_path_classify(&info, flow->profile, path, NULL);
+	if (rc == JP_ENOMEM)
+		return rc;
+	if (rc < 0) {
+		flow_verdict_set(v, JP_CHECK_WARN, _("%s: cannot tell where it is stored"), path);
+		return 0;
+	}
+	better = suggestion(flow, key);
+	if (!better) {
+		jp_path_info_dispose(&info);
+		return JP_ENOMEM;
+	}
+	const char *root = info.declared_root ? info.declared_root
+					      : (info.mount_point ? info.mount_point : "?");
+	switch (info.cls) {
+	case JP_STORAGE_SHARED:
+		flow_verdict_set(v, JP_CHECK_PASS, NULL);
+		break;
+	case JP_STORAGE_EPHEMERAL:
+		flow_verdict_set(v, JP_CHECK_FAIL,
+				 _("%s is under %s, which is wiped when the job ends: put it under %s"),
+				 path, root, better);
+		break;
+	case JP_STORAGE_PUBLIC:
+		if (writes)
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("%s is under %s, the platform's read-only public data: put "
+					   "it under %s"),
+					 path, root, better);
+		else
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("%s is under %s, the platform's public data: your code goes "
+					   "on shared storage, e.g. %s"),
+					 path, root, better);
+		break;
+	case JP_STORAGE_LOCAL:
+		flow_verdict_set(v, JP_CHECK_FAIL,
+				 _("%s is on this machine's own disk (%s at %s): a job on another "
+				   "machine cannot see it; put it under %s"),
+				 path, info.fstype ? info.fstype : "?", root, better);
+		break;
+	default:
+		flow_verdict_set(v, JP_CHECK_WARN, _("%s; shared storage is under %s"),
+				 info.reason ? info.reason : path, flow_shared_root(flow));
+		break;
+	}
+	free(better);
+	jp_path_info_dispose(&info);
+	return 0;
+}
+
+static int judge_data_path(struct jp_verdict *v, const struct jp_flow *flow, size_t i,
+			   const char *path)
+{
+	const struct jp_data_source *d = &flow->m->data[i];
+	struct jp_path_info info = JP_PATH_INFO_INIT;
+	struct stat st;
+	int rc;
+
+	if (stat(path, &st) != 0) {
+		flow_verdict_set(v, JP_CHECK_FAIL,
+				 _("%s does not exist: the data must be in place before the job "
+				   "starts (%s)"),
+				 path, strerror(errno));
+		return 0;
+	}
+	rc = jp_path_classify(&info, flow->profile, path, NULL);
+	if (rc == JP_ENOMEM)
+		return rc;
+	if (rc < 0) {
+		flow_verdict_set(v, JP_CHECK_WARN, _("%s: cannot tell where it is stored"), path);
+		return 0;
+	}
+	const char *root = info.declared_root ? info.declared_root
+					      : (info.mount_point ? info.mount_point : "?");
+	switch (info.cls) {
+	case JP_STORAGE_SHARED:
+		if (d->kind == JP_DATA_PUBLIC)
+			flow_verdict_set(v, JP_CHECK_WARN,
+					 _("%s is on shared storage, not under the public data root: "
+					   "is it team data?"),
+					 path);
+		else
+			flow_verdict_set(v, JP_CHECK_PASS, NULL);
+		break;
+	case JP_STORAGE_PUBLIC:
+		if (d->kind == JP_DATA_TEAM)
+			flow_verdict_set(v, JP_CHECK_WARN,
+					 _("%s is the platform's public data: mount \"public data\" when "
+					   "creating the job, and choose kind \"public\""),
+					 path);
+		else
+			flow_verdict_set(v, JP_CHECK_PASS, NULL);
+		break;
+	case JP_STORAGE_EPHEMERAL:
+		flow_verdict_set(v, JP_CHECK_FAIL,
+				 _("%s is under %s, which is empty when a job starts and wiped when it "
+				   "ends: put the data on shared storage (%s) before submitting"),
+				 path, root, flow_shared_root(flow));
+		break;
+	case JP_STORAGE_LOCAL:
+		flow_verdict_set(v, JP_CHECK_FAIL,
+				 _("%s is on this machine's own disk (%s at %s): the job's Workers "
+				   "cannot see it; copy it onto shared storage (%s)"),
+				 path, info.fstype ? info.fstype : "?", root, flow_shared_root(flow));
+		break;
+	default:
+		flow_verdict_set(v, JP_CHECK_WARN, "%s", info.reason ? info.reason : path);
+		break;
+	}
+	jp_path_info_dispose(&info);
+	return 0;
+}
+
+/* --- one field -------------------------------------------------------------------- */
+
+static const char *const reserved_env[] = { "PROJECT_DIR", "OUTPUT_DIR", "CHECKPOINT_DIR",
+					    "LOG_DIR", "DATA_DIR", NULL };
+
+static int judge_launch(struct jp_verdict *v, const struct jp_flow *flow, const char *cmd)
+{
+	const struct jp_manifest *m = flow->m;
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	int rc;
+
+	ctx.profile = flow->profile;
+	ctx.project_dir = m->code.path;
+	ctx.project_is_local = m->code.source == JP_CODE_SHARED_STORAGE && !flow_code_pending(flow);
+	ctx.output_dir = m->outputs.output_dir;
+	ctx.checkpoint_dir = m->outputs.checkpoint_dir;
+	ctx.log_dir = m->outputs.log_dir;
+	ctx.data_dir = m->n_data ? m->data[0].path : NULL;
+	ctx.code_repo_url = m->code.source == JP_CODE_LAUNCH_CLONE ? m->code.repo_url : NULL;
+	ctx.workers = (long long)m->job.workers;
+	rc = jp_lint_command(&r, cmd, &ctx, NULL);
+	if (rc < 0)
+		return rc;
+	if (r.n == 1)
+		flow_verdict_set(v, JP_CHECK_WARN, "%s", r.items[0].message);
+	else if (r.n > 1)
+		flow_verdict_set(v, JP_CHECK_WARN, _("%s (and %zu more)"), r.items[0].message,
+				 r.n - 1);
+	else
+		flow_verdict_set(v, JP_CHECK_PASS, NULL);
+	jp_lint_report_dispose(&r);
+	return 0;
+}
+
+static bool parent_exists(const char *path)
+{
+	char *dir = strdup(path);
+	struct stat st;
+	bool ok;
+
+	if (!dir)
+		return false;
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	ok = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+	free(dir);
+	return ok;
+}
+
+static bool under(const char *path, const char *root)
+{
+	size_t n = root ? strlen(root) : 0;
+	return n && strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
+			const char *value)
+{
+	const struct jp_manifest *m = flow->m;
+	char *own = NULL;
+	const char *s;
+	int rc = 0;
+
+	flow_verdict_set(v, JP_CHECK_PASS, NULL);
+	if (!value) {
+		/* the current value */
+		char *text = NULL;
+		const struct fref copy = *r;
+		char key[96];
+		const char *name = flow_key_name(copy.key);
+		const char *open = strstr(name, "[]");
+		if (open)
+			snprintf(key, sizeof(key), "%.*s[%zu]%s", (int)(open - name), name, copy.index,
+				 open + 2);
+		else
+			snprintf(key, sizeof(key), "%s", name);
+		if (jp_flow_get(&text, flow, key, NULL) < 0)
+			return JP_ENOMEM;
+		own = text;
+		value = own;
+	}
+	s = value;
+	bool empty = !s || !*s;
+	bool optional = r->field && (r->field->flags & JP_FIELD_OPTIONAL);
+
+	switch (r->key) {
+	case K_JOB_NAME:
+		if (empty) {
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("a job name is required: lower-case letters, digits and '-', "
+					   "at most 63 characters"));
+		} else if (!jp_valid_job_name(s)) {
+			char low[80];
+			size_t n = 0;
+			for (const char *p = s; *p && n < sizeof(low) - 1; p++)
+				low[n++] = *p == '_' || *p == ' ' || *p == '.' ? '-'
+									 : (char)tolower((unsigned char)*p);
+			low[n] = '\0';
+			if (jp_valid_job_name(low))
+				flow_verdict_set(v, JP_CHECK_FAIL,
+						 _("expected lower-case letters, digits and '-' (at most 63, "
+						   "starting and ending with a letter or digit), got \"%s\": "
+						   "try \"%s\""),
+						 s, low);
+			else
+				flow_verdict_set(v, JP_CHECK_FAIL,
+						 _("expected lower-case letters, digits and '-' (at most 63, "
+						   "starting and ending with a letter or digit), got \"%s\""),
+						 s);
+		}
+		break;
+	case K_WORKERS:
+	case K_GPUS: {
+		char *end;
+		errno = 0;
+		long long n = strtoll(s, &end, 10);
+		if (empty || *end || errno || n < r->field->min || n > r->field->max)
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("expected an integer from %lld to %lld, got \"%s\""),
+					 r->field->min, r->field->max, s);
+		break;
+	}
+	case K_CODE_SOURCE:
+		if (empty)
+			flow_verdict_set(v, JP_CHECK_FAIL, _("choose where the code comes from"));
+		break;
+	case K_CODE_CHECKOUT: {
+		const char *path = m->code.path;
+		size_t n = 0;
+		if (!path)
+			break;
+		bool ours = flow->cloned_path && strcmp(flow->cloned_path, path) == 0;
+		if (strcmp(s, "clone") == 0 && !ours && !flow_dir_is_empty(path, &n) && n > 0)
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("%s already holds files: choose \"use an existing checkout\", "
+					   "or an empty or new directory to clone into"),
+					 path);
+		else if (strcmp(s, "clone") == 0 && !ours && !flow_dir_is_empty(path, NULL) &&
+			 errno != ENOENT)
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("%s is not a directory jobprep can clone into"), path);
+		else if (strcmp(s, "existing") == 0) {
+			struct stat st;
+			if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+				flow_verdict_set(v, JP_CHECK_FAIL,
+						 _("%s is not a directory: choose \"clone it now\", or the "
+						   "directory that holds the code"),
+						 path);
+		}
+		break;
+	}
+	case K_REPO_URL: {
+		bool needed = (m->code.source == JP_CODE_SHARED_STORAGE &&
+			       flow->checkout == CHECKOUT_CLONE) ||
+			      m->code.source == JP_CODE_LAUNCH_CLONE;
+		if (empty && needed) {
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("a repository URL is required to clone the code"));
+		} else if (!empty && s[0] == '-') {
+			flow_verdict_set(v, JP_CHECK_FAIL, _("a URL does not start with '-'"));
+		} else if (!empty && jp_url_has_credentials(s)) {
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("the URL holds a password or token: leave it out; jobprep asks "
+					   "for it when cloning and never writes it down"));
+		} else if (!empty && m->code.source == JP_CODE_SHARED_STORAGE &&
+			   flow->checkout == CHECKOUT_EXISTING && flow->insp.path &&
+			   m->code.path && strcmp(flow->insp.path, m->code.path) == 0 &&
+			   flow->insp.is_git && flow->insp.url && !flow_same_repo(flow->insp.url, s)) {
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("%s is a checkout of %s, not of %s: choose another directory "
+					   "to clone into"),
+					 m->code.path, flow->insp.url, s);
+		}
+		break;
+	}
+	case K_REPO_REF:
+		if (!empty && (s[0] == '-' || strpbrk(s, " \t\n~^:?*[\\")))
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("expected a branch, tag or commit name, got \"%s\""), s);
+		break;
+	case K_REPO_COMMIT:
+		if (!empty && !jp_valid_commit(s))
+			flow_verdict_set(v, JP_CHECK_FAIL, _("expected 40 hex digits, got \"%s\""), s);
+		break;
+	case K_IMAGE: {
+		bool no_tag = false;
+		const char *why = flow_image_problem(s, &no_tag);
+		if (why)
+			flow_verdict_set(v, JP_CHECK_FAIL, "%s", _(why));
+		else if (no_tag)
+			flow_verdict_set(v, JP_CHECK_WARN,
+					 _("%s has no tag, so it means :latest, which can change under the "
+					   "job: pin a tag or an @sha256: digest"),
+					 s);
+		break;
+	}
+	case K_CODE_PATH:
+		if (empty) {
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 m->code.source == JP_CODE_IMAGE
+						 ? _("the code directory inside the image is required")
+						 : _("a project directory is required (fill in the job name for "
+						     "the default)"));
+		} else if (s[0] != '/') {
+			flow_verdict_set(v, JP_CHECK_FAIL, _("expected an absolute path, got \"%s\""), s);
+		} else if (m->code.source == JP_CODE_SHARED_STORAGE) {
+			rc = judge_storage(v, flow, K_CODE_PATH, s, false);
+		}
+		break;
+	case K_OUTPUT_DIR:
+	case K_CHECKPOINT_DIR:
+	case K_LOG_DIR:
+		if (empty) {
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("a directory is required (fill in the job name for the "
+					   "default)"));
+			break;
+		}
+		if (s[0] != '/') {
+			flow_verdict_set(v, JP_CHECK_FAIL, _("expected an absolute path, got \"%s\""), s);
+			break;
+		}
+		rc = judge_storage(v, flow, r->key, s, true);
+		if (rc == 0 && v->status == JP_CHECK_PASS && r->key == K_OUTPUT_DIR) {
+			size_t n = 0;
+			bool ours = flow->made_out && strcmp(flow->made_out, s) == 0;
+			if (!ours && !flow_dir_is_empty(s, &n) && n > 0)
+				flow_verdict_set(v, JP_CHECK_WARN,
+						 _("%s already holds %zu entries from an earlier run: jobprep "
+						   "will not write into it without asking; a new run directory "
+						   "keeps runs apart"),
+						 s, n);
+		}
+		break;
+	case K_LAUNCH:
+		if (empty && !flow->set[K_LAUNCH] && flow_code_pending(flow))
+			flow_verdict_set(v, JP_CHECK_WARN,
+					 _("the default launch command is filled in once the code is in "
+					   "place"));
+		else if (empty)
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("a launch command is required: what the job runs, e.g. "
+					   "cd \"$PROJECT_DIR\" && bash scripts/train.sh"));
+		else
+			rc = judge_launch(v, flow, s);
+		break;
+	case K_MANIFEST_PATH:
+	case K_ENV_PATH:
+		if (empty)
+			flow_verdict_set(v, JP_CHECK_FAIL, _("a file path is required"));
+		else if (s[0] != '/')
+			flow_verdict_set(v, JP_CHECK_FAIL, _("expected an absolute path, got \"%s\""), s);
+		else if (!parent_exists(s) && !under(s, m->outputs.output_dir))
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("the directory for %s does not exist"), s);
+		break;
+	case K_DATA_PATH:
+		if (empty)
+			flow_verdict_set(v, JP_CHECK_FAIL, _("the data set's path is required"));
+		else if (s[0] != '/')
+			flow_verdict_set(v, JP_CHECK_FAIL, _("expected an absolute path, got \"%s\""), s);
+		else
+			rc = judge_data_path(v, flow, r->index, s);
+		break;
+	case K_DATA_NAME:
+		if (empty) {
+			flow_verdict_set(v, JP_CHECK_FAIL, _("a name is required"));
+			break;
+		}
+		for (size_t i = 0; i < m->n_data; i++)
+			if (i != r->index && m->data[i].name && strcmp(m->data[i].name, s) == 0) {
+				flow_verdict_set(v, JP_CHECK_FAIL,
+						 _("another data source is already called \"%s\""), s);
+				break;
+			}
+		break;
+	case K_DATA_RO:
+		if (m->data[r->index].kind == JP_DATA_PUBLIC && strcmp(s, "false") == 0)
+			flow_verdict_set(v, JP_CHECK_WARN,
+					 _("public data is mounted read-only: the job cannot write there"));
+		break;
+	case K_ENV_NAME:
+		if (empty) {
+			flow_verdict_set(v, JP_CHECK_FAIL, _("a variable name is required"));
+			break;
+		}
+		if (!jp_valid_env_name(s)) {
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("expected letters, digits and '_', not starting with a digit, "
+					   "got \"%s\""),
+					 s);
+			break;
+		}
+		for (size_t i = 0; reserved_env[i]; i++)
+			if (strcmp(reserved_env[i], s) == 0)
+				flow_verdict_set(v, JP_CHECK_FAIL,
+						 _("%s is set by env.sh from the manifest: change the field "
+						   "instead"),
+						 s);
+		for (size_t i = 0; v->status == JP_CHECK_PASS && i < m->job.n_env; i++)
+			if (i != r->index && m->job.env[i].name && strcmp(m->job.env[i].name, s) == 0)
+				flow_verdict_set(v, JP_CHECK_FAIL, _("%s is already set above"), s);
+		break;
+	case K_ENV_VALUE: {
+		const char *name = m->job.env[r->index].name;
+		if (!name || !jp_valid_env_name(name) || empty)
+			break;
+		/* NAME=value as the launch command would hold it: HF_HOME=/root/... */
+		struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+		struct jp_lint_report rep = JP_LINT_REPORT_INIT;
+		char *q = NULL, *cmd = NULL;
+		ctx.profile = flow->profile;
+		ctx.workers = (long long)m->job.workers;
+		if (jp_sh_quote(&q, s) < 0 || asprintf(&cmd, "export %s=%s", name, q) < 0) {
+			free(q);
+			rc = JP_ENOMEM;
+			break;
+		}
+		rc = jp_lint_command(&rep, cmd, &ctx, NULL);
+		if (rc == 0 && rep.n > 0)
+			flow_verdict_set(v, JP_CHECK_WARN, "%s", rep.items[0].message);
+		jp_lint_report_dispose(&rep);
+		free(q);
+		free(cmd);
+		break;
+	}
+	default:
+		break;
+	}
+	if (rc == 0 && empty && optional && v->status == JP_CHECK_PASS)
+		flow_verdict_set(v, JP_CHECK_PASS, NULL);
+	free(own);
+	return rc;
+}

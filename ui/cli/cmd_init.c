@@ -1,0 +1,307 @@
+/* `jobprep init --answers FILE [-o MANIFEST] [--profile FILE] [--json] [--force]
+ * [--deep]` and `jobprep init --demo`: the wizard's flow without prompts.
+ *
+ * Clone, create directories, scan, check, write: the same flow the wizard
+ * drives, so the same answers give the same manifest. Nothing is asked: an
+ * answer that needs a person (a password) fails with a message. Progress
+ * goes to stderr when it is a terminal. Exit codes as for every command;
+ * Ctrl-C cancels (130) and leaves nothing half-made. */
+#include "config.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "jobprep/demo.h"
+#include "jobprep/flow.h"
+#include "jobprep/i18n.h"
+#include "jobprep/manifest.h"
+#include "jobprep/profile.h"
+#include "cli.h"
+#include "cli_port.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out, "%s\n%s\n%s\n",
+		_("Usage: jobprep init --answers FILE [-o MANIFEST] [--profile FILE] [--json] [--force] [--deep]"),
+		_("       jobprep init --demo [-o MANIFEST] [--json]"),
+		_("Run the wizard's whole flow without prompting: clone the code, create the\n"
+		  "output directories, scan the data, check every path, then write the manifest\n"
+		  "and env.sh (by default into the run's output directory).\n"
+		  "  --answers FILE  the answers: the manifest's shape, any subset of it;\n"
+		  "                  what is missing takes the profile's defaults\n"
+		  "  --demo          the self-contained sandbox ./jobprep-demo/ (made if missing)\n"
+		  "  -o MANIFEST     where to write the manifest (env.sh goes next to it)\n"
+		  "  --profile FILE  platform profile (default: $JOBPREP_PROFILE, the answers'\n"
+		  "                  profile, else the built-in one)\n"
+		  "  --json          print the result as JSON\n"
+		  "  --force         write even when a check fails (the manifest records it),\n"
+		  "                  and write into a run directory that already holds files\n"
+		  "  --deep          scan the data sets fully"));
+}
+
+static const char *status_label(enum jp_check_status s)
+{
+	switch (s) {
+	case JP_CHECK_PASS:
+		return _("pass");
+	case JP_CHECK_WARN:
+		return _("warn");
+	case JP_CHECK_FAIL:
+		return _("FAIL");
+	}
+	return "?";
+}
+
+static void print_checks(const struct jp_manifest *m)
+{
+	size_t counts[3] = { 0, 0, 0 };
+
+	for (size_t i = 0; i < m->n_checks; i++) {
+		const struct jp_check *c = &m->checks[i];
+
+		counts[c->status]++;
+		printf("[%s] %s: %s\n", status_label(c->status), c->id, c->message);
+	}
+	printf(_("%zu passed, %zu warnings, %zu failed\n"), counts[JP_CHECK_PASS],
+	       counts[JP_CHECK_WARN], counts[JP_CHECK_FAIL]);
+}
+
+static int print_json(const struct jp_flow *flow, bool written)
+{
+	cJSON *root = cJSON_CreateObject();
+	char *manifest = NULL, *env = NULL, *cmd = NULL, *text = NULL;
+	int rc = -1;
+
+	jp_flow_get(&manifest, flow, "review.manifest_path", NULL);
+	jp_flow_get(&env, flow, "review.env_path", NULL);
+	jp_flow_platform_command(&cmd, flow, NULL);
+	if (!root || !cJSON_AddBoolToObject(root, "written", written) ||
+	    !cJSON_AddStringToObject(root, "manifest", manifest ? manifest : "") ||
+	    !cJSON_AddStringToObject(root, "env", env ? env : "") ||
+	    !(cmd ? cJSON_AddStringToObject(root, "launch_command", cmd)
+		  : cJSON_AddNullToObject(root, "launch_command")))
+		goto out;
+	cJSON *checks = jp_checks_to_json(jp_flow_manifest(flow));
+	if (!checks || !cJSON_AddItemToObject(root, "checks", checks)) {
+		cJSON_Delete(checks);
+		goto out;
+	}
+	text = cJSON_Print(root);
+	if (text) {
+		printf("%s\n", text);
+		rc = 0;
+	}
+out:
+	cJSON_free(text);
+	cJSON_Delete(root);
+	free(manifest);
+	free(env);
+	free(cmd);
+	return rc;
+}
+
+static void print_done(const struct jp_flow *flow)
+{
+	char *manifest = NULL, *env = NULL, *cmd = NULL;
+
+	jp_flow_get(&manifest, flow, "review.manifest_path", NULL);
+	jp_flow_get(&env, flow, "review.env_path", NULL);
+	jp_flow_platform_command(&cmd, flow, NULL);
+	print_checks(jp_flow_manifest(flow));
+	printf(_("Wrote %s\n"), manifest ? manifest : "?");
+	printf(_("Wrote %s\n"), env ? env : "?");
+	if (cmd)
+		printf("%s\n  %s\n", _("Launch command for the platform's form:"), cmd);
+	free(manifest);
+	free(env);
+	free(cmd);
+}
+
+static int yes(const char *question, void *payload)
+{
+	(void)question;
+	(void)payload;
+	return 1;
+}
+
+/* -o relative to the current directory, as a shell user means it. */
+static char *absolute(const char *path)
+{
+	char cwd[PATH_MAX];
+	char *out = NULL;
+
+	if (path[0] == '/')
+		return strdup(path);
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	if (asprintf(&out, "%s/%s", cwd, path) < 0)
+		return NULL;
+	return out;
+}
+
+int jp_cmd_init(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "answers", required_argument, NULL, 'a' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "deep", no_argument, NULL, 'd' },
+		{ "demo", no_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_demo demo = JP_DEMO_INIT;
+	struct jp_manifest *answers = NULL;
+	struct jp_profile *profile = NULL;
+	struct jp_flow *flow = NULL;
+	struct jp_cli_port cp;
+	struct jp_port port = JP_PORT_INIT;
+	const char *answers_path = NULL, *output = NULL, *profile_path = NULL;
+	bool json = false, force = false, deep = false, want_demo = false, port_on = false;
+	char *out_abs = NULL;
+	unsigned flags = 0;
+	int c, rc, status = JP_EXIT_OK;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+a:o:p:jfdDh", options, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			answers_path = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'p':
+			profile_path = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'f':
+			force = true;
+			break;
+		case 'd':
+			deep = true;
+			break;
+		case 'D':
+			want_demo = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return JP_EXIT_OK;
+		case ':':
+			return jp_cli_usage_error("init", _("option '%s' needs an argument"),
+						  argv[optind - 1]);
+		default:
+			return jp_cli_usage_error("init", _("unknown option '%s'"), argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return jp_cli_usage_error("init", _("unexpected argument '%s'"), argv[optind]);
+	if (want_demo && answers_path)
+		return jp_cli_usage_error("init", "%s", _("--demo brings its own answers: drop --answers"));
+	if (!want_demo && !answers_path)
+		return jp_cli_usage_error("init", "%s", _("expected --answers FILE (or --demo)"));
+
+	/* the answers and the profile they are judged under */
+	if (want_demo) {
+		rc = jp_demo_prepare(&demo, NULL, &err);
+		if (rc < 0)
+			goto fail;
+		answers_path = demo.answers_path;
+		if (!profile_path)
+			profile_path = demo.profile_path;
+	}
+	rc = jp_manifest_load(&answers, answers_path, JP_READ_ANSWERS, &err);
+	if (rc < 0)
+		goto fail;
+	if (!profile_path && !getenv("JOBPREP_PROFILE") && answers->profile)
+		rc = jp_profile_copy(&profile, answers->profile) < 0
+			     ? jp_error_set(&err, JP_ENOMEM, "%s", _("out of memory"))
+			     : 0;
+	else
+		rc = jp_profile_resolve(&profile, profile_path, &err);
+	if (rc < 0)
+		goto fail;
+
+	rc = jp_flow_new(&flow, profile, &err);
+	if (rc < 0)
+		goto fail;
+	rc = jp_flow_apply_answers(flow, answers, answers_path, &err);
+	if (rc == JP_ECHECK && force)
+		rc = 0; /* recorded in the manifest's checks */
+	if (rc < 0)
+		goto fail;
+	if (output) {
+		out_abs = absolute(output);
+		if (!out_abs) {
+			rc = jp_error_set(&err, JP_ENOMEM, "%s", _("out of memory"));
+			goto fail;
+		}
+		rc = jp_flow_set(NULL, flow, "review.manifest_path", out_abs, &err);
+		if (rc < 0)
+			goto fail;
+	}
+
+	/* no prompts: no secrets, and a non-empty run dir only with --force */
+	jp_cli_port_init(&cp, JP_CLI_PROGRESS_AUTO);
+	port_on = true;
+	port.progress = cp.port.progress;
+	port.payload = &cp;
+	port.ask_secret = NULL;
+	port.confirm = force ? yes : NULL;
+
+	if (force)
+		flags |= JP_FINISH_FORCE;
+	if (deep)
+		flags |= JP_FINISH_DEEP;
+	rc = jp_flow_finish(flow, flags, &port, &err);
+	jp_cli_port_finish(&cp);
+	port_on = false;
+	if (rc == JP_ECANCELED || jp_cli_interrupted()) {
+		fprintf(stderr, "%s\n", _("jobprep init: interrupted: nothing half-made was left behind"));
+		status = JP_EXIT_INTERRUPTED;
+		goto out;
+	}
+	if (rc == JP_ECHECK && jp_flow_manifest(flow)->n_checks > 0 &&
+	    jp_manifest_worst(jp_flow_manifest(flow)) == JP_CHECK_FAIL) {
+		/* the checks ran and one failed: show them all */
+		if (json)
+			print_json(flow, false);
+		else
+			print_checks(jp_flow_manifest(flow));
+		status = jp_cli_report(&err);
+		goto out;
+	}
+	if (rc < 0)
+		goto fail;
+	if (json ? print_json(flow, true) < 0 : (print_done(flow), 0))
+		status = JP_EXIT_FAIL;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s\n", _("jobprep init: cannot write to standard output"));
+		status = JP_EXIT_FAIL;
+	}
+	goto out;
+fail:
+	status = jp_cli_report(&err);
+out:
+	if (port_on)
+		jp_cli_port_finish(&cp);
+	free(out_abs);
+	jp_flow_free(flow);
+	jp_profile_free(profile);
+	jp_manifest_free(answers);
+	jp_demo_dispose(&demo);
+	jp_error_dispose(&err);
+	return status;
+}
