@@ -650,6 +650,15 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 		goto out;
 	if ((rc = check_ref(opts->ref, err)) != 0)
 		goto out;
+	if (url.kind == JP_URL_LOCAL) {
+		struct stat sb;
+
+		if (stat(url.path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+			rc = jp_error_set(err, JP_ENOENT, _("%s: no such repository (not a directory)"),
+					  url.path);
+			goto out;
+		}
+	}
 	if (!profile && jp_profile_new_default(&def, NULL) == 0)
 		profile = def;
 	if ((rc = jp_git_target_plan(&target, opts->target, profile, err)) != 0)

@@ -65,6 +65,10 @@ tests_unit_test_scan_LDADD = $(unit_ldadd)
 endif
 
 # integration tests
+# git: clone by ref, refusals, credentials over http and ssh, interrupts, remote pin
+GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refused.sh
+TESTS += $(GIT_TESTS)
+EXTRA_DIST += $(GIT_TESTS) tests/lib/gitserv.sh
 # manifest: the schema and check agree on every sample; env read back by four shells
 TESTS += tests/integration/schema.sh tests/integration/env.sh
 EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh

@@ -1,0 +1,304 @@
+# Shell helpers for git tests and benchmarks: repositories, and git servers
+# of the test's own on loopback. Source it:
+#
+#   . "$TOP_SRCDIR/tests/lib/gitserv.sh"
+#   jp_git_repo DIR/repo.git [FILES]     # a bare repo: main, a tag, scripts/
+#   jp_gitd_start DIR BASE               # git daemon; sets JP_GITD_PORT
+#   jp_gitd_stop DIR
+#   jp_httpd_start DIR REPOS             # lighttpd + git http-backend, Basic
+#                                        # auth under /git/private/ (alice:s3cret);
+#                                        # sets JP_HTTPD_PORT, JP_HTTPD_PORT2
+#   jp_httpd_stop DIR
+#   jp_kill_tree PID                     # a process and its descendants
+#
+# Every server listens on 127.0.0.1 only, on a free port, with its pid file
+# and logs in DIR. Stop every server you start (trap).
+
+JP_GIT_ID="-c user.name=jobprep-test -c user.email=test@jobprep.invalid"
+export GIT_CONFIG_NOSYSTEM=1
+
+# jp_listening PORT: 0 when something accepts connections on 127.0.0.1:PORT.
+jp_listening() {
+	python3 -c 'import socket,sys
+s = socket.socket(); s.settimeout(1)
+sys.exit(1 if s.connect_ex(("127.0.0.1", int(sys.argv[1]))) else 0)' "$1"
+}
+
+# jp_free_port: a port nothing listens on right now.
+jp_free_port() {
+	_i=0
+	while [ $_i -lt 50 ]; do
+		_i=$((_i + 1))
+		_p=$(( 20000 + ($$ * 13 + _i * 7919 + $(date +%N | sed 's/^0*//;s/^$/0/')) % 40000 ))
+		if ! jp_listening "$_p"; then
+			echo "$_p"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# jp_git_repo BARE [NFILES]: a bare repository with two commits on main, a
+# branch "dev", an annotated tag v1 (first commit) and a lightweight tag
+# light, scripts/train.sh (not executable in git) and NFILES extra files.
+jp_git_repo() {
+	_bare=$1
+	_n=${2:-0}
+	_w=$_bare.work
+	rm -rf "$_w" "$_bare"
+	git init -q -b main "$_w" || return 1
+	mkdir -p "$_w/scripts" "$_w/src"
+	printf '#!/bin/sh\necho training\n' >"$_w/scripts/train.sh"
+	printf 'print("hi")\n' >"$_w/src/train.py"
+	ln -s src/train.py "$_w/link.py"
+	echo one >"$_w/README"
+	_i=0
+	while [ "$_i" -lt "$_n" ]; do
+		echo "file $_i" >"$_w/src/f$_i.txt"
+		_i=$((_i + 1))
+	done
+	# shellcheck disable=SC2086
+	git -C "$_w" add -A && git $JP_GIT_ID -C "$_w" commit -qm first || return 1
+	git $JP_GIT_ID -C "$_w" tag -a -m "version 1" v1 || return 1
+	git -C "$_w" branch dev
+	echo two >>"$_w/README"
+	git $JP_GIT_ID -C "$_w" commit -qam second || return 1
+	git -C "$_w" tag light
+	git $JP_GIT_ID -C "$_w" checkout -q dev
+	echo dev >"$_w/DEV"
+	git -C "$_w" add DEV && git $JP_GIT_ID -C "$_w" commit -qm dev-only || return 1
+	git -C "$_w" checkout -q main
+	git clone -q --bare "$_w" "$_bare" || return 1
+	rm -rf "$_w"
+}
+
+# jp_git_big_repo BARE MIB: one commit holding MIB MiB of incompressible
+# data in 256 KiB files, and scripts/train.sh.
+jp_git_big_repo() {
+	_bare=$1
+	_mib=$2
+	_w=$_bare.work
+	rm -rf "$_w" "$_bare"
+	git init -q -b main "$_w" || return 1
+	mkdir -p "$_w/scripts" "$_w/data"
+	printf '#!/bin/sh\necho training\n' >"$_w/scripts/train.sh"
+	_i=0
+	while [ "$_i" -lt $((_mib * 4)) ]; do
+		head -c 262144 /dev/urandom >"$_w/data/blob$_i"
+		_i=$((_i + 1))
+	done
+	git -C "$_w" add -A && git $JP_GIT_ID -C "$_w" commit -qm big || return 1
+	git clone -q --bare "$_w" "$_bare" || return 1
+	rm -rf "$_w"
+}
+
+# jp_git_many_files BARE N: one commit with N small files in 100 folders.
+jp_git_many_files() {
+	_bare=$1
+	_n=$2
+	_w=$_bare.work
+	rm -rf "$_w" "$_bare"
+	git init -q -b main "$_w" || return 1
+	# fast-import: no work tree to write first.
+	{
+		echo "commit refs/heads/main"
+		echo "committer jobprep-test <test@jobprep.invalid> 1700000000 +0000"
+		echo "data 5"
+		echo "many"
+		_i=0
+		while [ "$_i" -lt "$_n" ]; do
+			echo "M 100644 inline d$((_i % 100))/f$_i.txt"
+			echo "data $(printf 'file %08d\n' "$_i" | wc -c)"
+			printf 'file %08d\n' "$_i"
+			_i=$((_i + 1))
+		done
+	} | git -C "$_w" fast-import --quiet || return 1
+	git clone -q --bare "$_w" "$_bare" || return 1
+	rm -rf "$_w"
+}
+
+# jp_slow_hook FILE: a pack-objects hook sending at most ~640 KiB/s, so a
+# test can act in the middle of a transfer.
+jp_slow_hook() {
+	cat >"$1" <<'EOF'
+#!/bin/sh
+"$@" | perl -e '$|=1; while (read(STDIN, $b, 32768)) { print $b; select(undef, undef, undef, 0.05) }'
+EOF
+	chmod +x "$1"
+}
+
+# jp_gitd_start DIR BASE [slow]: git daemon exporting BASE; its HOME is
+# DIR/gitd-home ("slow": packs trickle out through jp_slow_hook).
+jp_gitd_start() {
+	_d=$1
+	_base=$2
+	mkdir -p "$_d/gitd-home"
+	: >"$_d/gitd-home/.gitconfig"
+	if [ "${3:-}" = slow ]; then
+		jp_slow_hook "$_d/gitd-home/slow-hook"
+		printf '[uploadpack]\n\tpackObjectsHook = %s\n' "$_d/gitd-home/slow-hook" \
+			>"$_d/gitd-home/.gitconfig"
+	fi
+	_try=0
+	while [ $_try -lt 10 ]; do
+		_try=$((_try + 1))
+		_port=$(jp_free_port) || return 1
+		rm -f "$_d/gitd.pid"
+		HOME=$_d/gitd-home git daemon --reuseaddr --export-all --base-path="$_base" \
+			--listen=127.0.0.1 --port="$_port" --verbose \
+			--pid-file="$_d/gitd.pid" "$_base" >>"$_d/gitd.log" 2>&1 &
+		_w=0
+		while [ $_w -lt 50 ]; do
+			if [ -s "$_d/gitd.pid" ] && jp_listening "$_port"; then
+				JP_GITD_PORT=$_port
+				export JP_GITD_PORT
+				return 0
+			fi
+			sleep 0.1
+			_w=$((_w + 1))
+		done
+		jp_gitd_stop "$_d"
+	done
+	echo "jp_gitd_start: git daemon did not start (see $_d/gitd.log)" >&2
+	return 1
+}
+
+# jp_kill_tree PID [SIG]: PID's descendants, then PID.
+jp_kill_tree() {
+	_sig=${2:-TERM}
+	for _c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+		jp_kill_tree "$_c" "$_sig"
+	done
+	kill -"$_sig" "$1" 2>/dev/null
+	return 0
+}
+
+jp_gitd_stop() {
+	[ -s "$1/gitd.pid" ] || return 0
+	_pid=$(cat "$1/gitd.pid")
+	jp_kill_tree "$_pid"
+	_w=0
+	while kill -0 "$_pid" 2>/dev/null && [ $_w -lt 50 ]; do
+		sleep 0.1
+		_w=$((_w + 1))
+	done
+	kill -9 "$_pid" 2>/dev/null
+	rm -f "$1/gitd.pid"
+	return 0
+}
+
+# jp_httpd_start DIR REPOS: lighttpd serving REPOS through git http-backend
+# at http://127.0.0.1:$JP_HTTPD_PORT/git/ (Basic auth alice:s3cret under
+# /git/private/). /moved/X redirects to another host:
+# http://localhost:$JP_HTTPD_PORT2/git/private/X, a second listener whose
+# access log records any Authorization header it receives.
+jp_httpd_start() {
+	_d=$1
+	_repos=$2
+	mkdir -p "$_d/httpd-home" "$_d/www"
+	: >"$_d/httpd-home/.gitconfig"
+	printf 'alice:s3cret\n' >"$_d/users"
+	_try=0
+	while [ $_try -lt 10 ]; do
+		_try=$((_try + 1))
+		_port=$(jp_free_port) || return 1
+		_port2=$(jp_free_port) || return 1
+		[ "$_port" != "$_port2" ] || continue
+		cat >"$_d/lighttpd.conf" <<EOF
+server.modules = ( "mod_access", "mod_alias", "mod_auth", "mod_authn_file",
+                   "mod_cgi", "mod_setenv", "mod_redirect", "mod_accesslog" )
+server.document-root = "$_d/www"
+server.bind = "127.0.0.1"
+server.port = $_port
+server.pid-file = "$_d/lighttpd.pid"
+server.errorlog = "$_d/httpd-error.log"
+accesslog.filename = "$_d/access.log"
+accesslog.format = "%h %V %u \"%r\" %>s"
+alias.url = ( "/git" => "/usr/lib/git-core/git-http-backend" )
+\$HTTP["url"] =~ "^/git" {
+	cgi.assign = ( "" => "" )
+	setenv.add-environment = ( "GIT_PROJECT_ROOT" => "$_repos",
+				   "GIT_HTTP_EXPORT_ALL" => "",
+				   "HOME" => "$_d/httpd-home" )
+}
+auth.backend = "plain"
+auth.backend.plain.userfile = "$_d/users"
+auth.require = ( "/git/private/" => ( "method" => "basic", "realm" => "git",
+				      "require" => "valid-user" ) )
+url.redirect = ( "^/moved/(.*)\$" => "http://localhost:$_port2/git/private/\$1" )
+\$SERVER["socket"] == "127.0.0.1:$_port2" {
+	accesslog.filename = "$_d/access2.log"
+	accesslog.format = "%h %V \"%r\" %>s authorization=%{Authorization}i"
+}
+EOF
+		rm -f "$_d/lighttpd.pid"
+		lighttpd -f "$_d/lighttpd.conf" 2>>"$_d/httpd-error.log" || continue
+		_w=0
+		while [ $_w -lt 50 ]; do
+			if [ -s "$_d/lighttpd.pid" ] && jp_listening "$_port" &&
+				jp_listening "$_port2"; then
+				JP_HTTPD_PORT=$_port
+				JP_HTTPD_PORT2=$_port2
+				export JP_HTTPD_PORT JP_HTTPD_PORT2
+				return 0
+			fi
+			sleep 0.1
+			_w=$((_w + 1))
+		done
+		jp_httpd_stop "$_d"
+	done
+	echo "jp_httpd_start: lighttpd did not start (see $_d/httpd-error.log)" >&2
+	return 1
+}
+
+jp_httpd_stop() {
+	[ -s "$1/lighttpd.pid" ] || return 0
+	_pid=$(cat "$1/lighttpd.pid")
+	jp_kill_tree "$_pid"
+	_w=0
+	while kill -0 "$_pid" 2>/dev/null && [ $_w -lt 50 ]; do
+		sleep 0.1
+		_w=$((_w + 1))
+	done
+	kill -9 "$_pid" 2>/dev/null
+	rm -f "$1/lighttpd.pid"
+	return 0
+}
+
+# jp_json_get FILE KEY: a top-level string/number/bool of a JSON object.
+jp_json_get() {
+	python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get(sys.argv[2]); print("" if v is None else (str(v).lower() if isinstance(v,bool) else v))' "$1" "$2"
+}
+
+# jp_no_temporaries DIR: fail (1) when a jobprep temporary is left in DIR.
+jp_no_temporaries() {
+	if ls -A "$1" 2>/dev/null | grep -q 'jobprep-tmp-\|^jobprep-clone-'; then
+		echo "temporaries left in $1:" >&2
+		ls -A "$1" >&2
+		return 1
+	fi
+	return 0
+}
+
+# ---- a tiny test reporter: one line per case, the script fails if any does.
+JP_T_FAILED=0
+jp_pass() { echo "ok - $1"; }
+jp_fail() {
+	echo "not ok - $1${2:+: $2}"
+	JP_T_FAILED=1
+}
+# jp_expect NAME COMMAND...: the case passes when COMMAND succeeds.
+jp_expect() {
+	_name=$1
+	shift
+	if "$@"; then jp_pass "$_name"; else jp_fail "$_name"; fi
+}
+# jp_test_env DIR: a private HOME, no agent, no tokens, no system git config.
+jp_test_env() {
+	HOME=$1/home
+	mkdir -p "$HOME"
+	export HOME
+	unset SSH_AUTH_SOCK JOBPREP_GIT_TOKEN JOBPREP_GIT_USER JOBPREP_SCRATCH GIT_ASKPASS SSH_ASKPASS
+	LC_ALL=C
+	export LC_ALL
+}
