@@ -14,3 +14,14 @@ jobprep_SOURCES += ui/cli/cli_port.h ui/cli/cli_port.c ui/cli/cmd_clone.c ui/cli
 jobprep_SOURCES += ui/cli/cmd_schema.c ui/cli/cmd_check.c ui/cli/cmd_env.c
 
 # tui
+jobprep_SOURCES += ui/tui/tui.h ui/tui/tui.c \
+	ui/tui/term.h ui/tui/term.c ui/tui/draw.h ui/tui/draw.c \
+	ui/tui/utf8.h ui/tui/utf8.c ui/tui/keys.h ui/tui/keys.c \
+	ui/tui/lineedit.h ui/tui/lineedit.c ui/tui/complete.h ui/tui/complete.c \
+	ui/tui/widgets.h ui/tui/ui.c ui/tui/confirm.c ui/tui/secret.c ui/tui/help.c \
+	ui/tui/browser.c ui/tui/textfield.c ui/tui/radio.c ui/tui/checkbox.c \
+	ui/tui/listbox.c ui/tui/progress.c \
+	ui/tui/form.h ui/tui/form.c ui/tui/draft.h ui/tui/draft.c \
+	ui/tui/wizard.h ui/tui/wizard.c \
+	ui/tui/step_job.c ui/tui/step_code.c ui/tui/step_data.c \
+	ui/tui/step_outputs.c ui/tui/step_launch.c ui/tui/step_review.c

@@ -7,6 +7,33 @@
 
 #include "jobprep/i18n.h"
 #include "cli/cli.h"
+#include "tui/tui.h"
+
+/* `jobprep [--demo] [--profile FILE] [-o MANIFEST]`: the wizard. */
+static int run_wizard(int argc, char **argv)
+{
+	struct jp_tui_options opts = JP_TUI_OPTIONS_INIT;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--demo") == 0) {
+			opts.demo = true;
+		} else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) {
+			opts.profile_path = argv[++i];
+		} else if (strncmp(argv[i], "--profile=", 10) == 0) {
+			opts.profile_path = argv[i] + 10;
+		} else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) &&
+			   i + 1 < argc) {
+			opts.manifest_path = argv[++i];
+		} else if (strncmp(argv[i], "--output=", 9) == 0) {
+			opts.manifest_path = argv[i] + 9;
+		} else {
+			return jp_cli_usage_error(NULL, _("unknown option '%s' for the wizard"),
+						  argv[i]);
+		}
+	}
+	return jp_tui_main(&opts);
+}
 
 int main(int argc, char **argv)
 {
@@ -28,8 +55,5 @@ int main(int argc, char **argv)
 	if (argc > 1 && argv[1][0] != '-')
 		return jp_cli_main(argc, argv);
 
-	fprintf(stderr, "%s\n",
-		_("jobprep: the interactive wizard (and --demo) is not there yet; "
-		  "see 'jobprep --help' for the commands that are."));
-	return JP_EXIT_FAIL;
+	return run_wizard(argc, argv);
 }

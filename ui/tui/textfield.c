@@ -8,7 +8,7 @@
 #include "tui/utf8.h"
 #include "tui/widgets.h"
 
-void jp_textfield_draw(struct jp_lineedit *le, int y, int x, int width,
+int jp_textfield_draw(struct jp_lineedit *le, int y, int x, int width,
 		       bool focused, bool secret)
 {
 	const struct jp_glyphs *g = jp_term_glyphs();
@@ -17,13 +17,10 @@ void jp_textfield_draw(struct jp_lineedit *le, int y, int x, int width,
 	int col, inner, used;
 
 	if (width < 3)
-		return;
+		return x;
 	jp_draw_fill(y, x, width, st);
-	if (secret) {
-		if (focused)
-			move(y, x);
-		return;
-	}
+	if (secret)
+		return x;
 	/* One column on the left for the "more" marker once scrolled. */
 	inner = width - 1;
 	jp_le_view(le, inner, &start, &end, &col);
@@ -38,8 +35,8 @@ void jp_textfield_draw(struct jp_lineedit *le, int y, int x, int width,
 	(void)used;
 	if (end < le->len)
 		jp_draw_text(y, x + width - 1, 1, JP_STYLE_DIM, g->more_right);
-	if (focused)
-		move(y, x + col);
+	(void)focused;
+	return x + col;
 }
 
 int jp_textfield_key(struct jp_lineedit *le, enum jp_act act,

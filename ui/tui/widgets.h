@@ -70,9 +70,10 @@ int jp_browse_dir(const struct jp_ui *ui, const char *start, char **out);
 
 /* --- textfield.c -------------------------------------------------------- */
 
-/* Draw a line editor in `width` columns at (y, x); with focus the cursor
- * is placed in it. secret: draw nothing of the text. */
-void jp_textfield_draw(struct jp_lineedit *le, int y, int x, int width,
+/* Draw a line editor in `width` columns at (y, x); returns the screen
+ * column where the cursor belongs (the caller moves it there last).
+ * secret: draw nothing of the text. */
+int jp_textfield_draw(struct jp_lineedit *le, int y, int x, int width,
 		       bool focused, bool secret);
 /* Apply an editing action or insert a character; returns jp_ev bits. */
 int jp_textfield_key(struct jp_lineedit *le, enum jp_act act,

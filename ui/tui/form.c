@@ -1,0 +1,1031 @@
+/* A step's fields as a form: rows built from the flow's table. */
+#include "config.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobprep/i18n.h"
+#include "tui/draw.h"
+#include "tui/form.h"
+#include "tui/utf8.h"
+
+#define LIST_MAX_ROWS 6
+
+static bool is_text(const struct jp_field *f)
+{
+	return f->kind == JP_FIELD_TEXT || f->kind == JP_FIELD_PATH ||
+	       f->kind == JP_FIELD_INTEGER;
+}
+
+static bool focusable(const struct jp_form_row *r)
+{
+	return !(r->field->flags & JP_FIELD_DERIVED);
+}
+
+static void row_dispose(struct jp_form_row *r)
+{
+	free(r->key);
+	jp_le_dispose(&r->le);
+	jp_verdict_dispose(&r->verdict);
+	free(r->labels);
+	memset(r, 0, sizeof(*r));
+}
+
+static void rows_free(struct jp_form_row *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		row_dispose(&rows[i]);
+	free(rows);
+}
+
+static char *get_value(const struct jp_form *form, const char *key)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	char *v = NULL;
+
+	if (jp_flow_get(&v, form->flow, key, &err) < 0)
+		v = NULL;
+	jp_error_dispose(&err);
+	return v ? v : strdup("");
+}
+
+static void validate_row(const struct jp_form *form, struct jp_form_row *r,
+			 const char *candidate)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_verdict v = JP_VERDICT_INIT;
+
+	if (jp_flow_validate(&v, form->flow, r->key, candidate, &err) < 0) {
+		jp_verdict_dispose(&v);
+		v.status = JP_CHECK_FAIL;
+		v.message = strdup(jp_error_message(&err));
+	}
+	jp_verdict_dispose(&r->verdict);
+	r->verdict = v;
+	jp_error_dispose(&err);
+}
+
+/* "data[].path" with index 2 -> "data[2].path". */
+static char *item_key(const char *generic, size_t index)
+{
+	const char *br = strstr(generic, "[]");
+	char *s;
+	size_t head;
+
+	if (!br)
+		return strdup(generic);
+	head = (size_t)(br - generic);
+	s = malloc(strlen(generic) + 24);
+	if (!s)
+		return NULL;
+	memcpy(s, generic, head);
+	sprintf(s + head, "[%zu]%s", index, br + 2);
+	return s;
+}
+
+/* Fill a new row from the flow (or take over an old row being edited). */
+static int fill_row(struct jp_form *form, struct jp_form_row *r,
+		    struct jp_form_row *old)
+{
+	const struct jp_field *f = r->field;
+	char *v = NULL;
+	size_t i, n;
+
+	if (f->kind == JP_FIELD_LIST) {
+		r->lb.add_label = strcmp(r->key, "data") == 0 ? _("+  add a data source (a)")
+							       : _("+  add a variable (a)");
+		r->lb.n = jp_flow_list_count(form->flow, r->key);
+		r->lb.cursor = form->list_cursor <= r->lb.n ? form->list_cursor : r->lb.n;
+		r->lb.top = old ? old->lb.top : 0;
+		return 0;
+	}
+	if (is_text(f)) {
+		if (old && old->edited) {
+			r->le = old->le;
+			memset(&old->le, 0, sizeof(old->le));
+			r->edited = true;
+			r->rejected = old->rejected;
+			r->check_pending = old->check_pending;
+			r->verdict = old->verdict;
+			memset(&old->verdict, 0, sizeof(old->verdict));
+			return 0;
+		}
+		v = get_value(form, r->key);
+		if (!v || jp_le_init(&r->le, v) < 0) {
+			free(v);
+			return JP_ENOMEM;
+		}
+		free(v);
+		validate_row(form, r, NULL);
+		return 0;
+	}
+	v = get_value(form, r->key);
+	if (!v)
+		return JP_ENOMEM;
+	if (f->kind == JP_FIELD_CHOICE) {
+		for (n = 0; f->choices && f->choices[n].value; n++)
+			;
+		r->labels = calloc(n ? n : 1, sizeof(*r->labels));
+		if (!r->labels) {
+			free(v);
+			return JP_ENOMEM;
+		}
+		r->radio.labels = r->labels;
+		r->radio.n = n;
+		for (i = 0; i < n; i++) {
+			r->labels[i] = _(f->choices[i].label);
+			if (strcmp(f->choices[i].value, v) == 0)
+				r->radio.selected = i;
+		}
+		r->radio.cursor = old ? old->radio.cursor : r->radio.selected;
+		if (r->radio.cursor >= n)
+			r->radio.cursor = r->radio.selected;
+	} else if (f->kind == JP_FIELD_BOOL) {
+		r->checked = strcmp(v, "true") == 0 || strcmp(v, "yes") == 0;
+	}
+	free(v);
+	validate_row(form, r, NULL);
+	return 0;
+}
+
+static struct jp_form_row *find_row(struct jp_form_row *rows, size_t n, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (rows[i].key && strcmp(rows[i].key, key) == 0)
+			return &rows[i];
+	return NULL;
+}
+
+static int push_row(struct jp_form *form, struct jp_form_row **rows, size_t *n,
+		    size_t *cap, const struct jp_field *f, char *key, int depth,
+		    struct jp_form_row *old, size_t n_old)
+{
+	struct jp_form_row *r, *nr;
+	int rc;
+
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		nr = realloc(*rows, *cap * sizeof(**rows));
+		if (!nr) {
+			free(key);
+			return JP_ENOMEM;
+		}
+		*rows = nr;
+	}
+	r = &(*rows)[(*n)++];
+	memset(r, 0, sizeof(*r));
+	r->key = key;
+	r->field = f;
+	r->depth = depth;
+	rc = fill_row(form, r, find_row(old, n_old, key));
+	return rc;
+}
+
+int jp_form_build(struct jp_form *form)
+{
+	const struct jp_field *f, *it;
+	struct jp_form_row *rows = NULL, *old = form->rows;
+	size_t n = 0, cap = 0, n_old = form->n, count, i;
+	char *focus_key = NULL, *key;
+	int rc = 0;
+
+	if (form->focus < form->n && form->rows[form->focus].key)
+		focus_key = strdup(form->rows[form->focus].key);
+
+	for (f = jp_flow_fields(form->step); f && f->key; f++) {
+		if (!jp_flow_field_active(form->flow, f->key))
+			continue;
+		key = strdup(f->key);
+		if (!key) {
+			rc = JP_ENOMEM;
+			break;
+		}
+		rc = push_row(form, &rows, &n, &cap, f, key, 0, old, n_old);
+		if (rc < 0 || f->kind != JP_FIELD_LIST)
+			continue;
+
+		count = jp_flow_list_count(form->flow, f->key);
+		if (form->list_cursor > count)
+			form->list_cursor = count;
+		free(form->item_status);
+		form->item_status = calloc(count ? count : 1, sizeof(*form->item_status));
+		form->n_items = form->item_status ? count : 0;
+		for (i = 0; i < form->n_items && f->items && f->items[0].key; i++) {
+			struct jp_verdict v = JP_VERDICT_INIT;
+			char *k0 = item_key(f->items[0].key, i);
+
+			if (k0 && jp_flow_validate(&v, form->flow, k0, NULL, NULL) == 0)
+				form->item_status[i] = v.status;
+			jp_verdict_dispose(&v);
+			free(k0);
+		}
+		if (form->list_cursor >= count)
+			continue;
+		for (it = f->items; it && it->key; it++) {
+			key = item_key(it->key, form->list_cursor);
+			if (!key) {
+				rc = JP_ENOMEM;
+				break;
+			}
+			if (!jp_flow_field_active(form->flow, key)) {
+				free(key);
+				continue;
+			}
+			rc = push_row(form, &rows, &n, &cap, it, key, 1, old, n_old);
+			if (rc < 0)
+				break;
+		}
+	}
+	rows_free(old, n_old);
+	form->rows = rows;
+	form->n = n;
+
+	/* Keep the focus on the same field, else somewhere close. */
+	if (focus_key) {
+		for (i = 0; i < n; i++)
+			if (strcmp(rows[i].key, focus_key) == 0)
+				break;
+		if (i < n)
+			form->focus = i;
+		free(focus_key);
+	}
+	if (form->focus >= n)
+		form->focus = n ? n - 1 : 0;
+	while (form->focus < n && !focusable(&rows[form->focus]) && form->focus > 0)
+		form->focus--;
+	return rc;
+}
+
+int jp_form_init(struct jp_form *form, struct jp_flow *flow, enum jp_step step,
+		 const struct jp_ui *ui)
+{
+	memset(form, 0, sizeof(*form));
+	form->flow = flow;
+	form->ui = ui;
+	form->step = step;
+	return jp_form_build(form);
+}
+
+void jp_form_dispose(struct jp_form *form)
+{
+	rows_free(form->rows, form->n);
+	jp_completion_dispose(&form->comp);
+	free(form->item_status);
+	free(form->note);
+	memset(form, 0, sizeof(*form));
+}
+
+struct jp_form_row *jp_form_focused(struct jp_form *form)
+{
+	return form->focus < form->n ? &form->rows[form->focus] : NULL;
+}
+
+enum jp_keyctx jp_form_keyctx(const struct jp_form *form)
+{
+	if (form->focus < form->n && is_text(form->rows[form->focus].field))
+		return JP_KEYCTX_TEXT;
+	return JP_KEYCTX_NAV;
+}
+
+/* ---- storing values ------------------------------------------------------ */
+
+static int store(struct jp_form *form, struct jp_form_row *r, const char *value)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_verdict v = JP_VERDICT_INIT;
+	int rc;
+
+	rc = jp_flow_set(&v, form->flow, r->key, value, &err);
+	jp_verdict_dispose(&r->verdict);
+	if (rc < 0 && !v.message) {
+		v.status = JP_CHECK_FAIL;
+		v.message = strdup(jp_error_message(&err));
+	}
+	r->verdict = v;
+	jp_error_dispose(&err);
+	if (rc == 0)
+		form->changed = true;
+	return rc;
+}
+
+static int commit_row(struct jp_form *form, struct jp_form_row *r)
+{
+	const char *text;
+	char *cur;
+	int rc;
+
+	if (!is_text(r->field) || !r->edited)
+		return 0;
+	text = jp_le_text(&r->le);
+	cur = get_value(form, r->key);
+	if (cur && strcmp(cur, text) == 0 && !r->rejected) {
+		free(cur);
+		r->edited = false;
+		return 0;
+	}
+	free(cur);
+	/* Emptying a required field gives it back its default. */
+	if (!text[0] && !(r->field->flags & JP_FIELD_OPTIONAL))
+		rc = store(form, r, NULL);
+	else
+		rc = store(form, r, text);
+	if (rc == JP_EUSAGE) {
+		r->rejected = true;
+		return rc;
+	}
+	r->edited = false;
+	r->rejected = false;
+	r->check_pending = false;
+	return rc < 0 ? rc : 0;
+}
+
+int jp_form_commit(struct jp_form *form)
+{
+	size_t i;
+	int rc, first = 0;
+	bool any = false;
+
+	for (i = 0; i < form->n; i++) {
+		if (!form->rows[i].edited)
+			continue;
+		any = true;
+		rc = commit_row(form, &form->rows[i]);
+		if (rc < 0 && first == 0) {
+			first = rc;
+			form->focus = i;
+		}
+	}
+	if (any)
+		jp_form_build(form);
+	return first;
+}
+
+bool jp_form_focus_key(struct jp_form *form, const char *key)
+{
+	const char *br = strchr(key, '[');
+	size_t i;
+
+	if (br) {
+		form->list_cursor = strtoul(br + 1, NULL, 10);
+		jp_form_build(form);
+	}
+	for (i = 0; i < form->n; i++)
+		if (strcmp(form->rows[i].key, key) == 0) {
+			form->focus = i;
+			return true;
+		}
+	/* A list's key, or a check naming the list: focus the list row. */
+	if (br) {
+		for (i = 0; i < form->n; i++)
+			if (form->rows[i].field->kind == JP_FIELD_LIST &&
+			    strncmp(form->rows[i].key, key, (size_t)(br - key)) == 0) {
+				form->focus = i;
+				return true;
+			}
+	}
+	return false;
+}
+
+int jp_form_accept(struct jp_form *form)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_verdict v = JP_VERDICT_INIT;
+	char *bad = NULL;
+	size_t i;
+	int rc;
+
+	rc = jp_form_commit(form);
+	if (rc < 0)
+		return JP_ECHECK;
+	for (i = 0; i < form->n; i++)
+		if (form->rows[i].rejected) {
+			form->focus = i;
+			return JP_ECHECK;
+		}
+	rc = jp_flow_step_verdict(&v, &bad, form->flow, form->step, &err);
+	if (rc == 0 && v.status == JP_CHECK_FAIL) {
+		if (bad)
+			jp_form_focus_key(form, bad);
+		rc = JP_ECHECK;
+	} else if (rc < 0) {
+		rc = JP_ECHECK;
+	}
+	free(bad);
+	jp_verdict_dispose(&v);
+	jp_error_dispose(&err);
+	return rc;
+}
+
+/* ---- keys ------------------------------------------------------------------ */
+
+static bool move_focus(struct jp_form *form, int dir)
+{
+	size_t i = form->focus;
+
+	if (form->n == 0)
+		return false;
+	for (;;) {
+		if (dir > 0) {
+			if (i + 1 >= form->n)
+				return false;
+			i++;
+		} else {
+			if (i == 0)
+				return false;
+			i--;
+		}
+		if (focusable(&form->rows[i]))
+			break;
+	}
+	form->focus = i;
+	return true;
+}
+
+static int leave_field(struct jp_form *form, int dir, bool wrap)
+{
+	struct jp_form_row *r = jp_form_focused(form);
+	char *key = r ? strdup(r->key) : NULL;
+	size_t i;
+
+	if (r && r->edited && commit_row(form, r) < 0) {
+		free(key);
+		return JP_EV_HANDLED | JP_EV_REDRAW; /* stay: the verdict says why */
+	}
+	/* The rows may change (a choice shows other fields): rebuild first. */
+	jp_form_build(form);
+	if (key) {
+		for (i = 0; i < form->n; i++)
+			if (strcmp(form->rows[i].key, key) == 0) {
+				form->focus = i;
+				break;
+			}
+		free(key);
+	}
+	if (!move_focus(form, dir) && wrap) {
+		form->focus = dir > 0 ? 0 : form->n - 1;
+		if (!focusable(&form->rows[form->focus]))
+			move_focus(form, dir > 0 ? 1 : -1);
+	}
+	return JP_EV_HANDLED | JP_EV_REDRAW;
+}
+
+static bool is_edit(enum jp_act act)
+{
+	switch (act) {
+	case JP_ACT_INSERT:
+	case JP_ACT_BACKSPACE:
+	case JP_ACT_DELETE_CHAR:
+	case JP_ACT_KILL_START:
+	case JP_ACT_KILL_END:
+	case JP_ACT_KILL_WORD:
+	case JP_ACT_YANK:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void set_text(struct jp_form_row *r, const char *text)
+{
+	jp_le_set(&r->le, text);
+	r->edited = true;
+	r->check_pending = true;
+}
+
+/* Tab in a path field: complete; returns IGNORED when there was nothing to
+ * complete, so Tab moves on. */
+static int complete(struct jp_form *form, struct jp_form_row *r)
+{
+	unsigned flags = strncmp(r->key, "review.", 7) == 0 ? 0 : JP_COMPLETE_DIRS;
+	bool armed = form->tab_armed;
+
+	form->tab_armed = false;
+	form->comp_shown = false;
+	jp_completion_dispose(&form->comp);
+	if (jp_complete_path(&form->comp, jp_le_text(&r->le), flags, 200) < 0)
+		return JP_EV_IGNORED;
+	if (form->comp.changed) {
+		set_text(r, form->comp.text);
+		/* An ambiguous completion arms the listing Tab. */
+		form->tab_armed = form->comp.n > 1;
+		return JP_EV_HANDLED | JP_EV_REDRAW;
+	}
+	if (form->comp.n > 1) {
+		if (armed)
+			form->comp_shown = true;
+		else
+			jp_term_beep();
+		form->tab_armed = true;
+		return JP_EV_HANDLED | JP_EV_REDRAW;
+	}
+	return JP_EV_IGNORED;
+}
+
+static int list_op(struct jp_form *form, struct jp_form_row *list, enum jp_listbox_op op)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	size_t idx = 0, i;
+
+	switch (op) {
+	case JP_LISTBOX_MOVED:
+		jp_form_commit(form);
+		form->list_cursor = list->lb.cursor;
+		jp_form_build(form);
+		break;
+	case JP_LISTBOX_ADD:
+		jp_form_commit(form);
+		if (jp_flow_list_add(&idx, form->flow, list->key, &err) == 0) {
+			form->changed = true;
+			form->list_cursor = idx;
+			jp_form_build(form);
+			/* Straight to the new item's first field. */
+			for (i = 0; i < form->n; i++)
+				if (form->rows[i].depth == 1) {
+					form->focus = i;
+					break;
+				}
+		}
+		break;
+	case JP_LISTBOX_DELETE:
+		jp_form_commit(form);
+		if (jp_flow_list_remove(form->flow, list->key, list->lb.cursor, &err) == 0) {
+			form->changed = true;
+			form->list_cursor = list->lb.cursor;
+			jp_form_build(form);
+			for (i = 0; i < form->n; i++)
+				if (form->rows[i].field->kind == JP_FIELD_LIST)
+					form->focus = i;
+		}
+		break;
+	case JP_LISTBOX_NONE:
+		break;
+	}
+	jp_error_dispose(&err);
+	return JP_EV_HANDLED | JP_EV_REDRAW;
+}
+
+static struct jp_form_row *list_row(struct jp_form *form)
+{
+	size_t i;
+
+	for (i = 0; i < form->n; i++)
+		if (form->rows[i].field->kind == JP_FIELD_LIST)
+			return &form->rows[i];
+	return NULL;
+}
+
+int jp_form_key(struct jp_form *form, enum jp_act act, const struct jp_key *key)
+{
+	struct jp_form_row *r = jp_form_focused(form), *lr;
+	enum jp_listbox_op op;
+	bool chosen;
+	int ev;
+
+	if (!r)
+		return JP_EV_IGNORED;
+	if (act != JP_ACT_FIELD_NEXT) {
+		form->tab_armed = false;
+		if (form->comp_shown) {
+			form->comp_shown = false;
+			if (act == JP_ACT_BACK)
+				return JP_EV_HANDLED | JP_EV_REDRAW;
+		}
+	}
+
+	/* The list's add/delete also work from its item's fields. */
+	if ((act == JP_ACT_ADD || (act == JP_ACT_DELETE && !is_text(r->field))) &&
+	    (r->field->kind == JP_FIELD_LIST || r->depth == 1) && (lr = list_row(form))) {
+		lr->lb.cursor = form->list_cursor;
+		ev = jp_listbox_key(&lr->lb, act, &op);
+		return list_op(form, lr, op) | ev;
+	}
+
+	switch (r->field->kind) {
+	case JP_FIELD_TEXT:
+	case JP_FIELD_PATH:
+	case JP_FIELD_INTEGER:
+		if (act == JP_ACT_FIELD_NEXT && r->field->kind == JP_FIELD_PATH) {
+			ev = complete(form, r);
+			if (ev != JP_EV_IGNORED)
+				return ev;
+		}
+		if (act == JP_ACT_BROWSE && r->field->kind == JP_FIELD_PATH) {
+			char *dir = NULL;
+
+			if (jp_browse_dir(form->ui, jp_le_text(&r->le), &dir) == 1 && dir)
+				set_text(r, dir);
+			free(dir);
+			return JP_EV_HANDLED | JP_EV_REDRAW;
+		}
+		ev = jp_textfield_key(&r->le, act, key);
+		if (ev != JP_EV_IGNORED) {
+			if (is_edit(act)) {
+				r->edited = true;
+				r->check_pending = true;
+			}
+			return ev;
+		}
+		break;
+	case JP_FIELD_CHOICE:
+		if (act == JP_ACT_ACCEPT && r->radio.cursor != r->radio.selected)
+			act = JP_ACT_TOGGLE; /* Enter on another choice picks it */
+		ev = jp_radio_key(&r->radio, act, &chosen);
+		if (chosen) {
+			store(form, r, r->field->choices[r->radio.selected].value);
+			jp_form_build(form);
+		}
+		if (ev != JP_EV_IGNORED)
+			return ev;
+		break;
+	case JP_FIELD_BOOL:
+		ev = jp_checkbox_key(&r->checked, act);
+		if (ev != JP_EV_IGNORED) {
+			store(form, r, r->checked ? "true" : "false");
+			jp_form_build(form);
+			return ev;
+		}
+		break;
+	case JP_FIELD_LIST:
+		r->lb.cursor = form->list_cursor;
+		ev = jp_listbox_key(&r->lb, act, &op);
+		if (ev != JP_EV_IGNORED)
+			return list_op(form, r, op) | ev;
+		break;
+	}
+
+	switch (act) {
+	case JP_ACT_FIELD_NEXT:
+		return leave_field(form, 1, true);
+	case JP_ACT_FIELD_PREV:
+		return leave_field(form, -1, true);
+	case JP_ACT_DOWN:
+	case JP_ACT_PAGE_DOWN:
+		return leave_field(form, 1, false);
+	case JP_ACT_UP:
+	case JP_ACT_PAGE_UP:
+		return leave_field(form, -1, false);
+	default:
+		return JP_EV_IGNORED;
+	}
+}
+
+int jp_form_idle(struct jp_form *form)
+{
+	size_t i;
+	int ev = 0;
+
+	for (i = 0; i < form->n; i++) {
+		struct jp_form_row *r = &form->rows[i];
+
+		if (!r->check_pending)
+			continue;
+		r->check_pending = false;
+		validate_row(form, r, jp_le_text(&r->le));
+		r->rejected = false;
+		ev |= JP_EV_REDRAW;
+	}
+	return ev;
+}
+
+/* ---- drawing --------------------------------------------------------------- */
+
+static const char *status_glyph(enum jp_check_status st)
+{
+	const struct jp_glyphs *g = jp_term_glyphs();
+
+	return st == JP_CHECK_FAIL ? g->fail : st == JP_CHECK_WARN ? g->warn : g->ok;
+}
+
+static enum jp_style status_style(enum jp_check_status st)
+{
+	return st == JP_CHECK_FAIL ? JP_STYLE_FAIL : st == JP_CHECK_WARN ? JP_STYLE_WARN
+									 : JP_STYLE_OK;
+}
+
+/* Lines the verdict message takes under a value. */
+static int verdict_lines(const struct jp_form_row *r, int width)
+{
+	if (!r->verdict.message || !r->verdict.message[0])
+		return 0;
+	width -= 2;
+	if (width < 8)
+		return 0;
+	{
+		int n = jp_draw_wrap(0, 0, width, 0, JP_STYLE_NORMAL, r->verdict.message);
+
+		return n > 3 ? 3 : n;
+	}
+}
+
+static int row_height(const struct jp_form_row *r, int valw)
+{
+	switch (r->field->kind) {
+	case JP_FIELD_CHOICE:
+		return (int)r->radio.n + verdict_lines(r, valw);
+	case JP_FIELD_LIST: {
+		int rows = (int)r->lb.n + 1;
+
+		return 1 + (rows > LIST_MAX_ROWS ? LIST_MAX_ROWS : rows);
+	}
+	default:
+		return 1 + verdict_lines(r, valw);
+	}
+}
+
+struct clip {
+	int top, bottom; /* screen lines inside the form's rows area */
+};
+
+static bool in_clip(const struct clip *c, int y)
+{
+	return y >= c->top && y < c->bottom;
+}
+
+static void draw_default_item(struct jp_form *form, const char *list_key, size_t i,
+			      int y, int x, int width, bool selected)
+{
+	const struct jp_field *f = jp_flow_field(list_key);
+	enum jp_style st = selected ? JP_STYLE_SELECTED : JP_STYLE_NORMAL;
+	char line[512], *a = NULL, *b = NULL, *ka, *kb;
+
+	if (!f || !f->items || !f->items[0].key)
+		return;
+	ka = item_key(f->items[0].key, i);
+	kb = f->items[1].key ? item_key(f->items[1].key, i) : NULL;
+	if (ka)
+		a = get_value(form, ka);
+	if (kb)
+		b = get_value(form, kb);
+	snprintf(line, sizeof(line), "%2zu  %s%s%s", i + 1, a ? a : "", b ? "=" : "", b ? b : "");
+	jp_draw_text(y, x, width, st, line);
+	free(a);
+	free(b);
+	free(ka);
+	free(kb);
+}
+
+static void draw_list_item(void *arg, size_t i, int y, int x, int width, bool selected)
+{
+	struct jp_form *form = arg;
+	const char *key = NULL;
+	size_t k;
+
+	for (k = 0; k < form->n; k++)
+		if (form->rows[k].field->kind == JP_FIELD_LIST)
+			key = form->rows[k].key;
+	if (!key)
+		return;
+	if (form->draw_item)
+		form->draw_item(form->item_arg, key, i, y, x, width, selected);
+	else
+		draw_default_item(form, key, i, y, x, width, selected);
+}
+
+static void draw_row(struct jp_form *form, struct jp_form_row *r, bool focused,
+		     const struct clip *c, int y, int x, int labw, int w)
+{
+	const struct jp_field *f = r->field;
+	int vx = x + labw + 2, vw = w - labw - 2, line = 0, i;
+	enum jp_style lst = focused ? JP_STYLE_FOCUS : JP_STYLE_LABEL;
+	char buf[256];
+
+	if (in_clip(c, y)) {
+		if (focused)
+			jp_draw_text(y, x, 1, JP_STYLE_FOCUS, jp_term_glyphs()->unicode ? "\xe2\x96\xb8" : ">");
+		jp_draw_text(y, x + 2 + 2 * r->depth, labw - 2 - 2 * r->depth, lst, _(f->label));
+	}
+
+	switch (f->kind) {
+	case JP_FIELD_TEXT:
+	case JP_FIELD_PATH:
+	case JP_FIELD_INTEGER:
+		if (in_clip(c, y)) {
+			if (f->flags & JP_FIELD_DERIVED) {
+				const char *t = jp_le_text(&r->le);
+
+				jp_draw_text(y, vx, vw, JP_STYLE_DIM,
+					     t[0] ? t : _("(recorded after the clone)"));
+			} else {
+				int cx = jp_textfield_draw(&r->le, y, vx, vw - 3, focused, false);
+
+				if (!r->check_pending || r->verdict.status != JP_CHECK_PASS)
+					jp_draw_text(y, vx + vw - 2, 2,
+						     status_style(r->verdict.status),
+						     status_glyph(r->verdict.status));
+				if (focused) {
+					form->cursor_on = true;
+					form->cursor_y = y;
+					form->cursor_x = cx;
+				}
+			}
+		}
+		line = 1;
+		break;
+	case JP_FIELD_CHOICE:
+		for (i = 0; i < (int)r->radio.n; i++) {
+			if (!in_clip(c, y + i))
+				continue;
+			{
+				struct jp_radio one = r->radio;
+				const char *lab = r->labels[i];
+
+				/* Draw choice i alone so clipping works line by line. */
+				one.labels = &lab;
+				one.n = 1;
+				one.cursor = r->radio.cursor == (size_t)i ? 0 : 1;
+				one.selected = r->radio.selected == (size_t)i ? 0 : 1;
+				jp_radio_draw(&one, y + i, vx, vw, focused);
+			}
+		}
+		line = (int)r->radio.n;
+		break;
+	case JP_FIELD_BOOL:
+		if (in_clip(c, y))
+			jp_checkbox_draw(y, vx, vw, NULL, r->checked, focused);
+		line = 1;
+		break;
+	case JP_FIELD_LIST: {
+		int lh = row_height(r, vw) - 1, top = y + 1, skip = 0;
+
+		if (in_clip(c, y)) {
+			snprintf(buf, sizeof(buf), "(%zu)", r->lb.n);
+			jp_draw_text(y, vx, vw, JP_STYLE_DIM, buf);
+		}
+		/* Clip the list box to the visible lines. */
+		if (top < c->top) {
+			skip = c->top - top;
+			top = c->top;
+			lh -= skip;
+		}
+		if (top + lh > c->bottom)
+			lh = c->bottom - top;
+		r->lb.cursor = form->list_cursor;
+		if (lh > 0)
+			jp_listbox_draw(&r->lb, top, x + 2, w - 2, lh, focused, draw_list_item,
+					form);
+		return;
+	}
+	}
+
+	/* The verdict under the value, in its colour. */
+	if (r->verdict.message && r->verdict.message[0] && !(f->flags & JP_FIELD_DERIVED)) {
+		struct jp_strv lines = JP_STRV_INIT;
+		size_t k;
+
+		jp_wrap_lines(&lines, r->verdict.message, vw - 2);
+		for (k = 0; k < lines.n && k < 3; k++) {
+			int ly = y + line + (int)k;
+
+			if (!in_clip(c, ly))
+				continue;
+			if (k == 0)
+				jp_draw_text(ly, vx, 2, status_style(r->verdict.status),
+					     status_glyph(r->verdict.status));
+			jp_draw_text(ly, vx + 2, vw - 2,
+				     r->verdict.status == JP_CHECK_PASS ? JP_STYLE_DIM
+									: status_style(r->verdict.status),
+				     lines.v[k]);
+		}
+		jp_strv_dispose(&lines);
+	}
+}
+
+static void draw_bottom(struct jp_form *form, int y, int x, int h, int w)
+{
+	struct jp_form_row *r = jp_form_focused(form);
+	int used = 0;
+
+	if (h <= 0)
+		return;
+	if (form->comp_shown && form->comp.n_shown) {
+		char *all;
+		size_t len = 0, i;
+
+		for (i = 0; i < form->comp.n_shown; i++)
+			len += strlen(form->comp.matches[i]) + 2;
+		all = malloc(len + 64);
+		if (all) {
+			all[0] = '\0';
+			for (i = 0; i < form->comp.n_shown; i++) {
+				strcat(all, form->comp.matches[i]);
+				strcat(all, "  ");
+			}
+			if (form->comp.n > form->comp.n_shown)
+				sprintf(all + strlen(all), "(+%zu)", form->comp.n - form->comp.n_shown);
+			jp_draw_wrap(y, x, w, h, JP_STYLE_NORMAL, all);
+			free(all);
+		}
+		return;
+	}
+	if (form->note && form->note[0]) {
+		jp_draw_text(y, x, 2, status_style(form->note_status), status_glyph(form->note_status));
+		used = jp_draw_wrap(y, x + 2, w - 2, h > 2 ? 2 : h,
+				    form->note_status == JP_CHECK_PASS ? JP_STYLE_NORMAL
+								       : status_style(form->note_status),
+				    form->note);
+	}
+	if (r && used < h && !form->inactive) {
+		const char *help = NULL;
+
+		if (r->field->kind == JP_FIELD_CHOICE && r->radio.cursor < r->radio.n &&
+		    r->field->choices[r->radio.cursor].help)
+			help = _(r->field->choices[r->radio.cursor].help);
+		else if (r->field->help)
+			help = _(r->field->help);
+		if (help)
+			jp_draw_wrap(y + used, x, w, h - used, JP_STYLE_DIM, help);
+	}
+}
+
+static int label_width(const struct jp_form *form, int w)
+{
+	int labw = 0, lw;
+	size_t i;
+
+	for (i = 0; i < form->n; i++) {
+		lw = jp_utf8_swidth(_(form->rows[i].field->label)) + 2 + 2 * form->rows[i].depth;
+		if (lw > labw)
+			labw = lw;
+	}
+	if (labw > 24)
+		labw = 24;
+	if (labw > w / 3)
+		labw = w / 3;
+	return labw;
+}
+
+int jp_form_rows_height(const struct jp_form *form, int w)
+{
+	int vw = w - label_width(form, w) - 2, total = 0;
+	size_t i;
+
+	for (i = 0; i < form->n; i++)
+		total += row_height(&form->rows[i], vw);
+	return total;
+}
+
+void jp_form_draw(struct jp_form *form, int y, int x, int h, int w)
+{
+	int labw, total = 0, fy = 0, fh = 0, bottom_h, rows_h, vw;
+	struct clip c;
+	size_t i;
+
+	form->cursor_on = false;
+	if (w < 10 || h < 3)
+		return;
+	labw = label_width(form, w);
+	vw = w - labw - 2;
+
+	/* Lay out, then scroll so the focused row is in view. */
+	for (i = 0; i < form->n; i++) {
+		form->rows[i].y = total;
+		form->rows[i].h = row_height(&form->rows[i], vw);
+		total += form->rows[i].h;
+		if (i == form->focus) {
+			fy = form->rows[i].y;
+			fh = form->rows[i].h;
+		}
+	}
+	bottom_h = h >= 12 ? 3 : h >= 8 ? 2 : 1;
+	rows_h = h - bottom_h - 1;
+	if (rows_h < 1)
+		rows_h = 1;
+	if (form->scroll > fy)
+		form->scroll = fy;
+	if (fy + fh > form->scroll + rows_h)
+		form->scroll = fy + (fh < rows_h ? fh : 1) - rows_h;
+	if (total <= rows_h || form->scroll < 0)
+		form->scroll = 0;
+
+	c.top = y;
+	c.bottom = y + rows_h;
+	for (i = 0; i < form->n; i++) {
+		struct jp_form_row *r = &form->rows[i];
+		int ry = y + r->y - form->scroll;
+
+		if (ry + r->h <= c.top || ry >= c.bottom)
+			continue;
+		draw_row(form, r, i == form->focus && !form->inactive, &c, ry, x, labw, w);
+	}
+	if (form->scroll > 0)
+		jp_draw_text(y, x + w - 1, 1, JP_STYLE_DIM, "^");
+	if (total - form->scroll > rows_h)
+		jp_draw_text(y + rows_h - 1, x + w - 1, 1, JP_STYLE_DIM, "v");
+	draw_bottom(form, y + h - bottom_h, x, bottom_h, w);
+}
+
+void jp_form_place_cursor(const struct jp_form *form)
+{
+	if (form->cursor_on) {
+		move(form->cursor_y, form->cursor_x);
+		jp_term_cursor(true);
+	} else {
+		jp_term_cursor(false);
+	}
+}

@@ -1,0 +1,14 @@
+/* Step 1, Job: the job's name, Workers and GPUs. The name is the one every
+ * default below follows (project and output directories). */
+#include "config.h"
+
+#include "jobprep/i18n.h"
+#include "tui/wizard.h"
+
+const struct jp_step_ops jp_step_job_ops = {
+	.step = JP_STEP_JOB,
+	.help = N_("Name the job and say how big it is. The name becomes part of the project "
+		   "and output directories on shared storage, so change it here and those "
+		   "defaults follow. With more than one Worker every path the job uses must be "
+		   "on shared storage: each Worker is a different machine."),
+};

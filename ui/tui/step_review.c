@@ -1,0 +1,714 @@
+/* Step 6, Review: wait for the background work, run every check, show them
+ * grouped by step (Enter on one jumps to its field), then write the
+ * manifest and env.sh and show the launch command to paste. */
+#include "config.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobprep/i18n.h"
+#include "tui/draft.h"
+#include "tui/draw.h"
+#include "tui/utf8.h"
+#include "tui/wizard.h"
+
+enum phase {
+	R_WORK,    /* background work or the checks are running */
+	R_READY,   /* the checks are shown; Enter writes */
+	R_WRITTEN, /* done: paths and the launch command */
+};
+
+struct review {
+	enum phase phase;
+	bool kick;           /* look at what is pending again */
+	bool checks_started;
+	bool outputs_asked;  /* the person was asked to create the run's directories */
+	int zone;            /* 0: the form (paths), 1: the check list */
+	size_t sel;          /* position in order[]; n_order = the write button */
+	size_t top;
+	size_t *order;       /* check indices, grouped by step */
+	enum jp_step *group; /* per check */
+	char **field;        /* per check: the field it is about, or NULL */
+	size_t n;
+	size_t counts[3];    /* pass, warn, fail */
+};
+
+static struct review *R(struct jp_wizard *w)
+{
+	if (!w->review)
+		w->review = calloc(1, sizeof(struct review));
+	return w->review;
+}
+
+static void clear_checks(struct review *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		free(r->field[i]);
+	free(r->field);
+	free(r->group);
+	free(r->order);
+	r->field = NULL;
+	r->group = NULL;
+	r->order = NULL;
+	r->n = 0;
+	memset(r->counts, 0, sizeof(r->counts));
+}
+
+/* The field a check is about: the longest prefix of its id that names a
+ * field ("data[1].path.exists" -> "data[1].path"); launch lint findings
+ * are about the launch command. */
+static char *field_of(const struct jp_check *c, enum jp_step *step)
+{
+	const struct jp_field *f;
+	char *key;
+	char *dot;
+
+	*step = JP_STEP_REVIEW;
+	if (!c->id)
+		return NULL;
+	if (strncmp(c->id, "launch.", 7) == 0) {
+		*step = JP_STEP_LAUNCH;
+		return strdup("job.launch_command");
+	}
+	key = strdup(c->id);
+	while (key) {
+		f = jp_flow_field(key);
+		if (f) {
+			*step = f->step;
+			return key;
+		}
+		dot = strrchr(key, '.');
+		if (!dot)
+			break;
+		*dot = '\0';
+	}
+	free(key);
+	return NULL;
+}
+
+static void load_checks(struct jp_wizard *w)
+{
+	struct review *r = R(w);
+	const struct jp_manifest *m = jp_flow_manifest(w->flow);
+	size_t i, k = 0;
+	int s;
+
+	clear_checks(r);
+	if (!m || !m->n_checks)
+		return;
+	r->order = calloc(m->n_checks, sizeof(*r->order));
+	r->group = calloc(m->n_checks, sizeof(*r->group));
+	r->field = calloc(m->n_checks, sizeof(*r->field));
+	if (!r->order || !r->group || !r->field) {
+		clear_checks(r);
+		return;
+	}
+	r->n = m->n_checks;
+	for (i = 0; i < r->n; i++) {
+		r->field[i] = field_of(&m->checks[i], &r->group[i]);
+		r->counts[m->checks[i].status]++;
+	}
+	for (s = 0; s < JP_STEP_COUNT; s++)
+		for (i = 0; i < r->n; i++)
+			if ((int)r->group[i] == s)
+				r->order[k++] = i;
+	/* Start on the first failure, else on the write button. */
+	r->sel = r->n;
+	for (i = 0; i < r->n; i++)
+		if (m->checks[r->order[i]].status == JP_CHECK_FAIL) {
+			r->sel = i;
+			break;
+		}
+	r->zone = 1;
+}
+
+/* The run's directories are made only after asking (mkdir -p). Returns
+ * true when the work was started. */
+static bool ask_outputs(struct jp_wizard *w)
+{
+	struct review *r = R(w);
+	char *out = NULL, *ck = NULL, *lg = NULL, text[2048];
+	int rc;
+
+	r->outputs_asked = true;
+	jp_flow_get(&out, w->flow, "outputs.output_dir", NULL);
+	jp_flow_get(&ck, w->flow, "outputs.checkpoint_dir", NULL);
+	jp_flow_get(&lg, w->flow, "outputs.log_dir", NULL);
+	snprintf(text, sizeof(text), _("Create the run's directories now (mkdir -p)?\n%s\n%s\n%s"),
+		 out ? out : "", ck ? ck : "", lg ? lg : "");
+	free(out);
+	free(ck);
+	free(lg);
+	w->modal_depth++;
+	rc = jp_confirm(&w->ui, _("Create directories"), text, _("Create"), _("Not now"), true);
+	w->modal_depth--;
+	w->redraw = true;
+	if (rc != 1)
+		return false;
+	return jp_wizard_start(w, JP_ACTION_OUTPUTS, 0, false) == 0;
+}
+
+static void advance(struct jp_wizard *w)
+{
+	struct review *r = R(w);
+	struct jp_error err = JP_ERROR_INIT;
+	enum jp_action *pk = NULL;
+	size_t *pi = NULL, n = 0, i;
+	bool started = false, check_pending = false, outputs_pending = false;
+
+	if (r->phase == R_WRITTEN)
+		return;
+	if (jp_wizard_busy(w)) {
+		r->phase = R_WORK;
+		return;
+	}
+	if (!r->kick)
+		return;
+	r->kick = false;
+	if (r->checks_started) {
+		/* The checks finished: show them. */
+		r->checks_started = false;
+		load_checks(w);
+		r->phase = R_READY;
+		w->redraw = true;
+		return;
+	}
+	if (jp_flow_pending(&pk, &pi, &n, w->flow, &err) < 0) {
+		jp_wizard_status(w, JP_CHECK_FAIL, "%s", jp_error_message(&err));
+		jp_error_dispose(&err);
+		r->phase = R_READY;
+		return;
+	}
+	/* What the earlier steps started and what is stale: clone, scans. */
+	for (i = 0; i < n; i++) {
+		if (pk[i] == JP_ACTION_CHECK) {
+			check_pending = true;
+			continue;
+		}
+		if (pk[i] == JP_ACTION_OUTPUTS)
+			outputs_pending = !(w->failed_kinds & (1u << pk[i]));
+		if (pk[i] == JP_ACTION_OUTPUTS || (w->failed_kinds & (1u << pk[i])))
+			continue;
+		if (jp_wizard_start(w, pk[i], pi[i], false) == 0)
+			started = true;
+	}
+	free(pk);
+	free(pi);
+	jp_error_dispose(&err);
+	if (started) {
+		r->phase = R_WORK;
+		w->redraw = true;
+		return;
+	}
+	if (outputs_pending && !r->outputs_asked && ask_outputs(w)) {
+		r->phase = R_WORK;
+		w->redraw = true;
+		return;
+	}
+	if (check_pending && jp_wizard_start(w, JP_ACTION_CHECK, 0, false) == 0) {
+		r->checks_started = true;
+		r->phase = R_WORK;
+		w->redraw = true;
+		return;
+	}
+	load_checks(w);
+	r->phase = R_READY;
+	w->redraw = true;
+}
+
+static void review_enter(struct jp_wizard *w)
+{
+	struct review *r = R(w);
+
+	if (!r)
+		return;
+	if (r->phase != R_WRITTEN) {
+		r->phase = R_WORK;
+		r->kick = true;
+		r->checks_started = false;
+		r->outputs_asked = false;
+		r->zone = 1;
+	}
+	w->failed_kinds = 0;
+	w->form.inactive = r->zone == 1;
+}
+
+static void review_idle(struct jp_wizard *w)
+{
+	struct review *r = R(w);
+
+	if (w->form.changed) {
+		/* A path changed: the checks are stale. */
+		w->form.changed = false;
+		if (r->phase == R_READY)
+			r->kick = true;
+	}
+	advance(w);
+}
+
+static void review_refresh(struct jp_wizard *w)
+{
+	R(w)->kick = true;
+}
+
+static void review_leave(struct jp_wizard *w)
+{
+	struct review *r = R(w);
+
+	clear_checks(r);
+	r->checks_started = false;
+}
+
+/* ---- writing ------------------------------------------------------------- */
+
+static int port_confirm(const char *question, void *payload)
+{
+	struct jp_wizard *w = payload;
+	int rc;
+
+	w->modal_depth++;
+	rc = jp_confirm(&w->ui, _("Confirm"), question, NULL, NULL, false);
+	w->modal_depth--;
+	return rc == 1;
+}
+
+static int port_secret(char *buf, size_t len, const char *prompt, void *payload)
+{
+	struct jp_wizard *w = payload;
+	int rc;
+
+	w->modal_depth++;
+	rc = jp_secret_prompt(&w->ui, _("Password"), prompt, buf, len);
+	w->modal_depth--;
+	return rc;
+}
+
+static void write_manifest(struct jp_wizard *w)
+{
+	struct review *r = R(w);
+	struct jp_port port = JP_PORT_INIT;
+	struct jp_error err = JP_ERROR_INIT;
+	int rc;
+
+	if (jp_form_commit(&w->form) < 0) {
+		r->zone = 0;
+		w->form.inactive = false;
+		jp_wizard_status(w, JP_CHECK_FAIL, "%s", _("fix the marked path first"));
+		return;
+	}
+	port.confirm = port_confirm;
+	port.ask_secret = port_secret;
+	port.payload = w;
+
+	jp_wizard_status(w, JP_CHECK_PASS, "%s", _("writing..."));
+	jp_wizard_draw(w);
+	refresh();
+	rc = jp_flow_finish(w->flow, 0, &port, &err);
+	load_checks(w);
+	if (rc == JP_ECHECK) {
+		jp_wizard_status(w, JP_CHECK_FAIL,
+				 _("not written: %zu check(s) failed; Enter on one goes to its field"),
+				 r->counts[JP_CHECK_FAIL]);
+		if (!r->counts[JP_CHECK_FAIL])
+			jp_wizard_status(w, JP_CHECK_FAIL, "%s", jp_error_message(&err));
+		jp_error_dispose(&err);
+		return;
+	}
+	if (rc < 0) {
+		jp_wizard_status(w, JP_CHECK_FAIL, "%s", jp_error_message(&err));
+		jp_error_dispose(&err);
+		return;
+	}
+	jp_error_dispose(&err);
+	free(w->manifest_path);
+	free(w->env_path);
+	free(w->platform_command);
+	w->manifest_path = w->env_path = w->platform_command = NULL;
+	jp_flow_get(&w->manifest_path, w->flow, "review.manifest_path", NULL);
+	jp_flow_get(&w->env_path, w->flow, "review.env_path", NULL);
+	jp_flow_platform_command(&w->platform_command, w->flow, NULL);
+	w->written = true;
+	w->exit_code = 0;
+	w->accepted[JP_STEP_REVIEW] = true;
+	if (w->draft_path)
+		jp_draft_remove(w->draft_path);
+	r->phase = R_WRITTEN;
+	jp_wizard_status(w, JP_CHECK_PASS, "%s", _("manifest and env.sh written"));
+}
+
+/* ---- drawing ------------------------------------------------------------- */
+
+static const char *glyph(enum jp_check_status st)
+{
+	const struct jp_glyphs *g = jp_term_glyphs();
+
+	return st == JP_CHECK_FAIL ? g->fail : st == JP_CHECK_WARN ? g->warn : g->ok;
+}
+
+static enum jp_style style(enum jp_check_status st)
+{
+	return st == JP_CHECK_FAIL ? JP_STYLE_FAIL : st == JP_CHECK_WARN ? JP_STYLE_WARN
+									 : JP_STYLE_OK;
+}
+
+static void draw_work(struct jp_wizard *w, int y, int x, int h, int width)
+{
+	struct jp_task_status st;
+	size_t i;
+	int row = 0;
+
+	jp_draw_text(y + row++, x, width, JP_STYLE_TITLE,
+		     _("Waiting for the background work, then running every check..."));
+	row++;
+	for (i = 0; i < w->n_bg && row < h - 1; i++, row++) {
+		jp_task_poll(&st, w->bg[i].task);
+		if (st.has_progress) {
+			jp_progress_draw(y + row, x + 2, width - 2, jp_task_label(w->bg[i].task),
+					 &st.progress);
+		} else {
+			int used = jp_draw_text(y + row, x + 2, width - 2, JP_STYLE_TITLE,
+						jp_task_label(w->bg[i].task));
+
+			jp_draw_text(y + row, x + 3 + used, width - 3 - used, JP_STYLE_DIM,
+				     _("starting..."));
+		}
+	}
+	if (row < h)
+		jp_draw_text(y + h - 1, x, width, JP_STYLE_DIM,
+			     _("Esc stops the work and goes back; Ctrl-C quits."));
+}
+
+static void draw_written(struct jp_wizard *w, int y, int x, int h, int width)
+{
+	const struct jp_glyphs *g = jp_term_glyphs();
+	char line[1024];
+	int row = 0, used;
+
+	used = jp_draw_text(y + row, x, width, JP_STYLE_OK, g->ok);
+	used += jp_draw_text(y + row, x + used, width - used, JP_STYLE_NORMAL, " ");
+	used += jp_draw_text(y + row, x + used, width - used, JP_STYLE_TITLE, _("Manifest written: "));
+	jp_draw_text_tail(y + row++, x + used, width - used, JP_STYLE_NORMAL,
+			  w->manifest_path ? w->manifest_path : "");
+	used = jp_draw_text(y + row, x, width, JP_STYLE_OK, g->ok);
+	used += jp_draw_text(y + row, x + used, width - used, JP_STYLE_NORMAL, " ");
+	used += jp_draw_text(y + row, x + used, width - used, JP_STYLE_TITLE, _("env.sh: "));
+	jp_draw_text_tail(y + row++, x + used, width - used, JP_STYLE_NORMAL,
+			  w->env_path ? w->env_path : "");
+	row++;
+	jp_draw_text(y + row++, x, width, JP_STYLE_TITLE,
+		     _("Launch command for the platform's form:"));
+	row += jp_draw_wrap(y + row, x + 2, width - 2, h - row - 3, JP_STYLE_INPUT_FOCUS,
+			    w->platform_command ? w->platform_command : "");
+	row++;
+	snprintf(line, sizeof(line), _("Check it again any time: jobprep check %s"),
+		 w->manifest_path ? w->manifest_path : "");
+	if (row < h)
+		row += jp_draw_wrap(y + row, x, width, h - row - 1, JP_STYLE_DIM, line);
+	if (row < h)
+		jp_draw_text(y + h - 1, x, width, JP_STYLE_DIM, _("Press Enter to finish."));
+}
+
+static void draw_checks(struct jp_wizard *w, int y, int x, int h, int width)
+{
+	struct review *r = R(w);
+	const struct jp_manifest *m = jp_flow_manifest(w->flow);
+	const struct jp_glyphs *g = jp_term_glyphs();
+	char head[160];
+	int row = 0, list_h, used;
+	size_t i, shown;
+	int last_group = -1;
+
+	snprintf(head, sizeof(head), _("Checks: %zu passed, %zu warning(s), %zu failed"),
+		 r->counts[JP_CHECK_PASS], r->counts[JP_CHECK_WARN], r->counts[JP_CHECK_FAIL]);
+	jp_draw_text(y + row++, x, width,
+		     r->counts[JP_CHECK_FAIL] ? JP_STYLE_FAIL : JP_STYLE_TITLE, head);
+
+	/* Rows: the group heads and the checks, then the button; the selected
+	 * check's full message under the list. */
+	list_h = h - row - 4;
+	if (list_h < 1)
+		list_h = 1;
+	/* Keep the selected check in view (group heads take rows too: count
+	 * them); the write button is drawn apart, below the list. */
+	if (r->sel < r->n) {
+		if (r->sel < r->top)
+			r->top = r->sel;
+		while (r->top < r->sel) {
+			size_t k;
+			int rows = 0, last = -1;
+
+			for (k = r->top; k <= r->sel; k++) {
+				if ((int)r->group[r->order[k]] != last) {
+					last = (int)r->group[r->order[k]];
+					rows++;
+				}
+				rows++;
+			}
+			if (rows <= list_h)
+				break;
+			r->top++;
+		}
+	}
+	shown = 0;
+	for (i = r->top; i < r->n && (int)shown < list_h; i++) {
+		const struct jp_check *c = &m->checks[r->order[i]];
+		bool sel = r->zone == 1 && r->sel == i;
+
+		if ((int)r->group[r->order[i]] != last_group) {
+			last_group = (int)r->group[r->order[i]];
+			jp_draw_text(y + row + (int)shown++, x, width, JP_STYLE_LABEL,
+				     last_group == JP_STEP_REVIEW ? _("Other")
+								  : _(jp_step_name((enum jp_step)last_group)));
+			if ((int)shown >= list_h)
+				break;
+		}
+		if (sel)
+			jp_draw_fill(y + row + (int)shown, x + 2, width - 2, JP_STYLE_SELECTED);
+		used = jp_draw_text(y + row + (int)shown, x + 2, 2,
+				    sel ? JP_STYLE_SELECTED : style(c->status), glyph(c->status));
+		jp_draw_text(y + row + (int)shown, x + 2 + used + 1, width - 3 - used,
+			     sel ? JP_STYLE_SELECTED : JP_STYLE_NORMAL,
+			     c->message ? c->message : c->id);
+		shown++;
+	}
+	row += list_h;
+
+	/* The selected check in full. */
+	if (r->sel < r->n) {
+		const struct jp_check *c = &m->checks[r->order[r->sel]];
+
+		snprintf(head, sizeof(head), "%s%s%s", c->id ? c->id : "",
+			 r->field[r->order[r->sel]] ? "  \xe2\x86\x92 Enter: " : "",
+			 r->field[r->order[r->sel]] ? _("go to the field") : "");
+		jp_draw_text(y + row, x, width, JP_STYLE_DIM, g->unicode ? head : c->id);
+		jp_draw_wrap(y + row + 1, x, width, 2, style(c->status),
+			     c->message ? c->message : "");
+	} else {
+		jp_draw_wrap(y + row, x, width, 2, JP_STYLE_DIM,
+			     _("Enter creates the run's directories (mkdir -p) if needed, then "
+			       "writes the manifest and env.sh."));
+	}
+	row += 3;
+	{
+		const char *label = r->counts[JP_CHECK_FAIL]
+					    ? _("[ Write the manifest ]  (fix the failed checks first)")
+					    : _("[ Write the manifest ]");
+		bool sel = r->zone == 1 && r->sel == r->n;
+
+		jp_draw_text(y + h - 1, x, width, sel ? JP_STYLE_SELECTED : JP_STYLE_TITLE, label);
+	}
+}
+
+static void review_draw(struct jp_wizard *w, int y, int x, int h, int width)
+{
+	struct review *r = R(w);
+	int fh;
+
+	if (r->phase == R_WRITTEN) {
+		w->form.cursor_on = false;
+		draw_written(w, y, x, h, width);
+		return;
+	}
+	fh = jp_form_rows_height(&w->form, width) + 2;
+	if (fh > h / 2)
+		fh = h / 2;
+	w->form.inactive = r->zone == 1;
+	jp_form_draw(&w->form, y, x, fh, width);
+	if (r->zone == 1)
+		w->form.cursor_on = false;
+	if (r->phase == R_WORK)
+		draw_work(w, y + fh, x, h - fh, width);
+	else
+		draw_checks(w, y + fh, x, h - fh, width);
+}
+
+static const char *review_hints(struct jp_wizard *w)
+{
+	struct review *r = R(w);
+
+	if (r->phase == R_WRITTEN)
+		return _("Enter finish · F1 help");
+	if (r->phase == R_WORK)
+		return _("Esc stop and go back · F1 help · ^C quit");
+	if (r->zone == 0)
+		return _("Enter write · Esc back · Tab checks · F2 browse · F1 help · ^C quit");
+	return _("Enter write/go to field · Up/Down move · Tab paths · Esc back · F1 help · ^C quit");
+}
+
+/* ---- keys ------------------------------------------------------------------ */
+
+static void jump_to(struct jp_wizard *w, size_t check)
+{
+	struct review *r = R(w);
+	char *key = r->field[check] ? strdup(r->field[check]) : NULL;
+	enum jp_step step = r->group[check];
+
+	if (!key)
+		return;
+	if (step == JP_STEP_REVIEW) {
+		r->zone = 0;
+		w->form.inactive = false;
+		jp_form_focus_key(&w->form, key);
+	} else {
+		jp_wizard_goto(w, step);
+		jp_form_focus_key(&w->form, key);
+	}
+	free(key);
+}
+
+/* The run's directories are still to be made: writing makes them, so
+ * checks failing only for that do not block it. */
+static bool outputs_pending(struct jp_wizard *w)
+{
+	enum jp_action *pk = NULL;
+	size_t *pi = NULL, n = 0, i;
+	bool yes = false;
+
+	if (jp_flow_pending(&pk, &pi, &n, w->flow, NULL) == 0)
+		for (i = 0; i < n; i++)
+			if (pk[i] == JP_ACTION_OUTPUTS)
+				yes = true;
+	free(pk);
+	free(pi);
+	return yes;
+}
+
+static int review_key(struct jp_wizard *w, enum jp_act act, const struct jp_key *key)
+{
+	struct review *r = R(w);
+	size_t before;
+	int rc;
+
+	(void)key;
+	if (r->phase == R_WRITTEN) {
+		if (act == JP_ACT_ACCEPT || act == JP_ACT_BACK || act == JP_ACT_QUIT ||
+		    (!key->fn && key->code == 'q')) {
+			w->quit = true;
+			w->exit_code = 0;
+			return JP_EV_HANDLED;
+		}
+		return act == JP_ACT_HELP ? JP_EV_IGNORED : JP_EV_HANDLED;
+	}
+	if (r->phase == R_WORK) {
+		if (act == JP_ACT_BACK) {
+			if (jp_wizard_busy(w)) {
+				w->modal_depth++;
+				rc = jp_confirm(&w->ui, _("Stop the work?"),
+						_("Stop the background work (nothing half-made is "
+						  "left behind) and go back?"),
+						_("Stop it"), _("Let it run"), false);
+				w->modal_depth--;
+				if (rc != 1)
+					return JP_EV_HANDLED | JP_EV_REDRAW;
+				jp_wizard_cancel_all(w);
+			}
+			jp_wizard_goto(w, JP_STEP_LAUNCH);
+			return JP_EV_HANDLED | JP_EV_REDRAW;
+		}
+		if (act == JP_ACT_HELP || act == JP_ACT_QUIT)
+			return JP_EV_IGNORED;
+		/* The paths may be edited while the work runs. */
+		return r->zone == 0 ? JP_EV_IGNORED : JP_EV_HANDLED;
+	}
+
+	if (r->zone == 0) {
+		if (act == JP_ACT_ACCEPT) {
+			write_manifest(w);
+			return JP_EV_HANDLED | JP_EV_REDRAW;
+		}
+		if ((act == JP_ACT_DOWN && w->form.focus + 1 >= w->form.n) ||
+		    (act == JP_ACT_FIELD_NEXT && w->form.focus + 1 >= w->form.n &&
+		     jp_form_keyctx(&w->form) != JP_KEYCTX_TEXT)) {
+			jp_form_commit(&w->form);
+			r->zone = 1;
+			w->form.inactive = true;
+			return JP_EV_HANDLED | JP_EV_REDRAW;
+		}
+		if (act == JP_ACT_FIELD_NEXT && w->form.focus + 1 >= w->form.n) {
+			before = w->form.focus;
+			rc = jp_form_key(&w->form, act, key);
+			if (w->form.focus < before || w->form.focus == 0) {
+				/* Tab went past the last path: on to the checks. */
+				r->zone = 1;
+				w->form.inactive = true;
+			}
+			return rc | JP_EV_HANDLED | JP_EV_REDRAW;
+		}
+		return JP_EV_IGNORED;
+	}
+
+	switch (act) {
+	case JP_ACT_UP:
+		if (r->sel == 0) {
+			r->zone = 0;
+			w->form.inactive = false;
+			w->form.focus = w->form.n ? w->form.n - 1 : 0;
+		} else {
+			r->sel--;
+		}
+		return JP_EV_HANDLED | JP_EV_REDRAW;
+	case JP_ACT_DOWN:
+		if (r->sel < r->n)
+			r->sel++;
+		return JP_EV_HANDLED | JP_EV_REDRAW;
+	case JP_ACT_PAGE_UP:
+		r->sel = r->sel > 8 ? r->sel - 8 : 0;
+		return JP_EV_HANDLED | JP_EV_REDRAW;
+	case JP_ACT_PAGE_DOWN:
+		r->sel = r->sel + 8 < r->n ? r->sel + 8 : r->n;
+		return JP_EV_HANDLED | JP_EV_REDRAW;
+	case JP_ACT_FIELD_NEXT:
+	case JP_ACT_FIELD_PREV:
+		r->zone = 0;
+		w->form.inactive = false;
+		return JP_EV_HANDLED | JP_EV_REDRAW;
+	case JP_ACT_ACCEPT:
+		if (r->sel < r->n && r->field[r->order[r->sel]]) {
+			jump_to(w, r->order[r->sel]);
+		} else if (r->counts[JP_CHECK_FAIL] && !outputs_pending(w)) {
+			size_t i;
+
+			/* Go to the first failure instead of refusing silently. */
+			for (i = 0; i < r->n; i++)
+				if (jp_flow_manifest(w->flow)->checks[r->order[i]].status ==
+				    JP_CHECK_FAIL) {
+					r->sel = i;
+					break;
+				}
+			jp_wizard_status(w, JP_CHECK_FAIL, "%s",
+					 _("fix the failed checks first: Enter on one goes to its field"));
+		} else {
+			write_manifest(w);
+		}
+		return JP_EV_HANDLED | JP_EV_REDRAW;
+	case JP_ACT_BACK:
+	case JP_ACT_HELP:
+	case JP_ACT_QUIT:
+		return JP_EV_IGNORED;
+	default:
+		return JP_EV_HANDLED;
+	}
+}
+
+const struct jp_step_ops jp_step_review_ops = {
+	.step = JP_STEP_REVIEW,
+	.help = N_("Before submitting, check once, on the dev machine with the same mount paths "
+		   "as the job: the project and data directories exist, the output and "
+		   "checkpoint directories can be created, and every path is where every Worker "
+		   "sees it. The review waits for the clone and the scans, runs every check, and "
+		   "groups them by step: Enter on a check goes to its field. Writing creates the "
+		   "run's directories, then writes the manifest and, next to it, env.sh; the "
+		   "launch command shown at the end sources env.sh by absolute path and runs "
+		   "yours: paste it into the platform's form."),
+	.enter = review_enter,
+	.draw = review_draw,
+	.key = review_key,
+	.idle = review_idle,
+	.work_done = review_refresh,
+	.leave = review_leave,
+	.hints = review_hints,
+};

@@ -1,0 +1,199 @@
+/* jp_tui_main: set the flow up (profile, --demo, -o, a draft to resume),
+ * run the wizard in the terminal, and say what happened once the terminal
+ * is back to normal. */
+#include "config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jobprep/demo.h"
+#include "jobprep/git.h"
+#include "jobprep/i18n.h"
+#include "tui/draft.h"
+#include "tui/term.h"
+#include "tui/tui.h"
+#include "tui/wizard.h"
+
+static void report(const struct jp_error *err)
+{
+	size_t i;
+
+	if (err->n == 0)
+		fprintf(stderr, "jobprep: %s\n", jp_error_message(err));
+	for (i = 0; i < err->n; i++)
+		fprintf(stderr, "%s%s\n", strncmp(err->msgs[i], "jobprep", 7) ? "jobprep: " : "",
+			err->msgs[i]);
+}
+
+static char *absolute(const char *path)
+{
+	char cwd[4096];
+	char *s;
+
+	if (path[0] == '/')
+		return strdup(path);
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	s = malloc(strlen(cwd) + strlen(path) + 2);
+	if (s)
+		sprintf(s, "%s/%s", cwd, path);
+	return s;
+}
+
+static int set_manifest_path(struct jp_flow *flow, const char *path, struct jp_error *err)
+{
+	struct jp_verdict v = JP_VERDICT_INIT;
+	char *abs = absolute(path);
+	int rc;
+
+	if (!abs)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	rc = jp_flow_set(&v, flow, "review.manifest_path", abs, err);
+	if (rc < 0 && v.message)
+		jp_error_set(err, rc, "-o %s: %s", path, v.message);
+	jp_verdict_dispose(&v);
+	free(abs);
+	return rc;
+}
+
+/* A draft from an earlier session with the same setup: offer to resume. */
+static void offer_resume(struct jp_wizard *w)
+{
+	struct jp_draft d = JP_DRAFT_INIT;
+	struct jp_error err = JP_ERROR_INIT;
+	char text[512];
+	bool same;
+	int rc, s;
+
+	if (!w->draft_path || jp_draft_load(&d, w->draft_path, &err) < 0) {
+		jp_error_dispose(&err);
+		return;
+	}
+	same = d.demo == w->opts.demo &&
+	       ((!d.profile && !w->profile_path) ||
+		(d.profile && w->profile_path && strcmp(d.profile, w->profile_path) == 0));
+	if (!same) {
+		jp_draft_dispose(&d);
+		return;
+	}
+	snprintf(text, sizeof(text),
+		 _("You were preparing job \"%s\" (at the %s step, saved %s). Resume where "
+		   "you left off, or start over?"),
+		 d.job_name && d.job_name[0] ? d.job_name : "?",
+		 _(jp_step_name((enum jp_step)d.step)), d.saved_at ? d.saved_at : "?");
+	w->modal_depth++;
+	rc = jp_confirm(&w->ui, _("Resume?"), text, _("Resume"), _("Start over"), true);
+	w->modal_depth--;
+	if (rc == 1) {
+		jp_draft_apply(&d, w->flow, &err);
+		if (w->opts.manifest_path)
+			set_manifest_path(w->flow, w->opts.manifest_path, &err);
+		for (s = 0; s < d.step; s++)
+			w->accepted[s] = true;
+		jp_wizard_goto(w, (enum jp_step)d.step);
+		/* The work of the steps already accepted runs again for these answers. */
+		if (d.step > JP_STEP_CODE)
+			jp_wizard_start_pending(w, (1u << JP_ACTION_CLONE) | (1u << JP_ACTION_INSPECT) |
+							   (1u << JP_ACTION_RESOLVE) |
+							   (1u << JP_ACTION_SCAN));
+		jp_wizard_status(w, JP_CHECK_PASS, "%s", _("resumed from the draft"));
+	} else if (rc == 0) {
+		jp_draft_remove(w->draft_path);
+	}
+	jp_draft_dispose(&d);
+	jp_error_dispose(&err);
+}
+
+int jp_tui_main(const struct jp_tui_options *opts)
+{
+	struct jp_demo demo = JP_DEMO_INIT;
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_wizard w;
+	const char *why, *profile_path;
+	int rc, code = 1;
+
+	memset(&w, 0, sizeof(w));
+	w.opts = *opts;
+	setlocale(LC_ALL, "");
+
+	why = jp_term_unusable();
+	if (why) {
+		fprintf(stderr, "%s\n", why);
+		return 2;
+	}
+
+	profile_path = opts->profile_path;
+	if (opts->demo) {
+		rc = jp_demo_prepare(&demo, NULL, &err);
+		if (rc < 0) {
+			report(&err);
+			code = jp_exit_code(rc);
+			goto out;
+		}
+		if (!profile_path)
+			profile_path = demo.profile_path;
+	}
+	if (!profile_path)
+		profile_path = getenv("JOBPREP_PROFILE");
+	if (profile_path && profile_path[0])
+		w.profile_path = absolute(profile_path);
+
+	rc = jp_profile_resolve(&w.profile, profile_path, &err);
+	if (rc == 0)
+		rc = jp_flow_new(&w.flow, w.profile, &err);
+	if (rc == 0 && opts->demo)
+		rc = jp_demo_apply(w.flow, &demo, &err);
+	if (rc == 0 && opts->manifest_path)
+		rc = set_manifest_path(w.flow, opts->manifest_path, &err);
+	else if (rc == 0 && opts->demo && demo.manifest_path)
+		rc = set_manifest_path(w.flow, demo.manifest_path, &err);
+	if (rc < 0) {
+		report(&err);
+		code = rc == JP_EUSAGE ? 2 : jp_exit_code(rc);
+		goto out;
+	}
+	if (jp_draft_path(&w.draft_path, opts->demo, &err) < 0)
+		jp_error_clear(&err); /* no draft then; the wizard still works */
+
+	rc = jp_term_start(&err);
+	if (rc < 0) {
+		report(&err);
+		code = 2;
+		goto out;
+	}
+	jp_wizard_init(&w);
+	offer_resume(&w);
+	code = jp_wizard_run(&w);
+	jp_term_stop();
+
+	if (w.written) {
+		printf(_("Manifest written: %s\n"), w.manifest_path ? w.manifest_path : "");
+		printf(_("env.sh written:   %s\n"), w.env_path ? w.env_path : "");
+		printf("%s\n  %s\n", _("Launch command for the platform's form:"),
+		       w.platform_command ? w.platform_command : "");
+		fflush(stdout);
+		code = 0;
+	} else if (code == 130 || code > 128) {
+		if (w.draft_path && access(w.draft_path, F_OK) == 0)
+			fprintf(stderr, _("jobprep: stopped; your answers are kept in %s: run jobprep "
+					  "again to resume.\n"),
+				w.draft_path);
+		else
+			fprintf(stderr, "%s\n", _("jobprep: stopped."));
+	}
+out:
+	jp_wizard_dispose(&w);
+	jp_flow_free(w.flow);
+	jp_profile_free(w.profile);
+	free(w.draft_path);
+	free(w.profile_path);
+	free(w.manifest_path);
+	free(w.env_path);
+	free(w.platform_command);
+	jp_demo_dispose(&demo);
+	jp_error_dispose(&err);
+	return code;
+}

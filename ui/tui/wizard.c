@@ -1,0 +1,770 @@
+/* The wizard: frame, main loop, background work, quitting. */
+#include "config.h"
+
+#include <curses.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobprep/i18n.h"
+#include "tui/draft.h"
+#include "tui/draw.h"
+#include "tui/term.h"
+#include "tui/utf8.h"
+#include "tui/wizard.h"
+
+static const struct jp_step_ops *const all_ops[JP_STEP_COUNT] = {
+	&jp_step_job_ops,     &jp_step_code_ops,   &jp_step_data_ops,
+	&jp_step_outputs_ops, &jp_step_launch_ops, &jp_step_review_ops,
+};
+
+const struct jp_step_ops *jp_wizard_ops(enum jp_step step)
+{
+	return (unsigned)step < JP_STEP_COUNT ? all_ops[step] : all_ops[0];
+}
+
+void jp_wizard_status(struct jp_wizard *w, enum jp_check_status level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->status, sizeof(w->status), fmt, ap);
+	va_end(ap);
+	w->status_level = level;
+	w->redraw = true;
+}
+
+void jp_wizard_goto(struct jp_wizard *w, enum jp_step step)
+{
+	if (w->ops && w->ops->leave)
+		w->ops->leave(w);
+	jp_form_dispose(&w->form);
+	w->step = step;
+	w->ops = jp_wizard_ops(step);
+	jp_form_init(&w->form, w->flow, step, &w->ui);
+	/* Start on the first field that can take the focus. */
+	if (w->form.n && (w->form.rows[0].field->flags & JP_FIELD_DERIVED))
+		jp_form_key(&w->form, JP_ACT_DOWN, NULL);
+	if (w->ops->enter)
+		w->ops->enter(w);
+	w->redraw = true;
+}
+
+/* ---- background work ---------------------------------------------------- */
+
+static int run_flow_task(struct jp_error *err, const struct jp_port *port, void *arg)
+{
+	return jp_flow_task_run(arg, port, err);
+}
+
+static char *get(const struct jp_wizard *w, const char *key)
+{
+	char *v = NULL;
+
+	if (jp_flow_get(&v, w->flow, key, NULL) < 0)
+		return NULL;
+	return v;
+}
+
+static bool is_code_kind(enum jp_action k)
+{
+	return k == JP_ACTION_CLONE || k == JP_ACTION_INSPECT || k == JP_ACTION_RESOLVE;
+}
+
+/* What a task was started for: when this changes, its result is stale. */
+static char *signature(const struct jp_wizard *w, enum jp_action kind, size_t index)
+{
+	static const char *const code_keys[] = { "code.source", "code.checkout", "code.path",
+						 "code.repo.url", "code.repo.ref", NULL };
+	static const char *const out_keys[] = { "outputs.output_dir", "outputs.checkpoint_dir",
+						"outputs.log_dir", NULL };
+	const char *const *keys = NULL;
+	char key[64], *sig = NULL, *v, *ns;
+	size_t len = 0, vl;
+	const char *one[2] = { key, NULL };
+
+	if (is_code_kind(kind)) {
+		keys = code_keys;
+	} else if (kind == JP_ACTION_OUTPUTS) {
+		keys = out_keys;
+	} else if (kind == JP_ACTION_SCAN) {
+		snprintf(key, sizeof(key), "data[%zu].path", index);
+		keys = one;
+	} else {
+		return strdup("");
+	}
+	for (; *keys; keys++) {
+		v = get(w, *keys);
+		vl = v ? strlen(v) : 0;
+		ns = realloc(sig, len + vl + 2);
+		if (!ns) {
+			free(v);
+			free(sig);
+			return NULL;
+		}
+		sig = ns;
+		memcpy(sig + len, v ? v : "", vl);
+		len += vl;
+		sig[len++] = '\n';
+		sig[len] = '\0';
+		free(v);
+	}
+	return sig ? sig : strdup("");
+}
+
+static const char *action_label(enum jp_action kind)
+{
+	switch (kind) {
+	case JP_ACTION_CLONE:
+		return _("clone");
+	case JP_ACTION_INSPECT:
+		return _("checkout");
+	case JP_ACTION_RESOLVE:
+		return _("resolve");
+	case JP_ACTION_SCAN:
+		return _("scan");
+	case JP_ACTION_OUTPUTS:
+		return _("mkdir");
+	case JP_ACTION_CHECK:
+		return _("checks");
+	}
+	return "";
+}
+
+static void bg_free(struct jp_bg *b)
+{
+	jp_task_free(b->task); /* cancels and joins if still running */
+	jp_flow_task_free(b->ft);
+	free(b->sig);
+	memset(b, 0, sizeof(*b));
+}
+
+static void bg_remove(struct jp_wizard *w, size_t i)
+{
+	bg_free(&w->bg[i]);
+	memmove(&w->bg[i], &w->bg[i + 1], (w->n_bg - i - 1) * sizeof(w->bg[0]));
+	w->n_bg--;
+	memset(&w->bg[w->n_bg], 0, sizeof(w->bg[0]));
+}
+
+struct jp_bg *jp_wizard_find_bg(struct jp_wizard *w, enum jp_action kind, size_t index)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_bg; i++)
+		if (w->bg[i].kind == kind && (kind != JP_ACTION_SCAN || w->bg[i].index == index))
+			return &w->bg[i];
+	return NULL;
+}
+
+bool jp_wizard_busy(const struct jp_wizard *w)
+{
+	return w->n_bg > 0;
+}
+
+int jp_wizard_start(struct jp_wizard *w, enum jp_action kind, size_t index, bool deep)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_flow_task *ft = NULL;
+	struct jp_task *t = NULL;
+	struct jp_bg *b;
+	char *sig;
+	int rc;
+
+	if (w->n_bg >= JP_WIZ_MAX_BG)
+		return JP_EUSAGE;
+	rc = jp_flow_task_new(&ft, w->flow, kind, index, deep, &err);
+	if (rc == 0)
+		rc = jp_task_start(&t, action_label(kind), run_flow_task, ft, &err);
+	if (rc < 0) {
+		jp_flow_task_free(ft);
+		jp_wizard_status(w, JP_CHECK_FAIL, "%s", jp_error_message(&err));
+		jp_error_dispose(&err);
+		return rc;
+	}
+	sig = signature(w, kind, index);
+	b = &w->bg[w->n_bg++];
+	memset(b, 0, sizeof(*b));
+	b->task = t;
+	b->ft = ft;
+	b->kind = kind;
+	b->index = index;
+	b->sig = sig;
+	jp_error_dispose(&err);
+	w->redraw = true;
+	return 0;
+}
+
+void jp_wizard_start_pending(struct jp_wizard *w, unsigned kinds)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	enum jp_action *pk = NULL;
+	size_t *pi = NULL, n = 0, i, j;
+	char *sig;
+
+	if (jp_flow_pending(&pk, &pi, &n, w->flow, &err) < 0) {
+		jp_wizard_status(w, JP_CHECK_FAIL, "%s", jp_error_message(&err));
+		jp_error_dispose(&err);
+		return;
+	}
+	/* Running work of these kinds started for other answers (the source
+	 * or a path changed since): stop it before starting anew. */
+	for (i = 0; i < w->n_bg;) {
+		struct jp_bg *b = &w->bg[i];
+		bool same;
+
+		if (!(kinds & (1u << b->kind))) {
+			i++;
+			continue;
+		}
+		sig = signature(w, b->kind, b->index);
+		same = sig && strcmp(sig, b->sig) == 0;
+		free(sig);
+		if (!same) {
+			bg_remove(w, i);
+			continue;
+		}
+		i++;
+	}
+	for (j = 0; j < n; j++) {
+		if (!(kinds & (1u << pk[j])))
+			continue;
+		if (jp_wizard_find_bg(w, pk[j], pi[j]))
+			continue;
+		jp_wizard_start(w, pk[j], pi[j], false);
+	}
+	free(pk);
+	free(pi);
+	jp_error_dispose(&err);
+}
+
+void jp_wizard_cancel_all(struct jp_wizard *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_bg; i++)
+		jp_task_cancel(w->bg[i].task);
+	while (w->n_bg)
+		bg_remove(w, w->n_bg - 1);
+}
+
+static void finished(struct jp_wizard *w, struct jp_bg *b)
+{
+	const struct jp_error *terr = NULL;
+	struct jp_error err = JP_ERROR_INIT;
+	char *v = NULL, *name = NULL, key[64], a[32], c[32];
+	int rc = jp_task_result(b->task, &terr);
+
+	if (rc < 0)
+		w->failed_kinds |= 1u << b->kind;
+	if (rc == JP_ECANCELED) {
+		jp_wizard_status(w, JP_CHECK_WARN, _("%s stopped; nothing half-made was left behind"),
+				 action_label(b->kind));
+		return;
+	}
+	if (rc < 0) {
+		jp_wizard_status(w, JP_CHECK_FAIL, "%s", jp_error_message(terr));
+		return;
+	}
+	rc = jp_flow_task_apply(w->flow, b->ft, &err);
+	w->rebuild = true;
+	if (rc == JP_EREFUSED) {
+		jp_wizard_status(w, JP_CHECK_WARN, "%s", jp_error_message(&err));
+		jp_error_dispose(&err);
+		return;
+	}
+	if (rc < 0) {
+		jp_wizard_status(w, JP_CHECK_FAIL, "%s", jp_error_message(&err));
+		jp_error_dispose(&err);
+		return;
+	}
+	jp_error_dispose(&err);
+	switch (b->kind) {
+	case JP_ACTION_CLONE:
+	case JP_ACTION_INSPECT:
+	case JP_ACTION_RESOLVE:
+		v = get(w, "code.repo.commit");
+		name = get(w, b->kind == JP_ACTION_RESOLVE ? "code.repo.url" : "code.path");
+		jp_wizard_status(w, JP_CHECK_PASS,
+				 b->kind == JP_ACTION_CLONE	? _("cloned into %s at %.12s")
+				 : b->kind == JP_ACTION_INSPECT ? _("checkout %s is at %.12s")
+								: _("%s resolves to %.12s"),
+				 name ? name : "", v ? v : "?");
+		break;
+	case JP_ACTION_SCAN: {
+		const struct jp_manifest *m = jp_flow_manifest(w->flow);
+
+		snprintf(key, sizeof(key), "data[%zu].name", b->index);
+		name = get(w, key);
+		if (m && b->index < m->n_data && m->data[b->index].has_stats)
+			jp_wizard_status(w, JP_CHECK_PASS, _("scanned %s: %s files, %s"),
+					 name ? name : "",
+					 jp_fmt_count(c, sizeof(c), m->data[b->index].stats.files),
+					 jp_fmt_bytes(a, sizeof(a), m->data[b->index].stats.bytes));
+		else
+			jp_wizard_status(w, JP_CHECK_PASS, _("looked at %s"), name ? name : "");
+		break;
+	}
+	case JP_ACTION_OUTPUTS:
+		v = get(w, "outputs.output_dir");
+		jp_wizard_status(w, JP_CHECK_PASS, _("created %s"), v ? v : "");
+		break;
+	case JP_ACTION_CHECK:
+		break;
+	}
+	free(v);
+	free(name);
+}
+
+/* A parked request from a task: ask the person, on this thread. */
+static void answer_request(struct jp_wizard *w, struct jp_bg *b,
+			   const struct jp_task_status *st)
+{
+	char secret[512];
+	int rc;
+
+	w->modal_depth++;
+	if (st->request == JP_TASK_REQ_SECRET) {
+		rc = jp_secret_prompt(&w->ui, action_label(b->kind), st->prompt, secret,
+				      sizeof(secret));
+		jp_task_reply(b->task, rc, rc == 0 ? secret : NULL);
+		explicit_bzero(secret, sizeof(secret));
+	} else if (st->request == JP_TASK_REQ_CONFIRM) {
+		rc = jp_confirm(&w->ui, action_label(b->kind), st->prompt, NULL, NULL, false);
+		jp_task_reply(b->task, rc == 1 ? 1 : 0, NULL);
+	}
+	w->modal_depth--;
+	w->redraw = true;
+}
+
+int jp_wizard_tick(struct jp_wizard *w)
+{
+	struct jp_task_status st;
+	size_t i;
+	int ev = 0;
+	bool any_done = false;
+
+	for (i = 0; i < w->n_bg;) {
+		struct jp_bg *b = &w->bg[i];
+
+		jp_task_poll(&st, b->task);
+		if (st.seq != b->seen) {
+			b->seen = st.seq;
+			ev |= JP_EV_REDRAW;
+		}
+		if (st.state == JP_TASK_DONE) {
+			finished(w, b);
+			bg_remove(w, i);
+			any_done = true;
+			ev |= JP_EV_REDRAW;
+			continue;
+		}
+		if (st.request != JP_TASK_REQ_NONE && w->modal_depth == 0) {
+			answer_request(w, b, &st);
+			ev |= JP_EV_REDRAW;
+		}
+		i++;
+	}
+	if (any_done && w->ops && w->ops->work_done)
+		w->ops->work_done(w);
+	return ev;
+}
+
+/* ---- drawing ------------------------------------------------------------- */
+
+static void draw_step_bar(struct jp_wizard *w, int y, int x, int width)
+{
+	const struct jp_glyphs *g = jp_term_glyphs();
+	int gap, total, s, used = 0;
+
+	for (gap = 3; gap >= 1; gap -= 2) {
+		total = 0;
+		for (s = 0; s < JP_STEP_COUNT; s++)
+			total += 2 + jp_utf8_swidth(_(jp_step_name((enum jp_step)s))) + gap;
+		if (total - gap <= width)
+			break;
+	}
+	for (s = 0; s < JP_STEP_COUNT; s++) {
+		bool cur = s == (int)w->step;
+		const char *mark = cur ? g->current : w->accepted[s] ? g->done : g->todo;
+		enum jp_style st = cur ? JP_STYLE_TITLE
+				       : w->accepted[s] ? JP_STYLE_OK : JP_STYLE_DIM;
+
+		if (gap < 1 && !cur) {
+			/* Too narrow for every name: marks only, the current one named. */
+			used += jp_draw_text(y, x + used, width - used, st, mark);
+			used += jp_draw_text(y, x + used, width - used, st, " ");
+			continue;
+		}
+		used += jp_draw_text(y, x + used, width - used, st, mark);
+		used += jp_draw_text(y, x + used, width - used, st, " ");
+		used += jp_draw_text(y, x + used, width - used, st, _(jp_step_name((enum jp_step)s)));
+		used += jp_draw_text(y, x + used, width - used, JP_STYLE_NORMAL, gap == 3 ? "   " : " ");
+	}
+}
+
+static void draw_status(struct jp_wizard *w, int y, int x, int width)
+{
+	struct jp_task_status st;
+	char label[96];
+	const struct jp_glyphs *g = jp_term_glyphs();
+	size_t i;
+
+	jp_draw_fill(y, x, width, JP_STYLE_NORMAL);
+	for (i = 0; i < w->n_bg; i++) {
+		jp_task_poll(&st, w->bg[i].task);
+		if (st.state == JP_TASK_DONE)
+			continue;
+		if (w->n_bg > 1)
+			snprintf(label, sizeof(label), "%s (+%zu)", jp_task_label(w->bg[i].task),
+				 w->n_bg - 1);
+		else
+			snprintf(label, sizeof(label), "%s", jp_task_label(w->bg[i].task));
+		if (st.cancel_requested) {
+			int used = jp_draw_text(y, x, width, JP_STYLE_TITLE, label);
+
+			jp_draw_text(y, x + used + 1, width - used - 1, JP_STYLE_WARN,
+				     _("stopping..."));
+		} else if (st.has_progress) {
+			jp_progress_draw(y, x, width, label, &st.progress);
+		} else {
+			int used = jp_draw_text(y, x, width, JP_STYLE_TITLE, label);
+
+			jp_draw_text(y, x + used + 1, width - used - 1, JP_STYLE_DIM,
+				     _("starting..."));
+		}
+		return;
+	}
+	if (w->status[0]) {
+		enum jp_style sty = w->status_level == JP_CHECK_FAIL ? JP_STYLE_FAIL
+				    : w->status_level == JP_CHECK_WARN ? JP_STYLE_WARN
+								       : JP_STYLE_OK;
+		const char *mark = w->status_level == JP_CHECK_FAIL ? g->fail
+				   : w->status_level == JP_CHECK_WARN ? g->warn
+								      : g->ok;
+		int used = jp_draw_text(y, x, width, sty, mark);
+
+		used += jp_draw_text(y, x + used, width - used, sty, " ");
+		jp_draw_text(y, x + used, width - used, JP_STYLE_NORMAL, w->status);
+	}
+}
+
+static const char *default_hints(struct jp_wizard *w)
+{
+	struct jp_form_row *r = jp_form_focused(&w->form);
+
+	if (!r)
+		return _("Enter next · Esc back · F1 help · ^C quit");
+	if (r->field->kind == JP_FIELD_PATH)
+		return _("Enter next · Esc back · Tab complete/field · F2 browse · F1 help · ^C quit");
+	if (r->field->kind == JP_FIELD_LIST || r->depth == 1)
+		return r->field->kind == JP_FIELD_LIST
+			       ? _("Enter next · Esc back · Tab field · a add · d delete · F1 help · ^C quit")
+			       : _("Enter next · Esc back · Tab field · Ins add · F1 help · ^C quit");
+	if (r->field->kind == JP_FIELD_CHOICE)
+		return _("Enter next · Esc back · Up/Down move · Space choose · Tab field · F1 help · ^C quit");
+	if (r->field->kind == JP_FIELD_BOOL)
+		return _("Enter next · Esc back · Space toggle · Tab field · F1 help · ^C quit");
+	return _("Enter next · Esc back · Tab field · F1 help · ^C quit");
+}
+
+static void draw_hints(const char *hints, int y, int x, int width)
+{
+	/* Key names bold, their meaning plain: "Enter next · Esc back". */
+	const char *p = hints;
+	int used = 0;
+	bool key = true;
+
+	while (*p && used < width) {
+		const char *sp = strchr(p, ' ');
+		const char *dot = strstr(p, "\xc2\xb7");
+		size_t n;
+
+		if (key) {
+			n = sp ? (size_t)(sp - p) : strlen(p);
+			used += jp_draw_textn(y, x + used, width - used, JP_STYLE_KEY, p, n);
+			p += n;
+			key = false;
+		} else {
+			n = dot ? (size_t)(dot - p) + 2 : strlen(p);
+			if (!jp_term_glyphs()->unicode && dot) {
+				used += jp_draw_textn(y, x + used, width - used, JP_STYLE_DIM, p,
+						      n - 2);
+				used += jp_draw_text(y, x + used, width - used, JP_STYLE_DIM, "|");
+			} else {
+				used += jp_draw_textn(y, x + used, width - used, JP_STYLE_DIM, p, n);
+			}
+			p += n;
+			while (*p == ' ') {
+				used += jp_draw_text(y, x + used, width - used, JP_STYLE_DIM, " ");
+				p++;
+			}
+			key = true;
+		}
+	}
+}
+
+void jp_wizard_draw(struct jp_wizard *w)
+{
+	int H = LINES, W = COLS, body_h;
+	char right[96], title[64];
+	const char *hints;
+
+	erase();
+	snprintf(title, sizeof(title), "jobprep%s", w->opts.demo ? " --demo" : "");
+	jp_draw_box(0, 0, H, W, title);
+	snprintf(right, sizeof(right), " %d/%d  %s ", (int)w->step + 1, JP_STEP_COUNT,
+		 _(jp_step_name(w->step)));
+	jp_draw_text(0, W - 2 - jp_utf8_swidth(right), jp_utf8_swidth(right), JP_STYLE_TITLE,
+		     right);
+	draw_step_bar(w, 1, 2, W - 4);
+	jp_draw_separator(2, 0, W);
+	jp_draw_separator(H - 4, 0, W);
+
+	body_h = H - 7;
+	if (w->ops->draw)
+		w->ops->draw(w, 3, 2, body_h, W - 4);
+	else
+		jp_form_draw(&w->form, 3, 2, body_h, W - 4);
+
+	draw_status(w, H - 3, 2, W - 4);
+	hints = w->ops->hints ? w->ops->hints(w) : NULL;
+	draw_hints(hints ? hints : default_hints(w), H - 2, 2, W - 4);
+	jp_form_place_cursor(&w->form);
+}
+
+static void ui_draw(void *payload)
+{
+	jp_wizard_draw(payload);
+	jp_term_cursor(false);
+}
+
+static int ui_tick(void *payload)
+{
+	return jp_wizard_tick(payload);
+}
+
+/* ---- keys ---------------------------------------------------------------- */
+
+void jp_wizard_help(struct jp_wizard *w)
+{
+	struct jp_form_row *r = jp_form_focused(&w->form);
+	char text[4096], title[128];
+
+	snprintf(title, sizeof(title), _("Help: %s"), _(jp_step_name(w->step)));
+	snprintf(text, sizeof(text), "#%s\n%s", _(jp_step_name(w->step)),
+		 w->ops->help ? _(w->ops->help) : "");
+	if (r && r->field->help) {
+		size_t l = strlen(text);
+
+		snprintf(text + l, sizeof(text) - l, "\n\n#%s\n%s", _(r->field->label),
+			 _(r->field->help));
+	}
+	if (r && r->field->kind == JP_FIELD_CHOICE && r->field->choices) {
+		const struct jp_choice *c;
+
+		for (c = r->field->choices; c->value; c++) {
+			size_t l = strlen(text);
+
+			snprintf(text + l, sizeof(text) - l, "\n\n%s: %s", _(c->label),
+				 c->help ? _(c->help) : "");
+		}
+	}
+	w->modal_depth++;
+	jp_help_show(&w->ui, title, text);
+	w->modal_depth--;
+	w->redraw = true;
+}
+
+bool jp_wizard_confirm_quit(struct jp_wizard *w)
+{
+	char text[512];
+	int rc;
+
+	if (w->written || !jp_wizard_busy(w))
+		return true;
+	snprintf(text, sizeof(text), "%s",
+		 _("Work is still running in the background (shown on the status line). "
+		   "Quitting stops it and removes what it half-made. Your answers are kept: "
+		   "run jobprep again to resume. Quit now?"));
+	w->modal_depth++;
+	rc = jp_confirm(&w->ui, _("Quit?"), text, _("Quit"), _("Keep going"), false);
+	w->modal_depth--;
+	w->redraw = true;
+	return rc == 1;
+}
+
+void jp_wizard_save_draft(struct jp_wizard *w)
+{
+	struct jp_error err = JP_ERROR_INIT;
+
+	if (!w->draft_path || w->written)
+		return;
+	if (jp_draft_save(w->draft_path, w->flow, w->step, w->opts.demo, w->profile_path,
+			  &err) < 0)
+		jp_wizard_status(w, JP_CHECK_WARN, "%s", jp_error_message(&err));
+	jp_error_dispose(&err);
+}
+
+static void accept_step(struct jp_wizard *w)
+{
+	const char *msg;
+
+	if (jp_form_accept(&w->form) < 0) {
+		struct jp_form_row *r = jp_form_focused(&w->form);
+
+		msg = r && r->verdict.message ? r->verdict.message
+					      : _("a field needs fixing before going on");
+		jp_wizard_status(w, JP_CHECK_FAIL, "%s: %s", r ? _(r->field->label) : "", msg);
+		return;
+	}
+	w->accepted[w->step] = true;
+	if (w->ops->accepted)
+		w->ops->accepted(w);
+	if (w->step + 1 < JP_STEP_COUNT)
+		jp_wizard_goto(w, w->step + 1);
+	jp_wizard_save_draft(w);
+}
+
+static void handle_key(struct jp_wizard *w, const struct jp_key *key)
+{
+	enum jp_act act;
+	int ev = JP_EV_IGNORED;
+
+	if (jp_term_too_small()) {
+		if (!key->fn && key->code == JP_KEY_CTRL('c') && jp_wizard_confirm_quit(w)) {
+			w->quit = true;
+			w->exit_code = 130;
+		}
+		w->redraw = true;
+		return;
+	}
+	act = jp_keys_lookup(jp_form_keyctx(&w->form), key);
+	if (act == JP_ACT_RESIZE) {
+		w->redraw = true;
+		return;
+	}
+	if (act == JP_ACT_REDRAW) {
+		clearok(curscr, TRUE);
+		w->redraw = true;
+		return;
+	}
+	if (w->ops->key)
+		ev = w->ops->key(w, act, key);
+	if (!(ev & JP_EV_HANDLED))
+		ev = jp_form_key(&w->form, act, key);
+	if (ev & JP_EV_HANDLED) {
+		if (ev & JP_EV_REDRAW)
+			w->redraw = true;
+		return;
+	}
+	switch (act) {
+	case JP_ACT_ACCEPT:
+		accept_step(w);
+		break;
+	case JP_ACT_BACK:
+		if (w->step == 0) {
+			if (jp_wizard_confirm_quit(w)) {
+				w->quit = true;
+				w->exit_code = 130;
+			}
+			break;
+		}
+		jp_form_commit(&w->form);
+		jp_wizard_goto(w, w->step - 1);
+		break;
+	case JP_ACT_HELP:
+		jp_wizard_help(w);
+		break;
+	case JP_ACT_QUIT:
+		if (jp_wizard_confirm_quit(w)) {
+			w->quit = true;
+			w->exit_code = w->written ? 0 : 130;
+		}
+		break;
+	default:
+		break;
+	}
+	w->redraw = true;
+}
+
+void jp_wizard_init(struct jp_wizard *w)
+{
+	w->ui.draw = ui_draw;
+	w->ui.tick = ui_tick;
+	w->ui.payload = w;
+	if (!w->ops)
+		jp_wizard_goto(w, w->step);
+	w->redraw = true;
+}
+
+void jp_wizard_dispose(struct jp_wizard *w)
+{
+	jp_wizard_cancel_all(w);
+	if (w->ops && w->ops->leave)
+		w->ops->leave(w);
+	w->ops = NULL;
+	jp_form_dispose(&w->form);
+	free(w->review);
+	w->review = NULL;
+}
+
+int jp_wizard_run(struct jp_wizard *w)
+{
+	struct jp_key key;
+	int sig;
+
+	jp_wizard_init(w);
+
+	for (;;) {
+		sig = jp_term_signal();
+		if (sig) {
+			w->exit_code = 128 + sig;
+			break;
+		}
+		if (w->quit)
+			break;
+		if (w->rebuild) {
+			w->rebuild = false;
+			jp_form_build(&w->form);
+			w->redraw = true;
+		}
+		if (w->redraw) {
+			w->redraw = false;
+			if (jp_term_too_small())
+				jp_term_draw_too_small();
+			else
+				jp_wizard_draw(w);
+			refresh();
+		}
+		if (w->ops->idle) {
+			w->ops->idle(w);
+			if (w->quit)
+				continue;
+		}
+		if (jp_term_read_key(&key, 100))
+			handle_key(w, &key);
+		else if (jp_form_idle(&w->form) & JP_EV_REDRAW)
+			w->redraw = true;
+		if (jp_wizard_tick(w) & JP_EV_REDRAW)
+			w->redraw = true;
+	}
+	if (!w->written)
+		jp_wizard_save_draft(w);
+	if (jp_wizard_busy(w)) {
+		/* Say why quitting takes a moment, then stop what runs. */
+		jp_wizard_status(w, JP_CHECK_WARN, "%s", _("stopping background work..."));
+		size_t i;
+
+		for (i = 0; i < w->n_bg; i++)
+			jp_task_cancel(w->bg[i].task);
+		if (!jp_term_too_small()) {
+			jp_wizard_draw(w);
+			refresh();
+		}
+		jp_wizard_cancel_all(w);
+	}
+	return w->exit_code;
+}
