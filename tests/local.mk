@@ -64,6 +64,17 @@ tests_unit_test_scan_CFLAGS = $(unit_cflags)
 tests_unit_test_scan_LDADD = $(unit_ldadd)
 endif
 
+# fuzz targets (--enable-fuzzing, clang): run by hand, e.g.
+#   tests/fuzz/fuzz_manifest -max_total_time=60 $(srcdir)/tests/data/manifests/*/
+EXTRA_DIST += tests/fuzz/fuzz_manifest.c
+if ENABLE_FUZZING
+noinst_PROGRAMS += tests/fuzz/fuzz_manifest
+tests_fuzz_fuzz_manifest_SOURCES = tests/fuzz/fuzz_manifest.c
+tests_fuzz_fuzz_manifest_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_fuzz_fuzz_manifest_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_manifest_LDADD = $(CORE_LIBS)
+endif
+
 # integration tests
 # git: clone by ref, refusals, credentials over http and ssh, interrupts, remote pin
 GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refused.sh
