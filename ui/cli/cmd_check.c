@@ -113,22 +113,18 @@ int jp_cmd_check(int argc, char **argv)
 		return jp_cli_usage_error("check", "%s", _("expected one argument: the manifest"));
 
 	rc = jp_manifest_load(&m, argv[optind], JP_READ_MANIFEST, &err);
-	if (rc < 0)
-		goto fail;
-	if (profile_path) {
-		rc = jp_profile_load(&own_profile, profile_path, &err);
-		profile = own_profile;
-	} else if (m->profile) {
-		profile = m->profile;
-	} else {
-		rc = jp_profile_resolve(&own_profile, NULL, &err);
-		profile = own_profile;
+	/* --profile, else the profile the manifest was checked under, else the
+	 * usual one ($JOBPREP_PROFILE or the built-in default). */
+	if (rc == 0 && (profile_path || !m->profile))
+		rc = profile_path ? jp_profile_load(&own_profile, profile_path, &err)
+				  : jp_profile_resolve(&own_profile, NULL, &err);
+	profile = own_profile ? own_profile : (m ? m->profile : NULL);
+	if (rc == 0)
+		rc = jp_check_manifest(m, profile, flags, &err);
+	if (rc < 0) {
+		status = jp_cli_report(&err);
+		goto out;
 	}
-	if (rc < 0)
-		goto fail;
-	rc = jp_check_manifest(m, profile, flags, &err);
-	if (rc < 0)
-		goto fail;
 
 	if ((json ? print_json(m) : print_text(m)) < 0 || fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s\n", _("jobprep check: cannot write to standard output"));
@@ -136,9 +132,6 @@ int jp_cmd_check(int argc, char **argv)
 	} else if (jp_manifest_worst(m) == JP_CHECK_FAIL) {
 		status = JP_EXIT_FAIL;
 	}
-	goto out;
-fail:
-	status = jp_cli_report(&err);
 out:
 	jp_profile_free(own_profile);
 	jp_manifest_free(m);
