@@ -141,17 +141,23 @@ enum jp_read_mode {
 };
 
 /* Parse manifest JSON text of `len` bytes. Every problem is recorded in err as
- * "ORIGIN: field.path: expected X, got Y"; returns JP_EFORMAT if any.
+ * "ORIGIN: field.path: expected X, got Y" (problems in the JSON text itself,
+ * found before any field is read, as "ORIGIN:LINE:COLUMN: field.path: ...");
+ * returns JP_EFORMAT if any, and *out stays NULL. Field paths look like
+ * "job.workers", "data[0].path", "job.env.NAME"; the root is "(top level)".
  * Rejects duplicate keys, invalid UTF-8, NUL in strings, excess nesting,
  * unknown fields, out-of-range numbers, relative paths, bad job names, bad
- * commits and credentials in repository URLs. */
+ * commits and credentials in repository URLs (never echoed back).
+ * JP_READ_ANSWERS: nothing is required; what is absent stays as
+ * jp_manifest_new leaves it, except created_at, which stays NULL. */
 int jp_manifest_parse(struct jp_manifest **out, const char *text, size_t len,
 		      const char *origin, enum jp_read_mode mode,
 		      struct jp_error *err);
 /* Read and parse a file (at most 16 MiB). */
 int jp_manifest_load(struct jp_manifest **out, const char *path,
 		     enum jp_read_mode mode, struct jp_error *err);
-/* Check an in-memory manifest against the same rules as parsing. */
+/* Check an in-memory manifest against the same rules as parsing (it is
+ * written to text and read back), every required field included. */
 int jp_manifest_validate(const struct jp_manifest *m, const char *origin,
 			 struct jp_error *err);
 
@@ -170,6 +176,9 @@ struct cJSON *jp_checks_to_json(const struct jp_manifest *m);
  * temporary removed. `mode` is the new file's permission bits. */
 int jp_file_write_atomic(const char *path, const char *data, size_t len,
 			 unsigned mode, struct jp_error *err);
+/* Validate m (JP_EFORMAT with every problem, nothing written), then write
+ * it with jp_file_write_atomic. Whether failed checks may be written is the
+ * caller's decision. */
 int jp_manifest_write(const struct jp_manifest *m, const char *path,
 		      unsigned mode, struct jp_error *err);
 
