@@ -154,7 +154,7 @@ static int read_template(char **dst, const cJSON *obj, const char *key,
 
 	if (!s)
 		return 0;
-	if (!cJSON_IsString(s) || s->valuestring[0] != '/' && s->valuestring[0] != '{')
+	if (!cJSON_IsString(s) || (s->valuestring[0] != '/' && s->valuestring[0] != '{'))
 		return jp_error_set(err, JP_EFORMAT,
 				    _("%s: profile.defaults.%s: expected an absolute path template, got %s"),
 				    origin, key,

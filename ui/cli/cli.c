@@ -26,10 +26,10 @@ static const struct command commands[] = {
 	  N_("clone a repository onto shared storage, pinned to a commit") },
 	{ "env", jp_cmd_env, N_("env MANIFEST"),
 	  N_("print POSIX sh export lines for a manifest") },
-	{ "repo", jp_cmd_repo, N_("repo [--json] DIR | repo --remote URL [--ref REF]"),
-	  N_("describe a checkout, or pin a remote for a launch-command clone") },
 	{ "scan", jp_cmd_scan, N_("scan [--quick] [--json] PATH..."),
 	  N_("count a data set's files, bytes and archives") },
+	{ "repo", jp_cmd_repo, N_("repo [--json] DIR | repo --remote URL [--ref REF]"),
+	  N_("describe a checkout, or pin a remote for a launch-command clone") },
 	{ "schema", jp_cmd_schema, N_("schema"),
 	  N_("print the manifest's JSON Schema") },
 };
@@ -44,17 +44,17 @@ void jp_cli_print_usage(FILE *out)
 		_("Get a GPU training job ready to submit: code, data and outputs on storage\n"
 		  "every Worker can reach, checked, and written down in a JSON job manifest."));
 	fprintf(out, "%s\n", _("Without a command, jobprep runs the interactive wizard (needs a terminal)."));
-	fprintf(out, "  %-44s %s\n", "--demo", _("run the wizard in a self-contained sandbox"));
-	fprintf(out, "  %-44s %s\n", "--profile FILE", _("platform profile (default: $JOBPREP_PROFILE, else built in)"));
-	fprintf(out, "  %-44s %s\n", "-o, --output MANIFEST", _("where to write the manifest"));
+	fprintf(out, "  %-24s %s\n", "--demo", _("run the wizard in a self-contained sandbox"));
+	fprintf(out, "  %-24s %s\n", "--profile FILE", _("platform profile (default: $JOBPREP_PROFILE, else built in)"));
+	fprintf(out, "  %-24s %s\n", "-o, --output MANIFEST", _("where to write the manifest"));
 	fprintf(out, "\n%s\n", _("Commands:"));
 	for (size_t i = 0; i < N_COMMANDS; i++)
-		fprintf(out, "  %-44s %s\n", _(commands[i].synopsis), _(commands[i].summary));
+		fprintf(out, "  %s\n        %s\n", _(commands[i].synopsis), _(commands[i].summary));
 	fprintf(out, "\n%s\n", _("Exit status: 0 ok (warnings allowed), 1 a check or the work failed,\n"
 				 "2 usage error, 3 the manifest, answers or profile file is unreadable\n"
 				 "or invalid, 130 interrupted."));
-	fprintf(out, "\n  %-44s %s\n", "-h, --help", _("show this help"));
-	fprintf(out, "  %-44s %s\n", "-V, --version", _("show the version"));
+	fprintf(out, "\n  %-24s %s\n", "-h, --help", _("show this help"));
+	fprintf(out, "  %-24s %s\n", "-V, --version", _("show the version"));
 }
 
 void jp_cli_print_version(FILE *out)
