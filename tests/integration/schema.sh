@@ -103,9 +103,13 @@ done <"$scratch/verdicts"
 [ "$n_valid" -ge 5 ] || fail "only $n_valid valid samples were judged"
 [ "$n_invalid" -ge 50 ] || fail "only $n_invalid invalid samples were judged"
 
-# A manifest whose paths all exist passes every check (exit 0) and the schema.
+# A manifest whose paths all exist, on what its profile declares shared
+# storage, passes every check (exit 0) and the schema.
 root="$scratch/root"
 mkdir -p "$root/code" "$root/data" "$root/out/checkpoints" "$root/out/logs"
+cat >"$scratch/profile.json" <<EOF
+{"shared_roots": ["$root"], "public_roots": [], "ephemeral_roots": ["/var/tmp"]}
+EOF
 cat >"$scratch/here.json" <<EOF
 {
   "schema_version": 1,
@@ -119,16 +123,37 @@ cat >"$scratch/here.json" <<EOF
   "checks": []
 }
 EOF
+unset JOBPREP_PROFILE
 "$PY" "$scratch/validate.py" "$scratch/schema.json" "$scratch/here.json" | grep -q '^valid ' ||
 	fail "a manifest in $root is not schema-valid"
-"$JOBPREP" check "$scratch/here.json" >"$scratch/out" 2>&1 ||
+"$JOBPREP" check --profile "$scratch/profile.json" "$scratch/here.json" >"$scratch/out" 2>&1 ||
 	fail "check on existing paths exited $?: $(cat "$scratch/out")"
-grep -q '^10 passed, 0 warnings, 0 failed$' "$scratch/out" ||
+grep -q '^[0-9]* passed, [0-9]* warnings, 0 failed$' "$scratch/out" ||
 	fail "unexpected check output: $(cat "$scratch/out")"
-"$JOBPREP" check --json "$scratch/here.json" >"$scratch/out.json" ||
-	fail "check --json exited $?"
-"$PY" -c 'import json,sys; c=json.load(open(sys.argv[1])); assert len(c)==10 and all(x["status"]=="pass" for x in c), c' \
-	"$scratch/out.json" || fail "check --json did not print 10 passing checks"
+"$JOBPREP" check --json --profile "$scratch/profile.json" "$scratch/here.json" \
+	>"$scratch/out.json" || fail "check --json exited $?"
+cat >"$scratch/judge.py" <<'EOF'
+import json, sys
+checks = json.load(open(sys.argv[1]))
+ids = {c["id"] for c in checks}
+for want in ("code.path.exists", "code.path.readable", "data[0].path.readable",
+             "outputs.output_dir.writable", "outputs.checkpoint_dir.writable",
+             "outputs.log_dir.writable"):
+    assert want in ids, (want, sorted(ids))
+assert all(set(c) <= {"id", "status", "message", "path"} for c in checks), checks
+assert all(c["status"] in ("pass", "warn") for c in checks), checks
+EOF
+"$PY" "$scratch/judge.py" "$scratch/out.json" ||
+	fail "check --json did not list the path checks, or one failed"
+
+# The same manifest with its log directory missing: exit 1 (not 3), and
+# the advice to create it.
+rmdir "$root/out/logs"
+"$JOBPREP" check --profile "$scratch/profile.json" "$scratch/here.json" >"$scratch/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "check with a missing log dir exited $rc, expected 1"
+grep -q "^\[FAIL\] outputs.log_dir.exists: .*mkdir -p '$root/out/logs'" "$scratch/out" ||
+	fail "no mkdir advice for the missing log dir: $(cat "$scratch/out")"
 
 # Usage errors exit 2, a missing file 3.
 "$JOBPREP" check >/dev/null 2>&1
