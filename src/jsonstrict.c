@@ -171,6 +171,8 @@ struct scanner {
 	struct jp_json_path path;
 	struct jp_json_scan *out;
 	size_t n_numbers; /* numbers seen so far */
+	const unsigned char *where_at; /* the last position located, and where it is */
+	size_t where_line, where_col;
 	char *str; /* the last string, decoded */
 	size_t str_len, str_cap;
 	bool str_has_nul;
@@ -178,18 +180,26 @@ struct scanner {
 	bool oom;
 };
 
-static void where(const struct scanner *s, const unsigned char *at, size_t *line, size_t *col)
+/* Line and column (in characters) of `at`. Errors come mostly in text
+ * order, so count on from the last one: linear in all, not per error. */
+static void where(struct scanner *s, const unsigned char *at, size_t *line, size_t *col)
 {
-	*line = 1;
-	*col = 1;
-	for (const unsigned char *q = s->start; q < at; q++) {
+	if (!s->where_at || at < s->where_at) {
+		s->where_at = s->start;
+		s->where_line = 1;
+		s->where_col = 1;
+	}
+	for (const unsigned char *q = s->where_at; q < at; q++) {
 		if (*q == '\n') {
-			(*line)++;
-			*col = 1;
+			s->where_line++;
+			s->where_col = 1;
 		} else if ((*q & 0xC0) != 0x80) {
-			(*col)++;
+			s->where_col++;
 		}
 	}
+	s->where_at = at;
+	*line = s->where_line;
+	*col = s->where_col;
 }
 
 /* Length of the UTF-8 sequence at p (1-4), or 0 when it is not valid UTF-8

@@ -27,6 +27,7 @@ struct reader {
 	struct jp_error *err;
 	struct jp_json_path path;
 	const struct jp_json_scan *scan;
+	const struct jp_json_big **big_by_path; /* scan->big sorted by path */
 	bool bad;
 	bool oom;
 };
@@ -117,15 +118,30 @@ static void quote(char *buf, size_t size, const char *s, size_t max)
 	snprintf(buf + o, size - o, "\"");
 }
 
+static int big_cmp(const void *a, const void *b)
+{
+	const struct jp_json_big *const *x = a, *const *y = b;
+
+	return strcmp((*x)->path, (*y)->path);
+}
+
+static int big_key_cmp(const void *key, const void *elem)
+{
+	const struct jp_json_big *const *e = elem;
+
+	return strcmp(key, (*e)->path);
+}
+
 /* The literal of a number the strict pass found too large, if this is one. */
 static const char *big_lexeme(const struct reader *r)
 {
-	const char *here = jp_json_path_str(&r->path);
+	const struct jp_json_big *const *hit;
 
-	for (size_t i = 0; i < r->scan->n_big; i++)
-		if (strcmp(r->scan->big[i].path, here) == 0)
-			return r->scan->big[i].lexeme;
-	return NULL;
+	if (!r->big_by_path)
+		return NULL;
+	hit = bsearch(jp_json_path_str(&r->path), r->big_by_path, r->scan->n_big,
+		      sizeof(*r->big_by_path), big_key_cmp);
+	return hit ? (*hit)->lexeme : NULL;
 }
 
 static void format_number(char *buf, size_t size, double v)
@@ -779,6 +795,16 @@ int jp_manifest_parse(struct jp_manifest **out, const char *text, size_t len, co
 		goto out;
 	}
 	mark_big(json, &scan, &ordinal, &next);
+	if (scan.n_big > 0) {
+		r.big_by_path = calloc(scan.n_big, sizeof(*r.big_by_path));
+		if (!r.big_by_path) {
+			r.oom = true;
+			goto out;
+		}
+		for (size_t i = 0; i < scan.n_big; i++)
+			r.big_by_path[i] = &scan.big[i];
+		qsort(r.big_by_path, scan.n_big, sizeof(*r.big_by_path), big_cmp);
+	}
 
 	rc = jp_manifest_new(&m);
 	if (rc < 0)
@@ -813,6 +839,7 @@ out:
 	}
 	jp_manifest_free(m);
 	cJSON_Delete(json);
+	free(r.big_by_path);
 	jp_json_scan_dispose(&scan);
 	jp_json_path_dispose(&r.path);
 	return rc;
