@@ -83,3 +83,8 @@ EXTRA_DIST += $(GIT_TESTS) tests/lib/gitserv.sh
 # manifest: the schema and check agree on every sample; env read back by four shells
 TESTS += tests/integration/schema.sh tests/integration/env.sh
 EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh
+# tui: the wizard driven in a real terminal (tmux), one behaviour per script
+TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
+	tests/tui/tmp_output_rejected.sh
+TESTS += $(TUI_TESTS)
+EXTRA_DIST += $(TUI_TESTS) tests/tui/lib.sh

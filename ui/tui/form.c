@@ -141,7 +141,11 @@ static int fill_row(struct jp_form *form, struct jp_form_row *r,
 			if (strcmp(f->choices[i].value, v) == 0)
 				r->radio.selected = i;
 		}
-		r->radio.cursor = old ? old->radio.cursor : r->radio.selected;
+		/* The highlight stays where the person left it, unless the
+		 * choice itself changed (the flow derived it from a path). */
+		r->radio.cursor = old && old->radio.selected == r->radio.selected
+					  ? old->radio.cursor
+					  : r->radio.selected;
 		if (r->radio.cursor >= n)
 			r->radio.cursor = r->radio.selected;
 	} else if (f->kind == JP_FIELD_BOOL) {
@@ -508,6 +512,9 @@ static int complete(struct jp_form *form, struct jp_form_row *r)
 	form->tab_armed = false;
 	form->comp_shown = false;
 	jp_completion_dispose(&form->comp);
+	/* Paths are absolute: nothing to complete in an empty or relative one. */
+	if (r->le.buf[0] != '/' && r->le.buf[0] != '~')
+		return JP_EV_IGNORED;
 	if (jp_complete_path(&form->comp, jp_le_text(&r->le), flags, 200) < 0)
 		return JP_EV_IGNORED;
 	if (form->comp.changed) {

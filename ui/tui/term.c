@@ -20,7 +20,7 @@
 #include "tui/term.h"
 
 static SCREEN *screen;
-static FILE *tty_fp;       /* opened /dev/tty, when stdin/stdout are not ttys */
+static FILE *tty_in, *tty_out; /* /dev/tty, when stdin/stdout are not ttys */
 static int tty_fd = -1;    /* where the saved modes are restored */
 static struct termios saved_modes;
 static bool have_saved_modes;
@@ -221,6 +221,15 @@ static void setup_styles(void)
 	styles[JP_STYLE_DIM] = A_DIM;
 }
 
+static void close_tty(void)
+{
+	if (tty_in)
+		fclose(tty_in);
+	if (tty_out)
+		fclose(tty_out);
+	tty_in = tty_out = NULL;
+}
+
 int jp_term_start(struct jp_error *err)
 {
 	const char *why = jp_term_unusable();
@@ -233,23 +242,31 @@ int jp_term_start(struct jp_error *err)
 		return 0;
 
 	if (!(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))) {
-		tty_fp = fopen("/dev/tty", "r+e");
-		if (!tty_fp)
+		/* Two streams: one FILE both read and written needs a seek
+		 * between the two, which curses does not do. */
+		tty_in = fopen("/dev/tty", "re");
+		tty_out = fopen("/dev/tty", "we");
+		if (!tty_in || !tty_out) {
+			close_tty();
 			return jp_error_set(err, JP_EUSAGE, "%s", jp_term_unusable());
-		in = out = tty_fp;
+		}
+		in = tty_in;
+		out = tty_out;
 	}
 	tty_fd = fileno(in);
 	have_saved_modes = tcgetattr(tty_fd, &saved_modes) == 0;
 
 	cs = nl_langinfo(CODESET);
 	glyphs = cs && strcmp(cs, "UTF-8") == 0 ? &unicode_glyphs : &ascii_glyphs;
+	/* In a UTF-8 locale draw lines as Unicode box characters rather than
+	 * through the terminal's alternate character set: curses otherwise
+	 * picks one or the other depending on which streams are terminals. */
+	if (glyphs->unicode)
+		setenv("NCURSES_NO_UTF8_ACS", "1", 0);
 
 	screen = newterm(NULL, out, in);
 	if (!screen) {
-		if (tty_fp) {
-			fclose(tty_fp);
-			tty_fp = NULL;
-		}
+		close_tty();
 		tty_fd = -1;
 		return jp_error_set(err, JP_EUSAGE,
 				    _("jobprep: cannot use this terminal (TERM=%s is not in "
@@ -288,10 +305,7 @@ void jp_term_stop(void)
 	if (have_saved_modes)
 		tcsetattr(tty_fd, TCSADRAIN, &saved_modes);
 	reset_signals();
-	if (tty_fp) {
-		fclose(tty_fp);
-		tty_fp = NULL;
-	}
+	close_tty();
 	tty_fd = -1;
 	restore_len = 0;
 }

@@ -1,0 +1,179 @@
+# Shell helpers for the wizard's tests: drive the real program in a real
+# terminal (tmux) the way a person would, and read the screen back.
+#
+#   . "$TOP_SRCDIR/tests/tui/lib.sh"
+#   tui_init NAME                 scratch dir $T, own tmux socket, pinned env
+#   tui_start COLS ROWS ARGS...   jobprep ARGS in a new session (cwd $T/work)
+#   tui_keys KEY...               tmux send-keys (names: Enter, Escape, C-c...)
+#   tui_type TEXT                 type TEXT literally
+#   tui_wait TEXT [SECS]          wait until TEXT is on the screen (default 20 s)
+#   tui_wait_gone TEXT [SECS]     wait until TEXT has left the screen
+#   tui_screen                    the screen, as text
+#   tui_wait_exit [SECS]          wait for jobprep to end; prints its exit code
+#
+# Every wait polls the screen with a bounded timeout; no sleep is an
+# assertion. On a failed wait the screen is printed. The tmux server is
+# killed and the scratch dir removed on exit (trap).
+#
+# Pinned like tig's test/tools/libtest.sh: TERM=xterm-256color,
+# LANG=C.UTF-8, TZ=UTC, HOME inside the scratch dir.
+
+. "$TOP_SRCDIR/tests/lib/gitserv.sh"
+
+tui_init() {
+	command -v tmux >/dev/null 2>&1 || {
+		echo "SKIP: tmux is not installed" >&2
+		exit 77
+	}
+	TUI_NAME=$1
+	T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-tui-$1.XXXXXX") || exit 99
+	TUI_SOCK=jp-tui-$1-$$
+	mkdir -p "$T/home" "$T/work"
+	TUI_CLEANUP=
+	trap 'tui_cleanup' EXIT
+	trap 'exit 1' INT TERM HUP
+	unset NO_COLOR JOBPREP_PROFILE XDG_STATE_HOME SSH_AUTH_SOCK GIT_ASKPASS SSH_ASKPASS
+	export GIT_CONFIG_NOSYSTEM=1
+}
+
+# tui_on_exit CMD: run CMD at cleanup (stop servers).
+tui_on_exit() {
+	TUI_CLEANUP="$TUI_CLEANUP
+$1"
+}
+
+tui_cleanup() {
+	tmux -L "$TUI_SOCK" kill-server 2>/dev/null
+	eval "$TUI_CLEANUP"
+	rm -rf "$T"
+}
+
+# tui_start COLS ROWS [ENV=VALUE...] -- ARGS...: the wizard in a fresh
+# session. The pane runs a small script that records the exit code and the
+# terminal's modes before and after, then stays open for capture.
+tui_start() {
+	_cols=$1
+	_rows=$2
+	shift 2
+	_env=
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+		_env="$_env $1"
+		shift
+	done
+	[ "${1:-}" = "--" ] && shift
+	rm -f "$T/exit" "$T/stty.before" "$T/stty.after"
+	{
+		echo "cd '$T/work' || exit 1"
+		echo "stty -a >'$T/stty.before'"
+		printf "env HOME='%s' TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC%s '%s'" \
+			"$T/home" "$_env" "$JOBPREP"
+		for _a in "$@"; do
+			printf " '%s'" "$_a"
+		done
+		echo " >'$T/stdout' 2>'$T/stderr'"
+		echo "echo \$? >'$T/exit.tmp'"
+		echo "stty -a >'$T/stty.after'"
+		echo "mv '$T/exit.tmp' '$T/exit'"
+		echo "exec sleep 3600"
+	} >"$T/run.sh"
+	# With stdout in a file the wizard draws on /dev/tty, and the closing
+	# summary it prints lands in $T/stdout for the test to read.
+	tmux -L "$TUI_SOCK" -f /dev/null new-session -d -x "$_cols" -y "$_rows" \
+		-e TERM=xterm-256color -e LANG=C.UTF-8 -e TZ=UTC -e HOME="$T/home" \
+		"sh '$T/run.sh'"
+	# Let tmux keep the size we asked for whatever a client would want.
+	tmux -L "$TUI_SOCK" set-option -g window-size manual 2>/dev/null
+}
+
+tui_keys() {
+	tmux -L "$TUI_SOCK" send-keys "$@"
+}
+
+tui_type() {
+	tmux -L "$TUI_SOCK" send-keys -l "$1"
+}
+
+tui_screen() {
+	tmux -L "$TUI_SOCK" capture-pane -p
+}
+
+# tui_screen_esc: the screen with its colours and attributes as escapes.
+tui_screen_esc() {
+	tmux -L "$TUI_SOCK" capture-pane -p -e
+}
+
+tui_resize() {
+	tmux -L "$TUI_SOCK" resize-window -x "$1" -y "$2"
+}
+
+_tui_dump() {
+	echo "--- screen ($1) ---" >&2
+	tui_screen >&2
+	echo "--- stderr ---" >&2
+	cat "$T/stderr" >&2 2>/dev/null
+	echo "---" >&2
+}
+
+tui_wait() {
+	_w=0
+	_max=$((${2:-20} * 20))
+	while [ $_w -lt $_max ]; do
+		tui_screen | grep -qF -- "$1" && return 0
+		[ -e "$T/exit" ] && [ $_w -gt 2 ] && break
+		sleep 0.05
+		_w=$((_w + 1))
+	done
+	tui_screen | grep -qF -- "$1" && return 0
+	_tui_dump "waited for: $1"
+	return 1
+}
+
+tui_wait_gone() {
+	_w=0
+	_max=$((${2:-20} * 20))
+	while [ $_w -lt $_max ]; do
+		tui_screen | grep -qF -- "$1" || return 0
+		sleep 0.05
+		_w=$((_w + 1))
+	done
+	_tui_dump "waited for this to go: $1"
+	return 1
+}
+
+# tui_wait_exit [SECS]: the wizard's exit code, or "hung".
+tui_wait_exit() {
+	_w=0
+	while [ ! -e "$T/exit" ] && [ $_w -lt $((${1:-30} * 20)) ]; do
+		sleep 0.05
+		_w=$((_w + 1))
+	done
+	if [ -e "$T/exit" ]; then
+		cat "$T/exit"
+	else
+		_tui_dump "the wizard did not exit" >/dev/null 2>&1
+		echo hung
+	fi
+}
+
+# tui_step N NAME: wait for step N/6 to be on screen.
+tui_step() {
+	tui_wait "$1/6  $2"
+}
+
+# tui_must NAME COMMAND...: like jp_expect, and stop the script on failure
+# (later steps make no sense once the wizard is somewhere else).
+tui_must() {
+	_name=$1
+	shift
+	if "$@"; then
+		jp_pass "$_name"
+	else
+		jp_fail "$_name"
+		exit 1
+	fi
+}
+
+# tui_finish: the script's exit status from the reporter.
+tui_finish() {
+	exit $JP_T_FAILED
+}
