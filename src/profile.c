@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/jsonstrict.h"
 #include "jobprep/manifest.h"
 #include "jobprep/profile.h"
 
@@ -185,8 +186,8 @@ static int check_keys(const cJSON *obj, const char *const *allowed,
 				break;
 		if (!allowed[i])
 			rc = jp_error_set(err, JP_EFORMAT,
-					  _("%s: %s%s: unknown field"), origin,
-					  prefix, it->string);
+					  _("%s: %s%s: expected one of the profile's fields, got an unknown field"),
+					  origin, prefix, it->string);
 	}
 	return rc;
 }
@@ -323,6 +324,12 @@ int jp_profile_load(struct jp_profile **out, const char *path,
 		goto out;
 	}
 	text[len] = '\0';
+	/* cJSON alone would take duplicate keys, trailing text and bad UTF-8. */
+	struct jp_json_scan scan = JP_JSON_SCAN_INIT;
+	rc = jp_json_scan(&scan, text, len, path, 4, err);
+	jp_json_scan_dispose(&scan);
+	if (rc < 0)
+		goto out;
 	json = cJSON_ParseWithLength(text, len);
 	if (!json) {
 		rc = jp_error_set(err, JP_EFORMAT,

@@ -5,7 +5,7 @@ AM_TESTS_ENVIRONMENT = \
 	JOBPREP='$(abs_top_builddir)/jobprep'; export JOBPREP; \
 	TOP_SRCDIR='$(abs_top_srcdir)'; export TOP_SRCDIR; \
 	TOP_BUILDDIR='$(abs_top_builddir)'; export TOP_BUILDDIR;
-EXTRA_DIST += tests/lib.sh tests/data
+EXTRA_DIST += tests/lib tests/data
 
 unit_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CJSON_CFLAGS)
 unit_ldadd = $(CORE_LIBS) $(CMOCKA_LIBS)
@@ -17,6 +17,11 @@ check_PROGRAMS += tests/unit/test_lint
 TESTS += tests/unit/test_lint
 tests_unit_test_lint_CFLAGS = $(unit_cflags)
 tests_unit_test_lint_LDADD = $(unit_ldadd)
+# flow: the flow API field by field vs `jobprep init`, and the flow's rules
+check_PROGRAMS += tests/unit/test_flow
+TESTS += tests/unit/test_flow
+tests_unit_test_flow_CFLAGS = $(unit_cflags)
+tests_unit_test_flow_LDADD = $(unit_ldadd)
 # manifest: reading, writing, atomic writes, env rendering, path checks
 MANIFEST_TESTS = tests/unit/test_manifest_read tests/unit/test_manifest_write \
 	tests/unit/test_atomic_write tests/unit/test_envsh tests/unit/test_check
