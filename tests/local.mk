@@ -22,6 +22,12 @@ check_PROGRAMS += tests/unit/test_flow
 TESTS += tests/unit/test_flow
 tests_unit_test_flow_CFLAGS = $(unit_cflags)
 tests_unit_test_flow_LDADD = $(unit_ldadd)
+# profile: the built-in default, profile files, malformed profiles
+check_PROGRAMS += tests/unit/test_profile
+TESTS += tests/unit/test_profile
+tests_unit_test_profile_CFLAGS = $(unit_cflags)
+tests_unit_test_profile_LDADD = $(unit_ldadd)
+tests_unit_test_profile_SOURCES = tests/unit/test_profile.c tests/unit/scratch.h
 # manifest: reading, writing, atomic writes, env rendering, path checks
 MANIFEST_TESTS = tests/unit/test_manifest_read tests/unit/test_manifest_write \
 	tests/unit/test_atomic_write tests/unit/test_envsh tests/unit/test_check
