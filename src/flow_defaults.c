@@ -105,6 +105,44 @@ bool flow_dir_is_empty(const char *path, size_t *entries)
 	return n == 0;
 }
 
+/* Files (anything but a directory) under path, looking at most `budget`
+ * entries deep into the tree: a run directory holding only empty
+ * directories holds nothing of an earlier run. */
+static size_t count_files(const char *path, int depth, size_t *budget)
+{
+	DIR *d;
+	struct dirent *de;
+	size_t n = 0;
+
+	if (depth > 8 || *budget == 0)
+		return 0;
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && *budget > 0) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		(*budget)--;
+		char *p = NULL;
+		struct stat st;
+		if (asprintf(&p, "%s/%s", path, de->d_name) < 0)
+			break;
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			n += count_files(p, depth + 1, budget);
+		else
+			n++;
+		free(p);
+	}
+	closedir(d);
+	return n;
+}
+
+size_t flow_dir_files(const char *path)
+{
+	size_t budget = 10000;
+	return count_files(path, 0, &budget);
+}
+
 bool flow_same_repo(const char *a, const char *b)
 {
 	size_t la, lb;

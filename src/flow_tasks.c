@@ -286,10 +286,10 @@ static int run_outputs(struct jp_flow_task *t, const struct jp_port *port, struc
 	size_t n = 0;
 	int rc;
 
-	if (!t->out_ours && !flow_dir_is_empty(t->out, &n) && n > 0) {
+	if (!t->out_ours && (n = flow_dir_files(t->out)) > 0) {
 		char *q = NULL;
 		int yes = 0;
-		if (asprintf(&q, _("%s already holds %zu entries from an earlier run. Write this run "
+		if (asprintf(&q, _("%s already holds files from an earlier run (%zu files). Write this run "
 				   "into it anyway?"),
 			     t->out, n) < 0)
 			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
@@ -298,7 +298,7 @@ static int run_outputs(struct jp_flow_task *t, const struct jp_port *port, struc
 		free(q);
 		if (!yes)
 			return jp_error_set(err, JP_EREFUSED,
-					    _("%s already holds %zu entries from an earlier run: "
+					    _("%s already holds files from an earlier run (%zu files): "
 					      "choose a new run directory (jobprep never reuses one "
 					      "without asking)"),
 					    t->out, n);
@@ -341,7 +341,7 @@ static int add_code_notes(struct jp_flow_task *t)
 					     in->path);
 	if (in->dirty > 0)
 		rc = jp_manifest_add_check(m, "code.repo.clean", JP_CHECK_WARN, in->path,
-					   _("%s has %zu uncommitted changes: the recorded commit does "
+					   _("%s has %zu uncommitted change(s): the recorded commit does "
 					     "not describe the code the job runs; commit them first"),
 					   in->path, in->dirty);
 	else
@@ -349,7 +349,7 @@ static int add_code_notes(struct jp_flow_task *t)
 					   _("%s has no uncommitted changes"), in->path);
 	if (rc == 0 && in->unpushed > 0)
 		rc = jp_manifest_add_check(m, "code.repo.pushed", JP_CHECK_WARN, in->path,
-					   _("%zu commits in %s are on no remote: nobody else can "
+					   _("%zu commit(s) in %s are on no remote: nobody else can "
 					     "get this exact code"),
 					   in->unpushed, in->path);
 	return rc;
@@ -367,23 +367,30 @@ static int add_data_notes(struct jp_flow_task *t)
 		const char *path = m->data[i].path;
 		if (!x->complete) /* here: "a scan of this path exists" */
 			continue;
+		/* the check module may judge the contents itself */
+		snprintf(id, sizeof(id), "data[%zu].path.contents", i);
+		bool judged = false;
+		for (size_t k = 0; k < m->n_checks && !judged; k++)
+			judged = m->checks[k].id && strcmp(m->checks[k].id, id) == 0;
+		if (judged)
+			continue;
 		snprintf(id, sizeof(id), "data[%zu].archives", i);
 		if (x->stats.archives > 0)
 			rc = jp_manifest_add_check(m, id, JP_CHECK_WARN, path,
-						   _("%llu archives under %s: unpack them before "
+						   _("%llu archive(s) under %s: unpack them before "
 						     "submitting, not in the job's first step while the "
 						     "GPUs wait"),
 						   (unsigned long long)x->stats.archives, path);
 		snprintf(id, sizeof(id), "data[%zu].unreadable", i);
 		if (rc == 0 && x->unreadable > 0)
 			rc = jp_manifest_add_check(m, id, JP_CHECK_WARN, path,
-						   _("%llu entries under %s cannot be read: fix their "
+						   _("%llu entry(ies) under %s cannot be read: fix their "
 						     "permissions so the job's user can read them"),
 						   (unsigned long long)x->unreadable, path);
 		snprintf(id, sizeof(id), "data[%zu].links", i);
 		if (rc == 0 && x->links_outside > 0)
 			rc = jp_manifest_add_check(m, id, JP_CHECK_WARN, path,
-						   _("%llu symbolic links under %s point outside it: the "
+						   _("%llu symbolic link(s) under %s point outside it: the "
 						     "job sees their targets only if those are mounted too"),
 						   (unsigned long long)x->links_outside, path);
 	}

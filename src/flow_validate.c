@@ -167,7 +167,8 @@ static char *suggestion(const struct jp_flow *flow, enum fkey key)
 	if (tmpl && key == K_OUTPUT_DIR && flow->run_dir)
 		return strdup(flow->run_dir);
 	if (tmpl)
-		s = flow_expand_template(flow, tmpl, flow->m->outputs.output_dir);
+		s = flow_expand_template(flow, tmpl,
+					 flow->run_dir ? flow->run_dir : flow->m->outputs.output_dir);
 	char *nnn = s ? strstr(s, "NNN") : NULL;
 	if (nnn)
 		memcpy(nnn, "001", 3); /* same length */
@@ -525,13 +526,16 @@ int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow, const 
 			flow_verdict_set(v, JP_CHECK_FAIL, _("expected an absolute path, got \"%s\""), s);
 			break;
 		}
+		/* a default inside the output directory is judged with it */
+		if (r->key != K_OUTPUT_DIR && !flow->set[r->key] && under(s, m->outputs.output_dir))
+			break;
 		rc = judge_storage(v, flow, r->key, s, true);
 		if (rc == 0 && v->status == JP_CHECK_PASS && r->key == K_OUTPUT_DIR) {
 			size_t n = 0;
 			bool ours = flow->made_out && strcmp(flow->made_out, s) == 0;
-			if (!ours && !flow_dir_is_empty(s, &n) && n > 0)
+			if (!ours && (n = flow_dir_files(s)) > 0)
 				flow_verdict_set(v, JP_CHECK_WARN,
-						 _("%s already holds %zu entries from an earlier run: jobprep "
+						 _("%s already holds files from an earlier run (%zu files): jobprep "
 						   "will not write into it without asking; a new run directory "
 						   "keeps runs apart"),
 						 s, n);

@@ -34,6 +34,7 @@ struct lint {
 	char *cwd;        /* NULL: unknown (the job's starting directory) */
 	int oom;
 	int warned_relative;
+	struct jp_strv code_remotes; /* `git remote add NAME URL` of the code */
 };
 
 /* --- small helpers -------------------------------------------------------- */
@@ -578,7 +579,31 @@ static void lint_git(struct lint *L, const struct cmd *c, size_t i)
 			    _("'git clone' fetches a repository at job start, while the GPUs wait: clone "
 			      "it onto shared storage before submitting (only a light, pinned clone of "
 			      "the code belongs in the launch command)"));
+	} else if (strcmp(sub, "remote") == 0 && arg(c, i + 1) && strcmp(arg(c, i + 1), "add") == 0) {
+		/* the pinned clone's "git remote add origin URL": fetches from it are expected */
+		size_t u = first_operand(c, i + 2);
+		char *e = u + 1 < c->n ? expand(L, c->args[u + 1]) : NULL;
+		if (e && L->ctx->code_repo_url && same_repo(e, L->ctx->code_repo_url) &&
+		    jp_strv_push(&L->code_remotes, c->args[u]->text) < 0)
+			L->oom = 1;
+		free(e);
 	} else if (strcmp(sub, "pull") == 0 || strcmp(sub, "fetch") == 0) {
+		size_t u = i + 1;
+		while (u < c->n && is_option(c->args[u]->text)) {
+			const char *a = c->args[u]->text;
+			bool value = strcmp(a, "--depth") == 0 || strcmp(a, "-j") == 0 ||
+				     strcmp(a, "--jobs") == 0 || strcmp(a, "--deepen") == 0;
+			u += value ? 2 : 1;
+		}
+		const char *remote = arg(c, u);
+		for (size_t k = 0; remote && k < L->code_remotes.n; k++)
+			if (strcmp(L->code_remotes.v[k], remote) == 0)
+				return;
+		char *e = remote ? expand(L, c->args[u]) : NULL;
+		bool pinned = e && L->ctx->code_repo_url && same_repo(e, L->ctx->code_repo_url);
+		free(e);
+		if (pinned)
+			return;
 		char word[32];
 		snprintf(word, sizeof(word), "git %s", sub);
 		download(L, word);
@@ -1213,6 +1238,7 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 	}
 	free(L.vars);
 	free(L.cwd);
+	jp_strv_dispose(&L.code_remotes);
 	return rc;
 }
 

@@ -87,6 +87,11 @@ tests_fuzz_fuzz_manifest_LDADD = $(CORE_LIBS)
 endif
 
 # integration tests
+# flow: headless init (golden manifests, bad answers, interrupts, the demo)
+INIT_TESTS = tests/integration/init_golden.sh tests/integration/init_errors.sh \
+	tests/integration/init_interrupt.sh tests/integration/init_demo.sh
+TESTS += $(INIT_TESTS)
+EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
 # git: clone by ref, refusals, credentials over http and ssh, interrupts, remote pin
 GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refused.sh
 TESTS += $(GIT_TESTS)

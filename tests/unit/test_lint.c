@@ -321,6 +321,19 @@ static void pinned_code_clone_is_not_a_download(void **state)
 	assert_int_equal(r.n, 1);
 	assert_string_equal(r.items[0].word, "git clone");
 	jp_lint_report_dispose(&r);
+
+	/* the fetch-by-commit line jp_git_clone_command writes */
+	assert_int_equal(jp_lint_command(&r,
+					 "git init -q /workspace/c && git -C /workspace/c remote add "
+					 "origin https://example.com/team/code.git && { git -C "
+					 "/workspace/c fetch -q --depth 1 origin 0123 || git -C "
+					 "/workspace/c fetch -q origin; } && git fetch "
+					 "https://example.com/other.git",
+					 &ctx, NULL),
+			 0);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.items[0].word, "git fetch");
+	jp_lint_report_dispose(&r);
 }
 
 /* --- the splitter --------------------------------------------------------- */

@@ -1,0 +1,684 @@
+/* The flow API: driven field by field the way the wizard drives it (actions
+ * on a worker thread through jp_task), it writes the same manifest as
+ * `jobprep init` for the same answers. And the flow's own rules: defaults
+ * that follow the job name unless edited, the next free run number, inline
+ * verdicts (/tmp outputs, image references), never reusing a non-empty run
+ * directory without asking, and a cancel that leaves nothing made. */
+#include "config.h"
+
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "jobprep/flow.h"
+#include "jobprep/manifest.h"
+#include "jobprep/profile.h"
+#include "jobprep/task.h"
+
+static char top[PATH_MAX];      /* holds a/ and b/: two identical platforms */
+static char plat_a[PATH_MAX];   /* jobprep init runs here */
+static char plat_b[PATH_MAX];   /* the flow API runs here */
+static const char *jobprep_bin;
+static const char *srcdir;
+
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...)
+{
+	char *cmd = NULL;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vasprintf(&cmd, fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return -1;
+	rc = system(cmd);
+	free(cmd);
+	return rc;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0;
+
+	if (!f)
+		return NULL;
+	FILE *m = open_memstream(&buf, &n);
+	int c;
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, m);
+	fclose(m);
+	fclose(f);
+	return buf;
+}
+
+static bool err_has(const struct jp_error *err, const char *text)
+{
+	for (size_t i = 0; i < err->n; i++)
+		if (strstr(err->msgs[i], text))
+			return true;
+	return false;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+static int lay_out(const char *dir)
+{
+	return run("sh -c '. \"%s/tests/lib/gitserv.sh\" && . \"%s/tests/lib/initscratch.sh\" && "
+		   "jp_init_scratch \"%s\"'",
+		   srcdir, srcdir, dir);
+}
+
+static int setup(void **state)
+{
+	char tmpl[] = "flow-scratch-XXXXXX";
+
+	(void)state;
+	jobprep_bin = getenv("JOBPREP");
+	srcdir = getenv("TOP_SRCDIR");
+	if (!jobprep_bin || !srcdir) {
+		fprintf(stderr, "JOBPREP and TOP_SRCDIR must be set (make check sets them)\n");
+		return -1;
+	}
+	if (!mkdtemp(tmpl) || !realpath(tmpl, top))
+		return -1;
+	snprintf(plat_a, sizeof(plat_a), "%.*s/a", PATH_MAX - 8, top);
+	snprintf(plat_b, sizeof(plat_b), "%.*s/b", PATH_MAX - 8, top);
+	if (lay_out(plat_a) != 0 || lay_out(plat_b) != 0)
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return run("rm -rf '%s'", top) == 0 ? 0 : -1;
+}
+
+static struct jp_profile *profile_of(const char *plat)
+{
+	struct jp_profile *p = NULL;
+	char path[PATH_MAX + 32];
+
+	snprintf(path, sizeof(path), "%s/profile.json", plat);
+	assert_int_equal(jp_profile_load(&p, path, NULL), 0);
+	return p;
+}
+
+/* --- the wizard's way: field by field, actions on a worker thread ---------- */
+
+static void set(struct jp_flow *flow, const char *key, const char *value)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	int rc = jp_flow_set(NULL, flow, key, value, &err);
+
+	if (rc != 0)
+		fail_msg("set %s=%s: %s", key, value, jp_error_message(&err));
+	jp_error_dispose(&err);
+}
+
+static void set_json(struct jp_flow *flow, const char *key, const cJSON *v)
+{
+	char num[32];
+
+	if (cJSON_IsString(v)) {
+		set(flow, key, v->valuestring);
+	} else if (cJSON_IsBool(v)) {
+		set(flow, key, cJSON_IsTrue(v) ? "true" : "false");
+	} else if (cJSON_IsNumber(v)) {
+		snprintf(num, sizeof(num), "%.0f", v->valuedouble);
+		set(flow, key, num);
+	}
+}
+
+/* Walk the answers as a person fills the screens: every value typed into its
+ * field, list items added one by one. */
+static void type_answers(struct jp_flow *flow, const char *text)
+{
+	cJSON *root = cJSON_Parse(text);
+	const cJSON *sec, *it, *sub;
+	char key[128];
+
+	assert_non_null(root);
+	cJSON_ArrayForEach(sec, root)
+	{
+		if (strcmp(sec->string, "data") == 0) {
+			cJSON_ArrayForEach(it, sec)
+			{
+				size_t idx;
+				assert_int_equal(jp_flow_list_add(&idx, flow, "data", NULL), 0);
+				/* the path first, as the data screen asks for it first */
+				const cJSON *path = cJSON_GetObjectItemCaseSensitive(it, "path");
+				snprintf(key, sizeof(key), "data[%zu].path", idx);
+				set_json(flow, key, path);
+				cJSON_ArrayForEach(sub, it)
+				{
+					if (strcmp(sub->string, "path") == 0)
+						continue;
+					snprintf(key, sizeof(key), "data[%zu].%s", idx, sub->string);
+					set_json(flow, key, sub);
+				}
+			}
+			continue;
+		}
+		cJSON_ArrayForEach(it, sec)
+		{
+			if (strcmp(sec->string, "job") == 0 && strcmp(it->string, "env") == 0) {
+				cJSON_ArrayForEach(sub, it)
+				{
+					size_t idx;
+					assert_int_equal(jp_flow_list_add(&idx, flow, "job.env", NULL), 0);
+					snprintf(key, sizeof(key), "job.env[%zu].name", idx);
+					set(flow, key, sub->string);
+					snprintf(key, sizeof(key), "job.env[%zu].value", idx);
+					set_json(flow, key, sub);
+				}
+			} else if (cJSON_IsObject(it)) {
+				cJSON_ArrayForEach(sub, it)
+				{
+					snprintf(key, sizeof(key), "%s.%s.%s", sec->string, it->string,
+						 sub->string);
+					set_json(flow, key, sub);
+				}
+			} else {
+				snprintf(key, sizeof(key), "%s.%s", sec->string, it->string);
+				set_json(flow, key, it);
+			}
+		}
+	}
+	cJSON_Delete(root);
+}
+
+static int task_body(struct jp_error *err, const struct jp_port *port, void *arg)
+{
+	return jp_flow_task_run(arg, port, err);
+}
+
+/* Each pending action: snapshot on this thread, work on another, apply here. */
+static void run_actions_in_background(struct jp_flow *flow)
+{
+	for (int round = 0; round < 16; round++) {
+		enum jp_action *kinds = NULL;
+		size_t *idx = NULL, n = 0, k;
+
+		assert_int_equal(jp_flow_pending(&kinds, &idx, &n, flow, NULL), 0);
+		for (k = 0; k < n && kinds[k] == JP_ACTION_CHECK; k++)
+			;
+		if (k == n) {
+			free(kinds);
+			free(idx);
+			return;
+		}
+		struct jp_flow_task *t = NULL;
+		struct jp_task *bg = NULL;
+		const struct jp_error *terr = NULL;
+		struct jp_error err = JP_ERROR_INIT;
+
+		assert_int_equal(jp_flow_task_new(&t, flow, kinds[k], idx[k], false, &err), 0);
+		assert_int_equal(jp_task_start(&bg, "action", task_body, t, &err), 0);
+		assert_int_equal(jp_task_wait(bg, -1), 0);
+		if (jp_task_result(bg, &terr) != 0)
+			fail_msg("action %d: %s", (int)kinds[k], jp_error_message(terr));
+		jp_task_free(bg);
+		if (jp_flow_task_apply(flow, t, &err) != 0)
+			fail_msg("apply %d: %s", (int)kinds[k], jp_error_message(&err));
+		jp_flow_task_free(t);
+		jp_error_dispose(&err);
+		free(kinds);
+		free(idx);
+	}
+	fail_msg("the actions never settled");
+}
+
+/* Scratch path -> @S@; created_at and free-space messages (which move
+ * between two runs) blanked. */
+static char *normalise(const char *text, const char *plat)
+{
+	cJSON *root = cJSON_Parse(text);
+	cJSON *checks, *c;
+	char *printed, *out;
+
+	assert_non_null(root);
+	cJSON_ReplaceItemInObjectCaseSensitive(root, "created_at", cJSON_CreateString("@TIME@"));
+	checks = cJSON_GetObjectItemCaseSensitive(root, "checks");
+	cJSON_ArrayForEach(c, checks)
+	{
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "id");
+		size_t n = strlen(id->valuestring);
+		if (n > 6 && strcmp(id->valuestring + n - 6, ".space") == 0)
+			cJSON_ReplaceItemInObjectCaseSensitive(c, "message",
+							       cJSON_CreateString("@SPACE@"));
+	}
+	printed = cJSON_Print(root);
+	cJSON_Delete(root);
+	/* replace every occurrence of the platform's path */
+	size_t pl = strlen(plat);
+	size_t cap = strlen(printed) + 1, n = 0;
+	out = malloc(cap);
+	for (const char *p = printed; *p;) {
+		if (strncmp(p, plat, pl) == 0) {
+			memcpy(out + n, "@S@", 3);
+			n += 3;
+			p += pl;
+		} else {
+			out[n++] = *p++;
+		}
+	}
+	out[n] = '\0';
+	cJSON_free(printed);
+	return out;
+}
+
+static void flow_and_init_agree_on(const char *name)
+{
+	char ans_a[PATH_MAX + 64], ans_b[PATH_MAX + 64], man_a[PATH_MAX + 64],
+		man_b[PATH_MAX + 64];
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_profile *p;
+	struct jp_flow *flow = NULL;
+	char *text, *a, *b, *na, *nb;
+
+	snprintf(ans_a, sizeof(ans_a), "%s/%s.answers.json", plat_a, name);
+	snprintf(ans_b, sizeof(ans_b), "%s/%s.answers.json", plat_b, name);
+	snprintf(man_a, sizeof(man_a), "%s/%s.job.json", plat_a, name);
+	snprintf(man_b, sizeof(man_b), "%s/%s.job.json", plat_b, name);
+	assert_int_equal(run("sed 's|@SCRATCH@|%s|g' '%s/tests/data/answers/%s.json' > '%s'", plat_a,
+			     srcdir, name, ans_a),
+			 0);
+	assert_int_equal(run("sed 's|@SCRATCH@|%s|g' '%s/tests/data/answers/%s.json' > '%s'", plat_b,
+			     srcdir, name, ans_b),
+			 0);
+
+	/* the command line */
+	assert_int_equal(run("'%s' init --answers '%s' --profile '%s/profile.json' -o '%s' >/dev/null",
+			     jobprep_bin, ans_a, plat_a, man_a),
+			 0);
+
+	/* the wizard's way */
+	p = profile_of(plat_b);
+	assert_int_equal(jp_flow_new(&flow, p, &err), 0);
+	text = slurp(ans_b);
+	assert_non_null(text);
+	type_answers(flow, text);
+	free(text);
+	set(flow, "review.manifest_path", man_b);
+	run_actions_in_background(flow);
+	if (jp_flow_finish(flow, 0, NULL, &err) != 0)
+		fail_msg("%s: finish: %s", name, jp_error_message(&err));
+	jp_flow_free(flow);
+	jp_profile_free(p);
+	jp_error_dispose(&err);
+
+	a = slurp(man_a);
+	b = slurp(man_b);
+	assert_non_null(a);
+	assert_non_null(b);
+	na = normalise(a, plat_a);
+	nb = normalise(b, plat_b);
+	if (strcmp(na, nb) != 0)
+		fail_msg("%s: init and the flow API disagree\n--- init\n%s\n--- flow\n%s", name, na, nb);
+	free(a);
+	free(b);
+	free(na);
+	free(nb);
+}
+
+static void same_answers_same_manifest_shared_clone(void **state)
+{
+	(void)state;
+	flow_and_init_agree_on("shared-clone");
+}
+
+static void same_answers_same_manifest_shared_existing(void **state)
+{
+	(void)state;
+	flow_and_init_agree_on("shared-existing");
+}
+
+static void same_answers_same_manifest_image(void **state)
+{
+	(void)state;
+	flow_and_init_agree_on("image");
+}
+
+static void same_answers_same_manifest_launch_clone(void **state)
+{
+	(void)state;
+	flow_and_init_agree_on("launch-clone");
+}
+
+/* --- the flow's own rules ----------------------------------------------------- */
+
+static struct jp_flow *new_flow(void)
+{
+	struct jp_profile *p = profile_of(plat_b);
+	struct jp_flow *flow = NULL;
+
+	assert_int_equal(jp_flow_new(&flow, p, NULL), 0);
+	jp_profile_free(p);
+	return flow;
+}
+
+static void assert_value(const struct jp_flow *flow, const char *key, const char *want)
+{
+	char *got = NULL;
+
+	assert_int_equal(jp_flow_get(&got, flow, key, NULL), 0);
+	if (strcmp(got, want) != 0)
+		fail_msg("%s: expected \"%s\", got \"%s\"", key, want, got);
+	free(got);
+}
+
+static void defaults_follow_job_name_unless_edited(void **state)
+{
+	struct jp_flow *flow = new_flow();
+	char want[PATH_MAX * 2];
+
+	(void)state;
+	set(flow, "job.name", "alpha");
+	snprintf(want, sizeof(want), "%s/shared/projects/alpha", plat_b);
+	assert_value(flow, "code.path", want);
+	snprintf(want, sizeof(want), "%s/shared/outputs/alpha/run-001", plat_b);
+	assert_value(flow, "outputs.output_dir", want);
+	snprintf(want, sizeof(want), "%s/shared/outputs/alpha/run-001/checkpoints", plat_b);
+	assert_value(flow, "outputs.checkpoint_dir", want);
+	snprintf(want, sizeof(want), "%s/shared/outputs/alpha/run-001/job.json", plat_b);
+	assert_value(flow, "review.manifest_path", want);
+	assert_false(jp_flow_is_set(flow, "code.path"));
+
+	snprintf(want, sizeof(want), "%s/shared/mine", plat_b);
+	set(flow, "code.path", want);
+	set(flow, "job.name", "beta");
+	assert_value(flow, "code.path", want); /* edited: stays */
+	snprintf(want, sizeof(want), "%s/shared/outputs/beta/run-001/logs", plat_b);
+	assert_value(flow, "outputs.log_dir", want); /* not edited: follows */
+
+	set(flow, "code.path", NULL); /* back to following */
+	snprintf(want, sizeof(want), "%s/shared/projects/beta", plat_b);
+	assert_value(flow, "code.path", want);
+	jp_flow_free(flow);
+}
+
+static void next_run_number_follows_the_highest(void **state)
+{
+	struct jp_flow *flow;
+	char want[PATH_MAX * 2];
+
+	(void)state;
+	assert_int_equal(run("mkdir -p '%s/shared/outputs/gamma/run-001' "
+			     "'%s/shared/outputs/gamma/run-041' '%s/shared/outputs/gamma/notes'",
+			     plat_b, plat_b, plat_b),
+			 0);
+	flow = new_flow();
+	set(flow, "job.name", "gamma");
+	snprintf(want, sizeof(want), "%s/shared/outputs/gamma/run-042", plat_b);
+	assert_value(flow, "outputs.output_dir", want);
+	jp_flow_free(flow);
+}
+
+static void tmp_output_dir_fails_inline_with_the_reason(void **state)
+{
+	struct jp_flow *flow = new_flow();
+	struct jp_verdict v = JP_VERDICT_INIT;
+	char want[PATH_MAX * 3];
+
+	(void)state;
+	set(flow, "job.name", "delta");
+	assert_int_equal(jp_flow_set(&v, flow, "outputs.output_dir", "/tmp/out/", NULL), 0);
+	assert_int_equal(v.status, JP_CHECK_FAIL);
+	snprintf(want, sizeof(want),
+		 "/tmp/out is under /tmp, which is wiped when the job ends: put it under "
+		 "%s/shared/outputs/delta/run-001",
+		 plat_b);
+	assert_string_equal(v.message, want);
+	jp_verdict_dispose(&v);
+
+	/* checking as one types, without storing */
+	assert_int_equal(jp_flow_validate(&v, flow, "outputs.log_dir", "/root/logs", NULL), 0);
+	assert_int_equal(v.status, JP_CHECK_FAIL);
+	assert_non_null(strstr(v.message, "under /root, which is wiped when the job ends"));
+	jp_verdict_dispose(&v);
+
+	/* and finish refuses before making anything */
+	struct jp_error err = JP_ERROR_INIT;
+	char out[PATH_MAX + 64];
+	snprintf(out, sizeof(out), "%s/shared/projects/delta", plat_b);
+	set(flow, "code.source", "image");
+	set(flow, "code.image", "registry.example.com/t/delta:1");
+	set(flow, "code.path", "/app");
+	assert_int_equal(jp_flow_finish(flow, 0, NULL, &err), JP_ECHECK);
+	assert_true(err_has(&err, "outputs.output_dir: /tmp/out is under /tmp"));
+	assert_false(exists("/tmp/out/job.json"));
+	jp_error_dispose(&err);
+	jp_flow_free(flow);
+}
+
+static void values_that_cannot_be_stored_are_refused(void **state)
+{
+	struct jp_flow *flow = new_flow();
+	struct jp_verdict v = JP_VERDICT_INIT;
+
+	(void)state;
+	assert_int_equal(jp_flow_set(&v, flow, "job.workers", "two", NULL), JP_EUSAGE);
+	assert_string_equal(v.message, "expected an integer from 1 to 1000000, got \"two\"");
+	assert_value(flow, "job.workers", "1");
+	jp_verdict_dispose(&v);
+	assert_int_equal(jp_flow_set(&v, flow, "code.path", "relative/dir", NULL), JP_EUSAGE);
+	assert_int_equal(v.status, JP_CHECK_FAIL);
+	jp_verdict_dispose(&v);
+	assert_int_equal(jp_flow_set(&v, flow, "code.source", "ftp", NULL), JP_EUSAGE);
+	assert_string_equal(v.message, "expected one of \"shared_storage\", \"image\", "
+				       "\"launch_clone\", got \"ftp\"");
+	jp_verdict_dispose(&v);
+	assert_int_equal(jp_flow_set(&v, flow, "code.repo.commit", "0123", NULL), JP_EUSAGE);
+	jp_verdict_dispose(&v);
+	assert_int_equal(jp_flow_set(NULL, flow, "no.such.field", "x", NULL), JP_EUSAGE);
+	assert_int_equal(jp_flow_set(NULL, flow, "data[0].path", "/x", NULL), JP_EUSAGE);
+
+	/* a job name with capitals is stored, and fails with a suggestion */
+	assert_int_equal(jp_flow_set(&v, flow, "job.name", "Llama_SFT", NULL), 0);
+	assert_int_equal(v.status, JP_CHECK_FAIL);
+	assert_non_null(strstr(v.message, "try \"llama-sft\""));
+	jp_verdict_dispose(&v);
+	jp_flow_free(flow);
+}
+
+static void image_references_are_checked(void **state)
+{
+	static const struct {
+		const char *ref;
+		enum jp_check_status status;
+	} refs[] = {
+		{ "registry.example.com/team/train:v1", JP_CHECK_PASS },
+		{ "localhost:5000/train:2024.01-cuda12", JP_CHECK_PASS },
+		{ "team/train@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+		  JP_CHECK_PASS },
+		{ "ubuntu", JP_CHECK_WARN },
+		{ "registry.example.com/team/train", JP_CHECK_WARN },
+		{ "Registry.example.com/Team/train:v1", JP_CHECK_FAIL },
+		{ "team/train@sha256:0123", JP_CHECK_FAIL },
+		{ "team/train:", JP_CHECK_FAIL },
+		{ "team//train:v1", JP_CHECK_FAIL },
+		{ "team/train:v 1", JP_CHECK_FAIL },
+		{ "", JP_CHECK_FAIL },
+	};
+	struct jp_flow *flow = new_flow();
+
+	(void)state;
+	set(flow, "code.source", "image");
+	assert_true(jp_flow_field_active(flow, "code.image"));
+	assert_false(jp_flow_field_active(flow, "code.checkout"));
+	for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]); i++) {
+		struct jp_verdict v = JP_VERDICT_INIT;
+		assert_int_equal(jp_flow_validate(&v, flow, "code.image", refs[i].ref, NULL), 0);
+		if (v.status != refs[i].status)
+			fail_msg("%s: expected %d, got %d (%s)", refs[i].ref, refs[i].status, v.status,
+				 v.message ? v.message : "");
+		jp_verdict_dispose(&v);
+	}
+	jp_flow_free(flow);
+}
+
+static int say_yes(const char *q, void *payload)
+{
+	(void)q;
+	(*(int *)payload)++;
+	return 1;
+}
+
+static void nonempty_run_dir_is_not_reused_without_asking(void **state)
+{
+	struct jp_flow *flow = new_flow();
+	struct jp_verdict v = JP_VERDICT_INIT;
+	struct jp_error err = JP_ERROR_INIT;
+	char dir[PATH_MAX + 64];
+	int asked = 0;
+	struct jp_port yes = { NULL, NULL, say_yes, &asked };
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/shared/outputs/eps/run-003", plat_b);
+	assert_int_equal(run("mkdir -p '%s' && echo old > '%s/old.log'", dir, dir), 0);
+	set(flow, "job.name", "eps");
+	assert_int_equal(jp_flow_set(&v, flow, "outputs.output_dir", dir, NULL), 0);
+	assert_int_equal(v.status, JP_CHECK_WARN);
+	jp_verdict_dispose(&v);
+	assert_int_equal(jp_flow_run(flow, JP_ACTION_OUTPUTS, 0, false, NULL, &err), JP_EREFUSED);
+	assert_true(err_has(&err, "already holds files from an earlier run (1 files)"));
+	jp_error_dispose(&err);
+	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/checkpoints");
+	assert_false(exists(dir));
+
+	assert_int_equal(jp_flow_run(flow, JP_ACTION_OUTPUTS, 0, false, &yes, NULL), 0);
+	assert_int_equal(asked, 1);
+	assert_true(exists(dir));
+	jp_flow_free(flow);
+}
+
+static int cancel_before_checks(const struct jp_progress *p, void *payload)
+{
+	const char *out = payload;
+	/* the output directories exist: the flow is between its last action
+	 * and the checks */
+	return p->phase == JP_PHASE_DONE && exists(out) ? -1 : 0;
+}
+
+static void cancel_leaves_no_directories_behind(void **state)
+{
+	struct jp_flow *flow = new_flow();
+	struct jp_error err = JP_ERROR_INIT;
+	char out[PATH_MAX + 64], projects[PATH_MAX + 64];
+	struct jp_port port = { cancel_before_checks, NULL, NULL, out };
+
+	(void)state;
+	snprintf(out, sizeof(out), "%s/shared/outputs/zeta/run-001", plat_b);
+	snprintf(projects, sizeof(projects), "%s/shared/outputs/zeta", plat_b);
+	set(flow, "job.name", "zeta");
+	set(flow, "code.source", "image");
+	set(flow, "code.image", "registry.example.com/t/zeta:1");
+	set(flow, "code.path", "/app");
+	assert_int_equal(jp_flow_finish(flow, 0, &port, &err), JP_ECANCELED);
+	assert_false(exists(out));
+	assert_false(exists(projects)); /* the parents it made went too */
+	jp_error_dispose(&err);
+	jp_flow_free(flow);
+}
+
+static void checkout_of_another_repository_is_refused(void **state)
+{
+	struct jp_flow *flow = new_flow();
+	struct jp_error err = JP_ERROR_INIT;
+	char path[PATH_MAX + 64];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/shared/projects/existing-job", plat_b);
+	set(flow, "job.name", "existing-job");
+	set(flow, "code.repo.url", "https://example.com/someone/else.git");
+	assert_value(flow, "code.checkout", "existing"); /* the directory holds files */
+	assert_int_equal(jp_flow_finish(flow, JP_FINISH_NO_WRITE, NULL, &err), JP_ECHECK);
+	assert_true(err_has(&err, "is a checkout of file://"));
+	jp_error_dispose(&err);
+	jp_flow_free(flow);
+}
+
+static void fields_are_data(void **state)
+{
+	const struct jp_field *f;
+
+	(void)state;
+	f = jp_flow_fields(JP_STEP_JOB);
+	assert_string_equal(f[0].key, "job.name");
+	assert_int_equal(f[1].kind, JP_FIELD_INTEGER);
+	assert_string_equal(jp_step_name(JP_STEP_OUTPUTS), "Outputs");
+	f = jp_flow_field("data[12].read_only");
+	assert_non_null(f);
+	assert_int_equal(f->kind, JP_FIELD_BOOL);
+	assert_null(jp_flow_field("data[x].path"));
+	assert_null(jp_flow_field("data.path"));
+	f = jp_flow_field("code.source");
+	assert_string_equal(f->choices[2].value, "launch_clone");
+	for (int s = 0; s < JP_STEP_COUNT; s++)
+		for (f = jp_flow_fields((enum jp_step)s); f->key; f++)
+			assert_non_null(f->label);
+}
+
+static void data_sources_are_a_list(void **state)
+{
+	struct jp_flow *flow = new_flow();
+	char path[PATH_MAX + 64];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(jp_flow_list_add(&i, flow, "data", NULL), 0);
+	assert_int_equal(i, 0);
+	assert_value(flow, "data[0].name", "data-1");
+	snprintf(path, sizeof(path), "%s/public/imagenet-mini", plat_b);
+	set(flow, "data[0].path", path);
+	assert_value(flow, "data[0].name", "imagenet-mini");
+	assert_value(flow, "data[0].kind", "public");
+	assert_value(flow, "data[0].read_only", "true");
+	assert_int_equal(jp_flow_list_add(&i, flow, "data", NULL), 0);
+	assert_int_equal(jp_flow_list_count(flow, "data"), 2);
+	assert_int_equal(jp_flow_list_remove(flow, "data", 0, NULL), 0);
+	assert_int_equal(jp_flow_list_count(flow, "data"), 1);
+	assert_value(flow, "data[0].name", "data-1"); /* a default follows the position */
+	assert_int_equal(jp_flow_list_remove(flow, "data", 5, NULL), JP_EUSAGE);
+	jp_flow_free(flow);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(same_answers_same_manifest_shared_clone),
+		cmocka_unit_test(same_answers_same_manifest_shared_existing),
+		cmocka_unit_test(same_answers_same_manifest_image),
+		cmocka_unit_test(same_answers_same_manifest_launch_clone),
+		cmocka_unit_test(defaults_follow_job_name_unless_edited),
+		cmocka_unit_test(next_run_number_follows_the_highest),
+		cmocka_unit_test(tmp_output_dir_fails_inline_with_the_reason),
+		cmocka_unit_test(values_that_cannot_be_stored_are_refused),
+		cmocka_unit_test(image_references_are_checked),
+		cmocka_unit_test(nonempty_run_dir_is_not_reused_without_asking),
+		cmocka_unit_test(cancel_leaves_no_directories_behind),
+		cmocka_unit_test(checkout_of_another_repository_is_refused),
+		cmocka_unit_test(fields_are_data),
+		cmocka_unit_test(data_sources_are_a_list),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
