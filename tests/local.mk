@@ -101,6 +101,8 @@ TESTS += tests/integration/schema.sh tests/integration/env.sh
 EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh
 # tui: the wizard driven in a real terminal (tmux), one behaviour per script
 TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
-	tests/tui/tmp_output_rejected.sh
+	tests/tui/tmp_output_rejected.sh tests/tui/resize_mid_clone.sh \
+	tests/tui/ctrl_c_mid_clone.sh tests/tui/small_terminal.sh tests/tui/no_color.sh \
+	tests/tui/no_terminal.sh tests/tui/resume_draft.sh tests/tui/help_browse_cjk.sh
 TESTS += $(TUI_TESTS)
 EXTRA_DIST += $(TUI_TESTS) tests/tui/lib.sh

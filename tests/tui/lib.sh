@@ -27,7 +27,9 @@ tui_init() {
 	}
 	TUI_NAME=$1
 	T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-tui-$1.XXXXXX") || exit 99
-	TUI_SOCK=jp-tui-$1-$$
+	TUI_BASE=jp-tui-$1-$$
+	TUI_N=0
+	TUI_SOCK=$TUI_BASE-0
 	mkdir -p "$T/home" "$T/work"
 	TUI_CLEANUP=
 	trap 'tui_cleanup' EXIT
@@ -43,7 +45,11 @@ $1"
 }
 
 tui_cleanup() {
-	tmux -L "$TUI_SOCK" kill-server 2>/dev/null
+	_i=0
+	while [ $_i -le $TUI_N ]; do
+		tmux -L "$TUI_BASE-$_i" kill-server 2>/dev/null
+		_i=$((_i + 1))
+	done
 	eval "$TUI_CLEANUP"
 	rm -rf "$T"
 }
@@ -62,6 +68,10 @@ tui_start() {
 	done
 	[ "${1:-}" = "--" ] && shift
 	rm -f "$T/exit" "$T/stty.before" "$T/stty.after"
+	# Each start gets a server of its own: the one before is stopped.
+	tmux -L "$TUI_SOCK" kill-server 2>/dev/null
+	TUI_N=$((TUI_N + 1))
+	TUI_SOCK=$TUI_BASE-$TUI_N
 	{
 		echo "cd '$T/work' || exit 1"
 		echo "stty -a >'$T/stty.before'"
@@ -153,6 +163,14 @@ tui_wait_exit() {
 		_tui_dump "the wizard did not exit" >/dev/null 2>&1
 		echo hung
 	fi
+}
+
+# tui_stty_same: the terminal's modes after the wizard are those before it
+# (the size aside: a test may have resized the window meanwhile).
+tui_stty_same() {
+	sed 's/rows [0-9]*; columns [0-9]*;//' "$T/stty.before" >"$T/stty.b"
+	sed 's/rows [0-9]*; columns [0-9]*;//' "$T/stty.after" >"$T/stty.a"
+	cmp -s "$T/stty.b" "$T/stty.a" && [ -s "$T/stty.b" ]
 }
 
 # tui_step N NAME: wait for step N/6 to be on screen.

@@ -472,37 +472,28 @@ static const char *default_hints(struct jp_wizard *w)
 
 static void draw_hints(const char *hints, int y, int x, int width)
 {
-	/* Key names bold, their meaning plain: "Enter next · Esc back". */
+	/* "Enter next · Esc back · ...": the key bold, its meaning dim, and
+	 * only whole pairs (a cut "F" helps nobody). */
+	const char *sep = jp_term_glyphs()->unicode ? " \xc2\xb7 " : " | ";
 	const char *p = hints;
 	int used = 0;
-	bool key = true;
 
-	while (*p && used < width) {
-		const char *sp = strchr(p, ' ');
-		const char *dot = strstr(p, "\xc2\xb7");
-		size_t n;
+	while (*p) {
+		const char *end = strstr(p, " \xc2\xb7 ");
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		const char *sp = memchr(p, ' ', n);
+		size_t kn = sp ? (size_t)(sp - p) : n;
+		int need = jp_utf8_width(p, n) + (used ? jp_utf8_swidth(sep) : 0);
 
-		if (key) {
-			n = sp ? (size_t)(sp - p) : strlen(p);
-			used += jp_draw_textn(y, x + used, width - used, JP_STYLE_KEY, p, n);
-			p += n;
-			key = false;
-		} else {
-			n = dot ? (size_t)(dot - p) + 2 : strlen(p);
-			if (!jp_term_glyphs()->unicode && dot) {
-				used += jp_draw_textn(y, x + used, width - used, JP_STYLE_DIM, p,
-						      n - 2);
-				used += jp_draw_text(y, x + used, width - used, JP_STYLE_DIM, "|");
-			} else {
-				used += jp_draw_textn(y, x + used, width - used, JP_STYLE_DIM, p, n);
-			}
-			p += n;
-			while (*p == ' ') {
-				used += jp_draw_text(y, x + used, width - used, JP_STYLE_DIM, " ");
-				p++;
-			}
-			key = true;
-		}
+		if (used + need > width)
+			break;
+		if (used)
+			used += jp_draw_text(y, x + used, width - used, JP_STYLE_DIM, sep);
+		used += jp_draw_textn(y, x + used, width - used, JP_STYLE_KEY, p, kn);
+		used += jp_draw_textn(y, x + used, width - used, JP_STYLE_DIM, p + kn, n - kn);
+		p += n;
+		if (end)
+			p += strlen(" \xc2\xb7 ");
 	}
 }
 

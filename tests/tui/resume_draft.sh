@@ -1,0 +1,40 @@
+#!/bin/sh
+# Answers survive: quitting keeps them in a draft; starting again offers to
+# resume where the person left off (on the same step, with the same
+# answers); "start over" forgets the draft.
+set -u
+. "$TOP_SRCDIR/tests/tui/lib.sh"
+tui_init resume
+DRAFT=$T/home/.local/state/jobprep/demo-draft.json
+
+tui_start 100 30 -- --demo
+tui_must starts tui_step 1 Job
+tui_keys C-u
+tui_type resume-me
+tui_keys Enter
+tui_must code tui_step 2 Code
+tui_must project_dir_follows tui_wait "projects/resume-me "
+tui_keys C-c
+rc=$(tui_wait_exit)
+jp_expect quit_exits_130 [ "$rc" = 130 ]
+jp_expect draft_kept [ -s "$DRAFT" ]
+jp_expect draft_is_private [ "$(stat -c %a "$DRAFT")" = 600 ]
+
+tui_start 100 30 -- --demo
+tui_must offers_to_resume tui_wait "Resume where"
+tui_must names_the_job tui_wait '"resume-me"'
+tui_keys Enter
+tui_must resumes_on_the_step_left tui_step 2 Code
+tui_must with_the_answers tui_wait "projects/resume-me "
+tui_keys C-c
+tui_wait_exit >/dev/null
+
+tui_start 100 30 -- --demo
+tui_must offers_again tui_wait "Resume where"
+tui_keys n
+tui_must start_over_begins_at_job tui_step 1 Job
+tui_must with_the_defaults tui_wait "demo     "
+jp_expect start_over_forgets_the_draft [ ! -e "$DRAFT" ]
+tui_keys C-c
+tui_wait_exit >/dev/null
+tui_finish
