@@ -19,6 +19,7 @@
 
 #include "jobprep/demo.h"
 #include "jobprep/flow.h"
+#include "jobprep/git.h"
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
 #include "jobprep/profile.h"
@@ -303,5 +304,7 @@ out:
 	jp_manifest_free(answers);
 	jp_demo_dispose(&demo);
 	jp_error_dispose(&err);
+	/* every clone, inspection and lookup has finished: libgit2 may go */
+	jp_git_global_shutdown();
 	return status;
 }
