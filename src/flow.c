@@ -56,7 +56,8 @@ int jp_flow_new(struct jp_flow **out, const struct jp_profile *profile, struct j
 	*out = NULL;
 	if (!flow)
 		goto fail;
-	if (jp_profile_copy(&flow->profile, profile) < 0 || jp_manifest_new(&flow->m) < 0 ||
+	flow->cache = calloc(1, sizeof(*flow->cache));
+	if (!flow->cache || jp_profile_copy(&flow->profile, profile) < 0 || jp_manifest_new(&flow->m) < 0 ||
 	    jp_profile_copy(&flow->m->profile, profile) < 0)
 		goto fail;
 	rc = flow_recompute(flow, err);
@@ -96,6 +97,9 @@ void jp_flow_free(struct jp_flow *flow)
 	free(flow->made_ckpt);
 	free(flow->made_log);
 	jp_strv_dispose(&flow->created);
+	if (flow->cache)
+		free(flow->cache->sync_path);
+	free(flow->cache);
 	free(flow);
 }
 

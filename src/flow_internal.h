@@ -98,6 +98,15 @@ struct jp_flow {
 	struct jp_strv created; /* directories this flow created, parents first */
 
 	unsigned long gen; /* bumped by every change of an answer */
+
+	/* Inline checks run at every keystroke: what they learnt slowly is kept
+	 * here (a cache, so it may change behind a const flow). */
+	struct flow_cache *cache;
+};
+
+struct flow_cache {
+	char *sync_path; /* the project the answer below is about; NULL: none */
+	int syncs;       /* jp_lint_project_syncs(sync_path) */
 };
 
 /* flow_fields.c */

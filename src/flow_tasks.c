@@ -480,6 +480,11 @@ int jp_flow_task_apply(struct jp_flow *flow, const struct jp_flow_task *t, struc
 
 	if (!t->done)
 		return jp_error_set(err, JP_EUSAGE, "%s", _("the action has not finished"));
+	/* code may have arrived: what the inline checks learnt about it is old */
+	if (t->action == JP_ACTION_CLONE || t->action == JP_ACTION_INSPECT) {
+		free(flow->cache->sync_path);
+		flow->cache->sync_path = NULL;
+	}
 	switch (t->action) {
 	case JP_ACTION_CLONE:
 		for (size_t i = 0; i < t->created.n; i++)

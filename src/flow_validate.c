@@ -12,6 +12,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/lint.h"
 #include "jobprep/pathclass.h"
+#include "jobprep/probe.h"
 #include "jobprep/shellwords.h"
 #include "flow_internal.h"
 
@@ -177,22 +178,58 @@ static char *suggestion(const struct jp_flow *flow, enum fkey key)
 	return s;
 }
 
-/* Storage the job can write to and that outlives it. what: "the code",
- * "outputs", ... */
+/* Inline checks run as the person types: a hung network mount must not
+ * freeze the screen for long. */
+#define INLINE_PROBE_MS 1500
+
+/* Where a path lives, and whether it exists, in bounded time. Returns 0
+ * (info filled), 1 when the storage did not answer in time (verdict set),
+ * or a negative code. */
+static int classify(struct jp_path_info *info, bool *exists, struct jp_verdict *v,
+		    const struct jp_flow *flow, const char *path)
+{
+	struct jp_probe_result r = JP_PROBE_RESULT_INIT;
+	struct jp_probe_opts o = JP_PROBE_OPTS_INIT;
+	unsigned dflt = jp_probe_default_timeout_ms();
+	int rc;
+
+	o.flags = JP_PROBE_CLASSIFY;
+	o.timeout_ms = dflt < INLINE_PROBE_MS ? dflt : INLINE_PROBE_MS;
+	rc = jp_probe_path(&r, flow->profile, path, &o, NULL);
+	if (rc == JP_ETIMEOUT) {
+		flow_verdict_set(v, JP_CHECK_WARN,
+				 _("%s did not answer within %u ms: its storage may be hung; the "
+				   "checks look again before anything is written"),
+				 path, o.timeout_ms);
+		return 1;
+	}
+	if (rc == JP_ENOMEM)
+		return rc;
+	if (rc < 0) {
+		flow_verdict_set(v, JP_CHECK_WARN, _("%s: cannot tell where it is stored"), path);
+		jp_probe_result_dispose(&r);
+		return 1;
+	}
+	*exists = r.exists;
+	*info = r.info;
+	struct jp_path_info none = JP_PATH_INFO_INIT;
+	r.info = none;
+	jp_probe_result_dispose(&r);
+	return 0;
+}
+
+/* Storage the job can write to and that outlives it. */
 static int judge_storage(struct jp_verdict *v, const struct jp_flow *flow, enum fkey key,
 			 const char *path, bool writes)
 {
 	struct jp_path_info info = JP_PATH_INFO_INIT;
 	char *better = NULL;
+	bool there = false;
 	int rc;
 
-	rc = jp_path_classify(&info, flow->profile, path, NULL);
-	if (rc == JP_ENOMEM)
-		return rc;
-	if (rc < 0) {
-		flow_verdict_set(v, JP_CHECK_WARN, _("%s: cannot tell where it is stored"), path);
-		return 0;
-	}
+	rc = classify(&info, &there, v, flow, path);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
 	better = suggestion(flow, key);
 	if (!better) {
 		jp_path_info_dispose(&info);
@@ -242,21 +279,18 @@ static int judge_data_path(struct jp_verdict *v, const struct jp_flow *flow, siz
 {
 	const struct jp_data_source *d = &flow->m->data[i];
 	struct jp_path_info info = JP_PATH_INFO_INIT;
-	struct stat st;
+	bool there = false;
 	int rc;
 
-	if (stat(path, &st) != 0) {
+	rc = classify(&info, &there, v, flow, path);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	if (!there) {
 		flow_verdict_set(v, JP_CHECK_FAIL,
 				 _("%s does not exist: the data must be in place before the job "
-				   "starts (%s)"),
-				 path, strerror(errno));
-		return 0;
-	}
-	rc = jp_path_classify(&info, flow->profile, path, NULL);
-	if (rc == JP_ENOMEM)
-		return rc;
-	if (rc < 0) {
-		flow_verdict_set(v, JP_CHECK_WARN, _("%s: cannot tell where it is stored"), path);
+				   "starts"),
+				 path);
+		jp_path_info_dispose(&info);
 		return 0;
 	}
 	const char *root = info.declared_root ? info.declared_root
@@ -321,6 +355,16 @@ static int judge_launch(struct jp_verdict *v, const struct jp_flow *flow, const 
 	ctx.data_dir = m->n_data ? m->data[0].path : NULL;
 	ctx.code_repo_url = m->code.source == JP_CODE_LAUNCH_CLONE ? m->code.repo_url : NULL;
 	ctx.workers = (long long)m->job.workers;
+	if (ctx.workers > 1 && ctx.project_is_local && m->code.path) {
+		struct flow_cache *c = flow->cache;
+		if (!c->sync_path || strcmp(c->sync_path, m->code.path) != 0) {
+			free(c->sync_path);
+			c->sync_path = strdup(m->code.path);
+			c->syncs = jp_lint_project_syncs(m->code.path);
+		}
+		if (c->sync_path)
+			ctx.syncs = c->syncs;
+	}
 	rc = jp_lint_command(&r, cmd, &ctx, NULL);
 	if (rc < 0)
 		return rc;

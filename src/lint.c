@@ -1180,17 +1180,28 @@ static void walk_dir(struct walk *wk, const char *dir, int depth)
 	closedir(d);
 }
 
-static void lint_sync(struct lint *L)
+int jp_lint_project_syncs(const char *project_dir)
 {
-	const struct jp_lint_context *ctx = L->ctx;
 	struct walk wk = { 0, false };
 	struct stat st;
 
-	if (ctx->workers <= 1 || !ctx->project_dir || !ctx->project_is_local ||
-	    stat(ctx->project_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+	if (!project_dir || stat(project_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return -1;
+	walk_dir(&wk, project_dir, 0);
+	if (wk.found)
+		return 1;
+	return wk.files == 0 ? -1 : 0;
+}
+
+static void lint_sync(struct lint *L)
+{
+	const struct jp_lint_context *ctx = L->ctx;
+
+	if (ctx->workers <= 1 || !ctx->project_dir || !ctx->project_is_local)
 		return;
-	walk_dir(&wk, ctx->project_dir, 0);
-	if (wk.files == 0 || wk.found)
+	int syncs = ctx->syncs == JP_LINT_SYNCS_LOOK ? jp_lint_project_syncs(ctx->project_dir)
+						      : ctx->syncs;
+	if (syncs != 0)
 		return;
 	add(L, JP_LINT_SYNC, "", ctx->project_dir,
 	    _("hint: found no barrier, torch.distributed, accelerate or deepspeed in the project's "

@@ -59,9 +59,19 @@ struct jp_lint_context {
 	long long workers;         /* > 1 turns on the multi-Worker rules */
 	int project_is_local;      /* 1: project_dir is on this machine, so
 				    * scripts can be looked at (not an image) */
+	/* Whether the code synchronises Workers, when the caller already knows
+	 * (a jp_lint_project_syncs answer); JP_LINT_SYNCS_LOOK: look now. */
+	int syncs;
 };
 
-#define JP_LINT_CONTEXT_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0 }
+#define JP_LINT_SYNCS_LOOK (-2)
+#define JP_LINT_CONTEXT_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0, JP_LINT_SYNCS_LOOK }
+
+/* Does the code under project_dir appear to synchronise Workers (barrier,
+ * torch.distributed, accelerate, deepspeed, init_process_group, horovod in
+ * its .py or .sh files)? 1 yes, 0 no, -1 nothing to look at. Reads at most
+ * 5000 files (1 MiB each), skipping dot folders, venvs and caches. */
+int jp_lint_project_syncs(const char *project_dir);
 
 /* Lint `command`; findings go into *out (caller disposes). Returns 0, or
  * JP_ENOMEM. A syntax problem is a finding, not an error. */

@@ -246,6 +246,24 @@ static void sync_hint_only_for_multi_worker_code_without_barrier(void **state)
 	got = summarise("cd \"$PROJECT_DIR\" && python train.py", 2, project);
 	assert_string_equal(got, "");
 	free(got);
+
+	/* the walk on its own, and a caller that already knows the answer */
+	char empty[PATH_MAX + 16];
+	snprintf(empty, sizeof(empty), "%s/elsewhere", scratch);
+	assert_int_equal(jp_lint_project_syncs(project), 1);
+	assert_int_equal(jp_lint_project_syncs(nosync), 0);
+	assert_int_equal(jp_lint_project_syncs(empty), -1);
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	ctx.profile = profile;
+	ctx.project_dir = nosync;
+	ctx.project_is_local = 1;
+	ctx.workers = 2;
+	ctx.syncs = 1;
+	assert_int_equal(jp_lint_command(&r, "python train.py", &ctx, NULL), 0);
+	for (size_t i = 0; i < r.n; i++)
+		assert_int_not_equal(r.items[i].kind, JP_LINT_SYNC);
+	jp_lint_report_dispose(&r);
 }
 
 static const struct jp_lint_finding *lint_one(struct jp_lint_report *r, const char *command,
