@@ -34,3 +34,6 @@ libjobprep_a_SOURCES += include/jobprep/mountinfo.h src/mountinfo.c \
 	include/jobprep/pathclass.h src/pathclass.c \
 	include/jobprep/probe.h src/probe.c \
 	include/jobprep/scan.h src/scan.c
+# export: a manifest as a Slurm batch script or a Kubeflow PyTorchJob
+libjobprep_a_SOURCES += include/jobprep/export.h src/export_internal.h src/export.c \
+	src/export_slurm.c src/export_pytorchjob.c

@@ -12,6 +12,7 @@ jobprep_SOURCES += ui/cli/cmd_init.c
 jobprep_SOURCES += ui/cli/cmd_scan.c
 jobprep_SOURCES += ui/cli/cli_port.h ui/cli/cli_port.c ui/cli/cmd_clone.c ui/cli/cmd_repo.c
 jobprep_SOURCES += ui/cli/cmd_schema.c ui/cli/cmd_check.c ui/cli/cmd_env.c
+jobprep_SOURCES += ui/cli/cmd_export.c
 
 # tui
 jobprep_SOURCES += ui/tui/tui.h ui/tui/tui.c \

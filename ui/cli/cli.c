@@ -26,6 +26,8 @@ static const struct command commands[] = {
 	  N_("clone a repository onto shared storage, pinned to a commit") },
 	{ "env", jp_cmd_env, N_("env MANIFEST"),
 	  N_("print POSIX sh export lines for a manifest") },
+	{ "export", jp_cmd_export, N_("export --to slurm|pytorchjob [-o FILE] [--force] MANIFEST"),
+	  N_("write a Slurm batch script or a Kubeflow PyTorchJob for a manifest") },
 	{ "scan", jp_cmd_scan, N_("scan [--quick] [--json] PATH..."),
 	  N_("count a data set's files, bytes and archives") },
 	{ "repo", jp_cmd_repo, N_("repo [--json] DIR | repo --remote URL [--ref REF]"),

@@ -1,0 +1,73 @@
+/* Job files for an engine, built from a manifest: a Slurm batch script or a
+ * Kubeflow PyTorchJob (`jobprep export`). The text is returned to the caller,
+ * who decides where it goes.
+ *
+ * Both run, before the launch command, the lines `jobprep env` prints (the
+ * manifest's paths and job.env, single-quoted) and
+ * `mkdir -p "$CHECKPOINT_DIR" "$LOG_DIR"`. The job's working directory is
+ * code.path for shared_storage and image, and outputs.output_dir for
+ * launch_clone (the clone does not exist until the launch command makes it).
+ * Nothing secret can reach the text: it is made from the manifest alone,
+ * which holds none (repository URLs carry no credentials). */
+#ifndef JOBPREP_EXPORT_H
+#define JOBPREP_EXPORT_H
+
+#include "jobprep/error.h"
+#include "jobprep/manifest.h"
+
+enum jp_export_target {
+	JP_EXPORT_SLURM = 0,  /* an sbatch script */
+	JP_EXPORT_PYTORCHJOB, /* kubeflow.org/v1 PyTorchJob YAML */
+};
+
+/* Notes an export hands back for the caller to tell the user. */
+enum jp_export_note {
+	/* The manifest names no image (code on shared storage or cloned by
+	 * the launch command): the YAML carries JP_EXPORT_IMAGE_PLACEHOLDER,
+	 * which the user must replace. */
+	JP_EXPORT_NOTE_IMAGE_PLACEHOLDER = 1u << 0,
+};
+
+/* Not a valid image reference (upper case), so a job submitted without
+ * filling it in fails with InvalidImageName instead of pulling anything. */
+#define JP_EXPORT_IMAGE_PLACEHOLDER "FILL-IN-IMAGE"
+
+/* "slurm" or "pytorchjob"; static. */
+const char *jp_export_target_name(enum jp_export_target target);
+/* The reverse: 0, or JP_EUSAGE for another name. */
+int jp_export_target_from_name(enum jp_export_target *out, const char *name);
+/* Permission bits for the written file: 0755 for a script, 0644 for YAML. */
+unsigned jp_export_file_mode(enum jp_export_target target);
+
+/* The job file for `target`. m is validated first (JP_EFORMAT with every
+ * problem). Messages start with `origin` (the manifest's file name; NULL
+ * for "manifest"). Whether failed checks may be exported is the caller's
+ * decision. *notes (may be NULL) gets a set of
+ * jp_export_note bits. *out is the caller's, free with free(). Returns 0,
+ * JP_EFORMAT, JP_EREFUSED (the engine cannot run this manifest; the message
+ * says why) or JP_ENOMEM. */
+int jp_export_render(char **out, unsigned *notes, const struct jp_manifest *m,
+		     enum jp_export_target target, const char *origin, struct jp_error *err);
+
+/* The two exporters, for a manifest already validated.
+ *
+ * Slurm: `#!/bin/bash`, #SBATCH --job-name, --nodes (workers),
+ * --ntasks-per-node=1, --gpus-per-node (left out when 0), --output and
+ * --error as %x-%j.out / %x-%j.err in outputs.log_dir, --chdir; then the
+ * rendezvous variables PyTorchJob sets (MASTER_ADDR, MASTER_PORT,
+ * WORLD_SIZE, RANK), the env lines, mkdir, and the launch command run with
+ * `bash -c` (one Worker) or `srun` once per node (several). Refused
+ * (JP_EREFUSED): code in an image, a line break in a directory named in an
+ * #SBATCH line, a backslash in outputs.log_dir (Slurm then expands no %j). */
+int jp_export_slurm(char **out, const struct jp_manifest *m, const char *origin,
+		    struct jp_error *err);
+/* PyTorchJob: Master (1 replica) and Worker (workers - 1, left out when
+ * none), container "pytorch" running ["/bin/sh", "-c", env lines, mkdir,
+ * launch command], nvidia.com/gpu limits when gpus_per_worker > 0, and
+ * hostPath volumes at the same paths for the profile's shared roots, its
+ * public roots (read-only) and any manifest path outside them. Every
+ * string is a double-quoted YAML scalar. */
+int jp_export_pytorchjob(char **out, unsigned *notes, const struct jp_manifest *m,
+			 const char *origin, struct jp_error *err);
+
+#endif

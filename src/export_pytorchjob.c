@@ -1,0 +1,324 @@
+/* A manifest as a Kubeflow PyTorchJob (kubeflow.org/v1), in YAML written
+ * here: block style, every string a double-quoted scalar. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobprep/export.h"
+#include "jobprep/i18n.h"
+#include "jobprep/profile.h"
+#include "export_internal.h"
+
+/* One code point of UTF-8 at p: its length, or 0 when the bytes are not
+ * UTF-8 (overlong forms, surrogates and values past U+10FFFF included). */
+static size_t utf8_decode(const unsigned char *p, uint32_t *cp)
+{
+	size_t n;
+	uint32_t c, min;
+
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return 1;
+	}
+	if ((p[0] & 0xe0) == 0xc0) {
+		n = 2, c = p[0] & 0x1f, min = 0x80;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		n = 3, c = p[0] & 0x0f, min = 0x800;
+	} else if ((p[0] & 0xf8) == 0xf0) {
+		n = 4, c = p[0] & 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (p[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+/* Characters a YAML double-quoted scalar must not carry raw: C0 and C1
+ * controls and DEL (not printable in YAML), and those a YAML 1.1 reader
+ * (PyYAML, go-yaml) takes as line breaks or a byte-order mark. */
+static bool yaml_needs_escape(uint32_t c)
+{
+	return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) || c == 0x2028 ||
+	       c == 0x2029 || c == 0xfeff || c == 0xfffe || c == 0xffff;
+}
+
+/* s as a double-quoted YAML scalar, read back to the same bytes by any
+ * YAML 1.1 or 1.2 reader. `field` names s in the error for bytes that are
+ * not UTF-8 (a YAML text cannot carry them). */
+static int yaml_quoted(struct export_buf *b, const char *s, const char *field,
+		       const char *origin, struct jp_error *err)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	export_buf_add(b, "\"");
+	while (*p) {
+		uint32_t c;
+		size_t n = utf8_decode(p, &c);
+
+		if (n == 0)
+			return export_error(err, JP_EFORMAT, origin, _("%s: expected UTF-8 text"),
+					    field);
+		if (c == '"' || c == '\\') {
+			export_buf_add(b, c == '"' ? "\\\"" : "\\\\");
+		} else if (c == '\n') {
+			export_buf_add(b, "\\n");
+		} else if (c == '\t') {
+			export_buf_add(b, "\\t");
+		} else if (c == '\r') {
+			export_buf_add(b, "\\r");
+		} else if (yaml_needs_escape(c)) {
+			if (c <= 0xff)
+				export_buf_addf(b, "\\x%02X", (unsigned)c);
+			else
+				export_buf_addf(b, "\\u%04X", (unsigned)c);
+		} else {
+			export_buf_addn(b, (const char *)p, n);
+		}
+		p += n;
+	}
+	export_buf_add(b, "\"");
+	return 0;
+}
+
+struct volume {
+	char name[32];
+	const char *path; /* borrowed from the profile or the manifest */
+	bool read_only;
+};
+
+struct volumes {
+	struct volume *v;
+	size_t n;
+};
+
+static bool path_under(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	if (strcmp(root, "/") == 0)
+		return true;
+	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Add a volume for path unless one already covers it. */
+static int volume_add(struct volumes *vs, const char *prefix, size_t index, const char *path,
+		      bool read_only, bool skip_covered)
+{
+	struct volume *grown;
+
+	if (!path)
+		return 0;
+	for (size_t i = 0; skip_covered && i < vs->n; i++)
+		if (path_under(path, vs->v[i].path))
+			return 0;
+	grown = realloc(vs->v, (vs->n + 1) * sizeof(*vs->v));
+	if (!grown)
+		return JP_ENOMEM;
+	vs->v = grown;
+	snprintf(vs->v[vs->n].name, sizeof(vs->v[vs->n].name), "%s-%zu", prefix, index);
+	vs->v[vs->n].path = path;
+	vs->v[vs->n].read_only = read_only;
+	vs->n++;
+	return 0;
+}
+
+/* The profile's shared roots (read-write) and public roots (read-only),
+ * then every path of the manifest outside them: the code on shared storage,
+ * the data (read-only when marked so), the output directories. */
+static int collect_volumes(struct volumes *vs, const struct jp_manifest *m,
+			   const struct jp_profile *profile)
+{
+	const char *outs[] = { m->outputs.output_dir, m->outputs.checkpoint_dir,
+			       m->outputs.log_dir };
+	size_t n_roots;
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < profile->shared_roots.n; i++)
+		rc = volume_add(vs, "shared", i, profile->shared_roots.v[i], false, false);
+	for (size_t i = 0; rc == 0 && i < profile->public_roots.n; i++)
+		rc = volume_add(vs, "public", i, profile->public_roots.v[i], true, false);
+	n_roots = vs->n;
+	if (rc == 0 && m->code.source == JP_CODE_SHARED_STORAGE)
+		rc = volume_add(vs, "path", vs->n - n_roots, m->code.path, false, true);
+	for (size_t i = 0; rc == 0 && i < m->n_data; i++)
+		rc = volume_add(vs, "path", vs->n - n_roots, m->data[i].path, m->data[i].read_only,
+				true);
+	for (size_t i = 0; rc == 0 && i < sizeof(outs) / sizeof(outs[0]); i++)
+		rc = volume_add(vs, "path", vs->n - n_roots, outs[i], false, true);
+	return rc;
+}
+
+struct pod {
+	const char *image;
+	bool placeholder;
+	const char *workdir;
+	const char *command; /* the sh -c script */
+	int64_t gpus;
+	const struct volumes *volumes;
+};
+
+static int replica(struct export_buf *b, const char *role, int64_t replicas,
+		   const struct pod *pod, const char *origin, struct jp_error *err)
+{
+	int rc = 0;
+
+	export_buf_addf(b,
+			"    %s:\n"
+			"      replicas: %" PRId64 "\n"
+			"      restartPolicy: OnFailure\n"
+			"      template:\n"
+			"        spec:\n"
+			"          containers:\n"
+			"            - name: pytorch\n"
+			"              image: ",
+			role, replicas);
+	rc = yaml_quoted(b, pod->image, "code.image", origin, err);
+	if (pod->placeholder)
+		export_buf_add(b, "  # FILL IN: the image the job runs in");
+	export_buf_add(b, "\n");
+	if (rc == 0 && pod->workdir) {
+		export_buf_add(b, "              workingDir: ");
+		rc = yaml_quoted(b, pod->workdir, "code.path", origin, err);
+		export_buf_add(b, "\n");
+	}
+	export_buf_add(b, "              command:\n"
+			  "                - \"/bin/sh\"\n"
+			  "                - \"-c\"\n"
+			  "                - ");
+	if (rc == 0)
+		rc = yaml_quoted(b, pod->command, "job.launch_command", origin, err);
+	export_buf_add(b, "\n");
+	if (pod->gpus > 0)
+		export_buf_addf(b,
+				"              resources:\n"
+				"                limits:\n"
+				"                  nvidia.com/gpu: %" PRId64 "\n",
+				pod->gpus);
+	if (pod->volumes->n > 0)
+		export_buf_add(b, "              volumeMounts:\n");
+	for (size_t i = 0; rc == 0 && i < pod->volumes->n; i++) {
+		const struct volume *v = &pod->volumes->v[i];
+
+		export_buf_addf(b, "                - name: %s\n", v->name);
+		export_buf_add(b, "                  mountPath: ");
+		rc = yaml_quoted(b, v->path, "path", origin, err);
+		export_buf_add(b, "\n");
+		if (v->read_only)
+			export_buf_add(b, "                  readOnly: true\n");
+	}
+	if (pod->volumes->n > 0)
+		export_buf_add(b, "          volumes:\n");
+	for (size_t i = 0; rc == 0 && i < pod->volumes->n; i++) {
+		const struct volume *v = &pod->volumes->v[i];
+
+		export_buf_addf(b,
+				"            - name: %s\n"
+				"              hostPath:\n"
+				"                path: ",
+				v->name);
+		rc = yaml_quoted(b, v->path, "path", origin, err);
+		export_buf_add(b, "\n"
+				  "                type: Directory\n");
+	}
+	return rc;
+}
+
+int jp_export_pytorchjob(char **out, unsigned *notes, const struct jp_manifest *m,
+			 const char *origin, struct jp_error *err)
+{
+	struct export_buf b = EXPORT_BUF_INIT;
+	struct jp_profile *own_profile = NULL;
+	const struct jp_profile *profile = m->profile;
+	struct volumes vs = { NULL, 0 };
+	char *prelude = NULL, *command = NULL;
+	struct pod pod;
+	int rc;
+
+	*out = NULL;
+	if (notes)
+		*notes = 0;
+	/* A manifest without a profile was judged under the built-in one */
+	if (!profile) {
+		rc = jp_profile_new_default(&own_profile, err);
+		if (rc < 0)
+			goto out;
+		profile = own_profile;
+	}
+	if (collect_volumes(&vs, m, profile) < 0) {
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		goto out;
+	}
+	rc = export_prelude(&prelude, m, err);
+	if (rc < 0)
+		goto out;
+	if (asprintf(&command, "%s%s", prelude,
+		     m->job.launch_command ? m->job.launch_command : "") < 0) {
+		command = NULL;
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		goto out;
+	}
+
+	/* An image recorded beside code on shared storage is the runtime too */
+	pod.placeholder = !m->code.image;
+	pod.image = pod.placeholder ? JP_EXPORT_IMAGE_PLACEHOLDER : m->code.image;
+	pod.workdir = export_workdir(m);
+	pod.command = command;
+	pod.gpus = m->job.gpus_per_worker;
+	pod.volumes = &vs;
+
+	export_buf_addf(&b,
+			"# Kubeflow PyTorchJob for the job \"%s\", made by jobprep %s from its\n"
+			"# manifest (created %s). Submit it with: kubectl create -f FILE\n"
+			"# (the Kubeflow training operator runs it; RANK, WORLD_SIZE, MASTER_ADDR\n"
+			"# and MASTER_PORT are set in every Pod).\n"
+			"# Volumes: hostPath mounts each node's own directory at the same path,\n"
+			"# so the manifest's paths hold in the Pods. Where the cluster reaches\n"
+			"# shared storage through a PVC or a CSI driver, put that volume here\n"
+			"# with the same mountPath. Type Directory fails a Pod on a node without\n"
+			"# the mount, rather than let it write into a local folder that is lost.\n",
+			m->job.name, PACKAGE_VERSION, m->created_at ? m->created_at : "-");
+	if (pod.placeholder)
+		export_buf_addf(&b,
+				"# FILL IN the image: the manifest names none (its code is %s).\n"
+				"# \"" JP_EXPORT_IMAGE_PLACEHOLDER "\" is not a valid image, so a job "
+				"submitted with it fails.\n",
+				m->code.source == JP_CODE_LAUNCH_CLONE
+					? "cloned by the launch command"
+					: "on shared storage");
+	export_buf_add(&b, "apiVersion: kubeflow.org/v1\n"
+			   "kind: PyTorchJob\n"
+			   "metadata:\n"
+			   "  name: ");
+	rc = yaml_quoted(&b, m->job.name, "job.name", origin, err);
+	export_buf_add(&b, "\n"
+			   "spec:\n"
+			   "  pytorchReplicaSpecs:\n");
+	if (rc == 0)
+		rc = replica(&b, "Master", 1, &pod, origin, err);
+	if (rc == 0 && m->job.workers > 1)
+		rc = replica(&b, "Worker", m->job.workers - 1, &pod, origin, err);
+	if (rc < 0)
+		goto out;
+	rc = export_buf_finish(out, &b, err);
+	if (rc == 0 && notes && pod.placeholder)
+		*notes |= JP_EXPORT_NOTE_IMAGE_PLACEHOLDER;
+out:
+	free(b.s);
+	free(vs.v);
+	free(command);
+	free(prelude);
+	jp_profile_free(own_profile);
+	return rc;
+}

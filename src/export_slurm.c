@@ -1,0 +1,144 @@
+/* A manifest as a Slurm batch script (sbatch). */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobprep/envsh.h"
+#include "jobprep/export.h"
+#include "jobprep/i18n.h"
+#include "export_internal.h"
+
+/* Text for inside an #SBATCH argument's double quotes. sbatch reads these
+ * lines itself, not through a shell: double quotes group, and inside them a
+ * backslash takes the next character literally. In --output/--error names
+ * '%' starts a pattern, so a literal one is written "%%". */
+static void sbatch_escaped(struct export_buf *b, const char *s, bool pattern)
+{
+	for (const char *p = s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			export_buf_addn(b, "\\", 1);
+		else if (pattern && *p == '%')
+			export_buf_addn(b, "%", 1);
+		export_buf_addn(b, p, 1);
+	}
+}
+
+/* What Slurm cannot take, refused with the field named. */
+static int refuse_unrepresentable(const struct jp_manifest *m, const char *origin,
+				  struct jp_error *err)
+{
+	const char *workdir = export_workdir(m);
+	const char *workdir_field =
+		m->code.source == JP_CODE_LAUNCH_CLONE ? "outputs.output_dir" : "code.path";
+
+	if (m->code.source == JP_CODE_IMAGE)
+		return export_error(err, JP_EREFUSED, origin,
+				    _("code.source: expected code a Slurm node can reach "
+				      "(\"shared_storage\" or \"launch_clone\"), got \"image\": "
+				      "export it with --to pytorchjob"));
+	if (workdir && strchr(workdir, '\n'))
+		return export_error(err, JP_EREFUSED, origin,
+				    _("%s: expected a directory without line breaks for "
+				      "#SBATCH --chdir (an #SBATCH line cannot hold one)"),
+				    workdir_field);
+	if (m->outputs.log_dir && strpbrk(m->outputs.log_dir, "\n\\"))
+		return export_error(err, JP_EREFUSED, origin,
+				    _("outputs.log_dir: expected a directory without line breaks "
+				      "or backslashes for #SBATCH --output (Slurm expands no %%j "
+				      "in a name with a backslash)"));
+	return 0;
+}
+
+static void directives(struct export_buf *b, const struct jp_manifest *m)
+{
+	const char *workdir = export_workdir(m);
+
+	export_buf_addf(b, "#SBATCH --job-name=%s\n", m->job.name);
+	export_buf_addf(b, "#SBATCH --nodes=%" PRId64 "\n", m->job.workers);
+	export_buf_add(b, "#SBATCH --ntasks-per-node=1\n");
+	if (m->job.gpus_per_worker > 0)
+		export_buf_addf(b, "#SBATCH --gpus-per-node=%" PRId64 "\n",
+				m->job.gpus_per_worker);
+	if (m->outputs.log_dir) {
+		static const char *const streams[][2] = {
+			{ "--output", "%x-%j.out" },
+			{ "--error", "%x-%j.err" },
+		};
+
+		for (size_t i = 0; i < 2; i++) {
+			export_buf_addf(b, "#SBATCH %s=\"", streams[i][0]);
+			sbatch_escaped(b, m->outputs.log_dir, true);
+			export_buf_addf(b, "/%s\"\n", streams[i][1]);
+		}
+	}
+	if (workdir) {
+		export_buf_add(b, "#SBATCH --chdir=\"");
+		sbatch_escaped(b, workdir, false);
+		export_buf_add(b, "\"\n");
+	}
+}
+
+int jp_export_slurm(char **out, const struct jp_manifest *m, const char *origin,
+		    struct jp_error *err)
+{
+	struct export_buf b = EXPORT_BUF_INIT;
+	char *prelude = NULL, *launch = NULL;
+	int rc;
+
+	*out = NULL;
+	rc = refuse_unrepresentable(m, origin, err);
+	if (rc < 0)
+		goto out;
+	rc = export_prelude(&prelude, m, err);
+	if (rc < 0)
+		goto out;
+	rc = jp_envsh_quote(&launch, m->job.launch_command ? m->job.launch_command : "");
+	if (rc < 0) {
+		rc = jp_error_set(err, rc, "%s", _("out of memory"));
+		goto out;
+	}
+
+	export_buf_add(&b, "#!/bin/bash\n");
+	export_buf_addf(&b,
+			"# Slurm batch script for the job \"%s\", made by jobprep %s from its\n"
+			"# manifest (created %s). Submit it with: sbatch FILE\n",
+			m->job.name, PACKAGE_VERSION, m->created_at ? m->created_at : "-");
+	directives(&b, m);
+	export_buf_add(&b,
+		       "\n"
+		       "# Where the Workers meet, named as Kubeflow's PyTorchJob names it, so one\n"
+		       "# launch command runs on both (job.env below may override these).\n"
+		       "export MASTER_ADDR=\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\"\n"
+		       "export MASTER_PORT=29500\n"
+		       "export WORLD_SIZE=\"$SLURM_JOB_NUM_NODES\"\n"
+		       "\n"
+		       "# The job's paths and environment, as `jobprep env` prints them.\n");
+	export_buf_add(&b, prelude);
+	export_buf_add(&b, "\n");
+	if (m->job.workers <= 1) {
+		export_buf_add(&b,
+			       "# One Worker: the launch command runs right here in the batch step,\n"
+			       "# with bash; one node needs no srun step.\n"
+			       "export RANK=0\n"
+			       "exec bash -c ");
+	} else {
+		export_buf_addf(&b,
+				"# %" PRId64 " Workers: srun runs the launch command once on every node of the\n"
+				"# allocation, with bash, RANK set to the node's index; one Worker that\n"
+				"# fails stops the others.\n"
+				"exec srun --ntasks-per-node=1 --kill-on-bad-exit=1 \\\n"
+				"\tbash -c 'export RANK=\"$SLURM_NODEID\"; exec bash -c \"$1\"' jobprep-launch ",
+				m->job.workers);
+	}
+	export_buf_add(&b, launch);
+	export_buf_add(&b, "\n");
+	rc = export_buf_finish(out, &b, err);
+out:
+	free(b.s);
+	free(launch);
+	free(prelude);
+	return rc;
+}
