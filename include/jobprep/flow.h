@@ -180,8 +180,12 @@ enum jp_action {
 	JP_ACTION_INSPECT,   /* shared_storage + existing: read url/ref/commit
 			    * of the checkout at code.path */
 	JP_ACTION_RESOLVE,   /* launch_clone: ls-remote code.repo.ref to a commit */
-	JP_ACTION_SCAN,      /* data[index]: quick look (or a full scan, deep) */
-	JP_ACTION_OUTPUTS,   /* mkdir -p output, checkpoint and log dirs */
+	JP_ACTION_SCAN,      /* data[index]: quick look (or a full scan, deep);
+			    * stats reach the manifest only from a scan that
+			    * counted everything */
+	JP_ACTION_OUTPUTS,   /* mkdir -p output, checkpoint and log dirs (a run
+			    * directory holding files is not reused without
+			    * port->confirm; one holding only empty folders is) */
 	JP_ACTION_CHECK,     /* every check (check.h + the launch lint) */
 };
 
@@ -209,9 +213,13 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow,
  * needs no confirmation here: ask the person before starting the task. */
 int jp_flow_task_run(struct jp_flow_task *task, const struct jp_port *port,
 		     struct jp_error *err);
-/* Put a finished task's result into the flow (owning thread). When the
- * answers changed since the snapshot (another path, another URL) the
- * result is dropped and JP_EREFUSED returned with a message saying so. */
+/* Put a finished task's result into the flow (owning thread); defaults
+ * that depend on it follow (a clone brings the commit and, when it has
+ * scripts/train.sh, the default launch command). When the answers changed
+ * since the snapshot (another path, another URL) the result is set aside
+ * and JP_EREFUSED returned with a message saying so; directories the task
+ * made are remembered either way (a clone into the old path is then used as
+ * an existing checkout if the person goes back to that path). */
 int jp_flow_task_apply(struct jp_flow *flow, const struct jp_flow_task *task,
 		       struct jp_error *err);
 enum jp_action jp_flow_task_action(const struct jp_flow_task *task);
@@ -229,14 +237,18 @@ enum jp_finish_flags {
 	JP_FINISH_NO_WRITE = 1 << 2, /* run everything, write nothing */
 };
 
-/* Finish the flow: refuse (JP_ECHECK, nothing made) when any active field's
- * inline check fails; then run every pending task in order (jp_flow_pending),
- * the checks last; then, unless a check failed (JP_ECHECK; FORCE writes
- * anyway, recording the failures), write the manifest to
- * review.manifest_path and env.sh to review.env_path, both atomically.
- * The draft (jp_flow_manifest) holds the checks afterwards, also on
- * JP_ECHECK. On cancel or failure, directories this flow created that are
- * still empty are removed again. */
+/* Finish the flow: refuse (JP_ECHECK, nothing made, one "KEY: message" per
+ * failing field in err) when any active field's inline check fails; then
+ * run every pending task in order (jp_flow_pending) on this thread with
+ * `port`, look at the fields again (a checkout of another repository, no
+ * scripts/train.sh after the clone), run the checks; then, unless a check
+ * failed (JP_ECHECK; FORCE writes anyway, recording the failures), write
+ * env.sh to review.env_path and the manifest to review.manifest_path, both
+ * atomically. port->progress is also called (phase JP_PHASE_DONE) between
+ * steps, so a cancel lands before the checks and before the write. The
+ * draft (jp_flow_manifest) holds the checks afterwards, also on JP_ECHECK.
+ * On cancel or failure, directories this flow created that are still empty
+ * are removed again (a finished clone stays: the next run inspects it). */
 int jp_flow_finish(struct jp_flow *flow, unsigned flags,
 		   const struct jp_port *port, struct jp_error *err);
 
