@@ -14,6 +14,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/lint.h"
+#include "jobprep/mountinfo.h"
 #include "jobprep/shellwords.h"
 
 #define SYNC_MAX_FILES 5000
@@ -35,6 +36,8 @@ struct lint {
 	int oom;
 	int warned_relative;
 	struct jp_strv code_remotes; /* `git remote add NAME URL` of the code */
+	struct jp_mount_table mounts; /* read once, when a path needs it */
+	int mounts_state;             /* 0 not read, 1 read, -1 unreadable */
 };
 
 /* --- small helpers -------------------------------------------------------- */
@@ -903,6 +906,17 @@ static void check_shared_path(struct lint *L, const char *word, const char *path
 
 	if (ctx->workers <= 1 || is_shared_or_public(L, path) || is_system_path(path))
 		return;
+	/* Not in the profile: a network filesystem mounted here is shared too.
+	 * Only the mount table is read; the path itself is never touched. */
+	const char *root;
+	if (profile_class(L, path, &root) < 0) {
+		if (L->mounts_state == 0)
+			L->mounts_state = jp_mount_table_load(&L->mounts, NULL, NULL) == 0 ? 1 : -1;
+		const struct jp_mount *mnt =
+			L->mounts_state == 1 ? jp_mount_table_find(&L->mounts, path) : NULL;
+		if (mnt && jp_fs_kind_of(mnt->fstype) == JP_FS_NETWORK)
+			return;
+	}
 	if (ctx->project_dir && under(path, ctx->project_dir) && !ctx->project_is_local)
 		return; /* the image's own code directory */
 	add(L, JP_LINT_NOT_SHARED, word, path,
@@ -1250,6 +1264,7 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 	free(L.vars);
 	free(L.cwd);
 	jp_strv_dispose(&L.code_remotes);
+	jp_mount_table_dispose(&L.mounts);
 	return rc;
 }
 
