@@ -229,12 +229,28 @@ out:
 	return rc;
 }
 
+/* Write `json` pretty-printed, with a final newline, atomically. */
+static int write_json(const char *path, const cJSON *json, struct jp_error *err)
+{
+	char *printed = json ? cJSON_Print(json) : NULL;
+	char *text = NULL;
+	int rc;
+
+	if (!printed || asprintf(&text, "%s\n", printed) < 0)
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	else
+		rc = jp_file_write_atomic(path, text, strlen(text), 0644, err);
+	cJSON_free(printed);
+	free(text);
+	return rc;
+}
+
 /* The demo's platform: shared and public roots inside the sandbox. */
 static int make_profile(const struct jp_demo *d, struct jp_error *err)
 {
 	struct jp_profile *p = NULL;
 	cJSON *json = NULL;
-	char *text = NULL, *shared = NULL, *pub = NULL;
+	char *shared = NULL, *pub = NULL;
 	struct stat st;
 	int rc;
 
@@ -243,32 +259,15 @@ static int make_profile(const struct jp_demo *d, struct jp_error *err)
 	rc = jp_profile_new_default(&p, err);
 	if (rc < 0)
 		return rc;
-	rc = JP_ENOMEM;
 	shared = path_join(d->root, "shared");
 	pub = path_join(d->root, "public");
-	if (!shared || !pub)
-		goto out;
 	jp_strv_dispose(&p->shared_roots);
 	jp_strv_dispose(&p->public_roots);
-	if (jp_strv_push(&p->shared_roots, shared) < 0 || jp_strv_push(&p->public_roots, pub) < 0)
-		goto out;
-	json = jp_profile_to_json(p);
-	text = json ? cJSON_Print(json) : NULL;
-	if (!text)
-		goto out;
-	size_t len = strlen(text);
-	char *nl = realloc(text, len + 2);
-	if (!nl)
-		goto out;
-	text = nl;
-	text[len] = '\n';
-	text[len + 1] = '\0';
-	rc = jp_file_write_atomic(d->profile_path, text, len + 1, 0644, err);
-	goto done;
-out:
-	rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-done:
-	free(text);
+	if (!shared || !pub || jp_strv_push(&p->shared_roots, shared) < 0 ||
+	    jp_strv_push(&p->public_roots, pub) < 0 || !(json = jp_profile_to_json(p)))
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	else
+		rc = write_json(d->profile_path, json, err);
 	free(shared);
 	free(pub);
 	cJSON_Delete(json);
@@ -279,49 +278,33 @@ done:
 /* What `jobprep init --demo` answers: the same as jp_demo_apply. */
 static int make_answers(const struct jp_demo *d, struct jp_error *err)
 {
-	cJSON *root = cJSON_CreateObject(), *job, *code, *repo, *data, *item;
-	char *text = NULL;
-	struct stat st;
-	int rc = JP_ENOMEM;
-
-	if (stat(d->answers_path, &st) == 0) {
-		cJSON_Delete(root);
-		return 0;
-	}
-	if (!root || !(job = cJSON_AddObjectToObject(root, "job")) ||
-	    !cJSON_AddStringToObject(job, "name", DEMO_JOB) ||
-	    !(code = cJSON_AddObjectToObject(root, "code")) ||
-	    !cJSON_AddStringToObject(code, "source", "shared_storage") ||
-	    !(repo = cJSON_AddObjectToObject(code, "repo")) ||
-	    !cJSON_AddStringToObject(repo, "url", d->repo_url) ||
-	    !(data = cJSON_AddArrayToObject(root, "data")))
-		goto out;
+	cJSON *root, *job, *code, *repo, *data, *item;
 	const char *paths[] = { d->data_path, d->public_path };
-	for (size_t i = 0; i < 2; i++) {
+	struct stat st;
+	bool ok;
+	int rc;
+
+	if (stat(d->answers_path, &st) == 0)
+		return 0;
+	root = cJSON_CreateObject();
+	ok = root && (job = cJSON_AddObjectToObject(root, "job")) &&
+	     cJSON_AddStringToObject(job, "name", DEMO_JOB) &&
+	     (code = cJSON_AddObjectToObject(root, "code")) &&
+	     cJSON_AddStringToObject(code, "source", "shared_storage") &&
+	     (repo = cJSON_AddObjectToObject(code, "repo")) &&
+	     cJSON_AddStringToObject(repo, "url", d->repo_url) &&
+	     (data = cJSON_AddArrayToObject(root, "data"));
+	for (size_t i = 0; ok && i < 2; i++) {
 		item = cJSON_CreateObject();
-		if (!item || !cJSON_AddItemToArray(data, item)) {
+		ok = item && cJSON_AddItemToArray(data, item);
+		if (!ok)
 			cJSON_Delete(item);
-			goto out;
-		}
-		if (!cJSON_AddStringToObject(item, "path", paths[i]))
-			goto out;
+		ok = ok && cJSON_AddStringToObject(item, "path", paths[i]);
 	}
-	text = cJSON_Print(root);
-	if (!text)
-		goto out;
-	size_t len = strlen(text);
-	char *nl = realloc(text, len + 2);
-	if (!nl)
-		goto out;
-	text = nl;
-	text[len] = '\n';
-	text[len + 1] = '\0';
-	rc = jp_file_write_atomic(d->answers_path, text, len + 1, 0644, err);
-	goto done;
-out:
-	rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-done:
-	cJSON_free(text);
+	if (ok)
+		rc = write_json(d->answers_path, root, err);
+	else
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 	cJSON_Delete(root);
 	return rc;
 }
@@ -330,34 +313,28 @@ int jp_demo_prepare(struct jp_demo *out, const char *cwd, struct jp_error *err)
 {
 	char here[PATH_MAX];
 	char *repo = NULL;
-	int rc;
+	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!cwd) {
-		if (!getcwd(here, sizeof(here)))
-			return jp_error_set(err, JP_EIO, _("cannot tell the current directory: %s"),
-					    strerror(errno));
-		cwd = here;
-	} else if (!realpath(cwd, here)) {
-		return jp_error_set(err, JP_EIO, _("%s: %s"), cwd, strerror(errno));
-	} else {
-		cwd = here;
+	if (!cwd ? !getcwd(here, sizeof(here)) : !realpath(cwd, here))
+		return jp_error_set(err, JP_EIO, _("%s: cannot tell where it is: %s"),
+				    cwd ? cwd : ".", strerror(errno));
+	out->root = path_join(strcmp(here, "/") == 0 ? "" : here, DEMO_DIR);
+	if (out->root) {
+		out->profile_path = path_join(out->root, "profile.json");
+		out->answers_path = path_join(out->root, "answers.json");
+		repo = path_join(out->root, "repo");
+		out->data_path = path_join(out->root, "shared/datasets/demo-data");
+		out->public_path = path_join(out->root, "public/demo-corpus");
 	}
-	out->root = path_join(strcmp(cwd, "/") == 0 ? "" : cwd, DEMO_DIR);
-	if (!out->root)
-		goto oom;
-	out->profile_path = path_join(out->root, "profile.json");
-	out->answers_path = path_join(out->root, "answers.json");
-	repo = path_join(out->root, "repo");
-	out->data_path = path_join(out->root, "shared/datasets/demo-data");
-	out->public_path = path_join(out->root, "public/demo-corpus");
-	if (!out->profile_path || !out->answers_path || !repo || !out->data_path ||
-	    !out->public_path || asprintf(&out->repo_url, "file://%s", repo) < 0) {
+	if (!out->root || !out->profile_path || !out->answers_path || !repo ||
+	    !out->data_path || !out->public_path ||
+	    asprintf(&out->repo_url, "file://%s", repo) < 0) {
 		out->repo_url = NULL;
-		goto oom;
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 	}
-
-	rc = mkdirs(out->root, err);
+	if (rc == 0)
+		rc = mkdirs(out->root, err);
 	if (rc == 0)
 		rc = make_repo(repo, err);
 	for (size_t i = 0; rc == 0 && i < N_OF(data_files); i++)
@@ -370,10 +347,6 @@ int jp_demo_prepare(struct jp_demo *out, const char *cwd, struct jp_error *err)
 	if (rc < 0)
 		jp_demo_dispose(out);
 	return rc;
-oom:
-	free(repo);
-	jp_demo_dispose(out);
-	return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 }
 
 int jp_demo_apply(struct jp_flow *flow, const struct jp_demo *demo, struct jp_error *err)

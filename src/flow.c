@@ -51,25 +51,21 @@ static void inspected_dispose(struct inspected *i)
 int jp_flow_new(struct jp_flow **out, const struct jp_profile *profile, struct jp_error *err)
 {
 	struct jp_flow *flow = calloc(1, sizeof(*flow));
-	int rc = JP_ENOMEM;
+	int rc = 0;
 
 	*out = NULL;
-	if (!flow)
-		goto fail;
-	flow->cache = calloc(1, sizeof(*flow->cache));
-	if (!flow->cache || jp_profile_copy(&flow->profile, profile) < 0 || jp_manifest_new(&flow->m) < 0 ||
+	if (!flow || !(flow->cache = calloc(1, sizeof(*flow->cache))) ||
+	    jp_profile_copy(&flow->profile, profile) < 0 || jp_manifest_new(&flow->m) < 0 ||
 	    jp_profile_copy(&flow->m->profile, profile) < 0)
-		goto fail;
-	rc = flow_recompute(flow, err);
-	if (rc < 0)
-		goto out;
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	if (rc == 0)
+		rc = flow_recompute(flow, err);
+	if (rc < 0) {
+		jp_flow_free(flow);
+		return rc;
+	}
 	*out = flow;
 	return 0;
-fail:
-	jp_error_set(err, rc, "%s", _("out of memory"));
-out:
-	jp_flow_free(flow);
-	return rc;
 }
 
 void jp_flow_free(struct jp_flow *flow)

@@ -99,7 +99,7 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 
 	*out = NULL;
 	if (!t)
-		goto oom;
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 	struct jp_git_clone_result cr = JP_GIT_CLONE_RESULT_INIT;
 	struct jp_git_remote_info ri = JP_GIT_REMOTE_INFO_INIT;
 	t->clone = cr;
@@ -109,7 +109,7 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 	t->deep = deep;
 	t->gen = flow->gen;
 	if (jp_profile_copy(&t->profile, flow->profile) < 0)
-		goto oom;
+		goto fail; /* rc is still JP_ENOMEM */
 
 	switch (kind) {
 	case JP_ACTION_CLONE:
@@ -123,7 +123,7 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 		if (dup_or_null(&t->url, m->code.repo_url) < 0 ||
 		    dup_or_null(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0 ||
 		    dup_or_null(&t->path, m->code.path) < 0)
-			goto oom;
+			goto fail; /* rc is still JP_ENOMEM */
 		break;
 	case JP_ACTION_INSPECT:
 		if (m->code.source != JP_CODE_SHARED_STORAGE || !m->code.path) {
@@ -132,7 +132,7 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 			goto fail;
 		}
 		if (dup_or_null(&t->path, m->code.path) < 0)
-			goto oom;
+			goto fail; /* rc is still JP_ENOMEM */
 		break;
 	case JP_ACTION_RESOLVE:
 		if (m->code.source != JP_CODE_LAUNCH_CLONE || !m->code.repo_url) {
@@ -142,7 +142,7 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 		}
 		if (dup_or_null(&t->url, m->code.repo_url) < 0 ||
 		    dup_or_null(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0)
-			goto oom;
+			goto fail; /* rc is still JP_ENOMEM */
 		break;
 	case JP_ACTION_SCAN:
 		if (index >= m->n_data || !m->data[index].path) {
@@ -150,7 +150,7 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 			goto fail;
 		}
 		if (dup_or_null(&t->path, m->data[index].path) < 0)
-			goto oom;
+			goto fail; /* rc is still JP_ENOMEM */
 		break;
 	case JP_ACTION_OUTPUTS:
 		if (!m->outputs.output_dir) {
@@ -160,7 +160,7 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 		if (dup_or_null(&t->out, m->outputs.output_dir) < 0 ||
 		    dup_or_null(&t->ckpt, m->outputs.checkpoint_dir) < 0 ||
 		    dup_or_null(&t->log, m->outputs.log_dir) < 0)
-			goto oom;
+			goto fail; /* rc is still JP_ENOMEM */
 		t->out_ours = flow->made_out && strcmp(flow->made_out, m->outputs.output_dir) == 0;
 		for (size_t i = 0; !t->out_ours && i < flow->created.n; i++)
 			if (strcmp(flow->created.v[i], m->outputs.output_dir) == 0)
@@ -168,11 +168,11 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 		break;
 	case JP_ACTION_CHECK:
 		if (flow_manifest_copy(&t->m, m) < 0 || copy_inspected(&t->insp, &flow->insp) < 0)
-			goto oom;
+			goto fail; /* rc is still JP_ENOMEM */
 		if (m->n_data) {
 			t->dx = calloc(m->n_data, sizeof(*t->dx));
 			if (!t->dx)
-				goto oom;
+				goto fail; /* rc is still JP_ENOMEM */
 			for (size_t i = 0; i < m->n_data; i++) {
 				t->dx[i] = flow->dx[i];
 				t->dx[i].scanned_path = NULL;
@@ -192,9 +192,9 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 	}
 	*out = t;
 	return 0;
-oom:
-	rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 fail:
+	if (rc == JP_ENOMEM)
+		jp_error_set(err, rc, "%s", _("out of memory"));
 	jp_flow_task_free(t);
 	return rc;
 }
