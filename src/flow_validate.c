@@ -29,7 +29,7 @@ bool flow_active(const struct jp_flow *flow, const struct fref *r)
 	case K_REPO_COMMIT:
 		return shared || lclone;
 	case K_REPO_REF:
-		return (shared && flow->checkout == CHECKOUT_CLONE) || lclone;
+		return shared || lclone;
 	case K_IMAGE:
 		return m->code.source == JP_CODE_IMAGE;
 	default:
@@ -524,9 +524,21 @@ int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow, const 
 		break;
 	}
 	case K_REPO_REF:
-		if (!empty && (s[0] == '-' || strpbrk(s, " \t\n~^:?*[\\")))
+		if (!empty && (s[0] == '-' || strpbrk(s, " \t\n~^:?*[\\"))) {
 			flow_verdict_set(v, JP_CHECK_FAIL,
 					 _("expected a branch, tag or commit name, got \"%s\""), s);
+		} else if (!empty && flow->set[K_REPO_REF] && m->code.source == JP_CODE_SHARED_STORAGE &&
+			   flow->checkout == CHECKOUT_EXISTING && flow->insp.path && m->code.path &&
+			   strcmp(flow->insp.path, m->code.path) == 0 && flow->insp.is_git &&
+			   !(flow->insp.branch && strcmp(flow->insp.branch, s) == 0) &&
+			   strncmp(flow->insp.commit, s, strlen(s)) != 0) {
+			/* the manifest would name one version and the job run another */
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("the checkout in %s is at %s, not %s: check out %s there, or "
+					   "leave the ref out to record what is checked out"),
+					 m->code.path,
+					 flow->insp.branch ? flow->insp.branch : flow->insp.commit, s, s);
+		}
 		break;
 	case K_REPO_COMMIT:
 		if (!empty && !jp_valid_commit(s))

@@ -629,6 +629,27 @@ static void checkout_of_another_repository_is_refused(void **state)
 	jp_flow_free(flow);
 }
 
+static void existing_checkout_on_another_branch_is_refused(void **state)
+{
+	struct jp_flow *flow = new_flow();
+	struct jp_error err = JP_ERROR_INIT;
+
+	(void)state;
+	set(flow, "job.name", "existing-job");
+	set(flow, "code.repo.ref", "dev");
+	assert_int_equal(jp_flow_finish(flow, JP_FINISH_NO_WRITE, NULL, &err), JP_ECHECK);
+	assert_true(err_has(&err, "existing-job is at main, not dev: check out dev there"));
+	jp_error_dispose(&err);
+
+	/* the branch it is on, or no ref at all, is fine */
+	set(flow, "code.repo.ref", "main");
+	assert_int_equal(jp_flow_finish(flow, JP_FINISH_NO_WRITE, NULL, &err), 0);
+	set(flow, "code.repo.ref", NULL);
+	assert_value(flow, "code.repo.ref", "main");
+	jp_error_dispose(&err);
+	jp_flow_free(flow);
+}
+
 static void fields_are_data(void **state)
 {
 	const struct jp_field *f;
@@ -689,6 +710,7 @@ int main(void)
 		cmocka_unit_test(nonempty_run_dir_is_not_reused_without_asking),
 		cmocka_unit_test(cancel_leaves_no_directories_behind),
 		cmocka_unit_test(checkout_of_another_repository_is_refused),
+		cmocka_unit_test(existing_checkout_on_another_branch_is_refused),
 		cmocka_unit_test(fields_are_data),
 		cmocka_unit_test(data_sources_are_a_list),
 	};
