@@ -94,7 +94,8 @@ INIT_TESTS = tests/integration/init_golden.sh tests/integration/init_errors.sh \
 TESTS += $(INIT_TESTS)
 EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
 # git: clone by ref, refusals, credentials over http and ssh, interrupts, remote pin
-GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refused.sh
+GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refused.sh \
+	tests/integration/git_clone_interrupt.sh
 TESTS += $(GIT_TESTS)
 EXTRA_DIST += $(GIT_TESTS) tests/lib/gitserv.sh
 # manifest: the schema and check agree on every sample; env read back by four shells

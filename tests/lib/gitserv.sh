@@ -107,9 +107,9 @@ jp_git_many_files() {
 		echo "many"
 		_i=0
 		while [ "$_i" -lt "$_n" ]; do
-			echo "M 100644 inline d$((_i % 100))/f$_i.txt"
-			echo "data $(printf 'file %08d\n' "$_i" | wc -c)"
-			printf 'file %08d\n' "$_i"
+			# "file %08d\n" is always 14 bytes
+			printf 'M 100644 inline d%d/f%d.txt\ndata 14\nfile %08d\n' \
+				$((_i % 100)) "$_i" "$_i"
 			_i=$((_i + 1))
 		done
 	} | git -C "$_w" fast-import --quiet || return 1
@@ -173,10 +173,11 @@ jp_kill_tree() {
 	return 0
 }
 
+# The daemon's children ignore SIGTERM (git upload-pack, its hook): KILL.
 jp_gitd_stop() {
 	[ -s "$1/gitd.pid" ] || return 0
 	_pid=$(cat "$1/gitd.pid")
-	jp_kill_tree "$_pid"
+	jp_kill_tree "$_pid" KILL
 	_w=0
 	while kill -0 "$_pid" 2>/dev/null && [ $_w -lt 50 ]; do
 		sleep 0.1
@@ -254,7 +255,12 @@ EOF
 jp_httpd_stop() {
 	[ -s "$1/lighttpd.pid" ] || return 0
 	_pid=$(cat "$1/lighttpd.pid")
-	jp_kill_tree "$_pid"
+	# CGI children (git http-backend) first; lighttpd itself gets TERM so
+	# that it writes out its access logs.
+	for _c in $(ps -o pid= --ppid "$_pid" 2>/dev/null); do
+		jp_kill_tree "$_c" KILL
+	done
+	kill "$_pid" 2>/dev/null
 	_w=0
 	while kill -0 "$_pid" 2>/dev/null && [ $_w -lt 50 ]; do
 		sleep 0.1
@@ -301,4 +307,34 @@ jp_test_env() {
 	unset SSH_AUTH_SOCK JOBPREP_GIT_TOKEN JOBPREP_GIT_USER JOBPREP_SCRATCH GIT_ASKPASS SSH_ASKPASS
 	LC_ALL=C
 	export LC_ALL
+}
+
+# jp_wait_text FILE TEXT [SECS]: wait until FILE contains TEXT (default 30 s).
+jp_wait_text() {
+	_w=0
+	while [ $_w -lt $((${3:-30} * 20)) ]; do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+		_w=$((_w + 1))
+	done
+	return 1
+}
+
+# jp_wait_exit PID [SECS]: wait for a background job and set JP_RC to its
+# exit code, or to "hung" (killing it) when it runs longer than SECS
+# (default 60). Not in $(...): a subshell cannot wait for our children.
+jp_wait_exit() {
+	_w=0
+	while kill -0 "$1" 2>/dev/null && [ $_w -lt $((${2:-60} * 10)) ]; do
+		sleep 0.1
+		_w=$((_w + 1))
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		kill -9 "$1" 2>/dev/null
+		wait "$1" 2>/dev/null
+		JP_RC=hung
+		return 0
+	fi
+	wait "$1"
+	JP_RC=$?
 }
