@@ -40,7 +40,8 @@ static void usage(FILE *out)
 		  "  -o MANIFEST     where to write the manifest (env.sh goes next to it)\n"
 		  "  --profile FILE  platform profile (default: $JOBPREP_PROFILE, the answers'\n"
 		  "                  profile, else the built-in one)\n"
-		  "  --json          print the result as JSON\n"
+		  "  --json          print the result as JSON: {written, manifest, env,\n"
+		  "                  launch_command, checks}\n"
 		  "  --force         write even when a check fails (the manifest records it),\n"
 		  "                  and write into a run directory that already holds files\n"
 		  "  --deep          scan the data sets fully"));
