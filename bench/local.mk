@@ -4,6 +4,8 @@
 EXTRA_DIST += bench/README.md
 bench_list =
 EXTRA_DIST += $(bench_list)
+# tui: startup to the first screen, key-to-echo during a clone (vs dialog)
+bench_list += bench/bench_tui.sh
 
 bench: all
 	@set -e; for b in $(bench_list); do \

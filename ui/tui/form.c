@@ -517,6 +517,14 @@ static int complete(struct jp_form *form, struct jp_form_row *r)
 		return JP_EV_IGNORED;
 	if (jp_complete_path(&form->comp, jp_le_text(&r->le), flags, 200) < 0)
 		return JP_EV_IGNORED;
+	if (form->comp.changed && form->comp.unique &&
+	    strlen(form->comp.text) == r->le.len + 1 &&
+	    strncmp(form->comp.text, r->le.buf, r->le.len) == 0) {
+		/* The field already names the one directory there is: all Tab
+		 * would add is a '/', so it moves on instead (type '/' to go
+		 * into it). */
+		return JP_EV_IGNORED;
+	}
 	if (form->comp.changed) {
 		set_text(r, form->comp.text);
 		/* An ambiguous completion arms the listing Tab. */

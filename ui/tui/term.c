@@ -286,6 +286,16 @@ int jp_term_start(struct jp_error *err)
 	noecho();
 	nonl();
 	keypad(stdscr, TRUE);
+	/* Home/End as other terminals (and tmux) send them, whatever the
+	 * terminfo entry says. */
+	define_key("\033[1~", KEY_HOME);
+	define_key("\033[7~", KEY_HOME);
+	define_key("\033[H", KEY_HOME);
+	define_key("\033OH", KEY_HOME);
+	define_key("\033[4~", KEY_END);
+	define_key("\033[8~", KEY_END);
+	define_key("\033[F", KEY_END);
+	define_key("\033OF", KEY_END);
 	set_escdelay(25);
 	curs_set(0);
 	setup_styles();
@@ -365,6 +375,31 @@ int jp_term_read_key(struct jp_key *key, int timeout_ms)
 		return 0;
 	key->fn = rc == KEY_CODE_YES;
 	key->code = (uint32_t)wc;
+	if (!key->fn && wc == 27) {
+		/* A lone Esc is "back". Esc with more bytes already waiting is
+		 * a sequence curses did not know (a key this terminfo lacks) or
+		 * Alt+key: never let it pass for Esc. */
+		wint_t next;
+
+		timeout(0);
+		rc = wget_wch(stdscr, &next);
+		if (rc == ERR)
+			return 1;
+		if (rc == OK && (next == 'b' || next == 'f')) {
+			key->fn = true;
+			key->code = next == 'b' ? KEY_SLEFT : KEY_SRIGHT;
+			return 1;
+		}
+		if (rc == OK && (next == '[' || next == 'O')) {
+			/* Skip to the sequence's final byte. */
+			int n = 0;
+
+			while (n++ < 16 && wget_wch(stdscr, &next) == OK &&
+			       !(next >= 0x40 && next <= 0x7e))
+				;
+		}
+		return 0;
+	}
 	/* Enter arrives as CR (nonl) or LF; make it one key. */
 	if (!key->fn && (wc == '\r' || wc == '\n')) {
 		key->fn = true;
