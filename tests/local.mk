@@ -96,7 +96,7 @@ EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
 # git: clone by ref, refusals, credentials over http and ssh, interrupts, remote pin
 GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refused.sh \
 	tests/integration/git_clone_interrupt.sh tests/integration/git_clone_http.sh \
-	tests/integration/git_clone_ssh.sh
+	tests/integration/git_clone_ssh.sh tests/integration/git_remote.sh
 TESTS += $(GIT_TESTS)
 EXTRA_DIST += $(GIT_TESTS) tests/lib/gitserv.sh
 # manifest: the schema and check agree on every sample; env read back by four shells
