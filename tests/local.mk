@@ -106,6 +106,8 @@ EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh
 TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/tmp_output_rejected.sh tests/tui/resize_mid_clone.sh \
 	tests/tui/ctrl_c_mid_clone.sh tests/tui/small_terminal.sh tests/tui/no_color.sh \
-	tests/tui/no_terminal.sh tests/tui/resume_draft.sh tests/tui/help_browse_cjk.sh
+	tests/tui/no_terminal.sh tests/tui/resume_draft.sh tests/tui/help_browse_cjk.sh \
+	tests/tui/secret_prompt_clone.sh tests/tui/review_jumps_to_field.sh \
+	tests/tui/signals_restore_terminal.sh
 TESTS += $(TUI_TESTS)
 EXTRA_DIST += $(TUI_TESTS) tests/tui/lib.sh
