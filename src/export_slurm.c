@@ -104,7 +104,9 @@ int jp_export_slurm(char **out, const struct jp_manifest *m, const char *origin,
 	export_buf_add(&b, "#!/bin/bash\n");
 	export_buf_addf(&b,
 			"# Slurm batch script for the job \"%s\", made by jobprep %s from its\n"
-			"# manifest (created %s). Submit it with: sbatch FILE\n",
+			"# manifest (created %s). Submit it with: sbatch FILE\n"
+			"# The log directory must exist when the job starts: Slurm opens the\n"
+			"# output files there before this script runs (jobprep init made it).\n",
 			m->job.name, PACKAGE_VERSION, m->created_at ? m->created_at : "-");
 	directives(&b, m);
 	export_buf_add(&b,

@@ -84,6 +84,11 @@ tests_unit_test_probe_CFLAGS = $(unit_cflags)
 tests_unit_test_probe_LDADD = $(unit_ldadd)
 tests_unit_test_scan_CFLAGS = $(unit_cflags)
 tests_unit_test_scan_LDADD = $(unit_ldadd)
+# export: exact Slurm scripts and PyTorchJob YAML, quoting, refusals
+check_PROGRAMS += tests/unit/test_export
+TESTS += tests/unit/test_export
+tests_unit_test_export_CFLAGS = $(unit_cflags)
+tests_unit_test_export_LDADD = $(unit_ldadd)
 endif
 
 # fuzz targets (--enable-fuzzing, clang): run by hand, e.g.
@@ -113,6 +118,10 @@ EXTRA_DIST += $(GIT_TESTS) tests/lib/gitserv.sh
 # manifest: the schema and check agree on every sample; env read back by four shells
 TESTS += tests/integration/schema.sh tests/integration/env.sh
 EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh
+# export: scripts run by a real single-node Slurm; PyTorchJob YAML read by PyYAML
+EXPORT_TESTS = tests/integration/export_slurm.sh tests/integration/export_pytorchjob.sh
+TESTS += $(EXPORT_TESTS)
+EXTRA_DIST += $(EXPORT_TESTS) tests/lib/slurm.sh
 # tui: the wizard driven in a real terminal (tmux), one behaviour per script
 TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/tmp_output_rejected.sh tests/tui/resize_mid_clone.sh \
