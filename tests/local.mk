@@ -4,8 +4,10 @@ SH_LOG_COMPILER = $(SHELL)
 AM_TESTS_ENVIRONMENT = \
 	JOBPREP='$(abs_top_builddir)/jobprep'; export JOBPREP; \
 	TOP_SRCDIR='$(abs_top_srcdir)'; export TOP_SRCDIR; \
-	TOP_BUILDDIR='$(abs_top_builddir)'; export TOP_BUILDDIR;
-EXTRA_DIST += tests/lib tests/data
+	TOP_BUILDDIR='$(abs_top_builddir)'; export TOP_BUILDDIR; \
+	LSAN_OPTIONS="suppressions=$(abs_top_srcdir)/tests/lsan.supp:print_suppressions=0$${LSAN_OPTIONS:+:$$LSAN_OPTIONS}"; \
+	export LSAN_OPTIONS;
+EXTRA_DIST += tests/lib tests/data tests/lsan.supp
 
 unit_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CJSON_CFLAGS)
 unit_ldadd = $(CORE_LIBS) $(CMOCKA_LIBS)
