@@ -50,15 +50,15 @@ static size_t utf8_decode(const unsigned char *p, uint32_t *cp)
  * (PyYAML, go-yaml) takes as line breaks or a byte-order mark. */
 static bool yaml_needs_escape(uint32_t c)
 {
-	return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) || c == 0x2028 ||
-	       c == 0x2029 || c == 0xfeff || c == 0xfffe || c == 0xffff;
+	return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) || c == 0x2028 || c == 0x2029 ||
+	       c == 0xfeff || c == 0xfffe || c == 0xffff;
 }
 
 /* s as a double-quoted YAML scalar, read back to the same bytes by any
  * YAML 1.1 or 1.2 reader. `field` names s in the error for bytes that are
  * not UTF-8 (a YAML text cannot carry them). */
-static int yaml_quoted(struct export_buf *b, const char *s, const char *field,
-		       const char *origin, struct jp_error *err)
+static int yaml_quoted(struct export_buf *b, const char *s, const char *field, const char *origin,
+		       struct jp_error *err)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
@@ -140,8 +140,7 @@ static int volume_add(struct volumes *vs, const char *prefix, size_t index, cons
 static int collect_volumes(struct volumes *vs, const struct jp_manifest *m,
 			   const struct jp_profile *profile)
 {
-	const char *outs[] = { m->outputs.output_dir, m->outputs.checkpoint_dir,
-			       m->outputs.log_dir };
+	const char *outs[] = { m->outputs.output_dir, m->outputs.checkpoint_dir, m->outputs.log_dir };
 	size_t n_roots;
 	int rc = 0;
 
@@ -169,8 +168,8 @@ struct pod {
 	const struct volumes *volumes;
 };
 
-static int replica(struct export_buf *b, const char *role, int64_t replicas,
-		   const struct pod *pod, const char *origin, struct jp_error *err)
+static int replica(struct export_buf *b, const char *role, int64_t replicas, const struct pod *pod,
+		   const char *origin, struct jp_error *err)
 {
 	int rc = 0;
 

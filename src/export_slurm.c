@@ -60,8 +60,7 @@ static void directives(struct export_buf *b, const struct jp_manifest *m)
 	export_buf_addf(b, "#SBATCH --nodes=%" PRId64 "\n", m->job.workers);
 	export_buf_add(b, "#SBATCH --ntasks-per-node=1\n");
 	if (m->job.gpus_per_worker > 0)
-		export_buf_addf(b, "#SBATCH --gpus-per-node=%" PRId64 "\n",
-				m->job.gpus_per_worker);
+		export_buf_addf(b, "#SBATCH --gpus-per-node=%" PRId64 "\n", m->job.gpus_per_worker);
 	if (m->outputs.log_dir) {
 		static const char *const streams[][2] = {
 			{ "--output", "%x-%j.out" },
