@@ -2,6 +2,7 @@
 # with its own key and socket, slurmctld and slurmd on free loopback ports,
 # every spool, state, log and pid file inside the folder. Nothing of the
 # machine's own munge or Slurm setup is used or touched.
+# The daemons live in /usr/sbin: sourcing this adds it to PATH.
 #
 #   jp_slurm_have                    0 when slurm-wlm and munge are installed
 #   jp_slurm_start DIR [gpu]         start the cluster in DIR (made if
@@ -15,10 +16,14 @@
 #   jp_slurm_stop DIR                cancel what is left, stop every daemon
 #                                    by its pid and wait for it to exit
 
+case ":$PATH:" in
+*:/usr/sbin:*) ;;
+*) PATH=$PATH:/usr/sbin ;;
+esac
+
 jp_slurm_have() {
 	for _c in munged mungekey slurmctld slurmd sbatch scontrol sinfo squeue scancel; do
-		command -v "$_c" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin command -v "$_c" >/dev/null 2>&1 ||
-			return 1
+		command -v "$_c" >/dev/null 2>&1 || return 1
 	done
 	return 0
 }
@@ -55,7 +60,6 @@ _jp_slurm_until() {
 jp_slurm_start() {
 	_d=$1
 	_gpu=${2:-}
-	PATH=$PATH:/usr/sbin
 	_host=$(hostname)
 	mkdir -p "$_d/munge" "$_d/state" "$_d/spool" "$_d/log" "$_d/run" || return 1
 	# munged wants its socket's folder reachable by everyone, key 0600
