@@ -33,7 +33,9 @@ tui_init() {
 	mkdir -p "$T/home" "$T/work"
 	TUI_CLEANUP=
 	trap 'tui_cleanup' EXIT
-	trap 'exit 1' INT TERM HUP
+	trap 'echo "not ok - interrupted by SIGINT"; exit 1' INT
+	trap 'echo "not ok - interrupted by SIGTERM"; exit 1' TERM
+	trap 'echo "not ok - interrupted by SIGHUP"; exit 1' HUP
 	unset NO_COLOR JOBPREP_PROFILE XDG_STATE_HOME SSH_AUTH_SOCK GIT_ASKPASS SSH_ASKPASS
 	export GIT_CONFIG_NOSYSTEM=1
 }

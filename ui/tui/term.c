@@ -397,8 +397,14 @@ int jp_term_read_key(struct jp_key *key, int timeout_ms)
 			while (n++ < 16 && wget_wch(stdscr, &next) == OK &&
 			       !(next >= 0x40 && next <= 0x7e))
 				;
+			return 0;
 		}
-		return 0;
+		/* Esc, then another key typed quickly: both count. */
+		if (rc == KEY_CODE_YES)
+			ungetch((int)next);
+		else
+			unget_wch((wchar_t)next);
+		return 1;
 	}
 	/* Enter arrives as CR (nonl) or LF; make it one key. */
 	if (!key->fn && (wc == '\r' || wc == '\n')) {
