@@ -15,7 +15,7 @@ packages="build-essential autoconf automake autopoint gettext pkg-config
   libgit2-dev libcjson-dev libncurses-dev libcmocka-dev
   git tmux lighttpd openssh-server openssh-client sshfs fuse3
   python3 python3-jsonschema python3-yaml dash zsh bash util-linux procps time
-  slurm-wlm munge"
+  slurm-wlm munge jq"
 
 missing=
 for p in $packages; do

@@ -11,6 +11,8 @@
 #include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,9 @@
 #include "jobprep/check.h"
 #include "jobprep/envsh.h"
 #include "jobprep/i18n.h"
+#include "jobprep/pathclass.h"
+#include "jobprep/probe.h"
+#include "jobprep/scan.h"
 
 enum role {
 	ROLE_CODE = 1 << 0,   /* the project checkout: read by every Worker */
@@ -31,11 +36,15 @@ enum role {
 #define ROLE_READ (ROLE_CODE | ROLE_DATA)
 #define ROLE_ALL (ROLE_CODE | ROLE_DATA | ROLE_OUTPUT)
 
+struct storage_cache;
+
 struct subject {
 	char field[64];   /* "outputs.log_dir", "data[0].path" */
 	const char *path; /* borrowed from the manifest */
 	enum role role;
 	bool read_only;   /* data declared read-only */
+	const struct jp_data_source *data; /* ROLE_DATA: its entry */
+	struct storage_cache *cache;       /* the storage checks' probe of it */
 };
 
 struct check_ctx {
@@ -49,6 +58,7 @@ struct verdict {
 	enum jp_check_status status;
 	char message[1024];
 	bool stop; /* skip the remaining checks of this subject */
+	bool skip; /* this check does not apply: no result */
 };
 
 typedef int (*path_check_fn)(struct verdict *v, const struct check_ctx *ctx,
@@ -204,15 +214,495 @@ static int check_writable(struct verdict *v, const struct check_ctx *ctx, const 
 	return 0;
 }
 
+/* --- storage: where each path lives, judged under the profile -----------------
+ *
+ * Without a profile the platform's layout is unknown: these checks then add
+ * no result, and only the local facts above are checked. Each subject is
+ * probed once, in bounded time (a hung network mount fails the subject
+ * instead of hanging the check), and the later checks reuse that probe. */
+
+struct storage_cache {
+	bool probed;
+	int rc;
+	char error[512];
+	struct jp_probe_result probe;
+};
+
+#define SPACE_FAIL_BYTES (64ULL << 20)
+#define INODES_WARN 10000ULL
+#define EXAMPLES 3
+
+static void human_bytes(char *buf, size_t len, uint64_t v)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double d = (double)v;
+	size_t u = 0;
+
+	while (d >= 1024 && u < 6) {
+		d /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%" PRIu64 " B", v);
+	else
+		snprintf(buf, len, "%.1f %s", d, units[u]);
+}
+
+/* Expand a profile template ({shared}, {job}, {output}) for advice. */
+static void expand(char *buf, size_t len, const char *tmpl, const struct check_ctx *ctx,
+		   const char *output)
+{
+	const char *shared = ctx->profile->shared_roots.n ? ctx->profile->shared_roots.v[0]
+							  : _("<shared storage>");
+	const char *job = ctx->m->job.name ? ctx->m->job.name : "JOB";
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (const char *p = tmpl ? tmpl : ""; *p && o + 1 < len;) {
+		const char *sub = NULL;
+		size_t skip = 0;
+
+		if (strncmp(p, "{shared}", 8) == 0) {
+			sub = shared;
+			skip = 8;
+		} else if (strncmp(p, "{job}", 5) == 0) {
+			sub = job;
+			skip = 5;
+		} else if (strncmp(p, "{output}", 8) == 0 && output) {
+			sub = output;
+			skip = 8;
+		}
+		if (sub) {
+			o += (size_t)snprintf(buf + o, len - o, "%s", sub);
+			if (o >= len)
+				o = len - 1;
+			p += skip;
+		} else {
+			buf[o++] = *p++;
+			buf[o] = '\0';
+		}
+	}
+}
+
+/* Where this subject belongs on the platform, for "put it under ...". */
+static void advice(char *buf, size_t len, const struct check_ctx *ctx, const struct subject *s)
+{
+	const struct jp_profile *p = ctx->profile;
+	char output[PATH_MAX];
+
+	expand(output, sizeof(output), p->output_dir, ctx, NULL);
+	if (strcmp(s->field, "outputs.output_dir") == 0) {
+		snprintf(buf, len, "%s", output);
+	} else if (strcmp(s->field, "outputs.checkpoint_dir") == 0) {
+		expand(buf, len, p->checkpoint_dir, ctx, output);
+	} else if (strcmp(s->field, "outputs.log_dir") == 0) {
+		expand(buf, len, p->log_dir, ctx, output);
+	} else if (s->role == ROLE_CODE) {
+		expand(buf, len, p->project_dir, ctx, NULL);
+	} else if (s->data && s->data->kind == JP_DATA_PUBLIC && p->public_roots.n) {
+		snprintf(buf, len, "%s/...", p->public_roots.v[0]);
+	} else {
+		char tmpl[256];
+		snprintf(tmpl, sizeof(tmpl), "{shared}/datasets/%s",
+			 s->data && s->data->name ? s->data->name : "NAME");
+		expand(buf, len, tmpl, ctx, NULL);
+	}
+}
+
+/* "/tmp" or "tmpfs at /scratch": what a path sits under, for messages. */
+static void where(char *buf, size_t len, const struct jp_path_info *info)
+{
+	if (info->declared && info->declared_root)
+		snprintf(buf, len, "%s", info->declared_root);
+	else
+		snprintf(buf, len, _("%s (%s at %s)"), info->mount_point ? info->mount_point : "?",
+			 info->fstype ? info->fstype : "?",
+			 info->mount_point ? info->mount_point : "?");
+}
+
+/* How the subject is named in a message: the field, and where it really
+ * points when a symlink took it elsewhere. */
+static void subject_name(char *buf, size_t len, const struct subject *s,
+			 const struct jp_path_info *info)
+{
+	if (info->via_symlink)
+		snprintf(buf, len, _("%s (%s, which resolves to %s)"), s->field, s->path,
+			 info->resolved);
+	else
+		snprintf(buf, len, "%s (%s)", s->field, s->path);
+}
+
+static int storage_probe(const struct check_ctx *ctx, const struct subject *s,
+			 struct jp_error *err)
+{
+	struct storage_cache *c = s->cache;
+	struct jp_probe_opts o = JP_PROBE_OPTS_INIT;
+	struct jp_error perr = JP_ERROR_INIT;
+
+	if (c->probed)
+		return 0;
+	c->probed = true;
+	o.flags = JP_PROBE_CLASSIFY;
+	c->rc = jp_probe_path(&c->probe, ctx->profile, s->path, &o, &perr);
+	snprintf(c->error, sizeof(c->error), "%s", c->rc < 0 ? jp_error_message(&perr) : "");
+	jp_error_dispose(&perr);
+	if (c->rc == JP_ENOMEM)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	return 0;
+}
+
+static int check_storage(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
+			 struct jp_error *err)
+{
+	char name[PATH_MAX * 2 + 128], at[PATH_MAX + 64], to[PATH_MAX];
+	int rc;
+
+	if (!ctx->profile) {
+		v->skip = true;
+		return 0;
+	}
+	rc = storage_probe(ctx, s, err);
+	if (rc < 0)
+		return rc;
+	if (s->cache->rc == JP_ETIMEOUT) {
+		v->stop = true;
+		say(v, JP_CHECK_FAIL,
+		    _("%s: %s did not answer in time: the storage it is on seems hung (a network "
+		      "mount that lost its server?). Fix or remount it on this machine, then check "
+		      "again."),
+		    s->field, s->path);
+		return 0;
+	}
+	if (s->cache->rc < 0) {
+		v->stop = true;
+		say(v, JP_CHECK_FAIL, _("%s: cannot tell where it lives: %s"), s->field,
+		    s->cache->error);
+		return 0;
+	}
+	const struct jp_path_info *info = &s->cache->probe.info;
+	subject_name(name, sizeof(name), s, info);
+	where(at, sizeof(at), info);
+	advice(to, sizeof(to), ctx, s);
+
+	switch (info->cls) {
+	case JP_STORAGE_SHARED:
+		if (info->warning)
+			say(v, JP_CHECK_WARN, "%s: %s", s->field, info->warning);
+		else if (s->role == ROLE_OUTPUT)
+			say(v, JP_CHECK_PASS,
+			    _("%s is on shared storage (%s on %s): every Worker writes to the same "
+			      "place, and it is kept after the job."),
+			    name, info->fstype ? info->fstype : "?", at);
+		else
+			say(v, JP_CHECK_PASS,
+			    _("%s is on shared storage (%s on %s): every Worker sees it at the same "
+			      "path."),
+			    name, info->fstype ? info->fstype : "?", at);
+		return 0;
+	case JP_STORAGE_PUBLIC:
+		if (s->role == ROLE_OUTPUT)
+			say(v, JP_CHECK_FAIL,
+			    _("%s is under the public data root %s, which is read-only in the job: "
+			      "put it under %s"),
+			    name, at, to);
+		else if (info->warning)
+			say(v, JP_CHECK_WARN, "%s: %s", s->field, info->warning);
+		else
+			say(v, JP_CHECK_PASS,
+			    _("%s is platform public data under %s: every Worker reads it, "
+			      "read-only, at the same path."),
+			    name, at);
+		return 0;
+	case JP_STORAGE_EPHEMERAL:
+		if (s->role == ROLE_OUTPUT)
+			say(v, JP_CHECK_FAIL,
+			    _("%s is under %s, which is wiped when the job ends: put it under %s"),
+			    name, at, to);
+		else
+			say(v, JP_CHECK_FAIL,
+			    _("%s is under %s, which is wiped when a job ends and which the job's "
+			      "Workers do not share: put it on shared storage, e.g. %s"),
+			    name, at, to);
+		return 0;
+	case JP_STORAGE_LOCAL:
+		if (s->role == ROLE_OUTPUT)
+			say(v, JP_CHECK_FAIL,
+			    _("%s is on a local disk of this machine (%s at %s): the job's Workers "
+			      "cannot write there and nothing there is kept for you: put it under %s"),
+			    name, info->fstype ? info->fstype : "?",
+			    info->mount_point ? info->mount_point : "?", to);
+		else
+			say(v, JP_CHECK_FAIL,
+			    _("%s is on a local disk of this machine (%s at %s), which the job's "
+			      "Workers cannot see: copy it to shared storage, e.g. %s"),
+			    name, info->fstype ? info->fstype : "?",
+			    info->mount_point ? info->mount_point : "?", to);
+		return 0;
+	case JP_STORAGE_UNKNOWN:
+		break;
+	}
+	say(v, JP_CHECK_WARN,
+	    _("%s: cannot tell where it lives (%s): make sure it is on storage every Worker "
+	      "mounts, e.g. %s"),
+	    name, info->reason ? info->reason : "?", to);
+	return 0;
+}
+
+static int check_public(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
+			struct jp_error *err)
+{
+	const struct jp_profile *p = ctx->profile;
+	char at[PATH_MAX + 64];
+	int rc;
+
+	if (!p || !s->data) {
+		v->skip = true;
+		return 0;
+	}
+	rc = storage_probe(ctx, s, err);
+	if (rc < 0)
+		return rc;
+	if (s->cache->rc < 0) {
+		v->skip = true;
+		return 0;
+	}
+	const struct jp_path_info *info = &s->cache->probe.info;
+	bool under_public = info->cls == JP_STORAGE_PUBLIC;
+	const char *root = p->public_roots.n ? p->public_roots.v[0] : "/infini-data";
+	const char *dfield = s->field; /* "data[i].path" */
+	size_t base = strlen(dfield) > 5 ? strlen(dfield) - 5 : 0; /* without ".path" */
+
+	if (s->data->kind != JP_DATA_PUBLIC && !under_public) {
+		v->skip = true;
+		return 0;
+	}
+	where(at, sizeof(at), info);
+	if (s->data->kind == JP_DATA_PUBLIC && !under_public) {
+		say(v, JP_CHECK_FAIL,
+		    _("%.*s is marked public, but %s is not under the public data root %s: the "
+		      "platform mounts public data sets read-only under %s/; for your own data "
+		      "set kind to \"team\" and keep it on shared storage"),
+		    (int)base, dfield, s->path, root, root);
+	} else if (s->data->kind != JP_DATA_PUBLIC) {
+		say(v, JP_CHECK_WARN,
+		    _("%s is under the public data root %s: set %.*s.kind to \"public\" and "
+		      "%.*s.read_only to true"),
+		    s->path, at, (int)base, dfield, (int)base, dfield);
+	} else if (!s->data->read_only) {
+		say(v, JP_CHECK_FAIL,
+		    _("%.*s is public data, which the job can only read: set %.*s.read_only to "
+		      "true, and write nothing under %s"),
+		    (int)base, dfield, (int)base, dfield, at);
+	} else {
+		say(v, JP_CHECK_PASS, _("%s is public data, read-only under %s%s."), s->path, at,
+		    info->read_only ? "" : _(" (writable on this machine, read-only in the job)"));
+	}
+	return 0;
+}
+
+static int check_space(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
+		       struct jp_error *err)
+{
+	char free_s[32], disk[32];
+	int rc;
+
+	if (!ctx->profile) {
+		v->skip = true;
+		return 0;
+	}
+	rc = storage_probe(ctx, s, err);
+	if (rc < 0)
+		return rc;
+	const struct jp_probe_result *r = &s->cache->probe;
+	if (s->cache->rc < 0 || !r->has_space) {
+		v->skip = true;
+		return 0;
+	}
+	human_bytes(free_s, sizeof(free_s), r->free_bytes);
+	human_bytes(disk, sizeof(disk), ctx->profile->system_disk_bytes);
+	if (r->free_bytes < SPACE_FAIL_BYTES)
+		say(v, JP_CHECK_FAIL,
+		    _("%s has only %s free on its storage: free some space there, or choose "
+		      "other shared storage, before the job writes to it."),
+		    s->path, free_s);
+	else if (r->total_inodes && r->free_inodes < INODES_WARN)
+		say(v, JP_CHECK_WARN,
+		    _("%s has only %" PRIu64 " free inodes on its storage: a job writing many "
+		      "small files (logs, shards) will fail; free some or choose other storage."),
+		    s->path, r->free_inodes);
+	else if (r->free_bytes < ctx->profile->system_disk_bytes)
+		say(v, JP_CHECK_WARN,
+		    _("%s has %s free, less than a Worker's %s system disk: large checkpoints may "
+		      "not fit; free some space or choose other shared storage."),
+		    s->path, free_s, disk);
+	else
+		say(v, JP_CHECK_PASS, _("%s has %s free."), s->path, free_s);
+	return 0;
+}
+
+/* What a data scan found worth telling, a few of each. */
+struct findings {
+	char archives[EXAMPLES][PATH_MAX];
+	size_t n_archives;
+	char outside[EXAMPLES][PATH_MAX];
+	char targets[EXAMPLES][PATH_MAX];
+	size_t n_outside;
+	char unreadable[EXAMPLES][PATH_MAX];
+	size_t n_unreadable;
+	char dangling[EXAMPLES][PATH_MAX];
+	size_t n_dangling;
+};
+
+static int on_finding(const struct jp_scan_item *it, void *payload)
+{
+	struct findings *f = payload;
+
+	switch (it->kind) {
+	case JP_SCAN_ITEM_ARCHIVE:
+		if (f->n_archives < EXAMPLES)
+			snprintf(f->archives[f->n_archives++], PATH_MAX, "%s", it->path);
+		break;
+	case JP_SCAN_ITEM_LINK_OUTSIDE:
+		if (f->n_outside < EXAMPLES) {
+			snprintf(f->outside[f->n_outside], PATH_MAX, "%s", it->path);
+			snprintf(f->targets[f->n_outside++], PATH_MAX, "%s", it->target);
+		}
+		break;
+	case JP_SCAN_ITEM_UNREADABLE:
+		if (f->n_unreadable < EXAMPLES)
+			snprintf(f->unreadable[f->n_unreadable++], PATH_MAX, "%s", it->path);
+		break;
+	case JP_SCAN_ITEM_LINK_DANGLING:
+		if (f->n_dangling < EXAMPLES)
+			snprintf(f->dangling[f->n_dangling++], PATH_MAX, "%s", it->path);
+		break;
+	}
+	return 0;
+}
+
+/* Append "; " + formatted text to the verdict's message. */
+static void also(struct verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void also(struct verdict *v, const char *fmt, ...)
+{
+	size_t o = strlen(v->message);
+	va_list ap;
+
+	if (o + 3 >= sizeof(v->message))
+		return;
+	if (o) {
+		memcpy(v->message + o, "; ", 3);
+		o += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(v->message + o, sizeof(v->message) - o, fmt, ap);
+	va_end(ap);
+}
+
+static void worsen(struct verdict *v, enum jp_check_status st)
+{
+	if (st > v->status)
+		v->status = st;
+}
+
+static int check_contents(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
+			  struct jp_error *err)
+{
+	struct jp_scan_opts o = JP_SCAN_OPTS_INIT;
+	struct jp_scan_result r;
+	struct jp_scan_output out = { on_finding, NULL };
+	struct jp_error serr = JP_ERROR_INIT;
+	struct findings *f = NULL;
+	char size[32], abytes[32], disk[32];
+	int rc;
+
+	if (!ctx->profile || !s->data) {
+		v->skip = true;
+		return 0;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	out.payload = f;
+	o.mode = ctx->flags & JP_CHECK_DEEP ? JP_SCAN_FULL : JP_SCAN_QUICK;
+	rc = jp_scan(&r, s->path, &o, &out, NULL, &serr);
+	if (rc < 0) {
+		say(v, JP_CHECK_WARN, _("%s could not be scanned: %s"), s->path,
+		    jp_error_message(&serr));
+		goto out;
+	}
+	const char *lb = r.complete ? "" : _("at least ");
+	human_bytes(size, sizeof(size), r.stats.bytes);
+	v->status = JP_CHECK_PASS;
+	v->message[0] = '\0';
+	also(v, _("%s holds %s%" PRIu64 " files, %s%s"), s->path, lb, r.stats.files, size,
+	     r.complete ? "" : _(" (a quick look; `jobprep check --deep` counts everything)"));
+
+	/* A symlink out of the data set is only as good as where it leads. */
+	for (size_t i = 0; i < f->n_outside; i++) {
+		struct jp_probe_result pr = JP_PROBE_RESULT_INIT;
+		struct jp_probe_opts po = JP_PROBE_OPTS_INIT;
+
+		po.flags = JP_PROBE_CLASSIFY;
+		if (jp_probe_path(&pr, ctx->profile, f->targets[i], &po, NULL) == 0 &&
+		    (pr.info.cls == JP_STORAGE_EPHEMERAL || pr.info.cls == JP_STORAGE_LOCAL)) {
+			worsen(v, JP_CHECK_FAIL);
+			also(v,
+			     _("%s links to %s, which is %s storage the job's Workers cannot see: "
+			       "copy what it points to into the data set, on shared storage"),
+			     f->outside[i], f->targets[i], jp_storage_class_name(pr.info.cls));
+		}
+		jp_probe_result_dispose(&pr);
+	}
+	if (r.symlinks_outside && v->status == JP_CHECK_PASS)
+		also(v, _("%s%" PRIu64 " symlinks lead outside it, to shared or public storage "
+			  "(e.g. %s -> %s)"),
+		     lb, r.symlinks_outside, f->n_outside ? f->outside[0] : "?",
+		     f->n_outside ? f->targets[0] : "?");
+	if (r.stats.archives) {
+		human_bytes(abytes, sizeof(abytes), r.archive_bytes);
+		worsen(v, JP_CHECK_WARN);
+		also(v,
+		     _("%s%" PRIu64 " archives (%s, e.g. %s) would have to be unpacked in the job, "
+		       "with the GPUs waiting: unpack them before submitting, unless the training "
+		       "code reads them as they are (e.g. WebDataset shards)"),
+		     lb, r.stats.archives, abytes, f->n_archives ? f->archives[0] : "?");
+	}
+	if (r.unreadable) {
+		worsen(v, JP_CHECK_WARN);
+		also(v, _("%s%" PRIu64 " entries cannot be read (e.g. %s): fix their permissions"),
+		     lb, r.unreadable, f->n_unreadable ? f->unreadable[0] : "?");
+	}
+	if (r.symlinks_dangling) {
+		worsen(v, JP_CHECK_WARN);
+		also(v, _("%s%" PRIu64 " symlinks point at nothing (e.g. %s)"), lb,
+		     r.symlinks_dangling, f->n_dangling ? f->dangling[0] : "?");
+	}
+	if (r.stats.bytes > ctx->profile->system_disk_bytes) {
+		human_bytes(disk, sizeof(disk), ctx->profile->system_disk_bytes);
+		also(v,
+		     _("larger than a Worker's %s system disk: read it in place, do not copy it "
+		       "to the Worker"),
+		     disk);
+	}
+out:
+	free(f);
+	jp_error_dispose(&serr);
+	return 0;
+}
+
 /* The checks, in the order they run on each subject. */
 static const struct path_check {
 	const char *name;
 	unsigned roles;
 	path_check_fn run;
 } path_checks[] = {
+	{ "storage", ROLE_ALL, check_storage },
 	{ "exists", ROLE_ALL, check_exists },
 	{ "readable", ROLE_READ, check_readable },
+	{ "public", ROLE_DATA, check_public },
+	{ "contents", ROLE_DATA, check_contents },
 	{ "writable", ROLE_OUTPUT, check_writable },
+	{ "space", ROLE_OUTPUT, check_space },
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -235,6 +725,7 @@ static int add_subject(struct subjects *ss, const char *field, const char *path,
 	if (!grown)
 		return JP_ENOMEM;
 	ss->v = grown;
+	memset(&grown[ss->n], 0, sizeof(grown[ss->n]));
 	snprintf(grown[ss->n].field, sizeof(grown[ss->n].field), "%s", field);
 	grown[ss->n].path = path;
 	grown[ss->n].role = role;
@@ -255,6 +746,8 @@ static int collect(struct subjects *ss, const struct jp_manifest *m)
 	for (size_t i = 0; rc == 0 && i < m->n_data; i++) {
 		snprintf(field, sizeof(field), "data[%zu].path", i);
 		rc = add_subject(ss, field, m->data[i].path, ROLE_DATA, m->data[i].read_only);
+		if (rc == 0 && m->data[i].path)
+			ss->v[ss->n - 1].data = &m->data[i];
 	}
 	if (rc == 0)
 		rc = add_subject(ss, "outputs.output_dir", m->outputs.output_dir, ROLE_OUTPUT,
@@ -272,11 +765,22 @@ int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile, u
 {
 	struct check_ctx ctx = { m, profile, flags };
 	struct subjects ss = { NULL, 0 };
+	struct storage_cache *caches = NULL;
 	char id[128];
 	int rc;
 
 	jp_manifest_clear_checks(m);
 	rc = collect(&ss, m);
+	if (rc == 0 && ss.n) {
+		caches = calloc(ss.n, sizeof(*caches));
+		if (!caches)
+			rc = JP_ENOMEM;
+		for (size_t i = 0; caches && i < ss.n; i++) {
+			struct jp_probe_result empty = JP_PROBE_RESULT_INIT;
+			caches[i].probe = empty;
+			ss.v[i].cache = &caches[i];
+		}
+	}
 	for (size_t i = 0; rc == 0 && i < ss.n; i++) {
 		const struct subject *s = &ss.v[i];
 
@@ -289,12 +793,17 @@ int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile, u
 			rc = path_checks[k].run(&v, &ctx, s, err);
 			if (rc < 0)
 				break;
+			if (v.skip)
+				continue;
 			snprintf(id, sizeof(id), "%s.%s", s->field, path_checks[k].name);
 			rc = jp_manifest_add_check(m, id, v.status, s->path, "%s", v.message);
 			if (v.stop)
 				break;
 		}
 	}
+	for (size_t i = 0; caches && i < ss.n; i++)
+		jp_probe_result_dispose(&caches[i].probe);
+	free(caches);
 	free(ss.v);
 	if (rc == JP_ENOMEM)
 		return jp_error_set(err, rc, "%s", _("out of memory"));

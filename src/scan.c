@@ -390,6 +390,9 @@ static void check_link(struct worker *wk, const struct dnode *d, const char *nam
 			struct jp_scan_item it = { JP_SCAN_ITEM_LINK_DANGLING,
 						   entry_path(wk, d, name), NULL, 0, e };
 			emit(wk, &it);
+		} else {
+			/* Where it leads cannot be told (EACCES, EPERM...). */
+			unreadable(wk, entry_path(wk, d, name), e);
 		}
 		return;
 	}
@@ -671,13 +674,10 @@ static unsigned auto_threads(bool network)
 }
 
 /* A single file given as the data set. */
-static int scan_file(struct jp_scan_result *out, const char *path, const struct jp_scan_output *o,
-		     struct jp_error *err)
+static int scan_file(struct jp_scan_result *out, const char *path, const struct statx *sx,
+		     const struct jp_scan_output *o, struct jp_error *err)
 {
-	struct statx stx;
-	if (statx(AT_FDCWD, path, 0, STATX_WANT, &stx) < 0)
-		return jp_error_set(err, errno == ENOENT ? JP_ENOENT : JP_EIO, _("%s: %s"), path,
-				    strerror(errno));
+	struct statx stx = *sx;
 	if (S_ISREG(stx.stx_mode)) {
 		out->stats.files = 1;
 		out->stats.bytes = stx.stx_size;
@@ -740,6 +740,152 @@ static size_t fd_budget(unsigned *nthreads)
 	return cap < 8 ? 8 : cap > QUEUE_CAP_MAX ? QUEUE_CAP_MAX : (size_t)cap;
 }
 
+/* The first look at the top (open, statfs, realpath) runs on a thread of
+ * its own, so that a hung mount cannot hold the caller: it can still be
+ * cancelled. The last one out frees it. */
+struct prep {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	atomic_uint refs;
+	bool done;
+	char *path;
+	int fd;          /* the top directory, or -1 */
+	int open_errno;
+	bool is_file;    /* not a directory: stx holds it */
+	int stat_errno;
+	struct statx stx;
+	bool network;
+	char *root_real;
+};
+
+static void prep_release(struct prep *p)
+{
+	if (atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	if (p->fd >= 0)
+		close(p->fd);
+	free(p->root_real);
+	free(p->path);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cond);
+	free(p);
+}
+
+static void *prep_main(void *arg)
+{
+	struct prep *p = arg;
+	int fd = open(p->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+	int e = fd < 0 ? errno : 0;
+	bool is_file = false, network = false;
+	int se = 0;
+	struct statx stx;
+	char *real = NULL;
+
+	memset(&stx, 0, sizeof(stx));
+	if (fd < 0 && e == ENOTDIR) {
+		is_file = true;
+		if (statx(AT_FDCWD, p->path, 0, STATX_WANT, &stx) < 0)
+			se = errno;
+	}
+	if (fd >= 0) {
+		struct statfs sfs;
+		if (fstatfs(fd, &sfs) == 0) {
+			bool known;
+			enum jp_fs_kind k = jp_fs_kind_of_magic((int64_t)sfs.f_type, &known, NULL);
+			/* FUSE is unknown to statfs: treat it as remote, like sshfs. */
+			network = k == JP_FS_NETWORK || (uint32_t)sfs.f_type == 0x65735546u;
+		}
+		real = realpath(p->path, NULL);
+	}
+	pthread_mutex_lock(&p->lock);
+	p->fd = fd;
+	p->open_errno = e;
+	p->is_file = is_file;
+	p->stat_errno = se;
+	p->stx = stx;
+	p->network = network;
+	p->root_real = real;
+	p->done = true;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	prep_release(p);
+	return NULL;
+}
+
+static bool cancel_requested(const struct jp_scan_opts *o)
+{
+	return o->cancel && atomic_load(o->cancel);
+}
+
+/* Start the first look and wait for it, watching for a cancel. Returns the
+ * prep (the caller holds one reference), or NULL with *rc set. */
+static struct prep *prepare(const char *path, const struct jp_scan_opts *o,
+			    const struct jp_port *port, unsigned progress_ms, int *rc,
+			    struct jp_error *err)
+{
+	struct prep *p = calloc(1, sizeof(*p));
+	pthread_condattr_t ca;
+	pthread_attr_t ta;
+	pthread_t tid;
+	sigset_t all, old;
+
+	if (!p || !(p->path = strdup(path))) {
+		free(p);
+		*rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return NULL;
+	}
+	p->fd = -1;
+	atomic_init(&p->refs, 2);
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_attr_init(&ta);
+	pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int e = pthread_create(&tid, &ta, prep_main, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&ta);
+	if (e) {
+		/* No thread: look on this one. */
+		prep_main(p);
+	}
+
+	double t0 = now_s(), next = t0 + progress_ms / 1000.0;
+	bool cancel = false;
+	pthread_mutex_lock(&p->lock);
+	while (!p->done && !cancel) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += TICK_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&p->cond, &p->lock, &ts);
+		if (p->done)
+			break;
+		pthread_mutex_unlock(&p->lock);
+		cancel = cancel_requested(o);
+		double t = now_s();
+		if (!cancel && port && t >= next) {
+			struct jp_progress pr = { JP_PHASE_SCAN, 0, 0, 0, 0, path };
+			cancel = port->progress(&pr, port->payload) < 0;
+			next = t + progress_ms / 1000.0;
+		}
+		pthread_mutex_lock(&p->lock);
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (cancel) {
+		prep_release(p);
+		*rc = jp_error_set(err, JP_ECANCELED, _("%s: scan cancelled"), path);
+		return NULL;
+	}
+	return p;
+}
+
 int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_opts *opts,
 	    const struct jp_scan_output *output, const struct jp_port *port,
 	    struct jp_error *err)
@@ -761,25 +907,36 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 	unsigned progress_ms = o.progress_ms ? o.progress_ms : DEFAULT_PROGRESS_MS;
 	unsigned quick_ms = o.quick_ms ? o.quick_ms : DEFAULT_QUICK_MS;
 
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+	struct prep *p = prepare(path, &o, port, progress_ms, &rc, err);
+	if (!p) {
+		out->seconds = now_s() - t0;
+		return rc;
+	}
+	/* The first look is done: take what it found. */
+	pthread_mutex_lock(&p->lock);
+	fd = p->fd;
+	p->fd = -1;
+	char *root_real = p->root_real;
+	p->root_real = NULL;
+	bool network = p->network;
+	int open_errno = p->open_errno;
+	bool is_file = p->is_file;
+	int stat_errno = p->stat_errno;
+	struct statx top_stx = p->stx;
+	pthread_mutex_unlock(&p->lock);
+	prep_release(p);
 	if (fd < 0) {
-		if (errno == ENOTDIR) {
-			rc = scan_file(out, path, output, err);
+		free(root_real);
+		int e = is_file ? stat_errno : open_errno;
+		if (is_file && !e) {
+			rc = scan_file(out, path, &top_stx, output, err);
 			out->seconds = now_s() - t0;
 			return rc;
 		}
-		return jp_error_set(err, errno == ENOENT ? JP_ENOENT : JP_EIO, _("%s: %s"), path,
-				    strerror(errno));
+		return jp_error_set(err, e == ENOENT ? JP_ENOENT : JP_EIO, _("%s: %s"), path,
+				    strerror(e));
 	}
 
-	bool network = false;
-	struct statfs sfs;
-	if (fstatfs(fd, &sfs) == 0) {
-		bool known;
-		enum jp_fs_kind k = jp_fs_kind_of_magic((int64_t)sfs.f_type, &known, NULL);
-		/* FUSE is unknown to statfs: treat it as remote, like sshfs. */
-		network = k == JP_FS_NETWORK || (uint32_t)sfs.f_type == 0x65735546u;
-	}
 	unsigned nthreads = o.threads ? o.threads : auto_threads(network);
 	if (nthreads > THREADS_MAX)
 		nthreads = THREADS_MAX;
@@ -787,6 +944,7 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		close(fd);
+		free(root_real);
 		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 	}
 	s->cap = fd_budget(&nthreads);
@@ -803,7 +961,7 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 	atomic_init(&s->stop, RUNNING);
 	atomic_init(&s->examined, 0);
 	atomic_init(&s->refs, 1);
-	s->root_real = realpath(path, NULL);
+	s->root_real = root_real;
 	s->have_proc = access("/proc/self/fd", X_OK) == 0;
 	s->euid = geteuid();
 	s->egid = getegid();

@@ -133,3 +133,7 @@ TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/signals_restore_terminal.sh
 TESTS += $(TUI_TESTS)
 EXTRA_DIST += $(TUI_TESTS) tests/tui/lib.sh
+# storage: the platform's mount layout in a private namespace, sshfs over a loopback sshd
+STORAGE_SH_TESTS = tests/integration/storage_platform.sh
+TESTS += $(STORAGE_SH_TESTS)
+EXTRA_DIST += $(STORAGE_SH_TESTS) tests/lib/ssh.sh tests/lib/platform.sh

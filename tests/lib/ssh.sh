@@ -109,15 +109,20 @@ jp_sshd_stop() {
 # jp_sshfs_mount DIR REMOTE MOUNTPOINT [OPTION...]: mount REMOTE (a path on
 # this machine, served by the sshd of DIR) on MOUNTPOINT with every cache
 # off, so each metadata operation is a round trip, like uncached NFS.
-# Extra arguments go to sshfs. Sets JP_SSHFS_PID (the sshfs process; its
-# child is the ssh client: stop that to make the mount hang).
+# Extra arguments go to sshfs; DIR must not contain spaces. Sets
+# JP_SSHFS_PID (the sshfs process).
 jp_sshfs_mount() {
 	_d=$1
 	_remote=$2
 	_mnt=$3
 	shift 3
 	mkdir -p "$_mnt" || return 1
-	sshfs -f -p "$JP_SSHD_PORT" -F /dev/null \
+	# The ssh client through a wrapper that records its pid (sshfs
+	# detaches it, so it is nobody's child).
+	printf '#!/bin/sh\necho $$ >"%s/ssh-client.pid"\nexec ssh "$@"\n' "$_d" >"$_d/ssh-client"
+	chmod 755 "$_d/ssh-client"
+	rm -f "$_d/ssh-client.pid"
+	sshfs -f -p "$JP_SSHD_PORT" -F /dev/null -o ssh_command="$_d/ssh-client" \
 		-o IdentityFile="$_d/user_key" -o IdentitiesOnly=yes \
 		-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR \
 		-o dir_cache=no -o attr_timeout=0 -o entry_timeout=0 -o negative_timeout=0 \
@@ -138,9 +143,10 @@ jp_sshfs_mount() {
 	return 1
 }
 
-# jp_sshfs_ssh_pid: the ssh client of the last sshfs mount.
+# jp_sshfs_ssh_pid DIR: the ssh client of the last sshfs mount made with the
+# sshd of DIR (stop it with kill -STOP to make the mount hang; -CONT resumes).
 jp_sshfs_ssh_pid() {
-	ps -o pid= --ppid "$JP_SSHFS_PID" 2>/dev/null | head -n 1 | tr -d ' '
+	cat "$1/ssh-client.pid" 2>/dev/null
 }
 
 # jp_sshfs_umount MOUNTPOINT: unmount (lazily if it is busy or hung).

@@ -21,6 +21,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/pathclass.h"
+#include "jobprep/probe.h"
 #include "jobprep/profile.h"
 #include "jobprep/scan.h"
 #include "cli.h"
@@ -345,13 +346,17 @@ int jp_cmd_scan(int argc, char **argv)
 		const char *path = argv[i];
 		struct jp_scan_result r;
 		struct examples ex;
-		struct jp_path_info info = JP_PATH_INFO_INIT;
+		struct jp_probe_result probe = JP_PROBE_RESULT_INIT;
+		struct jp_probe_opts popts = JP_PROBE_OPTS_INIT;
 		struct jp_error perr = JP_ERROR_INIT;
 		memset(&ex, 0, sizeof(ex));
 		struct jp_scan_output output = { on_item, &ex };
 
 		jp_error_clear(&err);
-		bool classified = jp_path_classify(&info, profile, path, &perr) == 0;
+		/* Where it lives, in bounded time: a hung mount must not hang us. */
+		popts.flags = JP_PROBE_CLASSIFY;
+		bool classified = jp_probe_path(&probe, profile, path, &popts, &perr) == 0;
+		const struct jp_path_info *info = classified ? &probe.info : NULL;
 		int rc = jp_scan(&r, path, &opts, &output, &port, &err);
 		if (ps.shown) {
 			fprintf(stderr, "\r\033[K");
@@ -369,14 +374,14 @@ int jp_cmd_scan(int argc, char **argv)
 								  opts.mode == JP_SCAN_QUICK,
 								  jp_error_message(&err)));
 		} else if (arr) {
-			cJSON_AddItemToArray(arr, to_json(path, &r, &ex, classified ? &info : NULL,
+			cJSON_AddItemToArray(arr, to_json(path, &r, &ex, info,
 							  opts.mode == JP_SCAN_QUICK, NULL));
 		} else {
-			print_text(path, &r, &ex, classified ? &info : NULL,
+			print_text(path, &r, &ex, info,
 				   opts.mode == JP_SCAN_QUICK);
 		}
 		examples_dispose(&ex);
-		jp_path_info_dispose(&info);
+		jp_probe_result_dispose(&probe);
 		jp_error_dispose(&perr);
 	}
 	sigaction(SIGINT, &old_int, NULL);
