@@ -6,7 +6,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "jobprep/i18n.h"
 #include "jobprep/task.h"
@@ -145,6 +148,15 @@ static void *worker(void *data)
 	struct jp_port port = JP_PORT_INIT;
 	int rc;
 
+	/* Background work yields to the thread a person is waiting on: on
+	 * Linux a thread has its own nice value. Failing is harmless. */
+	errno = 0;
+	{
+		int nice_now = getpriority(PRIO_PROCESS, 0);
+
+		if (errno == 0 && nice_now < 10)
+			setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice_now + 5);
+	}
 	port.progress = port_progress;
 	port.ask_secret = port_ask_secret;
 	port.confirm = port_confirm;
