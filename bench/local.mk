@@ -6,6 +6,9 @@ bench_list =
 EXTRA_DIST += $(bench_list)
 # tui: startup to the first screen, key-to-echo during a clone (vs dialog)
 bench_list += bench/bench_tui.sh
+# scan: 500,000 files on local disk and 20,000 on uncached sshfs, vs du -s
+bench_list += bench/bench_scan.sh
+noinst_PROGRAMS += bench/mktree
 
 bench: all
 	@set -e; for b in $(bench_list); do \
