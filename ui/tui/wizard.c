@@ -625,9 +625,11 @@ static void handle_key(struct jp_wizard *w, const struct jp_key *key)
 	int ev = JP_EV_IGNORED;
 
 	if (jp_term_too_small()) {
-		if (!key->fn && key->code == JP_KEY_CTRL('c') && jp_wizard_confirm_quit(w)) {
+		/* The notice says Ctrl-C quits: no question that could not be
+		 * seen anyway. */
+		if (!key->fn && key->code == JP_KEY_CTRL('c')) {
 			w->quit = true;
-			w->exit_code = 130;
+			w->exit_code = w->written ? 0 : 130;
 		}
 		w->redraw = true;
 		return;
