@@ -34,8 +34,10 @@ struct jp_scan_opts {
 	uint64_t quick_entries; /* a quick look's entry budget; 0: 50000 */
 	/* Set to non-zero (from any thread, or a signal handler) to cancel.
 	 * May be NULL. jp_scan returns within about 100 ms of a cancel (or of
-	 * a quick look's budget): a thread stuck in a hung file system is
-	 * left behind, detached, and touches nothing of the caller's. */
+	 * a quick look's budget), even on a hung mount: all file-system calls
+	 * run on the scan's own threads, and one stuck there is left behind,
+	 * detached, touching nothing of the caller's. (The process may still
+	 * have to wait for the mount when it exits: the kernel's rule.) */
 	atomic_int *cancel;
 };
 
