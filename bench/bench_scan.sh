@@ -4,7 +4,8 @@
 #      wall time as a ratio of du's (target <= 1.0x), peak memory (< 32 MiB);
 #   2. a quick look of the same tree (target < 0.3 s);
 #   3. a full scan of a 20,000-file tree on an sshfs mount of a loopback sshd
-#      with every cache off (target <= 0.35x du; gdu reaches about 0.55x).
+#      with every cache off (target <= 0.35x du; gdu reaches about 0.55x);
+#   and, for both trees, how soon a scan exits after SIGINT (target < 100 ms).
 # Needs root for sshfs (skips part 3 otherwise), /usr/bin/time (package time).
 #   make bench BENCH=scan            # or: sh bench/bench_scan.sh
 #   JP_BENCH_FILES=100000 ...        # a smaller local tree
@@ -42,6 +43,20 @@ run() {
 	read -r secs kib <"$dir/time.out"
 	printf '  %-34s %7.2f s  %8d KiB\n' "$_label" "$secs" "$kib"
 }
+# cancel_ms PATH: how long `jobprep scan PATH` takes to exit after SIGINT,
+# sent 0.3 s into the scan (prints ms; "done" if it finished first).
+cancel_ms() {
+	"$JOBPREP" scan "$1" >/dev/null 2>&1 &
+	_pid=$!
+	sleep 0.3
+	_t0=$(date +%s%N)
+	kill -INT "$_pid" 2>/dev/null || { wait "$_pid"; echo done; return; }
+	wait "$_pid"
+	_rc=$?
+	_t1=$(date +%s%N)
+	[ "$_rc" = 130 ] || { echo "done"; return; }
+	echo $(( (_t1 - _t0) / 1000000 ))
+}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }'; }
 best() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a < b) ? a : b }'; }
 
@@ -73,6 +88,7 @@ case "$got" in
 esac
 echo "RESULT local full scan: $(ratio "$scan_best" "$du_best")x du -s ($scan_best s vs $du_best s; target <= 1.0x), peak $((scan_kib / 1024)) MiB (target < 32 MiB)"
 echo "RESULT local quick look: $quick_best s (target < 0.3 s)"
+echo "RESULT local cancel: exit $(cancel_ms "$tree") ms after SIGINT (target < 100 ms)"
 
 # --- 3: sshfs, every cache off ---------------------------------------------------------
 . "$TOP_SRCDIR/tests/lib/ssh.sh"
@@ -104,3 +120,4 @@ case "$got" in
 *) echo "bench_scan: the sshfs scan's counts are wrong: $got" >&2; exit 1 ;;
 esac
 echo "RESULT sshfs full scan: $(ratio "$scan_best" "$du_best")x du -s ($scan_best s vs $du_best s; target <= 0.35x)"
+echo "RESULT sshfs cancel: exit $(cancel_ms "$mnt") ms after SIGINT (target < 100 ms)"
