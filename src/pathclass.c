@@ -418,9 +418,21 @@ int jp_path_classify_in(struct jp_path_info *out, const struct jp_profile *profi
 		/* A declared shared or public root that is only a folder on a
 		 * local or in-memory filesystem: that storage is not mounted
 		 * here, and whatever is written there stays on this machine. */
-		if ((d.cls == JP_STORAGE_SHARED || d.cls == JP_STORAGE_PUBLIC) && kind_known &&
-		    kind != JP_FS_NETWORK &&
-		    !(info.mount_point && root_match(info.mount_point, d.root) > 0)) {
+		bool shared_decl = d.cls == JP_STORAGE_SHARED || d.cls == JP_STORAGE_PUBLIC;
+		if (shared_decl && kind_known && kind == JP_FS_EPHEMERAL && info.mount_point &&
+		    root_match(info.mount_point, d.root) > 0) {
+			/* A tmpfs or overlay mounted inside it: in memory here. */
+			info.warning = xasprintf(
+				_("%s is inside %s storage, but on %s mounted at %s (%s): it lives in "
+				  "this machine's memory or container layer, not on %s"),
+				info.resolved, jp_storage_class_name(d.cls), fst, mp,
+				jp_fs_kind_name(kind), d.root);
+			if (!info.warning) {
+				free(note);
+				goto nomem;
+			}
+		} else if (shared_decl && kind_known && kind != JP_FS_NETWORK &&
+			   !(info.mount_point && root_match(info.mount_point, d.root) > 0)) {
 			info.warning = xasprintf(
 				_("%s is declared %s storage, but here it is not a mount point: it is a "
 				  "folder on %s (%s at %s); mount the platform's storage on %s first, "

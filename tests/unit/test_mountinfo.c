@@ -402,6 +402,29 @@ static void a_declared_shared_root_that_is_not_mounted_is_warned_about(void **st
 	jp_profile_free(p);
 }
 
+static void a_tmpfs_mounted_inside_shared_storage_is_warned_about(void **state)
+{
+	struct jp_mount_table t = JP_MOUNT_TABLE_INIT;
+	struct jp_path_info info = JP_PATH_INFO_INIT;
+	struct jp_profile *p = NULL;
+	(void)state;
+	assert_int_equal(jp_profile_new_default(&p, NULL), 0);
+	load(&t, "shared-tmpfs.txt");
+	assert_int_equal(jp_path_classify_in(&info, p, &t, "/mnt/public/scratch/ckpt", NULL), 0);
+	assert_int_equal(info.cls, JP_STORAGE_SHARED);
+	assert_string_equal(info.fstype, "tmpfs");
+	assert_non_null(info.warning);
+	assert_non_null(strstr(info.warning, "/mnt/public/scratch"));
+	assert_non_null(strstr(info.warning, "memory"));
+	jp_path_info_dispose(&info);
+	assert_int_equal(jp_path_classify_in(&info, p, &t, "/mnt/public/outputs", NULL), 0);
+	assert_string_equal(info.fstype, "nfs4");
+	assert_null(info.warning);
+	jp_path_info_dispose(&info);
+	jp_mount_table_dispose(&t);
+	jp_profile_free(p);
+}
+
 static void the_most_specific_profile_root_wins(void **state)
 {
 	struct jp_mount_table t = JP_MOUNT_TABLE_INIT;
@@ -609,6 +632,7 @@ int main(void)
 		cmocka_unit_test(a_container_layout_is_classified_like_the_platform),
 		cmocka_unit_test(public_data_reports_its_read_only_mount),
 		cmocka_unit_test(a_declared_shared_root_that_is_not_mounted_is_warned_about),
+		cmocka_unit_test(a_tmpfs_mounted_inside_shared_storage_is_warned_about),
 		cmocka_unit_test(the_most_specific_profile_root_wins),
 		cmocka_unit_test(without_a_profile_the_mount_table_decides),
 		cmocka_unit_test(resolving_follows_symlinks_and_keeps_missing_components),
