@@ -10,6 +10,12 @@ bench_list += bench/bench_tui.sh
 bench_list += bench/bench_scan.sh
 noinst_PROGRAMS += bench/mktree
 
+# git: onto an sshfs mount and a large local clone, vs git clone and bare libgit2
+bench_list += bench/bench_clone.sh
+noinst_PROGRAMS += bench/git2clone
+bench_git2clone_CFLAGS = $(AM_CFLAGS) $(LIBGIT2_CFLAGS)
+bench_git2clone_LDADD = $(LIBGIT2_LIBS)
+
 bench: all
 	@set -e; for b in $(bench_list); do \
 	  case "$$b" in *"$(BENCH)"*) ;; *) continue ;; esac; \

@@ -7,6 +7,11 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <inttypes.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,20 +116,55 @@ static bool usable_scratch(const char *dir, uint64_t need, uint64_t *avail)
 	return *avail >= need;
 }
 
-/* The first local scratch directory with room, or NULL. */
+/* Memory the system could give a tmpfs without swapping, from
+ * /proc/meminfo; 0 when unknown. */
+static uint64_t mem_available(void)
+{
+	char line[256];
+	uint64_t kib = 0;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %" SCNu64 " kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib * 1024;
+}
+
+/* The first local scratch directory with room, or NULL. After the ones
+ * named, /dev/shm when it is a roomy tmpfs: the clone lives there only
+ * until it is copied, and memory is far faster than a busy disk. A tmpfs
+ * counts as roomy only for half the memory actually available. */
 static const char *pick_scratch(const struct jp_git_clone_options *opts, uint64_t need,
 				uint64_t *avail)
 {
-	const char *cand[] = { opts->scratch_dir, getenv("JOBPREP_SCRATCH"), getenv("TMPDIR"),
-			       "/var/tmp", "/tmp" };
+	const char *named[] = { opts->scratch_dir, getenv("JOBPREP_SCRATCH") };
+	const char *fallback[] = { getenv("TMPDIR"), "/var/tmp", "/tmp" };
+	struct statfs sfs;
 
-	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++)
-		if (usable_scratch(cand[i], need, avail))
-			return cand[i];
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (named[i] && *named[i])
+			return usable_scratch(named[i], need, avail) ? named[i] : NULL;
+	if (statfs("/dev/shm", &sfs) == 0 && sfs.f_type == TMPFS_MAGIC &&
+	    usable_scratch("/dev/shm", need, avail)) {
+		uint64_t mem = mem_available() / 2;
+
+		if (mem < *avail)
+			*avail = mem;
+		if (*avail >= need)
+			return "/dev/shm";
+	}
+	for (size_t i = 0; i < sizeof(fallback) / sizeof(fallback[0]); i++)
+		if (usable_scratch(fallback[i], need, avail))
+			return fallback[i];
 	return NULL;
 }
 
 /* ---- building the clone ---- */
+
+struct stage;
 
 struct build {
 	const struct jp_git_clone_options *opts;
@@ -132,7 +172,12 @@ struct build {
 	struct jp_git_op *op;
 	struct jp_git_clone_result *res;
 	struct jp_error *err;
+	/* Staging: once the objects are final, start copying them onto shared
+	 * storage while the checkout runs. NULL when not staging. */
+	struct stage *stage;
 };
+
+static int stage_objects(struct stage *st, const char *dir, struct jp_error *err);
 
 static int git_fail(struct build *b, int gerr, const char *dir)
 {
@@ -525,6 +570,8 @@ static int build_clone(struct build *b, const char *dir)
 	}
 	if ((rc = resolve_and_set_head(b, repo, dir, &commit)) != 0)
 		goto out;
+	if (b->stage && (rc = stage_objects(b->stage, dir, b->err)) != 0)
+		goto out;
 	if ((rc = checkout(b, repo, dir)) != 0)
 		goto out;
 	if (b->opts->submodules && (rc = update_submodules(b, repo, dir, 0)) != 0)
@@ -607,6 +654,86 @@ out:
 	git_repository_free(repo);
 }
 
+/* The objects (almost all the bytes: the pack) go onto shared storage on a
+ * thread of their own while the checkout runs on scratch disk; the rest of
+ * the tree follows once it is complete. */
+struct stage {
+	char *src;     /* the scratch tree */
+	char *dst;     /* the tree on shared storage */
+	pthread_t tid;
+	bool started;
+	atomic_bool stop;
+	int rc;
+	struct jp_error err;
+};
+
+#define OBJECTS_THREADS 4
+
+static int stage_progress(const struct jp_progress *p, void *payload)
+{
+	struct stage *st = payload;
+
+	(void)p;
+	return atomic_load(&st->stop) ? -1 : 0;
+}
+
+static void *stage_run(void *arg)
+{
+	struct stage *st = arg;
+	struct jp_treecopy_options to = JP_TREECOPY_OPTIONS_INIT;
+	struct jp_port port = JP_PORT_INIT;
+	char src[PATH_MAX], dst[PATH_MAX];
+	struct stat sb;
+
+	port.progress = stage_progress;
+	port.payload = st;
+	to.threads = OBJECTS_THREADS;
+	/* The tree and its .git first, with their own modes. */
+	if (stat(st->src, &sb) != 0 || mkdir(st->dst, (sb.st_mode & 07777) | S_IRWXU) != 0) {
+		st->rc = jp_error_set(&st->err, errno == ENOSPC ? JP_ENOSPC : JP_EIO, "%s: %s",
+				      st->dst, strerror(errno));
+		return NULL;
+	}
+	snprintf(src, sizeof(src), "%s/.git", st->src);
+	snprintf(dst, sizeof(dst), "%s/.git", st->dst);
+	if (stat(src, &sb) != 0 || mkdir(dst, (sb.st_mode & 07777) | S_IRWXU) != 0) {
+		st->rc = jp_error_set(&st->err, errno == ENOSPC ? JP_ENOSPC : JP_EIO, "%s: %s", dst,
+				      strerror(errno));
+		return NULL;
+	}
+	snprintf(src, sizeof(src), "%s/.git/objects", st->src);
+	snprintf(dst, sizeof(dst), "%s/.git/objects", st->dst);
+	st->rc = jp_treecopy(NULL, src, dst, &to, &port, &st->err);
+	return NULL;
+}
+
+static int stage_objects(struct stage *st, const char *dir, struct jp_error *err)
+{
+	(void)dir;
+	if (pthread_create(&st->tid, NULL, stage_run, st) != 0)
+		return jp_error_set(err, JP_EINTERNAL, "%s", _("cannot start a thread"));
+	st->started = true;
+	return 0;
+}
+
+/* Wait for the objects' copy; with stop, make it give up first. */
+static int stage_join(struct stage *st, bool stop, struct jp_error *err)
+{
+	if (!st->started)
+		return 0;
+	if (stop)
+		atomic_store(&st->stop, true);
+	pthread_join(st->tid, NULL);
+	st->started = false;
+	if (st->rc != 0 && !stop) {
+		for (size_t i = 0; i < st->err.n; i++)
+			jp_error_set(err, st->rc, "%s", st->err.msgs[i]);
+		if (st->err.n == 0)
+			jp_error_set(err, st->rc, "%s", jp_strerror(st->rc));
+	}
+	return stop ? 0 : st->rc;
+}
+
 /* ---- the whole clone ---- */
 
 static int op_setup(struct jp_git_op *op, const struct jp_git_url *url,
@@ -635,10 +762,14 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 	const struct jp_profile *profile = opts->profile;
 	struct jp_git_op op;
 	struct build b;
+	struct stage stage;
 	bool planned = false, staged = false;
 	int rc;
 
 	memset(&target, 0, sizeof(target));
+	memset(&stage, 0, sizeof(stage));
+	memset(&b, 0, sizeof(b));
+	jp_error_init(&stage.err);
 	*out = (struct jp_git_clone_result)JP_GIT_CLONE_RESULT_INIT;
 	jp_git_op_init(&op, port);
 	if ((rc = jp_git_global_init(err)) != 0)
@@ -677,6 +808,8 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 	if ((rc = jp_git_target_make_parents(&target, err)) != 0)
 		goto out;
 
+	if ((rc = jp_git_tmp_create(&tmp, target.tmp_parent, target.tmp_prefix, err)) != 0)
+		goto out;
 	/* On a network filesystem: build on local scratch disk, then copy. */
 	if (opts->staging == JP_GIT_STAGE_ALWAYS ||
 	    (opts->staging == JP_GIT_STAGE_AUTO && target.network)) {
@@ -685,19 +818,25 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 
 		if (dir && jp_git_tmp_clean_stale(dir, SCRATCH_PREFIX, NULL, NULL) == 0 &&
 		    jp_git_tmp_create(&scratch, dir, SCRATCH_PREFIX, NULL) == 0) {
-			struct jp_error serr = JP_ERROR_INIT;
-
+			stage.src = scratch.tree;
+			stage.dst = tmp.tree;
+			b.stage = &stage;
 			/* The pack, its index and the checkout must fit: stop
 			 * fetching here once the pack alone takes a third. */
 			op.room = (avail - SCRATCH_RESERVE) / 3;
 			rc = build_clone(&b, scratch.tree);
 			op.room = 0;
+			b.stage = NULL;
+			if (rc == 0)
+				rc = stage_join(&stage, false, err);
+			else
+				stage_join(&stage, true, NULL);
 			if (rc == 0) {
 				staged = true;
-				jp_error_dispose(&serr);
-			} else if (op.out_of_room || rc == JP_ENOSPC) {
-				/* No room after all: clone in place instead. */
+			} else if (op.out_of_room || (rc == JP_ENOSPC && !stage.rc)) {
+				/* No room on scratch after all: clone in place. */
 				jp_git_tmp_remove(&scratch);
+				jp_treecopy_remove(tmp.tree, DEFAULT_COPY_THREADS, NULL);
 				jp_git_clone_result_dispose(&res);
 				jp_git_creds_free(op.creds);
 				if ((rc = op_setup(&op, &url, opts, port, err)) != 0)
@@ -709,14 +848,16 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 			}
 		}
 	}
-	if ((rc = jp_git_tmp_create(&tmp, target.tmp_parent, target.tmp_prefix, err)) != 0)
-		goto out;
 	if (staged) {
+		static const char *const skip[] = { ".git/objects", NULL };
 		struct jp_treecopy_options to = JP_TREECOPY_OPTIONS_INIT;
 		struct jp_treecopy_result cr = JP_TREECOPY_RESULT_INIT;
 
+		/* Everything but the objects, already there. */
 		to.threads = opts->copy_threads ? opts->copy_threads : DEFAULT_COPY_THREADS;
 		to.record_stats = true;
+		to.skip = skip;
+		to.dst_exists = true;
 		rc = jp_treecopy(&cr, scratch.tree, tmp.tree, &to, port, err);
 		if (rc == 0) {
 			refresh_index(tmp.tree, &cr);
@@ -742,6 +883,8 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 	*out = res;
 	res = (struct jp_git_clone_result)JP_GIT_CLONE_RESULT_INIT;
 out:
+	stage_join(&stage, true, NULL);
+	jp_error_dispose(&stage.err);
 	jp_git_op_leave(&op);
 	if (scratch.dir)
 		jp_git_tmp_remove(&scratch);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +30,8 @@ enum kind { K_DIR, K_FILE, K_LINK };
 
 struct item {
 	char *rel;
+	const char *base; /* last component, inside rel */
+	ssize_t parent;   /* index of the parent directory's item; -1: the top */
 	mode_t mode;
 	off_t size;
 	unsigned depth;
@@ -43,6 +46,12 @@ struct ctx {
 	mode_t umask;
 	bool record;
 	struct stat *stats; /* per item, with record */
+	/* Created directories held open (O_PATH), so a file is created with
+	 * one lookup, not one per path component: on an uncached network
+	 * filesystem each is a round trip. -1 when not held. */
+	int *dfd;
+	const char *const *skip;
+	bool dst_exists;
 	/* the phase running */
 	size_t *order;
 	size_t n_order;
@@ -95,7 +104,7 @@ static void fail(struct ctx *c, int code, const char *rel, int e)
 }
 
 static int push(struct ctx *c, const char *rel, const struct stat *st, unsigned depth,
-		enum kind k)
+		enum kind k, ssize_t parent)
 {
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 1024;
@@ -108,6 +117,9 @@ static int push(struct ctx *c, const char *rel, const struct stat *st, unsigned 
 	}
 	if (!(c->v[c->n].rel = strdup(rel)))
 		return JP_ENOMEM;
+	const char *slash = strrchr(c->v[c->n].rel, '/');
+	c->v[c->n].base = slash ? slash + 1 : c->v[c->n].rel;
+	c->v[c->n].parent = parent;
 	c->v[c->n].mode = st->st_mode;
 	c->v[c->n].size = st->st_size;
 	c->v[c->n].depth = depth;
@@ -118,8 +130,18 @@ static int push(struct ctx *c, const char *rel, const struct stat *st, unsigned 
 	return 0;
 }
 
-/* Walk the source below rel (a directory, "" for the top). */
-static int walk(struct ctx *c, const char *rel, unsigned depth, struct jp_error *err)
+static bool skipped(const struct ctx *c, const char *rel)
+{
+	for (const char *const *s = c->skip; s && *s; s++)
+		if (strcmp(*s, rel) == 0)
+			return true;
+	return false;
+}
+
+/* Walk the source below rel (a directory, "" for the top; self is its
+ * item, -1 for the top). */
+static int walk(struct ctx *c, const char *rel, ssize_t self, unsigned depth,
+		struct jp_error *err)
 {
 	int fd = rel[0] ? openat(c->src_fd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 			: dup(c->src_fd);
@@ -145,19 +167,21 @@ static int walk(struct ctx *c, const char *rel, unsigned depth, struct jp_error 
 			rc = jp_error_set(err, JP_EIO, _("%s/%s: path too long"), rel, de->d_name);
 			break;
 		}
+		if (skipped(c, child))
+			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 			rc = jp_error_set(err, JP_EIO, "%s: %s", child, strerror(errno));
 			break;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			if ((rc = push(c, child, &st, depth + 1, K_DIR)) != 0 ||
-			    (rc = walk(c, child, depth + 1, err)) != 0)
+			if ((rc = push(c, child, &st, depth + 1, K_DIR, self)) != 0 ||
+			    (rc = walk(c, child, (ssize_t)c->n - 1, depth + 1, err)) != 0)
 				break;
 		} else if (S_ISREG(st.st_mode)) {
-			if ((rc = push(c, child, &st, depth + 1, K_FILE)) != 0)
+			if ((rc = push(c, child, &st, depth + 1, K_FILE, self)) != 0)
 				break;
 		} else if (S_ISLNK(st.st_mode)) {
-			if ((rc = push(c, child, &st, depth + 1, K_LINK)) != 0)
+			if ((rc = push(c, child, &st, depth + 1, K_LINK, self)) != 0)
 				break;
 		}
 		/* sockets, fifos, devices: nothing a checkout makes */
@@ -168,14 +192,31 @@ static int walk(struct ctx *c, const char *rel, unsigned depth, struct jp_error 
 	return rc;
 }
 
+/* Where to create an item: its parent's held descriptor and its own name,
+ * or the top's descriptor and its whole relative path. */
+static int dst_at(const struct ctx *c, const struct item *it, const char **name)
+{
+	if (c->dfd && it->parent >= 0 && c->dfd[it->parent] >= 0) {
+		*name = it->base;
+		return c->dfd[it->parent];
+	}
+	*name = it->rel;
+	return c->dst_fd;
+}
+
 static int do_mkdir(struct ctx *c, struct item *it, size_t idx, char *buf)
 {
-	(void)idx;
+	const char *name;
+	int at = dst_at(c, it, &name);
+
 	(void)buf;
-	if (mkdirat(c->dst_fd, it->rel, (it->mode & 07777) | S_IRWXU) != 0) {
+	if (mkdirat(at, name, (it->mode & 07777) | S_IRWXU) != 0 &&
+	    !(errno == EEXIST && c->dst_exists)) {
 		fail(c, 0, it->rel, errno);
 		return -1;
 	}
+	if (c->dfd)
+		c->dfd[idx] = openat(at, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	return 0;
 }
 
@@ -183,6 +224,8 @@ static int do_copy(struct ctx *c, struct item *it, size_t idx, char *buf)
 {
 	int in, out, e;
 	mode_t mode = it->mode & 07777;
+	const char *name;
+	int at = dst_at(c, it, &name);
 
 	if (it->kind == K_LINK) {
 		ssize_t n = readlinkat(c->src_fd, it->rel, buf, BUF_SIZE - 1);
@@ -192,7 +235,7 @@ static int do_copy(struct ctx *c, struct item *it, size_t idx, char *buf)
 			return -1;
 		}
 		buf[n] = '\0';
-		if (symlinkat(buf, c->dst_fd, it->rel) != 0) {
+		if (symlinkat(buf, at, name) != 0) {
 			fail(c, 0, it->rel, errno);
 			return -1;
 		}
@@ -203,7 +246,7 @@ static int do_copy(struct ctx *c, struct item *it, size_t idx, char *buf)
 		fail(c, 0, it->rel, errno);
 		return -1;
 	}
-	out = openat(c->dst_fd, it->rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	out = openat(at, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (out < 0) {
 		e = errno;
 		close(in);
@@ -390,6 +433,8 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 	if (threads > MAX_THREADS)
 		threads = MAX_THREADS;
 	c.record = opts && opts->record_stats;
+	c.skip = opts ? opts->skip : NULL;
+	c.dst_exists = opts && opts->dst_exists;
 	c.umask = current_umask();
 
 	c.src_fd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -397,9 +442,9 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 		rc = jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), src, strerror(errno));
 		goto out;
 	}
-	if ((rc = walk(&c, "", 0, err)) != 0)
+	if ((rc = walk(&c, "", -1, 0, err)) != 0)
 		goto out;
-	if (mkdir(dst, (top.st_mode & 07777) | S_IRWXU) != 0) {
+	if (mkdir(dst, (top.st_mode & 07777) | S_IRWXU) != 0 && !(errno == EEXIST && c.dst_exists)) {
 		int e = errno;
 		rc = jp_error_set(err, e == ENOSPC ? JP_ENOSPC : JP_EIO, _("%s: cannot create: %s"),
 				  dst, strerror(e));
@@ -416,6 +461,20 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 		goto out;
 	}
 	ps.total = c.n;
+	/* Hold the directories open if they fit well within the limit on
+	 * open files; otherwise create by path. */
+	{
+		struct rlimit rl;
+		size_t ndirs = 0;
+
+		for (size_t i = 0; i < c.n; i++)
+			ndirs += c.v[i].kind == K_DIR;
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+		    ndirs + 256 < rl.rlim_cur / 2 && (c.dfd = malloc((c.n + 1) * sizeof(int)))) {
+			for (size_t i = 0; i <= c.n; i++)
+				c.dfd[i] = -1;
+		}
+	}
 
 	/* Directories, one depth at a time: a level's parents exist. */
 	c.fn = do_mkdir;
@@ -489,8 +548,12 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 		}
 	}
 out:
-	for (size_t i = 0; i < c.n; i++)
+	for (size_t i = 0; i < c.n; i++) {
 		free(c.v[i].rel);
+		if (c.dfd && c.dfd[i] >= 0)
+			close(c.dfd[i]);
+	}
+	free(c.dfd);
 	free(c.v);
 	free(c.order);
 	free(c.stats);
@@ -536,7 +599,7 @@ static int walk_dst(struct ctx *c, const char *rel, unsigned depth)
 			type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
 		}
 		st.st_mode = type == DT_DIR ? S_IFDIR : S_IFREG;
-		if ((rc = push(c, child, &st, depth + 1, type == DT_DIR ? K_DIR : K_FILE)) != 0)
+		if ((rc = push(c, child, &st, depth + 1, type == DT_DIR ? K_DIR : K_FILE, -1)) != 0)
 			break;
 		if (type == DT_DIR && (rc = walk_dst(c, child, depth + 1)) != 0)
 			break;

@@ -17,9 +17,15 @@
 struct jp_treecopy_options {
 	unsigned threads;  /* parallel writers; 0 = 16, at most 64 */
 	bool record_stats; /* keep each copied file's stat (for an index refresh) */
+	/* Relative paths (files or whole directories) not to copy; NULL-
+	 * terminated, borrowed; NULL = none. */
+	const char *const *skip;
+	/* dst exists already (an earlier copy filled part of it): directories
+	 * already there are fine. */
+	bool dst_exists;
 };
 
-#define JP_TREECOPY_OPTIONS_INIT { 0, false }
+#define JP_TREECOPY_OPTIONS_INIT { 0, false, NULL, false }
 
 struct jp_treecopy_file {
 	char *path;       /* relative to the tree's top, owned */
@@ -35,8 +41,8 @@ struct jp_treecopy_result {
 
 #define JP_TREECOPY_RESULT_INIT { 0, 0, 0, 0, NULL, 0 }
 
-/* Copy the tree at src to dst, which must not exist (it is created with
- * src's mode). Progress (JP_PHASE_COPY: files done of total, bytes) goes to
+/* Copy the tree at src to dst, which must not exist unless dst_exists (it
+ * is created with src's mode). Progress (JP_PHASE_COPY: files done of total, bytes) goes to
  * port from the calling thread, which also sees the cancel. On failure or
  * cancel, dst may hold part of the tree: the caller removes it. Fills *out
  * (may be NULL); dispose with jp_treecopy_result_dispose. */

@@ -83,6 +83,24 @@ unshare -m --propagation private sh -c '
 	echo $? >"$2/sshfs.rc"
 	git -C "$2/mnt/proj" status --porcelain >"$2/sshfs.status" 2>&1
 	ls -A "$2/mnt" >"$2/sshfs.left"
+	# Ctrl-C while copying onto the mount.
+	JOBPREP_SCRATCH=$2/scratch "$3" clone --progress "$4" "$2/mnt/int" 2>"$2/int.err" &
+	pid=$!
+	n=0
+	while ! grep -q "copying" "$2/int.err" 2>/dev/null && [ $n -lt 600 ]; do
+		sleep 0.01
+		n=$((n + 1))
+	done
+	kill -INT $pid
+	wait $pid
+	echo $? >"$2/int.rc"
+	ls -A "$2/mnt" >"$2/int.left"
+	ls -A "$2/scratch" >"$2/int.scratch"
+	# No room on the scratch disk: the clone is built in place.
+	mkdir -p "$2/tiny"
+	mount -t tmpfs -o size=1m jobprep-tiny "$2/tiny"
+	JOBPREP_SCRATCH=$2/tiny "$3" clone --json "$4" "$2/mnt/inplace" >"$2/inplace.json" 2>&1
+	umount "$2/tiny"
 	jp_sshfs_umount "$2/mnt"
 	kill $JP_SSHFS_PID 2>/dev/null
 	wait' sh "$P" "$T" "$J" "git://127.0.0.1:$JP_GITD_PORT/r.git"
@@ -96,5 +114,10 @@ jp_expect sshfs_clone_work_tree_matches_its_index [ "$(cat "$T/sshfs.status")" =
 jp_expect sshfs_clone_repository_is_sound git -C "$T/export/proj" fsck --no-progress --strict
 jp_expect sshfs_clone_leaves_no_temporary [ "$(cat "$T/sshfs.left")" = proj ]
 jp_expect sshfs_clone_leaves_no_scratch [ -z "$(ls -A "$T/scratch")" ]
+jp_expect sigint_while_copying_to_sshfs_exits_130 [ "$(cat "$T/int.rc")" = 130 ]
+jp_expect sigint_while_copying_to_sshfs_leaves_nothing [ "$(cat "$T/int.left")" = proj ]
+jp_expect sigint_while_copying_to_sshfs_leaves_no_scratch [ ! -s "$T/int.scratch" ]
+jp_expect no_room_on_scratch_clones_in_place [ "$(jp_json_get "$T/inplace.json" staged)" = false ]
+jp_expect no_room_on_scratch_clone_is_complete [ -f "$T/export/inplace/src/f299.txt" ]
 
 exit $JP_T_FAILED

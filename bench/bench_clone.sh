@@ -1,0 +1,184 @@
+#!/bin/sh
+# jobprep clone against the tools a user would otherwise run, side by side in
+# one run, on the same data, served by the same git daemon on loopback:
+#
+#  1. onto shared storage: an uncached sshfs mount of a loopback sshd (every
+#     metadata operation a round trip, like NFS), a repository of a few
+#     hundred files and a ~15 MiB pack: jobprep clone vs `git clone` to the
+#     same mount (goal: <= 0.5x);
+#  2. on local disk, a large repository (~200,000 objects, made with git
+#     fast-import): jobprep clone vs `git clone` (goal: <= 1.5x), peak memory
+#     vs a bare libgit2 clone (bench/git2clone, goal: <= 1.1x), and the cost
+#     of progress reporting: jobprep with vs without it (goal: < 3%).
+#
+# Medians of BENCH_CLONE_RUNS runs (default 3), alternating who goes first.
+# Needs root (mount namespace, sshd), sshfs, python3, git.
+# BENCH_CLONE_CACHE=DIR keeps the generated repositories between runs.
+set -u
+: "${JOBPREP:=$(pwd)/jobprep}"
+: "${TOP_SRCDIR:=$(pwd)}"
+: "${TOP_BUILDDIR:=$(pwd)}"
+. "$TOP_SRCDIR/tests/lib/gitserv.sh"
+. "$TOP_SRCDIR/tests/lib/ssh.sh"
+for t in python3 git sshfs; do
+	command -v $t >/dev/null 2>&1 || { echo "bench_clone: $t is missing" >&2; exit 77; }
+done
+jp_ssh_available || { echo "bench_clone: needs root, sshd, sshfs, /dev/fuse" >&2; exit 77; }
+G2=$TOP_BUILDDIR/bench/git2clone
+[ -x "$G2" ] || { echo "bench_clone: $G2 is not built (make)" >&2; exit 77; }
+RUNS=${BENCH_CLONE_RUNS:-3}
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-bench-clone.XXXXXX") || exit 1
+trap 'jp_gitd_stop "$T"; jp_sshd_stop "$T/sshd"; rm -rf "$T"' EXIT
+CACHE=${BENCH_CLONE_CACHE:-$T/cache}
+mkdir -p "$CACHE" "$T/home" "$T/scratch" "$T/local"
+HOME=$T/home
+export HOME
+unset SSH_AUTH_SOCK JOBPREP_GIT_TOKEN
+
+# measure OUT CMD...: run CMD, append "wall_seconds max_rss_kib" to OUT.
+measure() {
+	_out=$1
+	shift
+	python3 - "$_out" "$@" <<'EOF'
+import resource, subprocess, sys, time
+out, cmd = sys.argv[1], sys.argv[2:]
+t = time.monotonic()
+rc = subprocess.call(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+wall = time.monotonic() - t
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+if rc != 0:
+    sys.exit("bench_clone: failed (%d): %s" % (rc, " ".join(cmd)))
+open(out, "a").write("%.3f %d\n" % (wall, rss))
+EOF
+}
+# median FILE COLUMN
+median() {
+	sort -n -k"$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+# ---- the repositories ----
+if [ ! -d "$CACHE/mid.git" ]; then
+	echo "bench_clone: making a repository of ~400 files, ~15 MiB pack..."
+	w=$CACHE/mid.work
+	rm -rf "$w" && git init -q -b main "$w" && mkdir -p "$w/scripts" "$w/assets"
+	i=0
+	while [ $i -lt 360 ]; do
+		d=$w/src/m$((i % 24))
+		mkdir -p "$d"
+		head -c 3000 /dev/urandom | base64 >"$d/file$i.py"
+		i=$((i + 1))
+	done
+	i=0
+	while [ $i -lt 40 ]; do
+		head -c 360000 /dev/urandom >"$w/assets/blob$i.bin"
+		i=$((i + 1))
+	done
+	printf '#!/bin/sh\necho train\n' >"$w/scripts/train.sh"
+	git -C "$w" add -A && git $JP_GIT_ID -C "$w" commit -qm mid &&
+		git clone -q --bare "$w" "$CACHE/mid.git" && rm -rf "$w" &&
+		git -C "$CACHE/mid.git" repack -adq || exit 1
+fi
+if [ ! -d "$CACHE/large.git" ]; then
+	echo "bench_clone: making a repository of ~200,000 objects (fast-import)..."
+	rm -rf "$CACHE/large.work"
+	git init -q --bare -b main "$CACHE/large.work" || exit 1
+	python3 - <<'EOF' | git -C "$CACHE/large.work" fast-import --quiet || exit 1
+import random, sys
+out = sys.stdout.buffer
+rnd = random.Random(42)
+NF, COMMITS, PER = 20000, 150, 1000
+words = [b"alpha", b"beta", b"gamma", b"delta", b"loss", b"step", b"grad", b"rank"]
+files = {}
+def line():
+    return b" ".join(rnd.choice(words) for _ in range(6)) + b" %d\n" % rnd.randrange(1 << 30)
+for i in range(NF):
+    files[i] = b"".join(line() for _ in range(4))
+def commit(n, paths):
+    msg = b"commit %d" % n
+    out.write(b"commit refs/heads/main\ncommitter bench <b@b> %d +0000\n" % (1700000000 + n))
+    out.write(b"data %d\n%s\n" % (len(msg), msg))
+    for i in paths:
+        data = files[i]
+        out.write(b"M 100644 inline d%03d/f%05d.txt\ndata %d\n%s\n" % (i % 200, i, len(data), data))
+commit(0, range(NF))
+for n in range(1, COMMITS + 1):
+    touched = rnd.sample(range(NF), PER)
+    for i in touched:
+        files[i] += line()
+    commit(n, sorted(touched))
+EOF
+	mv "$CACHE/large.work" "$CACHE/large.git"
+fi
+objs=$(git -C "$CACHE/large.git" count-objects -v | awk '/^in-pack/ { print $2 }')
+packk=$(git -C "$CACHE/mid.git" count-objects -v | awk '/^size-pack/ { print $2 }')
+echo "bench_clone: mid: $(git -C "$CACHE/mid.git" ls-tree -r main | wc -l) files, pack $((packk / 1024)) MiB;" \
+	"large: $objs objects"
+
+jp_gitd_start "$T" "$CACHE" || exit 1
+U=git://127.0.0.1:$JP_GITD_PORT
+
+# ---- 1. onto an uncached sshfs mount ----
+jp_sshd_start "$T/sshd" || exit 1
+mkdir -p "$T/export" "$T/mnt"
+export T U JOBPREP RUNS TOP_SRCDIR JP_SSHD_PORT
+unshare -m --propagation private sh -c '
+	. "$TOP_SRCDIR/tests/lib/ssh.sh"
+	. "$TOP_SRCDIR/tests/lib/gitserv.sh"
+	measure() { python3 - "$@" <<EOF
+import subprocess, sys, time
+out, cmd = sys.argv[1], sys.argv[2:]
+t = time.monotonic()
+rc = subprocess.call(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+if rc: sys.exit("failed: " + " ".join(cmd))
+open(out, "a").write("%.3f 0\n" % (time.monotonic() - t))
+EOF
+	}
+	jp_sshfs_mount "$T/sshd" "$T/export" "$T/mnt" || exit 1
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		if [ $((i % 2)) = 0 ]; then
+			sync; measure "$T/sshfs.git" git clone -q "$U/mid.git" "$T/mnt/g$i"
+			sync; measure "$T/sshfs.jobprep" "$JOBPREP" clone "$U/mid.git" "$T/mnt/j$i"
+		else
+			sync; measure "$T/sshfs.jobprep" "$JOBPREP" clone "$U/mid.git" "$T/mnt/j$i"
+			sync; measure "$T/sshfs.git" git clone -q "$U/mid.git" "$T/mnt/g$i"
+		fi
+		i=$((i + 1))
+	done
+	jp_sshfs_umount "$T/mnt"
+	kill $JP_SSHFS_PID 2>/dev/null
+	wait' || exit 1
+jp_sshd_stop "$T/sshd"
+rm -rf "$T/export"
+g=$(median "$T/sshfs.git" 1)
+j=$(median "$T/sshfs.jobprep" 1)
+echo "sshfs (uncached), ~400 files, 15 MiB pack: git clone ${g}s, jobprep clone ${j}s," \
+	"ratio $(ratio "$j" "$g") (goal <= 0.5)"
+
+# ---- 2. a large repository on local disk ----
+i=0
+while [ $i -lt "$RUNS" ]; do
+	for who in git jobprep git2 noprog; do
+		rm -rf "$T/local/x"
+		sync
+		case $who in
+		git) measure "$T/large.git" git clone -q "$U/large.git" "$T/local/x" ;;
+		jobprep) measure "$T/large.jobprep" "$JOBPREP" clone --progress "$U/large.git" "$T/local/x" ;;
+		noprog) measure "$T/large.noprog" "$JOBPREP" clone --no-progress "$U/large.git" "$T/local/x" ;;
+		git2) measure "$T/large.git2" "$G2" "$U/large.git" "$T/local/x" ;;
+		esac
+	done
+	i=$((i + 1))
+done
+g=$(median "$T/large.git" 1)
+j=$(median "$T/large.jobprep" 1)
+n=$(median "$T/large.noprog" 1)
+b=$(median "$T/large.git2" 1)
+jm=$(median "$T/large.jobprep" 2)
+bm=$(median "$T/large.git2" 2)
+echo "large repository ($objs objects), local disk: git clone ${g}s, bare libgit2 ${b}s," \
+	"jobprep clone ${j}s: ratio vs git $(ratio "$j" "$g") (goal <= 1.5)"
+echo "peak memory: jobprep ${jm} KiB, bare libgit2 ${bm} KiB: ratio $(ratio "$jm" "$bm") (goal <= 1.1)"
+echo "progress cost: with ${j}s, without ${n}s: ratio $(ratio "$j" "$n") (goal < 1.03)"
