@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "jobprep/check.h"
+#include "jobprep/lint.h"
 #include "jobprep/envsh.h"
 #include "jobprep/i18n.h"
 #include "jobprep/pathclass.h"
@@ -805,6 +806,10 @@ int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile, u
 		jp_probe_result_dispose(&caches[i].probe);
 	free(caches);
 	free(ss.v);
+	/* The launch command is judged with the paths: `check` and the
+	 * wizard's review report the same launch.* findings. */
+	if (rc == 0)
+		rc = jp_lint_manifest(m, profile, err);
 	if (rc == JP_ENOMEM)
 		return jp_error_set(err, rc, "%s", _("out of memory"));
 	return rc;

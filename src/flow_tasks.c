@@ -317,14 +317,6 @@ static int run_outputs(struct jp_flow_task *t, const struct jp_port *port, struc
 	return 0;
 }
 
-static bool has_launch_checks(const struct jp_manifest *m)
-{
-	for (size_t i = 0; i < m->n_checks; i++)
-		if (m->checks[i].id && strncmp(m->checks[i].id, "launch.", 7) == 0)
-			return true;
-	return false;
-}
-
 /* What only the flow knows: the state of the checkout it inspected. */
 static int add_code_notes(struct jp_flow_task *t)
 {
@@ -404,11 +396,6 @@ static int run_check(struct jp_flow_task *t, struct jp_error *err)
 	rc = jp_check_manifest(t->m, t->profile, t->deep ? JP_CHECK_DEEP : 0, err);
 	if (rc < 0)
 		return rc;
-	if (!has_launch_checks(t->m)) {
-		rc = jp_lint_manifest(t->m, t->profile, err);
-		if (rc < 0)
-			return rc;
-	}
 	if (add_code_notes(t) < 0 || add_data_notes(t) < 0)
 		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 	return 0;

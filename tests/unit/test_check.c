@@ -240,6 +240,29 @@ static void unreadable_data_fails_with_the_reason(void **state)
 	jp_manifest_free(m);
 }
 
+static void launch_command_findings_are_part_of_the_checks(void **state)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_manifest *m = layout(*state);
+	const struct jp_check *c;
+
+	assert_int_equal(jp_set_str(&m->job.launch_command,
+				    "pip install -r requirements.txt && echo \"wget is a tool\""),
+			 0);
+	assert_int_equal(jp_check_manifest(m, NULL, 0, &err), 0);
+	c = find(m, "launch.install");
+	assert_non_null(c);
+	assert_int_equal(c->status, JP_CHECK_WARN);
+	assert_non_null(strstr(c->message, "'pip install'"));
+	assert_null(find(m, "launch.download"));
+	/* Checks run twice give the findings once. */
+	size_t n = m->n_checks;
+	assert_int_equal(jp_check_manifest(m, NULL, 0, &err), 0);
+	assert_int_equal(m->n_checks, n);
+	jp_manifest_free(m);
+	jp_error_dispose(&err);
+}
+
 int main(void)
 {
 #define SCRATCH_TEST(f) cmocka_unit_test_setup_teardown(f, scratch_setup, scratch_teardown)
@@ -251,6 +274,7 @@ int main(void)
 		SCRATCH_TEST(code_inside_an_image_is_not_looked_for_here),
 		SCRATCH_TEST(unwritable_output_fails_with_the_reason),
 		SCRATCH_TEST(unreadable_data_fails_with_the_reason),
+		SCRATCH_TEST(launch_command_findings_are_part_of_the_checks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
