@@ -51,22 +51,38 @@ static int explain_owner(const char *path, struct jp_error *err)
 			dir[n - 5] = '\0';
 	}
 	git_buf_dispose(&found);
+	/* getpwuid's result is overwritten by the next call: copy it. */
 	if (stat(dir, &sb) == 0) {
 		if ((pw = getpwuid(sb.st_uid)) != NULL)
-			owner = pw->pw_name;
+			snprintf(owner_buf, sizeof(owner_buf), "%s", pw->pw_name);
 		else
-			snprintf(owner_buf, sizeof(owner_buf), "uid %u", (unsigned)sb.st_uid),
-				owner = owner_buf;
+			snprintf(owner_buf, sizeof(owner_buf), "uid %u", (unsigned)sb.st_uid);
+		owner = owner_buf;
 	}
 	if ((me = getpwuid(geteuid())) != NULL)
-		self = me->pw_name;
+		snprintf(self_buf, sizeof(self_buf), "%s", me->pw_name);
 	else
-		snprintf(self_buf, sizeof(self_buf), "uid %u", (unsigned)geteuid()), self = self_buf;
+		snprintf(self_buf, sizeof(self_buf), "uid %u", (unsigned)geteuid());
+	self = self_buf;
 	return jp_error_set(err, JP_EREFUSED,
 			    _("%s: the repository belongs to %s, not to you (%s); git will not use "
 			      "another user's repository unless you trust it. If you do, run: git "
 			      "config --global --add safe.directory %s"),
 			    dir, owner, self, dir);
+}
+
+/* A repository is found at or above path, and someone else owns it. */
+static bool owned_by_other(const char *path)
+{
+	git_buf found = { NULL, 0, 0 };
+	struct stat sb;
+	bool other = false;
+
+	if (git_repository_discover(&found, path, 0, NULL) == 0 && found.ptr)
+		other = stat(found.ptr, &sb) == 0 && sb.st_uid != geteuid();
+	git_buf_dispose(&found);
+	git_error_clear();
+	return other;
 }
 
 static bool exec_bit_only(git_repository *repo, const git_status_entry *e, const char *pattern)
@@ -114,7 +130,9 @@ int jp_git_inspect(struct jp_git_repo_info *out, const char *path, const char *e
 	if ((rc = jp_git_global_init(err)) != 0)
 		return rc;
 	gerr = git_repository_open_ext(&repo, path, 0, NULL);
-	if (gerr == GIT_EOWNER) {
+	/* libgit2 1.5.1 reports a repository of another user as not found
+	 * (later versions as GIT_EOWNER): tell the two apart. */
+	if (gerr == GIT_EOWNER || (gerr == GIT_ENOTFOUND && owned_by_other(path))) {
 		rc = explain_owner(path, err);
 		goto out;
 	}

@@ -35,6 +35,24 @@ jp_expect url_token_is_not_in_the_reported_url \
 $J repo --json "$T/out/url" >"$T/repo.json" 2>&1
 jp_expect url_token_is_not_in_repo_output sh -c "! grep -q '$TOKEN' '$T/repo.json'"
 
+# --- the token is blanked out of the command line while the clone runs
+jp_git_big_repo "$T/repos/private/ps.git" 2 || exit 99
+jp_slow_hook "$T/httpd-home/slow-hook"
+printf '[uploadpack]\n\tpackObjectsHook = %s\n' "$T/httpd-home/slow-hook" >"$T/httpd-home/.gitconfig"
+$J clone --progress "http://alice:$TOKEN@127.0.0.1:$JP_HTTPD_PORT/git/private/ps.git" "$T/out/ps" \
+	</dev/null >/dev/null 2>"$T/err" &
+pid=$!
+if jp_wait_text "$T/err" "receiving objects"; then
+	tr '\0' ' ' <"/proc/$pid/cmdline" >"$T/cmdline"
+	jp_expect url_token_is_not_in_the_process_command_line \
+		sh -c "grep -q 'alice:\*\*\*' '$T/cmdline' && ! grep -q '$TOKEN' '$T/cmdline'"
+else
+	jp_fail url_token_is_not_in_the_process_command_line "the transfer never started"
+fi
+jp_wait_exit $pid
+: >"$T/httpd-home/.gitconfig"
+jp_expect slow_url_token_clone_succeeds [ "$JP_RC" = 0 ]
+
 # --- JOBPREP_GIT_TOKEN, for the host named only
 JOBPREP_GIT_TOKEN=$TOKEN JOBPREP_GIT_USER=alice \
 	$J clone "$B/private/env.git" "$T/out/env" </dev/null >/dev/null 2>"$T/err"

@@ -133,4 +133,18 @@ jp_expect repo_of_detached_tag_checkout_says_detached [ "$(jp_json_get "$T/repo.
 $J repo "$T/srv" >/dev/null 2>"$T/err"
 jp_expect repo_of_non_repository_fails [ $? = 1 ]
 
+# A checkout owned by another user: explained, with the way to trust it.
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	cp -r "$T/c-dev" "$T/c-other" && chown -R nobody "$T/c-other"
+	$J repo "$T/c-other" >/dev/null 2>"$T/err"
+	jp_expect repo_owned_by_another_user_fails [ $? = 1 ]
+	jp_expect repo_owned_by_another_user_names_the_owner grep -q "belongs to nobody" "$T/err"
+	jp_expect repo_owned_by_another_user_says_how_to_trust_it \
+		grep -q "safe.directory $T/c-other" "$T/err"
+	git config --global --add safe.directory "$T/c-other"
+	$J repo --json "$T/c-other" >"$T/repo.json" 2>"$T/err"
+	jp_expect repo_owned_by_another_user_works_once_trusted \
+		[ "$(jp_json_get "$T/repo.json" branch)" = dev ]
+fi
+
 exit $JP_T_FAILED

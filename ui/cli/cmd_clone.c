@@ -77,6 +77,24 @@ static int print_json(const struct jp_git_clone_result *r)
 	return JP_EXIT_OK;
 }
 
+/* Overwrite the password of scheme://user:password@host/ in place. */
+static void hide_secret(char *url)
+{
+	char *auth = strstr(url, "://"), *end, *colon, *at = NULL;
+
+	if (!auth)
+		return;
+	auth += 3;
+	end = auth + strcspn(auth, "/");
+	for (char *p = auth; p < end; p++)
+		if (*p == '@')
+			at = p;
+	if (!at || !(colon = memchr(auth, ':', (size_t)(at - auth))))
+		return;
+	for (char *p = colon + 1; p < at; p++)
+		*p = '*';
+}
+
 int jp_cmd_clone(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -101,6 +119,7 @@ int jp_cmd_clone(int argc, char **argv)
 	struct jp_profile *profile = NULL;
 	const char *profile_path = NULL;
 	struct jp_cli_port cp;
+	char *url = NULL;
 	bool json = false;
 	int c, rc;
 
@@ -165,12 +184,21 @@ int jp_cmd_clone(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return jp_cli_usage_error("clone", "%s", _("expected a URL and a directory"));
-	opts.url = argv[optind];
+	/* A token written in the URL: keep our own copy and blank it out of
+	 * argv, so ps(1) and /proc/PID/cmdline stop showing it. */
+	if (!(url = strdup(argv[optind]))) {
+		fprintf(stderr, "jobprep: %s\n", _("out of memory"));
+		return JP_EXIT_FAIL;
+	}
+	hide_secret(argv[optind]);
+	opts.url = url;
 	opts.target = argv[optind + 1];
 
 	if (jp_profile_resolve(&profile, profile_path, &err) != 0) {
 		rc = jp_cli_report(&err);
 		jp_error_dispose(&err);
+		explicit_bzero(url, strlen(url));
+		free(url);
 		return rc;
 	}
 	opts.profile = profile;
@@ -188,6 +216,8 @@ int jp_cmd_clone(int argc, char **argv)
 		       res.staged ? _(" (built on local disk, copied to shared storage)") : "");
 		rc = JP_EXIT_OK;
 	}
+	explicit_bzero(url, strlen(url));
+	free(url);
 	jp_git_clone_result_dispose(&res);
 	jp_error_dispose(&err);
 	jp_profile_free(profile);
