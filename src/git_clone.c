@@ -463,11 +463,13 @@ static int make_executable(struct build *b, git_repository *repo, const char *di
 	git_index *index = NULL;
 	int gerr;
 
-	if (!*pattern)
-		return 0;
 	if ((gerr = git_repository_index(&index, repo)) != 0)
 		return git_fail(b, gerr, dir);
 	b->res->files = git_index_entrycount(index);
+	if (!*pattern) {
+		git_index_free(index);
+		return 0;
+	}
 	for (size_t i = 0; i < git_index_entrycount(index); i++) {
 		const git_index_entry *e = git_index_get_byindex(index, i);
 		char path[8192];
@@ -823,12 +825,16 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 			b.stage = &stage;
 			/* The pack, its index and the checkout must fit: stop
 			 * fetching here once the pack alone takes a third. */
+			struct jp_error serr = JP_ERROR_INIT;
+
 			op.room = (avail - SCRATCH_RESERVE) / 3;
+			b.err = &serr;
 			rc = build_clone(&b, scratch.tree);
 			op.room = 0;
 			b.stage = NULL;
+			b.err = err;
 			if (rc == 0)
-				rc = stage_join(&stage, false, err);
+				rc = stage_join(&stage, false, &serr);
 			else
 				stage_join(&stage, true, NULL);
 			if (rc == 0) {
@@ -839,13 +845,14 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 				jp_treecopy_remove(tmp.tree, DEFAULT_COPY_THREADS, NULL);
 				jp_git_clone_result_dispose(&res);
 				jp_git_creds_free(op.creds);
-				if ((rc = op_setup(&op, &url, opts, port, err)) != 0)
-					goto out;
-				jp_error_clear(err);
-				rc = 0;
+				rc = op_setup(&op, &url, opts, port, err);
 			} else {
-				goto out;
+				for (size_t i = 0; i < serr.n; i++)
+					jp_error_set(err, rc, "%s", serr.msgs[i]);
 			}
+			jp_error_dispose(&serr);
+			if (rc != 0)
+				goto out;
 		}
 	}
 	if (staged) {

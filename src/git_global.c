@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "jobprep/i18n.h"
 #include "git_internal.h"
@@ -26,6 +27,11 @@ static void init_once(void)
 		return;
 	}
 	initialised = true;
+	/* A CA bundle named the usual OpenSSL way (a company's own CA)
+	 * is trusted for https as well. */
+	if (getenv("SSL_CERT_FILE") || getenv("SSL_CERT_DIR"))
+		git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, getenv("SSL_CERT_FILE"),
+				 getenv("SSL_CERT_DIR"));
 	if (jp_git_stream_register() != 0) {
 		snprintf(init_msg, sizeof(init_msg), "%s", "cannot register the socket stream");
 		init_rc = JP_EGIT;

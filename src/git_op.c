@@ -134,14 +134,13 @@ static int transfer_cb(const git_indexer_progress *st, void *payload)
 	return rc < 0 ? -1 : 0;
 }
 
+/* The server's own messages ("Counting objects..."): not shown, but a
+ * chance to cancel while it prepares the pack. */
 static int sideband_cb(const char *str, int len, void *payload)
 {
-	struct jp_git_op *op = payload;
-
 	(void)str;
 	(void)len;
-	return jp_git_op_progress(op, op->phase == JP_PHASE_CONNECT ? JP_PHASE_CONNECT : op->phase,
-				  0, 0, 0, false) < 0 ? -1 : 0;
+	return jp_git_op_tick(payload) < 0 ? -1 : 0;
 }
 
 static void checkout_progress_cb(const char *path, size_t completed,

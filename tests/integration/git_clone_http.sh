@@ -93,6 +93,17 @@ jp_expect redirect_to_another_host_says_so grep -q "redirected to another host" 
 jp_expect redirect_error_does_not_show_the_token sh -c "! grep -q '$TOKEN' '$T/err'"
 jp_expect redirect_leaves_nothing [ ! -e "$T/out/redirect" ]
 
+# --- https (TLS through jobprep's own socket stream): a CA it is told to
+# trust (SSL_CERT_FILE), and one it is not
+SSL_CERT_FILE=$T/ca.pem $J clone --json "https://alice:$TOKEN@localhost:$JP_HTTPD_PORT3/git/private/url.git" \
+	"$T/out/https" </dev/null >"$T/out.json" 2>"$T/err"
+jp_expect https_clone_with_a_trusted_ca_succeeds [ "$(jp_json_get "$T/out.json" commit)" = "$commit" ]
+$J clone "https://localhost:$JP_HTTPD_PORT3/git/public.git" "$T/out/untrusted" </dev/null \
+	>/dev/null 2>"$T/err"
+jp_expect https_with_an_untrusted_certificate_fails [ $? = 1 ]
+jp_expect https_with_an_untrusted_certificate_says_so grep -qi "certificate" "$T/err"
+jp_expect https_with_an_untrusted_certificate_leaves_nothing [ ! -e "$T/out/untrusted" ]
+
 # --- ls-remote pin with a token
 JOBPREP_GIT_TOKEN=$TOKEN JOBPREP_GIT_USER=alice $J repo --json --remote "$B/private/remote.git" \
 	--ref v1 </dev/null >"$T/remote.json" 2>"$T/err"

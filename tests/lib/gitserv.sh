@@ -192,22 +192,37 @@ jp_gitd_stop() {
 # at http://127.0.0.1:$JP_HTTPD_PORT/git/ (Basic auth alice:s3cret under
 # /git/private/). /moved/X redirects to another host:
 # http://localhost:$JP_HTTPD_PORT2/git/private/X, a second listener whose
-# access log records any Authorization header it receives.
+# access log records any Authorization header it receives. The same again
+# over https at https://localhost:$JP_HTTPD_PORT3/ with a certificate from a
+# test CA ($DIR/ca.pem).
 jp_httpd_start() {
 	_d=$1
 	_repos=$2
 	mkdir -p "$_d/httpd-home" "$_d/www"
 	: >"$_d/httpd-home/.gitconfig"
 	printf 'alice:s3cret\n' >"$_d/users"
+	if [ ! -s "$_d/server.pem" ]; then
+		openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=jobprep test CA" \
+			-keyout "$_d/ca.key" -out "$_d/ca.pem" 2>/dev/null &&
+		openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" \
+			-keyout "$_d/server.key" -out "$_d/server.csr" 2>/dev/null &&
+		printf 'subjectAltName=DNS:localhost\n' >"$_d/san.ext" &&
+		openssl x509 -req -in "$_d/server.csr" -CA "$_d/ca.pem" -CAkey "$_d/ca.key" \
+			-CAcreateserial -days 2 -extfile "$_d/san.ext" -out "$_d/server.crt" 2>/dev/null &&
+		cat "$_d/server.crt" "$_d/server.key" >"$_d/server.pem" || return 1
+	fi
 	_try=0
 	while [ $_try -lt 10 ]; do
 		_try=$((_try + 1))
 		_port=$(jp_free_port) || return 1
 		_port2=$(jp_free_port) || return 1
-		[ "$_port" != "$_port2" ] || continue
+		_port3=$(jp_free_port) || return 1
+		[ "$_port" != "$_port2" ] && [ "$_port" != "$_port3" ] && [ "$_port2" != "$_port3" ] ||
+			continue
 		cat >"$_d/lighttpd.conf" <<EOF
 server.modules = ( "mod_access", "mod_alias", "mod_auth", "mod_authn_file",
-                   "mod_cgi", "mod_setenv", "mod_redirect", "mod_accesslog" )
+                   "mod_cgi", "mod_setenv", "mod_redirect", "mod_accesslog",
+                   "mod_openssl" )
 server.document-root = "$_d/www"
 server.bind = "127.0.0.1"
 server.port = $_port
@@ -231,16 +246,21 @@ url.redirect = ( "^/moved/(.*)\$" => "http://localhost:$_port2/git/private/\$1" 
 	accesslog.filename = "$_d/access2.log"
 	accesslog.format = "%h %V \"%r\" %>s authorization=%{Authorization}i"
 }
+\$SERVER["socket"] == "127.0.0.1:$_port3" {
+	ssl.engine = "enable"
+	ssl.pemfile = "$_d/server.pem"
+}
 EOF
 		rm -f "$_d/lighttpd.pid"
 		lighttpd -f "$_d/lighttpd.conf" 2>>"$_d/httpd-error.log" || continue
 		_w=0
 		while [ $_w -lt 50 ]; do
 			if [ -s "$_d/lighttpd.pid" ] && jp_listening "$_port" &&
-				jp_listening "$_port2"; then
+				jp_listening "$_port2" && jp_listening "$_port3"; then
 				JP_HTTPD_PORT=$_port
 				JP_HTTPD_PORT2=$_port2
-				export JP_HTTPD_PORT JP_HTTPD_PORT2
+				JP_HTTPD_PORT3=$_port3
+				export JP_HTTPD_PORT JP_HTTPD_PORT2 JP_HTTPD_PORT3
 				return 0
 			fi
 			sleep 0.1
