@@ -194,14 +194,17 @@ jp_gitd_stop() {
 # http://localhost:$JP_HTTPD_PORT2/git/private/X, a second listener whose
 # access log records any Authorization header it receives. The same again
 # over https at https://localhost:$JP_HTTPD_PORT3/ with a certificate from a
-# test CA ($DIR/ca.pem).
+# test CA ($DIR/ca.pem); JP_HTTPD_PORT3 is empty where lighttpd has no TLS.
 jp_httpd_start() {
 	_d=$1
 	_repos=$2
 	mkdir -p "$_d/httpd-home" "$_d/www"
 	: >"$_d/httpd-home/.gitconfig"
 	printf 'alice:s3cret\n' >"$_d/users"
-	if [ ! -s "$_d/server.pem" ]; then
+	# https only where lighttpd has TLS (package lighttpd-mod-openssl).
+	_tls=
+	[ -e /usr/lib/lighttpd/mod_openssl.so ] && command -v openssl >/dev/null 2>&1 && _tls=1
+	if [ -n "$_tls" ] && [ ! -s "$_d/server.pem" ]; then
 		openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=jobprep test CA" \
 			-keyout "$_d/ca.key" -out "$_d/ca.pem" 2>/dev/null &&
 		openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" \
@@ -221,8 +224,7 @@ jp_httpd_start() {
 			continue
 		cat >"$_d/lighttpd.conf" <<EOF
 server.modules = ( "mod_access", "mod_alias", "mod_auth", "mod_authn_file",
-                   "mod_cgi", "mod_setenv", "mod_redirect", "mod_accesslog",
-                   "mod_openssl" )
+                   "mod_cgi", "mod_setenv", "mod_redirect", "mod_accesslog" )
 server.document-root = "$_d/www"
 server.bind = "127.0.0.1"
 server.port = $_port
@@ -246,6 +248,9 @@ url.redirect = ( "^/moved/(.*)\$" => "http://localhost:$_port2/git/private/\$1" 
 	accesslog.filename = "$_d/access2.log"
 	accesslog.format = "%h %V \"%r\" %>s authorization=%{Authorization}i"
 }
+EOF
+		[ -n "$_tls" ] && cat >>"$_d/lighttpd.conf" <<EOF
+server.modules += ( "mod_openssl" )
 \$SERVER["socket"] == "127.0.0.1:$_port3" {
 	ssl.engine = "enable"
 	ssl.pemfile = "$_d/server.pem"
@@ -256,10 +261,10 @@ EOF
 		_w=0
 		while [ $_w -lt 50 ]; do
 			if [ -s "$_d/lighttpd.pid" ] && jp_listening "$_port" &&
-				jp_listening "$_port2" && jp_listening "$_port3"; then
+				jp_listening "$_port2" && { [ -z "$_tls" ] || jp_listening "$_port3"; }; then
 				JP_HTTPD_PORT=$_port
 				JP_HTTPD_PORT2=$_port2
-				JP_HTTPD_PORT3=$_port3
+				JP_HTTPD_PORT3=${_tls:+$_port3}
 				export JP_HTTPD_PORT JP_HTTPD_PORT2 JP_HTTPD_PORT3
 				return 0
 			fi
