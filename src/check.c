@@ -650,7 +650,7 @@ static int check_contents(struct verdict *v, const struct check_ctx *ctx, const 
 			also(v,
 			     _("%s links to %s, which is %s storage the job's Workers cannot see: "
 			       "copy what it points to into the data set, on shared storage"),
-			     f->outside[i], f->targets[i], jp_storage_class_name(pr.info.cls));
+			     f->outside[i], f->targets[i], _(jp_storage_class_name(pr.info.cls)));
 		}
 		jp_probe_result_dispose(&pr);
 	}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jobprep/error.h"
+#include "jobprep/i18n.h"
 
 void jp_error_init(struct jp_error *err)
 {
@@ -66,11 +67,11 @@ const char *jp_strerror(int code)
 	switch (code) {
 #define JP_ERROR_DESC(name, value, exit_code, desc)                            \
 	case value:                                                            \
-		return desc;
+		return _(desc);
 		JP_ERRORS(JP_ERROR_DESC)
 #undef JP_ERROR_DESC
 	}
-	return "unknown error";
+	return _("unknown error");
 }
 
 int jp_exit_code(int code)

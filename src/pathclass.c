@@ -20,19 +20,21 @@
 
 const char *jp_storage_class_name(enum jp_storage_class cls)
 {
+	/* N_(): the names are identifiers (JSON, --json output); a message
+	 * that shows one to a person passes it through _(). */
 	switch (cls) {
 	case JP_STORAGE_SHARED:
-		return "shared";
+		return N_("shared");
 	case JP_STORAGE_PUBLIC:
-		return "public";
+		return N_("public");
 	case JP_STORAGE_EPHEMERAL:
-		return "ephemeral";
+		return N_("ephemeral");
 	case JP_STORAGE_LOCAL:
-		return "local";
+		return N_("local");
 	case JP_STORAGE_UNKNOWN:
 		break;
 	}
-	return "unknown";
+	return N_("unknown");
 }
 
 void jp_path_info_dispose(struct jp_path_info *info)
@@ -425,7 +427,7 @@ int jp_path_classify_in(struct jp_path_info *out, const struct jp_profile *profi
 			info.warning = xasprintf(
 				_("%s is inside %s storage, but on %s mounted at %s (%s): it lives in "
 				  "this machine's memory or container layer, not on %s"),
-				info.resolved, jp_storage_class_name(d.cls), fst, mp,
+				info.resolved, _(jp_storage_class_name(d.cls)), fst, mp,
 				jp_fs_kind_name(kind), d.root);
 			if (!info.warning) {
 				free(note);
@@ -437,7 +439,7 @@ int jp_path_classify_in(struct jp_path_info *out, const struct jp_profile *profi
 				_("%s is declared %s storage, but here it is not a mount point: it is a "
 				  "folder on %s (%s at %s); mount the platform's storage on %s first, "
 				  "or what is written there stays on this machine"),
-				d.root, jp_storage_class_name(d.cls), jp_fs_kind_name(kind), fst, mp,
+				d.root, _(jp_storage_class_name(d.cls)), jp_fs_kind_name(kind), fst, mp,
 				d.root);
 			if (!info.warning) {
 				free(note);

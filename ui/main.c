@@ -3,11 +3,44 @@
 
 #include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "jobprep/i18n.h"
 #include "cli/cli.h"
 #include "tui/tui.h"
+
+#ifdef ENABLE_NLS
+/* Where the message catalogues are. $JOBPREP_LOCALEDIR when set. Else, when
+ * this binary sits in its build tree (./jobprep --demo before any install),
+ * the catalogues make built beside it in ui/po/locale/, so the build tree
+ * shows its own translations even if an older jobprep is installed; an
+ * installed binary has no ui/po/locale next to it and uses LOCALEDIR. */
+static const char *locale_dir(char *buf, size_t size)
+{
+	static const char rel[] = "/ui/po/locale";
+	const char *env = getenv("JOBPREP_LOCALEDIR");
+	struct stat st;
+	char *slash;
+	ssize_t n;
+
+	if (env && env[0])
+		return env;
+	n = readlink("/proc/self/exe", buf, size - 1);
+	if (n <= 0)
+		return LOCALEDIR;
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (!slash || (size_t)(slash - buf) + sizeof(rel) > size)
+		return LOCALEDIR;
+	memcpy(slash, rel, sizeof(rel));
+	if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+		return buf;
+	return LOCALEDIR;
+}
+#endif
 
 /* `jobprep [--demo] [--profile FILE] [-o MANIFEST]`: the wizard. */
 static int run_wizard(int argc, char **argv)
@@ -37,9 +70,13 @@ static int run_wizard(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+#ifdef ENABLE_NLS
+	char dir[4096];
+#endif
+
 	setlocale(LC_ALL, "");
 #ifdef ENABLE_NLS
-	bindtextdomain("jobprep", LOCALEDIR);
+	bindtextdomain("jobprep", locale_dir(dir, sizeof(dir)));
 	bind_textdomain_codeset("jobprep", "UTF-8");
 #endif
 

@@ -61,7 +61,8 @@ int jp_error_set(struct jp_error *err, int code, const char *fmt, ...)
  * Borrowed: valid until err changes. */
 const char *jp_error_message(const struct jp_error *err);
 
-/* Description of a status code; borrowed, static. */
+/* Description of a status code, translated (gettext); borrowed, static.
+ * The descriptions in JP_ERRORS are extracted by ui/po/mkpot.sh. */
 const char *jp_strerror(int code);
 /* The exit code a command should return for a status code. */
 int jp_exit_code(int code);

@@ -56,6 +56,8 @@ int jp_path_classify_in(struct jp_path_info *out, const struct jp_profile *profi
 			const struct jp_mount_table *table, const char *path,
 			struct jp_error *err);
 void jp_path_info_dispose(struct jp_path_info *info);
+/* "shared", "public", "ephemeral", "local", "unknown": an identifier, static;
+ * marked N_(), so a message for a person shows _(jp_storage_class_name(c)). */
 const char *jp_storage_class_name(enum jp_storage_class cls);
 
 /* Resolve `path` the way the job will see it: symlinks followed, "." and

@@ -30,7 +30,8 @@ static void draw_source(void *arg, const char *list_key, size_t i, int y, int x,
 	const struct jp_manifest *m = jp_flow_manifest(w->flow);
 	const struct jp_glyphs *g = jp_term_glyphs();
 	enum jp_style st = selected ? JP_STYLE_SELECTED : JP_STYLE_NORMAL;
-	char num[16], right[96], a[32], b[32], *path, *kind;
+	char num[24], right[96], a[32], b[32], mark[32], *path, *kind;
+	const char *kname, *ro;
 	enum jp_check_status status = JP_CHECK_PASS;
 	int rw, used, pathw;
 
@@ -40,17 +41,24 @@ static void draw_source(void *arg, const char *list_key, size_t i, int y, int x,
 	if (i < w->form.n_items)
 		status = w->form.item_status[i];
 
+	/* The kind and "ro" as the list shows them (translated); a source that
+	 * is not read-only gets blanks as wide as the mark, so the columns
+	 * after it stay put. */
+	kname = !kind || !kind[0] ? "" : strcmp(kind, "public") == 0 ? _("public") : _("team");
+	ro = _("ro");
+	if (m && i < m->n_data && m->data[i].read_only)
+		snprintf(mark, sizeof(mark), " %s", ro);
+	else
+		snprintf(mark, sizeof(mark), "%*s", jp_utf8_swidth(ro) + 1, "");
 	snprintf(num, sizeof(num), "%2zu  ", i + 1);
 	if (jp_wizard_find_bg(w, JP_ACTION_SCAN, i))
 		snprintf(right, sizeof(right), "%s  %s", _("scanning..."), "");
 	else if (m && i < m->n_data && m->data[i].has_stats)
-		snprintf(right, sizeof(right), "%s%s  %8s  %9s ", kind ? kind : "",
-			 m->data[i].read_only ? " ro" : "   ",
+		snprintf(right, sizeof(right), "%s%s  %8s  %9s ", kname, mark,
 			 jp_fmt_bytes(a, sizeof(a), m->data[i].stats.bytes),
 			 jp_fmt_count(b, sizeof(b), m->data[i].stats.files));
 	else
-		snprintf(right, sizeof(right), "%s%s ", kind ? kind : "",
-			 m && i < m->n_data && m->data[i].read_only ? " ro" : "   ");
+		snprintf(right, sizeof(right), "%s%s ", kname, mark);
 	rw = jp_utf8_swidth(right) + 2;
 	used = jp_draw_text(y, x, width, st, num);
 	pathw = width - used - rw - 1;
