@@ -6,7 +6,8 @@ AM_TESTS_ENVIRONMENT = \
 	TOP_SRCDIR='$(abs_top_srcdir)'; export TOP_SRCDIR; \
 	TOP_BUILDDIR='$(abs_top_builddir)'; export TOP_BUILDDIR; \
 	LSAN_OPTIONS="suppressions=$(abs_top_srcdir)/tests/lsan.supp:print_suppressions=0$${LSAN_OPTIONS:+:$$LSAN_OPTIONS}"; \
-	export LSAN_OPTIONS;
+	export LSAN_OPTIONS; \
+	unset LANGUAGE;
 EXTRA_DIST += tests/lib tests/data tests/lsan.supp
 
 unit_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CJSON_CFLAGS)
@@ -133,6 +134,9 @@ TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/signals_restore_terminal.sh tests/tui/review_waits_for_clone.sh
 TESTS += $(TUI_TESTS)
 EXTRA_DIST += $(TUI_TESTS) tests/tui/lib.sh
+# i18n: the wizard and the CLI in Chinese (tmux); the catalogue complete and valid
+TESTS += tests/tui/chinese_ui.sh tests/integration/po_complete.sh
+EXTRA_DIST += tests/tui/chinese_ui.sh tests/integration/po_complete.sh
 # storage: the platform's mount layout in a private namespace, sshfs over a loopback sshd
 STORAGE_SH_TESTS = tests/integration/storage_platform.sh
 TESTS += $(STORAGE_SH_TESTS)
