@@ -608,7 +608,8 @@ static void accept_step(struct jp_wizard *w)
 
 		msg = r && r->verdict.message ? r->verdict.message
 					      : _("a field needs fixing before going on");
-		jp_wizard_status(w, JP_CHECK_FAIL, "%s: %s", r ? _(r->field->label) : "", msg);
+		/* The field's label, then what is wrong with its value. */
+		jp_wizard_status(w, JP_CHECK_FAIL, _("%s: %s"), r ? _(r->field->label) : "", msg);
 		return;
 	}
 	w->accepted[w->step] = true;
