@@ -144,7 +144,8 @@ struct jp_git_target {
 	char *parent;     /* its directory */
 	char *name;       /* its last component */
 	bool exists;      /* an empty directory is already there */
-	bool mount_point; /* ... and it is a mount point (build inside it) */
+	bool inside;      /* ... and the clone is built inside it: it is a mount
+			   * point, or its parent is not ours to write in */
 	unsigned mode;    /* the existing directory's mode bits */
 	unsigned gid;     /* ... and group */
 	bool network;     /* on a network filesystem */

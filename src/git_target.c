@@ -139,15 +139,18 @@ int jp_git_target_plan(struct jp_git_target *t, const char *target,
 		t->exists = true;
 		t->mode = sb.st_mode & 07777;
 		t->gid = sb.st_gid;
-		/* A mount point cannot be renamed over: build inside it. */
-		if (stat(t->parent, &psb) == 0 && psb.st_dev != sb.st_dev)
-			t->mount_point = true;
+		/* A mount point cannot be renamed over, and a directory
+		 * prepared for us in a parent we may not write in cannot be
+		 * replaced: build inside it then. */
+		if ((stat(t->parent, &psb) == 0 && psb.st_dev != sb.st_dev) ||
+		    access(t->parent, W_OK | X_OK) != 0)
+			t->inside = true;
 	} else if (errno != ENOENT) {
 		rc = jp_error_set(err, JP_EIO, "%s: %s", target, strerror(errno));
 		goto out;
 	}
 
-	if (t->mount_point) {
+	if (t->inside) {
 		free(t->tmp_prefix);
 		if (!(t->tmp_prefix = strdup(".jobprep-tmp-")) || !(t->tmp_parent = strdup(t->path)))
 			goto nomem;
@@ -165,7 +168,7 @@ int jp_git_target_plan(struct jp_git_target *t, const char *target,
 		goto out;
 	}
 	if (t->exists) {
-		int found = first_entry(t->path, t->mount_point ? t->tmp_prefix : NULL, entry,
+		int found = first_entry(t->path, t->inside ? t->tmp_prefix : NULL, entry,
 					sizeof(entry));
 
 		if (found < 0) {
@@ -267,7 +270,7 @@ static void sync_dir(const char *dir)
 int jp_git_target_place(const struct jp_git_target *t, const char *tree,
 			struct jp_error *err)
 {
-	if (t->mount_point) {
+	if (t->inside) {
 		/* Move each top-level entry into the mount point. */
 		DIR *d = opendir(tree);
 		struct dirent *de;

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -391,6 +393,31 @@ static int run_phase(struct ctx *c, unsigned threads, struct progress_state *ps)
 	return c->err_code;
 }
 
+/* Fail before writing anything when the destination's filesystem plainly
+ * lacks the room (a network filesystem may still refuse later: quotas). */
+static int check_room(const struct ctx *c, const char *dst, struct jp_error *err)
+{
+	char dir[PATH_MAX];
+	struct statvfs vfs;
+	uint64_t need = 0, avail;
+	char *slash;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].kind == K_FILE)
+			need += (uint64_t)c->v[i].size;
+	snprintf(dir, sizeof(dir), "%s", dst);
+	if (!c->dst_exists && (slash = strrchr(dir, '/')) != NULL)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	if (statvfs(dir, &vfs) != 0 || vfs.f_frsize == 0)
+		return 0; /* cannot tell: let the writes say */
+	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (avail >= need)
+		return 0;
+	return jp_error_set(err, JP_ENOSPC,
+			    _("%s: not enough room: %.1f MiB to copy, %.1f MiB free there"), dir,
+			    (double)need / 1048576.0, (double)avail / 1048576.0);
+}
+
 static int by_size_desc(const void *a, const void *b, void *arg)
 {
 	const struct item *v = arg;
@@ -443,6 +470,8 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 		goto out;
 	}
 	if ((rc = walk(&c, "", -1, 0, err)) != 0)
+		goto out;
+	if ((rc = check_room(&c, dst, err)) != 0)
 		goto out;
 	if (mkdir(dst, (top.st_mode & 07777) | S_IRWXU) != 0 && !(errno == EEXIST && c.dst_exists)) {
 		int e = errno;

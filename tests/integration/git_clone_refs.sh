@@ -95,6 +95,22 @@ $J clone "$U/r.git" "$T/c-empty" >/dev/null 2>"$T/err"
 jp_expect clone_into_empty_dir_succeeds [ -f "$T/c-empty/README" ]
 jp_expect clone_into_empty_dir_keeps_its_mode [ "$(stat -c %a "$T/c-empty")" = 2770 ]
 
+# --- a directory prepared for us in a parent we may not write in (as nobody):
+# the clone is built inside it, then moved into place entry by entry
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
+	chmod 755 "$T"
+	mkdir -p "$T/locked/proj" "$T/nobody-home"
+	chown nobody "$T/locked/proj" "$T/nobody-home"
+	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+		env HOME="$T/nobody-home" "$J" clone "$U/r.git" "$T/locked/proj" >/dev/null 2>"$T/err"
+	jp_expect clone_into_prepared_dir_of_unwritable_parent_succeeds [ -f "$T/locked/proj/README" ]
+	jp_expect clone_into_prepared_dir_keeps_its_owner [ "$(stat -c %U "$T/locked/proj")" = nobody ]
+	jp_expect clone_into_prepared_dir_leaves_no_temporary \
+		[ -z "$(ls -A "$T/locked/proj" | grep jobprep-tmp)" ]
+	jp_expect clone_into_prepared_dir_is_a_working_repository \
+		[ "$(git -C "$T/locked/proj" -c safe.directory='*' rev-parse HEAD)" = "$(rev r.git main)" ]
+fi
+
 # --- submodules, recursively, with relative links that survive the rename
 $J clone --json --submodules "$U/super.git" "$T/c-super" >"$T/out.json" 2>"$T/err"
 jp_expect clone_with_submodules_exits_0 [ $? = 0 ]
