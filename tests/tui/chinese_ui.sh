@@ -48,7 +48,7 @@ cols=$(while IFS= read -r l; do col "$l" ✓; done <"$T/marks" | sort -u)
 jp_expect checkmarks_share_one_column [ "$(echo "$cols" | wc -l)" = 1 ] && [ -n "$cols" ]
 # The label column is as wide as the widest label in display columns: two
 # spaces, then its value (a byte count would make it wider).
-jp_expect label_column_fits_the_widest_label grep -q '每个 Worker 的 GPU 数  0 ' "$T/job.screen"
+jp_expect label_column_fits_the_widest_label grep -q '每 Worker GPU 数  0 ' "$T/job.screen"
 l1=$(grep '任务名称' "$T/job.screen")
 l2=$(grep 'Worker 数' "$T/job.screen" | grep -v GPU)
 l3=$(grep 'GPU 数' "$T/job.screen")
