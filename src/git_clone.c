@@ -390,6 +390,25 @@ static int collect_sm(git_submodule *sm, const char *name, void *payload)
 	return 0;
 }
 
+/* A submodule URL naming a local path or file:// is followed only when the
+ * clone itself came from this machine. Relative URLs resolve against the
+ * superproject's URL, so they stay on its transport. */
+static bool local_allowed(const struct build *b, const char *smurl)
+{
+	struct jp_git_url u = JP_GIT_URL_INIT;
+	bool local;
+
+	if (b->url->kind == JP_URL_LOCAL || b->url->kind == JP_URL_FILE)
+		return true;
+	if (strncmp(smurl, "./", 2) == 0 || strncmp(smurl, "../", 3) == 0)
+		return true;
+	if (jp_git_url_parse(&u, smurl, NULL) != 0)
+		return false;
+	local = u.kind == JP_URL_LOCAL || u.kind == JP_URL_FILE;
+	jp_git_url_dispose(&u);
+	return !local;
+}
+
 static int update_submodules(struct build *b, git_repository *repo, const char *dir,
 			     unsigned depth)
 {
@@ -420,6 +439,17 @@ static int update_submodules(struct build *b, git_repository *repo, const char *
 					  _("submodule '%s': refusing a URL or path beginning with "
 					    "'-'"),
 					  l.names[i]);
+			git_submodule_free(sm);
+			break;
+		}
+		if (!local_allowed(b, smurl)) {
+			/* Like git's protocol.file.allow=user: a repository from
+			 * the network may not make us copy one from this machine. */
+			rc = jp_error_set(b->err, JP_EREFUSED,
+					  _("submodule '%s': refusing its local URL %s: a repository "
+					    "cloned over the network may not pull in repositories from "
+					    "this machine"),
+					  l.names[i], smurl);
 			git_submodule_free(sm);
 			break;
 		}
@@ -818,7 +848,7 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 		uint64_t avail = 0;
 		const char *dir = pick_scratch(opts, SCRATCH_MIN_FREE, &avail);
 
-		if (dir && jp_git_tmp_clean_stale(dir, SCRATCH_PREFIX, NULL, NULL) == 0 &&
+		if (dir && jp_git_tmp_clean_stale(dir, SCRATCH_PREFIX, NULL, NULL, 0) == 0 &&
 		    jp_git_tmp_create(&scratch, dir, SCRATCH_PREFIX, NULL) == 0) {
 			stage.src = scratch.tree;
 			stage.dst = tmp.tree;

@@ -131,9 +131,10 @@ int jp_git_tmp_create(struct jp_git_tmp *t, const char *parent,
 int jp_git_tmp_remove(struct jp_git_tmp *t);
 /* Remove PARENT/PREFIX* temporaries whose owner died on this host. *live
  * (may be NULL) gets the number left because their owner is alive or
- * unknown. */
+ * unknown; who (may be NULL) describes the first of them: "PATH (pid N on
+ * HOST)". */
 int jp_git_tmp_clean_stale(const char *parent, const char *prefix,
-			   unsigned *live, struct jp_error *err);
+			   unsigned *live, char *who, size_t who_len);
 /* rm -rf that never follows symlinks or crosses mounts. */
 int jp_rm_rf(const char *path);
 

@@ -86,7 +86,7 @@ int jp_git_target_plan(struct jp_git_target *t, const char *target,
 	char *abs = NULL, *slash;
 	bool exists = false, via_symlink = false;
 	struct stat sb, psb;
-	char entry[NAME_MAX + 1];
+	char entry[NAME_MAX + 1], who[PATH_MAX + 300];
 	unsigned live = 0;
 	int rc;
 
@@ -159,12 +159,12 @@ int jp_git_target_plan(struct jp_git_target *t, const char *target,
 	}
 	/* Temporaries of killed runs go first; a live one means another
 	 * jobprep is cloning here right now. */
-	jp_git_tmp_clean_stale(t->tmp_parent, t->tmp_prefix, &live, err);
+	jp_git_tmp_clean_stale(t->tmp_parent, t->tmp_prefix, &live, who, sizeof(who));
 	if (live > 0) {
 		rc = jp_error_set(err, JP_EEXIST,
-				  _("%s: another jobprep is cloning here right now (its temporary "
-				    "%s%s... is in %s)"),
-				  target, t->tmp_prefix, "", t->tmp_parent);
+				  _("%s: another jobprep is cloning here right now: %s; if it is "
+				    "not running any more, remove that directory"),
+				  target, who);
 		goto out;
 	}
 	if (t->exists) {

@@ -156,7 +156,8 @@ int jp_git_tmp_remove(struct jp_git_tmp *t)
 
 enum owner_state { OWNER_ALIVE, OWNER_DEAD, OWNER_UNKNOWN };
 
-static enum owner_state owner_of(int dirfd, const char *name)
+/* Whether the temporary's owner lives; desc gets "pid N on HOST". */
+static enum owner_state owner_of(int dirfd, const char *name, char *desc, size_t len)
 {
 	char buf[512], host[256], their_host[256] = "";
 	int pid = 0;
@@ -198,6 +199,7 @@ static enum owner_state owner_of(int dirfd, const char *name)
 			start = strtoull(line + 6, NULL, 10);
 	}
 	host_name(host, sizeof(host));
+	snprintf(desc, len, "pid %d on %s", pid, their_host[0] ? their_host : "?");
 	if (pid <= 0 || strcmp(host, their_host) != 0)
 		return OWNER_UNKNOWN; /* another machine's: cannot tell */
 	if (kill(pid, 0) != 0 && errno == ESRCH)
@@ -208,7 +210,7 @@ static enum owner_state owner_of(int dirfd, const char *name)
 }
 
 int jp_git_tmp_clean_stale(const char *parent, const char *prefix,
-			   unsigned *live, struct jp_error *err)
+			   unsigned *live, char *who, size_t who_len)
 {
 	size_t plen = strlen(prefix);
 	struct dirent *de;
@@ -216,22 +218,24 @@ int jp_git_tmp_clean_stale(const char *parent, const char *prefix,
 
 	if (live)
 		*live = 0;
-	(void)err;
+	if (who && who_len)
+		who[0] = '\0';
 	d = opendir(parent);
 	if (!d)
 		return 0; /* nothing there, or nothing we may look at */
 	while ((de = readdir(d)) != NULL) {
-		char path[8192];
+		char path[8192], desc[320] = "";
 
 		if (strncmp(de->d_name, prefix, plen) != 0)
 			continue;
-		switch (owner_of(dirfd(d), de->d_name)) {
+		snprintf(path, sizeof(path), "%s/%s", strcmp(parent, "/") ? parent : "", de->d_name);
+		switch (owner_of(dirfd(d), de->d_name, desc, sizeof(desc))) {
 		case OWNER_DEAD:
-			snprintf(path, sizeof(path), "%s/%s", strcmp(parent, "/") ? parent : "",
-				 de->d_name);
 			jp_rm_rf(path);
 			break;
 		default:
+			if (who && who_len && !who[0])
+				snprintf(who, who_len, "%s (%s)", path, desc[0] ? desc : "owner unknown");
 			if (live)
 				(*live)++;
 		}

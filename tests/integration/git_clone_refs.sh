@@ -21,7 +21,12 @@ git clone -q "$T/srv/r.git" "$T/w-super" &&
 	git -C "$T/w-super" -c protocol.file.allow=always submodule -q add ../s.git sub &&
 	git $JP_GIT_ID -C "$T/w-super" commit -qm "add sub" &&
 	git clone -q --bare "$T/w-super" "$T/srv/super.git" || exit 99
-rm -rf "$T/w-s" "$T/w-super"
+# A superproject whose submodule points at a path on this machine.
+git clone -q "$T/srv/r.git" "$T/w-evil" &&
+	git -C "$T/w-evil" -c protocol.file.allow=always submodule -q add "$T/srv/t.git" local &&
+	git $JP_GIT_ID -C "$T/w-evil" commit -qm "add a local submodule" &&
+	git clone -q --bare "$T/w-evil" "$T/srv/evil.git" || exit 99
+rm -rf "$T/w-s" "$T/w-super" "$T/w-evil"
 jp_gitd_start "$T" "$T/srv" || exit 99
 U=git://127.0.0.1:$JP_GITD_PORT
 rev() { git --git-dir="$T/srv/$1" rev-parse "$2"; }
@@ -124,6 +129,9 @@ mv "$T/c-super" "$T/c-super-moved"
 jp_expect submodule_links_are_relative \
 	[ "$(git -C "$T/c-super-moved/sub/inner" rev-parse --show-toplevel 2>/dev/null)" = \
 	  "$T/c-super-moved/sub/inner" ]
+$J clone --submodules "$U/evil.git" "$T/c-evil" >/dev/null 2>"$T/err"
+jp_expect network_clone_refuses_a_local_submodule_url grep -q "refusing its local URL" "$T/err"
+jp_expect refused_local_submodule_leaves_nothing [ ! -e "$T/c-evil" ]
 $J clone "$U/super.git" "$T/c-nosub" >/dev/null 2>&1
 jp_expect clone_without_submodules_leaves_them_empty [ ! -e "$T/c-nosub/sub/README" ]
 

@@ -87,7 +87,8 @@ jp_expect clone_after_stale_temporary_succeeds [ -f "$T/shared/busy/README" ]
 mkdir -p "$T/shared/.other.jobprep-tmp-1-0000abcd"
 printf 'jobprep clone temporary\nhost not-%s\npid 1\nstart 1\n' "$(hostname)" \
 	>"$T/shared/.other.jobprep-tmp-1-0000abcd/owner"
-$J clone "$U" "$T/shared/other" >/dev/null 2>&1
+$J clone "$U" "$T/shared/other" >/dev/null 2>"$T/err"
 jp_expect another_hosts_temporary_is_left_alone [ -d "$T/shared/.other.jobprep-tmp-1-0000abcd" ]
+jp_expect another_hosts_temporary_is_named_with_its_host grep -q "pid 1 on not-$(hostname)" "$T/err"
 
 exit $JP_T_FAILED

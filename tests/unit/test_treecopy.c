@@ -205,7 +205,7 @@ static void temporaries_of_dead_owners_are_removed_live_ones_kept(void **state)
 	fprintf(f, "jobprep clone temporary\nhost %s\npid %d\nstart 1\n", text, (int)pid);
 	fclose(f);
 
-	assert_int_equal(jp_git_tmp_clean_stale(s->dir, ".proj.jobprep-tmp-", &live, NULL), 0);
+	assert_int_equal(jp_git_tmp_clean_stale(s->dir, ".proj.jobprep-tmp-", &live, NULL, 0), 0);
 	assert_int_equal(live, 1);
 	assert_int_equal(access(dead, F_OK), -1);
 	assert_int_equal(access(t.dir, F_OK), 0);
