@@ -16,6 +16,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/mountinfo.h"
 #include "jobprep/pathclass.h"
+#include "jobprep/strv.h"
 #include "git_internal.h"
 
 void jp_git_target_dispose(struct jp_git_target *t)
@@ -267,34 +268,77 @@ static void sync_dir(const char *dir)
 	}
 }
 
+/* rename without replacing; where the filesystem has no RENAME_NOREPLACE
+ * (some network filesystems), check first. */
+static int rename_new(const char *from, const char *to)
+{
+	struct stat sb;
+
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+	if (lstat(to, &sb) == 0) {
+		errno = EEXIST;
+		return -1;
+	}
+	return rename(from, to);
+}
+
+/* Move the tree's entries into the target one by one, .git last (so the
+ * directory is a repository only once it is complete); if one cannot move,
+ * move back those that did. */
+static int place_inside(const struct jp_git_target *t, const char *tree, struct jp_error *err)
+{
+	struct jp_strv names = JP_STRV_INIT;
+	struct dirent *de;
+	DIR *d = opendir(tree);
+	size_t moved = 0;
+	int rc = 0;
+
+	if (!d)
+		return jp_error_set(err, JP_EIO, "%s: %s", tree, strerror(errno));
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && strcmp(de->d_name, ".git") &&
+		    jp_strv_push(&names, de->d_name) != 0)
+			rc = JP_ENOMEM;
+	closedir(d);
+	if (rc == 0 && jp_strv_push(&names, ".git") != 0)
+		rc = JP_ENOMEM;
+	if (rc != 0) {
+		jp_strv_dispose(&names);
+		return jp_error_set(err, rc, "%s", _("out of memory"));
+	}
+	for (; moved < names.n; moved++) {
+		char from[PATH_MAX], to[PATH_MAX];
+
+		snprintf(from, sizeof(from), "%s/%s", tree, names.v[moved]);
+		snprintf(to, sizeof(to), "%s/%s", t->path, names.v[moved]);
+		if (rename_new(from, to) != 0 && errno != ENOENT) {
+			rc = jp_error_set(err, errno == EEXIST ? JP_EEXIST : JP_EIO,
+					  _("%s: cannot move into place: %s"), to, strerror(errno));
+			break;
+		}
+	}
+	if (rc != 0) {
+		while (moved-- > 0) {
+			char from[PATH_MAX], to[PATH_MAX];
+
+			snprintf(from, sizeof(from), "%s/%s", t->path, names.v[moved]);
+			snprintf(to, sizeof(to), "%s/%s", tree, names.v[moved]);
+			rename(from, to);
+		}
+	}
+	jp_strv_dispose(&names);
+	sync_dir(t->path);
+	return rc;
+}
+
 int jp_git_target_place(const struct jp_git_target *t, const char *tree,
 			struct jp_error *err)
 {
-	if (t->inside) {
-		/* Move each top-level entry into the mount point. */
-		DIR *d = opendir(tree);
-		struct dirent *de;
-		int rc = 0;
-
-		if (!d)
-			return jp_error_set(err, JP_EIO, "%s: %s", tree, strerror(errno));
-		while ((de = readdir(d)) != NULL) {
-			char from[PATH_MAX], to[PATH_MAX];
-
-			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-				continue;
-			snprintf(from, sizeof(from), "%s/%s", tree, de->d_name);
-			snprintf(to, sizeof(to), "%s/%s", t->path, de->d_name);
-			if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) != 0) {
-				rc = jp_error_set(err, JP_EIO, _("%s: cannot move into place: %s"), to,
-						  strerror(errno));
-				break;
-			}
-		}
-		closedir(d);
-		sync_dir(t->path);
-		return rc;
-	}
+	if (t->inside)
+		return place_inside(t, tree, err);
 	if (t->exists) {
 		/* The directory someone prepared keeps its mode and group. */
 		chmod(tree, t->mode);

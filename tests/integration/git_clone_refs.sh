@@ -116,6 +116,18 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/n
 		[ "$(git -C "$T/locked/proj" -c safe.directory='*' rev-parse HEAD)" = "$(rev r.git main)" ]
 fi
 
+# --- an empty mount point (a volume mounted for the project): built inside it
+mkdir -p "$T/mp"
+unshare -m --propagation private sh -c '
+	mount -t tmpfs jobprep-mp "$1" || exit 99
+	"$2" clone "$3" "$1" >/dev/null 2>"$4/mp.err"
+	echo $? >"$4/mp.rc"
+	ls -A "$1" >"$4/mp.left"
+	git -C "$1" rev-parse HEAD >"$4/mp.head" 2>&1' sh "$T/mp" "$J" "$U/r.git" "$T"
+jp_expect clone_into_mount_point_succeeds [ "$(cat "$T/mp.rc")" = 0 ]
+jp_expect clone_into_mount_point_checks_out_the_commit [ "$(cat "$T/mp.head")" = "$(rev r.git main)" ]
+jp_expect clone_into_mount_point_leaves_no_temporary sh -c "! grep -q jobprep-tmp '$T/mp.left'"
+
 # --- submodules, recursively, with relative links that survive the rename
 $J clone --json --submodules "$U/super.git" "$T/c-super" >"$T/out.json" 2>"$T/err"
 jp_expect clone_with_submodules_exits_0 [ $? = 0 ]
