@@ -136,7 +136,12 @@ int jp_run_capture(char *const argv[], const char *input, char *out, size_t cap,
 			killed = true;
 			break;
 		}
-		pr = poll(&pfd, 1, (int)((deadline - now) / 1000000ULL) + 1);
+		/* Waiting on a helper is a moment the person may cancel. */
+		if (jp_git_op_current() && jp_git_op_tick(jp_git_op_current()) < 0) {
+			killed = true;
+			break;
+		}
+		pr = poll(&pfd, 1, 200);
 		if (pr < 0 && errno == EINTR)
 			continue;
 		if (pr <= 0)
