@@ -13,7 +13,7 @@ cd "$top"
 # ssh servers, sshfs, python3-jsonschema, the shells env output is tried in.
 packages="build-essential autoconf automake autopoint gettext pkg-config
   libgit2-dev libcjson-dev libncurses-dev libcmocka-dev
-  git tmux lighttpd openssh-server openssh-client sshfs fuse3
+  git tmux lighttpd lighttpd-mod-openssl openssl openssh-server openssh-client sshfs fuse3
   python3 python3-jsonschema python3-yaml dash zsh bash util-linux procps time
   slurm-wlm munge jq"
 
