@@ -77,6 +77,13 @@ tests_unit_test_complete_CFLAGS = $(unit_cflags)
 tests_unit_test_complete_LDADD = $(unit_ldadd)
 tests_unit_test_complete_SOURCES = tests/unit/test_complete.c \
 	ui/tui/complete.h ui/tui/complete.c
+# i18n: where a line of English or Chinese may break (ui object linked in)
+check_PROGRAMS += tests/unit/test_utf8_break
+TESTS += tests/unit/test_utf8_break
+tests_unit_test_utf8_break_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ui
+tests_unit_test_utf8_break_CFLAGS = $(unit_cflags)
+tests_unit_test_utf8_break_LDADD = $(unit_ldadd)
+tests_unit_test_utf8_break_SOURCES = tests/unit/test_utf8_break.c ui/tui/utf8.h ui/tui/utf8.c
 # storage: mount table and path classes, probes, data-set scans
 STORAGE_TESTS = tests/unit/test_mountinfo tests/unit/test_probe tests/unit/test_scan
 check_PROGRAMS += $(STORAGE_TESTS)

@@ -1,7 +1,6 @@
 /* Drawing helpers: text that never spills past its width. */
 #include "config.h"
 
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,56 +77,6 @@ void jp_draw_fill(int y, int x, int width, enum jp_style style)
 	attrset(A_NORMAL);
 }
 
-/* Chinese has no spaces between words: a line may break beside any wide
- * character, but not before closing punctuation (，。）...) or after opening
- * punctuation (（「“...), which stay with their text. */
-static bool opens(uint32_t cp)
-{
-	switch (cp) {
-	case 0x2018: case 0x201C: case 0x3008: case 0x300A: case 0x300C: case 0x300E:
-	case 0x3010: case 0x3014: case 0xFF08: case 0xFF3B: case 0xFF5B:
-		return true;
-	}
-	return false;
-}
-
-static bool closes(uint32_t cp)
-{
-	switch (cp) {
-	case 0x2019: case 0x201D: case 0x2026: case 0x3001: case 0x3002: case 0x3009:
-	case 0x300B: case 0x300D: case 0x300F: case 0x3011: case 0x3015: case 0xFF01:
-	case 0xFF09: case 0xFF0C: case 0xFF1A: case 0xFF1B: case 0xFF1F: case 0xFF3D:
-	case 0xFF5D:
-		return true;
-	}
-	return false;
-}
-
-/* Where to end a line of s[0..len) when only `fit` bytes fit (fit < len):
- * the last break opportunity at or before fit -- a space (the line ends
- * before it) or a place beside a wide character -- else fit itself. */
-static size_t line_break(const char *s, size_t len, size_t fit)
-{
-	size_t i = 0, n, brk = 0;
-	uint32_t cp, prev = 0;
-	bool prev_wide = false, wide;
-
-	while (i <= fit && i < len) {
-		if (s[i] == '\n')
-			return i;
-		n = jp_utf8_decode(&cp, s + i, len - i);
-		wide = jp_utf8_cp_width(cp) == 2;
-		if (s[i] == ' ')
-			brk = i;
-		else if (i > 0 && prev != ' ' && (wide || prev_wide) && !closes(cp) && !opens(prev))
-			brk = i;
-		prev = cp;
-		prev_wide = wide;
-		i += n;
-	}
-	return brk > 0 ? brk : fit;
-}
-
 int jp_draw_wrap(int y, int x, int width, int max_lines, enum jp_style style,
 		 const char *text)
 {
@@ -147,7 +96,7 @@ int jp_draw_wrap(int y, int x, int width, int max_lines, enum jp_style style,
 		brk = fit;
 		if (i + fit < len) {
 			/* A newline first, else the last break that fits. */
-			brk = line_break(text + i, len - i, fit);
+			brk = jp_utf8_line_break(text + i, len - i, fit);
 		} else {
 			size_t j;
 
@@ -192,7 +141,7 @@ int jp_wrap_lines(struct jp_strv *out, const char *text, int width)
 				fit = jp_utf8_next(text, end, i) - i;
 			brk = fit;
 			if (i + fit < end)
-				brk = line_break(text + i, end - i, fit);
+				brk = jp_utf8_line_break(text + i, end - i, fit);
 			line = strndup(text + i, brk);
 			if (!line)
 				return JP_ENOMEM;

@@ -172,3 +172,49 @@ bool jp_utf8_valid(const char *s, size_t len)
 	}
 	return true;
 }
+
+/* Chinese has no spaces between words: a line may break beside any wide
+ * character, but not before closing punctuation (，。）...) or after opening
+ * punctuation (（「“...), which stay with their text. */
+static const uint32_t opening[] = {
+	0x2018, 0x201C, 0x3008, 0x300A, 0x300C, 0x300E, 0x3010, 0x3014, 0xFF08, 0xFF3B, 0xFF5B,
+}; /* ‘ “ 〈 《 「 『 【 〔 （ ［ ｛ */
+static const uint32_t closing[] = {
+	0x2019, 0x201D, 0x2026, 0x3001, 0x3002, 0x3009, 0x300B, 0x300D, 0x300F, 0x3011,
+	0x3015, 0xFF01, 0xFF09, 0xFF0C, 0xFF1A, 0xFF1B, 0xFF1F, 0xFF3D, 0xFF5D,
+}; /* ’ ” … 、 。 〉 》 」 』 】 〕 ！ ） ， ： ； ？ ］ ｝ */
+
+static bool one_of(uint32_t cp, const uint32_t *set, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (set[i] == cp)
+			return true;
+	return false;
+}
+
+#define OPENS(cp) one_of(cp, opening, sizeof(opening) / sizeof(opening[0]))
+#define CLOSES(cp) one_of(cp, closing, sizeof(closing) / sizeof(closing[0]))
+
+size_t jp_utf8_line_break(const char *s, size_t len, size_t fit)
+{
+	size_t i = 0, n, brk = 0;
+	uint32_t cp, prev = 0;
+	bool prev_wide = false, wide;
+
+	while (i <= fit && i < len) {
+		if (s[i] == '\n')
+			return i;
+		n = jp_utf8_decode(&cp, s + i, len - i);
+		wide = jp_utf8_cp_width(cp) == 2;
+		if (s[i] == ' ')
+			brk = i;
+		else if (i > 0 && prev != ' ' && (wide || prev_wide) && !CLOSES(cp) && !OPENS(prev))
+			brk = i;
+		prev = cp;
+		prev_wide = wide;
+		i += n;
+	}
+	return brk > 0 ? brk : fit;
+}

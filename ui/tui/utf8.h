@@ -29,6 +29,13 @@ size_t jp_utf8_fit(const char *s, size_t len, int cols, int *used);
 size_t jp_utf8_prev(const char *s, size_t pos);
 /* Offset of the character after byte offset `pos` in s[0..len). */
 size_t jp_utf8_next(const char *s, size_t len, size_t pos);
+/* Where to end a line of s[0..len) of which only the first `fit` bytes fit
+ * (see jp_utf8_fit): at a newline before that, else at the last break
+ * opportunity at or before fit -- a space (the line ends before it, the
+ * caller skips it) or beside a wide (CJK) character, though never before
+ * closing punctuation (，。）) nor after opening punctuation (（「) -- else
+ * fit itself (a hard break). */
+size_t jp_utf8_line_break(const char *s, size_t len, size_t fit);
 /* True when the whole of s[0..len) is valid UTF-8. */
 bool jp_utf8_valid(const char *s, size_t len);
 
