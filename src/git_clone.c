@@ -532,10 +532,18 @@ static int scrub_config(git_repository *repo)
 
 	if (git_repository_config(&cfg, repo) != 0)
 		return 0;
-	if (git_config_iterator_glob_new(&it, cfg, "^(remote|submodule)\\..*\\.url$") == 0) {
-		while (git_config_next(&e, it) == 0)
-			if (e->level == GIT_CONFIG_LEVEL_LOCAL && jp_url_has_credentials(e->value))
+	/* A plain iterator: libgit2 1.5's regex (pcre2) iterator leaks. */
+	if (git_config_iterator_new(&it, cfg) == 0) {
+		while (git_config_next(&e, it) == 0) {
+			size_t n = strlen(e->name);
+
+			if (e->level == GIT_CONFIG_LEVEL_LOCAL && n > 4 &&
+			    strcmp(e->name + n - 4, ".url") == 0 &&
+			    (strncmp(e->name, "remote.", 7) == 0 ||
+			     strncmp(e->name, "submodule.", 10) == 0) &&
+			    jp_url_has_credentials(e->value))
 				jp_strv_push(&fix, e->name);
+		}
 		git_config_iterator_free(it);
 	}
 	for (size_t i = 0; i < fix.n; i++) {

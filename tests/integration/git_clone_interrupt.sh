@@ -104,7 +104,8 @@ pid=$!
 jp_wait_text "$T/err" "receiving objects" && kill -9 $pid
 wait $pid 2>/dev/null
 jp_expect crash_leaves_no_target [ ! -e "$T/out/crashed" ]
-jp_expect crash_leaves_its_temporary_behind [ -d "$(echo "$T/out/.crashed.jobprep-tmp-"*)" ]
+jp_expect crash_leaves_its_temporary_behind \
+	sh -c 'ls -d "$1"/.crashed.jobprep-tmp-* >/dev/null 2>&1' sh "$T/out"
 $J clone "$FAST/big.git" "$T/out/crashed" >/dev/null 2>"$T/err"
 jp_expect next_run_after_crash_succeeds [ -x "$T/out/crashed/scripts/train.sh" ]
 jp_expect next_run_removes_the_stale_temporary jp_no_temporaries "$T/out"
