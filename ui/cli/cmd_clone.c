@@ -210,10 +210,15 @@ int jp_cmd_clone(int argc, char **argv)
 	} else if (json) {
 		rc = print_json(&res);
 	} else {
-		printf(_("%s: %s %s%s%s at %s%s\n"), res.path, res.url,
-		       res.ref ? kind_name(res.ref_kind) : "", res.ref ? " " : "",
-		       res.ref ? res.ref : "", res.commit,
-		       res.staged ? _(" (built on local disk, copied to shared storage)") : "");
+		if (res.ref)
+			printf(_("%s: %s, %s %s, at commit %s%s\n"), res.path, res.url,
+			       kind_name(res.ref_kind), res.ref, res.commit,
+			       res.staged ? _(" (built on local disk, copied to shared storage)")
+					  : "");
+		else
+			printf(_("%s: %s at commit %s%s\n"), res.path, res.url, res.commit,
+			       res.staged ? _(" (built on local disk, copied to shared storage)")
+					  : "");
 		rc = JP_EXIT_OK;
 	}
 	explicit_bzero(url, strlen(url));
