@@ -16,6 +16,7 @@
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
+#include "jobprep/path.h"
 
 #define DEMO_DIR "jobprep-demo"
 #define DEMO_JOB "demo"
@@ -112,12 +113,6 @@ void jp_demo_dispose(struct jp_demo *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static char *path_join(const char *a, const char *b)
-{
-	char *s = NULL;
-	return asprintf(&s, "%s/%s", a, b) < 0 ? NULL : s;
-}
-
 static int mkdirs(const char *path, struct jp_error *err)
 {
 	char *p = strdup(path);
@@ -146,7 +141,7 @@ static int mkdirs(const char *path, struct jp_error *err)
 /* Write a file unless it is there already. */
 static int put_file(const char *root, const struct demo_file *f, struct jp_error *err)
 {
-	char *path = path_join(root, f->path);
+	char *path = jp_path_join(root, f->path);
 	struct stat st;
 	int rc = 0;
 
@@ -259,8 +254,8 @@ static int make_profile(const struct jp_demo *d, struct jp_error *err)
 	rc = jp_profile_new_default(&p, err);
 	if (rc < 0)
 		return rc;
-	shared = path_join(d->root, "shared");
-	pub = path_join(d->root, "public");
+	shared = jp_path_join(d->root, "shared");
+	pub = jp_path_join(d->root, "public");
 	jp_strv_dispose(&p->shared_roots);
 	jp_strv_dispose(&p->public_roots);
 	if (!shared || !pub || jp_strv_push(&p->shared_roots, shared) < 0 ||
@@ -319,13 +314,13 @@ int jp_demo_prepare(struct jp_demo *out, const char *cwd, struct jp_error *err)
 	if (!cwd ? !getcwd(here, sizeof(here)) : !realpath(cwd, here))
 		return jp_error_set(err, JP_EIO, _("%s: cannot tell where it is: %s"),
 				    cwd ? cwd : ".", strerror(errno));
-	out->root = path_join(strcmp(here, "/") == 0 ? "" : here, DEMO_DIR);
+	out->root = jp_path_join(here, DEMO_DIR);
 	if (out->root) {
-		out->profile_path = path_join(out->root, "profile.json");
-		out->answers_path = path_join(out->root, "answers.json");
-		repo = path_join(out->root, "repo");
-		out->data_path = path_join(out->root, "shared/datasets/demo-data");
-		out->public_path = path_join(out->root, "public/demo-corpus");
+		out->profile_path = jp_path_join(out->root, "profile.json");
+		out->answers_path = jp_path_join(out->root, "answers.json");
+		repo = jp_path_join(out->root, "repo");
+		out->data_path = jp_path_join(out->root, "shared/datasets/demo-data");
+		out->public_path = jp_path_join(out->root, "public/demo-corpus");
 	}
 	if (!out->root || !out->profile_path || !out->answers_path || !repo ||
 	    !out->data_path || !out->public_path ||

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/path.h"
 #include "flow_internal.h"
 
 void flow_verdict_set(struct jp_verdict *v, enum jp_check_status st, const char *fmt, ...)
@@ -261,42 +262,6 @@ static int parse_bool(bool *out, const char *s)
 	return -1;
 }
 
-/* Lexically normalised: no "//", "." or "..", no trailing '/'. */
-static char *normal_path(const char *path)
-{
-	size_t len = strlen(path);
-	char *out = malloc(len + 2);
-	size_t n = 0;
-
-	if (!out)
-		return NULL;
-	for (const char *p = path; *p;) {
-		while (*p == '/')
-			p++;
-		const char *end = strchr(p, '/');
-		size_t seg = end ? (size_t)(end - p) : strlen(p);
-		if (seg == 0)
-			break;
-		if (seg == 1 && p[0] == '.') {
-			/* skip */
-		} else if (seg == 2 && p[0] == '.' && p[1] == '.') {
-			while (n > 0 && out[n - 1] != '/')
-				n--;
-			if (n > 0)
-				n--;
-		} else {
-			out[n++] = '/';
-			memcpy(out + n, p, seg);
-			n += seg;
-		}
-		p += seg;
-	}
-	if (n == 0)
-		out[n++] = '/';
-	out[n] = '\0';
-	return out;
-}
-
 static const char *choice_list(const struct jp_field *f, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -372,7 +337,7 @@ static int store(struct jp_flow *flow, const struct fref *r, const char *value,
 						 value);
 				return JP_EUSAGE;
 			}
-			normal = normal_path(value);
+			normal = jp_path_normalize(value);
 			if (!normal)
 				return JP_ENOMEM;
 			value = normal;

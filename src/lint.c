@@ -15,6 +15,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/lint.h"
 #include "jobprep/mountinfo.h"
+#include "jobprep/path.h"
 #include "jobprep/shellwords.h"
 
 #define SYNC_MAX_FILES 5000
@@ -53,62 +54,14 @@ static bool starts_with(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* `path` is `root` or below it, comparing whole components. */
-static bool under(const char *path, const char *root)
-{
-	size_t n = strlen(root);
-
-	while (n > 1 && root[n - 1] == '/')
-		n--;
-	if (n == 1 && root[0] == '/')
-		return path[0] == '/';
-	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
-/* Lexically normalised absolute path: no "//", ".", ".."; NULL on ENOMEM. */
-static char *normalise(const char *path)
-{
-	size_t len = strlen(path);
-	char *out = malloc(len + 2);
-	size_t n = 0;
-
-	if (!out)
-		return NULL;
-	const char *p = path;
-	while (*p) {
-		while (*p == '/')
-			p++;
-		const char *end = strchr(p, '/');
-		size_t seg = end ? (size_t)(end - p) : strlen(p);
-		if (seg == 0)
-			break;
-		if (seg == 1 && p[0] == '.') {
-			/* nothing */
-		} else if (seg == 2 && p[0] == '.' && p[1] == '.') {
-			while (n > 0 && out[n - 1] != '/')
-				n--;
-			if (n > 0)
-				n--;
-		} else {
-			out[n++] = '/';
-			memcpy(out + n, p, seg);
-			n += seg;
-		}
-		p += seg;
-	}
-	if (n == 0)
-		out[n++] = '/';
-	out[n] = '\0';
-	return out;
-}
-
+/* rel read from dir, normalised; NULL on ENOMEM. */
 static char *join(const char *dir, const char *rel)
 {
-	char *tmp = NULL, *res;
+	char *tmp = jp_path_join(dir, rel), *res;
 
-	if (asprintf(&tmp, "%s/%s", dir, rel) < 0)
+	if (!tmp)
 		return NULL;
-	res = normalise(tmp);
+	res = jp_path_normalize(tmp);
 	free(tmp);
 	return res;
 }
@@ -131,7 +84,7 @@ static int profile_class(const struct lint *L, const char *path, const char **ro
 	for (int k = 0; k < 3; k++) {
 		for (size_t i = 0; i < lists[k]->n; i++) {
 			size_t n = strlen(lists[k]->v[i]);
-			if (under(path, lists[k]->v[i]) && n >= best) {
+			if (jp_path_is_under(path, lists[k]->v[i]) && n >= best) {
 				best = n;
 				cls = k;
 				*root = lists[k]->v[i];
@@ -161,7 +114,7 @@ static bool is_system_path(const char *path)
 					   "/lib64", "/etc", "/dev", "/proc", "/sys",
 					   "/opt", "/run", NULL };
 	for (size_t i = 0; sys[i]; i++)
-		if (under(path, sys[i]))
+		if (jp_path_is_under(path, sys[i]))
 			return true;
 	return false;
 }
@@ -325,7 +278,7 @@ static char *word_path(const struct lint *L, const struct jp_sh_word *w, const c
 		text = e;
 	}
 	if (text && text[0] == '/')
-		res = normalise(text);
+		res = jp_path_normalize(text);
 	free(e);
 	return res;
 }
@@ -471,7 +424,7 @@ static void check_script(struct lint *L, const struct jp_sh_word *w, bool need_e
 	if (!e || !e[0])
 		goto out;
 	if (e[0] == '/') {
-		path = normalise(e);
+		path = jp_path_normalize(e);
 	} else if (L->cwd) {
 		path = join(L->cwd, e);
 	} else {
@@ -488,10 +441,10 @@ static void check_script(struct lint *L, const struct jp_sh_word *w, bool need_e
 		goto out;
 	}
 	/* Inside an image, or cloned when the job starts: not to be seen here. */
-	if (ctx->project_dir && under(path, ctx->project_dir) && !ctx->project_is_local)
+	if (ctx->project_dir && jp_path_is_under(path, ctx->project_dir) && !ctx->project_is_local)
 		goto out;
 	if (stat(path, &st) != 0) {
-		if (ctx->project_dir && under(path, ctx->project_dir))
+		if (ctx->project_dir && jp_path_is_under(path, ctx->project_dir))
 			add(L, JP_LINT_SCRIPT, w->text, path,
 			    _("'%s': %s does not exist in the project (%s)"), w->text, path,
 			    ctx->project_dir);
@@ -917,7 +870,7 @@ static void check_shared_path(struct lint *L, const char *word, const char *path
 		if (mnt && jp_fs_kind_of(mnt->fstype) == JP_FS_NETWORK)
 			return;
 	}
-	if (ctx->project_dir && under(path, ctx->project_dir) && !ctx->project_is_local)
+	if (ctx->project_dir && jp_path_is_under(path, ctx->project_dir) && !ctx->project_is_local)
 		return; /* the image's own code directory */
 	add(L, JP_LINT_NOT_SHARED, word, path,
 	    _("'%s': %s is not on shared storage, so each of the %lld Workers sees its own copy "
@@ -957,17 +910,17 @@ static void lint_paths(struct lint *L, const struct jp_sh_command *sh,
 		if (!e)
 			continue;
 		if (w->redir == '>') {
-			path = e[0] == '/' ? normalise(e) : NULL;
+			path = e[0] == '/' ? jp_path_normalize(e) : NULL;
 			out = true;
 		} else if (w->redir) {
-			path = e[0] == '/' ? normalise(e) : NULL;
+			path = e[0] == '/' ? jp_path_normalize(e) : NULL;
 		} else if (e[0] == '-' && strchr(e, '=')) {
 			const char *eq = strchr(e, '=');
 			if (eq[1] == '/')
-				path = normalise(eq + 1);
+				path = jp_path_normalize(eq + 1);
 			out = output_option(e, (size_t)(eq - e));
 		} else if (e[0] == '/') {
-			path = normalise(e);
+			path = jp_path_normalize(e);
 			/* "--output_dir /tmp/x": the option before it says what it is */
 			if (k > 0 && !sh->words[k - 1].redir && sh->words[k - 1].text[0] == '-') {
 				const char *opt = sh->words[k - 1].text;
@@ -1013,7 +966,7 @@ static void lint_cd(struct lint *L, const struct cmd *c, size_t i)
 	snprintf(word, sizeof(word), "cd %s", c->args[j]->text);
 	char *e = expand(L, c->args[j]);
 	if (e && e[0] == '/')
-		target = normalise(e);
+		target = jp_path_normalize(e);
 	else if (e && L->cwd && strcmp(e, "-") != 0)
 		target = join(L->cwd, e);
 	free(e);
@@ -1021,7 +974,7 @@ static void lint_cd(struct lint *L, const struct cmd *c, size_t i)
 	L->cwd = target;
 	if (!target || !ctx->project_dir)
 		return;
-	if (!under(target, ctx->project_dir))
+	if (!jp_path_is_under(target, ctx->project_dir))
 		add(L, JP_LINT_CD, word, target,
 		    _("'%s' leaves the project directory (%s): the scripts and relative paths that "
 		      "follow resolve outside it"),

@@ -8,6 +8,8 @@ libjobprep_a_SOURCES = \
 	include/jobprep/i18n.h \
 	include/jobprep/profile.h src/profile.c \
 	include/jobprep/manifest.h src/manifest.c
+# path: lexical paths (normalise, join, absolute, is normal, is under)
+libjobprep_a_SOURCES += include/jobprep/path.h src/path.c
 # manifest: more files appended below by their owners
 libjobprep_a_SOURCES += src/valid.c src/manifest_read.c src/manifest_write.c \
 	src/atomic_write.c src/schema.c \

@@ -286,18 +286,6 @@ out:
 	return rc;
 }
 
-bool jp_path_is_under(const char *path, const char *root)
-{
-	size_t rl = strlen(root);
-	while (rl > 1 && root[rl - 1] == '/')
-		rl--;
-	if (rl == 1 && root[0] == '/')
-		return path[0] == '/';
-	if (strncmp(path, root, rl) != 0)
-		return false;
-	return path[rl] == '\0' || path[rl] == '/';
-}
-
 static size_t mp_len(const struct jp_mount *m)
 {
 	size_t l = strlen(m->mount_point);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/path.h"
 #include "jobprep/pathclass.h"
 
 #define MAX_SYMLINK_HOPS 40
@@ -61,51 +62,6 @@ static char *xasprintf(const char *fmt, ...)
 		s = NULL;
 	va_end(ap);
 	return s;
-}
-
-/* "/" + rest, or base + "/" + rest. */
-static char *join(const char *base, const char *rest)
-{
-	if (strcmp(base, "/") == 0)
-		return xasprintf("/%s", rest);
-	return xasprintf("%s/%s", base, rest);
-}
-
-/* Lexical normalisation of an absolute path: no ".", "..", "//" or trailing
- * slash. Used only to tell whether resolving changed anything. */
-static char *normalize(const char *path)
-{
-	size_t n = strlen(path);
-	char *out = malloc(n + 2);
-	if (!out)
-		return NULL;
-	size_t o = 0;
-	const char *p = path;
-	while (*p) {
-		while (*p == '/')
-			p++;
-		const char *end = strchr(p, '/');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		if (len == 0)
-			break;
-		if (len == 1 && p[0] == '.') {
-			/* skip */
-		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
-			while (o > 0 && out[o - 1] != '/')
-				o--;
-			if (o > 0)
-				o--;
-		} else {
-			out[o++] = '/';
-			memcpy(out + o, p, len);
-			o += len;
-		}
-		p += len;
-	}
-	if (o == 0)
-		out[o++] = '/';
-	out[o] = '\0';
-	return out;
 }
 
 static int resolve_rec(char **out, bool *exists, bool *hopped, const char *path, int hops,
@@ -166,7 +122,7 @@ static int resolve_rec(char **out, bool *exists, bool *hopped, const char *path,
 			goto out;
 		}
 		buf[len] = '\0';
-		next = buf[0] == '/' ? strdup(buf) : join(parent, buf);
+		next = buf[0] == '/' ? strdup(buf) : jp_path_join(parent, buf);
 		if (!next) {
 			rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 			goto out;
@@ -193,7 +149,7 @@ static int resolve_rec(char **out, bool *exists, bool *hopped, const char *path,
 		*out = base;
 		base = NULL;
 	} else {
-		*out = join(base, last);
+		*out = jp_path_join(base, last);
 		if (!*out)
 			rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 	}
@@ -203,19 +159,6 @@ out:
 	free(base);
 	free(next);
 	return rc;
-}
-
-/* An absolute version of path (relative ones against the working dir). */
-static char *absolute(const char *path)
-{
-	if (path[0] == '/')
-		return strdup(path);
-	char *cwd = getcwd(NULL, 0);
-	if (!cwd)
-		return NULL;
-	char *abs = join(cwd, path);
-	free(cwd);
-	return abs;
 }
 
 int jp_path_resolve(char **out, bool *exists, bool *via_symlink, const char *path,
@@ -229,7 +172,7 @@ int jp_path_resolve(char **out, bool *exists, bool *via_symlink, const char *pat
 	*exists = false;
 	if (!path || !*path)
 		return jp_error_set(err, JP_EUSAGE, "%s", _("empty path"));
-	abs = absolute(path);
+	abs = jp_path_absolute(path);
 	if (!abs) {
 		rc = jp_error_set(err, JP_EIO, _("%s: cannot make it absolute: %s"), path,
 				  strerror(errno));
@@ -238,7 +181,8 @@ int jp_path_resolve(char **out, bool *exists, bool *via_symlink, const char *pat
 	rc = resolve_rec(&res, &ex, &hopped, abs, 0, err);
 	if (rc < 0)
 		goto out;
-	norm = normalize(abs);
+	/* Lexically: to tell whether resolving changed anything. */
+	norm = jp_path_normalize(abs);
 	if (!norm) {
 		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 		goto out;

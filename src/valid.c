@@ -151,24 +151,3 @@ char *jp_url_redact(const char *url)
 	strcpy(out + scheme_len + 3, at + 1);
 	return out;
 }
-
-bool jp_path_is_normal(const char *path)
-{
-	const char *p;
-
-	if (!path || path[0] != '/')
-		return false;
-	if (path[1] == '\0')
-		return true;
-	/* Every component non-empty and neither "." nor "..". */
-	for (p = path; *p == '/';) {
-		const char *c = p + 1;
-		const char *e = strchr(c, '/');
-		size_t n = e ? (size_t)(e - c) : strlen(c);
-
-		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
-			return false;
-		p = c + n;
-	}
-	return true;
-}

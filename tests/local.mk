@@ -26,6 +26,12 @@ tests_unit_test_treecopy_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_treecopy_CFLAGS = $(unit_cflags) $(LIBGIT2_CFLAGS)
 tests_unit_test_treecopy_LDADD = $(unit_ldadd)
 tests_unit_test_treecopy_SOURCES = tests/unit/test_treecopy.c tests/unit/scratch.h
+# path: lexical paths (normalise, join, absolute, is normal, is under)
+check_PROGRAMS += tests/unit/test_path
+TESTS += tests/unit/test_path
+tests_unit_test_path_CFLAGS = $(unit_cflags)
+tests_unit_test_path_LDADD = $(unit_ldadd)
+tests_unit_test_path_SOURCES = tests/unit/test_path.c tests/unit/scratch.h
 # flow: the launch lint and the sh splitter
 check_PROGRAMS += tests/unit/test_lint
 TESTS += tests/unit/test_lint

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "jobprep/error.h"
+#include "jobprep/path.h" /* jp_path_is_normal, the manifest's rule for paths */
 #include "jobprep/profile.h"
 
 #define JP_SCHEMA_VERSION 1
@@ -193,8 +194,6 @@ bool jp_valid_commit(const char *hex);
 bool jp_url_has_credentials(const char *url);
 /* A copy of url with any user:password@ removed; NULL when out of memory. */
 char *jp_url_redact(const char *url);
-/* Absolute, no "." or ".." components, no "//", no trailing '/' (except "/"). */
-bool jp_path_is_normal(const char *path);
 /* A POSIX sh variable name: [A-Za-z_][A-Za-z0-9_]*. */
 bool jp_valid_env_name(const char *name);
 /* RFC 3339 in UTC: YYYY-MM-DDTHH:MM:SS[.fraction]Z. */

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "jobprep/error.h"
+#include "jobprep/path.h" /* jp_path_is_under, which jp_mount_table_find uses */
 
 /* What a filesystem type means for a job. */
 enum jp_fs_kind {
@@ -70,10 +71,5 @@ enum jp_fs_kind jp_fs_kind_of(const char *fstype);
 enum jp_fs_kind jp_fs_kind_of_magic(int64_t magic, bool *known, const char **name);
 /* Short English name of a kind ("local disk", "network storage", ...). */
 const char *jp_fs_kind_name(enum jp_fs_kind kind);
-
-/* True when `path` is `root` or lies below it, comparing whole components:
- * "/data/x" is under "/data", "/data2" is not, everything is under "/".
- * Both must be absolute; trailing slashes are ignored. */
-bool jp_path_is_under(const char *path, const char *root);
 
 #endif

@@ -8,8 +8,8 @@
  * Ctrl-C cancels (130) and leaves nothing half-made. */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +22,7 @@
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
+#include "jobprep/path.h"
 #include "jobprep/profile.h"
 #include "cli.h"
 #include "cli_port.h"
@@ -132,21 +133,6 @@ static int yes(const char *question, void *payload)
 	return 1;
 }
 
-/* -o relative to the current directory, as a shell user means it. */
-static char *absolute(const char *path)
-{
-	char cwd[PATH_MAX];
-	char *out = NULL;
-
-	if (path[0] == '/')
-		return strdup(path);
-	if (!getcwd(cwd, sizeof(cwd)))
-		return NULL;
-	if (asprintf(&out, "%s/%s", cwd, path) < 0)
-		return NULL;
-	return out;
-}
-
 int jp_cmd_init(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -245,9 +231,13 @@ int jp_cmd_init(int argc, char **argv)
 	if (rc < 0)
 		goto fail;
 	if (output) {
-		out_abs = absolute(output);
+		/* -o relative to the current directory, as a shell user means it */
+		out_abs = jp_path_absolute(output);
 		if (!out_abs) {
-			rc = jp_error_set(&err, JP_ENOMEM, "%s", _("out of memory"));
+			rc = errno == ENOMEM
+				     ? jp_error_set(&err, JP_ENOMEM, "%s", _("out of memory"))
+				     : jp_error_set(&err, JP_EIO, _("%s: cannot make it absolute: %s"),
+						    output, strerror(errno));
 			goto fail;
 		}
 		rc = jp_flow_set(NULL, flow, "review.manifest_path", out_abs, &err);

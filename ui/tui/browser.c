@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/path.h"
 #include "tui/draw.h"
 #include "tui/widgets.h"
 
@@ -35,20 +36,6 @@ static void clear_names(struct browser *b)
 	free(b->names);
 	b->names = NULL;
 	b->n = 0;
-}
-
-static char *join(const char *dir, const char *name)
-{
-	size_t dl = strlen(dir);
-	char *p = malloc(dl + strlen(name) + 2);
-
-	if (!p)
-		return NULL;
-	strcpy(p, dir);
-	if (dl == 0 || dir[dl - 1] != '/')
-		strcat(p, "/");
-	strcat(p, name);
-	return p;
 }
 
 static int load(struct browser *b)
@@ -77,7 +64,7 @@ static int load(struct browser *b)
 
 		if (de->d_name[0] == '.')
 			continue;
-		full = join(b->dir, de->d_name);
+		full = jp_path_join(b->dir, de->d_name);
 		if (!full)
 			break;
 		if (stat(full, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -197,7 +184,7 @@ int jp_browse_dir(const struct jp_ui *ui, const char *start, char **out)
 				go_up(&b);
 				continue;
 			}
-			next = join(b.dir, name);
+			next = jp_path_join(b.dir, name);
 			if (next) {
 				free(b.dir);
 				b.dir = next;
