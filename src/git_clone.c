@@ -164,7 +164,120 @@ static const char *pick_scratch(const struct jp_git_clone_options *opts, uint64_
 
 /* ---- building the clone ---- */
 
-struct stage;
+/* ---- staging ---- */
+
+/* The objects (almost all the bytes: the pack) go onto shared storage on a
+ * thread of their own while the checkout runs on scratch disk; the rest of
+ * the tree follows once it is complete. */
+struct stage {
+	char *src;     /* the scratch tree */
+	char *dst;     /* the tree on shared storage */
+	pthread_t tid;
+	bool started;
+	atomic_bool stop;
+	int rc;
+	struct jp_error err;
+	/* the work tree's files, copied as the checkout writes them */
+	struct jp_treecopy_stream *stream;
+	bool stream_failed;
+};
+
+#define OBJECTS_THREADS 4
+#define STREAM_THREADS 12
+
+static int stage_progress(const struct jp_progress *p, void *payload)
+{
+	struct stage *st = payload;
+
+	(void)p;
+	return atomic_load(&st->stop) ? -1 : 0;
+}
+
+static void *stage_run(void *arg)
+{
+	struct stage *st = arg;
+	struct jp_treecopy_options to = JP_TREECOPY_OPTIONS_INIT;
+	struct jp_port port = JP_PORT_INIT;
+	char src[PATH_MAX], dst[PATH_MAX];
+	struct stat sb;
+
+	port.progress = stage_progress;
+	port.payload = st;
+	to.threads = OBJECTS_THREADS;
+	/* The tree and its .git first, with their own modes. */
+	if (stat(st->src, &sb) != 0 ||
+	    (mkdir(st->dst, (sb.st_mode & 07777) | S_IRWXU) != 0 && errno != EEXIST)) {
+		st->rc = jp_error_set(&st->err, errno == ENOSPC ? JP_ENOSPC : JP_EIO, "%s: %s",
+				      st->dst, strerror(errno));
+		return NULL;
+	}
+	snprintf(src, sizeof(src), "%s/.git", st->src);
+	snprintf(dst, sizeof(dst), "%s/.git", st->dst);
+	if (stat(src, &sb) != 0 || mkdir(dst, (sb.st_mode & 07777) | S_IRWXU) != 0) {
+		st->rc = jp_error_set(&st->err, errno == ENOSPC ? JP_ENOSPC : JP_EIO, "%s: %s", dst,
+				      strerror(errno));
+		return NULL;
+	}
+	snprintf(src, sizeof(src), "%s/.git/objects", st->src);
+	snprintf(dst, sizeof(dst), "%s/.git/objects", st->dst);
+	st->rc = jp_treecopy(NULL, src, dst, &to, &port, &st->err);
+	return NULL;
+}
+
+static int stage_objects(struct stage *st, const char *dir, struct jp_error *err)
+{
+	int rc;
+
+	(void)dir;
+	if ((rc = jp_treecopy_stream_start(&st->stream, st->src, st->dst, STREAM_THREADS, err)) != 0)
+		return rc;
+	if (pthread_create(&st->tid, NULL, stage_run, st) != 0)
+		return jp_error_set(err, JP_EINTERNAL, "%s", _("cannot start a thread"));
+	st->started = true;
+	return 0;
+}
+
+static void stage_file(void *ctx, const char *path)
+{
+	struct stage *st = ctx;
+
+	if (st->stream && jp_treecopy_stream_add(st->stream, path) != 0)
+		st->stream_failed = true;
+}
+
+/* Wait for the objects' copy and the stream (whose result goes to
+ * *streamed); with stop, make them give up first. */
+static int stage_join(struct stage *st, bool stop, struct jp_treecopy_result *streamed,
+		      struct jp_error *err)
+{
+	int rc = 0;
+
+	if (st->stream) {
+		if (stop) {
+			jp_treecopy_stream_abort(st->stream);
+		} else {
+			rc = jp_treecopy_stream_finish(st->stream, streamed, err);
+			if (rc == 0 && st->stream_failed)
+				rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		}
+		st->stream = NULL;
+	}
+	if (!st->started)
+		return rc;
+	if (stop)
+		atomic_store(&st->stop, true);
+	pthread_join(st->tid, NULL);
+	st->started = false;
+	if (rc != 0)
+		return rc;
+	if (st->rc != 0 && !stop) {
+		for (size_t i = 0; i < st->err.n; i++)
+			jp_error_set(err, st->rc, "%s", st->err.msgs[i]);
+		if (st->err.n == 0)
+			jp_error_set(err, st->rc, "%s", jp_strerror(st->rc));
+	}
+	return stop ? 0 : st->rc;
+}
 
 struct build {
 	const struct jp_git_clone_options *opts;
@@ -177,7 +290,6 @@ struct build {
 	struct stage *stage;
 };
 
-static int stage_objects(struct stage *st, const char *dir, struct jp_error *err);
 
 static int git_fail(struct build *b, int gerr, const char *dir)
 {
@@ -359,10 +471,16 @@ static int checkout(struct build *b, git_repository *repo, const char *dir)
 	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
 	/* The work tree is ours and empty: write every file. */
 	co.checkout_strategy = GIT_CHECKOUT_FORCE;
+	if (b->stage && b->stage->stream) {
+		/* Each finished file starts on its way to shared storage. */
+		b->op->on_file = stage_file;
+		b->op->on_file_ctx = b->stage;
+	}
 	jp_git_op_checkout_callbacks(&co, b->op);
 	b->op->rug = dir;
 	gerr = git_checkout_head(repo, &co);
 	b->op->rug = NULL;
+	b->op->on_file = NULL;
 	if (gerr != 0 || b->op->canceled)
 		return git_fail(b, gerr ? gerr : GIT_EUSER, dir);
 	return 0;
@@ -641,7 +759,44 @@ static int by_path(const void *key, const void *elem)
 /* Give the copied index the stat data of the copied files, so the first
  * `git status` on shared storage does not re-read every file; then date the
  * index after them so none of them looks "racily clean". */
-static void refresh_index(const char *tree, const struct jp_treecopy_result *cr)
+static const struct jp_treecopy_file *find_copied(const char *path,
+						  const struct jp_treecopy_result *a,
+						  const struct jp_treecopy_result *b)
+{
+	const struct jp_treecopy_file *f = NULL;
+
+	if (a && a->n_copied)
+		f = bsearch(path, a->copied, a->n_copied, sizeof(*a->copied), by_path);
+	if (!f && b && b->n_copied)
+		f = bsearch(path, b->copied, b->n_copied, sizeof(*b->copied), by_path);
+	return f;
+}
+
+/* Files streamed during the checkout kept the mode they were written with;
+ * those changed since (made executable) get the new mode, and the new stat
+ * for the index. */
+static int fix_streamed_modes(const char *src, const char *dst, struct jp_treecopy_result *streamed,
+			      struct jp_error *err)
+{
+	for (size_t i = 0; i < streamed->n_copied; i++) {
+		struct jp_treecopy_file *f = &streamed->copied[i];
+		char a[PATH_MAX], b[PATH_MAX];
+		struct stat sb;
+
+		if (!S_ISREG(f->st.st_mode))
+			continue;
+		snprintf(a, sizeof(a), "%s/%s", src, f->path);
+		if (lstat(a, &sb) != 0 || (sb.st_mode & 07777) == (f->st.st_mode & 07777))
+			continue;
+		snprintf(b, sizeof(b), "%s/%s", dst, f->path);
+		if (chmod(b, sb.st_mode & 07777) != 0 || lstat(b, &f->st) != 0)
+			return jp_error_set(err, JP_EIO, "%s: %s", b, strerror(errno));
+	}
+	return 0;
+}
+
+static void refresh_index(const char *tree, const struct jp_treecopy_result *cr,
+			  const struct jp_treecopy_result *streamed)
 {
 	git_repository *repo = NULL;
 	git_index *index = NULL;
@@ -655,9 +810,9 @@ static void refresh_index(const char *tree, const struct jp_treecopy_result *cr)
 		const struct jp_treecopy_file *f;
 		git_index_entry ne;
 
-		if (!e || !S_ISREG(e->mode))
+		if (!e || !(S_ISREG(e->mode) || S_ISLNK(e->mode)))
 			continue;
-		f = bsearch(e->path, cr->copied, cr->n_copied, sizeof(*cr->copied), by_path);
+		f = find_copied(e->path, cr, streamed);
 		if (!f || (uint64_t)f->st.st_size != e->file_size)
 			continue;
 		ne = *e;
@@ -694,86 +849,6 @@ out:
 	git_repository_free(repo);
 }
 
-/* The objects (almost all the bytes: the pack) go onto shared storage on a
- * thread of their own while the checkout runs on scratch disk; the rest of
- * the tree follows once it is complete. */
-struct stage {
-	char *src;     /* the scratch tree */
-	char *dst;     /* the tree on shared storage */
-	pthread_t tid;
-	bool started;
-	atomic_bool stop;
-	int rc;
-	struct jp_error err;
-};
-
-#define OBJECTS_THREADS 4
-
-static int stage_progress(const struct jp_progress *p, void *payload)
-{
-	struct stage *st = payload;
-
-	(void)p;
-	return atomic_load(&st->stop) ? -1 : 0;
-}
-
-static void *stage_run(void *arg)
-{
-	struct stage *st = arg;
-	struct jp_treecopy_options to = JP_TREECOPY_OPTIONS_INIT;
-	struct jp_port port = JP_PORT_INIT;
-	char src[PATH_MAX], dst[PATH_MAX];
-	struct stat sb;
-
-	port.progress = stage_progress;
-	port.payload = st;
-	to.threads = OBJECTS_THREADS;
-	/* The tree and its .git first, with their own modes. */
-	if (stat(st->src, &sb) != 0 || mkdir(st->dst, (sb.st_mode & 07777) | S_IRWXU) != 0) {
-		st->rc = jp_error_set(&st->err, errno == ENOSPC ? JP_ENOSPC : JP_EIO, "%s: %s",
-				      st->dst, strerror(errno));
-		return NULL;
-	}
-	snprintf(src, sizeof(src), "%s/.git", st->src);
-	snprintf(dst, sizeof(dst), "%s/.git", st->dst);
-	if (stat(src, &sb) != 0 || mkdir(dst, (sb.st_mode & 07777) | S_IRWXU) != 0) {
-		st->rc = jp_error_set(&st->err, errno == ENOSPC ? JP_ENOSPC : JP_EIO, "%s: %s", dst,
-				      strerror(errno));
-		return NULL;
-	}
-	snprintf(src, sizeof(src), "%s/.git/objects", st->src);
-	snprintf(dst, sizeof(dst), "%s/.git/objects", st->dst);
-	st->rc = jp_treecopy(NULL, src, dst, &to, &port, &st->err);
-	return NULL;
-}
-
-static int stage_objects(struct stage *st, const char *dir, struct jp_error *err)
-{
-	(void)dir;
-	if (pthread_create(&st->tid, NULL, stage_run, st) != 0)
-		return jp_error_set(err, JP_EINTERNAL, "%s", _("cannot start a thread"));
-	st->started = true;
-	return 0;
-}
-
-/* Wait for the objects' copy; with stop, make it give up first. */
-static int stage_join(struct stage *st, bool stop, struct jp_error *err)
-{
-	if (!st->started)
-		return 0;
-	if (stop)
-		atomic_store(&st->stop, true);
-	pthread_join(st->tid, NULL);
-	st->started = false;
-	if (st->rc != 0 && !stop) {
-		for (size_t i = 0; i < st->err.n; i++)
-			jp_error_set(err, st->rc, "%s", st->err.msgs[i]);
-		if (st->err.n == 0)
-			jp_error_set(err, st->rc, "%s", jp_strerror(st->rc));
-	}
-	return stop ? 0 : st->rc;
-}
-
 /* ---- the whole clone ---- */
 
 static int op_setup(struct jp_git_op *op, const struct jp_git_url *url,
@@ -803,6 +878,7 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 	struct jp_git_op op;
 	struct build b;
 	struct stage stage;
+	struct jp_treecopy_result streamed = JP_TREECOPY_RESULT_INIT;
 	bool planned = false, staged = false;
 	int rc;
 
@@ -872,9 +948,9 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 			b.stage = NULL;
 			b.err = err;
 			if (rc == 0)
-				rc = stage_join(&stage, false, &serr);
+				rc = stage_join(&stage, false, &streamed, &serr);
 			else
-				stage_join(&stage, true, NULL);
+				stage_join(&stage, true, NULL, NULL);
 			if (rc == 0) {
 				staged = true;
 			} else if (op.out_of_room || (rc == JP_ENOSPC && !stage.rc)) {
@@ -898,14 +974,18 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 		struct jp_treecopy_options to = JP_TREECOPY_OPTIONS_INIT;
 		struct jp_treecopy_result cr = JP_TREECOPY_RESULT_INIT;
 
-		/* Everything but the objects, already there. */
+		/* Everything the objects' copy and the stream have not done:
+		 * .git, submodules, anything the checkout did not report. */
 		to.threads = opts->copy_threads ? opts->copy_threads : DEFAULT_COPY_THREADS;
 		to.record_stats = true;
 		to.skip = skip;
 		to.dst_exists = true;
+		to.done = &streamed;
 		rc = jp_treecopy(&cr, scratch.tree, tmp.tree, &to, port, err);
+		if (rc == 0)
+			rc = fix_streamed_modes(scratch.tree, tmp.tree, &streamed, err);
 		if (rc == 0) {
-			refresh_index(tmp.tree, &cr);
+			refresh_index(tmp.tree, &cr, &streamed);
 			res.staged = true;
 		}
 		jp_treecopy_result_dispose(&cr);
@@ -928,8 +1008,9 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 	*out = res;
 	res = (struct jp_git_clone_result)JP_GIT_CLONE_RESULT_INIT;
 out:
-	stage_join(&stage, true, NULL);
+	stage_join(&stage, true, NULL, NULL);
 	jp_error_dispose(&stage.err);
+	jp_treecopy_result_dispose(&streamed);
 	jp_git_op_leave(&op);
 	if (scratch.dir)
 		jp_git_tmp_remove(&scratch);

@@ -74,6 +74,9 @@ struct jp_git_op {
 	const char *what;
 	/* the ssh server named, for known_hosts' [host]:port */
 	const char *ssh_host, *ssh_port;
+	/* staging: told of each file the checkout has finished writing */
+	void (*on_file)(void *ctx, const char *path);
+	void *on_file_ctx;
 };
 
 void jp_git_op_init(struct jp_git_op *op, const struct jp_port *port);

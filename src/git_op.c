@@ -148,6 +148,8 @@ static void checkout_progress_cb(const char *path, size_t completed,
 {
 	struct jp_git_op *op = payload;
 
+	if (path && op->on_file && !op->canceled)
+		op->on_file(op->on_file_ctx, path);
 	op->what = path;
 	if (jp_git_op_progress(op, JP_PHASE_CHECKOUT, completed, total, 0,
 			       completed == total) < 0 && op->rug) {
@@ -193,7 +195,7 @@ void jp_git_op_remote_callbacks(git_remote_callbacks *cb, struct jp_git_op *op)
 
 void jp_git_op_checkout_callbacks(git_checkout_options *co, struct jp_git_op *op)
 {
-	if (op->port && op->port->progress) {
+	if ((op->port && op->port->progress) || op->on_file) {
 		co->progress_cb = checkout_progress_cb;
 		co->progress_payload = op;
 		co->notify_cb = checkout_notify_cb;

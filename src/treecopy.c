@@ -21,6 +21,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/treecopy.h"
+#include "treecopy_internal.h"
 
 #define DEFAULT_THREADS 16
 #define MAX_THREADS 64
@@ -54,6 +55,7 @@ struct ctx {
 	int *dfd;
 	const char *const *skip;
 	bool dst_exists;
+	const struct jp_treecopy_result *already; /* copied by a stream */
 	/* the phase running */
 	size_t *order;
 	size_t n_order;
@@ -77,7 +79,7 @@ static uint64_t now_ns(void)
 
 /* The process umask, read without changing it (umask(2) would race with
  * other threads creating files). */
-static mode_t current_umask(void)
+mode_t jp_tc_umask(void)
 {
 	char buf[4096];
 	mode_t m = 022;
@@ -132,12 +134,24 @@ static int push(struct ctx *c, const char *rel, const struct stat *st, unsigned 
 	return 0;
 }
 
+static int done_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct jp_treecopy_file *)elem)->path);
+}
+
 static bool skipped(const struct ctx *c, const char *rel)
 {
 	for (const char *const *s = c->skip; s && *s; s++)
 		if (strcmp(*s, rel) == 0)
 			return true;
 	return false;
+}
+
+static bool already_done(const struct ctx *c, const char *rel)
+{
+	return c->already && c->already->n_copied &&
+	       bsearch(rel, c->already->copied, c->already->n_copied, sizeof(*c->already->copied),
+		       done_cmp);
 }
 
 /* Walk the source below rel (a directory, "" for the top; self is its
@@ -179,10 +193,10 @@ static int walk(struct ctx *c, const char *rel, ssize_t self, unsigned depth,
 			if ((rc = push(c, child, &st, depth + 1, K_DIR, self)) != 0 ||
 			    (rc = walk(c, child, (ssize_t)c->n - 1, depth + 1, err)) != 0)
 				break;
-		} else if (S_ISREG(st.st_mode)) {
+		} else if (S_ISREG(st.st_mode) && !already_done(c, child)) {
 			if ((rc = push(c, child, &st, depth + 1, K_FILE, self)) != 0)
 				break;
-		} else if (S_ISLNK(st.st_mode)) {
+		} else if (S_ISLNK(st.st_mode) && !already_done(c, child)) {
 			if ((rc = push(c, child, &st, depth + 1, K_LINK, self)) != 0)
 				break;
 		}
@@ -222,41 +236,24 @@ static int do_mkdir(struct ctx *c, struct item *it, size_t idx, char *buf)
 	return 0;
 }
 
-static int do_copy(struct ctx *c, struct item *it, size_t idx, char *buf)
+int jp_tc_copy_file(int src_at, const char *src_name, int dst_at, const char *dst_name,
+		    mode_t mode, mode_t umask_bits, char *buf, size_t bufsz,
+		    atomic_uint_fast64_t *bytes, atomic_bool *stop, struct stat *st_out)
 {
-	int in, out, e;
-	mode_t mode = it->mode & 07777;
-	const char *name;
-	int at = dst_at(c, it, &name);
+	int in, out, e = 0;
 
-	if (it->kind == K_LINK) {
-		ssize_t n = readlinkat(c->src_fd, it->rel, buf, BUF_SIZE - 1);
-
-		if (n < 0) {
-			fail(c, 0, it->rel, errno);
-			return -1;
-		}
-		buf[n] = '\0';
-		if (symlinkat(buf, at, name) != 0) {
-			fail(c, 0, it->rel, errno);
-			return -1;
-		}
-		return 0;
-	}
-	in = openat(c->src_fd, it->rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (in < 0) {
-		fail(c, 0, it->rel, errno);
+	in = openat(src_at, src_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (in < 0)
 		return -1;
-	}
-	out = openat(at, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	out = openat(dst_at, dst_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (out < 0) {
 		e = errno;
 		close(in);
-		fail(c, 0, it->rel, e);
+		errno = e;
 		return -1;
 	}
 	for (;;) {
-		ssize_t r = read(in, buf, BUF_SIZE), w = 0;
+		ssize_t r = read(in, buf, bufsz), w = 0;
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -277,34 +274,61 @@ static int do_copy(struct ctx *c, struct item *it, size_t idx, char *buf)
 			}
 			w += k;
 		}
-		atomic_fetch_add(&c->bytes, (uint_fast64_t)r);
-		if (atomic_load(&c->stop)) {
+		if (bytes)
+			atomic_fetch_add(bytes, (uint_fast64_t)r);
+		if (stop && atomic_load(stop)) {
 			e = ECANCELED;
 			goto bad;
 		}
 	}
 	/* open(2) applied the umask; bits it took away come back here. */
-	if ((mode & ~c->umask) != mode && fchmod(out, mode) != 0) {
+	if ((mode & ~umask_bits) != mode && fchmod(out, mode) != 0) {
 		e = errno;
 		goto bad;
 	}
-	if (c->record && fstat(out, &c->stats[idx]) != 0) {
+	if (st_out && fstat(out, st_out) != 0) {
 		e = errno;
 		goto bad;
 	}
 	close(in);
 	/* Network filesystems report write errors (quota, space) at close. */
-	if (close(out) != 0) {
-		fail(c, 0, it->rel, errno);
+	if (close(out) != 0)
 		return -1;
-	}
 	return 0;
 bad:
 	close(in);
 	close(out);
-	if (e != ECANCELED)
-		fail(c, 0, it->rel, e);
+	errno = e;
 	return -1;
+}
+
+static int do_copy(struct ctx *c, struct item *it, size_t idx, char *buf)
+{
+	const char *name;
+	int at = dst_at(c, it, &name);
+
+	if (it->kind == K_LINK) {
+		ssize_t n = readlinkat(c->src_fd, it->rel, buf, BUF_SIZE - 1);
+
+		if (n < 0) {
+			fail(c, 0, it->rel, errno);
+			return -1;
+		}
+		buf[n] = '\0';
+		if (symlinkat(buf, at, name) != 0 ||
+		    (c->record && fstatat(at, name, &c->stats[idx], AT_SYMLINK_NOFOLLOW) != 0)) {
+			fail(c, 0, it->rel, errno);
+			return -1;
+		}
+		return 0;
+	}
+	if (jp_tc_copy_file(c->src_fd, it->rel, at, name, it->mode & 07777, c->umask, buf, BUF_SIZE,
+			    &c->bytes, &c->stop, c->record ? &c->stats[idx] : NULL) != 0) {
+		if (errno != ECANCELED)
+			fail(c, 0, it->rel, errno);
+		return -1;
+	}
+	return 0;
 }
 
 static void *worker(void *arg)
@@ -462,7 +486,8 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 	c.record = opts && opts->record_stats;
 	c.skip = opts ? opts->skip : NULL;
 	c.dst_exists = opts && opts->dst_exists;
-	c.umask = current_umask();
+	c.already = opts ? opts->done : NULL;
+	c.umask = jp_tc_umask();
 
 	c.src_fd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c.src_fd < 0 || fstat(c.src_fd, &top) != 0) {
@@ -560,13 +585,13 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 		}
 		out->bytes = atomic_load(&c.bytes);
 		if (c.record) {
-			out->copied = calloc(out->files + 1, sizeof(*out->copied));
+			out->copied = calloc(out->files + out->symlinks + 1, sizeof(*out->copied));
 			if (!out->copied) {
 				rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 				goto out;
 			}
 			for (size_t i = 0; i < c.n; i++) {
-				if (c.v[i].kind != K_FILE)
+				if (c.v[i].kind == K_DIR)
 					continue;
 				out->copied[out->n_copied].path = c.v[i].rel;
 				out->copied[out->n_copied].st = c.stats[i];

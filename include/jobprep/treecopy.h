@@ -23,9 +23,12 @@ struct jp_treecopy_options {
 	/* dst exists already (an earlier copy filled part of it): directories
 	 * already there are fine. */
 	bool dst_exists;
+	/* Files (and symlinks) already copied, sorted by path, e.g. by a
+	 * stream: not copied again. Borrowed; NULL = none. */
+	const struct jp_treecopy_result *done;
 };
 
-#define JP_TREECOPY_OPTIONS_INIT { 0, false, NULL, false }
+#define JP_TREECOPY_OPTIONS_INIT { 0, false, NULL, false, NULL }
 
 struct jp_treecopy_file {
 	char *path;       /* relative to the tree's top, owned */
@@ -34,7 +37,7 @@ struct jp_treecopy_file {
 
 struct jp_treecopy_result {
 	uint64_t files, dirs, symlinks, bytes;
-	/* With record_stats: every regular file, sorted by path (strcmp). */
+	/* With record_stats: every file and symlink, sorted by path (strcmp). */
 	struct jp_treecopy_file *copied;
 	size_t n_copied;
 };
@@ -50,6 +53,25 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 		const struct jp_treecopy_options *opts, const struct jp_port *port,
 		struct jp_error *err);
 void jp_treecopy_result_dispose(struct jp_treecopy_result *res);
+
+/* Streaming: copy files from src to dst as they are named, while whatever
+ * makes them (a checkout) is still running; then jp_treecopy with `done`
+ * copies the rest. Not cancellable by a port: abort it. */
+struct jp_treecopy_stream;
+
+/* Start `threads` writers (0 = 16); dst is created if missing. *out is the
+ * caller's: end it with _finish or _abort. */
+int jp_treecopy_stream_start(struct jp_treecopy_stream **out, const char *src, const char *dst,
+			     unsigned threads, struct jp_error *err);
+/* Queue a path relative to src (a finished file, symlink or directory);
+ * its directories are made as needed. Never waits for I/O. 0 or JP_ENOMEM. */
+int jp_treecopy_stream_add(struct jp_treecopy_stream *s, const char *rel);
+/* Wait for everything queued; *out lists what was copied (files and
+ * symlinks, sorted, with the copies' stat). Frees s. */
+int jp_treecopy_stream_finish(struct jp_treecopy_stream *s, struct jp_treecopy_result *out,
+			      struct jp_error *err);
+/* Stop now (what was written stays for the caller to remove); frees s. */
+void jp_treecopy_stream_abort(struct jp_treecopy_stream *s);
 
 /* Remove the tree at path with parallel workers (rm -rf that never follows
  * symlinks); for trees on network storage. 0 or JP_EIO. */

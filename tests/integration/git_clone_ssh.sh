@@ -81,6 +81,7 @@ unshare -m --propagation private sh -c '
 	jp_sshfs_mount "$2/sshd" "$2/export" "$2/mnt" || exit 99
 	JOBPREP_SCRATCH=$2/scratch "$3" clone --json "$4" "$2/mnt/proj" >"$2/sshfs.json" 2>"$2/sshfs.err"
 	echo $? >"$2/sshfs.rc"
+	git -C "$2/mnt/proj" diff-files --name-only >"$2/sshfs.stale" 2>&1
 	git -C "$2/mnt/proj" status --porcelain >"$2/sshfs.status" 2>&1
 	ls -A "$2/mnt" >"$2/sshfs.left"
 	# Ctrl-C while copying onto the mount.
@@ -111,6 +112,8 @@ jp_expect sshfs_clone_lands_complete [ -f "$T/export/proj/src/f299.txt" ]
 jp_expect sshfs_clone_keeps_the_exec_bit [ -x "$T/export/proj/scripts/train.sh" ]
 jp_expect sshfs_clone_keeps_symlinks [ "$(readlink "$T/export/proj/link.py")" = src/train.py ]
 jp_expect sshfs_clone_work_tree_matches_its_index [ "$(cat "$T/sshfs.status")" = " M scripts/train.sh" ]
+# The index carries the copies' stat data: git need not re-read any file.
+jp_expect sshfs_clone_index_stat_data_is_fresh [ "$(cat "$T/sshfs.stale")" = scripts/train.sh ]
 jp_expect sshfs_clone_repository_is_sound git -C "$T/export/proj" fsck --no-progress --strict
 jp_expect sshfs_clone_leaves_no_temporary [ "$(cat "$T/sshfs.left")" = proj ]
 jp_expect sshfs_clone_leaves_no_scratch [ -z "$(ls -A "$T/scratch")" ]

@@ -87,6 +87,11 @@ static int same_file(const char *a, const char *b)
 	return system(cmd) == 0;
 }
 
+static int strcmp_path(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct jp_treecopy_file *)elem)->path);
+}
+
 static void copy_keeps_contents_modes_symlinks_and_empty_dirs(void **state)
 {
 	struct scratch *s = *state;
@@ -125,7 +130,7 @@ static void copy_keeps_contents_modes_symlinks_and_empty_dirs(void **state)
 	assert_true(same_file(a, b));
 
 	/* Stats of the copies, sorted by path, for the index refresh. */
-	assert_int_equal(r.n_copied, 6);
+	assert_int_equal(r.n_copied, 7); /* 6 files and the symlink */
 	for (size_t i = 1; i < r.n_copied; i++)
 		assert_true(strcmp(r.copied[i - 1].path, r.copied[i].path) < 0);
 	for (size_t i = 0; i < r.n_copied; i++) {
@@ -140,6 +145,52 @@ static void copy_keeps_contents_modes_symlinks_and_empty_dirs(void **state)
 
 	/* The destination must not exist. */
 	assert_int_equal(jp_treecopy(NULL, src, dst, &o, NULL, &err), JP_EIO);
+	jp_error_dispose(&err);
+}
+
+static void stream_copies_as_named_and_the_rest_follows(void **state)
+{
+	struct scratch *s = *state;
+	struct jp_treecopy_stream *st = NULL;
+	struct jp_treecopy_result streamed = JP_TREECOPY_RESULT_INIT;
+	struct jp_treecopy_result rest = JP_TREECOPY_RESULT_INIT;
+	struct jp_treecopy_options o = JP_TREECOPY_OPTIONS_INIT;
+	struct jp_error err = JP_ERROR_INIT;
+	char src[PATH_MAX], dst[PATH_MAX], a[2 * PATH_MAX], b[2 * PATH_MAX];
+
+	snprintf(src, sizeof(src), "%s/src", s->dir);
+	snprintf(dst, sizeof(dst), "%s/dst", s->dir);
+	make_tree(src);
+	assert_int_equal(jp_treecopy_stream_start(&st, src, dst, 4, &err), 0);
+	/* Named as a checkout would: files deep in directories not made yet. */
+	assert_int_equal(jp_treecopy_stream_add(st, "scripts/train.sh"), 0);
+	assert_int_equal(jp_treecopy_stream_add(st, "private/key"), 0);
+	assert_int_equal(jp_treecopy_stream_add(st, "link"), 0);
+	assert_int_equal(jp_treecopy_stream_add(st, "empty"), 0);
+	assert_int_equal(jp_treecopy_stream_finish(st, &streamed, &err), 0);
+	assert_int_equal(streamed.n_copied, 3);
+	assert_string_equal(streamed.copied[0].path, "link");
+	assert_string_equal(streamed.copied[1].path, "private/key");
+	assert_int_equal(mode_of(dst, "scripts/train.sh") & 07777, 0755);
+	assert_true(S_ISLNK(mode_of(dst, "link")));
+
+	/* The rest: everything not streamed, once. */
+	o.threads = 4;
+	o.record_stats = true;
+	o.dst_exists = true;
+	o.done = &streamed;
+	assert_int_equal(jp_treecopy(&rest, src, dst, &o, NULL, &err), 0);
+	assert_int_equal(rest.files + rest.symlinks, 4); /* README big.bin HEAD pack */
+	for (size_t i = 0; i < rest.n_copied; i++)
+		assert_null(bsearch(rest.copied[i].path, streamed.copied, streamed.n_copied,
+				    sizeof(*streamed.copied), strcmp_path));
+	snprintf(a, sizeof(a), "%s/big.bin", src);
+	snprintf(b, sizeof(b), "%s/big.bin", dst);
+	assert_true(same_file(a, b));
+	assert_int_equal(mode_of(dst, "private") & 07777, 0700);
+	assert_int_equal(mode_of(dst, "empty") & 07777, 0750);
+	jp_treecopy_result_dispose(&streamed);
+	jp_treecopy_result_dispose(&rest);
 	jp_error_dispose(&err);
 }
 
@@ -217,6 +268,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(copy_keeps_contents_modes_symlinks_and_empty_dirs,
+						scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(stream_copies_as_named_and_the_rest_follows,
 						scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(cancel_stops_the_copy, scratch_setup,
 						scratch_teardown),
