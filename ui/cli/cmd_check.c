@@ -16,6 +16,7 @@
 #include "jobprep/manifest.h"
 #include "jobprep/profile.h"
 #include "cli.h"
+#include "output.h"
 
 static void usage(FILE *out)
 {
@@ -25,46 +26,6 @@ static void usage(FILE *out)
 		  "  --json          print the checks as a JSON array\n"
 		  "  --deep          also scan the data sets fully\n"
 		  "  --profile FILE  judge under this platform profile"));
-}
-
-static const char *status_label(enum jp_check_status s)
-{
-	switch (s) {
-	case JP_CHECK_PASS:
-		return _("pass");
-	case JP_CHECK_WARN:
-		return _("warn");
-	case JP_CHECK_FAIL:
-		return _("FAIL");
-	}
-	return "?";
-}
-
-static int print_text(const struct jp_manifest *m)
-{
-	size_t counts[3] = { 0, 0, 0 };
-
-	for (size_t i = 0; i < m->n_checks; i++) {
-		const struct jp_check *c = &m->checks[i];
-
-		counts[c->status]++;
-		printf("[%s] %s: %s\n", status_label(c->status), c->id, c->message);
-	}
-	printf(_("%zu passed, %zu warnings, %zu failed\n"), counts[JP_CHECK_PASS],
-	       counts[JP_CHECK_WARN], counts[JP_CHECK_FAIL]);
-	return 0;
-}
-
-static int print_json(const struct jp_manifest *m)
-{
-	cJSON *arr = jp_checks_to_json(m);
-	char *text = arr ? cJSON_Print(arr) : NULL;
-
-	if (text)
-		printf("%s\n", text);
-	cJSON_free(text);
-	cJSON_Delete(arr);
-	return text ? 0 : -1;
 }
 
 int jp_cmd_check(int argc, char **argv)
@@ -126,7 +87,15 @@ int jp_cmd_check(int argc, char **argv)
 		goto out;
 	}
 
-	if ((json ? print_json(m) : print_text(m)) < 0 || fflush(stdout) != 0 || ferror(stdout)) {
+	if (json) {
+		cJSON *arr = jp_checks_to_json(m);
+
+		rc = jp_cli_print_json(arr);
+		cJSON_Delete(arr);
+	} else {
+		jp_cli_print_checks(m);
+	}
+	if (rc < 0 || fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s\n", _("jobprep check: cannot write to standard output"));
 		status = JP_EXIT_FAIL;
 	} else if (jp_manifest_worst(m) == JP_CHECK_FAIL) {

@@ -26,6 +26,7 @@
 #include "jobprep/profile.h"
 #include "cli.h"
 #include "cli_port.h"
+#include "output.h"
 
 static void usage(FILE *out)
 {
@@ -48,37 +49,10 @@ static void usage(FILE *out)
 		  "  --deep          scan the data sets fully"));
 }
 
-static const char *status_label(enum jp_check_status s)
-{
-	switch (s) {
-	case JP_CHECK_PASS:
-		return _("pass");
-	case JP_CHECK_WARN:
-		return _("warn");
-	case JP_CHECK_FAIL:
-		return _("FAIL");
-	}
-	return "?";
-}
-
-static void print_checks(const struct jp_manifest *m)
-{
-	size_t counts[3] = { 0, 0, 0 };
-
-	for (size_t i = 0; i < m->n_checks; i++) {
-		const struct jp_check *c = &m->checks[i];
-
-		counts[c->status]++;
-		printf("[%s] %s: %s\n", status_label(c->status), c->id, c->message);
-	}
-	printf(_("%zu passed, %zu warnings, %zu failed\n"), counts[JP_CHECK_PASS],
-	       counts[JP_CHECK_WARN], counts[JP_CHECK_FAIL]);
-}
-
 static int print_json(const struct jp_flow *flow, bool written)
 {
 	cJSON *root = cJSON_CreateObject();
-	char *manifest = NULL, *env = NULL, *cmd = NULL, *text = NULL;
+	char *manifest = NULL, *env = NULL, *cmd = NULL;
 	int rc = -1;
 
 	jp_flow_get(&manifest, flow, "review.manifest_path", NULL);
@@ -95,13 +69,8 @@ static int print_json(const struct jp_flow *flow, bool written)
 		cJSON_Delete(checks);
 		goto out;
 	}
-	text = cJSON_Print(root);
-	if (text) {
-		printf("%s\n", text);
-		rc = 0;
-	}
+	rc = jp_cli_print_json(root);
 out:
-	cJSON_free(text);
 	cJSON_Delete(root);
 	free(manifest);
 	free(env);
@@ -116,7 +85,7 @@ static void print_done(const struct jp_flow *flow)
 	jp_flow_get(&manifest, flow, "review.manifest_path", NULL);
 	jp_flow_get(&env, flow, "review.env_path", NULL);
 	jp_flow_platform_command(&cmd, flow, NULL);
-	print_checks(jp_flow_manifest(flow));
+	jp_cli_print_checks(jp_flow_manifest(flow));
 	printf(_("Wrote %s\n"), manifest ? manifest : "?");
 	printf(_("Wrote %s\n"), env ? env : "?");
 	if (cmd)
@@ -271,7 +240,7 @@ int jp_cmd_init(int argc, char **argv)
 		if (json)
 			print_json(flow, false);
 		else
-			print_checks(jp_flow_manifest(flow));
+			jp_cli_print_checks(jp_flow_manifest(flow));
 		status = jp_cli_report(&err);
 		goto out;
 	}

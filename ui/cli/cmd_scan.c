@@ -25,6 +25,7 @@
 #include "jobprep/profile.h"
 #include "jobprep/scan.h"
 #include "cli.h"
+#include "output.h"
 
 #define EXAMPLES 5
 
@@ -387,14 +388,8 @@ int jp_cmd_scan(int argc, char **argv)
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 
-	if (arr && status != JP_EXIT_INTERRUPTED) {
-		char *text = cJSON_Print(arr);
-		if (text)
-			printf("%s\n", text);
-		else
-			status = JP_EXIT_FAIL;
-		cJSON_free(text);
-	}
+	if (arr && status != JP_EXIT_INTERRUPTED && jp_cli_print_json(arr) < 0)
+		status = JP_EXIT_FAIL;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s\n", _("jobprep scan: cannot write to standard output"));
 		if (status == JP_EXIT_OK)

@@ -1,0 +1,47 @@
+/* The checks and JSON documents the commands print alike. */
+#include "config.h"
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "jobprep/i18n.h"
+#include "output.h"
+
+const char *jp_cli_check_label(enum jp_check_status status)
+{
+	switch (status) {
+	case JP_CHECK_PASS:
+		return _("pass");
+	case JP_CHECK_WARN:
+		return _("warn");
+	case JP_CHECK_FAIL:
+		return _("FAIL");
+	}
+	return "?";
+}
+
+void jp_cli_print_checks(const struct jp_manifest *m)
+{
+	size_t counts[3] = { 0, 0, 0 };
+
+	for (size_t i = 0; i < m->n_checks; i++) {
+		const struct jp_check *c = &m->checks[i];
+
+		counts[c->status]++;
+		printf("[%s] %s: %s\n", jp_cli_check_label(c->status), c->id, c->message);
+	}
+	printf(_("%zu passed, %zu warnings, %zu failed\n"), counts[JP_CHECK_PASS],
+	       counts[JP_CHECK_WARN], counts[JP_CHECK_FAIL]);
+}
+
+int jp_cli_print_json(const struct cJSON *json)
+{
+	char *text = cJSON_Print(json);
+
+	if (!text)
+		return -1;
+	printf("%s\n", text);
+	cJSON_free(text);
+	return 0;
+}

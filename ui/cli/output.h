@@ -1,0 +1,20 @@
+/* What several commands print the same way on stdout: a manifest's checks
+ * as text (`jobprep check`, `jobprep init`) and a JSON document (their
+ * --json, and `jobprep scan --json`). */
+#ifndef JOBPREP_UI_CLI_OUTPUT_H
+#define JOBPREP_UI_CLI_OUTPUT_H
+
+#include "jobprep/manifest.h"
+
+struct cJSON;
+
+/* "pass", "warn" or "FAIL", translated; static. */
+const char *jp_cli_check_label(enum jp_check_status status);
+/* One line per check, "[label] id: message", then a line of counts. */
+void jp_cli_print_checks(const struct jp_manifest *m);
+/* json, indented, and a newline; json stays the caller's. 0, or -1 when
+ * json is NULL (a document that could not be built) or memory runs out:
+ * then nothing is printed. */
+int jp_cli_print_json(const struct cJSON *json);
+
+#endif
