@@ -134,6 +134,9 @@ EXTRA_DIST += $(GIT_TESTS) tests/lib/gitserv.sh
 # manifest: the schema and check agree on every sample; env read back by four shells
 TESTS += tests/integration/schema.sh tests/integration/env.sh
 EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh
+# cli: an option given without its argument is named as such
+TESTS += tests/integration/option_without_argument.sh
+EXTRA_DIST += tests/integration/option_without_argument.sh
 # export: scripts run by a real single-node Slurm; PyTorchJob YAML read by PyYAML
 EXPORT_TESTS = tests/integration/export_slurm.sh tests/integration/export_pytorchjob.sh
 TESTS += $(EXPORT_TESTS)

@@ -48,7 +48,7 @@ int jp_cmd_check(int argc, char **argv)
 
 	optind = 0; /* GNU: start over on this sub-command's argv */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+jdp:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:jdp:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;

@@ -130,7 +130,7 @@ int jp_cmd_init(int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+a:o:p:jfdDh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:a:o:p:jfdDh", options, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			answers_path = optarg;

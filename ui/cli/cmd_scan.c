@@ -285,7 +285,7 @@ int jp_cmd_scan(int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+qjt:p:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:qjt:p:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'q':
 			opts.mode = JP_SCAN_QUICK;
