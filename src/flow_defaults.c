@@ -143,25 +143,6 @@ size_t flow_dir_files(const char *path)
 	return count_files(path, 0, &budget);
 }
 
-bool flow_same_repo(const char *a, const char *b)
-{
-	size_t la, lb;
-
-	if (!a || !b)
-		return false;
-	la = strlen(a);
-	lb = strlen(b);
-	while (la > 0 && a[la - 1] == '/')
-		la--;
-	while (lb > 0 && b[lb - 1] == '/')
-		lb--;
-	if (la > 4 && strncmp(a + la - 4, ".git", 4) == 0)
-		la -= 4;
-	if (lb > 4 && strncmp(b + lb - 4, ".git", 4) == 0)
-		lb -= 4;
-	return la == lb && strncmp(a, b, la) == 0;
-}
-
 static bool str_eq(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
@@ -273,14 +254,14 @@ static bool clone_matches(const struct jp_flow *flow)
 {
 	const struct jp_manifest *m = flow->m;
 	return flow->cloned_path && str_eq(flow->cloned_path, m->code.path) &&
-	       flow_same_repo(flow->cloned_url, m->code.repo_url) &&
+	       jp_url_same_repo(flow->cloned_url, m->code.repo_url) &&
 	       str_eq(flow->cloned_req_ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL);
 }
 
 static bool resolve_matches(const struct jp_flow *flow)
 {
 	const struct jp_manifest *m = flow->m;
-	return flow->resolved_url && flow_same_repo(flow->resolved_url, m->code.repo_url) &&
+	return flow->resolved_url && jp_url_same_repo(flow->resolved_url, m->code.repo_url) &&
 	       str_eq(flow->resolved_req_ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL);
 }
 

@@ -120,7 +120,6 @@ char *flow_expand_template(const struct jp_flow *flow, const char *tmpl, const c
 bool flow_dir_is_empty(const char *path, size_t *entries);
 /* Files (not directories) anywhere under path; 0 when it does not exist. */
 size_t flow_dir_files(const char *path);
-bool flow_same_repo(const char *a, const char *b);
 /* The clone line and launch command default for launch_clone. */
 int flow_launch_clone_line(char **out, const struct jp_flow *flow, struct jp_error *err);
 

@@ -484,7 +484,7 @@ int jp_flow_task_apply(struct jp_flow *flow, const struct jp_flow_task *t, struc
 		    jp_set_str(&flow->cloned_ref, t->clone.ref) < 0)
 			goto oom;
 		memcpy(flow->cloned_commit, t->clone.commit, sizeof(flow->cloned_commit));
-		if (!str_eq(m->code.path, t->path) || !flow_same_repo(m->code.repo_url, t->url))
+		if (!str_eq(m->code.path, t->path) || !jp_url_same_repo(m->code.repo_url, t->url))
 			rc = stale(err, _("the clone"));
 		break;
 	case JP_ACTION_INSPECT:
@@ -500,7 +500,7 @@ int jp_flow_task_apply(struct jp_flow *flow, const struct jp_flow_task *t, struc
 			goto oom;
 		break;
 	case JP_ACTION_RESOLVE:
-		if (!flow_same_repo(m->code.repo_url, t->url) ||
+		if (!jp_url_same_repo(m->code.repo_url, t->url) ||
 		    !str_eq(flow->set[K_REPO_REF] ? m->code.repo_ref : NULL, t->ref)) {
 			rc = stale(err, _("the lookup of the repository"));
 			break;

@@ -515,7 +515,8 @@ int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow, const 
 		} else if (!empty && m->code.source == JP_CODE_SHARED_STORAGE &&
 			   flow->checkout == CHECKOUT_EXISTING && flow->insp.path &&
 			   m->code.path && strcmp(flow->insp.path, m->code.path) == 0 &&
-			   flow->insp.is_git && flow->insp.url && !flow_same_repo(flow->insp.url, s)) {
+			   flow->insp.is_git && flow->insp.url &&
+			   !jp_url_same_repo(flow->insp.url, s)) {
 			flow_verdict_set(v, JP_CHECK_FAIL,
 					 _("%s is a checkout of %s, not of %s: choose another directory "
 					   "to clone into"),

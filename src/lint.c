@@ -14,6 +14,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/lint.h"
+#include "jobprep/manifest.h"
 #include "jobprep/mountinfo.h"
 #include "jobprep/path.h"
 #include "jobprep/shellwords.h"
@@ -488,22 +489,6 @@ static void unpack(struct lint *L, const char *word)
 	    word);
 }
 
-/* Same repository, ignoring a trailing ".git" and '/'. */
-static bool same_repo(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-
-	while (la > 0 && a[la - 1] == '/')
-		la--;
-	while (lb > 0 && b[lb - 1] == '/')
-		lb--;
-	if (la > 4 && strncmp(a + la - 4, ".git", 4) == 0)
-		la -= 4;
-	if (lb > 4 && strncmp(b + lb - 4, ".git", 4) == 0)
-		lb -= 4;
-	return la == lb && strncmp(a, b, la) == 0;
-}
-
 static void lint_git(struct lint *L, const struct cmd *c, size_t i)
 {
 	i++;
@@ -528,7 +513,7 @@ static void lint_git(struct lint *L, const struct cmd *c, size_t i)
 		}
 		const char *url = arg(c, u);
 		char *e = u < c->n ? expand(L, c->args[u]) : NULL;
-		bool pinned = L->ctx->code_repo_url && e && same_repo(e, L->ctx->code_repo_url);
+		bool pinned = jp_url_same_repo(e, L->ctx->code_repo_url);
 		free(e);
 		if (url && !pinned)
 			add(L, JP_LINT_DOWNLOAD, "git clone", NULL,
@@ -539,7 +524,7 @@ static void lint_git(struct lint *L, const struct cmd *c, size_t i)
 		/* the pinned clone's "git remote add origin URL": fetches from it are expected */
 		size_t u = first_operand(c, i + 2);
 		char *e = u + 1 < c->n ? expand(L, c->args[u + 1]) : NULL;
-		if (e && L->ctx->code_repo_url && same_repo(e, L->ctx->code_repo_url) &&
+		if (jp_url_same_repo(e, L->ctx->code_repo_url) &&
 		    jp_strv_push(&L->code_remotes, c->args[u]->text) < 0)
 			L->oom = 1;
 		free(e);
@@ -556,7 +541,7 @@ static void lint_git(struct lint *L, const struct cmd *c, size_t i)
 			if (strcmp(L->code_remotes.v[k], remote) == 0)
 				return;
 		char *e = remote ? expand(L, c->args[u]) : NULL;
-		bool pinned = e && L->ctx->code_repo_url && same_repo(e, L->ctx->code_repo_url);
+		bool pinned = jp_url_same_repo(e, L->ctx->code_repo_url);
 		free(e);
 		if (pinned)
 			return;

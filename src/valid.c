@@ -151,3 +151,22 @@ char *jp_url_redact(const char *url)
 	strcpy(out + scheme_len + 3, at + 1);
 	return out;
 }
+
+bool jp_url_same_repo(const char *a, const char *b)
+{
+	size_t la, lb;
+
+	if (!a || !b)
+		return false;
+	la = strlen(a);
+	lb = strlen(b);
+	while (la > 0 && a[la - 1] == '/')
+		la--;
+	while (lb > 0 && b[lb - 1] == '/')
+		lb--;
+	if (la > 4 && strncmp(a + la - 4, ".git", 4) == 0)
+		la -= 4;
+	if (lb > 4 && strncmp(b + lb - 4, ".git", 4) == 0)
+		lb -= 4;
+	return la == lb && strncmp(a, b, la) == 0;
+}

@@ -194,6 +194,9 @@ bool jp_valid_commit(const char *hex);
 bool jp_url_has_credentials(const char *url);
 /* A copy of url with any user:password@ removed; NULL when out of memory. */
 char *jp_url_redact(const char *url);
+/* a and b name the same repository, but for a trailing ".git" or '/'
+ * ("https://h/x.git" and "https://h/x/"); false when either is NULL. */
+bool jp_url_same_repo(const char *a, const char *b);
 /* A POSIX sh variable name: [A-Za-z_][A-Za-z0-9_]*. */
 bool jp_valid_env_name(const char *name);
 /* RFC 3339 in UTC: YYYY-MM-DDTHH:MM:SS[.fraction]Z. */

@@ -530,6 +530,20 @@ static void validators_agree_with_their_documentation(void **state)
 	assert_false(jp_valid_env_name("A-B"));
 }
 
+static void same_repo_ignores_a_trailing_git_and_slash(void **state)
+{
+	(void)state;
+	assert_true(jp_url_same_repo("https://h/team/x.git", "https://h/team/x"));
+	assert_true(jp_url_same_repo("https://h/team/x/", "https://h/team/x.git"));
+	assert_true(jp_url_same_repo("/srv/git/x.git/", "/srv/git/x"));
+	assert_false(jp_url_same_repo("https://h/team/x", "https://h/team/xy"));
+	assert_false(jp_url_same_repo("https://h/team/x", "http://h/team/x"));
+	/* ".git" alone is a name, not a suffix to drop. */
+	assert_false(jp_url_same_repo(".git", ""));
+	assert_false(jp_url_same_repo(NULL, "https://h/team/x"));
+	assert_false(jp_url_same_repo("https://h/team/x", NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest fixed[] = {
@@ -545,6 +559,7 @@ int main(void)
 		cmocka_unit_test(unknown_schema_version_is_the_only_complaint),
 		cmocka_unit_test(missing_file_is_reported_with_its_name),
 		cmocka_unit_test(validators_agree_with_their_documentation),
+		cmocka_unit_test(same_repo_ignores_a_trailing_git_and_slash),
 	};
 	size_t n_fixed = sizeof(fixed) / sizeof(fixed[0]);
 	size_t n_rejects = sizeof(rejects) / sizeof(rejects[0]);
