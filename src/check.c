@@ -27,6 +27,7 @@
 #include "jobprep/pathclass.h"
 #include "jobprep/probe.h"
 #include "jobprep/scan.h"
+#include "jobprep/units.h"
 
 enum role {
 	ROLE_CODE = 1 << 0,   /* the project checkout: read by every Worker */
@@ -232,22 +233,6 @@ struct storage_cache {
 #define SPACE_FAIL_BYTES (64ULL << 20)
 #define INODES_WARN 10000ULL
 #define EXAMPLES 3
-
-static void human_bytes(char *buf, size_t len, uint64_t v)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	double d = (double)v;
-	size_t u = 0;
-
-	while (d >= 1024 && u < 6) {
-		d /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%" PRIu64 " B", v);
-	else
-		snprintf(buf, len, "%.1f %s", d, units[u]);
-}
 
 /* Expand a profile template ({shared}, {job}, {output}) for advice. */
 static void expand(char *buf, size_t len, const char *tmpl, const struct check_ctx *ctx,
@@ -519,8 +504,8 @@ static int check_space(struct verdict *v, const struct check_ctx *ctx, const str
 		v->skip = true;
 		return 0;
 	}
-	human_bytes(free_s, sizeof(free_s), r->free_bytes);
-	human_bytes(disk, sizeof(disk), ctx->profile->system_disk_bytes);
+	jp_units_format_bytes(free_s, sizeof(free_s), r->free_bytes);
+	jp_units_format_bytes(disk, sizeof(disk), ctx->profile->system_disk_bytes);
 	if (r->free_bytes < SPACE_FAIL_BYTES)
 		say(v, JP_CHECK_FAIL,
 		    _("%s has only %s free on its storage: free some space there, or choose "
@@ -632,7 +617,7 @@ static int check_contents(struct verdict *v, const struct check_ctx *ctx, const 
 		goto out;
 	}
 	const char *lb = r.complete ? "" : _("at least ");
-	human_bytes(size, sizeof(size), r.stats.bytes);
+	jp_units_format_bytes(size, sizeof(size), r.stats.bytes);
 	v->status = JP_CHECK_PASS;
 	v->message[0] = '\0';
 	also(v, _("%s holds %s%" PRIu64 " files, %s%s"), s->path, lb, r.stats.files, size,
@@ -660,7 +645,7 @@ static int check_contents(struct verdict *v, const struct check_ctx *ctx, const 
 		     lb, r.symlinks_outside, f->n_outside ? f->outside[0] : "?",
 		     f->n_outside ? f->targets[0] : "?");
 	if (r.stats.archives) {
-		human_bytes(abytes, sizeof(abytes), r.archive_bytes);
+		jp_units_format_bytes(abytes, sizeof(abytes), r.archive_bytes);
 		worsen(v, JP_CHECK_WARN);
 		also(v,
 		     _("%s%" PRIu64 " archives (%s, e.g. %s) would have to be unpacked in the job, "
@@ -679,7 +664,7 @@ static int check_contents(struct verdict *v, const struct check_ctx *ctx, const 
 		     r.symlinks_dangling, f->n_dangling ? f->dangling[0] : "?");
 	}
 	if (r.stats.bytes > ctx->profile->system_disk_bytes) {
-		human_bytes(disk, sizeof(disk), ctx->profile->system_disk_bytes);
+		jp_units_format_bytes(disk, sizeof(disk), ctx->profile->system_disk_bytes);
 		also(v,
 		     _("larger than a Worker's %s system disk: read it in place, do not copy it "
 		       "to the Worker"),

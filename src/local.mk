@@ -10,6 +10,8 @@ libjobprep_a_SOURCES = \
 	include/jobprep/manifest.h src/manifest.c
 # path: lexical paths (normalise, join, absolute, is normal, is under)
 libjobprep_a_SOURCES += include/jobprep/path.h src/path.c
+# units: sizes for people
+libjobprep_a_SOURCES += include/jobprep/units.h src/units.c
 # manifest: more files appended below by their owners
 libjobprep_a_SOURCES += src/valid.c src/manifest_read.c src/manifest_write.c \
 	src/atomic_write.c src/schema.c \

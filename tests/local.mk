@@ -32,6 +32,11 @@ TESTS += tests/unit/test_path
 tests_unit_test_path_CFLAGS = $(unit_cflags)
 tests_unit_test_path_LDADD = $(unit_ldadd)
 tests_unit_test_path_SOURCES = tests/unit/test_path.c tests/unit/scratch.h
+# units: sizes for people
+check_PROGRAMS += tests/unit/test_units
+TESTS += tests/unit/test_units
+tests_unit_test_units_CFLAGS = $(unit_cflags)
+tests_unit_test_units_LDADD = $(unit_ldadd)
 # flow: the launch lint and the sh splitter
 check_PROGRAMS += tests/unit/test_lint
 TESTS += tests/unit/test_lint

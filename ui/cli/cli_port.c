@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/units.h"
 #include "cli_port.h"
 
 static atomic_int interrupted;
@@ -26,18 +27,6 @@ static void on_signal(int sig)
 bool jp_cli_interrupted(void)
 {
 	return atomic_load(&interrupted) != 0;
-}
-
-static void human(char *buf, size_t len, double v)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	size_t u = 0;
-
-	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
 }
 
 static const char *phase_name(enum jp_phase ph)
@@ -69,9 +58,10 @@ static int on_progress(const struct jp_progress *p, void *payload)
 		char bytes[32] = "", rate[40] = "";
 
 		if (p->bytes) {
-			human(bytes, sizeof(bytes), (double)p->bytes);
+			jp_units_format_bytes(bytes, sizeof(bytes), p->bytes);
 			if (p->rate > 0) {
-				human(rate, sizeof(rate) - 3, p->rate);
+				jp_units_format_bytes(rate, sizeof(rate) - 3,
+						      (uint64_t)(p->rate + 0.5));
 				strcat(rate, "/s");
 			}
 		}

@@ -24,6 +24,7 @@
 #include "jobprep/probe.h"
 #include "jobprep/profile.h"
 #include "jobprep/scan.h"
+#include "jobprep/units.h"
 #include "cli.h"
 #include "output.h"
 
@@ -96,14 +97,7 @@ static int on_progress(const struct jp_progress *p, void *payload)
 	if (p->phase == JP_PHASE_DONE)
 		return 0;
 	char bytes[32];
-	double b = (double)p->bytes;
-	const char *unit = "B";
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
-	for (size_t i = 0; i < 5 && b >= 1024; i++) {
-		b /= 1024;
-		unit = units[i];
-	}
-	snprintf(bytes, sizeof(bytes), "%.1f %s", b, unit);
+	jp_units_format_bytes(bytes, sizeof(bytes), p->bytes);
 	const char *what = p->what ? p->what : "";
 	size_t wl = strlen(what);
 	if (wl > 50)
@@ -115,28 +109,13 @@ static int on_progress(const struct jp_progress *p, void *payload)
 	return atomic_load(&interrupted) ? -1 : 0;
 }
 
-static void human(char *buf, size_t len, uint64_t v)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	double d = (double)v;
-	size_t u = 0;
-	while (d >= 1024 && u < 6) {
-		d /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%" PRIu64 " B", v);
-	else
-		snprintf(buf, len, "%.1f %s", d, units[u]);
-}
-
 static void print_text(const char *path, const struct jp_scan_result *r,
 		       const struct examples *ex, const struct jp_path_info *info, bool quick)
 {
 	char size[32], asize[32];
 	const char *lb = r->complete ? "" : _("at least ");
 
-	human(size, sizeof(size), r->stats.bytes);
+	jp_units_format_bytes(size, sizeof(size), r->stats.bytes);
 	printf("%s\n", path);
 	if (info && info->reason)
 		printf("  %s: %s\n", jp_storage_class_name(info->cls), info->reason);
@@ -150,7 +129,7 @@ static void print_text(const char *path, const struct jp_scan_result *r,
 			 "(run without --quick for exact counts)\n"),
 		       r->top_entries, r->seconds);
 	if (r->stats.archives) {
-		human(asize, sizeof(asize), r->archive_bytes);
+		jp_units_format_bytes(asize, sizeof(asize), r->archive_bytes);
 		printf(_("  %s%" PRIu64 " archives (%s) would have to be unpacked in the job: unpack "
 			 "them before submitting, unless the training code reads them as they are "
 			 "(e.g. WebDataset shards)\n"),
