@@ -20,6 +20,8 @@ libjobprep_a_SOURCES += src/valid.c src/manifest_read.c src/manifest_write.c \
 	include/jobprep/check.h src/check.c
 # task: long work on a worker thread (the wizard's clone and scans)
 libjobprep_a_SOURCES += include/jobprep/task.h src/task.c
+# deadlines for the bounded waits of task.c, probe.c and scan.c
+libjobprep_a_SOURCES += src/deadline_internal.h
 # flow: the wizard's flow as data, the launch lint, sh splitting, the demo
 libjobprep_a_SOURCES += include/jobprep/shellwords.h src/shellwords.c \
 	include/jobprep/lint.h src/lint.c \

@@ -17,6 +17,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/probe.h"
+#include "deadline_internal.h"
 
 #define PROBE_WRITE_BYTES 4096
 
@@ -289,13 +290,7 @@ int jp_probe_path(struct jp_probe_result *out, const struct jp_profile *profile,
 	}
 
 	struct timespec deadline;
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += timeout / 1000;
-	deadline.tv_nsec += (long)(timeout % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
+	deadline_after_ms(&deadline, CLOCK_MONOTONIC, timeout);
 	pthread_mutex_lock(&j->lock);
 	while (!j->done) {
 		if (pthread_cond_timedwait(&j->cond, &j->lock, &deadline) == ETIMEDOUT)

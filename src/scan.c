@@ -30,6 +30,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/mountinfo.h"
 #include "jobprep/scan.h"
+#include "deadline_internal.h"
 
 #define BATCH_SLOTS 128        /* names per batch on local storage */
 #define BATCH_SLOTS_NET 16     /* smaller batches spread latency across threads */
@@ -858,12 +859,7 @@ static struct prep *prepare(const char *path, const struct jp_scan_opts *o,
 	pthread_mutex_lock(&p->lock);
 	while (!p->done && !cancel) {
 		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += TICK_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		deadline_after_ms(&ts, CLOCK_MONOTONIC, TICK_MS);
 		pthread_cond_timedwait(&p->cond, &p->lock, &ts);
 		if (p->done)
 			break;
@@ -1040,12 +1036,7 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 	pthread_mutex_lock(&s->lock);
 	while (!s->finished) {
 		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += TICK_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		deadline_after_ms(&ts, CLOCK_MONOTONIC, TICK_MS);
 		pthread_cond_timedwait(&s->done_cond, &s->lock, &ts);
 		if (s->finished)
 			break;

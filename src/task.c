@@ -13,6 +13,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/task.h"
+#include "deadline_internal.h"
 
 struct jp_task {
 	pthread_mutex_t lock;
@@ -269,13 +270,7 @@ int jp_task_wait(struct jp_task *t, int timeout_ms)
 		while (t->state != JP_TASK_DONE)
 			pthread_cond_wait(&t->cond, &t->lock);
 	} else {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += timeout_ms / 1000;
-		until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
+		deadline_after_ms(&until, CLOCK_REALTIME, (unsigned long)timeout_ms);
 		while (t->state != JP_TASK_DONE && rc != ETIMEDOUT)
 			rc = pthread_cond_timedwait(&t->cond, &t->lock, &until);
 	}
