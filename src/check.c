@@ -22,11 +22,11 @@
 
 #include "jobprep/check.h"
 #include "jobprep/lint.h"
-#include "jobprep/envsh.h"
 #include "jobprep/i18n.h"
 #include "jobprep/pathclass.h"
 #include "jobprep/probe.h"
 #include "jobprep/scan.h"
+#include "jobprep/shellwords.h"
 #include "jobprep/units.h"
 
 enum role {
@@ -93,7 +93,7 @@ static int check_exists(struct verdict *v, const struct check_ctx *ctx, const st
 		if (errno == ENOENT && s->role == ROLE_OUTPUT) {
 			char *quoted = NULL;
 
-			if (jp_envsh_quote(&quoted, s->path) < 0)
+			if (jp_sh_quote(&quoted, s->path) < 0)
 				return JP_ENOMEM;
 			say(v, JP_CHECK_FAIL,
 			    _("%s does not exist. Create it before submitting: mkdir -p %s"),

@@ -7,32 +7,7 @@
 
 #include "jobprep/envsh.h"
 #include "jobprep/i18n.h"
-
-int jp_envsh_quote(char **out, const char *value)
-{
-	size_t n = 2, o = 0;
-	char *q;
-
-	for (const char *p = value; *p; p++)
-		n += *p == '\'' ? 4 : 1;
-	q = malloc(n + 1);
-	*out = q;
-	if (!q)
-		return JP_ENOMEM;
-	q[o++] = '\'';
-	for (const char *p = value; *p; p++) {
-		if (*p == '\'') {
-			/* close the quote, an escaped quote, reopen */
-			memcpy(q + o, "'\\''", 4);
-			o += 4;
-		} else {
-			q[o++] = *p;
-		}
-	}
-	q[o++] = '\'';
-	q[o] = '\0';
-	return 0;
-}
+#include "jobprep/shellwords.h"
 
 struct out_buf {
 	char *s;
@@ -72,7 +47,7 @@ static int add_export(struct out_buf *b, const char *field, const char *name, co
 				    _("%s: expected a variable name of letters, digits and '_', not "
 				      "starting with a digit, got \"%s\""),
 				    field, name);
-	rc = jp_envsh_quote(&quoted, value);
+	rc = jp_sh_quote(&quoted, value);
 	if (rc == 0)
 		rc = buf_add(b, "export ", 7);
 	if (rc == 0)

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobprep/envsh.h"
 #include "jobprep/export.h"
 #include "jobprep/i18n.h"
+#include "jobprep/shellwords.h"
 #include "export_internal.h"
 
 /* Text for inside an #SBATCH argument's double quotes. sbatch reads these
@@ -94,7 +94,7 @@ int jp_export_slurm(char **out, const struct jp_manifest *m, const char *origin,
 	rc = export_prelude(&prelude, m, err);
 	if (rc < 0)
 		goto out;
-	rc = jp_envsh_quote(&launch, m->job.launch_command ? m->job.launch_command : "");
+	rc = jp_sh_quote(&launch, m->job.launch_command ? m->job.launch_command : "");
 	if (rc < 0) {
 		rc = jp_error_set(err, rc, "%s", _("out of memory"));
 		goto out;

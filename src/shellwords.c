@@ -467,24 +467,26 @@ int jp_sh_split(struct jp_sh_line *out, const char *line, struct jp_error *err)
 
 int jp_sh_quote(char **out, const char *s)
 {
-	struct buf b = { NULL, 0, 0 };
+	size_t n = 2, o = 0;
+	char *q;
 
-	*out = NULL;
-	if (buf_putc(&b, '\'') < 0)
-		goto fail;
-	for (; *s; s++) {
-		if (*s == '\'') {
-			if (buf_putn(&b, "'\\''", 4) < 0)
-				goto fail;
-		} else if (buf_putc(&b, *s) < 0) {
-			goto fail;
+	for (const char *p = s; *p; p++)
+		n += *p == '\'' ? 4 : 1;
+	q = malloc(n + 1);
+	*out = q;
+	if (!q)
+		return JP_ENOMEM;
+	q[o++] = '\'';
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'') {
+			/* close the quote, an escaped quote, reopen */
+			memcpy(q + o, "'\\''", 4);
+			o += 4;
+		} else {
+			q[o++] = *p;
 		}
 	}
-	if (buf_putc(&b, '\'') < 0)
-		goto fail;
-	*out = b.s;
+	q[o++] = '\'';
+	q[o] = '\0';
 	return 0;
-fail:
-	free(b.s);
-	return JP_ENOMEM;
 }

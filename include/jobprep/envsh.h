@@ -1,6 +1,7 @@
 /* The manifest's environment as POSIX sh: one `export NAME='value'` line per
  * variable, which sh, dash, bash and zsh all read back to the exact bytes
- * (architecture.md, "jobprep env"). */
+ * (architecture.md, "jobprep env"). Values are quoted with jp_sh_quote
+ * (jobprep/shellwords.h). */
 #ifndef JOBPREP_ENVSH_H
 #define JOBPREP_ENVSH_H
 
@@ -8,10 +9,6 @@
 
 #include "jobprep/error.h"
 #include "jobprep/manifest.h"
-
-/* `value` single-quoted for sh: every ' written as '\''. *out is the
- * caller's, free with free(). Returns 0 or JP_ENOMEM. */
-int jp_envsh_quote(char **out, const char *value);
 
 /* The export lines for m: PROJECT_DIR (code.path), OUTPUT_DIR,
  * CHECKPOINT_DIR, LOG_DIR, DATA_DIR (the first data source), then job.env

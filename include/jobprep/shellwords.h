@@ -44,7 +44,8 @@ struct jp_sh_line {
 int jp_sh_split(struct jp_sh_line *out, const char *line, struct jp_error *err);
 void jp_sh_line_dispose(struct jp_sh_line *line);
 
-/* The text `s` quoted for POSIX sh: 'it'\''s'. *out is the caller's. */
+/* The text `s` single-quoted for POSIX sh, every ' written as '\'':
+ * 'it'\''s'. *out is the caller's, free with free(). Returns 0 or JP_ENOMEM. */
 int jp_sh_quote(char **out, const char *s);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "jobprep/envsh.h"
 #include "jobprep/manifest.h"
+#include "jobprep/shellwords.h"
 
 static void quoting_writes_each_quote_as_close_escape_reopen(void **state)
 {
@@ -32,7 +33,7 @@ static void quoting_writes_each_quote_as_close_escape_reopen(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *q = NULL;
 
-		assert_int_equal(jp_envsh_quote(&q, cases[i].in), 0);
+		assert_int_equal(jp_sh_quote(&q, cases[i].in), 0);
 		assert_string_equal(q, cases[i].out);
 		free(q);
 	}
