@@ -5,40 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobprep/buf.h"
 #include "jobprep/envsh.h"
 #include "jobprep/i18n.h"
 #include "jobprep/shellwords.h"
 
-struct out_buf {
-	char *s;
-	size_t len, cap;
-};
-
-static int buf_add(struct out_buf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *grown;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		grown = realloc(b->s, cap);
-		if (!grown)
-			return JP_ENOMEM;
-		b->s = grown;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-	return 0;
-}
-
-static int add_export(struct out_buf *b, const char *field, const char *name, const char *value,
+static int add_export(struct jp_buf *b, const char *field, const char *name, const char *value,
 		      struct jp_error *err)
 {
 	char *quoted = NULL;
-	int rc;
 
 	if (!value)
 		return 0;
@@ -47,34 +22,25 @@ static int add_export(struct out_buf *b, const char *field, const char *name, co
 				    _("%s: expected a variable name of letters, digits and '_', not "
 				      "starting with a digit, got \"%s\""),
 				    field, name);
-	rc = jp_sh_quote(&quoted, value);
-	if (rc == 0)
-		rc = buf_add(b, "export ", 7);
-	if (rc == 0)
-		rc = buf_add(b, name, strlen(name));
-	if (rc == 0)
-		rc = buf_add(b, "=", 1);
-	if (rc == 0)
-		rc = buf_add(b, quoted, strlen(quoted));
-	if (rc == 0)
-		rc = buf_add(b, "\n", 1);
+	if (jp_sh_quote(&quoted, value) < 0)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	jp_buf_add(b, "export ");
+	jp_buf_add(b, name);
+	jp_buf_addc(b, '=');
+	jp_buf_add(b, quoted);
+	jp_buf_addc(b, '\n');
 	free(quoted);
-	if (rc < 0)
-		return jp_error_set(err, rc, "%s", _("out of memory"));
+	if (b->rc < 0)
+		return jp_error_set(err, b->rc, "%s", _("out of memory"));
 	return 0;
 }
 
 int jp_envsh_render(char **out, const struct jp_manifest *m, struct jp_error *err)
 {
-	struct out_buf b = { NULL, 0, 0 };
+	struct jp_buf b = JP_BUF_INIT;
 	int rc;
 
 	*out = NULL;
-	rc = buf_add(&b, "", 0);
-	if (rc < 0) {
-		rc = jp_error_set(err, rc, "%s", _("out of memory"));
-		goto out;
-	}
 	if ((rc = add_export(&b, "code.path", "PROJECT_DIR", m->code.path, err)) < 0 ||
 	    (rc = add_export(&b, "outputs.output_dir", "OUTPUT_DIR", m->outputs.output_dir, err)) < 0 ||
 	    (rc = add_export(&b, "outputs.checkpoint_dir", "CHECKPOINT_DIR",
@@ -92,9 +58,9 @@ int jp_envsh_render(char **out, const struct jp_manifest *m, struct jp_error *er
 		if (rc < 0)
 			goto out;
 	}
-	*out = b.s;
-	b.s = NULL;
+	if (jp_buf_take(out, &b) < 0)
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 out:
-	free(b.s);
+	jp_buf_dispose(&b);
 	return rc;
 }

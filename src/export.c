@@ -75,82 +75,18 @@ int export_error(struct jp_error *err, int code, const char *origin, const char 
 	return code;
 }
 
-static int buf_reserve(struct export_buf *b, size_t n)
+int export_buf_finish(char **out, struct jp_buf *b, struct jp_error *err)
 {
-	size_t cap;
-	char *grown;
+	int rc = jp_buf_take(out, b);
 
-	if (b->rc < 0)
-		return b->rc;
-	if (b->len + n + 1 <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap : 1024;
-	while (cap < b->len + n + 1)
-		cap *= 2;
-	grown = realloc(b->s, cap);
-	if (!grown) {
-		b->rc = JP_ENOMEM;
-		return b->rc;
-	}
-	b->s = grown;
-	b->cap = cap;
-	return 0;
-}
-
-void export_buf_addn(struct export_buf *b, const char *s, size_t n)
-{
-	if (buf_reserve(b, n) < 0)
-		return;
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-void export_buf_add(struct export_buf *b, const char *s)
-{
-	export_buf_addn(b, s, strlen(s));
-}
-
-void export_buf_addf(struct export_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		if (b->rc == 0)
-			b->rc = JP_ENOMEM;
-		return;
-	}
-	export_buf_addn(b, s, (size_t)n);
-	free(s);
-}
-
-int export_buf_finish(char **out, struct export_buf *b, struct jp_error *err)
-{
-	int rc = b->rc;
-
-	*out = NULL;
-	if (rc == 0 && !b->s) {
-		export_buf_add(b, "");
-		rc = b->rc;
-	}
-	if (rc < 0) {
-		free(b->s);
-		b->s = NULL;
+	if (rc < 0)
 		return jp_error_set(err, rc, "%s", _("out of memory"));
-	}
-	*out = b->s;
-	b->s = NULL;
 	return 0;
 }
 
 int export_prelude(char **out, const struct jp_manifest *m, struct jp_error *err)
 {
-	struct export_buf b = EXPORT_BUF_INIT;
+	struct jp_buf b = JP_BUF_INIT;
 	char *env = NULL;
 	int rc;
 
@@ -158,10 +94,10 @@ int export_prelude(char **out, const struct jp_manifest *m, struct jp_error *err
 	rc = jp_envsh_render(&env, m, err);
 	if (rc < 0)
 		return rc;
-	export_buf_add(&b, env);
+	jp_buf_add(&b, env);
 	/* A new run's directories may not exist yet; a job that cannot make
 	 * them stops before it trains, not when it first saves. */
-	export_buf_add(&b, "mkdir -p \"$CHECKPOINT_DIR\" \"$LOG_DIR\" || exit 1\n");
+	jp_buf_add(&b, "mkdir -p \"$CHECKPOINT_DIR\" \"$LOG_DIR\" || exit 1\n");
 	free(env);
 	return export_buf_finish(out, &b, err);
 }

@@ -1,30 +1,17 @@
 /* Shared by the exporters (export.c, export_slurm.c, export_pytorchjob.c):
- * a growing text buffer and the lines every engine runs first. */
+ * finishing a text (jobprep/buf.h) and the lines every engine runs first. */
 #ifndef JOBPREP_EXPORT_INTERNAL_H
 #define JOBPREP_EXPORT_INTERNAL_H
 
 #include <stddef.h>
 
+#include "jobprep/buf.h"
 #include "jobprep/error.h"
 #include "jobprep/manifest.h"
 
-/* A text under construction. The first failure sticks in rc and later
- * additions do nothing, so emitters check once, at the end. */
-struct export_buf {
-	char *s;
-	size_t len, cap;
-	int rc;
-};
-
-#define EXPORT_BUF_INIT { NULL, 0, 0, 0 }
-
-void export_buf_add(struct export_buf *b, const char *s);
-void export_buf_addn(struct export_buf *b, const char *s, size_t n);
-void export_buf_addf(struct export_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 /* Hand the text to *out (the caller's, free with free()), or record the
  * failure in err and free it. Returns 0 or the failure. */
-int export_buf_finish(char **out, struct export_buf *b, struct jp_error *err);
+int export_buf_finish(char **out, struct jp_buf *b, struct jp_error *err);
 
 /* Record "ORIGIN: " + the formatted message (origin NULL: "manifest");
  * returns code. */

@@ -57,12 +57,12 @@ static bool yaml_needs_escape(uint32_t c)
 /* s as a double-quoted YAML scalar, read back to the same bytes by any
  * YAML 1.1 or 1.2 reader. `field` names s in the error for bytes that are
  * not UTF-8 (a YAML text cannot carry them). */
-static int yaml_quoted(struct export_buf *b, const char *s, const char *field, const char *origin,
+static int yaml_quoted(struct jp_buf *b, const char *s, const char *field, const char *origin,
 		       struct jp_error *err)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
-	export_buf_add(b, "\"");
+	jp_buf_add(b, "\"");
 	while (*p) {
 		uint32_t c;
 		size_t n = utf8_decode(p, &c);
@@ -71,24 +71,24 @@ static int yaml_quoted(struct export_buf *b, const char *s, const char *field, c
 			return export_error(err, JP_EFORMAT, origin, _("%s: expected UTF-8 text"),
 					    field);
 		if (c == '"' || c == '\\') {
-			export_buf_add(b, c == '"' ? "\\\"" : "\\\\");
+			jp_buf_add(b, c == '"' ? "\\\"" : "\\\\");
 		} else if (c == '\n') {
-			export_buf_add(b, "\\n");
+			jp_buf_add(b, "\\n");
 		} else if (c == '\t') {
-			export_buf_add(b, "\\t");
+			jp_buf_add(b, "\\t");
 		} else if (c == '\r') {
-			export_buf_add(b, "\\r");
+			jp_buf_add(b, "\\r");
 		} else if (yaml_needs_escape(c)) {
 			if (c <= 0xff)
-				export_buf_addf(b, "\\x%02X", (unsigned)c);
+				jp_buf_addf(b, "\\x%02X", (unsigned)c);
 			else
-				export_buf_addf(b, "\\u%04X", (unsigned)c);
+				jp_buf_addf(b, "\\u%04X", (unsigned)c);
 		} else {
-			export_buf_addn(b, (const char *)p, n);
+			jp_buf_addn(b, (const char *)p, n);
 		}
 		p += n;
 	}
-	export_buf_add(b, "\"");
+	jp_buf_add(b, "\"");
 	return 0;
 }
 
@@ -168,12 +168,12 @@ struct pod {
 	const struct volumes *volumes;
 };
 
-static int replica(struct export_buf *b, const char *role, int64_t replicas, const struct pod *pod,
+static int replica(struct jp_buf *b, const char *role, int64_t replicas, const struct pod *pod,
 		   const char *origin, struct jp_error *err)
 {
 	int rc = 0;
 
-	export_buf_addf(b,
+	jp_buf_addf(b,
 			"    %s:\n"
 			"      replicas: %" PRId64 "\n"
 			"      restartPolicy: OnFailure\n"
@@ -185,50 +185,50 @@ static int replica(struct export_buf *b, const char *role, int64_t replicas, con
 			role, replicas);
 	rc = yaml_quoted(b, pod->image, "code.image", origin, err);
 	if (pod->placeholder)
-		export_buf_add(b, "  # FILL IN: the image the job runs in");
-	export_buf_add(b, "\n");
+		jp_buf_add(b, "  # FILL IN: the image the job runs in");
+	jp_buf_add(b, "\n");
 	if (rc == 0 && pod->workdir) {
-		export_buf_add(b, "              workingDir: ");
+		jp_buf_add(b, "              workingDir: ");
 		rc = yaml_quoted(b, pod->workdir, "code.path", origin, err);
-		export_buf_add(b, "\n");
+		jp_buf_add(b, "\n");
 	}
-	export_buf_add(b, "              command:\n"
+	jp_buf_add(b, "              command:\n"
 			  "                - \"/bin/sh\"\n"
 			  "                - \"-c\"\n"
 			  "                - ");
 	if (rc == 0)
 		rc = yaml_quoted(b, pod->command, "job.launch_command", origin, err);
-	export_buf_add(b, "\n");
+	jp_buf_add(b, "\n");
 	if (pod->gpus > 0)
-		export_buf_addf(b,
+		jp_buf_addf(b,
 				"              resources:\n"
 				"                limits:\n"
 				"                  nvidia.com/gpu: %" PRId64 "\n",
 				pod->gpus);
 	if (pod->volumes->n > 0)
-		export_buf_add(b, "              volumeMounts:\n");
+		jp_buf_add(b, "              volumeMounts:\n");
 	for (size_t i = 0; rc == 0 && i < pod->volumes->n; i++) {
 		const struct volume *v = &pod->volumes->v[i];
 
-		export_buf_addf(b, "                - name: %s\n", v->name);
-		export_buf_add(b, "                  mountPath: ");
+		jp_buf_addf(b, "                - name: %s\n", v->name);
+		jp_buf_add(b, "                  mountPath: ");
 		rc = yaml_quoted(b, v->path, "path", origin, err);
-		export_buf_add(b, "\n");
+		jp_buf_add(b, "\n");
 		if (v->read_only)
-			export_buf_add(b, "                  readOnly: true\n");
+			jp_buf_add(b, "                  readOnly: true\n");
 	}
 	if (pod->volumes->n > 0)
-		export_buf_add(b, "          volumes:\n");
+		jp_buf_add(b, "          volumes:\n");
 	for (size_t i = 0; rc == 0 && i < pod->volumes->n; i++) {
 		const struct volume *v = &pod->volumes->v[i];
 
-		export_buf_addf(b,
+		jp_buf_addf(b,
 				"            - name: %s\n"
 				"              hostPath:\n"
 				"                path: ",
 				v->name);
 		rc = yaml_quoted(b, v->path, "path", origin, err);
-		export_buf_add(b, "\n"
+		jp_buf_add(b, "\n"
 				  "                type: Directory\n");
 	}
 	return rc;
@@ -237,7 +237,7 @@ static int replica(struct export_buf *b, const char *role, int64_t replicas, con
 int jp_export_pytorchjob(char **out, unsigned *notes, const struct jp_manifest *m,
 			 const char *origin, struct jp_error *err)
 {
-	struct export_buf b = EXPORT_BUF_INIT;
+	struct jp_buf b = JP_BUF_INIT;
 	struct jp_profile *own_profile = NULL;
 	const struct jp_profile *profile = m->profile;
 	struct volumes vs = { NULL, 0 };
@@ -277,7 +277,7 @@ int jp_export_pytorchjob(char **out, unsigned *notes, const struct jp_manifest *
 	pod.gpus = m->job.gpus_per_worker;
 	pod.volumes = &vs;
 
-	export_buf_addf(&b,
+	jp_buf_addf(&b,
 			"# Kubeflow PyTorchJob for the job \"%s\", made by jobprep %s from its\n"
 			"# manifest (created %s). Submit it with: kubectl create -f FILE\n"
 			"# (the Kubeflow training operator runs it; RANK, WORLD_SIZE, MASTER_ADDR\n"
@@ -289,19 +289,19 @@ int jp_export_pytorchjob(char **out, unsigned *notes, const struct jp_manifest *
 			"# the mount, rather than let it write into a local folder that is lost.\n",
 			m->job.name, PACKAGE_VERSION, m->created_at ? m->created_at : "-");
 	if (pod.placeholder)
-		export_buf_addf(&b,
+		jp_buf_addf(&b,
 				"# FILL IN the image: the manifest names none (its code is %s).\n"
 				"# \"" JP_EXPORT_IMAGE_PLACEHOLDER "\" is not a valid image, so a job "
 				"submitted with it fails.\n",
 				m->code.source == JP_CODE_LAUNCH_CLONE
 					? "cloned by the launch command"
 					: "on shared storage");
-	export_buf_add(&b, "apiVersion: kubeflow.org/v1\n"
+	jp_buf_add(&b, "apiVersion: kubeflow.org/v1\n"
 			   "kind: PyTorchJob\n"
 			   "metadata:\n"
 			   "  name: ");
 	rc = yaml_quoted(&b, m->job.name, "job.name", origin, err);
-	export_buf_add(&b, "\n"
+	jp_buf_add(&b, "\n"
 			   "spec:\n"
 			   "  pytorchReplicaSpecs:\n");
 	if (rc == 0)
@@ -314,7 +314,7 @@ int jp_export_pytorchjob(char **out, unsigned *notes, const struct jp_manifest *
 	if (rc == 0 && notes && pod.placeholder)
 		*notes |= JP_EXPORT_NOTE_IMAGE_PLACEHOLDER;
 out:
-	free(b.s);
+	jp_buf_dispose(&b);
 	free(vs.v);
 	free(command);
 	free(prelude);

@@ -15,14 +15,14 @@
  * lines itself, not through a shell: double quotes group, and inside them a
  * backslash takes the next character literally. In --output/--error names
  * '%' starts a pattern, so a literal one is written "%%". */
-static void sbatch_escaped(struct export_buf *b, const char *s, bool pattern)
+static void sbatch_escaped(struct jp_buf *b, const char *s, bool pattern)
 {
 	for (const char *p = s; *p; p++) {
 		if (*p == '"' || *p == '\\')
-			export_buf_addn(b, "\\", 1);
+			jp_buf_addn(b, "\\", 1);
 		else if (pattern && *p == '%')
-			export_buf_addn(b, "%", 1);
-		export_buf_addn(b, p, 1);
+			jp_buf_addn(b, "%", 1);
+		jp_buf_addn(b, p, 1);
 	}
 }
 
@@ -52,15 +52,15 @@ static int refuse_unrepresentable(const struct jp_manifest *m, const char *origi
 	return 0;
 }
 
-static void directives(struct export_buf *b, const struct jp_manifest *m)
+static void directives(struct jp_buf *b, const struct jp_manifest *m)
 {
 	const char *workdir = export_workdir(m);
 
-	export_buf_addf(b, "#SBATCH --job-name=%s\n", m->job.name);
-	export_buf_addf(b, "#SBATCH --nodes=%" PRId64 "\n", m->job.workers);
-	export_buf_add(b, "#SBATCH --ntasks-per-node=1\n");
+	jp_buf_addf(b, "#SBATCH --job-name=%s\n", m->job.name);
+	jp_buf_addf(b, "#SBATCH --nodes=%" PRId64 "\n", m->job.workers);
+	jp_buf_add(b, "#SBATCH --ntasks-per-node=1\n");
 	if (m->job.gpus_per_worker > 0)
-		export_buf_addf(b, "#SBATCH --gpus-per-node=%" PRId64 "\n", m->job.gpus_per_worker);
+		jp_buf_addf(b, "#SBATCH --gpus-per-node=%" PRId64 "\n", m->job.gpus_per_worker);
 	if (m->outputs.log_dir) {
 		static const char *const streams[][2] = {
 			{ "--output", "%x-%j.out" },
@@ -68,22 +68,22 @@ static void directives(struct export_buf *b, const struct jp_manifest *m)
 		};
 
 		for (size_t i = 0; i < 2; i++) {
-			export_buf_addf(b, "#SBATCH %s=\"", streams[i][0]);
+			jp_buf_addf(b, "#SBATCH %s=\"", streams[i][0]);
 			sbatch_escaped(b, m->outputs.log_dir, true);
-			export_buf_addf(b, "/%s\"\n", streams[i][1]);
+			jp_buf_addf(b, "/%s\"\n", streams[i][1]);
 		}
 	}
 	if (workdir) {
-		export_buf_add(b, "#SBATCH --chdir=\"");
+		jp_buf_add(b, "#SBATCH --chdir=\"");
 		sbatch_escaped(b, workdir, false);
-		export_buf_add(b, "\"\n");
+		jp_buf_add(b, "\"\n");
 	}
 }
 
 int jp_export_slurm(char **out, const struct jp_manifest *m, const char *origin,
 		    struct jp_error *err)
 {
-	struct export_buf b = EXPORT_BUF_INIT;
+	struct jp_buf b = JP_BUF_INIT;
 	char *prelude = NULL, *launch = NULL;
 	int rc;
 
@@ -100,15 +100,15 @@ int jp_export_slurm(char **out, const struct jp_manifest *m, const char *origin,
 		goto out;
 	}
 
-	export_buf_add(&b, "#!/bin/bash\n");
-	export_buf_addf(&b,
+	jp_buf_add(&b, "#!/bin/bash\n");
+	jp_buf_addf(&b,
 			"# Slurm batch script for the job \"%s\", made by jobprep %s from its\n"
 			"# manifest (created %s). Submit it with: sbatch FILE\n"
 			"# The log directory must exist when the job starts: Slurm opens the\n"
 			"# output files there before this script runs (jobprep init made it).\n",
 			m->job.name, PACKAGE_VERSION, m->created_at ? m->created_at : "-");
 	directives(&b, m);
-	export_buf_add(&b,
+	jp_buf_add(&b,
 		       "\n"
 		       "# Where the Workers meet, named as Kubeflow's PyTorchJob names it, so one\n"
 		       "# launch command runs on both (job.env below may override these).\n"
@@ -117,16 +117,16 @@ int jp_export_slurm(char **out, const struct jp_manifest *m, const char *origin,
 		       "export WORLD_SIZE=\"$SLURM_JOB_NUM_NODES\"\n"
 		       "\n"
 		       "# The job's paths and environment, as `jobprep env` prints them.\n");
-	export_buf_add(&b, prelude);
-	export_buf_add(&b, "\n");
+	jp_buf_add(&b, prelude);
+	jp_buf_add(&b, "\n");
 	if (m->job.workers <= 1) {
-		export_buf_add(&b,
+		jp_buf_add(&b,
 			       "# One Worker: the launch command runs right here in the batch step,\n"
 			       "# with bash; one node needs no srun step.\n"
 			       "export RANK=0\n"
 			       "exec bash -c ");
 	} else {
-		export_buf_addf(&b,
+		jp_buf_addf(&b,
 				"# %" PRId64 " Workers: srun runs the launch command once on every node of the\n"
 				"# allocation, with bash, RANK set to the node's index; one Worker that\n"
 				"# fails stops the others.\n"
@@ -134,11 +134,11 @@ int jp_export_slurm(char **out, const struct jp_manifest *m, const char *origin,
 				"\tbash -c 'export RANK=\"$SLURM_NODEID\"; exec bash -c \"$1\"' jobprep-launch ",
 				m->job.workers);
 	}
-	export_buf_add(&b, launch);
-	export_buf_add(&b, "\n");
+	jp_buf_add(&b, launch);
+	jp_buf_add(&b, "\n");
 	rc = export_buf_finish(out, &b, err);
 out:
-	free(b.s);
+	jp_buf_dispose(&b);
 	free(launch);
 	free(prelude);
 	return rc;

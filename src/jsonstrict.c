@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobprep/buf.h"
 #include "jobprep/i18n.h"
 #include "jobprep/jsonstrict.h"
 
@@ -173,8 +174,7 @@ struct scanner {
 	size_t n_numbers; /* numbers seen so far */
 	const unsigned char *where_at; /* the last position located, and where it is */
 	size_t where_line, where_col;
-	char *str; /* the last string, decoded */
-	size_t str_len, str_cap;
+	struct jp_buf str; /* the last string, decoded */
 	bool str_has_nul;
 	bool bad;
 	bool oom;
@@ -293,23 +293,10 @@ static void skip_ws(struct scanner *s)
 
 static bool str_append(struct scanner *s, const void *bytes, size_t n)
 {
-	if (s->str_len + n + 1 > s->str_cap) {
-		size_t cap = s->str_cap ? s->str_cap : 64;
-		char *grown;
-
-		while (cap < s->str_len + n + 1)
-			cap *= 2;
-		grown = realloc(s->str, cap);
-		if (!grown) {
-			s->oom = true;
-			return false;
-		}
-		s->str = grown;
-		s->str_cap = cap;
+	if (jp_buf_addn(&s->str, bytes, n) < 0) {
+		s->oom = true;
+		return false;
 	}
-	memcpy(s->str + s->str_len, bytes, n);
-	s->str_len += n;
-	s->str[s->str_len] = '\0';
 	return true;
 }
 
@@ -407,7 +394,7 @@ static bool scan_escape(struct scanner *s)
 /* A string at s->p (on its opening quote), decoded into s->str. */
 static bool scan_string(struct scanner *s)
 {
-	s->str_len = 0;
+	s->str.len = 0;
 	s->str_has_nul = false;
 	if (!str_append(s, "", 0))
 		return false;
@@ -596,10 +583,10 @@ static bool scan_object(struct scanner *s, unsigned depth)
 		key_at = s->p;
 		if (!scan_string(s))
 			goto out;
-		mark = jp_json_path_push_key(&s->path, s->str, s->str_len);
+		mark = jp_json_path_push_key(&s->path, s->str.s, s->str.len);
 		if (s->str_has_nul)
 			report_nul(s, key_at);
-		added = keyset_add(&keys, s->str, s->str_len);
+		added = keyset_add(&keys, s->str.s, s->str.len);
 		if (added < 0) {
 			s->oom = true;
 			goto out;
@@ -713,7 +700,7 @@ int jp_json_scan(struct jp_json_scan *out, const char *text, size_t len, const c
 			syntax(&s, _("the end of the text after the JSON value"));
 	}
 	jp_json_path_dispose(&s.path);
-	free(s.str);
+	jp_buf_dispose(&s.str);
 	if (s.oom) {
 		out->fatal = true;
 		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));

@@ -12,6 +12,8 @@ libjobprep_a_SOURCES = \
 libjobprep_a_SOURCES += include/jobprep/path.h src/path.c
 # units: sizes for people
 libjobprep_a_SOURCES += include/jobprep/units.h src/units.c
+# buf: a growing text with a sticky failure
+libjobprep_a_SOURCES += include/jobprep/buf.h src/buf.c
 # manifest: more files appended below by their owners
 libjobprep_a_SOURCES += src/valid.c src/manifest_read.c src/manifest_write.c \
 	src/atomic_write.c src/schema.c \

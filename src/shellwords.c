@@ -5,15 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobprep/buf.h"
 #include "jobprep/i18n.h"
 #include "jobprep/shellwords.h"
 
 #define MAX_DEPTH 32
-
-struct buf {
-	char *s;
-	size_t n, cap;
-};
 
 struct parser {
 	const char *s;
@@ -21,29 +17,6 @@ struct parser {
 	struct jp_sh_line *out;
 	int oom;
 };
-
-static int buf_putn(struct buf *b, const char *s, size_t n)
-{
-	if (b->n + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 32;
-		while (cap < b->n + n + 1)
-			cap *= 2;
-		char *g = realloc(b->s, cap);
-		if (!g)
-			return -1;
-		b->s = g;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->n, s, n);
-	b->n += n;
-	b->s[b->n] = '\0';
-	return 0;
-}
-
-static int buf_putc(struct buf *b, char c)
-{
-	return buf_putn(b, &c, 1);
-}
 
 static void word_dispose(struct jp_sh_word *w)
 {
@@ -125,7 +98,7 @@ static bool is_meta(int c)
 
 /* A $( ) or `...` substitution starting at p->i (at "$(" or "`"): its
  * commands are parsed at depth+1, its raw text goes into the word. */
-static void substitution(struct parser *p, struct buf *text, int depth, bool backtick)
+static void substitution(struct parser *p, struct jp_buf *text, int depth, bool backtick)
 {
 	size_t start = p->i;
 
@@ -136,12 +109,12 @@ static void substitution(struct parser *p, struct buf *text, int depth, bool bac
 	} else {
 		parse_list(p, depth + 1, backtick ? '`' : ')');
 	}
-	if (buf_putn(text, p->s + start, p->i - start) < 0)
+	if (jp_buf_addn(text, p->s + start, p->i - start) < 0)
 		p->oom = 1;
 }
 
 /* $(( ... )): arithmetic, copied as it is. */
-static void arithmetic(struct parser *p, struct buf *text)
+static void arithmetic(struct parser *p, struct jp_buf *text)
 {
 	size_t start = p->i;
 	int parens = 0;
@@ -156,12 +129,12 @@ static void arithmetic(struct parser *p, struct buf *text)
 	}
 	if (parens != 0)
 		p->out->unbalanced = true;
-	if (buf_putn(text, p->s + start, p->i - start) < 0)
+	if (jp_buf_addn(text, p->s + start, p->i - start) < 0)
 		p->oom = 1;
 }
 
 /* A $ expansion outside single quotes. */
-static void dollar(struct parser *p, struct buf *text, struct jp_sh_word *w, int depth)
+static void dollar(struct parser *p, struct jp_buf *text, struct jp_sh_word *w, int depth)
 {
 	w->has_var = true;
 	if (peek(p, 1) == '(' && peek(p, 2) == '(') {
@@ -176,7 +149,7 @@ static void dollar(struct parser *p, struct buf *text, struct jp_sh_word *w, int
 			p->i++;
 		else
 			p->out->unbalanced = true;
-		if (buf_putn(text, p->s + start, p->i - start) < 0)
+		if (jp_buf_addn(text, p->s + start, p->i - start) < 0)
 			p->oom = 1;
 	} else {
 		size_t start = p->i++;
@@ -189,12 +162,12 @@ static void dollar(struct parser *p, struct buf *text, struct jp_sh_word *w, int
 		}
 		if (p->i == start + 1)
 			w->has_var = false; /* a lone '$' is literal */
-		if (buf_putn(text, p->s + start, p->i - start) < 0)
+		if (jp_buf_addn(text, p->s + start, p->i - start) < 0)
 			p->oom = 1;
 	}
 }
 
-static void double_quoted(struct parser *p, struct buf *text, struct jp_sh_word *w, int depth)
+static void double_quoted(struct parser *p, struct jp_buf *text, struct jp_sh_word *w, int depth)
 {
 	p->i++; /* the opening quote */
 	for (;;) {
@@ -208,7 +181,7 @@ static void double_quoted(struct parser *p, struct buf *text, struct jp_sh_word 
 			return;
 		}
 		if (c == '\\' && peek(p, 1) != -1 && strchr("$`\"\\\n", peek(p, 1))) {
-			if (peek(p, 1) != '\n' && buf_putc(text, (char)peek(p, 1)) < 0)
+			if (peek(p, 1) != '\n' && jp_buf_addc(text, (char)peek(p, 1)) < 0)
 				p->oom = 1;
 			p->i += 2;
 		} else if (c == '$') {
@@ -217,7 +190,7 @@ static void double_quoted(struct parser *p, struct buf *text, struct jp_sh_word 
 			w->has_var = true;
 			substitution(p, text, depth, true);
 		} else {
-			if (buf_putc(text, (char)c) < 0)
+			if (jp_buf_addc(text, (char)c) < 0)
 				p->oom = 1;
 			p->i++;
 		}
@@ -227,7 +200,7 @@ static void double_quoted(struct parser *p, struct buf *text, struct jp_sh_word 
 /* One word; p->i is at its first character, which is not a meta character. */
 static void parse_word(struct parser *p, struct jp_sh_word *w, int depth, int closer)
 {
-	struct buf text = { NULL, 0, 0 };
+	struct jp_buf text = JP_BUF_INIT;
 	size_t start = p->i;
 
 	memset(w, 0, sizeof(*w));
@@ -240,7 +213,7 @@ static void parse_word(struct parser *p, struct jp_sh_word *w, int depth, int cl
 			size_t q = ++p->i;
 			while (p->i < p->len && p->s[p->i] != '\'')
 				p->i++;
-			if (buf_putn(&text, p->s + q, p->i - q) < 0)
+			if (jp_buf_addn(&text, p->s + q, p->i - q) < 0)
 				p->oom = 1;
 			if (p->i < p->len)
 				p->i++;
@@ -256,7 +229,7 @@ static void parse_word(struct parser *p, struct jp_sh_word *w, int depth, int cl
 				p->i += 2;
 			} else {
 				w->quoted = true;
-				if (buf_putc(&text, (char)peek(p, 1)) < 0)
+				if (jp_buf_addc(&text, (char)peek(p, 1)) < 0)
 					p->oom = 1;
 				p->i += 2;
 			}
@@ -266,12 +239,12 @@ static void parse_word(struct parser *p, struct jp_sh_word *w, int depth, int cl
 			w->has_var = true;
 			substitution(p, &text, depth, true);
 		} else {
-			if (buf_putc(&text, (char)c) < 0)
+			if (jp_buf_addc(&text, (char)c) < 0)
 				p->oom = 1;
 			p->i++;
 		}
 	}
-	if (!text.s && buf_putn(&text, "", 0) < 0)
+	if (!text.s && jp_buf_addn(&text, "", 0) < 0)
 		p->oom = 1;
 	w->text = text.s;
 	w->raw = strndup(p->s + start, p->i - start);

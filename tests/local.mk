@@ -37,6 +37,11 @@ check_PROGRAMS += tests/unit/test_units
 TESTS += tests/unit/test_units
 tests_unit_test_units_CFLAGS = $(unit_cflags)
 tests_unit_test_units_LDADD = $(unit_ldadd)
+# buf: a growing text with a sticky failure
+check_PROGRAMS += tests/unit/test_buf
+TESTS += tests/unit/test_buf
+tests_unit_test_buf_CFLAGS = $(unit_cflags)
+tests_unit_test_buf_LDADD = $(unit_ldadd)
 # flow: the launch lint and the sh splitter
 check_PROGRAMS += tests/unit/test_lint
 TESTS += tests/unit/test_lint
