@@ -62,12 +62,8 @@ int jp_cmd_check(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return JP_EXIT_OK;
-		case ':':
-			return jp_cli_usage_error("check", _("option '%s' needs an argument"),
-						  argv[optind - 1]);
 		default:
-			return jp_cli_usage_error("check", _("unknown option '%s'"),
-						  argv[optind - 1]);
+			return jp_cli_option_error("check", c, argv);
 		}
 	}
 	if (argc - optind != 1)

@@ -14,6 +14,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
 #include "cli.h"
+#include "output.h"
 
 static void usage(FILE *out)
 {
@@ -92,12 +93,8 @@ int jp_cmd_export(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return JP_EXIT_OK;
-		case ':':
-			return jp_cli_usage_error("export", _("option '%s' needs an argument"),
-						  argv[optind - 1]);
 		default:
-			return jp_cli_usage_error("export", _("unknown option '%s'"),
-						  argv[optind - 1]);
+			return jp_cli_option_error("export", c, argv);
 		}
 	}
 	if (!to)

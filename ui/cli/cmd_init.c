@@ -156,11 +156,8 @@ int jp_cmd_init(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return JP_EXIT_OK;
-		case ':':
-			return jp_cli_usage_error("init", _("option '%s' needs an argument"),
-						  argv[optind - 1]);
 		default:
-			return jp_cli_usage_error("init", _("unknown option '%s'"), argv[optind - 1]);
+			return jp_cli_option_error("init", c, argv);
 		}
 	}
 	if (optind < argc)

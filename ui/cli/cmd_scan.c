@@ -289,12 +289,8 @@ int jp_cmd_scan(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return JP_EXIT_OK;
-		case ':':
-			return jp_cli_usage_error("scan", _("option '%s' needs an argument"),
-						  argv[optind - 1]);
 		default:
-			return jp_cli_usage_error("scan", _("unknown option '%s'"),
-						  argv[optind - 1]);
+			return jp_cli_option_error("scan", c, argv);
 		}
 	}
 	if (optind >= argc)

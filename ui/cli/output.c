@@ -1,11 +1,13 @@
-/* The checks and JSON documents the commands print alike. */
+/* What the commands print alike: checks, JSON documents, option errors. */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
 
 #include "jobprep/i18n.h"
+#include "cli.h"
 #include "output.h"
 
 const char *jp_cli_check_label(enum jp_check_status status)
@@ -44,4 +46,11 @@ int jp_cli_print_json(const struct cJSON *json)
 	printf("%s\n", text);
 	cJSON_free(text);
 	return 0;
+}
+
+int jp_cli_option_error(const char *cmd, int c, char *const *argv)
+{
+	if (c == ':')
+		return jp_cli_usage_error(cmd, _("option '%s' needs an argument"), argv[optind - 1]);
+	return jp_cli_usage_error(cmd, _("unknown option '%s'"), argv[optind - 1]);
 }

@@ -1,6 +1,6 @@
-/* What several commands print the same way on stdout: a manifest's checks
- * as text (`jobprep check`, `jobprep init`) and a JSON document (their
- * --json, and `jobprep scan --json`). */
+/* What several commands print the same way: a manifest's checks as text
+ * (`jobprep check`, `jobprep init`), a JSON document (their --json, and
+ * `jobprep scan --json`) on stdout, and an option getopt refused on stderr. */
 #ifndef JOBPREP_UI_CLI_OUTPUT_H
 #define JOBPREP_UI_CLI_OUTPUT_H
 
@@ -16,5 +16,10 @@ void jp_cli_print_checks(const struct jp_manifest *m);
  * json is NULL (a document that could not be built) or memory runs out:
  * then nothing is printed. */
 int jp_cli_print_json(const struct cJSON *json);
+/* The usage error for an option getopt_long(3) refused: c is what it
+ * returned (':' for a missing argument, with ':' leading the option
+ * string; else an unknown option), argv[optind - 1] the option. Returns
+ * JP_EXIT_USAGE. */
+int jp_cli_option_error(const char *cmd, int c, char *const *argv);
 
 #endif
