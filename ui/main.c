@@ -60,6 +60,9 @@ static int run_wizard(int argc, char **argv)
 			opts.manifest_path = argv[++i];
 		} else if (strncmp(argv[i], "--output=", 9) == 0) {
 			opts.manifest_path = argv[i] + 9;
+		} else if (strcmp(argv[i], "--profile") == 0 || strcmp(argv[i], "-o") == 0 ||
+			   strcmp(argv[i], "--output") == 0) {
+			return jp_cli_usage_error(NULL, _("option '%s' needs an argument"), argv[i]);
 		} else {
 			return jp_cli_usage_error(NULL, _("unknown option '%s' for the wizard"),
 						  argv[i]);

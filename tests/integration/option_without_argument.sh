@@ -27,6 +27,17 @@ for opt in -a --answers -o --output -p --profile; do expect init "$opt"; done
 for opt in -t --threads -p --profile; do expect scan "$opt"; done
 for opt in -t --to -o --output; do expect export "$opt"; done
 
+# The wizard's own options, before it looks for a terminal.
+for opt in --profile -o --output; do
+	err=$("$JOBPREP" "$opt" 2>&1 >/dev/null </dev/null)
+	rc=$?
+	[ "$rc" -eq 2 ] || fail "wizard $opt: exit $rc, expected 2 ($err)"
+	case $err in
+	*"option '$opt' needs an argument"*) echo "ok - wizard $opt" ;;
+	*) fail "wizard $opt: stderr is [$err]" ;;
+	esac
+done
+
 # An option that does not exist is still called unknown.
 err=$("$JOBPREP" check --no-such-option 2>&1 >/dev/null)
 case $err in
