@@ -5,7 +5,7 @@ AM_TESTS_ENVIRONMENT = \
 	JOBPREP='$(abs_top_builddir)/jobprep'; export JOBPREP; \
 	TOP_SRCDIR='$(abs_top_srcdir)'; export TOP_SRCDIR; \
 	TOP_BUILDDIR='$(abs_top_builddir)'; export TOP_BUILDDIR; \
-	LSAN_OPTIONS="suppressions=$(abs_top_srcdir)/tests/lsan.supp:print_suppressions=0$${LSAN_OPTIONS:+:$$LSAN_OPTIONS}"; \
+	LSAN_OPTIONS="suppressions=$(abs_top_srcdir)/tests/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0$${LSAN_OPTIONS:+:$$LSAN_OPTIONS}"; \
 	export LSAN_OPTIONS; \
 	unset LANGUAGE;
 EXTRA_DIST += tests/lib tests/data tests/lsan.supp
