@@ -180,10 +180,17 @@ struct stage {
 	/* the work tree's files, copied as the checkout writes them */
 	struct jp_treecopy_stream *stream;
 	bool stream_failed;
+	struct jp_treecopy_result git_done; /* .git files copied early */
 };
 
 #define OBJECTS_THREADS 4
 #define STREAM_THREADS 12
+
+static int copied_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct jp_treecopy_file *)a)->path,
+		      ((const struct jp_treecopy_file *)b)->path);
+}
 
 static int stage_progress(const struct jp_progress *p, void *payload)
 {
@@ -221,7 +228,53 @@ static void *stage_run(void *arg)
 	snprintf(src, sizeof(src), "%s/.git/objects", st->src);
 	snprintf(dst, sizeof(dst), "%s/.git/objects", st->dst);
 	st->rc = jp_treecopy(NULL, src, dst, &to, &port, &st->err);
+	if (st->rc != 0)
+		return NULL;
+	/* The rest of .git is final too, once the ref is resolved, but for
+	 * what the checkout, the submodules and the scrubbing still write. */
+	{
+		static const char *const mutable[] = { "objects", "index", "config", "modules",
+						       NULL };
+
+		snprintf(src, sizeof(src), "%s/.git", st->src);
+		snprintf(dst, sizeof(dst), "%s/.git", st->dst);
+		to.skip = mutable;
+		to.skip_suffix = ".lock"; /* the checkout's, in flight */
+		to.dst_exists = true;
+		to.record_stats = true;
+		st->rc = jp_treecopy(&st->git_done, src, dst, &to, &port, &st->err);
+	}
 	return NULL;
+}
+
+/* a's and b's paths (b's under prefix) in one sorted list, stats kept. */
+static int combine_done(struct jp_treecopy_result *out, const struct jp_treecopy_result *a,
+			const struct jp_treecopy_result *b, const char *prefix)
+{
+	size_t n = a->n_copied + b->n_copied, k = 0;
+
+	*out = (struct jp_treecopy_result)JP_TREECOPY_RESULT_INIT;
+	if (!(out->copied = calloc(n + 1, sizeof(*out->copied))))
+		return JP_ENOMEM;
+	for (size_t i = 0; i < a->n_copied; i++, k++) {
+		out->copied[k].st = a->copied[i].st;
+		if (!(out->copied[k].path = strdup(a->copied[i].path)))
+			goto nomem;
+	}
+	for (size_t i = 0; i < b->n_copied; i++, k++) {
+		out->copied[k].st = b->copied[i].st;
+		if (asprintf(&out->copied[k].path, "%s/%s", prefix, b->copied[i].path) < 0) {
+			out->copied[k].path = NULL;
+			goto nomem;
+		}
+	}
+	out->n_copied = k;
+	qsort(out->copied, k, sizeof(*out->copied), copied_cmp);
+	return 0;
+nomem:
+	out->n_copied = k;
+	jp_treecopy_result_dispose(out);
+	return JP_ENOMEM;
 }
 
 static int stage_objects(struct stage *st, const char *dir, struct jp_error *err)
@@ -879,6 +932,7 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 	struct build b;
 	struct stage stage;
 	struct jp_treecopy_result streamed = JP_TREECOPY_RESULT_INIT;
+	struct jp_treecopy_result done = JP_TREECOPY_RESULT_INIT;
 	bool planned = false, staged = false;
 	int rc;
 
@@ -980,7 +1034,12 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 		to.record_stats = true;
 		to.skip = skip;
 		to.dst_exists = true;
-		to.done = &streamed;
+		rc = combine_done(&done, &streamed, &stage.git_done, ".git");
+		if (rc != 0) {
+			jp_error_set(err, rc, "%s", _("out of memory"));
+			goto out;
+		}
+		to.done = &done;
 		rc = jp_treecopy(&cr, scratch.tree, tmp.tree, &to, port, err);
 		if (rc == 0)
 			rc = fix_streamed_modes(scratch.tree, tmp.tree, &streamed, err);
@@ -1011,6 +1070,8 @@ out:
 	stage_join(&stage, true, NULL, NULL);
 	jp_error_dispose(&stage.err);
 	jp_treecopy_result_dispose(&streamed);
+	jp_treecopy_result_dispose(&done);
+	jp_treecopy_result_dispose(&stage.git_done);
 	jp_git_op_leave(&op);
 	if (scratch.dir)
 		jp_git_tmp_remove(&scratch);

@@ -54,6 +54,7 @@ struct ctx {
 	 * filesystem each is a round trip. -1 when not held. */
 	int *dfd;
 	const char *const *skip;
+	const char *skip_suffix;
 	bool dst_exists;
 	const struct jp_treecopy_result *already; /* copied by a stream */
 	/* the phase running */
@@ -65,6 +66,8 @@ struct ctx {
 	atomic_uint_fast64_t bytes;
 	atomic_bool stop;
 	pthread_mutex_t lock;
+	pthread_cond_t idle; /* signalled when the last worker of a phase ends */
+	unsigned running;
 	int err_code;
 	char err_msg[1024];
 };
@@ -144,6 +147,12 @@ static bool skipped(const struct ctx *c, const char *rel)
 	for (const char *const *s = c->skip; s && *s; s++)
 		if (strcmp(*s, rel) == 0)
 			return true;
+	if (c->skip_suffix) {
+		size_t n = strlen(rel), k = strlen(c->skip_suffix);
+
+		if (n >= k && strcmp(rel + n - k, c->skip_suffix) == 0)
+			return true;
+	}
 	return false;
 }
 
@@ -350,6 +359,10 @@ static void *worker(void *arg)
 		atomic_fetch_add(&c->done, 1);
 	}
 	free(buf);
+	pthread_mutex_lock(&c->lock);
+	if (--c->running == 0)
+		pthread_cond_signal(&c->idle);
+	pthread_mutex_unlock(&c->lock);
 	return NULL;
 }
 
@@ -396,19 +409,37 @@ static int run_phase(struct ctx *c, unsigned threads, struct progress_state *ps)
 		return 0;
 	if (threads > c->n_order)
 		threads = (unsigned)c->n_order;
+	pthread_mutex_lock(&c->lock);
+	c->running = threads;
 	for (unsigned i = 0; i < threads; i++) {
 		if (pthread_create(&tid[started], NULL, worker, c) != 0)
 			break;
 		started++;
 	}
-	if (started == 0)
+	c->running = started;
+	pthread_mutex_unlock(&c->lock);
+	if (started == 0) {
+		c->running = 1;
 		worker(c);
-	while (started && !atomic_load(&c->stop) && atomic_load(&c->done) < c->n_order) {
-		struct timespec ts = { 0, TICK_NS };
-
-		nanosleep(&ts, NULL);
-		report(ps, c, false);
 	}
+	/* Wake when the phase ends, or every tick to report and see a cancel. */
+	pthread_mutex_lock(&c->lock);
+	while (c->running > 0) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += TICK_NS;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		if (pthread_cond_timedwait(&c->idle, &c->lock, &ts) != 0) {
+			pthread_mutex_unlock(&c->lock);
+			report(ps, c, false);
+			pthread_mutex_lock(&c->lock);
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
 	ps->done_before += atomic_load(&c->done);
@@ -479,12 +510,14 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 	memset(&c, 0, sizeof(c));
 	c.src_fd = c.dst_fd = -1;
 	pthread_mutex_init(&c.lock, NULL);
+	pthread_cond_init(&c.idle, NULL);
 	if (out)
 		*out = (struct jp_treecopy_result)JP_TREECOPY_RESULT_INIT;
 	if (threads > MAX_THREADS)
 		threads = MAX_THREADS;
 	c.record = opts && opts->record_stats;
 	c.skip = opts ? opts->skip : NULL;
+	c.skip_suffix = opts ? opts->skip_suffix : NULL;
 	c.dst_exists = opts && opts->dst_exists;
 	c.already = opts ? opts->done : NULL;
 	c.umask = jp_tc_umask();
@@ -616,6 +649,7 @@ out:
 	if (c.dst_fd >= 0)
 		close(c.dst_fd);
 	pthread_mutex_destroy(&c.lock);
+	pthread_cond_destroy(&c.idle);
 	if (rc != 0 && out)
 		jp_treecopy_result_dispose(out);
 	return rc;
@@ -694,6 +728,7 @@ int jp_treecopy_remove(const char *path, unsigned threads, struct jp_error *err)
 		return unlink(path) == 0 ? 0 : jp_error_set(err, JP_EIO, "%s: %s", path, strerror(errno));
 	memset(&c, 0, sizeof(c));
 	pthread_mutex_init(&c.lock, NULL);
+	pthread_cond_init(&c.idle, NULL);
 	if (!threads)
 		threads = DEFAULT_THREADS;
 	if (threads > MAX_THREADS)
@@ -733,5 +768,6 @@ out:
 	if (c.dst_fd >= 0)
 		close(c.dst_fd);
 	pthread_mutex_destroy(&c.lock);
+	pthread_cond_destroy(&c.idle);
 	return rc;
 }

@@ -20,6 +20,9 @@ struct jp_treecopy_options {
 	/* Relative paths (files or whole directories) not to copy; NULL-
 	 * terminated, borrowed; NULL = none. */
 	const char *const *skip;
+	/* Files whose name ends so are not copied either (e.g. ".lock", for
+	 * a .git still in use); NULL = none. */
+	const char *skip_suffix;
 	/* dst exists already (an earlier copy filled part of it): directories
 	 * already there are fine. */
 	bool dst_exists;
@@ -28,7 +31,7 @@ struct jp_treecopy_options {
 	const struct jp_treecopy_result *done;
 };
 
-#define JP_TREECOPY_OPTIONS_INIT { 0, false, NULL, false, NULL }
+#define JP_TREECOPY_OPTIONS_INIT { 0, false, NULL, NULL, false, NULL }
 
 struct jp_treecopy_file {
 	char *path;       /* relative to the tree's top, owned */
