@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/shellwords.h"
 #include "git_internal.h"
 
 void jp_git_remote_info_dispose(struct jp_git_remote_info *info)
@@ -176,31 +177,13 @@ out:
 /* Quote for POSIX sh only when needed: plain words stay readable. */
 static char *sh_word(const char *s)
 {
-	size_t n = strlen(s), extra = 2;
-	char *out, *o;
+	size_t n = strlen(s);
+	char *out;
 
 	if (n > 0 && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			       "0123456789-_./:@%+=,") == n)
 		return strdup(s);
-	for (const char *p = s; *p; p++)
-		if (*p == '\'')
-			extra += 3;
-	out = malloc(n + extra + 1);
-	if (!out)
-		return NULL;
-	o = out;
-	*o++ = '\'';
-	for (const char *p = s; *p; p++) {
-		if (*p == '\'') {
-			memcpy(o, "'\\''", 4);
-			o += 4;
-		} else {
-			*o++ = *p;
-		}
-	}
-	*o++ = '\'';
-	*o = '\0';
-	return out;
+	return jp_sh_quote(&out, s) == 0 ? out : NULL;
 }
 
 int jp_git_clone_command(char **out, const char *url, const char *commit, const char *dir,
