@@ -15,6 +15,7 @@
 #include "jobprep/profile.h"
 #include "cli.h"
 #include "cli_port.h"
+#include "output.h"
 
 static void usage(FILE *out)
 {
@@ -55,7 +56,7 @@ static const char *kind_name(enum jp_git_ref_kind k)
 static int print_json(const struct jp_git_clone_result *r)
 {
 	cJSON *o = cJSON_CreateObject();
-	char *text;
+	int rc;
 
 	if (!o || !cJSON_AddStringToObject(o, "path", r->path) ||
 	    !cJSON_AddStringToObject(o, "url", r->url) ||
@@ -68,13 +69,9 @@ static int print_json(const struct jp_git_clone_result *r)
 		cJSON_Delete(o);
 		return JP_EXIT_FAIL;
 	}
-	text = cJSON_Print(o);
+	rc = jp_cli_print_json(o) < 0 ? JP_EXIT_FAIL : JP_EXIT_OK;
 	cJSON_Delete(o);
-	if (!text)
-		return JP_EXIT_FAIL;
-	printf("%s\n", text);
-	cJSON_free(text);
-	return JP_EXIT_OK;
+	return rc;
 }
 
 /* Overwrite the password of scheme://user:password@host/ in place. */

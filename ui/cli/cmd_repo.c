@@ -18,6 +18,7 @@
 #include "jobprep/i18n.h"
 #include "cli.h"
 #include "cli_port.h"
+#include "output.h"
 
 static void usage(FILE *out)
 {
@@ -29,16 +30,13 @@ static void usage(FILE *out)
 		  "pin the commit, and print the clone line for a launch command."));
 }
 
+/* Print o, then free it. */
 static int print(cJSON *o)
 {
-	char *text = o ? cJSON_Print(o) : NULL;
+	int rc = jp_cli_print_json(o) < 0 ? JP_EXIT_FAIL : JP_EXIT_OK;
 
 	cJSON_Delete(o);
-	if (!text)
-		return JP_EXIT_FAIL;
-	printf("%s\n", text);
-	cJSON_free(text);
-	return JP_EXIT_OK;
+	return rc;
 }
 
 static cJSON *str_or_null(const char *s)
