@@ -11,6 +11,19 @@
 #include "jobprep/shellwords.h"
 #include "git_internal.h"
 
+const char *jp_git_ref_kind_name(enum jp_git_ref_kind kind)
+{
+	switch (kind) {
+	case JP_GIT_REF_BRANCH:
+		return "branch";
+	case JP_GIT_REF_TAG:
+		return "tag";
+	case JP_GIT_REF_COMMIT:
+		break;
+	}
+	return "commit";
+}
+
 void jp_git_remote_info_dispose(struct jp_git_remote_info *info)
 {
 	if (!info)

@@ -41,6 +41,10 @@ enum jp_git_ref_kind {
 	JP_GIT_REF_COMMIT,
 };
 
+/* "branch", "tag" or "commit" (not translated: what --json outputs say);
+ * static. */
+const char *jp_git_ref_kind_name(enum jp_git_ref_kind kind);
+
 struct jp_git_clone_options {
 	/* https, http, ssh, user@host:path, git://, file:// or a local path.
 	 * A user:token@ in an http(s) URL is used for that host only and never

@@ -188,6 +188,14 @@ static void clone_line_is_pinned_and_quoted(void **state)
 	assert_int_equal(jp_git_clone_command(&cmd, "-u", sha, "code", 0, NULL), JP_EUSAGE);
 }
 
+static void ref_kinds_have_their_json_names(void **state)
+{
+	(void)state;
+	assert_string_equal(jp_git_ref_kind_name(JP_GIT_REF_BRANCH), "branch");
+	assert_string_equal(jp_git_ref_kind_name(JP_GIT_REF_TAG), "tag");
+	assert_string_equal(jp_git_ref_kind_name(JP_GIT_REF_COMMIT), "commit");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +206,7 @@ int main(void)
 		cmocka_unit_test(redact_drops_secrets_and_http_user_info),
 		cmocka_unit_test(same_server_compares_scheme_host_and_port),
 		cmocka_unit_test(clone_line_is_pinned_and_quoted),
+		cmocka_unit_test(ref_kinds_have_their_json_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

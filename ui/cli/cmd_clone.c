@@ -40,19 +40,6 @@ static void usage(FILE *out)
 		  "is used and never stored."));
 }
 
-static const char *kind_name(enum jp_git_ref_kind k)
-{
-	switch (k) {
-	case JP_GIT_REF_BRANCH:
-		return "branch";
-	case JP_GIT_REF_TAG:
-		return "tag";
-	case JP_GIT_REF_COMMIT:
-		break;
-	}
-	return "commit";
-}
-
 static int print_json(const struct jp_git_clone_result *r)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -61,7 +48,7 @@ static int print_json(const struct jp_git_clone_result *r)
 	if (!o || !cJSON_AddStringToObject(o, "path", r->path) ||
 	    !cJSON_AddStringToObject(o, "url", r->url) ||
 	    !cJSON_AddStringToObject(o, "commit", r->commit) ||
-	    !cJSON_AddStringToObject(o, "ref_kind", kind_name(r->ref_kind)) ||
+	    !cJSON_AddStringToObject(o, "ref_kind", jp_git_ref_kind_name(r->ref_kind)) ||
 	    !(r->ref ? cJSON_AddStringToObject(o, "ref", r->ref) : cJSON_AddNullToObject(o, "ref")) ||
 	    !cJSON_AddBoolToObject(o, "staged", r->staged) ||
 	    !cJSON_AddNumberToObject(o, "files", (double)r->files) ||
@@ -209,7 +196,7 @@ int jp_cmd_clone(int argc, char **argv)
 	} else {
 		if (res.ref)
 			printf(_("%s: %s, %s %s, at commit %s%s\n"), res.path, res.url,
-			       kind_name(res.ref_kind), res.ref, res.commit,
+			       jp_git_ref_kind_name(res.ref_kind), res.ref, res.commit,
 			       res.staged ? _(" (built on local disk, copied to shared storage)")
 					  : "");
 		else

@@ -95,11 +95,6 @@ static int inspect(const char *dir, const char *exec_pattern, bool json)
 	return rc;
 }
 
-static const char *kind_name(enum jp_git_ref_kind k)
-{
-	return k == JP_GIT_REF_BRANCH ? "branch" : k == JP_GIT_REF_TAG ? "tag" : "commit";
-}
-
 static int remote(const char *url, const char *ref, const char *into, bool submodules, bool json)
 {
 	struct jp_git_remote_info info = JP_GIT_REMOTE_INFO_INIT;
@@ -123,7 +118,7 @@ static int remote(const char *url, const char *ref, const char *into, bool submo
 
 		cJSON_AddItemToObject(o, "url", str_or_null(info.url));
 		cJSON_AddItemToObject(o, "ref", str_or_null(info.ref_name));
-		cJSON_AddStringToObject(o, "ref_kind", kind_name(info.ref_kind));
+		cJSON_AddStringToObject(o, "ref_kind", jp_git_ref_kind_name(info.ref_kind));
 		cJSON_AddStringToObject(o, "commit", info.commit);
 		cJSON_AddBoolToObject(o, "commit_verified", !info.commit_unverified);
 		cJSON_AddStringToObject(o, "command", cmd);
