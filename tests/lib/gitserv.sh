@@ -14,6 +14,8 @@
 # Every server listens on 127.0.0.1 only, on a free port, with its pid file
 # and logs in DIR. Stop every server you start (trap).
 
+. "$TOP_SRCDIR/tests/lib/proc.sh"
+
 JP_GIT_ID="-c user.name=jobprep-test -c user.email=test@jobprep.invalid"
 export GIT_CONFIG_NOSYSTEM=1
 
@@ -178,14 +180,7 @@ jp_gitd_stop() {
 	[ -s "$1/gitd.pid" ] || return 0
 	_pid=$(cat "$1/gitd.pid")
 	jp_kill_tree "$_pid" KILL
-	_w=0
-	while kill -0 "$_pid" 2>/dev/null && [ $_w -lt 50 ]; do
-		sleep 0.1
-		_w=$((_w + 1))
-	done
-	kill -9 "$_pid" 2>/dev/null
-	rm -f "$1/gitd.pid"
-	return 0
+	jp_reap "$_pid" "$1/gitd.pid"
 }
 
 # jp_httpd_start DIR REPOS: lighttpd serving REPOS through git http-backend
@@ -286,14 +281,7 @@ jp_httpd_stop() {
 		jp_kill_tree "$_c" KILL
 	done
 	kill "$_pid" 2>/dev/null
-	_w=0
-	while kill -0 "$_pid" 2>/dev/null && [ $_w -lt 50 ]; do
-		sleep 0.1
-		_w=$((_w + 1))
-	done
-	kill -9 "$_pid" 2>/dev/null
-	rm -f "$1/lighttpd.pid"
-	return 0
+	jp_reap "$_pid" "$1/lighttpd.pid"
 }
 
 # jp_json_get FILE KEY: a top-level string/number/bool of a JSON object.

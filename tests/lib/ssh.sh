@@ -14,6 +14,8 @@
 # sshd insists on /run/sshd and a test must not create it on the machine.
 # Needs root (unshare -m) and openssh-server, openssh-client, sshfs.
 
+. "$TOP_SRCDIR/tests/lib/proc.sh"
+
 # jp_ssh_available: 0 when everything needed is there.
 jp_ssh_available() {
 	[ "$(id -u)" = 0 ] || return 1
@@ -96,14 +98,7 @@ jp_sshd_stop() {
 		kill "$_c" 2>/dev/null
 	done
 	kill "$_pid" 2>/dev/null
-	_w=0
-	while kill -0 "$_pid" 2>/dev/null && [ $_w -lt 50 ]; do
-		sleep 0.1
-		_w=$((_w + 1))
-	done
-	kill -9 "$_pid" 2>/dev/null
-	rm -f "$_d/sshd.pid"
-	return 0
+	jp_reap "$_pid" "$_d/sshd.pid"
 }
 
 # jp_sshfs_mount DIR REMOTE MOUNTPOINT [OPTION...]: mount REMOTE (a path on
