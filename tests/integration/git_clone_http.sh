@@ -36,14 +36,24 @@ $J repo --json "$T/out/url" >"$T/repo.json" 2>&1
 jp_expect url_token_is_not_in_repo_output sh -c "! grep -q '$TOKEN' '$T/repo.json'"
 
 # --- the token is blanked out of the command line while the clone runs
-jp_git_big_repo "$T/repos/private/ps.git" 2 || exit 99
+jp_git_big_repo "$T/repos/private/ps.git" 6 || exit 99
 jp_slow_hook "$T/httpd-home/slow-hook"
 printf '[uploadpack]\n\tpackObjectsHook = %s\n' "$T/httpd-home/slow-hook" >"$T/httpd-home/.gitconfig"
 $J clone --progress "http://alice:$TOKEN@127.0.0.1:$JP_HTTPD_PORT/git/private/ps.git" "$T/out/ps" \
 	</dev/null >/dev/null 2>"$T/err" &
 pid=$!
 if jp_wait_text "$T/err" "receiving objects"; then
-	tr '\0' ' ' <"/proc/$pid/cmdline" >"$T/cmdline"
+	# Sample the command line while the clone runs: never the token, and
+	# at least one sample (taken while it was alive) shows the blanked URL.
+	: >"$T/cmdline"
+	_n=0
+	while [ $_n -lt 20 ] && tr '\0' ' ' <"/proc/$pid/cmdline" >"$T/cmdline.1" 2>/dev/null &&
+		[ -s "$T/cmdline.1" ]; do
+		cat "$T/cmdline.1" >>"$T/cmdline"
+		echo >>"$T/cmdline"
+		_n=$((_n + 1))
+		sleep 0.05
+	done
 	jp_expect url_token_is_not_in_the_process_command_line \
 		sh -c "grep -q 'alice:\*\*\*' '$T/cmdline' && ! grep -q '$TOKEN' '$T/cmdline'"
 else
