@@ -15,6 +15,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/mountinfo.h"
+#include "jobprep/path.h"
 #include "jobprep/pathclass.h"
 #include "jobprep/strv.h"
 #include "git_internal.h"
@@ -66,18 +67,15 @@ static bool lexically_ephemeral(const struct jp_profile *profile, const char *ab
 	return false;
 }
 
+/* The target as the person named it, made absolute and lexically normal, so
+ * that `tmp/x` typed in / is judged like `/tmp/x` (not `//tmp/x`). */
 static char *absolute(const char *path)
 {
-	char cwd[PATH_MAX];
-	char *out = NULL;
+	char *abs = jp_path_absolute(path);
+	char *normal = abs ? jp_path_normalize(abs) : NULL;
 
-	if (path[0] == '/')
-		return strdup(path);
-	if (!getcwd(cwd, sizeof(cwd)))
-		return NULL;
-	if (asprintf(&out, "%s/%s", cwd, path) < 0)
-		return NULL;
-	return out;
+	free(abs);
+	return normal;
 }
 
 int jp_git_target_plan(struct jp_git_target *t, const char *target,

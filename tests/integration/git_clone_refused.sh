@@ -63,6 +63,17 @@ ln -s "$T/shared/real/p2" "$T/shared/p2"
 $J clone "$U" "$T/shared/p2" >/dev/null 2>"$T/err"
 jp_expect symlink_to_shared_storage_clones_where_it_points [ -f "$T/shared/real/p2/README" ]
 jp_expect symlink_to_shared_storage_stays_a_symlink [ -L "$T/shared/p2" ]
+
+# A relative target is judged like its absolute path, also when typed in /:
+# a link inside ephemeral storage to ephemeral storage is no escape from
+# shared storage, so the clone goes ahead from / as it does from $T.
+mkdir -p "$T/eph/real"
+ln -s "$T/eph/real" "$T/eph/link"
+(cd / && $J clone "$U" "${T#/}/eph/link/p3" >/dev/null 2>"$T/err")
+jp_expect relative_target_typed_in_root_is_judged_like_its_absolute_path \
+	[ -f "$T/eph/real/p3/README" ]
+(cd "$T" && $J clone "$U" eph/link/p4 >/dev/null 2>"$T/err")
+jp_expect relative_target_typed_elsewhere_is_judged_the_same [ -f "$T/eph/real/p4/README" ]
 sleep 0.2
 # The "no connection" checks above mean something only if this one shows.
 jp_expect the_daemon_log_shows_connections [ "$(connections)" -gt 0 ]
