@@ -1,21 +1,46 @@
 #!/bin/sh
-# Build jobprep from a fresh checkout on Debian/Ubuntu: install what the build
-# and the tests use (only what is missing), then autoreconf, configure, make.
+# Build jobprep from a fresh checkout on Debian/Ubuntu: install what is missing,
+# then autoreconf, configure, make.
 #
-#   autotools/bootstrap.sh                 install, configure, build
-#   JOBPREP_CONFIGURE_FLAGS=--enable-werror autotools/bootstrap.sh
+#   autotools/bootstrap.sh           what the build and the program need
+#   autotools/bootstrap.sh --tests   that, plus what `make check` needs: cmocka,
+#                                    tmux, the git, web and ssh servers, sshfs,
+#                                    Slurm and munge, the shells env.sh is tried
+#                                    in. Their system services are not started
+#                                    (a policy-rc.d during the install): the
+#                                    tests start their own, on loopback.
+#   JOBPREP_CONFIGURE_FLAGS=--enable-werror autotools/bootstrap.sh --tests
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-# Build: compilers, autotools, libraries. Tests: cmocka, tmux, the git, web and
-# ssh servers, sshfs, python3-jsonschema, the shells env output is tried in.
+usage() {
+	echo "usage: autotools/bootstrap.sh [--tests]" >&2
+	exit 2
+}
+
+tests=no
+for arg in "$@"; do
+	case $arg in
+	--tests) tests=yes ;;
+	-h | --help)
+		sed -n '2,12s/^# \{0,1\}//p' "$0"
+		exit 0
+		;;
+	*) usage ;;
+	esac
+done
+
+# The build and the program: compilers, autotools, gettext, the libraries, and
+# git (jobprep asks `git credential` for tokens).
 packages="build-essential autoconf automake autopoint gettext pkg-config
-  libgit2-dev libcjson-dev libncurses-dev libcmocka-dev
-  git tmux lighttpd lighttpd-mod-openssl openssl openssh-server openssh-client sshfs fuse3
-  python3 python3-jsonschema python3-yaml dash zsh bash util-linux procps time
-  slurm-wlm munge jq"
+  libgit2-dev libcjson-dev libncurses-dev git"
+# The tests: real servers and tools, started by the tests themselves.
+test_packages="libcmocka-dev tmux lighttpd lighttpd-mod-openssl openssl
+  openssh-server openssh-client sshfs fuse3 python3 python3-jsonschema python3-yaml
+  dash zsh bash util-linux procps time slurm-wlm munge jq"
+[ "$tests" = yes ] && packages="$packages $test_packages"
 
 missing=
 for p in $packages; do
@@ -23,6 +48,26 @@ for p in $packages; do
 		missing="$missing $p"
 	fi
 done
+
+# install_quietly PKG...: apt-get install with no service started by the
+# packages' scripts (invoke-rc.d asks policy-rc.d; 101 means "not now").
+install_quietly() {
+	policy=/usr/sbin/policy-rc.d
+	made_policy=no
+	if [ ! -e "$policy" ]; then
+		# shellcheck disable=SC2016
+		$sudo sh -c 'printf "#!/bin/sh\n# jobprep bootstrap.sh: no service starts during this install\nexit 101\n" >"$1" && chmod 755 "$1"' sh "$policy"
+		made_policy=yes
+		trap '$sudo rm -f "$policy"' EXIT INT TERM HUP
+	fi
+	$sudo apt-get update -qq
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
+	if [ "$made_policy" = yes ]; then
+		$sudo rm -f "$policy"
+		trap - EXIT INT TERM HUP
+	fi
+}
 
 if [ -n "$missing" ]; then
 	if ! command -v apt-get >/dev/null 2>&1; then
@@ -39,9 +84,8 @@ if [ -n "$missing" ]; then
 		sudo=sudo
 	fi
 	echo "bootstrap.sh: installing:$missing"
-	$sudo apt-get update -qq
 	# shellcheck disable=SC2086
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+	install_quietly $missing
 fi
 
 autoreconf -fi
