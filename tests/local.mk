@@ -110,6 +110,7 @@ tests_unit_test_probe_CFLAGS = $(unit_cflags)
 tests_unit_test_probe_LDADD = $(unit_ldadd)
 tests_unit_test_scan_CFLAGS = $(unit_cflags)
 tests_unit_test_scan_LDADD = $(unit_ldadd)
+tests_unit_test_scan_SOURCES = tests/unit/test_scan.c tests/unit/scratch.h
 # export: exact Slurm scripts and PyTorchJob YAML, quoting, refusals
 check_PROGRAMS += tests/unit/test_export
 TESTS += tests/unit/test_export

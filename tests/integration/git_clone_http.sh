@@ -43,19 +43,31 @@ $J clone --progress "http://alice:$TOKEN@127.0.0.1:$JP_HTTPD_PORT/git/private/ps
 	</dev/null >/dev/null 2>"$T/err" &
 pid=$!
 if jp_wait_text "$T/err" "receiving objects"; then
-	# Sample the command line while the clone runs: never the token, and
-	# at least one sample (taken while it was alive) shows the blanked URL.
+	# Sample the command line while the clone runs, from the jobprep
+	# process itself: every sample shows the blanked URL, none the token,
+	# and a check that read nothing (the clone had ended) fails.
 	: >"$T/cmdline"
-	_n=0
-	while [ $_n -lt 20 ] && tr '\0' ' ' <"/proc/$pid/cmdline" >"$T/cmdline.1" 2>/dev/null &&
-		[ -s "$T/cmdline.1" ]; do
+	n=0
+	while [ $n -lt 20 ]; do
+		case $(cat "/proc/$pid/comm" 2>/dev/null) in
+		jobprep | lt-jobprep) ;;
+		*) break ;;
+		esac
+		tr '\0' ' ' <"/proc/$pid/cmdline" >"$T/cmdline.1" 2>/dev/null && [ -s "$T/cmdline.1" ] ||
+			break
 		cat "$T/cmdline.1" >>"$T/cmdline"
 		echo >>"$T/cmdline"
-		_n=$((_n + 1))
+		n=$((n + 1))
 		sleep 0.05
 	done
-	jp_expect url_token_is_not_in_the_process_command_line \
-		sh -c "grep -q 'alice:\*\*\*' '$T/cmdline' && ! grep -q '$TOKEN' '$T/cmdline'"
+	if [ $n = 0 ]; then
+		jp_fail url_token_is_not_in_the_process_command_line \
+			"no command line read: process $pid was no (longer a) jobprep"
+	else
+		jp_expect url_token_is_not_in_the_process_command_line \
+			sh -c '[ "$(grep -c "alice:\*\*\*[*]*@" "$1")" = "$2" ] && ! grep -q "$3" "$1"' \
+			sh "$T/cmdline" "$n" "$TOKEN"
+	fi
 else
 	jp_fail url_token_is_not_in_the_process_command_line "the transfer never started"
 fi

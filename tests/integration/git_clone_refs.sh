@@ -5,8 +5,10 @@
 # `jobprep repo` on the result.
 set -u
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
+. "$TOP_SRCDIR/tests/lib/unpriv.sh"
 T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-git-refs.XXXXXX") || exit 99
-trap 'jp_gitd_stop "$T"; rm -rf "$T"' EXIT
+NB=
+trap 'jp_gitd_stop "$T"; rm -rf "$T"; [ -z "$NB" ] || rm -rf "$NB"' EXIT
 jp_test_env "$T"
 J=$JOBPREP
 
@@ -101,19 +103,24 @@ jp_expect clone_into_empty_dir_succeeds [ -f "$T/c-empty/README" ]
 jp_expect clone_into_empty_dir_keeps_its_mode [ "$(stat -c %a "$T/c-empty")" = 2770 ]
 
 # --- a directory prepared for us in a parent we may not write in (as nobody):
-# the clone is built inside it, then moved into place entry by entry
-if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
-	chmod 755 "$T"
-	mkdir -p "$T/locked/proj" "$T/nobody-home"
-	chown nobody "$T/locked/proj" "$T/nobody-home"
-	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
-		env HOME="$T/nobody-home" "$J" clone "$U/r.git" "$T/locked/proj" >/dev/null 2>"$T/err"
-	jp_expect clone_into_prepared_dir_of_unwritable_parent_succeeds [ -f "$T/locked/proj/README" ]
-	jp_expect clone_into_prepared_dir_keeps_its_owner [ "$(stat -c %U "$T/locked/proj")" = nobody ]
+# the clone is built inside it, then moved into place entry by entry. nobody
+# runs a copy of jobprep in a folder of its own it can reach ($T and the
+# build tree may be under a 0700 folder).
+if ! why=$(jp_unpriv_unavailable) && NB=$(jp_unpriv_dir) && jp_unpriv_jobprep "$NB"; then
+	mkdir -p "$NB/locked/proj"
+	chown nobody "$NB/locked/proj"
+	jp_unpriv_run "$NB" "$JP_UNPRIV_JOBPREP" clone "$U/r.git" "$NB/locked/proj" \
+		>/dev/null 2>"$T/err"
+	jp_expect clone_into_prepared_dir_of_unwritable_parent_succeeds [ -f "$NB/locked/proj/README" ]
+	jp_expect clone_into_prepared_dir_keeps_its_owner [ "$(stat -c %U "$NB/locked/proj")" = nobody ]
 	jp_expect clone_into_prepared_dir_leaves_no_temporary \
-		[ -z "$(ls -A "$T/locked/proj" | grep jobprep-tmp)" ]
+		[ -z "$(ls -A "$NB/locked/proj" | grep jobprep-tmp)" ]
 	jp_expect clone_into_prepared_dir_is_a_working_repository \
-		[ "$(git -C "$T/locked/proj" -c safe.directory='*' rev-parse HEAD)" = "$(rev r.git main)" ]
+		[ "$(git -C "$NB/locked/proj" -c safe.directory='*' rev-parse HEAD)" = "$(rev r.git main)" ]
+	rm -rf "$NB"
+	NB=
+else
+	jp_skip clone_into_prepared_dir_of_unwritable_parent "${why:-no folder nobody can reach}"
 fi
 
 # --- an empty mount point (a volume mounted for the project): built inside it

@@ -306,6 +306,8 @@ jp_fail() {
 	echo "not ok - $1${2:+: $2}"
 	JP_T_FAILED=1
 }
+# jp_skip NAME REASON: a case that cannot run here, and why.
+jp_skip() { echo "ok - $1 # SKIP $2"; }
 # jp_expect NAME COMMAND...: the case passes when COMMAND succeeds.
 jp_expect() {
 	_name=$1

@@ -4,11 +4,14 @@
 
 #include <dirent.h>
 #include <ftw.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 struct scratch {
@@ -29,6 +32,56 @@ static inline int scratch_setup(void **state)
 	}
 	*state = s;
 	return 0;
+}
+
+/* 1 when the unprivileged user 65534 (nobody) can reach dir (search it and
+ * every folder above it), as seen by a child that drops root to that user;
+ * 0 when it cannot, or when we are not root (then nothing can be dropped). */
+static inline int scratch_nobody_can_reach(const char *dir)
+{
+	int status;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		return 0;
+	pid = fork();
+	if (pid < 0)
+		return 0;
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(2);
+		_exit(access(dir, X_OK) == 0 ? 0 : 1);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return 0;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* A fresh folder (mode 0755) named NAME-XXXXXX for a test whose child runs
+ * as nobody: under the first of $TMPDIR, /tmp, /var/tmp, /dev/shm that
+ * nobody can reach (a $TMPDIR under a 0700 home is not), so the build tree's
+ * place never matters. When none is (or when not root), it is made under
+ * $TMPDIR (else /tmp) and *reachable is 0. Returns 0, or -1. */
+static inline int scratch_mkdtemp_for_nobody(char *out, size_t len, const char *name,
+					     int *reachable)
+{
+	const char *tmp = getenv("TMPDIR");
+	const char *bases[] = { tmp && *tmp ? tmp : "/tmp", "/tmp", "/var/tmp", "/dev/shm" };
+
+	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		if ((size_t)snprintf(out, len, "%s/%s-XXXXXX", bases[i], name) >= len ||
+		    !mkdtemp(out))
+			continue;
+		if (chmod(out, 0755) == 0 && scratch_nobody_can_reach(out)) {
+			*reachable = 1;
+			return 0;
+		}
+		rmdir(out);
+	}
+	*reachable = 0;
+	if ((size_t)snprintf(out, len, "%s/%s-XXXXXX", bases[0], name) >= len || !mkdtemp(out))
+		return -1;
+	return chmod(out, 0755) == 0 ? 0 : -1;
 }
 
 static inline int scratch_remove_one(const char *path, const struct stat *st, int flag,
