@@ -380,12 +380,10 @@ static int recompute_outputs(struct jp_flow *flow)
 		return JP_ENOMEM;
 	if (dflt_owned(flow, K_MANIFEST_PATH, &flow->manifest_path, manifest) < 0)
 		return JP_ENOMEM;
-	if (flow->manifest_path) {
-		const char *slash = strrchr(flow->manifest_path, '/');
-		size_t dir = slash ? (size_t)(slash - flow->manifest_path) : 0;
-		if (asprintf(&env, "%.*s/env.sh", (int)dir, flow->manifest_path) < 0)
-			return JP_ENOMEM;
-	}
+	/* in the run's folder, wherever the manifest's copy goes: runs never
+	 * share an env.sh */
+	if (out && asprintf(&env, "%s/env.sh", out) < 0)
+		return JP_ENOMEM;
 	return dflt_owned(flow, K_ENV_PATH, &flow->env_path, env);
 }
 

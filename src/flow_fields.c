@@ -148,10 +148,12 @@ static const struct jp_field review_fields[] = {
 	{ "review.manifest_path", JP_STEP_REVIEW, JP_FIELD_PATH, JP_FIELD_FLOW_ONLY,
 	  N_("Manifest"),
 	  N_("Where the manifest is written; by default into the run's output directory, so "
-	     "every run records how it was made."),
+	     "every run records how it was made. A file elsewhere is a copy: the run's folder "
+	     "still gets the manifest."),
 	  NULL, 0, 0, NULL },
 	{ "review.env_path", JP_STEP_REVIEW, JP_FIELD_PATH, JP_FIELD_FLOW_ONLY, N_("env.sh"),
-	  N_("The POSIX sh file the launch command sources; by default next to the manifest."),
+	  N_("The POSIX sh file the launch command sources; always in the run's folder, so "
+	     "runs never share one."),
 	  NULL, 0, 0, NULL },
 	{ NULL, 0, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
 };

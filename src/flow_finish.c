@@ -90,27 +90,41 @@ static int next_action(bool *any, enum jp_action *kind, size_t *index, const str
 	return rc;
 }
 
-static int write_files(struct jp_flow *flow, struct jp_error *err)
+/* env.sh first, then the run's manifest (what says the run is ready), then
+ * its copy; a failure removes what this write put in place. */
+static int write_files(struct jp_flow *flow, bool force, const struct jp_port *port,
+		       struct jp_error *err)
 {
 	struct jp_manifest *m = NULL;
-	char *env = NULL;
+	char *env = NULL, *manifest = NULL, *copy = NULL;
 	int rc;
 
 	if (!flow->manifest_path || !flow->env_path)
 		return jp_error_set(err, JP_EUSAGE, "%s",
 				    _("review.manifest_path: no place to write the manifest yet"));
-	rc = jp_flow_take_manifest(&m, flow, err);
+	if (flow_run_files(&manifest, &copy, flow) < 0)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	rc = copy ? flow_copy_allowed(flow, copy, force, true, port, err) : 0;
 	if (rc == 0)
-		rc = jp_manifest_validate(m, flow->manifest_path, err);
+		rc = jp_flow_take_manifest(&m, flow, err);
+	if (rc == 0)
+		rc = jp_manifest_validate(m, manifest, err);
 	if (rc == 0)
 		rc = jp_envsh_render(&env, m, err);
-	/* env.sh first: the manifest is what says the run is ready */
 	if (rc == 0)
 		rc = jp_file_write_atomic(flow->env_path, env, strlen(env), 0644, err);
 	if (rc == 0) {
-		rc = jp_manifest_write(m, flow->manifest_path, 0644, err);
+		rc = jp_manifest_write(m, manifest, 0644, err);
 		if (rc < 0)
 			unlink(flow->env_path);
+	}
+	if (rc == 0 && copy) {
+		/* the same text: the copy is byte for byte the run's manifest */
+		rc = jp_manifest_write(m, copy, 0644, err);
+		if (rc < 0) {
+			unlink(manifest);
+			unlink(flow->env_path);
+		}
 	}
 	if (rc == 0) {
 		/* what was written is what the draft says, time included */
@@ -119,7 +133,25 @@ static int write_files(struct jp_flow *flow, struct jp_error *err)
 			rc = jp_error_set(err, rc, "%s", _("out of memory"));
 	}
 	free(env);
+	free(manifest);
+	free(copy);
 	jp_manifest_free(m);
+	return rc;
+}
+
+/* Before anything is made: a copy that may not be written refuses now. */
+static int copy_refused_early(const struct jp_flow *flow, bool force, const struct jp_port *port,
+			      struct jp_error *err)
+{
+	char *manifest = NULL, *copy = NULL;
+	int rc = flow_run_files(&manifest, &copy, flow);
+
+	if (rc < 0)
+		rc = jp_error_set(err, rc, "%s", _("out of memory"));
+	else if (copy)
+		rc = flow_copy_allowed(flow, copy, force, false, port, err);
+	free(manifest);
+	free(copy);
 	return rc;
 }
 
@@ -129,12 +161,16 @@ int jp_flow_finish(struct jp_flow *flow, unsigned flags, const struct jp_port *p
 	bool force = flags & JP_FINISH_FORCE, deep = flags & JP_FINISH_DEEP;
 	int rc;
 
-	/* 1. Nothing is made while an answer is wrong. */
+	/* 1. Nothing is made while an answer is wrong, or while the manifest's
+	 * copy would replace what it must not. */
 	if (!force) {
 		rc = flow_report_failures(flow, NULL, err);
 		if (rc < 0)
 			return rc;
 	}
+	rc = copy_refused_early(flow, force, port, err);
+	if (rc < 0)
+		return rc;
 
 	/* 2. clone / inspect / resolve, scans, output directories */
 	for (int guard = 0; guard < MAX_ACTIONS; guard++) {
@@ -190,7 +226,7 @@ int jp_flow_finish(struct jp_flow *flow, unsigned flags, const struct jp_port *p
 		rc = jp_error_set(err, JP_ECANCELED, "%s", _("cancelled"));
 		goto fail;
 	}
-	rc = write_files(flow, err);
+	rc = write_files(flow, force, port, err);
 	if (rc < 0)
 		goto fail;
 	/* made for good now */

@@ -148,4 +148,31 @@ int flow_report_failures(const struct jp_flow *flow, const char *origin, struct 
 /* Actions whose results defaults wait for (a clone still to come ...). */
 bool flow_code_pending(const struct jp_flow *flow);
 
+/* flow_files.c: where a run's files go. The run's manifest is
+ * review.manifest_path when that lies in the run's folder, else
+ * {output_dir}/job.json, with a copy at review.manifest_path (*copy; NULL
+ * when none). Both the caller's; JP_ENOMEM. */
+int flow_run_files(char **manifest, char **copy, const struct jp_flow *flow);
+/* What is at the copy's path now. */
+enum copy_state {
+	COPY_FREE,       /* nothing, or in the run's folder */
+	COPY_OURS,       /* a manifest of this run (it names this run's folder) */
+	COPY_OTHER_RUN,  /* a manifest of another run: *other_run is its folder */
+	COPY_OTHER_FILE, /* a regular file that is no manifest */
+	COPY_LINK,       /* a symbolic link: never written through */
+	COPY_NOT_FILE,   /* a directory, a device ... */
+};
+int flow_copy_state(enum copy_state *st, char **other_run, const struct jp_flow *flow,
+		    const char *path);
+/* The inline verdict of review.manifest_path (what is at the copy's path)
+ * or review.env_path (in the run's folder), past the path's own checks. */
+int flow_judge_review_path(struct jp_verdict *v, const struct jp_flow *flow, enum fkey key,
+			   const char *path);
+/* May the copy be written? A link or a non-file: never (JP_EREFUSED).
+ * Another run's manifest or another file: with `force`; else, when `ask`,
+ * when port->confirm says yes; when not `ask`, whenever port->confirm
+ * exists (it is asked later). JP_EREFUSED with the way out otherwise. */
+int flow_copy_allowed(const struct jp_flow *flow, const char *copy, bool force, bool ask,
+		      const struct jp_port *port, struct jp_error *err);
+
 #endif

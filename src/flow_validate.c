@@ -354,6 +354,7 @@ static int judge_launch(struct jp_verdict *v, const struct jp_flow *flow, const 
 	ctx.log_dir = m->outputs.log_dir;
 	ctx.data_dir = m->n_data ? m->data[0].path : NULL;
 	ctx.code_repo_url = m->code.source == JP_CODE_LAUNCH_CLONE ? m->code.repo_url : NULL;
+	ctx.code_commit = m->code.source == JP_CODE_LAUNCH_CLONE ? m->code.repo_commit : NULL;
 	ctx.workers = (long long)m->job.workers;
 	if (ctx.workers > 1 && ctx.project_is_local && m->code.path) {
 		struct flow_cache *c = flow->cache;
@@ -368,11 +369,21 @@ static int judge_launch(struct jp_verdict *v, const struct jp_flow *flow, const 
 	rc = jp_lint_command(&r, cmd, &ctx, NULL);
 	if (rc < 0)
 		return rc;
+	/* A failing finding comes first; it fails only once the commit to
+	 * pin is known (the review's check then gives the exact line). */
+	size_t first = 0;
+	for (size_t i = 0; i < r.n; i++)
+		if (r.items[i].fails) {
+			first = i;
+			break;
+		}
+	enum jp_check_status st = r.n && r.items[first].fails && m->code.repo_commit
+					  ? JP_CHECK_FAIL
+					  : JP_CHECK_WARN;
 	if (r.n == 1)
-		flow_verdict_set(v, JP_CHECK_WARN, "%s", r.items[0].message);
+		flow_verdict_set(v, st, "%s", r.items[first].message);
 	else if (r.n > 1)
-		flow_verdict_set(v, JP_CHECK_WARN, _("%s (and %zu more)"), r.items[0].message,
-				 r.n - 1);
+		flow_verdict_set(v, st, _("%s (and %zu more)"), r.items[first].message, r.n - 1);
 	else
 		flow_verdict_set(v, JP_CHECK_PASS, NULL);
 	jp_lint_report_dispose(&r);
@@ -619,6 +630,8 @@ int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow, const 
 		else if (!parent_exists(s) && !under(s, m->outputs.output_dir))
 			flow_verdict_set(v, JP_CHECK_FAIL,
 					 _("the directory for %s does not exist"), s);
+		else
+			rc = flow_judge_review_path(v, flow, r->key, s);
 		break;
 	case K_DATA_PATH:
 		if (empty)

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jobprep/git.h"
 #include "jobprep/i18n.h"
 #include "jobprep/lint.h"
 #include "jobprep/manifest.h"
@@ -40,6 +41,10 @@ struct lint {
 	struct jp_strv code_remotes; /* `git remote add NAME URL` of the code */
 	struct jp_mount_table mounts; /* read once, when a path needs it */
 	int mounts_state;             /* 0 not read, 1 read, -1 unreadable */
+	/* launch_clone: how far the command got with the pinned clone */
+	enum { CLONE_NONE, CLONE_SOURCE, CLONE_PINNED } clone_state;
+	bool fetched_commit; /* a `git fetch` of the commit: FETCH_HEAD is it */
+	char *ran_first;     /* the first program run before the pin; NULL: none */
 };
 
 /* --- small helpers -------------------------------------------------------- */
@@ -134,6 +139,7 @@ static const char *kind_id(enum jp_lint_kind k)
 	case JP_LINT_NOT_SHARED: return "launch.not_shared";
 	case JP_LINT_SYNC: return "launch.sync";
 	case JP_LINT_SYNTAX: return "launch.syntax";
+	case JP_LINT_CLONE_FIRST: return "launch.clone_first";
 	}
 	return "launch";
 }
@@ -145,7 +151,8 @@ static void add(struct lint *L, enum jp_lint_kind kind, const char *word,
 		const char *path, const char *fmt, ...)
 {
 	struct jp_lint_report *r = L->out;
-	struct jp_lint_finding f = { kind, NULL, NULL, NULL, NULL, kind == JP_LINT_SYNC };
+	struct jp_lint_finding f = { kind, NULL, NULL, NULL, NULL, kind == JP_LINT_SYNC,
+				     kind == JP_LINT_CLONE_FIRST };
 	va_list ap;
 
 	/* One finding per kind and word. */
@@ -489,28 +496,44 @@ static void unpack(struct lint *L, const char *word)
 	    word);
 }
 
-static void lint_git(struct lint *L, const struct cmd *c, size_t i)
+/* The index of git's subcommand, `git` being at i (global options skipped). */
+static size_t git_subcommand(const struct cmd *c, size_t i)
 {
 	i++;
 	while (i < c->n && is_option(c->args[i]->text)) {
 		const char *a = c->args[i]->text;
 		i += (strcmp(a, "-C") == 0 || strcmp(a, "-c") == 0) ? 2 : 1;
 	}
+	return i;
+}
+
+/* The index of `git clone`'s repository operand, `clone` being at sub. */
+static size_t clone_url_index(const struct cmd *c, size_t sub)
+{
+	size_t u = sub + 1;
+
+	/* options of clone that take a value */
+	while (u < c->n && is_option(c->args[u]->text)) {
+		const char *a = c->args[u]->text;
+		bool value = strcmp(a, "-b") == 0 || strcmp(a, "--branch") == 0 ||
+			     strcmp(a, "--depth") == 0 || strcmp(a, "-o") == 0 ||
+			     strcmp(a, "--origin") == 0 || strcmp(a, "-c") == 0 ||
+			     strcmp(a, "--config") == 0 || strcmp(a, "--reference") == 0 ||
+			     strcmp(a, "-j") == 0 || strcmp(a, "--filter") == 0 ||
+			     strcmp(a, "--revision") == 0;
+		u += value ? 2 : 1;
+	}
+	return u;
+}
+
+static void lint_git(struct lint *L, const struct cmd *c, size_t i)
+{
+	i = git_subcommand(c, i);
 	const char *sub = arg(c, i);
 	if (!sub)
 		return;
 	if (strcmp(sub, "clone") == 0) {
-		size_t u = i + 1;
-		/* options of clone that take a value */
-		while (u < c->n && is_option(c->args[u]->text)) {
-			const char *a = c->args[u]->text;
-			bool value = strcmp(a, "-b") == 0 || strcmp(a, "--branch") == 0 ||
-				     strcmp(a, "--depth") == 0 || strcmp(a, "-o") == 0 ||
-				     strcmp(a, "--origin") == 0 || strcmp(a, "-c") == 0 ||
-				     strcmp(a, "--config") == 0 || strcmp(a, "--reference") == 0 ||
-				     strcmp(a, "-j") == 0 || strcmp(a, "--filter") == 0;
-			u += value ? 2 : 1;
-		}
+		size_t u = clone_url_index(c, i);
 		const char *url = arg(c, u);
 		char *e = u < c->n ? expand(L, c->args[u]) : NULL;
 		bool pinned = jp_url_same_repo(e, L->ctx->code_repo_url);
@@ -758,6 +781,152 @@ static void lint_program(struct lint *L, const struct cmd *c, size_t i, int nest
 	} else {
 		lint_unpack_tools(L, c, i, name);
 	}
+}
+
+/* --- launch_clone: the pinned clone before anything else ------------------- */
+
+/* The word names the recorded commit: the full id or a prefix of at least
+ * seven hex digits (variables expanded as far as known). */
+static bool is_commit_word(const struct lint *L, const struct jp_sh_word *w)
+{
+	const char *commit = L->ctx->code_commit;
+	char *e = expand(L, w);
+	size_t n = e ? strlen(e) : 0;
+	bool yes = commit && n >= 7 && n <= strlen(commit) && strspn(e, "0123456789abcdefABCDEF") == n &&
+		   strncasecmp(e, commit, n) == 0;
+
+	free(e);
+	return yes;
+}
+
+static bool clone_revision_is_commit(const struct lint *L, const struct cmd *c, size_t sub)
+{
+	for (size_t k = sub + 1; k < c->n; k++) {
+		const struct jp_sh_word *w = c->args[k];
+		if (strcmp(w->text, "--revision") == 0 && k + 1 < c->n)
+			return is_commit_word(L, c->args[k + 1]);
+		if (strncmp(w->text, "--revision=", 11) == 0) {
+			struct jp_sh_word v = *w;
+			v.text = w->text + 11;
+			return is_commit_word(L, &v);
+		}
+	}
+	return false;
+}
+
+/* git clone / remote add of the code, fetch of the commit, checkout of it. */
+static void clone_git(struct lint *L, const struct cmd *c, size_t i)
+{
+	const char *url = L->ctx->code_repo_url;
+	size_t s = git_subcommand(c, i);
+	const char *sub = arg(c, s);
+	size_t u = c->n;
+
+	if (!sub)
+		return;
+	if (strcmp(sub, "clone") == 0)
+		u = clone_url_index(c, s);
+	else if (strcmp(sub, "remote") == 0 && arg(c, s + 1) && strcmp(arg(c, s + 1), "add") == 0)
+		u = first_operand(c, s + 2) + 1;
+	if (u < c->n) {
+		char *e = expand(L, c->args[u]);
+		if (jp_url_same_repo(e, url) && L->clone_state == CLONE_NONE)
+			L->clone_state = CLONE_SOURCE;
+		free(e);
+		if (L->clone_state == CLONE_SOURCE && strcmp(sub, "clone") == 0 &&
+		    clone_revision_is_commit(L, c, s))
+			L->clone_state = CLONE_PINNED;
+	}
+	bool fetch = strcmp(sub, "fetch") == 0;
+	bool checkout = strcmp(sub, "checkout") == 0 || strcmp(sub, "switch") == 0 ||
+			strcmp(sub, "reset") == 0;
+	for (size_t k = s + 1; (fetch || checkout) && k < c->n; k++) {
+		const struct jp_sh_word *w = c->args[k];
+		if (fetch && L->clone_state == CLONE_NONE && !is_option(w->text)) {
+			char *e = expand(L, w);
+			if (jp_url_same_repo(e, url))
+				L->clone_state = CLONE_SOURCE; /* git fetch URL COMMIT */
+			free(e);
+		}
+		if (is_option(w->text) || !is_commit_word(L, w)) {
+			if (checkout && L->fetched_commit && strcmp(w->text, "FETCH_HEAD") == 0 &&
+			    L->clone_state == CLONE_SOURCE)
+				L->clone_state = CLONE_PINNED;
+			continue;
+		}
+		if (fetch)
+			L->fetched_commit = true;
+		else if (L->clone_state == CLONE_SOURCE)
+			L->clone_state = CLONE_PINNED;
+	}
+	/* nothing recorded to pin to: the clone is all that can be asked */
+	if (L->clone_state == CLONE_SOURCE && !L->ctx->code_commit)
+		L->clone_state = CLONE_PINNED;
+}
+
+/* One simple command, in order: until the pin, only git and commands that
+ * run nothing of the project (cd, mkdir, export, ...) may come. */
+static void clone_step(struct lint *L, const struct cmd *c, size_t i)
+{
+	static const char *const harmless[] = { "cd", "mkdir", "rm", "export", "set", "unset",
+						"umask", "true", ":", "echo", "printf", "test",
+						"[", "exit", NULL };
+	const char *name;
+
+	if (!L->ctx->code_repo_url || L->clone_state == CLONE_PINNED || L->ran_first ||
+	    c->sh->depth > 0 || i >= c->n)
+		return;
+	name = base_name(c->args[i]->text);
+	if (strcmp(name, "git") == 0) {
+		clone_git(L, c, i);
+		return;
+	}
+	for (size_t k = 0; harmless[k]; k++)
+		if (strcmp(name, harmless[k]) == 0)
+			return;
+	/* sh -c '...': its commands are judged one by one */
+	if (is_shell(name))
+		for (size_t k = i + 1; k < c->n && is_option(c->args[k]->text); k++)
+			if (strcmp(c->args[k]->text, "-c") == 0)
+				return;
+	if (!(L->ran_first = strdup(c->args[i]->text)))
+		L->oom = 1;
+}
+
+/* After the whole command: a failing finding with the line to put first. */
+static void clone_verdict(struct lint *L)
+{
+	const struct jp_lint_context *ctx = L->ctx;
+	const char *url = ctx->code_repo_url;
+	const char *dir = ctx->project_dir ? ctx->project_dir : "code";
+	char *line = NULL;
+
+	if (!url || L->clone_state == CLONE_PINNED)
+		return;
+	if (ctx->code_commit)
+		jp_git_clone_command(&line, url, ctx->code_commit, dir, 0, NULL);
+	if (!line && asprintf(&line, "git clone %s %s", url, dir) < 0) {
+		L->oom = 1;
+		return;
+	}
+	if (L->clone_state == CLONE_SOURCE)
+		add(L, JP_LINT_CLONE_FIRST, "git clone", NULL,
+		    _("the launch command clones %s but does not check out the recorded commit %s "
+		      "before it runs anything else, so the job runs whatever the branch holds when "
+		      "it starts. Put this line first instead: %s &&"),
+		    url, ctx->code_commit, line);
+	else if (L->ran_first)
+		add(L, JP_LINT_CLONE_FIRST, L->ran_first, NULL,
+		    _("'%s' runs before the code is cloned: with code.source launch_clone the launch "
+		      "command must first clone %s (and check out the recorded commit), or the job "
+		      "runs without its code. Put this line first: %s &&"),
+		    L->ran_first, url, line);
+	else
+		add(L, JP_LINT_CLONE_FIRST, "", NULL,
+		    _("the launch command never clones %s: with code.source launch_clone the job "
+		      "would run without its code. Put this line first: %s &&"),
+		    url, line);
+	free(line);
 }
 
 /* --- paths ---------------------------------------------------------------- */
@@ -1024,6 +1193,7 @@ static void lint_command(struct lint *L, const struct jp_sh_command *sh, int nes
 	}
 
 	size_t i = skip_wrappers(L, &c, &env_assigns, &n_env);
+	clone_step(L, &c, i);
 	if (i < c.n) {
 		const char *name = base_name(c.args[i]->text);
 		if (strcmp(name, "cd") == 0 && sh->depth == 0)
@@ -1189,6 +1359,8 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 	if (command)
 		lint_line(&L, command, 0);
 	if (!L.oom && command && *command)
+		clone_verdict(&L);
+	if (!L.oom && command && *command)
 		lint_sync(&L);
 
 	if (L.oom) {
@@ -1201,18 +1373,20 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 	}
 	free(L.vars);
 	free(L.cwd);
+	free(L.ran_first);
 	jp_strv_dispose(&L.code_remotes);
 	jp_mount_table_dispose(&L.mounts);
 	return rc;
 }
 
-int jp_lint_manifest(struct jp_manifest *m, const struct jp_profile *profile,
-		     struct jp_error *err)
+int jp_lint_manifest_report(struct jp_lint_report *out, const struct jp_manifest *m,
+			    const struct jp_profile *profile, struct jp_error *err)
 {
 	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
-	struct jp_lint_report r = JP_LINT_REPORT_INIT;
-	int rc;
+	bool lclone = m->code.source == JP_CODE_LAUNCH_CLONE;
 
+	out->items = NULL;
+	out->n = 0;
 	if (!m->job.launch_command || !*m->job.launch_command)
 		return 0;
 	ctx.profile = profile ? profile : m->profile;
@@ -1222,14 +1396,24 @@ int jp_lint_manifest(struct jp_manifest *m, const struct jp_profile *profile,
 	ctx.checkpoint_dir = m->outputs.checkpoint_dir;
 	ctx.log_dir = m->outputs.log_dir;
 	ctx.data_dir = m->n_data > 0 ? m->data[0].path : NULL;
-	ctx.code_repo_url = m->code.source == JP_CODE_LAUNCH_CLONE ? m->code.repo_url : NULL;
+	ctx.code_repo_url = lclone ? m->code.repo_url : NULL;
+	ctx.code_commit = lclone ? m->code.repo_commit : NULL;
 	ctx.workers = (long long)m->job.workers;
-	rc = jp_lint_command(&r, m->job.launch_command, &ctx, err);
+	return jp_lint_command(out, m->job.launch_command, &ctx, err);
+}
+
+int jp_lint_manifest(struct jp_manifest *m, const struct jp_profile *profile,
+		     struct jp_error *err)
+{
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	int rc = jp_lint_manifest_report(&r, m, profile, err);
+
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < r.n; i++) {
-		rc = jp_manifest_add_check(m, r.items[i].id, JP_CHECK_WARN, r.items[i].path, "%s",
-					   r.items[i].message);
+		rc = jp_manifest_add_check(m, r.items[i].id,
+					   r.items[i].fails ? JP_CHECK_FAIL : JP_CHECK_WARN,
+					   r.items[i].path, "%s", r.items[i].message);
 		if (rc < 0) {
 			rc = jp_error_set(err, rc, "%s", _("out of memory"));
 			break;

@@ -45,3 +45,6 @@ libjobprep_a_SOURCES += include/jobprep/mountinfo.h src/mountinfo.c \
 # export: a manifest as a Slurm batch script or a Kubeflow PyTorchJob
 libjobprep_a_SOURCES += include/jobprep/export.h src/export_internal.h src/export.c \
 	src/export_slurm.c src/export_pytorchjob.c
+# runs: where a run's files go (and whether a copy may replace what is there);
+# the digest line that tells an unedited export from an edited file
+libjobprep_a_SOURCES += src/flow_files.c src/export_stamp.c

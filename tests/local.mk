@@ -116,6 +116,12 @@ check_PROGRAMS += tests/unit/test_export
 TESTS += tests/unit/test_export
 tests_unit_test_export_CFLAGS = $(unit_cflags)
 tests_unit_test_export_LDADD = $(unit_ldadd)
+# export: the digest line that tells an unedited export from an edited file
+check_PROGRAMS += tests/unit/test_export_stamp
+TESTS += tests/unit/test_export_stamp
+tests_unit_test_export_stamp_CFLAGS = $(unit_cflags)
+tests_unit_test_export_stamp_LDADD = $(unit_ldadd)
+tests_unit_test_export_stamp_SOURCES = tests/unit/test_export_stamp.c tests/unit/scratch.h
 endif
 
 # fuzz targets (--enable-fuzzing, clang): run by hand, e.g.
@@ -152,6 +158,12 @@ EXTRA_DIST += tests/integration/option_without_argument.sh
 EXPORT_TESTS = tests/integration/export_slurm.sh tests/integration/export_pytorchjob.sh
 TESTS += $(EXPORT_TESTS)
 EXTRA_DIST += $(EXPORT_TESTS) tests/lib/slurm.sh
+# runs: every run in its own folder, -o a copy that replaces no other run's manifest;
+# export -o replaces only an unedited export; launch_clone clones the pinned commit first
+RUNS_TESTS = tests/integration/init_runs.sh tests/integration/export_replace.sh \
+	tests/integration/launch_clone_pinned.sh
+TESTS += $(RUNS_TESTS)
+EXTRA_DIST += $(RUNS_TESTS)
 # tui: the wizard driven in a real terminal (tmux), one behaviour per script
 TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/tmp_output_rejected.sh tests/tui/resize_mid_clone.sh \

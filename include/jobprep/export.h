@@ -12,6 +12,9 @@
 #ifndef JOBPREP_EXPORT_H
 #define JOBPREP_EXPORT_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "jobprep/error.h"
 #include "jobprep/manifest.h"
 
@@ -48,6 +51,23 @@ unsigned jp_export_file_mode(enum jp_export_target target);
  * says why) or JP_ENOMEM. */
 int jp_export_render(char **out, unsigned *notes, const struct jp_manifest *m,
 		     enum jp_export_target target, const char *origin, struct jp_error *err);
+
+/* The digest line. `jobprep export` stamps every file it writes with one
+ * comment line,
+ *   # jobprep-export-digest: fnv1a64=<16 hex> (jobprep export -o replaces ...)
+ * right after a #! line (else first), holding the FNV-1a 64 digest of every
+ * other byte of the file. A file whose line is there and still matches is an
+ * export nobody edited since; anything else (edited, or written by someone
+ * else) is not replaced without being told.
+ *
+ * jp_export_stamp: text with the line added; *out the caller's (free()).
+ * jp_export_is_unedited: len bytes of text carry a matching line.
+ * jp_export_may_replace: 0 when nothing is at `path` or it holds an unedited
+ * export; JP_EREFUSED (the message names the file and why) for an edited
+ * file, another file, a symbolic link or a non-file; JP_EIO when unreadable. */
+int jp_export_stamp(char **out, const char *text, struct jp_error *err);
+bool jp_export_is_unedited(const char *text, size_t len);
+int jp_export_may_replace(const char *path, struct jp_error *err);
 
 /* The two exporters, for a manifest already validated.
  *

@@ -93,6 +93,12 @@ const struct jp_field *jp_flow_field(const char *key);
  *   outputs.output_dir outputs.checkpoint_dir outputs.log_dir
  *   job.launch_command    job.env (list; items job.env[N].name .value)
  *   review.manifest_path review.env_path   (flow only; default in output dir)
+ *
+ * Every run in its own folder: the run's manifest and env.sh are always
+ * written into outputs.output_dir (env.sh must lie there); a
+ * review.manifest_path outside it gets a copy of the manifest, which never
+ * replaces another run's manifest or another file unless told (see
+ * jp_flow_finish), and is never written through a symbolic link.
  */
 
 /* --- The flow object ----------------------------------------------------- */
@@ -238,19 +244,30 @@ enum jp_finish_flags {
 };
 
 /* Finish the flow: refuse (JP_ECHECK, nothing made, one "KEY: message" per
- * failing field in err) when any active field's inline check fails; then
+ * failing field in err) when any active field's inline check fails, and
+ * refuse (JP_EREFUSED, nothing made) a copy of the manifest that would
+ * replace another run's manifest or another file, unless FORCE or
+ * port->confirm (asked just before writing) says yes; then
  * run every pending task in order (jp_flow_pending) on this thread with
  * `port`, look at the fields again (a checkout of another repository, no
  * scripts/train.sh after the clone), run the checks; then, unless a check
  * failed (JP_ECHECK; FORCE writes anyway, recording the failures), write
- * env.sh to review.env_path and the manifest to review.manifest_path, both
- * atomically. port->progress is also called (phase JP_PHASE_DONE) between
+ * env.sh to review.env_path, the manifest into the run's folder and its copy
+ * (jp_flow_files), each atomically; when a later one fails, the earlier ones
+ * are removed again. port->progress is also called (phase JP_PHASE_DONE) between
  * steps, so a cancel lands before the checks and before the write. The
  * draft (jp_flow_manifest) holds the checks afterwards, also on JP_ECHECK.
  * On cancel or failure, directories this flow created that are still empty
  * are removed again (a finished clone stays: the next run inspects it). */
 int jp_flow_finish(struct jp_flow *flow, unsigned flags,
 		   const struct jp_port *port, struct jp_error *err);
+
+/* Where jp_flow_finish writes: the run's manifest and env.sh (in
+ * outputs.output_dir), and the copy of the manifest (review.manifest_path
+ * when that lies outside the run's folder; else NULL). Each NULL while not
+ * known yet; each the caller's, free with free(). */
+int jp_flow_files(char **manifest, char **env, char **copy, const struct jp_flow *flow,
+		  struct jp_error *err);
 
 /* The launch command to paste into the platform's form: sources env.sh by
  * absolute path, then runs job.launch_command, e.g.

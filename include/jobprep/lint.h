@@ -26,6 +26,8 @@ enum jp_lint_kind {
 	JP_LINT_NOT_SHARED,   /* multi-Worker: a path not on shared storage */
 	JP_LINT_SYNC,         /* multi-Worker: no sign of a barrier (a hint) */
 	JP_LINT_SYNTAX,       /* unbalanced quotes or $( */
+	JP_LINT_CLONE_FIRST,  /* launch_clone: the command does not clone the
+			       * pinned commit before anything else runs (fails) */
 };
 
 struct jp_lint_finding {
@@ -35,6 +37,7 @@ struct jp_lint_finding {
 	char *message; /* one line: the word, why, and what to do instead */
 	char *path;    /* the path concerned, NULL if none */
 	int is_hint;   /* 1: phrased as a hint (sync); still a warning */
+	int fails;     /* 1: a failed check, not a warning (clone_first) */
 };
 
 struct jp_lint_report {
@@ -62,10 +65,15 @@ struct jp_lint_context {
 	/* Whether the code synchronises Workers, when the caller already knows
 	 * (a jp_lint_project_syncs answer); JP_LINT_SYNCS_LOOK: look now. */
 	int syncs;
+	/* launch_clone (code_repo_url set): the commit the command must check
+	 * out after cloning code_repo_url into project_dir, before it runs
+	 * anything else; NULL: none recorded, the clone alone is asked for. */
+	const char *code_commit;
 };
 
 #define JP_LINT_SYNCS_LOOK (-2)
-#define JP_LINT_CONTEXT_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0, JP_LINT_SYNCS_LOOK }
+#define JP_LINT_CONTEXT_INIT \
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0, JP_LINT_SYNCS_LOOK, NULL }
 
 /* Does the code under project_dir appear to synchronise Workers (barrier,
  * torch.distributed, accelerate, deepspeed, init_process_group, horovod in
@@ -79,8 +87,16 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 		    const struct jp_lint_context *ctx, struct jp_error *err);
 
 /* Lint m->job.launch_command with the context taken from m (and `profile`,
- * which wins over m->profile) and append one warning check per finding to
- * m->checks. For `jobprep check` and the flow's review alike. */
+ * which wins over m->profile): the findings into *out (caller disposes).
+ * For launch_clone the context carries code.repo.url and .commit, so a
+ * command that does not clone the pinned commit first is a failing
+ * finding (launch.clone_first). Returns 0 or JP_ENOMEM. */
+int jp_lint_manifest_report(struct jp_lint_report *out, const struct jp_manifest *m,
+			    const struct jp_profile *profile, struct jp_error *err);
+
+/* jp_lint_manifest_report, then one check per finding appended to m->checks:
+ * a warning, or a failure for a finding that fails. For `jobprep check` and
+ * the flow's review alike. */
 int jp_lint_manifest(struct jp_manifest *m, const struct jp_profile *profile,
 		     struct jp_error *err);
 

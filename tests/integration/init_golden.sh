@@ -3,8 +3,9 @@
 # the manifest in tests/data/golden (scratch path, times, version and commits
 # normalised): every code source (shared storage cloned now, an existing
 # checkout, an image, a launch-command clone) and zero, one and several data
-# sources. env.sh is written next to the manifest, and `jobprep check` passes
-# each manifest under the profile it records.
+# sources. The manifest and env.sh are written into the run's folder, -o
+# gets a byte-identical copy, and `jobprep check` passes each manifest under
+# the profile it records.
 #
 # The goldens record the outputs' space checks as "pass": more free than the
 # profile's 50 GiB system disk. That must not depend on this machine's disks,
@@ -71,12 +72,16 @@ for answers in "$TOP_SRCDIR"/tests/data/answers/*.json; do
 		cat "$out/stdout" "$out/stderr"
 		continue
 	fi
-	[ -s "$out/env.sh" ] || fail "$name: no env.sh next to the manifest"
+	run=$(sed -n 's|^[[:space:]]*"output_dir":[[:space:]]*"\(.*\)",*$|\1|p' "$out/job.json" | head -n 1)
+	[ -n "$run" ] && [ -s "$run/env.sh" ] || fail "$name: no env.sh in the run's folder [$run]"
+	cmp -s "$out/job.json" "$run/job.json" || fail "$name: -o is not a copy of $run/job.json"
+	[ ! -e "$out/env.sh" ] || fail "$name: an env.sh beside the copy"
 	# progress goes to stderr only when it is a terminal: here it is a file
 	! grep -qE 'connecting|receiving objects|resolving deltas|checking out|copying|scanning' \
 		"$out/stderr" || fail "$name: progress on a stderr that is not a terminal: $(cat "$out/stderr")"
-	grep -q "^Wrote $out/job.json\$" "$out/stdout" || fail "$name: init did not say where it wrote"
-	grep -q "^  \\. '$out/env.sh' && " "$out/stdout" ||
+	grep -q "^Wrote $run/job.json\$" "$out/stdout" && grep -q "^Wrote $out/job.json " "$out/stdout" ||
+		fail "$name: init did not say where it wrote"
+	grep -q "^  \\. '$run/env.sh' && " "$out/stdout" ||
 		fail "$name: the platform's launch command does not source env.sh first"
 
 	jp_normalise "$scratch" <"$out/job.json" >"$out/normal.json"
@@ -97,7 +102,7 @@ for answers in "$TOP_SRCDIR"/tests/data/answers/*.json; do
 done
 
 # The source document's variables, sourced back by sh.
-env_sh="$scratch/out/shared-existing/env.sh"
+env_sh="$scratch/shared/outputs/existing-job/run-001/env.sh"
 if [ -s "$env_sh" ]; then
 	got=$(sh -c '. "$1" && printf "%s|%s|%s" "$PROJECT_DIR" "$CHECKPOINT_DIR" "$EXTRA"' sh "$env_sh")
 	want="$scratch/shared/projects/existing-job|$scratch/shared/outputs/existing-job/run-001/checkpoints|it's \"quoted\""

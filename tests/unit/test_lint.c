@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "jobprep/lint.h"
+#include "jobprep/manifest.h"
 #include "jobprep/profile.h"
 #include "jobprep/shellwords.h"
 
@@ -354,6 +355,173 @@ static void pinned_code_clone_is_not_a_download(void **state)
 	jp_lint_report_dispose(&r);
 }
 
+/* --- launch_clone: the pinned clone first -------------------------------------- */
+
+#define LC_URL "https://example.com/team/code.git"
+#define LC_COMMIT "0123456789abcdef0123456789abcdef01234567"
+#define LC_DIR "/workspace/code"
+/* what jp_git_clone_command writes for them */
+#define LC_LINE                                                                              \
+	"git init -q " LC_DIR " && git -C " LC_DIR " remote add origin " LC_URL " && { git -C " \
+	LC_DIR " fetch -q --depth 1 origin " LC_COMMIT " || git -C " LC_DIR                      \
+	" fetch -q origin; } && git -C " LC_DIR " -c advice.detachedHead=false checkout -q "    \
+	"--detach " LC_COMMIT
+
+/* "id word fails" of the launch_clone findings only. */
+static char *clone_findings(const char *command, const char *commit)
+{
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
+
+	ctx.profile = profile;
+	ctx.project_dir = LC_DIR;
+	ctx.code_repo_url = LC_URL;
+	ctx.code_commit = commit;
+	assert_int_equal(jp_lint_command(&r, command, &ctx, NULL), 0);
+	for (size_t i = 0; i < r.n; i++)
+		if (r.items[i].kind == JP_LINT_CLONE_FIRST)
+			fprintf(f, "%s %s %d\n", r.items[i].id, r.items[i].word, r.items[i].fails);
+	fclose(f);
+	jp_lint_report_dispose(&r);
+	return out;
+}
+
+static void launch_clone_must_clone_the_pinned_commit_first(void **state)
+{
+	static const struct {
+		const char *command;
+		const char *expect;
+	} cases[] = {
+		/* the line jobprep writes, then the training */
+		{ LC_LINE " && cd \"$PROJECT_DIR\" && bash scripts/train.sh", "" },
+		/* clone, then checkout of the commit (full or a 7+ digit prefix) */
+		{ "git clone -q " LC_URL " " LC_DIR " && git -C " LC_DIR " checkout -q " LC_COMMIT
+		  " && python train.py", "" },
+		{ "set -e; mkdir -p /workspace && cd /workspace && git clone " LC_URL
+		  " code && cd code && git checkout 0123456 && torchrun train.py", "" },
+		{ "rm -rf " LC_DIR "; git clone --no-checkout " LC_URL " " LC_DIR
+		  " && git -C " LC_DIR " reset --hard " LC_COMMIT " && python train.py", "" },
+		{ "git clone --revision=" LC_COMMIT " " LC_URL " " LC_DIR " && python train.py", "" },
+		{ "export C=" LC_COMMIT "; git clone " LC_URL " d && git -C d switch --detach \"$C\""
+		  " && python d/train.py", "" },
+		{ "git init -q d && git -C d fetch " LC_URL " " LC_COMMIT " && git -C d checkout "
+		  "FETCH_HEAD && python train.py", "" },
+		/* the same clone inside bash -c */
+		{ "bash -c '" "git clone " LC_URL " d && git -C d checkout " LC_COMMIT
+		  " && python train.py'", "" },
+		/* nothing cloned at all */
+		{ "python train.py", "launch.clone_first python 1\n" },
+		{ "cd \"$PROJECT_DIR\" && bash scripts/train.sh", "launch.clone_first bash 1\n" },
+		{ "echo start", "launch.clone_first  1\n" },
+		/* something runs before the clone */
+		{ "pip list; " LC_LINE " && python train.py", "launch.clone_first pip 1\n" },
+		{ "bash -c 'python prep.py' && " LC_LINE, "launch.clone_first python 1\n" },
+		/* cloned, but the branch, not the commit; or checked out too late */
+		{ "git clone -b v1 " LC_URL " d && python d/train.py", "launch.clone_first git clone 1\n" },
+		{ "git clone " LC_URL " d && python d/train.py && git -C d checkout " LC_COMMIT,
+		  "launch.clone_first git clone 1\n" },
+		/* another commit, or another repository */
+		{ "git clone " LC_URL " d && git -C d checkout fedcba9 && python train.py",
+		  "launch.clone_first git clone 1\n" },
+		{ "git clone https://example.com/other.git d && git -C d checkout " LC_COMMIT
+		  " && python train.py", "launch.clone_first python 1\n" },
+		/* a checkout before any clone of the code is no pin */
+		{ "git checkout " LC_COMMIT " && python train.py", "launch.clone_first python 1\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = clone_findings(cases[i].command, LC_COMMIT);
+		if (strcmp(got, cases[i].expect) != 0)
+			fail_msg("case %zu: %s\nexpected [%s]\ngot      [%s]", i, cases[i].command,
+				 cases[i].expect, got);
+		free(got);
+	}
+	/* no commit recorded: the clone of the repository is all that is asked */
+	char *got = clone_findings("git clone " LC_URL " d && python d/train.py", NULL);
+	assert_string_equal(got, "");
+	free(got);
+	got = clone_findings("python train.py", NULL);
+	assert_string_equal(got, "launch.clone_first python 1\n");
+	free(got);
+}
+
+static void launch_clone_finding_gives_the_line_to_put_first(void **state)
+{
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+
+	(void)state;
+	ctx.profile = profile;
+	ctx.project_dir = LC_DIR;
+	ctx.code_repo_url = LC_URL;
+	ctx.code_commit = LC_COMMIT;
+	assert_int_equal(jp_lint_command(&r, "python train.py", &ctx, NULL), 0);
+	assert_true(r.n >= 1);
+	assert_string_equal(r.items[r.n - 1].id, "launch.clone_first");
+	assert_string_equal(r.items[r.n - 1].message,
+			    "'python' runs before the code is cloned: with code.source launch_clone "
+			    "the launch command must first clone " LC_URL " (and check out the "
+			    "recorded commit), or the job runs without its code. Put this line "
+			    "first: " LC_LINE " &&");
+	jp_lint_report_dispose(&r);
+
+	assert_int_equal(jp_lint_command(&r, "git clone " LC_URL " " LC_DIR " && python train.py",
+					 &ctx, NULL),
+			 0);
+	assert_true(r.n >= 1);
+	assert_string_equal(r.items[r.n - 1].message,
+			    "the launch command clones " LC_URL " but does not check out the "
+			    "recorded commit " LC_COMMIT " before it runs anything else, so the job "
+			    "runs whatever the branch holds when it starts. Put this line first "
+			    "instead: " LC_LINE " &&");
+	jp_lint_report_dispose(&r);
+
+	/* the other findings stay warnings; not launch_clone: no such finding */
+	ctx.code_repo_url = NULL;
+	assert_int_equal(jp_lint_command(&r, "wget http://x/y && python train.py", &ctx, NULL), 0);
+	for (size_t i = 0; i < r.n; i++) {
+		assert_false(r.items[i].fails);
+		assert_int_not_equal(r.items[i].kind, JP_LINT_CLONE_FIRST);
+	}
+	jp_lint_report_dispose(&r);
+}
+
+/* jp_lint_manifest: the finding is a failed check of a launch_clone manifest. */
+static void launch_clone_manifest_records_a_failed_check(void **state)
+{
+	struct jp_manifest *m = NULL;
+	struct jp_error err = JP_ERROR_INIT;
+
+	(void)state;
+	assert_int_equal(jp_manifest_new(&m), 0);
+	m->code.source = JP_CODE_LAUNCH_CLONE;
+	assert_int_equal(jp_set_str(&m->code.path, LC_DIR), 0);
+	assert_int_equal(jp_set_str(&m->code.repo_url, LC_URL), 0);
+	assert_int_equal(jp_set_str(&m->code.repo_commit, LC_COMMIT), 0);
+	assert_int_equal(jp_set_str(&m->job.launch_command, "python train.py"), 0);
+	assert_int_equal(jp_lint_manifest(m, profile, &err), 0);
+	assert_int_equal(jp_manifest_worst(m), JP_CHECK_FAIL);
+	assert_string_equal(m->checks[m->n_checks - 1].id, "launch.clone_first");
+
+	/* the pinned line first: no failure */
+	jp_manifest_free(m);
+	assert_int_equal(jp_manifest_new(&m), 0);
+	m->code.source = JP_CODE_LAUNCH_CLONE;
+	assert_int_equal(jp_set_str(&m->code.path, LC_DIR), 0);
+	assert_int_equal(jp_set_str(&m->code.repo_url, LC_URL), 0);
+	assert_int_equal(jp_set_str(&m->code.repo_commit, LC_COMMIT), 0);
+	assert_int_equal(jp_set_str(&m->job.launch_command, LC_LINE " && python train.py"), 0);
+	assert_int_equal(jp_lint_manifest(m, profile, &err), 0);
+	for (size_t i = 0; i < m->n_checks; i++)
+		assert_int_not_equal(m->checks[i].status, JP_CHECK_FAIL);
+	jp_manifest_free(m);
+	jp_error_dispose(&err);
+}
+
 /* --- the splitter --------------------------------------------------------- */
 
 static void split_respects_quotes_operators_and_substitutions(void **state)
@@ -416,6 +584,9 @@ int main(void)
 		cmocka_unit_test(sync_hint_only_for_multi_worker_code_without_barrier),
 		cmocka_unit_test(messages_name_the_word_and_say_why),
 		cmocka_unit_test(pinned_code_clone_is_not_a_download),
+		cmocka_unit_test(launch_clone_must_clone_the_pinned_commit_first),
+		cmocka_unit_test(launch_clone_finding_gives_the_line_to_put_first),
+		cmocka_unit_test(launch_clone_manifest_records_a_failed_check),
 		cmocka_unit_test(split_respects_quotes_operators_and_substitutions),
 		cmocka_unit_test(quote_round_trips_single_quotes),
 	};

@@ -1,6 +1,9 @@
 /* `jobprep export --to slurm|pytorchjob [-o FILE] [--force] MANIFEST`: a job
  * file for an engine, built from a manifest. Refuses a manifest whose checks
- * recorded a failure unless --force. Exit 0 ok, 1 refused or not written,
+ * recorded a failure, or whose launch command (launch_clone) does not clone
+ * the pinned commit first, unless --force. Every file carries a digest line
+ * (jp_export_stamp); -o replaces an existing FILE only when it is an export
+ * nobody edited since, unless --force. Exit 0 ok, 1 refused or not written,
  * 2 usage, 3 the manifest is unreadable or invalid. */
 #include "config.h"
 
@@ -12,6 +15,7 @@
 
 #include "jobprep/export.h"
 #include "jobprep/i18n.h"
+#include "jobprep/lint.h"
 #include "jobprep/manifest.h"
 #include "cli.h"
 #include "output.h"
@@ -26,8 +30,12 @@ static void usage(FILE *out)
 		  "directories, and run the launch command.\n"
 		  "  --to ENGINE     slurm or pytorchjob\n"
 		  "  -o FILE         write to FILE (atomically; a script is made executable)\n"
-		  "                  instead of standard output\n"
-		  "  --force         export even when the manifest records a failed check"));
+		  "                  instead of standard output; an existing FILE is replaced\n"
+		  "                  only when it is an earlier export nobody edited (its\n"
+		  "                  digest line still matches)\n"
+		  "  --force         export even when the manifest records a failed check or\n"
+		  "                  its launch command does not clone the pinned code first,\n"
+		  "                  and let -o replace any FILE"));
 }
 
 /* A manifest whose checks failed is not ready to run: say which. */
@@ -47,6 +55,35 @@ static int refuse_failed(const struct jp_manifest *m, const char *path)
 		fputc('\n', stderr);
 	}
 	return JP_EXIT_FAIL;
+}
+
+/* The lint's failing findings now (a launch_clone command that does not
+ * clone the pinned commit first), whatever checks the manifest recorded. */
+static int refuse_unpinned(const struct jp_manifest *m, const char *path)
+{
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	struct jp_error err = JP_ERROR_INIT;
+	int status = JP_EXIT_OK;
+
+	if (jp_lint_manifest_report(&r, m, NULL, &err) < 0) {
+		status = jp_cli_report(&err);
+		goto out;
+	}
+	for (size_t i = 0; i < r.n; i++) {
+		if (!r.items[i].fails)
+			continue;
+		if (status == JP_EXIT_OK)
+			fprintf(stderr,
+				_("jobprep export: %s: the job would run without its code; fix the "
+				  "launch command, or export anyway with --force:\n"),
+				path);
+		fprintf(stderr, "  %s: %s\n", r.items[i].id, r.items[i].message);
+		status = JP_EXIT_FAIL;
+	}
+out:
+	jp_lint_report_dispose(&r);
+	jp_error_dispose(&err);
+	return status;
 }
 
 static int write_stdout(const char *text)
@@ -73,7 +110,7 @@ int jp_cmd_export(int argc, char **argv)
 	enum jp_export_target target = JP_EXPORT_SLURM;
 	const char *to = NULL, *output = NULL, *path;
 	bool force = false;
-	char *text = NULL;
+	char *text = NULL, *stamped = NULL;
 	unsigned notes = 0;
 	int c, rc, status = JP_EXIT_OK;
 
@@ -118,10 +155,25 @@ int jp_cmd_export(int argc, char **argv)
 		status = refuse_failed(m, path);
 		goto out;
 	}
+	if (!force && (status = refuse_unpinned(m, path)) != JP_EXIT_OK)
+		goto out;
 	rc = jp_export_render(&text, &notes, m, target, path, &err);
+	if (rc == 0)
+		rc = jp_export_stamp(&stamped, text, &err);
+	if (rc == 0 && output && !force) {
+		rc = jp_export_may_replace(output, &err);
+		if (rc == JP_EREFUSED) {
+			fprintf(stderr,
+				_("jobprep export: %s; export to another file, or replace it "
+				  "with --force\n"),
+				jp_error_message(&err));
+			status = JP_EXIT_FAIL;
+			goto out;
+		}
+	}
 	if (rc == 0 && output)
-		rc = jp_file_write_atomic(output, text, strlen(text), jp_export_file_mode(target),
-					  &err);
+		rc = jp_file_write_atomic(output, stamped, strlen(stamped),
+					  jp_export_file_mode(target), &err);
 	if (rc < 0) {
 		status = jp_cli_report(&err);
 		goto out;
@@ -132,8 +184,9 @@ int jp_cmd_export(int argc, char **argv)
 			  "the PyTorchJob with the image the job runs in before submitting it\n"),
 			path, JP_EXPORT_IMAGE_PLACEHOLDER);
 	if (!output)
-		status = write_stdout(text);
+		status = write_stdout(stamped);
 out:
+	free(stamped);
 	free(text);
 	jp_manifest_free(m);
 	jp_error_dispose(&err);

@@ -39,28 +39,32 @@ static void usage(FILE *out)
 		  "  --answers FILE  the answers: the manifest's shape, any subset of it;\n"
 		  "                  what is missing takes the profile's defaults\n"
 		  "  --demo          the self-contained sandbox ./jobprep-demo/ (made if missing)\n"
-		  "  -o MANIFEST     where to write the manifest (env.sh goes next to it)\n"
+		  "  -o MANIFEST     also write a copy of the manifest there (the run's folder\n"
+		  "                  always gets the manifest and env.sh); it never replaces\n"
+		  "                  another run's manifest or another file without --force\n"
 		  "  --profile FILE  platform profile (default: $JOBPREP_PROFILE, the answers'\n"
 		  "                  profile, else the built-in one)\n"
-		  "  --json          print the result as JSON: {written, manifest, env,\n"
+		  "  --json          print the result as JSON: {written, manifest, env, copy,\n"
 		  "                  launch_command, checks}\n"
 		  "  --force         write even when a check fails (the manifest records it),\n"
-		  "                  and write into a run directory that already holds files\n"
+		  "                  write into a run directory that already holds files,\n"
+		  "                  and let -o replace what is at MANIFEST\n"
 		  "  --deep          scan the data sets fully"));
 }
 
 static int print_json(const struct jp_flow *flow, bool written)
 {
 	cJSON *root = cJSON_CreateObject();
-	char *manifest = NULL, *env = NULL, *cmd = NULL;
+	char *manifest = NULL, *env = NULL, *copy = NULL, *cmd = NULL;
 	int rc = -1;
 
-	jp_flow_get(&manifest, flow, "review.manifest_path", NULL);
-	jp_flow_get(&env, flow, "review.env_path", NULL);
+	jp_flow_files(&manifest, &env, &copy, flow, NULL);
 	jp_flow_platform_command(&cmd, flow, NULL);
 	if (!root || !cJSON_AddBoolToObject(root, "written", written) ||
 	    !cJSON_AddStringToObject(root, "manifest", manifest ? manifest : "") ||
 	    !cJSON_AddStringToObject(root, "env", env ? env : "") ||
+	    !(copy ? cJSON_AddStringToObject(root, "copy", copy)
+		   : cJSON_AddNullToObject(root, "copy")) ||
 	    !(cmd ? cJSON_AddStringToObject(root, "launch_command", cmd)
 		  : cJSON_AddNullToObject(root, "launch_command")))
 		goto out;
@@ -74,24 +78,27 @@ out:
 	cJSON_Delete(root);
 	free(manifest);
 	free(env);
+	free(copy);
 	free(cmd);
 	return rc;
 }
 
 static void print_done(const struct jp_flow *flow)
 {
-	char *manifest = NULL, *env = NULL, *cmd = NULL;
+	char *manifest = NULL, *env = NULL, *copy = NULL, *cmd = NULL;
 
-	jp_flow_get(&manifest, flow, "review.manifest_path", NULL);
-	jp_flow_get(&env, flow, "review.env_path", NULL);
+	jp_flow_files(&manifest, &env, &copy, flow, NULL);
 	jp_flow_platform_command(&cmd, flow, NULL);
 	jp_cli_print_checks(jp_flow_manifest(flow));
 	printf(_("Wrote %s\n"), manifest ? manifest : "?");
 	printf(_("Wrote %s\n"), env ? env : "?");
+	if (copy)
+		printf(_("Wrote %s (a copy of the run's manifest)\n"), copy);
 	if (cmd)
 		printf("%s\n  %s\n", _("Launch command for the platform's form:"), cmd);
 	free(manifest);
 	free(env);
+	free(copy);
 	free(cmd);
 }
 

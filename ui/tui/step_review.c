@@ -33,6 +33,7 @@ struct review {
 	char **field;        /* per check: the field it is about, or NULL */
 	size_t n;
 	size_t counts[3];    /* pass, warn, fail */
+	char *copy_path;     /* written: the manifest's copy outside the run's folder */
 };
 
 static struct review *R(struct jp_wizard *w)
@@ -261,6 +262,8 @@ static void review_leave(struct jp_wizard *w)
 
 	clear_checks(r);
 	r->checks_started = false;
+	free(r->copy_path);
+	r->copy_path = NULL;
 }
 
 /* ---- writing ------------------------------------------------------------- */
@@ -327,9 +330,10 @@ static void write_manifest(struct jp_wizard *w)
 	free(w->manifest_path);
 	free(w->env_path);
 	free(w->platform_command);
-	w->manifest_path = w->env_path = w->platform_command = NULL;
-	jp_flow_get(&w->manifest_path, w->flow, "review.manifest_path", NULL);
-	jp_flow_get(&w->env_path, w->flow, "review.env_path", NULL);
+	free(r->copy_path);
+	w->manifest_path = w->env_path = w->platform_command = r->copy_path = NULL;
+	/* the run's own files, in its folder, and the copy -o asked for */
+	jp_flow_files(&w->manifest_path, &w->env_path, &r->copy_path, w->flow, NULL);
 	jp_flow_platform_command(&w->platform_command, w->flow, NULL);
 	w->written = true;
 	w->exit_code = 0;
@@ -398,6 +402,13 @@ static void draw_written(struct jp_wizard *w, int y, int x, int h, int width)
 	used += jp_draw_text(y + row, x + used, width - used, JP_STYLE_TITLE, _("env.sh: "));
 	jp_draw_text_tail(y + row++, x + used, width - used, JP_STYLE_NORMAL,
 			  w->env_path ? w->env_path : "");
+	if (R(w)->copy_path) {
+		used = jp_draw_text(y + row, x, width, JP_STYLE_OK, g->ok);
+		used += jp_draw_text(y + row, x + used, width - used, JP_STYLE_NORMAL, " ");
+		used += jp_draw_text(y + row, x + used, width - used, JP_STYLE_TITLE, _("Copy: "));
+		jp_draw_text_tail(y + row++, x + used, width - used, JP_STYLE_NORMAL,
+				  R(w)->copy_path);
+	}
 	row++;
 	jp_draw_text(y + row++, x, width, JP_STYLE_TITLE,
 		     _("Launch command for the platform's form:"));

@@ -1,0 +1,221 @@
+/* Where a run's files go: its manifest and env.sh in the run's folder
+ * (outputs.output_dir), and a copy of the manifest at review.manifest_path
+ * when that is elsewhere; whether the copy may replace what is there. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/path.h"
+#include "flow_internal.h"
+
+static bool in_run_folder(const struct jp_flow *flow, const char *path)
+{
+	const char *out = flow->m->outputs.output_dir;
+
+	return out && path && path[0] == '/' && out[0] == '/' && jp_path_is_under(path, out);
+}
+
+int flow_run_files(char **manifest, char **copy, const struct jp_flow *flow)
+{
+	const char *want = flow->manifest_path, *out = flow->m->outputs.output_dir;
+
+	*manifest = *copy = NULL;
+	if (!want || !out)
+		return 0;
+	if (in_run_folder(flow, want))
+		return (*manifest = strdup(want)) ? 0 : JP_ENOMEM;
+	*manifest = jp_path_join(out, "job.json");
+	*copy = strdup(want);
+	if (!*manifest || !*copy) {
+		free(*manifest);
+		free(*copy);
+		*manifest = *copy = NULL;
+		return JP_ENOMEM;
+	}
+	return 0;
+}
+
+int jp_flow_files(char **manifest, char **env, char **copy, const struct jp_flow *flow,
+		  struct jp_error *err)
+{
+	*env = NULL;
+	if (flow_run_files(manifest, copy, flow) < 0 ||
+	    (flow->env_path && !(*env = strdup(flow->env_path)))) {
+		free(*manifest);
+		free(*copy);
+		*manifest = *copy = NULL;
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	}
+	return 0;
+}
+
+int flow_copy_state(enum copy_state *st, char **other_run, const struct jp_flow *flow,
+		    const char *path)
+{
+	struct jp_manifest *old = NULL;
+	struct jp_error quiet = JP_ERROR_INIT;
+	const char *out = flow->m->outputs.output_dir;
+	struct stat sb;
+
+	*st = COPY_FREE;
+	if (other_run)
+		*other_run = NULL;
+	if (!path || in_run_folder(flow, path))
+		return 0;
+	if (lstat(path, &sb) != 0)
+		return 0; /* nothing there yet (or the write will say why not) */
+	if (S_ISLNK(sb.st_mode)) {
+		*st = COPY_LINK;
+		return 0;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		*st = COPY_NOT_FILE;
+		return 0;
+	}
+	/* A manifest is "this run's" when it names this run's folder. */
+	*st = COPY_OTHER_FILE;
+	if (jp_manifest_load(&old, path, JP_READ_MANIFEST, &quiet) == 0 &&
+	    old->outputs.output_dir) {
+		if (out && strcmp(old->outputs.output_dir, out) == 0) {
+			*st = COPY_OURS;
+		} else {
+			*st = COPY_OTHER_RUN;
+			if (other_run && !(*other_run = strdup(old->outputs.output_dir))) {
+				jp_manifest_free(old);
+				jp_error_dispose(&quiet);
+				return JP_ENOMEM;
+			}
+		}
+	}
+	jp_manifest_free(old);
+	jp_error_dispose(&quiet);
+	return 0;
+}
+
+static int judge_manifest_path(struct jp_verdict *v, const struct jp_flow *flow, const char *path)
+{
+	enum copy_state st;
+	char *other = NULL;
+	int rc = flow_copy_state(&st, &other, flow, path);
+
+	if (rc < 0)
+		return rc;
+	switch (st) {
+	case COPY_LINK:
+		flow_verdict_set(v, JP_CHECK_FAIL,
+				 _("%s is a symbolic link: jobprep never writes through one; give "
+				   "the path of the file itself"),
+				 path);
+		break;
+	case COPY_NOT_FILE:
+		flow_verdict_set(v, JP_CHECK_FAIL, _("%s exists and is not a regular file"), path);
+		break;
+	case COPY_OTHER_RUN:
+		flow_verdict_set(v, JP_CHECK_WARN,
+				 _("%s holds the manifest of another run (%s): writing asks before "
+				   "replacing it (this run's own manifest goes to its folder)"),
+				 path, other);
+		break;
+	case COPY_OTHER_FILE:
+		flow_verdict_set(v, JP_CHECK_WARN,
+				 _("%s already exists and is not a manifest of this run: writing "
+				   "asks before replacing it"),
+				 path);
+		break;
+	case COPY_FREE:
+	case COPY_OURS:
+		break;
+	}
+	free(other);
+	return 0;
+}
+
+static int judge_env_path(struct jp_verdict *v, const struct jp_flow *flow, const char *path)
+{
+	const char *out = flow->m->outputs.output_dir;
+
+	if (out && !in_run_folder(flow, path))
+		flow_verdict_set(v, JP_CHECK_FAIL,
+				 _("env.sh belongs in the run's folder (%s), so that runs never share "
+				   "or repoint one"),
+				 out);
+	return 0;
+}
+
+int flow_judge_review_path(struct jp_verdict *v, const struct jp_flow *flow, enum fkey key,
+			   const char *path)
+{
+	return key == K_MANIFEST_PATH ? judge_manifest_path(v, flow, path)
+				      : judge_env_path(v, flow, path);
+}
+
+int flow_copy_allowed(const struct jp_flow *flow, const char *copy, bool force, bool ask,
+		      const struct jp_port *port, struct jp_error *err)
+{
+	enum copy_state st;
+	char *other = NULL, *q = NULL;
+	bool yes = false;
+	int rc = flow_copy_state(&st, &other, flow, copy);
+
+	if (rc < 0)
+		return jp_error_set(err, rc, "%s", _("out of memory"));
+	switch (st) {
+	case COPY_FREE:
+	case COPY_OURS:
+		goto out;
+	case COPY_LINK:
+		rc = jp_error_set(err, JP_EREFUSED,
+				  _("%s: is a symbolic link; refusing to write through it (give the "
+				    "path of the file itself)"),
+				  copy);
+		goto out;
+	case COPY_NOT_FILE:
+		rc = jp_error_set(err, JP_EREFUSED,
+				  _("%s: exists and is not a regular file; refusing to replace it"),
+				  copy);
+		goto out;
+	case COPY_OTHER_RUN:
+	case COPY_OTHER_FILE:
+		break;
+	}
+	if (force)
+		goto out;
+	if (ask && port && port->confirm) {
+		int n = st == COPY_OTHER_RUN
+				? asprintf(&q,
+					   _("%s holds the manifest of another run (%s). Replace it "
+					     "with a copy of this run's manifest?"),
+					   copy, other)
+				: asprintf(&q,
+					   _("%s already exists and is not a manifest of this run. "
+					     "Replace it with a copy of this run's manifest?"),
+					   copy);
+		if (n < 0) {
+			rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			goto out;
+		}
+		yes = port->confirm(q, port->payload) == 1;
+	} else if (!ask && port && port->confirm) {
+		goto out; /* asked when it comes to writing */
+	}
+	if (yes)
+		goto out;
+	rc = st == COPY_OTHER_RUN
+		     ? jp_error_set(err, JP_EREFUSED,
+				    _("%s holds the manifest of another run (%s): nothing was "
+				      "written; give another file, or --force to replace it"),
+				    copy, other)
+		     : jp_error_set(err, JP_EREFUSED,
+				    _("%s already exists and is not a manifest of this run: nothing "
+				      "was written; give another file, or --force to replace it"),
+				    copy);
+out:
+	free(q);
+	free(other);
+	return rc;
+}

@@ -1,0 +1,111 @@
+#!/bin/sh
+# Every run in its own folder: `jobprep init` of the same project twice makes
+# run-001 then run-002, each holding its own manifest and env.sh, and the
+# second leaves run-001's files byte for byte as they were. `-o FILE` outside
+# the run folder is a copy of the run's manifest (the run folder still gets
+# the real one and env.sh); it never replaces another run's manifest, nor any
+# other file, without --force, and never writes through a symbolic link.
+set -u
+
+: "${JOBPREP:?}" "${TOP_SRCDIR:?}"
+for tool in git sed cmp sha256sum; do
+	command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: $tool is not installed"; exit 77; }
+done
+. "$TOP_SRCDIR/tests/lib/gitserv.sh"
+. "$TOP_SRCDIR/tests/lib/initscratch.sh"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-init-runs.XXXXXX") || exit 99
+T=$(cd -P "$T" && pwd)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+jp_init_scratch "$T" || { echo "not ok - scratch platform: cannot lay it out"; exit 99; }
+runs=$T/shared/outputs/existing-job
+jp_answers shared-existing "$T" "$T/answers.json"
+
+# init [ARG...]: headless init of the existing checkout's answers; stdout,
+# stderr and the exit code in $T/last.{out,err,rc}
+init() {
+	"$JOBPREP" init --answers "$T/answers.json" --profile "$T/profile.json" "$@" \
+		>"$T/last.out" 2>"$T/last.err"
+	echo $? >"$T/last.rc"
+}
+rc() { cat "$T/last.rc"; }
+# env_output ENV_SH: the OUTPUT_DIR it exports
+env_output() { sh -c '. "$1" && printf "%s" "$OUTPUT_DIR"' sh "$1"; }
+sums() { sha256sum "$@" 2>/dev/null; }
+
+# --- the same project twice, no -o ---------------------------------------
+init
+jp_expect first_prep_succeeds [ "$(rc)" = 0 ]
+jp_expect first_prep_is_run_001 [ -s "$runs/run-001/job.json" -a -s "$runs/run-001/env.sh" ]
+before=$(sums "$runs/run-001/job.json" "$runs/run-001/env.sh")
+init
+jp_expect second_prep_succeeds [ "$(rc)" = 0 ]
+jp_expect second_prep_is_run_002 [ -s "$runs/run-002/job.json" -a -s "$runs/run-002/env.sh" ]
+jp_expect second_prep_leaves_run_001_byte_identical \
+	[ -n "$before" -a "$before" = "$(sums "$runs/run-001/job.json" "$runs/run-001/env.sh")" ]
+jp_expect each_env_sh_names_its_own_run \
+	[ "$(env_output "$runs/run-001/env.sh")" = "$runs/run-001" -a \
+	  "$(env_output "$runs/run-002/env.sh")" = "$runs/run-002" ]
+jp_expect second_launch_command_sources_run_002_env_sh \
+	grep -q "^  \\. '$runs/run-002/env.sh' && " "$T/last.out"
+
+# --- -o FILE outside the run folder ----------------------------------------
+rm -rf "$runs"
+init -o "$T/job.json"
+jp_expect init_o_succeeds [ "$(rc)" = 0 ]
+jp_expect init_o_still_writes_the_run_folder \
+	[ -s "$runs/run-001/job.json" -a -s "$runs/run-001/env.sh" ]
+jp_expect init_o_file_is_a_copy_of_the_run_manifest cmp -s "$T/job.json" "$runs/run-001/job.json"
+jp_expect init_o_puts_no_env_sh_beside_the_copy [ ! -e "$T/env.sh" ]
+jp_expect init_o_launch_command_sources_the_run_env_sh \
+	grep -q "^  \\. '$runs/run-001/env.sh' && " "$T/last.out"
+jp_expect init_o_says_it_wrote_the_run_manifest_and_the_copy \
+	grep -q "^Wrote $runs/run-001/job.json\$" "$T/last.out"
+grep -q "$T/job.json" "$T/last.out" || jp_fail init_o_names_the_copy "$(cat "$T/last.out")"
+copy1=$(sums "$T/job.json")
+run1=$(sums "$runs/run-001/job.json" "$runs/run-001/env.sh")
+
+# a second run with the same -o: refused, nothing touched, nothing made
+init -o "$T/job.json"
+jp_expect second_init_o_same_file_is_refused [ "$(rc)" = 1 ]
+grep -q "$T/job.json" "$T/last.err" && grep -q -- "--force" "$T/last.err" &&
+	grep -q "$runs/run-001" "$T/last.err" ||
+	jp_fail refusal_names_the_file_the_other_run_and_force "$(cat "$T/last.err")"
+jp_expect refused_copy_is_untouched [ "$copy1" = "$(sums "$T/job.json")" ]
+jp_expect refused_second_run_made_nothing [ ! -e "$runs/run-002" ]
+jp_expect refused_run_001_untouched \
+	[ "$run1" = "$(sums "$runs/run-001/job.json" "$runs/run-001/env.sh")" ]
+
+# with --force: the copy is now run-002's; run-001 keeps its own
+init -o "$T/job.json" --force
+jp_expect forced_second_init_o_succeeds [ "$(rc)" = 0 ]
+jp_expect forced_copy_is_run_002s_manifest cmp -s "$T/job.json" "$runs/run-002/job.json"
+jp_expect forced_run_001_untouched \
+	[ "$run1" = "$(sums "$runs/run-001/job.json" "$runs/run-001/env.sh")" ]
+jp_expect runs_do_not_share_an_env_sh \
+	[ "$(env_output "$runs/run-001/env.sh")" = "$runs/run-001" -a \
+	  "$(env_output "$runs/run-002/env.sh")" = "$runs/run-002" ]
+
+# another file that is not a manifest of this run: refused, untouched
+printf 'my notes\n' >"$T/notes.txt"
+init -o "$T/notes.txt"
+jp_expect o_onto_another_file_is_refused [ "$(rc)" = 1 ]
+jp_expect refused_other_file_is_untouched [ "$(cat "$T/notes.txt")" = "my notes" ]
+jp_expect refused_other_file_made_no_run [ ! -e "$runs/run-003" ]
+
+# a symbolic link: refused even with --force, its target untouched
+printf 'target\n' >"$T/target.json"
+ln -s "$T/target.json" "$T/link.json"
+init -o "$T/link.json" --force
+jp_expect o_onto_a_symlink_is_refused [ "$(rc)" = 1 ]
+jp_expect symlink_target_untouched [ "$(cat "$T/target.json")" = target -a -L "$T/link.json" ]
+
+# -o inside the run folder is the run's manifest itself, env.sh beside it
+rm -rf "$runs"
+init -o "$runs/run-001/manifest.json"
+jp_expect o_in_the_run_folder_succeeds [ "$(rc)" = 0 ]
+jp_expect o_in_the_run_folder_is_the_manifest \
+	[ -s "$runs/run-001/manifest.json" -a ! -e "$runs/run-001/job.json" -a -s "$runs/run-001/env.sh" ]
+
+[ "$JP_T_FAILED" = 0 ] || exit 1
+echo "init runs: every run in its own folder, -o is a copy that replaces no other run"
