@@ -542,20 +542,25 @@ static int complete(struct jp_form *form, struct jp_form_row *r)
 	return JP_EV_IGNORED;
 }
 
+/* `list` points into form->rows, which jp_form_commit() rebuilds: what is
+ * needed of it is copied first, and it is not read after. */
 static int list_op(struct jp_form *form, struct jp_form_row *list, enum jp_listbox_op op)
 {
 	struct jp_error err = JP_ERROR_INIT;
-	size_t idx = 0, i;
+	size_t idx = 0, i, cursor = list->lb.cursor;
+	char *key = op == JP_LISTBOX_NONE ? NULL : strdup(list->key);
 
+	if (op != JP_LISTBOX_NONE && !key)
+		return JP_EV_HANDLED | JP_EV_REDRAW;
 	switch (op) {
 	case JP_LISTBOX_MOVED:
 		jp_form_commit(form);
-		form->list_cursor = list->lb.cursor;
+		form->list_cursor = cursor;
 		jp_form_build(form);
 		break;
 	case JP_LISTBOX_ADD:
 		jp_form_commit(form);
-		if (jp_flow_list_add(&idx, form->flow, list->key, &err) == 0) {
+		if (jp_flow_list_add(&idx, form->flow, key, &err) == 0) {
 			form->changed = true;
 			form->list_cursor = idx;
 			jp_form_build(form);
@@ -569,9 +574,9 @@ static int list_op(struct jp_form *form, struct jp_form_row *list, enum jp_listb
 		break;
 	case JP_LISTBOX_DELETE:
 		jp_form_commit(form);
-		if (jp_flow_list_remove(form->flow, list->key, list->lb.cursor, &err) == 0) {
+		if (jp_flow_list_remove(form->flow, key, cursor, &err) == 0) {
 			form->changed = true;
-			form->list_cursor = list->lb.cursor;
+			form->list_cursor = cursor;
 			jp_form_build(form);
 			for (i = 0; i < form->n; i++)
 				if (form->rows[i].field->kind == JP_FIELD_LIST)
@@ -581,6 +586,7 @@ static int list_op(struct jp_form *form, struct jp_form_row *list, enum jp_listb
 	case JP_LISTBOX_NONE:
 		break;
 	}
+	free(key);
 	jp_error_dispose(&err);
 	return JP_EV_HANDLED | JP_EV_REDRAW;
 }
