@@ -433,7 +433,7 @@ int jp_flow_task_run(struct jp_flow_task *t, const struct jp_port *port, struct 
 		rc = run_inspect(t, err);
 		break;
 	case JP_ACTION_RESOLVE:
-		rc = jp_git_remote_check(&t->remote, t->url, t->ref, port, err);
+		rc = jp_git_remote_check(&t->remote, t->url, t->ref, 0, port, err);
 		break;
 	case JP_ACTION_SCAN: {
 		struct jp_scan_opts o = JP_SCAN_OPTS_INIT;

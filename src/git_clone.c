@@ -909,7 +909,7 @@ static int op_setup(struct jp_git_op *op, const struct jp_git_url *url,
 		    struct jp_error *err)
 {
 	jp_git_op_init(op, port);
-	op->stall_timeout_s = opts->stall_timeout_s ? opts->stall_timeout_s : 120;
+	op->stall_timeout_s = opts->stall_timeout_s ? opts->stall_timeout_s : JP_GIT_STALL_TIMEOUT_S;
 	if (url->kind == JP_URL_SSH) {
 		op->ssh_host = url->host;
 		op->ssh_port = url->port;

@@ -331,9 +331,8 @@ declined:
 			      hostport);
 }
 
-int jp_git_cred_cb(git_credential **out, const char *url,
-		   const char *username_from_url, unsigned int allowed_types,
-		   void *payload)
+static int cred_cb(git_credential **out, const char *url, const char *username_from_url,
+		   unsigned int allowed_types, void *payload)
 {
 	struct jp_git_op *op = payload;
 	struct jp_git_creds *c = op->creds;
@@ -375,5 +374,18 @@ int jp_git_cred_cb(git_credential **out, const char *url,
 				    u.host ? u.host : url);
 	}
 	jp_git_url_dispose(&u);
+	return rc;
+}
+
+int jp_git_cred_cb(git_credential **out, const char *url,
+		   const char *username_from_url, unsigned int allowed_types,
+		   void *payload)
+{
+	struct jp_git_op *op = payload;
+
+	/* A person may be typing, a helper running: not a silent server. */
+	atomic_fetch_add(&op->busy_elsewhere, 1);
+	int rc = cred_cb(out, url, username_from_url, allowed_types, payload);
+	atomic_fetch_sub(&op->busy_elsewhere, 1);
 	return rc;
 }

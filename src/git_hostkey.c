@@ -120,7 +120,7 @@ static void remember(const char *name, const char *type, const char *key64)
 	close(fd);
 }
 
-int jp_git_hostkey_cb(git_cert *cert, int valid, const char *host, void *payload)
+static int hostkey_cb(git_cert *cert, int valid, const char *host, void *payload)
 {
 	struct jp_git_op *op = payload;
 	const struct jp_port *port = op->port;
@@ -190,5 +190,16 @@ done:
 	free(type);
 	free(key64);
 	free(fp);
+	return rc;
+}
+
+int jp_git_hostkey_cb(git_cert *cert, int valid, const char *host, void *payload)
+{
+	struct jp_git_op *op = payload;
+
+	/* Asking the person (or ssh-keygen): not a silent server. */
+	atomic_fetch_add(&op->busy_elsewhere, 1);
+	int rc = hostkey_cb(cert, valid, host, payload);
+	atomic_fetch_sub(&op->busy_elsewhere, 1);
 	return rc;
 }

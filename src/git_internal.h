@@ -3,6 +3,7 @@
 #ifndef JOBPREP_GIT_INTERNAL_H
 #define JOBPREP_GIT_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -77,6 +78,15 @@ struct jp_git_op {
 	/* staging: told of each file the checkout has finished writing */
 	void (*on_file)(void *ctx, const char *path);
 	void *on_file_ctx;
+	/* Shared with the ssh watchdog (git_stream.c), which runs on its own
+	 * thread: the phase as last reported, > 0 while a callback waits on
+	 * something other than the server (a person, a helper), and the
+	 * watchdog's verdict once it abandoned the connection (JP_ECANCELED or
+	 * JP_ETIMEOUT; its message is written before the code is stored). */
+	atomic_int net_phase;
+	atomic_int busy_elsewhere;
+	atomic_int abandoned;
+	char abandoned_msg[512];
 };
 
 void jp_git_op_init(struct jp_git_op *op, const struct jp_port *port);

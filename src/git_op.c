@@ -35,6 +35,9 @@ void jp_git_op_init(struct jp_git_op *op, const struct jp_port *port)
 	op->t_start = jp_now_ns();
 	op->t_rate = op->t_start;
 	op->phase = JP_PHASE_CONNECT;
+	atomic_init(&op->net_phase, JP_PHASE_CONNECT);
+	atomic_init(&op->busy_elsewhere, 0);
+	atomic_init(&op->abandoned, 0);
 }
 
 void jp_git_op_enter(struct jp_git_op *op)
@@ -74,6 +77,11 @@ int jp_git_op_progress(struct jp_git_op *op, enum jp_phase phase,
 
 	if (op->canceled)
 		return -1;
+	atomic_store_explicit(&op->net_phase, (int)phase, memory_order_relaxed);
+	if (atomic_load(&op->abandoned) == JP_ECANCELED) {
+		op->canceled = true;
+		return -1;
+	}
 	if (!op->port || !op->port->progress)
 		return 0;
 	now = jp_now_ns();
@@ -223,6 +231,10 @@ int jp_git_op_error(struct jp_git_op *op, int gerr, const char *dir,
 	int klass = ge ? ge->klass : 0;
 	int code;
 
+	if (op && atomic_load(&op->abandoned) == JP_ETIMEOUT)
+		return jp_error_set(err, JP_ETIMEOUT, "%s: %s", what, op->abandoned_msg);
+	if (op && atomic_load(&op->abandoned) == JP_ECANCELED)
+		return jp_error_set(err, JP_ECANCELED, _("%s: canceled"), what);
 	if (op && op->fail_code)
 		return jp_error_set(err, op->fail_code, "%s: %s", what, op->fail_msg);
 	if (op && op->canceled)

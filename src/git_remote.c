@@ -50,7 +50,7 @@ static const git_remote_head *find_head(const git_remote_head **heads, size_t n,
 }
 
 int jp_git_remote_check(struct jp_git_remote_info *out, const char *url_text, const char *ref,
-			const struct jp_port *port, struct jp_error *err)
+			unsigned stall_timeout_s, const struct jp_port *port, struct jp_error *err)
 {
 	struct jp_git_remote_info info = JP_GIT_REMOTE_INFO_INIT;
 	struct jp_git_url url = JP_GIT_URL_INIT;
@@ -64,6 +64,7 @@ int jp_git_remote_check(struct jp_git_remote_info *out, const char *url_text, co
 
 	*out = info;
 	jp_git_op_init(&op, port);
+	op.stall_timeout_s = stall_timeout_s ? stall_timeout_s : JP_GIT_STALL_TIMEOUT_S;
 	if ((rc = jp_git_global_init(err)) != 0)
 		return rc;
 	if ((rc = jp_git_url_parse(&url, url_text, err)) != 0)

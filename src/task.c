@@ -89,6 +89,17 @@ static int port_progress(const struct jp_progress *p, void *payload)
 	return rc;
 }
 
+static int port_cancelled(void *payload)
+{
+	struct jp_task *t = payload;
+	bool c;
+
+	pthread_mutex_lock(&t->lock);
+	c = t->cancel;
+	pthread_mutex_unlock(&t->lock);
+	return c;
+}
+
 /* Park a request until the front end replies or the task is cancelled.
  * Called with t->lock held; returns the reply code. */
 static int park_request(struct jp_task *t, enum jp_task_request_kind kind,
@@ -161,6 +172,7 @@ static void *worker(void *data)
 	port.progress = port_progress;
 	port.ask_secret = port_ask_secret;
 	port.confirm = port_confirm;
+	port.cancelled = port_cancelled;
 	port.payload = t;
 
 	rc = t->fn(&t->err, &port, t->arg);

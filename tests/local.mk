@@ -142,10 +142,12 @@ INIT_TESTS = tests/integration/init_golden.sh tests/integration/init_errors.sh \
 	tests/integration/init_platform.sh
 TESTS += $(INIT_TESTS)
 EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
-# git: clone by ref, refusals, credentials over http and ssh, interrupts, remote pin
+# git: clone by ref, refusals, credentials over http and ssh, interrupts, remote pin,
+# a silent server (stall timeout and signals over ssh and git://)
 GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refused.sh \
 	tests/integration/git_clone_interrupt.sh tests/integration/git_clone_http.sh \
-	tests/integration/git_clone_ssh.sh tests/integration/git_remote.sh
+	tests/integration/git_clone_ssh.sh tests/integration/git_remote.sh \
+	tests/integration/git_silent_server.sh
 TESTS += $(GIT_TESTS)
 EXTRA_DIST += $(GIT_TESTS) tests/lib/gitserv.sh
 # manifest: the schema and check agree on every sample; env read back by four shells

@@ -69,9 +69,12 @@ struct jp_git_clone_options {
 	/* Parallel writers for the copy onto shared storage; 0 = 16. */
 	unsigned copy_threads;
 	/* A server silent for this long fails the clone with JP_ETIMEOUT;
-	 * 0 = 120 s. Applies to http(s) and git://. */
+	 * 0 = JP_GIT_STALL_TIMEOUT_S. Applies to http(s), git:// and ssh. */
 	unsigned stall_timeout_s;
 };
+
+/* How long a server may send nothing before an operation fails. */
+#define JP_GIT_STALL_TIMEOUT_S 120
 
 #define JP_GIT_CLONE_OPTIONS_INIT                                              \
 	{ NULL, NULL, NULL, false, NULL, NULL, JP_GIT_STAGE_AUTO, NULL, 0, 0 }
@@ -159,11 +162,13 @@ struct jp_git_remote_info {
 #define JP_GIT_REMOTE_INFO_INIT { "", NULL, NULL, JP_GIT_REF_BRANCH, false }
 
 /* List the server's refs (ls-remote) and resolve `ref` (NULL = HEAD) to a
- * commit. Credentials as for jp_git_clone. Returns 0, JP_ENOENT (no such
- * ref), JP_EAUTH, JP_ENET, JP_EUSAGE, JP_ECANCELED. */
+ * commit. Credentials as for jp_git_clone; a server silent for
+ * stall_timeout_s (0 = JP_GIT_STALL_TIMEOUT_S) fails it. Returns 0,
+ * JP_ENOENT (no such ref), JP_EAUTH, JP_ENET, JP_ETIMEOUT, JP_EUSAGE,
+ * JP_ECANCELED. */
 int jp_git_remote_check(struct jp_git_remote_info *out, const char *url,
-			const char *ref, const struct jp_port *port,
-			struct jp_error *err);
+			const char *ref, unsigned stall_timeout_s,
+			const struct jp_port *port, struct jp_error *err);
 void jp_git_remote_info_dispose(struct jp_git_remote_info *info);
 
 enum jp_git_cmd_flags {

@@ -40,8 +40,12 @@ struct jp_port {
 	/* Ask a yes/no question; return 1 yes, 0 no. */
 	int (*confirm)(const char *question, void *payload);
 	void *payload;
+	/* Has the person asked to stop? Unlike the others, called from any
+	 * thread (a watchdog over a call that blocks where progress cannot be
+	 * asked, e.g. inside libssh2); must not block. Non-zero: stop. */
+	int (*cancelled)(void *payload);
 };
 
-#define JP_PORT_INIT { NULL, NULL, NULL, NULL }
+#define JP_PORT_INIT { NULL, NULL, NULL, NULL, NULL }
 
 #endif

@@ -20,13 +20,28 @@ static struct sigaction old_int, old_term, old_hup;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	atomic_store(&interrupted, 1);
+	int none = 0;
+
+	/* The first signal is the one the exit status reports. */
+	atomic_compare_exchange_strong(&interrupted, &none, sig);
 }
 
 bool jp_cli_interrupted(void)
 {
 	return atomic_load(&interrupted) != 0;
+}
+
+int jp_cli_exit_interrupted(void)
+{
+	int sig = atomic_load(&interrupted);
+
+	return sig ? 128 + sig : 130;
+}
+
+static int cancelled(void *payload)
+{
+	(void)payload;
+	return jp_cli_interrupted();
 }
 
 static const char *phase_name(enum jp_phase ph)
@@ -152,12 +167,13 @@ void jp_cli_port_init(struct jp_cli_port *cp, enum jp_cli_progress mode)
 	memset(cp, 0, sizeof(*cp));
 	cp->show = mode == JP_CLI_PROGRESS_ALWAYS ||
 		   (mode == JP_CLI_PROGRESS_AUTO && isatty(STDERR_FILENO));
-	cp->port.progress = mode == JP_CLI_PROGRESS_NEVER ? NULL : on_progress;
+	/* Also when nothing is shown: the callback is how the work hears of
+	 * a signal, and leaves nothing half-made behind. */
+	cp->port.progress = on_progress;
 	cp->port.ask_secret = ask_secret;
 	cp->port.confirm = confirm;
+	cp->port.cancelled = cancelled;
 	cp->port.payload = cp;
-	if (mode == JP_CLI_PROGRESS_NEVER)
-		return; /* nothing would see the flag: let signals kill */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -174,9 +190,7 @@ void jp_cli_port_finish(struct jp_cli_port *cp)
 		fflush(stderr);
 		cp->shown = false;
 	}
-	if (cp->port.progress) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		sigaction(SIGHUP, &old_hup, NULL);
-	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
 }

@@ -12,7 +12,7 @@
 enum jp_cli_progress {
 	JP_CLI_PROGRESS_AUTO = 0, /* shown when stderr is a terminal */
 	JP_CLI_PROGRESS_ALWAYS,   /* shown on stderr whatever it is */
-	JP_CLI_PROGRESS_NEVER,    /* no progress callback at all: no cancel either */
+	JP_CLI_PROGRESS_NEVER,    /* never shown (signals still cancel) */
 };
 
 struct jp_cli_port {
@@ -28,5 +28,8 @@ void jp_cli_port_init(struct jp_cli_port *cp, enum jp_cli_progress mode);
 void jp_cli_port_finish(struct jp_cli_port *cp);
 /* A signal asked to stop. */
 bool jp_cli_interrupted(void);
+/* The exit status for work a signal stopped: 128 + the first signal
+ * (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP); 130 when none was seen. */
+int jp_cli_exit_interrupted(void);
 
 #endif

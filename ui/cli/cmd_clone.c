@@ -190,7 +190,11 @@ int jp_cmd_clone(int argc, char **argv)
 	rc = jp_git_clone(&res, &opts, &cp.port, &err);
 	jp_cli_port_finish(&cp);
 	if (rc != 0) {
+		bool stopped = rc == JP_ECANCELED && jp_cli_interrupted();
+
 		rc = jp_cli_report(&err);
+		if (stopped)
+			rc = jp_cli_exit_interrupted();
 	} else if (json) {
 		rc = print_json(&res);
 	} else {

@@ -223,6 +223,7 @@ int jp_cmd_init(int argc, char **argv)
 	port_on = true;
 	port.progress = cp.port.progress;
 	port.payload = &cp;
+	port.cancelled = cp.port.cancelled;
 	port.ask_secret = NULL;
 	port.confirm = force ? yes : NULL;
 

@@ -24,10 +24,13 @@ static void usage(FILE *out)
 {
 	fprintf(out, "%s\n%s\n%s\n",
 		_("Usage: jobprep repo [--json] [--exec PATTERN] DIR"),
-		_("       jobprep repo --remote URL [--ref REF] [--into DIR] [--submodules] [--json]"),
+		_("       jobprep repo --remote URL [--ref REF] [--into DIR] [--submodules] [--timeout SECS] [--json]"),
 		_("Describe the checkout at DIR: remote, branch, commit, uncommitted changes\n"
 		  "and unpushed commits. With --remote: check that URL and REF are reachable,\n"
 		  "pin the commit, and print the clone line for a launch command."));
+	fprintf(out, "%s\n",
+		_("  --timeout SECS    with --remote: fail when the server sends nothing for SECS\n"
+		  "                    (default 120)"));
 }
 
 /* Print o, then free it. */
@@ -95,7 +98,8 @@ static int inspect(const char *dir, const char *exec_pattern, bool json)
 	return rc;
 }
 
-static int remote(const char *url, const char *ref, const char *into, bool submodules, bool json)
+static int remote(const char *url, const char *ref, const char *into, bool submodules,
+		  unsigned timeout_s, bool json)
 {
 	struct jp_git_remote_info info = JP_GIT_REMOTE_INFO_INIT;
 	struct jp_error err = JP_ERROR_INIT;
@@ -104,13 +108,17 @@ static int remote(const char *url, const char *ref, const char *into, bool submo
 	int rc;
 
 	jp_cli_port_init(&cp, JP_CLI_PROGRESS_AUTO);
-	rc = jp_git_remote_check(&info, url, ref, &cp.port, &err);
+	rc = jp_git_remote_check(&info, url, ref, timeout_s, &cp.port, &err);
 	jp_cli_port_finish(&cp);
 	if (rc == 0)
 		rc = jp_git_clone_command(&cmd, info.url, info.commit, into,
 					  submodules ? JP_GIT_CMD_SUBMODULES : 0, &err);
 	if (rc != 0) {
+		bool stopped = rc == JP_ECANCELED && jp_cli_interrupted();
+
 		rc = jp_cli_report(&err);
+		if (stopped)
+			rc = jp_cli_exit_interrupted();
 		goto out;
 	}
 	if (json) {
@@ -147,12 +155,15 @@ int jp_cmd_repo(int argc, char **argv)
 		{ "into", required_argument, NULL, 'i' },
 		{ "submodules", no_argument, NULL, 's' },
 		{ "exec", required_argument, NULL, 'x' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *url = NULL, *ref = NULL, *into = "code", *exec_pattern = NULL;
 	bool json = false, submodules = false;
+	unsigned timeout_s = JP_GIT_STALL_TIMEOUT_S;
+	char *end;
 	int c, rc;
 
 	optind = 1;
@@ -173,6 +184,12 @@ int jp_cmd_repo(int argc, char **argv)
 		case 'x':
 			exec_pattern = optarg;
 			break;
+		case 't':
+			timeout_s = (unsigned)strtoul(optarg, &end, 10);
+			if (*end || !*optarg || timeout_s < 1)
+				return jp_cli_usage_error(
+					"repo", _("--timeout: expected seconds >= 1, got '%s'"), optarg);
+			break;
 		case 'J':
 			json = true;
 			break;
@@ -187,7 +204,7 @@ int jp_cmd_repo(int argc, char **argv)
 	if (url) {
 		if (argc != optind)
 			return jp_cli_usage_error("repo", "%s", _("--remote takes no other operand"));
-		rc = remote(url, ref, into, submodules, json);
+		rc = remote(url, ref, into, submodules, timeout_s, json);
 	} else {
 		if (argc - optind != 1)
 			return jp_cli_usage_error("repo", "%s", _("expected one directory"));
