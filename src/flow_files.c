@@ -13,6 +13,9 @@
 #include "jobprep/path.h"
 #include "flow_internal.h"
 
+/* Far more than any manifest jobprep writes. */
+#define MANIFEST_LOOK_BYTES (4 * 1024 * 1024)
+
 static bool in_run_folder(const struct jp_flow *flow, const char *path)
 {
 	const char *out = flow->m->outputs.output_dir;
@@ -77,9 +80,11 @@ int flow_copy_state(enum copy_state *st, char **other_run, const struct jp_flow 
 		*st = COPY_NOT_FILE;
 		return 0;
 	}
-	/* A manifest is "this run's" when it names this run's folder. */
+	/* A manifest is "this run's" when it names this run's folder. Judged
+	 * as the person types: a big file is no manifest, unread. */
 	*st = COPY_OTHER_FILE;
-	if (jp_manifest_load(&old, path, JP_READ_MANIFEST, &quiet) == 0 &&
+	if (sb.st_size <= MANIFEST_LOOK_BYTES &&
+	    jp_manifest_load(&old, path, JP_READ_MANIFEST, &quiet) == 0 &&
 	    old->outputs.output_dir) {
 		if (out && strcmp(old->outputs.output_dir, out) == 0) {
 			*st = COPY_OURS;
@@ -159,7 +164,7 @@ int flow_copy_allowed(const struct jp_flow *flow, const char *copy, bool force, 
 {
 	enum copy_state st;
 	char *other = NULL, *q = NULL;
-	bool yes = false;
+	bool yes;
 	int rc = flow_copy_state(&st, &other, flow, copy);
 
 	if (rc < 0)
@@ -200,11 +205,15 @@ int flow_copy_allowed(const struct jp_flow *flow, const char *copy, bool force, 
 			goto out;
 		}
 		yes = port->confirm(q, port->payload) == 1;
+		if (!yes)
+			rc = jp_error_set(err, JP_EREFUSED,
+					  _("%s was not replaced: nothing was written; choose another "
+					    "file for the manifest's copy"),
+					  copy);
+		goto out;
 	} else if (!ask && port && port->confirm) {
 		goto out; /* asked when it comes to writing */
 	}
-	if (yes)
-		goto out;
 	rc = st == COPY_OTHER_RUN
 		     ? jp_error_set(err, JP_EREFUSED,
 				    _("%s holds the manifest of another run (%s): nothing was "

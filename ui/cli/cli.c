@@ -48,7 +48,7 @@ void jp_cli_print_usage(FILE *out)
 	fprintf(out, "%s\n", _("Without a command, jobprep runs the interactive wizard (needs a terminal)."));
 	fprintf(out, "  %-24s %s\n", "--demo", _("run the wizard in a self-contained sandbox"));
 	fprintf(out, "  %-24s %s\n", "--profile FILE", _("platform profile (default: $JOBPREP_PROFILE, else built in)"));
-	fprintf(out, "  %-24s %s\n", "-o, --output MANIFEST", _("where to write the manifest"));
+	fprintf(out, "  %-24s %s\n", "-o, --output MANIFEST", _("also write a copy of the manifest there"));
 	fprintf(out, "\n%s\n", _("Commands:"));
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		fprintf(out, "  %s\n        %s\n", _(commands[i].synopsis), _(commands[i].summary));

@@ -712,9 +712,10 @@ const struct jp_step_ops jp_step_review_ops = {
 		   "checkpoint directories can be created, and every path is where every Worker "
 		   "sees it. The review waits for the clone and the scans, runs every check, and "
 		   "groups them by step: Enter on a check goes to its field. Writing creates the "
-		   "run's directories, then writes the manifest and, next to it, env.sh; the "
-		   "launch command shown at the end sources env.sh by absolute path and runs "
-		   "yours: paste it into the platform's form."),
+		   "run's directories, then writes the manifest and env.sh into the run's folder "
+		   "(a manifest path elsewhere gets a copy; replacing another run's manifest there "
+		   "is asked first); the launch command shown at the end sources the run's env.sh "
+		   "by absolute path and runs yours: paste it into the platform's form."),
 	.enter = review_enter,
 	.draw = review_draw,
 	.key = review_key,
