@@ -12,27 +12,28 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
+#include <xxhash.h>
 
 #include "jobprep/export.h"
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
 
-#define STAMP_PREFIX "# jobprep-export-digest: fnv1a64="
+#define STAMP_PREFIX "# jobprep-export-digest: xxh3-64="
 #define STAMP_HEX 16
 #define STAMP_REST " (jobprep export -o replaces this file only while the rest is unedited)\n"
 /* Larger than any job file jobprep writes: beyond it, not an export. */
 #define STAMP_MAX_BYTES (16 * 1024 * 1024)
 
-/* FNV-1a, 64 bits, over a and then b: a digest against edits, not attacks. */
+/* XXH3 (64 bits) over a and then b: a digest against edits, not attacks. */
 static uint64_t digest(const char *a, size_t na, const char *b, size_t nb)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	XXH3_state_t st;
 
-	for (size_t i = 0; i < na + nb; i++) {
-		h ^= (unsigned char)(i < na ? a[i] : b[i - na]);
-		h *= 0x100000001b3ULL;
-	}
-	return h;
+	XXH3_64bits_reset(&st);
+	XXH3_64bits_update(&st, a, na);
+	XXH3_64bits_update(&st, b, nb);
+	return XXH3_64bits_digest(&st);
 }
 
 /* Where the digest line goes: after a #! line, else first. */

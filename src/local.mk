@@ -1,6 +1,6 @@
 # The core library: no terminal, no printing, no exit.
 noinst_LIBRARIES += libjobprep.a
-libjobprep_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(LIBGIT2_CFLAGS)
+libjobprep_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(LIBGIT2_CFLAGS) $(XXHASH_CFLAGS)
 libjobprep_a_SOURCES = \
 	include/jobprep/error.h src/error.c \
 	include/jobprep/strv.h src/strv.c \

@@ -37,7 +37,7 @@ for to in slurm pytorchjob; do
 	export_to $to "$f"
 	jp_expect ${to}_first_export_succeeds [ "$(rc)" = 0 -a -s "$f" ]
 	jp_expect ${to}_export_carries_a_digest_line \
-		grep -q '^# jobprep-export-digest: fnv1a64=[0-9a-f]\{16\} ' "$f"
+		grep -q '^# jobprep-export-digest: xxh3-64=[0-9a-f]\{16\} ' "$f"
 	"$JOBPREP" export --to $to "$M" >"$T/stdout.$to" 2>/dev/null
 	jp_expect ${to}_stdout_and_o_are_the_same_text cmp -s "$f" "$T/stdout.$to"
 	cp "$f" "$T/first.$to"
@@ -60,9 +60,9 @@ for to in slurm pytorchjob; do
 
 	# an edit of the digest line itself is an edit too
 	cp "$T/first.$to" "$f"
-	d=$(sed -n 's/^# jobprep-export-digest: fnv1a64=\(.\).*/\1/p' "$f")
+	d=$(sed -n 's/^# jobprep-export-digest: xxh3-64=\(.\).*/\1/p' "$f")
 	[ "$d" = 0 ] && d=1 || d=0
-	sed -i "s/^\(# jobprep-export-digest: fnv1a64=\)./\1$d/" "$f"
+	sed -i "s/^\(# jobprep-export-digest: xxh3-64=\)./\1$d/" "$f"
 	export_to $to "$f"
 	jp_expect ${to}_changed_digest_is_refused [ "$(rc)" = 1 ]
 

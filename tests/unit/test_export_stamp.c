@@ -33,11 +33,11 @@ static void digest_line_goes_after_the_shebang_else_first(void **state)
 	const char *nl;
 
 	(void)state;
-	assert_int_equal(strncmp(s, "#!/bin/bash\n# jobprep-export-digest: fnv1a64=", 45), 0);
+	assert_int_equal(strncmp(s, "#!/bin/bash\n# jobprep-export-digest: xxh3-64=", 45), 0);
 	nl = strchr(s + 12, '\n');
 	assert_non_null(nl);
 	assert_string_equal(nl + 1, SCRIPT + 12); /* the rest as it was */
-	assert_int_equal(strncmp(y, "# jobprep-export-digest: fnv1a64=", 33), 0);
+	assert_int_equal(strncmp(y, "# jobprep-export-digest: xxh3-64=", 33), 0);
 	nl = strchr(y, '\n');
 	assert_non_null(nl);
 	assert_string_equal(nl + 1, YAML);
