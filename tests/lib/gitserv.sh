@@ -17,6 +17,10 @@
 . "$TOP_SRCDIR/tests/lib/proc.sh"
 
 JP_GIT_ID="-c user.name=jobprep-test -c user.email=test@jobprep.invalid"
+# Any commit a test makes has an author without the machine's git identity.
+GIT_AUTHOR_NAME=jobprep-test GIT_AUTHOR_EMAIL=test@jobprep.invalid
+GIT_COMMITTER_NAME=jobprep-test GIT_COMMITTER_EMAIL=test@jobprep.invalid
+export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
 export GIT_CONFIG_NOSYSTEM=1
 
 # jp_listening PORT: 0 when something accepts connections on 127.0.0.1:PORT.
@@ -120,13 +124,18 @@ jp_git_many_files() {
 }
 
 # jp_slow_hook FILE: a pack-objects hook sending at most ~640 KiB/s, so a
-# test can act in the middle of a transfer.
+# test can act in the middle of a transfer. jp_slow_hook_config FILE: the
+# git configuration that runs it (git runs the hook through sh: its path is
+# quoted, so a $TMPDIR with a space in it works).
 jp_slow_hook() {
 	cat >"$1" <<'EOF'
 #!/bin/sh
 "$@" | perl -e '$|=1; while (read(STDIN, $b, 32768)) { print $b; select(undef, undef, undef, 0.05) }'
 EOF
 	chmod +x "$1"
+}
+jp_slow_hook_config() {
+	printf "[uploadpack]\n\tpackObjectsHook = '%s'\n" "$1"
 }
 
 # jp_gitd_start DIR BASE [slow]: git daemon exporting BASE; its HOME is
@@ -138,8 +147,7 @@ jp_gitd_start() {
 	: >"$_d/gitd-home/.gitconfig"
 	if [ "${3:-}" = slow ]; then
 		jp_slow_hook "$_d/gitd-home/slow-hook"
-		printf '[uploadpack]\n\tpackObjectsHook = %s\n' "$_d/gitd-home/slow-hook" \
-			>"$_d/gitd-home/.gitconfig"
+		jp_slow_hook_config "$_d/gitd-home/slow-hook" >"$_d/gitd-home/.gitconfig"
 	fi
 	_try=0
 	while [ $_try -lt 10 ]; do
@@ -186,10 +194,13 @@ jp_gitd_stop() {
 # jp_httpd_start DIR REPOS: lighttpd serving REPOS through git http-backend
 # at http://127.0.0.1:$JP_HTTPD_PORT/git/ (Basic auth alice:s3cret under
 # /git/private/). /moved/X redirects to another host:
-# http://localhost:$JP_HTTPD_PORT2/git/private/X, a second listener whose
-# access log records any Authorization header it receives. The same again
-# over https at https://localhost:$JP_HTTPD_PORT3/ with a certificate from a
-# test CA ($DIR/ca.pem); JP_HTTPD_PORT3 is empty where lighttpd has no TLS.
+# http://127.0.0.2:$JP_HTTPD_PORT2/git/private/X, a second listener (on
+# 127.0.0.1 and 127.0.0.2: all of 127/8 is loopback) whose access log
+# records any Authorization header it receives. The same again over https
+# at https://127.0.0.1:$JP_HTTPD_PORT3/ with a certificate for 127.0.0.1
+# from a test CA ($DIR/ca.pem); JP_HTTPD_PORT3 is empty where lighttpd has
+# no TLS. No name is looked up: "localhost" need not resolve (a minimal
+# root has no /etc/hosts), nor to 127.0.0.1.
 jp_httpd_start() {
 	_d=$1
 	_repos=$2
@@ -202,9 +213,9 @@ jp_httpd_start() {
 	if [ -n "$_tls" ] && [ ! -s "$_d/server.pem" ]; then
 		openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=jobprep test CA" \
 			-keyout "$_d/ca.key" -out "$_d/ca.pem" 2>/dev/null &&
-		openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" \
+		openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" \
 			-keyout "$_d/server.key" -out "$_d/server.csr" 2>/dev/null &&
-		printf 'subjectAltName=DNS:localhost\n' >"$_d/san.ext" &&
+		printf 'subjectAltName=IP:127.0.0.1,DNS:127.0.0.1\n' >"$_d/san.ext" &&
 		openssl x509 -req -in "$_d/server.csr" -CA "$_d/ca.pem" -CAkey "$_d/ca.key" \
 			-CAcreateserial -days 2 -extfile "$_d/san.ext" -out "$_d/server.crt" 2>/dev/null &&
 		cat "$_d/server.crt" "$_d/server.key" >"$_d/server.pem" || return 1
@@ -238,8 +249,12 @@ auth.backend = "plain"
 auth.backend.plain.userfile = "$_d/users"
 auth.require = ( "/git/private/" => ( "method" => "basic", "realm" => "git",
 				      "require" => "valid-user" ) )
-url.redirect = ( "^/moved/(.*)\$" => "http://localhost:$_port2/git/private/\$1" )
+url.redirect = ( "^/moved/(.*)\$" => "http://127.0.0.2:$_port2/git/private/\$1" )
 \$SERVER["socket"] == "127.0.0.1:$_port2" {
+	accesslog.filename = "$_d/access2.log"
+	accesslog.format = "%h %V \"%r\" %>s authorization=%{Authorization}i"
+}
+\$SERVER["socket"] == "127.0.0.2:$_port2" {
 	accesslog.filename = "$_d/access2.log"
 	accesslog.format = "%h %V \"%r\" %>s authorization=%{Authorization}i"
 }

@@ -65,7 +65,7 @@ tui_start() {
 	shift 2
 	_env=
 	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
-		_env="$_env $1"
+		_env="$_env '$1'"
 		shift
 	done
 	[ "${1:-}" = "--" ] && shift
