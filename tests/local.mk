@@ -2,8 +2,12 @@
 # The environment is pinned for every test: the time zone, the language,
 # no home directory of the person running them (a test that needs one makes
 # its own), no system git configuration, none of jobprep's own variables.
+# The shell tests (*.sh) speak TAP (tests/lib/report.sh): automake's
+# tap-driver.sh counts their cases, one PASS:/FAIL:/SKIP: line each. The unit
+# tests (cmocka programs, no extension) keep the plain test-driver.
 TEST_EXTENSIONS = .sh
-SH_LOG_COMPILER = $(SHELL)
+SH_LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/autotools/build-aux/tap-driver.sh
+SH_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/lib/tap-run.sh $(SHELL)
 AM_TESTS_ENVIRONMENT = \
 	JOBPREP='$(abs_top_builddir)/jobprep'; export JOBPREP; \
 	TOP_SRCDIR='$(abs_top_srcdir)'; export TOP_SRCDIR; \

@@ -13,7 +13,11 @@
 #
 # Every server listens on 127.0.0.1 only, on a free port, with its pid file
 # and logs in DIR. Stop every server you start (trap).
+#
+# It also brings the reporter (jp_expect, jp_pass, jp_fail, jp_skip,
+# jp_done...: tests/lib/report.sh), which the tests that source it use.
 
+. "$TOP_SRCDIR/tests/lib/report.sh"
 . "$TOP_SRCDIR/tests/lib/proc.sh"
 
 JP_GIT_ID="-c user.name=jobprep-test -c user.email=test@jobprep.invalid"
@@ -304,9 +308,14 @@ jp_json_get() {
 	python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get(sys.argv[2]); print("" if v is None else (str(v).lower() if isinstance(v,bool) else v))' "$1" "$2"
 }
 
-# jp_no_temporaries DIR: fail (1) when a jobprep temporary is left in DIR.
+# jp_no_temporaries DIR: fail (1) when a jobprep temporary is left in DIR,
+# or when DIR is not there (a folder that vanished proves nothing).
 jp_no_temporaries() {
-	if ls -A "$1" 2>/dev/null | grep -q 'jobprep-tmp-\|^jobprep-clone-'; then
+	if [ ! -d "$1" ]; then
+		echo "jp_no_temporaries: $1 is not a folder" >&2
+		return 1
+	fi
+	if ls -A "$1" | grep -q 'jobprep-tmp-\|^jobprep-clone-'; then
 		echo "temporaries left in $1:" >&2
 		ls -A "$1" >&2
 		return 1
@@ -314,21 +323,6 @@ jp_no_temporaries() {
 	return 0
 }
 
-# ---- a tiny test reporter: one line per case, the script fails if any does.
-JP_T_FAILED=0
-jp_pass() { echo "ok - $1"; }
-jp_fail() {
-	echo "not ok - $1${2:+: $2}"
-	JP_T_FAILED=1
-}
-# jp_skip NAME REASON: a case that cannot run here, and why.
-jp_skip() { echo "ok - $1 # SKIP $2"; }
-# jp_expect NAME COMMAND...: the case passes when COMMAND succeeds.
-jp_expect() {
-	_name=$1
-	shift
-	if "$@"; then jp_pass "$_name"; else jp_fail "$_name"; fi
-}
 # jp_test_env DIR: a private HOME, no agent, no tokens, no system git config.
 jp_test_env() {
 	HOME=$1/home
@@ -353,6 +347,12 @@ jp_wait_text() {
 # jp_wait_exit PID [SECS]: wait for a background job and set JP_RC to its
 # exit code, or to "hung" (killing it) when it runs longer than SECS
 # (default 60). Not in $(...): a subshell cannot wait for our children.
+# jp_dir_empty DIR: 0 when DIR is a folder with nothing in it; a missing
+# DIR fails (what was to be left empty may have been removed wholesale).
+jp_dir_empty() {
+	[ -d "$1" ] && [ -z "$(ls -A "$1")" ]
+}
+
 jp_wait_exit() {
 	_w=0
 	while kill -0 "$1" 2>/dev/null && [ $_w -lt $((${2:-60} * 10)) ]; do

@@ -21,10 +21,7 @@
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 
 tui_init() {
-	command -v tmux >/dev/null 2>&1 || {
-		echo "SKIP: tmux is not installed" >&2
-		exit 77
-	}
+	command -v tmux >/dev/null 2>&1 || jp_skip_all "tmux is not installed"
 	TUI_NAME=$1
 	T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-tui-$1.XXXXXX") || exit 99
 	TUI_BASE=jp-tui-$1-$$
@@ -33,9 +30,9 @@ tui_init() {
 	mkdir -p "$T/home" "$T/work"
 	TUI_CLEANUP=
 	trap 'tui_cleanup' EXIT
-	trap 'echo "not ok - interrupted by SIGINT"; exit 1' INT
-	trap 'echo "not ok - interrupted by SIGTERM"; exit 1' TERM
-	trap 'echo "not ok - interrupted by SIGHUP"; exit 1' HUP
+	trap 'jp_fail interrupted "by SIGINT"; jp_done' INT
+	trap 'jp_fail interrupted "by SIGTERM"; jp_done' TERM
+	trap 'jp_fail interrupted "by SIGHUP"; jp_done' HUP
 	unset NO_COLOR JOBPREP_PROFILE XDG_STATE_HOME SSH_AUTH_SOCK GIT_ASKPASS SSH_ASKPASS
 	export GIT_CONFIG_NOSYSTEM=1
 }
@@ -181,7 +178,8 @@ tui_step() {
 }
 
 # tui_must NAME COMMAND...: like jp_expect, and stop the script on failure
-# (later steps make no sense once the wizard is somewhere else).
+# (later steps make no sense once the wizard is somewhere else): the plan
+# then counts the cases run so far.
 tui_must() {
 	_name=$1
 	shift
@@ -189,11 +187,11 @@ tui_must() {
 		jp_pass "$_name"
 	else
 		jp_fail "$_name"
-		exit 1
+		jp_done
 	fi
 }
 
-# tui_finish: the script's exit status from the reporter.
+# tui_finish: the plan, and the script's exit status (jp_done).
 tui_finish() {
-	exit $JP_T_FAILED
+	jp_done
 }
