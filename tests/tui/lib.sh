@@ -10,6 +10,8 @@
 #   tui_wait_gone TEXT [SECS]     wait until TEXT has left the screen
 #   tui_screen                    the screen, as text
 #   tui_wait_exit [SECS]          wait for jobprep to end; prints its exit code
+#   tui_field LABEL               Tab to the field labelled LABEL on this step
+#   tui_set LABEL TEXT            reach it, empty it (C-u) and type TEXT
 #
 # Every wait polls the screen with a bounded timeout; no sleep is an
 # assertion. On a failed wait the screen is printed. The tmux server is
@@ -170,6 +172,41 @@ tui_stty_same() {
 	sed 's/rows [0-9]*; columns [0-9]*;//' "$T/stty.before" >"$T/stty.b"
 	sed 's/rows [0-9]*; columns [0-9]*;//' "$T/stty.after" >"$T/stty.a"
 	cmp -s "$T/stty.b" "$T/stty.a" && [ -s "$T/stty.b" ]
+}
+
+# _tui_focused: the label of the field that has the focus (its line starts
+# with the focus mark; the label ends where two spaces begin its value).
+_tui_focused() {
+	tui_screen | sed -n 's/^[│ ]*▸ *//p' | head -n 1 | sed 's/  .*//'
+}
+
+# tui_field LABEL [MAX]: move the focus with Tab to the field labelled
+# LABEL, at most MAX (default 15) presses, each awaited until the focus has
+# moved; a test names the field it wants instead of counting Tabs. Fails,
+# showing the screen, when the step has no such field.
+tui_field() {
+	_n=0
+	while :; do
+		_f=$(_tui_focused)
+		[ "$_f" = "$1" ] && return 0
+		[ $_n -ge "${2:-15}" ] && break
+		tui_keys Tab
+		_n=$((_n + 1))
+		_w=0
+		while [ "$(_tui_focused)" = "$_f" ] && [ $_w -lt 100 ]; do
+			sleep 0.05
+			_w=$((_w + 1))
+		done
+	done
+	_tui_dump "focus on the field: $1 (last: $_f)"
+	return 1
+}
+
+# tui_set LABEL TEXT: the field labelled LABEL, emptied, then TEXT typed.
+tui_set() {
+	tui_field "$1" || return 1
+	tui_keys C-u
+	tui_type "$2"
 }
 
 # tui_step N NAME: wait for step N/6 to be on screen.
