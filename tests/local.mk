@@ -1,13 +1,24 @@
 # Tests: unit (cmocka, link only the core), integration (shell), tui (tmux).
+# The environment is pinned for every test: the time zone, the language,
+# no home directory of the person running them (a test that needs one makes
+# its own), no system git configuration, none of jobprep's own variables.
+# The shell tests (*.sh) speak TAP (tests/lib/report.sh): automake's
+# tap-driver.sh counts their cases, one PASS:/FAIL:/SKIP: line each. The unit
+# tests (cmocka programs, no extension) keep the plain test-driver.
 TEST_EXTENSIONS = .sh
-SH_LOG_COMPILER = $(SHELL)
+SH_LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/autotools/build-aux/tap-driver.sh
+SH_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/lib/tap-run.sh $(SHELL)
 AM_TESTS_ENVIRONMENT = \
 	JOBPREP='$(abs_top_builddir)/jobprep'; export JOBPREP; \
 	TOP_SRCDIR='$(abs_top_srcdir)'; export TOP_SRCDIR; \
 	TOP_BUILDDIR='$(abs_top_builddir)'; export TOP_BUILDDIR; \
 	LSAN_OPTIONS="suppressions=$(abs_top_srcdir)/tests/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0$${LSAN_OPTIONS:+:$$LSAN_OPTIONS}"; \
 	export LSAN_OPTIONS; \
-	unset LANGUAGE;
+	TZ=UTC; LC_ALL=C.UTF-8; GIT_CONFIG_NOSYSTEM=1; HOME=/nonexistent/jobprep-test-home; \
+	export TZ LC_ALL GIT_CONFIG_NOSYSTEM HOME; \
+	unset LANGUAGE XDG_CONFIG_HOME XDG_STATE_HOME XDG_DATA_HOME JOBPREP_PROFILE JOBPREP_SCRATCH \
+		JOBPREP_GIT_TOKEN JOBPREP_GIT_USER JOBPREP_LOCALEDIR JOBPREP_PROBE_TIMEOUT_MS GIT_ASKPASS SSH_ASKPASS SSH_AUTH_SOCK \
+		GIT_DIR GIT_WORK_TREE GIT_CONFIG_GLOBAL NO_COLOR;
 EXTRA_DIST += tests/lib tests/data tests/lsan.supp
 
 unit_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CJSON_CFLAGS)

@@ -6,11 +6,11 @@
 set -u
 
 : "${JOBPREP:?}"
+. "$TOP_SRCDIR/tests/lib/report.sh"
 shells="sh dash bash zsh"
 for s in $shells; do
 	if ! command -v "$s" >/dev/null 2>&1; then
-		echo "SKIP: $s is not installed (apt-get install $s, or run autotools/bootstrap.sh)"
-		exit 77
+		jp_skip_all "$s is not installed (apt-get install $s, or run autotools/bootstrap.sh)"
 	fi
 done
 
@@ -18,7 +18,7 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-env.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 failed=0
 fail() {
-	echo "FAIL: $*"
+	jp_fail "$*"
 	failed=$((failed + 1))
 }
 
@@ -130,5 +130,5 @@ grep -q "^$scratch/bad.json: job.workers: expected an integer >= 1, got \"one\"$
 "$JOBPREP" env a.json b.json >/dev/null 2>&1
 [ $? -eq 2 ] || fail "env with two manifests did not exit 2"
 
-echo "$(echo $names | wc -w) variables read back exactly by: $shells; $failed failures"
-[ "$failed" -eq 0 ]
+[ "$failed" -eq 0 ] && jp_pass "$(echo $names | wc -w) variables read back exactly by: $shells"
+jp_done

@@ -12,9 +12,9 @@
 set -u
 
 : "${JOBPREP:?}"
+. "$TOP_SRCDIR/tests/lib/report.sh"
 if ! command -v python3 >/dev/null 2>&1 || ! python3 -c 'import yaml' 2>/dev/null; then
-	echo "SKIP: python3 with PyYAML is needed (apt-get install python3-yaml, or run autotools/bootstrap.sh)"
-	exit 77
+	jp_skip_all "python3 with PyYAML is needed (apt-get install python3-yaml, or run autotools/bootstrap.sh)"
 fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-export-yaml.XXXXXX") || exit 1
@@ -23,7 +23,7 @@ trap 'rm -rf "$scratch"' EXIT
 trap 'exit 130' INT TERM
 failed=0
 fail() {
-	echo "FAIL: $*"
+	jp_fail "$*"
 	failed=$((failed + 1))
 }
 secret=ghp_jobprepExportSecret0123456789abcdef
@@ -245,5 +245,5 @@ done
 "$JOBPREP" export --help | grep -q "^Usage: jobprep export --to slurm|pytorchjob" || fail "export --help"
 "$JOBPREP" --help | grep -q "export --to slurm|pytorchjob" || fail "jobprep --help does not list export"
 
-echo "PyTorchJob read back by PyYAML, its command run by /bin/sh; $failed failures"
-[ "$failed" -eq 0 ]
+[ "$failed" -eq 0 ] && jp_pass "PyTorchJob read back by PyYAML, its command run by /bin/sh"
+jp_done

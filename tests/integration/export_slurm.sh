@@ -11,18 +11,16 @@
 set -u
 
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
+. "$TOP_SRCDIR/tests/lib/report.sh"
 . "$TOP_SRCDIR/tests/lib/slurm.sh"
 if ! jp_slurm_have; then
-	echo "SKIP: slurm-wlm and munge are not installed (apt-get install slurm-wlm munge, or run autotools/bootstrap.sh)"
-	exit 77
+	jp_skip_all "slurm-wlm and munge are not installed (apt-get install slurm-wlm munge, or run autotools/bootstrap.sh)"
 fi
 if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: slurmd must run as root to start jobs"
-	exit 77
+	jp_skip_all "slurmd must run as root to start jobs"
 fi
 command -v python3 >/dev/null 2>&1 || {
-	echo "SKIP: python3 is not installed"
-	exit 77
+	jp_skip_all "python3 is not installed"
 }
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-export-slurm.XXXXXX") || exit 1
@@ -33,7 +31,7 @@ trap 'exit 130' INT TERM
 chmod 755 "$scratch"
 failed=0
 fail() {
-	echo "FAIL: $*"
+	jp_fail "$*"
 	failed=$((failed + 1))
 }
 
@@ -169,5 +167,5 @@ done
 # Nothing was expanded by accident anywhere
 [ -e "$scratch/shared/projects/pwned" ] && fail "a value was executed"
 
-echo "3 Slurm jobs from exported scripts; $failed failures"
-[ "$failed" -eq 0 ]
+[ "$failed" -eq 0 ] && jp_pass "3 Slurm jobs from exported scripts"
+jp_done

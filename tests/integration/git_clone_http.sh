@@ -38,7 +38,7 @@ jp_expect url_token_is_not_in_repo_output sh -c "! grep -q '$TOKEN' '$T/repo.jso
 # --- the token is blanked out of the command line while the clone runs
 jp_git_big_repo "$T/repos/private/ps.git" 6 || exit 99
 jp_slow_hook "$T/httpd-home/slow-hook"
-printf '[uploadpack]\n\tpackObjectsHook = %s\n' "$T/httpd-home/slow-hook" >"$T/httpd-home/.gitconfig"
+jp_slow_hook_config "$T/httpd-home/slow-hook" >"$T/httpd-home/.gitconfig"
 $J clone --progress "http://alice:$TOKEN@127.0.0.1:$JP_HTTPD_PORT/git/private/ps.git" "$T/out/ps" \
 	</dev/null >/dev/null 2>"$T/err" &
 pid=$!
@@ -118,10 +118,10 @@ jp_expect redirect_leaves_nothing [ ! -e "$T/out/redirect" ]
 # --- https (TLS through jobprep's own socket stream): a CA it is told to
 # trust (SSL_CERT_FILE), and one it is not
 if [ -n "$JP_HTTPD_PORT3" ]; then
-	SSL_CERT_FILE=$T/ca.pem $J clone --json "https://alice:$TOKEN@localhost:$JP_HTTPD_PORT3/git/private/url.git" \
+	SSL_CERT_FILE=$T/ca.pem $J clone --json "https://alice:$TOKEN@127.0.0.1:$JP_HTTPD_PORT3/git/private/url.git" \
 		"$T/out/https" </dev/null >"$T/out.json" 2>"$T/err"
 	jp_expect https_clone_with_a_trusted_ca_succeeds [ "$(jp_json_get "$T/out.json" commit)" = "$commit" ]
-	$J clone "https://localhost:$JP_HTTPD_PORT3/git/public.git" "$T/out/untrusted" </dev/null \
+	$J clone "https://127.0.0.1:$JP_HTTPD_PORT3/git/public.git" "$T/out/untrusted" </dev/null \
 		>/dev/null 2>"$T/err"
 	jp_expect https_with_an_untrusted_certificate_fails [ $? = 1 ]
 	jp_expect https_with_an_untrusted_certificate_says_so grep -qi "certificate" "$T/err"
@@ -149,4 +149,4 @@ jp_expect redirect_target_gets_no_authorization \
 jp_expect redirect_was_answered_by_the_first_host grep -q '"GET /moved/redirect.git/info/refs' "$T/access.log"
 jp_expect token_is_never_on_disk sh -c "! grep -rl '$TOKEN' '$T/out' '$HOME'"
 
-exit $JP_T_FAILED
+jp_done

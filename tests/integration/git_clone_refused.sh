@@ -102,4 +102,4 @@ $J clone "$U" "$T/shared/other" >/dev/null 2>"$T/err"
 jp_expect another_hosts_temporary_is_left_alone [ -d "$T/shared/.other.jobprep-tmp-1-0000abcd" ]
 jp_expect another_hosts_temporary_is_named_with_its_host grep -q "pid 1 on not-$(hostname)" "$T/err"
 
-exit $JP_T_FAILED
+jp_done

@@ -7,11 +7,12 @@
 set -u
 
 : "${JOBPREP:?}"
+. "$TOP_SRCDIR/tests/lib/report.sh"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-init-demo.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 failed=0
 fail() {
-	echo "FAIL: $*"
+	jp_fail "$*"
 	failed=$((failed + 1))
 }
 
@@ -48,5 +49,5 @@ run2=$demo/shared/outputs/demo/run-002
 [ -s "$run2/job.json" ] || fail "the second run did not go to run-002"
 "$JOBPREP" check "$run2/job.json" >check2 2>&1 || { fail "check does not pass the second manifest"; cat check2; }
 
-[ $failed -eq 0 ] || exit 1
-echo "init --demo: a fresh sandbox, a manifest check passes, then the next run"
+[ $failed -eq 0 ] && jp_pass "init --demo: a fresh sandbox, a manifest check passes, then the next run"
+jp_done

@@ -16,7 +16,7 @@ jp_init_scratch "$scratch" || { echo "FAIL: cannot lay out the scratch platform"
 S=$scratch
 failed=0
 fail() {
-	echo "FAIL: $*"
+	jp_fail "$*"
 	failed=$((failed + 1))
 }
 
@@ -125,7 +125,7 @@ if unshare -m true 2>/dev/null; then
 		fail "check-fails: $(cat "$S/check-fails.err")"
 	[ ! -e "$S/shared/outputs/ro-job/run-001/job.json" ] || fail "check-fails: a manifest was written"
 else
-	echo "note: unshare -m is not permitted here: the read-only mount case is left out"
+	jp_skip check_fails_on_a_read_only_output "unshare -m is not permitted here (needs root)"
 fi
 rm -rf "$S/shared/outputs/ro-job"
 
@@ -153,5 +153,5 @@ grep -q '"written":	true' "$S/forced.out" || fail "forced: --json does not say i
 rmdir "/tmp/jobprep-forced-$$" 2>/dev/null
 [ -s "$S/shared/outputs/forced-job/run-001/job.json" ] || fail "forced: no manifest"
 
-[ $failed -eq 0 ] || exit 1
-echo "init errors: every bad answer is named, nothing is made"
+[ $failed -eq 0 ] && jp_pass "init errors: every bad answer is named, nothing is made"
+jp_done

@@ -19,7 +19,7 @@ set -u
 
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
 for tool in git sed diff; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: $tool is not installed"; exit 77; }
+	command -v "$tool" >/dev/null 2>&1 || jp_skip_all "$tool is not installed"
 done
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 . "$TOP_SRCDIR/tests/lib/initscratch.sh"
@@ -53,7 +53,7 @@ space_unknown() {
 
 failed=0
 fail() {
-	echo "FAIL: $*"
+	jp_fail "$*"
 	failed=$((failed + 1))
 }
 
@@ -109,5 +109,5 @@ if [ -s "$env_sh" ]; then
 	[ "$got" = "$want" ] || fail "env.sh gives back [$got], expected [$want]"
 fi
 
-[ $failed -eq 0 ] || exit 1
-echo "init golden: every answers file gives its golden manifest"
+[ $failed -eq 0 ] && jp_pass "init golden: every answers file gives its golden manifest"
+jp_done

@@ -11,13 +11,11 @@
 set -u
 
 if [ "${1:-}" != inside ]; then
+	. "$TOP_SRCDIR/tests/lib/report.sh"
 	. "$TOP_SRCDIR/tests/lib/platform.sh"
 	. "$TOP_SRCDIR/tests/lib/ssh.sh"
 	. "$TOP_SRCDIR/tests/lib/gitserv.sh"
-	if ! jp_platform_available; then
-		echo "SKIP: needs root, unshare, chroot and overlayfs"
-		exit 77
-	fi
+	jp_platform_available || jp_skip_all "needs root, unshare, chroot and overlayfs"
 	S=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-init-platform.XXXXXX") || exit 1
 	chmod 755 "$S"
 	mkdir -p "$S/shared/datasets/sft" "$S/public/imagenet" "$S/remote/team-data"
@@ -39,11 +37,12 @@ fi
 
 # --- inside the namespace, chrooted into the platform's root ----------------
 . "$TOP_SRCDIR/tests/lib/ssh.sh"
+. "$TOP_SRCDIR/tests/lib/report.sh"
 unset JOBPREP_PROFILE
 failures=0
-ok() { echo "ok - $1"; }
+ok() { jp_pass "$1"; }
 not_ok() {
-	echo "not ok - $1"
+	jp_fail "$1"
 	failures=$((failures + 1))
 }
 check() { # NAME COMMAND...
@@ -105,8 +104,8 @@ EOF
 		grep -q "'--cache /srv/cache': /srv/cache is not on shared storage" /root/paths.out
 	check "a path on an sshfs mount is shared" sh -c '! grep -q "/mnt/team-nfs/team-data is not on shared" /root/paths.out'
 else
-	echo "ok - # SKIP sshfs part: no sshd/sshfs here"
+	jp_skip "sshfs part" "no sshd/sshfs here"
 fi
 
-[ $failures -eq 0 ] || { cat /root/llama.err /root/check.out 2>/dev/null | head -40; exit 1; }
-exit 0
+[ $failures -eq 0 ] || cat /root/llama.err /root/check.out 2>/dev/null | head -40 | sed 's/^/# /'
+jp_done

@@ -5,9 +5,10 @@
 set -u
 
 : "${JOBPREP:?}"
+. "$TOP_SRCDIR/tests/lib/report.sh"
 failed=0
 fail() {
-	echo "FAIL: $*"
+	jp_fail "$*"
 	failed=$((failed + 1))
 }
 
@@ -17,7 +18,7 @@ expect() {
 	rc=$?
 	[ "$rc" -eq 2 ] || fail "$1 $2: exit $rc, expected 2 ($err)"
 	case $err in
-	*"option '$2' needs an argument"*) echo "ok - $1 $2" ;;
+	*"option '$2' needs an argument"*) jp_pass "$1 $2" ;;
 	*) fail "$1 $2: stderr is [$err]" ;;
 	esac
 }
@@ -33,7 +34,7 @@ for opt in --profile -o --output; do
 	rc=$?
 	[ "$rc" -eq 2 ] || fail "wizard $opt: exit $rc, expected 2 ($err)"
 	case $err in
-	*"option '$opt' needs an argument"*) echo "ok - wizard $opt" ;;
+	*"option '$opt' needs an argument"*) jp_pass "wizard $opt" ;;
 	*) fail "wizard $opt: stderr is [$err]" ;;
 	esac
 done
@@ -41,8 +42,8 @@ done
 # An option that does not exist is still called unknown.
 err=$("$JOBPREP" check --no-such-option 2>&1 >/dev/null)
 case $err in
-*"unknown option '--no-such-option'"*) echo "ok - check --no-such-option" ;;
+*"unknown option '--no-such-option'"*) jp_pass "check --no-such-option" ;;
 *) fail "check --no-such-option: stderr is [$err]" ;;
 esac
 
-[ "$failed" -eq 0 ] || exit 1
+jp_done

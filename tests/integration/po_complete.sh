@@ -15,19 +15,19 @@
 set -u
 
 : "${TOP_SRCDIR:?}"
+. "$TOP_SRCDIR/tests/lib/report.sh"
 for tool in xgettext msgfmt msgmerge msgattrib; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "SKIP: $tool is needed (apt-get install gettext)"
-		exit 77
+		jp_skip_all "$tool is needed (apt-get install gettext)"
 	fi
 done
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-po.XXXXXX") || exit 99
 trap 'rm -rf "$T"' EXIT
 failed=0
-pass() { echo "ok - $1"; }
+pass() { jp_pass "$1"; }
 fail() {
-	echo "not ok - $1"
+	jp_fail "$1"
 	failed=1
 }
 po=$TOP_SRCDIR/ui/po/zh_CN.po
@@ -111,4 +111,4 @@ else
 	echo "#   untranslated ($missing): run 'make update-po', then translate in ui/po/zh_CN.po:"
 	sed 's/^/#   /' "$T/untranslated"
 fi
-exit $failed
+jp_done

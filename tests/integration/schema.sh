@@ -8,10 +8,10 @@
 set -u
 
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
+. "$TOP_SRCDIR/tests/lib/report.sh"
 PY=/usr/bin/python3
 if ! "$PY" -c 'from jsonschema import Draft202012Validator' 2>/dev/null; then
-	echo "SKIP: $PY with jsonschema >= 4 (Draft202012Validator) is needed: apt-get install python3-jsonschema"
-	exit 77
+	jp_skip_all "$PY with jsonschema >= 4 (Draft202012Validator) is needed: apt-get install python3-jsonschema"
 fi
 
 samples="$TOP_SRCDIR/tests/data/manifests"
@@ -19,7 +19,7 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-schema.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 failed=0
 fail() {
-	echo "FAIL: $*"
+	jp_fail "$*"
 	failed=$((failed + 1))
 }
 
@@ -166,5 +166,5 @@ grep -q "^$scratch/missing.json: " "$scratch/err" || fail "the error does not na
 "$JOBPREP" schema extra >/dev/null 2>&1
 [ $? -eq 2 ] || fail "schema with an argument did not exit 2"
 
-echo "$n_valid valid and $n_invalid invalid samples judged alike by the schema and check; $failed failures"
-[ "$failed" -eq 0 ]
+[ "$failed" -eq 0 ] && jp_pass "$n_valid valid and $n_invalid invalid samples judged alike by the schema and check"
+jp_done

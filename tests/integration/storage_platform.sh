@@ -12,13 +12,13 @@
 set -u
 
 if [ "${1:-}" != inside ]; then
+	. "$TOP_SRCDIR/tests/lib/report.sh"
 	. "$TOP_SRCDIR/tests/lib/ssh.sh"
 	. "$TOP_SRCDIR/tests/lib/platform.sh"
 	if ! jp_platform_available || ! jp_ssh_available; then
-		echo "SKIP: needs root, unshare, overlayfs, chroot, sshd, ssh, sshfs and /dev/fuse"
-		exit 77
+		jp_skip_all "needs root, unshare, overlayfs, chroot, sshd, ssh, sshfs and /dev/fuse"
 	fi
-	command -v jq >/dev/null 2>&1 || { echo "SKIP: needs jq"; exit 77; }
+	command -v jq >/dev/null 2>&1 || jp_skip_all "needs jq"
 	S=$TOP_BUILDDIR/tests/integration/storage_platform.tmp
 	rm -rf "$S"
 	mkdir -p "$S/shared" "$S/public/models/llama" "$S/local" "$S/remote" || exit 1
@@ -35,10 +35,11 @@ fi
 # --- inside the namespace, chrooted into the platform's root -------------------
 . "$TOP_SRCDIR/tests/lib/ssh.sh"
 unset JOBPREP_PROFILE JOBPREP_PROBE_TIMEOUT_MS
+. "$TOP_SRCDIR/tests/lib/report.sh"
 failures=0
-ok() { echo "ok - $1"; }
+ok() { jp_pass "$1"; }
 not_ok() {
-	echo "not ok - $1"
+	jp_fail "$1"
 	failures=$((failures + 1))
 }
 # expect NAME ACTUAL WANTED
@@ -291,5 +292,4 @@ else
 	expect "hung mount: an interrupted scan returns 130" "$scan_rc" 130
 fi
 
-echo "$failures failed"
-[ "$failures" -eq 0 ]
+jp_done

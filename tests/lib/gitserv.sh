@@ -13,10 +13,18 @@
 #
 # Every server listens on 127.0.0.1 only, on a free port, with its pid file
 # and logs in DIR. Stop every server you start (trap).
+#
+# It also brings the reporter (jp_expect, jp_pass, jp_fail, jp_skip,
+# jp_done...: tests/lib/report.sh), which the tests that source it use.
 
+. "$TOP_SRCDIR/tests/lib/report.sh"
 . "$TOP_SRCDIR/tests/lib/proc.sh"
 
 JP_GIT_ID="-c user.name=jobprep-test -c user.email=test@jobprep.invalid"
+# Any commit a test makes has an author without the machine's git identity.
+GIT_AUTHOR_NAME=jobprep-test GIT_AUTHOR_EMAIL=test@jobprep.invalid
+GIT_COMMITTER_NAME=jobprep-test GIT_COMMITTER_EMAIL=test@jobprep.invalid
+export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
 export GIT_CONFIG_NOSYSTEM=1
 
 # jp_listening PORT: 0 when something accepts connections on 127.0.0.1:PORT.
@@ -120,13 +128,18 @@ jp_git_many_files() {
 }
 
 # jp_slow_hook FILE: a pack-objects hook sending at most ~640 KiB/s, so a
-# test can act in the middle of a transfer.
+# test can act in the middle of a transfer. jp_slow_hook_config FILE: the
+# git configuration that runs it (git runs the hook through sh: its path is
+# quoted, so a $TMPDIR with a space in it works).
 jp_slow_hook() {
 	cat >"$1" <<'EOF'
 #!/bin/sh
 "$@" | perl -e '$|=1; while (read(STDIN, $b, 32768)) { print $b; select(undef, undef, undef, 0.05) }'
 EOF
 	chmod +x "$1"
+}
+jp_slow_hook_config() {
+	printf "[uploadpack]\n\tpackObjectsHook = '%s'\n" "$1"
 }
 
 # jp_gitd_start DIR BASE [slow]: git daemon exporting BASE; its HOME is
@@ -138,8 +151,7 @@ jp_gitd_start() {
 	: >"$_d/gitd-home/.gitconfig"
 	if [ "${3:-}" = slow ]; then
 		jp_slow_hook "$_d/gitd-home/slow-hook"
-		printf '[uploadpack]\n\tpackObjectsHook = %s\n' "$_d/gitd-home/slow-hook" \
-			>"$_d/gitd-home/.gitconfig"
+		jp_slow_hook_config "$_d/gitd-home/slow-hook" >"$_d/gitd-home/.gitconfig"
 	fi
 	_try=0
 	while [ $_try -lt 10 ]; do
@@ -186,10 +198,13 @@ jp_gitd_stop() {
 # jp_httpd_start DIR REPOS: lighttpd serving REPOS through git http-backend
 # at http://127.0.0.1:$JP_HTTPD_PORT/git/ (Basic auth alice:s3cret under
 # /git/private/). /moved/X redirects to another host:
-# http://localhost:$JP_HTTPD_PORT2/git/private/X, a second listener whose
-# access log records any Authorization header it receives. The same again
-# over https at https://localhost:$JP_HTTPD_PORT3/ with a certificate from a
-# test CA ($DIR/ca.pem); JP_HTTPD_PORT3 is empty where lighttpd has no TLS.
+# http://127.0.0.2:$JP_HTTPD_PORT2/git/private/X, a second listener (on
+# 127.0.0.1 and 127.0.0.2: all of 127/8 is loopback) whose access log
+# records any Authorization header it receives. The same again over https
+# at https://127.0.0.1:$JP_HTTPD_PORT3/ with a certificate for 127.0.0.1
+# from a test CA ($DIR/ca.pem); JP_HTTPD_PORT3 is empty where lighttpd has
+# no TLS. No name is looked up: "localhost" need not resolve (a minimal
+# root has no /etc/hosts), nor to 127.0.0.1.
 jp_httpd_start() {
 	_d=$1
 	_repos=$2
@@ -202,9 +217,9 @@ jp_httpd_start() {
 	if [ -n "$_tls" ] && [ ! -s "$_d/server.pem" ]; then
 		openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=jobprep test CA" \
 			-keyout "$_d/ca.key" -out "$_d/ca.pem" 2>/dev/null &&
-		openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" \
+		openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" \
 			-keyout "$_d/server.key" -out "$_d/server.csr" 2>/dev/null &&
-		printf 'subjectAltName=DNS:localhost\n' >"$_d/san.ext" &&
+		printf 'subjectAltName=IP:127.0.0.1,DNS:127.0.0.1\n' >"$_d/san.ext" &&
 		openssl x509 -req -in "$_d/server.csr" -CA "$_d/ca.pem" -CAkey "$_d/ca.key" \
 			-CAcreateserial -days 2 -extfile "$_d/san.ext" -out "$_d/server.crt" 2>/dev/null &&
 		cat "$_d/server.crt" "$_d/server.key" >"$_d/server.pem" || return 1
@@ -238,8 +253,12 @@ auth.backend = "plain"
 auth.backend.plain.userfile = "$_d/users"
 auth.require = ( "/git/private/" => ( "method" => "basic", "realm" => "git",
 				      "require" => "valid-user" ) )
-url.redirect = ( "^/moved/(.*)\$" => "http://localhost:$_port2/git/private/\$1" )
+url.redirect = ( "^/moved/(.*)\$" => "http://127.0.0.2:$_port2/git/private/\$1" )
 \$SERVER["socket"] == "127.0.0.1:$_port2" {
+	accesslog.filename = "$_d/access2.log"
+	accesslog.format = "%h %V \"%r\" %>s authorization=%{Authorization}i"
+}
+\$SERVER["socket"] == "127.0.0.2:$_port2" {
 	accesslog.filename = "$_d/access2.log"
 	accesslog.format = "%h %V \"%r\" %>s authorization=%{Authorization}i"
 }
@@ -289,9 +308,14 @@ jp_json_get() {
 	python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get(sys.argv[2]); print("" if v is None else (str(v).lower() if isinstance(v,bool) else v))' "$1" "$2"
 }
 
-# jp_no_temporaries DIR: fail (1) when a jobprep temporary is left in DIR.
+# jp_no_temporaries DIR: fail (1) when a jobprep temporary is left in DIR,
+# or when DIR is not there (a folder that vanished proves nothing).
 jp_no_temporaries() {
-	if ls -A "$1" 2>/dev/null | grep -q 'jobprep-tmp-\|^jobprep-clone-'; then
+	if [ ! -d "$1" ]; then
+		echo "jp_no_temporaries: $1 is not a folder" >&2
+		return 1
+	fi
+	if ls -A "$1" | grep -q 'jobprep-tmp-\|^jobprep-clone-'; then
 		echo "temporaries left in $1:" >&2
 		ls -A "$1" >&2
 		return 1
@@ -299,21 +323,6 @@ jp_no_temporaries() {
 	return 0
 }
 
-# ---- a tiny test reporter: one line per case, the script fails if any does.
-JP_T_FAILED=0
-jp_pass() { echo "ok - $1"; }
-jp_fail() {
-	echo "not ok - $1${2:+: $2}"
-	JP_T_FAILED=1
-}
-# jp_skip NAME REASON: a case that cannot run here, and why.
-jp_skip() { echo "ok - $1 # SKIP $2"; }
-# jp_expect NAME COMMAND...: the case passes when COMMAND succeeds.
-jp_expect() {
-	_name=$1
-	shift
-	if "$@"; then jp_pass "$_name"; else jp_fail "$_name"; fi
-}
 # jp_test_env DIR: a private HOME, no agent, no tokens, no system git config.
 jp_test_env() {
 	HOME=$1/home
@@ -338,6 +347,12 @@ jp_wait_text() {
 # jp_wait_exit PID [SECS]: wait for a background job and set JP_RC to its
 # exit code, or to "hung" (killing it) when it runs longer than SECS
 # (default 60). Not in $(...): a subshell cannot wait for our children.
+# jp_dir_empty DIR: 0 when DIR is a folder with nothing in it; a missing
+# DIR fails (what was to be left empty may have been removed wholesale).
+jp_dir_empty() {
+	[ -d "$1" ] && [ -z "$(ls -A "$1")" ]
+}
+
 jp_wait_exit() {
 	_w=0
 	while kill -0 "$1" 2>/dev/null && [ $_w -lt $((${2:-60} * 10)) ]; do

@@ -14,7 +14,8 @@
 #   jp_answers NAME DIR OUT            tests/data/answers/NAME.json with
 #                                      @SCRATCH@ replaced by DIR, into OUT
 #   jp_normalise DIR < manifest        DIR -> @SCRATCH@, created_at, version
-#                                      and 40-hex commits -> placeholders; the
+#                                      and 40-hex commits -> placeholders (a
+#                                      scratch URL quoted for its space unquoted); the
 #                                      checks' messages dropped (they quote free
 #                                      space and this machine's mounts): their
 #                                      ids, statuses and paths stay
@@ -45,7 +46,8 @@ jp_answers() {
 }
 
 jp_normalise() {
-	sed -e "s|$1|@SCRATCH@|g" \
+	# A scratch path with a space in it is quoted in a launch command.
+	sed -e "s|$1|@SCRATCH@|g" -e "s|'file://@SCRATCH@\([^' ]*\)'|file://@SCRATCH@\1|g" \
 		-e 's|"created_at":\([[:space:]]*\)"[^"]*"|"created_at":\1"@TIME@"|' \
 		-e 's|"version":\([[:space:]]*\)"[^"]*"|"version":\1"@VERSION@"|' \
 		-e 's|[0-9a-f]\{40\}|@COMMIT@|g' \

@@ -1,7 +1,7 @@
 # Shell helper for tests: the training platform's mount layout, privately.
 #
 #   . "$TOP_SRCDIR/tests/lib/platform.sh"
-#   jp_platform_available || exit 77
+#   jp_platform_available || jp_skip_all "needs root, unshare, chroot and overlayfs"
 #   jp_platform_run "$scratch" "$scratch/inside.sh" [ARG...]
 #
 # jp_platform_run makes a private mount namespace (unshare -m), builds a

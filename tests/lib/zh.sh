@@ -2,8 +2,9 @@
 # setting $T (the test's scratch dir), then call zh_env:
 #
 #   . "$TOP_SRCDIR/tests/lib/zh.sh"
-#   zh_env                   sets ZH_ENV ("NAME=value ..." for env), or exits
-#                            77 when this build has no Chinese catalogue
+#   zh_env                   sets ZH_ENV ("NAME=value ..." for env), or skips
+#                            the script (jp_skip_all, tests/lib/report.sh)
+#                            when this build has no Chinese catalogue
 #   env $ZH_ENV "$JOBPREP" --help
 #
 # glibc reads LANGUAGE in every locale but C/POSIX, and C.UTF-8 is built in:
@@ -12,12 +13,13 @@
 # LANGUAGE is not honoured, a zh_CN.UTF-8 locale is compiled into $T/locale
 # and used through LOCPATH: nothing on the machine changes.
 
+. "$TOP_SRCDIR/tests/lib/report.sh"
+
 ZH_CATALOGUE_DIR=${TOP_BUILDDIR:-.}/ui/po/locale
 
 zh_env() {
 	if [ ! -f "$ZH_CATALOGUE_DIR/zh_CN/LC_MESSAGES/jobprep.mo" ]; then
-		echo "SKIP: no Chinese catalogue in the build tree (configured without NLS or msgfmt)"
-		exit 77
+		jp_skip_all "no Chinese catalogue in the build tree (configured without NLS or msgfmt)"
 	fi
 	ZH_ENV="LC_ALL=C.UTF-8 LANGUAGE=zh_CN"
 	command -v gettext >/dev/null 2>&1 || return 0
@@ -28,8 +30,7 @@ zh_env() {
 	# -c: a warning about the locale's sources is no reason to stop.
 	localedef -c -i zh_CN -f UTF-8 "$T/locale/zh_CN.UTF-8" >/dev/null 2>&1
 	if [ ! -e "$T/locale/zh_CN.UTF-8/LC_CTYPE" ]; then
-		echo "SKIP: cannot make a zh_CN.UTF-8 locale (localedef and the 'locales' package are needed)"
-		exit 77
+		jp_skip_all "cannot make a zh_CN.UTF-8 locale (localedef and the 'locales' package are needed)"
 	fi
 	ZH_ENV="LOCPATH=$T/locale LC_ALL=zh_CN.UTF-8 LANGUAGE=zh_CN"
 }

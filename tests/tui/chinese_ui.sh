@@ -45,7 +45,7 @@ tui_screen >"$T/job.screen"
 grep '✓' "$T/job.screen" | grep -v '●' >"$T/marks"
 jp_expect job_step_has_three_checked_fields [ "$(wc -l <"$T/marks")" = 3 ]
 cols=$(while IFS= read -r l; do col "$l" ✓; done <"$T/marks" | sort -u)
-jp_expect checkmarks_share_one_column [ "$(echo "$cols" | wc -l)" = 1 ] && [ -n "$cols" ]
+jp_expect checkmarks_share_one_column sh -c '[ -n "$1" ] && [ "$(echo "$1" | wc -l)" = 1 ]' sh "$cols"
 # The label column is as wide as the widest label in display columns: two
 # spaces, then its value (a byte count would make it wider).
 jp_expect label_column_fits_the_widest_label grep -q '每 Worker GPU 数  0 ' "$T/job.screen"
@@ -55,7 +55,9 @@ l3=$(grep 'GPU 数' "$T/job.screen")
 v1=$(col "$l1" demo)
 v2=$(col "$l2" " 1 ")
 v3=$(col "$l3" " 0 ")
-jp_expect values_start_in_one_column [ -n "$v1" ] && [ "$v1" = $((v2 + 1)) ] && [ "$v1" = $((v3 + 1)) ]
+jp_expect values_start_in_one_column \
+	sh -c '[ -n "$1" ] && [ -n "$2" ] && [ -n "$3" ] && [ "$1" = $(($2 + 1)) ] && [ "$1" = $(($3 + 1)) ]' \
+	sh "$v1" "$v2" "$v3"
 
 tui_keys F1
 tui_must help_overlay_is_chinese tui_wait "帮助：任务"

@@ -16,8 +16,7 @@ tui_start 100 30 TMPDIR="$T/scratch" -- --demo
 tui_must starts tui_step 1 Job
 tui_keys Enter
 tui_must code tui_step 2 Code
-tui_keys Tab Tab C-u
-tui_type "$URL"
+tui_must url_typed_in_its_field tui_set "Repository URL" "$URL"
 tui_keys Enter
 tui_must data tui_step 3 Data
 tui_must clone_runs tui_wait "receiving"
@@ -34,9 +33,10 @@ rc=$(tui_wait_exit 60)
 jp_expect exits_130 [ "$rc" = 130 ]
 P=$T/work/jobprep-demo/shared/projects
 jp_expect no_partial_clone [ ! -e "$P/demo" ]
-jp_expect no_temporary_beside_the_target jp_no_temporaries "$P"
-left=$(find "$T/scratch" -mindepth 1 2>/dev/null | head -3)
-jp_expect no_temporary_in_scratch [ -z "$left" ]
+# the clone made projects/ for its target: gone again, or holding no temporary
+no_temporary_beside() { jp_no_temporaries "$(dirname "$1")" && { [ ! -e "$1" ] || jp_no_temporaries "$1"; }; }
+jp_expect no_temporary_beside_the_target no_temporary_beside "$P"
+jp_expect no_temporary_in_scratch jp_dir_empty "$T/scratch"
 jp_expect stty_unchanged cmp -s "$T/stty.before" "$T/stty.after"
 jp_expect says_answers_are_kept grep -q "resume" "$T/stderr"
 tui_finish

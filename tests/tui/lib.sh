@@ -10,6 +10,8 @@
 #   tui_wait_gone TEXT [SECS]     wait until TEXT has left the screen
 #   tui_screen                    the screen, as text
 #   tui_wait_exit [SECS]          wait for jobprep to end; prints its exit code
+#   tui_field LABEL               Tab to the field labelled LABEL on this step
+#   tui_set LABEL TEXT            reach it, empty it (C-u) and type TEXT
 #
 # Every wait polls the screen with a bounded timeout; no sleep is an
 # assertion. On a failed wait the screen is printed. The tmux server is
@@ -21,10 +23,7 @@
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 
 tui_init() {
-	command -v tmux >/dev/null 2>&1 || {
-		echo "SKIP: tmux is not installed" >&2
-		exit 77
-	}
+	command -v tmux >/dev/null 2>&1 || jp_skip_all "tmux is not installed"
 	TUI_NAME=$1
 	T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-tui-$1.XXXXXX") || exit 99
 	TUI_BASE=jp-tui-$1-$$
@@ -33,9 +32,9 @@ tui_init() {
 	mkdir -p "$T/home" "$T/work"
 	TUI_CLEANUP=
 	trap 'tui_cleanup' EXIT
-	trap 'echo "not ok - interrupted by SIGINT"; exit 1' INT
-	trap 'echo "not ok - interrupted by SIGTERM"; exit 1' TERM
-	trap 'echo "not ok - interrupted by SIGHUP"; exit 1' HUP
+	trap 'jp_fail interrupted "by SIGINT"; jp_done' INT
+	trap 'jp_fail interrupted "by SIGTERM"; jp_done' TERM
+	trap 'jp_fail interrupted "by SIGHUP"; jp_done' HUP
 	unset NO_COLOR JOBPREP_PROFILE XDG_STATE_HOME SSH_AUTH_SOCK GIT_ASKPASS SSH_ASKPASS
 	export GIT_CONFIG_NOSYSTEM=1
 }
@@ -65,7 +64,7 @@ tui_start() {
 	shift 2
 	_env=
 	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
-		_env="$_env $1"
+		_env="$_env '$1'"
 		shift
 	done
 	[ "${1:-}" = "--" ] && shift
@@ -175,13 +174,49 @@ tui_stty_same() {
 	cmp -s "$T/stty.b" "$T/stty.a" && [ -s "$T/stty.b" ]
 }
 
+# _tui_focused: the label of the field that has the focus (its line starts
+# with the focus mark; the label ends where two spaces begin its value).
+_tui_focused() {
+	tui_screen | sed -n 's/^[│ ]*▸ *//p' | head -n 1 | sed 's/  .*//'
+}
+
+# tui_field LABEL [MAX]: move the focus with Tab to the field labelled
+# LABEL, at most MAX (default 15) presses, each awaited until the focus has
+# moved; a test names the field it wants instead of counting Tabs. Fails,
+# showing the screen, when the step has no such field.
+tui_field() {
+	_n=0
+	while :; do
+		_f=$(_tui_focused)
+		[ "$_f" = "$1" ] && return 0
+		[ $_n -ge "${2:-15}" ] && break
+		tui_keys Tab
+		_n=$((_n + 1))
+		_w=0
+		while [ "$(_tui_focused)" = "$_f" ] && [ $_w -lt 100 ]; do
+			sleep 0.05
+			_w=$((_w + 1))
+		done
+	done
+	_tui_dump "focus on the field: $1 (last: $_f)"
+	return 1
+}
+
+# tui_set LABEL TEXT: the field labelled LABEL, emptied, then TEXT typed.
+tui_set() {
+	tui_field "$1" || return 1
+	tui_keys C-u
+	tui_type "$2"
+}
+
 # tui_step N NAME: wait for step N/6 to be on screen.
 tui_step() {
 	tui_wait "$1/6  $2"
 }
 
 # tui_must NAME COMMAND...: like jp_expect, and stop the script on failure
-# (later steps make no sense once the wizard is somewhere else).
+# (later steps make no sense once the wizard is somewhere else): the plan
+# then counts the cases run so far.
 tui_must() {
 	_name=$1
 	shift
@@ -189,11 +224,11 @@ tui_must() {
 		jp_pass "$_name"
 	else
 		jp_fail "$_name"
-		exit 1
+		jp_done
 	fi
 }
 
-# tui_finish: the script's exit status from the reporter.
+# tui_finish: the plan, and the script's exit status (jp_done).
 tui_finish() {
-	exit $JP_T_FAILED
+	jp_done
 }

@@ -16,8 +16,7 @@ tui_start 100 30 -- --demo
 tui_must starts tui_step 1 Job
 tui_keys Enter
 tui_must code tui_step 2 Code
-tui_keys Tab Tab C-u
-tui_type "$URL"
+tui_must url_typed_in_its_field tui_set "Repository URL" "$URL"
 tui_keys Enter
 tui_must data tui_step 3 Data
 tui_keys Enter

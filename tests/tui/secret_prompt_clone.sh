@@ -18,8 +18,7 @@ tui_start 100 30 -- --demo
 tui_must starts tui_step 1 Job
 tui_keys Enter
 tui_must code tui_step 2 Code
-tui_keys Tab Tab C-u
-tui_type "$URL"
+tui_must url_typed_in_its_field tui_set "Repository URL" "$URL"
 tui_keys Enter
 tui_must data tui_step 3 Data
 tui_must asks_for_the_user tui_wait "Username for 127.0.0.1"
@@ -65,8 +64,7 @@ tui_keys C-u
 tui_type second
 tui_keys Enter
 tui_must code_again tui_step 2 Code
-tui_keys Tab Tab C-u
-tui_type "$URL"
+tui_must url_typed_again tui_set "Repository URL" "$URL"
 tui_keys Enter
 tui_must asks_again tui_wait "Username for 127.0.0.1"
 tui_keys Escape

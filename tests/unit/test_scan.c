@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -184,10 +185,21 @@ static void expect_exact(const struct jp_scan_result *r)
 	assert_int_equal(r->unreadable, 0);
 }
 
+/* The scan keeps its descriptors within RLIMIT_NOFILE, so it may run fewer
+ * threads than asked where the limit is low (1024, a login's default):
+ * raise the soft limit to the hard one, as far as 4096, and where even that
+ * is too low accept fewer threads, never more. */
 static void a_full_scan_counts_exactly_with_any_number_of_threads(void **state)
 {
 	static const unsigned threads[] = { 1, 2, 3, 16, 64 };
+	struct rlimit rl;
 	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 4096 &&
+	    (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > rl.rlim_cur)) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 4096 ? 4096 : rl.rlim_max;
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	}
 	for (size_t i = 0; i < sizeof(threads) / sizeof(*threads); i++) {
 		struct jp_scan_opts o = JP_SCAN_OPTS_INIT;
 		struct jp_scan_result r;
@@ -195,7 +207,11 @@ static void a_full_scan_counts_exactly_with_any_number_of_threads(void **state)
 		o.threads = threads[i];
 		if (jp_scan(&r, data, &o, NULL, NULL, &err) != 0)
 			fail_msg("%s", jp_error_message(&err));
-		assert_int_equal(r.threads, threads[i]);
+		/* 26 descriptors a thread and 96 besides are plenty */
+		if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= threads[i] * 26 + 96)
+			assert_int_equal(r.threads, threads[i]);
+		else
+			assert_true(r.threads >= 1 && r.threads <= threads[i]);
 		expect_exact(&r);
 		jp_error_dispose(&err);
 	}
