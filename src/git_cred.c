@@ -249,6 +249,9 @@ static int userpass_cred(git_credential **out, struct jp_git_op *op,
 			   : st->user             ? st->user
 			   : same_server && c->named.user ? c->named.user
 							  : NULL;
+	bool user_from_url_only = !username_from_url && !st->user && same_server &&
+				  c->named.user && !c->named.secret &&
+				  (u->kind == JP_URL_HTTP || u->kind == JP_URL_HTTPS);
 	char hostport[600];
 	char prompt[800];
 	char *typed_user = NULL, *pass = NULL;
@@ -310,7 +313,13 @@ static int userpass_cred(git_credential **out, struct jp_git_op *op,
 		st->user = typed_user;
 		user = st->user;
 	}
-	snprintf(prompt, sizeof(prompt), _("Password or token for %s@%s"), user, hostport);
+	/* A lone user name in an http(s) URL may be a token (jobprep's own
+	 * checks treat it as one): the question never shows it. */
+	if (user_from_url_only)
+		snprintf(prompt, sizeof(prompt),
+			 _("Password or token for %s (for the user name given in the URL)"), hostport);
+	else
+		snprintf(prompt, sizeof(prompt), _("Password or token for %s@%s"), user, hostport);
 	if (ask(&pass, c->port, prompt) != 0) {
 		jp_secret_free(pass);
 		goto declined;

@@ -193,15 +193,10 @@ static void fail_item(struct reader *r, const char *expected, const cJSON *item)
 static void fail_secret_url(struct reader *r, const char *expected, const char *url)
 {
 	char masked[256], buf[300];
-	const char *scheme_end = strstr(url, "://");
-	const char *host = scheme_end ? scheme_end + 3 : url;
-	const char *at = NULL;
+	struct jp_url_userinfo ui;
 
-	for (const char *p = host; *p && *p != '/' && *p != '?' && *p != '#'; p++)
-		if (*p == '@')
-			at = p;
-	if (at)
-		snprintf(masked, sizeof(masked), "%.*s***%.200s", (int)(host - url), url, at);
+	if (jp_url_userinfo(&ui, url) && ui.start < 50)
+		snprintf(masked, sizeof(masked), "%.*s***%.200s", (int)ui.start, url, url + ui.at);
 	else
 		snprintf(masked, sizeof(masked), "%.255s", url);
 	quote(buf, sizeof(buf), masked, 250);

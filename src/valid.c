@@ -98,60 +98,6 @@ bool jp_valid_timestamp(const char *s)
 	return s[i] == 'Z' && s[i + 1] == '\0';
 }
 
-/* Where the authority's user info of `url` ends (the last '@' before the
- * first '/', '?' or '#'), or NULL; *scheme_len gets the scheme's length. */
-static const char *userinfo_end(const char *url, size_t *scheme_len)
-{
-	const char *p = url, *at = NULL;
-
-	if (!url || !is_alpha(*p))
-		return NULL;
-	while (is_alpha(*p) || is_digit(*p) || *p == '+' || *p == '.' || *p == '-')
-		p++;
-	if (strncmp(p, "://", 3) != 0)
-		return NULL;
-	*scheme_len = (size_t)(p - url);
-	for (p += 3; *p && *p != '/' && *p != '?' && *p != '#'; p++)
-		if (*p == '@')
-			at = p;
-	return at;
-}
-
-bool jp_url_has_credentials(const char *url)
-{
-	size_t scheme_len = 0;
-	const char *at = userinfo_end(url, &scheme_len);
-	const char *info;
-
-	if (!at)
-		return false;
-	info = url + scheme_len + 3;
-	/* user:secret@ anywhere; over http(s) a lone user name is a token. */
-	if (memchr(info, ':', (size_t)(at - info)))
-		return true;
-	return (scheme_len == 4 && strncasecmp(url, "http", 4) == 0) ||
-	       (scheme_len == 5 && strncasecmp(url, "https", 5) == 0);
-}
-
-char *jp_url_redact(const char *url)
-{
-	size_t scheme_len = 0;
-	const char *at;
-	char *out;
-
-	if (!url)
-		return NULL;
-	if (!jp_url_has_credentials(url))
-		return strdup(url);
-	at = userinfo_end(url, &scheme_len);
-	out = malloc(strlen(url) + 1);
-	if (!out)
-		return NULL;
-	memcpy(out, url, scheme_len + 3);
-	strcpy(out + scheme_len + 3, at + 1);
-	return out;
-}
-
 bool jp_url_same_repo(const char *a, const char *b)
 {
 	size_t la, lb;

@@ -142,8 +142,8 @@ GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refu
 TESTS += $(GIT_TESTS)
 EXTRA_DIST += $(GIT_TESTS) tests/lib/gitserv.sh
 # manifest: the schema and check agree on every sample; env read back by four shells
-TESTS += tests/integration/schema.sh tests/integration/env.sh
-EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh
+TESTS += tests/integration/schema.sh tests/integration/env.sh tests/integration/url_credentials.sh
+EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh tests/integration/url_credentials.sh
 # cli: an option given without its argument is named as such
 TESTS += tests/integration/option_without_argument.sh
 EXTRA_DIST += tests/integration/option_without_argument.sh
@@ -158,7 +158,7 @@ TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/no_terminal.sh tests/tui/resume_draft.sh tests/tui/help_browse_cjk.sh \
 	tests/tui/secret_prompt_clone.sh tests/tui/review_jumps_to_field.sh \
 	tests/tui/signals_restore_terminal.sh tests/tui/review_waits_for_clone.sh \
-	tests/tui/data_add_while_editing.sh
+	tests/tui/data_add_while_editing.sh tests/tui/token_not_in_argv_or_prompt.sh
 TESTS += $(TUI_TESTS)
 EXTRA_DIST += $(TUI_TESTS) tests/tui/lib.sh
 # i18n: the wizard and the CLI in Chinese (tmux); the catalogue complete and valid

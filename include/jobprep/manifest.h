@@ -12,6 +12,7 @@
 #include "jobprep/error.h"
 #include "jobprep/path.h" /* jp_path_is_normal, the manifest's rule for paths */
 #include "jobprep/profile.h"
+#include "jobprep/url.h" /* jp_url_has_credentials, the manifest's rule for URLs */
 
 #define JP_SCHEMA_VERSION 1
 /* Largest integer a JSON number carries exactly (2^53). */
@@ -189,11 +190,6 @@ const char *jp_manifest_schema(void);
 /* Small validators shared by the manifest, the flow and the UI. */
 bool jp_valid_job_name(const char *name);
 bool jp_valid_commit(const char *hex);
-/* True when the URL carries user info with a password/token
- * (scheme://user:secret@host/...). */
-bool jp_url_has_credentials(const char *url);
-/* A copy of url with any user:password@ removed; NULL when out of memory. */
-char *jp_url_redact(const char *url);
 /* a and b name the same repository, but for a trailing ".git" or '/'
  * ("https://h/x.git" and "https://h/x/"); false when either is NULL. */
 bool jp_url_same_repo(const char *a, const char *b);

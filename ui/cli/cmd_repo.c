@@ -16,6 +16,7 @@
 
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
+#include "jobprep/url.h"
 #include "cli.h"
 #include "cli_port.h"
 #include "output.h"
@@ -151,7 +152,8 @@ int jp_cmd_repo(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *url = NULL, *ref = NULL, *into = "code", *exec_pattern = NULL;
+	const char *ref = NULL, *into = "code", *exec_pattern = NULL;
+	char *url = NULL, *url_copy = NULL;
 	bool json = false, submodules = false;
 	int c, rc;
 
@@ -187,7 +189,16 @@ int jp_cmd_repo(int argc, char **argv)
 	if (url) {
 		if (argc != optind)
 			return jp_cli_usage_error("repo", "%s", _("--remote takes no other operand"));
-		rc = remote(url, ref, into, submodules, json);
+		/* A token written in the URL: keep our own copy and blank it out
+		 * of argv, so ps(1) and /proc/PID/cmdline stop showing it. */
+		if (!(url_copy = strdup(url))) {
+			fprintf(stderr, "jobprep: %s\n", _("out of memory"));
+			return JP_EXIT_FAIL;
+		}
+		jp_url_blank_credentials(url);
+		rc = remote(url_copy, ref, into, submodules, json);
+		explicit_bzero(url_copy, strlen(url_copy));
+		free(url_copy);
 	} else {
 		if (argc - optind != 1)
 			return jp_cli_usage_error("repo", "%s", _("expected one directory"));
