@@ -14,6 +14,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
+#include "jobprep/url.h"
 #include "tui/draft.h"
 
 #define DRAFT_VERSION 1
@@ -103,6 +104,16 @@ static int save_field(cJSON *arr, const struct jp_flow *flow, const char *key)
 		return 0;
 	if (jp_flow_get(&v, flow, key, NULL) < 0)
 		return 0;
+	/* A token typed into a URL is never written down: the draft keeps the
+	 * URL without it, and the clone asks again after a resume. */
+	if (v && jp_url_has_credentials(v)) {
+		char *clean = jp_url_redact(v);
+
+		explicit_bzero(v, strlen(v));
+		free(v);
+		if (!(v = clean))
+			return JP_ENOMEM;
+	}
 	rc = add_value(arr, key, v ? v : "");
 	free(v);
 	return rc;
