@@ -167,6 +167,8 @@ static char *suggestion(const struct jp_flow *flow, enum fkey key)
 	}
 	if (tmpl && key == K_OUTPUT_DIR && flow->run_dir)
 		return strdup(flow->run_dir);
+	if ((key == K_MANIFEST_PATH || key == K_ENV_PATH) && flow->m->outputs.output_dir)
+		return strdup(flow->m->outputs.output_dir);
 	if (tmpl)
 		s = flow_expand_template(flow, tmpl,
 					 flow->run_dir ? flow->run_dir : flow->m->outputs.output_dir);
@@ -619,6 +621,8 @@ int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow, const 
 		else if (!parent_exists(s) && !under(s, m->outputs.output_dir))
 			flow_verdict_set(v, JP_CHECK_FAIL,
 					 _("the directory for %s does not exist"), s);
+		else /* the launch line sources env.sh on every Worker */
+			rc = judge_storage(v, flow, r->key, s, true);
 		break;
 	case K_DATA_PATH:
 		if (empty)

@@ -16,6 +16,8 @@ libjobprep_a_SOURCES += include/jobprep/units.h src/units.c
 libjobprep_a_SOURCES += include/jobprep/buf.h src/buf.c
 # url: where a URL's user info (password, token) is, for every caller
 libjobprep_a_SOURCES += include/jobprep/url.h src/url.c
+# input: opening a file a person named (never blocks on a FIFO; regular files only)
+libjobprep_a_SOURCES += include/jobprep/input.h src/input.c
 # manifest: more files appended below by their owners
 libjobprep_a_SOURCES += src/valid.c src/manifest_read.c src/manifest_write.c \
 	src/atomic_write.c src/schema.c \

@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/input.h"
 #include "jobprep/jsonstrict.h"
 #include "jobprep/manifest.h"
 
@@ -843,60 +844,14 @@ out:
 int jp_manifest_load(struct jp_manifest **out, const char *path, enum jp_read_mode mode,
 		     struct jp_error *err)
 {
-	struct stat st;
 	char *text = NULL;
 	size_t len = 0;
-	int fd, rc;
+	int rc;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return jp_error_set(err, JP_EFORMAT, _("%s: cannot read it: %s"), path,
-				    strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		rc = jp_error_set(err, JP_EFORMAT, _("%s: cannot read it: %s"), path,
-				  strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rc = jp_error_set(err, JP_EFORMAT, _("%s: expected a regular file, got %s"), path,
-				  S_ISDIR(st.st_mode) ? _("a directory") : _("something else"));
-		goto out;
-	}
-	if (st.st_size > JP_MANIFEST_MAX_BYTES) {
-		rc = jp_error_set(err, JP_EFORMAT, _("%s: expected at most %d bytes, got %lld"),
-				  path, JP_MANIFEST_MAX_BYTES, (long long)st.st_size);
-		goto out;
-	}
-	text = malloc((size_t)st.st_size + 1);
-	if (!text) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-		goto out;
-	}
-	/* Read to the end, not just st_size: the file may be growing. */
-	for (;;) {
-		ssize_t n = read(fd, text + len, (size_t)st.st_size + 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = jp_error_set(err, JP_EFORMAT, _("%s: cannot read it: %s"), path,
-					  strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > (size_t)st.st_size) {
-			rc = jp_error_set(err, JP_EFORMAT,
-					  _("%s: cannot read it: it changed while being read"),
-					  path);
-			goto out;
-		}
-	}
-	rc = jp_manifest_parse(out, text, len, path, mode, err);
-out:
-	close(fd);
+	rc = jp_input_read(&text, &len, path, JP_MANIFEST_MAX_BYTES, err);
+	if (rc == 0)
+		rc = jp_manifest_parse(out, text, len, path, mode, err);
 	free(text);
 	return rc;
 }

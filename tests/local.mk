@@ -132,7 +132,7 @@ endif
 # flow: headless init (golden manifests, bad answers, interrupts, the demo)
 INIT_TESTS = tests/integration/init_golden.sh tests/integration/init_errors.sh \
 	tests/integration/init_interrupt.sh tests/integration/init_demo.sh \
-	tests/integration/init_platform.sh
+	tests/integration/init_platform.sh tests/integration/init_files_location.sh
 TESTS += $(INIT_TESTS)
 EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
 # git: clone by ref, refusals, credentials over http and ssh, interrupts, remote pin
@@ -142,8 +142,10 @@ GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refu
 TESTS += $(GIT_TESTS)
 EXTRA_DIST += $(GIT_TESTS) tests/lib/gitserv.sh
 # manifest: the schema and check agree on every sample; env read back by four shells
-TESTS += tests/integration/schema.sh tests/integration/env.sh tests/integration/url_credentials.sh
-EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh tests/integration/url_credentials.sh
+TESTS += tests/integration/schema.sh tests/integration/env.sh tests/integration/url_credentials.sh \
+	tests/integration/input_not_regular.sh
+EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh tests/integration/url_credentials.sh \
+	tests/integration/input_not_regular.sh
 # cli: an option given without its argument is named as such
 TESTS += tests/integration/option_without_argument.sh
 EXTRA_DIST += tests/integration/option_without_argument.sh
