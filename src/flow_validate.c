@@ -661,6 +661,11 @@ int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow, const 
 					 s);
 			break;
 		}
+		if (jp_env_name_special(s)) {
+			flow_verdict_set(v, JP_CHECK_FAIL, _("%s is special to the shells: %s"), s,
+					 _(jp_env_name_special(s)));
+			break;
+		}
 		for (size_t i = 0; reserved_env[i]; i++)
 			if (strcmp(reserved_env[i], s) == 0)
 				flow_verdict_set(v, JP_CHECK_FAIL,

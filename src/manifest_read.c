@@ -394,6 +394,12 @@ static void rd_job_env(struct reader *r, const cJSON *obj, struct jp_manifest *m
 			quote(buf, sizeof(buf), it->string, 64);
 			fail(r, _("a variable name of letters, digits and '_', not starting with a digit"),
 			     buf);
+		} else if (jp_env_name_special(it->string)) {
+			char got[512];
+
+			quote(buf, sizeof(buf), it->string, 64);
+			snprintf(got, sizeof(got), "%s (%s)", buf, _(jp_env_name_special(it->string)));
+			fail(r, _("a variable name the shells do not treat specially"), got);
 		} else if (!cJSON_IsString(it)) {
 			fail_item(r, _(rule_text.expected), it);
 		} else if (jp_manifest_add_env(m, it->string, it->valuestring) < 0) {

@@ -143,9 +143,9 @@ TESTS += $(GIT_TESTS)
 EXTRA_DIST += $(GIT_TESTS) tests/lib/gitserv.sh
 # manifest: the schema and check agree on every sample; env read back by four shells
 TESTS += tests/integration/schema.sh tests/integration/env.sh tests/integration/url_credentials.sh \
-	tests/integration/input_not_regular.sh
+	tests/integration/input_not_regular.sh tests/integration/env_special_names.sh
 EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh tests/integration/url_credentials.sh \
-	tests/integration/input_not_regular.sh
+	tests/integration/input_not_regular.sh tests/integration/env_special_names.sh
 # cli: an option given without its argument is named as such
 TESTS += tests/integration/option_without_argument.sh
 EXTRA_DIST += tests/integration/option_without_argument.sh

@@ -195,6 +195,12 @@ bool jp_valid_commit(const char *hex);
 bool jp_url_same_repo(const char *a, const char *b);
 /* A POSIX sh variable name: [A-Za-z_][A-Za-z0-9_]*. */
 bool jp_valid_env_name(const char *name);
+/* Why a shell would not keep NAME as env.sh sets it (RANDOM, UID, OPTIND,
+ * zsh's status or path...): a reason, untranslated (give it to _()), static;
+ * NULL for an ordinary name. */
+const char *jp_env_name_special(const char *name);
+/* The i-th of those names, NULL past the last (for the schema's test). */
+const char *jp_env_special_name(size_t i);
 /* RFC 3339 in UTC: YYYY-MM-DDTHH:MM:SS[.fraction]Z. */
 bool jp_valid_timestamp(const char *s);
 
