@@ -463,19 +463,28 @@ static bool record_big(struct scanner *s, const unsigned char *from, size_t n)
 	return true;
 }
 
-/* True when the literal is beyond a double's range (strtod gives inf). */
-static bool overflows(struct scanner *s, const unsigned char *from, size_t n)
+/* Where the literal falls for a double: 1 beyond its range (strtod gives
+ * inf), -1 so small it reads as 0 though a digit is not 0 (1e-400), else 0. */
+static int out_of_range(struct scanner *s, const unsigned char *from, size_t n)
 {
 	char *copy = strndup((const char *)from, n);
-	bool inf;
+	double d;
+	int rc = 0;
 
 	if (!copy) {
 		s->oom = true;
-		return false;
+		return 0;
 	}
-	inf = isinf(strtod(copy, NULL));
+	d = strtod(copy, NULL);
+	if (isinf(d)) {
+		rc = 1;
+	} else if (d == 0) {
+		for (const char *p = copy; *p && *p != 'e' && *p != 'E'; p++)
+			if (*p >= '1' && *p <= '9')
+				rc = -1;
+	}
 	free(copy);
-	return inf;
+	return rc;
 }
 
 static bool scan_number(struct scanner *s)
@@ -524,8 +533,20 @@ static bool scan_number(struct scanner *s)
 		return (n > 16 || (n == 16 && memcmp(digits, "9007199254740992", 16) > 0))
 			       ? record_big(s, from, (size_t)(s->p - from))
 			       : true;
-	return overflows(s, from, (size_t)(s->p - from)) ? record_big(s, from, (size_t)(s->p - from))
-							 : !s->oom;
+	switch (out_of_range(s, from, (size_t)(s->p - from))) {
+	case 1:
+		return record_big(s, from, (size_t)(s->p - from));
+	case -1: {
+		char got[96];
+
+		snprintf(got, sizeof(got), _("%.*s, which would read as 0"),
+			 (int)((s->p - from) > 40 ? 40 : (s->p - from)), (const char *)from);
+		report(s, from, _("a number within a double's range"), got);
+		return true;
+	}
+	default:
+		return !s->oom;
+	}
 }
 
 static bool scan_literal(struct scanner *s)

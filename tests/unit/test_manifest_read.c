@@ -383,6 +383,9 @@ static const struct reject rejects[] = {
 	  "9007199254740993"),
 	CASE("huge_count_is_refused", "\"bytes\": 4096", "\"bytes\": 1e400",
 	  "job.json: data[0].stats.bytes: expected an integer <= 9007199254740992, got 1e400"),
+	CASE("number_that_would_read_as_0_is_refused", "\"archives\": 0", "\"archives\": 1e-400",
+	  "data[0].stats.archives: expected a number within a double's range, got 1e-400, which "
+	  "would read as 0"),
 	CASE("negative_count_is_refused", "\"files\": 10", "\"files\": -1",
 	  "job.json: data[0].stats.files: expected an integer >= 0, got -1"),
 	CASE("fractional_count_is_refused", "\"archives\": 0", "\"archives\": 0.5",
