@@ -13,6 +13,7 @@
 #include "jobprep/buf.h"
 #include "jobprep/i18n.h"
 #include "jobprep/jsonstrict.h"
+#include "jobprep/textquote.h"
 
 /* --- field paths --------------------------------------------------------- */
 
@@ -39,16 +40,28 @@ size_t jp_json_path_push_key(struct jp_json_path *p, const char *key, size_t key
 {
 	size_t old = p->len;
 	const char *nul = memchr(key, '\0', key_len);
+	char *raw, *shown = NULL;
 
 	if (nul)
 		key_len = (size_t)(nul - key);
-	if (path_reserve(p, key_len + 1) < 0)
+	/* A key is a name from the file: a control character in it must not
+	 * reach the terminal with the message ("job.env.\"A\\nB\""). */
+	if (!(raw = strndup(key, key_len)) || jp_text_quote(&shown, raw, JP_TEXT_QUOTED) < 0) {
+		free(raw);
 		return old;
+	}
+	free(raw);
+	key_len = strlen(shown);
+	if (path_reserve(p, key_len + 1) < 0) {
+		free(shown);
+		return old;
+	}
 	if (p->len > 0)
 		p->s[p->len++] = '.';
-	memcpy(p->s + p->len, key, key_len);
+	memcpy(p->s + p->len, shown, key_len);
 	p->len += key_len;
 	p->s[p->len] = '\0';
+	free(shown);
 	return old;
 }
 

@@ -37,6 +37,11 @@ check_PROGRAMS += tests/unit/test_units
 TESTS += tests/unit/test_units
 tests_unit_test_units_CFLAGS = $(unit_cflags)
 tests_unit_test_units_LDADD = $(unit_ldadd)
+# textquote: names made safe for a terminal
+check_PROGRAMS += tests/unit/test_textquote
+TESTS += tests/unit/test_textquote
+tests_unit_test_textquote_CFLAGS = $(unit_cflags)
+tests_unit_test_textquote_LDADD = $(unit_ldadd)
 # buf: a growing text with a sticky failure
 check_PROGRAMS += tests/unit/test_buf
 TESTS += tests/unit/test_buf
@@ -144,9 +149,11 @@ TESTS += $(GIT_TESTS)
 EXTRA_DIST += $(GIT_TESTS) tests/lib/gitserv.sh
 # manifest: the schema and check agree on every sample; env read back by four shells
 TESTS += tests/integration/schema.sh tests/integration/env.sh tests/integration/url_credentials.sh \
-	tests/integration/input_not_regular.sh tests/integration/env_special_names.sh
+	tests/integration/input_not_regular.sh tests/integration/env_special_names.sh \
+	tests/integration/control_chars_escaped.sh
 EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh tests/integration/url_credentials.sh \
-	tests/integration/input_not_regular.sh tests/integration/env_special_names.sh
+	tests/integration/input_not_regular.sh tests/integration/env_special_names.sh \
+	tests/integration/control_chars_escaped.sh
 # cli: an option given without its argument is named as such
 TESTS += tests/integration/option_without_argument.sh
 EXTRA_DIST += tests/integration/option_without_argument.sh

@@ -178,12 +178,14 @@ int jp_cmd_clone(int argc, char **argv)
 		rc = print_json(&res);
 	} else {
 		if (res.ref)
-			printf(_("%s: %s, %s %s, at commit %s%s\n"), res.path, res.url,
-			       jp_git_ref_kind_name(res.ref_kind), res.ref, res.commit,
+			printf(_("%s: %s, %s %s, at commit %s%s\n"), jp_cli_name(res.path),
+			       jp_cli_name(res.url), jp_git_ref_kind_name(res.ref_kind),
+			       jp_cli_name(res.ref), res.commit,
 			       res.staged ? _(" (built on local disk, copied to shared storage)")
 					  : "");
 		else
-			printf(_("%s: %s at commit %s%s\n"), res.path, res.url, res.commit,
+			printf(_("%s: %s at commit %s%s\n"), jp_cli_name(res.path), jp_cli_name(res.url),
+			       res.commit,
 			       res.staged ? _(" (built on local disk, copied to shared storage)")
 					  : "");
 		rc = JP_EXIT_OK;

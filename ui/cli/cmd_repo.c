@@ -73,11 +73,12 @@ static int inspect(const char *dir, const char *exec_pattern, bool json)
 		cJSON_AddNumberToObject(o, "behind", (double)info.behind);
 		rc = print(o);
 	} else {
-		printf("%s\n", info.workdir);
-		printf("  %-10s %s%s%s\n", _("remote:"), info.url ? info.url : _("(none)"),
-		       info.remote ? " " : "", info.remote ? info.remote : "");
+		printf("%s\n", jp_cli_name(info.workdir));
+		printf("  %-10s %s%s%s\n", _("remote:"), info.url ? jp_cli_name(info.url) : _("(none)"),
+		       info.remote ? " " : "", info.remote ? jp_cli_name(info.remote) : "");
 		printf("  %-10s %s\n", _("branch:"),
-		       info.branch ? info.branch : info.detached ? _("(detached HEAD)") : _("(none)"));
+		       info.branch ? jp_cli_name(info.branch)
+		       : info.detached ? _("(detached HEAD)") : _("(none)"));
 		printf("  %-10s %s\n", _("commit:"), info.commit[0] ? info.commit : _("(none yet)"));
 		if (info.dirty)
 			printf(_("  warning: %zu tracked file(s) changed and not committed: a job would "
@@ -87,7 +88,7 @@ static int inspect(const char *dir, const char *exec_pattern, bool json)
 			printf(_("  warning: %zu commit(s) not pushed%s%s: nobody else can get this "
 				 "code\n"),
 			       info.unpushed, info.upstream ? _(" to ") : "",
-			       info.upstream ? info.upstream : "");
+			       info.upstream ? jp_cli_name(info.upstream) : "");
 		if (info.untracked)
 			printf(_("  note: %zu untracked file(s)\n"), info.untracked);
 		rc = JP_EXIT_OK;
@@ -125,12 +126,12 @@ static int remote(const char *url, const char *ref, const char *into, bool submo
 		cJSON_AddStringToObject(o, "command", cmd);
 		rc = print(o);
 	} else {
-		printf("%s %s\n", info.commit, info.ref_name ? info.ref_name : "");
+		printf("%s %s\n", info.commit, info.ref_name ? jp_cli_name(info.ref_name) : "");
 		if (info.commit_unverified)
 			fprintf(stderr, "%s\n",
 				_("warning: the server does not list this commit as a branch or tag "
 				  "tip; it could not be confirmed without fetching"));
-		printf("%s\n", cmd);
+		printf("%s\n", jp_cli_text(cmd));
 		rc = JP_EXIT_OK;
 	}
 out:
