@@ -22,6 +22,9 @@ static int add_export(struct jp_buf *b, const char *field, const char *name, con
 				    _("%s: expected a variable name of letters, digits and '_', not "
 				      "starting with a digit, got \"%s\""),
 				    field, name);
+	if (jp_env_name_special(name))
+		return jp_error_set(err, JP_EFORMAT, _("%s: %s is special to the shells: %s"), field,
+				    name, _(jp_env_name_special(name)));
 	if (jp_sh_quote(&quoted, value) < 0)
 		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 	jp_buf_add(b, "export ");

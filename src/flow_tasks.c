@@ -251,7 +251,9 @@ static int make_dirs(struct jp_strv *created, const char *path, struct jp_error 
 			continue;
 		char c = *s;
 		*s = '\0';
-		if (mkdir(p, 0777) == 0) {
+		/* 0755, not 0777: a run's folder holds env.sh, which every
+		 * Worker sources; no umask makes it writable by others. */
+		if (mkdir(p, 0755) == 0) {
 			if (jp_strv_push(created, p) < 0) {
 				rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 				break;

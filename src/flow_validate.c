@@ -167,6 +167,8 @@ static char *suggestion(const struct jp_flow *flow, enum fkey key)
 	}
 	if (tmpl && key == K_OUTPUT_DIR && flow->run_dir)
 		return strdup(flow->run_dir);
+	if ((key == K_MANIFEST_PATH || key == K_ENV_PATH) && flow->m->outputs.output_dir)
+		return strdup(flow->m->outputs.output_dir);
 	if (tmpl)
 		s = flow_expand_template(flow, tmpl,
 					 flow->run_dir ? flow->run_dir : flow->m->outputs.output_dir);
@@ -630,8 +632,11 @@ int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow, const 
 		else if (!parent_exists(s) && !under(s, m->outputs.output_dir))
 			flow_verdict_set(v, JP_CHECK_FAIL,
 					 _("the directory for %s does not exist"), s);
-		else
-			rc = flow_judge_review_path(v, flow, r->key, s);
+		else { /* the launch line sources env.sh on every Worker */
+			rc = judge_storage(v, flow, r->key, s, true);
+			if (rc == 0 && v->status == JP_CHECK_PASS)
+				rc = flow_judge_review_path(v, flow, r->key, s);
+		}
 		break;
 	case K_DATA_PATH:
 		if (empty)
@@ -668,6 +673,11 @@ int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow, const 
 					 _("expected letters, digits and '_', not starting with a digit, "
 					   "got \"%s\""),
 					 s);
+			break;
+		}
+		if (jp_env_name_special(s)) {
+			flow_verdict_set(v, JP_CHECK_FAIL, _("%s is special to the shells: %s"), s,
+					 _(jp_env_name_special(s)));
 			break;
 		}
 		for (size_t i = 0; reserved_env[i]; i++)

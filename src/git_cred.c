@@ -240,6 +240,27 @@ static int ssh_key_cred(git_credential **out, struct jp_git_op *op,
 			      default_keys[0], default_keys[1], default_keys[2]);
 }
 
+/* A lone user name in an http(s) URL may be a token (jobprep's own checks
+ * treat it as one, jp_url_has_credentials): true when that is the user the
+ * password is asked for. */
+static bool url_user_may_be_token(const struct jp_git_creds *c, const struct cred_state *st,
+				  const struct jp_git_url *u, bool same_server,
+				  const char *username_from_url)
+{
+	return !username_from_url && !st->user && same_server && c->named.user &&
+	       !c->named.secret && (u->kind == JP_URL_HTTP || u->kind == JP_URL_HTTPS);
+}
+
+/* The question for the password; user NULL when it must not be shown. */
+static void password_prompt(char *buf, size_t len, const char *user, const char *hostport)
+{
+	if (!user)
+		snprintf(buf, len, _("Password or token for %s (for the user name given in the URL)"),
+			 hostport);
+	else
+		snprintf(buf, len, _("Password or token for %s@%s"), user, hostport);
+}
+
 static int userpass_cred(git_credential **out, struct jp_git_op *op,
 			 struct cred_state *st, const struct jp_git_url *u,
 			 bool same_server, const char *username_from_url)
@@ -249,6 +270,7 @@ static int userpass_cred(git_credential **out, struct jp_git_op *op,
 			   : st->user             ? st->user
 			   : same_server && c->named.user ? c->named.user
 							  : NULL;
+	bool user_from_url_only = url_user_may_be_token(c, st, u, same_server, username_from_url);
 	char hostport[600];
 	char prompt[800];
 	char *typed_user = NULL, *pass = NULL;
@@ -310,7 +332,7 @@ static int userpass_cred(git_credential **out, struct jp_git_op *op,
 		st->user = typed_user;
 		user = st->user;
 	}
-	snprintf(prompt, sizeof(prompt), _("Password or token for %s@%s"), user, hostport);
+	password_prompt(prompt, sizeof(prompt), user_from_url_only ? NULL : user, hostport);
 	if (ask(&pass, c->port, prompt) != 0) {
 		jp_secret_free(pass);
 		goto declined;

@@ -222,7 +222,7 @@ int jp_git_target_make_parents(struct jp_git_target *t, struct jp_error *err)
 				break;
 			}
 		} else if (errno == ENOENT) {
-			if (mkdir(p, 0777) != 0) {
+			if (mkdir(p, 0755) != 0) { /* not writable by others, whatever the umask */
 				int e = errno;
 				rc = jp_error_set(err, e == ENOSPC ? JP_ENOSPC : JP_EIO,
 						  _("%s: cannot create the directory: %s"), p, strerror(e));

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/url.h"
 #include "git_internal.h"
 
 void jp_secret_free(char *s)
@@ -106,6 +107,9 @@ static int split_hostport(struct jp_git_url *u, const char *s, size_t n)
 	}
 	if (!u->host)
 		return JP_ENOMEM;
+	/* What is left of a query, a fragment or a user info is no host. */
+	if (strpbrk(u->host, "?#@[]\\ "))
+		return -1;
 	if (colon && colon + 1 < s + n) {
 		u->port = strndup(colon + 1, (size_t)(s + n - colon - 1));
 		if (!u->port)
@@ -123,25 +127,21 @@ static int parse_scheme_url(struct jp_git_url *u, const char *url,
 	const char *auth = url + scheme_len + 3;
 	const char *slash = strchr(auth, '/');
 	const char *end = slash ? slash : auth + strlen(auth);
-	const char *at = NULL;
+	struct jp_url_userinfo ui;
 	int rc;
 
-	/* The last '@' before the path ends the user info. */
-	for (const char *p = auth; p < end; p++)
-		if (*p == '@')
-			at = p;
-	if (at) {
-		const char *colon = memchr(auth, ':', (size_t)(at - auth));
-
-		u->user = pct_decode(auth, (size_t)((colon ? colon : at) - auth));
+	/* Where the user info ends is jp_url_userinfo's decision, for every
+	 * caller alike (the manifest's credential check included). */
+	if (jp_url_userinfo(&ui, url)) {
+		u->user = pct_decode(url + ui.start, ui.colon - ui.start);
 		if (!u->user)
 			return JP_ENOMEM;
-		if (colon) {
-			u->secret = pct_decode(colon + 1, (size_t)(at - colon - 1));
+		if (ui.colon < ui.at) {
+			u->secret = pct_decode(url + ui.colon + 1, ui.at - ui.colon - 1);
 			if (!u->secret)
 				return JP_ENOMEM;
 		}
-		auth = at + 1;
+		auth = url + ui.at + 1;
 	}
 	if (u->kind != JP_URL_FILE || end > auth) {
 		if ((rc = split_hostport(u, auth, (size_t)(end - auth))) != 0)
@@ -284,7 +284,8 @@ int jp_git_url_parse(struct jp_git_url *out, const char *url,
 			goto fail;
 		}
 	} else if (is_scp_like(url, &colon)) {
-		const char *at = memchr(url, '@', (size_t)(colon - url));
+		struct jp_url_userinfo ui;
+		const char *at = jp_url_userinfo(&ui, url) && ui.scp ? url + ui.at : NULL;
 		const char *h = at ? at + 1 : url;
 
 		u.kind = JP_URL_SSH;
@@ -383,23 +384,7 @@ char *jp_git_url_redact(const char *url)
 			}
 			jp_git_url_dispose(&u);
 		}
-		/* Unknown or broken: drop everything between "://" and the
-		 * last '@' before the path. */
-		const char *auth = sep + 3;
-		const char *end = auth + strcspn(auth, "/");
-		const char *at = NULL;
-
-		for (const char *p = auth; p < end; p++)
-			if (*p == '@')
-				at = p;
-		if (!at)
-			return strdup(url);
-		out = malloc(strlen(url) + 1);
-		if (!out)
-			return NULL;
-		memcpy(out, url, (size_t)(auth - url));
-		strcpy(out + (auth - url), at + 1);
-		return out;
 	}
-	return strdup(url);
+	/* Unknown or broken: the whole user info goes. */
+	return jp_url_redact(url);
 }

@@ -13,6 +13,7 @@
 #include "jobprep/buf.h"
 #include "jobprep/i18n.h"
 #include "jobprep/jsonstrict.h"
+#include "jobprep/textquote.h"
 
 /* --- field paths --------------------------------------------------------- */
 
@@ -39,16 +40,28 @@ size_t jp_json_path_push_key(struct jp_json_path *p, const char *key, size_t key
 {
 	size_t old = p->len;
 	const char *nul = memchr(key, '\0', key_len);
+	char *raw, *shown = NULL;
 
 	if (nul)
 		key_len = (size_t)(nul - key);
-	if (path_reserve(p, key_len + 1) < 0)
+	/* A key is a name from the file: a control character in it must not
+	 * reach the terminal with the message ("job.env.\"A\\nB\""). */
+	if (!(raw = strndup(key, key_len)) || jp_text_quote(&shown, raw, JP_TEXT_QUOTED) < 0) {
+		free(raw);
 		return old;
+	}
+	free(raw);
+	key_len = strlen(shown);
+	if (path_reserve(p, key_len + 1) < 0) {
+		free(shown);
+		return old;
+	}
 	if (p->len > 0)
 		p->s[p->len++] = '.';
-	memcpy(p->s + p->len, key, key_len);
+	memcpy(p->s + p->len, shown, key_len);
 	p->len += key_len;
 	p->s[p->len] = '\0';
+	free(shown);
 	return old;
 }
 
@@ -463,19 +476,28 @@ static bool record_big(struct scanner *s, const unsigned char *from, size_t n)
 	return true;
 }
 
-/* True when the literal is beyond a double's range (strtod gives inf). */
-static bool overflows(struct scanner *s, const unsigned char *from, size_t n)
+/* Where the literal falls for a double: 1 beyond its range (strtod gives
+ * inf), -1 so small it reads as 0 though a digit is not 0 (1e-400), else 0. */
+static int out_of_range(struct scanner *s, const unsigned char *from, size_t n)
 {
 	char *copy = strndup((const char *)from, n);
-	bool inf;
+	double d;
+	int rc = 0;
 
 	if (!copy) {
 		s->oom = true;
-		return false;
+		return 0;
 	}
-	inf = isinf(strtod(copy, NULL));
+	d = strtod(copy, NULL);
+	if (isinf(d)) {
+		rc = 1;
+	} else if (d == 0) {
+		for (const char *p = copy; *p && *p != 'e' && *p != 'E'; p++)
+			if (*p >= '1' && *p <= '9')
+				rc = -1;
+	}
 	free(copy);
-	return inf;
+	return rc;
 }
 
 static bool scan_number(struct scanner *s)
@@ -524,8 +546,20 @@ static bool scan_number(struct scanner *s)
 		return (n > 16 || (n == 16 && memcmp(digits, "9007199254740992", 16) > 0))
 			       ? record_big(s, from, (size_t)(s->p - from))
 			       : true;
-	return overflows(s, from, (size_t)(s->p - from)) ? record_big(s, from, (size_t)(s->p - from))
-							 : !s->oom;
+	switch (out_of_range(s, from, (size_t)(s->p - from))) {
+	case 1:
+		return record_big(s, from, (size_t)(s->p - from));
+	case -1: {
+		char got[96];
+
+		snprintf(got, sizeof(got), _("%.*s, which would read as 0"),
+			 (int)((s->p - from) > 40 ? 40 : (s->p - from)), (const char *)from);
+		report(s, from, _("a number within a double's range"), got);
+		return true;
+	}
+	default:
+		return !s->oom;
+	}
 }
 
 static bool scan_literal(struct scanner *s)

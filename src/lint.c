@@ -14,6 +14,7 @@
 
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
+#include "jobprep/input.h"
 #include "jobprep/lint.h"
 #include "jobprep/manifest.h"
 #include "jobprep/mountinfo.h"
@@ -1236,13 +1237,20 @@ static bool file_mentions_sync(const char *path)
 {
 	static const char *const marks[] = { "barrier", "torch.distributed", "accelerate",
 					     "deepspeed", "init_process_group", "horovod", NULL };
-	FILE *f = fopen(path, "rb");
+	struct stat st;
+	FILE *f;
 	char *buf;
 	size_t n;
 	bool found = false;
+	int fd;
 
-	if (!f)
+	/* A FIFO named like the script must not block open(). */
+	if (jp_input_open(&fd, &st, path, NULL) != 0)
 		return false;
+	if (!(f = fdopen(fd, "rb"))) {
+		close(fd);
+		return false;
+	}
 	buf = malloc(SYNC_READ_BYTES + 1);
 	if (buf) {
 		n = fread(buf, 1, SYNC_READ_BYTES, f);

@@ -14,6 +14,12 @@ libjobprep_a_SOURCES += include/jobprep/path.h src/path.c
 libjobprep_a_SOURCES += include/jobprep/units.h src/units.c
 # buf: a growing text with a sticky failure
 libjobprep_a_SOURCES += include/jobprep/buf.h src/buf.c
+# url: where a URL's user info (password, token) is, for every caller
+libjobprep_a_SOURCES += include/jobprep/url.h src/url.c
+# textquote: names made safe for a terminal (git's quote_path)
+libjobprep_a_SOURCES += include/jobprep/textquote.h src/textquote.c
+# input: opening a file a person named (never blocks on a FIFO; regular files only)
+libjobprep_a_SOURCES += include/jobprep/input.h src/input.c
 # manifest: more files appended below by their owners
 libjobprep_a_SOURCES += src/valid.c src/manifest_read.c src/manifest_write.c \
 	src/atomic_write.c src/schema.c \

@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/input.h"
 #include "jobprep/jsonstrict.h"
 #include "jobprep/manifest.h"
 
@@ -193,15 +194,10 @@ static void fail_item(struct reader *r, const char *expected, const cJSON *item)
 static void fail_secret_url(struct reader *r, const char *expected, const char *url)
 {
 	char masked[256], buf[300];
-	const char *scheme_end = strstr(url, "://");
-	const char *host = scheme_end ? scheme_end + 3 : url;
-	const char *at = NULL;
+	struct jp_url_userinfo ui;
 
-	for (const char *p = host; *p && *p != '/' && *p != '?' && *p != '#'; p++)
-		if (*p == '@')
-			at = p;
-	if (at)
-		snprintf(masked, sizeof(masked), "%.*s***%.200s", (int)(host - url), url, at);
+	if (jp_url_userinfo(&ui, url) && ui.start < 50)
+		snprintf(masked, sizeof(masked), "%.*s***%.200s", (int)ui.start, url, url + ui.at);
 	else
 		snprintf(masked, sizeof(masked), "%.255s", url);
 	quote(buf, sizeof(buf), masked, 250);
@@ -398,6 +394,12 @@ static void rd_job_env(struct reader *r, const cJSON *obj, struct jp_manifest *m
 			quote(buf, sizeof(buf), it->string, 64);
 			fail(r, _("a variable name of letters, digits and '_', not starting with a digit"),
 			     buf);
+		} else if (jp_env_name_special(it->string)) {
+			char got[512];
+
+			quote(buf, sizeof(buf), it->string, 64);
+			snprintf(got, sizeof(got), "%s (%s)", buf, _(jp_env_name_special(it->string)));
+			fail(r, _("a variable name the shells do not treat specially"), got);
 		} else if (!cJSON_IsString(it)) {
 			fail_item(r, _(rule_text.expected), it);
 		} else if (jp_manifest_add_env(m, it->string, it->valuestring) < 0) {
@@ -848,60 +850,14 @@ out:
 int jp_manifest_load(struct jp_manifest **out, const char *path, enum jp_read_mode mode,
 		     struct jp_error *err)
 {
-	struct stat st;
 	char *text = NULL;
 	size_t len = 0;
-	int fd, rc;
+	int rc;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return jp_error_set(err, JP_EFORMAT, _("%s: cannot read it: %s"), path,
-				    strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		rc = jp_error_set(err, JP_EFORMAT, _("%s: cannot read it: %s"), path,
-				  strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rc = jp_error_set(err, JP_EFORMAT, _("%s: expected a regular file, got %s"), path,
-				  S_ISDIR(st.st_mode) ? _("a directory") : _("something else"));
-		goto out;
-	}
-	if (st.st_size > JP_MANIFEST_MAX_BYTES) {
-		rc = jp_error_set(err, JP_EFORMAT, _("%s: expected at most %d bytes, got %lld"),
-				  path, JP_MANIFEST_MAX_BYTES, (long long)st.st_size);
-		goto out;
-	}
-	text = malloc((size_t)st.st_size + 1);
-	if (!text) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-		goto out;
-	}
-	/* Read to the end, not just st_size: the file may be growing. */
-	for (;;) {
-		ssize_t n = read(fd, text + len, (size_t)st.st_size + 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = jp_error_set(err, JP_EFORMAT, _("%s: cannot read it: %s"), path,
-					  strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > (size_t)st.st_size) {
-			rc = jp_error_set(err, JP_EFORMAT,
-					  _("%s: cannot read it: it changed while being read"),
-					  path);
-			goto out;
-		}
-	}
-	rc = jp_manifest_parse(out, text, len, path, mode, err);
-out:
-	close(fd);
+	rc = jp_input_read(&text, &len, path, JP_MANIFEST_MAX_BYTES, err);
+	if (rc == 0)
+		rc = jp_manifest_parse(out, text, len, path, mode, err);
 	free(text);
 	return rc;
 }

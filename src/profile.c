@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/input.h"
 #include "jobprep/jsonstrict.h"
 #include "jobprep/manifest.h"
 #include "jobprep/profile.h"
@@ -300,30 +301,14 @@ fail:
 int jp_profile_load(struct jp_profile **out, const char *path,
 		    struct jp_error *err)
 {
-	FILE *f = NULL;
 	char *text = NULL;
+	size_t len = 0;
 	cJSON *json = NULL;
 	int rc;
 
 	*out = NULL;
-	f = fopen(path, "rb");
-	if (!f) {
-		rc = jp_error_set(err, JP_EFORMAT, _("%s: cannot read the profile: %s"),
-				  path, strerror(errno));
+	if ((rc = jp_input_read(&text, &len, path, PROFILE_MAX_BYTES, err)) != 0)
 		goto out;
-	}
-	text = malloc(PROFILE_MAX_BYTES + 1);
-	if (!text) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-		goto out;
-	}
-	size_t len = fread(text, 1, PROFILE_MAX_BYTES + 1, f);
-	if (ferror(f) || len > PROFILE_MAX_BYTES) {
-		rc = jp_error_set(err, JP_EFORMAT,
-				  _("%s: expected a JSON profile of at most 1 MiB"), path);
-		goto out;
-	}
-	text[len] = '\0';
 	/* cJSON alone would take duplicate keys, trailing text and bad UTF-8. */
 	struct jp_json_scan scan = JP_JSON_SCAN_INIT;
 	rc = jp_json_scan(&scan, text, len, path, 4, err);
@@ -338,8 +323,6 @@ int jp_profile_load(struct jp_profile **out, const char *path,
 	}
 	rc = jp_profile_from_json(out, json, path, err);
 out:
-	if (f)
-		fclose(f);
 	free(text);
 	cJSON_Delete(json);
 	return rc;

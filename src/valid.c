@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
 
 static bool is_lower_alnum(char c)
@@ -62,6 +63,51 @@ bool jp_valid_env_name(const char *name)
 	return true;
 }
 
+/* Names the shells treat specially: sourcing `export NAME='value'` in dash,
+ * bash or zsh loses the value, or stops reading env.sh there
+ * (tests/integration/env_special_names.sh shows each). The schema's
+ * propertyNames list is this one (tests/unit/test_manifest_read.c). */
+static const struct {
+	const char *reason;
+	const char *names[16];
+} special_names[] = {
+	{ N_("the shell sets it itself, so the value is lost"),
+	  { "RANDOM", "SRANDOM", "SECONDS", "EPOCHSECONDS", "EPOCHREALTIME", "LINENO", "HISTCMD",
+	    "BASHPID", "BASH_SUBSHELL", "BASH_COMMAND", "FUNCNAME", "ERRNO", "TTYIDLE",
+	    "ZSH_SUBSHELL", "_", NULL } },
+	{ N_("bash or zsh will not take a value for it (read-only, or it would switch users); "
+	     "zsh stops reading env.sh there"),
+	  { "UID", "EUID", "GID", "EGID", "PPID", "GROUPS", "SHELLOPTS", "BASHOPTS", "USERNAME",
+	    "status", "pipestatus", NULL } },
+	{ N_("getopts keeps its place in it, and dash and bash refuse a value that is not a "
+	     "number"),
+	  { "OPTIND", NULL } },
+	{ N_("zsh ties it to another variable as an array, so the value is lost"),
+	  { "argv", "path", "cdpath", "fpath", "manpath", "mailpath", "psvar", "module_path",
+	    NULL } },
+	{ N_("zsh reads it as a number: any other value stops env.sh there"),
+	  { "COLUMNS", "LINES", "HISTSIZE", "KEYTIMEOUT", "SHLVL", "TRY_BLOCK_ERROR", NULL } },
+	{ N_("it changes how the shell splits the words of the launch command"), { "IFS", NULL } },
+};
+
+const char *jp_env_name_special(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(special_names) / sizeof(special_names[0]); i++)
+		for (size_t k = 0; special_names[i].names[k]; k++)
+			if (strcmp(special_names[i].names[k], name) == 0)
+				return special_names[i].reason;
+	return NULL;
+}
+
+const char *jp_env_special_name(size_t i)
+{
+	for (size_t r = 0; r < sizeof(special_names) / sizeof(special_names[0]); r++)
+		for (size_t k = 0; special_names[r].names[k]; k++)
+			if (i-- == 0)
+				return special_names[r].names[k];
+	return NULL;
+}
+
 /* Digits at s[0..n) forming a number in [lo, hi]. */
 static bool digits_in(const char *s, size_t n, int lo, int hi)
 {
@@ -96,60 +142,6 @@ bool jp_valid_timestamp(const char *s)
 			return false;
 	}
 	return s[i] == 'Z' && s[i + 1] == '\0';
-}
-
-/* Where the authority's user info of `url` ends (the last '@' before the
- * first '/', '?' or '#'), or NULL; *scheme_len gets the scheme's length. */
-static const char *userinfo_end(const char *url, size_t *scheme_len)
-{
-	const char *p = url, *at = NULL;
-
-	if (!url || !is_alpha(*p))
-		return NULL;
-	while (is_alpha(*p) || is_digit(*p) || *p == '+' || *p == '.' || *p == '-')
-		p++;
-	if (strncmp(p, "://", 3) != 0)
-		return NULL;
-	*scheme_len = (size_t)(p - url);
-	for (p += 3; *p && *p != '/' && *p != '?' && *p != '#'; p++)
-		if (*p == '@')
-			at = p;
-	return at;
-}
-
-bool jp_url_has_credentials(const char *url)
-{
-	size_t scheme_len = 0;
-	const char *at = userinfo_end(url, &scheme_len);
-	const char *info;
-
-	if (!at)
-		return false;
-	info = url + scheme_len + 3;
-	/* user:secret@ anywhere; over http(s) a lone user name is a token. */
-	if (memchr(info, ':', (size_t)(at - info)))
-		return true;
-	return (scheme_len == 4 && strncasecmp(url, "http", 4) == 0) ||
-	       (scheme_len == 5 && strncasecmp(url, "https", 5) == 0);
-}
-
-char *jp_url_redact(const char *url)
-{
-	size_t scheme_len = 0;
-	const char *at;
-	char *out;
-
-	if (!url)
-		return NULL;
-	if (!jp_url_has_credentials(url))
-		return strdup(url);
-	at = userinfo_end(url, &scheme_len);
-	out = malloc(strlen(url) + 1);
-	if (!out)
-		return NULL;
-	memcpy(out, url, scheme_len + 3);
-	strcpy(out + scheme_len + 3, at + 1);
-	return out;
 }
 
 bool jp_url_same_repo(const char *a, const char *b)

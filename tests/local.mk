@@ -48,6 +48,11 @@ check_PROGRAMS += tests/unit/test_units
 TESTS += tests/unit/test_units
 tests_unit_test_units_CFLAGS = $(unit_cflags)
 tests_unit_test_units_LDADD = $(unit_ldadd)
+# textquote: names made safe for a terminal
+check_PROGRAMS += tests/unit/test_textquote
+TESTS += tests/unit/test_textquote
+tests_unit_test_textquote_CFLAGS = $(unit_cflags)
+tests_unit_test_textquote_LDADD = $(unit_ldadd)
 # buf: a growing text with a sticky failure
 check_PROGRAMS += tests/unit/test_buf
 TESTS += tests/unit/test_buf
@@ -150,7 +155,8 @@ endif
 # flow: headless init (golden manifests, bad answers, interrupts, the demo)
 INIT_TESTS = tests/integration/init_golden.sh tests/integration/init_errors.sh \
 	tests/integration/init_interrupt.sh tests/integration/init_demo.sh \
-	tests/integration/init_platform.sh
+	tests/integration/init_platform.sh tests/integration/init_files_location.sh \
+	tests/integration/umask_000.sh
 TESTS += $(INIT_TESTS)
 EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
 # git: clone by ref, refusals, credentials over http and ssh, interrupts, remote pin,
@@ -162,8 +168,12 @@ GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refu
 TESTS += $(GIT_TESTS)
 EXTRA_DIST += $(GIT_TESTS) tests/lib/gitserv.sh
 # manifest: the schema and check agree on every sample; env read back by four shells
-TESTS += tests/integration/schema.sh tests/integration/env.sh
-EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh
+TESTS += tests/integration/schema.sh tests/integration/env.sh tests/integration/url_credentials.sh \
+	tests/integration/input_not_regular.sh tests/integration/env_special_names.sh \
+	tests/integration/control_chars_escaped.sh
+EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh tests/integration/url_credentials.sh \
+	tests/integration/input_not_regular.sh tests/integration/env_special_names.sh \
+	tests/integration/control_chars_escaped.sh
 # cli: an option given without its argument is named as such
 TESTS += tests/integration/option_without_argument.sh
 EXTRA_DIST += tests/integration/option_without_argument.sh
@@ -184,7 +194,8 @@ TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/no_terminal.sh tests/tui/resume_draft.sh tests/tui/help_browse_cjk.sh \
 	tests/tui/secret_prompt_clone.sh tests/tui/review_jumps_to_field.sh \
 	tests/tui/signals_restore_terminal.sh tests/tui/review_waits_for_clone.sh \
-	tests/tui/data_add_while_editing.sh
+	tests/tui/data_add_while_editing.sh tests/tui/token_not_in_argv_or_prompt.sh \
+	tests/tui/draft_never_keeps_a_token.sh
 TESTS += $(TUI_TESTS)
 EXTRA_DIST += $(TUI_TESTS) tests/tui/lib.sh
 # i18n: the wizard and the CLI in Chinese (tmux); the catalogue complete and valid

@@ -77,6 +77,10 @@ int main(int argc, char **argv)
 	char dir[4096];
 #endif
 
+	/* What jobprep makes on shared storage (the project, the run's folders,
+	 * env.sh) is never group- or world-writable, whatever the umask: under
+	 * umask 000 anyone could replace env.sh. Before any thread starts. */
+	umask(umask(0) | 022);
 	setlocale(LC_ALL, "");
 #ifdef ENABLE_NLS
 	bindtextdomain("jobprep", locale_dir(dir, sizeof(dir)));

@@ -12,6 +12,7 @@
 #include "jobprep/error.h"
 #include "jobprep/path.h" /* jp_path_is_normal, the manifest's rule for paths */
 #include "jobprep/profile.h"
+#include "jobprep/url.h" /* jp_url_has_credentials, the manifest's rule for URLs */
 
 #define JP_SCHEMA_VERSION 1
 /* Largest integer a JSON number carries exactly (2^53). */
@@ -189,16 +190,17 @@ const char *jp_manifest_schema(void);
 /* Small validators shared by the manifest, the flow and the UI. */
 bool jp_valid_job_name(const char *name);
 bool jp_valid_commit(const char *hex);
-/* True when the URL carries user info with a password/token
- * (scheme://user:secret@host/...). */
-bool jp_url_has_credentials(const char *url);
-/* A copy of url with any user:password@ removed; NULL when out of memory. */
-char *jp_url_redact(const char *url);
 /* a and b name the same repository, but for a trailing ".git" or '/'
  * ("https://h/x.git" and "https://h/x/"); false when either is NULL. */
 bool jp_url_same_repo(const char *a, const char *b);
 /* A POSIX sh variable name: [A-Za-z_][A-Za-z0-9_]*. */
 bool jp_valid_env_name(const char *name);
+/* Why a shell would not keep NAME as env.sh sets it (RANDOM, UID, OPTIND,
+ * zsh's status or path...): a reason, untranslated (give it to _()), static;
+ * NULL for an ordinary name. */
+const char *jp_env_name_special(const char *name);
+/* The i-th of those names, NULL past the last (for the schema's test). */
+const char *jp_env_special_name(size_t i);
 /* RFC 3339 in UTC: YYYY-MM-DDTHH:MM:SS[.fraction]Z. */
 bool jp_valid_timestamp(const char *s);
 

@@ -108,13 +108,13 @@ fi
 secret=ghp_jobprepExportSecret0123456789abcdef
 for job in one-worker two-workers with-gpus; do
 	"$JOBPREP" init --answers "$scratch/$job.answers.json" --profile "$scratch/profile.json" \
-		-o "$scratch/$job.json" >"$scratch/$job.init.out" 2>&1 ||
+		-o "$scratch/shared/$job.json" >"$scratch/$job.init.out" 2>&1 ||
 		{ fail "$job: jobprep init exited $?: $(tail -5 "$scratch/$job.init.out")"; continue; }
 	# The script, not init, must make the checkpoint directory
 	rmdir "$(cat "$scratch/$job.ckptdir")" || fail "$job: init made no checkpoint directory"
 
 	JOBPREP_GIT_TOKEN=$secret GIT_PASSWORD=$secret \
-		"$JOBPREP" export --to slurm -o "$scratch/$job.sbatch" "$scratch/$job.json" \
+		"$JOBPREP" export --to slurm -o "$scratch/$job.sbatch" "$scratch/shared/$job.json" \
 		>"$scratch/$job.export.out" 2>&1 ||
 		{ fail "$job: jobprep export exited $?: $(cat "$scratch/$job.export.out")"; continue; }
 	[ -s "$scratch/$job.export.out" ] && fail "$job: export with -o printed: $(cat "$scratch/$job.export.out")"

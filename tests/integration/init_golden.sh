@@ -60,7 +60,7 @@ fail() {
 for answers in "$TOP_SRCDIR"/tests/data/answers/*.json; do
 	name=$(basename "$answers" .json)
 	golden="$TOP_SRCDIR/tests/data/golden/$name.json"
-	out="$scratch/out/$name"
+	out="$scratch/shared/out/$name" # env.sh on shared storage, as the job needs it
 	mkdir -p "$out"
 	jp_answers "$name" "$scratch" "$out/answers.json"
 

@@ -26,7 +26,8 @@ fail() {
 "$JOBPREP" schema >"$scratch/schema.json" || fail "jobprep schema exited $?"
 
 # "Valid" means what a strict reader of JSON (RFC 8259, UTF-8, unique keys,
-# no lone surrogates, no NaN) and then the schema both accept.
+# no lone surrogates, no NaN, no number that would read as 0 though it is
+# not) and then the schema both accept.
 cat >"$scratch/validate.py" <<'EOF'
 import json, sys
 from jsonschema import Draft202012Validator
@@ -44,6 +45,13 @@ def unique(pairs):
 def no_constant(name):
     raise ValueError("not JSON: " + name)
 
+def no_underflow(text):
+    # 1e-400 is not 0: a number that would read as 0 is out of range
+    v = float(text)
+    if v == 0 and any(c in "123456789" for c in text.lower().split("e")[0]):
+        raise ValueError("number out of range: " + text)
+    return v
+
 def encodable(o):
     if isinstance(o, str):
         o.encode("utf-8")
@@ -58,7 +66,8 @@ def encodable(o):
 for path in sys.argv[2:]:
     try:
         text = open(path, "rb").read().decode("utf-8")
-        doc = json.loads(text, object_pairs_hook=unique, parse_constant=no_constant)
+        doc = json.loads(text, object_pairs_hook=unique, parse_constant=no_constant,
+                         parse_float=no_underflow)
         encodable(doc)
     except (ValueError, UnicodeError) as e:
         print("invalid", path, "(not strict JSON: %s)" % e)

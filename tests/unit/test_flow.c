@@ -309,8 +309,9 @@ static void flow_and_init_agree_on(const char *name)
 
 	snprintf(ans_a, sizeof(ans_a), "%s/%s.answers.json", plat_a, name);
 	snprintf(ans_b, sizeof(ans_b), "%s/%s.answers.json", plat_b, name);
-	snprintf(man_a, sizeof(man_a), "%s/%s.job.json", plat_a, name);
-	snprintf(man_b, sizeof(man_b), "%s/%s.job.json", plat_b, name);
+	/* on the platform's shared storage, where env.sh must be */
+	snprintf(man_a, sizeof(man_a), "%s/shared/%s.job.json", plat_a, name);
+	snprintf(man_b, sizeof(man_b), "%s/shared/%s.job.json", plat_b, name);
 	assert_int_equal(run("sed 's|@SCRATCH@|%s|g' '%s/tests/data/answers/%s.json' > '%s'", plat_a,
 			     srcdir, name, ans_a),
 			 0);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "jobprep/git.h"
+#include "jobprep/url.h"
 #include "git_internal.h"
 
 struct url_case {
@@ -143,6 +144,125 @@ static void redact_drops_secrets_and_http_user_info(void **state)
 	}
 }
 
+/* Hostile URLs: the one rule (jobprep/url.h) decides where the user info
+ * ends; the manifest's check, the clone's parser and both redactions agree
+ * with it; no credential survives redaction or argv blanking. */
+struct hostile {
+	const char *in;
+	bool has_credentials;
+	bool parses; /* jp_git_url_parse accepts it */
+	const char *user, *secret, *host;
+	const char *cred; /* raw bytes that must not survive (NULL: none) */
+};
+
+static const struct hostile hostile[] = {
+	{ "https://bob:pa#ss@host/x.git", true, true, "bob", "pa#ss", "host", "pa#ss" },
+	{ "https://bob:pa?ss@host/x.git", true, true, "bob", "pa?ss", "host", "pa?ss" },
+	{ "https://bob:p@ss@host/x.git", true, true, "bob", "p@ss", "host", "p@ss" },
+	{ "https://bob:pw@host#frag@evil/x", true, true, "bob", "pw@host#frag", "evil",
+	  "pw@host#frag" },
+	{ "https://bob:pw@host?x=1", true, false, NULL, NULL, NULL, "pw" },
+	/* A raw '/' ends the authority: "bob" with port "pa", not a URL. */
+	{ "https://bob:pa/ss@host/x.git", false, false, NULL, NULL, NULL, NULL },
+	{ "https://bob:pa%2Fss@host/x.git", true, true, "bob", "pa/ss", "host", "pa%2Fss" },
+	{ "https://TOKEN123@host/x", true, true, "TOKEN123", NULL, "host", "TOKEN123" },
+	{ "HTTPS://TOKEN123@Host/x", true, true, "TOKEN123", NULL, "host", "TOKEN123" },
+	{ "http://TOKEN123@host:8080/x", true, true, "TOKEN123", NULL, "host", "TOKEN123" },
+	{ "https://us:er:pw@host/x", true, true, "us", "er:pw", "host", "er:pw" },
+	{ "https://a%40b:c%3Ad@host/x", true, true, "a@b", "c:d", "host", "c%3Ad" },
+	{ "https://bob:pw@[::1]:8443/x", true, true, "bob", "pw", "::1", "pw" },
+	{ "https://[fe80::1%25eth0]/x", false, true, NULL, NULL, "fe80::1%25eth0", NULL },
+	{ "https://bob:pw@[::1/x", true, false, NULL, NULL, NULL, "pw" },
+	{ "https://host/x@y", false, true, NULL, NULL, "host", NULL },
+	{ "https://host/x?u=a:b@c", false, true, NULL, NULL, "host", NULL },
+	{ "ssh://git@host/x", false, true, "git", NULL, "host", NULL },
+	{ "ssh://u:pw@host/r", true, true, "u", "pw", "host", "pw" },
+	{ "git://u:pw@host/r", true, true, "u", "pw", "host", "pw" },
+	{ "git@host:team/x.git", false, true, "git", NULL, "host", NULL },
+	{ "git@host:team/x@v2.git", false, true, "git", NULL, "host", NULL },
+	{ "host:x", false, true, NULL, NULL, "host", NULL },
+	{ "ftp://u:pw@host/x", true, false, NULL, NULL, NULL, "pw" },
+	{ "/srv/git/a@b:c", false, true, NULL, NULL, NULL, NULL },
+};
+
+static void hostile_urls_agree_on_the_user_info(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		const struct hostile *c = &hostile[i];
+		struct jp_git_url u = JP_GIT_URL_INIT;
+		struct jp_error err = JP_ERROR_INIT;
+		int rc = jp_git_url_parse(&u, c->in, &err);
+
+		print_message("%s\n", c->in);
+		assert_int_equal(jp_url_has_credentials(c->in), c->has_credentials);
+		assert_int_equal(rc == 0, c->parses);
+		if (rc == 0) {
+			bool http = u.kind == JP_URL_HTTP || u.kind == JP_URL_HTTPS;
+
+			if (c->user)
+				assert_string_equal(u.user, c->user);
+			else
+				assert_null(u.user);
+			if (c->secret)
+				assert_string_equal(u.secret, c->secret);
+			else
+				assert_null(u.secret);
+			if (c->host)
+				assert_string_equal(u.host, c->host);
+			/* The parser and the manifest's check: the same answer. */
+			assert_int_equal(c->has_credentials,
+					 u.secret != NULL || (http && u.user != NULL));
+			if (c->cred)
+				assert_null(strstr(u.clean, c->cred));
+		} else if (c->cred) {
+			assert_null(strstr(jp_error_message(&err), c->cred));
+		}
+		jp_git_url_dispose(&u);
+		jp_error_dispose(&err);
+	}
+}
+
+static void no_credential_survives_redaction_or_blanking(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		const struct hostile *c = &hostile[i];
+		char *a = jp_url_redact(c->in), *b = jp_git_url_redact(c->in);
+		char *blank = strdup(c->in);
+		const char *at;
+
+		print_message("%s\n", c->in);
+		assert_non_null(a);
+		assert_non_null(b);
+		assert_non_null(blank);
+		jp_url_blank_credentials(blank);
+		assert_int_equal(strlen(blank), strlen(c->in));
+		if (c->cred) {
+			assert_null(strstr(a, c->cred));
+			assert_null(strstr(b, c->cred));
+			assert_null(strstr(blank, c->cred));
+			/* Blanking touches only the credential, every byte of it. */
+			at = strstr(c->in, c->cred);
+			assert_non_null(at);
+			for (size_t k = 0; k < strlen(c->in); k++) {
+				bool in_cred = k >= (size_t)(at - c->in) &&
+					       k < (size_t)(at - c->in) + strlen(c->cred);
+				if (in_cred)
+					assert_int_equal(blank[k], '*');
+				else
+					assert_int_equal(blank[k], c->in[k]);
+			}
+		} else {
+			assert_string_equal(a, c->in);
+			assert_string_equal(blank, c->in);
+		}
+		free(a);
+		free(b);
+		free(blank);
+	}
+}
+
 static void same_server_compares_scheme_host_and_port(void **state)
 {
 	struct jp_git_url a = JP_GIT_URL_INIT, b = JP_GIT_URL_INIT, c = JP_GIT_URL_INIT,
@@ -204,6 +324,8 @@ int main(void)
 		cmocka_unit_test(dangerous_urls_are_refused),
 		cmocka_unit_test(refusal_messages_never_show_the_token),
 		cmocka_unit_test(redact_drops_secrets_and_http_user_info),
+		cmocka_unit_test(hostile_urls_agree_on_the_user_info),
+		cmocka_unit_test(no_credential_survives_redaction_or_blanking),
 		cmocka_unit_test(same_server_compares_scheme_host_and_port),
 		cmocka_unit_test(clone_line_is_pinned_and_quoted),
 		cmocka_unit_test(ref_kinds_have_their_json_names),

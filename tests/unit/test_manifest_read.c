@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include <cjson/cJSON.h>
+
 #include "jobprep/manifest.h"
 
 static const char base[] =
@@ -381,6 +383,9 @@ static const struct reject rejects[] = {
 	  "9007199254740993"),
 	CASE("huge_count_is_refused", "\"bytes\": 4096", "\"bytes\": 1e400",
 	  "job.json: data[0].stats.bytes: expected an integer <= 9007199254740992, got 1e400"),
+	CASE("number_that_would_read_as_0_is_refused", "\"archives\": 0", "\"archives\": 1e-400",
+	  "data[0].stats.archives: expected a number within a double's range, got 1e-400, which "
+	  "would read as 0"),
 	CASE("negative_count_is_refused", "\"files\": 10", "\"files\": -1",
 	  "job.json: data[0].stats.files: expected an integer >= 0, got -1"),
 	CASE("fractional_count_is_refused", "\"archives\": 0", "\"archives\": 0.5",
@@ -544,6 +549,30 @@ static void same_repo_ignores_a_trailing_git_and_slash(void **state)
 	assert_false(jp_url_same_repo("https://h/team/x", NULL));
 }
 
+/* The schema's list of names the shells treat specially is the reader's. */
+static void schema_lists_exactly_the_special_env_names(void **state)
+{
+	cJSON *schema = cJSON_Parse(jp_manifest_schema()), *e;
+	size_t n = 0;
+
+	(void)state;
+	assert_non_null(schema);
+	e = cJSON_GetObjectItem(schema, "properties");
+	e = cJSON_GetObjectItem(cJSON_GetObjectItem(e, "job"), "properties");
+	e = cJSON_GetObjectItem(cJSON_GetObjectItem(e, "env"), "propertyNames");
+	e = cJSON_GetObjectItem(cJSON_GetObjectItem(e, "not"), "enum");
+	assert_true(cJSON_IsArray(e));
+	for (const char *name; (name = jp_env_special_name(n)); n++) {
+		assert_non_null(jp_env_name_special(name));
+		assert_string_equal(cJSON_GetArrayItem(e, (int)n)->valuestring, name);
+	}
+	assert_int_equal((size_t)cJSON_GetArraySize(e), n);
+	assert_null(jp_env_name_special("PATH"));
+	assert_null(jp_env_name_special("HF_HOME"));
+	assert_null(jp_env_name_special("random"));
+	cJSON_Delete(schema);
+}
+
 int main(void)
 {
 	const struct CMUnitTest fixed[] = {
@@ -560,6 +589,7 @@ int main(void)
 		cmocka_unit_test(missing_file_is_reported_with_its_name),
 		cmocka_unit_test(validators_agree_with_their_documentation),
 		cmocka_unit_test(same_repo_ignores_a_trailing_git_and_slash),
+		cmocka_unit_test(schema_lists_exactly_the_special_env_names),
 	};
 	size_t n_fixed = sizeof(fixed) / sizeof(fixed[0]);
 	size_t n_rejects = sizeof(rejects) / sizeof(rejects[0]);

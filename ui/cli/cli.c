@@ -7,6 +7,7 @@
 
 #include "jobprep/i18n.h"
 #include "cli.h"
+#include "output.h"
 
 struct command {
 	const char *name;
@@ -69,7 +70,7 @@ int jp_cli_report(const struct jp_error *err)
 	if (err->n == 0)
 		fprintf(stderr, "jobprep: %s\n", jp_strerror(err->code));
 	for (size_t i = 0; i < err->n; i++)
-		fprintf(stderr, "%s\n", err->msgs[i]);
+		fprintf(stderr, "%s\n", jp_cli_text(err->msgs[i])); /* a server's words too */
 	return jp_exit_code(err->code);
 }
 

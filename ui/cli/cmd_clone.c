@@ -12,6 +12,7 @@
 
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
+#include "jobprep/url.h"
 #include "jobprep/profile.h"
 #include "cli.h"
 #include "cli_port.h"
@@ -59,24 +60,6 @@ static int print_json(const struct jp_git_clone_result *r)
 	rc = jp_cli_print_json(o) < 0 ? JP_EXIT_FAIL : JP_EXIT_OK;
 	cJSON_Delete(o);
 	return rc;
-}
-
-/* Overwrite the password of scheme://user:password@host/ in place. */
-static void hide_secret(char *url)
-{
-	char *auth = strstr(url, "://"), *end, *colon, *at = NULL;
-
-	if (!auth)
-		return;
-	auth += 3;
-	end = auth + strcspn(auth, "/");
-	for (char *p = auth; p < end; p++)
-		if (*p == '@')
-			at = p;
-	if (!at || !(colon = memchr(auth, ':', (size_t)(at - auth))))
-		return;
-	for (char *p = colon + 1; p < at; p++)
-		*p = '*';
 }
 
 int jp_cmd_clone(int argc, char **argv)
@@ -174,7 +157,7 @@ int jp_cmd_clone(int argc, char **argv)
 		fprintf(stderr, "jobprep: %s\n", _("out of memory"));
 		return JP_EXIT_FAIL;
 	}
-	hide_secret(argv[optind]);
+	jp_url_blank_credentials(argv[optind]);
 	opts.url = url;
 	opts.target = argv[optind + 1];
 
@@ -199,12 +182,14 @@ int jp_cmd_clone(int argc, char **argv)
 		rc = print_json(&res);
 	} else {
 		if (res.ref)
-			printf(_("%s: %s, %s %s, at commit %s%s\n"), res.path, res.url,
-			       jp_git_ref_kind_name(res.ref_kind), res.ref, res.commit,
+			printf(_("%s: %s, %s %s, at commit %s%s\n"), jp_cli_name(res.path),
+			       jp_cli_name(res.url), jp_git_ref_kind_name(res.ref_kind),
+			       jp_cli_name(res.ref), res.commit,
 			       res.staged ? _(" (built on local disk, copied to shared storage)")
 					  : "");
 		else
-			printf(_("%s: %s at commit %s%s\n"), res.path, res.url, res.commit,
+			printf(_("%s: %s at commit %s%s\n"), jp_cli_name(res.path), jp_cli_name(res.url),
+			       res.commit,
 			       res.staged ? _(" (built on local disk, copied to shared storage)")
 					  : "");
 		rc = JP_EXIT_OK;

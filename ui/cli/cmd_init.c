@@ -90,12 +90,12 @@ static void print_done(const struct jp_flow *flow)
 	jp_flow_files(&manifest, &env, &copy, flow, NULL);
 	jp_flow_platform_command(&cmd, flow, NULL);
 	jp_cli_print_checks(jp_flow_manifest(flow));
-	printf(_("Wrote %s\n"), manifest ? manifest : "?");
-	printf(_("Wrote %s\n"), env ? env : "?");
+	printf(_("Wrote %s\n"), manifest ? jp_cli_name(manifest) : "?");
+	printf(_("Wrote %s\n"), env ? jp_cli_name(env) : "?");
 	if (copy)
-		printf(_("Wrote %s (a copy of the run's manifest)\n"), copy);
+		printf(_("Wrote %s (a copy of the run's manifest)\n"), jp_cli_name(copy));
 	if (cmd)
-		printf("%s\n  %s\n", _("Launch command for the platform's form:"), cmd);
+		printf("%s\n  %s\n", _("Launch command for the platform's form:"), jp_cli_text(cmd));
 	free(manifest);
 	free(env);
 	free(copy);

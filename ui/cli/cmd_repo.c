@@ -16,6 +16,7 @@
 
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
+#include "jobprep/url.h"
 #include "cli.h"
 #include "cli_port.h"
 #include "output.h"
@@ -75,11 +76,12 @@ static int inspect(const char *dir, const char *exec_pattern, bool json)
 		cJSON_AddNumberToObject(o, "behind", (double)info.behind);
 		rc = print(o);
 	} else {
-		printf("%s\n", info.workdir);
-		printf("  %-10s %s%s%s\n", _("remote:"), info.url ? info.url : _("(none)"),
-		       info.remote ? " " : "", info.remote ? info.remote : "");
+		printf("%s\n", jp_cli_name(info.workdir));
+		printf("  %-10s %s%s%s\n", _("remote:"), info.url ? jp_cli_name(info.url) : _("(none)"),
+		       info.remote ? " " : "", info.remote ? jp_cli_name(info.remote) : "");
 		printf("  %-10s %s\n", _("branch:"),
-		       info.branch ? info.branch : info.detached ? _("(detached HEAD)") : _("(none)"));
+		       info.branch ? jp_cli_name(info.branch)
+		       : info.detached ? _("(detached HEAD)") : _("(none)"));
 		printf("  %-10s %s\n", _("commit:"), info.commit[0] ? info.commit : _("(none yet)"));
 		if (info.dirty)
 			printf(_("  warning: %zu tracked file(s) changed and not committed: a job would "
@@ -89,7 +91,7 @@ static int inspect(const char *dir, const char *exec_pattern, bool json)
 			printf(_("  warning: %zu commit(s) not pushed%s%s: nobody else can get this "
 				 "code\n"),
 			       info.unpushed, info.upstream ? _(" to ") : "",
-			       info.upstream ? info.upstream : "");
+			       info.upstream ? jp_cli_name(info.upstream) : "");
 		if (info.untracked)
 			printf(_("  note: %zu untracked file(s)\n"), info.untracked);
 		rc = JP_EXIT_OK;
@@ -132,12 +134,12 @@ static int remote(const char *url, const char *ref, const char *into, bool submo
 		cJSON_AddStringToObject(o, "command", cmd);
 		rc = print(o);
 	} else {
-		printf("%s %s\n", info.commit, info.ref_name ? info.ref_name : "");
+		printf("%s %s\n", info.commit, info.ref_name ? jp_cli_name(info.ref_name) : "");
 		if (info.commit_unverified)
 			fprintf(stderr, "%s\n",
 				_("warning: the server does not list this commit as a branch or tag "
 				  "tip; it could not be confirmed without fetching"));
-		printf("%s\n", cmd);
+		printf("%s\n", jp_cli_text(cmd));
 		rc = JP_EXIT_OK;
 	}
 out:
@@ -160,7 +162,8 @@ int jp_cmd_repo(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *url = NULL, *ref = NULL, *into = "code", *exec_pattern = NULL;
+	const char *ref = NULL, *into = "code", *exec_pattern = NULL;
+	char *url = NULL, *url_copy = NULL;
 	bool json = false, submodules = false;
 	unsigned timeout_s = JP_GIT_STALL_TIMEOUT_S;
 	char *end;
@@ -204,7 +207,16 @@ int jp_cmd_repo(int argc, char **argv)
 	if (url) {
 		if (argc != optind)
 			return jp_cli_usage_error("repo", "%s", _("--remote takes no other operand"));
-		rc = remote(url, ref, into, submodules, timeout_s, json);
+		/* A token written in the URL: keep our own copy and blank it out
+		 * of argv, so ps(1) and /proc/PID/cmdline stop showing it. */
+		if (!(url_copy = strdup(url))) {
+			fprintf(stderr, "jobprep: %s\n", _("out of memory"));
+			return JP_EXIT_FAIL;
+		}
+		jp_url_blank_credentials(url);
+		rc = remote(url_copy, ref, into, submodules, timeout_s, json);
+		explicit_bzero(url_copy, strlen(url_copy));
+		free(url_copy);
 	} else {
 		if (argc - optind != 1)
 			return jp_cli_usage_error("repo", "%s", _("expected one directory"));

@@ -103,7 +103,7 @@ static int on_progress(const struct jp_progress *p, void *payload)
 	if (wl > 50)
 		what += wl - 50;
 	fprintf(stderr, "\r\033[K%s %" PRIu64 " %s, %s  %s", _("scanning:"), p->done, _("entries"),
-		bytes, what);
+		bytes, jp_cli_text(what));
 	fflush(stderr);
 	ps->shown = true;
 	return atomic_load(&interrupted) ? -1 : 0;
@@ -116,11 +116,11 @@ static void print_text(const char *path, const struct jp_scan_result *r,
 	const char *lb = r->complete ? "" : _("at least ");
 
 	jp_units_format_bytes(size, sizeof(size), r->stats.bytes);
-	printf("%s\n", path);
+	printf("%s\n", jp_cli_name(path));
 	if (info && info->reason)
-		printf("  %s: %s\n", jp_storage_class_name(info->cls), info->reason);
+		printf("  %s: %s\n", jp_storage_class_name(info->cls), jp_cli_text(info->reason));
 	if (info && info->warning)
-		printf("  %s %s\n", _("warning:"), info->warning);
+		printf("  %s %s\n", _("warning:"), jp_cli_text(info->warning));
 	printf(_("  %s%" PRIu64 " files, %s (%" PRIu64 " bytes), %" PRIu64 " directories, %" PRIu64
 		 " symlinks\n"),
 	       lb, r->stats.files, size, r->stats.bytes, r->dirs, r->symlinks);
@@ -135,14 +135,14 @@ static void print_text(const char *path, const struct jp_scan_result *r,
 			 "(e.g. WebDataset shards)\n"),
 		       lb, r->stats.archives, asize);
 		for (size_t i = 0; i < ex->n[JP_SCAN_ITEM_ARCHIVE]; i++)
-			printf("    %s\n", ex->v[JP_SCAN_ITEM_ARCHIVE][i]);
+			printf("    %s\n", jp_cli_name(ex->v[JP_SCAN_ITEM_ARCHIVE][i]));
 	}
 	if (r->unreadable) {
 		printf(_("  %s%" PRIu64 " entries cannot be read: fix their permissions so the "
 			 "job's user can read them\n"),
 		       lb, r->unreadable);
 		for (size_t i = 0; i < ex->n[JP_SCAN_ITEM_UNREADABLE]; i++)
-			printf("    %s: %s\n", ex->v[JP_SCAN_ITEM_UNREADABLE][i],
+			printf("    %s: %s\n", jp_cli_name(ex->v[JP_SCAN_ITEM_UNREADABLE][i]),
 			       strerror(ex->errnums[i]));
 	}
 	if (r->symlinks_outside) {
@@ -150,13 +150,13 @@ static void print_text(const char *path, const struct jp_scan_result *r,
 			 "targets only if they are on storage every Worker mounts\n"),
 		       lb, r->symlinks_outside);
 		for (size_t i = 0; i < ex->n[JP_SCAN_ITEM_LINK_OUTSIDE]; i++)
-			printf("    %s -> %s\n", ex->v[JP_SCAN_ITEM_LINK_OUTSIDE][i],
-			       ex->targets[i] ? ex->targets[i] : "?");
+			printf("    %s -> %s\n", jp_cli_name(ex->v[JP_SCAN_ITEM_LINK_OUTSIDE][i]),
+			       ex->targets[i] ? jp_cli_name(ex->targets[i]) : "?");
 	}
 	if (r->symlinks_dangling) {
 		printf(_("  %s%" PRIu64 " symlinks point at nothing\n"), lb, r->symlinks_dangling);
 		for (size_t i = 0; i < ex->n[JP_SCAN_ITEM_LINK_DANGLING]; i++)
-			printf("    %s\n", ex->v[JP_SCAN_ITEM_LINK_DANGLING][i]);
+			printf("    %s\n", jp_cli_name(ex->v[JP_SCAN_ITEM_LINK_DANGLING][i]));
 	}
 }
 

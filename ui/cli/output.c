@@ -3,12 +3,44 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <cjson/cJSON.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/textquote.h"
 #include "cli.h"
 #include "output.h"
+
+/* The last few escaped copies, per thread, freed as the ring turns: a
+ * printf can show several names at once without the caller freeing any. */
+#define SHOWN_RING 8
+static _Thread_local char *shown[SHOWN_RING];
+static _Thread_local unsigned shown_next;
+
+static const char *safe(const char *s, unsigned flags)
+{
+	char *q = NULL;
+
+	if (!s || !jp_text_needs_quoting(s))
+		return s;
+	if (jp_text_quote(&q, s, flags) < 0)
+		return "?";
+	free(shown[shown_next]);
+	shown[shown_next] = q;
+	shown_next = (shown_next + 1) % SHOWN_RING;
+	return q;
+}
+
+const char *jp_cli_text(const char *s)
+{
+	return safe(s, 0);
+}
+
+const char *jp_cli_name(const char *s)
+{
+	return safe(s, JP_TEXT_QUOTED);
+}
 
 const char *jp_cli_check_label(enum jp_check_status status)
 {
@@ -31,7 +63,8 @@ void jp_cli_print_checks(const struct jp_manifest *m)
 		const struct jp_check *c = &m->checks[i];
 
 		counts[c->status]++;
-		printf("[%s] %s: %s\n", jp_cli_check_label(c->status), c->id, c->message);
+		printf("[%s] %s: %s\n", jp_cli_check_label(c->status), jp_cli_text(c->id),
+		       jp_cli_text(c->message));
 	}
 	printf(_("%zu passed, %zu warnings, %zu failed\n"), counts[JP_CHECK_PASS],
 	       counts[JP_CHECK_WARN], counts[JP_CHECK_FAIL]);

@@ -8,6 +8,12 @@
 
 struct cJSON;
 
+/* s made safe for the terminal (jp_text_quote): s itself when it holds no
+ * control character, else an escaped copy that stays valid for the next
+ * few calls on this thread. jp_cli_text escapes a whole line of text;
+ * jp_cli_name quotes a name ("a\nb"). NULL stays NULL. */
+const char *jp_cli_text(const char *s);
+const char *jp_cli_name(const char *s);
 /* "pass", "warn" or "FAIL", translated; static. */
 const char *jp_cli_check_label(enum jp_check_status status);
 /* One line per check, "[label] id: message", then a line of counts. */

@@ -13,7 +13,9 @@
 #include <cjson/cJSON.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/input.h"
 #include "jobprep/manifest.h"
+#include "jobprep/url.h"
 #include "tui/draft.h"
 
 #define DRAFT_VERSION 1
@@ -103,6 +105,16 @@ static int save_field(cJSON *arr, const struct jp_flow *flow, const char *key)
 		return 0;
 	if (jp_flow_get(&v, flow, key, NULL) < 0)
 		return 0;
+	/* A token typed into a URL is never written down: the draft keeps the
+	 * URL without it, and the clone asks again after a resume. */
+	if (v && jp_url_has_credentials(v)) {
+		char *clean = jp_url_redact(v);
+
+		explicit_bzero(v, strlen(v));
+		free(v);
+		if (!(v = clean))
+			return JP_ENOMEM;
+	}
 	rc = add_value(arr, key, v ? v : "");
 	free(v);
 	return rc;
@@ -197,33 +209,20 @@ out:
 
 int jp_draft_load(struct jp_draft *out, const char *path, struct jp_error *err)
 {
-	FILE *f;
+	struct jp_error rerr = JP_ERROR_INIT;
 	char *text = NULL;
-	long len;
+	size_t len = 0;
 	cJSON *doc, *v;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? JP_ENOENT
-				       : jp_error_set(err, JP_EIO, "%s: %s", path, strerror(errno));
-	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || len > (1 << 24) ||
-	    fseek(f, 0, SEEK_SET) != 0) {
-		fclose(f);
-		return jp_error_set(err, JP_EFORMAT, _("%s: not a draft"), path);
+	errno = 0;
+	rc = jp_input_read(&text, &len, path, 1 << 24, &rerr);
+	if (rc != 0) {
+		rc = errno == ENOENT ? JP_ENOENT : jp_error_set(err, rc, "%s", jp_error_message(&rerr));
+		jp_error_dispose(&rerr);
+		return rc;
 	}
-	text = malloc((size_t)len + 1);
-	if (!text) {
-		fclose(f);
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-	}
-	if (fread(text, 1, (size_t)len, f) != (size_t)len) {
-		fclose(f);
-		free(text);
-		return jp_error_set(err, JP_EIO, "%s: %s", path, strerror(errno));
-	}
-	fclose(f);
-	text[len] = '\0';
 	doc = cJSON_Parse(text);
 	free(text);
 	v = doc ? cJSON_GetObjectItemCaseSensitive(doc, "draft_version") : NULL;

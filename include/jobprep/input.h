@@ -1,0 +1,23 @@
+/* Opening a file a person named (manifest, answers, profile, draft, a launch
+ * script): open() never blocks on a FIFO or a device, and anything but a
+ * regular file is refused. One helper, for every reader. */
+#ifndef JOBPREP_INPUT_H
+#define JOBPREP_INPUT_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "jobprep/error.h"
+
+/* Open path read-only (O_NONBLOCK for the open itself, cleared after) and
+ * fstat it: 0 and *fd (the caller's to close) and *st; JP_EFORMAT with
+ * "PATH: not a regular file" for a FIFO, a directory, a device or a socket,
+ * "PATH: cannot read it: ..." when it cannot be opened (errno kept). */
+int jp_input_open(int *fd, struct stat *st, const char *path, struct jp_error *err);
+/* The whole file, NUL-terminated, in *text (the caller's to free) and its
+ * length in *len; JP_EFORMAT "PATH: expected at most MAX bytes" when it is
+ * larger than max. */
+int jp_input_read(char **text, size_t *len, const char *path, size_t max,
+		  struct jp_error *err);
+
+#endif

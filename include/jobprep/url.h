@@ -1,0 +1,37 @@
+/* Where a URL's credentials are, decided in one place for every caller: the
+ * manifest's and the flow's checks, the clone's parser, redaction, and the
+ * blanking of argv. */
+#ifndef JOBPREP_URL_H
+#define JOBPREP_URL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The user info of a URL, as byte offsets into it: the user is
+ * [start, colon), the secret (colon, at); colon == at when there is no ':'.
+ * url[at] is the '@' that ends the user info. */
+struct jp_url_userinfo {
+	size_t start, colon, at;
+	bool scheme_http; /* http or https: a lone user name is a token */
+	bool scp;         /* [user@]host:path (an ssh account, never a secret) */
+};
+
+/* Find the user info of url: true and *out filled, or false when it has
+ * none. For scheme://authority/path the authority ends at the first '/'
+ * (whatever '?' or '#' come before it: a raw one in a password must not
+ * end the user info early) and the user info at the last '@' in it; the
+ * first ':' in the user info starts the secret. For git's scp-like
+ * [user@]host:path the user is what comes before an '@' ahead of the first
+ * ':'. Local paths have none. */
+bool jp_url_userinfo(struct jp_url_userinfo *out, const char *url);
+/* True when the URL carries a password or token: user:secret@ in any
+ * scheme, or a lone user@ over http(s) (a token). */
+bool jp_url_has_credentials(const char *url);
+/* A copy of url without its credentials (the whole user info goes); NULL
+ * when out of memory. */
+char *jp_url_redact(const char *url);
+/* Overwrite url's credential bytes with '*' in place (the length stays, for
+ * argv): the secret, or a lone http(s) user name. */
+void jp_url_blank_credentials(char *url);
+
+#endif

@@ -1,0 +1,48 @@
+#!/bin/sh
+# env.sh and the manifest are paths like any other: the launch line sources
+# env.sh on every Worker, so `init -o` onto ephemeral storage (/tmp, outside
+# the profile's shared root), or into a folder on shared storage that is a
+# symlink into /tmp, is refused with the reason (review.env_path,
+# review.manifest_path) and writes nothing; --force writes it anyway;
+# a place on shared storage is fine.
+set -u
+. "$TOP_SRCDIR/tests/lib/gitserv.sh"
+T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-files-at.XXXXXX") || exit 99
+trap 'rm -rf "$T"' EXIT
+jp_test_env "$T"
+cd "$T" || exit 99
+"$JOBPREP" init --demo >/dev/null 2>&1 </dev/null
+D=$T/jobprep-demo
+M=$D/answers.json # each init takes the next free run-NNN
+jp_expect demo_made [ -f "$M" ]
+[ -f "$M" ] || exit 1
+J() { "$JOBPREP" init --profile "$D/profile.json" --answers "$M" "$@" </dev/null >"$T/out" 2>"$T/err"; }
+
+# (a) a folder in the scratch dir: /tmp, the profile's ephemeral root
+mkdir -p "$T/eph"
+J -o "$T/eph/job.json"
+rc=$?
+jp_expect ephemeral_target_is_refused [ "$rc" = 1 ]
+jp_expect ephemeral_env_sh_is_named grep -qF "review.env_path: $T/eph/env.sh is under /tmp" "$T/err"
+jp_expect ephemeral_manifest_is_named grep -qF "review.manifest_path: $T/eph/job.json is under /tmp" "$T/err"
+jp_expect ephemeral_target_gets_nothing [ ! -e "$T/eph/job.json" ] && [ ! -e "$T/eph/env.sh" ]
+
+# (b) a folder on shared storage that is a symlink into /tmp
+ln -s "$T/eph" "$D/shared/into-tmp"
+J -o "$D/shared/into-tmp/job.json"
+rc=$?
+jp_expect symlink_into_tmp_is_refused [ "$rc" = 1 ]
+jp_expect symlink_into_tmp_env_sh_is_named grep -qF "review.env_path: $D/shared/into-tmp/env.sh is under /tmp" "$T/err"
+jp_expect symlink_into_tmp_gets_nothing [ ! -e "$T/eph/job.json" ] && [ ! -e "$T/eph/env.sh" ]
+
+# (c) --force records the finding and writes
+J --force -o "$T/eph/job.json"
+jp_expect force_writes_it_anyway [ -f "$T/eph/job.json" ] && [ -f "$T/eph/env.sh" ]
+
+# (d) on shared storage: no finding
+mkdir -p "$D/shared/elsewhere"
+J -o "$D/shared/elsewhere/job.json"
+rc=$?
+jp_expect shared_target_is_fine [ "$rc" = 0 ] && [ -f "$D/shared/elsewhere/env.sh" ]
+[ "$rc" = 0 ] || cat "$T/err"
+exit $JP_T_FAILED
