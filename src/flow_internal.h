@@ -117,6 +117,11 @@ const char *flow_key_name(enum fkey key);
 int flow_recompute(struct jp_flow *flow, struct jp_error *err);
 /* The template with {shared} {job} {output} filled in, NNN left alone. */
 char *flow_expand_template(const struct jp_flow *flow, const char *tmpl, const char *output);
+/* The flow's looks at paths run on the person's thread: each is bounded
+ * (jobprep/probe.h) by this much, or the probe timeout when shorter. */
+#define FLOW_FS_MS 1500
+unsigned flow_fs_timeout_ms(void);
+/* Empty or missing; false with errno ETIMEDOUT when it did not answer. */
 bool flow_dir_is_empty(const char *path, size_t *entries);
 /* Files (not directories) anywhere under path; 0 when it does not exist. */
 size_t flow_dir_files(const char *path);

@@ -165,7 +165,8 @@ EXTRA_DIST += $(TUI_TESTS) tests/tui/lib.sh
 # i18n: the wizard and the CLI in Chinese (tmux); the catalogue complete and valid
 TESTS += tests/tui/chinese_ui.sh tests/integration/po_complete.sh
 EXTRA_DIST += tests/tui/chinese_ui.sh tests/integration/po_complete.sh
-# storage: the platform's mount layout in a private namespace, sshfs over a loopback sshd
-STORAGE_SH_TESTS = tests/integration/storage_platform.sh
+# storage: the platform's mount layout in a private namespace, sshfs over a loopback sshd;
+# a hung sshfs mount costs check and scan a timeout, and SIGTERM still ends them
+STORAGE_SH_TESTS = tests/integration/storage_platform.sh tests/integration/hung_mount.sh
 TESTS += $(STORAGE_SH_TESTS)
 EXTRA_DIST += $(STORAGE_SH_TESTS) tests/lib/ssh.sh tests/lib/platform.sh
