@@ -142,6 +142,8 @@ int flow_pending_deep(enum jp_action **kinds, size_t **indices, size_t *n,
 
 /* flow_copy.c */
 int flow_manifest_copy(struct jp_manifest **out, const struct jp_manifest *src);
+/* A deep copy of the whole flow, its cache included; free with jp_flow_free. */
+int flow_snapshot(struct jp_flow **out, const struct jp_flow *src);
 
 /* flow.c */
 void flow_verdict_set(struct jp_verdict *v, enum jp_check_status st, const char *fmt, ...)
