@@ -5,8 +5,8 @@
 # sshfs then holds every request it was sent. `jobprep check` on a manifest
 # whose code.path and launch script are there must end within its probe
 # bound, say the storage did not answer, and SIGTERM must end it at once; a
-# full scan there must end by itself too. Then ssh resumes and the mount
-# unmounts cleanly.
+# full scan there, a clone into it and `repo` on a checkout there must end
+# by themselves too. Then ssh resumes and the mount unmounts cleanly.
 #
 # A process whose thread waits in a FUSE request already sent cannot be
 # reaped until the mount answers (the kernel's rule): jobprep's thread that
@@ -46,6 +46,10 @@ mkdir -p "$T/export/proj/scripts" "$T/export/data/a/b" "$T/local/proj" "$T/out/c
 echo 'python train.py' >"$T/export/proj/scripts/train.sh"
 echo 'python train.py' >"$T/export/run.sh"
 for i in 1 2 3 4 5 6 7 8; do : >"$T/export/data/a/b/f$i"; done
+git init -q "$T/export/repo" && git -C "$T/export/repo" -c user.name=t -c user.email=t@t \
+	commit -q --allow-empty -m one || exit 99
+git init -q --bare "$T/src.git" && git -C "$T/export/repo" push -q "$T/src.git" HEAD:refs/heads/main ||
+	exit 99
 jp_sshfs_mount "$T/sshd" "$T/export" "$T/mnt" || exit 99
 [ -f "$T/mnt/proj/scripts/train.sh" ] || { echo "the sshfs mount shows nothing"; exit 99; }
 
@@ -131,6 +135,21 @@ jp_expect scan_on_hung_mount_ends_by_itself main_gone $pid
 jp_expect scan_on_hung_mount_says_no_answer grep -q "no answer within 1.0 s" "$T/scan.err"
 scan_pid=$pid
 
+# --- clone into the hung mount, and repo on a checkout there: each ends by
+# itself, saying the path did not answer.
+JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" clone "$T/src.git" "$T/mnt/clone" >"$T/clone.out" 2>"$T/clone.err" &
+pid=$!
+wait_for 600 main_gone $pid
+jp_expect clone_into_hung_mount_ends_by_itself main_gone $pid
+jp_expect clone_into_hung_mount_says_no_answer grep -q "no answer within 1.0 s" "$T/clone.err"
+clone_pid=$pid
+JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" repo "$T/mnt/repo" >"$T/repo.out" 2>"$T/repo.err" &
+pid=$!
+wait_for 600 main_gone $pid
+jp_expect repo_on_hung_mount_ends_by_itself main_gone $pid
+jp_expect repo_on_hung_mount_says_no_answer grep -q "no answer within 1.0 s" "$T/repo.err"
+repo_pid=$pid
+
 # --- resume the mount: everything is reaped, with the status it chose.
 kill -CONT "$ssh_pid"
 ssh_pid=
@@ -140,11 +159,16 @@ wait $term_pid
 jp_expect sigterm_check_exits_143 [ $? = 143 ]
 wait $scan_pid
 jp_expect scan_on_hung_mount_exits_1 [ $? = 1 ]
+wait $clone_pid
+jp_expect clone_into_hung_mount_exits_1 [ $? = 1 ]
+jp_expect clone_into_hung_mount_leaves_nothing sh -c '! ls -A "$1" | grep -q clone' sh "$T/export"
+wait $repo_pid
+jp_expect repo_on_hung_mount_exits_1 [ $? = 1 ]
 jp_expect resumed_mount_answers [ -f "$T/mnt/proj/scripts/train.sh" ]
 jp_sshfs_umount "$T/mnt"
 jp_expect mount_unmounts_cleanly sh -c '! grep -q " $1 " /proc/self/mountinfo' sh "$T/mnt"
 if [ "$JP_T_FAILED" != 0 ]; then
-	for f in hung.out hung.err term.out term.err scan.out scan.err; do
+	for f in hung.out hung.err term.out term.err scan.out scan.err clone.err repo.err; do
 		echo "--- $f"
 		cat "$T/$f"
 	done
