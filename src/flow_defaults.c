@@ -97,13 +97,6 @@ struct dir_call {
 	char text[];     /* the path, then (next_run) prefix and suffix */
 };
 
-unsigned flow_fs_timeout_ms(void)
-{
-	unsigned dflt = jp_probe_default_timeout_ms();
-
-	return dflt < FLOW_FS_MS ? dflt : FLOW_FS_MS;
-}
-
 /* A dir_call for path, with `extra` bytes of room after it. */
 static struct dir_call *dir_call_new(const char *path, size_t extra)
 {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "jobprep/flow.h"
+#include "jobprep/probe.h"
 #include "jobprep/strv.h"
 
 /* Every field, scalar ones first; the order of jp_flow_fields within a step
@@ -117,10 +118,9 @@ const char *flow_key_name(enum fkey key);
 int flow_recompute(struct jp_flow *flow, struct jp_error *err);
 /* The template with {shared} {job} {output} filled in, NNN left alone. */
 char *flow_expand_template(const struct jp_flow *flow, const char *tmpl, const char *output);
-/* The flow's looks at paths run on the person's thread: each is bounded
- * (jobprep/probe.h) by this much, or the probe timeout when shorter. */
-#define FLOW_FS_MS 1500
-unsigned flow_fs_timeout_ms(void);
+/* The flow's looks at paths run on the person's thread: each is bounded by
+ * jp_probe_interactive_timeout_ms() (jobprep/probe.h). */
+#define flow_fs_timeout_ms() jp_probe_interactive_timeout_ms()
 /* Empty or missing; false with errno ETIMEDOUT when it did not answer. */
 bool flow_dir_is_empty(const char *path, size_t *entries);
 /* Files (not directories) anywhere under path; 0 when it does not exist. */

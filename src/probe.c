@@ -42,6 +42,13 @@ unsigned jp_probe_default_timeout_ms(void)
 	return JP_PROBE_DEFAULT_TIMEOUT_MS;
 }
 
+unsigned jp_probe_interactive_timeout_ms(void)
+{
+	unsigned dflt = jp_probe_default_timeout_ms();
+
+	return dflt < JP_PROBE_INTERACTIVE_MS ? dflt : JP_PROBE_INTERACTIVE_MS;
+}
+
 /* The nearest existing ancestor of an absolute path (or the path). */
 static char *existing_ancestor(const char *path)
 {

@@ -2,7 +2,8 @@
 # Typing a path on a hung network mount keeps the wizard live: the inline
 # check runs off the UI thread, so the field says "checking..." while the
 # storage does not answer, keys typed meanwhile show at once, and the
-# verdict (the storage did not answer) arrives by itself. The mount is
+# verdict (the storage did not answer) arrives by itself; Tab completion
+# there gives up in bounded time. The mount is
 # sshfs over a loopback sshd, in a mount namespace of the test's own, hung
 # by stopping its ssh client (SIGSTOP); it resumes before the wizard quits.
 set -u
@@ -56,6 +57,11 @@ done
 jp_expect typed_keys_show_while_a_check_waits both
 tui_must the_verdict_arrives_by_itself tui_wait "did not answer"
 jp_expect the_field_holds_what_was_typed grep -qF "$T/mnt/out/run" "$T/both.txt"
+# Tab completes by listing the hung directory: bounded, so Tab gives up and
+# moves on, and what is typed next lands in the next field.
+tui_keys Tab
+tui_type ZQ
+tui_must tab_on_the_hung_mount_gives_up_and_keys_stay_live tui_wait "ZQ"
 
 kill -CONT "$ssh_pid"
 ssh_pid=
