@@ -5,7 +5,7 @@
 # sshfs then holds every request it was sent. `jobprep check` on a manifest
 # whose code.path and launch script are there must end within its probe
 # bound, say the storage did not answer, and SIGTERM must end it at once; a
-# full scan there, a clone into it and `repo` on a checkout there must end
+# full scan there, a clone into or from it and `repo` on a checkout there must end
 # by themselves too. Then ssh resumes and the mount unmounts cleanly.
 #
 # A process whose thread waits in a FUSE request already sent cannot be
@@ -50,6 +50,7 @@ git init -q "$T/export/repo" && git -C "$T/export/repo" -c user.name=t -c user.e
 	commit -q --allow-empty -m one || exit 99
 git init -q --bare "$T/src.git" && git -C "$T/export/repo" push -q "$T/src.git" HEAD:refs/heads/main ||
 	exit 99
+git clone -q --bare "$T/src.git" "$T/export/src.git" || exit 99
 jp_sshfs_mount "$T/sshd" "$T/export" "$T/mnt" || exit 99
 [ -f "$T/mnt/proj/scripts/train.sh" ] || { echo "the sshfs mount shows nothing"; exit 99; }
 
@@ -143,6 +144,12 @@ wait_for 600 main_gone $pid
 jp_expect clone_into_hung_mount_ends_by_itself main_gone $pid
 jp_expect clone_into_hung_mount_says_no_answer grep -q "no answer within 1.0 s" "$T/clone.err"
 clone_pid=$pid
+JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" clone "$T/mnt/src.git" "$T/local/from-hung" >"$T/from.out" 2>"$T/from.err" &
+pid=$!
+wait_for 600 main_gone $pid
+jp_expect clone_from_hung_mount_ends_by_itself main_gone $pid
+jp_expect clone_from_hung_mount_says_no_answer grep -q "no answer within 1.0 s" "$T/from.err"
+from_pid=$pid
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" repo "$T/mnt/repo" >"$T/repo.out" 2>"$T/repo.err" &
 pid=$!
 wait_for 600 main_gone $pid
@@ -162,13 +169,16 @@ jp_expect scan_on_hung_mount_exits_1 [ $? = 1 ]
 wait $clone_pid
 jp_expect clone_into_hung_mount_exits_1 [ $? = 1 ]
 jp_expect clone_into_hung_mount_leaves_nothing sh -c '! ls -A "$1" | grep -q clone' sh "$T/export"
+wait $from_pid
+jp_expect clone_from_hung_mount_exits_1 [ $? = 1 ]
+jp_expect clone_from_hung_mount_leaves_nothing sh -c '! ls -A "$1" | grep -q from-hung' sh "$T/local"
 wait $repo_pid
 jp_expect repo_on_hung_mount_exits_1 [ $? = 1 ]
 jp_expect resumed_mount_answers [ -f "$T/mnt/proj/scripts/train.sh" ]
 jp_sshfs_umount "$T/mnt"
 jp_expect mount_unmounts_cleanly sh -c '! grep -q " $1 " /proc/self/mountinfo' sh "$T/mnt"
 if [ "$JP_T_FAILED" != 0 ]; then
-	for f in hung.out hung.err term.out term.err scan.out scan.err clone.err repo.err; do
+	for f in hung.out hung.err term.out term.err scan.out scan.err clone.err from.err repo.err; do
 		echo "--- $f"
 		cat "$T/$f"
 	done
