@@ -79,18 +79,41 @@ static void say(struct verdict *v, enum jp_check_status status, const char *fmt,
 	va_end(ap);
 }
 
-/* --- the checks ------------------------------------------------------------ */
+/* --- the checks ------------------------------------------------------------ *
+ *
+ * Every look at a path goes through the probe helper's bounded calls: a
+ * hung network mount fails its subject in bounded time instead of holding
+ * the check (and the process) in the kernel. */
+
+/* A call that did not answer in time: fail the subject, look no further. */
+static void hung(struct verdict *v, const struct subject *s)
+{
+	v->stop = true;
+	say(v, JP_CHECK_FAIL,
+	    _("%s: %s did not answer in time: the storage it is on seems hung (a network "
+	      "mount that lost its server?). Fix or remount it on this machine, then check "
+	      "again."),
+	    s->field, s->path);
+}
 
 static int check_exists(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
 			struct jp_error *err)
 {
 	struct stat st;
+	int e = 0;
+	int rc = jp_probe_stat(&st, &e, s->path, 0, 0, NULL);
 
 	(void)ctx;
 	(void)err;
-	if (stat(s->path, &st) < 0) {
+	if (rc == JP_ETIMEOUT) {
+		hung(v, s);
+		return 0;
+	}
+	if (rc < 0)
+		return rc;
+	if (e) {
 		v->stop = true;
-		if (errno == ENOENT && s->role == ROLE_OUTPUT) {
+		if (e == ENOENT && s->role == ROLE_OUTPUT) {
 			char *quoted = NULL;
 
 			if (jp_sh_quote(&quoted, s->path) < 0)
@@ -99,7 +122,7 @@ static int check_exists(struct verdict *v, const struct check_ctx *ctx, const st
 			    _("%s does not exist. Create it before submitting: mkdir -p %s"),
 			    s->path, quoted);
 			free(quoted);
-		} else if (errno == ENOENT)
+		} else if (e == ENOENT)
 			say(v, JP_CHECK_FAIL,
 			    _("%s does not exist. Put it there before submitting, or correct the "
 			      "path in the manifest."),
@@ -107,7 +130,7 @@ static int check_exists(struct verdict *v, const struct check_ctx *ctx, const st
 		else
 			say(v, JP_CHECK_FAIL, _("%s cannot be looked at: %s. Check the path and its "
 						"permissions."),
-			    s->path, strerror(errno));
+			    s->path, strerror(e));
 		return 0;
 	}
 	if (s->role != ROLE_DATA && !S_ISDIR(st.st_mode)) {
@@ -117,6 +140,48 @@ static int check_exists(struct verdict *v, const struct check_ctx *ctx, const st
 		return 0;
 	}
 	say(v, JP_CHECK_PASS, _("%s exists."), s->path);
+	return 0;
+}
+
+/* A bounded call's own copy of the path and its answer. */
+struct path_call {
+	int errnum;
+	int warn_errnum; /* write_a_little: the probe file stayed behind */
+	char probe[4096];
+	char path[];
+};
+
+static struct path_call *path_call_new(const char *path)
+{
+	size_t n = strlen(path) + 1;
+	struct path_call *c = calloc(1, sizeof(*c) + n);
+
+	if (c)
+		memcpy(c->path, path, n);
+	return c;
+}
+
+/* Run fn on a copy of s->path in bounded time: 0 and *out, JP_ETIMEOUT
+ * (the verdict then says the storage seems hung), or JP_ENOMEM. */
+static int bounded(struct path_call **out, struct verdict *v, const struct subject *s,
+		   jp_probe_fn fn)
+{
+	struct path_call *c = path_call_new(s->path);
+	int rc;
+
+	*out = NULL;
+	if (!c)
+		return JP_ENOMEM;
+	rc = jp_probe_call(fn, c, free, s->path, 0, NULL);
+	if (rc == JP_ETIMEOUT) {
+		hung(v, s);
+		return rc;
+	}
+	if (rc < 0) {
+		free(c);
+		return rc;
+	}
+	*out = c;
 	return 0;
 }
 
@@ -153,13 +218,25 @@ static int read_a_little(const char *path)
 	return e;
 }
 
+static void read_run(void *arg)
+{
+	struct path_call *c = arg;
+
+	c->errnum = read_a_little(c->path);
+}
+
 static int check_readable(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
 			  struct jp_error *err)
 {
-	int e = read_a_little(s->path);
+	struct path_call *c = NULL;
+	int rc = bounded(&c, v, s, read_run);
 
 	(void)ctx;
 	(void)err;
+	if (rc < 0)
+		return rc == JP_ETIMEOUT ? 0 : rc;
+	int e = c->errnum;
+	free(c);
 	if (e == 0) {
 		say(v, JP_CHECK_PASS, _("%s can be read."), s->path);
 		return 0;
@@ -172,47 +249,60 @@ static int check_readable(struct verdict *v, const struct check_ctx *ctx, const 
 	return 0;
 }
 
-static int check_writable(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
-			  struct jp_error *err)
+/* Really create and remove a file in c->path: permissions, read-only
+ * mounts, quotas and full disks all show up here and nowhere else. */
+static void write_run(void *arg)
 {
-	char probe[4096];
+	struct path_call *c = arg;
 	unsigned r = 0;
 	int fd;
 
-	(void)ctx;
-	(void)err;
-	/* Really create and remove a file: permissions, read-only mounts,
-	 * quotas and full disks all show up here and nowhere else. */
 	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) < 0)
 		r = (unsigned)getpid();
-	if (snprintf(probe, sizeof(probe), "%s/.jobprep-probe-%ld-%08x", s->path, (long)getpid(),
-		     r) >= (int)sizeof(probe)) {
+	snprintf(c->probe, sizeof(c->probe), "%s/.jobprep-probe-%ld-%08x", c->path,
+		 (long)getpid(), r);
+	fd = open(c->probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, "x", 1) != 1 || fsync(fd) < 0) {
+		c->errnum = errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(c->probe);
+		}
+		return;
+	}
+	close(fd);
+	if (unlink(c->probe) < 0)
+		c->warn_errnum = errno;
+}
+
+static int check_writable(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
+			  struct jp_error *err)
+{
+	struct path_call *c = NULL;
+	int rc;
+
+	(void)ctx;
+	(void)err;
+	if (strlen(s->path) + 40 >= sizeof(c->probe)) {
 		say(v, JP_CHECK_FAIL, _("%s is too long a path to write into."), s->path);
 		return 0;
 	}
-	fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, "x", 1) != 1 || fsync(fd) < 0) {
-		int e = errno;
-
-		if (fd >= 0) {
-			close(fd);
-			unlink(probe);
-		}
+	rc = bounded(&c, v, s, write_run);
+	if (rc < 0)
+		return rc == JP_ETIMEOUT ? 0 : rc;
+	if (c->errnum)
 		say(v, JP_CHECK_FAIL,
 		    _("%s is not writable: %s. Choose a directory the job can write to, or fix "
 		      "its permissions."),
-		    s->path, strerror(e));
-		return 0;
-	}
-	close(fd);
-	if (unlink(probe) < 0) {
+		    s->path, strerror(c->errnum));
+	else if (c->warn_errnum)
 		say(v, JP_CHECK_WARN,
 		    _("%s is writable, but the test file %s could not be removed: %s. Remove it "
 		      "by hand."),
-		    s->path, probe, strerror(errno));
-		return 0;
-	}
-	say(v, JP_CHECK_PASS, _("%s is writable."), s->path);
+		    s->path, c->probe, strerror(c->warn_errnum));
+	else
+		say(v, JP_CHECK_PASS, _("%s is writable."), s->path);
+	free(c);
 	return 0;
 }
 
@@ -351,12 +441,7 @@ static int check_storage(struct verdict *v, const struct check_ctx *ctx, const s
 	if (rc < 0)
 		return rc;
 	if (s->cache->rc == JP_ETIMEOUT) {
-		v->stop = true;
-		say(v, JP_CHECK_FAIL,
-		    _("%s: %s did not answer in time: the storage it is on seems hung (a network "
-		      "mount that lost its server?). Fix or remount it on this machine, then check "
-		      "again."),
-		    s->field, s->path);
+		hung(v, s);
 		return 0;
 	}
 	if (s->cache->rc < 0) {

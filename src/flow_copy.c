@@ -1,4 +1,5 @@
-/* A deep copy of a manifest: what a task snapshots and what the flow hands out. */
+/* Deep copies: of a manifest (what a task snapshots and what the flow hands
+ * out) and of a whole flow (what an inline check off the flow's thread reads). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -55,4 +56,82 @@ int flow_manifest_copy(struct jp_manifest **out, const struct jp_manifest *src)
 oom:
 	jp_manifest_free(m);
 	return JP_ENOMEM;
+}
+
+/* *dst = a copy of src (NULL stays NULL); < 0 on ENOMEM. */
+static int dup_str(char **dst, const char *src)
+{
+	*dst = src ? strdup(src) : NULL;
+	return src && !*dst ? JP_ENOMEM : 0;
+}
+
+int flow_snapshot(struct jp_flow **out, const struct jp_flow *src)
+{
+	struct jp_flow *f = malloc(sizeof(*f));
+	int rc = 0;
+
+	*out = NULL;
+	if (!f)
+		return JP_ENOMEM;
+	/* The scalars as they are; every pointer NULL until it is a copy, so
+	 * jp_flow_free can undo a partial one. */
+	*f = *src;
+	f->profile = NULL;
+	f->m = NULL;
+	f->manifest_path = f->env_path = NULL;
+	f->dx = NULL;
+	f->run_base = f->run_dir = NULL;
+	f->cloned_url = f->cloned_req_ref = f->cloned_path = f->cloned_ref = NULL;
+	f->insp.path = f->insp.url = f->insp.branch = f->insp.problem = NULL;
+	f->resolved_url = f->resolved_req_ref = f->resolved_ref = NULL;
+	f->made_out = f->made_ckpt = f->made_log = NULL;
+	memset(&f->created, 0, sizeof(f->created));
+	f->cache = NULL;
+
+	if (jp_profile_copy(&f->profile, src->profile) < 0 ||
+	    flow_manifest_copy(&f->m, src->m) < 0 || !(f->cache = calloc(1, sizeof(*f->cache))))
+		rc = JP_ENOMEM;
+	size_t n = src->m->n_data;
+	if (rc == 0 && n && !(f->dx = calloc(n, sizeof(*f->dx))))
+		rc = JP_ENOMEM;
+	for (size_t i = 0; rc == 0 && f->dx && i < n; i++) {
+		f->dx[i] = src->dx[i];
+		f->dx[i].scanned_path = NULL;
+		rc = dup_str(&f->dx[i].scanned_path, src->dx[i].scanned_path);
+	}
+	if (rc == 0 && f->cache) {
+		f->cache->syncs = src->cache->syncs;
+		rc = dup_str(&f->cache->sync_path, src->cache->sync_path);
+	}
+	if (rc == 0 &&
+	    (dup_str(&f->manifest_path, src->manifest_path) < 0 ||
+	     dup_str(&f->env_path, src->env_path) < 0 || dup_str(&f->run_base, src->run_base) < 0 ||
+	     dup_str(&f->run_dir, src->run_dir) < 0 ||
+	     dup_str(&f->cloned_url, src->cloned_url) < 0 ||
+	     dup_str(&f->cloned_req_ref, src->cloned_req_ref) < 0 ||
+	     dup_str(&f->cloned_path, src->cloned_path) < 0 ||
+	     dup_str(&f->cloned_ref, src->cloned_ref) < 0 ||
+	     dup_str(&f->insp.path, src->insp.path) < 0 ||
+	     dup_str(&f->insp.url, src->insp.url) < 0 ||
+	     dup_str(&f->insp.branch, src->insp.branch) < 0 ||
+	     dup_str(&f->insp.problem, src->insp.problem) < 0 ||
+	     dup_str(&f->resolved_url, src->resolved_url) < 0 ||
+	     dup_str(&f->resolved_req_ref, src->resolved_req_ref) < 0 ||
+	     dup_str(&f->resolved_ref, src->resolved_ref) < 0 ||
+	     dup_str(&f->made_out, src->made_out) < 0 ||
+	     dup_str(&f->made_ckpt, src->made_ckpt) < 0 ||
+	     dup_str(&f->made_log, src->made_log) < 0 ||
+	     jp_strv_copy(&f->created, &src->created) < 0))
+		rc = JP_ENOMEM;
+	if (rc < 0) {
+		if (!f->dx && f->m) {
+			/* jp_flow_free walks dx for each data source */
+			jp_manifest_free(f->m);
+			f->m = NULL;
+		}
+		jp_flow_free(f);
+		return rc;
+	}
+	*out = f;
+	return 0;
 }

@@ -12,6 +12,7 @@
 
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
+#include "jobprep/probe.h"
 #include "flow_internal.h"
 
 #define DEFAULT_LAUNCH "cd \"$PROJECT_DIR\" && bash scripts/train.sh"
@@ -86,20 +87,78 @@ oom:
 	return NULL;
 }
 
+/* A bounded look at a directory (jobprep/probe.h): the call's own copy of
+ * the path, and what it found. */
+struct dir_call {
+	size_t n;        /* entries, or files for flow_dir_files */
+	int errnum;      /* why it could not be listed */
+	unsigned long max; /* next_run: the highest run number seen */
+	const char *prefix, *suffix; /* next_run: point into text */
+	char text[];     /* the path, then (next_run) prefix and suffix */
+};
+
+/* A dir_call for path, with `extra` bytes of room after it. */
+static struct dir_call *dir_call_new(const char *path, size_t extra)
+{
+	size_t n = strlen(path) + 1;
+	struct dir_call *c = calloc(1, sizeof(*c) + n + extra);
+
+	if (!c) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(c->text, path, n);
+	return c;
+}
+
+/* Run fn on c in bounded time: c back, or NULL (c given up) when it did
+ * not answer in time (errno ETIMEDOUT) or could not run. */
+static struct dir_call *dir_call_finish(jp_probe_fn fn, struct dir_call *c)
+{
+	int rc = jp_probe_call(fn, c, free, c->text, flow_fs_timeout_ms(), NULL);
+
+	if (rc < 0) {
+		if (rc != JP_ETIMEOUT)
+			free(c);
+		errno = rc == JP_ETIMEOUT ? ETIMEDOUT : ENOMEM;
+		return NULL;
+	}
+	return c;
+}
+
+static void dir_empty_run(void *arg)
+{
+	struct dir_call *c = arg;
+	DIR *d = opendir(c->text);
+	struct dirent *de;
+
+	if (!d) {
+		c->errnum = errno;
+		return;
+	}
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			c->n++;
+	closedir(d);
+}
+
 bool flow_dir_is_empty(const char *path, size_t *entries)
 {
-	DIR *d = opendir(path);
-	struct dirent *de;
-	size_t n = 0;
+	struct dir_call *c = dir_call_new(path, 0);
+	size_t n;
 
 	if (entries)
 		*entries = 0;
-	if (!d)
-		return errno == ENOENT;
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			n++;
-	closedir(d);
+	if (!c || !(c = dir_call_finish(dir_empty_run, c)))
+		return false; /* errno: ETIMEDOUT or ENOMEM */
+	if (c->errnum) {
+		int e = c->errnum;
+		free(c);
+		errno = e;
+		return e == ENOENT;
+	}
+	n = c->n;
+	free(c);
 	if (entries)
 		*entries = n;
 	return n == 0;
@@ -137,15 +196,59 @@ static size_t count_files(const char *path, int depth, size_t *budget)
 	return n;
 }
 
+static void dir_files_run(void *arg)
+{
+	struct dir_call *c = arg;
+	size_t budget = 10000;
+
+	c->n = count_files(c->text, 0, &budget);
+}
+
 size_t flow_dir_files(const char *path)
 {
-	size_t budget = 10000;
-	return count_files(path, 0, &budget);
+	struct dir_call *c = dir_call_new(path, 0);
+	size_t n;
+
+	if (!c || !(c = dir_call_finish(dir_files_run, c)))
+		return 0;
+	n = c->n;
+	free(c);
+	return n;
 }
 
 static bool str_eq(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static void runs_run(void *arg)
+{
+	struct dir_call *c = arg;
+	DIR *d = opendir(c->text);
+	struct dirent *de;
+	size_t lp = strlen(c->prefix), ls = strlen(c->suffix);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		const char *nm = de->d_name;
+		size_t ln = strlen(nm);
+		if (ln <= lp + ls || strncmp(nm, c->prefix, lp) != 0 ||
+		    strcmp(nm + ln - ls, c->suffix) != 0)
+			continue;
+		unsigned long v = 0;
+		bool digits = true;
+		for (size_t k = lp; k < ln - ls; k++) {
+			if (!isdigit((unsigned char)nm[k]) || v > 100000000UL) {
+				digits = false;
+				break;
+			}
+			v = v * 10 + (unsigned long)(nm[k] - '0');
+		}
+		if (digits && v > c->max)
+			c->max = v;
+	}
+	closedir(d);
 }
 
 /* "run-NNN" with NNN the next free number: one past the highest run-<n>
@@ -157,8 +260,7 @@ static char *next_run(const char *expanded)
 	char *base = NULL, *prefix = NULL, *out = NULL;
 	const char *suffix;
 	unsigned long max = 0;
-	DIR *d;
-	struct dirent *de;
+	struct dir_call *c;
 
 	if (!nnn)
 		return strdup(expanded);
@@ -172,28 +274,19 @@ static char *next_run(const char *expanded)
 	suffix = nnn + 3;
 	if (!base || !prefix)
 		goto out;
-	d = opendir(*base ? base : "/");
-	if (d) {
-		size_t lp = strlen(prefix), ls = strlen(suffix);
-		while ((de = readdir(d))) {
-			const char *nm = de->d_name;
-			size_t ln = strlen(nm);
-			if (ln <= lp + ls || strncmp(nm, prefix, lp) != 0 ||
-			    strcmp(nm + ln - ls, suffix) != 0)
-				continue;
-			unsigned long v = 0;
-			bool digits = true;
-			for (size_t k = lp; k < ln - ls; k++) {
-				if (!isdigit((unsigned char)nm[k]) || v > 100000000UL) {
-					digits = false;
-					break;
-				}
-				v = v * 10 + (unsigned long)(nm[k] - '0');
-			}
-			if (digits && v > max)
-				max = v;
-		}
-		closedir(d);
+	size_t lp = strlen(prefix), ls = strlen(suffix);
+	c = dir_call_new(*base ? base : "/", lp + ls + 2);
+	if (!c)
+		goto out;
+	char *pp = c->text + strlen(c->text) + 1;
+	memcpy(pp, prefix, lp + 1);
+	memcpy(pp + lp + 1, suffix, ls + 1);
+	c->prefix = pp;
+	c->suffix = pp + lp + 1;
+	/* A base that does not answer: start at 001 (creating it will tell). */
+	if ((c = dir_call_finish(runs_run, c)) != NULL) {
+		max = c->max;
+		free(c);
 	}
 	if (asprintf(&out, "%s/%s%03lu%s", base, prefix, max + 1, suffix) < 0)
 		out = NULL;
@@ -232,9 +325,12 @@ static bool file_exists(const char *dir, const char *rel)
 	struct stat st;
 	bool ok;
 
+	int errnum = 0;
+
 	if (!dir || asprintf(&p, "%s/%s", dir, rel) < 0)
 		return false;
-	ok = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	ok = jp_probe_stat(&st, &errnum, p, 0, flow_fs_timeout_ms(), NULL) == 0 && !errnum &&
+	     S_ISREG(st.st_mode);
 	free(p);
 	return ok;
 }

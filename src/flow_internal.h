@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "jobprep/flow.h"
+#include "jobprep/probe.h"
 #include "jobprep/strv.h"
 
 /* Every field, scalar ones first; the order of jp_flow_fields within a step
@@ -117,6 +118,10 @@ const char *flow_key_name(enum fkey key);
 int flow_recompute(struct jp_flow *flow, struct jp_error *err);
 /* The template with {shared} {job} {output} filled in, NNN left alone. */
 char *flow_expand_template(const struct jp_flow *flow, const char *tmpl, const char *output);
+/* The flow's looks at paths run on the person's thread: each is bounded by
+ * jp_probe_interactive_timeout_ms() (jobprep/probe.h). */
+#define flow_fs_timeout_ms() jp_probe_interactive_timeout_ms()
+/* Empty or missing; false with errno ETIMEDOUT when it did not answer. */
 bool flow_dir_is_empty(const char *path, size_t *entries);
 /* Files (not directories) anywhere under path; 0 when it does not exist. */
 size_t flow_dir_files(const char *path);
@@ -137,6 +142,8 @@ int flow_pending_deep(enum jp_action **kinds, size_t **indices, size_t *n,
 
 /* flow_copy.c */
 int flow_manifest_copy(struct jp_manifest **out, const struct jp_manifest *src);
+/* A deep copy of the whole flow, its cache included; free with jp_flow_free. */
+int flow_snapshot(struct jp_flow **out, const struct jp_flow *src);
 
 /* flow.c */
 void flow_verdict_set(struct jp_verdict *v, enum jp_check_status st, const char *fmt, ...)

@@ -180,9 +180,6 @@ static char *suggestion(const struct jp_flow *flow, enum fkey key)
 	return s;
 }
 
-/* Inline checks run as the person types: a hung network mount must not
- * freeze the screen for long. */
-#define INLINE_PROBE_MS 1500
 
 /* Where a path lives, and whether it exists, in bounded time. Returns 0
  * (info filled), 1 when the storage did not answer in time (verdict set),
@@ -192,11 +189,10 @@ static int classify(struct jp_path_info *info, bool *exists, struct jp_verdict *
 {
 	struct jp_probe_result r = JP_PROBE_RESULT_INIT;
 	struct jp_probe_opts o = JP_PROBE_OPTS_INIT;
-	unsigned dflt = jp_probe_default_timeout_ms();
 	int rc;
 
 	o.flags = JP_PROBE_CLASSIFY;
-	o.timeout_ms = dflt < INLINE_PROBE_MS ? dflt : INLINE_PROBE_MS;
+	o.timeout_ms = flow_fs_timeout_ms();
 	rc = jp_probe_path(&r, flow->profile, path, &o, NULL);
 	if (rc == JP_ETIMEOUT) {
 		flow_verdict_set(v, JP_CHECK_WARN,
@@ -405,7 +401,9 @@ static bool parent_exists(const char *path)
 		slash[1] = '\0';
 	else if (slash)
 		*slash = '\0';
-	ok = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+	int errnum = 0;
+	ok = jp_probe_stat(&st, &errnum, dir, 0, flow_fs_timeout_ms(), NULL) == 0 && !errnum &&
+	     S_ISDIR(st.st_mode);
 	free(dir);
 	return ok;
 }
@@ -504,7 +502,9 @@ int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow, const 
 					 _("%s is not a directory jobprep can clone into"), path);
 		else if (strcmp(s, "existing") == 0) {
 			struct stat st;
-			if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+			int errnum = 0;
+			if (jp_probe_stat(&st, &errnum, path, 0, flow_fs_timeout_ms(), NULL) != 0 ||
+			    errnum || !S_ISDIR(st.st_mode))
 				flow_verdict_set(v, JP_CHECK_FAIL,
 						 _("%s is not a directory: choose \"clone it now\", or the "
 						   "directory that holds the code"),

@@ -24,6 +24,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
 #include "jobprep/mountinfo.h"
+#include "jobprep/probe.h"
 #include "jobprep/treecopy.h"
 #include "git_internal.h"
 
@@ -953,8 +954,12 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 		goto out;
 	if (url.kind == JP_URL_LOCAL) {
 		struct stat sb;
+		int errnum = 0;
 
-		if (stat(url.path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		/* A source on a hung mount: a timeout, not a stuck clone. */
+		if ((rc = jp_probe_stat(&sb, &errnum, url.path, 0, 0, err)) != 0)
+			goto out;
+		if (errnum || !S_ISDIR(sb.st_mode)) {
 			rc = jp_error_set(err, JP_ENOENT, _("%s: no such repository (not a directory)"),
 					  url.path);
 			goto out;

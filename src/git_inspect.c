@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/probe.h"
 #include "git_internal.h"
 
 #define MAX_COUNT 10000
@@ -128,6 +129,11 @@ int jp_git_inspect(struct jp_git_repo_info *out, const char *path, const char *e
 
 	*out = info;
 	if ((rc = jp_git_global_init(err)) != 0)
+		return rc;
+	/* A first look in bounded time: a checkout on a hung mount fails here
+	 * (JP_ETIMEOUT) instead of holding libgit2 in the kernel. */
+	int errnum = 0;
+	if ((rc = jp_probe_stat(NULL, &errnum, path, 0, 0, err)) != 0)
 		return rc;
 	gerr = git_repository_open_ext(&repo, path, 0, NULL);
 	/* libgit2 1.5.1 reports a repository of another user as not found

@@ -17,6 +17,7 @@
 #include "jobprep/mountinfo.h"
 #include "jobprep/path.h"
 #include "jobprep/pathclass.h"
+#include "jobprep/probe.h"
 #include "jobprep/strv.h"
 #include "git_internal.h"
 
@@ -78,7 +79,7 @@ static char *absolute(const char *path)
 	return normal;
 }
 
-int jp_git_target_plan(struct jp_git_target *t, const char *target,
+static int target_plan(struct jp_git_target *t, const char *target,
 		       const struct jp_profile *profile, struct jp_error *err)
 {
 	struct jp_path_info info = JP_PATH_INFO_INIT;
@@ -359,4 +360,66 @@ int jp_git_target_place(const struct jp_git_target *t, const char *tree,
 	}
 	sync_dir(t->parent);
 	return 0;
+}
+
+/* The plan looks at the target's storage (stat, list, classify, clean stale
+ * temporaries): on the probe helper's thread, in bounded time, with copies
+ * of its own (jobprep/probe.h). */
+struct plan_call {
+	struct jp_git_target t;
+	char *target;
+	struct jp_profile *profile;
+	struct jp_error err;
+	int rc;
+};
+
+static void plan_call_free(void *arg)
+{
+	struct plan_call *c = arg;
+
+	jp_git_target_dispose(&c->t);
+	free(c->target);
+	jp_profile_free(c->profile);
+	jp_error_dispose(&c->err);
+	free(c);
+}
+
+static void plan_call_run(void *arg)
+{
+	struct plan_call *c = arg;
+
+	c->rc = target_plan(&c->t, c->target, c->profile, &c->err);
+}
+
+int jp_git_target_plan(struct jp_git_target *t, const char *target,
+		       const struct jp_profile *profile, struct jp_error *err)
+{
+	struct plan_call *c;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (!target || !*target || target[0] == '-')
+		return target_plan(t, target, profile, err); /* refused before any look */
+	if (!(c = calloc(1, sizeof(*c))) || !(c->target = strdup(target)) ||
+	    (profile && jp_profile_copy(&c->profile, profile) < 0)) {
+		if (c)
+			plan_call_free(c);
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	}
+	jp_error_init(&c->err);
+	rc = jp_probe_call(plan_call_run, c, plan_call_free, target, 0, err);
+	if (rc < 0) {
+		if (rc != JP_ETIMEOUT)
+			plan_call_free(c);
+		return rc;
+	}
+	rc = c->rc;
+	for (size_t i = 0; rc < 0 && i < c->err.n; i++)
+		jp_error_set(err, rc, "%s", c->err.msgs[i]);
+	if (rc < 0 && c->err.n == 0)
+		jp_error_set(err, rc, "%s", jp_strerror(rc));
+	*t = c->t;
+	memset(&c->t, 0, sizeof(c->t));
+	plan_call_free(c);
+	return rc;
 }

@@ -19,6 +19,7 @@
 #include "jobprep/manifest.h"
 #include "jobprep/mountinfo.h"
 #include "jobprep/path.h"
+#include "jobprep/probe.h"
 #include "jobprep/shellwords.h"
 
 #define SYNC_MAX_FILES 5000
@@ -452,7 +453,17 @@ static void check_script(struct lint *L, const struct jp_sh_word *w, bool need_e
 	/* Inside an image, or cloned when the job starts: not to be seen here. */
 	if (ctx->project_dir && jp_path_is_under(path, ctx->project_dir) && !ctx->project_is_local)
 		goto out;
-	if (stat(path, &st) != 0) {
+	/* Bounded: the project may sit on a network mount that hung. */
+	int errnum = 0;
+	int rc = jp_probe_stat(&st, &errnum, path, 0, 0, NULL);
+	if (rc == JP_ENOMEM) {
+		L->oom = 1;
+	} else if (rc < 0) {
+		add(L, JP_LINT_SCRIPT, w->text, path,
+		    _("'%s': %s did not answer in time: the storage it is on seems hung (a "
+		      "network mount that lost its server?)"),
+		    w->text, path);
+	} else if (errnum) {
 		if (ctx->project_dir && jp_path_is_under(path, ctx->project_dir))
 			add(L, JP_LINT_SCRIPT, w->text, path,
 			    _("'%s': %s does not exist in the project (%s)"), w->text, path,
@@ -1310,17 +1321,50 @@ static void walk_dir(struct walk *wk, const char *dir, int depth)
 	closedir(d);
 }
 
-int jp_lint_project_syncs(const char *project_dir)
+struct syncs_call {
+	int answer;
+	char dir[];
+};
+
+static void syncs_run(void *arg)
 {
+	struct syncs_call *c = arg;
 	struct walk wk = { 0, false };
 	struct stat st;
 
-	if (!project_dir || stat(project_dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		return -1;
-	walk_dir(&wk, project_dir, 0);
+	c->answer = -1;
+	if (stat(c->dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return;
+	walk_dir(&wk, c->dir, 0);
 	if (wk.found)
-		return 1;
-	return wk.files == 0 ? -1 : 0;
+		c->answer = 1;
+	else if (wk.files > 0)
+		c->answer = 0;
+}
+
+int jp_lint_project_syncs(const char *project_dir)
+{
+	struct syncs_call *c;
+	size_t n;
+	int answer;
+
+	if (!project_dir)
+		return -1;
+	n = strlen(project_dir) + 1;
+	c = calloc(1, sizeof(*c) + n);
+	if (!c)
+		return -1;
+	memcpy(c->dir, project_dir, n);
+	/* The whole look in bounded time: a hung mount leaves it unknown. */
+	int rc = jp_probe_call(syncs_run, c, free, project_dir, 0, NULL);
+	if (rc < 0) {
+		if (rc != JP_ETIMEOUT)
+			free(c);
+		return -1;
+	}
+	answer = c->answer;
+	free(c);
+	return answer;
 }
 
 static void lint_sync(struct lint *L)

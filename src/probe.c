@@ -42,6 +42,13 @@ unsigned jp_probe_default_timeout_ms(void)
 	return JP_PROBE_DEFAULT_TIMEOUT_MS;
 }
 
+unsigned jp_probe_interactive_timeout_ms(void)
+{
+	unsigned dflt = jp_probe_default_timeout_ms();
+
+	return dflt < JP_PROBE_INTERACTIVE_MS ? dflt : JP_PROBE_INTERACTIVE_MS;
+}
+
 /* The nearest existing ancestor of an absolute path (or the path). */
 static char *existing_ancestor(const char *path)
 {
@@ -191,12 +198,179 @@ out:
 	return rc;
 }
 
-/* Shared by the caller and the probe thread; the last one out frees it. */
-struct probe_job {
+/* --- bounded calls ------------------------------------------------------------ */
+
+/* Shared by the caller and the call's thread; the last one out frees it. */
+struct jp_probe_job {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int refs;
 	bool done;
+	jp_probe_fn fn;
+	void *arg;
+	void (*release)(void *arg);
+};
+
+static void job_release(struct jp_probe_job *j)
+{
+	pthread_mutex_lock(&j->lock);
+	bool last = --j->refs == 0;
+	pthread_mutex_unlock(&j->lock);
+	if (!last)
+		return;
+	/* Still holding arg: the caller stopped waiting for it. */
+	if (j->arg && j->release)
+		j->release(j->arg);
+	pthread_mutex_destroy(&j->lock);
+	pthread_cond_destroy(&j->cond);
+	free(j);
+}
+
+static void *job_thread(void *data)
+{
+	struct jp_probe_job *j = data;
+
+	j->fn(j->arg);
+	pthread_mutex_lock(&j->lock);
+	j->done = true;
+	pthread_cond_broadcast(&j->cond);
+	pthread_mutex_unlock(&j->lock);
+	job_release(j);
+	return NULL;
+}
+
+int jp_probe_start(struct jp_probe_job **out, jp_probe_fn fn, void *arg,
+		   void (*release)(void *arg), struct jp_error *err)
+{
+	struct jp_probe_job *j = calloc(1, sizeof(*j));
+	pthread_condattr_t ca;
+	pthread_attr_t ta;
+	sigset_t all, old;
+	pthread_t tid;
+
+	*out = NULL;
+	if (!j)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	j->fn = fn;
+	j->arg = arg;
+	j->release = release;
+	j->refs = 2;
+	pthread_mutex_init(&j->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&j->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_attr_init(&ta);
+	pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+	/* The call's thread takes no signals: they belong to the front end. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int e = pthread_create(&tid, &ta, job_thread, j);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&ta);
+	if (e) {
+		pthread_mutex_destroy(&j->lock);
+		pthread_cond_destroy(&j->cond);
+		free(j);
+		return jp_error_set(err, JP_EINTERNAL, _("cannot start a thread: %s"), strerror(e));
+	}
+	*out = j;
+	return 0;
+}
+
+bool jp_probe_wait(struct jp_probe_job *j, unsigned timeout_ms)
+{
+	struct timespec deadline;
+	bool done;
+
+	deadline_after_ms(&deadline, CLOCK_MONOTONIC, timeout_ms);
+	pthread_mutex_lock(&j->lock);
+	while (!j->done) {
+		if (pthread_cond_timedwait(&j->cond, &j->lock, &deadline) == ETIMEDOUT)
+			break;
+	}
+	done = j->done;
+	pthread_mutex_unlock(&j->lock);
+	return done;
+}
+
+void *jp_probe_end(struct jp_probe_job *j)
+{
+	void *arg = NULL;
+
+	if (!j)
+		return NULL;
+	pthread_mutex_lock(&j->lock);
+	if (j->done) {
+		arg = j->arg;
+		j->arg = NULL;
+	}
+	pthread_mutex_unlock(&j->lock);
+	job_release(j);
+	return arg;
+}
+
+int jp_probe_call(jp_probe_fn fn, void *arg, void (*release)(void *arg), const char *path,
+		  unsigned timeout_ms, struct jp_error *err)
+{
+	struct jp_probe_job *j = NULL;
+	unsigned timeout = timeout_ms ? timeout_ms : jp_probe_default_timeout_ms();
+	int rc = jp_probe_start(&j, fn, arg, release, err);
+
+	if (rc < 0)
+		return rc;
+	jp_probe_wait(j, timeout);
+	if (jp_probe_end(j))
+		return 0;
+	return jp_error_set(err, JP_ETIMEOUT,
+			    _("%s: no answer within %u.%u s (is a network mount hung?)"),
+			    path ? path : "?", timeout / 1000, (timeout % 1000) / 100);
+}
+
+/* --- stat ------------------------------------------------------------------ */
+
+struct stat_call {
+	struct stat st;
+	int errnum;
+	bool follow;
+	char path[]; /* the call's own copy */
+};
+
+static void stat_run(void *arg)
+{
+	struct stat_call *c = arg;
+	int r = c->follow ? stat(c->path, &c->st) : lstat(c->path, &c->st);
+
+	c->errnum = r == 0 ? 0 : errno;
+}
+
+int jp_probe_stat(struct stat *out, int *errnum, const char *path, unsigned flags,
+		  unsigned timeout_ms, struct jp_error *err)
+{
+	size_t n = strlen(path) + 1;
+	struct stat_call *c = calloc(1, sizeof(*c) + n);
+	int rc;
+
+	if (!c)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	memcpy(c->path, path, n);
+	c->follow = !(flags & JP_PROBE_NOFOLLOW);
+	rc = jp_probe_call(stat_run, c, free, path, timeout_ms, err);
+	if (rc < 0) {
+		if (rc != JP_ETIMEOUT)
+			free(c);
+		return rc;
+	}
+	if (out)
+		*out = c->st;
+	*errnum = c->errnum;
+	free(c);
+	return 0;
+}
+
+/* --- the full probe ------------------------------------------------------------- */
+
+struct probe_job {
 	char *path;
 	struct jp_profile *profile;
 	unsigned flags;
@@ -205,10 +379,10 @@ struct probe_job {
 	struct jp_error err;
 };
 
-static void job_free(struct probe_job *j)
+static void probe_job_free(void *arg)
 {
-	pthread_mutex_destroy(&j->lock);
-	pthread_cond_destroy(&j->cond);
+	struct probe_job *j = arg;
+
 	free(j->path);
 	jp_profile_free(j->profile);
 	jp_probe_result_dispose(&j->res);
@@ -216,110 +390,51 @@ static void job_free(struct probe_job *j)
 	free(j);
 }
 
-static void job_release(struct probe_job *j)
-{
-	pthread_mutex_lock(&j->lock);
-	bool last = --j->refs == 0;
-	pthread_mutex_unlock(&j->lock);
-	if (last)
-		job_free(j);
-}
-
-static void *probe_thread(void *arg)
+static void probe_job_run(void *arg)
 {
 	struct probe_job *j = arg;
-	int rc = probe_run(&j->res, j->profile, j->path, j->flags, &j->err);
-	pthread_mutex_lock(&j->lock);
-	j->rc = rc;
-	j->done = true;
-	pthread_cond_signal(&j->cond);
-	pthread_mutex_unlock(&j->lock);
-	job_release(j);
-	return NULL;
+
+	j->rc = probe_run(&j->res, j->profile, j->path, j->flags, &j->err);
 }
 
 int jp_probe_path(struct jp_probe_result *out, const struct jp_profile *profile,
 		  const char *path, const struct jp_probe_opts *opts, struct jp_error *err)
 {
 	struct probe_job *j = NULL;
-	pthread_condattr_t ca;
-	pthread_attr_t ta;
-	bool ca_init = false, ta_init = false;
 	int rc = 0;
 
-	unsigned flags = opts ? opts->flags : 0;
-	unsigned timeout = opts && opts->timeout_ms ? opts->timeout_ms
-						    : jp_probe_default_timeout_ms();
 	if (!path || !*path)
 		return jp_error_set(err, JP_EUSAGE, "%s", _("empty path"));
-
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 	struct jp_probe_result empty = JP_PROBE_RESULT_INIT;
 	j->res = empty;
 	jp_error_init(&j->err);
-	j->refs = 1;
-	j->flags = flags;
-	pthread_mutex_init(&j->lock, NULL);
-	pthread_condattr_init(&ca);
-	ca_init = true;
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&j->cond, &ca);
+	j->flags = opts ? opts->flags : 0;
 	j->path = strdup(path);
 	if (!j->path || (profile && jp_profile_copy(&j->profile, profile) < 0)) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-		goto out;
+		probe_job_free(j);
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 	}
-
-	pthread_attr_init(&ta);
-	ta_init = true;
-	pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
-	/* The probe thread takes no signals: they belong to the front end. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_t tid;
-	j->refs = 2;
-	int e = pthread_create(&tid, &ta, probe_thread, j);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (e) {
-		j->refs = 1;
-		rc = jp_error_set(err, JP_EINTERNAL, _("cannot start a thread: %s"), strerror(e));
-		goto out;
+	rc = jp_probe_call(probe_job_run, j, probe_job_free, path, opts ? opts->timeout_ms : 0,
+			   err);
+	if (rc < 0) {
+		if (rc != JP_ETIMEOUT)
+			probe_job_free(j);
+		return rc;
 	}
-
-	struct timespec deadline;
-	deadline_after_ms(&deadline, CLOCK_MONOTONIC, timeout);
-	pthread_mutex_lock(&j->lock);
-	while (!j->done) {
-		if (pthread_cond_timedwait(&j->cond, &j->lock, &deadline) == ETIMEDOUT)
-			break;
-	}
-	if (j->done) {
-		rc = j->rc;
-		if (rc < 0) {
-			for (size_t i = 0; i < j->err.n; i++)
-				jp_error_set(err, rc, "%s", j->err.msgs[i]);
-			if (j->err.n == 0)
-				jp_error_set(err, rc, "%s", jp_strerror(rc));
-		} else {
-			jp_probe_result_dispose(out);
-			*out = j->res;
-			j->res = empty;
-		}
+	rc = j->rc;
+	if (rc < 0) {
+		for (size_t i = 0; i < j->err.n; i++)
+			jp_error_set(err, rc, "%s", j->err.msgs[i]);
+		if (j->err.n == 0)
+			jp_error_set(err, rc, "%s", jp_strerror(rc));
 	} else {
-		rc = jp_error_set(err, JP_ETIMEOUT,
-				  _("%s: no answer within %u.%u s (is a network mount hung?)"), path,
-				  timeout / 1000, (timeout % 1000) / 100);
+		jp_probe_result_dispose(out);
+		*out = j->res;
+		j->res = empty;
 	}
-	pthread_mutex_unlock(&j->lock);
-out:
-	if (ca_init)
-		pthread_condattr_destroy(&ca);
-	if (ta_init)
-		pthread_attr_destroy(&ta);
-	if (j)
-		job_release(j);
+	probe_job_free(j);
 	return rc;
 }

@@ -30,6 +30,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/mountinfo.h"
 #include "jobprep/scan.h"
+#include "jobprep/probe.h"
 #include "deadline_internal.h"
 
 #define BATCH_SLOTS 128        /* names per batch on local storage */
@@ -52,6 +53,7 @@ enum stop_reason {
 	STOP_CANCEL,
 	STOP_BUDGET,
 	STOP_ERROR,
+	STOP_STALL, /* nothing answered for the probe timeout: a hung mount */
 };
 
 enum work_kind {
@@ -656,6 +658,16 @@ static void sum(struct jp_scan_result *r, const struct scan *s)
 #undef GET
 }
 
+/* Entries counted so far, by every thread: it moves while the walk does. */
+static uint64_t entries_seen(const struct scan *s)
+{
+	struct jp_scan_result r;
+
+	memset(&r, 0, sizeof(r));
+	sum(&r, s);
+	return r.stats.files + r.dirs + r.symlinks + r.others + r.unreadable;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -855,9 +867,11 @@ static struct prep *prepare(const char *path, const struct jp_scan_opts *o,
 	}
 
 	double t0 = now_s(), next = t0 + progress_ms / 1000.0;
-	bool cancel = false;
+	/* Bounded like every look at a user path (jobprep/probe.h). */
+	unsigned limit_ms = jp_probe_default_timeout_ms();
+	bool cancel = false, hung = false;
 	pthread_mutex_lock(&p->lock);
-	while (!p->done && !cancel) {
+	while (!p->done && !cancel && !hung) {
 		struct timespec ts;
 		deadline_after_ms(&ts, CLOCK_MONOTONIC, TICK_MS);
 		pthread_cond_timedwait(&p->cond, &p->lock, &ts);
@@ -866,6 +880,7 @@ static struct prep *prepare(const char *path, const struct jp_scan_opts *o,
 		pthread_mutex_unlock(&p->lock);
 		cancel = cancel_requested(o);
 		double t = now_s();
+		hung = (t - t0) * 1000.0 >= limit_ms;
 		if (!cancel && port && t >= next) {
 			struct jp_progress pr = { JP_PHASE_SCAN, 0, 0, 0, 0, path };
 			cancel = port->progress(&pr, port->payload) < 0;
@@ -874,12 +889,71 @@ static struct prep *prepare(const char *path, const struct jp_scan_opts *o,
 		pthread_mutex_lock(&p->lock);
 	}
 	pthread_mutex_unlock(&p->lock);
-	if (cancel) {
+	if (cancel || (hung && !p->done)) {
 		prep_release(p);
-		*rc = jp_error_set(err, JP_ECANCELED, _("%s: scan cancelled"), path);
+		*rc = cancel ? jp_error_set(err, JP_ECANCELED, _("%s: scan cancelled"), path)
+			     : jp_error_set(err, JP_ETIMEOUT,
+					    _("%s: no answer within %u.%u s (is a network mount hung?)"),
+					    path, limit_ms / 1000, (limit_ms % 1000) / 100);
 		return NULL;
 	}
 	return p;
+}
+
+/* Watch a running scan until it finishes, or stops and its threads have
+ * had STOP_GRACE_MS to notice: progress, cancellation, a quick look's time,
+ * and a stall (nothing at all answering for the probe timeout is a hung
+ * mount, not a slow one). Returns true when the threads are to be left
+ * behind. */
+static bool watch(struct scan *s, const struct jp_port *port, const char *path, double t0,
+		  unsigned progress_ms, unsigned quick_ms)
+{
+	double next_progress = t0 + progress_ms / 1000.0;
+	double stop_seen = 0;
+	unsigned stall_ms = jp_probe_default_timeout_ms();
+	uint64_t seen = 0;
+	double seen_at = t0;
+	bool abandon = false;
+
+	if (port)
+		progress(port, s, path, t0, JP_PHASE_SCAN);
+	pthread_mutex_lock(&s->lock);
+	while (!s->finished) {
+		struct timespec ts;
+		deadline_after_ms(&ts, CLOCK_MONOTONIC, TICK_MS);
+		pthread_cond_timedwait(&s->done_cond, &s->lock, &ts);
+		if (s->finished)
+			break;
+		pthread_mutex_unlock(&s->lock);
+		double t = now_s();
+		if (s->cancel_ext && atomic_load(s->cancel_ext))
+			set_stop(s, STOP_CANCEL);
+		if (s->fifo && (t - t0) * 1000.0 >= quick_ms)
+			set_stop(s, STOP_BUDGET);
+		uint64_t now_seen = entries_seen(s);
+		if (now_seen != seen) {
+			seen = now_seen;
+			seen_at = t;
+		} else if ((t - seen_at) * 1000.0 >= stall_ms) {
+			set_stop(s, STOP_STALL);
+		}
+		if (port && t >= next_progress && !atomic_load(&s->stop)) {
+			progress(port, s, path, t0, JP_PHASE_SCAN);
+			next_progress = t + progress_ms / 1000.0;
+		}
+		if (atomic_load(&s->stop)) {
+			if (!stop_seen) {
+				stop_seen = t;
+			} else if ((t - stop_seen) * 1000.0 >= STOP_GRACE_MS) {
+				abandon = true;
+				pthread_mutex_lock(&s->lock);
+				break;
+			}
+		}
+		pthread_mutex_lock(&s->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return abandon;
 }
 
 int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_opts *opts,
@@ -1025,43 +1099,10 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 		out->threads = 1;
 	}
 
-	/* Watch: progress, cancellation, a quick look's time. Once stopped,
-	 * wait a little for the threads; a thread stuck in a hung file
-	 * system is left behind, detached. */
-	if (port)
-		progress(port, s, path, t0, JP_PHASE_SCAN);
-	double next_progress = t0 + progress_ms / 1000.0;
-	double stop_seen = 0;
-	bool abandon = false;
-	pthread_mutex_lock(&s->lock);
-	while (!s->finished) {
-		struct timespec ts;
-		deadline_after_ms(&ts, CLOCK_MONOTONIC, TICK_MS);
-		pthread_cond_timedwait(&s->done_cond, &s->lock, &ts);
-		if (s->finished)
-			break;
-		pthread_mutex_unlock(&s->lock);
-		double t = now_s();
-		if (s->cancel_ext && atomic_load(s->cancel_ext))
-			set_stop(s, STOP_CANCEL);
-		if (s->fifo && (t - t0) * 1000.0 >= quick_ms)
-			set_stop(s, STOP_BUDGET);
-		if (port && t >= next_progress && !atomic_load(&s->stop)) {
-			progress(port, s, path, t0, JP_PHASE_SCAN);
-			next_progress = t + progress_ms / 1000.0;
-		}
-		if (atomic_load(&s->stop)) {
-			if (!stop_seen)
-				stop_seen = t;
-			else if ((t - stop_seen) * 1000.0 >= STOP_GRACE_MS) {
-				abandon = true;
-				pthread_mutex_lock(&s->lock);
-				break;
-			}
-		}
-		pthread_mutex_lock(&s->lock);
-	}
-	pthread_mutex_unlock(&s->lock);
+	/* Watch: progress, cancellation, a quick look's time, a stall. Once
+	 * stopped, wait a little for the threads; a thread stuck in a hung
+	 * file system is left behind, detached. */
+	bool abandon = watch(s, port, path, t0, progress_ms, quick_ms);
 	if (abandon) {
 		pthread_mutex_lock(&s->out_lock);
 		s->abandoned = true;
@@ -1089,6 +1130,11 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 		rc = jp_error_set(err, code, _("%s: %s"), path, jp_strerror(code));
 	} else if (why == STOP_CANCEL) {
 		rc = jp_error_set(err, JP_ECANCELED, _("%s: scan cancelled"), path);
+	} else if (why == STOP_STALL) {
+		unsigned stall_ms = jp_probe_default_timeout_ms();
+		rc = jp_error_set(err, JP_ETIMEOUT,
+				  _("%s: no answer within %u.%u s (is a network mount hung?)"), path,
+				  stall_ms / 1000, (stall_ms % 1000) / 100);
 	}
 	if (port && rc == 0)
 		progress(port, s, path, t0, JP_PHASE_DONE);

@@ -195,13 +195,15 @@ TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/secret_prompt_clone.sh tests/tui/review_jumps_to_field.sh \
 	tests/tui/signals_restore_terminal.sh tests/tui/review_waits_for_clone.sh \
 	tests/tui/data_add_while_editing.sh tests/tui/token_not_in_argv_or_prompt.sh \
-	tests/tui/draft_never_keeps_a_token.sh
+	tests/tui/draft_never_keeps_a_token.sh \
+	tests/tui/hung_mount_typing.sh
 TESTS += $(TUI_TESTS)
 EXTRA_DIST += $(TUI_TESTS) tests/tui/lib.sh
 # i18n: the wizard and the CLI in Chinese (tmux); the catalogue complete and valid
 TESTS += tests/tui/chinese_ui.sh tests/integration/po_complete.sh
 EXTRA_DIST += tests/tui/chinese_ui.sh tests/integration/po_complete.sh
-# storage: the platform's mount layout in a private namespace, sshfs over a loopback sshd
-STORAGE_SH_TESTS = tests/integration/storage_platform.sh
+# storage: the platform's mount layout in a private namespace, sshfs over a loopback sshd;
+# a hung sshfs mount costs check and scan a timeout, and SIGTERM still ends them
+STORAGE_SH_TESTS = tests/integration/storage_platform.sh tests/integration/hung_mount.sh
 TESTS += $(STORAGE_SH_TESTS)
 EXTRA_DIST += $(STORAGE_SH_TESTS) tests/lib/ssh.sh tests/lib/platform.sh

@@ -152,6 +152,22 @@ int jp_flow_set(struct jp_verdict *verdict, struct jp_flow *flow,
  * the current value), for checking as the user types. */
 int jp_flow_validate(struct jp_verdict *verdict, const struct jp_flow *flow,
 		     const char *key, const char *value, struct jp_error *err);
+/* The inline check off the flow's thread, for a front end that must stay
+ * live while a path's storage does not answer: jp_flow_check_start takes a
+ * snapshot of the flow (the flow may change at once) and checks `value`
+ * (NULL: the current value) of `key` on a thread of its own.
+ * jp_flow_check_poll waits at most wait_ms (0: just looks) and returns true
+ * once the verdict is in, filling *verdict (the caller disposes it); given
+ * the flow, it also keeps what the check learnt slowly. jp_flow_check_free
+ * at any time: a check still running is left to finish on its own. All
+ * three on the flow's thread. */
+struct jp_flow_check;
+int jp_flow_check_start(struct jp_flow_check **out, const struct jp_flow *flow,
+			const char *key, const char *value, struct jp_error *err);
+bool jp_flow_check_poll(struct jp_verdict *verdict, struct jp_flow_check *check,
+			const struct jp_flow *flow, unsigned wait_ms);
+void jp_flow_check_free(struct jp_flow_check *check);
+
 /* The worst verdict among a step's active fields; when it is not a pass,
  * *first_key (may be NULL) gets the first such field's key (caller frees)
  * and verdict->message its message. */

@@ -66,5 +66,50 @@ void jp_probe_result_dispose(struct jp_probe_result *r);
 
 /* The timeout jp_probe_path uses for opts->timeout_ms == 0. */
 unsigned jp_probe_default_timeout_ms(void);
+/* For looks a person waits on at the keyboard (the wizard's defaults,
+ * checks, completion, browser): the default, at most 1.5 s. */
+#define JP_PROBE_INTERACTIVE_MS 1500
+unsigned jp_probe_interactive_timeout_ms(void);
+
+/* --- any filesystem call on a user path, in bounded time ----------------------
+ *
+ * Every stat, open or listing of a path a person gave (check, lint, scan,
+ * the wizard) goes through here, so a hung network mount costs a timeout,
+ * never a process stuck in the kernel. The call runs on a thread of its own;
+ * when it does not answer in time, the thread is left behind, detached, and
+ * frees what it holds when (if ever) the call returns. */
+
+/* A call for jp_probe_call: it reads and writes only `arg`. */
+typedef void (*jp_probe_fn)(void *arg);
+
+/* Run fn(arg) on its own thread and wait at most timeout_ms for it (0:
+ * jp_probe_default_timeout_ms()). Returns 0 when fn returned in time: arg
+ * is the caller's again. JP_ETIMEOUT ("PATH: no answer within N s") when it
+ * did not: arg then belongs to the thread, which passes it to release (may
+ * be NULL) once fn returns; the caller must not touch it. Other negative
+ * codes: fn never ran, arg is still the caller's. `path` names what fn
+ * looks at, for the message. */
+int jp_probe_call(jp_probe_fn fn, void *arg, void (*release)(void *arg), const char *path,
+		  unsigned timeout_ms, struct jp_error *err);
+
+/* The same, without waiting: start fn(arg), then poll with jp_probe_wait
+ * (timeout_ms 0: just look; true once fn has returned) and finish with
+ * jp_probe_end, which returns arg when fn has returned (the caller's again)
+ * or NULL when it has not (the thread then releases arg when it returns).
+ * Every started job is ended exactly once. */
+struct jp_probe_job;
+int jp_probe_start(struct jp_probe_job **out, jp_probe_fn fn, void *arg,
+		   void (*release)(void *arg), struct jp_error *err);
+bool jp_probe_wait(struct jp_probe_job *job, unsigned timeout_ms);
+void *jp_probe_end(struct jp_probe_job *job);
+
+#define JP_PROBE_NOFOLLOW (1u << 0) /* jp_probe_stat: lstat(2) */
+
+struct stat;
+/* stat(2) (lstat(2) with JP_PROBE_NOFOLLOW) in bounded time. Returns 0 when
+ * it answered: *errnum is 0 and *out (may be NULL) filled, or *errnum is
+ * why it failed; JP_ETIMEOUT when it did not answer in time. */
+int jp_probe_stat(struct stat *out, int *errnum, const char *path, unsigned flags,
+		  unsigned timeout_ms, struct jp_error *err);
 
 #endif

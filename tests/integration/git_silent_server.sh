@@ -36,7 +36,7 @@ w=0
 while [ ! -s "$T/port" ] && [ $w -lt 100 ]; do sleep 0.1; w=$((w + 1)); done
 [ -s "$T/port" ] || { echo "the silent server did not start"; exit 99; }
 P=$(cat "$T/port")
-mkdir -p "$T/out"
+mkdir -p "$T/stall-ssh" "$T/stall-git" "$T/term-ssh" "$T/term-git"
 
 # connections NOW: how many the silent server has accepted so far.
 connections() { if [ -f "$T/accepted" ]; then wc -l <"$T/accepted"; else echo 0; fi; }
@@ -51,14 +51,14 @@ nothing_left() {
 # end by itself; jp_wait_exit's 60 s is only the guard against a hang.
 for scheme in ssh git; do
 	before=$(connections)
-	$J clone --timeout 2 "$scheme://git@127.0.0.1:$P/x.git" "$T/out/stall-$scheme" \
+	$J clone --timeout 2 "$scheme://git@127.0.0.1:$P/x.git" "$T/stall-$scheme/x" \
 		>"$T/out.txt" 2>"$T/err" &
 	pid=$!
 	jp_wait_exit $pid 60; rc=$JP_RC
 	jp_expect "clone_${scheme}_silent_server_reached_it" [ "$(connections)" -gt "$before" ]
 	jp_expect "clone_${scheme}_silent_server_fails_by_itself" [ "$rc" = 1 ]
 	jp_expect "clone_${scheme}_silent_server_says_it_stalled" grep -q 'sent nothing for 2 s' "$T/err"
-	nothing_left "clone_${scheme}_silent_server" "$T/out/stall-$scheme"
+	nothing_left "clone_${scheme}_silent_server" "$T/stall-$scheme/x"
 
 	before=$(connections)
 	$J repo --remote "$scheme://git@127.0.0.1:$P/x.git" --timeout 2 >"$T/out.txt" 2>"$T/err" &
@@ -76,10 +76,10 @@ jp_expect repo_remote_timeout_zero_is_a_usage_error [ $? = 2 ]
 # temporary exists, so it lands mid-work.
 for scheme in ssh git; do
 	before=$(connections)
-	$J clone "$scheme://git@127.0.0.1:$P/x.git" "$T/out/term-$scheme" 2>"$T/err" &
+	$J clone "$scheme://git@127.0.0.1:$P/x.git" "$T/term-$scheme/x" 2>"$T/err" &
 	pid=$!
 	w=0
-	until [ "$(connections)" -gt "$before" ] && ls -A "$T/out" | grep -q 'jobprep-tmp-\|^jobprep-clone-'; do
+	until [ "$(connections)" -gt "$before" ] && ls -A "$T/term-$scheme" | grep -q 'jobprep-tmp-\|^jobprep-clone-'; do
 		[ $w -ge 200 ] && break
 		sleep 0.05
 		w=$((w + 1))
@@ -88,7 +88,7 @@ for scheme in ssh git; do
 	kill -TERM $pid
 	jp_wait_exit $pid 30; rc=$JP_RC
 	jp_expect "clone_${scheme}_sigterm_exits_143" [ "$rc" = 143 ]
-	nothing_left "clone_${scheme}_sigterm" "$T/out/term-$scheme"
+	nothing_left "clone_${scheme}_sigterm" "$T/term-$scheme/x"
 
 	before=$(connections)
 	$J repo --remote "$scheme://git@127.0.0.1:$P/x.git" 2>"$T/err" &

@@ -377,6 +377,7 @@ static void same_answers_same_manifest_launch_clone(void **state)
 	flow_and_init_agree_on("launch-clone");
 }
 
+
 /* --- the flow's own rules ----------------------------------------------------- */
 
 static struct jp_flow *new_flow(void)
@@ -480,6 +481,41 @@ static void tmp_output_dir_fails_inline_with_the_reason(void **state)
 	assert_true(err_has(&err, "outputs.output_dir: /tmp/out is under /tmp"));
 	assert_false(exists("/tmp/out/job.json"));
 	jp_error_dispose(&err);
+	jp_flow_free(flow);
+}
+
+/* The inline check off the flow's thread answers what jp_flow_validate
+ * answers, on the flow as it was when the check started. */
+static void inline_check_off_thread_judges_a_snapshot(void **state)
+{
+	struct jp_flow *flow = new_flow();
+	struct jp_verdict direct = JP_VERDICT_INIT, bg = JP_VERDICT_INIT;
+	struct jp_flow_check *c = NULL;
+	char want[PATH_MAX * 3];
+
+	(void)state;
+	set(flow, "job.name", "echo");
+	assert_int_equal(jp_flow_validate(&direct, flow, "outputs.output_dir", "/tmp/o", NULL), 0);
+	assert_int_equal(jp_flow_check_start(&c, flow, "outputs.output_dir", "/tmp/o", NULL), 0);
+	/* The flow moves on at once: the check judges the snapshot. */
+	set(flow, "job.name", "foxtrot");
+	assert_true(jp_flow_check_poll(&bg, c, flow, 10000));
+	assert_int_equal(bg.status, direct.status);
+	assert_string_equal(bg.message, direct.message);
+	snprintf(want, sizeof(want), "%s/shared/outputs/echo/run-001", plat_b);
+	assert_non_null(strstr(bg.message, want));
+	jp_flow_check_free(c);
+	jp_verdict_dispose(&bg);
+	jp_verdict_dispose(&direct);
+
+	/* The current value (NULL), and a check freed before it answers. */
+	assert_int_equal(jp_flow_check_start(&c, flow, "job.name", NULL, NULL), 0);
+	assert_true(jp_flow_check_poll(&bg, c, flow, 10000));
+	assert_int_equal(bg.status, JP_CHECK_PASS);
+	jp_flow_check_free(c);
+	jp_verdict_dispose(&bg);
+	assert_int_equal(jp_flow_check_start(&c, flow, "outputs.log_dir", "/root/l", NULL), 0);
+	jp_flow_check_free(c);
 	jp_flow_free(flow);
 }
 
@@ -706,6 +742,7 @@ int main(void)
 		cmocka_unit_test(defaults_follow_job_name_unless_edited),
 		cmocka_unit_test(next_run_number_follows_the_highest),
 		cmocka_unit_test(tmp_output_dir_fails_inline_with_the_reason),
+		cmocka_unit_test(inline_check_off_thread_judges_a_snapshot),
 		cmocka_unit_test(values_that_cannot_be_stored_are_refused),
 		cmocka_unit_test(image_references_are_checked),
 		cmocka_unit_test(nonempty_run_dir_is_not_reused_without_asking),

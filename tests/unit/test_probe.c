@@ -160,6 +160,87 @@ static void an_empty_path_is_a_usage_error(void **state)
 	assert_int_equal(jp_probe_path(&r, NULL, "", NULL, NULL), JP_EUSAGE);
 }
 
+/* A call that blocks until the test lets it go: reads a byte from a pipe. */
+struct blocking {
+	int in;       /* read end: the call waits here */
+	int released; /* write end: release() says it ran */
+	int ran;
+};
+
+static void blocking_run(void *arg)
+{
+	struct blocking *b = arg;
+	char c;
+
+	if (read(b->in, &c, 1) == 1)
+		b->ran = 1;
+}
+
+static void blocking_release(void *arg)
+{
+	struct blocking *b = arg;
+
+	/* On the call's thread: no cmocka asserts here, the test reads it. */
+	if (write(b->released, b->ran ? "r" : "x", 1) != 1)
+		abort();
+}
+
+static void a_call_that_does_not_answer_times_out_and_is_released_later(void **state)
+{
+	int go[2], done[2];
+	struct blocking b;
+	struct jp_error err = JP_ERROR_INIT;
+	char c;
+
+	(void)state;
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(done), 0);
+	b.in = go[0];
+	b.released = done[1];
+	b.ran = 0;
+	assert_int_equal(jp_probe_call(blocking_run, &b, blocking_release, "/hung/x", 50, &err),
+			 JP_ETIMEOUT);
+	assert_non_null(strstr(jp_error_message(&err), "/hung/x: no answer within 0.0 s"));
+	jp_error_dispose(&err);
+	/* Let it answer: the thread hands b to release, not to us. */
+	assert_int_equal(write(go[1], "g", 1), 1);
+	assert_int_equal(read(done[0], &c, 1), 1);
+	assert_int_equal(c, 'r');
+
+	/* One that answers in time: 0, and arg is ours again, not released. */
+	b.ran = 0;
+	assert_int_equal(write(go[1], "g", 1), 1);
+	assert_int_equal(jp_probe_call(blocking_run, &b, blocking_release, "/x", 10000, NULL), 0);
+	assert_int_equal(b.ran, 1);
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+}
+
+static void stat_in_bounded_time_says_why_it_failed(void **state)
+{
+	struct stat st;
+	char path[PATH_MAX];
+	int errnum = -1;
+
+	(void)state;
+	assert_int_equal(jp_probe_stat(&st, &errnum, scratch, 0, 0, NULL), 0);
+	assert_int_equal(errnum, 0);
+	assert_true(S_ISDIR(st.st_mode));
+	snprintf(path, sizeof(path), "%s/none", scratch);
+	assert_int_equal(jp_probe_stat(&st, &errnum, path, 0, 0, NULL), 0);
+	assert_int_equal(errnum, ENOENT);
+	snprintf(path, sizeof(path), "%s/link", scratch);
+	assert_int_equal(symlink("none", path), 0);
+	assert_int_equal(jp_probe_stat(&st, &errnum, path, JP_PROBE_NOFOLLOW, 0, NULL), 0);
+	assert_int_equal(errnum, 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(jp_probe_stat(NULL, &errnum, path, 0, 0, NULL), 0);
+	assert_int_equal(errnum, ENOENT);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -169,6 +250,8 @@ int main(void)
 		cmocka_unit_test(a_file_is_read),
 		cmocka_unit_test(the_default_timeout_comes_from_the_environment),
 		cmocka_unit_test(an_empty_path_is_a_usage_error),
+		cmocka_unit_test(a_call_that_does_not_answer_times_out_and_is_released_later),
+		cmocka_unit_test(stat_in_bounded_time_says_why_it_failed),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -11,6 +11,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
+#include "jobprep/probe.h"
 #include "tui/draw.h"
 #include "tui/widgets.h"
 
@@ -38,53 +39,103 @@ static void clear_names(struct browser *b)
 	b->n = 0;
 }
 
-static int load(struct browser *b)
-{
-	DIR *d;
-	struct dirent *de;
-	size_t cap = 0;
-	char **nv;
+/* The listing, on the probe helper's thread in bounded time (a hung mount
+ * must not freeze the keys): its own copy of the directory, and what it
+ * found, handed over when it answers. */
+struct list_call {
+	char **names;
+	size_t n, cap;
+	int errnum;
+	char dir[];
+};
 
-	clear_names(b);
-	b->error[0] = '\0';
-	if (strcmp(b->dir, "/") != 0) {
-		b->names = malloc(sizeof(*b->names) * 16);
-		if (!b->names)
-			return -1;
-		cap = 16;
-		b->names[b->n++] = strdup("..");
+static void list_call_free(void *arg)
+{
+	struct list_call *c = arg;
+
+	for (size_t i = 0; i < c->n; i++)
+		free(c->names[i]);
+	free(c->names);
+	free(c);
+}
+
+static bool list_push(struct list_call *c, const char *name)
+{
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 16;
+		char **nv = realloc(c->names, cap * sizeof(*nv));
+
+		if (!nv)
+			return false;
+		c->names = nv;
+		c->cap = cap;
 	}
-	d = opendir(b->dir);
+	if (!(c->names[c->n] = strdup(name)))
+		return false;
+	c->n++;
+	return true;
+}
+
+static void list_run(void *arg)
+{
+	struct list_call *c = arg;
+	DIR *d = opendir(c->dir);
+	struct dirent *de;
+
 	if (!d) {
-		snprintf(b->error, sizeof(b->error), "%s", strerror(errno));
+		c->errnum = errno;
+		return;
 	}
-	while (d && (de = readdir(d))) {
+	while ((de = readdir(d))) {
 		struct stat st;
 		char *full;
 
 		if (de->d_name[0] == '.')
 			continue;
-		full = jp_path_join(b->dir, de->d_name);
+		full = jp_path_join(c->dir, de->d_name);
 		if (!full)
 			break;
-		if (stat(full, &st) != 0 || !S_ISDIR(st.st_mode)) {
-			free(full);
-			continue;
-		}
+		bool dir = stat(full, &st) == 0 && S_ISDIR(st.st_mode);
 		free(full);
-		if (b->n == cap) {
-			cap = cap ? cap * 2 : 16;
-			nv = realloc(b->names, cap * sizeof(*nv));
-			if (!nv)
-				break;
-			b->names = nv;
-		}
-		b->names[b->n] = strdup(de->d_name);
-		if (b->names[b->n])
-			b->n++;
+		if (dir && !list_push(c, de->d_name))
+			break;
 	}
-	if (d)
-		closedir(d);
+	closedir(d);
+}
+
+static int load(struct browser *b)
+{
+	size_t n = strlen(b->dir) + 1;
+	struct list_call *c;
+
+	clear_names(b);
+	b->error[0] = '\0';
+	if (!(c = calloc(1, sizeof(*c) + n)))
+		return -1;
+	memcpy(c->dir, b->dir, n);
+	if (strcmp(b->dir, "/") != 0 && !list_push(c, "..")) {
+		list_call_free(c);
+		return -1;
+	}
+	int rc = jp_probe_call(list_run, c, list_call_free, c->dir,
+			       jp_probe_interactive_timeout_ms(), NULL);
+	if (rc == JP_ETIMEOUT) {
+		/* The thread keeps c; up is still a way out. */
+		snprintf(b->error, sizeof(b->error), "%s",
+			 _("no answer in time: the storage seems hung"));
+		if (strcmp(b->dir, "/") != 0 && (b->names = malloc(sizeof(*b->names))) &&
+		    (b->names[0] = strdup("..")))
+			b->n = 1;
+	} else if (rc < 0) {
+		list_call_free(c);
+		return -1;
+	} else {
+		if (c->errnum)
+			snprintf(b->error, sizeof(b->error), "%s", strerror(c->errnum));
+		b->names = c->names;
+		b->n = c->n;
+		free(c);
+	}
 	if (b->n > 1 && strcmp(b->names[0], "..") == 0)
 		qsort(b->names + 1, b->n - 1, sizeof(*b->names), cmp_name);
 	else if (b->n > 0)
@@ -148,7 +199,10 @@ int jp_browse_dir(const struct jp_ui *ui, const char *start, char **out)
 	if (!b.dir)
 		return -1;
 	/* Start from the nearest directory that exists. */
-	while (strcmp(b.dir, "/") != 0 && (stat(b.dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+	int errnum = 0;
+	while (strcmp(b.dir, "/") != 0 &&
+	       (jp_probe_stat(&st, &errnum, b.dir, 0, jp_probe_interactive_timeout_ms(), NULL) != 0 ||
+		errnum || !S_ISDIR(st.st_mode))) {
 		char *slash = strrchr(b.dir, '/');
 
 		if (slash == b.dir)

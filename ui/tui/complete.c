@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "jobprep/error.h"
+#include "jobprep/probe.h"
 #include "tui/complete.h"
 
 static int cmp_str(const void *a, const void *b)
@@ -77,8 +78,8 @@ static size_t common_prefix(char **v, size_t n)
 	return len;
 }
 
-int jp_complete_path(struct jp_completion *out, const char *input,
-		     unsigned flags, size_t limit)
+static int complete_path(struct jp_completion *out, const char *input, unsigned flags,
+			 size_t limit)
 {
 	char *path = NULL, *dir = NULL, **v = NULL, **nv, *name;
 	const char *base, *slash;
@@ -190,4 +191,55 @@ void jp_completion_dispose(struct jp_completion *c)
 	}
 	free(c->text);
 	memset(c, 0, sizeof(*c));
+}
+
+/* The listing runs on the probe helper's thread, in bounded time: Tab on a
+ * path whose mount hung must not freeze the keys (jobprep/probe.h). */
+struct complete_call {
+	struct jp_completion out;
+	unsigned flags;
+	size_t limit;
+	int rc;
+	char input[];
+};
+
+static void complete_call_free(void *arg)
+{
+	struct complete_call *c = arg;
+
+	jp_completion_dispose(&c->out);
+	free(c);
+}
+
+static void complete_call_run(void *arg)
+{
+	struct complete_call *c = arg;
+
+	c->rc = complete_path(&c->out, c->input, c->flags, c->limit);
+}
+
+int jp_complete_path(struct jp_completion *out, const char *input, unsigned flags, size_t limit)
+{
+	size_t n = strlen(input ? input : "") + 1;
+	struct complete_call *c = calloc(1, sizeof(*c) + n);
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!c)
+		return JP_ENOMEM;
+	memcpy(c->input, input ? input : "", n);
+	c->flags = flags;
+	c->limit = limit;
+	rc = jp_probe_call(complete_call_run, c, complete_call_free, c->input,
+			   jp_probe_interactive_timeout_ms(), NULL);
+	if (rc < 0) {
+		if (rc != JP_ETIMEOUT)
+			complete_call_free(c);
+		return rc;
+	}
+	rc = c->rc;
+	*out = c->out;
+	memset(&c->out, 0, sizeof(c->out));
+	free(c);
+	return rc;
 }

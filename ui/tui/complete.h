@@ -25,8 +25,10 @@ struct jp_completion {
 #define JP_COMPLETION_INIT { NULL, false, false, NULL, 0, 0 }
 
 /* Complete `input` (the whole field; a leading "~/" is expanded to $HOME).
- * At most `limit` candidates are kept in matches (0 = no limit). Returns 0, or JP_ENOMEM. A directory that cannot be read gives
- * no candidates, not an error. */
+ * At most `limit` candidates are kept in matches (0 = no limit). Returns 0, JP_ENOMEM, or
+ * JP_ETIMEOUT when the directory did not answer in time (a hung mount: the
+ * listing is bounded, jobprep/probe.h). A directory that cannot be read
+ * gives no candidates, not an error. */
 int jp_complete_path(struct jp_completion *out, const char *input,
 		     unsigned flags, size_t limit);
 void jp_completion_dispose(struct jp_completion *c);

@@ -29,6 +29,7 @@ static void row_dispose(struct jp_form_row *r)
 	free(r->key);
 	jp_le_dispose(&r->le);
 	jp_verdict_dispose(&r->verdict);
+	jp_flow_check_free(r->check);
 	free(r->labels);
 	memset(r, 0, sizeof(*r));
 }
@@ -53,19 +54,41 @@ static char *get_value(const struct jp_form *form, const char *key)
 	return v ? v : strdup("");
 }
 
+/* A verdict that comes this fast is shown at once, with no "checking...". */
+#define CHECK_WAIT_MS 30
+
+/* The row's running check has answered (waiting at most wait_ms): take its
+ * verdict. */
+static bool poll_row(const struct jp_form *form, struct jp_form_row *r, unsigned wait_ms)
+{
+	struct jp_verdict v = JP_VERDICT_INIT;
+
+	if (!r->check || !jp_flow_check_poll(&v, r->check, form->flow, wait_ms))
+		return false;
+	jp_flow_check_free(r->check);
+	r->check = NULL;
+	jp_verdict_dispose(&r->verdict);
+	r->verdict = v;
+	return true;
+}
+
+/* The inline check runs off this thread (a path's storage may not answer):
+ * the row says "checking..." until its verdict is in. */
 static void validate_row(const struct jp_form *form, struct jp_form_row *r,
 			 const char *candidate)
 {
 	struct jp_error err = JP_ERROR_INIT;
-	struct jp_verdict v = JP_VERDICT_INIT;
 
-	if (jp_flow_validate(&v, form->flow, r->key, candidate, &err) < 0) {
-		jp_verdict_dispose(&v);
-		v.status = JP_CHECK_FAIL;
-		v.message = strdup(jp_error_message(&err));
-	}
+	jp_flow_check_free(r->check);
+	r->check = NULL;
 	jp_verdict_dispose(&r->verdict);
-	r->verdict = v;
+	if (jp_flow_check_start(&r->check, form->flow, r->key, candidate, &err) < 0) {
+		r->verdict.status = JP_CHECK_FAIL;
+		r->verdict.message = strdup(jp_error_message(&err));
+	} else if (!poll_row(form, r, CHECK_WAIT_MS)) {
+		r->verdict.status = JP_CHECK_PASS;
+		r->verdict.message = strdup(_("checking..."));
+	}
 	jp_error_dispose(&err);
 }
 
@@ -112,6 +135,8 @@ static int fill_row(struct jp_form *form, struct jp_form_row *r,
 			r->check_pending = old->check_pending;
 			r->verdict = old->verdict;
 			memset(&old->verdict, 0, sizeof(old->verdict));
+			r->check = old->check;
+			old->check = NULL;
 			return 0;
 		}
 		v = get_value(form, r->key);
@@ -704,6 +729,8 @@ int jp_form_idle(struct jp_form *form)
 	for (i = 0; i < form->n; i++) {
 		struct jp_form_row *r = &form->rows[i];
 
+		if (r->check && poll_row(form, r, 0))
+			ev |= JP_EV_REDRAW;
 		if (!r->check_pending)
 			continue;
 		r->check_pending = false;
@@ -835,7 +862,8 @@ static void draw_row(struct jp_form *form, struct jp_form_row *r, bool focused,
 			} else {
 				int cx = jp_textfield_draw(&r->le, y, vx, vw - 3, focused, false);
 
-				if (!r->check_pending || r->verdict.status != JP_CHECK_PASS)
+				if ((!r->check_pending || r->verdict.status != JP_CHECK_PASS) &&
+				    !r->check)
 					jp_draw_text(y, vx + vw - 2, 2,
 						     status_style(r->verdict.status),
 						     status_glyph(r->verdict.status));
@@ -905,7 +933,7 @@ static void draw_row(struct jp_form *form, struct jp_form_row *r, bool focused,
 
 			if (!in_clip(c, ly))
 				continue;
-			if (k == 0)
+			if (k == 0 && !r->check)
 				jp_draw_text(ly, vx, 2, status_style(r->verdict.status),
 					     status_glyph(r->verdict.status));
 			jp_draw_text(ly, vx + 2, vw - 2,

@@ -28,6 +28,8 @@ struct jp_form_row {
 	bool check_pending;           /* validate when the keys pause */
 	bool rejected;                /* the flow refused the text (not stored) */
 	struct jp_verdict verdict;
+	struct jp_flow_check *check;  /* owned: the verdict being worked out off
+				       * this thread ("checking..." until then) */
 	struct jp_radio radio;        /* choice fields */
 	const char **labels;          /* owned array of translated labels */
 	bool checked;                 /* bool fields */

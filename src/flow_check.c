@@ -1,0 +1,133 @@
+/* Inline checks off the flow's thread: the wizard asks while the person
+ * types, and a look at a hung mount must not freeze the keys. A check runs
+ * jp_flow_validate on a snapshot of the flow, on the probe helper's thread
+ * (jobprep/probe.h); the wizard polls for its verdict. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/probe.h"
+#include "flow_internal.h"
+
+/* What the check's thread owns while it runs. */
+struct check_job {
+	struct jp_flow *snap;
+	char *key;
+	char *value; /* NULL: the current value */
+	int rc;
+	struct jp_verdict verdict;
+	char error[512];
+};
+
+struct jp_flow_check {
+	struct jp_probe_job *job;
+	struct check_job *done; /* the job, once it has answered */
+};
+
+static void check_job_free(void *arg)
+{
+	struct check_job *j = arg;
+
+	if (!j)
+		return;
+	jp_flow_free(j->snap);
+	free(j->key);
+	if (j->value) {
+		explicit_bzero(j->value, strlen(j->value));
+		free(j->value);
+	}
+	jp_verdict_dispose(&j->verdict);
+	free(j);
+}
+
+static void check_job_run(void *arg)
+{
+	struct check_job *j = arg;
+	struct jp_error err = JP_ERROR_INIT;
+
+	j->rc = jp_flow_validate(&j->verdict, j->snap, j->key, j->value, &err);
+	if (j->rc < 0)
+		snprintf(j->error, sizeof(j->error), "%s", jp_error_message(&err));
+	jp_error_dispose(&err);
+}
+
+int jp_flow_check_start(struct jp_flow_check **out, const struct jp_flow *flow, const char *key,
+			const char *value, struct jp_error *err)
+{
+	struct jp_flow_check *c = calloc(1, sizeof(*c));
+	struct check_job *j = calloc(1, sizeof(*j));
+	int rc;
+
+	*out = NULL;
+	if (!c || !j || flow_snapshot(&j->snap, flow) < 0 || !(j->key = strdup(key)) ||
+	    (value && !(j->value = strdup(value)))) {
+		free(c);
+		check_job_free(j);
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	}
+	struct jp_verdict none = JP_VERDICT_INIT;
+	j->verdict = none;
+	rc = jp_probe_start(&c->job, check_job_run, j, check_job_free, err);
+	if (rc < 0) {
+		free(c);
+		check_job_free(j);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+/* Keep what the check learnt slowly (the project's sync look). */
+static void learn(const struct jp_flow *flow, const struct jp_flow *snap)
+{
+	struct flow_cache *have = flow->cache, *got = snap->cache;
+
+	if (!got->sync_path || (have->sync_path && strcmp(have->sync_path, got->sync_path) == 0))
+		return;
+	free(have->sync_path);
+	have->sync_path = got->sync_path;
+	have->syncs = got->syncs;
+	got->sync_path = NULL;
+}
+
+bool jp_flow_check_poll(struct jp_verdict *verdict, struct jp_flow_check *c,
+			const struct jp_flow *flow, unsigned wait_ms)
+{
+	struct check_job *j;
+
+	if (!c->done) {
+		if (!jp_probe_wait(c->job, wait_ms))
+			return false;
+		c->done = jp_probe_end(c->job);
+		c->job = NULL;
+		if (!c->done)
+			return false; /* cannot happen: it had answered */
+	}
+	j = c->done;
+	jp_verdict_dispose(verdict);
+	if (j->rc < 0) {
+		verdict->status = JP_CHECK_FAIL;
+		verdict->message = strdup(j->error);
+	} else {
+		*verdict = j->verdict;
+		struct jp_verdict none = JP_VERDICT_INIT;
+		j->verdict = none;
+	}
+	if (flow)
+		learn(flow, j->snap);
+	return true;
+}
+
+void jp_flow_check_free(struct jp_flow_check *c)
+{
+	if (!c)
+		return;
+	/* Still running: its thread frees the job when (if) it answers. */
+	if (c->job)
+		check_job_free(jp_probe_end(c->job));
+	check_job_free(c->done);
+	free(c);
+}

@@ -1,0 +1,186 @@
+#!/bin/sh
+# A hung network mount costs a timeout, never a process stuck in the kernel.
+# The mount is sshfs over a loopback sshd (tests/lib/ssh.sh), in a mount
+# namespace of the test's own, hung by stopping its ssh client (SIGSTOP):
+# sshfs then holds every request it was sent. `jobprep check` on a manifest
+# whose code.path and launch script are there must end within its probe
+# bound, say the storage did not answer, and SIGTERM must end it at once; a
+# full scan there, a clone into or from it and `repo` on a checkout there must end
+# by themselves too. Then ssh resumes and the mount unmounts cleanly.
+#
+# A process whose thread waits in a FUSE request already sent cannot be
+# reaped until the mount answers (the kernel's rule): jobprep's thread that
+# made the call is left behind, detached. So the cases read what jobprep
+# wrote and the state of its main thread while the mount is hung, and only
+# then resume ssh and collect the exit status.
+set -u
+
+if [ "${1:-}" != inside ]; then
+	. "$TOP_SRCDIR/tests/lib/ssh.sh"
+	if ! jp_ssh_available; then
+		echo "SKIP: needs root, unshare, sshd, ssh, sshfs and /dev/fuse"
+		exit 77
+	fi
+	T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-hung.XXXXXX") || exit 99
+	trap 'jp_sshd_stop "$T/sshd"; rm -rf "$T"' EXIT
+	jp_sshd_start "$T/sshd" || exit 99
+	export T JP_SSHD_PORT
+	unshare -m --propagation private sh "$0" inside
+	exit $?
+fi
+
+# --- inside a private mount namespace -------------------------------------------
+. "$TOP_SRCDIR/tests/lib/ssh.sh"
+. "$TOP_SRCDIR/tests/lib/gitserv.sh" # the reporters: jp_pass, jp_fail, jp_expect
+unset JOBPREP_PROFILE JOBPREP_PROBE_TIMEOUT_MS
+J=$JOBPREP
+ssh_pid=
+cleanup() {
+	[ -n "$ssh_pid" ] && kill -CONT "$ssh_pid" 2>/dev/null
+	jp_sshfs_umount "$T/mnt"
+	[ -n "${JP_SSHFS_PID:-}" ] && kill "$JP_SSHFS_PID" 2>/dev/null && wait "$JP_SSHFS_PID" 2>/dev/null
+}
+trap cleanup EXIT
+
+mkdir -p "$T/export/proj/scripts" "$T/export/data/a/b" "$T/local/proj" "$T/out/ckpt" "$T/out/logs"
+echo 'python train.py' >"$T/export/proj/scripts/train.sh"
+echo 'python train.py' >"$T/export/run.sh"
+for i in 1 2 3 4 5 6 7 8; do : >"$T/export/data/a/b/f$i"; done
+git init -q "$T/export/repo" && git -C "$T/export/repo" -c user.name=t -c user.email=t@t \
+	commit -q --allow-empty -m one || exit 99
+git init -q --bare "$T/src.git" && git -C "$T/export/repo" push -q "$T/src.git" HEAD:refs/heads/main ||
+	exit 99
+git clone -q --bare "$T/src.git" "$T/export/src.git" || exit 99
+jp_sshfs_mount "$T/sshd" "$T/export" "$T/mnt" || exit 99
+[ -f "$T/mnt/proj/scripts/train.sh" ] || { echo "the sshfs mount shows nothing"; exit 99; }
+
+# manifest FILE CODE_PATH LAUNCH_COMMAND
+manifest() {
+	cat >"$1" <<EOF
+{
+  "schema_version": 1,
+  "generator": {"name": "jobprep", "version": "0.1.0"},
+  "created_at": "2024-05-01T12:00:00Z",
+  "job": {"name": "hung", "workers": 2, "gpus_per_worker": 1,
+          "launch_command": "$3", "env": {}},
+  "code": {"source": "shared_storage", "path": "$2"},
+  "data": [],
+  "outputs": {"output_dir": "$T/out", "checkpoint_dir": "$T/out/ckpt", "log_dir": "$T/out/logs"},
+  "checks": []
+}
+EOF
+}
+manifest "$T/code-there.json" "$T/mnt/proj" 'bash \"$PROJECT_DIR/scripts/train.sh\"'
+manifest "$T/script-there.json" "$T/local/proj" "bash $T/mnt/run.sh"
+
+# Before hanging it: the mount answers, and check sees the script.
+"$J" check --json "$T/code-there.json" >"$T/healthy.out" 2>&1
+jp_expect healthy_mount_check_finds_the_script \
+	sh -c '! grep -q "launch.script" "$1"' sh "$T/healthy.out"
+
+ssh_pid=$(jp_sshfs_ssh_pid "$T/sshd")
+[ -n "$ssh_pid" ] || { echo "sshfs's ssh client not found"; exit 99; }
+kill -STOP "$ssh_pid"
+
+# main_gone PID: its main thread has exited (zombie or reaped), though a
+# thread stuck in the mount may keep the process from being reaped.
+main_gone() {
+	[ ! -e "/proc/$1/stat" ] && return 0
+	[ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" = Z ]
+}
+# in_mount PID: one of its threads waits in a FUSE request.
+in_mount() {
+	grep -qs 'fuse\|request_wait' /proc/"$1"/task/*/wchan
+}
+# wait_for TENTHS COMMAND...: poll COMMAND, at most TENTHS tenths of a second.
+wait_for() {
+	_n=$1
+	shift
+	_i=0
+	until "$@"; do
+		[ $_i -ge "$_n" ] && return 1
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+}
+
+# --- check ends within its bound (1 s a probe), with a clear message. The
+# guard (60 s) is far above the bound: only a hang reaches it.
+JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" check --json "$T/code-there.json" >"$T/hung.out" 2>"$T/hung.err" &
+pid=$!
+wait_for 600 main_gone $pid
+jp_expect check_on_hung_mount_ends_by_itself main_gone $pid
+jp_expect check_on_hung_mount_says_code_storage_hung \
+	sh -c 'grep -A2 "\"code.path.storage\"" "$1" | grep -q "did not answer in time"' sh "$T/hung.out"
+jp_expect check_on_hung_mount_says_the_script_did_not_answer \
+	grep -q "scripts/train.sh did not answer in time" "$T/hung.out"
+hung_pids=$pid
+
+# --- SIGTERM while check waits on the hung mount: the launch script is the
+# first thing there it looks at (code.path is on local disk), with a probe
+# bound far above the test's patience, so only the signal can end it.
+JOBPREP_PROBE_TIMEOUT_MS=120000 "$J" check --json "$T/script-there.json" >"$T/term.out" 2>"$T/term.err" &
+pid=$!
+wait_for 300 in_mount $pid
+jp_expect sigterm_lands_while_check_waits_in_the_mount in_mount $pid
+kill -TERM $pid
+wait_for 100 main_gone $pid
+jp_expect sigterm_ends_check_on_hung_mount_at_once main_gone $pid
+term_pid=$pid
+
+# --- a full scan there ends by itself (no progress for the probe bound).
+JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" scan "$T/mnt/data" >"$T/scan.out" 2>"$T/scan.err" &
+pid=$!
+wait_for 600 main_gone $pid
+jp_expect scan_on_hung_mount_ends_by_itself main_gone $pid
+jp_expect scan_on_hung_mount_says_no_answer grep -q "no answer within 1.0 s" "$T/scan.err"
+scan_pid=$pid
+
+# --- clone into the hung mount, and repo on a checkout there: each ends by
+# itself, saying the path did not answer.
+JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" clone "$T/src.git" "$T/mnt/clone" >"$T/clone.out" 2>"$T/clone.err" &
+pid=$!
+wait_for 600 main_gone $pid
+jp_expect clone_into_hung_mount_ends_by_itself main_gone $pid
+jp_expect clone_into_hung_mount_says_no_answer grep -q "no answer within 1.0 s" "$T/clone.err"
+clone_pid=$pid
+JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" clone "$T/mnt/src.git" "$T/local/from-hung" >"$T/from.out" 2>"$T/from.err" &
+pid=$!
+wait_for 600 main_gone $pid
+jp_expect clone_from_hung_mount_ends_by_itself main_gone $pid
+jp_expect clone_from_hung_mount_says_no_answer grep -q "no answer within 1.0 s" "$T/from.err"
+from_pid=$pid
+JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" repo "$T/mnt/repo" >"$T/repo.out" 2>"$T/repo.err" &
+pid=$!
+wait_for 600 main_gone $pid
+jp_expect repo_on_hung_mount_ends_by_itself main_gone $pid
+jp_expect repo_on_hung_mount_says_no_answer grep -q "no answer within 1.0 s" "$T/repo.err"
+repo_pid=$pid
+
+# --- resume the mount: everything is reaped, with the status it chose.
+kill -CONT "$ssh_pid"
+ssh_pid=
+wait $hung_pids
+jp_expect check_on_hung_mount_exits_1 [ $? = 1 ]
+wait $term_pid
+jp_expect sigterm_check_exits_143 [ $? = 143 ]
+wait $scan_pid
+jp_expect scan_on_hung_mount_exits_1 [ $? = 1 ]
+wait $clone_pid
+jp_expect clone_into_hung_mount_exits_1 [ $? = 1 ]
+jp_expect clone_into_hung_mount_leaves_nothing sh -c '! ls -A "$1" | grep -q clone' sh "$T/export"
+wait $from_pid
+jp_expect clone_from_hung_mount_exits_1 [ $? = 1 ]
+jp_expect clone_from_hung_mount_leaves_nothing sh -c '! ls -A "$1" | grep -q from-hung' sh "$T/local"
+wait $repo_pid
+jp_expect repo_on_hung_mount_exits_1 [ $? = 1 ]
+jp_expect resumed_mount_answers [ -f "$T/mnt/proj/scripts/train.sh" ]
+jp_sshfs_umount "$T/mnt"
+jp_expect mount_unmounts_cleanly sh -c '! grep -q " $1 " /proc/self/mountinfo' sh "$T/mnt"
+if [ "$JP_T_FAILED" != 0 ]; then
+	for f in hung.out hung.err term.out term.err scan.out scan.err clone.err from.err repo.err; do
+		echo "--- $f"
+		cat "$T/$f"
+	done
+fi
+exit $JP_T_FAILED

@@ -1,0 +1,71 @@
+#!/bin/sh
+# Typing a path on a hung network mount keeps the wizard live: the inline
+# check runs off the UI thread, so the field says "checking..." while the
+# storage does not answer, keys typed meanwhile show at once, and the
+# verdict (the storage did not answer) arrives by itself; Tab completion
+# there gives up in bounded time. The mount is
+# sshfs over a loopback sshd, in a mount namespace of the test's own, hung
+# by stopping its ssh client (SIGSTOP); it resumes before the wizard quits.
+set -u
+
+if [ "${1:-}" != inside ]; then
+	. "$TOP_SRCDIR/tests/lib/ssh.sh"
+	if ! jp_ssh_available; then
+		echo "SKIP: needs root, unshare, sshd, ssh, sshfs and /dev/fuse"
+		exit 77
+	fi
+	command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux is not installed"; exit 77; }
+	exec unshare -m --propagation private sh "$0" inside
+fi
+
+. "$TOP_SRCDIR/tests/tui/lib.sh"
+. "$TOP_SRCDIR/tests/lib/ssh.sh"
+tui_init hung-typing
+ssh_pid=
+tui_on_exit '[ -n "$ssh_pid" ] && kill -CONT "$ssh_pid" 2>/dev/null; jp_sshfs_umount "$T/mnt"; [ -n "${JP_SSHFS_PID:-}" ] && kill "$JP_SSHFS_PID" 2>/dev/null; jp_sshd_stop "$T/sshd"'
+jp_sshd_start "$T/sshd" || exit 99
+mkdir -p "$T/export/out"
+jp_sshfs_mount "$T/sshd" "$T/export" "$T/mnt" || exit 99
+[ -d "$T/mnt/out" ] || { echo "the sshfs mount shows nothing"; exit 99; }
+
+tui_start 120 30 -- --demo
+tui_must starts tui_step 1 Job
+tui_keys Enter
+tui_must code tui_step 2 Code
+tui_keys Enter
+tui_must data tui_step 3 Data
+tui_keys Enter
+tui_must outputs tui_step 4 Outputs
+
+ssh_pid=$(jp_sshfs_ssh_pid "$T/sshd")
+[ -n "$ssh_pid" ] || { echo "sshfs's ssh client not found"; exit 99; }
+kill -STOP "$ssh_pid"
+
+tui_keys C-u
+tui_type "$T/mnt/out"
+tui_must the_field_says_checking_while_the_mount_does_not_answer tui_wait "checking..."
+# Keys typed while a check waits on the mount show at once: one screen holds
+# both the new text and a check still waiting.
+tui_type "/run"
+both() { tui_screen >"$T/both.txt"; grep -qF "$T/mnt/out/run" "$T/both.txt" && grep -qF "checking..." "$T/both.txt"; }
+w=0
+until both; do
+	[ $w -ge 200 ] && break
+	sleep 0.05
+	w=$((w + 1))
+done
+jp_expect typed_keys_show_while_a_check_waits both
+tui_must the_verdict_arrives_by_itself tui_wait "did not answer"
+jp_expect the_field_holds_what_was_typed grep -qF "$T/mnt/out/run" "$T/both.txt"
+# Tab completes by listing the hung directory: bounded, so Tab gives up and
+# moves on, and what is typed next lands in the next field.
+tui_keys Tab
+tui_type ZQ
+tui_must tab_on_the_hung_mount_gives_up_and_keys_stay_live tui_wait "ZQ"
+
+kill -CONT "$ssh_pid"
+ssh_pid=
+tui_keys C-c
+rc=$(tui_wait_exit)
+jp_expect ctrl_c_quits_with_130 [ "$rc" = 130 ]
+tui_finish
