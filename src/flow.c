@@ -74,6 +74,11 @@ void jp_flow_set_options(struct jp_flow *flow, unsigned options)
 	flow->options = options;
 }
 
+void jp_flow_code_retry(struct jp_flow *flow)
+{
+	flow->code_gen++;
+}
+
 const char *jp_flow_code_note(const struct jp_flow *flow, enum jp_check_status *status)
 {
 	const struct inspected *in = &flow->insp;
@@ -463,6 +468,8 @@ static int set_one(struct jp_verdict *verdict, struct jp_flow *flow, const struc
 	if (rc < 0)
 		return jp_error_set(err, rc, "%s", _("out of memory"));
 	flow->gen++;
+	if (r->key >= K_CODE_SOURCE && r->key <= K_IMAGE)
+		flow->code_gen++;
 	rc = flow_recompute(flow, err);
 	if (rc < 0)
 		return rc;

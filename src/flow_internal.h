@@ -79,7 +79,8 @@ struct inspected {
 	char *note;      /* "already at v1 (f5513f1)" or what moved */
 	char *refusal;   /* why the checkout was not used or moved; NULL: fine */
 	enum fkey refusal_key;   /* the field the refusal is about */
-	unsigned long refused_gen; /* flow->gen when refused: asked again after */
+	unsigned long refused_gen; /* flow->code_gen when refused: tried again
+				    * once a code answer is set again */
 };
 
 struct jp_flow {
@@ -106,6 +107,7 @@ struct jp_flow {
 	struct jp_strv created; /* directories this flow created, parents first */
 
 	unsigned long gen; /* bumped by every change of an answer */
+	unsigned long code_gen; /* ... of a code.* answer */
 	unsigned options;  /* enum jp_flow_option */
 
 	/* Inline checks run at every keystroke: what they learnt slowly is kept

@@ -94,6 +94,21 @@ static int copy_inspected(struct inspected *dst, const struct inspected *src)
 	return 0;
 }
 
+/* The checkout, and the repository and ref the answers name: it is brought
+ * there when they name one. */
+static int snapshot_inspect(struct jp_flow_task *t, const struct jp_flow *flow)
+{
+	const struct jp_manifest *m = flow->m;
+
+	if (dup_or_null(&t->path, m->code.path) < 0 ||
+	    dup_or_null(&t->url, flow->set[K_REPO_URL] ? m->code.repo_url : NULL) < 0 ||
+	    dup_or_null(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0)
+		return JP_ENOMEM;
+	t->sync = t->url || t->ref;
+	t->ask = !(flow->options & JP_FLOW_MOVE_CHECKOUT);
+	return 0;
+}
+
 int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum jp_action kind,
 		     size_t index, bool deep, struct jp_error *err)
 {
@@ -135,13 +150,8 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 					  _("only code on shared storage can be inspected"));
 			goto fail;
 		}
-		/* the answers name a repository or a ref: bring the checkout there */
-		if (dup_or_null(&t->path, m->code.path) < 0 ||
-		    dup_or_null(&t->url, flow->set[K_REPO_URL] ? m->code.repo_url : NULL) < 0 ||
-		    dup_or_null(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0)
+		if (snapshot_inspect(t, flow) < 0)
 			goto fail; /* rc is still JP_ENOMEM */
-		t->sync = t->url || t->ref;
-		t->ask = !(flow->options & JP_FLOW_MOVE_CHECKOUT);
 		break;
 	case JP_ACTION_RESOLVE:
 		if (m->code.source != JP_CODE_LAUNCH_CLONE || !m->code.repo_url) {
@@ -573,8 +583,8 @@ int jp_flow_task_apply(struct jp_flow *flow, const struct jp_flow_task *t, struc
 		flow_inspected_dispose(&flow->insp);
 		if (copy_inspected(&flow->insp, &t->insp) < 0)
 			goto oom;
-		/* asked again once an answer changes (below, gen moves on) */
-		flow->insp.refused_gen = flow->gen + 1;
+		/* tried again once a code answer is set again */
+		flow->insp.refused_gen = flow->code_gen;
 		break;
 	case JP_ACTION_RESOLVE:
 		if (!jp_url_same_repo(m->code.repo_url, t->url) ||
@@ -678,7 +688,7 @@ int flow_pending_deep(enum jp_action **kinds, size_t **indices, size_t *n,
 			a[k++] = JP_ACTION_CLONE;
 		else if (flow->checkout == CHECKOUT_EXISTING &&
 			 (!flow_insp_current(flow) ||
-			  (flow->insp.refusal && flow->insp.refused_gen != flow->gen)))
+			  (flow->insp.refusal && flow->insp.refused_gen != flow->code_gen)))
 			a[k++] = JP_ACTION_INSPECT;
 	} else if (m->code.source == JP_CODE_LAUNCH_CLONE && !m->code.repo_commit) {
 		a[k++] = JP_ACTION_RESOLVE;

@@ -416,11 +416,11 @@ static bool existing_looked_at(const struct jp_flow *flow)
 }
 
 /* Bringing the checkout to the current answers was refused, about key
- * (and no answer changed since: then it is tried again). */
+ * (and no code answer was set since: then it is tried again). */
 static bool refused(const struct jp_flow *flow, enum fkey key)
 {
 	return existing_looked_at(flow) && flow_insp_current(flow) && flow->insp.refusal &&
-	       flow->insp.refusal_key == key && flow->insp.refused_gen == flow->gen;
+	       flow->insp.refusal_key == key && flow->insp.refused_gen == flow->code_gen;
 }
 
 int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,

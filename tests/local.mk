@@ -157,7 +157,8 @@ TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/ctrl_c_mid_clone.sh tests/tui/small_terminal.sh tests/tui/no_color.sh \
 	tests/tui/no_terminal.sh tests/tui/resume_draft.sh tests/tui/help_browse_cjk.sh \
 	tests/tui/secret_prompt_clone.sh tests/tui/review_jumps_to_field.sh \
-	tests/tui/signals_restore_terminal.sh tests/tui/review_waits_for_clone.sh
+	tests/tui/signals_restore_terminal.sh tests/tui/review_waits_for_clone.sh \
+	tests/tui/existing_checkout.sh
 TESTS += $(TUI_TESTS)
 EXTRA_DIST += $(TUI_TESTS) tests/tui/lib.sh
 # i18n: the wizard and the CLI in Chinese (tmux); the catalogue complete and valid

@@ -121,6 +121,10 @@ void jp_flow_set_options(struct jp_flow *flow, unsigned options);
  * fail); NULL when there is nothing to say. Borrowed, valid until the next
  * call that changes the flow. */
 const char *jp_flow_code_note(const struct jp_flow *flow, enum jp_check_status *status);
+/* Try bringing the checkout to the ref again (the person fixed what was
+ * refused, or changed their mind about a declined move): the refusal no
+ * longer counts, and the inspection is pending again. */
+void jp_flow_code_retry(struct jp_flow *flow);
 
 /* Borrowed; valid until the next call that changes the flow. The draft has
  * every default filled in; m->profile is the flow's profile. */

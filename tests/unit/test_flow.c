@@ -661,7 +661,7 @@ static void existing_checkout_moves_to_another_branch_only_when_told(void **stat
 
 	/* asked, and yes: it moves (the branch dev made, tracking origin) */
 	yes.confirm = yes_to_the_move;
-	set(flow, "job.name", "existing-job"); /* an answer changed: asked again */
+	set(flow, "code.repo.ref", "dev"); /* set again: asked again */
 	rc = jp_flow_finish(flow, JP_FINISH_NO_WRITE, &yes, &err);
 	if (rc != 0)
 		fprintf(stderr, "finish: %s\n", jp_error_message(&err));
