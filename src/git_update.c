@@ -40,6 +40,7 @@ struct upd {
 	git_commit *from, *to;
 	struct jp_strv paths;     /* every path the move changes ... */
 	struct jp_strv added;     /* ... of them those `from` lacks */
+	struct jp_strv kept;      /* ... and those it has (changed, deleted) */
 	struct jp_strv new_dirs;  /* directories the added files would create */
 	struct jp_strv unexec;    /* files whose exec bit was taken off first */
 	struct jp_strv conflicts; /* untracked files in the way */
@@ -276,7 +277,7 @@ static int diff_cb(const git_diff_delta *d, float progress, void *payload)
 	(void)progress;
 	if (jp_strv_push(&u->paths, d->new_file.path) < 0)
 		return -1;
-	if (d->status == GIT_DELTA_ADDED && jp_strv_push(&u->added, d->new_file.path) < 0)
+	if (jp_strv_push(d->status == GIT_DELTA_ADDED ? &u->added : &u->kept, d->new_file.path) < 0)
 		return -1;
 	if (d->status != GIT_DELTA_DELETED && git_repository_odb(&odb, u->repo) == 0) {
 		size_t len = 0;
@@ -643,11 +644,17 @@ static int refuse_conflicts(struct upd *u, const char *to_label)
 	return JP_EREFUSED;
 }
 
+static int longer_first(const void *a, const void *b)
+{
+	size_t la = strlen(*(char *const *)a), lb = strlen(*(char *const *)b);
+
+	return la > lb ? -1 : la < lb;
+}
+
 /* Put the work tree and the index back as they were. */
 static int rollback(struct upd *u)
 {
 	git_checkout_options co;
-	struct jp_strv back = JP_STRV_INIT;
 	int rc = 0;
 
 	for (size_t i = 0; i < u->added.n; i++) {
@@ -657,25 +664,18 @@ static int rollback(struct upd *u)
 			unlink(p);
 		free(p);
 	}
-	for (size_t i = u->new_dirs.n; i-- > 0;)
+	/* the deepest first */
+	qsort(u->new_dirs.v, u->new_dirs.n, sizeof(*u->new_dirs.v), longer_first);
+	for (size_t i = 0; i < u->new_dirs.n; i++)
 		rmdir(u->new_dirs.v[i]);
-	for (size_t i = 0; i < u->paths.n; i++) {
-		bool added = false;
-
-		for (size_t k = 0; k < u->added.n && !added; k++)
-			added = strcmp(u->added.v[k], u->paths.v[i]) == 0;
-		if (!added && jp_strv_push(&back, u->paths.v[i]) < 0)
-			rc = -1;
-	}
-	if (back.n) {
+	if (u->kept.n) {
 		git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
 		co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
-		co.paths.strings = back.v;
-		co.paths.count = back.n;
+		co.paths.strings = u->kept.v;
+		co.paths.count = u->kept.n;
 		if (git_checkout_tree(u->repo, (const git_object *)u->from, &co) != 0)
 			rc = -1;
 	}
-	jp_strv_dispose(&back);
 	if (u->index_copy) {
 		char *index = NULL;
 
@@ -865,6 +865,7 @@ out:
 	free(u.index_copy);
 	jp_strv_dispose(&u.paths);
 	jp_strv_dispose(&u.added);
+	jp_strv_dispose(&u.kept);
 	jp_strv_dispose(&u.new_dirs);
 	jp_strv_dispose(&u.unexec);
 	jp_strv_dispose(&u.conflicts);

@@ -274,4 +274,54 @@ for how in server_killed sigint; do
 	jp_gitd_stop "$S/gitd"
 done
 
+# --- Ctrl-C mid-checkout: v4 adds 20000 files; the signal lands once the
+# first of them is written, and the checkout is put back as it was
+jp_gitd_start "$S/gitd" "$S/repos" || exit 99
+URL=git://127.0.0.1:$JP_GITD_PORT/train.git
+git -C "$P/move" remote set-url origin "$URL"
+git -C "$S/work" pull -q --ff-only 2>/dev/null
+python3 - "$(git -C "$S/work" rev-parse main)" >"$S/many.fi" <<'EOF'
+import sys
+w = sys.stdout.write
+w("commit refs/heads/main\ncommitter t <t@t.invalid> 1700000000 +0000\ndata 5\nmany\n")
+w("from %s\n" % sys.argv[1])
+for i in range(20000):
+    w("M 100644 inline many/d%d/f%d.txt\ndata 14\nfile %08d\n" % (i % 100, i, i))
+EOF
+git -C "$S/work" fast-import --quiet <"$S/many.fi" && git -C "$S/work" reset -q --hard main &&
+	git -C "$S/work" tag v4 && git -C "$S/work" push -q origin main v4 || exit 99
+snap "$P/move" >"$S/mid-checkout.before"
+answers move v4
+$T "$JOBPREP" init --answers "$S/move.json" --profile "$S/profile.json" \
+	</dev/null >"$S/move.out" 2>"$S/move.err" &
+pid=$!
+w=0
+while [ $w -lt 600 ] && [ ! -d "$P/move/many" ]; do
+	sleep 0.02
+	w=$((w + 1))
+done
+if [ -d "$P/move/many" ]; then
+	kill -INT $pid
+	written=$(find "$P/move/many" -type f | wc -l)
+	wait $pid
+	rc=$?
+	snap "$P/move" >"$S/mid-checkout.after"
+	# the signal landed mid-checkout: fewer than all files were there
+	jp_expect sigint_mid_checkout_landed_mid_checkout [ "$written" -lt 20000 ]
+	jp_expect sigint_mid_checkout_exits_130 [ "$rc" = 130 ]
+	jp_expect sigint_mid_checkout_puts_the_checkout_back cmp -s "$S/mid-checkout.before" "$S/mid-checkout.after"
+	jp_expect sigint_mid_checkout_is_still_at_v2 head_is "$P/move" "$V2"
+	jp_expect sigint_mid_checkout_is_clean clean "$P/move"
+	jp_expect sigint_mid_checkout_leaves_no_index_copy sh -c '! ls "$1"/.git/index.jobprep-* 2>/dev/null' sh "$P/move"
+else
+	jp_fail sigint_mid_checkout "the checkout never started: $(cat "$S/move.err")"
+	kill $pid
+	wait $pid
+fi
+# ... and without the signal it gets there
+prep move
+rc=$?
+jp_expect after_sigint_the_same_answers_move_it [ "$rc" = 0 ] && head_is "$P/move" "$(git -C "$S/work" rev-parse v4)"
+jp_expect after_sigint_the_checkout_is_clean clean "$P/move"
+
 exit $JP_T_FAILED
