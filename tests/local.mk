@@ -132,7 +132,8 @@ endif
 # flow: headless init (golden manifests, bad answers, interrupts, the demo)
 INIT_TESTS = tests/integration/init_golden.sh tests/integration/init_errors.sh \
 	tests/integration/init_interrupt.sh tests/integration/init_demo.sh \
-	tests/integration/init_platform.sh tests/integration/init_existing_checkout.sh
+	tests/integration/init_platform.sh tests/integration/init_existing_checkout.sh \
+	tests/integration/init_existing_full_disk.sh
 TESTS += $(INIT_TESTS)
 EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
 # git: clone by ref, refusals, credentials over http and ssh, interrupts, remote pin
