@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -46,6 +47,7 @@ struct upd {
 	struct jp_strv conflicts; /* untracked files in the way */
 	uint64_t new_bytes;       /* the blobs to write */
 	char *index_copy;         /* the index as it was before the checkout */
+	int lock_fd;              /* held while this process looks and moves */
 };
 
 void jp_git_update_result_dispose(struct jp_git_update_result *res)
@@ -73,6 +75,11 @@ static void label(char *buf, size_t len, const char *name, const char *hex)
 		snprintf(buf, len, "%.7s", hex);
 }
 
+static int join(char **out, const char *dir, const char *rel)
+{
+	return asprintf(out, "%s/%s", dir, rel) < 0 ? (*out = NULL, JP_ENOMEM) : 0;
+}
+
 static const char *short_name(const char *full)
 {
 	if (strncmp(full, "refs/heads/", 11) == 0)
@@ -91,6 +98,37 @@ static bool holds_files(const char *path)
 	return lstat(path, &sb) == 0;
 }
 
+/* One jobprep at a time moves a checkout: the second is refused at once
+ * (never a mixed tree). flock(2): released when the holder dies. */
+static int lock_checkout(struct upd *u)
+{
+	char *dir = NULL, *lock = NULL;
+	struct stat sb;
+
+	if (join(&dir, u->opts->path, ".git") < 0)
+		return nomem(u);
+	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		free(dir);
+		return 0; /* not a checkout (or a .git file): refused or handled below */
+	}
+	if (join(&lock, dir, "jobprep.lock") < 0) {
+		free(dir);
+		return nomem(u);
+	}
+	free(dir);
+	u->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	free(lock);
+	if (u->lock_fd < 0)
+		return jp_error_set(u->err, JP_EIO, _("%s: cannot open its lock file: %s"),
+				    u->opts->path, strerror(errno));
+	if (flock(u->lock_fd, LOCK_EX | LOCK_NB) == 0 || errno == ENOLCK || errno == EINVAL)
+		return 0; /* (a filesystem without locks: as git does, go on) */
+	return jp_error_set(u->err, JP_EREFUSED,
+			    _("another jobprep is bringing %s to a ref right now: wait for it to "
+			      "finish, then prepare again; nothing was changed"),
+			    u->opts->path);
+}
+
 static int open_checkout(struct upd *u)
 {
 	const char *path = u->opts->path;
@@ -98,6 +136,8 @@ static int open_checkout(struct upd *u)
 	char real[PATH_MAX];
 	int rc, gerr;
 
+	if ((rc = lock_checkout(u)) != 0)
+		return rc;
 	rc = jp_git_inspect(&u->info, path, u->opts->exec_pattern, &quiet);
 	if (rc == JP_ENOENT && holds_files(path)) {
 		jp_error_dispose(&quiet);
@@ -453,11 +493,6 @@ static int ask(struct upd *u, const char *from_label, const char *to_label)
 }
 
 /* ---- the move ------------------------------------------------------------- */
-
-static int join(char **out, const char *dir, const char *rel)
-{
-	return asprintf(out, "%s/%s", dir, rel) < 0 ? (*out = NULL, JP_ENOMEM) : 0;
-}
 
 /* Directories an added file would create: they go again on a rollback. */
 static int note_new_dirs(struct upd *u)
@@ -837,6 +872,7 @@ int jp_git_update(struct jp_git_update_result *out, const struct jp_git_update_o
 	int rc;
 
 	memset(&u, 0, sizeof(u));
+	u.lock_fd = -1;
 	*out = (struct jp_git_update_result)JP_GIT_UPDATE_RESULT_INIT;
 	u.opts = opts;
 	u.res = out;
@@ -880,5 +916,7 @@ out:
 	jp_git_repo_info_dispose(&u.info);
 	jp_git_creds_free(u.op.creds);
 	jp_git_url_dispose(&u.url);
+	if (u.lock_fd >= 0)
+		close(u.lock_fd);
 	return rc;
 }

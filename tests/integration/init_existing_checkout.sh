@@ -8,8 +8,9 @@
 # every file's bytes and mode compared before and after), untracked files
 # out of the way are kept; a checkout of another repository and a folder
 # that is no checkout are refused untouched with no manifest; a server
-# killed mid-fetch and Ctrl-C mid-fetch leave the checkout as it was. The
-# server is a git daemon on loopback (tests/lib/gitserv.sh).
+# killed mid-fetch, Ctrl-C mid-fetch and mid-checkout leave the checkout as
+# it was; of two preps at once the second is refused. The server is a git
+# daemon on loopback (tests/lib/gitserv.sh).
 set -u
 
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
@@ -274,6 +275,30 @@ for how in server_killed sigint; do
 	jp_gitd_stop "$S/gitd"
 done
 
+# --- two preps of the same project at once: the second is refused at once,
+# the first gets there, never a mixed tree
+jp_gitd_start "$S/gitd" "$S/repos" slow || exit 99
+URL=git://127.0.0.1:$JP_GITD_PORT/train.git
+git -C "$P/move" remote set-url origin "$URL"
+V3=$(git -C "$S/work" rev-parse 'v3^{commit}')
+if mid_fetch move; then
+	cp "$S/move.json" "$S/move-b.json"
+	$T "$JOBPREP" init --answers "$S/move-b.json" --profile "$S/profile.json" \
+		</dev/null >"$S/move-b.out" 2>"$S/move-b.err"
+	rc2=$?
+	wait $pid
+	rc1=$?
+	jp_expect two_at_once_the_second_is_refused [ "$rc2" = 1 ]
+	jp_expect two_at_once_the_second_says_why grep -q "another jobprep is bringing $P/move to a ref right now" "$S/move-b.err"
+	jp_expect two_at_once_the_first_gets_there [ "$rc1" = 0 ] && head_is "$P/move" "$V3"
+	jp_expect two_at_once_the_checkout_is_clean clean "$P/move"
+else
+	jp_fail two_at_once "the fetch never started: $(cat "$S/move.err")"
+	kill $pid
+	wait $pid
+fi
+jp_gitd_stop "$S/gitd"
+
 # --- Ctrl-C mid-checkout: v4 adds 20000 files; the signal lands once the
 # first of them is written, and the checkout is put back as it was
 jp_gitd_start "$S/gitd" "$S/repos" || exit 99
@@ -291,6 +316,7 @@ EOF
 git -C "$S/work" fast-import --quiet <"$S/many.fi" && git -C "$S/work" reset -q --hard main &&
 	git -C "$S/work" tag v4 && git -C "$S/work" push -q origin main v4 || exit 99
 snap "$P/move" >"$S/mid-checkout.before"
+BEFORE=$(git -C "$P/move" rev-parse HEAD)
 answers move v4
 $T "$JOBPREP" init --answers "$S/move.json" --profile "$S/profile.json" \
 	</dev/null >"$S/move.out" 2>"$S/move.err" &
@@ -310,7 +336,7 @@ if [ -d "$P/move/many" ]; then
 	jp_expect sigint_mid_checkout_landed_mid_checkout [ "$written" -lt 20000 ]
 	jp_expect sigint_mid_checkout_exits_130 [ "$rc" = 130 ]
 	jp_expect sigint_mid_checkout_puts_the_checkout_back cmp -s "$S/mid-checkout.before" "$S/mid-checkout.after"
-	jp_expect sigint_mid_checkout_is_still_at_v2 head_is "$P/move" "$V2"
+	jp_expect sigint_mid_checkout_is_still_where_it_was head_is "$P/move" "$BEFORE"
 	jp_expect sigint_mid_checkout_is_clean clean "$P/move"
 	jp_expect sigint_mid_checkout_leaves_no_index_copy sh -c '! ls "$1"/.git/index.jobprep-* 2>/dev/null' sh "$P/move"
 else
