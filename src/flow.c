@@ -40,13 +40,54 @@ void jp_verdict_dispose(struct jp_verdict *v)
 	v->status = JP_CHECK_PASS;
 }
 
-static void inspected_dispose(struct inspected *i)
+void flow_inspected_dispose(struct inspected *i)
 {
 	free(i->path);
 	free(i->url);
 	free(i->branch);
+	free(i->dirty_paths);
 	free(i->problem);
+	free(i->req_url);
+	free(i->req_ref);
+	free(i->note);
+	free(i->refusal);
 	memset(i, 0, sizeof(*i));
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+bool flow_insp_current(const struct jp_flow *flow)
+{
+	const struct jp_manifest *m = flow->m;
+	const struct inspected *in = &flow->insp;
+
+	return in->path && m->code.path && strcmp(in->path, m->code.path) == 0 &&
+	       same_str(in->req_url, flow->set[K_REPO_URL] ? m->code.repo_url : NULL) &&
+	       same_str(in->req_ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL);
+}
+
+void jp_flow_set_options(struct jp_flow *flow, unsigned options)
+{
+	flow->options = options;
+}
+
+void jp_flow_code_retry(struct jp_flow *flow)
+{
+	flow->code_gen++;
+}
+
+const char *jp_flow_code_note(const struct jp_flow *flow, enum jp_check_status *status)
+{
+	const struct inspected *in = &flow->insp;
+
+	if (status)
+		*status = in->refusal ? JP_CHECK_FAIL : in->dirty ? JP_CHECK_WARN : JP_CHECK_PASS;
+	if (!flow_insp_current(flow))
+		return NULL;
+	return in->refusal ? in->refusal : in->note;
 }
 
 int jp_flow_new(struct jp_flow **out, const struct jp_profile *profile, struct jp_error *err)
@@ -86,7 +127,7 @@ void jp_flow_free(struct jp_flow *flow)
 	free(flow->cloned_req_ref);
 	free(flow->cloned_path);
 	free(flow->cloned_ref);
-	inspected_dispose(&flow->insp);
+	flow_inspected_dispose(&flow->insp);
 	free(flow->resolved_url);
 	free(flow->resolved_req_ref);
 	free(flow->resolved_ref);
@@ -427,6 +468,8 @@ static int set_one(struct jp_verdict *verdict, struct jp_flow *flow, const struc
 	if (rc < 0)
 		return jp_error_set(err, rc, "%s", _("out of memory"));
 	flow->gen++;
+	if (r->key >= K_CODE_SOURCE && r->key <= K_IMAGE)
+		flow->code_gen++;
 	rc = flow_recompute(flow, err);
 	if (rc < 0)
 		return rc;

@@ -72,7 +72,16 @@ struct inspected {
 	char *branch;
 	char commit[41];
 	size_t dirty, untracked, unpushed;
+	char *dirty_paths; /* the first few dirty files, ", "-separated */
 	char *problem;   /* why it could not be inspected (not a checkout) */
+	/* Brought to a ref (code.repo.url or .ref set): what for, and how */
+	bool synced;
+	char *req_url, *req_ref; /* the answers it was for (NULL: not set) */
+	char *note;      /* "already at v1 (f5513f1)" or what moved */
+	char *refusal;   /* why the checkout was not used or moved; NULL: fine */
+	enum fkey refusal_key;   /* the field the refusal is about */
+	unsigned long refused_gen; /* flow->code_gen when refused: tried again
+				    * once a code answer is set again */
 };
 
 struct jp_flow {
@@ -99,6 +108,8 @@ struct jp_flow {
 	struct jp_strv created; /* directories this flow created, parents first */
 
 	unsigned long gen; /* bumped by every change of an answer */
+	unsigned long code_gen; /* ... of a code.* answer */
+	unsigned options;  /* enum jp_flow_option */
 
 	/* Inline checks run at every keystroke: what they learnt slowly is kept
 	 * here (a cache, so it may change behind a const flow). */
@@ -146,6 +157,9 @@ int flow_manifest_copy(struct jp_manifest **out, const struct jp_manifest *src);
 int flow_snapshot(struct jp_flow **out, const struct jp_flow *src);
 
 /* flow.c */
+void flow_inspected_dispose(struct inspected *i);
+/* The inspection of code.path was made for the current code answers. */
+bool flow_insp_current(const struct jp_flow *flow);
 void flow_verdict_set(struct jp_verdict *v, enum jp_check_status st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 const char *flow_shared_root(const struct jp_flow *flow);

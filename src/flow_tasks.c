@@ -29,6 +29,8 @@ struct jp_flow_task {
 	char *url, *ref, *path;
 	char *out, *ckpt, *log;
 	bool out_ours; /* the output dir was made by this flow */
+	bool sync;     /* INSPECT: bring the checkout to url/ref */
+	bool ask;      /* ... asking port->confirm before moving it */
 	struct jp_profile *profile;
 	struct jp_manifest *m; /* JP_ACTION_CHECK: the draft, checked in place */
 	struct inspected insp; /* JP_ACTION_CHECK: notes; INSPECT: the result */
@@ -68,10 +70,7 @@ void jp_flow_task_free(struct jp_flow_task *t)
 	free(t->log);
 	jp_profile_free(t->profile);
 	jp_manifest_free(t->m);
-	free(t->insp.path);
-	free(t->insp.url);
-	free(t->insp.branch);
-	free(t->insp.problem);
+	flow_inspected_dispose(&t->insp);
 	free(t->dx);
 	jp_git_clone_result_dispose(&t->clone);
 	jp_git_remote_info_dispose(&t->remote);
@@ -82,11 +81,31 @@ void jp_flow_task_free(struct jp_flow_task *t)
 static int copy_inspected(struct inspected *dst, const struct inspected *src)
 {
 	*dst = *src;
-	dst->path = dst->url = dst->branch = dst->problem = NULL;
+	dst->path = dst->url = dst->branch = dst->dirty_paths = dst->problem = NULL;
+	dst->req_url = dst->req_ref = dst->note = dst->refusal = NULL;
 	if (dup_or_null(&dst->path, src->path) < 0 || dup_or_null(&dst->url, src->url) < 0 ||
 	    dup_or_null(&dst->branch, src->branch) < 0 ||
-	    dup_or_null(&dst->problem, src->problem) < 0)
+	    dup_or_null(&dst->dirty_paths, src->dirty_paths) < 0 ||
+	    dup_or_null(&dst->problem, src->problem) < 0 ||
+	    dup_or_null(&dst->req_url, src->req_url) < 0 ||
+	    dup_or_null(&dst->req_ref, src->req_ref) < 0 || dup_or_null(&dst->note, src->note) < 0 ||
+	    dup_or_null(&dst->refusal, src->refusal) < 0)
 		return JP_ENOMEM;
+	return 0;
+}
+
+/* The checkout, and the repository and ref the answers name: it is brought
+ * there when they name one. */
+static int snapshot_inspect(struct jp_flow_task *t, const struct jp_flow *flow)
+{
+	const struct jp_manifest *m = flow->m;
+
+	if (dup_or_null(&t->path, m->code.path) < 0 ||
+	    dup_or_null(&t->url, flow->set[K_REPO_URL] ? m->code.repo_url : NULL) < 0 ||
+	    dup_or_null(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0)
+		return JP_ENOMEM;
+	t->sync = t->url || t->ref;
+	t->ask = !(flow->options & JP_FLOW_MOVE_CHECKOUT);
 	return 0;
 }
 
@@ -131,7 +150,7 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 					  _("only code on shared storage can be inspected"));
 			goto fail;
 		}
-		if (dup_or_null(&t->path, m->code.path) < 0)
+		if (snapshot_inspect(t, flow) < 0)
 			goto fail; /* rc is still JP_ENOMEM */
 		break;
 	case JP_ACTION_RESOLVE:
@@ -181,7 +200,7 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 			}
 		}
 		if (!(m->code.source == JP_CODE_SHARED_STORAGE &&
-		      flow->checkout == CHECKOUT_EXISTING && str_eq(flow->insp.path, m->code.path))) {
+		      flow->checkout == CHECKOUT_EXISTING && flow_insp_current(flow))) {
 			free(t->insp.path);
 			t->insp.path = NULL;
 		}
@@ -201,14 +220,12 @@ fail:
 
 /* --- the work ------------------------------------------------------------------ */
 
-static int run_inspect(struct jp_flow_task *t, struct jp_error *err)
+static int look(struct jp_flow_task *t, struct jp_error *err)
 {
 	struct jp_git_repo_info info = JP_GIT_REPO_INFO_INIT;
 	struct jp_error quiet = JP_ERROR_INIT;
 	int rc;
 
-	if (dup_or_null(&t->insp.path, t->path) < 0)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 	rc = jp_git_inspect(&info, t->path, NULL, &quiet);
 	if (rc == JP_ENOENT) {
 		/* code that is not a git checkout: allowed, noted */
@@ -231,10 +248,73 @@ static int run_inspect(struct jp_flow_task *t, struct jp_error *err)
 	t->insp.dirty = info.dirty;
 	t->insp.untracked = info.untracked;
 	t->insp.unpushed = info.unpushed;
+	free(t->insp.url);
+	free(t->insp.branch);
+	free(t->insp.dirty_paths);
+	t->insp.url = t->insp.branch = t->insp.dirty_paths = NULL;
 	rc = 0;
-	if (dup_or_null(&t->insp.url, info.url) < 0 || dup_or_null(&t->insp.branch, info.branch) < 0)
+	if (dup_or_null(&t->insp.url, info.url) < 0 || dup_or_null(&t->insp.branch, info.branch) < 0 ||
+	    dup_or_null(&t->insp.dirty_paths, info.dirty_paths) < 0)
 		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 	jp_git_repo_info_dispose(&info);
+	return rc;
+}
+
+/* Bring the checkout to the ref asked for: a refusal is the answer's
+ * problem (a failed check), not the task's. */
+static int sync_checkout(struct jp_flow_task *t, const struct jp_port *port, struct jp_error *err)
+{
+	struct jp_git_update_options o = JP_GIT_UPDATE_OPTIONS_INIT;
+	struct jp_git_update_result res = JP_GIT_UPDATE_RESULT_INIT;
+	struct jp_error why = JP_ERROR_INIT;
+	bool other_repo;
+	int rc;
+
+	t->insp.synced = true;
+	if (dup_or_null(&t->insp.req_url, t->url) < 0 || dup_or_null(&t->insp.req_ref, t->ref) < 0)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	o.url = t->url ? t->url : t->insp.url;
+	o.path = t->path;
+	o.ref = t->ref;
+	o.ask = t->ask;
+	other_repo = !t->insp.is_git || (t->url && !jp_url_same_repo(t->insp.url, t->url));
+	if (!o.url) {
+		rc = jp_error_set(&why, JP_EREFUSED,
+				  _("%s has no remote to fetch %s from: give code.repo.url, or leave "
+				    "the ref out to use what is there"),
+				  t->path, t->ref);
+	} else {
+		rc = jp_git_update(&res, &o, port, &why);
+	}
+	if (rc == JP_EREFUSED) {
+		t->insp.refusal_key = other_repo ? K_REPO_URL : K_REPO_REF;
+		rc = dup_or_null(&t->insp.refusal, jp_error_message(&why));
+	} else if (rc < 0) {
+		for (size_t i = 0; i < why.n; i++)
+			jp_error_set(err, rc, "%s", why.msgs[i]);
+	} else {
+		rc = dup_or_null(&t->insp.note, res.summary);
+	}
+	if (rc == JP_ENOMEM)
+		jp_error_set(err, rc, "%s", _("out of memory"));
+	jp_error_dispose(&why);
+	jp_git_update_result_dispose(&res);
+	return rc;
+}
+
+static int run_inspect(struct jp_flow_task *t, const struct jp_port *port, struct jp_error *err)
+{
+	int rc;
+
+	if (dup_or_null(&t->insp.path, t->path) < 0)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	rc = look(t, err);
+	if (rc == 0 && t->sync) {
+		rc = sync_checkout(t, port, err);
+		/* what is there now */
+		if (rc == 0 && t->insp.is_git)
+			rc = look(t, err);
+	}
 	return rc;
 }
 
@@ -319,7 +399,8 @@ static int run_outputs(struct jp_flow_task *t, const struct jp_port *port, struc
 	return 0;
 }
 
-/* What only the flow knows: the state of the checkout it inspected. */
+/* What only the flow knows: the state of the checkout it inspected, and
+ * what bringing it to the ref did or refused. */
 static int add_code_notes(struct jp_flow_task *t)
 {
 	const struct inspected *in = &t->insp;
@@ -328,17 +409,24 @@ static int add_code_notes(struct jp_flow_task *t)
 
 	if (!in->path)
 		return 0;
+	if (in->refusal)
+		return jp_manifest_add_check(m, flow_key_name(in->refusal_key), JP_CHECK_FAIL, in->path,
+					     "%s", in->refusal);
 	if (!in->is_git)
 		return jp_manifest_add_check(m, "code.repo.recorded", JP_CHECK_WARN, in->path,
 					     _("%s is not a git checkout, so the manifest cannot "
 					       "record which version of the code ran"),
 					     in->path);
-	if (in->dirty > 0)
+	if (in->note)
+		rc = jp_manifest_add_check(m, "code.repo.ref.update", JP_CHECK_PASS, in->path, "%s",
+					   in->note);
+	if (rc == 0 && in->dirty > 0)
 		rc = jp_manifest_add_check(m, "code.repo.clean", JP_CHECK_WARN, in->path,
-					   _("%s has %zu uncommitted change(s): the recorded commit does "
-					     "not describe the code the job runs; commit them first"),
-					   in->path, in->dirty);
-	else
+					   _("%s has %zu uncommitted change(s) (%s): the job runs code "
+					     "no commit records, and the recorded commit does not "
+					     "describe it; commit them first"),
+					   in->path, in->dirty, in->dirty_paths ? in->dirty_paths : "?");
+	else if (rc == 0)
 		rc = jp_manifest_add_check(m, "code.repo.clean", JP_CHECK_PASS, in->path,
 					   _("%s has no uncommitted changes"), in->path);
 	if (rc == 0 && in->unpushed > 0)
@@ -432,7 +520,7 @@ int jp_flow_task_run(struct jp_flow_task *t, const struct jp_port *port, struct 
 		break;
 	}
 	case JP_ACTION_INSPECT:
-		rc = run_inspect(t, err);
+		rc = run_inspect(t, port, err);
 		break;
 	case JP_ACTION_RESOLVE:
 		rc = jp_git_remote_check(&t->remote, t->url, t->ref, 0, port, err);
@@ -494,12 +582,11 @@ int jp_flow_task_apply(struct jp_flow *flow, const struct jp_flow_task *t, struc
 			rc = stale(err, _("the inspection"));
 			break;
 		}
-		free(flow->insp.path);
-		free(flow->insp.url);
-		free(flow->insp.branch);
-		free(flow->insp.problem);
+		flow_inspected_dispose(&flow->insp);
 		if (copy_inspected(&flow->insp, &t->insp) < 0)
 			goto oom;
+		/* tried again once a code answer is set again */
+		flow->insp.refused_gen = flow->code_gen;
 		break;
 	case JP_ACTION_RESOLVE:
 		if (!jp_url_same_repo(m->code.repo_url, t->url) ||
@@ -602,7 +689,8 @@ int flow_pending_deep(enum jp_action **kinds, size_t **indices, size_t *n,
 		if (flow->checkout == CHECKOUT_CLONE && !m->code.repo_commit)
 			a[k++] = JP_ACTION_CLONE;
 		else if (flow->checkout == CHECKOUT_EXISTING &&
-			 !(flow->insp.path && str_eq(flow->insp.path, m->code.path)))
+			 (!flow_insp_current(flow) ||
+			  (flow->insp.refusal && flow->insp.refused_gen != flow->code_gen)))
 			a[k++] = JP_ACTION_INSPECT;
 	} else if (m->code.source == JP_CODE_LAUNCH_CLONE && !m->code.repo_commit) {
 		a[k++] = JP_ACTION_RESOLVE;

@@ -43,6 +43,9 @@ bool flow_code_pending(const struct jp_flow *flow)
 
 	if (m->code.source == JP_CODE_SHARED_STORAGE && flow->checkout == CHECKOUT_CLONE)
 		return !m->code.repo_commit;
+	/* an existing checkout still to be brought to the ref asked for */
+	if (m->code.source == JP_CODE_SHARED_STORAGE && (flow->set[K_REPO_URL] || flow->set[K_REPO_REF]))
+		return !flow_insp_current(flow);
 	if (m->code.source == JP_CODE_LAUNCH_CLONE)
 		return !m->code.repo_commit;
 	return false;
@@ -414,6 +417,23 @@ static bool under(const char *path, const char *root)
 	return n && strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
+/* An existing checkout at code.path was looked at (for any answers). */
+static bool existing_looked_at(const struct jp_flow *flow)
+{
+	const struct jp_manifest *m = flow->m;
+
+	return m->code.source == JP_CODE_SHARED_STORAGE && flow->checkout == CHECKOUT_EXISTING &&
+	       flow->insp.path && m->code.path && strcmp(flow->insp.path, m->code.path) == 0;
+}
+
+/* Bringing the checkout to the current answers was refused, about key
+ * (and no code answer was set since: then it is tried again). */
+static bool refused(const struct jp_flow *flow, enum fkey key)
+{
+	return existing_looked_at(flow) && flow_insp_current(flow) && flow->insp.refusal &&
+	       flow->insp.refusal_key == key && flow->insp.refused_gen == flow->code_gen;
+}
+
 int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
 			const char *value)
 {
@@ -525,15 +545,14 @@ int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow, const 
 			flow_verdict_set(v, JP_CHECK_FAIL,
 					 _("the URL holds a password or token: leave it out; jobprep asks "
 					   "for it when cloning and never writes it down"));
-		} else if (!empty && m->code.source == JP_CODE_SHARED_STORAGE &&
-			   flow->checkout == CHECKOUT_EXISTING && flow->insp.path &&
-			   m->code.path && strcmp(flow->insp.path, m->code.path) == 0 &&
-			   flow->insp.is_git && flow->insp.url &&
+		} else if (!empty && existing_looked_at(flow) && flow->insp.is_git && flow->insp.url &&
 			   !jp_url_same_repo(flow->insp.url, s)) {
 			flow_verdict_set(v, JP_CHECK_FAIL,
-					 _("%s is a checkout of %s, not of %s: choose another directory "
-					   "to clone into"),
+					 _("%s is a checkout of %s, not of %s: choose another path, or "
+					   "leave code.repo.url out to use what is there"),
 					 m->code.path, flow->insp.url, s);
+		} else if (!empty && refused(flow, K_REPO_URL)) {
+			flow_verdict_set(v, JP_CHECK_FAIL, "%s", flow->insp.refusal);
 		}
 		break;
 	}
@@ -541,17 +560,10 @@ int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow, const 
 		if (!empty && (s[0] == '-' || strpbrk(s, " \t\n~^:?*[\\"))) {
 			flow_verdict_set(v, JP_CHECK_FAIL,
 					 _("expected a branch, tag or commit name, got \"%s\""), s);
-		} else if (!empty && flow->set[K_REPO_REF] && m->code.source == JP_CODE_SHARED_STORAGE &&
-			   flow->checkout == CHECKOUT_EXISTING && flow->insp.path && m->code.path &&
-			   strcmp(flow->insp.path, m->code.path) == 0 && flow->insp.is_git &&
-			   !(flow->insp.branch && strcmp(flow->insp.branch, s) == 0) &&
-			   strncmp(flow->insp.commit, s, strlen(s)) != 0) {
-			/* the manifest would name one version and the job run another */
-			flow_verdict_set(v, JP_CHECK_FAIL,
-					 _("the checkout in %s is at %s, not %s: check out %s there, or "
-					   "leave the ref out to record what is checked out"),
-					 m->code.path,
-					 flow->insp.branch ? flow->insp.branch : flow->insp.commit, s, s);
+		} else if (refused(flow, K_REPO_REF)) {
+			/* the checkout could not be brought to the ref: the manifest
+			 * would name one version and the job run another */
+			flow_verdict_set(v, JP_CHECK_FAIL, "%s", flow->insp.refusal);
 		}
 		break;
 	case K_REPO_COMMIT:

@@ -53,7 +53,7 @@ static bool is_hex(const char *s, size_t min, size_t max)
 	return strspn(s, "0123456789abcdefABCDEF") == n;
 }
 
-static int check_ref(const char *ref, struct jp_error *err)
+int jp_git_ref_check(const char *ref, struct jp_error *err)
 {
 	if (!ref)
 		return 0;
@@ -86,7 +86,7 @@ int jp_git_clone_precheck(const struct jp_git_clone_options *opts, struct jp_err
 	if ((rc = jp_git_url_parse(&url, opts->url, err)) != 0)
 		return rc;
 	jp_git_url_dispose(&url);
-	if ((rc = check_ref(opts->ref, err)) != 0)
+	if ((rc = jp_git_ref_check(opts->ref, err)) != 0)
 		return rc;
 	if (!profile && jp_profile_new_default(&def, NULL) == 0)
 		profile = def;
@@ -950,7 +950,7 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 	 * use. */
 	if ((rc = jp_git_url_parse(&url, opts->url, err)) != 0)
 		goto out;
-	if ((rc = check_ref(opts->ref, err)) != 0)
+	if ((rc = jp_git_ref_check(opts->ref, err)) != 0)
 		goto out;
 	if (url.kind == JP_URL_LOCAL) {
 		struct stat sb;

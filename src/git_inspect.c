@@ -27,6 +27,7 @@ void jp_git_repo_info_dispose(struct jp_git_repo_info *info)
 	free(info->url);
 	free(info->branch);
 	free(info->upstream);
+	free(info->dirty_paths);
 	*info = (struct jp_git_repo_info)JP_GIT_REPO_INFO_INIT;
 }
 
@@ -101,6 +102,20 @@ static bool exec_bit_only(git_repository *repo, const git_status_entry *e, const
 	if (git_repository_hashfile(&oid, repo, d->new_file.path, GIT_OBJECT_BLOB, NULL) != 0)
 		return false;
 	return git_oid_equal(&oid, &d->old_file.id);
+}
+
+/* Append the entry's path (or "...") to a ", "-separated list. */
+static int name_path(char **list, const git_status_entry *e, bool more)
+{
+	const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
+	const char *p = more ? "..." : d && d->new_file.path ? d->new_file.path : "?";
+	char *grown = NULL;
+
+	if (asprintf(&grown, "%s%s%s", *list ? *list : "", *list ? ", " : "", p) < 0)
+		return JP_ENOMEM;
+	free(*list);
+	*list = grown;
+	return 0;
 }
 
 static size_t count_walk(git_revwalk *walk)
@@ -214,8 +229,9 @@ int jp_git_inspect(struct jp_git_repo_info *out, const char *path, const char *e
 			info.untracked++;
 		else if (exec_bit_only(repo, e, pattern))
 			info.exec_only++;
-		else
-			info.dirty++;
+		else if (++info.dirty <= JP_GIT_NAMES_MAX + 1 &&
+			 name_path(&info.dirty_paths, e, info.dirty > JP_GIT_NAMES_MAX) < 0)
+			goto nomem;
 	}
 
 	/* Commits nobody else has. */

@@ -194,6 +194,18 @@ void jp_git_target_dispose(struct jp_git_target *t);
 int jp_run_capture(char *const argv[], const char *input, char *out, size_t cap,
 		   int timeout_ms);
 
+/* ---- refs (git_remote.c, git_clone.c) ---- */
+
+/* Resolve ref (NULL = the server's HEAD) among the heads a server listed:
+ * a branch, a tag (peeled to its commit), or a commit id that is a tip
+ * (a full id that is none is taken as given, commit_unverified). Fills
+ * info's commit, ref_name, ref_kind; `shown` names the server in
+ * messages. JP_ENOENT when nothing matches. */
+int jp_git_remote_resolve(struct jp_git_remote_info *info, const git_remote_head **heads,
+			  size_t n, const char *ref, const char *shown, struct jp_error *err);
+/* Refuse a ref that is empty, begins with '-' or is no valid name or id. */
+int jp_git_ref_check(const char *ref, struct jp_error *err);
+
 /* ---- socket stream with stall timeout and cancel (git_stream.c) ---- */
 
 int jp_git_stream_register(void);

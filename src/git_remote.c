@@ -49,17 +49,94 @@ static const git_remote_head *find_head(const git_remote_head **heads, size_t n,
 	return NULL;
 }
 
+int jp_git_remote_resolve(struct jp_git_remote_info *info, const git_remote_head **heads,
+			  size_t n, const char *ref, const char *shown, struct jp_error *err)
+{
+	const git_remote_head *h = NULL;
+	char name[1024];
+
+	if (!ref) {
+		h = find_head(heads, n, "HEAD");
+		if (!h)
+			return jp_error_set(err, JP_ENOENT, _("%s: the repository is empty"), shown);
+		info->ref_kind = JP_GIT_REF_BRANCH;
+		if (!(info->ref_name = strdup(h->symref_target ? h->symref_target : "HEAD")))
+			goto nomem;
+		goto found;
+	}
+	/* A branch. */
+	snprintf(name, sizeof(name), "%s%s", strncmp(ref, "refs/", 5) ? "refs/heads/" : "", ref);
+	if ((h = find_head(heads, n, name)) != NULL && strncmp(name, "refs/tags/", 10) != 0) {
+		info->ref_kind = JP_GIT_REF_BRANCH;
+		if (!(info->ref_name = strdup(name)))
+			goto nomem;
+		goto found;
+	}
+	/* A tag: the peeled entry names the commit of an annotated tag. */
+	snprintf(name, sizeof(name), "%s%s^{}", strncmp(ref, "refs/tags/", 10) ? "refs/tags/" : "",
+		 ref);
+	h = find_head(heads, n, name);
+	name[strlen(name) - 3] = '\0';
+	if (!h)
+		h = find_head(heads, n, name);
+	if (h) {
+		info->ref_kind = JP_GIT_REF_TAG;
+		if (!(info->ref_name = strdup(name)))
+			goto nomem;
+		goto found;
+	}
+	/* A commit: confirmed when some ref points at it. */
+	if (all_hex(ref, 4, 40)) {
+		const git_remote_head *match = NULL;
+		size_t len = strlen(ref);
+		bool ambiguous = false;
+
+		for (size_t i = 0; i < n; i++) {
+			char hex[GIT_OID_HEXSZ + 1];
+
+			git_oid_tostr(hex, sizeof(hex), &heads[i]->oid);
+			if (strncasecmp(hex, ref, len) != 0)
+				continue;
+			if (match && !git_oid_equal(&match->oid, &heads[i]->oid))
+				ambiguous = true;
+			match = heads[i];
+		}
+		info->ref_kind = JP_GIT_REF_COMMIT;
+		if (match && !ambiguous) {
+			h = match;
+			goto found;
+		}
+		if (len == 40) {
+			/* Servers do not list every commit; it may well exist. */
+			for (size_t i = 0; i < 40; i++)
+				info->commit[i] = (char)(ref[i] | 0x20);
+			info->commit[40] = '\0';
+			info->commit_unverified = true;
+			return 0;
+		}
+		return jp_error_set(err, JP_ENOENT,
+				  _("%s: '%s' is not the start of any branch or tag tip; give the "
+				    "full 40-character commit id"),
+				  shown, ref);
+	}
+	return jp_error_set(err, JP_ENOENT, _("%s has no branch or tag named '%s'"), shown, ref);
+found:
+	git_oid_tostr(info->commit, sizeof(info->commit), &h->oid);
+	return 0;
+nomem:
+	return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+}
+
 int jp_git_remote_check(struct jp_git_remote_info *out, const char *url_text, const char *ref,
 			unsigned stall_timeout_s, const struct jp_port *port, struct jp_error *err)
 {
 	struct jp_git_remote_info info = JP_GIT_REMOTE_INFO_INIT;
 	struct jp_git_url url = JP_GIT_URL_INIT;
 	git_remote_connect_options co;
-	const git_remote_head **heads = NULL, *h = NULL;
+	const git_remote_head **heads = NULL;
 	git_remote *remote = NULL;
 	struct jp_git_op op;
 	size_t n = 0;
-	char name[1024];
 	int gerr, rc;
 
 	*out = info;
@@ -98,81 +175,11 @@ int jp_git_remote_check(struct jp_git_remote_info *out, const char *url_text, co
 		goto out;
 	}
 
-	if (!ref) {
-		h = find_head(heads, n, "HEAD");
-		if (!h) {
-			rc = jp_error_set(err, JP_ENOENT, _("%s: the repository is empty"), url.clean);
-			goto out;
-		}
-		info.ref_kind = JP_GIT_REF_BRANCH;
-		if (!(info.ref_name = strdup(h->symref_target ? h->symref_target : "HEAD")))
-			goto nomem;
-		goto found;
-	}
-	/* A branch. */
-	snprintf(name, sizeof(name), "%s%s", strncmp(ref, "refs/", 5) ? "refs/heads/" : "", ref);
-	if ((h = find_head(heads, n, name)) != NULL && strncmp(name, "refs/tags/", 10) != 0) {
-		info.ref_kind = JP_GIT_REF_BRANCH;
-		if (!(info.ref_name = strdup(name)))
-			goto nomem;
-		goto found;
-	}
-	/* A tag: the peeled entry names the commit of an annotated tag. */
-	snprintf(name, sizeof(name), "%s%s^{}", strncmp(ref, "refs/tags/", 10) ? "refs/tags/" : "",
-		 ref);
-	h = find_head(heads, n, name);
-	name[strlen(name) - 3] = '\0';
-	if (!h)
-		h = find_head(heads, n, name);
-	if (h) {
-		info.ref_kind = JP_GIT_REF_TAG;
-		if (!(info.ref_name = strdup(name)))
-			goto nomem;
-		goto found;
-	}
-	/* A commit: confirmed when some ref points at it. */
-	if (all_hex(ref, 4, 40)) {
-		const git_remote_head *match = NULL;
-		size_t len = strlen(ref);
-		bool ambiguous = false;
-
-		for (size_t i = 0; i < n; i++) {
-			char hex[GIT_OID_HEXSZ + 1];
-
-			git_oid_tostr(hex, sizeof(hex), &heads[i]->oid);
-			if (strncasecmp(hex, ref, len) != 0)
-				continue;
-			if (match && !git_oid_equal(&match->oid, &heads[i]->oid))
-				ambiguous = true;
-			match = heads[i];
-		}
-		info.ref_kind = JP_GIT_REF_COMMIT;
-		if (match && !ambiguous) {
-			h = match;
-			goto found;
-		}
-		if (len == 40) {
-			/* Servers do not list every commit; it may well exist. */
-			for (size_t i = 0; i < 40; i++)
-				info.commit[i] = (char)(ref[i] | 0x20);
-			info.commit[40] = '\0';
-			info.commit_unverified = true;
-			goto done;
-		}
-		rc = jp_error_set(err, JP_ENOENT,
-				  _("%s: '%s' is not the start of any branch or tag tip; give the "
-				    "full 40-character commit id"),
-				  url.clean, ref);
+	rc = jp_git_remote_resolve(&info, heads, n, ref, url.clean, err);
+	if (rc != 0)
 		goto out;
-	}
-	rc = jp_error_set(err, JP_ENOENT, _("%s has no branch or tag named '%s'"), url.clean, ref);
-	goto out;
-found:
-	git_oid_tostr(info.commit, sizeof(info.commit), &h->oid);
-done:
 	*out = info;
 	info = (struct jp_git_remote_info)JP_GIT_REMOTE_INFO_INIT;
-	rc = 0;
 	goto out;
 nomem:
 	rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));

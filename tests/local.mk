@@ -156,7 +156,8 @@ endif
 INIT_TESTS = tests/integration/init_golden.sh tests/integration/init_errors.sh \
 	tests/integration/init_interrupt.sh tests/integration/init_demo.sh \
 	tests/integration/init_platform.sh tests/integration/init_files_location.sh \
-	tests/integration/umask_000.sh
+	tests/integration/umask_000.sh tests/integration/init_existing_checkout.sh \
+	tests/integration/init_existing_full_disk.sh
 TESTS += $(INIT_TESTS)
 EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
 # git: clone by ref, refusals, credentials over http and ssh, interrupts, remote pin,
@@ -196,7 +197,8 @@ TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/signals_restore_terminal.sh tests/tui/review_waits_for_clone.sh \
 	tests/tui/data_add_while_editing.sh tests/tui/token_not_in_argv_or_prompt.sh \
 	tests/tui/draft_never_keeps_a_token.sh \
-	tests/tui/hung_mount_typing.sh
+	tests/tui/hung_mount_typing.sh \
+	tests/tui/existing_checkout.sh
 TESTS += $(TUI_TESTS)
 EXTRA_DIST += $(TUI_TESTS) tests/tui/lib.sh
 # i18n: the wizard and the CLI in Chinese (tmux); the catalogue complete and valid

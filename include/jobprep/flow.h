@@ -111,6 +111,27 @@ int jp_flow_new(struct jp_flow **out, const struct jp_profile *profile,
 		struct jp_error *err);
 void jp_flow_free(struct jp_flow *flow);
 
+/* How the flow does its work, set by the front end (not answers). */
+enum jp_flow_option {
+	/* Move an existing checkout to the ref asked for without asking
+	 * (headless init: the answers named the ref); otherwise port->confirm
+	 * is asked first, with what would change. */
+	JP_FLOW_MOVE_CHECKOUT = 1 << 0,
+};
+
+void jp_flow_set_options(struct jp_flow *flow, unsigned options);
+
+/* What the last look at the existing checkout at code.path said, for the
+ * current answers: "already at v1.8.1 (f5513f1)", what it moved, or why it
+ * refused (*status, may be NULL: pass / warn for uncommitted changes /
+ * fail); NULL when there is nothing to say. Borrowed, valid until the next
+ * call that changes the flow. */
+const char *jp_flow_code_note(const struct jp_flow *flow, enum jp_check_status *status);
+/* Try bringing the checkout to the ref again (the person fixed what was
+ * refused, or changed their mind about a declined move): the refusal no
+ * longer counts, and the inspection is pending again. */
+void jp_flow_code_retry(struct jp_flow *flow);
+
 /* Borrowed; valid until the next call that changes the flow. The draft has
  * every default filled in; m->profile is the flow's profile. */
 const struct jp_manifest *jp_flow_manifest(const struct jp_flow *flow);
@@ -200,7 +221,11 @@ int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *answer
 enum jp_action {
 	JP_ACTION_CLONE = 0, /* shared_storage + clone: clone code.repo into code.path */
 	JP_ACTION_INSPECT,   /* shared_storage + existing: read url/ref/commit
-			    * of the checkout at code.path */
+			    * of the checkout at code.path; with code.repo.url
+			    * or .ref set, bring it to that ref first
+			    * (jp_git_update: asks port->confirm before moving
+			    * unless JP_FLOW_MOVE_CHECKOUT; a refusal is a
+			    * failed code.repo.url / .ref check, not an error) */
 	JP_ACTION_RESOLVE,   /* launch_clone: ls-remote code.repo.ref to a commit */
 	JP_ACTION_SCAN,      /* data[index]: quick look (or a full scan, deep);
 			    * stats reach the manifest only from a scan that

@@ -133,10 +133,15 @@ struct jp_git_repo_info {
 	 * when there is one); capped at 10000. */
 	size_t unpushed;
 	size_t behind;       /* upstream commits HEAD lacks (0 without one) */
+	/* The first JP_GIT_NAMES_MAX of the dirty files, ", "-separated, with
+	 * ", ..." when there are more; NULL when none. */
+	char *dirty_paths;
 };
 
+#define JP_GIT_NAMES_MAX 5
+
 #define JP_GIT_REPO_INFO_INIT                                                   \
-	{ NULL, NULL, NULL, NULL, NULL, "", false, 0, 0, 0, 0, 0 }
+	{ NULL, NULL, NULL, NULL, NULL, "", false, 0, 0, 0, 0, 0, NULL }
 
 /* Describe the repository whose work tree is `path` (the top, or any
  * directory inside it). exec_pattern as in jp_git_clone_options. Returns 0,
@@ -145,6 +150,70 @@ struct jp_git_repo_info {
 int jp_git_inspect(struct jp_git_repo_info *out, const char *path,
 		   const char *exec_pattern, struct jp_error *err);
 void jp_git_repo_info_dispose(struct jp_git_repo_info *info);
+
+/* ---- an existing checkout, moved to a ref ---------------------------------- */
+
+struct jp_git_update_options {
+	/* The repository asked for: the checkout's remote must be the same
+	 * repository (jp_url_same_repo). Required. */
+	const char *url;
+	/* The checkout: the top of its work tree. Required. */
+	const char *path;
+	/* Branch, tag (annotated or not), commit (4-40 hex); NULL = the
+	 * remote's HEAD. */
+	const char *ref;
+	/* As in jp_git_clone_options: files made executable after the move. */
+	const char *exec_pattern;
+	/* 0 = 120 s; as in jp_git_clone_options. */
+	unsigned stall_timeout_s;
+	/* Ask port->confirm before moving (the question shows from -> to,
+	 * commits and files); a "no" (or no confirm) refuses the move. */
+	bool ask;
+};
+
+#define JP_GIT_UPDATE_OPTIONS_INIT { NULL, NULL, NULL, NULL, 0, false }
+
+struct jp_git_update_result {
+	bool moved;          /* false: it was already there (nothing changed) */
+	char from[41];       /* HEAD before, 40 hex */
+	char to[41];         /* the commit the ref names, 40 hex */
+	char *from_name;     /* the branch or tag at `from`; NULL if none */
+	char *ref;           /* the branch or tag resolved; NULL for a commit */
+	enum jp_git_ref_kind ref_kind;
+	size_t ahead;        /* commits `to` has that `from` lacks */
+	size_t back;         /* commits `from` has that `to` lacks (on a remote) */
+	size_t files;        /* files that differ between them */
+	/* Already there but with uncommitted changes: the job runs code no
+	 * commit records (moving is refused instead when it would move). */
+	size_t dirty;
+	char *dirty_paths;   /* as in jp_git_repo_info */
+	/* One translated line: "already at v1.8.1 (f5513f1)", or what moved. */
+	char *summary;
+};
+
+#define JP_GIT_UPDATE_RESULT_INIT                                              \
+	{ false, "", "", NULL, NULL, JP_GIT_REF_BRANCH, 0, 0, 0, 0, NULL, NULL }
+
+void jp_git_update_result_dispose(struct jp_git_update_result *res);
+
+/* Bring the checkout at opts->path to the commit opts->ref names on the
+ * server: resolve it there (ls-remote) and compare commits; already there,
+ * nothing is touched; elsewhere, fetch what is missing (objects and
+ * remote-tracking refs only), then move: the branch fast-forwarded, or
+ * HEAD detached at a tag or commit. Only the files that differ are written
+ * (libgit2's safe checkout; an untracked file in the way refuses before any
+ * is written); when the checkout fails or is cancelled half-way, those
+ * files and the index are put back, so the work tree is as it was.
+ * Never loses work: refuses (JP_EREFUSED, nothing touched, the message
+ * names the files and what to do) uncommitted changes to tracked files,
+ * local commits the move would leave behind, a local branch that cannot be
+ * fast-forwarded, a checkout of another repository, a directory that is no
+ * checkout, a declined question, too little room for the new files.
+ * *out is filled as far as known, on failure too (dispose it). Returns 0,
+ * JP_EREFUSED, JP_EUSAGE, JP_ENOENT (no such ref), JP_EAUTH, JP_ENET,
+ * JP_ETIMEOUT, JP_ENOSPC, JP_ECANCELED, JP_EIO, JP_EGIT. */
+int jp_git_update(struct jp_git_update_result *out, const struct jp_git_update_options *opts,
+		  const struct jp_port *port, struct jp_error *err);
 
 /* ---- a launch-command clone ------------------------------------------------ */
 

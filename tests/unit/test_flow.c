@@ -662,28 +662,69 @@ static void checkout_of_another_repository_is_refused(void **state)
 	assert_value(flow, "code.checkout", "existing"); /* the directory holds files */
 	assert_int_equal(jp_flow_finish(flow, JP_FINISH_NO_WRITE, NULL, &err), JP_ECHECK);
 	assert_true(err_has(&err, "is a checkout of file://"));
+	assert_true(err_has(&err, "choose another path, or leave code.repo.url out"));
 	jp_error_dispose(&err);
 	jp_flow_free(flow);
 }
 
-static void existing_checkout_on_another_branch_is_refused(void **state)
+static int yes_to_the_move(const char *question, void *payload)
+{
+	(void)payload;
+	/* the question shows what would change */
+	return strstr(question, "from main (") && strstr(question, "to   dev (") ? 1 : 0;
+}
+
+static void existing_checkout_moves_to_another_branch_only_when_told(void **state)
 {
 	struct jp_flow *flow = new_flow();
 	struct jp_error err = JP_ERROR_INIT;
+	struct jp_port yes = JP_PORT_INIT;
+	char path[PATH_MAX + 64];
+	char *dev = NULL;
+	int rc;
 
 	(void)state;
+	snprintf(path, sizeof(path), "%s/shared/projects/existing-job", plat_b);
 	set(flow, "job.name", "existing-job");
 	set(flow, "code.repo.ref", "dev");
+	/* nobody to ask: the move is declined, a failed check on the ref */
 	assert_int_equal(jp_flow_finish(flow, JP_FINISH_NO_WRITE, NULL, &err), JP_ECHECK);
-	assert_true(err_has(&err, "existing-job is at main, not dev: check out dev there"));
+	assert_true(err_has(&err, "code.repo.ref: "));
+	assert_true(err_has(&err, "existing-job stays at main ("));
+	assert_true(err_has(&err, "moving it to dev ("));
+	assert_true(err_has(&err, ") was declined"));
+	jp_error_dispose(&err);
+	assert_int_equal(run("test \"$(git -C '%s' symbolic-ref HEAD)\" = refs/heads/main", path), 0);
+
+	/* asked, and yes: it moves (the branch dev made, tracking origin) */
+	yes.confirm = yes_to_the_move;
+	set(flow, "code.repo.ref", "dev"); /* set again: asked again */
+	rc = jp_flow_finish(flow, JP_FINISH_NO_WRITE, &yes, &err);
+	if (rc != 0)
+		fprintf(stderr, "finish: %s\n", jp_error_message(&err));
+	assert_int_equal(rc, 0);
+	assert_int_equal(run("test \"$(git -C '%s' symbolic-ref HEAD)\" = refs/heads/dev", path), 0);
+	dev = strdup(jp_flow_manifest(flow)->code.repo_commit);
+	assert_int_equal(run("test \"$(git -C '%s' rev-parse origin/dev)\" = %s", path, dev), 0);
+	assert_non_null(strstr(jp_flow_code_note(flow, NULL), "moved "));
 	jp_error_dispose(&err);
 
-	/* the branch it is on, or no ref at all, is fine */
+	/* told not to ask (init): back to main, or no ref at all, is fine */
+	jp_flow_set_options(flow, JP_FLOW_MOVE_CHECKOUT);
 	set(flow, "code.repo.ref", "main");
-	assert_int_equal(jp_flow_finish(flow, JP_FINISH_NO_WRITE, NULL, &err), 0);
+	rc = jp_flow_finish(flow, JP_FINISH_NO_WRITE, NULL, &err);
+	if (rc != 0)
+		fprintf(stderr, "finish: %s\n", jp_error_message(&err));
+	assert_int_equal(rc, 0);
+	assert_int_equal(run("test \"$(git -C '%s' rev-parse origin/main)\" = %s", path,
+			     jp_flow_manifest(flow)->code.repo_commit),
+			 0);
+	assert_int_equal(run("test \"$(git -C '%s' symbolic-ref HEAD)\" = refs/heads/main", path), 0);
 	set(flow, "code.repo.ref", NULL);
+	assert_int_equal(jp_flow_finish(flow, JP_FINISH_NO_WRITE, NULL, &err), 0);
 	assert_value(flow, "code.repo.ref", "main");
 	jp_error_dispose(&err);
+	free(dev);
 	jp_flow_free(flow);
 }
 
@@ -748,7 +789,7 @@ int main(void)
 		cmocka_unit_test(nonempty_run_dir_is_not_reused_without_asking),
 		cmocka_unit_test(cancel_leaves_no_directories_behind),
 		cmocka_unit_test(checkout_of_another_repository_is_refused),
-		cmocka_unit_test(existing_checkout_on_another_branch_is_refused),
+		cmocka_unit_test(existing_checkout_moves_to_another_branch_only_when_told),
 		cmocka_unit_test(fields_are_data),
 		cmocka_unit_test(data_sources_are_a_list),
 	};

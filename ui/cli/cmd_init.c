@@ -198,6 +198,8 @@ int jp_cmd_init(int argc, char **argv)
 	rc = jp_flow_new(&flow, profile, &err);
 	if (rc < 0)
 		goto fail;
+	/* the answers named the ref: an existing checkout moves without asking */
+	jp_flow_set_options(flow, JP_FLOW_MOVE_CHECKOUT);
 	rc = jp_flow_apply_answers(flow, answers, answers_path, &err);
 	if (rc == JP_ECHECK && force)
 		rc = 0; /* recorded in the manifest's checks */

@@ -21,6 +21,15 @@ static int code_key(struct jp_wizard *w, enum jp_act act, const struct jp_key *k
 	int rc;
 
 	(void)key;
+	/* Enter again after a refused or declined move of the checkout: the
+	 * person fixed it or changed their mind: try again (asking again). */
+	if (act == JP_ACT_ACCEPT) {
+		enum jp_check_status st = JP_CHECK_PASS;
+
+		if (jp_flow_code_note(w->flow, &st) && st == JP_CHECK_FAIL)
+			jp_flow_code_retry(w->flow);
+		return JP_EV_IGNORED;
+	}
 	/* Esc while the clone runs: ask whether to stop it, then go back. */
 	if (act != JP_ACT_BACK || !jp_wizard_find_bg(w, JP_ACTION_CLONE, 0))
 		return JP_EV_IGNORED;

@@ -282,8 +282,18 @@ static void finished(struct jp_wizard *w, struct jp_bg *b)
 	}
 	jp_error_dispose(&err);
 	switch (b->kind) {
+	case JP_ACTION_INSPECT: {
+		/* brought to the ref: "already at ...", what moved, or the refusal */
+		enum jp_check_status level = JP_CHECK_PASS;
+		const char *note = jp_flow_code_note(w->flow, &level);
+
+		if (note) {
+			jp_wizard_status(w, level, "%s", note);
+			break;
+		}
+	}
+		/* fall through */
 	case JP_ACTION_CLONE:
-	case JP_ACTION_INSPECT:
 	case JP_ACTION_RESOLVE:
 		v = get(w, "code.repo.commit");
 		name = get(w, b->kind == JP_ACTION_RESOLVE ? "code.repo.url" : "code.path");

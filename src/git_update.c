@@ -1,0 +1,922 @@
+/* An existing checkout moved to the commit a ref names: the ref resolved on
+ * the server and compared by commit; what is missing fetched (objects and
+ * remote-tracking refs: HEAD, the index and the work tree untouched); then
+ * only the files that differ checked out, with everything needed to put
+ * them back (the old index, the list of paths) kept until the move is
+ * complete. Work is never lost: uncommitted changes, commits on no remote,
+ * untracked files in the way refuse the move before anything is written. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/manifest.h"
+#include "jobprep/strv.h"
+#include "jobprep/units.h"
+#include "git_internal.h"
+
+#define ROOM_MARGIN (4ULL << 20)
+#define WANT_REF "refs/jobprep/want"
+
+struct upd {
+	const struct jp_git_update_options *opts;
+	struct jp_git_update_result *res;
+	struct jp_error *err;
+	struct jp_git_op op;
+	struct jp_git_url url;
+	struct jp_git_repo_info info;
+	git_repository *repo;
+	git_remote *remote;
+	struct jp_git_remote_info want; /* what the ref names on the server */
+	git_commit *from, *to;
+	struct jp_strv paths;     /* every path the move changes ... */
+	struct jp_strv added;     /* ... of them those `from` lacks */
+	struct jp_strv kept;      /* ... and those it has (changed, deleted) */
+	struct jp_strv new_dirs;  /* directories the added files would create */
+	struct jp_strv unexec;    /* files whose exec bit was taken off first */
+	struct jp_strv conflicts; /* untracked files in the way */
+	uint64_t new_bytes;       /* the blobs to write */
+	char *index_copy;         /* the index as it was before the checkout */
+	int lock_fd;              /* held while this process looks and moves */
+};
+
+void jp_git_update_result_dispose(struct jp_git_update_result *res)
+{
+	if (!res)
+		return;
+	free(res->from_name);
+	free(res->ref);
+	free(res->dirty_paths);
+	free(res->summary);
+	*res = (struct jp_git_update_result)JP_GIT_UPDATE_RESULT_INIT;
+}
+
+static int nomem(struct upd *u)
+{
+	return jp_error_set(u->err, JP_ENOMEM, "%s", _("out of memory"));
+}
+
+/* "v1.8.1 (f5513f1)", or "f5513f1" without a name. */
+static void label(char *buf, size_t len, const char *name, const char *hex)
+{
+	if (name)
+		snprintf(buf, len, "%s (%.7s)", name, hex);
+	else
+		snprintf(buf, len, "%.7s", hex);
+}
+
+static int join(char **out, const char *dir, const char *rel)
+{
+	return asprintf(out, "%s/%s", dir, rel) < 0 ? (*out = NULL, JP_ENOMEM) : 0;
+}
+
+static const char *short_name(const char *full)
+{
+	if (strncmp(full, "refs/heads/", 11) == 0)
+		return full + 11;
+	if (strncmp(full, "refs/tags/", 10) == 0)
+		return full + 10;
+	return full;
+}
+
+/* ---- the checkout and its remote --------------------------------------- */
+
+static bool holds_files(const char *path)
+{
+	struct stat sb;
+
+	return lstat(path, &sb) == 0;
+}
+
+/* One jobprep at a time moves a checkout: the second is refused at once
+ * (never a mixed tree). flock(2): released when the holder dies. */
+static int lock_checkout(struct upd *u)
+{
+	char *dir = NULL, *lock = NULL;
+	struct stat sb;
+
+	if (join(&dir, u->opts->path, ".git") < 0)
+		return nomem(u);
+	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		free(dir);
+		return 0; /* not a checkout (or a .git file): refused or handled below */
+	}
+	if (join(&lock, dir, "jobprep.lock") < 0) {
+		free(dir);
+		return nomem(u);
+	}
+	free(dir);
+	u->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	free(lock);
+	if (u->lock_fd < 0)
+		return jp_error_set(u->err, JP_EIO, _("%s: cannot open its lock file: %s"),
+				    u->opts->path, strerror(errno));
+	if (flock(u->lock_fd, LOCK_EX | LOCK_NB) == 0 || errno == ENOLCK || errno == EINVAL)
+		return 0; /* (a filesystem without locks: as git does, go on) */
+	return jp_error_set(u->err, JP_EREFUSED,
+			    _("another jobprep is bringing %s to a ref right now: wait for it to "
+			      "finish, then prepare again; nothing was changed"),
+			    u->opts->path);
+}
+
+static int open_checkout(struct upd *u)
+{
+	const char *path = u->opts->path;
+	struct jp_error quiet = JP_ERROR_INIT;
+	char real[PATH_MAX];
+	int rc, gerr;
+
+	if ((rc = lock_checkout(u)) != 0)
+		return rc;
+	rc = jp_git_inspect(&u->info, path, u->opts->exec_pattern, &quiet);
+	if (rc == JP_ENOENT && holds_files(path)) {
+		jp_error_dispose(&quiet);
+		return jp_error_set(u->err, JP_EREFUSED,
+				    _("%s holds files but is not a git checkout: choose another "
+				      "path, or leave code.repo.url out to use what is there"),
+				    path);
+	}
+	if (rc != 0) {
+		for (size_t i = 0; i < quiet.n; i++)
+			jp_error_set(u->err, rc, "%s", quiet.msgs[i]);
+		jp_error_dispose(&quiet);
+		return rc;
+	}
+	jp_error_dispose(&quiet);
+	if (!realpath(path, real) || strcmp(real, u->info.workdir) != 0)
+		return jp_error_set(u->err, JP_EREFUSED,
+				    _("%s is inside the checkout %s, not a checkout of its own: "
+				      "choose another path, or leave code.repo.url out to use what "
+				      "is there"),
+				    path, u->info.workdir);
+	if (!u->info.remote || !u->info.url)
+		return jp_error_set(u->err, JP_EREFUSED,
+				    _("%s is a checkout with no remote, not of %s: choose another "
+				      "path, or leave code.repo.url out to use what is there"),
+				    path, u->url.clean);
+	if (!jp_url_same_repo(u->info.url, u->url.clean))
+		return jp_error_set(u->err, JP_EREFUSED,
+				    _("%s is a checkout of %s, not of %s: choose another path, or "
+				      "leave code.repo.url out to use what is there"),
+				    path, u->info.url, u->url.clean);
+	memcpy(u->res->from, u->info.commit, sizeof(u->res->from));
+	if ((gerr = git_repository_open_ext(&u->repo, u->info.workdir,
+					    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) != 0)
+		return jp_git_op_error(&u->op, gerr, NULL, u->err, path);
+	return 0;
+}
+
+/* The branch HEAD is on, else a tag pointing at HEAD. */
+struct tag_at {
+	git_repository *repo;
+	const git_oid *oid;
+	char *name;
+};
+
+static int tag_at_cb(const char *name, void *payload)
+{
+	struct tag_at *t = payload;
+	git_object *obj = NULL;
+	int found = 0;
+
+	if (git_revparse_single(&obj, t->repo, name) == 0) {
+		git_object *peeled = NULL;
+
+		if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) == 0 &&
+		    git_oid_equal(git_object_id(peeled), t->oid)) {
+			t->name = strdup(short_name(name));
+			found = 1;
+		}
+		git_object_free(peeled);
+	}
+	git_object_free(obj);
+	git_error_clear();
+	return found;
+}
+
+static int name_from(struct upd *u)
+{
+	struct tag_at t = { u->repo, NULL, NULL };
+	git_oid oid;
+
+	if (u->info.branch)
+		return jp_set_str(&u->res->from_name, u->info.branch) < 0 ? nomem(u) : 0;
+	if (!u->info.commit[0] || git_oid_fromstr(&oid, u->info.commit) != 0)
+		return 0;
+	t.oid = &oid;
+	git_reference_foreach_name(u->repo, tag_at_cb, &t);
+	git_error_clear();
+	u->res->from_name = t.name;
+	return 0;
+}
+
+/* ---- the server ---------------------------------------------------------- */
+
+static void fetch_options(git_fetch_options *fo, struct jp_git_op *op)
+{
+	git_fetch_options_init(fo, GIT_FETCH_OPTIONS_VERSION);
+	jp_git_op_remote_callbacks(&fo->callbacks, op);
+	fo->download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
+	fo->follow_redirects = GIT_REMOTE_REDIRECT_NONE;
+	fo->update_fetchhead = 0;
+}
+
+static int resolve(struct upd *u)
+{
+	git_remote_connect_options co;
+	const git_remote_head **heads = NULL;
+	size_t n = 0;
+	int gerr, rc;
+
+	if (jp_git_creds_new(&u->op.creds, &u->url, u->op.port) != 0)
+		return nomem(u);
+	git_remote_connect_options_init(&co, GIT_REMOTE_CONNECT_OPTIONS_VERSION);
+	jp_git_op_remote_callbacks(&co.callbacks, &u->op);
+	co.follow_redirects = GIT_REMOTE_REDIRECT_NONE;
+	u->op.what = u->url.clean;
+	if (jp_git_op_progress(&u->op, JP_PHASE_CONNECT, 0, 0, 0, true) < 0)
+		return jp_error_set(u->err, JP_ECANCELED, _("%s: canceled"), u->url.clean);
+	u->op.what = NULL;
+	/* The checkout's own remote (the same repository): the fetch below
+	 * updates its remote-tracking refs, as `git fetch` would. */
+	if ((gerr = git_remote_lookup(&u->remote, u->repo, u->info.remote)) != 0 ||
+	    (gerr = git_remote_connect_ext(u->remote, GIT_DIRECTION_FETCH, &co)) != 0 ||
+	    (gerr = git_remote_ls(&heads, &n, u->remote)) != 0)
+		return jp_git_op_error(&u->op, gerr, NULL, u->err, u->url.clean);
+	rc = jp_git_remote_resolve(&u->want, heads, n, u->opts->ref, u->url.clean, u->err);
+	if (rc != 0)
+		return rc;
+	memcpy(u->res->to, u->want.commit, sizeof(u->res->to));
+	u->res->ref_kind = u->want.ref_kind;
+	if (u->want.ref_name && strcmp(u->want.ref_name, "HEAD") != 0 &&
+	    jp_set_str(&u->res->ref, short_name(u->want.ref_name)) < 0)
+		return nomem(u);
+	return 0;
+}
+
+static bool have_commit(struct upd *u, const git_oid *oid)
+{
+	git_commit *c = NULL;
+	bool ok = git_commit_lookup(&c, u->repo, oid) == 0;
+
+	git_commit_free(c);
+	git_error_clear();
+	return ok;
+}
+
+static int fetch(struct upd *u)
+{
+	git_fetch_options fo;
+	git_oid oid;
+	int gerr;
+
+	git_oid_fromstr(&oid, u->res->to);
+	if (have_commit(u, &oid))
+		return 0;
+	fetch_options(&fo, &u->op);
+	if ((gerr = git_remote_fetch(u->remote, NULL, &fo, "jobprep: fetch")) != 0)
+		return jp_git_op_error(&u->op, gerr, u->info.workdir, u->err, u->url.clean);
+	if (!have_commit(u, &oid) && u->want.ref_kind == JP_GIT_REF_COMMIT) {
+		/* A commit no ref has: ask for it by id (servers allowing it). */
+		char spec[128];
+		char *specs[] = { spec };
+		git_strarray arr = { specs, 1 };
+
+		snprintf(spec, sizeof(spec), "+%s:" WANT_REF, u->res->to);
+		fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+		gerr = git_remote_fetch(u->remote, &arr, &fo, "jobprep: fetch");
+		git_reference_remove(u->repo, WANT_REF);
+		if (gerr != 0 && (u->op.canceled || u->op.fail_code))
+			return jp_git_op_error(&u->op, gerr, u->info.workdir, u->err, u->url.clean);
+		git_error_clear();
+	}
+	if (!have_commit(u, &oid))
+		return jp_error_set(u->err, JP_ENOENT,
+				    _("%s has no commit %s (the server did not send it)"),
+				    u->url.clean, u->res->to);
+	return 0;
+}
+
+/* ---- what the move would do ------------------------------------------- */
+
+static int diff_cb(const git_diff_delta *d, float progress, void *payload)
+{
+	struct upd *u = payload;
+	git_odb *odb = NULL;
+
+	(void)progress;
+	if (jp_strv_push(&u->paths, d->new_file.path) < 0)
+		return -1;
+	if (jp_strv_push(d->status == GIT_DELTA_ADDED ? &u->added : &u->kept, d->new_file.path) < 0)
+		return -1;
+	if (d->status != GIT_DELTA_DELETED && git_repository_odb(&odb, u->repo) == 0) {
+		size_t len = 0;
+		git_object_t type;
+
+		if (git_odb_read_header(&len, &type, odb, &d->new_file.id) == 0)
+			u->new_bytes += len;
+		git_odb_free(odb);
+		git_error_clear();
+	}
+	return 0;
+}
+
+static int plan(struct upd *u)
+{
+	git_oid a, b;
+	git_tree *ta = NULL, *tb = NULL;
+	git_diff *diff = NULL;
+	int gerr;
+
+	git_oid_fromstr(&a, u->res->from);
+	git_oid_fromstr(&b, u->res->to);
+	if ((gerr = git_commit_lookup(&u->from, u->repo, &a)) != 0 ||
+	    (gerr = git_commit_lookup(&u->to, u->repo, &b)) != 0 ||
+	    (gerr = git_graph_ahead_behind(&u->res->ahead, &u->res->back, u->repo, &b, &a)) != 0 ||
+	    (gerr = git_commit_tree(&ta, u->from)) != 0 || (gerr = git_commit_tree(&tb, u->to)) != 0 ||
+	    (gerr = git_diff_tree_to_tree(&diff, u->repo, ta, tb, NULL)) != 0)
+		goto fail;
+	if ((gerr = git_diff_foreach(diff, diff_cb, NULL, NULL, NULL, u)) != 0)
+		goto fail;
+	u->res->files = u->paths.n;
+	git_diff_free(diff);
+	git_tree_free(ta);
+	git_tree_free(tb);
+	return 0;
+fail:
+	git_diff_free(diff);
+	git_tree_free(ta);
+	git_tree_free(tb);
+	return jp_git_op_error(&u->op, gerr, NULL, u->err, u->opts->path);
+}
+
+/* Commits on HEAD that neither the target nor any remote or tag has. */
+static int check_left_behind(struct upd *u, char *to_label)
+{
+	git_revwalk *walk = NULL;
+	git_oid oid;
+	size_t n = 0;
+	int gerr;
+
+	if ((gerr = git_revwalk_new(&walk, u->repo)) != 0 ||
+	    (gerr = git_revwalk_push(walk, git_commit_id(u->from))) != 0 ||
+	    (gerr = git_revwalk_hide(walk, git_commit_id(u->to))) != 0) {
+		git_revwalk_free(walk);
+		return jp_git_op_error(&u->op, gerr, NULL, u->err, u->opts->path);
+	}
+	git_revwalk_hide_glob(walk, "refs/remotes/*");
+	git_revwalk_hide_glob(walk, "refs/tags/*");
+	git_error_clear();
+	while (n < 10000 && git_revwalk_next(&oid, walk) == 0)
+		n++;
+	git_revwalk_free(walk);
+	git_error_clear();
+	if (n == 0)
+		return 0;
+	return jp_error_set(u->err, JP_EREFUSED,
+			    _("%zu local commit(s) in %s are on no remote and not in %s: moving "
+			      "would leave them behind; push them (git -C %s push), or choose "
+			      "another path; nothing was changed"),
+			    n, u->opts->path, to_label, u->opts->path);
+}
+
+/* A branch is only ever fast-forwarded. */
+static int check_branch(struct upd *u)
+{
+	git_reference *local = NULL;
+	const git_oid *at;
+	int rc = 0;
+
+	if (u->want.ref_kind != JP_GIT_REF_BRANCH || !u->res->ref)
+		return 0;
+	if (git_branch_lookup(&local, u->repo, u->res->ref, GIT_BRANCH_LOCAL) != 0) {
+		git_error_clear();
+		return 0;
+	}
+	at = git_reference_target(local);
+	if (at && !git_oid_equal(at, git_commit_id(u->to)) &&
+	    git_graph_descendant_of(u->repo, git_commit_id(u->to), at) != 1)
+		rc = jp_error_set(u->err, JP_EREFUSED,
+				  _("the local branch %s in %s has commits the server's %s does not "
+				    "have: it cannot be fast-forwarded; push or reset it, or choose "
+				    "another path; nothing was changed"),
+				  u->res->ref, u->opts->path, u->res->ref);
+	git_reference_free(local);
+	git_error_clear();
+	return rc;
+}
+
+static int check_room(struct upd *u)
+{
+	struct statvfs vfs;
+	char need[16], have[16];
+	uint64_t avail;
+
+	if (statvfs(u->info.workdir, &vfs) != 0)
+		return 0;
+	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (u->new_bytes + ROOM_MARGIN <= avail)
+		return 0;
+	return jp_error_set(u->err, JP_ENOSPC,
+			    _("%s: the new files take %s and the disk has %s free; make room, "
+			      "then prepare again; nothing was changed"),
+			    u->opts->path, jp_units_format_bytes(need, sizeof(need), u->new_bytes),
+			    jp_units_format_bytes(have, sizeof(have), avail));
+}
+
+/* "3 commit(s) forward, 1 back, 5 file(s) changed" */
+static int counts(char **out, const struct jp_git_update_result *r)
+{
+	char fwd[96] = "", back[96] = "";
+
+	if (r->ahead)
+		snprintf(fwd, sizeof(fwd), _("%zu commit(s) forward, "), r->ahead);
+	if (r->back)
+		snprintf(back, sizeof(back), _("%zu commit(s) back, "), r->back);
+	return asprintf(out, _("%s%s%zu file(s) changed"), fwd, back, r->files) < 0 ? (*out = NULL, JP_ENOMEM)
+										     : 0;
+}
+
+static int summarise(struct upd *u, const char *from_label, const char *to_label)
+{
+	char *what = NULL;
+	int n;
+
+	if (!u->res->moved) {
+		n = asprintf(&u->res->summary, _("already at %s"), to_label);
+	} else {
+		if (counts(&what, u->res) < 0)
+			return nomem(u);
+		n = asprintf(&u->res->summary, _("moved %s from %s to %s: %s"), u->opts->path,
+			     from_label, to_label, what);
+		free(what);
+	}
+	if (n < 0) {
+		u->res->summary = NULL;
+		return nomem(u);
+	}
+	return 0;
+}
+
+static int ask(struct upd *u, const char *from_label, const char *to_label)
+{
+	char *q = NULL, *what = NULL;
+	int yes = 0;
+
+	if (!u->opts->ask)
+		return 0;
+	if (counts(&what, u->res) < 0 ||
+	    asprintf(&q, _("Move the checkout in %s\n  from %s\n  to   %s\n(%s)?"), u->opts->path,
+		     from_label, to_label, what) < 0) {
+		free(what);
+		return nomem(u);
+	}
+	free(what);
+	if (u->op.port && u->op.port->confirm)
+		yes = u->op.port->confirm(q, u->op.port->payload) == 1;
+	free(q);
+	if (yes)
+		return 0;
+	return jp_error_set(u->err, JP_EREFUSED,
+			    _("%s stays at %s: moving it to %s was declined"), u->opts->path,
+			    from_label, to_label);
+}
+
+/* ---- the move ------------------------------------------------------------- */
+
+/* Directories an added file would create: they go again on a rollback. */
+static int note_new_dirs(struct upd *u)
+{
+	for (size_t i = 0; i < u->added.n; i++) {
+		char *p = NULL;
+		struct stat sb;
+
+		if (join(&p, u->info.workdir, u->added.v[i]) < 0)
+			return nomem(u);
+		for (char *s = strrchr(p, '/'); s && s > p + strlen(u->info.workdir);
+		     s = strrchr(p, '/')) {
+			*s = '\0';
+			if (lstat(p, &sb) == 0)
+				break;
+			bool known = false;
+			for (size_t k = 0; k < u->new_dirs.n && !known; k++)
+				known = strcmp(u->new_dirs.v[k], p) == 0;
+			if (!known && jp_strv_push(&u->new_dirs, p) < 0) {
+				free(p);
+				return nomem(u);
+			}
+		}
+		free(p);
+	}
+	return 0;
+}
+
+static int copy_file(const char *src, const char *dst)
+{
+	char buf[65536];
+	int in = open(src, O_RDONLY | O_CLOEXEC), out = -1, rc = -1;
+	ssize_t r;
+
+	if (in < 0)
+		return errno == ENOENT ? 1 : -1;
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0)
+		goto done;
+	while ((r = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)r) != r)
+			goto done;
+	rc = r == 0 && fsync(out) == 0 ? 0 : -1;
+done:
+	if (out >= 0 && close(out) != 0)
+		rc = -1;
+	close(in);
+	if (rc != 0 && out >= 0)
+		unlink(dst);
+	return rc;
+}
+
+/* The index as it is, beside it: a rollback puts it back byte for byte. */
+static int save_index(struct upd *u)
+{
+	char *index = NULL;
+	int rc;
+
+	if (join(&index, git_repository_path(u->repo), "index") < 0 ||
+	    asprintf(&u->index_copy, "%s.jobprep-%ld", index, (long)getpid()) < 0) {
+		u->index_copy = NULL;
+		free(index);
+		return nomem(u);
+	}
+	unlink(u->index_copy);
+	rc = copy_file(index, u->index_copy);
+	free(index);
+	if (rc == 1) {
+		free(u->index_copy);
+		u->index_copy = NULL;
+		return 0;
+	}
+	if (rc != 0)
+		return jp_error_set(u->err, errno == ENOSPC ? JP_ENOSPC : JP_EIO,
+				    _("%s: cannot keep a copy of the index: %s"), u->opts->path,
+				    strerror(errno));
+	return 0;
+}
+
+/* jobprep's own chmod +x (an exec-bit-only change) would stop the safe
+ * checkout of a file the move changes: take it off first, put it back on
+ * a rollback. */
+static int drop_exec_bits(struct upd *u)
+{
+	for (size_t i = 0; i < u->paths.n; i++) {
+		char *p = NULL;
+		struct stat sb;
+
+		if (join(&p, u->info.workdir, u->paths.v[i]) < 0)
+			return nomem(u);
+		if (lstat(p, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & 0111)) {
+			git_tree_entry *e = NULL;
+			git_tree *t = NULL;
+
+			if (git_commit_tree(&t, u->from) == 0 &&
+			    git_tree_entry_bypath(&e, t, u->paths.v[i]) == 0 &&
+			    git_tree_entry_filemode(e) == GIT_FILEMODE_BLOB &&
+			    chmod(p, sb.st_mode & 07666) == 0 && jp_strv_push(&u->unexec, p) < 0) {
+				git_tree_entry_free(e);
+				git_tree_free(t);
+				free(p);
+				return nomem(u);
+			}
+			git_tree_entry_free(e);
+			git_tree_free(t);
+			git_error_clear();
+		}
+		free(p);
+	}
+	return 0;
+}
+
+static void make_exec(const char *path)
+{
+	struct stat sb;
+
+	if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+		chmod(path, (sb.st_mode | ((sb.st_mode & 0444) >> 2)) & 07777);
+}
+
+static int conflict_cb(git_checkout_notify_t why, const char *path,
+		       const git_diff_file *baseline, const git_diff_file *target,
+		       const git_diff_file *workdir, void *payload)
+{
+	struct upd *u = payload;
+
+	(void)baseline;
+	(void)target;
+	(void)workdir;
+	if (why == GIT_CHECKOUT_NOTIFY_CONFLICT && path && u->conflicts.n < 100)
+		jp_strv_push(&u->conflicts, path);
+	return u->op.canceled ? -1 : 0;
+}
+
+/* What git does not track and stands where the move writes: a file at a
+ * path it adds, or a file where it needs a folder. libgit2's own check
+ * misses files inside untracked folders. */
+static int find_in_the_way(struct upd *u)
+{
+	for (size_t i = 0; i < u->added.n; i++) {
+		char *p = NULL;
+		struct stat sb;
+		size_t top = strlen(u->info.workdir) + 1;
+
+		if (join(&p, u->info.workdir, u->added.v[i]) < 0)
+			return nomem(u);
+		if (lstat(p, &sb) == 0 && jp_strv_push(&u->conflicts, p + top) < 0) {
+			free(p);
+			return nomem(u);
+		}
+		for (char *s = strrchr(p, '/'); s && (size_t)(s - p) > top; s = strrchr(p, '/')) {
+			*s = '\0';
+			if (lstat(p, &sb) == 0 && !S_ISDIR(sb.st_mode) &&
+			    jp_strv_push(&u->conflicts, p + top) < 0) {
+				free(p);
+				return nomem(u);
+			}
+		}
+		free(p);
+	}
+	return 0;
+}
+
+static int refuse_conflicts(struct upd *u, const char *to_label)
+{
+	char *names = NULL;
+
+	for (size_t i = 0; i < u->conflicts.n && i <= JP_GIT_NAMES_MAX; i++) {
+		char *grown = NULL;
+		const char *p = i == JP_GIT_NAMES_MAX ? "..." : u->conflicts.v[i];
+
+		if (asprintf(&grown, "%s%s%s", names ? names : "", names ? ", " : "", p) < 0) {
+			free(names);
+			return nomem(u);
+		}
+		free(names);
+		names = grown;
+	}
+	jp_error_set(u->err, JP_EREFUSED,
+		     _("files in %s that git does not track would be overwritten by %s: %s; "
+		       "move them away, then prepare again; nothing was changed"),
+		     u->opts->path, to_label, names ? names : "?");
+	free(names);
+	return JP_EREFUSED;
+}
+
+static int longer_first(const void *a, const void *b)
+{
+	size_t la = strlen(*(char *const *)a), lb = strlen(*(char *const *)b);
+
+	return la > lb ? -1 : la < lb;
+}
+
+/* Put the work tree and the index back as they were. */
+static int rollback(struct upd *u)
+{
+	git_checkout_options co;
+	int rc = 0;
+
+	for (size_t i = 0; i < u->added.n; i++) {
+		char *p = NULL;
+
+		if (join(&p, u->info.workdir, u->added.v[i]) == 0)
+			unlink(p);
+		free(p);
+	}
+	/* the deepest first */
+	qsort(u->new_dirs.v, u->new_dirs.n, sizeof(*u->new_dirs.v), longer_first);
+	for (size_t i = 0; i < u->new_dirs.n; i++)
+		rmdir(u->new_dirs.v[i]);
+	if (u->kept.n) {
+		git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+		co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+		co.paths.strings = u->kept.v;
+		co.paths.count = u->kept.n;
+		if (git_checkout_tree(u->repo, (const git_object *)u->from, &co) != 0)
+			rc = -1;
+	}
+	if (u->index_copy) {
+		char *index = NULL;
+
+		if (join(&index, git_repository_path(u->repo), "index") < 0 ||
+		    rename(u->index_copy, index) != 0)
+			rc = -1;
+		else {
+			free(u->index_copy);
+			u->index_copy = NULL;
+		}
+		free(index);
+	}
+	for (size_t i = 0; i < u->unexec.n; i++)
+		make_exec(u->unexec.v[i]);
+	git_error_clear();
+	return rc;
+}
+
+static int set_branch(struct upd *u)
+{
+	const char *name = u->res->ref;
+	git_reference *local = NULL, *moved = NULL;
+	char full[1100], upstream[1100];
+	bool made = false;
+	int gerr;
+
+	if (git_branch_lookup(&local, u->repo, name, GIT_BRANCH_LOCAL) == 0) {
+		gerr = git_reference_set_target(&moved, local, git_commit_id(u->to),
+						"jobprep: fast-forward");
+	} else {
+		git_error_clear();
+		gerr = git_branch_create(&moved, u->repo, name, u->to, 0);
+		made = gerr == 0;
+		snprintf(upstream, sizeof(upstream), "%s/%s", u->info.remote, name);
+		if (gerr == 0)
+			git_branch_set_upstream(moved, upstream);
+	}
+	snprintf(full, sizeof(full), "refs/heads/%s", name);
+	if (gerr == 0)
+		gerr = git_repository_set_head(u->repo, full);
+	if (gerr != 0 && made)
+		git_branch_delete(moved);
+	else if (gerr != 0 && local)
+		git_reference_set_target(&moved, local, git_commit_id(u->from), "jobprep: undo");
+	git_reference_free(moved);
+	git_reference_free(local);
+	return gerr;
+}
+
+static int set_refs(struct upd *u)
+{
+	if (u->want.ref_kind == JP_GIT_REF_BRANCH && u->res->ref)
+		return set_branch(u);
+	return git_repository_set_head_detached(u->repo, git_commit_id(u->to));
+}
+
+static int move(struct upd *u, const char *to_label)
+{
+	git_checkout_options co;
+	const char *pattern = u->opts->exec_pattern ? u->opts->exec_pattern : JP_GIT_EXEC_DEFAULT;
+	int gerr, rc;
+
+	if ((rc = find_in_the_way(u)) != 0)
+		return rc;
+	if (u->conflicts.n)
+		return refuse_conflicts(u, to_label);
+	if ((rc = note_new_dirs(u)) != 0 || (rc = save_index(u)) != 0)
+		return rc;
+	if ((rc = drop_exec_bits(u)) != 0) {
+		rollback(u);
+		return rc;
+	}
+	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+	co.checkout_strategy = GIT_CHECKOUT_SAFE | GIT_CHECKOUT_DONT_OVERWRITE_IGNORED;
+	jp_git_op_checkout_callbacks(&co, &u->op);
+	co.notify_cb = conflict_cb;
+	co.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
+	co.notify_payload = u;
+	/* Progress cannot stop libgit2 half-way: a cancel lands when the
+	 * checkout is done, and is then undone. */
+	gerr = git_checkout_tree(u->repo, (const git_object *)u->to, &co);
+	if (gerr == GIT_ECONFLICT || (gerr != 0 && u->conflicts.n)) {
+		rollback(u);
+		return refuse_conflicts(u, to_label);
+	}
+	if (gerr == 0 && !u->op.canceled)
+		gerr = set_refs(u);
+	if (gerr != 0 || u->op.canceled) {
+		rc = jp_git_op_error(&u->op, gerr ? gerr : GIT_EUSER, u->info.workdir, u->err,
+				     u->opts->path);
+		if (rollback(u) != 0)
+			jp_error_set(u->err, rc,
+				     _("%s: the files could not all be put back: run git -C %s "
+				       "checkout -f %s"),
+				     u->opts->path, u->opts->path, u->res->from);
+		return rc;
+	}
+	if (*pattern)
+		for (size_t i = 0; i < u->paths.n; i++)
+			if (fnmatch(pattern, u->paths.v[i], FNM_PATHNAME) == 0) {
+				char *p = NULL;
+
+				if (join(&p, u->info.workdir, u->paths.v[i]) == 0)
+					make_exec(p);
+				free(p);
+			}
+	if (u->index_copy) {
+		unlink(u->index_copy);
+		free(u->index_copy);
+		u->index_copy = NULL;
+	}
+	return 0;
+}
+
+/* ---- the whole update --------------------------------------------------- */
+
+static int update(struct upd *u)
+{
+	char from_label[1200], to_label[1200];
+	int rc;
+
+	if ((rc = open_checkout(u)) != 0 || (rc = name_from(u)) != 0 || (rc = resolve(u)) != 0)
+		return rc;
+	label(from_label, sizeof(from_label), u->res->from_name, u->res->from);
+	label(to_label, sizeof(to_label), u->res->ref, u->res->to);
+	if (strcmp(u->res->from, u->res->to) == 0) {
+		/* Already there: nothing to fetch, nothing to touch. */
+		u->res->dirty = u->info.dirty;
+		if (u->info.dirty_paths && jp_set_str(&u->res->dirty_paths, u->info.dirty_paths) < 0)
+			return nomem(u);
+		return summarise(u, from_label, to_label);
+	}
+	if (u->info.dirty)
+		return jp_error_set(u->err, JP_EREFUSED,
+				    _("%s has uncommitted changes to %s: commit or stash them (git -C "
+				      "%s stash), then prepare again; nothing was changed"),
+				    u->opts->path, u->info.dirty_paths ? u->info.dirty_paths : "?",
+				    u->opts->path);
+	if (!u->info.commit[0])
+		return jp_error_set(u->err, JP_EREFUSED,
+				    _("%s is a checkout with no commit yet: choose another path"),
+				    u->opts->path);
+	if ((rc = fetch(u)) != 0 || (rc = plan(u)) != 0 ||
+	    (rc = check_left_behind(u, to_label)) != 0 || (rc = check_branch(u)) != 0 ||
+	    (rc = check_room(u)) != 0 || (rc = ask(u, from_label, to_label)) != 0)
+		return rc;
+	if (u->op.canceled)
+		return jp_error_set(u->err, JP_ECANCELED, _("%s: canceled"), u->opts->path);
+	if ((rc = move(u, to_label)) != 0)
+		return rc;
+	u->res->moved = true;
+	return summarise(u, from_label, to_label);
+}
+
+int jp_git_update(struct jp_git_update_result *out, const struct jp_git_update_options *opts,
+		  const struct jp_port *port, struct jp_error *err)
+{
+	struct upd u;
+	int rc;
+
+	memset(&u, 0, sizeof(u));
+	u.lock_fd = -1;
+	*out = (struct jp_git_update_result)JP_GIT_UPDATE_RESULT_INIT;
+	u.opts = opts;
+	u.res = out;
+	u.err = err;
+	u.url = (struct jp_git_url)JP_GIT_URL_INIT;
+	u.info = (struct jp_git_repo_info)JP_GIT_REPO_INFO_INIT;
+	u.want = (struct jp_git_remote_info)JP_GIT_REMOTE_INFO_INIT;
+	jp_git_op_init(&u.op, port);
+	u.op.stall_timeout_s = opts->stall_timeout_s ? opts->stall_timeout_s : 120;
+	if ((rc = jp_git_global_init(err)) != 0)
+		return rc;
+	if (!opts->url || !opts->path)
+		return jp_error_set(err, JP_EUSAGE, "%s", _("an update needs a URL and a checkout"));
+	if ((rc = jp_git_url_parse(&u.url, opts->url, err)) != 0 ||
+	    (rc = jp_git_ref_check(opts->ref, err)) != 0)
+		goto out;
+	if (u.url.kind == JP_URL_SSH) {
+		u.op.ssh_host = u.url.host;
+		u.op.ssh_port = u.url.port;
+	}
+	jp_git_op_enter(&u.op);
+	rc = update(&u);
+	jp_git_op_leave(&u.op);
+out:
+	/* left only when it could not be put back: the message says so */
+	free(u.index_copy);
+	jp_strv_dispose(&u.paths);
+	jp_strv_dispose(&u.added);
+	jp_strv_dispose(&u.kept);
+	jp_strv_dispose(&u.new_dirs);
+	jp_strv_dispose(&u.unexec);
+	jp_strv_dispose(&u.conflicts);
+	git_commit_free(u.from);
+	git_commit_free(u.to);
+	if (u.remote) {
+		git_remote_disconnect(u.remote);
+		git_remote_free(u.remote);
+	}
+	git_repository_free(u.repo);
+	jp_git_remote_info_dispose(&u.want);
+	jp_git_repo_info_dispose(&u.info);
+	jp_git_creds_free(u.op.creds);
+	jp_git_url_dispose(&u.url);
+	if (u.lock_fd >= 0)
+		close(u.lock_fd);
+	return rc;
+}
