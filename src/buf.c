@@ -16,7 +16,7 @@ static int reserve(struct jp_buf *b, size_t n)
 
 	if (b->rc < 0)
 		return b->rc;
-	if (b->len + n + 1 <= b->cap)
+	if (b->s && b->len + n + 1 <= b->cap) /* (no text, no room: cap is 0) */
 		return 0;
 	cap = b->cap ? b->cap : 64;
 	while (cap < b->len + n + 1)

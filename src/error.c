@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define JP_ERROR_SET_DEFINITION /* the analyser model in error.h is not for here */
 #include "jobprep/error.h"
 #include "jobprep/i18n.h"
 

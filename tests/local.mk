@@ -140,15 +140,86 @@ tests_unit_test_export_stamp_LDADD = $(unit_ldadd)
 tests_unit_test_export_stamp_SOURCES = tests/unit/test_export_stamp.c tests/unit/scratch.h
 endif
 
-# fuzz targets (--enable-fuzzing, clang): run by hand, e.g.
-#   tests/fuzz/fuzz_manifest -max_total_time=60 $(srcdir)/tests/data/manifests/*/
-EXTRA_DIST += tests/fuzz/fuzz_manifest.c
+# fuzz targets: one LLVMFuzzerTestOneInput per tests/fuzz/fuzz_NAME.c, each
+# with its seeds in tests/fuzz/corpus/NAME/ and a dictionary tests/fuzz/NAME.dict
+# (tests/fuzz/README.md). Every build replays the seeds through the target as a
+# test (tests/fuzz/replay_NAME, the target plus replay.c's main()); with
+# --enable-fuzzing CC=clang the libFuzzer binaries tests/fuzz/fuzz_NAME are
+# built too: tests/fuzz/run.sh tests/fuzz 10 runs each briefly.
+FUZZ_NAMES = manifest profile answers mountinfo shell shquote url
+EXTRA_DIST += tests/fuzz/README.md tests/fuzz/run.sh tests/fuzz/corpus \
+	$(FUZZ_NAMES:%=tests/fuzz/%.dict)
+FUZZ_REPLAYS = tests/fuzz/replay_manifest tests/fuzz/replay_profile \
+	tests/fuzz/replay_answers tests/fuzz/replay_mountinfo tests/fuzz/replay_shell \
+	tests/fuzz/replay_shquote tests/fuzz/replay_url
+check_PROGRAMS += $(FUZZ_REPLAYS)
+TESTS += $(FUZZ_REPLAYS)
+tests_fuzz_replay_manifest_SOURCES = tests/fuzz/fuzz_manifest.c tests/fuzz/replay.c
+tests_fuzz_replay_manifest_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"manifest"'
+tests_fuzz_replay_manifest_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_fuzz_replay_manifest_LDADD = $(CORE_LIBS)
+tests_fuzz_replay_profile_SOURCES = tests/fuzz/fuzz_profile.c tests/fuzz/replay.c
+tests_fuzz_replay_profile_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"profile"'
+tests_fuzz_replay_profile_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_fuzz_replay_profile_LDADD = $(CORE_LIBS)
+tests_fuzz_replay_answers_SOURCES = tests/fuzz/fuzz_answers.c tests/fuzz/replay.c
+tests_fuzz_replay_answers_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"answers"'
+tests_fuzz_replay_answers_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_fuzz_replay_answers_LDADD = $(CORE_LIBS)
+tests_fuzz_replay_mountinfo_SOURCES = tests/fuzz/fuzz_mountinfo.c tests/fuzz/replay.c
+tests_fuzz_replay_mountinfo_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"mountinfo"'
+tests_fuzz_replay_mountinfo_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_replay_mountinfo_LDADD = $(CORE_LIBS)
+tests_fuzz_replay_shell_SOURCES = tests/fuzz/fuzz_shell.c tests/fuzz/replay.c
+tests_fuzz_replay_shell_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"shell"'
+tests_fuzz_replay_shell_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_replay_shell_LDADD = $(CORE_LIBS)
+tests_fuzz_replay_shquote_SOURCES = tests/fuzz/fuzz_shquote.c tests/fuzz/replay.c
+tests_fuzz_replay_shquote_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"shquote"'
+tests_fuzz_replay_shquote_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_replay_shquote_LDADD = $(CORE_LIBS)
+tests_fuzz_replay_url_SOURCES = tests/fuzz/fuzz_url.c tests/fuzz/replay.c
+tests_fuzz_replay_url_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_FUZZ_NAME='"url"'
+tests_fuzz_replay_url_CFLAGS = $(AM_CFLAGS) $(LIBGIT2_CFLAGS)
+tests_fuzz_replay_url_LDADD = $(CORE_LIBS)
 if ENABLE_FUZZING
-noinst_PROGRAMS += tests/fuzz/fuzz_manifest
+noinst_PROGRAMS += tests/fuzz/fuzz_manifest tests/fuzz/fuzz_profile tests/fuzz/fuzz_answers \
+	tests/fuzz/fuzz_mountinfo tests/fuzz/fuzz_shell tests/fuzz/fuzz_shquote tests/fuzz/fuzz_url
 tests_fuzz_fuzz_manifest_SOURCES = tests/fuzz/fuzz_manifest.c
+tests_fuzz_fuzz_manifest_CPPFLAGS = $(AM_CPPFLAGS)
 tests_fuzz_fuzz_manifest_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_manifest_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_manifest_LDADD = $(CORE_LIBS)
+tests_fuzz_fuzz_profile_SOURCES = tests/fuzz/fuzz_profile.c
+tests_fuzz_fuzz_profile_CPPFLAGS = $(AM_CPPFLAGS)
+tests_fuzz_fuzz_profile_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_fuzz_fuzz_profile_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_profile_LDADD = $(CORE_LIBS)
+tests_fuzz_fuzz_answers_SOURCES = tests/fuzz/fuzz_answers.c
+tests_fuzz_fuzz_answers_CPPFLAGS = $(AM_CPPFLAGS)
+tests_fuzz_fuzz_answers_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_fuzz_fuzz_answers_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_answers_LDADD = $(CORE_LIBS)
+tests_fuzz_fuzz_mountinfo_SOURCES = tests/fuzz/fuzz_mountinfo.c
+tests_fuzz_fuzz_mountinfo_CPPFLAGS = $(AM_CPPFLAGS)
+tests_fuzz_fuzz_mountinfo_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_fuzz_mountinfo_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_mountinfo_LDADD = $(CORE_LIBS)
+tests_fuzz_fuzz_shell_SOURCES = tests/fuzz/fuzz_shell.c
+tests_fuzz_fuzz_shell_CPPFLAGS = $(AM_CPPFLAGS)
+tests_fuzz_fuzz_shell_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_fuzz_shell_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_shell_LDADD = $(CORE_LIBS)
+tests_fuzz_fuzz_shquote_SOURCES = tests/fuzz/fuzz_shquote.c
+tests_fuzz_fuzz_shquote_CPPFLAGS = $(AM_CPPFLAGS)
+tests_fuzz_fuzz_shquote_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_fuzz_shquote_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_shquote_LDADD = $(CORE_LIBS)
+tests_fuzz_fuzz_url_SOURCES = tests/fuzz/fuzz_url.c
+tests_fuzz_fuzz_url_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_fuzz_fuzz_url_CFLAGS = $(AM_CFLAGS) $(LIBGIT2_CFLAGS)
+tests_fuzz_fuzz_url_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_url_LDADD = $(CORE_LIBS)
 endif
 
 # integration tests
@@ -209,3 +280,10 @@ EXTRA_DIST += tests/tui/chinese_ui.sh tests/integration/po_complete.sh
 STORAGE_SH_TESTS = tests/integration/storage_platform.sh tests/integration/hung_mount.sh
 TESTS += $(STORAGE_SH_TESTS)
 EXTRA_DIST += $(STORAGE_SH_TESTS) tests/lib/ssh.sh tests/lib/platform.sh
+
+# static analysis and valgrind (tests/analyse.sh): cppcheck, scan-build, the
+# unit tests and fuzz replays under valgrind; not part of make check
+EXTRA_DIST += tests/analyse.sh tests/valgrind.supp
+analyse:
+	$(SHELL) $(srcdir)/tests/analyse.sh $(abs_top_builddir)
+.PHONY: analyse

@@ -56,6 +56,13 @@ void jp_error_clear(struct jp_error *err);
  * write `return jp_error_set(err, JP_EIO, "...")`. err may be NULL. */
 int jp_error_set(struct jp_error *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+#if defined(__clang_analyzer__) && !defined(JP_ERROR_SET_DEFINITION)
+/* For clang's static analyser (scan-build) only: it cannot see into error.c
+ * from another file, so it takes `return jp_error_set(...)` for a success
+ * that may be 0 and follows paths that cannot happen (a NULL result used
+ * after a failure was returned). Tell it the contract: the result is code. */
+#define jp_error_set(err, code, ...) (jp_error_set((err), (code), __VA_ARGS__), (code))
+#endif
 
 /* The last message recorded, or the code's description if there is none.
  * Borrowed: valid until err changes. */

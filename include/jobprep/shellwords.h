@@ -28,7 +28,9 @@ struct jp_sh_command {
 				     * redirection targets (redir != 0) */
 	size_t n_words;
 	int depth;                  /* 0: top level; >0: inside $( ) or `...` */
-	char sep;                   /* what ended it: ';' '&' 'A' (&&) 'O' (||) '|' '\n' ')' or 0 */
+	char sep;                   /* what ended it: ';' '&' 'A' (&&) 'O' (||) '|' '\n';
+				     * '(' a subshell opening, ')' or '`' a subshell or
+				     * substitution closing; or 0 */
 };
 
 struct jp_sh_line {

@@ -496,7 +496,7 @@ static int leave_field(struct jp_form *form, int dir, bool wrap)
 			}
 		free(key);
 	}
-	if (!move_focus(form, dir) && wrap) {
+	if (!move_focus(form, dir) && wrap && form->n > 0) { /* no rows after a failed build */
 		form->focus = dir > 0 ? 0 : form->n - 1;
 		if (!focusable(&form->rows[form->focus]))
 			move_focus(form, dir > 0 ? 1 : -1);

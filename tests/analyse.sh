@@ -1,0 +1,167 @@
+#!/bin/sh
+# Static analysis and memory checking, for CI (issue 11, "Static analysis
+# clean"):
+#   tests/analyse.sh [BUILDDIR]        (or: make analyse)
+# 1. cppcheck over src/ and ui/ (warning, performance, portability); a false
+#    positive is silenced where it is, by a cppcheck-suppress comment under a
+#    comment giving the reason.
+# 2. scan-build (clang's static analyser) over the programs, built from a
+#    scratch copy of the sources so BUILDDIR is left alone; a finding not
+#    in tests/scan-build.known (each there with its reason) fails.
+# 3. valgrind (memcheck, --leak-check=full) over every unit test and every
+#    fuzz seed replay of BUILDDIR (default: the source tree's own build, made
+#    with plain ./configure: a sanitizer build cannot run under valgrind);
+#    tests/valgrind.supp holds the few suppressions, each with its reason.
+# Prints one line per analyser, "ok - NAME: ..." or "not ok - NAME: ..." with
+# the findings above it, and exits 1 when any found something (0 when all are
+# clean; a tool that is not installed is a "# SKIP" line, not a pass).
+# JP_ANALYSE_JOBS (default 2) programs run at once; JP_ANALYSE_ONLY=cppcheck,
+# scan-build or valgrind runs one of them.
+set -u
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$srcdir}" && pwd) || exit 2
+jobs=${JP_ANALYSE_JOBS:-2}
+only=${JP_ANALYSE_ONLY:-}
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/jp-analyse.XXXXXX") || exit 1
+trap 'rm -rf "$scratch"' EXIT
+trap 'exit 130' INT TERM HUP
+failed=0
+
+want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
+now() { date +%s; }
+
+# --- cppcheck -----------------------------------------------------------------
+if want cppcheck; then
+	t0=$(now)
+	if ! command -v cppcheck >/dev/null 2>&1; then
+		echo "ok - cppcheck # SKIP cppcheck is not installed (apt-get install cppcheck)"
+	elif (cd "$srcdir" && cppcheck -q --enable=warning,performance,portability --inline-suppr \
+		--error-exitcode=1 -I include src ui) >"$scratch/cppcheck.out" 2>&1; then
+		echo "ok - cppcheck: no finding in src ui ($(($(now) - t0)) s)"
+	else
+		cat "$scratch/cppcheck.out"
+		n=$(grep -cE '^[^ ]+:[0-9]+:[0-9]+: ' "$scratch/cppcheck.out")
+		echo "not ok - cppcheck: $n finding(s) ($(($(now) - t0)) s)"
+		failed=1
+	fi
+fi
+
+# --- scan-build ---------------------------------------------------------------
+if want scan-build; then
+	t0=$(now)
+	if ! command -v scan-build >/dev/null 2>&1 || ! command -v clang >/dev/null 2>&1; then
+		echo "ok - scan-build # SKIP scan-build or clang is not installed (apt-get install clang-tools clang)"
+	else
+		copy=$scratch/src
+		mkdir -p "$copy"
+		# the sources without anything a build made: git's list when there
+		# is one, else the tree after a distclean of the copy
+		# (plus the generated autotools files, so no autoreconf is needed)
+		if git -C "$srcdir" rev-parse --git-dir >/dev/null 2>&1; then
+			(cd "$srcdir" && {
+				git ls-files -co --exclude-standard
+				for f in configure Makefile.in aclocal.m4 config.h.in; do
+					[ -f "$f" ] && echo "$f"
+				done
+				find autotools/build-aux autotools/m4 -type f 2>/dev/null
+			} | tar -cf - --no-recursion --ignore-failed-read -T - 2>/dev/null) |
+				tar -xf - -C "$copy"
+		else
+			cp -a "$srcdir/." "$copy/" && (cd "$copy" && make -s distclean >/dev/null 2>&1)
+		fi
+		if ! (cd "$copy" && { [ -x configure ] || autoreconf -fi; } && scan-build ./configure -q) >"$scratch/scan-configure.out" 2>&1; then
+			tail -n 20 "$scratch/scan-configure.out"
+			echo "not ok - scan-build: could not configure the scratch copy"
+			failed=1
+		elif ! (cd "$copy" && scan-build -o "$scratch/scan-report" make -s -j"$jobs" all) \
+			>"$scratch/scan.out" 2>&1; then
+			tail -n 20 "$scratch/scan.out"
+			echo "not ok - scan-build: the scratch copy does not build"
+			failed=1
+		else
+			# each finding as FILE: CHECKER: its source line, trimmed (the
+			# form of tests/scan-build.known); compiler warnings ([-W...])
+			# are not the analyser's
+			sed -n 's|^\([^ :]*\):\([0-9]*\):[0-9]*: warning: .*\[\([a-z]*\.[A-Za-z.]*\)\]$|\1 \2 \3|p' \
+				"$scratch/scan.out" | sed "s|^$copy/||" | sort -u |
+				while read -r f line checker; do
+					text=$(sed -n "${line}p" "$copy/$f" | sed 's/^[[:space:]]*//;s/[[:space:]]*$//')
+					echo "$f: $checker: $text"
+				done >"$scratch/scan.found"
+			grep -v '^#' "$srcdir/tests/scan-build.known" | grep . >"$scratch/scan.known"
+			total=$(wc -l <"$scratch/scan.found")
+			new=0
+			while IFS= read -r k; do
+				grep -qxF -- "$k" "$scratch/scan.known" && continue
+				new=$((new + 1))
+				echo "# new finding: $k"
+			done <"$scratch/scan.found"
+			while IFS= read -r k; do
+				grep -qxF -- "$k" "$scratch/scan.found" ||
+					echo "# stale entry in tests/scan-build.known: $k"
+			done <"$scratch/scan.known"
+			if [ "$new" -eq 0 ]; then
+				echo "ok - scan-build: $total finding(s), all known and explained in tests/scan-build.known ($(($(now) - t0)) s)"
+			else
+				keep=${TMPDIR:-/tmp}/jp-scan-build-report.$$
+				cp -r "$scratch/scan-report" "$keep" 2>/dev/null
+				echo "not ok - scan-build: $new new finding(s) of $total, report in $keep ($(($(now) - t0)) s)"
+				failed=1
+			fi
+		fi
+	fi
+fi
+
+# --- valgrind -----------------------------------------------------------------
+if want valgrind; then
+	t0=$(now)
+	if ! command -v valgrind >/dev/null 2>&1; then
+		echo "ok - valgrind # SKIP valgrind is not installed (apt-get install valgrind)"
+	elif ! make -s -C "$build" check TESTS= >"$scratch/build.out" 2>&1; then
+		tail -n 20 "$scratch/build.out"
+		echo "not ok - valgrind: the unit tests of $build do not build"
+		failed=1
+	else
+		progs=$(cd "$build" && for f in tests/unit/test_* tests/fuzz/replay_*; do
+			case $f in *.c | *.h | *.o | *.log | *.trs | *.tmp) continue ;; esac
+			[ -f "$f" ] && [ -x "$f" ] && echo "$f"
+		done)
+		first=$(echo "$progs" | head -n 1)
+		if [ -z "$first" ]; then
+			echo "ok - valgrind # SKIP no unit test in $build (cmocka missing?)"
+		elif nm "$build/$first" 2>/dev/null | grep -q __asan_init; then
+			echo "ok - valgrind # SKIP $build is a sanitizer build; give a plain build"
+		else
+			mkdir -p "$scratch/vg"
+			export TOP_SRCDIR="$srcdir" TOP_BUILDDIR="$build" JOBPREP="$build/jobprep"
+			echo "$progs" | (cd "$build" && xargs -P "$jobs" -I{} sh -c '
+				p={}; n=$(echo "$p" | tr / _)
+				valgrind -q --error-exitcode=99 --leak-check=full \
+					--suppressions="$TOP_SRCDIR/tests/valgrind.supp" \
+					--log-file="$0/$n.%p.vg" "./$p" >"$0/$n.out" 2>&1
+				echo "$? $p" >"$0/$n.rc"' "$scratch/vg")
+			bad=0 total=0
+			for rc in "$scratch"/vg/*.rc; do
+				read -r code prog <"$rc"
+				total=$((total + 1))
+				[ "$code" -eq 0 ] && continue
+				bad=$((bad + 1))
+				base=${rc%.rc}
+				# the logs of the program and of any child it forked
+				if cat "$base".*.vg 2>/dev/null | grep -q .; then
+					cat "$base".*.vg | sed "s|^|$prog: |" | head -n 60
+				else
+					tail -n 20 "$base.out" | sed "s|^|$prog: |"
+				fi
+				echo "# $prog: exit $code (99: valgrind found errors)"
+			done
+			if [ "$bad" -eq 0 ]; then
+				echo "ok - valgrind: $total programs clean ($(($(now) - t0)) s)"
+			else
+				echo "not ok - valgrind: $bad of $total programs ($(($(now) - t0)) s)"
+				failed=1
+			fi
+		fi
+	fi
+fi
+exit "$failed"
