@@ -1,10 +1,10 @@
 #!/bin/sh
-# env.sh and the manifest are paths like any other: the launch line sources
-# env.sh on every Worker, so `init -o` onto ephemeral storage (/tmp, outside
-# the profile's shared root), or into a folder on shared storage that is a
-# symlink into /tmp, is refused with the reason (review.env_path,
-# review.manifest_path) and writes nothing; --force writes it anyway;
-# a place on shared storage is fine.
+# The manifest's copy is a path like any other: `init -o` onto ephemeral
+# storage (/tmp, outside the profile's shared root), or into a folder on
+# shared storage that is a symlink into /tmp, is refused with the reason
+# (review.manifest_path) and writes nothing; --force writes it anyway; a
+# place on shared storage is fine. env.sh, which the launch line sources on
+# every Worker, always goes into the run's folder, never beside the copy.
 set -u
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-files-at.XXXXXX") || exit 99
@@ -23,7 +23,6 @@ mkdir -p "$T/eph"
 J -o "$T/eph/job.json"
 rc=$?
 jp_expect ephemeral_target_is_refused [ "$rc" = 1 ]
-jp_expect ephemeral_env_sh_is_named grep -qF "review.env_path: $T/eph/env.sh is under /tmp" "$T/err"
 jp_expect ephemeral_manifest_is_named grep -qF "review.manifest_path: $T/eph/job.json is under /tmp" "$T/err"
 jp_expect ephemeral_target_gets_nothing [ ! -e "$T/eph/job.json" ] && [ ! -e "$T/eph/env.sh" ]
 
@@ -32,17 +31,18 @@ ln -s "$T/eph" "$D/shared/into-tmp"
 J -o "$D/shared/into-tmp/job.json"
 rc=$?
 jp_expect symlink_into_tmp_is_refused [ "$rc" = 1 ]
-jp_expect symlink_into_tmp_env_sh_is_named grep -qF "review.env_path: $D/shared/into-tmp/env.sh is under /tmp" "$T/err"
+jp_expect symlink_into_tmp_manifest_is_named grep -qF "review.manifest_path: $D/shared/into-tmp/job.json is under /tmp" "$T/err"
 jp_expect symlink_into_tmp_gets_nothing [ ! -e "$T/eph/job.json" ] && [ ! -e "$T/eph/env.sh" ]
 
 # (c) --force records the finding and writes
 J --force -o "$T/eph/job.json"
-jp_expect force_writes_it_anyway [ -f "$T/eph/job.json" ] && [ -f "$T/eph/env.sh" ]
+jp_expect force_writes_it_anyway [ -f "$T/eph/job.json" ]
+jp_expect force_puts_no_env_sh_beside_the_copy [ ! -e "$T/eph/env.sh" ]
 
 # (d) on shared storage: no finding
 mkdir -p "$D/shared/elsewhere"
 J -o "$D/shared/elsewhere/job.json"
 rc=$?
-jp_expect shared_target_is_fine [ "$rc" = 0 ] && [ -f "$D/shared/elsewhere/env.sh" ]
+jp_expect shared_target_is_fine [ "$rc" = 0 ] && [ -f "$D/shared/elsewhere/job.json" ]
 [ "$rc" = 0 ] || cat "$T/err"
 exit $JP_T_FAILED

@@ -19,6 +19,9 @@ T=$(cd -P "$T" && pwd)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 jp_init_scratch "$T" || { echo "not ok - scratch platform: cannot lay it out"; exit 99; }
 runs=$T/shared/outputs/existing-job
+# -o copies go on the shared root: /tmp is refused as a place for them
+C=$T/shared/copies
+mkdir -p "$C" || exit 99
 jp_answers shared-existing "$T" "$T/answers.json"
 
 # init [ARG...]: headless init of the existing checkout's answers; stdout,
@@ -51,35 +54,35 @@ jp_expect second_launch_command_sources_run_002_env_sh \
 
 # --- -o FILE outside the run folder ----------------------------------------
 rm -rf "$runs"
-init -o "$T/job.json"
+init -o "$C/job.json"
 jp_expect init_o_succeeds [ "$(rc)" = 0 ]
 jp_expect init_o_still_writes_the_run_folder \
 	[ -s "$runs/run-001/job.json" -a -s "$runs/run-001/env.sh" ]
-jp_expect init_o_file_is_a_copy_of_the_run_manifest cmp -s "$T/job.json" "$runs/run-001/job.json"
-jp_expect init_o_puts_no_env_sh_beside_the_copy [ ! -e "$T/env.sh" ]
+jp_expect init_o_file_is_a_copy_of_the_run_manifest cmp -s "$C/job.json" "$runs/run-001/job.json"
+jp_expect init_o_puts_no_env_sh_beside_the_copy [ ! -e "$C/env.sh" ]
 jp_expect init_o_launch_command_sources_the_run_env_sh \
 	grep -q "^  \\. '$runs/run-001/env.sh' && " "$T/last.out"
 jp_expect init_o_says_it_wrote_the_run_manifest_and_the_copy \
 	grep -q "^Wrote $runs/run-001/job.json\$" "$T/last.out"
-grep -q "$T/job.json" "$T/last.out" || jp_fail init_o_names_the_copy "$(cat "$T/last.out")"
-copy1=$(sums "$T/job.json")
+grep -q "$C/job.json" "$T/last.out" || jp_fail init_o_names_the_copy "$(cat "$T/last.out")"
+copy1=$(sums "$C/job.json")
 run1=$(sums "$runs/run-001/job.json" "$runs/run-001/env.sh")
 
 # a second run with the same -o: refused, nothing touched, nothing made
-init -o "$T/job.json"
+init -o "$C/job.json"
 jp_expect second_init_o_same_file_is_refused [ "$(rc)" = 1 ]
-grep -q "$T/job.json" "$T/last.err" && grep -q -- "--force" "$T/last.err" &&
+grep -q "$C/job.json" "$T/last.err" && grep -q -- "--force" "$T/last.err" &&
 	grep -q "$runs/run-001" "$T/last.err" ||
 	jp_fail refusal_names_the_file_the_other_run_and_force "$(cat "$T/last.err")"
-jp_expect refused_copy_is_untouched [ "$copy1" = "$(sums "$T/job.json")" ]
+jp_expect refused_copy_is_untouched [ "$copy1" = "$(sums "$C/job.json")" ]
 jp_expect refused_second_run_made_nothing [ ! -e "$runs/run-002" ]
 jp_expect refused_run_001_untouched \
 	[ "$run1" = "$(sums "$runs/run-001/job.json" "$runs/run-001/env.sh")" ]
 
 # with --force: the copy is now run-002's; run-001 keeps its own
-init -o "$T/job.json" --force
+init -o "$C/job.json" --force
 jp_expect forced_second_init_o_succeeds [ "$(rc)" = 0 ]
-jp_expect forced_copy_is_run_002s_manifest cmp -s "$T/job.json" "$runs/run-002/job.json"
+jp_expect forced_copy_is_run_002s_manifest cmp -s "$C/job.json" "$runs/run-002/job.json"
 jp_expect forced_run_001_untouched \
 	[ "$run1" = "$(sums "$runs/run-001/job.json" "$runs/run-001/env.sh")" ]
 jp_expect runs_do_not_share_an_env_sh \
@@ -87,18 +90,18 @@ jp_expect runs_do_not_share_an_env_sh \
 	  "$(env_output "$runs/run-002/env.sh")" = "$runs/run-002" ]
 
 # another file that is not a manifest of this run: refused, untouched
-printf 'my notes\n' >"$T/notes.txt"
-init -o "$T/notes.txt"
+printf 'my notes\n' >"$C/notes.txt"
+init -o "$C/notes.txt"
 jp_expect o_onto_another_file_is_refused [ "$(rc)" = 1 ]
-jp_expect refused_other_file_is_untouched [ "$(cat "$T/notes.txt")" = "my notes" ]
+jp_expect refused_other_file_is_untouched [ "$(cat "$C/notes.txt")" = "my notes" ]
 jp_expect refused_other_file_made_no_run [ ! -e "$runs/run-003" ]
 
 # a symbolic link: refused even with --force, its target untouched
-printf 'target\n' >"$T/target.json"
-ln -s "$T/target.json" "$T/link.json"
-init -o "$T/link.json" --force
+printf 'target\n' >"$C/target.json"
+ln -s "$C/target.json" "$C/link.json"
+init -o "$C/link.json" --force
 jp_expect o_onto_a_symlink_is_refused [ "$(rc)" = 1 ]
-jp_expect symlink_target_untouched [ "$(cat "$T/target.json")" = target -a -L "$T/link.json" ]
+jp_expect symlink_target_untouched [ "$(cat "$C/target.json")" = target -a -L "$C/link.json" ]
 
 # -o inside the run folder is the run's manifest itself, env.sh beside it
 rm -rf "$runs"

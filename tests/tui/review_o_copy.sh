@@ -9,7 +9,7 @@ set -u
 tui_init review-o-copy
 
 runs=$T/work/jobprep-demo/shared/outputs/demo
-copy=$T/work/job.json
+copy=$T/work/jobprep-demo/shared/job.json # on the shared root: /tmp is refused
 
 # walk Enter through the five steps, then let Review make the directories
 to_review() {
