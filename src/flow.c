@@ -54,6 +54,29 @@ void flow_inspected_dispose(struct inspected *i)
 	memset(i, 0, sizeof(*i));
 }
 
+/* *dst = a copy of src (NULL stays NULL); < 0 on ENOMEM. */
+static int dup_str(char **dst, const char *src)
+{
+	*dst = src ? strdup(src) : NULL;
+	return src && !*dst ? JP_ENOMEM : 0;
+}
+
+int flow_inspected_copy(struct inspected *dst, const struct inspected *src)
+{
+	*dst = *src;
+	dst->path = dst->url = dst->branch = dst->dirty_paths = dst->problem = NULL;
+	dst->req_url = dst->req_ref = dst->note = dst->refusal = NULL;
+	if (dup_str(&dst->path, src->path) < 0 || dup_str(&dst->url, src->url) < 0 ||
+	    dup_str(&dst->branch, src->branch) < 0 ||
+	    dup_str(&dst->dirty_paths, src->dirty_paths) < 0 ||
+	    dup_str(&dst->problem, src->problem) < 0 ||
+	    dup_str(&dst->req_url, src->req_url) < 0 ||
+	    dup_str(&dst->req_ref, src->req_ref) < 0 || dup_str(&dst->note, src->note) < 0 ||
+	    dup_str(&dst->refusal, src->refusal) < 0)
+		return JP_ENOMEM;
+	return 0;
+}
+
 static bool same_str(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);

@@ -82,7 +82,7 @@ int flow_snapshot(struct jp_flow **out, const struct jp_flow *src)
 	f->dx = NULL;
 	f->run_base = f->run_dir = NULL;
 	f->cloned_url = f->cloned_req_ref = f->cloned_path = f->cloned_ref = NULL;
-	f->insp.path = f->insp.url = f->insp.branch = f->insp.problem = NULL;
+	memset(&f->insp, 0, sizeof(f->insp));
 	f->resolved_url = f->resolved_req_ref = f->resolved_ref = NULL;
 	f->made_out = f->made_ckpt = f->made_log = NULL;
 	memset(&f->created, 0, sizeof(f->created));
@@ -111,10 +111,7 @@ int flow_snapshot(struct jp_flow **out, const struct jp_flow *src)
 	     dup_str(&f->cloned_req_ref, src->cloned_req_ref) < 0 ||
 	     dup_str(&f->cloned_path, src->cloned_path) < 0 ||
 	     dup_str(&f->cloned_ref, src->cloned_ref) < 0 ||
-	     dup_str(&f->insp.path, src->insp.path) < 0 ||
-	     dup_str(&f->insp.url, src->insp.url) < 0 ||
-	     dup_str(&f->insp.branch, src->insp.branch) < 0 ||
-	     dup_str(&f->insp.problem, src->insp.problem) < 0 ||
+	     flow_inspected_copy(&f->insp, &src->insp) < 0 ||
 	     dup_str(&f->resolved_url, src->resolved_url) < 0 ||
 	     dup_str(&f->resolved_req_ref, src->resolved_req_ref) < 0 ||
 	     dup_str(&f->resolved_ref, src->resolved_ref) < 0 ||

@@ -158,6 +158,9 @@ int flow_snapshot(struct jp_flow **out, const struct jp_flow *src);
 
 /* flow.c */
 void flow_inspected_dispose(struct inspected *i);
+/* *dst = a deep copy of src (every string its own); on JP_ENOMEM dst holds
+ * what was copied so far, for flow_inspected_dispose. */
+int flow_inspected_copy(struct inspected *dst, const struct inspected *src);
 /* The inspection of code.path was made for the current code answers. */
 bool flow_insp_current(const struct jp_flow *flow);
 void flow_verdict_set(struct jp_verdict *v, enum jp_check_status st, const char *fmt, ...)

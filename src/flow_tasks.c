@@ -78,22 +78,6 @@ void jp_flow_task_free(struct jp_flow_task *t)
 	free(t);
 }
 
-static int copy_inspected(struct inspected *dst, const struct inspected *src)
-{
-	*dst = *src;
-	dst->path = dst->url = dst->branch = dst->dirty_paths = dst->problem = NULL;
-	dst->req_url = dst->req_ref = dst->note = dst->refusal = NULL;
-	if (dup_or_null(&dst->path, src->path) < 0 || dup_or_null(&dst->url, src->url) < 0 ||
-	    dup_or_null(&dst->branch, src->branch) < 0 ||
-	    dup_or_null(&dst->dirty_paths, src->dirty_paths) < 0 ||
-	    dup_or_null(&dst->problem, src->problem) < 0 ||
-	    dup_or_null(&dst->req_url, src->req_url) < 0 ||
-	    dup_or_null(&dst->req_ref, src->req_ref) < 0 || dup_or_null(&dst->note, src->note) < 0 ||
-	    dup_or_null(&dst->refusal, src->refusal) < 0)
-		return JP_ENOMEM;
-	return 0;
-}
-
 /* The checkout, and the repository and ref the answers name: it is brought
  * there when they name one. */
 static int snapshot_inspect(struct jp_flow_task *t, const struct jp_flow *flow)
@@ -186,7 +170,7 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 				t->out_ours = true;
 		break;
 	case JP_ACTION_CHECK:
-		if (flow_manifest_copy(&t->m, m) < 0 || copy_inspected(&t->insp, &flow->insp) < 0)
+		if (flow_manifest_copy(&t->m, m) < 0 || flow_inspected_copy(&t->insp, &flow->insp) < 0)
 			goto fail; /* rc is still JP_ENOMEM */
 		if (m->n_data) {
 			t->dx = calloc(m->n_data, sizeof(*t->dx));
@@ -583,7 +567,7 @@ int jp_flow_task_apply(struct jp_flow *flow, const struct jp_flow_task *t, struc
 			break;
 		}
 		flow_inspected_dispose(&flow->insp);
-		if (copy_inspected(&flow->insp, &t->insp) < 0)
+		if (flow_inspected_copy(&flow->insp, &t->insp) < 0)
 			goto oom;
 		/* tried again once a code answer is set again */
 		flow->insp.refused_gen = flow->code_gen;
