@@ -237,6 +237,21 @@ static int make_absolute(char **out, const char *path)
 	return 0;
 }
 
+/* A URL that did not parse, for its error message: what a person meant as
+ * user info may end past the first '/' (a raw '/' in a password), so all
+ * up to the last '@' anywhere goes. */
+static char *redact_broken(const char *url, size_t scheme_len)
+{
+	const char *auth = url + scheme_len + 3, *at = strrchr(auth, '@');
+	char *out;
+
+	if (!at)
+		return strdup(url);
+	if (asprintf(&out, "%.*s***%s", (int)(auth - url), url, at) < 0)
+		return NULL;
+	return out;
+}
+
 int jp_git_url_parse(struct jp_git_url *out, const char *url,
 		     struct jp_error *err)
 {
@@ -276,7 +291,7 @@ int jp_git_url_parse(struct jp_git_url *out, const char *url,
 		if (rc == JP_ENOMEM)
 			goto nomem;
 		if (rc != 0) {
-			char *shown = jp_git_url_redact(url);
+			char *shown = redact_broken(url, n);
 
 			rc = jp_error_set(err, JP_EUSAGE, _("%s: not a valid URL"),
 					  shown ? shown : "URL");

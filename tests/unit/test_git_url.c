@@ -121,6 +121,12 @@ static void refusal_messages_never_show_the_token(void **state)
 	assert_int_not_equal(jp_git_url_parse(&u, "https://bob:sekrit@[::1/r", &err), 0);
 	assert_null(strstr(jp_error_message(&err), "sekrit"));
 	jp_error_dispose(&err);
+	/* Not a URL (a raw '/' ends the authority at "bob:se"), but what was
+	 * meant as a password is not echoed either. */
+	assert_int_not_equal(jp_git_url_parse(&u, "https://bob:se/krit@host/r", &err), 0);
+	assert_null(strstr(jp_error_message(&err), "se/krit"));
+	assert_null(strstr(jp_error_message(&err), "bob:se"));
+	jp_error_dispose(&err);
 }
 
 static void redact_drops_secrets_and_http_user_info(void **state)
