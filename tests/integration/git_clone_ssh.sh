@@ -10,14 +10,16 @@ set -u
 jp_ssh_available || jp_skip_all "needs root, openssh-server, sshfs and /dev/fuse"
 T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-git-ssh.XXXXXX") || exit 99
 AGENT_PID=
-trap '[ -n "$AGENT_PID" ] && kill $AGENT_PID 2>/dev/null; jp_gitd_stop "$T"; jp_sshd_stop "$T/sshd"; rm -rf "$T"' EXIT
+trap '[ -n "$AGENT_PID" ] && kill $AGENT_PID 2>/dev/null; jp_gitd_stop "$T"; jp_sshd_stop "$T/sshd"; jp_nospace_path_remove "$T/srv"; rm -rf "$T"' EXIT
 jp_test_env "$T"
 J=$JOBPREP
 
 jp_git_repo "$T/srv/r.git" 300 || exit 99
 jp_sshd_start "$T/sshd" || exit 99
 P=$JP_SSHD_PORT
-U="ssh://root@127.0.0.1:$P$T/srv/r.git"
+# (a URL holds no space: the repository by a path without any)
+SRV=$(jp_nospace_path "$T/srv") || exit 99
+U="ssh://root@127.0.0.1:$P$SRV/r.git"
 commit=$(git --git-dir="$T/srv/r.git" rev-parse main)
 mkdir -p "$HOME/.ssh" "$T/out"
 chmod 700 "$HOME/.ssh"
@@ -57,8 +59,11 @@ jp_expect encrypted_key_without_passphrase_fails [ $? = 1 ]
 
 # ssh-agent, and no key file at all.
 rm -f "$HOME/.ssh/id_ed25519" "$HOME/.ssh/id_ed25519.pub"
-eval "$(ssh-agent -s -a "$T/agent.sock")" >/dev/null
-AGENT_PID=$SSH_AGENT_PID
+# (its output is not eval'd: it would split a $TMPDIR with a space)
+agent=$(ssh-agent -s -a "$T/agent.sock")
+AGENT_PID=$(printf '%s\n' "$agent" | sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p')
+SSH_AUTH_SOCK=$T/agent.sock
+export SSH_AUTH_SOCK
 ssh-add -q "$T/sshd/user_key" 2>/dev/null
 $J clone "$U" "$T/out/agent" </dev/null >/dev/null 2>"$T/err"
 jp_expect ssh_agent_key_is_used [ -f "$T/out/agent/README" ]

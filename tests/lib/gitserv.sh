@@ -344,6 +344,17 @@ jp_wait_text() {
 	return 1
 }
 
+# jp_wait_gone PATH [SECS]: wait until PATH no longer exists (default 10 s).
+jp_wait_gone() {
+	_w=0
+	while [ -e "$1" ] || [ -L "$1" ]; do
+		[ $_w -lt $((${2:-10} * 20)) ] || return 1
+		sleep 0.05
+		_w=$((_w + 1))
+	done
+	return 0
+}
+
 # jp_wait_exit PID [SECS]: wait for a background job and set JP_RC to its
 # exit code, or to "hung" (killing it) when it runs longer than SECS
 # (default 60). Not in $(...): a subshell cannot wait for our children.

@@ -29,3 +29,42 @@ jp_reap() {
 	rm -f "$2"
 	return 0
 }
+
+# jp_nospace_path DIR: DIR itself, or, when it has white space in it (a
+# $TMPDIR like "/tmp/my tests"), a symbolic link to it without any, made
+# once in /tmp (or /var/tmp) and recorded in DIR: for the daemons whose
+# configuration files split their values at spaces (sshd, sshfs's
+# ssh_command, Slurm). jp_nospace_path_remove DIR removes the link.
+jp_nospace_path() {
+	case $1 in
+	*[[:space:]]*) ;;
+	*)
+		printf '%s\n' "$1"
+		return 0
+		;;
+	esac
+	if [ -f "$1/.jp-nospace-link" ]; then
+		_l=$(cat "$1/.jp-nospace-link")
+		if [ -L "$_l" ]; then
+			printf '%s\n' "$_l"
+			return 0
+		fi
+	fi
+	for _b in /tmp /var/tmp; do
+		_l=$(mktemp -d "$_b/jobprep-link.XXXXXX" 2>/dev/null) || continue
+		rmdir "$_l" && ln -s "$1" "$_l" || continue
+		printf '%s\n' "$_l" >"$1/.jp-nospace-link"
+		printf '%s\n' "$_l"
+		return 0
+	done
+	echo "jp_nospace_path: no place for a link to $1 without a space" >&2
+	return 1
+}
+
+jp_nospace_path_remove() {
+	[ -f "$1/.jp-nospace-link" ] || return 0
+	_l=$(cat "$1/.jp-nospace-link")
+	[ -L "$_l" ] && rm -f "$_l"
+	rm -f "$1/.jp-nospace-link"
+	return 0
+}

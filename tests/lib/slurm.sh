@@ -16,6 +16,8 @@
 #   jp_slurm_stop DIR                cancel what is left, stop every daemon
 #                                    by its pid and wait for it to exit
 
+. "$TOP_SRCDIR/tests/lib/proc.sh"
+
 case ":$PATH:" in
 *:/usr/sbin:*) ;;
 *) PATH=$PATH:/usr/sbin ;;
@@ -57,15 +59,46 @@ _jp_slurm_until() {
 	return 1
 }
 
+# _jp_slurm_sockdir DIR: a new folder for munged's socket, which munged
+# wants every folder above it to let everyone through (a $TMPDIR in a 0700
+# home does not): under the first of $TMPDIR, /tmp, /var/tmp where that
+# holds and no space is in the path (slurm.conf names it). Its path is kept
+# in DIR/run/munge-sockdir for jp_slurm_stop.
+_jp_slurm_sockdir() {
+	for _b in "${TMPDIR:-/tmp}" /tmp /var/tmp; do
+		case $_b in *[[:space:]]*) continue ;; esac
+		_ok=1
+		_p=$(cd "$_b" 2>/dev/null && pwd -P) || continue
+		while [ "$_p" != / ]; do
+			case $(stat -c %A "$_p") in
+			?????????[xt]) ;;
+			*) _ok= ;;
+			esac
+			_p=$(dirname "$_p")
+		done
+		[ -n "$_ok" ] || continue
+		_s=$(mktemp -d "$_b/jobprep-munge.XXXXXX") || continue
+		chmod 755 "$_s"
+		echo "$_s" >"$1/run/munge-sockdir"
+		echo "$_s"
+		return 0
+	done
+	echo "_jp_slurm_sockdir: no folder everyone can reach for munged's socket" >&2
+	return 1
+}
+
 jp_slurm_start() {
 	_d=$1
 	_gpu=${2:-}
 	_host=$(hostname)
 	mkdir -p "$_d/munge" "$_d/state" "$_d/spool" "$_d/log" "$_d/run" || return 1
+	# slurm.conf splits its values at spaces: a path without any
+	_d=$(cd "$_d" && pwd) && _d=$(jp_nospace_path "$_d") || return 1
 	# munged wants its socket's folder reachable by everyone, key 0600
 	chmod 755 "$_d" "$_d/munge" || return 1
+	_sock=$(_jp_slurm_sockdir "$_d")/munge.sock || return 1
 	mungekey --create --bits=1024 --keyfile="$_d/munge/munge.key" 2>>"$_d/log/mungekey" || return 1
-	munged --socket="$_d/munge/munge.sock" --key-file="$_d/munge/munge.key" \
+	munged --socket="$_sock" --key-file="$_d/munge/munge.key" \
 		--pid-file="$_d/run/munged.pid" --log-file="$_d/log/munged.log" \
 		--seed-file="$_d/munge/munged.seed" 2>>"$_d/log/munged.err" || {
 		_jp_slurm_logs "$_d"
@@ -88,7 +121,7 @@ SlurmdPort=$2
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
-AuthInfo=socket=$_d/munge/munge.sock
+AuthInfo=socket=$_sock
 CredType=cred/munge
 StateSaveLocation=$_d/state
 SlurmdSpoolDir=$_d/spool
@@ -174,5 +207,7 @@ jp_slurm_stop() {
 		fi
 	done
 	[ -f "$_d/run/munged.pid" ] && _jp_slurm_kill "$(cat "$_d/run/munged.pid")"
+	[ -f "$_d/run/munge-sockdir" ] && rm -rf "$(cat "$_d/run/munge-sockdir")"
+	jp_nospace_path_remove "$_d"
 	return 0
 }

@@ -31,6 +31,9 @@ jp_sshd_start() {
 	_d=$1
 	mkdir -p "$_d" || return 1
 	_d=$(cd "$_d" && pwd) || return 1
+	# sshd_config and JP_SSH_OPTS split at spaces: a path without any
+	_real=$_d
+	_d=$(jp_nospace_path "$_real") || return 1
 	rm -f "$_d/host_key" "$_d/host_key.pub" "$_d/user_key" "$_d/user_key.pub"
 	ssh-keygen -q -t ed25519 -N '' -C jobprep-test-host -f "$_d/host_key" || return 1
 	ssh-keygen -q -t ed25519 -N '' -C jobprep-test-user -f "$_d/user_key" || return 1
@@ -83,6 +86,7 @@ EOF
 			_w=$((_w + 1))
 		done
 		jp_sshd_stop "$_d"
+		_d=$(jp_nospace_path "$_real") || return 1
 	done
 	echo "jp_sshd_start: could not start sshd (see $_d/sshd.log)" >&2
 	return 1
@@ -91,7 +95,7 @@ EOF
 # jp_sshd_stop DIR: stop the sshd started in DIR (and its sessions).
 jp_sshd_stop() {
 	_d=$1
-	[ -s "$_d/sshd.pid" ] || return 0
+	[ -s "$_d/sshd.pid" ] || { jp_nospace_path_remove "$_d"; return 0; }
 	_pid=$(cat "$_d/sshd.pid")
 	# Its session children first, by parent pid, then the listener.
 	for _c in $(ps -o pid= --ppid "$_pid" 2>/dev/null); do
@@ -99,15 +103,16 @@ jp_sshd_stop() {
 	done
 	kill "$_pid" 2>/dev/null
 	jp_reap "$_pid" "$_d/sshd.pid"
+	jp_nospace_path_remove "$_d"
 }
 
 # jp_sshfs_mount DIR REMOTE MOUNTPOINT [OPTION...]: mount REMOTE (a path on
 # this machine, served by the sshd of DIR) on MOUNTPOINT with every cache
 # off, so each metadata operation is a round trip, like uncached NFS.
-# Extra arguments go to sshfs; DIR must not contain spaces. Sets
+# Extra arguments go to sshfs (DIR may have spaces: jp_nospace_path). Sets
 # JP_SSHFS_PID (the sshfs process).
 jp_sshfs_mount() {
-	_d=$1
+	_d=$(jp_nospace_path "$1") || return 1
 	_remote=$2
 	_mnt=$3
 	shift 3

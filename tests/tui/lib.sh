@@ -88,10 +88,13 @@ tui_start() {
 		echo "exec sleep 3600"
 	} >"$T/run.sh"
 	# With stdout in a file the wizard draws on /dev/tty, and the closing
-	# summary it prints lands in $T/stdout for the test to read.
+	# summary it prints lands in $T/stdout for the test to read. tmux runs
+	# the command with the user's login shell: exec, so that the pane's
+	# process is run.sh whatever that shell is (bash execs a lone command,
+	# dash does not).
 	tmux -L "$TUI_SOCK" -f /dev/null new-session -d -x "$_cols" -y "$_rows" \
 		-e TERM=xterm-256color -e LANG=C.UTF-8 -e TZ=UTC -e HOME="$T/home" \
-		"sh '$T/run.sh'"
+		"exec sh '$T/run.sh'"
 	# Let tmux keep the size we asked for whatever a client would want.
 	tmux -L "$TUI_SOCK" set-option -g window-size manual 2>/dev/null
 }

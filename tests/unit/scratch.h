@@ -16,6 +16,7 @@
 
 struct scratch {
 	char dir[PATH_MAX - 256]; /* room for names inside it */
+	int nobody_reaches;       /* scratch_setup_for_nobody: user 65534 can reach dir */
 };
 
 static inline int scratch_setup(void **state)
@@ -82,6 +83,24 @@ static inline int scratch_mkdtemp_for_nobody(char *out, size_t len, const char *
 	if ((size_t)snprintf(out, len, "%s/%s-XXXXXX", bases[0], name) >= len || !mkdtemp(out))
 		return -1;
 	return chmod(out, 0755) == 0 ? 0 : -1;
+}
+
+/* scratch_setup for a test whose child runs as nobody: the folder is made
+ * where that user can reach it (scratch_mkdtemp_for_nobody); a test skips
+ * when s->nobody_reaches is 0 and it is root. */
+static inline int scratch_setup_for_nobody(void **state)
+{
+	struct scratch *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -1;
+	if (scratch_mkdtemp_for_nobody(s->dir, sizeof(s->dir), "jobprep-test", &s->nobody_reaches) <
+	    0) {
+		free(s);
+		return -1;
+	}
+	*state = s;
+	return 0;
 }
 
 static inline int scratch_remove_one(const char *path, const struct stat *st, int flag,
