@@ -124,7 +124,7 @@ endif
 # --enable-fuzzing CC=clang the libFuzzer binaries tests/fuzz/fuzz_NAME are
 # built too: tests/fuzz/run.sh tests/fuzz 10 runs each briefly.
 FUZZ_NAMES = manifest profile answers mountinfo shell shquote url
-EXTRA_DIST += tests/fuzz/README.md tests/fuzz/run.sh tests/fuzz/corpus \
+EXTRA_DIST += tests/fuzz/README.md tests/fuzz/run.sh tests/fuzz/ci.sh tests/fuzz/corpus \
 	$(FUZZ_NAMES:%=tests/fuzz/%.dict)
 FUZZ_REPLAYS = tests/fuzz/replay_manifest tests/fuzz/replay_profile \
 	tests/fuzz/replay_answers tests/fuzz/replay_mountinfo tests/fuzz/replay_shell \
