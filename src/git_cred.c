@@ -310,8 +310,6 @@ static int userpass_cred(git_credential **out, struct jp_git_op *op,
 		st->user = typed_user;
 		user = st->user;
 	}
-	/* user is set here: the block above fills it or leaves */
-	/* cppcheck-suppress nullPointerRedundantCheck */
 	snprintf(prompt, sizeof(prompt), _("Password or token for %s@%s"), user, hostport);
 	if (ask(&pass, c->port, prompt) != 0) {
 		jp_secret_free(pass);

@@ -241,7 +241,7 @@ EXTRA_DIST += $(STORAGE_SH_TESTS) tests/lib/ssh.sh tests/lib/platform.sh
 
 # static analysis and valgrind (tests/analyse.sh): cppcheck, scan-build, the
 # unit tests and fuzz replays under valgrind; not part of make check
-EXTRA_DIST += tests/analyse.sh tests/valgrind.supp tests/scan-build.known
+EXTRA_DIST += tests/analyse.sh tests/valgrind.supp tests/scan-build.known tests/cppcheck.supp
 analyse:
 	$(SHELL) $(srcdir)/tests/analyse.sh $(abs_top_builddir)
 .PHONY: analyse
