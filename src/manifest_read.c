@@ -97,7 +97,7 @@ static void quote(char *buf, size_t size, const char *s, size_t max)
 	if (size < 8)
 		return;
 	buf[o++] = '"';
-	for (i = 0; i < max && s[i] && o + 8 < size; i++) {
+	for (i = 0; s[i] && i < max && o + 8 < size; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		if (c == '"' || c == '\\') {

@@ -375,10 +375,6 @@ int jp_treecopy_stream_finish(struct jp_treecopy_stream *s, struct jp_treecopy_r
 {
 	int rc;
 
-	/* git_clone.c's stage_join passes NULL only with stop, when it calls
-	 * jp_treecopy_stream_abort instead: cppcheck's whole-program pass does
-	 * not follow that condition */
-	/* cppcheck-suppress ctunullpointer */
 	*out = (struct jp_treecopy_result)JP_TREECOPY_RESULT_INIT;
 	stop_and_join(s, false);
 	rc = s->err_code;

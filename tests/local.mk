@@ -147,7 +147,7 @@ endif
 # --enable-fuzzing CC=clang the libFuzzer binaries tests/fuzz/fuzz_NAME are
 # built too: tests/fuzz/run.sh tests/fuzz 10 runs each briefly.
 FUZZ_NAMES = manifest profile answers mountinfo shell shquote url
-EXTRA_DIST += tests/fuzz/README.md tests/fuzz/run.sh tests/fuzz/corpus \
+EXTRA_DIST += tests/fuzz/README.md tests/fuzz/run.sh tests/fuzz/ci.sh tests/fuzz/corpus \
 	$(FUZZ_NAMES:%=tests/fuzz/%.dict)
 FUZZ_REPLAYS = tests/fuzz/replay_manifest tests/fuzz/replay_profile \
 	tests/fuzz/replay_answers tests/fuzz/replay_mountinfo tests/fuzz/replay_shell \
@@ -283,7 +283,7 @@ EXTRA_DIST += $(STORAGE_SH_TESTS) tests/lib/ssh.sh tests/lib/platform.sh
 
 # static analysis and valgrind (tests/analyse.sh): cppcheck, scan-build, the
 # unit tests and fuzz replays under valgrind; not part of make check
-EXTRA_DIST += tests/analyse.sh tests/valgrind.supp
+EXTRA_DIST += tests/analyse.sh tests/valgrind.supp tests/scan-build.known tests/cppcheck.supp
 analyse:
 	$(SHELL) $(srcdir)/tests/analyse.sh $(abs_top_builddir)
 .PHONY: analyse
