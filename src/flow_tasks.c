@@ -204,6 +204,24 @@ fail:
 
 /* --- the work ------------------------------------------------------------------ */
 
+/* What the checkout is, into the snapshot's notes. */
+static int note_info(struct jp_flow_task *t, const struct jp_git_repo_info *info)
+{
+	t->insp.is_git = true;
+	memcpy(t->insp.commit, info->commit, sizeof(t->insp.commit));
+	t->insp.dirty = info->dirty;
+	t->insp.untracked = info->untracked;
+	t->insp.unpushed = info->unpushed;
+	free(t->insp.url);
+	free(t->insp.branch);
+	free(t->insp.dirty_paths);
+	t->insp.url = t->insp.branch = t->insp.dirty_paths = NULL;
+	if (dup_or_null(&t->insp.url, info->url) < 0 || dup_or_null(&t->insp.branch, info->branch) < 0 ||
+	    dup_or_null(&t->insp.dirty_paths, info->dirty_paths) < 0)
+		return JP_ENOMEM;
+	return 0;
+}
+
 static int look(struct jp_flow_task *t, struct jp_error *err)
 {
 	struct jp_git_repo_info info = JP_GIT_REPO_INFO_INIT;
@@ -227,21 +245,9 @@ static int look(struct jp_flow_task *t, struct jp_error *err)
 		return rc;
 	}
 	jp_error_dispose(&quiet);
-	t->insp.is_git = true;
-	memcpy(t->insp.commit, info.commit, sizeof(t->insp.commit));
-	t->insp.dirty = info.dirty;
-	t->insp.untracked = info.untracked;
-	t->insp.unpushed = info.unpushed;
-	free(t->insp.url);
-	free(t->insp.branch);
-	free(t->insp.dirty_paths);
-	t->insp.url = t->insp.branch = t->insp.dirty_paths = NULL;
-	rc = 0;
-	if (dup_or_null(&t->insp.url, info.url) < 0 || dup_or_null(&t->insp.branch, info.branch) < 0 ||
-	    dup_or_null(&t->insp.dirty_paths, info.dirty_paths) < 0)
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	rc = note_info(t, &info);
 	jp_git_repo_info_dispose(&info);
-	return rc;
+	return rc < 0 ? jp_error_set(err, JP_ENOMEM, "%s", _("out of memory")) : 0;
 }
 
 /* Bring the checkout to the ref asked for: a refusal is the answer's
@@ -251,7 +257,6 @@ static int sync_checkout(struct jp_flow_task *t, const struct jp_port *port, str
 	struct jp_git_update_options o = JP_GIT_UPDATE_OPTIONS_INIT;
 	struct jp_git_update_result res = JP_GIT_UPDATE_RESULT_INIT;
 	struct jp_error why = JP_ERROR_INIT;
-	bool other_repo;
 	int rc;
 
 	t->insp.synced = true;
@@ -261,7 +266,6 @@ static int sync_checkout(struct jp_flow_task *t, const struct jp_port *port, str
 	o.path = t->path;
 	o.ref = t->ref;
 	o.ask = t->ask;
-	other_repo = !t->insp.is_git || (t->url && !jp_url_same_repo(t->insp.url, t->url));
 	if (!o.url) {
 		rc = jp_error_set(&why, JP_EREFUSED,
 				  _("%s has no remote to fetch %s from: give code.repo.url, or leave "
@@ -270,13 +274,19 @@ static int sync_checkout(struct jp_flow_task *t, const struct jp_port *port, str
 	} else {
 		rc = jp_git_update(&res, &o, port, &why);
 	}
+	/* what the checkout is now, as the update saw it */
+	if (res.checkout.workdir && note_info(t, &res.checkout) < 0)
+		rc = JP_ENOMEM;
+	else if (!res.checkout.workdir && o.url)
+		t->insp.is_git = false;
 	if (rc == JP_EREFUSED) {
-		t->insp.refusal_key = other_repo ? K_REPO_URL : K_REPO_REF;
+		bool other = !t->insp.is_git || (t->url && !jp_url_same_repo(t->insp.url, t->url));
+		t->insp.refusal_key = other ? K_REPO_URL : K_REPO_REF;
 		rc = dup_or_null(&t->insp.refusal, jp_error_message(&why));
-	} else if (rc < 0) {
+	} else if (rc < 0 && rc != JP_ENOMEM) {
 		for (size_t i = 0; i < why.n; i++)
 			jp_error_set(err, rc, "%s", why.msgs[i]);
-	} else {
+	} else if (rc == 0) {
 		rc = dup_or_null(&t->insp.note, res.summary);
 	}
 	if (rc == JP_ENOMEM)
@@ -288,18 +298,18 @@ static int sync_checkout(struct jp_flow_task *t, const struct jp_port *port, str
 
 static int run_inspect(struct jp_flow_task *t, const struct jp_port *port, struct jp_error *err)
 {
-	int rc;
-
 	if (dup_or_null(&t->insp.path, t->path) < 0)
 		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-	rc = look(t, err);
-	if (rc == 0 && t->sync) {
-		rc = sync_checkout(t, port, err);
-		/* what is there now */
-		if (rc == 0 && t->insp.is_git)
-			rc = look(t, err);
+	/* with a URL, the update looks at the checkout itself (one status of
+	 * every file, not three) */
+	if (!t->sync)
+		return look(t, err);
+	if (!t->url) {
+		int rc = look(t, err);
+		if (rc != 0 || !t->insp.is_git)
+			return rc;
 	}
-	return rc;
+	return sync_checkout(t, port, err);
 }
 
 /* mkdir -p, remembering each directory made, so a failure can undo them. */

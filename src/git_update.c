@@ -58,6 +58,7 @@ void jp_git_update_result_dispose(struct jp_git_update_result *res)
 	free(res->ref);
 	free(res->dirty_paths);
 	free(res->summary);
+	jp_git_repo_info_dispose(&res->checkout);
 	*res = (struct jp_git_update_result)JP_GIT_UPDATE_RESULT_INIT;
 }
 
@@ -862,6 +863,10 @@ static int update(struct upd *u)
 	if ((rc = move(u, to_label)) != 0)
 		return rc;
 	u->res->moved = true;
+	/* what it is now: the caller records it */
+	jp_git_repo_info_dispose(&u->info);
+	if ((rc = jp_git_inspect(&u->info, u->opts->path, u->opts->exec_pattern, u->err)) != 0)
+		return rc;
 	return summarise(u, from_label, to_label);
 }
 
@@ -896,6 +901,8 @@ int jp_git_update(struct jp_git_update_result *out, const struct jp_git_update_o
 	jp_git_op_enter(&u.op);
 	rc = update(&u);
 	jp_git_op_leave(&u.op);
+	out->checkout = u.info;
+	u.info = (struct jp_git_repo_info)JP_GIT_REPO_INFO_INIT;
 out:
 	/* left only when it could not be put back: the message says so */
 	free(u.index_copy);

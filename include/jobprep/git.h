@@ -189,10 +189,15 @@ struct jp_git_update_result {
 	char *dirty_paths;   /* as in jp_git_repo_info */
 	/* One translated line: "already at v1.8.1 (f5513f1)", or what moved. */
 	char *summary;
+	/* What the checkout is now (after the move, or as it was when nothing
+	 * moved or the move was refused); workdir NULL when path is no
+	 * checkout. Saves the caller another look (a status of every file). */
+	struct jp_git_repo_info checkout;
 };
 
 #define JP_GIT_UPDATE_RESULT_INIT                                              \
-	{ false, "", "", NULL, NULL, JP_GIT_REF_BRANCH, 0, 0, 0, 0, NULL, NULL }
+	{ false, "", "", NULL, NULL, JP_GIT_REF_BRANCH, 0, 0, 0, 0, NULL, NULL,  \
+	  JP_GIT_REPO_INFO_INIT }
 
 void jp_git_update_result_dispose(struct jp_git_update_result *res);
 

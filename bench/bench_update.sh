@@ -1,0 +1,164 @@
+#!/bin/sh
+# The repeat loop (issue 10): `jobprep init` on a project whose checkout is
+# already there, against what a user would otherwise run in it, side by
+# side in one run, on local disk, served by the same git daemon on loopback:
+#
+#  1. the same answers again (nothing to fetch): jobprep init, the whole
+#     prep, vs `git fetch && git checkout TAG` (goal: init under 0.5 s);
+#  2. from one release tag to the next (objects to fetch, files to write):
+#     jobprep init vs `git fetch && git checkout TAG` (goal: <= 1.0x).
+#
+# The repository: ~20,000 files, 60 commits of 1,000 changed files each
+# (~80,000 objects, made with git fast-import); tags r1 (commit 50) and r2
+# (commit 60). For 2. the daemon first serves a copy that ends at r1 (the
+# checkouts are made from it), then the full repository under the same URL.
+# Medians of BENCH_UPDATE_RUNS runs (default 3), alternating who goes first.
+# Needs python3 and git. BENCH_UPDATE_CACHE=DIR keeps the repositories.
+set -u
+: "${JOBPREP:=$(pwd)/jobprep}"
+: "${TOP_SRCDIR:=$(pwd)}"
+. "$TOP_SRCDIR/tests/lib/gitserv.sh"
+for t in python3 git; do
+	command -v $t >/dev/null 2>&1 || { echo "bench_update: $t is missing" >&2; exit 77; }
+done
+RUNS=${BENCH_UPDATE_RUNS:-3}
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-bench-update.XXXXXX") || exit 1
+trap 'jp_gitd_stop "$T"; rm -rf "$T"' EXIT
+CACHE=${BENCH_UPDATE_CACHE:-$T/cache}
+mkdir -p "$CACHE" "$T/home" "$T/srv" "$T/shared/projects"
+HOME=$T/home
+export HOME
+unset SSH_AUTH_SOCK JOBPREP_GIT_TOKEN
+
+# measure OUT CMD...: run CMD, append its wall seconds to OUT.
+measure() {
+	_out=$1
+	shift
+	python3 - "$_out" "$@" <<'EOF'
+import subprocess, sys, time
+out, cmd = sys.argv[1], sys.argv[2:]
+t = time.monotonic()
+rc = subprocess.call(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+wall = time.monotonic() - t
+if rc != 0:
+    sys.exit("bench_update: failed (%d): %s" % (rc, " ".join(cmd)))
+open(out, "a").write("%.3f\n" % wall)
+EOF
+}
+median() {
+	sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+# ---- the repository, and its copy that ends at r1 ----
+if [ ! -d "$CACHE/full.git" ]; then
+	echo "bench_update: making a repository of ~80,000 objects (fast-import)..."
+	rm -rf "$CACHE/full.work"
+	git init -q --bare -b main "$CACHE/full.work" || exit 1
+	python3 - <<'EOF' | git -C "$CACHE/full.work" fast-import --quiet || exit 1
+import random, sys
+out = sys.stdout.buffer
+rnd = random.Random(7)
+NF, COMMITS, PER = 20000, 60, 1000
+words = [b"alpha", b"beta", b"gamma", b"delta", b"loss", b"step", b"grad", b"rank"]
+files = {}
+def line():
+    return b" ".join(rnd.choice(words) for _ in range(6)) + b" %d\n" % rnd.randrange(1 << 30)
+for i in range(NF):
+    files[i] = b"".join(line() for _ in range(4))
+def commit(n, paths):
+    msg = b"commit %d" % n
+    out.write(b"commit refs/heads/main\nmark :%d\ncommitter bench <b@b> %d +0000\n" % (n + 1, 1700000000 + n))
+    out.write(b"data %d\n%s\n" % (len(msg), msg))
+    for i in paths:
+        data = files[i]
+        out.write(b"M 100644 inline d%03d/f%05d.txt\ndata %d\n%s\n" % (i % 200, i, len(data), data))
+    if n in (50, 60):
+        out.write(b"\ntag r%d\nfrom :%d\ntagger bench <b@b> %d +0000\ndata 7\nrelease\n" % (n // 10 - 4, n + 1, 1700000000 + n))
+commit(0, range(NF))
+for n in range(1, COMMITS + 1):
+    touched = rnd.sample(range(NF), PER)
+    for i in touched:
+        files[i] += line()
+    commit(n, sorted(touched))
+EOF
+	mv "$CACHE/full.work" "$CACHE/full.git"
+	git init -q --bare -b main "$CACHE/old.git" &&
+		git -C "$CACHE/full.git" push -q "$CACHE/old.git" r1 'r1^{commit}:refs/heads/main' || exit 1
+fi
+objs=$(git -C "$CACHE/full.git" count-objects -v | awk '/^in-pack/ { print $2 }')
+changed=$(git -C "$CACHE/full.git" diff --name-only r1 r2 | wc -l)
+echo "bench_update: $objs objects; r1 -> r2: 10 commits, $changed files changed"
+
+jp_gitd_start "$T" "$T/srv" || exit 1
+URL=git://127.0.0.1:$JP_GITD_PORT/repo.git
+serve() { rm -f "$T/srv/repo.git" && ln -s "$CACHE/$1.git" "$T/srv/repo.git"; }
+cat >"$T/profile.json" <<EOF
+{"shared_roots": ["$T/shared"], "public_roots": ["$T/public"]}
+EOF
+mkdir -p "$T/public"
+answers() {
+	cat >"$T/$1.json" <<EOF
+{"job": {"name": "$1", "launch_command": "python train.py"},
+ "code": {"source": "shared_storage", "repo": {"url": "$URL", "ref": "$2"}}}
+EOF
+}
+# (scripts, for measure runs a program)
+printf '#!/bin/sh\nexec "%s" init --force --answers "%s/$1.json" --profile "%s/profile.json"\n' \
+	"$JOBPREP" "$T" "$T" >"$T/init"
+printf '#!/bin/sh\ngit -C "$1" fetch -q origin && git -C "$1" -c advice.detachedHead=false checkout -q "$2"\n' \
+	>"$T/gitmove"
+chmod +x "$T/init" "$T/gitmove"
+init() { "$T/init" "$@"; }
+
+# ---- 1. the same answers again ----
+serve full
+answers same r2
+init same >/dev/null 2>&1 || { echo "bench_update: the first prep failed" >&2; exit 1; }
+git clone -q "$URL" "$T/git-same" && git -C "$T/git-same" -c advice.detachedHead=false checkout -q r2 || exit 1
+i=0
+while [ $i -lt "$RUNS" ]; do
+	if [ $((i % 2)) = 0 ]; then
+		measure "$T/same.git" "$T/gitmove" "$T/git-same" r2
+		measure "$T/same.jobprep" "$T/init" same
+	else
+		measure "$T/same.jobprep" "$T/init" same
+		measure "$T/same.git" "$T/gitmove" "$T/git-same" r2
+	fi
+	i=$((i + 1))
+done
+g=$(median "$T/same.git")
+j=$(median "$T/same.jobprep")
+echo "same answers again (nothing to fetch): git fetch && git checkout ${g}s," \
+	"jobprep init (the whole prep) ${j}s (goal < 0.5 s), ratio $(ratio "$j" "$g")"
+
+# ---- 2. from r1 to r2 ----
+i=0
+while [ $i -lt "$RUNS" ]; do
+	serve old
+	rm -rf "$T/shared/projects/move" "$T/shared/outputs/move" "$T/git-move"
+	answers move r1
+	init move >/dev/null 2>&1 || { echo "bench_update: the prep at r1 failed" >&2; exit 1; }
+	git clone -q "$URL" "$T/git-move" &&
+		git -C "$T/git-move" -c advice.detachedHead=false checkout -q r1 || exit 1
+	serve full
+	answers move r2
+	sync
+	if [ $((i % 2)) = 0 ]; then
+		measure "$T/move.git" "$T/gitmove" "$T/git-move" r2
+		sync
+		measure "$T/move.jobprep" "$T/init" move
+	else
+		measure "$T/move.jobprep" "$T/init" move
+		sync
+		measure "$T/move.git" "$T/gitmove" "$T/git-move" r2
+	fi
+	[ "$(git -C "$T/shared/projects/move" rev-parse HEAD)" = "$(git -C "$T/git-move" rev-parse HEAD)" ] ||
+		{ echo "bench_update: the two checkouts differ" >&2; exit 1; }
+	i=$((i + 1))
+done
+g=$(median "$T/move.git")
+j=$(median "$T/move.jobprep")
+echo "r1 -> r2 ($changed files), local disk: git fetch && git checkout ${g}s," \
+	"jobprep init (the whole prep) ${j}s: ratio $(ratio "$j" "$g") (goal <= 1.0)"
