@@ -88,7 +88,10 @@ typedef void (*jp_probe_fn)(void *arg);
  * did not: arg then belongs to the thread, which passes it to release (may
  * be NULL) once fn returns; the caller must not touch it. Other negative
  * codes: fn never ran, arg is still the caller's. `path` names what fn
- * looks at, for the message. */
+ * looks at, for the message, and its mount: while a call that timed out is
+ * still stuck in a mount, a call on a path there fails at once with
+ * JP_ETIMEOUT (arg released at once), so a hung mount costs one timeout,
+ * not one per path; the mount is trusted again once that call returns. */
 int jp_probe_call(jp_probe_fn fn, void *arg, void (*release)(void *arg), const char *path,
 		  unsigned timeout_ms, struct jp_error *err);
 

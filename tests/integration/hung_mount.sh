@@ -114,6 +114,10 @@ jp_expect check_on_hung_mount_says_code_storage_hung \
 	sh -c 'grep -A2 "\"code.path.storage\"" "$1" | grep -q "did not answer in time"' sh "$T/hung.out"
 jp_expect check_on_hung_mount_says_the_script_did_not_answer \
 	grep -q "scripts/train.sh did not answer in time" "$T/hung.out"
+# One look stuck in the hung mount (code.path's probe); the launch script
+# and the sync look, on the same mount, did not each send one more.
+stuck=$(grep -ls 'fuse\|request_wait' /proc/"$pid"/task/*/wchan | wc -l)
+jp_expect check_on_hung_mount_leaves_one_look_stuck_not_one_per_path [ "$stuck" = 1 ]
 hung_pids=$pid
 
 # --- SIGTERM while check waits on the hung mount: the launch script is the
