@@ -401,6 +401,17 @@ void *jp_probe_end(struct jp_probe_job *j)
 	return arg;
 }
 
+bool jp_probe_mount_hung(const char *path, char *mount, size_t len)
+{
+	char mp[4096];
+
+	if (!under_hung(path, mp, sizeof(mp)))
+		return false;
+	if (mount && len)
+		snprintf(mount, len, "%s", mp);
+	return true;
+}
+
 int jp_probe_call(jp_probe_fn fn, void *arg, void (*release)(void *arg), const char *path,
 		  unsigned timeout_ms, struct jp_error *err)
 {
