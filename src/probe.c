@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/mountinfo.h"
+#include "jobprep/path.h"
 #include "jobprep/probe.h"
 #include "deadline_internal.h"
 
@@ -209,7 +211,92 @@ struct jp_probe_job {
 	jp_probe_fn fn;
 	void *arg;
 	void (*release)(void *arg);
+	char *hung_mount; /* jp_probe_call gave up on it there (see below) */
 };
+
+/* Mounts where a call is still stuck: a later look there fails at once
+ * instead of waiting a timeout of its own, so a command pays one timeout
+ * per hung mount, not one per path. A mount leaves the list when its last
+ * stuck call returns (the mount answers again). */
+static pthread_mutex_t hung_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct hung_mount {
+	char *mount_point;
+	unsigned stuck;
+} *hung;
+static size_t n_hung;
+
+/* The mount point holding path, from the mount table (which never touches
+ * the mount itself); NULL when unknown or the root. */
+static char *mount_of(const char *path)
+{
+	struct jp_mount_table t;
+	char *mp = NULL;
+
+	if (!path || path[0] != '/' || jp_mount_table_load(&t, NULL, NULL) != 0)
+		return NULL;
+	const struct jp_mount *m = jp_mount_table_find(&t, path);
+	if (m && m->mount_point && strcmp(m->mount_point, "/") != 0)
+		mp = strdup(m->mount_point);
+	jp_mount_table_dispose(&t);
+	return mp;
+}
+
+static void hung_add(const char *mp)
+{
+	pthread_mutex_lock(&hung_lock);
+	for (size_t i = 0; i < n_hung; i++) {
+		if (strcmp(hung[i].mount_point, mp) == 0) {
+			hung[i].stuck++;
+			pthread_mutex_unlock(&hung_lock);
+			return;
+		}
+	}
+	struct hung_mount *g = realloc(hung, (n_hung + 1) * sizeof(*g));
+	char *copy = strdup(mp);
+	if (g)
+		hung = g;
+	if (g && copy) {
+		hung[n_hung].mount_point = copy;
+		hung[n_hung].stuck = 1;
+		n_hung++;
+	} else {
+		free(copy);
+	}
+	pthread_mutex_unlock(&hung_lock);
+}
+
+static void hung_remove(const char *mp)
+{
+	pthread_mutex_lock(&hung_lock);
+	for (size_t i = 0; i < n_hung; i++) {
+		if (strcmp(hung[i].mount_point, mp) != 0)
+			continue;
+		if (--hung[i].stuck == 0) {
+			free(hung[i].mount_point);
+			hung[i] = hung[--n_hung];
+		}
+		break;
+	}
+	pthread_mutex_unlock(&hung_lock);
+}
+
+/* The hung mount path is under, copied into buf; false when none. */
+static bool under_hung(const char *path, char *buf, size_t len)
+{
+	bool found = false;
+
+	if (!path || path[0] != '/')
+		return false;
+	pthread_mutex_lock(&hung_lock);
+	for (size_t i = 0; i < n_hung && !found; i++) {
+		if (jp_path_is_under(path, hung[i].mount_point)) {
+			snprintf(buf, len, "%s", hung[i].mount_point);
+			found = true;
+		}
+	}
+	pthread_mutex_unlock(&hung_lock);
+	return found;
+}
 
 static void job_release(struct jp_probe_job *j)
 {
@@ -221,6 +308,10 @@ static void job_release(struct jp_probe_job *j)
 	/* Still holding arg: the caller stopped waiting for it. */
 	if (j->arg && j->release)
 		j->release(j->arg);
+	if (j->hung_mount) {
+		hung_remove(j->hung_mount);
+		free(j->hung_mount);
+	}
 	pthread_mutex_destroy(&j->lock);
 	pthread_cond_destroy(&j->cond);
 	free(j);
@@ -310,16 +401,49 @@ void *jp_probe_end(struct jp_probe_job *j)
 	return arg;
 }
 
+bool jp_probe_mount_hung(const char *path, char *mount, size_t len)
+{
+	char mp[4096];
+
+	if (!under_hung(path, mp, sizeof(mp)))
+		return false;
+	if (mount && len)
+		snprintf(mount, len, "%s", mp);
+	return true;
+}
+
 int jp_probe_call(jp_probe_fn fn, void *arg, void (*release)(void *arg), const char *path,
 		  unsigned timeout_ms, struct jp_error *err)
 {
 	struct jp_probe_job *j = NULL;
 	unsigned timeout = timeout_ms ? timeout_ms : jp_probe_default_timeout_ms();
-	int rc = jp_probe_start(&j, fn, arg, release, err);
+	char mp[4096];
+	int rc;
 
+	if (under_hung(path, mp, sizeof(mp))) {
+		if (release)
+			release(arg);
+		return jp_error_set(err, JP_ETIMEOUT,
+				    _("%s: no answer: %s, the mount it is on, has not answered an "
+				      "earlier look yet (is a network mount hung?)"),
+				    path, mp);
+	}
+	rc = jp_probe_start(&j, fn, arg, release, err);
 	if (rc < 0)
 		return rc;
-	jp_probe_wait(j, timeout);
+	if (!jp_probe_wait(j, timeout)) {
+		/* Found before the job is let go: reading the mount table is safe. */
+		char *hung_mp = mount_of(path);
+
+		pthread_mutex_lock(&j->lock);
+		if (!j->done && hung_mp) {
+			j->hung_mount = hung_mp;
+			hung_add(hung_mp);
+			hung_mp = NULL;
+		}
+		pthread_mutex_unlock(&j->lock);
+		free(hung_mp);
+	}
 	if (jp_probe_end(j))
 		return 0;
 	return jp_error_set(err, JP_ETIMEOUT,

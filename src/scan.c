@@ -977,6 +977,13 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 	unsigned progress_ms = o.progress_ms ? o.progress_ms : DEFAULT_PROGRESS_MS;
 	unsigned quick_ms = o.quick_ms ? o.quick_ms : DEFAULT_QUICK_MS;
 
+	/* A look there timed out and is still stuck: do not wait again. */
+	char hung_mp[PATH_MAX];
+	if (jp_probe_mount_hung(path, hung_mp, sizeof(hung_mp)))
+		return jp_error_set(err, JP_ETIMEOUT,
+				    _("%s: no answer: %s, the mount it is on, has not answered an "
+				      "earlier look yet (is a network mount hung?)"),
+				    path, hung_mp);
 	struct prep *p = prepare(path, &o, port, progress_ms, &rc, err);
 	if (!p) {
 		out->seconds = now_s() - t0;

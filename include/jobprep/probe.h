@@ -8,6 +8,7 @@
 #define JOBPREP_PROBE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "jobprep/error.h"
@@ -88,9 +89,17 @@ typedef void (*jp_probe_fn)(void *arg);
  * did not: arg then belongs to the thread, which passes it to release (may
  * be NULL) once fn returns; the caller must not touch it. Other negative
  * codes: fn never ran, arg is still the caller's. `path` names what fn
- * looks at, for the message. */
+ * looks at, for the message, and its mount: while a call that timed out is
+ * still stuck in a mount, a call on a path there fails at once with
+ * JP_ETIMEOUT (arg released at once), so a hung mount costs one timeout,
+ * not one per path; the mount is trusted again once that call returns. */
 int jp_probe_call(jp_probe_fn fn, void *arg, void (*release)(void *arg), const char *path,
 		  unsigned timeout_ms, struct jp_error *err);
+
+/* True while a call on a path under the same mount as `path` has timed out
+ * and is still stuck there (so jp_probe_call on path would fail at once);
+ * the mount point is copied into mount (len bytes; may be NULL). */
+bool jp_probe_mount_hung(const char *path, char *mount, size_t len);
 
 /* The same, without waiting: start fn(arg), then poll with jp_probe_wait
  * (timeout_ms 0: just look; true once fn has returned) and finish with

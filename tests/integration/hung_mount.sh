@@ -33,6 +33,11 @@ fi
 . "$TOP_SRCDIR/tests/lib/ssh.sh"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh" # the reporters: jp_pass, jp_fail, jp_expect
 unset JOBPREP_PROFILE JOBPREP_PROBE_TIMEOUT_MS
+# Under --enable-sanitizers, LeakSanitizer stops every thread at exit, and
+# cannot stop one the kernel holds in a FUSE request: the exit would wait for
+# the mount. The leak check has nothing to say about a thread left behind.
+LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}detect_leaks=0"
+export LSAN_OPTIONS
 J=$JOBPREP
 ssh_pid=
 cleanup() {
@@ -114,6 +119,10 @@ jp_expect check_on_hung_mount_says_code_storage_hung \
 	sh -c 'grep -A2 "\"code.path.storage\"" "$1" | grep -q "did not answer in time"' sh "$T/hung.out"
 jp_expect check_on_hung_mount_says_the_script_did_not_answer \
 	grep -q "scripts/train.sh did not answer in time" "$T/hung.out"
+# One look stuck in the hung mount (code.path's probe); the launch script
+# and the sync look, on the same mount, did not each send one more.
+stuck=$(grep -ls 'fuse\|request_wait' /proc/"$pid"/task/*/wchan | wc -l)
+jp_expect check_on_hung_mount_leaves_one_look_stuck_not_one_per_path [ "$stuck" = 1 ]
 hung_pids=$pid
 
 # --- SIGTERM while check waits on the hung mount: the launch script is the
@@ -133,7 +142,7 @@ JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" scan "$T/mnt/data" >"$T/scan.out" 2>"$T/scan.
 pid=$!
 wait_for 600 main_gone $pid
 jp_expect scan_on_hung_mount_ends_by_itself main_gone $pid
-jp_expect scan_on_hung_mount_says_no_answer grep -q "no answer within 1.0 s" "$T/scan.err"
+jp_expect scan_on_hung_mount_says_no_answer grep -q "$T/mnt/data: no answer" "$T/scan.err"
 scan_pid=$pid
 
 # --- clone into the hung mount, and repo on a checkout there: each ends by

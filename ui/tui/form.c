@@ -331,6 +331,9 @@ static int store(struct jp_form *form, struct jp_form_row *r, const char *value)
 	int rc;
 
 	rc = jp_flow_set(&v, form->flow, r->key, value, &err);
+	/* The stored value's verdict supersedes a check still running. */
+	jp_flow_check_free(r->check);
+	r->check = NULL;
 	jp_verdict_dispose(&r->verdict);
 	if (rc < 0 && !v.message) {
 		v.status = JP_CHECK_FAIL;
