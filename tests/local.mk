@@ -183,3 +183,13 @@ EXTRA_DIST += tests/tui/chinese_ui.sh tests/integration/po_complete.sh
 STORAGE_SH_TESTS = tests/integration/storage_platform.sh
 TESTS += $(STORAGE_SH_TESTS)
 EXTRA_DIST += $(STORAGE_SH_TESTS) tests/lib/ssh.sh tests/lib/platform.sh
+# preflight: the run's preflight.sh as Workers run it (dash, bash, busybox sh;
+# bad, unreadable and hung paths; four Workers, one with other storage)
+PREFLIGHT_TESTS = tests/integration/preflight.sh
+TESTS += $(PREFLIGHT_TESTS)
+EXTRA_DIST += $(PREFLIGHT_TESTS)
+check_PROGRAMS += tests/unit/test_preflight
+TESTS += tests/unit/test_preflight
+tests_unit_test_preflight_CFLAGS = $(unit_cflags)
+tests_unit_test_preflight_LDADD = $(unit_ldadd)
+tests_unit_test_preflight_SOURCES = tests/unit/test_preflight.c tests/unit/scratch.h

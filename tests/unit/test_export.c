@@ -36,6 +36,12 @@
 	"\n"                                                                                       \
 	"# The job's paths and environment, as `jobprep env` prints them.\n"
 
+/* The run's preflight.sh, run before the launch command (export.c). */
+#define PREFLIGHT_LINES                                                                            \
+	"[ -f \"$OUTPUT_DIR/preflight.sh\" ] || { echo \"jobprep: $OUTPUT_DIR/preflight.sh is "         \
+	"missing: make it with: jobprep preflight MANIFEST > $OUTPUT_DIR/preflight.sh\" >&2; exit 1; }\n" \
+	"sh \"$OUTPUT_DIR/preflight.sh\" || exit 1\n"
+
 #define ENV_LINES                                                                                  \
 	"export PROJECT_DIR='/p/proj'\n"                                                           \
 	"export OUTPUT_DIR='/p/out/run-001'\n"                                                     \
@@ -117,9 +123,11 @@ static void slurm_script_for_one_worker_runs_the_launch_command_with_bash(void *
 		RENDEZVOUS
 		ENV_LINES
 		"\n"
-		"# One Worker: the launch command runs right here in the batch step,\n"
-		"# with bash; one node needs no srun step.\n"
+		"# One Worker: the run's preflight.sh checks the paths as this node sees\n"
+		"# them; then the launch command runs right here in the batch step, with\n"
+		"# bash; one node needs no srun step.\n"
 		"export RANK=0\n"
+		PREFLIGHT_LINES
 		"exec bash -c 'bash train.sh'\n");
 	free(text);
 	jp_manifest_free(m);
@@ -145,11 +153,14 @@ static void slurm_script_for_several_workers_asks_gpus_and_runs_srun_per_node(vo
 		RENDEZVOUS
 		ENV_LINES
 		"\n"
-		"# 4 Workers: srun runs the launch command once on every node of the\n"
-		"# allocation, with bash, RANK set to the node's index; one Worker that\n"
-		"# fails stops the others.\n"
+		"# 4 Workers: srun runs, once on every node of the allocation, the\n"
+		"# run's preflight.sh (each node checks the paths as it sees them, and\n"
+		"# all meet in the output directory), then the launch command, with\n"
+		"# bash, RANK set to the node's index; one Worker that fails stops the\n"
+		"# others.\n"
 		"exec srun --ntasks-per-node=1 --kill-on-bad-exit=1 \\\n"
-		"\tbash -c 'export RANK=\"$SLURM_NODEID\"; exec bash -c \"$1\"' jobprep-launch "
+		"\tbash -c 'export RANK=\"$SLURM_NODEID\"; sh \"$OUTPUT_DIR/preflight.sh\" || exit 1; "
+		"exec bash -c \"$1\"' jobprep-launch "
 		"'bash train.sh'\n");
 	free(text);
 	jp_manifest_free(m);
@@ -292,7 +303,10 @@ static void invalid_manifest_is_not_exported(void **state)
 	"                - \"export PROJECT_DIR='/p/proj'\\nexport OUTPUT_DIR='/p/out/run-001'\\n"  \
 	"export CHECKPOINT_DIR='/p/out/run-001/ckpt'\\nexport LOG_DIR='/p/out/run-001/logs'\\n"     \
 	"export DATA_DIR='/p/data'\\nexport NCCL_DEBUG='WARN'\\n"                                   \
-	"mkdir -p \\\"$CHECKPOINT_DIR\\\" \\\"$LOG_DIR\\\" || exit 1\\nbash train.sh\"\n"
+	"mkdir -p \\\"$CHECKPOINT_DIR\\\" \\\"$LOG_DIR\\\" || exit 1\\n"                            \
+	"[ -f \\\"$OUTPUT_DIR/preflight.sh\\\" ] || { echo \\\"jobprep: $OUTPUT_DIR/preflight.sh is "    \
+	"missing: make it with: jobprep preflight MANIFEST > $OUTPUT_DIR/preflight.sh\\\" >&2; "      \
+	"exit 1; }\\nsh \\\"$OUTPUT_DIR/preflight.sh\\\" || exit 1\\nbash train.sh\"\n"
 
 static void pytorchjob_for_an_image_has_master_workers_gpus_and_volumes(void **state)
 {
