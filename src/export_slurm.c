@@ -61,6 +61,20 @@ static void directives(struct jp_buf *b, const struct jp_manifest *m)
 	jp_buf_add(b, "#SBATCH --ntasks-per-node=1\n");
 	if (m->job.gpus_per_worker > 0)
 		jp_buf_addf(b, "#SBATCH --gpus-per-node=%" PRId64 "\n", m->job.gpus_per_worker);
+	/* the platform's scheduling options, from the profile the manifest
+	 * records (one word each: the profile reader sees to that) */
+	if (m->profile) {
+		const char *const sched[][2] = {
+			{ "--partition", m->profile->slurm_partition },
+			{ "--time", m->profile->slurm_time },
+			{ "--account", m->profile->slurm_account },
+			{ "--qos", m->profile->slurm_qos },
+		};
+
+		for (size_t i = 0; i < sizeof(sched) / sizeof(sched[0]); i++)
+			if (sched[i][1])
+				jp_buf_addf(b, "#SBATCH %s=%s\n", sched[i][0], sched[i][1]);
+	}
 	if (m->outputs.log_dir) {
 		static const char *const streams[][2] = {
 			{ "--output", "%x-%j.out" },

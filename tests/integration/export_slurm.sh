@@ -7,7 +7,8 @@
 # in the project directory, the script made the checkpoint directory. Three
 # jobs: one Worker (bash), two Workers (the srun line, run on one node by
 # overriding --nodes at submission), and one asking for a GPU (the
-# --gpus-per-node line, against a GPU the node declares on /dev/null). Each
+# --gpus-per-node line, against a GPU the node declares on /dev/null), all
+# with the profile's partition and time limit (#SBATCH lines sbatch takes). Each
 # runs the run's preflight.sh first; a fourth, whose data set is removed
 # after the export, ends there, its log naming the path, and its launch
 # command never starts.
@@ -73,7 +74,9 @@ with open(s + "/shared/data/text/part-0", "w") as f:
     f.write("data\n")
 os.makedirs(s + "/public/models")
 with open(s + "/profile.json", "w") as f:
-    json.dump({"shared_roots": [s + "/shared"], "public_roots": [s + "/public"]}, f)
+    # the cluster's one partition, and a time limit: sbatch must take both
+    json.dump({"shared_roots": [s + "/shared"], "public_roots": [s + "/public"],
+               "slurm": {"partition": "test", "time": "10:00"}}, f)
 
 for name, workers, gpus in (("one-worker", 1, 0), ("two-workers", 2, 0), ("with-gpus", 1, 1)):
     out = output + " " + name
@@ -147,6 +150,8 @@ for job in one-worker two-workers with-gpus; do
 	grep -q -e "$secret" -e JOBPREP_GIT_TOKEN -e GIT_PASSWORD "$scratch/$job.sbatch" &&
 		fail "$job: the script carries the caller's secret"
 	head -n 1 "$scratch/$job.sbatch" | grep -qx '#!/bin/bash' || fail "$job: no #!/bin/bash line"
+	grep -qx '#SBATCH --partition=test' "$scratch/$job.sbatch" || fail "$job: no --partition from the profile"
+	grep -qx '#SBATCH --time=10:00' "$scratch/$job.sbatch" || fail "$job: no --time from the profile"
 
 	extra=
 	case $job in

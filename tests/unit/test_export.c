@@ -48,6 +48,7 @@
 	"export CHECKPOINT_DIR='/p/out/run-001/ckpt'\n"                                            \
 	"export LOG_DIR='/p/out/run-001/logs'\n"                                                   \
 	"export DATA_DIR='/p/data'\n"                                                              \
+	"export DATA_DIR_D='/p/data'\n"                                                            \
 	"export NCCL_DEBUG='WARN'\n"                                                               \
 	"mkdir -p \"$CHECKPOINT_DIR\" \"$LOG_DIR\" || exit 1\n"
 
@@ -164,6 +165,29 @@ static void slurm_script_for_several_workers_asks_gpus_and_runs_srun_per_node(vo
 		"'bash train.sh'\n");
 	free(text);
 	jp_manifest_free(m);
+}
+
+static void slurm_script_asks_for_the_profiles_partition_time_account_and_qos(void **state)
+{
+	struct jp_manifest *m = tiny();
+	struct jp_error err = JP_ERROR_INIT;
+	char *text;
+
+	(void)state;
+	assert_int_equal(jp_profile_new_default(&m->profile, &err), 0);
+	assert_int_equal(jp_set_str(&m->profile->slurm_partition, "gpu"), 0);
+	assert_int_equal(jp_set_str(&m->profile->slurm_time, "1-12:00:00"), 0);
+	assert_int_equal(jp_set_str(&m->profile->slurm_qos, "high"), 0);
+	text = render(m, JP_EXPORT_SLURM, NULL);
+	assert_non_null(strstr(text, "#SBATCH --ntasks-per-node=1\n"
+				     "#SBATCH --partition=gpu\n"
+				     "#SBATCH --time=1-12:00:00\n"
+				     "#SBATCH --qos=high\n"
+				     "#SBATCH --output="));
+	assert_null(strstr(text, "--account"));
+	free(text);
+	jp_manifest_free(m);
+	jp_error_dispose(&err);
 }
 
 static void slurm_directives_quote_for_sbatch_and_double_percent_in_output_names(void **state)
@@ -302,7 +326,7 @@ static void invalid_manifest_is_not_exported(void **state)
 	"                - \"-c\"\n"                                                               \
 	"                - \"export PROJECT_DIR='/p/proj'\\nexport OUTPUT_DIR='/p/out/run-001'\\n"  \
 	"export CHECKPOINT_DIR='/p/out/run-001/ckpt'\\nexport LOG_DIR='/p/out/run-001/logs'\\n"     \
-	"export DATA_DIR='/p/data'\\nexport NCCL_DEBUG='WARN'\\n"                                   \
+	"export DATA_DIR='/p/data'\\nexport DATA_DIR_D='/p/data'\\nexport NCCL_DEBUG='WARN'\\n"       \
 	"mkdir -p \\\"$CHECKPOINT_DIR\\\" \\\"$LOG_DIR\\\" || exit 1\\n"                            \
 	"[ -f \\\"$OUTPUT_DIR/preflight.sh\\\" ] || { echo \\\"jobprep: $OUTPUT_DIR/preflight.sh is "    \
 	"missing: make it with: jobprep preflight MANIFEST > $OUTPUT_DIR/preflight.sh\\\" >&2; "      \
@@ -508,6 +532,7 @@ int main(void)
 		cmocka_unit_test(slurm_script_for_one_worker_runs_the_launch_command_with_bash),
 		cmocka_unit_test(slurm_script_for_several_workers_asks_gpus_and_runs_srun_per_node),
 		cmocka_unit_test(slurm_directives_quote_for_sbatch_and_double_percent_in_output_names),
+		cmocka_unit_test(slurm_script_asks_for_the_profiles_partition_time_account_and_qos),
 		cmocka_unit_test(slurm_launch_command_with_quotes_and_newlines_stays_one_argument),
 		cmocka_unit_test(slurm_for_launch_clone_starts_in_the_output_dir),
 		cmocka_unit_test(slurm_refuses_what_it_cannot_run_or_write),
