@@ -157,9 +157,11 @@ EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh
 TESTS += tests/integration/option_without_argument.sh
 EXTRA_DIST += tests/integration/option_without_argument.sh
 # export: scripts run by a real single-node Slurm; PyTorchJob YAML read by PyYAML
-EXPORT_TESTS = tests/integration/export_slurm.sh tests/integration/export_pytorchjob.sh
+# and validated against the Kubeflow training operator's CRD
+EXPORT_TESTS = tests/integration/export_slurm.sh tests/integration/export_pytorchjob.sh \
+	tests/integration/export_pytorchjob_crd.sh
 TESTS += $(EXPORT_TESTS)
-EXTRA_DIST += $(EXPORT_TESTS) tests/lib/slurm.sh
+EXTRA_DIST += $(EXPORT_TESTS) tests/lib/slurm.sh tests/data/kubeflow/pytorchjobs.crd.yaml
 # runs: every run in its own folder, -o a copy that replaces no other run's manifest;
 # export -o replaces only an unedited export; launch_clone clones the pinned commit first
 RUNS_TESTS = tests/integration/init_runs.sh tests/integration/export_replace.sh \
