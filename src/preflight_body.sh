@@ -201,6 +201,11 @@ jp_await_mark() {
 	done
 }
 jp_meet() {
+	# the manifest's Workers, or more when the platform started more
+	for jp_v in SLURM_JOB_NUM_NODES SLURM_NNODES PET_NNODES; do
+		eval "jp_x=\${$jp_v-}"
+		jp_num "$jp_x" && [ "$jp_x" -gt "$jp_workers" ] && jp_workers=$jp_x
+	done
 	[ "$jp_workers" -gt 1 ] || return 0
 	if ! jp_num "$jp_rank"; then
 		jp_say FAIL "$jp_meet_id" "$jp_m_norank" "$jp_host" "$jp_workers"

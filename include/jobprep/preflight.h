@@ -13,7 +13,9 @@
  * (JOBPREP_PREFLIGHT_WAIT seconds, default 60) for exactly that mark, and
  * one that never sees it fails naming its host and the path.
  *
- * The rank is the first set of JOBPREP_RANK, PET_NODE_RANK, NODE_RANK,
+ * The Workers are job.workers, or SLURM_JOB_NUM_NODES, SLURM_NNODES or
+ * PET_NNODES when one is larger (the platform started more); one Worker
+ * skips the meeting. The rank is the first set of JOBPREP_RANK, PET_NODE_RANK, NODE_RANK,
  * GROUP_RANK, SLURM_NODEID, RANK, SLURM_PROCID. The attempt is the first
  * set of JOBPREP_ATTEMPT, Slurm's SLURM_JOB_ID + SLURM_RESTART_COUNT,
  * TORCHELASTIC_RUN_ID, MASTER_ADDR:MASTER_PORT: a value every Worker of one

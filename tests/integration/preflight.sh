@@ -206,6 +206,14 @@ if [ "$(rc stale)" = 1 ] && has stale "[FAIL] outputs.output_dir.same_storage: W
 else
 	not_ok "stale mark: exit $(rc stale): $(cat "$S/stale.out" "$S/stale.err")"
 fi
+# a one-Worker manifest that Slurm started on two nodes: the second still
+# waits for rank 0's mark of this job (SLURM_JOB_ID) and, alone, fails
+run dash good nnodes SLURM_NNODES=2 SLURM_JOB_ID=7 SLURM_NODEID=1 JOBPREP_PREFLIGHT_WAIT=1
+if [ "$(rc nnodes)" = 1 ] && has nnodes "[FAIL] outputs.output_dir.same_storage: Worker $host, rank 1 did not see rank 0's mark"; then
+	ok "more nodes than the manifest's Workers: they meet all the same"
+else
+	not_ok "SLURM_NNODES=2: exit $(rc nnodes): $(cat "$S/nnodes.out" "$S/nnodes.err")"
+fi
 attempt=attempt-$$
 for r in 3 2 1 0; do
 	if [ $r = 3 ]; then
