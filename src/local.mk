@@ -53,6 +53,8 @@ libjobprep_a_SOURCES += src/flow_files.c src/export_stamp.c
 libjobprep_a_SOURCES += include/jobprep/preflight.h src/preflight.c
 nodist_libjobprep_a_SOURCES = src/preflight_body.h
 BUILT_SOURCES = src/preflight_body.h
+# (BUILT_SOURCES is made for all/check/install only; `make jobprep` too)
+src/libjobprep_a-preflight.$(OBJEXT): src/preflight_body.h
 EXTRA_DIST += src/preflight_body.sh
 CLEANFILES += src/preflight_body.h
 src/preflight_body.h: $(srcdir)/src/preflight_body.sh
