@@ -1372,7 +1372,7 @@ static const struct launcher_rule {
 	  "--num_machines \"$WORLD_SIZE\" --machine_rank \"$RANK\" --main_process_ip "
 	  "\"$MASTER_ADDR\" --main_process_port \"$MASTER_PORT\" --num_processes ",
 	  true },
-	{ "deepspeed", NULL, { "--hostfile", "-H", "--num_nodes", "--no_ssh", "--include", NULL },
+	{ "deepspeed", NULL, { "--hostfile", "-H", "--num_nodes", "--no_ssh", NULL },
 	  { NULL },
 	  "--num_nodes \"$WORLD_SIZE\" --node_rank \"$RANK\" --master_addr \"$MASTER_ADDR\" "
 	  "--master_port \"$MASTER_PORT\" --no_ssh --num_gpus ",

@@ -650,6 +650,10 @@ static const struct ctx_row launcher_rows[] = {
 	  "launch.launcher accelerate launch\n" },
 	{ "cd \"$PROJECT_DIR\" && deepspeed train.py --out $CHECKPOINT_DIR",
 	  "launch.launcher deepspeed\n" },
+	{ "cd \"$PROJECT_DIR\" && deepspeed --include localhost:0,1 train.py --out $CHECKPOINT_DIR",
+	  "launch.launcher deepspeed\n" },
+	{ "cd \"$PROJECT_DIR\" && accelerate launch --multi_gpu train.py --out $CHECKPOINT_DIR",
+	  "launch.launcher accelerate launch\n" },
 	/* and the forms that know the other Workers */
 	{ "cd \"$PROJECT_DIR\" && torchrun --nnodes=\"$WORLD_SIZE\" --node_rank=\"$RANK\" "
 	  "--master_addr=\"$MASTER_ADDR\" --master_port=\"$MASTER_PORT\" --nproc_per_node=8 "
