@@ -39,7 +39,7 @@ packages="build-essential autoconf automake autopoint gettext pkg-config
 # The tests: real servers and tools, started by the tests themselves.
 test_packages="libcmocka-dev tmux lighttpd lighttpd-mod-openssl openssl
   openssh-server openssh-client sshfs fuse3 python3 python3-jsonschema python3-yaml
-  dash zsh bash util-linux procps time slurm-wlm munge jq"
+  dash zsh bash busybox util-linux procps time slurm-wlm munge jq"
 [ "$tests" = yes ] && packages="$packages $test_packages"
 
 missing=

@@ -320,7 +320,7 @@ struct storage_cache {
 	struct jp_probe_result probe;
 };
 
-#define SPACE_FAIL_BYTES (64ULL << 20)
+#define SPACE_FAIL_BYTES JP_CHECK_SPACE_FAIL_BYTES
 #define INODES_WARN 10000ULL
 #define EXAMPLES 3
 
@@ -805,29 +805,74 @@ static int add_subject(struct subjects *ss, const char *field, const char *path,
 	return 0;
 }
 
-static int collect(struct subjects *ss, const struct jp_manifest *m)
+static int push_path(struct jp_check_path **v, size_t *n, const char *field, const char *path,
+		     enum jp_check_role role, size_t data_index)
+{
+	struct jp_check_path *grown;
+
+	if (!path)
+		return 0;
+	grown = realloc(*v, (*n + 1) * sizeof(*grown));
+	if (!grown)
+		return JP_ENOMEM;
+	*v = grown;
+	memset(&grown[*n], 0, sizeof(grown[*n]));
+	snprintf(grown[*n].field, sizeof(grown[*n].field), "%s", field);
+	grown[*n].path = path;
+	grown[*n].role = role;
+	grown[*n].data_index = data_index;
+	(*n)++;
+	return 0;
+}
+
+int jp_check_paths(struct jp_check_path **out, size_t *n, const struct jp_manifest *m)
 {
 	char field[64];
 	int rc = 0;
 
-	/* Only code on shared storage is on this machine's paths; an image's
-	 * code path lives inside the image. */
+	*out = NULL;
+	*n = 0;
 	if (m->code.source == JP_CODE_SHARED_STORAGE)
-		rc = add_subject(ss, "code.path", m->code.path, ROLE_CODE, false);
+		rc = push_path(out, n, "code.path", m->code.path, JP_CHECK_ROLE_CODE, 0);
 	for (size_t i = 0; rc == 0 && i < m->n_data; i++) {
 		snprintf(field, sizeof(field), "data[%zu].path", i);
-		rc = add_subject(ss, field, m->data[i].path, ROLE_DATA, m->data[i].read_only);
-		if (rc == 0 && m->data[i].path)
-			ss->v[ss->n - 1].data = &m->data[i];
+		rc = push_path(out, n, field, m->data[i].path, JP_CHECK_ROLE_DATA, i);
 	}
 	if (rc == 0)
-		rc = add_subject(ss, "outputs.output_dir", m->outputs.output_dir, ROLE_OUTPUT,
-				 false);
+		rc = push_path(out, n, "outputs.output_dir", m->outputs.output_dir,
+			       JP_CHECK_ROLE_OUTPUT, 0);
 	if (rc == 0)
-		rc = add_subject(ss, "outputs.checkpoint_dir", m->outputs.checkpoint_dir,
-				 ROLE_OUTPUT, false);
+		rc = push_path(out, n, "outputs.checkpoint_dir", m->outputs.checkpoint_dir,
+			       JP_CHECK_ROLE_OUTPUT, 0);
 	if (rc == 0)
-		rc = add_subject(ss, "outputs.log_dir", m->outputs.log_dir, ROLE_OUTPUT, false);
+		rc = push_path(out, n, "outputs.log_dir", m->outputs.log_dir, JP_CHECK_ROLE_OUTPUT,
+			       0);
+	if (rc < 0) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+static int collect(struct subjects *ss, const struct jp_manifest *m)
+{
+	struct jp_check_path *paths = NULL;
+	size_t n = 0;
+	int rc = jp_check_paths(&paths, &n, m);
+
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		const struct jp_check_path *p = &paths[i];
+		enum role role = p->role == JP_CHECK_ROLE_CODE	 ? ROLE_CODE
+				 : p->role == JP_CHECK_ROLE_DATA ? ROLE_DATA
+								 : ROLE_OUTPUT;
+		bool ro = role == ROLE_DATA && m->data[p->data_index].read_only;
+
+		rc = add_subject(ss, p->field, p->path, role, ro);
+		if (rc == 0 && role == ROLE_DATA)
+			ss->v[ss->n - 1].data = &m->data[p->data_index];
+	}
+	free(paths);
 	return rc;
 }
 

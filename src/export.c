@@ -102,6 +102,16 @@ int export_prelude(char **out, const struct jp_manifest *m, struct jp_error *err
 	return export_buf_finish(out, &b, err);
 }
 
+const char *export_preflight_line(void)
+{
+	/* A run prepared before jobprep wrote preflight.sh has none: say how
+	 * to make it, rather than sh's bare "cannot open". */
+	return "[ -f \"$OUTPUT_DIR/preflight.sh\" ] || { echo \"jobprep: $OUTPUT_DIR/preflight.sh "
+	       "is missing: make it with: jobprep preflight MANIFEST > $OUTPUT_DIR/preflight.sh\" "
+	       ">&2; exit 1; }\n"
+	       "sh \"$OUTPUT_DIR/preflight.sh\" || exit 1\n";
+}
+
 const char *export_workdir(const struct jp_manifest *m)
 {
 	if (m->code.source == JP_CODE_LAUNCH_CLONE)

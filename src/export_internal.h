@@ -23,6 +23,11 @@ int export_error(struct jp_error *err, int code, const char *origin, const char 
  * (exit 1 when that fails). Ends with a newline. *out is the caller's. */
 int export_prelude(char **out, const struct jp_manifest *m, struct jp_error *err);
 
+/* The line every Worker runs before the launch command: the run's
+ * preflight.sh (jobprep/preflight.h) in outputs.output_dir, exit 1 when it
+ * fails or is missing. Ends with a newline; static. */
+const char *export_preflight_line(void);
+
 /* The directory the job starts in: code.path for shared_storage and image,
  * outputs.output_dir for launch_clone. Borrowed; may be NULL. */
 const char *export_workdir(const struct jp_manifest *m);

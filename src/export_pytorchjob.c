@@ -262,7 +262,7 @@ int jp_export_pytorchjob(char **out, unsigned *notes, const struct jp_manifest *
 	rc = export_prelude(&prelude, m, err);
 	if (rc < 0)
 		goto out;
-	if (asprintf(&command, "%s%s", prelude,
+	if (asprintf(&command, "%s%s%s", prelude, export_preflight_line(),
 		     m->job.launch_command ? m->job.launch_command : "") < 0) {
 		command = NULL;
 		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));

@@ -61,6 +61,20 @@ static void directives(struct jp_buf *b, const struct jp_manifest *m)
 	jp_buf_add(b, "#SBATCH --ntasks-per-node=1\n");
 	if (m->job.gpus_per_worker > 0)
 		jp_buf_addf(b, "#SBATCH --gpus-per-node=%" PRId64 "\n", m->job.gpus_per_worker);
+	/* the platform's scheduling options, from the profile the manifest
+	 * records (one word each: the profile reader sees to that) */
+	if (m->profile) {
+		const char *const sched[][2] = {
+			{ "--partition", m->profile->slurm_partition },
+			{ "--time", m->profile->slurm_time },
+			{ "--account", m->profile->slurm_account },
+			{ "--qos", m->profile->slurm_qos },
+		};
+
+		for (size_t i = 0; i < sizeof(sched) / sizeof(sched[0]); i++)
+			if (sched[i][1])
+				jp_buf_addf(b, "#SBATCH %s=%s\n", sched[i][0], sched[i][1]);
+	}
 	if (m->outputs.log_dir) {
 		static const char *const streams[][2] = {
 			{ "--output", "%x-%j.out" },
@@ -121,17 +135,22 @@ int jp_export_slurm(char **out, const struct jp_manifest *m, const char *origin,
 	jp_buf_add(&b, "\n");
 	if (m->job.workers <= 1) {
 		jp_buf_add(&b,
-			       "# One Worker: the launch command runs right here in the batch step,\n"
-			       "# with bash; one node needs no srun step.\n"
-			       "export RANK=0\n"
-			       "exec bash -c ");
+			       "# One Worker: the run's preflight.sh checks the paths as this node sees\n"
+			       "# them; then the launch command runs right here in the batch step, with\n"
+			       "# bash; one node needs no srun step.\n"
+			       "export RANK=0\n");
+		jp_buf_add(&b, export_preflight_line());
+		jp_buf_add(&b, "exec bash -c ");
 	} else {
 		jp_buf_addf(&b,
-				"# %" PRId64 " Workers: srun runs the launch command once on every node of the\n"
-				"# allocation, with bash, RANK set to the node's index; one Worker that\n"
-				"# fails stops the others.\n"
+				"# %" PRId64 " Workers: srun runs, once on every node of the allocation, the\n"
+				"# run's preflight.sh (each node checks the paths as it sees them, and\n"
+				"# all meet in the output directory), then the launch command, with\n"
+				"# bash, RANK set to the node's index; one Worker that fails stops the\n"
+				"# others.\n"
 				"exec srun --ntasks-per-node=1 --kill-on-bad-exit=1 \\\n"
-				"\tbash -c 'export RANK=\"$SLURM_NODEID\"; exec bash -c \"$1\"' jobprep-launch ",
+				"\tbash -c 'export RANK=\"$SLURM_NODEID\"; sh \"$OUTPUT_DIR/preflight.sh\" "
+				"|| exit 1; exec bash -c \"$1\"' jobprep-launch ",
 				m->job.workers);
 	}
 	jp_buf_add(&b, launch);

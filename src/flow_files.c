@@ -1,4 +1,4 @@
-/* Where a run's files go: its manifest and env.sh in the run's folder
+/* Where a run's files go: its manifest, env.sh and preflight.sh in the run's folder
  * (outputs.output_dir), and a copy of the manifest at review.manifest_path
  * when that is elsewhere; whether the copy may replace what is there. */
 #include "config.h"
@@ -55,6 +55,17 @@ int jp_flow_files(char **manifest, char **env, char **copy, const struct jp_flow
 		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 	}
 	return 0;
+}
+
+int jp_flow_preflight_file(char **out, const struct jp_flow *flow)
+{
+	const char *run = flow->m->outputs.output_dir;
+
+	/* in the run's folder itself, where the exports look for it */
+	*out = NULL;
+	if (!run)
+		return 0;
+	return (*out = jp_path_join(run, "preflight.sh")) ? 0 : JP_ENOMEM;
 }
 
 int flow_copy_state(enum copy_state *st, char **other_run, const struct jp_flow *flow,

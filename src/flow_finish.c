@@ -9,6 +9,7 @@
 
 #include "jobprep/envsh.h"
 #include "jobprep/i18n.h"
+#include "jobprep/preflight.h"
 #include "jobprep/shellwords.h"
 #include "flow_internal.h"
 
@@ -52,19 +53,26 @@ int jp_flow_take_manifest(struct jp_manifest **out, const struct jp_flow *flow,
 
 int jp_flow_platform_command(char **out, const struct jp_flow *flow, struct jp_error *err)
 {
-	char *q = NULL;
+	char *q = NULL, *pf = NULL, *qpf = NULL;
 	int rc;
 
 	*out = NULL;
 	if (!flow->m->job.launch_command || !flow->env_path)
 		return jp_error_set(err, JP_EUSAGE, "%s",
 				    _("the launch command and env.sh's path are not known yet"));
-	rc = jp_sh_quote(&q, flow->env_path);
-	if (rc == 0 && asprintf(out, ". %s && %s", q, flow->m->job.launch_command) < 0) {
+	rc = jp_flow_preflight_file(&pf, flow);
+	if (rc == 0)
+		rc = jp_sh_quote(&q, flow->env_path);
+	if (rc == 0)
+		rc = jp_sh_quote(&qpf, pf);
+	if (rc == 0 &&
+	    asprintf(out, ". %s && sh %s && %s", q, qpf, flow->m->job.launch_command) < 0) {
 		*out = NULL;
 		rc = JP_ENOMEM;
 	}
 	free(q);
+	free(qpf);
+	free(pf);
 	return rc < 0 ? jp_error_set(err, rc, "%s", _("out of memory")) : 0;
 }
 
@@ -90,20 +98,23 @@ static int next_action(bool *any, enum jp_action *kind, size_t *index, const str
 	return rc;
 }
 
-/* env.sh first, then the run's manifest (what says the run is ready), then
- * its copy; a failure removes what this write put in place. */
+/* env.sh and preflight.sh first, then the run's manifest (what says the run
+ * is ready), then its copy; a failure removes what this write put in place. */
 static int write_files(struct jp_flow *flow, bool force, const struct jp_port *port,
 		       struct jp_error *err)
 {
 	struct jp_manifest *m = NULL;
-	char *env = NULL, *manifest = NULL, *copy = NULL;
+	char *env = NULL, *manifest = NULL, *copy = NULL, *pf = NULL, *pf_path = NULL;
 	int rc;
 
 	if (!flow->manifest_path || !flow->env_path)
 		return jp_error_set(err, JP_EUSAGE, "%s",
 				    _("review.manifest_path: no place to write the manifest yet"));
-	if (flow_run_files(&manifest, &copy, flow) < 0)
+	if (flow_run_files(&manifest, &copy, flow) < 0 || jp_flow_preflight_file(&pf_path, flow) < 0) {
+		free(manifest);
+		free(copy);
 		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	}
 	rc = copy ? flow_copy_allowed(flow, copy, force, true, port, err) : 0;
 	if (rc == 0)
 		rc = jp_flow_take_manifest(&m, flow, err);
@@ -112,17 +123,27 @@ static int write_files(struct jp_flow *flow, bool force, const struct jp_port *p
 	if (rc == 0)
 		rc = jp_envsh_render(&env, m, err);
 	if (rc == 0)
+		rc = jp_preflight_render(&pf, m, err);
+	if (rc == 0)
 		rc = jp_file_write_atomic(flow->env_path, env, strlen(env), 0644, err);
 	if (rc == 0) {
-		rc = jp_manifest_write(m, manifest, 0644, err);
+		rc = jp_file_write_atomic(pf_path, pf, strlen(pf), 0755, err);
 		if (rc < 0)
 			unlink(flow->env_path);
+	}
+	if (rc == 0) {
+		rc = jp_manifest_write(m, manifest, 0644, err);
+		if (rc < 0) {
+			unlink(pf_path);
+			unlink(flow->env_path);
+		}
 	}
 	if (rc == 0 && copy) {
 		/* the same text: the copy is byte for byte the run's manifest */
 		rc = jp_manifest_write(m, copy, 0644, err);
 		if (rc < 0) {
 			unlink(manifest);
+			unlink(pf_path);
 			unlink(flow->env_path);
 		}
 	}
@@ -133,6 +154,8 @@ static int write_files(struct jp_flow *flow, bool force, const struct jp_port *p
 			rc = jp_error_set(err, rc, "%s", _("out of memory"));
 	}
 	free(env);
+	free(pf);
+	free(pf_path);
 	free(manifest);
 	free(copy);
 	jp_manifest_free(m);

@@ -357,6 +357,7 @@ static int judge_launch(struct jp_verdict *v, const struct jp_flow *flow, const 
 	ctx.code_repo_url = m->code.source == JP_CODE_LAUNCH_CLONE ? m->code.repo_url : NULL;
 	ctx.code_commit = m->code.source == JP_CODE_LAUNCH_CLONE ? m->code.repo_commit : NULL;
 	ctx.workers = (long long)m->job.workers;
+	ctx.gpus_per_worker = (long long)m->job.gpus_per_worker;
 	if (ctx.workers > 1 && ctx.project_is_local && m->code.path) {
 		struct flow_cache *c = flow->cache;
 		if (!c->sync_path || strcmp(c->sync_path, m->code.path) != 0) {

@@ -47,6 +47,10 @@ struct lint {
 	enum { CLONE_NONE, CLONE_SOURCE, CLONE_PINNED } clone_state;
 	bool fetched_commit; /* a `git fetch` of the commit: FETCH_HEAD is it */
 	char *ran_first;     /* the first program run before the pin; NULL: none */
+	/* the scripts the command runs that could be looked at, and whether
+	 * one could not (in an image, relative, missing) */
+	struct jp_strv scripts;
+	bool script_unseen;
 };
 
 /* --- small helpers -------------------------------------------------------- */
@@ -142,6 +146,9 @@ static const char *kind_id(enum jp_lint_kind k)
 	case JP_LINT_SYNC: return "launch.sync";
 	case JP_LINT_SYNTAX: return "launch.syntax";
 	case JP_LINT_CLONE_FIRST: return "launch.clone_first";
+	case JP_LINT_LAUNCHER: return "launch.launcher";
+	case JP_LINT_OUTPUTS: return "launch.outputs";
+	case JP_LINT_ENV_PATH: return "launch.env_path";
 	}
 	return "launch";
 }
@@ -422,6 +429,7 @@ static size_t skip_wrappers(struct lint *L, const struct cmd *c, const struct jp
 }
 
 static void lint_line(struct lint *L, const char *line, int nesting);
+static void lint_launcher_workers(struct lint *L, const struct cmd *c, size_t i);
 
 /* A script the command runs: it must exist (and be executable when run
  * directly). */
@@ -444,6 +452,7 @@ static void check_script(struct lint *L, const struct jp_sh_word *w, bool need_e
 			      "cd \"$PROJECT_DIR\" first, or give the script's absolute path"),
 			    w->text);
 		L->warned_relative = 1;
+		L->script_unseen = true;
 		goto out;
 	}
 	if (!path) {
@@ -451,19 +460,23 @@ static void check_script(struct lint *L, const struct jp_sh_word *w, bool need_e
 		goto out;
 	}
 	/* Inside an image, or cloned when the job starts: not to be seen here. */
-	if (ctx->project_dir && jp_path_is_under(path, ctx->project_dir) && !ctx->project_is_local)
+	if (ctx->project_dir && jp_path_is_under(path, ctx->project_dir) && !ctx->project_is_local) {
+		L->script_unseen = true;
 		goto out;
+	}
 	/* Bounded: the project may sit on a network mount that hung. */
 	int errnum = 0;
 	int rc = jp_probe_stat(&st, &errnum, path, 0, 0, NULL);
 	if (rc == JP_ENOMEM) {
 		L->oom = 1;
 	} else if (rc < 0) {
+		L->script_unseen = true;
 		add(L, JP_LINT_SCRIPT, w->text, path,
 		    _("'%s': %s did not answer in time: the storage it is on seems hung (a "
 		      "network mount that lost its server?)"),
 		    w->text, path);
 	} else if (errnum) {
+		L->script_unseen = true;
 		if (ctx->project_dir && jp_path_is_under(path, ctx->project_dir))
 			add(L, JP_LINT_SCRIPT, w->text, path,
 			    _("'%s': %s does not exist in the project (%s)"), w->text, path,
@@ -479,6 +492,9 @@ static void check_script(struct lint *L, const struct jp_sh_word *w, bool need_e
 		    _("'%s': %s is not executable: chmod +x it before submitting, or run it with bash"),
 		    w->text, path);
 	}
+	/* read later for where it writes (launch.outputs) */
+	if (rc == 0 && !errnum && S_ISREG(st.st_mode) && jp_strv_push(&L->scripts, path) < 0)
+		L->oom = 1;
 out:
 	free(e);
 	free(path);
@@ -1213,6 +1229,7 @@ static void lint_command(struct lint *L, const struct jp_sh_command *sh, int nes
 		else if (strcmp(name, "echo") != 0 && strcmp(name, "printf") != 0 &&
 			 strcmp(name, "export") != 0 && strcmp(name, "cd") != 0)
 			lint_program(L, &c, i, nesting);
+		lint_launcher_workers(L, &c, i);
 		if (strcmp(name, "cd") != 0 && strcmp(name, "export") != 0 &&
 		    strcmp(name, "echo") != 0)
 			lint_paths(L, sh, env_assigns, n_env);
@@ -1244,34 +1261,43 @@ static void lint_line(struct lint *L, const char *line, int nesting)
 
 /* --- does the code synchronise? -------------------------------------------- */
 
+/* The first SYNC_READ_BYTES of the file at path, NUL-terminated (NULL when it
+ * cannot be read); *n its length. A FIFO named like a script must not block
+ * open(): jp_input_open refuses anything but a regular file. */
+static char *read_head(const char *path, size_t *n)
+{
+	struct stat st;
+	FILE *f;
+	char *buf;
+	int fd;
+
+	if (jp_input_open(&fd, &st, path, NULL) != 0)
+		return NULL;
+	if (!(f = fdopen(fd, "rb"))) {
+		close(fd);
+		return NULL;
+	}
+	buf = malloc(SYNC_READ_BYTES + 1);
+	if (buf) {
+		*n = fread(buf, 1, SYNC_READ_BYTES, f);
+		buf[*n] = '\0';
+	}
+	fclose(f);
+	return buf;
+}
+
 static bool file_mentions_sync(const char *path)
 {
 	static const char *const marks[] = { "barrier", "torch.distributed", "accelerate",
 					     "deepspeed", "init_process_group", "horovod", NULL };
-	struct stat st;
-	FILE *f;
-	char *buf;
-	size_t n;
+	size_t n = 0;
+	char *buf = read_head(path, &n);
 	bool found = false;
-	int fd;
 
-	/* A FIFO named like the script must not block open(). */
-	if (jp_input_open(&fd, &st, path, NULL) != 0)
-		return false;
-	if (!(f = fdopen(fd, "rb"))) {
-		close(fd);
-		return false;
-	}
-	buf = malloc(SYNC_READ_BYTES + 1);
-	if (buf) {
-		n = fread(buf, 1, SYNC_READ_BYTES, f);
-		buf[n] = '\0';
-		for (size_t i = 0; marks[i] && !found; i++)
-			if (memmem(buf, n, marks[i], strlen(marks[i])))
-				found = true;
-		free(buf);
-	}
-	fclose(f);
+	for (size_t i = 0; buf && marks[i] && !found; i++)
+		if (memmem(buf, n, marks[i], strlen(marks[i])))
+			found = true;
+	free(buf);
 	return found;
 }
 
@@ -1384,6 +1410,306 @@ static void lint_sync(struct lint *L)
 	    ctx->project_dir, ctx->workers);
 }
 
+/* --- many Workers, the run's directories, job.env paths (issue 13) --------- */
+
+/* Launchers that run the job on one Worker alone unless an option tells them
+ * of the others: any of `multi` does (with a value other than 1), any of
+ * `single` undoes it. `form` is what to add, then the process count: per
+ * Worker (GPUs), or for the whole job when `total`. */
+static const struct launcher_rule {
+	const char *name; /* the program's base name */
+	const char *sub;  /* its sub-command, or NULL */
+	const char *const multi[6];
+	const char *const single[2];
+	const char *form;
+	bool total;
+} launcher_rules[] = {
+	{ "torchrun", NULL, { "--nnodes", "--rdzv-endpoint", "--rdzv_endpoint", NULL },
+	  { "--standalone", NULL },
+	  "--nnodes=\"$WORLD_SIZE\" --node_rank=\"$RANK\" --master_addr=\"$MASTER_ADDR\" "
+	  "--master_port=\"$MASTER_PORT\" --nproc_per_node=",
+	  false },
+	{ "accelerate", "launch",
+	  { "--num_machines", "--num-machines", "--config_file", "--config-file", NULL },
+	  { NULL },
+	  "--num_machines \"$WORLD_SIZE\" --machine_rank \"$RANK\" --main_process_ip "
+	  "\"$MASTER_ADDR\" --main_process_port \"$MASTER_PORT\" --num_processes ",
+	  true },
+	{ "deepspeed", NULL, { "--hostfile", "-H", "--num_nodes", "--no_ssh", NULL },
+	  { NULL },
+	  "--num_nodes \"$WORLD_SIZE\" --node_rank \"$RANK\" --master_addr \"$MASTER_ADDR\" "
+	  "--master_port \"$MASTER_PORT\" --no_ssh --num_gpus ",
+	  false },
+};
+
+/* The value of option `opt` at word k ("--opt=V", "--opt V"); "" for a
+ * last word without one; NULL when word k is not that option. */
+static const char *option_value(const struct cmd *c, size_t k, const char *opt)
+{
+	const char *t = c->args[k]->text;
+	size_t n = strlen(opt);
+
+	if (strncmp(t, opt, n) != 0 || (t[n] != '=' && t[n] != '\0'))
+		return NULL;
+	if (t[n] == '=')
+		return t + n + 1;
+	return k + 1 < c->n ? c->args[k + 1]->text : "";
+}
+
+static bool is_script_word(const char *t)
+{
+	size_t n = strlen(t);
+
+	return (n > 3 && (strcmp(t + n - 3, ".py") == 0 || strcmp(t + n - 3, ".sh") == 0)) ||
+	       strcmp(t, "-m") == 0 || strcmp(t, "--module") == 0;
+}
+
+/* The launcher's own options (up to the script) tell it of other Workers. */
+static bool rule_is_multi(const struct launcher_rule *r, const struct cmd *c, size_t from)
+{
+	bool multi = false;
+
+	for (size_t k = from; k < c->n && !is_script_word(c->args[k]->text); k++) {
+		for (size_t s = 0; r->single[s]; s++)
+			if (option_value(c, k, r->single[s]))
+				return false;
+		for (size_t m = 0; r->multi[m]; m++) {
+			const char *v = option_value(c, k, r->multi[m]);
+			if (v && strcmp(v, "1") != 0 && strcmp(v, "1:1") != 0)
+				multi = true;
+		}
+	}
+	return multi;
+}
+
+static long long processes(const struct lint *L, bool total)
+{
+	long long g = L->ctx->gpus_per_worker > 0 ? L->ctx->gpus_per_worker : 1;
+
+	return total ? g * L->ctx->workers : g;
+}
+
+static void launcher_finding(struct lint *L, const struct launcher_rule *r, const char *word)
+{
+	char form[512];
+
+	snprintf(form, sizeof(form), "%s%lld", r->form, processes(L, r->total));
+	add(L, JP_LINT_LAUNCHER, word, NULL,
+	    _("'%s' without its multi-node options starts the job on each of the %lld Workers "
+	      "alone, and they never meet: add %s (the platform sets these variables on every "
+	      "Worker)"),
+	    word, L->ctx->workers, form);
+}
+
+/* python train.py on several Workers: one process each, unaware of the rest. */
+static void python_workers(struct lint *L, const struct cmd *c, size_t i)
+{
+	size_t j = first_operand(c, i + 1);
+	char form[512];
+
+	for (size_t k = i + 1; k < j; k++) {
+		const char *a = c->args[k]->text;
+		if (strcmp(a, "-c") == 0)
+			return;
+		if (strcmp(a, "-m") == 0) {
+			const char *mod = arg(c, k + 1);
+			if (mod && (strcmp(mod, "torch.distributed.run") == 0 ||
+				    strcmp(mod, "torch.distributed.launch") == 0)) {
+				if (!rule_is_multi(&launcher_rules[0], c, k + 2))
+					launcher_finding(L, &launcher_rules[0], "python -m torch.distributed.run");
+				return;
+			}
+			j = k + 1;
+			break;
+		}
+	}
+	if (j >= c->n)
+		return;
+	snprintf(form, sizeof(form), "torchrun %s%lld", launcher_rules[0].form, processes(L, false));
+	add(L, JP_LINT_LAUNCHER, base_name(c->args[i]->text), NULL,
+	    _("'%s %s' starts one process on each of the %lld Workers, and none of them knows "
+	      "the others (unless the script starts its own): run it as %s %s"),
+	    base_name(c->args[i]->text), c->args[j]->text, L->ctx->workers, form, c->args[j]->text);
+}
+
+static void lint_launcher_workers(struct lint *L, const struct cmd *c, size_t i)
+{
+	const char *name;
+
+	if (L->ctx->workers <= 1 || i >= c->n || c->args[i]->has_var)
+		return;
+	name = base_name(c->args[i]->text);
+	if (is_python(name)) {
+		python_workers(L, c, i);
+		return;
+	}
+	for (size_t k = 0; k < sizeof(launcher_rules) / sizeof(launcher_rules[0]); k++) {
+		const struct launcher_rule *r = &launcher_rules[k];
+		size_t from = i + 1;
+		char word[64];
+
+		if (strcmp(name, r->name) != 0)
+			continue;
+		if (r->sub && (!arg(c, i + 1) || strcmp(arg(c, i + 1), r->sub) != 0))
+			return;
+		from += r->sub != NULL;
+		if (rule_is_multi(r, c, from))
+			return;
+		snprintf(word, sizeof(word), "%s%s%s", r->name, r->sub ? " " : "", r->sub ? r->sub : "");
+		launcher_finding(L, r, word);
+		return;
+	}
+}
+
+/* Where code writes when nobody says otherwise, inside the project. */
+static const struct output_default {
+	const char *mark; /* seen in the code */
+	const char *what; /* where that writes */
+	const char *fix;
+} output_defaults[] = {
+	{ "out_dir = 'out'", "out/ (nanoGPT's out_dir)", "--out_dir=\"$CHECKPOINT_DIR\"" },
+	{ "TrainingArguments(", "the output_dir given to TrainingArguments",
+	  "--output_dir \"$CHECKPOINT_DIR\"" },
+	{ "lightning", "lightning_logs/ (Lightning's default_root_dir)",
+	  "Trainer(default_root_dir=os.environ[\"CHECKPOINT_DIR\"])" },
+	{ "SummaryWriter(", "runs/ (TensorBoard's SummaryWriter)",
+	  "SummaryWriter(log_dir=os.environ[\"LOG_DIR\"])" },
+};
+
+static bool mentions_run_dirs(const struct lint *L, const char *text, size_t n)
+{
+	const char *marks[] = { "OUTPUT_DIR", "CHECKPOINT_DIR", "LOG_DIR", L->ctx->output_dir,
+				L->ctx->checkpoint_dir, L->ctx->log_dir };
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (marks[i] && *marks[i] && memmem(text, n, marks[i], strlen(marks[i])))
+			return true;
+	return false;
+}
+
+/* Script `path` mentions the run's directories (1), not (0), unreadable
+ * (-1); *dflt: the first known in-project default seen in it. */
+static int script_mentions(const struct lint *L, const char *path, const struct output_default **dflt)
+{
+	size_t n = 0;
+	char *buf = read_head(path, &n);
+	int rc = -1;
+
+	if (buf) {
+		rc = mentions_run_dirs(L, buf, n);
+		for (size_t i = 0; !*dflt && i < sizeof(output_defaults) / sizeof(output_defaults[0]); i++)
+			if (memmem(buf, n, output_defaults[i].mark, strlen(output_defaults[i].mark)))
+				*dflt = &output_defaults[i];
+	}
+	free(buf);
+	return rc;
+}
+
+static void lint_outputs(struct lint *L, const char *command)
+{
+	const struct output_default *dflt = NULL;
+
+	if (!L->ctx->output_dir || mentions_run_dirs(L, command, strlen(command)) ||
+	    L->script_unseen || L->scripts.n == 0)
+		return;
+	for (size_t i = 0; i < L->scripts.n; i++)
+		if (script_mentions(L, L->scripts.v[i], &dflt) != 0)
+			return;
+	if (dflt)
+		add(L, JP_LINT_OUTPUTS, "", L->scripts.v[0],
+		    _("neither the launch command nor %s uses $OUTPUT_DIR, $CHECKPOINT_DIR or "
+		      "$LOG_DIR (or their paths), so %s lands inside the project, not in the run's "
+		      "folder, and the next run overwrites it: pass the run's directory on, e.g. %s"),
+		    L->scripts.v[0], dflt->what, dflt->fix);
+	else
+		add(L, JP_LINT_OUTPUTS, "", L->scripts.v[0],
+		    _("neither the launch command nor %s uses $OUTPUT_DIR, $CHECKPOINT_DIR or "
+		      "$LOG_DIR (or their paths), so checkpoints and logs go wherever the code puts "
+		      "them by default, not into the run's folder: pass the run's directories on, "
+		      "e.g. --output_dir \"$CHECKPOINT_DIR\""),
+		    L->scripts.v[0]);
+}
+
+/* job.env names whose value is a folder the job keeps things in. */
+static bool path_variable(const char *name)
+{
+	static const char *const names[] = { "HF_HOME", "HF_DATASETS_CACHE", "HF_HUB_CACHE",
+					      "HUGGINGFACE_HUB_CACHE", "TRANSFORMERS_CACHE",
+					      "TORCH_HOME", "TORCH_EXTENSIONS_DIR", "TRITON_CACHE_DIR",
+					      "WANDB_DIR", "WANDB_CACHE_DIR", "TMPDIR",
+					      "XDG_CACHE_HOME", "PIP_CACHE_DIR", "MODELSCOPE_CACHE",
+					      NULL };
+
+	for (size_t i = 0; names[i]; i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The mount the path is on is memory or a container layer (profile silent). */
+static const struct jp_mount *ephemeral_mount(struct lint *L, const char *path)
+{
+	const struct jp_mount *mnt;
+
+	if (L->mounts_state == 0)
+		L->mounts_state = jp_mount_table_load(&L->mounts, NULL, NULL) == 0 ? 1 : -1;
+	mnt = L->mounts_state == 1 ? jp_mount_table_find(&L->mounts, path) : NULL;
+	return mnt && jp_fs_kind_of(mnt->fstype) == JP_FS_EPHEMERAL ? mnt : NULL;
+}
+
+static void env_path(struct lint *L, const char *name, const char *path)
+{
+	const char *root = NULL, *shared = first_shared_root(L);
+	const struct jp_mount *mnt = NULL;
+	int cls = profile_class(L, path, &root);
+	struct stat st;
+
+	if (cls == 2 || (cls < 0 && (mnt = ephemeral_mount(L, path)))) {
+		add(L, JP_LINT_ENV_PATH, name, path,
+		    _("job.env %s=%s is on %s, which is wiped when the job ends: what the job keeps "
+		      "there is lost, and fetched again by every run: set %s to a folder under %s "
+		      "(e.g. %s/cache)"),
+		    name, path, root ? root : mnt->fstype, name, shared, shared);
+		return;
+	}
+	/* an image's own folders are not to be seen from here */
+	if (cls < 0 && !L->ctx->project_is_local)
+		return;
+	if (stat(path, &st) != 0 && errno == ENOENT) {
+		char *q = NULL;
+
+		if (jp_sh_quote(&q, path) < 0) {
+			L->oom = 1;
+			return;
+		}
+		add(L, JP_LINT_ENV_PATH, name, path,
+		    _("job.env %s=%s does not exist: create it before submitting (mkdir -p %s), so "
+		      "that every Worker finds the same folder"),
+		    name, path, q);
+		free(q);
+	}
+}
+
+/* Path-valued job.env entries are judged like outputs: ephemeral or missing. */
+static void lint_env_paths(struct lint *L)
+{
+	for (size_t i = 0; i < L->ctx->n_env; i++) {
+		const char *name = L->ctx->env[i].name, *value = L->ctx->env[i].value;
+		char *path;
+
+		if (!name || !value || value[0] != '/' || strchr(value, ':'))
+			continue;
+		path = jp_path_normalize(value);
+		if (!path) {
+			L->oom = 1;
+			return;
+		}
+		if (path_variable(name) || !is_system_path(path))
+			env_path(L, name, path);
+		free(path);
+	}
+}
+
 /* --- entry points ---------------------------------------------------------- */
 
 int jp_lint_command(struct jp_lint_report *out, const char *command,
@@ -1414,6 +1740,10 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 		clone_verdict(&L);
 	if (!L.oom && command && *command)
 		lint_sync(&L);
+	if (!L.oom && command && *command)
+		lint_outputs(&L, command);
+	if (!L.oom)
+		lint_env_paths(&L);
 
 	if (L.oom) {
 		jp_lint_report_dispose(out);
@@ -1426,6 +1756,7 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 	free(L.vars);
 	free(L.cwd);
 	free(L.ran_first);
+	jp_strv_dispose(&L.scripts);
 	jp_strv_dispose(&L.code_remotes);
 	jp_mount_table_dispose(&L.mounts);
 	return rc;
@@ -1451,6 +1782,9 @@ int jp_lint_manifest_report(struct jp_lint_report *out, const struct jp_manifest
 	ctx.code_repo_url = lclone ? m->code.repo_url : NULL;
 	ctx.code_commit = lclone ? m->code.repo_commit : NULL;
 	ctx.workers = (long long)m->job.workers;
+	ctx.gpus_per_worker = (long long)m->job.gpus_per_worker;
+	ctx.env = m->job.env;
+	ctx.n_env = m->job.n_env;
 	return jp_lint_command(out, m->job.launch_command, &ctx, err);
 }
 

@@ -54,3 +54,16 @@ libjobprep_a_SOURCES += include/jobprep/export.h src/export_internal.h src/expor
 # runs: where a run's files go (and whether a copy may replace what is there);
 # the digest line that tells an unedited export from an edited file
 libjobprep_a_SOURCES += src/flow_files.c src/export_stamp.c
+# preflight: the run's preflight.sh every Worker runs before the launch command;
+# its fixed part is src/preflight_body.sh, made into a C string here
+libjobprep_a_SOURCES += include/jobprep/preflight.h src/preflight.c
+nodist_libjobprep_a_SOURCES = src/preflight_body.h
+BUILT_SOURCES = src/preflight_body.h
+# (BUILT_SOURCES is made for all/check/install only; `make jobprep` too)
+src/libjobprep_a-preflight.$(OBJEXT): src/preflight_body.h
+EXTRA_DIST += src/preflight_body.sh
+CLEANFILES += src/preflight_body.h
+src/preflight_body.h: $(srcdir)/src/preflight_body.sh
+	$(AM_V_GEN)$(MKDIR_P) src && \
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' \
+		$(srcdir)/src/preflight_body.sh > $@-t && mv -f $@-t $@

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +77,10 @@ void jp_profile_free(struct jp_profile *p)
 	free(p->output_dir);
 	free(p->checkpoint_dir);
 	free(p->log_dir);
+	free(p->slurm_partition);
+	free(p->slurm_time);
+	free(p->slurm_account);
+	free(p->slurm_qos);
 	free(p);
 }
 
@@ -91,7 +97,11 @@ int jp_profile_copy(struct jp_profile **out, const struct jp_profile *src)
 	    jp_set_str(&p->project_dir, src->project_dir) < 0 ||
 	    jp_set_str(&p->output_dir, src->output_dir) < 0 ||
 	    jp_set_str(&p->checkpoint_dir, src->checkpoint_dir) < 0 ||
-	    jp_set_str(&p->log_dir, src->log_dir) < 0) {
+	    jp_set_str(&p->log_dir, src->log_dir) < 0 ||
+	    jp_set_str(&p->slurm_partition, src->slurm_partition) < 0 ||
+	    jp_set_str(&p->slurm_time, src->slurm_time) < 0 ||
+	    jp_set_str(&p->slurm_account, src->slurm_account) < 0 ||
+	    jp_set_str(&p->slurm_qos, src->slurm_qos) < 0) {
 		jp_profile_free(p);
 		return JP_ENOMEM;
 	}
@@ -168,9 +178,69 @@ static int read_template(char **dst, const cJSON *obj, const char *key,
 
 static const char *const profile_keys[] = { "shared_roots", "public_roots",
 					    "ephemeral_roots", "system_disk_bytes",
-					    "defaults", NULL };
+					    "defaults", "slurm", NULL };
 static const char *const default_keys[] = { "project_dir", "output_dir",
 					    "checkpoint_dir", "log_dir", NULL };
+
+/* profile.slurm: the batch script's scheduling options, as sbatch takes them. */
+static const struct slurm_key {
+	const char *key;
+	size_t offset;
+} slurm_keys[] = {
+	{ "partition", offsetof(struct jp_profile, slurm_partition) },
+	{ "time", offsetof(struct jp_profile, slurm_time) },
+	{ "account", offsetof(struct jp_profile, slurm_account) },
+	{ "qos", offsetof(struct jp_profile, slurm_qos) },
+};
+
+#define N_SLURM_KEYS (sizeof(slurm_keys) / sizeof(slurm_keys[0]))
+
+/* A value an #SBATCH line holds as one word: printable ASCII, no space,
+ * quote, backslash or '#'. */
+static bool sbatch_word(const char *s)
+{
+	if (!*s)
+		return false;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p <= ' ' || *p >= 0x7f || *p == '"' || *p == '\'' || *p == '\\' || *p == '#')
+			return false;
+	return true;
+}
+
+static int read_slurm(struct jp_profile *p, const cJSON *obj, const char *origin,
+		      struct jp_error *err)
+{
+	int rc = 0;
+	const cJSON *it;
+
+	if (!cJSON_IsObject(obj))
+		return jp_error_set(err, JP_EFORMAT, _("%s: profile.slurm: expected an object, got %s"),
+				    origin, json_type_name(obj));
+	cJSON_ArrayForEach(it, obj)
+	{
+		size_t k;
+
+		for (k = 0; k < N_SLURM_KEYS; k++)
+			if (strcmp(slurm_keys[k].key, it->string) == 0)
+				break;
+		if (k == N_SLURM_KEYS) {
+			rc = jp_error_set(err, JP_EFORMAT,
+					  _("%s: profile.slurm.%s: expected one of partition, time, "
+					    "account, qos, got an unknown field"),
+					  origin, it->string);
+		} else if (!cJSON_IsString(it) || !sbatch_word(it->valuestring)) {
+			rc = jp_error_set(err, JP_EFORMAT,
+					  _("%s: profile.slurm.%s: expected one word for sbatch (no "
+					    "spaces, quotes, backslashes or '#'), got %s"),
+					  origin, it->string,
+					  cJSON_IsString(it) ? it->valuestring : json_type_name(it));
+		} else if (jp_set_str((char **)((char *)p + slurm_keys[k].offset), it->valuestring) <
+			   0) {
+			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		}
+	}
+	return rc;
+}
 
 static int check_keys(const cJSON *obj, const char *const *allowed,
 		      const char *prefix, const char *origin,
@@ -241,6 +311,9 @@ int jp_profile_from_json(struct jp_profile **out, const cJSON *json,
 		bad |= read_template(&p->checkpoint_dir, defs, "checkpoint_dir", origin, err) < 0;
 		bad |= read_template(&p->log_dir, defs, "log_dir", origin, err) < 0;
 	}
+	const cJSON *slurm = cJSON_GetObjectItemCaseSensitive(json, "slurm");
+	if (slurm)
+		bad |= read_slurm(p, slurm, origin, err) < 0;
 	if (!bad && p->shared_roots.n == 0) {
 		bad = 1;
 		jp_error_set(err, JP_EFORMAT,
@@ -292,6 +365,17 @@ cJSON *jp_profile_to_json(const struct jp_profile *p)
 	    !cJSON_AddStringToObject(defs, "checkpoint_dir", p->checkpoint_dir) ||
 	    !cJSON_AddStringToObject(defs, "log_dir", p->log_dir))
 		goto fail;
+	/* only what is set: a profile without Slurm options reads back the same */
+	cJSON *slurm = NULL;
+	for (size_t k = 0; k < N_SLURM_KEYS; k++) {
+		const char *v = *(char *const *)((const char *)p + slurm_keys[k].offset);
+
+		if (!v)
+			continue;
+		if ((!slurm && !(slurm = cJSON_AddObjectToObject(obj, "slurm"))) ||
+		    !cJSON_AddStringToObject(slurm, slurm_keys[k].key, v))
+			goto fail;
+	}
 	return obj;
 fail:
 	cJSON_Delete(obj);

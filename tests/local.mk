@@ -250,9 +250,11 @@ EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh tests/integra
 TESTS += tests/integration/option_without_argument.sh
 EXTRA_DIST += tests/integration/option_without_argument.sh
 # export: scripts run by a real single-node Slurm; PyTorchJob YAML read by PyYAML
-EXPORT_TESTS = tests/integration/export_slurm.sh tests/integration/export_pytorchjob.sh
+# and validated against the Kubeflow training operator's CRD
+EXPORT_TESTS = tests/integration/export_slurm.sh tests/integration/export_pytorchjob.sh \
+	tests/integration/export_pytorchjob_crd.sh
 TESTS += $(EXPORT_TESTS)
-EXTRA_DIST += $(EXPORT_TESTS) tests/lib/slurm.sh
+EXTRA_DIST += $(EXPORT_TESTS) tests/lib/slurm.sh tests/data/kubeflow/pytorchjobs.crd.yaml
 # runs: every run in its own folder, -o a copy that replaces no other run's manifest;
 # export -o replaces only an unedited export; launch_clone clones the pinned commit first
 RUNS_TESTS = tests/integration/init_runs.sh tests/integration/export_replace.sh \
@@ -280,6 +282,16 @@ EXTRA_DIST += tests/tui/chinese_ui.sh tests/integration/po_complete.sh
 STORAGE_SH_TESTS = tests/integration/storage_platform.sh tests/integration/hung_mount.sh
 TESTS += $(STORAGE_SH_TESTS)
 EXTRA_DIST += $(STORAGE_SH_TESTS) tests/lib/ssh.sh tests/lib/platform.sh
+# preflight: the run's preflight.sh as Workers run it (dash, bash, busybox sh;
+# bad, unreadable and hung paths; four Workers, one with other storage)
+PREFLIGHT_TESTS = tests/integration/preflight.sh
+TESTS += $(PREFLIGHT_TESTS)
+EXTRA_DIST += $(PREFLIGHT_TESTS)
+check_PROGRAMS += tests/unit/test_preflight
+TESTS += tests/unit/test_preflight
+tests_unit_test_preflight_CFLAGS = $(unit_cflags)
+tests_unit_test_preflight_LDADD = $(unit_ldadd)
+tests_unit_test_preflight_SOURCES = tests/unit/test_preflight.c tests/unit/scratch.h
 
 # static analysis and valgrind (tests/analyse.sh): cppcheck, scan-build, the
 # unit tests and fuzz replays under valgrind; not part of make check

@@ -6,6 +6,10 @@
 #include "jobprep/manifest.h"
 #include "jobprep/profile.h"
 
+/* Less free space than this where the job writes fails the space check
+ * (here and in the Workers' preflight.sh). */
+#define JP_CHECK_SPACE_FAIL_BYTES (64ULL << 20)
+
 enum jp_check_flags {
 	JP_CHECK_DEEP = 1 << 0, /* also scan data sets fully */
 };
@@ -15,5 +19,27 @@ enum jp_check_flags {
  * negative code when they could not run at all. */
 int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile,
 		      unsigned flags, struct jp_error *err);
+
+/* The paths the checks judge, in order: code.path (code on shared storage
+ * only: an image's code path lives inside the image, a launch_clone's does
+ * not exist yet), data[i].path, then outputs.output_dir, checkpoint_dir and
+ * log_dir. `jobprep check` and the run's preflight.sh (jobprep/preflight.h)
+ * judge exactly these, under the same ids ("<field>.<check>"). */
+enum jp_check_role {
+	JP_CHECK_ROLE_CODE = 1 << 0,   /* the checkout: read by every Worker */
+	JP_CHECK_ROLE_DATA = 1 << 1,   /* a data set (directory or file): read */
+	JP_CHECK_ROLE_OUTPUT = 1 << 2, /* a directory the job writes */
+};
+
+struct jp_check_path {
+	char field[64];    /* "code.path", "data[1].path", "outputs.log_dir" */
+	const char *path;  /* borrowed from the manifest */
+	enum jp_check_role role;
+	size_t data_index; /* JP_CHECK_ROLE_DATA: its index in m->data */
+};
+
+/* *out (the caller's, free()) gets *n entries; absent paths are left out.
+ * Returns 0 or JP_ENOMEM. */
+int jp_check_paths(struct jp_check_path **out, size_t *n, const struct jp_manifest *m);
 
 #endif

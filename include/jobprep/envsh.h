@@ -11,10 +11,19 @@
 #include "jobprep/manifest.h"
 
 /* The export lines for m: PROJECT_DIR (code.path), OUTPUT_DIR,
- * CHECKPOINT_DIR, LOG_DIR, DATA_DIR (the first data source), then job.env
- * in order. A variable whose value is absent is left out. A name that is not
+ * CHECKPOINT_DIR, LOG_DIR, DATA_DIR (the first data source), DATA_DIR_<NAME>
+ * for every data source (jp_envsh_data_var), then job.env in order. A variable whose value is absent is left out. A name that is not
  * a sh variable name is an error (JP_EFORMAT, naming the field). *out is the
  * caller's, free with free(). */
 int jp_envsh_render(char **out, const struct jp_manifest *m, struct jp_error *err);
+
+/* Longest variable name jp_envsh_data_var writes, with its NUL. */
+#define JP_ENVSH_NAME_MAX 80
+
+/* The variable env.sh gives data source i: DATA_DIR_ + its name in upper
+ * case with every character but ASCII letters and digits as '_'
+ * ("sft-data" -> DATA_DIR_SFT_DATA); DATA_DIR_<i> for a name without a
+ * letter or digit, or one an earlier source already took. */
+void jp_envsh_data_var(char buf[JP_ENVSH_NAME_MAX], const struct jp_manifest *m, size_t i);
 
 #endif

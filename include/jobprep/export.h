@@ -72,7 +72,9 @@ int jp_export_may_replace(const char *path, struct jp_error *err);
 /* The two exporters, for a manifest already validated.
  *
  * Slurm: `#!/bin/bash`, #SBATCH --job-name, --nodes (workers),
- * --ntasks-per-node=1, --gpus-per-node (left out when 0), --output and
+ * --ntasks-per-node=1, --gpus-per-node (left out when 0), --partition,
+ * --time, --account, --qos (from the recorded profile's "slurm", each only
+ * when set), --output and
  * --error as %x-%j.out / %x-%j.err in outputs.log_dir, --chdir; then the
  * rendezvous variables PyTorchJob sets (MASTER_ADDR, MASTER_PORT,
  * WORLD_SIZE, RANK), the env lines, mkdir, and the launch command run with

@@ -293,7 +293,8 @@ enum jp_finish_flags {
  * `port`, look at the fields again (a checkout of another repository, no
  * scripts/train.sh after the clone), run the checks; then, unless a check
  * failed (JP_ECHECK; FORCE writes anyway, recording the failures), write
- * env.sh to review.env_path, the manifest into the run's folder and its copy
+ * env.sh to review.env_path, preflight.sh beside it (jobprep/preflight.h),
+ * the manifest into the run's folder and its copy
  * (jp_flow_files), each atomically; when a later one fails, the earlier ones
  * are removed again. port->progress is also called (phase JP_PHASE_DONE) between
  * steps, so a cancel lands before the checks and before the write. The
@@ -310,10 +311,16 @@ int jp_flow_finish(struct jp_flow *flow, unsigned flags,
 int jp_flow_files(char **manifest, char **env, char **copy, const struct jp_flow *flow,
 		  struct jp_error *err);
 
+/* Where jp_flow_finish writes the run's preflight.sh: in the run's folder
+ * (outputs.output_dir), beside env.sh, where the exports run it from. NULL
+ * while not known; *out the caller's (free()). 0 or JP_ENOMEM. */
+int jp_flow_preflight_file(char **out, const struct jp_flow *flow);
+
 /* The launch command to paste into the platform's form: sources env.sh by
- * absolute path, then runs job.launch_command, e.g.
- *   . '/mnt/public/outputs/llama/run-001/env.sh' && cd "$PROJECT_DIR" && bash scripts/train.sh
- * *out is the caller's, free with free(). */
+ * absolute path, runs the run's preflight.sh, then job.launch_command, e.g.
+ *   . '/mnt/public/outputs/llama/run-001/env.sh' &&
+ *   sh '/mnt/public/outputs/llama/run-001/preflight.sh' && cd "$PROJECT_DIR" && ...
+ * (one line). *out is the caller's, free with free(). */
 int jp_flow_platform_command(char **out, const struct jp_flow *flow,
 			     struct jp_error *err);
 

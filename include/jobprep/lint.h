@@ -6,7 +6,11 @@
  * outputs under ephemeral roots, scripts that do not exist or are not
  * executable in the project, `cd` away from the project, paths a
  * multi-Worker job cannot share, and a hint when the training code does not
- * appear to synchronise Workers. Every finding names the offending word. */
+ * appear to synchronise Workers; with several Workers, a launcher that
+ * starts one process per Worker unaware of the others (with the form to
+ * use); a command whose outputs never go to the run's directories; job.env
+ * paths (HF_HOME, TORCH_HOME, WANDB_DIR, TMPDIR, any absolute path) that are
+ * ephemeral or missing. Every finding names the offending word. */
 #ifndef JOBPREP_LINT_H
 #define JOBPREP_LINT_H
 
@@ -28,6 +32,12 @@ enum jp_lint_kind {
 	JP_LINT_SYNTAX,       /* unbalanced quotes or $( */
 	JP_LINT_CLONE_FIRST,  /* launch_clone: the command does not clone the
 			       * pinned commit before anything else runs (fails) */
+	JP_LINT_LAUNCHER,     /* multi-Worker: a single-process launcher (python
+			       * train.py, torchrun/accelerate/deepspeed without
+			       * their multi-node options) */
+	JP_LINT_OUTPUTS,      /* nothing sends outputs to the run's directories */
+	JP_LINT_ENV_PATH,     /* a path-valued job.env entry that is ephemeral or
+			       * missing */
 };
 
 struct jp_lint_finding {
@@ -69,11 +79,16 @@ struct jp_lint_context {
 	 * out after cloning code_repo_url into project_dir, before it runs
 	 * anything else; NULL: none recorded, the clone alone is asked for. */
 	const char *code_commit;
+	/* The rest, for the launcher and job.env rules: GPUs per Worker (the
+	 * process count the right launcher form asks for), and job.env. */
+	long long gpus_per_worker;
+	const struct jp_env_var *env;
+	size_t n_env;
 };
 
 #define JP_LINT_SYNCS_LOOK (-2)
 #define JP_LINT_CONTEXT_INIT \
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0, JP_LINT_SYNCS_LOOK, NULL }
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0, JP_LINT_SYNCS_LOOK, NULL, 0, NULL, 0 }
 
 /* Does the code under project_dir appear to synchronise Workers (barrier,
  * torch.distributed, accelerate, deepspeed, init_process_group, horovod in

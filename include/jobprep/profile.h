@@ -21,6 +21,12 @@ struct jp_profile {
 	char *output_dir;
 	char *checkpoint_dir;
 	char *log_dir;
+	/* Slurm: what the batch script asks for ("slurm" in JSON), each NULL
+	 * when not set: --partition, --time, --account, --qos. */
+	char *slurm_partition;
+	char *slurm_time;
+	char *slurm_account;
+	char *slurm_qos;
 };
 
 /* A new profile holding the embedded default (the source document's

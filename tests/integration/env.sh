@@ -44,7 +44,9 @@ printf '' >"$exp/EMPTY"
 printf -- '-n -e --' >"$exp/DASHES"
 printf '%%s %%d %%%%' >"$exp/PERCENT"
 printf '; rm -rf /tmp/nothing # \\' >"$exp/SEMICOLON"
-names="PROJECT_DIR OUTPUT_DIR CHECKPOINT_DIR LOG_DIR DATA_DIR SPACES QUOTES DOLLAR BACKTICK NEWLINES BANG GLOB CJK BACKSLASH TAB EMPTY DASHES PERCENT SEMICOLON"
+printf '/infini-data/数据集' >"$exp/DATA_DIR_D"
+printf '/second/is/not/DATA_DIR' >"$exp/DATA_DIR_E"
+names="PROJECT_DIR OUTPUT_DIR CHECKPOINT_DIR LOG_DIR DATA_DIR DATA_DIR_D DATA_DIR_E SPACES QUOTES DOLLAR BACKTICK NEWLINES BANG GLOB CJK BACKSLASH TAB EMPTY DASHES PERCENT SEMICOLON"
 
 # The same values in the manifest, with JSON's escapes.
 cat >"$scratch/job.json" <<'EOF'

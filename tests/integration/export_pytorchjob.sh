@@ -54,7 +54,8 @@ for d in ("shared/projects/p", "shared/data", "public/models", "elsewhere/data",
 os.makedirs(out + "/logs", exist_ok=True)
 profile = {
     "shared_roots": [s + "/shared"], "public_roots": [s + "/public"],
-    "ephemeral_roots": ["/tmp", "/var/tmp", "/dev/shm", "/root", "/workspace"],
+    # (no /tmp: the run's preflight.sh judges this scratch folder, $TMPDIR)
+    "ephemeral_roots": ["/var/tmp", "/dev/shm", "/root", "/workspace"],
     "system_disk_bytes": 53687091200,
     "defaults": {"project_dir": "{shared}/projects/{job}",
                  "output_dir": "{shared}/outputs/{job}/run-NNN",
@@ -102,7 +103,12 @@ with open(s + "/launch", "wb") as f:
     f.write(launch.encode())
 EOF
 
-# The structure, and the command string exactly: env lines, mkdir, launch.
+# The run's preflight.sh, which the command runs first (init writes it).
+"$JOBPREP" preflight "$scratch/image.json" >"$scratch/shared/outputs/run 'one' #1 日志/preflight.sh" ||
+	fail "jobprep preflight failed"
+
+# The structure, and the command string exactly: env lines, mkdir,
+# preflight, launch.
 JOBPREP_GIT_TOKEN=$secret "$JOBPREP" export --to pytorchjob "$scratch/image.json" \
 	>"$scratch/image.yaml" 2>"$scratch/image.err"
 rc=$?
@@ -112,7 +118,7 @@ grep -q -e "$secret" -e JOBPREP_GIT_TOKEN "$scratch/image.yaml" && fail "the YAM
 "$JOBPREP" env "$scratch/image.json" >"$scratch/image.env" || fail "jobprep env failed"
 
 python3 - "$scratch" <<'PY' || fail "the PyTorchJob for image.json is not as expected (above)"
-import subprocess, sys, yaml
+import os, subprocess, sys, yaml
 
 s = sys.argv[1]
 problems = []
@@ -142,14 +148,23 @@ cmd = c["command"]
 check(len(cmd) == 3 and cmd[:2] == ["/bin/sh", "-c"], "command shape %r" % cmd[:2])
 want = open(s + "/image.env", encoding="utf-8", newline="").read()
 want += 'mkdir -p "$CHECKPOINT_DIR" "$LOG_DIR" || exit 1\n'
+want += ('[ -f "$OUTPUT_DIR/preflight.sh" ] || { echo "jobprep: $OUTPUT_DIR/preflight.sh is '
+         'missing: make it with: jobprep preflight MANIFEST > $OUTPUT_DIR/preflight.sh" >&2; '
+         'exit 1; }\n'
+         'sh "$OUTPUT_DIR/preflight.sh" || exit 1\n')
 want += open(s + "/launch", encoding="utf-8", newline="").read()
 check(cmd[2] == want, "command string differs:\n got %r\nwant %r" % (cmd[2], want))
 
-# Run as the Pod runs it: exec of /bin/sh -c with the string as read
-run = subprocess.run(cmd, cwd=s, env={"PATH": "/usr/bin:/bin"}, capture_output=True)
+# Run as the Pod runs it: exec of /bin/sh -c with the string as read, with
+# what the training operator sets in the Master's Pod
+run = subprocess.run(cmd, cwd=s, capture_output=True,
+                     env={"PATH": "/usr/bin:/bin", "RANK": "0", "WORLD_SIZE": "3",
+                          "MASTER_ADDR": "yaml-job-master-0", "MASTER_PORT": "23456"})
 check(run.returncode == 0, "the command exited %d: %r" % (run.returncode, run.stderr))
 check(run.stderr == b"", "the command wrote errors: %r" % run.stderr)
-expected = open(s + "/expected.run", "rb").read()
+expected = ("[pass] preflight: every check passed on Worker %s, rank 0\n"
+            % os.uname().nodename).encode()
+expected += open(s + "/expected.run", "rb").read()
 check(run.stdout == expected, "the command printed\n%r\nexpected\n%r" % (run.stdout, expected))
 
 mounts = {m["name"]: m for m in c["volumeMounts"]}

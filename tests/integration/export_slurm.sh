@@ -7,7 +7,11 @@
 # in the project directory, the script made the checkpoint directory. Three
 # jobs: one Worker (bash), two Workers (the srun line, run on one node by
 # overriding --nodes at submission), and one asking for a GPU (the
-# --gpus-per-node line, against a GPU the node declares on /dev/null).
+# --gpus-per-node line, against a GPU the node declares on /dev/null), all
+# with the profile's partition and time limit (#SBATCH lines sbatch takes). Each
+# runs the run's preflight.sh first; a fourth, whose data set is removed
+# after the export, ends there, its log naming the path, and its launch
+# command never starts.
 set -u
 
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
@@ -68,7 +72,9 @@ with open(s + "/shared/data/text/part-0", "w") as f:
     f.write("data\n")
 os.makedirs(s + "/public/models")
 with open(s + "/profile.json", "w") as f:
-    json.dump({"shared_roots": [s + "/shared"], "public_roots": [s + "/public"]}, f)
+    # the cluster's one partition, and a time limit: sbatch must take both
+    json.dump({"shared_roots": [s + "/shared"], "public_roots": [s + "/public"],
+               "slurm": {"partition": "test", "time": "10:00"}}, f)
 
 for name, workers, gpus in (("one-worker", 1, 0), ("two-workers", 2, 0), ("with-gpus", 1, 1)):
     out = output + " " + name
@@ -86,7 +92,9 @@ for name, workers, gpus in (("one-worker", 1, 0), ("two-workers", 2, 0), ("with-
     values = {"PROJECT_DIR": project, "OUTPUT_DIR": out,
               "CHECKPOINT_DIR": out + "/checkpoints", "LOG_DIR": out + "/logs \"x\" #2",
               "DATA_DIR": s + "/shared/data/text", **env}
-    expected = "pwd=[%s]\n" % project
+    # the run's preflight.sh speaks first, on stdout when all is well
+    expected = "[pass] preflight: every check passed on Worker %s, rank 0\n" % os.uname().nodename
+    expected += "pwd=[%s]\n" % project
     expected += "".join("%s=[%s]\n" % (n, values[n]) for n in names)
     expected += "rank=[0] world=[1] master=[%s]\n" % os.uname().nodename
     expected += "checkpoint dir: made\n"
@@ -97,6 +105,23 @@ for name, workers, gpus in (("one-worker", 1, 0), ("two-workers", 2, 0), ("with-
         f.write(values["LOG_DIR"].encode())
     with open(s + "/" + name + ".ckptdir", "wb") as f:
         f.write(values["CHECKPOINT_DIR"].encode())
+
+# A data set removed after the export: the job must end at the preflight,
+# before its launch command (which would leave a marker file) starts.
+os.makedirs(s + "/shared/data/gone")
+out = output + " gone-data"
+answers = {
+    "job": {"name": "gone-data", "workers": 1,
+            "launch_command": "touch \"$OUTPUT_DIR/launch-started\"; echo started"},
+    "code": {"source": "shared_storage", "path": project},
+    "data": [{"name": "gone", "path": s + "/shared/data/gone"}],
+    "outputs": {"output_dir": out, "checkpoint_dir": out + "/checkpoints",
+                "log_dir": out + "/logs"},
+}
+with open(s + "/gone-data.answers.json", "w") as f:
+    json.dump(answers, f, ensure_ascii=False, indent=1)
+with open(s + "/gone-data.out", "wb") as f:
+    f.write(out.encode())
 EOF
 
 if ! jp_slurm_start "$cluster" gpu; then
@@ -123,6 +148,8 @@ for job in one-worker two-workers with-gpus; do
 	grep -q -e "$secret" -e JOBPREP_GIT_TOKEN -e GIT_PASSWORD "$scratch/$job.sbatch" &&
 		fail "$job: the script carries the caller's secret"
 	head -n 1 "$scratch/$job.sbatch" | grep -qx '#!/bin/bash' || fail "$job: no #!/bin/bash line"
+	grep -qx '#SBATCH --partition=test' "$scratch/$job.sbatch" || fail "$job: no --partition from the profile"
+	grep -qx '#SBATCH --time=10:00' "$scratch/$job.sbatch" || fail "$job: no --time from the profile"
 
 	extra=
 	case $job in
@@ -164,8 +191,32 @@ for job in one-worker two-workers with-gpus; do
 	[ -d "$(cat "$scratch/$job.ckptdir")" ] || fail "$job: the checkpoint directory was not made"
 done
 
+# The data set goes after the export: the job fails at the preflight, its
+# log says which path and where, and the launch command never started.
+job=gone-data
+run=$(cat "$scratch/$job.out")
+if "$JOBPREP" init --answers "$scratch/$job.answers.json" --profile "$scratch/profile.json" \
+	>"$scratch/$job.init.out" 2>&1 &&
+	"$JOBPREP" export --to slurm -o "$scratch/$job.sbatch" "$run/job.json" >"$scratch/$job.export.out" 2>&1; then
+	rmdir "$scratch/shared/data/gone" || fail "$job: could not remove the data set"
+	id=$(cd / && sbatch --parsable "$scratch/$job.sbatch" 2>"$scratch/$job.sbatch.err")
+	if [ -z "$id" ]; then
+		fail "$job: sbatch refused the script: $(cat "$scratch/$job.sbatch.err")"
+	else
+		state=$(jp_slurm_wait "$id" 120)
+		[ "$state" = FAILED ] || fail "$job: job $id ended $state, expected FAILED"
+		err="$run/logs/$job-$id.err"
+		grep -qF "[FAIL] data[0].path.exists: $scratch/shared/data/gone does not exist on this Worker ($(uname -n), rank 0)" "$err" ||
+			fail "$job: the log does not name the missing data set: $(cat "$err" 2>&1)"
+		[ -e "$run/launch-started" ] && fail "$job: the launch command started after a failed preflight"
+		grep -q started "$run/logs/$job-$id.out" 2>/dev/null && fail "$job: the launch command printed"
+	fi
+else
+	fail "$job: init or export failed: $(tail -3 "$scratch/$job.init.out" "$scratch/$job.export.out")"
+fi
+
 # Nothing was expanded by accident anywhere
 [ -e "$scratch/shared/projects/pwned" ] && fail "a value was executed"
 
-[ "$failed" -eq 0 ] && jp_pass "3 Slurm jobs from exported scripts"
+[ "$failed" -eq 0 ] && jp_pass "4 Slurm jobs from exported scripts"
 jp_done

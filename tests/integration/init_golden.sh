@@ -81,8 +81,17 @@ for answers in "$TOP_SRCDIR"/tests/data/answers/*.json; do
 		"$out/stderr" || fail "$name: progress on a stderr that is not a terminal: $(cat "$out/stderr")"
 	grep -q "^Wrote $run/job.json\$" "$out/stdout" && grep -q "^Wrote $out/job.json " "$out/stdout" ||
 		fail "$name: init did not say where it wrote"
-	grep -q "^  \\. '$run/env.sh' && " "$out/stdout" ||
-		fail "$name: the platform's launch command does not source env.sh first"
+	grep -q "^  \\. '$run/env.sh' && sh '$run/preflight.sh' && " "$out/stdout" ||
+		fail "$name: the platform's launch command does not source env.sh and run preflight.sh first"
+	# the run's preflight.sh, as rank 0 of the job runs it, passes this run
+	[ "$(stat -c %a "$run/preflight.sh" 2>/dev/null)" = 755 ] ||
+		fail "$name: no preflight.sh (mode 755) in the run's folder"
+	cmp -s "$run/preflight.sh" /dev/stdin <<EOF2 || fail "$name: preflight.sh is not what jobprep preflight prints"
+$("$JOBPREP" preflight "$run/job.json")
+EOF2
+	RANK=0 JOBPREP_ATTEMPT=golden sh "$run/preflight.sh" >"$out/preflight.out" 2>"$out/preflight.err" ||
+		fail "$name: the run's preflight.sh failed: $(cat "$out/preflight.err")"
+	grep -q '^\[FAIL\]' "$out/preflight.err" && fail "$name: preflight.sh: $(cat "$out/preflight.err")"
 
 	jp_normalise "$scratch" <"$out/job.json" >"$out/normal.json"
 	cp "$golden" "$out/golden.json"

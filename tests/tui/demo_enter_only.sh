@@ -28,6 +28,7 @@ tui_must checks_are_shown tui_wait "Checks:"
 tui_must no_check_failed tui_wait " 0 failed"
 tui_keys Enter
 tui_must manifest_written_screen tui_wait "Manifest written:"
+tui_must preflight_sh_named_on_the_written_screen tui_wait "preflight.sh: "
 tui_must launch_command_to_paste_shown tui_wait 'cd "$PROJECT_DIR" && bash scripts/train.sh'
 tui_keys Enter
 rc=$(tui_wait_exit)
@@ -37,6 +38,11 @@ m=$(sed -n 's/^Manifest written: //p' "$T/stdout")
 jp_expect summary_names_the_manifest [ -n "$m" ]
 jp_expect manifest_is_in_the_run_directory [ "$m" = "$T/work/jobprep-demo/shared/outputs/demo/run-001/job.json" ]
 jp_expect env_sh_written_next_to_it [ -f "$T/work/jobprep-demo/shared/outputs/demo/run-001/env.sh" ]
+run="$T/work/jobprep-demo/shared/outputs/demo/run-001"
+jp_expect preflight_sh_written_next_to_it [ -x "$run/preflight.sh" ]
+jp_expect launch_line_runs_env_sh_then_preflight_sh \
+	grep -qF ". '$run/env.sh' && sh '$run/preflight.sh' && cd \"\$PROJECT_DIR\" && bash scripts/train.sh" "$T/stdout"
+jp_expect the_demo_run_passes_its_preflight sh "$run/preflight.sh"
 jp_expect code_was_cloned [ -x "$T/work/jobprep-demo/shared/projects/demo/scripts/train.sh" ]
 "$JOBPREP" check "$m" >"$T/check.out" 2>&1
 jp_expect jobprep_check_passes_on_the_written_manifest [ $? = 0 ]

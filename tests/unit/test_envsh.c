@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,8 @@ static void fixed_names_come_first_then_job_env_in_order(void **state)
 				  "export CHECKPOINT_DIR='/p/out/run-001/ckpt'\n"
 				  "export LOG_DIR='/p/out/run-001/it'\\''s logs'\n"
 				  "export DATA_DIR='/data/a'\n"
+				  "export DATA_DIR_A='/data/a'\n"
+				  "export DATA_DIR_B='/data/b'\n"
 				  "export NCCL_DEBUG='INFO'\n"
 				  "export _EMPTY=''\n");
 	free(text);
@@ -108,6 +111,39 @@ static void invalid_variable_name_is_refused(void **state)
 	jp_error_dispose(&err);
 }
 
+/* Every data source gets a variable: its name in upper case, other
+ * characters as '_'; the index when the name gives none or an earlier
+ * source's name gives the same. */
+static void every_data_source_gets_a_variable(void **state)
+{
+	static const char *const names[][2] = {
+		{ "sft-data", "DATA_DIR_SFT_DATA" }, { "Llama.3 8b", "DATA_DIR_LLAMA_3_8B" },
+		{ "数据", "DATA_DIR_2" },            { "sft_data", "DATA_DIR_3" },
+		{ "", "DATA_DIR_4" },
+	};
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_manifest *m = NULL;
+	char *text = NULL, var[JP_ENVSH_NAME_MAX], line[256];
+
+	(void)state;
+	assert_int_equal(jp_manifest_new(&m), 0);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(line, sizeof(line), "/data/%zu", i);
+		assert_int_equal(jp_manifest_add_data(m, names[i][0], line, JP_DATA_TEAM, false), 0);
+	}
+	assert_int_equal(jp_envsh_render(&text, m, &err), 0);
+	assert_non_null(strstr(text, "export DATA_DIR='/data/0'\n"));
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		jp_envsh_data_var(var, m, i);
+		assert_string_equal(var, names[i][1]);
+		snprintf(line, sizeof(line), "export %s='/data/%zu'\n", names[i][1], i);
+		assert_non_null(strstr(text, line));
+	}
+	free(text);
+	jp_manifest_free(m);
+	jp_error_dispose(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -115,6 +151,7 @@ int main(void)
 		cmocka_unit_test(fixed_names_come_first_then_job_env_in_order),
 		cmocka_unit_test(absent_values_are_left_out),
 		cmocka_unit_test(invalid_variable_name_is_refused),
+		cmocka_unit_test(every_data_source_gets_a_variable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,12 +36,19 @@
 	"\n"                                                                                       \
 	"# The job's paths and environment, as `jobprep env` prints them.\n"
 
+/* The run's preflight.sh, run before the launch command (export.c). */
+#define PREFLIGHT_LINES                                                                            \
+	"[ -f \"$OUTPUT_DIR/preflight.sh\" ] || { echo \"jobprep: $OUTPUT_DIR/preflight.sh is "         \
+	"missing: make it with: jobprep preflight MANIFEST > $OUTPUT_DIR/preflight.sh\" >&2; exit 1; }\n" \
+	"sh \"$OUTPUT_DIR/preflight.sh\" || exit 1\n"
+
 #define ENV_LINES                                                                                  \
 	"export PROJECT_DIR='/p/proj'\n"                                                           \
 	"export OUTPUT_DIR='/p/out/run-001'\n"                                                     \
 	"export CHECKPOINT_DIR='/p/out/run-001/ckpt'\n"                                            \
 	"export LOG_DIR='/p/out/run-001/logs'\n"                                                   \
 	"export DATA_DIR='/p/data'\n"                                                              \
+	"export DATA_DIR_D='/p/data'\n"                                                            \
 	"export NCCL_DEBUG='WARN'\n"                                                               \
 	"mkdir -p \"$CHECKPOINT_DIR\" \"$LOG_DIR\" || exit 1\n"
 
@@ -117,9 +124,11 @@ static void slurm_script_for_one_worker_runs_the_launch_command_with_bash(void *
 		RENDEZVOUS
 		ENV_LINES
 		"\n"
-		"# One Worker: the launch command runs right here in the batch step,\n"
-		"# with bash; one node needs no srun step.\n"
+		"# One Worker: the run's preflight.sh checks the paths as this node sees\n"
+		"# them; then the launch command runs right here in the batch step, with\n"
+		"# bash; one node needs no srun step.\n"
 		"export RANK=0\n"
+		PREFLIGHT_LINES
 		"exec bash -c 'bash train.sh'\n");
 	free(text);
 	jp_manifest_free(m);
@@ -145,14 +154,40 @@ static void slurm_script_for_several_workers_asks_gpus_and_runs_srun_per_node(vo
 		RENDEZVOUS
 		ENV_LINES
 		"\n"
-		"# 4 Workers: srun runs the launch command once on every node of the\n"
-		"# allocation, with bash, RANK set to the node's index; one Worker that\n"
-		"# fails stops the others.\n"
+		"# 4 Workers: srun runs, once on every node of the allocation, the\n"
+		"# run's preflight.sh (each node checks the paths as it sees them, and\n"
+		"# all meet in the output directory), then the launch command, with\n"
+		"# bash, RANK set to the node's index; one Worker that fails stops the\n"
+		"# others.\n"
 		"exec srun --ntasks-per-node=1 --kill-on-bad-exit=1 \\\n"
-		"\tbash -c 'export RANK=\"$SLURM_NODEID\"; exec bash -c \"$1\"' jobprep-launch "
+		"\tbash -c 'export RANK=\"$SLURM_NODEID\"; sh \"$OUTPUT_DIR/preflight.sh\" || exit 1; "
+		"exec bash -c \"$1\"' jobprep-launch "
 		"'bash train.sh'\n");
 	free(text);
 	jp_manifest_free(m);
+}
+
+static void slurm_script_asks_for_the_profiles_partition_time_account_and_qos(void **state)
+{
+	struct jp_manifest *m = tiny();
+	struct jp_error err = JP_ERROR_INIT;
+	char *text;
+
+	(void)state;
+	assert_int_equal(jp_profile_new_default(&m->profile, &err), 0);
+	assert_int_equal(jp_set_str(&m->profile->slurm_partition, "gpu"), 0);
+	assert_int_equal(jp_set_str(&m->profile->slurm_time, "1-12:00:00"), 0);
+	assert_int_equal(jp_set_str(&m->profile->slurm_qos, "high"), 0);
+	text = render(m, JP_EXPORT_SLURM, NULL);
+	assert_non_null(strstr(text, "#SBATCH --ntasks-per-node=1\n"
+				     "#SBATCH --partition=gpu\n"
+				     "#SBATCH --time=1-12:00:00\n"
+				     "#SBATCH --qos=high\n"
+				     "#SBATCH --output="));
+	assert_null(strstr(text, "--account"));
+	free(text);
+	jp_manifest_free(m);
+	jp_error_dispose(&err);
 }
 
 static void slurm_directives_quote_for_sbatch_and_double_percent_in_output_names(void **state)
@@ -291,8 +326,11 @@ static void invalid_manifest_is_not_exported(void **state)
 	"                - \"-c\"\n"                                                               \
 	"                - \"export PROJECT_DIR='/p/proj'\\nexport OUTPUT_DIR='/p/out/run-001'\\n"  \
 	"export CHECKPOINT_DIR='/p/out/run-001/ckpt'\\nexport LOG_DIR='/p/out/run-001/logs'\\n"     \
-	"export DATA_DIR='/p/data'\\nexport NCCL_DEBUG='WARN'\\n"                                   \
-	"mkdir -p \\\"$CHECKPOINT_DIR\\\" \\\"$LOG_DIR\\\" || exit 1\\nbash train.sh\"\n"
+	"export DATA_DIR='/p/data'\\nexport DATA_DIR_D='/p/data'\\nexport NCCL_DEBUG='WARN'\\n"       \
+	"mkdir -p \\\"$CHECKPOINT_DIR\\\" \\\"$LOG_DIR\\\" || exit 1\\n"                            \
+	"[ -f \\\"$OUTPUT_DIR/preflight.sh\\\" ] || { echo \\\"jobprep: $OUTPUT_DIR/preflight.sh is "    \
+	"missing: make it with: jobprep preflight MANIFEST > $OUTPUT_DIR/preflight.sh\\\" >&2; "      \
+	"exit 1; }\\nsh \\\"$OUTPUT_DIR/preflight.sh\\\" || exit 1\\nbash train.sh\"\n"
 
 static void pytorchjob_for_an_image_has_master_workers_gpus_and_volumes(void **state)
 {
@@ -494,6 +532,7 @@ int main(void)
 		cmocka_unit_test(slurm_script_for_one_worker_runs_the_launch_command_with_bash),
 		cmocka_unit_test(slurm_script_for_several_workers_asks_gpus_and_runs_srun_per_node),
 		cmocka_unit_test(slurm_directives_quote_for_sbatch_and_double_percent_in_output_names),
+		cmocka_unit_test(slurm_script_asks_for_the_profiles_partition_time_account_and_qos),
 		cmocka_unit_test(slurm_launch_command_with_quotes_and_newlines_stays_one_argument),
 		cmocka_unit_test(slurm_for_launch_clone_starts_in_the_output_dir),
 		cmocka_unit_test(slurm_refuses_what_it_cannot_run_or_write),

@@ -144,7 +144,9 @@ static const struct row rows[] = {
 	{ "cd $PROJECT_DIR/scripts && ./train.sh", 1, "" },
 	{ "cd \"$PROJECT_DIR\" && python train.py --output_dir \"$PROJECT_DIR/out\"", 1, "" },
 	{ "cd \"$PROJECT_DIR\" && exec nohup bash scripts/train.sh 2>&1", 1, "" },
-	{ "cd \"$PROJECT_DIR\" && torchrun --nproc_per_node 8 train.py", 4, "" },
+	{ "cd \"$PROJECT_DIR\" && torchrun --nnodes=4 --nproc_per_node 8 train.py", 4, "" },
+	/* torchrun without --nnodes on 4 Workers: each runs alone (issue 13) */
+	{ "cd \"$PROJECT_DIR\" && torchrun --nproc_per_node 8 train.py", 4, "launch.launcher torchrun\n" },
 
 	/* downloads and installs */
 	{ "wget https://example.com/data.tar", 1, "launch.download wget\n" },
@@ -224,7 +226,7 @@ static void multi_worker_paths_must_be_shared(void **state)
 		 "cd \"$PROJECT_DIR\" && python train.py --data /home/me/data --cfg %s/elsewhere/c.yaml",
 		 scratch);
 	got = summarise(cmd, 2, project);
-	assert_string_equal(got, "launch.not_shared /home/me/data\n");
+	assert_string_equal(got, "launch.launcher python\nlaunch.not_shared /home/me/data\n");
 	free(got);
 	/* one Worker: a local path is the check module's business, not the lint's */
 	got = summarise(cmd, 1, project);
@@ -239,12 +241,12 @@ static void sync_hint_only_for_multi_worker_code_without_barrier(void **state)
 
 	(void)state;
 	got = summarise("cd \"$PROJECT_DIR\" && python train.py", 2, nosync);
-	assert_string_equal(got, "launch.sync \n");
+	assert_string_equal(got, "launch.launcher python\nlaunch.sync \n");
 	free(got);
 	got = summarise("cd \"$PROJECT_DIR\" && python train.py", 1, nosync);
 	assert_string_equal(got, "");
 	free(got);
-	got = summarise("cd \"$PROJECT_DIR\" && python train.py", 2, project);
+	got = summarise("cd \"$PROJECT_DIR\" && torchrun --nnodes=2 train.py", 2, project);
 	assert_string_equal(got, "");
 	free(got);
 
@@ -318,7 +320,7 @@ static void messages_name_the_word_and_say_why(void **state)
 	assert_string_equal(f->message, expect);
 	jp_lint_report_dispose(&r);
 
-	f = lint_one(&r, "cd \"$PROJECT_DIR\" && python train.py", 3, nosync);
+	f = lint_one(&r, "cd \"$PROJECT_DIR\" && torchrun --nnodes=3 train.py", 3, nosync);
 	assert_true(strncmp(f->message, "hint: ", 6) == 0);
 	assert_true(f->is_hint);
 	jp_lint_report_dispose(&r);
@@ -576,6 +578,269 @@ static void quote_round_trips_single_quotes(void **state)
 	free(q);
 }
 
+/* --- issue 13: launchers for many Workers, outputs, job.env paths ---------- */
+
+struct ctx_row {
+	const char *command;
+	const char *expect; /* "id word\n" per finding, "" for none */
+};
+
+/* The findings of `command` with the whole context: `workers` Workers of 8
+ * GPUs, the run's directories under the scratch, project `proj`, job.env. */
+static char *summarise_full(const char *command, long long workers, const char *proj,
+			    const struct jp_env_var *env, size_t n_env)
+{
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	char out_dir[PATH_MAX], ckpt[PATH_MAX + 16], logs[PATH_MAX + 16];
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
+
+	snprintf(out_dir, sizeof(out_dir), "%s/outputs/run-001", scratch);
+	snprintf(ckpt, sizeof(ckpt), "%s/checkpoints", out_dir);
+	snprintf(logs, sizeof(logs), "%s/logs", out_dir);
+	ctx.profile = profile;
+	ctx.project_dir = proj;
+	ctx.project_is_local = 1;
+	ctx.workers = workers;
+	ctx.gpus_per_worker = 8;
+	ctx.output_dir = out_dir;
+	ctx.checkpoint_dir = ckpt;
+	ctx.log_dir = logs;
+	ctx.env = env;
+	ctx.n_env = n_env;
+	assert_int_equal(jp_lint_command(&r, command, &ctx, NULL), 0);
+	for (size_t i = 0; i < r.n; i++)
+		fprintf(f, "%s %s\n", r.items[i].id, r.items[i].word);
+	fclose(f);
+	jp_lint_report_dispose(&r);
+	return out;
+}
+
+static void check_rows(const struct ctx_row *rows_, size_t n, long long workers, const char *proj)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *got = summarise_full(rows_[i].command, workers, proj, NULL, 0);
+		if (strcmp(got, rows_[i].expect) != 0)
+			fail_msg("command (%lld Workers): %s\nexpected:\n%sgot:\n%s", workers,
+				 rows_[i].command, rows_[i].expect, got);
+		free(got);
+	}
+}
+
+/* All of these pass $CHECKPOINT_DIR, so only the launcher is judged. */
+static const struct ctx_row launcher_rows[] = {
+	/* single-process launchers on 4 Workers */
+	{ "cd \"$PROJECT_DIR\" && python train.py --out $CHECKPOINT_DIR", "launch.launcher python\n" },
+	{ "cd \"$PROJECT_DIR\" && python3 -u train.py --out $CHECKPOINT_DIR",
+	  "launch.launcher python3\n" },
+	{ "cd \"$PROJECT_DIR\" && python -m torch.distributed.run --nproc_per_node 8 train.py "
+	  "--out $CHECKPOINT_DIR",
+	  "launch.launcher python -m torch.distributed.run\n" },
+	{ "cd \"$PROJECT_DIR\" && torchrun --nproc_per_node=8 train.py --out $CHECKPOINT_DIR",
+	  "launch.launcher torchrun\n" },
+	{ "cd \"$PROJECT_DIR\" && torchrun --nnodes=1 train.py --out $CHECKPOINT_DIR",
+	  "launch.launcher torchrun\n" },
+	{ "cd \"$PROJECT_DIR\" && torchrun --standalone --nnodes=4 train.py --out $CHECKPOINT_DIR",
+	  "launch.launcher torchrun\n" },
+	{ "cd \"$PROJECT_DIR\" && torchrun train.py --nnodes 4 --out $CHECKPOINT_DIR",
+	  "launch.launcher torchrun\n" },
+	{ "cd \"$PROJECT_DIR\" && accelerate launch train.py --out $CHECKPOINT_DIR",
+	  "launch.launcher accelerate launch\n" },
+	{ "cd \"$PROJECT_DIR\" && deepspeed train.py --out $CHECKPOINT_DIR",
+	  "launch.launcher deepspeed\n" },
+	{ "cd \"$PROJECT_DIR\" && deepspeed --include localhost:0,1 train.py --out $CHECKPOINT_DIR",
+	  "launch.launcher deepspeed\n" },
+	{ "cd \"$PROJECT_DIR\" && accelerate launch --multi_gpu train.py --out $CHECKPOINT_DIR",
+	  "launch.launcher accelerate launch\n" },
+	/* and the forms that know the other Workers */
+	{ "cd \"$PROJECT_DIR\" && torchrun --nnodes=\"$WORLD_SIZE\" --node_rank=\"$RANK\" "
+	  "--master_addr=\"$MASTER_ADDR\" --master_port=\"$MASTER_PORT\" --nproc_per_node=8 "
+	  "train.py --out $CHECKPOINT_DIR",
+	  "" },
+	{ "cd \"$PROJECT_DIR\" && torchrun --nnodes 4 --rdzv-endpoint h:29400 train.py "
+	  "--out $CHECKPOINT_DIR",
+	  "" },
+	{ "cd \"$PROJECT_DIR\" && python -m torch.distributed.run --nnodes=4 train.py "
+	  "--out $CHECKPOINT_DIR",
+	  "" },
+	{ "cd \"$PROJECT_DIR\" && accelerate launch --config_file cfg.yaml train.py "
+	  "--out $CHECKPOINT_DIR",
+	  "" },
+	{ "cd \"$PROJECT_DIR\" && accelerate launch --num_machines 4 --machine_rank $RANK train.py "
+	  "--out $CHECKPOINT_DIR",
+	  "" },
+	{ "cd \"$PROJECT_DIR\" && deepspeed --hostfile hosts train.py --out $CHECKPOINT_DIR", "" },
+	{ "cd \"$PROJECT_DIR\" && deepspeed --num_nodes=4 --no_ssh train.py --out $CHECKPOINT_DIR",
+	  "" },
+	{ "cd \"$PROJECT_DIR\" && srun python train.py --out $CHECKPOINT_DIR", "" },
+	{ "cd \"$PROJECT_DIR\" && mpirun -np 32 python train.py --out $CHECKPOINT_DIR", "" },
+	{ "python -c 'print(1)' && echo $OUTPUT_DIR", "" },
+	{ "cd \"$PROJECT_DIR\" && bash scripts/train.sh $CHECKPOINT_DIR", "" },
+};
+
+static void several_workers_need_a_launcher_that_knows_them(void **state)
+{
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+
+	(void)state;
+	check_rows(launcher_rows, sizeof(launcher_rows) / sizeof(launcher_rows[0]), 4, project);
+	/* one Worker: any launcher is right */
+	for (size_t i = 0; i < sizeof(launcher_rows) / sizeof(launcher_rows[0]); i++) {
+		char *got = summarise_full(launcher_rows[i].command, 1, project, NULL, 0);
+		if (strcmp(got, "") != 0)
+			fail_msg("one Worker: %s\ngot:\n%s", launcher_rows[i].command, got);
+		free(got);
+	}
+	/* the message gives the form to use, with the process count */
+	ctx.profile = profile;
+	ctx.project_dir = project;
+	ctx.project_is_local = 1;
+	ctx.workers = 4;
+	ctx.gpus_per_worker = 8;
+	assert_int_equal(jp_lint_command(&r, "cd \"$PROJECT_DIR\" && python train.py", &ctx, NULL),
+			 0);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.items[0].message,
+			    "'python train.py' starts one process on each of the 4 Workers, and none of "
+			    "them knows the others (unless the script starts its own): run it as "
+			    "torchrun --nnodes=\"$WORLD_SIZE\" --node_rank=\"$RANK\" "
+			    "--master_addr=\"$MASTER_ADDR\" --master_port=\"$MASTER_PORT\" "
+			    "--nproc_per_node=8 train.py");
+	jp_lint_report_dispose(&r);
+	assert_int_equal(jp_lint_command(&r, "cd \"$PROJECT_DIR\" && accelerate launch train.py",
+					 &ctx, NULL),
+			 0);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.items[0].message,
+			    "'accelerate launch' without its multi-node options starts the job on each "
+			    "of the 4 Workers alone, and they never meet: add --num_machines "
+			    "\"$WORLD_SIZE\" --machine_rank \"$RANK\" --main_process_ip \"$MASTER_ADDR\" "
+			    "--main_process_port \"$MASTER_PORT\" --num_processes 32 (the platform sets "
+			    "these variables on every Worker)");
+	jp_lint_report_dispose(&r);
+}
+
+static void outputs_must_go_to_the_run_directories(void **state)
+{
+	char outproj[PATH_MAX], envproj[PATH_MAX], plain[PATH_MAX], cmd[PATH_MAX * 2];
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+	char *got;
+
+	(void)state;
+	snprintf(outproj, sizeof(outproj), "%s/nanogpt", scratch);
+	snprintf(envproj, sizeof(envproj), "%s/envproj", scratch);
+	snprintf(plain, sizeof(plain), "%s/plain", scratch);
+	make_dir(scratch, "nanogpt");
+	write_file(outproj, "train.py", "out_dir = 'out'\nimport torch.distributed\n", 0644);
+	make_dir(scratch, "envproj");
+	write_file(envproj, "train.py", "import os\nsave(os.environ['CHECKPOINT_DIR'])\n", 0644);
+	make_dir(scratch, "plain");
+	write_file(plain, "train.sh", "#!/bin/sh\necho training\n", 0755);
+
+	/* found: nothing sends outputs to the run */
+	got = summarise_full("cd \"$PROJECT_DIR\" && python train.py", 1, outproj, NULL, 0);
+	assert_string_equal(got, "launch.outputs \n");
+	free(got);
+	got = summarise_full("cd \"$PROJECT_DIR\" && bash train.sh", 1, plain, NULL, 0);
+	assert_string_equal(got, "launch.outputs \n");
+	free(got);
+	/* quiet: the command passes them, or the code reads them, or we cannot look */
+	got = summarise_full("cd \"$PROJECT_DIR\" && python train.py --out_dir=\"$CHECKPOINT_DIR\"",
+			     1, outproj, NULL, 0);
+	assert_string_equal(got, "");
+	free(got);
+	got = summarise_full("cd \"$PROJECT_DIR\" && python train.py --log ${LOG_DIR}/x", 1, outproj,
+			     NULL, 0);
+	assert_string_equal(got, "");
+	free(got);
+	snprintf(cmd, sizeof(cmd), "cd \"$PROJECT_DIR\" && python train.py --out %s/outputs/run-001",
+		 scratch);
+	got = summarise_full(cmd, 1, outproj, NULL, 0);
+	assert_string_equal(got, "");
+	free(got);
+	got = summarise_full("cd \"$PROJECT_DIR\" && python train.py", 1, envproj, NULL, 0);
+	assert_string_equal(got, "");
+	free(got);
+	got = summarise_full("cd \"$PROJECT_DIR\" && python -m mypkg.train", 1, plain, NULL, 0);
+	assert_string_equal(got, "");
+	free(got);
+
+	/* the message names the script, the known default and the fix */
+	ctx.profile = profile;
+	ctx.project_dir = outproj;
+	ctx.project_is_local = 1;
+	ctx.output_dir = "/run";
+	assert_int_equal(jp_lint_command(&r, "cd \"$PROJECT_DIR\" && python train.py", &ctx, NULL),
+			 0);
+	assert_int_equal(r.n, 1);
+	snprintf(cmd, sizeof(cmd),
+		 "neither the launch command nor %s/train.py uses $OUTPUT_DIR, $CHECKPOINT_DIR or "
+		 "$LOG_DIR (or their paths), so out/ (nanoGPT's out_dir) lands inside the project, "
+		 "not in the run's folder, and the next run overwrites it: pass the run's directory "
+		 "on, e.g. --out_dir=\"$CHECKPOINT_DIR\"",
+		 outproj);
+	assert_string_equal(r.items[0].message, cmd);
+	jp_lint_report_dispose(&r);
+}
+
+/* job.env entries are the manifest's own strings: not const */
+#define E(s) ((char *)(uintptr_t)(s))
+
+static void path_valued_job_env_is_judged_like_an_output(void **state)
+{
+	char missing[PATH_MAX], shared[PATH_MAX], expect[PATH_MAX * 3];
+	struct jp_env_var env[] = {
+		{ E("HF_HOME"), E("/root/hf") },
+		{ E("TORCH_HOME"), E(missing) },
+		{ E("WANDB_DIR"), E(shared) },
+		{ E("TMPDIR"), E("/tmp") },
+		{ E("MY_CACHE"), E("/workspace/cache") },
+		{ E("NCCL_DEBUG"), E("INFO") },
+		{ E("LD_LIBRARY_PATH"), E("/usr/local/cuda/lib64:/usr/lib") },
+		{ E("CUDA_HOME"), E("/usr/local/cuda") },
+		{ E("HF_DATASETS_CACHE"), E("relative/cache") },
+	};
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+	const char *cmd = "cd \"$PROJECT_DIR\" && python train.py --out \"$OUTPUT_DIR\"";
+	char *got;
+
+	(void)state;
+	snprintf(missing, sizeof(missing), "%s/cache/torch", scratch);
+	snprintf(shared, sizeof(shared), "%s/elsewhere", scratch);
+	got = summarise_full(cmd, 1, project, env, sizeof(env) / sizeof(env[0]));
+	assert_string_equal(got, "launch.env_path HF_HOME\n"
+				 "launch.env_path TORCH_HOME\n"
+				 "launch.env_path TMPDIR\n"
+				 "launch.env_path MY_CACHE\n");
+	free(got);
+
+	ctx.profile = profile;
+	ctx.project_dir = project;
+	ctx.project_is_local = 1;
+	ctx.env = env;
+	ctx.n_env = 2;
+	assert_int_equal(jp_lint_command(&r, cmd, &ctx, NULL), 0);
+	assert_int_equal(r.n, 2);
+	snprintf(expect, sizeof(expect),
+		 "job.env HF_HOME=/root/hf is on /root, which is wiped when the job ends: what the "
+		 "job keeps there is lost, and fetched again by every run: set HF_HOME to a folder "
+		 "under %s (e.g. %s/cache)",
+		 scratch, scratch);
+	assert_string_equal(r.items[0].message, expect);
+	assert_string_equal(r.items[0].path, "/root/hf");
+	snprintf(expect, sizeof(expect),
+		 "job.env TORCH_HOME=%s does not exist: create it before submitting (mkdir -p '%s'), "
+		 "so that every Worker finds the same folder",
+		 missing, missing);
+	assert_string_equal(r.items[1].message, expect);
+	jp_lint_report_dispose(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -589,6 +854,9 @@ int main(void)
 		cmocka_unit_test(launch_clone_manifest_records_a_failed_check),
 		cmocka_unit_test(split_respects_quotes_operators_and_substitutions),
 		cmocka_unit_test(quote_round_trips_single_quotes),
+		cmocka_unit_test(several_workers_need_a_launcher_that_knows_them),
+		cmocka_unit_test(outputs_must_go_to_the_run_directories),
+		cmocka_unit_test(path_valued_job_env_is_judged_like_an_output),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

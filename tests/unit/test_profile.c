@@ -91,6 +91,41 @@ static void json_round_trip_keeps_every_field(void **state)
 	jp_profile_free(q);
 }
 
+/* Slurm's scheduling options: read, kept through JSON, absent when unset. */
+static void slurm_options_are_read_and_written_back(void **state)
+{
+	struct jp_profile *p = NULL, *q = NULL;
+	struct jp_error err = JP_ERROR_INIT;
+	char *path = write_file(*state, "s.json",
+				"{\"slurm\": {\"partition\": \"gpu-a100\", \"time\": \"2-00:00:00\", "
+				"\"account\": \"nlp\", \"qos\": \"high\"}}");
+
+	assert_int_equal(jp_profile_load(&p, path, &err), 0);
+	assert_string_equal(p->slurm_partition, "gpu-a100");
+	assert_string_equal(p->slurm_time, "2-00:00:00");
+	assert_string_equal(p->slurm_account, "nlp");
+	assert_string_equal(p->slurm_qos, "high");
+	assert_int_equal(jp_profile_copy(&q, p), 0);
+	assert_string_equal(q->slurm_qos, "high");
+	jp_profile_free(q);
+	cJSON *json = jp_profile_to_json(p);
+	char *text = cJSON_PrintUnformatted(json);
+	assert_non_null(strstr(text, "\"slurm\":{\"partition\":\"gpu-a100\",\"time\":\"2-00:00:00\","
+				     "\"account\":\"nlp\",\"qos\":\"high\"}"));
+	cJSON_free(text);
+	cJSON_Delete(json);
+	jp_profile_free(p);
+	/* the default has none, and writes none */
+	assert_int_equal(jp_profile_new_default(&p, &err), 0);
+	assert_null(p->slurm_partition);
+	json = jp_profile_to_json(p);
+	assert_null(cJSON_GetObjectItemCaseSensitive(json, "slurm"));
+	cJSON_Delete(json);
+	jp_profile_free(p);
+	jp_error_dispose(&err);
+	free(path);
+}
+
 static void malformed_profiles_are_refused_naming_the_field(void **state)
 {
 	static const struct {
@@ -110,6 +145,13 @@ static void malformed_profiles_are_refused_naming_the_field(void **state)
 		{ "{\"shared_roots\": [\"/a\"], \"shared_roots\": [\"/b\"]}", "expected each field once" },
 		{ "{\"shared_roots\": [\"/a\"]} trailing", "p.json:1:" },
 		{ "not json", "p.json:1:1:" },
+		{ "{\"slurm\": \"gpu\"}", "profile.slurm: expected an object, got a string" },
+		{ "{\"slurm\": {\"nodes\": \"2\"}}",
+		  "profile.slurm.nodes: expected one of partition, time, account, qos" },
+		{ "{\"slurm\": {\"partition\": \"gpu a100\"}}",
+		  "profile.slurm.partition: expected one word for sbatch" },
+		{ "{\"slurm\": {\"time\": 60}}", "profile.slurm.time: expected one word for sbatch" },
+		{ "{\"slurm\": {\"qos\": \"\"}}", "profile.slurm.qos: expected one word for sbatch" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -168,6 +210,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(malformed_profiles_are_refused_naming_the_field,
 						scratch_setup, scratch_teardown),
 		cmocka_unit_test(missing_file_is_an_invalid_file_error),
+		cmocka_unit_test_setup_teardown(slurm_options_are_read_and_written_back, scratch_setup,
+						scratch_teardown),
 		cmocka_unit_test_setup_teardown(
 			environment_variable_names_the_profile_when_no_flag_does, scratch_setup,
 			scratch_teardown),

@@ -27,6 +27,8 @@ static const struct command commands[] = {
 	  N_("clone a repository onto shared storage, pinned to a commit") },
 	{ "env", jp_cmd_env, N_("env MANIFEST"),
 	  N_("print POSIX sh export lines for a manifest") },
+	{ "preflight", jp_cmd_preflight, N_("preflight MANIFEST"),
+	  N_("print the run's preflight.sh, the check every Worker runs first") },
 	{ "export", jp_cmd_export, N_("export --to slurm|pytorchjob [-o FILE] [--force] MANIFEST"),
 	  N_("write a Slurm batch script or a Kubeflow PyTorchJob for a manifest") },
 	{ "scan", jp_cmd_scan, N_("scan [--quick] [--json] PATH..."),

@@ -31,6 +31,7 @@ void jp_cli_print_version(FILE *out);
 int jp_cmd_schema(int argc, char **argv);
 int jp_cmd_check(int argc, char **argv);
 int jp_cmd_env(int argc, char **argv);
+int jp_cmd_preflight(int argc, char **argv);
 int jp_cmd_export(int argc, char **argv);
 int jp_cmd_init(int argc, char **argv);
 int jp_cmd_scan(int argc, char **argv);

@@ -55,14 +55,16 @@ static void usage(FILE *out)
 static int print_json(const struct jp_flow *flow, bool written)
 {
 	cJSON *root = cJSON_CreateObject();
-	char *manifest = NULL, *env = NULL, *copy = NULL, *cmd = NULL;
+	char *manifest = NULL, *env = NULL, *copy = NULL, *cmd = NULL, *pf = NULL;
 	int rc = -1;
 
 	jp_flow_files(&manifest, &env, &copy, flow, NULL);
+	jp_flow_preflight_file(&pf, flow);
 	jp_flow_platform_command(&cmd, flow, NULL);
 	if (!root || !cJSON_AddBoolToObject(root, "written", written) ||
 	    !cJSON_AddStringToObject(root, "manifest", manifest ? manifest : "") ||
 	    !cJSON_AddStringToObject(root, "env", env ? env : "") ||
+	    !cJSON_AddStringToObject(root, "preflight", pf ? pf : "") ||
 	    !(copy ? cJSON_AddStringToObject(root, "copy", copy)
 		   : cJSON_AddNullToObject(root, "copy")) ||
 	    !(cmd ? cJSON_AddStringToObject(root, "launch_command", cmd)
@@ -80,18 +82,21 @@ out:
 	free(env);
 	free(copy);
 	free(cmd);
+	free(pf);
 	return rc;
 }
 
 static void print_done(const struct jp_flow *flow)
 {
-	char *manifest = NULL, *env = NULL, *copy = NULL, *cmd = NULL;
+	char *manifest = NULL, *env = NULL, *copy = NULL, *cmd = NULL, *pf = NULL;
 
 	jp_flow_files(&manifest, &env, &copy, flow, NULL);
+	jp_flow_preflight_file(&pf, flow);
 	jp_flow_platform_command(&cmd, flow, NULL);
 	jp_cli_print_checks(jp_flow_manifest(flow));
 	printf(_("Wrote %s\n"), manifest ? jp_cli_name(manifest) : "?");
 	printf(_("Wrote %s\n"), env ? jp_cli_name(env) : "?");
+	printf(_("Wrote %s\n"), pf ? jp_cli_name(pf) : "?");
 	if (copy)
 		printf(_("Wrote %s (a copy of the run's manifest)\n"), jp_cli_name(copy));
 	if (cmd)
@@ -100,6 +105,7 @@ static void print_done(const struct jp_flow *flow)
 	free(env);
 	free(copy);
 	free(cmd);
+	free(pf);
 }
 
 static int yes(const char *question, void *payload)

@@ -341,7 +341,7 @@ static void write_manifest(struct jp_wizard *w)
 	if (w->draft_path)
 		jp_draft_remove(w->draft_path);
 	r->phase = R_WRITTEN;
-	jp_wizard_status(w, JP_CHECK_PASS, "%s", _("manifest and env.sh written"));
+	jp_wizard_status(w, JP_CHECK_PASS, "%s", _("manifest, env.sh and preflight.sh written"));
 }
 
 /* ---- drawing ------------------------------------------------------------- */
@@ -402,6 +402,14 @@ static void draw_written(struct jp_wizard *w, int y, int x, int h, int width)
 	used += jp_draw_text(y + row, x + used, width - used, JP_STYLE_TITLE, _("env.sh: "));
 	jp_draw_text_tail(y + row++, x + used, width - used, JP_STYLE_NORMAL,
 			  w->env_path ? w->env_path : "");
+	char *preflight = NULL;
+	jp_flow_preflight_file(&preflight, w->flow);
+	used = jp_draw_text(y + row, x, width, JP_STYLE_OK, g->ok);
+	used += jp_draw_text(y + row, x + used, width - used, JP_STYLE_NORMAL, " ");
+	used += jp_draw_text(y + row, x + used, width - used, JP_STYLE_TITLE, _("preflight.sh: "));
+	jp_draw_text_tail(y + row++, x + used, width - used, JP_STYLE_NORMAL,
+			  preflight ? preflight : "");
+	free(preflight);
 	if (R(w)->copy_path) {
 		used = jp_draw_text(y + row, x, width, JP_STYLE_OK, g->ok);
 		used += jp_draw_text(y + row, x + used, width - used, JP_STYLE_NORMAL, " ");

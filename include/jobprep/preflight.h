@@ -1,0 +1,48 @@
+/* The run's preflight.sh: the check every Worker runs before the launch
+ * command (architecture.md, "A run's folder"), made from the manifest.
+ *
+ * Plain POSIX sh (dash, busybox sh, bash): no jobprep, no Python. As the
+ * Worker sees them, it judges the paths jobprep check judges
+ * (jp_check_paths, same ids): each exists, code and data are readable,
+ * outputs writable (a probe file made and removed), nothing on ephemeral
+ * storage (the profile's roots, then /proc/self/mountinfo: tmpfs, ramfs,
+ * overlay), free space (df). Every look at a path is bounded
+ * (JOBPREP_PREFLIGHT_TIMEOUT seconds, default 10): a hung mount is a failure
+ * line. With more than one Worker they meet: rank 0 writes a mark for this
+ * run and attempt into outputs.output_dir, every other rank waits
+ * (JOBPREP_PREFLIGHT_WAIT seconds, default 60) for exactly that mark, and
+ * one that never sees it fails naming its host and the path.
+ *
+ * The Workers are job.workers, or SLURM_JOB_NUM_NODES, SLURM_NNODES or
+ * PET_NNODES when one is larger (the platform started more); one Worker
+ * skips the meeting. The rank is the first set of JOBPREP_RANK, PET_NODE_RANK, NODE_RANK,
+ * GROUP_RANK, SLURM_NODEID, RANK, SLURM_PROCID. The attempt is the first
+ * set of JOBPREP_ATTEMPT, Slurm's SLURM_JOB_ID + SLURM_RESTART_COUNT,
+ * TORCHELASTIC_RUN_ID, MASTER_ADDR:MASTER_PORT: a value every Worker of one
+ * attempt shares and a later attempt does not (with MASTER_ADDR alone, as in
+ * a PyTorchJob, a job re-created under the same name shares it: set
+ * JOBPREP_ATTEMPT there when that matters).
+ *
+ * Output: one "[FAIL] ID: message" line per problem on stderr, then a
+ * summary line; exit 0 when nothing failed, 1 otherwise. */
+#ifndef JOBPREP_PREFLIGHT_H
+#define JOBPREP_PREFLIGHT_H
+
+#include "jobprep/error.h"
+#include "jobprep/manifest.h"
+
+/* The check id of the Workers' meeting (not one of jobprep check's: only
+ * the Workers can tell whether they share the output directory). */
+#define JP_PREFLIGHT_MEET_ID "outputs.output_dir.same_storage"
+
+/* The script for m, judged under m->profile (NULL: the built-in profile).
+ * Messages are in the current language. *out is the caller's (free()).
+ * Returns 0, JP_EFORMAT (no outputs.output_dir: there is no run) or
+ * JP_ENOMEM. */
+int jp_preflight_render(char **out, const struct jp_manifest *m, struct jp_error *err);
+
+/* The ids the script can report for a path of `role` (jp_check_role), in
+ * order, NULL-terminated; static. */
+const char *const *jp_preflight_checks(unsigned role);
+
+#endif

@@ -1,0 +1,221 @@
+/* The run's preflight.sh, rendered from a manifest: the values of this run
+ * (paths, roots, Workers, messages in the current language), the fixed
+ * checks of src/preflight_body.sh, then one line per path to check. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobprep/buf.h"
+#include "jobprep/check.h"
+#include "jobprep/i18n.h"
+#include "jobprep/preflight.h"
+#include "jobprep/profile.h"
+#include "jobprep/shellwords.h"
+
+/* src/preflight_body.sh as a C string, made by the build. */
+static const char body[] =
+#include "src/preflight_body.h"
+	;
+
+/* The messages the script prints: sh variable, printf format. The
+ * arguments are given in the order the formats name them. */
+static const struct message {
+	const char *var;
+	const char *fmt;
+} messages[] = {
+	{ "jp_m_missing", N_("%s does not exist on this Worker (%s)") },
+	{ "jp_m_notdir", N_("%s is not a directory on this Worker (%s)") },
+	{ "jp_m_public",
+	  N_("%s is under the public data root %s, which is read-only in the job: the job "
+	     "cannot write its outputs there") },
+	{ "jp_m_declared",
+	  N_("%s is under a shared storage root, but here it is on %s at %s (%s), which is "
+	     "wiped when the job ends: is the shared storage mounted on this Worker?") },
+	{ "jp_m_wiped",
+	  N_("%s is under %s, which is wiped when the job ends: nothing the job needs may "
+	     "live there") },
+	{ "jp_m_wiped_fs",
+	  N_("%s is on %s at %s on this Worker (%s), which is wiped when the job ends: "
+	     "nothing the job needs may live there") },
+	{ "jp_m_unreadable", N_("%s cannot be read on this Worker (%s)") },
+	{ "jp_m_unwritable",
+	  N_("%s cannot be written on this Worker (%s): creating a file there failed") },
+	{ "jp_m_full",
+	  N_("%s has only %s KiB free on this Worker (%s): the job's writes there will "
+	     "fail") },
+	{ "jp_m_hung",
+	  N_("%s did not answer within %s s on this Worker (%s): the storage it is on seems "
+	     "hung") },
+	{ "jp_m_norank",
+	  N_("Worker %s cannot tell its rank: none of JOBPREP_RANK, PET_NODE_RANK, NODE_RANK, "
+	     "GROUP_RANK, SLURM_NODEID, RANK, SLURM_PROCID is a number, and the job has %s "
+	     "Workers") },
+	{ "jp_m_noattempt",
+	  N_("Worker %s cannot tell this attempt from an earlier one: set JOBPREP_ATTEMPT to "
+	     "one value on every Worker (SLURM_JOB_ID, TORCHELASTIC_RUN_ID or MASTER_ADDR "
+	     "serve when set)") },
+	{ "jp_m_nomark",
+	  N_("Worker %s could not write %s, the mark the other Workers wait for") },
+	{ "jp_m_unmet",
+	  N_("Worker %s did not see rank 0's mark %s for this attempt within %s s: its "
+	     "output directory is not the storage rank 0 writes to (a different or missing "
+	     "mount on this Worker?)") },
+	{ "jp_m_failed", N_("Worker %s: the launch command was not started (problems found: %s)") },
+	{ "jp_m_passed", N_("every check passed on Worker %s") },
+};
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const code_checks[] = { "exists", "storage", "readable", NULL };
+static const char *const output_checks[] = { "exists", "storage", "writable", "space", NULL };
+
+const char *const *jp_preflight_checks(unsigned role)
+{
+	return role == JP_CHECK_ROLE_OUTPUT ? output_checks : code_checks;
+}
+
+static void add_quoted(struct jp_buf *b, const char *s)
+{
+	char *q = NULL;
+
+	if (jp_sh_quote(&q, s) < 0) {
+		b->rc = JP_ENOMEM;
+		return;
+	}
+	jp_buf_add(b, q);
+	free(q);
+}
+
+static void add_var(struct jp_buf *b, const char *name, const char *value)
+{
+	jp_buf_add(b, name);
+	jp_buf_addc(b, '=');
+	add_quoted(b, value);
+	jp_buf_addc(b, '\n');
+}
+
+/* roots one a line (a root with a line break in it could not be told from
+ * two, and no platform mounts one: left out) */
+static void add_roots(struct jp_buf *b, const char *name, const struct jp_strv *roots)
+{
+	struct jp_buf list = JP_BUF_INIT;
+	char *text = NULL;
+
+	for (size_t i = 0; i < roots->n; i++) {
+		if (strchr(roots->v[i], '\n'))
+			continue;
+		if (list.len)
+			jp_buf_addc(&list, '\n');
+		jp_buf_add(&list, roots->v[i]);
+	}
+	if (list.rc < 0 || jp_buf_take(&text, &list) < 0) {
+		b->rc = JP_ENOMEM;
+	} else {
+		add_var(b, name, text ? text : "");
+	}
+	free(text);
+	jp_buf_dispose(&list);
+}
+
+static void header(struct jp_buf *b, const struct jp_manifest *m)
+{
+	jp_buf_add(b, "#!/bin/sh\n");
+	jp_buf_addf(b,
+		    "# preflight.sh of a run of the job \"%s\", made by jobprep %s from the\n"
+		    "# run's manifest (created %s). Every Worker runs it before the launch\n"
+		    "# command:  . env.sh && sh preflight.sh && LAUNCH COMMAND\n"
+		    "# It checks the paths `jobprep check` checks, as this Worker sees them,\n"
+		    "# and with several Workers that all of them share the output directory.\n"
+		    "# One line per problem on stderr; exit 0 when nothing failed, else 1.\n"
+		    "# JOBPREP_PREFLIGHT_TIMEOUT: seconds one path may take (default 10).\n"
+		    "# JOBPREP_PREFLIGHT_WAIT: seconds a Worker waits for rank 0 (default 60).\n"
+		    "# JOBPREP_RANK, JOBPREP_ATTEMPT: this Worker's rank, this attempt's id,\n"
+		    "# when the platform's variables (RANK, SLURM_JOB_ID ...) do not tell.\n",
+		    m->job.name ? m->job.name : "?", PACKAGE_VERSION,
+		    m->created_at ? m->created_at : "-");
+	jp_buf_add(b, "\n# --- this run ---\n");
+}
+
+static void values(struct jp_buf *b, const struct jp_manifest *m, const struct jp_profile *p)
+{
+	add_var(b, "jp_run", m->outputs.output_dir);
+	add_var(b, "jp_out", m->outputs.output_dir);
+	jp_buf_addf(b, "jp_workers=%" PRId64 "\n", m->job.workers > 0 ? m->job.workers : 1);
+	jp_buf_addf(b, "jp_min_free_kb=%llu\n", (unsigned long long)(JP_CHECK_SPACE_FAIL_BYTES >> 10));
+	add_roots(b, "jp_shared", &p->shared_roots);
+	add_roots(b, "jp_public", &p->public_roots);
+	add_roots(b, "jp_ephemeral", &p->ephemeral_roots);
+	add_var(b, "jp_meet_id", JP_PREFLIGHT_MEET_ID);
+	for (size_t i = 0; i < N_OF(messages); i++)
+		add_var(b, messages[i].var, _(messages[i].fmt));
+	jp_buf_add(b, "\n");
+}
+
+static const char *role_word(enum jp_check_role role)
+{
+	switch (role) {
+	case JP_CHECK_ROLE_CODE:
+		return "code";
+	case JP_CHECK_ROLE_DATA:
+		return "data";
+	case JP_CHECK_ROLE_OUTPUT:
+		break;
+	}
+	return "output";
+}
+
+static int checks(struct jp_buf *b, const struct jp_manifest *m)
+{
+	struct jp_check_path *paths = NULL;
+	size_t n = 0;
+	int rc = jp_check_paths(&paths, &n, m);
+
+	if (rc < 0)
+		return rc;
+	jp_buf_add(b, "\n# --- this run's paths, as `jobprep check` names them ---\n");
+	for (size_t i = 0; i < n; i++) {
+		jp_buf_add(b, "jp_check ");
+		add_quoted(b, paths[i].field);
+		jp_buf_addf(b, " %s ", role_word(paths[i].role));
+		add_quoted(b, paths[i].path);
+		jp_buf_addc(b, '\n');
+	}
+	jp_buf_add(b, "jp_meet\n"
+		      "jp_finish\n");
+	free(paths);
+	return 0;
+}
+
+int jp_preflight_render(char **out, const struct jp_manifest *m, struct jp_error *err)
+{
+	struct jp_buf b = JP_BUF_INIT;
+	struct jp_profile *own = NULL;
+	const struct jp_profile *profile = m->profile;
+	int rc = 0;
+
+	*out = NULL;
+	if (!m->outputs.output_dir)
+		return jp_error_set(err, JP_EFORMAT, "%s",
+				    _("outputs.output_dir: expected the run's folder, got none"));
+	if (!profile) {
+		rc = jp_profile_new_default(&own, err);
+		if (rc < 0)
+			return rc;
+		profile = own;
+	}
+	header(&b, m);
+	values(&b, m, profile);
+	jp_buf_add(&b, body);
+	rc = checks(&b, m);
+	if (rc == 0 && b.rc < 0)
+		rc = b.rc;
+	if (rc == 0)
+		rc = jp_buf_take(out, &b);
+	if (rc < 0)
+		rc = jp_error_set(err, rc, "%s", _("out of memory"));
+	jp_buf_dispose(&b);
+	jp_profile_free(own);
+	return rc;
+}
