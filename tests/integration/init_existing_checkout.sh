@@ -321,8 +321,11 @@ answers move v4
 $T "$JOBPREP" init --answers "$S/move.json" --profile "$S/profile.json" \
 	</dev/null >"$S/move.out" 2>"$S/move.err" &
 pid=$!
+# Until the checkout starts writing, however slow the machine (a sanitizer
+# build under load needs far more than a few seconds to fetch 20,000 files);
+# only a guard of 5 minutes, or jobprep ending first, stops the wait.
 w=0
-while [ $w -lt 600 ] && [ ! -d "$P/move/many" ]; do
+while [ $w -lt 15000 ] && [ ! -d "$P/move/many" ] && kill -0 $pid 2>/dev/null; do
 	sleep 0.02
 	w=$((w + 1))
 done
