@@ -16,6 +16,9 @@ noinst_PROGRAMS += bench/git2clone
 bench_git2clone_CFLAGS = $(AM_CFLAGS) $(LIBGIT2_CFLAGS)
 bench_git2clone_LDADD = $(LIBGIT2_LIBS)
 
+# update: the same answers again, and one release tag to the next, vs git fetch && git checkout
+bench_list += bench/bench_update.sh
+
 bench: all
 	@set -e; for b in $(bench_list); do \
 	  case "$$b" in *"$(BENCH)"*) ;; *) continue ;; esac; \

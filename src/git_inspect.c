@@ -118,6 +118,38 @@ static int name_path(char **list, const git_status_entry *e, bool more)
 	return 0;
 }
 
+/* Tracked files changed, untracked ones, jobprep's own chmod +x; 0, a
+ * libgit2 error (< 0), or 1 when out of memory. */
+static int count_changes(struct jp_git_repo_info *info, git_repository *repo, const char *pattern)
+{
+	git_status_options so;
+	git_status_list *st = NULL;
+	int gerr;
+
+	git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
+	so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	if ((gerr = git_status_list_new(&st, repo, &so)) != 0)
+		return gerr;
+	for (size_t i = 0; i < git_status_list_entrycount(st); i++) {
+		const git_status_entry *e = git_status_byindex(st, i);
+
+		if (!e || e->status == GIT_STATUS_CURRENT || (e->status & GIT_STATUS_IGNORED))
+			continue;
+		if (e->status == GIT_STATUS_WT_NEW)
+			info->untracked++;
+		else if (exec_bit_only(repo, e, pattern))
+			info->exec_only++;
+		else if (++info->dirty <= JP_GIT_NAMES_MAX + 1 &&
+			 name_path(&info->dirty_paths, e, info->dirty > JP_GIT_NAMES_MAX) < 0) {
+			git_status_list_free(st);
+			return 1;
+		}
+	}
+	git_status_list_free(st);
+	return 0;
+}
+
 static size_t count_walk(git_revwalk *walk)
 {
 	git_oid oid;
@@ -136,8 +168,6 @@ int jp_git_inspect(struct jp_git_repo_info *out, const char *path, const char *e
 	git_reference *head = NULL, *up = NULL;
 	git_remote *remote = NULL;
 	git_strarray remotes = { NULL, 0 };
-	git_status_list *st = NULL;
-	git_status_options so;
 	git_revwalk *walk = NULL;
 	const char *pattern = exec_pattern ? exec_pattern : JP_GIT_EXEC_DEFAULT;
 	int gerr, rc = 0;
@@ -215,24 +245,10 @@ int jp_git_inspect(struct jp_git_repo_info *out, const char *path, const char *e
 	}
 
 	/* Uncommitted changes. */
-	git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
-	so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
-	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
-	if ((gerr = git_status_list_new(&st, repo, &so)) != 0)
+	if ((gerr = count_changes(&info, repo, pattern)) == 1)
+		goto nomem;
+	if (gerr != 0)
 		goto gitfail;
-	for (size_t i = 0; i < git_status_list_entrycount(st); i++) {
-		const git_status_entry *e = git_status_byindex(st, i);
-
-		if (!e || e->status == GIT_STATUS_CURRENT || (e->status & GIT_STATUS_IGNORED))
-			continue;
-		if (e->status == GIT_STATUS_WT_NEW)
-			info.untracked++;
-		else if (exec_bit_only(repo, e, pattern))
-			info.exec_only++;
-		else if (++info.dirty <= JP_GIT_NAMES_MAX + 1 &&
-			 name_path(&info.dirty_paths, e, info.dirty > JP_GIT_NAMES_MAX) < 0)
-			goto nomem;
-	}
 
 	/* Commits nobody else has. */
 	if (info.commit[0]) {
@@ -270,7 +286,6 @@ nomem:
 out:
 	jp_git_repo_info_dispose(&info);
 	git_revwalk_free(walk);
-	git_status_list_free(st);
 	git_strarray_dispose(&remotes);
 	git_remote_free(remote);
 	git_reference_free(up);

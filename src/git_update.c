@@ -39,15 +39,15 @@ struct upd {
 	git_remote *remote;
 	struct jp_git_remote_info want; /* what the ref names on the server */
 	git_commit *from, *to;
-	struct jp_strv paths;     /* every path the move changes ... */
-	struct jp_strv added;     /* ... of them those `from` lacks */
-	struct jp_strv kept;      /* ... and those it has (changed, deleted) */
+	struct jp_strv paths;	  /* every path the move changes ... */
+	struct jp_strv added;	  /* ... of them those `from` lacks */
+	struct jp_strv kept;	  /* ... and those it has (changed, deleted) */
 	struct jp_strv new_dirs;  /* directories the added files would create */
-	struct jp_strv unexec;    /* files whose exec bit was taken off first */
+	struct jp_strv unexec;	  /* files whose exec bit was taken off first */
 	struct jp_strv conflicts; /* untracked files in the way */
-	uint64_t new_bytes;       /* the blobs to write */
-	char *index_copy;         /* the index as it was before the checkout */
-	int lock_fd;              /* held while this process looks and moves */
+	uint64_t new_bytes;	  /* the blobs to write */
+	char *index_copy;	  /* the index as it was before the checkout */
+	int lock_fd;		  /* held while this process looks and moves */
 };
 
 void jp_git_update_result_dispose(struct jp_git_update_result *res)
@@ -154,7 +154,10 @@ static int open_checkout(struct upd *u)
 		return rc;
 	}
 	jp_error_dispose(&quiet);
-	if (!realpath(path, real) || strcmp(real, u->info.workdir) != 0)
+	char top[PATH_MAX];
+
+	/* both resolved: a project path through a symlink is still the top */
+	if (!realpath(path, real) || !realpath(u->info.workdir, top) || strcmp(real, top) != 0)
 		return jp_error_set(u->err, JP_EREFUSED,
 				    _("%s is inside the checkout %s, not a checkout of its own: "
 				      "choose another path, or leave code.repo.url out to use what "
@@ -207,7 +210,7 @@ static int tag_at_cb(const char *name, void *payload)
 
 static int name_from(struct upd *u)
 {
-	struct tag_at t = { u->repo, NULL, NULL };
+	struct tag_at t = {u->repo, NULL, NULL};
 	git_oid oid;
 
 	if (u->info.branch)
@@ -290,8 +293,8 @@ static int fetch(struct upd *u)
 	if (!have_commit(u, &oid) && u->want.ref_kind == JP_GIT_REF_COMMIT) {
 		/* A commit no ref has: ask for it by id (servers allowing it). */
 		char spec[128];
-		char *specs[] = { spec };
-		git_strarray arr = { specs, 1 };
+		char *specs[] = {spec};
+		git_strarray arr = {specs, 1};
 
 		snprintf(spec, sizeof(spec), "+%s:" WANT_REF, u->res->to);
 		fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
@@ -344,7 +347,8 @@ static int plan(struct upd *u)
 	if ((gerr = git_commit_lookup(&u->from, u->repo, &a)) != 0 ||
 	    (gerr = git_commit_lookup(&u->to, u->repo, &b)) != 0 ||
 	    (gerr = git_graph_ahead_behind(&u->res->ahead, &u->res->back, u->repo, &b, &a)) != 0 ||
-	    (gerr = git_commit_tree(&ta, u->from)) != 0 || (gerr = git_commit_tree(&tb, u->to)) != 0 ||
+	    (gerr = git_commit_tree(&ta, u->from)) != 0 ||
+	    (gerr = git_commit_tree(&tb, u->to)) != 0 ||
 	    (gerr = git_diff_tree_to_tree(&diff, u->repo, ta, tb, NULL)) != 0)
 		goto fail;
 	if ((gerr = git_diff_foreach(diff, diff_cb, NULL, NULL, NULL, u)) != 0)
@@ -407,11 +411,12 @@ static int check_branch(struct upd *u)
 	at = git_reference_target(local);
 	if (at && !git_oid_equal(at, git_commit_id(u->to)) &&
 	    git_graph_descendant_of(u->repo, git_commit_id(u->to), at) != 1)
-		rc = jp_error_set(u->err, JP_EREFUSED,
-				  _("the local branch %s in %s has commits the server's %s does not "
-				    "have: it cannot be fast-forwarded; push or reset it, or choose "
-				    "another path; nothing was changed"),
-				  u->res->ref, u->opts->path, u->res->ref);
+		rc =
+		    jp_error_set(u->err, JP_EREFUSED,
+				 _("the local branch %s in %s has commits the server's %s does not "
+				   "have: it cannot be fast-forwarded; push or reset it, or choose "
+				   "another path; nothing was changed"),
+				 u->res->ref, u->opts->path, u->res->ref);
 	git_reference_free(local);
 	git_error_clear();
 	return rc;
@@ -444,8 +449,9 @@ static int counts(char **out, const struct jp_git_update_result *r)
 		snprintf(fwd, sizeof(fwd), _("%zu commit(s) forward, "), r->ahead);
 	if (r->back)
 		snprintf(back, sizeof(back), _("%zu commit(s) back, "), r->back);
-	return asprintf(out, _("%s%s%zu file(s) changed"), fwd, back, r->files) < 0 ? (*out = NULL, JP_ENOMEM)
-										     : 0;
+	return asprintf(out, _("%s%s%zu file(s) changed"), fwd, back, r->files) < 0
+		   ? (*out = NULL, JP_ENOMEM)
+		   : 0;
 }
 
 static int summarise(struct upd *u, const char *from_label, const char *to_label)
@@ -488,9 +494,8 @@ static int ask(struct upd *u, const char *from_label, const char *to_label)
 	free(q);
 	if (yes)
 		return 0;
-	return jp_error_set(u->err, JP_EREFUSED,
-			    _("%s stays at %s: moving it to %s was declined"), u->opts->path,
-			    from_label, to_label);
+	return jp_error_set(u->err, JP_EREFUSED, _("%s stays at %s: moving it to %s was declined"),
+			    u->opts->path, from_label, to_label);
 }
 
 /* ---- the move ------------------------------------------------------------- */
@@ -614,9 +619,8 @@ static void make_exec(const char *path)
 		chmod(path, (sb.st_mode | ((sb.st_mode & 0444) >> 2)) & 07777);
 }
 
-static int conflict_cb(git_checkout_notify_t why, const char *path,
-		       const git_diff_file *baseline, const git_diff_file *target,
-		       const git_diff_file *workdir, void *payload)
+static int conflict_cb(git_checkout_notify_t why, const char *path, const git_diff_file *baseline,
+		       const git_diff_file *target, const git_diff_file *workdir, void *payload)
 {
 	struct upd *u = payload;
 
@@ -840,16 +844,17 @@ static int update(struct upd *u)
 	if (strcmp(u->res->from, u->res->to) == 0) {
 		/* Already there: nothing to fetch, nothing to touch. */
 		u->res->dirty = u->info.dirty;
-		if (u->info.dirty_paths && jp_set_str(&u->res->dirty_paths, u->info.dirty_paths) < 0)
+		if (u->info.dirty_paths &&
+		    jp_set_str(&u->res->dirty_paths, u->info.dirty_paths) < 0)
 			return nomem(u);
 		return summarise(u, from_label, to_label);
 	}
 	if (u->info.dirty)
-		return jp_error_set(u->err, JP_EREFUSED,
-				    _("%s has uncommitted changes to %s: commit or stash them (git -C "
-				      "%s stash), then prepare again; nothing was changed"),
-				    u->opts->path, u->info.dirty_paths ? u->info.dirty_paths : "?",
-				    u->opts->path);
+		return jp_error_set(
+		    u->err, JP_EREFUSED,
+		    _("%s has uncommitted changes to %s: commit or stash them (git -C "
+		      "%s stash), then prepare again; nothing was changed"),
+		    u->opts->path, u->info.dirty_paths ? u->info.dirty_paths : "?", u->opts->path);
 	if (!u->info.commit[0])
 		return jp_error_set(u->err, JP_EREFUSED,
 				    _("%s is a checkout with no commit yet: choose another path"),
@@ -890,7 +895,8 @@ int jp_git_update(struct jp_git_update_result *out, const struct jp_git_update_o
 	if ((rc = jp_git_global_init(err)) != 0)
 		return rc;
 	if (!opts->url || !opts->path)
-		return jp_error_set(err, JP_EUSAGE, "%s", _("an update needs a URL and a checkout"));
+		return jp_error_set(err, JP_EUSAGE, "%s",
+				    _("an update needs a URL and a checkout"));
 	if ((rc = jp_git_url_parse(&u.url, opts->url, err)) != 0 ||
 	    (rc = jp_git_ref_check(opts->ref, err)) != 0)
 		goto out;

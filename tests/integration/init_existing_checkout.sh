@@ -100,6 +100,17 @@ for kind in tag light branch commit short default; do
 	jp_expect "same_answers_twice_${kind}_is_clean" clean "$P/same-$kind"
 done
 
+# ... also when the project path goes through a symlink
+ln -s "$P/same-tag" "$S/shared/link-to-same"
+cat >"$S/linked.json" <<EOF
+{"job": {"name": "linked"},
+ "code": {"source": "shared_storage", "path": "$S/shared/link-to-same", "repo": {"url": "$URL", "ref": "v1"}}}
+EOF
+prep linked
+rc=$?
+jp_expect same_answers_through_a_symlink [ "$rc" = 0 ]
+jp_expect same_answers_through_a_symlink_says_already_there grep -q "already at v1" "$S/linked.out"
+
 # --- the next release: v2 changes scripts/train.sh (made executable by the
 # first prep) and README, and adds a file in a new folder
 answers move v1

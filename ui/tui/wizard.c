@@ -291,6 +291,18 @@ static void finished(struct jp_wizard *w, struct jp_bg *b)
 			jp_wizard_status(w, level, "%s", note);
 			break;
 		}
+		v = get(w, "code.repo.commit");
+		if (!v || !*v) {
+			/* not a checkout: no commit to show (was a blank) */
+			name = get(w, "code.path");
+			jp_wizard_status(w, JP_CHECK_WARN,
+					 _("%s is not a git checkout: the manifest cannot record which "
+					   "version of the code ran"),
+					 name ? name : "");
+			break;
+		}
+		free(v);
+		v = NULL;
 	}
 		/* fall through */
 	case JP_ACTION_CLONE:
