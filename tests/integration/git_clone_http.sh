@@ -21,25 +21,25 @@ B=http://127.0.0.1:$JP_HTTPD_PORT/git
 commit=$(git --git-dir="$T/repos/public.git" rev-parse main)
 
 # --- anonymous
-$J clone --json "$B/public.git" "$T/out/public" </dev/null >"$T/out.json" 2>"$T/err"
+"$J" clone --json "$B/public.git" "$T/out/public" </dev/null >"$T/out.json" 2>"$T/err"
 jp_expect anonymous_http_clone_succeeds [ "$(jp_json_get "$T/out.json" commit)" = "$commit" ]
 
 # --- a token in the URL: used, never stored
-$J clone --json "http://alice:$TOKEN@127.0.0.1:$JP_HTTPD_PORT/git/private/url.git" "$T/out/url" \
+"$J" clone --json "http://alice:$TOKEN@127.0.0.1:$JP_HTTPD_PORT/git/private/url.git" "$T/out/url" \
 	</dev/null >"$T/out.json" 2>"$T/err"
 jp_expect url_token_clone_succeeds [ "$(jp_json_get "$T/out.json" commit)" = "$commit" ]
 jp_expect url_token_is_not_in_git_config \
 	[ "$(git -C "$T/out/url" config remote.origin.url)" = "$B/private/url.git" ]
 jp_expect url_token_is_not_in_the_reported_url \
 	[ "$(jp_json_get "$T/out.json" url)" = "$B/private/url.git" ]
-$J repo --json "$T/out/url" >"$T/repo.json" 2>&1
+"$J" repo --json "$T/out/url" >"$T/repo.json" 2>&1
 jp_expect url_token_is_not_in_repo_output sh -c "! grep -q '$TOKEN' '$T/repo.json'"
 
 # --- the token is blanked out of the command line while the clone runs
 jp_git_big_repo "$T/repos/private/ps.git" 6 || exit 99
 jp_slow_hook "$T/httpd-home/slow-hook"
 jp_slow_hook_config "$T/httpd-home/slow-hook" >"$T/httpd-home/.gitconfig"
-$J clone --progress "http://alice:$TOKEN@127.0.0.1:$JP_HTTPD_PORT/git/private/ps.git" "$T/out/ps" \
+"$J" clone --progress "http://alice:$TOKEN@127.0.0.1:$JP_HTTPD_PORT/git/private/ps.git" "$T/out/ps" \
 	</dev/null >/dev/null 2>"$T/err" &
 pid=$!
 if jp_wait_text "$T/err" "receiving objects"; then
@@ -77,9 +77,9 @@ jp_expect slow_url_token_clone_succeeds [ "$JP_RC" = 0 ]
 
 # --- JOBPREP_GIT_TOKEN, for the host named only
 JOBPREP_GIT_TOKEN=$TOKEN JOBPREP_GIT_USER=alice \
-	$J clone "$B/private/env.git" "$T/out/env" </dev/null >/dev/null 2>"$T/err"
+	"$J" clone "$B/private/env.git" "$T/out/env" </dev/null >/dev/null 2>"$T/err"
 jp_expect env_token_clone_succeeds [ -f "$T/out/env/README" ]
-JOBPREP_GIT_TOKEN=$TOKEN $J clone "http://alice@127.0.0.1:$JP_HTTPD_PORT/git/private/env.git" \
+JOBPREP_GIT_TOKEN=$TOKEN "$J" clone "http://alice@127.0.0.1:$JP_HTTPD_PORT/git/private/env.git" \
 	"$T/out/env2" </dev/null >/dev/null 2>"$T/err"
 jp_expect env_token_with_user_in_url_succeeds [ -f "$T/out/env2/README" ]
 jp_expect user_name_is_not_stored_for_http \
@@ -88,27 +88,27 @@ jp_expect user_name_is_not_stored_for_http \
 # --- a git credential helper (run without a terminal)
 git config --file "$HOME/.gitconfig" credential.helper \
 	"!f() { echo username=alice; echo password=$TOKEN; }; f"
-$J clone "$B/private/helper.git" "$T/out/helper" </dev/null >/dev/null 2>"$T/err"
+"$J" clone "$B/private/helper.git" "$T/out/helper" </dev/null >/dev/null 2>"$T/err"
 jp_expect credential_helper_clone_succeeds [ -f "$T/out/helper/README" ]
 rm -f "$HOME/.gitconfig"
 
 # --- typed (stdin is not a terminal: one line per question)
-printf 'alice\n%s\n' "$TOKEN" | $J clone "$B/private/prompt.git" "$T/out/prompt" >/dev/null 2>"$T/err"
+printf 'alice\n%s\n' "$TOKEN" | "$J" clone "$B/private/prompt.git" "$T/out/prompt" >/dev/null 2>"$T/err"
 jp_expect prompted_credentials_clone_succeeds [ -f "$T/out/prompt/README" ]
 
 # --- wrong passwords: three tries, then it stops
 printf 'bad1\nbad2\nbad3\nbad4\nbad5\n' |
-	$J clone "http://alice@127.0.0.1:$JP_HTTPD_PORT/git/private/wrong.git" "$T/out/wrong" \
+	"$J" clone "http://alice@127.0.0.1:$JP_HTTPD_PORT/git/private/wrong.git" "$T/out/wrong" \
 	>/dev/null 2>"$T/err"
 jp_expect wrong_password_fails [ $? = 1 ]
 jp_expect wrong_password_says_authentication grep -qi "refused 3 credentials" "$T/err"
 jp_expect wrong_password_leaves_nothing [ ! -e "$T/out/wrong" ]
-JOBPREP_GIT_TOKEN=bad-token $J clone "http://alice@127.0.0.1:$JP_HTTPD_PORT/git/private/wrong2.git" \
+JOBPREP_GIT_TOKEN=bad-token "$J" clone "http://alice@127.0.0.1:$JP_HTTPD_PORT/git/private/wrong2.git" \
 	"$T/out/wrong2" </dev/null >/dev/null 2>"$T/err"
 jp_expect wrong_token_without_a_person_fails [ $? = 1 ]
 
 # --- a redirect to another host: nothing goes there, credentials least of all
-JOBPREP_GIT_TOKEN=$TOKEN $J clone "http://alice:$TOKEN@127.0.0.1:$JP_HTTPD_PORT/moved/redirect.git" \
+JOBPREP_GIT_TOKEN=$TOKEN "$J" clone "http://alice:$TOKEN@127.0.0.1:$JP_HTTPD_PORT/moved/redirect.git" \
 	"$T/out/redirect" </dev/null >/dev/null 2>"$T/err"
 jp_expect redirect_to_another_host_fails [ $? = 1 ]
 jp_expect redirect_to_another_host_says_so grep -q "redirected to another host" "$T/err"
@@ -118,10 +118,10 @@ jp_expect redirect_leaves_nothing [ ! -e "$T/out/redirect" ]
 # --- https (TLS through jobprep's own socket stream): a CA it is told to
 # trust (SSL_CERT_FILE), and one it is not
 if [ -n "$JP_HTTPD_PORT3" ]; then
-	SSL_CERT_FILE=$T/ca.pem $J clone --json "https://alice:$TOKEN@127.0.0.1:$JP_HTTPD_PORT3/git/private/url.git" \
+	SSL_CERT_FILE=$T/ca.pem "$J" clone --json "https://alice:$TOKEN@127.0.0.1:$JP_HTTPD_PORT3/git/private/url.git" \
 		"$T/out/https" </dev/null >"$T/out.json" 2>"$T/err"
 	jp_expect https_clone_with_a_trusted_ca_succeeds [ "$(jp_json_get "$T/out.json" commit)" = "$commit" ]
-	$J clone "https://127.0.0.1:$JP_HTTPD_PORT3/git/public.git" "$T/out/untrusted" </dev/null \
+	"$J" clone "https://127.0.0.1:$JP_HTTPD_PORT3/git/public.git" "$T/out/untrusted" </dev/null \
 		>/dev/null 2>"$T/err"
 	jp_expect https_with_an_untrusted_certificate_fails [ $? = 1 ]
 	jp_expect https_with_an_untrusted_certificate_says_so grep -qi "certificate" "$T/err"
@@ -131,7 +131,7 @@ else
 fi
 
 # --- ls-remote pin with a token
-JOBPREP_GIT_TOKEN=$TOKEN JOBPREP_GIT_USER=alice $J repo --json --remote "$B/private/remote.git" \
+JOBPREP_GIT_TOKEN=$TOKEN JOBPREP_GIT_USER=alice "$J" repo --json --remote "$B/private/remote.git" \
 	--ref v1 </dev/null >"$T/remote.json" 2>"$T/err"
 jp_expect remote_check_over_http_pins_the_tag \
 	[ "$(jp_json_get "$T/remote.json" commit)" = "$(git --git-dir="$T/repos/public.git" rev-parse 'v1^{commit}')" ]

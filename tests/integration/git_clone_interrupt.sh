@@ -161,7 +161,7 @@ if at_work "receiving objects"; then
 	jp_expect crash_leaves_no_target [ ! -e "$C/out/t" ]
 	jp_expect crash_leaves_its_temporary_behind \
 		sh -c 'ls -d "$1"/.t.jobprep-tmp-* >/dev/null 2>&1' sh "$C/out"
-	$J clone "$FAST/big.git" "$C/out/t" >/dev/null 2>"$C/err2"
+	"$J" clone "$FAST/big.git" "$C/out/t" >/dev/null 2>"$C/err2"
 	jp_expect next_run_after_crash_succeeds [ -x "$C/out/t/scripts/train.sh" ]
 	jp_expect next_run_removes_the_stale_temporary jp_no_temporaries "$C/out"
 else

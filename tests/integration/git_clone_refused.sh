@@ -26,7 +26,7 @@ refused() {
 	_words=$2
 	shift 2
 	_before=$(connections)
-	$J clone "$@" >/dev/null 2>"$T/err"
+	"$J" clone "$@" >/dev/null 2>"$T/err"
 	_rc=$?
 	sleep 0.2
 	if [ $_rc != 1 ] && [ $_rc != 2 ]; then
@@ -50,7 +50,7 @@ refused symlink_into_ephemeral_storage_is_refused "ephemeral" "$U" "$T/shared/pr
 jp_expect symlink_into_ephemeral_storage_creates_nothing [ ! -e "$T/eph/proj" ]
 refused url_beginning_with_dash_is_refused "beginning with '-'" -- "--upload-pack=touch $T/pwned" "$T/shared/x"
 jp_expect dash_url_ran_nothing [ ! -e "$T/pwned" ]
-(cd "$T/shared" && $J clone -- "$U" -dir >/dev/null 2>"$T/err")
+(cd "$T/shared" && "$J" clone -- "$U" -dir >/dev/null 2>"$T/err")
 jp_expect target_beginning_with_dash_is_refused grep -q "beginning with '-'" "$T/err"
 refused ref_beginning_with_dash_is_refused "beginning with '-'" --ref=--foo "$U" "$T/shared/y"
 refused ssh_host_beginning_with_dash_is_refused "beginning with '-'" "ssh://-oProxyCommand=x/r" "$T/shared/z"
@@ -60,7 +60,7 @@ jp_expect refusals_leave_no_temporaries jp_no_temporaries "$T/shared"
 # A symlink into shared storage is followed: the clone lands where it points.
 mkdir -p "$T/shared/real"
 ln -s "$T/shared/real/p2" "$T/shared/p2"
-$J clone "$U" "$T/shared/p2" >/dev/null 2>"$T/err"
+"$J" clone "$U" "$T/shared/p2" >/dev/null 2>"$T/err"
 jp_expect symlink_to_shared_storage_clones_where_it_points [ -f "$T/shared/real/p2/README" ]
 jp_expect symlink_to_shared_storage_stays_a_symlink [ -L "$T/shared/p2" ]
 
@@ -69,10 +69,10 @@ jp_expect symlink_to_shared_storage_stays_a_symlink [ -L "$T/shared/p2" ]
 # shared storage, so the clone goes ahead from / as it does from $T.
 mkdir -p "$T/eph/real"
 ln -s "$T/eph/real" "$T/eph/link"
-(cd / && $J clone "$U" "${T#/}/eph/link/p3" >/dev/null 2>"$T/err")
+(cd / && "$J" clone "$U" "${T#/}/eph/link/p3" >/dev/null 2>"$T/err")
 jp_expect relative_target_typed_in_root_is_judged_like_its_absolute_path \
 	[ -f "$T/eph/real/p3/README" ]
-(cd "$T" && $J clone "$U" eph/link/p4 >/dev/null 2>"$T/err")
+(cd "$T" && "$J" clone "$U" eph/link/p4 >/dev/null 2>"$T/err")
 jp_expect relative_target_typed_elsewhere_is_judged_the_same [ -f "$T/eph/real/p4/README" ]
 sleep 0.2
 # The "no connection" checks above mean something only if this one shows.
@@ -91,14 +91,14 @@ kill "$SLEEPER"
 wait "$SLEEPER" 2>/dev/null
 SLEEPER=
 # Its owner died: the next clone removes it and goes ahead.
-$J clone "$U" "$T/shared/busy" >/dev/null 2>"$T/err"
+"$J" clone "$U" "$T/shared/busy" >/dev/null 2>"$T/err"
 jp_expect dead_owners_temporary_is_removed [ ! -e "$T/shared/.busy.jobprep-tmp-"* ]
 jp_expect clone_after_stale_temporary_succeeds [ -f "$T/shared/busy/README" ]
 # A temporary from another host is never touched.
 mkdir -p "$T/shared/.other.jobprep-tmp-1-0000abcd"
 printf 'jobprep clone temporary\nhost not-%s\npid 1\nstart 1\n' "$(hostname)" \
 	>"$T/shared/.other.jobprep-tmp-1-0000abcd/owner"
-$J clone "$U" "$T/shared/other" >/dev/null 2>"$T/err"
+"$J" clone "$U" "$T/shared/other" >/dev/null 2>"$T/err"
 jp_expect another_hosts_temporary_is_left_alone [ -d "$T/shared/.other.jobprep-tmp-1-0000abcd" ]
 jp_expect another_hosts_temporary_is_named_with_its_host grep -q "pid 1 on not-$(hostname)" "$T/err"
 

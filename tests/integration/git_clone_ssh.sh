@@ -28,33 +28,33 @@ cp "$T/sshd/user_key.pub" "$HOME/.ssh/id_ed25519.pub"
 known() { printf '[127.0.0.1]:%s %s\n' "$P" "$(cut -d' ' -f1,2 "$1")" >"$HOME/.ssh/known_hosts"; }
 known "$T/sshd/host_key.pub"
 
-$J clone --json "$U" "$T/out/key" </dev/null >"$T/out.json" 2>"$T/err"
+"$J" clone --json "$U" "$T/out/key" </dev/null >"$T/out.json" 2>"$T/err"
 jp_expect ssh_clone_with_default_key_succeeds [ "$(jp_json_get "$T/out.json" commit)" = "$commit" ]
 jp_expect ssh_clone_keeps_the_user_in_the_url \
 	[ "$(git -C "$T/out/key" config remote.origin.url)" = "$U" ]
 
 # Host keys.
 ssh-keygen -H -f "$HOME/.ssh/known_hosts" >/dev/null 2>&1
-$J clone "$U" "$T/out/hashed" </dev/null >/dev/null 2>"$T/err"
+"$J" clone "$U" "$T/out/hashed" </dev/null >/dev/null 2>"$T/err"
 jp_expect hashed_known_hosts_entry_is_accepted [ -f "$T/out/hashed/README" ]
 rm -f "$HOME/.ssh/known_hosts"*
-$J clone "$U" "$T/out/unknown" </dev/null >/dev/null 2>"$T/err"
+"$J" clone "$U" "$T/out/unknown" </dev/null >/dev/null 2>"$T/err"
 jp_expect unknown_host_key_is_refused [ $? = 1 ]
 jp_expect unknown_host_key_message_gives_the_fingerprint \
 	grep -q "$(ssh-keygen -l -E sha256 -f "$T/sshd/host_key.pub" | cut -d' ' -f2)" "$T/err"
 jp_expect unknown_host_key_leaves_nothing [ ! -e "$T/out/unknown" ]
 ssh-keygen -q -t ed25519 -N '' -f "$T/other_host_key"
 known "$T/other_host_key.pub"
-$J clone "$U" "$T/out/changed" </dev/null >/dev/null 2>"$T/err"
+"$J" clone "$U" "$T/out/changed" </dev/null >/dev/null 2>"$T/err"
 jp_expect changed_host_key_is_refused grep -q "CHANGED" "$T/err"
 jp_expect changed_host_key_leaves_nothing [ ! -e "$T/out/changed" ]
 known "$T/sshd/host_key.pub"
 
 # An encrypted key: its passphrase is asked for (a line on stdin here).
 ssh-keygen -q -p -P '' -N 'pass phrase' -f "$HOME/.ssh/id_ed25519" >/dev/null
-printf 'pass phrase\n' | $J clone "$U" "$T/out/encrypted" >/dev/null 2>"$T/err"
+printf 'pass phrase\n' | "$J" clone "$U" "$T/out/encrypted" >/dev/null 2>"$T/err"
 jp_expect encrypted_key_with_passphrase_succeeds [ -f "$T/out/encrypted/README" ]
-$J clone "$U" "$T/out/nopass" </dev/null >/dev/null 2>"$T/err"
+"$J" clone "$U" "$T/out/nopass" </dev/null >/dev/null 2>"$T/err"
 jp_expect encrypted_key_without_passphrase_fails [ $? = 1 ]
 
 # ssh-agent, and no key file at all.
@@ -65,12 +65,12 @@ AGENT_PID=$(printf '%s\n' "$agent" | sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p
 SSH_AUTH_SOCK=$T/agent.sock
 export SSH_AUTH_SOCK
 ssh-add -q "$T/sshd/user_key" 2>/dev/null
-$J clone "$U" "$T/out/agent" </dev/null >/dev/null 2>"$T/err"
+"$J" clone "$U" "$T/out/agent" </dev/null >/dev/null 2>"$T/err"
 jp_expect ssh_agent_key_is_used [ -f "$T/out/agent/README" ]
 kill "$AGENT_PID"
 AGENT_PID=
 unset SSH_AUTH_SOCK SSH_AGENT_PID
-$J clone "$U" "$T/out/nokey" </dev/null >/dev/null 2>"$T/err"
+"$J" clone "$U" "$T/out/nokey" </dev/null >/dev/null 2>"$T/err"
 jp_expect no_key_fails_with_a_clear_message grep -q "no ssh key was accepted" "$T/err"
 
 # Onto an sshfs mount (fuse.sshfs: network storage), in a mount namespace of

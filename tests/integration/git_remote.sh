@@ -18,7 +18,7 @@ done && git -C "$T/w" push -q origin main || exit 99
 jp_gitd_start "$T" "$T/srv" || exit 99
 U=git://127.0.0.1:$JP_GITD_PORT/r.git
 rev() { git --git-dir="$T/srv/r.git" rev-parse "$1"; }
-pin() { $J repo --json --remote "$U" "$@" </dev/null >"$T/pin.json" 2>"$T/err"; }
+pin() { "$J" repo --json --remote "$U" "$@" </dev/null >"$T/pin.json" 2>"$T/err"; }
 
 pin
 jp_expect remote_head_is_pinned [ "$(jp_json_get "$T/pin.json" commit)" = "$(rev main)" ]
@@ -37,13 +37,13 @@ jp_expect remote_full_commit_is_taken_unverified \
 jp_expect remote_full_commit_is_pinned_as_given [ "$(jp_json_get "$T/pin.json" commit)" = "$first" ]
 pin --ref no-such-thing
 jp_expect remote_unknown_ref_fails [ $? = 1 ]
-$J repo --remote "git://127.0.0.1:1/r.git" </dev/null >/dev/null 2>"$T/err"
+"$J" repo --remote "git://127.0.0.1:1/r.git" </dev/null >/dev/null 2>"$T/err"
 jp_expect remote_unreachable_server_fails [ $? = 1 ]
 
 # The clone line, run as a launch command would, into an awkward path.
 dir="$T/run/my 'code' dir"
 mkdir -p "$T/run"
-$J repo --json --remote "$U" --ref v1 --into "$dir" </dev/null >"$T/pin.json" 2>"$T/err"
+"$J" repo --json --remote "$U" --ref v1 --into "$dir" </dev/null >"$T/pin.json" 2>"$T/err"
 cmd=$(jp_json_get "$T/pin.json" command)
 sh -c "$cmd" >/dev/null 2>"$T/err"
 jp_expect clone_line_checks_out_the_pinned_commit \
@@ -52,7 +52,7 @@ jp_expect clone_line_fetches_one_commit [ "$(git -C "$dir" rev-list --count HEAD
 
 # A server that will not hand out unadvertised commits (protocol v0, no
 # allow*SHA1InWant): the line falls back to a full fetch.
-$J repo --json --remote "$U" --ref "$first" --into "$T/run/fallback" </dev/null >"$T/pin.json" 2>"$T/err"
+"$J" repo --json --remote "$U" --ref "$first" --into "$T/run/fallback" </dev/null >"$T/pin.json" 2>"$T/err"
 cmd=$(jp_json_get "$T/pin.json" command)
 GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=protocol.version GIT_CONFIG_VALUE_0=0 \
 	sh -c "$cmd" >/dev/null 2>"$T/err"

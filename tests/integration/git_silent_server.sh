@@ -51,7 +51,7 @@ nothing_left() {
 # end by itself; jp_wait_exit's 60 s is only the guard against a hang.
 for scheme in ssh git; do
 	before=$(connections)
-	$J clone --timeout 2 "$scheme://git@127.0.0.1:$P/x.git" "$T/stall-$scheme/x" \
+	"$J" clone --timeout 2 "$scheme://git@127.0.0.1:$P/x.git" "$T/stall-$scheme/x" \
 		>"$T/out.txt" 2>"$T/err" &
 	pid=$!
 	jp_wait_exit $pid 60; rc=$JP_RC
@@ -61,14 +61,14 @@ for scheme in ssh git; do
 	nothing_left "clone_${scheme}_silent_server" "$T/stall-$scheme/x"
 
 	before=$(connections)
-	$J repo --remote "$scheme://git@127.0.0.1:$P/x.git" --timeout 2 >"$T/out.txt" 2>"$T/err" &
+	"$J" repo --remote "$scheme://git@127.0.0.1:$P/x.git" --timeout 2 >"$T/out.txt" 2>"$T/err" &
 	pid=$!
 	jp_wait_exit $pid 60; rc=$JP_RC
 	jp_expect "repo_remote_${scheme}_silent_server_reached_it" [ "$(connections)" -gt "$before" ]
 	jp_expect "repo_remote_${scheme}_silent_server_fails_by_itself" [ "$rc" = 1 ]
 	jp_expect "repo_remote_${scheme}_silent_server_says_it_stalled" grep -q 'sent nothing for 2 s' "$T/err"
 done
-$J repo --remote "git://127.0.0.1:$P/x.git" --timeout 0 >/dev/null 2>"$T/err"
+"$J" repo --remote "git://127.0.0.1:$P/x.git" --timeout 0 >/dev/null 2>"$T/err"
 jp_expect repo_remote_timeout_zero_is_a_usage_error [ $? = 2 ]
 
 # --- SIGTERM while waiting on the silent server (default timeout: 120 s).
@@ -76,7 +76,7 @@ jp_expect repo_remote_timeout_zero_is_a_usage_error [ $? = 2 ]
 # temporary exists, so it lands mid-work.
 for scheme in ssh git; do
 	before=$(connections)
-	$J clone "$scheme://git@127.0.0.1:$P/x.git" "$T/term-$scheme/x" 2>"$T/err" &
+	"$J" clone "$scheme://git@127.0.0.1:$P/x.git" "$T/term-$scheme/x" 2>"$T/err" &
 	pid=$!
 	w=0
 	until [ "$(connections)" -gt "$before" ] && ls -A "$T/term-$scheme" | grep -q 'jobprep-tmp-\|^jobprep-clone-'; do
@@ -91,7 +91,7 @@ for scheme in ssh git; do
 	nothing_left "clone_${scheme}_sigterm" "$T/term-$scheme/x"
 
 	before=$(connections)
-	$J repo --remote "$scheme://git@127.0.0.1:$P/x.git" 2>"$T/err" &
+	"$J" repo --remote "$scheme://git@127.0.0.1:$P/x.git" 2>"$T/err" &
 	pid=$!
 	w=0
 	until [ "$(connections)" -gt "$before" ]; do
@@ -113,7 +113,7 @@ jp_gitd_start "$T/slow" "$T/srv" slow || exit 99
 # Ctrl-C reaches a process whose SIGINT is at its default.
 dflt=
 env --default-signal=INT true 2>/dev/null && dflt="env --default-signal=INT"
-$dflt $J clone --no-progress "git://127.0.0.1:$JP_GITD_PORT/big.git" "$T/np/x" 2>"$T/err" &
+$dflt "$J" clone --no-progress "git://127.0.0.1:$JP_GITD_PORT/big.git" "$T/np/x" 2>"$T/err" &
 pid=$!
 w=0
 until ls -A "$T/np" | grep -q 'jobprep-tmp-\|^jobprep-clone-' && grep -q 'upload-pack' "$T/slow/gitd.log"; do

@@ -45,7 +45,7 @@ nothing_left() {
 # there against a hang).
 mkdir -p "$T/stall" "$T/term"
 before=$(sleepers)
-$J clone --timeout 2 "$U" "$T/stall/x" </dev/null >/dev/null 2>"$T/err" &
+"$J" clone --timeout 2 "$U" "$T/stall/x" </dev/null >/dev/null 2>"$T/err" &
 pid=$!
 jp_wait_exit $pid 60; rc=$JP_RC
 jp_expect clone_got_a_session [ "$(sleepers)" -gt "$before" ]
@@ -54,7 +54,7 @@ jp_expect clone_silent_session_says_it_stalled grep -q 'sent nothing for 2 s' "$
 nothing_left clone_silent_session "$T/stall"
 
 before=$(sleepers)
-$J repo --remote "$U" --timeout 2 </dev/null >/dev/null 2>"$T/err" &
+"$J" repo --remote "$U" --timeout 2 </dev/null >/dev/null 2>"$T/err" &
 pid=$!
 jp_wait_exit $pid 60; rc=$JP_RC
 jp_expect repo_remote_got_a_session [ "$(sleepers)" -gt "$before" ]
@@ -63,7 +63,7 @@ jp_expect repo_remote_silent_session_says_it_stalled grep -q 'sent nothing for 2
 
 # --- SIGTERM once the session is open and the temporary exists.
 before=$(sleepers)
-$J clone "$U" "$T/term/x" </dev/null >/dev/null 2>"$T/err" &
+"$J" clone "$U" "$T/term/x" </dev/null >/dev/null 2>"$T/err" &
 pid=$!
 w=0
 until [ "$(sleepers)" -gt "$before" ] && ls -A "$T/term" | grep -q 'jobprep-tmp-'; do

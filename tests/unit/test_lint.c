@@ -223,7 +223,7 @@ static void multi_worker_paths_must_be_shared(void **state)
 
 	(void)state;
 	snprintf(cmd, sizeof(cmd),
-		 "cd \"$PROJECT_DIR\" && python train.py --data /home/me/data --cfg %s/elsewhere/c.yaml",
+		 "cd \"$PROJECT_DIR\" && python train.py --data /home/me/data --cfg '%s/elsewhere/c.yaml'",
 		 scratch);
 	got = summarise(cmd, 2, project);
 	assert_string_equal(got, "launch.launcher python\nlaunch.not_shared /home/me/data\n");
@@ -757,7 +757,7 @@ static void outputs_must_go_to_the_run_directories(void **state)
 			     NULL, 0);
 	assert_string_equal(got, "");
 	free(got);
-	snprintf(cmd, sizeof(cmd), "cd \"$PROJECT_DIR\" && python train.py --out %s/outputs/run-001",
+	snprintf(cmd, sizeof(cmd), "cd \"$PROJECT_DIR\" && python train.py --out '%s/outputs/run-001'",
 		 scratch);
 	got = summarise_full(cmd, 1, outproj, NULL, 0);
 	assert_string_equal(got, "");
