@@ -70,14 +70,14 @@ for path in sys.argv[2:]:
                          parse_float=no_underflow)
         encodable(doc)
     except (ValueError, UnicodeError) as e:
-        print("invalid", path, "(not strict JSON: %s)" % e)
+        print("invalid\t%s\t(not strict JSON: %s)" % (path, e))
         continue
     errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
     if errors:
         e = errors[0]
-        print("invalid", path, "(%s: %s)" % ("/".join(map(str, e.path)), e.message[:120]))
+        print("invalid\t%s\t(%s: %s)" % (path, "/".join(map(str, e.path)), e.message[:120]))
     else:
-        print("valid", path)
+        print("valid\t%s\t" % path)
 EOF
 
 # The schema itself, and a verdict for every sample.
@@ -86,7 +86,8 @@ EOF
 
 n_valid=0
 n_invalid=0
-while read -r verdict path reason; do
+tab=$(printf '\t') # verdicts are tab-separated: paths may hold spaces
+while IFS=$tab read -r verdict path reason; do
 	name=${path#"$samples"/}
 	case $name in
 	valid/*) want=valid n_valid=$((n_valid + 1)) ;;
@@ -133,7 +134,7 @@ cat >"$scratch/here.json" <<EOF
 }
 EOF
 unset JOBPREP_PROFILE
-"$PY" "$scratch/validate.py" "$scratch/schema.json" "$scratch/here.json" | grep -q '^valid ' ||
+"$PY" "$scratch/validate.py" "$scratch/schema.json" "$scratch/here.json" | grep -q "^valid$(printf '\t')" ||
 	fail "a manifest in $root is not schema-valid"
 "$JOBPREP" check --profile "$scratch/profile.json" "$scratch/here.json" >"$scratch/out" 2>&1 ||
 	fail "check on existing paths exited $?: $(cat "$scratch/out")"
