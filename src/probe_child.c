@@ -149,11 +149,12 @@ static void child_main(int fd, jp_probe_fn fn, void *arg,
 	struct probe_bytes b = { NULL, 0, 0, 0, false };
 	sigset_t none;
 
-	/* The person's signals end the child too (the CLI's handlers only set
-	 * a flag); none blocked. */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
+	/* The parent decides what a signal means (a Ctrl-C to the process
+	 * group must not turn the look into a failure); a child left behind
+	 * is killed with SIGKILL. A parent gone: writing ends it (SIGPIPE). */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
