@@ -29,6 +29,7 @@ nothing_left() {
 }
 
 # --- the server dies in the middle of the pack
+: >"$T/err" # not the case before's progress: the job truncates it only once it runs
 $J clone --progress "$SLOW/big.git" "$T/out/killed" 2>"$T/err" &
 pid=$!
 if jp_wait_text "$T/err" "receiving objects"; then
@@ -43,6 +44,7 @@ fi
 start_slow
 
 # --- Ctrl-C while receiving
+: >"$T/err" # not the case before's progress: the job truncates it only once it runs
 $J clone --progress "$SLOW/big.git" "$T/out/sigint-fetch" 2>"$T/err" &
 pid=$!
 jp_wait_text "$T/err" "receiving objects" && kill -INT $pid
@@ -51,6 +53,7 @@ jp_expect sigint_mid_fetch_exits_130 [ "$rc" = 130 ]
 nothing_left sigint_mid_fetch "$T/out/sigint-fetch"
 
 # --- Ctrl-C while checking out 30000 files: it stops there, not at the end
+: >"$T/err" # not the case before's progress: the job truncates it only once it runs
 $J clone --progress "$FAST/many.git" "$T/out/sigint-checkout" 2>"$T/err" &
 pid=$!
 jp_wait_text "$T/err" "checking out" && kill -INT $pid
@@ -64,6 +67,7 @@ jp_expect sigint_mid_checkout_stops_before_the_last_file \
 nothing_left sigint_mid_checkout "$T/out/sigint-checkout"
 
 # --- the server stops answering (SIGSTOP): the stall timeout ends it
+: >"$T/err" # not the case before's progress: the job truncates it only once it runs
 $J clone --progress --timeout 2 "$SLOW/big.git" "$T/out/stalled" 2>"$T/err" &
 pid=$!
 if jp_wait_text "$T/err" "receiving objects"; then
@@ -81,6 +85,7 @@ jp_gitd_stop "$T/slow"
 start_slow
 
 # --- Ctrl-C while the server is silent: cancel does not wait for data
+: >"$T/err" # not the case before's progress: the job truncates it only once it runs
 $J clone --progress --timeout 300 "$SLOW/big.git" "$T/out/silent" 2>"$T/err" &
 pid=$!
 if jp_wait_text "$T/err" "receiving objects"; then
@@ -99,6 +104,7 @@ jp_gitd_stop "$T/slow"
 start_slow
 
 # --- jobprep killed -9: its temporary stays; the next run removes it
+: >"$T/err" # not the case before's progress: the job truncates it only once it runs
 $J clone --progress "$SLOW/big.git" "$T/out/crashed" 2>"$T/err" &
 pid=$!
 jp_wait_text "$T/err" "receiving objects" && kill -9 $pid
