@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,8 +162,9 @@ static struct path_call *path_call_new(const char *path)
 	return c;
 }
 
-/* Run fn on a copy of s->path in bounded time: 0 and *out, JP_ETIMEOUT
- * (the verdict then says the storage seems hung), or JP_ENOMEM. */
+/* Run fn on a copy of s->path in bounded time, in a child process (its
+ * answer is flat): 0 and *out, JP_ETIMEOUT (the verdict then says the
+ * storage seems hung), or another negative code. */
 static int bounded(struct path_call **out, struct verdict *v, const struct subject *s,
 		   jp_probe_fn fn)
 {
@@ -172,13 +174,11 @@ static int bounded(struct path_call **out, struct verdict *v, const struct subje
 	*out = NULL;
 	if (!c)
 		return JP_ENOMEM;
-	rc = jp_probe_call(fn, c, free, s->path, 0, NULL);
-	if (rc == JP_ETIMEOUT) {
-		hung(v, s);
-		return rc;
-	}
+	rc = jp_probe_call_flat(fn, c, offsetof(struct path_call, path), s->path, 0, NULL);
 	if (rc < 0) {
 		free(c);
+		if (rc == JP_ETIMEOUT)
+			hung(v, s);
 		return rc;
 	}
 	*out = c;

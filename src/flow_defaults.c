@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,15 +112,16 @@ static struct dir_call *dir_call_new(const char *path, size_t extra)
 	return c;
 }
 
-/* Run fn on c in bounded time: c back, or NULL (c given up) when it did
- * not answer in time (errno ETIMEDOUT) or could not run. */
+/* Run fn on c in bounded time, in a child process (the answer is flat): c
+ * back, or NULL (c freed) when it did not answer in time (errno ETIMEDOUT)
+ * or could not run. */
 static struct dir_call *dir_call_finish(jp_probe_fn fn, struct dir_call *c)
 {
-	int rc = jp_probe_call(fn, c, free, c->text, flow_fs_timeout_ms(), NULL);
+	int rc = jp_probe_call_flat(fn, c, offsetof(struct dir_call, prefix), c->text,
+				    flow_fs_timeout_ms(), NULL);
 
 	if (rc < 0) {
-		if (rc != JP_ETIMEOUT)
-			free(c);
+		free(c);
 		errno = rc == JP_ETIMEOUT ? ETIMEDOUT : ENOMEM;
 		return NULL;
 	}

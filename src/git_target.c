@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,63 +364,93 @@ int jp_git_target_place(const struct jp_git_target *t, const char *tree,
 }
 
 /* The plan looks at the target's storage (stat, list, classify, clean stale
- * temporaries): on the probe helper's thread, in bounded time, with copies
- * of its own (jobprep/probe.h). */
-struct plan_call {
-	struct jp_git_target t;
-	char *target;
-	struct jp_profile *profile;
-	struct jp_error err;
+ * temporaries): in bounded time, in a child process whose answer comes back
+ * flat (jobprep/probe.h), so a hung mount neither holds the clone nor keeps
+ * it from exiting. */
+struct plan_flat {
+	/* the answer, copied back */
 	int rc;
+	bool exists, inside, network;
+	unsigned mode, gid;
+	char error[1024];
+	char path[PATH_MAX], parent[PATH_MAX], name[NAME_MAX + 1], fstype[256];
+	char tmp_parent[PATH_MAX], tmp_prefix[NAME_MAX + 32];
+	/* the question */
+	const char *target;
+	const struct jp_profile *profile;
 };
 
-static void plan_call_free(void *arg)
+static bool put(char *dst, size_t len, const char *src)
 {
-	struct plan_call *c = arg;
-
-	jp_git_target_dispose(&c->t);
-	free(c->target);
-	jp_profile_free(c->profile);
-	jp_error_dispose(&c->err);
-	free(c);
+	return (size_t)snprintf(dst, len, "%s", src ? src : "") < len;
 }
 
-static void plan_call_run(void *arg)
+static void plan_flat_run(void *arg)
 {
-	struct plan_call *c = arg;
+	struct plan_flat *f = arg;
+	struct jp_git_target t;
+	struct jp_error e = JP_ERROR_INIT;
 
-	c->rc = target_plan(&c->t, c->target, c->profile, &c->err);
+	f->rc = target_plan(&t, f->target, f->profile, &e);
+	snprintf(f->error, sizeof(f->error), "%s", f->rc < 0 ? jp_error_message(&e) : "");
+	if (f->rc == 0) {
+		f->exists = t.exists;
+		f->inside = t.inside;
+		f->network = t.network;
+		f->mode = t.mode;
+		f->gid = t.gid;
+		if (!put(f->path, sizeof(f->path), t.path) ||
+		    !put(f->parent, sizeof(f->parent), t.parent) ||
+		    !put(f->name, sizeof(f->name), t.name) ||
+		    !put(f->fstype, sizeof(f->fstype), t.fstype) ||
+		    !put(f->tmp_parent, sizeof(f->tmp_parent), t.tmp_parent) ||
+		    !put(f->tmp_prefix, sizeof(f->tmp_prefix), t.tmp_prefix)) {
+			f->rc = JP_EUSAGE;
+			snprintf(f->error, sizeof(f->error), _("%s: the path is too long"), f->target);
+		}
+	}
+	jp_git_target_dispose(&t);
+	jp_error_dispose(&e);
+}
+
+/* "" back to NULL (an unknown fstype); false on ENOMEM. */
+static bool take(char **dst, const char *src, bool empty_is_null)
+{
+	*dst = empty_is_null && !*src ? NULL : strdup(src);
+	return *dst || (empty_is_null && !*src);
 }
 
 int jp_git_target_plan(struct jp_git_target *t, const char *target,
 		       const struct jp_profile *profile, struct jp_error *err)
 {
-	struct plan_call *c;
+	struct plan_flat *f;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
 	if (!target || !*target || target[0] == '-')
 		return target_plan(t, target, profile, err); /* refused before any look */
-	if (!(c = calloc(1, sizeof(*c))) || !(c->target = strdup(target)) ||
-	    (profile && jp_profile_copy(&c->profile, profile) < 0)) {
-		if (c)
-			plan_call_free(c);
+	if (!(f = calloc(1, sizeof(*f))))
 		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	f->target = target;
+	f->profile = profile;
+	rc = jp_probe_call_flat(plan_flat_run, f, offsetof(struct plan_flat, target), target, 0,
+				err);
+	if (rc == 0 && f->rc < 0)
+		rc = jp_error_set(err, f->rc, "%s", f->error);
+	if (rc == 0) {
+		t->exists = f->exists;
+		t->inside = f->inside;
+		t->network = f->network;
+		t->mode = f->mode;
+		t->gid = f->gid;
+		if (!take(&t->path, f->path, false) || !take(&t->parent, f->parent, false) ||
+		    !take(&t->name, f->name, false) || !take(&t->fstype, f->fstype, true) ||
+		    !take(&t->tmp_parent, f->tmp_parent, false) ||
+		    !take(&t->tmp_prefix, f->tmp_prefix, false)) {
+			jp_git_target_dispose(t);
+			rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		}
 	}
-	jp_error_init(&c->err);
-	rc = jp_probe_call(plan_call_run, c, plan_call_free, target, 0, err);
-	if (rc < 0) {
-		if (rc != JP_ETIMEOUT)
-			plan_call_free(c);
-		return rc;
-	}
-	rc = c->rc;
-	for (size_t i = 0; rc < 0 && i < c->err.n; i++)
-		jp_error_set(err, rc, "%s", c->err.msgs[i]);
-	if (rc < 0 && c->err.n == 0)
-		jp_error_set(err, rc, "%s", jp_strerror(rc));
-	*t = c->t;
-	memset(&c->t, 0, sizeof(c->t));
-	plan_call_free(c);
+	free(f);
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1382,13 +1383,9 @@ int jp_lint_project_syncs(const char *project_dir)
 		return -1;
 	memcpy(c->dir, project_dir, n);
 	/* The whole look in bounded time: a hung mount leaves it unknown. */
-	int rc = jp_probe_call(syncs_run, c, free, project_dir, 0, NULL);
-	if (rc < 0) {
-		if (rc != JP_ETIMEOUT)
-			free(c);
-		return -1;
-	}
-	answer = c->answer;
+	int rc = jp_probe_call_flat(syncs_run, c, offsetof(struct syncs_call, dir), project_dir, 0,
+				    NULL);
+	answer = rc < 0 ? -1 : c->answer;
 	free(c);
 	return answer;
 }

@@ -20,6 +20,7 @@
 #include "jobprep/path.h"
 #include "jobprep/probe.h"
 #include "deadline_internal.h"
+#include "probe_internal.h"
 
 #define PROBE_WRITE_BYTES 4096
 
@@ -227,7 +228,7 @@ static size_t n_hung;
 
 /* The mount point holding path, from the mount table (which never touches
  * the mount itself); NULL when unknown or the root. */
-static char *mount_of(const char *path)
+char *probe_mount_of(const char *path)
 {
 	struct jp_mount_table t;
 	char *mp = NULL;
@@ -241,7 +242,7 @@ static char *mount_of(const char *path)
 	return mp;
 }
 
-static void hung_add(const char *mp)
+void probe_hung_add(const char *mp)
 {
 	pthread_mutex_lock(&hung_lock);
 	for (size_t i = 0; i < n_hung; i++) {
@@ -265,7 +266,7 @@ static void hung_add(const char *mp)
 	pthread_mutex_unlock(&hung_lock);
 }
 
-static void hung_remove(const char *mp)
+void probe_hung_remove(const char *mp)
 {
 	pthread_mutex_lock(&hung_lock);
 	for (size_t i = 0; i < n_hung; i++) {
@@ -287,6 +288,7 @@ static bool under_hung(const char *path, char *buf, size_t len)
 
 	if (!path || path[0] != '/')
 		return false;
+	probe_child_reap();
 	pthread_mutex_lock(&hung_lock);
 	for (size_t i = 0; i < n_hung && !found; i++) {
 		if (jp_path_is_under(path, hung[i].mount_point)) {
@@ -309,7 +311,7 @@ static void job_release(struct jp_probe_job *j)
 	if (j->arg && j->release)
 		j->release(j->arg);
 	if (j->hung_mount) {
-		hung_remove(j->hung_mount);
+		probe_hung_remove(j->hung_mount);
 		free(j->hung_mount);
 	}
 	pthread_mutex_destroy(&j->lock);
@@ -433,12 +435,12 @@ int jp_probe_call(jp_probe_fn fn, void *arg, void (*release)(void *arg), const c
 		return rc;
 	if (!jp_probe_wait(j, timeout)) {
 		/* Found before the job is let go: reading the mount table is safe. */
-		char *hung_mp = mount_of(path);
+		char *hung_mp = probe_mount_of(path);
 
 		pthread_mutex_lock(&j->lock);
 		if (!j->done && hung_mp) {
 			j->hung_mount = hung_mp;
-			hung_add(hung_mp);
+			probe_hung_add(hung_mp);
 			hung_mp = NULL;
 		}
 		pthread_mutex_unlock(&j->lock);
@@ -451,13 +453,68 @@ int jp_probe_call(jp_probe_fn fn, void *arg, void (*release)(void *arg), const c
 			    path ? path : "?", timeout / 1000, (timeout % 1000) / 100);
 }
 
+/* --- calls in a child process (probe_child.c) ----------------------------------- */
+
+/* "PATH: no answer: MOUNT ... has not answered an earlier look yet". */
+static int fail_hung(const char *path, struct jp_error *err)
+{
+	char mp[4096];
+
+	if (!under_hung(path, mp, sizeof(mp)))
+		return 0;
+	return jp_error_set(err, JP_ETIMEOUT,
+			    _("%s: no answer: %s, the mount it is on, has not answered an "
+			      "earlier look yet (is a network mount hung?)"),
+			    path, mp);
+}
+
+struct flat_call {
+	jp_probe_fn fn;
+	void *arg;
+	size_t answer;
+};
+
+static void flat_run(void *arg)
+{
+	struct flat_call *f = arg;
+
+	f->fn(f->arg);
+}
+
+static void flat_pack(struct probe_bytes *out, void *arg)
+{
+	struct flat_call *f = arg;
+
+	probe_bytes_put(out, f->arg, f->answer);
+}
+
+static bool flat_unpack(struct probe_bytes *in, void *arg)
+{
+	struct flat_call *f = arg;
+
+	probe_bytes_get(in, f->arg, f->answer);
+	return !in->bad && in->off == in->n;
+}
+
+int jp_probe_call_flat(jp_probe_fn fn, void *arg, size_t answer_size, const char *path,
+		       unsigned timeout_ms, struct jp_error *err)
+{
+	struct flat_call f = { fn, arg, answer_size };
+	int rc = fail_hung(path, err);
+
+	if (rc < 0)
+		return rc;
+	return probe_child_call(flat_run, &f, flat_pack, flat_unpack, path,
+				timeout_ms ? timeout_ms : jp_probe_default_timeout_ms(), err);
+}
+
 /* --- stat ------------------------------------------------------------------ */
 
 struct stat_call {
-	struct stat st;
+	struct stat st; /* the answer: st and errnum */
 	int errnum;
 	bool follow;
-	char path[]; /* the call's own copy */
+	const char *path;
 };
 
 static void stat_run(void *arg)
@@ -471,48 +528,32 @@ static void stat_run(void *arg)
 int jp_probe_stat(struct stat *out, int *errnum, const char *path, unsigned flags,
 		  unsigned timeout_ms, struct jp_error *err)
 {
-	size_t n = strlen(path) + 1;
-	struct stat_call *c = calloc(1, sizeof(*c) + n);
+	struct stat_call c;
 	int rc;
 
-	if (!c)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-	memcpy(c->path, path, n);
-	c->follow = !(flags & JP_PROBE_NOFOLLOW);
-	rc = jp_probe_call(stat_run, c, free, path, timeout_ms, err);
-	if (rc < 0) {
-		if (rc != JP_ETIMEOUT)
-			free(c);
+	memset(&c, 0, sizeof(c));
+	c.follow = !(flags & JP_PROBE_NOFOLLOW);
+	c.path = path;
+	rc = jp_probe_call_flat(stat_run, &c, offsetof(struct stat_call, follow), path, timeout_ms,
+				err);
+	if (rc < 0)
 		return rc;
-	}
 	if (out)
-		*out = c->st;
-	*errnum = c->errnum;
-	free(c);
+		*out = c.st;
+	*errnum = c.errnum;
 	return 0;
 }
 
 /* --- the full probe ------------------------------------------------------------- */
 
 struct probe_job {
-	char *path;
-	struct jp_profile *profile;
+	const char *path;
+	const struct jp_profile *profile;
 	unsigned flags;
 	int rc;
 	struct jp_probe_result res;
 	struct jp_error err;
 };
-
-static void probe_job_free(void *arg)
-{
-	struct probe_job *j = arg;
-
-	free(j->path);
-	jp_profile_free(j->profile);
-	jp_probe_result_dispose(&j->res);
-	jp_error_dispose(&j->err);
-	free(j);
-}
 
 static void probe_job_run(void *arg)
 {
@@ -521,44 +562,87 @@ static void probe_job_run(void *arg)
 	j->rc = probe_run(&j->res, j->profile, j->path, j->flags, &j->err);
 }
 
+/* The answer as bytes: rc and its message, the booleans and numbers, then
+ * every string. */
+static void probe_job_pack(struct probe_bytes *out, void *arg)
+{
+	struct probe_job *j = arg;
+	const struct jp_probe_result *r = &j->res;
+	const struct jp_path_info *i = &r->info;
+
+	probe_bytes_put(out, &j->rc, sizeof(j->rc));
+	probe_bytes_put_str(out, j->rc < 0 ? jp_error_message(&j->err) : NULL);
+	probe_bytes_put(out, r, sizeof(*r)); /* its pointers are not used */
+	probe_bytes_put_str(out, r->write_dir);
+	probe_bytes_put_str(out, i->resolved);
+	probe_bytes_put_str(out, i->mount_point);
+	probe_bytes_put_str(out, i->fstype);
+	probe_bytes_put_str(out, i->reason);
+	probe_bytes_put_str(out, i->declared_root);
+	probe_bytes_put_str(out, i->source);
+	probe_bytes_put_str(out, i->existing);
+	probe_bytes_put_str(out, i->warning);
+}
+
+static bool probe_job_unpack(struct probe_bytes *in, void *arg)
+{
+	struct probe_job *j = arg;
+	struct jp_probe_result *r = &j->res;
+	struct jp_path_info *i = &r->info;
+	char *msg;
+
+	probe_bytes_get(in, &j->rc, sizeof(j->rc));
+	msg = probe_bytes_get_str(in);
+	if (j->rc < 0)
+		jp_error_set(&j->err, j->rc, "%s", msg ? msg : jp_strerror(j->rc));
+	free(msg);
+	probe_bytes_get(in, r, sizeof(*r));
+	r->write_dir = probe_bytes_get_str(in);
+	i->resolved = probe_bytes_get_str(in);
+	i->mount_point = probe_bytes_get_str(in);
+	i->fstype = probe_bytes_get_str(in);
+	i->reason = probe_bytes_get_str(in);
+	i->declared_root = probe_bytes_get_str(in);
+	i->source = probe_bytes_get_str(in);
+	i->existing = probe_bytes_get_str(in);
+	i->warning = probe_bytes_get_str(in);
+	return !in->bad;
+}
+
 int jp_probe_path(struct jp_probe_result *out, const struct jp_profile *profile,
 		  const char *path, const struct jp_probe_opts *opts, struct jp_error *err)
 {
-	struct probe_job *j = NULL;
-	int rc = 0;
+	struct probe_job j;
+	struct jp_probe_result empty = JP_PROBE_RESULT_INIT;
+	int rc;
 
 	if (!path || !*path)
 		return jp_error_set(err, JP_EUSAGE, "%s", _("empty path"));
-	j = calloc(1, sizeof(*j));
-	if (!j)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-	struct jp_probe_result empty = JP_PROBE_RESULT_INIT;
-	j->res = empty;
-	jp_error_init(&j->err);
-	j->flags = opts ? opts->flags : 0;
-	j->path = strdup(path);
-	if (!j->path || (profile && jp_profile_copy(&j->profile, profile) < 0)) {
-		probe_job_free(j);
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-	}
-	rc = jp_probe_call(probe_job_run, j, probe_job_free, path, opts ? opts->timeout_ms : 0,
-			   err);
-	if (rc < 0) {
-		if (rc != JP_ETIMEOUT)
-			probe_job_free(j);
+	if ((rc = fail_hung(path, err)) < 0)
 		return rc;
+	memset(&j, 0, sizeof(j));
+	j.path = path;
+	j.profile = profile;
+	j.flags = opts ? opts->flags : 0;
+	j.res = empty;
+	jp_error_init(&j.err);
+	rc = probe_child_call(probe_job_run, &j, probe_job_pack, probe_job_unpack, path,
+			      opts && opts->timeout_ms ? opts->timeout_ms
+						       : jp_probe_default_timeout_ms(),
+			      err);
+	if (rc == 0) {
+		rc = j.rc;
+		if (rc < 0) {
+			for (size_t i = 0; i < j.err.n; i++)
+				jp_error_set(err, rc, "%s", j.err.msgs[i]);
+		} else {
+			jp_probe_result_dispose(out);
+			*out = j.res;
+			j.res = empty;
+		}
 	}
-	rc = j->rc;
-	if (rc < 0) {
-		for (size_t i = 0; i < j->err.n; i++)
-			jp_error_set(err, rc, "%s", j->err.msgs[i]);
-		if (j->err.n == 0)
-			jp_error_set(err, rc, "%s", jp_strerror(rc));
-	} else {
-		jp_probe_result_dispose(out);
-		*out = j->res;
-		j->res = empty;
-	}
-	probe_job_free(j);
+	/* Only what unpack made (the parent's j.res had no strings before). */
+	jp_probe_result_dispose(&j.res);
+	jp_error_dispose(&j.err);
 	return rc;
 }

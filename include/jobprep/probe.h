@@ -101,6 +101,17 @@ int jp_probe_call(jp_probe_fn fn, void *arg, void (*release)(void *arg), const c
  * the mount point is copied into mount (len bytes; may be NULL). */
 bool jp_probe_mount_hung(const char *path, char *mount, size_t len);
 
+/* fn(arg) in a forked child process, on its copy of the caller's memory:
+ * the first answer_size bytes of *arg (no pointers among them) are copied
+ * back when it answers within timeout_ms (0: the default). A child that does
+ * not answer is killed and left behind, so unlike a thread stuck in the
+ * kernel it does not keep the command from exiting: use this where the
+ * answer is flat. arg stays the caller's whatever the result. Returns 0,
+ * JP_ETIMEOUT (also at once while path's mount is known hung), or
+ * JP_EINTERNAL. jp_probe_stat and jp_probe_path work this way. */
+int jp_probe_call_flat(jp_probe_fn fn, void *arg, size_t answer_size, const char *path,
+		       unsigned timeout_ms, struct jp_error *err);
+
 /* The same, without waiting: start fn(arg), then poll with jp_probe_wait
  * (timeout_ms 0: just look; true once fn has returned) and finish with
  * jp_probe_end, which returns arg when fn has returned (the caller's again)

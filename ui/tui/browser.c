@@ -184,11 +184,31 @@ static void go_up(struct browser *b)
 	load(b);
 }
 
+/* Cut dir back to the nearest directory that exists (and answers in time:
+ * jobprep/probe.h); no trailing '/' except for "/". */
+static void nearest_dir(char *dir)
+{
+	struct stat st;
+	int errnum = 0;
+
+	while (strcmp(dir, "/") != 0 &&
+	       (jp_probe_stat(&st, &errnum, dir, 0, jp_probe_interactive_timeout_ms(), NULL) != 0 ||
+		errnum || !S_ISDIR(st.st_mode))) {
+		char *slash = strrchr(dir, '/');
+
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	if (strlen(dir) > 1 && dir[strlen(dir) - 1] == '/')
+		dir[strlen(dir) - 1] = '\0';
+}
+
 int jp_browse_dir(const struct jp_ui *ui, const char *start, char **out)
 {
 	struct browser b;
 	struct jp_key key;
-	struct stat st;
 	bool redraw = true;
 	int rc = -1;
 
@@ -198,20 +218,7 @@ int jp_browse_dir(const struct jp_ui *ui, const char *start, char **out)
 	b.dir = strdup(start && start[0] == '/' ? start : "/");
 	if (!b.dir)
 		return -1;
-	/* Start from the nearest directory that exists. */
-	int errnum = 0;
-	while (strcmp(b.dir, "/") != 0 &&
-	       (jp_probe_stat(&st, &errnum, b.dir, 0, jp_probe_interactive_timeout_ms(), NULL) != 0 ||
-		errnum || !S_ISDIR(st.st_mode))) {
-		char *slash = strrchr(b.dir, '/');
-
-		if (slash == b.dir)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-	}
-	if (strlen(b.dir) > 1 && b.dir[strlen(b.dir) - 1] == '/')
-		b.dir[strlen(b.dir) - 1] = '\0';
+	nearest_dir(b.dir);
 	load(&b);
 
 	while (jp_ui_next_key(ui, &key, draw_browser, &b, &redraw)) {

@@ -1,0 +1,44 @@
+/* Shared by probe.c and probe_child.c only: the list of mounts where a
+ * bounded call is still stuck, and calls run in a child process. */
+#ifndef JOBPREP_PROBE_INTERNAL_H
+#define JOBPREP_PROBE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jobprep/error.h"
+#include "jobprep/probe.h"
+
+/* The mount point holding path (from the mount table); NULL when unknown or
+ * the root. The caller frees it. */
+char *probe_mount_of(const char *path);
+/* One more (or one fewer) call stuck in mount_point. */
+void probe_hung_add(const char *mount_point);
+void probe_hung_remove(const char *mount_point);
+
+/* The answer of a call in a child process, as bytes. */
+struct probe_bytes {
+	char *p;
+	size_t n, cap;
+	size_t off; /* reading */
+	bool bad;   /* out of memory, or read past the end */
+};
+
+void probe_bytes_put(struct probe_bytes *b, const void *data, size_t n);
+void probe_bytes_put_str(struct probe_bytes *b, const char *s);
+void probe_bytes_get(struct probe_bytes *b, void *out, size_t n);
+char *probe_bytes_get_str(struct probe_bytes *b); /* malloc'd; NULL for NULL */
+
+/* fn(arg) in a forked child, which hands back what pack writes; unpack
+ * reads it into arg in the parent (false: it could not). Returns 0,
+ * JP_ETIMEOUT after timeout_ms (the child is killed and left to die when the
+ * mount answers; path's mount counts as hung until then), or JP_EINTERNAL.
+ * arg stays the caller's in every case. */
+int probe_child_call(jp_probe_fn fn, void *arg, void (*pack)(struct probe_bytes *out, void *arg),
+		     bool (*unpack)(struct probe_bytes *in, void *arg), const char *path,
+		     unsigned timeout_ms, struct jp_error *err);
+/* Reap stuck children that have died, and trust their mounts again. */
+void probe_child_reap(void);
+
+#endif
