@@ -98,7 +98,7 @@ static int add_count(cJSON *arr, const char *key, size_t count)
 
 static int save_field(cJSON *arr, const struct jp_flow *flow, const char *key)
 {
-	char *v = NULL;
+	char *v = NULL, *clean = NULL;
 	int rc;
 
 	if (!jp_flow_is_set(flow, key))
@@ -108,14 +108,15 @@ static int save_field(cJSON *arr, const struct jp_flow *flow, const char *key)
 	/* A token typed into a URL is never written down: the draft keeps the
 	 * URL without it, and the clone asks again after a resume. */
 	if (v && jp_url_has_credentials(v)) {
-		char *clean = jp_url_redact(v);
-
+		clean = jp_url_redact(v);
 		explicit_bzero(v, strlen(v));
-		free(v);
-		if (!(v = clean))
+		if (!clean) {
+			free(v);
 			return JP_ENOMEM;
+		}
 	}
-	rc = add_value(arr, key, v ? v : "");
+	rc = add_value(arr, key, clean ? clean : v ? v : "");
+	free(clean);
 	free(v);
 	return rc;
 }
