@@ -149,6 +149,7 @@ static void child_main(int fd, jp_probe_fn fn, void *arg,
 	struct probe_bytes b = { NULL, 0, 0, 0, false };
 	sigset_t none;
 
+
 	/* The parent decides what a signal means (a Ctrl-C to the process
 	 * group must not turn the look into a failure); a child left behind
 	 * is killed with SIGKILL. A parent gone: writing ends it (SIGPIPE). */
@@ -163,6 +164,8 @@ static void child_main(int fd, jp_probe_fn fn, void *arg,
 	if (b.bad)
 		_exit(1);
 	write_all(fd, b.p, b.n);
+	write_all(fd, "\1", 1); /* the answer is whole: the parent needs no exit status */
+	free(b.p);
 	_exit(0);
 }
 
@@ -242,7 +245,14 @@ int probe_child_call(jp_probe_fn fn, void *arg, void (*pack)(struct probe_bytes 
 	/* It has closed its end: it is exiting, or has. */
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || b.bad || !unpack(&b, arg))
+	/* Judged by the answer's last byte, not the exit status: under valgrind
+	 * (tests/analyse.sh), which follows forks, what the child inherited reads
+	 * as lost at its _exit and turns its status into valgrind's. */
+	(void)status;
+	bool whole = !b.bad && b.n > 0 && b.p[b.n - 1] == '\1';
+	if (whole)
+		b.n--;
+	if (!whole || !unpack(&b, arg))
 		rc = jp_error_set(err, JP_EINTERNAL, "%s: %s", path ? path : "?",
 				  _("the look at it failed"));
 	free(b.p);
