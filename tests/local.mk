@@ -258,7 +258,8 @@ EXTRA_DIST += $(EXPORT_TESTS) tests/lib/slurm.sh tests/data/kubeflow/pytorchjobs
 # runs: every run in its own folder, -o a copy that replaces no other run's manifest;
 # export -o replaces only an unedited export; launch_clone clones the pinned commit first
 RUNS_TESTS = tests/integration/init_runs.sh tests/integration/export_replace.sh \
-	tests/integration/launch_clone_pinned.sh tests/tui/review_o_copy.sh
+	tests/integration/launch_clone_pinned.sh tests/tui/review_o_copy.sh \
+	tests/integration/show_runs.sh
 TESTS += $(RUNS_TESTS)
 EXTRA_DIST += $(RUNS_TESTS)
 # tui: the wizard driven in a real terminal (tmux), one behaviour per script

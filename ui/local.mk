@@ -14,6 +14,8 @@ jobprep_SOURCES += ui/cli/cli_port.h ui/cli/cli_port.c ui/cli/cmd_clone.c ui/cli
 jobprep_SOURCES += ui/cli/cmd_schema.c ui/cli/cmd_check.c ui/cli/cmd_env.c
 jobprep_SOURCES += ui/cli/cmd_export.c
 jobprep_SOURCES += ui/cli/cmd_preflight.c
+# what a manifest says, and the runs prepared for a job
+jobprep_SOURCES += ui/cli/cmd_show.c ui/cli/cmd_runs.c
 # what several commands print alike: checks, JSON documents
 jobprep_SOURCES += ui/cli/output.h ui/cli/output.c
 

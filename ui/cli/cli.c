@@ -35,6 +35,10 @@ static const struct command commands[] = {
 	  N_("count a data set's files, bytes and archives") },
 	{ "repo", jp_cmd_repo, N_("repo [--json] DIR | repo --remote URL [--ref REF]"),
 	  N_("describe a checkout, or pin a remote for a launch-command clone") },
+	{ "show", jp_cmd_show, N_("show MANIFEST"),
+	  N_("summarise a manifest: code, data, outputs, checks, launch command") },
+	{ "runs", jp_cmd_runs, N_("runs [--profile FILE] [--json] JOB"),
+	  N_("list the runs prepared for a job: folder, when, commit, manifest") },
 	{ "schema", jp_cmd_schema, N_("schema"),
 	  N_("print the manifest's JSON Schema") },
 };

@@ -37,5 +37,7 @@ int jp_cmd_init(int argc, char **argv);
 int jp_cmd_scan(int argc, char **argv);
 int jp_cmd_clone(int argc, char **argv);
 int jp_cmd_repo(int argc, char **argv);
+int jp_cmd_show(int argc, char **argv);
+int jp_cmd_runs(int argc, char **argv);
 
 #endif

@@ -66,8 +66,21 @@ void jp_cli_print_checks(const struct jp_manifest *m)
 		printf("[%s] %s: %s\n", jp_cli_check_label(c->status), jp_cli_text(c->id),
 		       jp_cli_text(c->message));
 	}
-	printf(_("%zu passed, %zu warnings, %zu failed\n"), counts[JP_CHECK_PASS],
-	       counts[JP_CHECK_WARN], counts[JP_CHECK_FAIL]);
+	jp_cli_print_counts(counts);
+}
+
+void jp_cli_count_checks(size_t counts[3], const struct jp_manifest *m)
+{
+	counts[JP_CHECK_PASS] = counts[JP_CHECK_WARN] = counts[JP_CHECK_FAIL] = 0;
+	for (size_t i = 0; i < m->n_checks; i++)
+		counts[m->checks[i].status]++;
+}
+
+void jp_cli_print_counts(const size_t counts[3])
+{
+	printf(P_("%zu passed, %zu warning, %zu failed\n", "%zu passed, %zu warnings, %zu failed\n",
+		  counts[JP_CHECK_WARN]),
+	       counts[JP_CHECK_PASS], counts[JP_CHECK_WARN], counts[JP_CHECK_FAIL]);
 }
 
 int jp_cli_print_json(const struct cJSON *json)
