@@ -19,9 +19,10 @@ struct command {
 /* The sub-commands, in the order --help lists them. */
 static const struct command commands[] = {
 	{ "init", jp_cmd_init,
-	  N_("init --answers FILE [-o MANIFEST] [--profile FILE] [--json] [--force] | init --demo"),
+	  N_("init --answers FILE [-o MANIFEST] [--profile FILE] [--json | --quiet | --verbose]\n"
+	     "        [--force] [--deep] | init --demo"),
 	  N_("run the wizard's flow without prompts: clone, create, scan, check, write") },
-	{ "check", jp_cmd_check, N_("check [--json] [--deep] [--profile FILE] MANIFEST"),
+	{ "check", jp_cmd_check, N_("check [--json | --quiet | --verbose] [--deep] [--profile FILE] MANIFEST"),
 	  N_("re-run every check on a manifest") },
 	{ "clone", jp_cmd_clone, N_("clone [--ref REF] [--submodules] [--json] URL DIR"),
 	  N_("clone a repository onto shared storage, pinned to a commit") },
