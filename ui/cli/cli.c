@@ -81,6 +81,15 @@ int jp_cli_report(const struct jp_error *err)
 	return jp_exit_code(err->code);
 }
 
+int jp_cli_report_as(const char *cmd, const struct jp_error *err)
+{
+	if (err->n == 0)
+		fprintf(stderr, "jobprep %s: %s\n", cmd, jp_strerror(err->code));
+	for (size_t i = 0; i < err->n; i++)
+		fprintf(stderr, "jobprep %s: %s\n", cmd, jp_cli_text(err->msgs[i]));
+	return jp_exit_code(err->code);
+}
+
 int jp_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
