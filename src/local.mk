@@ -58,6 +58,8 @@ libjobprep_a_SOURCES += src/flow_files.c src/export_stamp.c
 # its fixed part is src/preflight_body.sh, made into a C string here
 libjobprep_a_SOURCES += include/jobprep/preflight.h src/preflight.c
 nodist_libjobprep_a_SOURCES = src/preflight_body.h
+# the runs prepared for a job (`jobprep runs`)
+libjobprep_a_SOURCES += include/jobprep/runs.h src/runs.c
 BUILT_SOURCES = src/preflight_body.h
 # (BUILT_SOURCES is made for all/check/install only; `make jobprep` too)
 src/libjobprep_a-preflight.$(OBJEXT): src/preflight_body.h

@@ -249,8 +249,10 @@ EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh tests/integra
 	tests/integration/input_not_regular.sh tests/integration/env_special_names.sh \
 	tests/integration/control_chars_escaped.sh
 # cli: an option given without its argument is named as such
-TESTS += tests/integration/option_without_argument.sh
-EXTRA_DIST += tests/integration/option_without_argument.sh
+TESTS += tests/integration/option_without_argument.sh tests/integration/cli_messages.sh \
+	tests/integration/completion.sh
+EXTRA_DIST += tests/integration/option_without_argument.sh tests/integration/cli_messages.sh \
+	tests/integration/completion.sh
 # export: scripts run by a real single-node Slurm; PyTorchJob YAML read by PyYAML
 # and validated against the Kubeflow training operator's CRD
 EXPORT_TESTS = tests/integration/export_slurm.sh tests/integration/export_pytorchjob.sh \
@@ -260,7 +262,8 @@ EXTRA_DIST += $(EXPORT_TESTS) tests/lib/slurm.sh tests/data/kubeflow/pytorchjobs
 # runs: every run in its own folder, -o a copy that replaces no other run's manifest;
 # export -o replaces only an unedited export; launch_clone clones the pinned commit first
 RUNS_TESTS = tests/integration/init_runs.sh tests/integration/export_replace.sh \
-	tests/integration/launch_clone_pinned.sh tests/tui/review_o_copy.sh
+	tests/integration/launch_clone_pinned.sh tests/tui/review_o_copy.sh \
+	tests/integration/show_runs.sh tests/integration/check_output.sh
 TESTS += $(RUNS_TESTS)
 EXTRA_DIST += $(RUNS_TESTS)
 # tui: the wizard driven in a real terminal (tmux), one behaviour per script

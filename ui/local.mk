@@ -14,6 +14,8 @@ jobprep_SOURCES += ui/cli/cli_port.h ui/cli/cli_port.c ui/cli/cmd_clone.c ui/cli
 jobprep_SOURCES += ui/cli/cmd_schema.c ui/cli/cmd_check.c ui/cli/cmd_env.c
 jobprep_SOURCES += ui/cli/cmd_export.c
 jobprep_SOURCES += ui/cli/cmd_preflight.c
+# what a manifest says, and the runs prepared for a job
+jobprep_SOURCES += ui/cli/cmd_show.c ui/cli/cmd_runs.c
 # what several commands print alike: checks, JSON documents
 jobprep_SOURCES += ui/cli/output.h ui/cli/output.c
 
@@ -29,3 +31,17 @@ jobprep_SOURCES += ui/tui/tui.h ui/tui/tui.c \
 	ui/tui/wizard.h ui/tui/wizard.c \
 	ui/tui/step_job.c ui/tui/step_code.c ui/tui/step_data.c \
 	ui/tui/step_outputs.c ui/tui/step_launch.c ui/tui/step_review.c
+
+# shell completion: bash's file is named after the command it completes
+bashcompdir = $(datadir)/bash-completion/completions
+zshcompdir = $(datadir)/zsh/site-functions
+dist_zshcomp_DATA = ui/completion/_jobprep
+EXTRA_DIST += ui/completion/jobprep.bash
+install-data-local: install-bash-completion
+uninstall-local: uninstall-bash-completion
+install-bash-completion:
+	$(MKDIR_P) '$(DESTDIR)$(bashcompdir)'
+	$(INSTALL_DATA) '$(srcdir)/ui/completion/jobprep.bash' '$(DESTDIR)$(bashcompdir)/jobprep'
+uninstall-bash-completion:
+	rm -f '$(DESTDIR)$(bashcompdir)/jobprep'
+.PHONY: install-bash-completion uninstall-bash-completion

@@ -38,7 +38,7 @@ EOF
 }
 # prep NAME: jobprep init with $S/NAME.json; output in $S/NAME.out/.err
 prep() {
-	$T "$JOBPREP" init --answers "$S/$1.json" --profile "$S/profile.json" \
+	$T "$JOBPREP" init --verbose --answers "$S/$1.json" --profile "$S/profile.json" \
 		</dev/null >"$S/$1.out" 2>"$S/$1.err"
 }
 # commit_of MANIFEST: the code.repo.commit it records
@@ -243,7 +243,7 @@ jp_gitd_stop "$S/gitd"
 # until the pack is coming in (libgit2's temporary pack in .git/objects/pack)
 mid_fetch() {
 	answers "$1" v3
-	$T "$JOBPREP" init --answers "$S/$1.json" --profile "$S/profile.json" \
+	$T "$JOBPREP" init --verbose --answers "$S/$1.json" --profile "$S/profile.json" \
 		</dev/null >"$S/$1.out" 2>"$S/$1.err" &
 	pid=$!
 	_w=0

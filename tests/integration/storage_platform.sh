@@ -158,7 +158,7 @@ expect "a link out of the data set is counted and named" \
 	"1 /mnt/public/data/my data set/code-link"
 out=$("$JOBPREP" scan "/mnt/public/data/my data set")
 expect_match "text output counts a path with spaces" "$out" "2 files, 2.9 KiB \(3000 bytes\)"
-expect_match "text output tells to unpack archives" "$out" "1 archives .* unpack them before submitting"
+expect_match "text output tells to unpack archives" "$out" "1 archive .* unpack it before submitting"
 
 mkdir -p /mnt/public/data/perm/locked
 touch /mnt/public/data/perm/locked/hidden.bin /mnt/public/data/perm/ok.bin

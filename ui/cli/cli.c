@@ -19,9 +19,10 @@ struct command {
 /* The sub-commands, in the order --help lists them. */
 static const struct command commands[] = {
 	{ "init", jp_cmd_init,
-	  N_("init --answers FILE [-o MANIFEST] [--profile FILE] [--json] [--force] | init --demo"),
+	  N_("init --answers FILE [-o MANIFEST] [--profile FILE] [--json | --quiet | --verbose]\n"
+	     "        [--force] [--deep] | init --demo"),
 	  N_("run the wizard's flow without prompts: clone, create, scan, check, write") },
-	{ "check", jp_cmd_check, N_("check [--json] [--deep] [--profile FILE] MANIFEST"),
+	{ "check", jp_cmd_check, N_("check [--json | --quiet | --verbose] [--deep] [--profile FILE] MANIFEST"),
 	  N_("re-run every check on a manifest") },
 	{ "clone", jp_cmd_clone, N_("clone [--ref REF] [--submodules] [--json] URL DIR"),
 	  N_("clone a repository onto shared storage, pinned to a commit") },
@@ -35,6 +36,10 @@ static const struct command commands[] = {
 	  N_("count a data set's files, bytes and archives") },
 	{ "repo", jp_cmd_repo, N_("repo [--json] DIR | repo --remote URL [--ref REF]"),
 	  N_("describe a checkout, or pin a remote for a launch-command clone") },
+	{ "show", jp_cmd_show, N_("show MANIFEST"),
+	  N_("summarise a manifest: code, data, outputs, checks, launch command") },
+	{ "runs", jp_cmd_runs, N_("runs [--profile FILE] [--json] JOB"),
+	  N_("list the runs prepared for a job: folder, when, commit, manifest") },
 	{ "schema", jp_cmd_schema, N_("schema"),
 	  N_("print the manifest's JSON Schema") },
 };
@@ -73,6 +78,15 @@ int jp_cli_report(const struct jp_error *err)
 		fprintf(stderr, "jobprep: %s\n", jp_strerror(err->code));
 	for (size_t i = 0; i < err->n; i++)
 		fprintf(stderr, "%s\n", jp_cli_text(err->msgs[i])); /* a server's words too */
+	return jp_exit_code(err->code);
+}
+
+int jp_cli_report_as(const char *cmd, const struct jp_error *err)
+{
+	if (err->n == 0)
+		fprintf(stderr, "jobprep %s: %s\n", cmd, jp_strerror(err->code));
+	for (size_t i = 0; i < err->n; i++)
+		fprintf(stderr, "jobprep %s: %s\n", cmd, jp_cli_text(err->msgs[i]));
 	return jp_exit_code(err->code);
 }
 

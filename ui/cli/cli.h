@@ -21,6 +21,9 @@ int jp_cli_main(int argc, char **argv);
 /* Print every message in err to stderr, one line each; returns the exit
  * code for err->code. */
 int jp_cli_report(const struct jp_error *err);
+/* The same, each line after "jobprep CMD: " (scan, clone: their messages
+ * name a path or a URL, not the command that failed). */
+int jp_cli_report_as(const char *cmd, const struct jp_error *err);
 /* Print "jobprep: " + message + usage hint to stderr; returns JP_EXIT_USAGE. */
 int jp_cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -37,5 +40,7 @@ int jp_cmd_init(int argc, char **argv);
 int jp_cmd_scan(int argc, char **argv);
 int jp_cmd_clone(int argc, char **argv);
 int jp_cmd_repo(int argc, char **argv);
+int jp_cmd_show(int argc, char **argv);
+int jp_cmd_runs(int argc, char **argv);
 
 #endif

@@ -1,5 +1,7 @@
-/* `jobprep check [--json] [--deep] [--profile FILE] MANIFEST`: re-run every
- * check on a manifest and print the results. Exit 0 when none failed
+/* `jobprep check [--json | --quiet | --verbose] [--deep] [--profile FILE]
+ * MANIFEST`: re-run every check on a manifest and print the results: the
+ * counts, then the warnings and failures (all of them with --verbose, only
+ * the warnings and failures with --quiet). Exit 0 when none failed
  * (warnings allowed), 1 when one failed, 3 when the manifest or profile
  * cannot be read. */
 #include "config.h"
@@ -20,10 +22,14 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "%s\n%s\n", _("Usage: jobprep check [--json] [--deep] [--profile FILE] MANIFEST"),
+	fprintf(out, "%s\n%s\n",
+		_("Usage: jobprep check [--json | --quiet | --verbose] [--deep] [--profile FILE] MANIFEST"),
 		_("Re-run every check on MANIFEST, judged under --profile, else the profile the\n"
-		  "manifest records, else $JOBPREP_PROFILE or the built-in one.\n"
+		  "manifest records, else $JOBPREP_PROFILE or the built-in one. Prints the\n"
+		  "counts, then the warnings and the failures.\n"
 		  "  --json          print the checks as a JSON array\n"
+		  "  -q, --quiet     print only the warnings and the failures\n"
+		  "  -v, --verbose   print every check, the passes too\n"
 		  "  --deep          also scan the data sets fully\n"
 		  "  --profile FILE  judge under this platform profile"));
 }
@@ -34,6 +40,8 @@ int jp_cmd_check(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "deep", no_argument, NULL, 'd' },
 		{ "profile", required_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -43,12 +51,13 @@ int jp_cmd_check(int argc, char **argv)
 	const struct jp_profile *profile;
 	const char *profile_path = NULL;
 	bool json = false;
+	enum jp_cli_checks shown = JP_CLI_CHECKS_SUMMARY;
 	unsigned flags = 0;
 	int c, rc, status = JP_EXIT_OK;
 
 	optind = 0; /* GNU: start over on this sub-command's argv */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:jdp:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:jdp:qvh", options, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -58,6 +67,12 @@ int jp_cmd_check(int argc, char **argv)
 			break;
 		case 'p':
 			profile_path = optarg;
+			break;
+		case 'q':
+			shown = JP_CLI_CHECKS_QUIET;
+			break;
+		case 'v':
+			shown = JP_CLI_CHECKS_ALL;
 			break;
 		case 'h':
 			usage(stdout);
@@ -89,7 +104,7 @@ int jp_cmd_check(int argc, char **argv)
 		rc = jp_cli_print_json(arr);
 		cJSON_Delete(arr);
 	} else {
-		jp_cli_print_checks(m);
+		jp_cli_print_checks(m, shown);
 	}
 	if (rc < 0 || fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s\n", _("jobprep check: cannot write to standard output"));

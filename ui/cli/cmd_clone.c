@@ -154,7 +154,7 @@ int jp_cmd_clone(int argc, char **argv)
 	/* A token written in the URL: keep our own copy and blank it out of
 	 * argv, so ps(1) and /proc/PID/cmdline stop showing it. */
 	if (!(url = strdup(argv[optind]))) {
-		fprintf(stderr, "jobprep: %s\n", _("out of memory"));
+		fprintf(stderr, "jobprep clone: %s\n", _("out of memory"));
 		return JP_EXIT_FAIL;
 	}
 	jp_url_blank_credentials(argv[optind]);
@@ -162,7 +162,7 @@ int jp_cmd_clone(int argc, char **argv)
 	opts.target = argv[optind + 1];
 
 	if (jp_profile_resolve(&profile, profile_path, &err) != 0) {
-		rc = jp_cli_report(&err);
+		rc = jp_cli_report_as("clone", &err);
 		jp_error_dispose(&err);
 		explicit_bzero(url, strlen(url));
 		free(url);
@@ -175,7 +175,7 @@ int jp_cmd_clone(int argc, char **argv)
 	if (rc != 0) {
 		bool stopped = rc == JP_ECANCELED && jp_cli_interrupted();
 
-		rc = jp_cli_report(&err);
+		rc = jp_cli_report_as("clone", &err);
 		if (stopped)
 			rc = jp_cli_exit_interrupted();
 	} else if (json) {

@@ -31,8 +31,8 @@
 static void usage(FILE *out)
 {
 	fprintf(out, "%s\n%s\n%s\n",
-		_("Usage: jobprep init --answers FILE [-o MANIFEST] [--profile FILE] [--json] [--force] [--deep]"),
-		_("       jobprep init --demo [-o MANIFEST] [--json]"),
+		_("Usage: jobprep init --answers FILE [-o MANIFEST] [--profile FILE] [--json | --quiet | --verbose] [--force] [--deep]"),
+		_("       jobprep init --demo [-o MANIFEST] [--json | --quiet | --verbose]"),
 		_("Run the wizard's whole flow without prompting: clone the code, create the\n"
 		  "output directories, scan the data, check every path, then write the manifest\n"
 		  "and env.sh (by default into the run's output directory).\n"
@@ -45,32 +45,67 @@ static void usage(FILE *out)
 		  "  --profile FILE  platform profile (default: $JOBPREP_PROFILE, the answers'\n"
 		  "                  profile, else the built-in one)\n"
 		  "  --json          print the result as JSON: {written, manifest, env, copy,\n"
-		  "                  launch_command, checks}\n"
+		  "                  launch_command, checks}; on failure {ok: false, error,\n"
+		  "                  checks}\n"
+		  "  -q, --quiet     print only the checks' warnings and failures\n"
+		  "  -v, --verbose   print every check, the passes too\n"
 		  "  --force         write even when a check fails (the manifest records it),\n"
 		  "                  write into a run directory that already holds files,\n"
 		  "                  and let -o replace what is at MANIFEST\n"
 		  "  --deep          scan the data sets fully"));
 }
 
-static int print_json(const struct jp_flow *flow, bool written)
+/* err's messages, one a line: the "error" of a failed init's JSON. */
+static char *error_text(const struct jp_error *err)
+{
+	size_t len = 1;
+	char *text;
+
+	if (err->n == 0)
+		return strdup(jp_strerror(err->code ? err->code : JP_EINTERNAL));
+	for (size_t i = 0; i < err->n; i++)
+		len += strlen(err->msgs[i]) + 1;
+	text = malloc(len);
+	if (!text)
+		return NULL;
+	text[0] = '\0';
+	for (size_t i = 0; i < err->n; i++) {
+		if (i)
+			strcat(text, "\n");
+		strcat(text, err->msgs[i]);
+	}
+	return text;
+}
+
+/* The result as JSON: {ok, written, manifest, env, preflight, copy,
+ * launch_command, checks}; a failure (err not NULL) adds "error", and
+ * without a flow holds only {ok, written, error, checks: []}. */
+static int print_json(const struct jp_flow *flow, bool written, const struct jp_error *err)
 {
 	cJSON *root = cJSON_CreateObject();
-	char *manifest = NULL, *env = NULL, *copy = NULL, *cmd = NULL, *pf = NULL;
+	cJSON *checks = NULL;
+	char *manifest = NULL, *env = NULL, *copy = NULL, *cmd = NULL, *pf = NULL, *why = NULL;
 	int rc = -1;
 
-	jp_flow_files(&manifest, &env, &copy, flow, NULL);
-	jp_flow_preflight_file(&pf, flow);
-	jp_flow_platform_command(&cmd, flow, NULL);
-	if (!root || !cJSON_AddBoolToObject(root, "written", written) ||
-	    !cJSON_AddStringToObject(root, "manifest", manifest ? manifest : "") ||
-	    !cJSON_AddStringToObject(root, "env", env ? env : "") ||
-	    !cJSON_AddStringToObject(root, "preflight", pf ? pf : "") ||
-	    !(copy ? cJSON_AddStringToObject(root, "copy", copy)
-		   : cJSON_AddNullToObject(root, "copy")) ||
-	    !(cmd ? cJSON_AddStringToObject(root, "launch_command", cmd)
-		  : cJSON_AddNullToObject(root, "launch_command")))
+	if (!root || !cJSON_AddBoolToObject(root, "ok", err == NULL) ||
+	    !cJSON_AddBoolToObject(root, "written", written))
 		goto out;
-	cJSON *checks = jp_checks_to_json(jp_flow_manifest(flow));
+	if (err && (!(why = error_text(err)) || !cJSON_AddStringToObject(root, "error", why)))
+		goto out;
+	if (flow) {
+		jp_flow_files(&manifest, &env, &copy, flow, NULL);
+		jp_flow_preflight_file(&pf, flow);
+		jp_flow_platform_command(&cmd, flow, NULL);
+		if (!cJSON_AddStringToObject(root, "manifest", manifest ? manifest : "") ||
+		    !cJSON_AddStringToObject(root, "env", env ? env : "") ||
+		    !cJSON_AddStringToObject(root, "preflight", pf ? pf : "") ||
+		    !(copy ? cJSON_AddStringToObject(root, "copy", copy)
+			   : cJSON_AddNullToObject(root, "copy")) ||
+		    !(cmd ? cJSON_AddStringToObject(root, "launch_command", cmd)
+			  : cJSON_AddNullToObject(root, "launch_command")))
+			goto out;
+	}
+	checks = flow ? jp_checks_to_json(jp_flow_manifest(flow)) : cJSON_CreateArray();
 	if (!checks || !cJSON_AddItemToObject(root, "checks", checks)) {
 		cJSON_Delete(checks);
 		goto out;
@@ -78,6 +113,7 @@ static int print_json(const struct jp_flow *flow, bool written)
 	rc = jp_cli_print_json(root);
 out:
 	cJSON_Delete(root);
+	free(why);
 	free(manifest);
 	free(env);
 	free(copy);
@@ -86,14 +122,16 @@ out:
 	return rc;
 }
 
-static void print_done(const struct jp_flow *flow)
+static void print_done(const struct jp_flow *flow, enum jp_cli_checks shown)
 {
 	char *manifest = NULL, *env = NULL, *copy = NULL, *cmd = NULL, *pf = NULL;
 
 	jp_flow_files(&manifest, &env, &copy, flow, NULL);
 	jp_flow_preflight_file(&pf, flow);
 	jp_flow_platform_command(&cmd, flow, NULL);
-	jp_cli_print_checks(jp_flow_manifest(flow));
+	jp_cli_print_checks(jp_flow_manifest(flow), shown);
+	if (shown == JP_CLI_CHECKS_QUIET)
+		goto out;
 	printf(_("Wrote %s\n"), manifest ? jp_cli_name(manifest) : "?");
 	printf(_("Wrote %s\n"), env ? jp_cli_name(env) : "?");
 	printf(_("Wrote %s\n"), pf ? jp_cli_name(pf) : "?");
@@ -101,6 +139,7 @@ static void print_done(const struct jp_flow *flow)
 		printf(_("Wrote %s (a copy of the run's manifest)\n"), jp_cli_name(copy));
 	if (cmd)
 		printf("%s\n  %s\n", _("Launch command for the platform's form:"), jp_cli_text(cmd));
+out:
 	free(manifest);
 	free(env);
 	free(copy);
@@ -115,7 +154,15 @@ static int yes(const char *question, void *payload)
 	return 1;
 }
 
-int jp_cmd_init(int argc, char **argv)
+/* What the command line asked for. */
+struct init_opts {
+	const char *answers_path, *output, *profile_path;
+	enum jp_cli_checks shown;
+	bool json, force, deep, want_demo;
+};
+
+/* Read argv into o: -1 to go on, else the exit code (--help, usage). */
+static int parse_options(struct init_opts *o, int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "answers", required_argument, NULL, 'a' },
@@ -125,46 +172,43 @@ int jp_cmd_init(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "deep", no_argument, NULL, 'd' },
 		{ "demo", no_argument, NULL, 'D' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct jp_error err = JP_ERROR_INIT;
-	struct jp_demo demo = JP_DEMO_INIT;
-	struct jp_manifest *answers = NULL;
-	struct jp_profile *profile = NULL;
-	struct jp_flow *flow = NULL;
-	struct jp_cli_port cp;
-	struct jp_port port = JP_PORT_INIT;
-	const char *answers_path = NULL, *output = NULL, *profile_path = NULL;
-	bool json = false, force = false, deep = false, want_demo = false, port_on = false;
-	char *out_abs = NULL;
-	unsigned flags = 0;
-	int c, rc, status = JP_EXIT_OK;
+	int c;
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:a:o:p:jfdDh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:a:o:p:jfdDqvh", options, NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			answers_path = optarg;
+			o->answers_path = optarg;
 			break;
 		case 'o':
-			output = optarg;
+			o->output = optarg;
 			break;
 		case 'p':
-			profile_path = optarg;
+			o->profile_path = optarg;
 			break;
 		case 'j':
-			json = true;
+			o->json = true;
 			break;
 		case 'f':
-			force = true;
+			o->force = true;
 			break;
 		case 'd':
-			deep = true;
+			o->deep = true;
 			break;
 		case 'D':
-			want_demo = true;
+			o->want_demo = true;
+			break;
+		case 'q':
+			o->shown = JP_CLI_CHECKS_QUIET;
+			break;
+		case 'v':
+			o->shown = JP_CLI_CHECKS_ALL;
 			break;
 		case 'h':
 			usage(stdout);
@@ -175,10 +219,41 @@ int jp_cmd_init(int argc, char **argv)
 	}
 	if (optind < argc)
 		return jp_cli_usage_error("init", _("unexpected argument '%s'"), argv[optind]);
-	if (want_demo && answers_path)
+	if (o->want_demo && o->answers_path)
 		return jp_cli_usage_error("init", "%s", _("--demo brings its own answers: drop --answers"));
-	if (!want_demo && !answers_path)
+	if (!o->want_demo && !o->answers_path)
 		return jp_cli_usage_error("init", "%s", _("expected --answers FILE (or --demo)"));
+	return -1;
+}
+
+int jp_cmd_init(int argc, char **argv)
+{
+	struct init_opts o = { NULL, NULL, NULL, JP_CLI_CHECKS_SUMMARY, false, false, false, false };
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_demo demo = JP_DEMO_INIT;
+	struct jp_manifest *answers = NULL;
+	struct jp_profile *profile = NULL;
+	struct jp_flow *flow = NULL;
+	struct jp_cli_port cp;
+	struct jp_port port = JP_PORT_INIT;
+	const char *answers_path, *output, *profile_path;
+	enum jp_cli_checks shown;
+	bool json, force, deep, want_demo, port_on = false;
+	char *out_abs = NULL;
+	unsigned flags = 0;
+	int rc, status = parse_options(&o, argc, argv);
+
+	if (status >= 0)
+		return status;
+	status = JP_EXIT_OK;
+	answers_path = o.answers_path;
+	output = o.output;
+	profile_path = o.profile_path;
+	shown = o.shown;
+	json = o.json;
+	force = o.force;
+	deep = o.deep;
+	want_demo = o.want_demo;
 
 	/* the answers and the profile they are judged under */
 	if (want_demo) {
@@ -243,7 +318,14 @@ int jp_cmd_init(int argc, char **argv)
 	jp_cli_port_finish(&cp);
 	port_on = false;
 	if (rc == JP_ECANCELED || jp_cli_interrupted()) {
-		fprintf(stderr, "%s\n", _("jobprep init: interrupted: nothing half-made was left behind"));
+		const char *why = _("jobprep init: interrupted: nothing half-made was left behind");
+
+		fprintf(stderr, "%s\n", why);
+		if (json) {
+			jp_error_clear(&err);
+			jp_error_set(&err, JP_ECANCELED, "%s", why);
+			print_json(flow, false, &err);
+		}
 		status = JP_EXIT_INTERRUPTED;
 		goto out;
 	}
@@ -251,15 +333,15 @@ int jp_cmd_init(int argc, char **argv)
 	    jp_manifest_worst(jp_flow_manifest(flow)) == JP_CHECK_FAIL) {
 		/* the checks ran and one failed: show them all */
 		if (json)
-			print_json(flow, false);
+			print_json(flow, false, &err);
 		else
-			jp_cli_print_checks(jp_flow_manifest(flow));
+			jp_cli_print_checks(jp_flow_manifest(flow), shown);
 		status = jp_cli_report(&err);
 		goto out;
 	}
 	if (rc < 0)
 		goto fail;
-	if (json ? print_json(flow, true) < 0 : (print_done(flow), 0))
+	if (json ? print_json(flow, true, NULL) < 0 : (print_done(flow, shown), 0))
 		status = JP_EXIT_FAIL;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s\n", _("jobprep init: cannot write to standard output"));
@@ -267,6 +349,8 @@ int jp_cmd_init(int argc, char **argv)
 	}
 	goto out;
 fail:
+	if (json) /* a script reads why on stdout too; stderr says it as always */
+		print_json(flow, false, &err);
 	status = jp_cli_report(&err);
 out:
 	if (port_on)

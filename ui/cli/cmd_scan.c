@@ -121,40 +121,60 @@ static void print_text(const char *path, const struct jp_scan_result *r,
 		printf("  %s: %s\n", jp_storage_class_name(info->cls), jp_cli_text(info->reason));
 	if (info && info->warning)
 		printf("  %s %s\n", _("warning:"), jp_cli_text(info->warning));
-	printf(_("  %s%" PRIu64 " files, %s (%" PRIu64 " bytes), %" PRIu64 " directories, %" PRIu64
-		 " symlinks\n"),
-	       lb, r->stats.files, size, r->stats.bytes, r->dirs, r->symlinks);
+	printf("  %s", lb);
+	printf(P_("%" PRIu64 " file", "%" PRIu64 " files", r->stats.files), r->stats.files);
+	printf(", %s (", size);
+	printf(P_("%" PRIu64 " byte", "%" PRIu64 " bytes", r->stats.bytes), r->stats.bytes);
+	printf("), ");
+	printf(P_("%" PRIu64 " directory", "%" PRIu64 " directories", r->dirs), r->dirs);
+	printf(", ");
+	printf(P_("%" PRIu64 " symlink\n", "%" PRIu64 " symlinks\n", r->symlinks), r->symlinks);
 	if (quick && !r->complete)
-		printf(_("  quick look: %" PRIu64 " entries at the top level; stopped after %.2f s "
-			 "(run without --quick for exact counts)\n"),
+		printf(P_("  quick look: %" PRIu64 " entry at the top level; stopped after %.2f s "
+			  "(run without --quick for exact counts)\n",
+			  "  quick look: %" PRIu64 " entries at the top level; stopped after %.2f s "
+			  "(run without --quick for exact counts)\n",
+			  r->top_entries),
 		       r->top_entries, r->seconds);
 	if (r->stats.archives) {
 		jp_units_format_bytes(asize, sizeof(asize), r->archive_bytes);
-		printf(_("  %s%" PRIu64 " archives (%s) would have to be unpacked in the job: unpack "
-			 "them before submitting, unless the training code reads them as they are "
-			 "(e.g. WebDataset shards)\n"),
+		printf(P_("  %s%" PRIu64 " archive (%s) would have to be unpacked in the job: unpack "
+			  "it before submitting, unless the training code reads it as it is "
+			  "(e.g. WebDataset shards)\n",
+			  "  %s%" PRIu64 " archives (%s) would have to be unpacked in the job: unpack "
+			  "them before submitting, unless the training code reads them as they are "
+			  "(e.g. WebDataset shards)\n",
+			  r->stats.archives),
 		       lb, r->stats.archives, asize);
 		for (size_t i = 0; i < ex->n[JP_SCAN_ITEM_ARCHIVE]; i++)
 			printf("    %s\n", jp_cli_name(ex->v[JP_SCAN_ITEM_ARCHIVE][i]));
 	}
 	if (r->unreadable) {
-		printf(_("  %s%" PRIu64 " entries cannot be read: fix their permissions so the "
-			 "job's user can read them\n"),
+		printf(P_("  %s%" PRIu64 " entry cannot be read: fix its permissions so the "
+			  "job's user can read it\n",
+			  "  %s%" PRIu64 " entries cannot be read: fix their permissions so the "
+			  "job's user can read them\n",
+			  r->unreadable),
 		       lb, r->unreadable);
 		for (size_t i = 0; i < ex->n[JP_SCAN_ITEM_UNREADABLE]; i++)
 			printf("    %s: %s\n", jp_cli_name(ex->v[JP_SCAN_ITEM_UNREADABLE][i]),
 			       strerror(ex->errnums[i]));
 	}
 	if (r->symlinks_outside) {
-		printf(_("  %s%" PRIu64 " symlinks lead outside the data set: the job sees their "
-			 "targets only if they are on storage every Worker mounts\n"),
+		printf(P_("  %s%" PRIu64 " symlink leads outside the data set: the job sees its "
+			  "target only if it is on storage every Worker mounts\n",
+			  "  %s%" PRIu64 " symlinks lead outside the data set: the job sees their "
+			  "targets only if they are on storage every Worker mounts\n",
+			  r->symlinks_outside),
 		       lb, r->symlinks_outside);
 		for (size_t i = 0; i < ex->n[JP_SCAN_ITEM_LINK_OUTSIDE]; i++)
 			printf("    %s -> %s\n", jp_cli_name(ex->v[JP_SCAN_ITEM_LINK_OUTSIDE][i]),
 			       ex->targets[i] ? jp_cli_name(ex->targets[i]) : "?");
 	}
 	if (r->symlinks_dangling) {
-		printf(_("  %s%" PRIu64 " symlinks point at nothing\n"), lb, r->symlinks_dangling);
+		printf(P_("  %s%" PRIu64 " symlink points at nothing\n",
+			  "  %s%" PRIu64 " symlinks point at nothing\n", r->symlinks_dangling),
+		       lb, r->symlinks_dangling);
 		for (size_t i = 0; i < ex->n[JP_SCAN_ITEM_LINK_DANGLING]; i++)
 			printf("    %s\n", jp_cli_name(ex->v[JP_SCAN_ITEM_LINK_DANGLING][i]));
 	}
@@ -297,7 +317,7 @@ int jp_cmd_scan(int argc, char **argv)
 		return jp_cli_usage_error("scan", "%s", _("expected at least one PATH"));
 
 	if (jp_profile_resolve(&profile, profile_path, &err) < 0) {
-		status = jp_cli_report(&err);
+		status = jp_cli_report_as("scan", &err);
 		goto out;
 	}
 	raise_nofile();
@@ -343,7 +363,7 @@ int jp_cmd_scan(int argc, char **argv)
 			fprintf(stderr, "%s\n", _("jobprep scan: interrupted"));
 			status = JP_EXIT_INTERRUPTED;
 		} else if (rc < 0) {
-			jp_cli_report(&err);
+			jp_cli_report_as("scan", &err);
 			status = JP_EXIT_FAIL;
 			if (arr)
 				cJSON_AddItemToArray(arr, to_json(path, &r, &ex, NULL,

@@ -55,19 +55,44 @@ const char *jp_cli_check_label(enum jp_check_status status)
 	return "?";
 }
 
-void jp_cli_print_checks(const struct jp_manifest *m)
+static void print_check(const struct jp_check *c)
 {
-	size_t counts[3] = { 0, 0, 0 };
+	printf("[%s] %s: %s\n", jp_cli_check_label(c->status), jp_cli_text(c->id),
+	       jp_cli_text(c->message));
+}
 
-	for (size_t i = 0; i < m->n_checks; i++) {
-		const struct jp_check *c = &m->checks[i];
+void jp_cli_print_checks(const struct jp_manifest *m, enum jp_cli_checks which)
+{
+	size_t counts[3];
 
-		counts[c->status]++;
-		printf("[%s] %s: %s\n", jp_cli_check_label(c->status), jp_cli_text(c->id),
-		       jp_cli_text(c->message));
+	jp_cli_count_checks(counts, m);
+	if (which == JP_CLI_CHECKS_ALL) {
+		for (size_t i = 0; i < m->n_checks; i++)
+			print_check(&m->checks[i]);
+		jp_cli_print_counts(counts);
+		return;
 	}
-	printf(_("%zu passed, %zu warnings, %zu failed\n"), counts[JP_CHECK_PASS],
-	       counts[JP_CHECK_WARN], counts[JP_CHECK_FAIL]);
+	if (which == JP_CLI_CHECKS_SUMMARY)
+		jp_cli_print_counts(counts);
+	/* the warnings, then the failures: the last lines are what to fix */
+	for (int s = JP_CHECK_WARN; s <= JP_CHECK_FAIL; s++)
+		for (size_t i = 0; i < m->n_checks; i++)
+			if ((int)m->checks[i].status == s)
+				print_check(&m->checks[i]);
+}
+
+void jp_cli_count_checks(size_t counts[3], const struct jp_manifest *m)
+{
+	counts[JP_CHECK_PASS] = counts[JP_CHECK_WARN] = counts[JP_CHECK_FAIL] = 0;
+	for (size_t i = 0; i < m->n_checks; i++)
+		counts[m->checks[i].status]++;
+}
+
+void jp_cli_print_counts(const size_t counts[3])
+{
+	printf(P_("%zu passed, %zu warning, %zu failed\n", "%zu passed, %zu warnings, %zu failed\n",
+		  counts[JP_CHECK_WARN]),
+	       counts[JP_CHECK_PASS], counts[JP_CHECK_WARN], counts[JP_CHECK_FAIL]);
 }
 
 int jp_cli_print_json(const struct cJSON *json)

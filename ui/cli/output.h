@@ -16,8 +16,17 @@ const char *jp_cli_text(const char *s);
 const char *jp_cli_name(const char *s);
 /* "pass", "warn" or "FAIL", translated; static. */
 const char *jp_cli_check_label(enum jp_check_status status);
-/* One line per check, "[label] id: message", then a line of counts. */
-void jp_cli_print_checks(const struct jp_manifest *m);
+/* Which checks jp_cli_print_checks shows, each as "[label] id: message". */
+enum jp_cli_checks {
+	JP_CLI_CHECKS_SUMMARY, /* the line of counts, then the warnings, then the failures */
+	JP_CLI_CHECKS_QUIET,   /* only the warnings, then the failures (--quiet) */
+	JP_CLI_CHECKS_ALL,     /* every check in order, then the counts (--verbose) */
+};
+void jp_cli_print_checks(const struct jp_manifest *m, enum jp_cli_checks which);
+/* m's checks counted by status (counts[JP_CHECK_PASS] ...). */
+void jp_cli_count_checks(size_t counts[3], const struct jp_manifest *m);
+/* "N passed, N warnings, N failed" and a newline, the plural right. */
+void jp_cli_print_counts(const size_t counts[3]);
 /* json, indented, and a newline; json stays the caller's. 0, or -1 when
  * json is NULL (a document that could not be built) or memory runs out:
  * then nothing is printed. */

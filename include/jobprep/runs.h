@@ -1,0 +1,30 @@
+/* The runs prepared for a job: the folders the profile's output template
+ * ({shared}/outputs/{job}/run-NNN) names for it, and what each one's
+ * manifest says (`jobprep runs`). */
+#ifndef JOBPREP_RUNS_H
+#define JOBPREP_RUNS_H
+
+#include <stddef.h>
+
+#include "jobprep/error.h"
+#include "jobprep/profile.h"
+
+struct jp_run {
+	char *dir;          /* the run folder */
+	unsigned long number; /* NNN; 0 when the template has no NNN */
+	char *manifest;     /* dir/job.json, NULL when there is none */
+	char *created_at;   /* the manifest's, NULL when unreadable */
+	char *commit;       /* code.repo.commit, NULL when none or unreadable */
+};
+
+/* The runs of `job` under profile's output_dir template, oldest (lowest
+ * number) first, into *out (n of them; the caller frees them with
+ * jp_runs_free). A base folder that does not exist holds no runs (0 and
+ * n = 0). JP_EINVAL when the template cannot name a run of this job (NNN
+ * outside the last component, no shared root for {shared}), JP_EIO when
+ * the base folder cannot be read, JP_ENOMEM. */
+int jp_runs_list(struct jp_run **out, size_t *n, const struct jp_profile *profile,
+		 const char *job, struct jp_error *err);
+void jp_runs_free(struct jp_run *runs, size_t n);
+
+#endif

@@ -1,0 +1,218 @@
+/* The runs prepared for a job: list the folders the profile's output
+ * template names for it, and read each one's manifest. */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/manifest.h"
+#include "jobprep/path.h"
+#include "jobprep/runs.h"
+
+/* tmpl with {shared} and {job} replaced; NULL when out of memory. */
+static char *expand(const char *tmpl, const char *shared, const char *job)
+{
+	size_t cap = strlen(tmpl) + 1, n = 0;
+	char *out;
+
+	for (const char *p = tmpl; *p; p++)
+		if (*p == '{')
+			cap += strlen(shared) + strlen(job);
+	out = malloc(cap);
+	if (!out)
+		return NULL;
+	for (const char *p = tmpl; *p;) {
+		if (strncmp(p, "{shared}", 8) == 0) {
+			n += (size_t)sprintf(out + n, "%s", shared);
+			p += 8;
+		} else if (strncmp(p, "{job}", 5) == 0) {
+			n += (size_t)sprintf(out + n, "%s", job);
+			p += 5;
+		} else {
+			out[n++] = *p++;
+		}
+	}
+	out[n] = '\0';
+	return out;
+}
+
+/* name is prefix + digits + suffix: its number in *num. */
+static int run_number(unsigned long *num, const char *name, const char *prefix, size_t lp,
+		      const char *suffix, size_t ls)
+{
+	size_t ln = strlen(name);
+	unsigned long v = 0;
+
+	if (ln <= lp + ls || strncmp(name, prefix, lp) != 0 || strcmp(name + ln - ls, suffix) != 0)
+		return -1;
+	for (size_t k = lp; k < ln - ls; k++) {
+		if (!isdigit((unsigned char)name[k]) || v > 100000000UL)
+			return -1;
+		v = v * 10 + (unsigned long)(name[k] - '0');
+	}
+	*num = v;
+	return 0;
+}
+
+/* What the run folder's manifest says; a missing or unreadable one leaves
+ * the fields NULL (the run is still listed). */
+static int read_run(struct jp_run *r)
+{
+	struct jp_error ignored = JP_ERROR_INIT;
+	struct jp_manifest *m = NULL;
+	struct stat st;
+	char *path = jp_path_join(r->dir, "job.json");
+
+	if (!path)
+		return JP_ENOMEM;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		free(path);
+		return 0;
+	}
+	r->manifest = path;
+	if (jp_manifest_load(&m, path, JP_READ_MANIFEST, &ignored) == 0) {
+		if ((m->created_at && !(r->created_at = strdup(m->created_at))) ||
+		    (m->code.repo_commit && !(r->commit = strdup(m->code.repo_commit)))) {
+			jp_manifest_free(m);
+			jp_error_dispose(&ignored);
+			return JP_ENOMEM;
+		}
+	}
+	jp_manifest_free(m);
+	jp_error_dispose(&ignored);
+	return 0;
+}
+
+static int by_number(const void *a, const void *b)
+{
+	const struct jp_run *x = a, *y = b;
+
+	return x->number < y->number ? -1 : x->number > y->number;
+}
+
+static int add_run(struct jp_run **runs, size_t *n, const char *dir, unsigned long number)
+{
+	struct jp_run *g = realloc(*runs, (*n + 1) * sizeof(**runs));
+
+	if (!g)
+		return JP_ENOMEM;
+	*runs = g;
+	memset(&g[*n], 0, sizeof(g[*n]));
+	g[*n].number = number;
+	g[*n].dir = strdup(dir);
+	if (!g[*n].dir)
+		return JP_ENOMEM;
+	(*n)++;
+	return read_run(&g[*n - 1]);
+}
+
+/* Every prefix<digits>suffix folder in base. */
+static int list_base(struct jp_run **runs, size_t *n, const char *base, const char *prefix,
+		     const char *suffix, struct jp_error *err)
+{
+	size_t lp = strlen(prefix), ls = strlen(suffix);
+	DIR *d = opendir(base);
+	struct dirent *de;
+	int rc = 0;
+
+	if (!d) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		return jp_error_set(err, JP_EIO, _("%s: cannot list the runs: %s"), base,
+				    strerror(errno));
+	}
+	while (rc == 0 && (de = readdir(d))) {
+		unsigned long num;
+		struct stat st;
+		char *dir;
+
+		if (run_number(&num, de->d_name, prefix, lp, suffix, ls) < 0)
+			continue;
+		dir = jp_path_join(base, de->d_name);
+		if (!dir) {
+			rc = JP_ENOMEM;
+			break;
+		}
+		if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+			rc = add_run(runs, n, dir, num);
+		free(dir);
+	}
+	closedir(d);
+	if (rc == JP_ENOMEM)
+		jp_error_set(err, rc, "%s", _("out of memory"));
+	return rc;
+}
+
+int jp_runs_list(struct jp_run **out, size_t *n, const struct jp_profile *profile,
+		 const char *job, struct jp_error *err)
+{
+	const char *tmpl = profile->output_dir ? profile->output_dir : "";
+	char *expanded = NULL, *base = NULL, *prefix = NULL;
+	struct jp_run *runs = NULL;
+	size_t count = 0;
+	const char *nnn, *slash;
+	int rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (strstr(tmpl, "{shared}") && profile->shared_roots.n == 0)
+		return jp_error_set(err, JP_EUSAGE, "%s",
+				    _("the profile names no shared root for its output template"));
+	expanded = expand(tmpl, profile->shared_roots.n ? profile->shared_roots.v[0] : "", job);
+	if (!expanded)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	nnn = strstr(expanded, "NNN");
+	if (!nnn) {
+		struct stat st;
+
+		if (stat(expanded, &st) == 0 && S_ISDIR(st.st_mode))
+			rc = add_run(&runs, &count, expanded, 0);
+		goto out;
+	}
+	slash = strrchr(expanded, '/');
+	if (!slash || slash > nnn) {
+		rc = jp_error_set(err, JP_EUSAGE,
+				  _("the profile's output template %s has NNN outside its last component"),
+				  tmpl);
+		goto out;
+	}
+	base = strndup(expanded, (size_t)(slash - expanded));
+	prefix = strndup(slash + 1, (size_t)(nnn - slash - 1));
+	if (!base || !prefix) {
+		rc = JP_ENOMEM;
+		goto out;
+	}
+	rc = list_base(&runs, &count, *base ? base : "/", prefix, nnn + 3, err);
+out:
+	if (rc == JP_ENOMEM && err && err->n == 0)
+		jp_error_set(err, rc, "%s", _("out of memory"));
+	free(expanded);
+	free(base);
+	free(prefix);
+	if (rc < 0) {
+		jp_runs_free(runs, count);
+		return rc;
+	}
+	if (count > 1)
+		qsort(runs, count, sizeof(*runs), by_number);
+	*out = runs;
+	*n = count;
+	return 0;
+}
+
+void jp_runs_free(struct jp_run *runs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(runs[i].dir);
+		free(runs[i].manifest);
+		free(runs[i].created_at);
+		free(runs[i].commit);
+	}
+	free(runs);
+}

@@ -1,0 +1,134 @@
+/* `jobprep runs JOB [--profile FILE] [--json]`: the runs prepared for a
+ * job, oldest first: each run's folder, when it was prepared (its
+ * manifest's created_at), the commit and the manifest. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/manifest.h"
+#include "jobprep/profile.h"
+#include "jobprep/runs.h"
+#include "cli.h"
+#include "output.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out, "%s\n%s\n", _("Usage: jobprep runs [--profile FILE] [--json] JOB"),
+		_("List the runs prepared for JOB (the profile's output folders for it,\n"
+		  "{shared}/outputs/JOB/run-NNN by default), oldest first: folder, when,\n"
+		  "commit, manifest.\n"
+		  "  --json          print the runs as a JSON array\n"
+		  "  --profile FILE  platform profile (default: $JOBPREP_PROFILE, else built in)"));
+}
+
+static cJSON *runs_json(const struct jp_run *runs, size_t n)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; arr && i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		if (!o || !cJSON_AddItemToArray(arr, o)) {
+			cJSON_Delete(o);
+			cJSON_Delete(arr);
+			return NULL;
+		}
+		if (!cJSON_AddStringToObject(o, "dir", runs[i].dir) ||
+		    !(runs[i].created_at ? cJSON_AddStringToObject(o, "created_at", runs[i].created_at)
+					 : cJSON_AddNullToObject(o, "created_at")) ||
+		    !(runs[i].commit ? cJSON_AddStringToObject(o, "commit", runs[i].commit)
+				     : cJSON_AddNullToObject(o, "commit")) ||
+		    !(runs[i].manifest ? cJSON_AddStringToObject(o, "manifest", runs[i].manifest)
+				       : cJSON_AddNullToObject(o, "manifest"))) {
+			cJSON_Delete(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+static void runs_text(const char *job, const struct jp_run *runs, size_t n)
+{
+	if (n == 0) {
+		printf(_("No runs of %s yet\n"), jp_cli_name(job));
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		printf("%s\n", jp_cli_name(runs[i].dir));
+		printf("  %-10s %s\n", _("when"), runs[i].created_at ? jp_cli_text(runs[i].created_at) : "-");
+		printf("  %-10s %s\n", _("commit"), runs[i].commit ? jp_cli_text(runs[i].commit) : "-");
+		printf("  %-10s %s\n", _("manifest"),
+		       runs[i].manifest ? jp_cli_name(runs[i].manifest) : _("(none)"));
+	}
+}
+
+int jp_cmd_runs(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_profile *profile = NULL;
+	struct jp_run *runs = NULL;
+	const char *profile_path = NULL;
+	size_t n = 0;
+	bool json = false;
+	int c, rc, status = JP_EXIT_OK;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:jp:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'p':
+			profile_path = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return JP_EXIT_OK;
+		default:
+			return jp_cli_option_error("runs", c, argv);
+		}
+	}
+	if (argc - optind != 1)
+		return jp_cli_usage_error("runs", "%s", _("expected one argument: the job's name"));
+	if (!jp_valid_job_name(argv[optind]))
+		return jp_cli_usage_error("runs", _("%s is not a job name (lower-case letters, digits and '-')"),
+					  jp_cli_name(argv[optind]));
+
+	rc = jp_profile_resolve(&profile, profile_path, &err);
+	if (rc == 0)
+		rc = jp_runs_list(&runs, &n, profile, argv[optind], &err);
+	if (rc < 0) {
+		status = jp_cli_report(&err);
+		goto out;
+	}
+	if (json) {
+		cJSON *arr = runs_json(runs, n);
+
+		rc = jp_cli_print_json(arr);
+		cJSON_Delete(arr);
+	} else {
+		runs_text(argv[optind], runs, n);
+	}
+	if (rc < 0 || fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s\n", _("jobprep runs: cannot write to standard output"));
+		status = JP_EXIT_FAIL;
+	}
+out:
+	jp_runs_free(runs, n);
+	jp_profile_free(profile);
+	jp_error_dispose(&err);
+	return status;
+}

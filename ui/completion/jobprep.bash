@@ -1,0 +1,75 @@
+# bash completion for jobprep: commands, each command's options, the values
+# of --to and --stage, and files (manifests, answers, profiles) or folders.
+# Installed into $(datadir)/bash-completion/completions/jobprep.
+# Keep in step with the option tables in ui/cli/cmd_*.c:
+# tests/integration/completion.sh fails when an option here is missing.
+
+_jobprep()
+{
+	local cur prev cmd i
+	COMPREPLY=()
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD-1]}
+	local commands="init check clone env preflight export scan repo show runs schema"
+
+	cmd=
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		-*) ;;
+		*)
+			case " $commands " in
+			*" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break ;;
+			esac
+			;;
+		esac
+	done
+
+	# options that take a value
+	case $prev in
+	--to)
+		COMPREPLY=($(compgen -W "slurm pytorchjob" -- "$cur"))
+		return
+		;;
+	--stage)
+		COMPREPLY=($(compgen -W "auto never always" -- "$cur"))
+		return
+		;;
+	--scratch | --into)
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return
+		;;
+	--answers | --profile | -o | --output)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return
+		;;
+	--ref | --exec | --threads | --timeout | --remote)
+		return
+		;;
+	esac
+
+	local opts
+	case $cmd in
+	'') opts="--demo --profile -o --output -h --help -V --version" ;;
+	init) opts="--answers -o --output --profile --json -q --quiet -v --verbose --force --deep --demo -h --help" ;;
+	check) opts="--json -q --quiet -v --verbose --deep --profile -h --help" ;;
+	clone) opts="--ref --submodules --exec --stage --scratch --threads --timeout --profile --progress --no-progress --json -h --help" ;;
+	env | preflight | show | schema) opts="-h --help" ;;
+	export) opts="--to -o --output --force -h --help" ;;
+	scan) opts="--quick --json --threads --profile -h --help" ;;
+	repo) opts="--remote --ref --into --submodules --exec --timeout --json -h --help" ;;
+	runs) opts="--json --profile -h --help" ;;
+	esac
+
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+	elif [[ -z $cmd ]]; then
+		COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+	else
+		case $cmd in
+		scan | repo) COMPREPLY=($(compgen -d -- "$cur")) ;;
+		clone | runs | schema) ;;
+		*) COMPREPLY=($(compgen -f -- "$cur")) ;;
+		esac
+	fi
+}
+complete -o filenames -F _jobprep jobprep
