@@ -800,29 +800,9 @@ static int check_env_value(struct jp_verdict *v, const struct jp_flow *flow, con
 typedef int check_fn(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
 		     const char *s, bool empty);
 
-static check_fn *const checks[K_COUNT] = {
-	[K_JOB_NAME] = check_job_name,
-	[K_WORKERS] = check_count,
-	[K_GPUS] = check_count,
-	[K_CODE_SOURCE] = check_code_source,
-	[K_CODE_CHECKOUT] = check_checkout,
-	[K_CODE_PATH] = check_code_path,
-	[K_REPO_URL] = check_repo_url,
-	[K_REPO_REF] = check_repo_ref,
-	[K_REPO_COMMIT] = check_repo_commit,
-	[K_IMAGE] = check_image,
-	[K_OUTPUT_DIR] = check_output_path,
-	[K_CHECKPOINT_DIR] = check_output_path,
-	[K_LOG_DIR] = check_output_path,
-	[K_LAUNCH] = check_launch,
-	[K_MANIFEST_PATH] = check_review_path,
-	[K_ENV_PATH] = check_review_path,
-	[K_DATA_NAME] = check_data_name,
-	[K_DATA_PATH] = check_data_path,
-	[K_DATA_RO] = check_data_ro,
-	[K_ENV_NAME] = check_env_name,
-	[K_ENV_VALUE] = check_env_value,
-};
+#define FIELD_CHECK(key, name, kind, check) [key] = check,
+static check_fn *const checks[K_COUNT] = { FLOW_FIELDS(FIELD_CHECK) };
+#undef FIELD_CHECK
 
 int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
 			const char *value)
