@@ -61,94 +61,125 @@ static bool all_hex(const char *s, size_t n)
 	return true;
 }
 
+static const char *const bad_component =
+	N_("repository names are lower-case letters and digits, joined by "
+	   "'.', '_', '-' or '/'");
+static const char *const bad_tag =
+	N_("a tag is 1 to 128 characters: letters, digits, '_', '.' and '-'");
+
+/* "@sha256:<64 lower-case hex>" at `at`. */
+static const char *digest_problem(const char *at)
+{
+	if (strncmp(at + 1, "sha256:", 7) != 0)
+		return N_("a digest is written @sha256:<64 hex digits>");
+	if (strlen(at + 8) != 64 || !all_hex(at + 8, 64))
+		return N_("a sha256 digest is 64 lower-case hex digits");
+	return NULL;
+}
+
+/* The ":tag" of ref..*name_end, after its last '/': checked, and cut off
+ * *name_end. */
+static const char *tag_problem(const char *ref, const char **name_end)
+{
+	const char *p, *last_slash = NULL, *colon = NULL;
+
+	for (p = ref; p < *name_end; p++)
+		if (*p == '/')
+			last_slash = p;
+	for (p = last_slash ? last_slash + 1 : ref; p < *name_end; p++)
+		if (*p == ':')
+			colon = p;
+	if (!colon)
+		return NULL;
+	size_t tl = (size_t)(*name_end - colon - 1);
+	if (tl == 0 || tl > 128)
+		return bad_tag;
+	if (!(isalnum((unsigned char)colon[1]) || colon[1] == '_'))
+		return N_("a tag starts with a letter, digit or '_'");
+	for (p = colon + 1; p < *name_end; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.' && *p != '-')
+			return bad_tag;
+	*name_end = colon;
+	return NULL;
+}
+
+/* Past the registry, when the first component is one (it has '.' or ':',
+ * or is localhost): *path is where the repository name starts. */
+static const char *registry_problem(const char *ref, const char *name_end, const char **path)
+{
+	const char *first_slash = memchr(ref, '/', (size_t)(name_end - ref));
+
+	*path = ref;
+	if (!first_slash)
+		return NULL;
+	size_t fl = (size_t)(first_slash - ref);
+	if (!memchr(ref, '.', fl) && !memchr(ref, ':', fl) &&
+	    !(fl == 9 && strncmp(ref, "localhost", 9) == 0))
+		return NULL;
+	for (const char *p = ref; p < first_slash; p++)
+		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-' && *p != ':')
+			return N_("the registry is a host name, optionally with :port");
+	*path = first_slash + 1;
+	return NULL;
+}
+
+/* Components: [a-z0-9]+ separated by . _ __ - within, / between. */
+static const char *components_problem(const char *path, const char *name_end)
+{
+	bool start = true;
+
+	if (path >= name_end)
+		return N_("an image reference needs a repository name after the registry");
+	for (const char *p = path; p < name_end; p++) {
+		char c = *p;
+		if (islower((unsigned char)c) || isdigit((unsigned char)c)) {
+			start = false;
+			continue;
+		}
+		if (isupper((unsigned char)c))
+			return N_("repository names are lower-case");
+		if (start || !strchr("/._-", c) || c == '\0')
+			return bad_component;
+		if (c == '/')
+			start = true;
+		else if (c == '_' && p + 1 < name_end && p[1] == '_')
+			p++;
+		else if (c == '-')
+			while (p + 1 < name_end && p[1] == '-')
+				p++;
+		if (c != '/' && (p + 1 >= name_end || p[1] == '/'))
+			return bad_component;
+	}
+	if (start)
+		return N_("an image reference needs a repository name after the registry");
+	return NULL;
+}
+
 /* [registry[:port]/]path[:tag][@sha256:<64 hex>], the Docker reference
  * grammar: path components lower-case alphanumerics joined by . _ __ or -,
  * a tag of at most 128 word characters, . and -. */
 const char *flow_image_problem(const char *ref, bool *no_tag)
 {
-	const char *at, *name_end, *p;
-	const char *last_slash, *colon;
+	const char *at, *name_end, *path, *why;
 
 	*no_tag = false;
 	if (!ref || !*ref)
 		return N_("an image reference is required, e.g. registry.example.com/team/train:v1");
-	for (p = ref; *p; p++)
+	for (const char *p = ref; *p; p++)
 		if (isspace((unsigned char)*p))
 			return N_("an image reference has no spaces");
 	at = strchr(ref, '@');
-	if (at) {
-		if (strncmp(at + 1, "sha256:", 7) != 0)
-			return N_("a digest is written @sha256:<64 hex digits>");
-		if (strlen(at + 8) != 64 || !all_hex(at + 8, 64))
-			return N_("a sha256 digest is 64 lower-case hex digits");
-	}
+	if (at && (why = digest_problem(at)))
+		return why;
 	name_end = at ? at : ref + strlen(ref);
-	last_slash = NULL;
-	for (p = ref; p < name_end; p++)
-		if (*p == '/')
-			last_slash = p;
-	colon = NULL;
-	for (p = last_slash ? last_slash + 1 : ref; p < name_end; p++)
-		if (*p == ':')
-			colon = p;
-	if (colon) {
-		size_t tl = (size_t)(name_end - colon - 1);
-		if (tl == 0 || tl > 128)
-			return N_("a tag is 1 to 128 characters: letters, digits, '_', '.' and '-'");
-		if (!(isalnum((unsigned char)colon[1]) || colon[1] == '_'))
-			return N_("a tag starts with a letter, digit or '_'");
-		for (p = colon + 1; p < name_end; p++)
-			if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.' && *p != '-')
-				return N_("a tag is 1 to 128 characters: letters, digits, '_', '.' and '-'");
-		name_end = colon;
-	} else if (!at) {
+	const char *before = name_end;
+	if ((why = tag_problem(ref, &name_end)))
+		return why;
+	if (name_end == before && !at)
 		*no_tag = true;
-	}
-	/* the first component is a registry when it has '.', ':' or is localhost */
-	const char *path = ref;
-	const char *first_slash = memchr(ref, '/', (size_t)(name_end - ref));
-	if (first_slash) {
-		size_t fl = (size_t)(first_slash - ref);
-		if (memchr(ref, '.', fl) || memchr(ref, ':', fl) ||
-		    (fl == 9 && strncmp(ref, "localhost", 9) == 0)) {
-			for (p = ref; p < first_slash; p++)
-				if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-' && *p != ':')
-					return N_("the registry is a host name, optionally with :port");
-			path = first_slash + 1;
-		}
-	}
-	if (path >= name_end)
-		return N_("an image reference needs a repository name after the registry");
-	/* components: [a-z0-9]+ separated by . _ __ - within, / between */
-	bool start = true;
-	for (p = path; p < name_end; p++) {
-		char c = *p;
-		if (islower((unsigned char)c) || isdigit((unsigned char)c)) {
-			start = false;
-		} else if (c == '/' || c == '.' || c == '_' || c == '-') {
-			if (start)
-				return N_("repository names are lower-case letters and digits, joined by "
-					  "'.', '_', '-' or '/'");
-			if (c == '/')
-				start = true;
-			else if (c == '_' && p + 1 < name_end && p[1] == '_')
-				p++;
-			else if (c == '-')
-				while (p + 1 < name_end && p[1] == '-')
-					p++;
-			if (c != '/' && (p + 1 >= name_end || p[1] == '/'))
-				return N_("repository names are lower-case letters and digits, joined by "
-					  "'.', '_', '-' or '/'");
-		} else if (isupper((unsigned char)c)) {
-			return N_("repository names are lower-case");
-		} else {
-			return N_("repository names are lower-case letters and digits, joined by "
-				  "'.', '_', '-' or '/'");
-		}
-	}
-	if (start)
-		return N_("an image reference needs a repository name after the registry");
-	return NULL;
+	if ((why = registry_problem(ref, name_end, &path)))
+		return why;
+	return components_problem(path, name_end);
 }
 
 /* --- paths --------------------------------------------------------------------- */
