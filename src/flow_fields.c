@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,6 +179,17 @@ static const enum jp_field_kind key_kinds[K_COUNT] = { FLOW_FIELDS(FIELD_KIND) }
 const char *flow_key_name(enum fkey key)
 {
 	return (unsigned)key < K_COUNT ? key_names[key] : "";
+}
+
+void flow_item_key(char *buf, size_t size, enum fkey key, size_t index)
+{
+	const char *name = flow_key_name(key);
+	const char *open = strstr(name, "[]");
+
+	if (open)
+		snprintf(buf, size, "%.*s[%zu]%s", (int)(open - name), name, index, open + 2);
+	else
+		snprintf(buf, size, "%s", name);
 }
 
 static const struct jp_field *find_in(const struct jp_field *fields, const char *generic)

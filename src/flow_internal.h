@@ -139,6 +139,9 @@ struct flow_cache {
 /* flow_fields.c */
 int flow_parse_key(struct fref *out, const char *key);
 const char *flow_key_name(enum fkey key);
+/* The concrete key: K_DATA_PATH, 2 -> "data[2].path"; a scalar's name as
+ * it is (index unused). Into buf, cut to size like snprintf. */
+void flow_item_key(char *buf, size_t size, enum fkey key, size_t index);
 
 /* flow_defaults.c: recompute every field the user has not set. */
 int flow_recompute(struct jp_flow *flow, struct jp_error *err);

@@ -845,13 +845,7 @@ int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow, const 
 	if (!value) {
 		/* the current value */
 		char key[96];
-		const char *name = flow_key_name(r->key);
-		const char *open = strstr(name, "[]");
-		if (open)
-			snprintf(key, sizeof(key), "%.*s[%zu]%s", (int)(open - name), name, r->index,
-				 open + 2);
-		else
-			snprintf(key, sizeof(key), "%s", name);
+		flow_item_key(key, sizeof(key), r->key, r->index);
 		if (jp_flow_get(&own, flow, key, NULL) < 0)
 			return JP_ENOMEM;
 		value = own;
