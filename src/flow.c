@@ -778,15 +778,15 @@ int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *ans, c
 			a.oom = 1;
 			break;
 		}
-		snprintf(key, sizeof(key), "data[%zu].path", idx);
+		flow_item_key(key, sizeof(key), K_DATA_PATH, idx);
 		answer(&a, key, d->path);
-		snprintf(key, sizeof(key), "data[%zu].name", idx);
+		flow_item_key(key, sizeof(key), K_DATA_NAME, idx);
 		answer(&a, key, d->name);
 		/* The model cannot tell an absent kind from "team", nor an absent
 		 * read_only from false: those follow the path. */
-		snprintf(key, sizeof(key), "data[%zu].kind", idx);
+		flow_item_key(key, sizeof(key), K_DATA_KIND, idx);
 		answer(&a, key, d->kind == JP_DATA_PUBLIC ? "public" : NULL);
-		snprintf(key, sizeof(key), "data[%zu].read_only", idx);
+		flow_item_key(key, sizeof(key), K_DATA_RO, idx);
 		answer(&a, key, d->read_only ? "true" : NULL);
 	}
 
@@ -801,9 +801,9 @@ int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *ans, c
 			a.oom = 1;
 			break;
 		}
-		snprintf(key, sizeof(key), "job.env[%zu].name", idx);
+		flow_item_key(key, sizeof(key), K_ENV_NAME, idx);
 		answer(&a, key, ans->job.env[i].name);
-		snprintf(key, sizeof(key), "job.env[%zu].value", idx);
+		flow_item_key(key, sizeof(key), K_ENV_VALUE, idx);
 		answer(&a, key, ans->job.env[i].value ? ans->job.env[i].value : "");
 	}
 

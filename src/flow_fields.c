@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,37 +168,28 @@ const struct jp_field *jp_flow_fields(enum jp_step step)
 	return (unsigned)step < JP_STEP_COUNT ? steps[step] : review_fields + 2;
 }
 
-/* Key names in enum fkey order. */
-static const char *const key_names[K_COUNT] = {
-	[K_JOB_NAME] = "job.name",
-	[K_WORKERS] = "job.workers",
-	[K_GPUS] = "job.gpus_per_worker",
-	[K_CODE_SOURCE] = "code.source",
-	[K_CODE_CHECKOUT] = "code.checkout",
-	[K_CODE_PATH] = "code.path",
-	[K_REPO_URL] = "code.repo.url",
-	[K_REPO_REF] = "code.repo.ref",
-	[K_REPO_COMMIT] = "code.repo.commit",
-	[K_IMAGE] = "code.image",
-	[K_OUTPUT_DIR] = "outputs.output_dir",
-	[K_CHECKPOINT_DIR] = "outputs.checkpoint_dir",
-	[K_LOG_DIR] = "outputs.log_dir",
-	[K_LAUNCH] = "job.launch_command",
-	[K_MANIFEST_PATH] = "review.manifest_path",
-	[K_ENV_PATH] = "review.env_path",
-	[K_DATA] = "data",
-	[K_DATA_NAME] = "data[].name",
-	[K_DATA_PATH] = "data[].path",
-	[K_DATA_KIND] = "data[].kind",
-	[K_DATA_RO] = "data[].read_only",
-	[K_ENV] = "job.env",
-	[K_ENV_NAME] = "job.env[].name",
-	[K_ENV_VALUE] = "job.env[].value",
-};
+/* Key names and kinds in enum fkey order, from the one list (flow_internal.h). */
+#define FIELD_NAME(key, name, kind, check) [key] = name,
+static const char *const key_names[K_COUNT] = { FLOW_FIELDS(FIELD_NAME) };
+#undef FIELD_NAME
+#define FIELD_KIND(key, name, kind, check) [key] = kind,
+static const enum jp_field_kind key_kinds[K_COUNT] = { FLOW_FIELDS(FIELD_KIND) };
+#undef FIELD_KIND
 
 const char *flow_key_name(enum fkey key)
 {
 	return (unsigned)key < K_COUNT ? key_names[key] : "";
+}
+
+void flow_item_key(char *buf, size_t size, enum fkey key, size_t index)
+{
+	const char *name = flow_key_name(key);
+	const char *open = strstr(name, "[]");
+
+	if (open)
+		snprintf(buf, size, "%.*s[%zu]%s", (int)(open - name), name, index, open + 2);
+	else
+		snprintf(buf, size, "%s", name);
 }
 
 static const struct jp_field *find_in(const struct jp_field *fields, const char *generic)
@@ -250,7 +242,8 @@ int flow_parse_key(struct fref *out, const char *key)
 		out->key = (enum fkey)k;
 		for (int s = 0; s < JP_STEP_COUNT && !out->field; s++)
 			out->field = find_in(steps[s], generic);
-		return out->field ? 0 : JP_EUSAGE;
+		/* a table that drifted from the list fails every use of the key */
+		return out->field && out->field->kind == key_kinds[k] ? 0 : JP_EUSAGE;
 	}
 	return JP_EUSAGE;
 }

@@ -10,37 +10,52 @@
 #include "jobprep/probe.h"
 #include "jobprep/strv.h"
 
-/* Every field, scalar ones first; the order of jp_flow_fields within a step
- * is the table's, this is only an identity. */
+/* Every field, the one list of them: X(key, name, kind, check) with
+ * enum fkey's identity, the key's name ("[]" where an index goes), its
+ * enum jp_field_kind (flow_parse_key holds the jp_flow_fields tables to it)
+ * and its inline check in flow_validate.c (NULL: none). Scalars first:
+ * flow->set[] is indexed by them. The order within a step is the
+ * jp_flow_fields tables', this is only an identity. */
+#define FLOW_SCALAR_FIELDS(X)                                                     \
+	X(K_JOB_NAME, "job.name", JP_FIELD_TEXT, check_job_name)                  \
+	X(K_WORKERS, "job.workers", JP_FIELD_INTEGER, check_count)                \
+	X(K_GPUS, "job.gpus_per_worker", JP_FIELD_INTEGER, check_count)           \
+	X(K_CODE_SOURCE, "code.source", JP_FIELD_CHOICE, check_code_source)       \
+	X(K_CODE_CHECKOUT, "code.checkout", JP_FIELD_CHOICE, check_checkout)      \
+	X(K_CODE_PATH, "code.path", JP_FIELD_PATH, check_code_path)               \
+	X(K_REPO_URL, "code.repo.url", JP_FIELD_TEXT, check_repo_url)             \
+	X(K_REPO_REF, "code.repo.ref", JP_FIELD_TEXT, check_repo_ref)             \
+	X(K_REPO_COMMIT, "code.repo.commit", JP_FIELD_TEXT, check_repo_commit)    \
+	X(K_IMAGE, "code.image", JP_FIELD_TEXT, check_image)                      \
+	X(K_OUTPUT_DIR, "outputs.output_dir", JP_FIELD_PATH, check_output_path)   \
+	X(K_CHECKPOINT_DIR, "outputs.checkpoint_dir", JP_FIELD_PATH, check_output_path) \
+	X(K_LOG_DIR, "outputs.log_dir", JP_FIELD_PATH, check_output_path)         \
+	X(K_LAUNCH, "job.launch_command", JP_FIELD_TEXT, check_launch)            \
+	X(K_MANIFEST_PATH, "review.manifest_path", JP_FIELD_PATH, check_review_path) \
+	X(K_ENV_PATH, "review.env_path", JP_FIELD_PATH, check_review_path)
+
+/* lists and their items */
+#define FLOW_LIST_FIELDS(X)                                                       \
+	X(K_DATA, "data", JP_FIELD_LIST, NULL)                                    \
+	X(K_DATA_NAME, "data[].name", JP_FIELD_TEXT, check_data_name)             \
+	X(K_DATA_PATH, "data[].path", JP_FIELD_PATH, check_data_path)             \
+	X(K_DATA_KIND, "data[].kind", JP_FIELD_CHOICE, NULL)                      \
+	X(K_DATA_RO, "data[].read_only", JP_FIELD_BOOL, check_data_ro)            \
+	X(K_ENV, "job.env", JP_FIELD_LIST, NULL)                                  \
+	X(K_ENV_NAME, "job.env[].name", JP_FIELD_TEXT, check_env_name)            \
+	X(K_ENV_VALUE, "job.env[].value", JP_FIELD_TEXT, check_env_value)
+
+#define FLOW_FIELDS(X) FLOW_SCALAR_FIELDS(X) FLOW_LIST_FIELDS(X)
+
+#define FLOW_FIELD_KEY(key, name, kind, check) key,
 enum fkey {
-	K_JOB_NAME = 0,
-	K_WORKERS,
-	K_GPUS,
-	K_CODE_SOURCE,
-	K_CODE_CHECKOUT,
-	K_CODE_PATH,
-	K_REPO_URL,
-	K_REPO_REF,
-	K_REPO_COMMIT,
-	K_IMAGE,
-	K_OUTPUT_DIR,
-	K_CHECKPOINT_DIR,
-	K_LOG_DIR,
-	K_LAUNCH,
-	K_MANIFEST_PATH,
-	K_ENV_PATH,
+	FLOW_SCALAR_FIELDS(FLOW_FIELD_KEY)
 	K_N_SCALAR,
-	/* lists and their items */
-	K_DATA = K_N_SCALAR,
-	K_DATA_NAME,
-	K_DATA_PATH,
-	K_DATA_KIND,
-	K_DATA_RO,
-	K_ENV,
-	K_ENV_NAME,
-	K_ENV_VALUE,
+	K_LISTS_BEFORE = K_N_SCALAR - 1, /* the first list is K_N_SCALAR */
+	FLOW_LIST_FIELDS(FLOW_FIELD_KEY)
 	K_COUNT,
 };
+#undef FLOW_FIELD_KEY
 
 enum checkout {
 	CHECKOUT_CLONE = 0,
@@ -124,6 +139,9 @@ struct flow_cache {
 /* flow_fields.c */
 int flow_parse_key(struct fref *out, const char *key);
 const char *flow_key_name(enum fkey key);
+/* The concrete key: K_DATA_PATH, 2 -> "data[2].path"; a scalar's name as
+ * it is (index unused). Into buf, cut to size like snprintf. */
+void flow_item_key(char *buf, size_t size, enum fkey key, size_t index);
 
 /* flow_defaults.c: recompute every field the user has not set. */
 int flow_recompute(struct jp_flow *flow, struct jp_error *err);

@@ -61,94 +61,125 @@ static bool all_hex(const char *s, size_t n)
 	return true;
 }
 
+static const char *const bad_component =
+	N_("repository names are lower-case letters and digits, joined by "
+	   "'.', '_', '-' or '/'");
+static const char *const bad_tag =
+	N_("a tag is 1 to 128 characters: letters, digits, '_', '.' and '-'");
+
+/* "@sha256:<64 lower-case hex>" at `at`. */
+static const char *digest_problem(const char *at)
+{
+	if (strncmp(at + 1, "sha256:", 7) != 0)
+		return N_("a digest is written @sha256:<64 hex digits>");
+	if (strlen(at + 8) != 64 || !all_hex(at + 8, 64))
+		return N_("a sha256 digest is 64 lower-case hex digits");
+	return NULL;
+}
+
+/* The ":tag" of ref..*name_end, after its last '/': checked, and cut off
+ * *name_end. */
+static const char *tag_problem(const char *ref, const char **name_end)
+{
+	const char *p, *last_slash = NULL, *colon = NULL;
+
+	for (p = ref; p < *name_end; p++)
+		if (*p == '/')
+			last_slash = p;
+	for (p = last_slash ? last_slash + 1 : ref; p < *name_end; p++)
+		if (*p == ':')
+			colon = p;
+	if (!colon)
+		return NULL;
+	size_t tl = (size_t)(*name_end - colon - 1);
+	if (tl == 0 || tl > 128)
+		return bad_tag;
+	if (!(isalnum((unsigned char)colon[1]) || colon[1] == '_'))
+		return N_("a tag starts with a letter, digit or '_'");
+	for (p = colon + 1; p < *name_end; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.' && *p != '-')
+			return bad_tag;
+	*name_end = colon;
+	return NULL;
+}
+
+/* Past the registry, when the first component is one (it has '.' or ':',
+ * or is localhost): *path is where the repository name starts. */
+static const char *registry_problem(const char *ref, const char *name_end, const char **path)
+{
+	const char *first_slash = memchr(ref, '/', (size_t)(name_end - ref));
+
+	*path = ref;
+	if (!first_slash)
+		return NULL;
+	size_t fl = (size_t)(first_slash - ref);
+	if (!memchr(ref, '.', fl) && !memchr(ref, ':', fl) &&
+	    !(fl == 9 && strncmp(ref, "localhost", 9) == 0))
+		return NULL;
+	for (const char *p = ref; p < first_slash; p++)
+		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-' && *p != ':')
+			return N_("the registry is a host name, optionally with :port");
+	*path = first_slash + 1;
+	return NULL;
+}
+
+/* Components: [a-z0-9]+ separated by . _ __ - within, / between. */
+static const char *components_problem(const char *path, const char *name_end)
+{
+	bool start = true;
+
+	if (path >= name_end)
+		return N_("an image reference needs a repository name after the registry");
+	for (const char *p = path; p < name_end; p++) {
+		char c = *p;
+		if (islower((unsigned char)c) || isdigit((unsigned char)c)) {
+			start = false;
+			continue;
+		}
+		if (isupper((unsigned char)c))
+			return N_("repository names are lower-case");
+		if (start || !strchr("/._-", c) || c == '\0')
+			return bad_component;
+		if (c == '/')
+			start = true;
+		else if (c == '_' && p + 1 < name_end && p[1] == '_')
+			p++;
+		else if (c == '-')
+			while (p + 1 < name_end && p[1] == '-')
+				p++;
+		if (c != '/' && (p + 1 >= name_end || p[1] == '/'))
+			return bad_component;
+	}
+	if (start)
+		return N_("an image reference needs a repository name after the registry");
+	return NULL;
+}
+
 /* [registry[:port]/]path[:tag][@sha256:<64 hex>], the Docker reference
  * grammar: path components lower-case alphanumerics joined by . _ __ or -,
  * a tag of at most 128 word characters, . and -. */
 const char *flow_image_problem(const char *ref, bool *no_tag)
 {
-	const char *at, *name_end, *p;
-	const char *last_slash, *colon;
+	const char *at, *name_end, *path, *why;
 
 	*no_tag = false;
 	if (!ref || !*ref)
 		return N_("an image reference is required, e.g. registry.example.com/team/train:v1");
-	for (p = ref; *p; p++)
+	for (const char *p = ref; *p; p++)
 		if (isspace((unsigned char)*p))
 			return N_("an image reference has no spaces");
 	at = strchr(ref, '@');
-	if (at) {
-		if (strncmp(at + 1, "sha256:", 7) != 0)
-			return N_("a digest is written @sha256:<64 hex digits>");
-		if (strlen(at + 8) != 64 || !all_hex(at + 8, 64))
-			return N_("a sha256 digest is 64 lower-case hex digits");
-	}
+	if (at && (why = digest_problem(at)))
+		return why;
 	name_end = at ? at : ref + strlen(ref);
-	last_slash = NULL;
-	for (p = ref; p < name_end; p++)
-		if (*p == '/')
-			last_slash = p;
-	colon = NULL;
-	for (p = last_slash ? last_slash + 1 : ref; p < name_end; p++)
-		if (*p == ':')
-			colon = p;
-	if (colon) {
-		size_t tl = (size_t)(name_end - colon - 1);
-		if (tl == 0 || tl > 128)
-			return N_("a tag is 1 to 128 characters: letters, digits, '_', '.' and '-'");
-		if (!(isalnum((unsigned char)colon[1]) || colon[1] == '_'))
-			return N_("a tag starts with a letter, digit or '_'");
-		for (p = colon + 1; p < name_end; p++)
-			if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.' && *p != '-')
-				return N_("a tag is 1 to 128 characters: letters, digits, '_', '.' and '-'");
-		name_end = colon;
-	} else if (!at) {
+	const char *before = name_end;
+	if ((why = tag_problem(ref, &name_end)))
+		return why;
+	if (name_end == before && !at)
 		*no_tag = true;
-	}
-	/* the first component is a registry when it has '.', ':' or is localhost */
-	const char *path = ref;
-	const char *first_slash = memchr(ref, '/', (size_t)(name_end - ref));
-	if (first_slash) {
-		size_t fl = (size_t)(first_slash - ref);
-		if (memchr(ref, '.', fl) || memchr(ref, ':', fl) ||
-		    (fl == 9 && strncmp(ref, "localhost", 9) == 0)) {
-			for (p = ref; p < first_slash; p++)
-				if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-' && *p != ':')
-					return N_("the registry is a host name, optionally with :port");
-			path = first_slash + 1;
-		}
-	}
-	if (path >= name_end)
-		return N_("an image reference needs a repository name after the registry");
-	/* components: [a-z0-9]+ separated by . _ __ - within, / between */
-	bool start = true;
-	for (p = path; p < name_end; p++) {
-		char c = *p;
-		if (islower((unsigned char)c) || isdigit((unsigned char)c)) {
-			start = false;
-		} else if (c == '/' || c == '.' || c == '_' || c == '-') {
-			if (start)
-				return N_("repository names are lower-case letters and digits, joined by "
-					  "'.', '_', '-' or '/'");
-			if (c == '/')
-				start = true;
-			else if (c == '_' && p + 1 < name_end && p[1] == '_')
-				p++;
-			else if (c == '-')
-				while (p + 1 < name_end && p[1] == '-')
-					p++;
-			if (c != '/' && (p + 1 >= name_end || p[1] == '/'))
-				return N_("repository names are lower-case letters and digits, joined by "
-					  "'.', '_', '-' or '/'");
-		} else if (isupper((unsigned char)c)) {
-			return N_("repository names are lower-case");
-		} else {
-			return N_("repository names are lower-case letters and digits, joined by "
-				  "'.', '_', '-' or '/'");
-		}
-	}
-	if (start)
-		return N_("an image reference needs a repository name after the registry");
-	return NULL;
+	if ((why = registry_problem(ref, name_end, &path)))
+		return why;
+	return components_problem(path, name_end);
 }
 
 /* --- paths --------------------------------------------------------------------- */
@@ -337,9 +368,6 @@ static int judge_data_path(struct jp_verdict *v, const struct jp_flow *flow, siz
 
 /* --- one field -------------------------------------------------------------------- */
 
-static const char *const reserved_env[] = { "PROJECT_DIR", "OUTPUT_DIR", "CHECKPOINT_DIR",
-					    "LOG_DIR", "DATA_DIR", NULL };
-
 static int judge_launch(struct jp_verdict *v, const struct jp_flow *flow, const char *cmd)
 {
 	const struct jp_manifest *m = flow->m;
@@ -435,300 +463,398 @@ static bool refused(const struct jp_flow *flow, enum fkey key)
 	       flow->insp.refusal_key == key && flow->insp.refused_gen == flow->code_gen;
 }
 
+/* --- generic checks: each sets a failing verdict and returns false -------------- */
+
+/* A value is there; else fails with `why` (translated). */
+static bool required(struct jp_verdict *v, bool empty, const char *why)
+{
+	if (empty)
+		flow_verdict_set(v, JP_CHECK_FAIL, "%s", why);
+	return !empty;
+}
+
+static bool absolute(struct jp_verdict *v, const char *s)
+{
+	if (s[0] == '/')
+		return true;
+	flow_verdict_set(v, JP_CHECK_FAIL, _("expected an absolute path, got \"%s\""), s);
+	return false;
+}
+
+/* An integer within the field's min..max. */
+static bool in_range(struct jp_verdict *v, const struct jp_field *f, const char *s, bool empty)
+{
+	char *end;
+	long long n = 0;
+
+	errno = 0;
+	if (!empty)
+		n = strtoll(s, &end, 10);
+	if (!empty && !*end && !errno && n >= f->min && n <= f->max)
+		return true;
+	flow_verdict_set(v, JP_CHECK_FAIL, _("expected an integer from %lld to %lld, got \"%s\""),
+			 f->min, f->max, s);
+	return false;
+}
+
+/* --- one check per field ------------------------------------------------------------ */
+
+/* Every check: the verdict starts as a pass; s is the value ("" or NULL
+ * when empty). 0 or a negative code. */
+
+static int check_job_name(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
+			  const char *s, bool empty)
+{
+	(void)flow;
+	(void)r;
+	if (!required(v, empty,
+		      _("a job name is required: lower-case letters, digits and '-', "
+			"at most 63 characters")) ||
+	    jp_valid_job_name(s))
+		return 0;
+	char low[80];
+	size_t n = 0;
+	for (const char *p = s; *p && n < sizeof(low) - 1; p++)
+		low[n++] = *p == '_' || *p == ' ' || *p == '.' ? '-' : (char)tolower((unsigned char)*p);
+	low[n] = '\0';
+	if (jp_valid_job_name(low))
+		flow_verdict_set(v, JP_CHECK_FAIL,
+				 _("expected lower-case letters, digits and '-' (at most 63, "
+				   "starting and ending with a letter or digit), got \"%s\": "
+				   "try \"%s\""),
+				 s, low);
+	else
+		flow_verdict_set(v, JP_CHECK_FAIL,
+				 _("expected lower-case letters, digits and '-' (at most 63, "
+				   "starting and ending with a letter or digit), got \"%s\""),
+				 s);
+	return 0;
+}
+
+static int check_count(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
+		       const char *s, bool empty)
+{
+	(void)flow;
+	in_range(v, r->field, s, empty);
+	return 0;
+}
+
+static int check_code_source(struct jp_verdict *v, const struct jp_flow *flow,
+			     const struct fref *r, const char *s, bool empty)
+{
+	(void)flow;
+	(void)r;
+	(void)s;
+	required(v, empty, _("choose where the code comes from"));
+	return 0;
+}
+
+static int check_checkout(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
+			  const char *s, bool empty)
+{
+	const char *path = flow->m->code.path;
+	size_t n = 0;
+
+	(void)r;
+	(void)empty;
+	if (!path)
+		return 0;
+	bool ours = flow->cloned_path && strcmp(flow->cloned_path, path) == 0;
+	if (strcmp(s, "clone") == 0 && !ours && !flow_dir_is_empty(path, &n) && n > 0)
+		flow_verdict_set(v, JP_CHECK_FAIL,
+				 _("%s already holds files: choose \"use an existing checkout\", "
+				   "or an empty or new directory to clone into"),
+				 path);
+	else if (strcmp(s, "clone") == 0 && !ours && !flow_dir_is_empty(path, NULL) &&
+		 errno != ENOENT)
+		flow_verdict_set(v, JP_CHECK_FAIL, _("%s is not a directory jobprep can clone into"),
+				 path);
+	else if (strcmp(s, "existing") == 0) {
+		struct stat st;
+		int errnum = 0;
+		if (jp_probe_stat(&st, &errnum, path, 0, flow_fs_timeout_ms(), NULL) != 0 || errnum ||
+		    !S_ISDIR(st.st_mode))
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("%s is not a directory: choose \"clone it now\", or the "
+					   "directory that holds the code"),
+					 path);
+	}
+	return 0;
+}
+
+static int check_repo_url(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
+			  const char *s, bool empty)
+{
+	const struct jp_manifest *m = flow->m;
+	bool needed = (m->code.source == JP_CODE_SHARED_STORAGE && flow->checkout == CHECKOUT_CLONE) ||
+		      m->code.source == JP_CODE_LAUNCH_CLONE;
+
+	(void)r;
+	if (empty) {
+		if (needed)
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("a repository URL is required to clone the code"));
+	} else if (s[0] == '-') {
+		flow_verdict_set(v, JP_CHECK_FAIL, _("a URL does not start with '-'"));
+	} else if (jp_url_has_credentials(s)) {
+		flow_verdict_set(v, JP_CHECK_FAIL,
+				 _("the URL holds a password or token: leave it out; jobprep asks "
+				   "for it when cloning and never writes it down"));
+	} else if (existing_looked_at(flow) && flow->insp.is_git && flow->insp.url &&
+		   !jp_url_same_repo(flow->insp.url, s)) {
+		flow_verdict_set(v, JP_CHECK_FAIL,
+				 _("%s is a checkout of %s, not of %s: choose another path, or "
+				   "leave code.repo.url out to use what is there"),
+				 m->code.path, flow->insp.url, s);
+	} else if (refused(flow, K_REPO_URL)) {
+		flow_verdict_set(v, JP_CHECK_FAIL, "%s", flow->insp.refusal);
+	}
+	return 0;
+}
+
+static int check_repo_ref(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
+			  const char *s, bool empty)
+{
+	(void)r;
+	if (!empty && (s[0] == '-' || strpbrk(s, " \t\n~^:?*[\\")))
+		flow_verdict_set(v, JP_CHECK_FAIL,
+				 _("expected a branch, tag or commit name, got \"%s\""), s);
+	else if (refused(flow, K_REPO_REF))
+		/* the checkout could not be brought to the ref: the manifest
+		 * would name one version and the job run another */
+		flow_verdict_set(v, JP_CHECK_FAIL, "%s", flow->insp.refusal);
+	return 0;
+}
+
+static int check_repo_commit(struct jp_verdict *v, const struct jp_flow *flow,
+			     const struct fref *r, const char *s, bool empty)
+{
+	(void)flow;
+	(void)r;
+	if (!empty && !jp_valid_commit(s))
+		flow_verdict_set(v, JP_CHECK_FAIL, _("expected 40 hex digits, got \"%s\""), s);
+	return 0;
+}
+
+static int check_image(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
+		       const char *s, bool empty)
+{
+	bool no_tag = false;
+	const char *why = flow_image_problem(s, &no_tag);
+
+	(void)flow;
+	(void)r;
+	(void)empty;
+	if (why)
+		flow_verdict_set(v, JP_CHECK_FAIL, "%s", _(why));
+	else if (no_tag)
+		flow_verdict_set(v, JP_CHECK_WARN,
+				 _("%s has no tag, so it means :latest, which can change under the "
+				   "job: pin a tag or an @sha256: digest"),
+				 s);
+	return 0;
+}
+
+static int check_code_path(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
+			   const char *s, bool empty)
+{
+	const struct jp_manifest *m = flow->m;
+
+	(void)r;
+	if (!required(v, empty,
+		      m->code.source == JP_CODE_IMAGE
+			      ? _("the code directory inside the image is required")
+			      : _("a project directory is required (fill in the job name for "
+				  "the default)")) ||
+	    !absolute(v, s))
+		return 0;
+	if (m->code.source == JP_CODE_SHARED_STORAGE)
+		return judge_storage(v, flow, K_CODE_PATH, s, false);
+	return 0;
+}
+
+static int check_output_path(struct jp_verdict *v, const struct jp_flow *flow,
+			     const struct fref *r, const char *s, bool empty)
+{
+	const struct jp_manifest *m = flow->m;
+	int rc;
+
+	if (!required(v, empty, _("a directory is required (fill in the job name for the default)")) ||
+	    !absolute(v, s))
+		return 0;
+	/* a default inside the output directory is judged with it */
+	if (r->key != K_OUTPUT_DIR && !flow->set[r->key] && under(s, m->outputs.output_dir))
+		return 0;
+	rc = judge_storage(v, flow, r->key, s, true);
+	if (rc == 0 && v->status == JP_CHECK_PASS && r->key == K_OUTPUT_DIR) {
+		size_t n = 0;
+		bool ours = flow->made_out && strcmp(flow->made_out, s) == 0;
+		if (!ours && (n = flow_dir_files(s)) > 0)
+			flow_verdict_set(v, JP_CHECK_WARN,
+					 _("%s already holds files from an earlier run (%zu files): jobprep "
+					   "will not write into it without asking; a new run directory "
+					   "keeps runs apart"),
+					 s, n);
+	}
+	return rc;
+}
+
+static int check_launch(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
+			const char *s, bool empty)
+{
+	(void)r;
+	if (empty && !flow->set[K_LAUNCH] && flow_code_pending(flow))
+		flow_verdict_set(v, JP_CHECK_WARN,
+				 _("the default launch command is filled in once the code is in "
+				   "place"));
+	else if (required(v, empty,
+			  _("a launch command is required: what the job runs, e.g. "
+			    "cd \"$PROJECT_DIR\" && bash scripts/train.sh")))
+		return judge_launch(v, flow, s);
+	return 0;
+}
+
+static int check_review_path(struct jp_verdict *v, const struct jp_flow *flow,
+			     const struct fref *r, const char *s, bool empty)
+{
+	int rc;
+
+	if (!required(v, empty, _("a file path is required")) || !absolute(v, s))
+		return 0;
+	if (!parent_exists(s) && !under(s, flow->m->outputs.output_dir)) {
+		flow_verdict_set(v, JP_CHECK_FAIL, _("the directory for %s does not exist"), s);
+		return 0;
+	}
+	/* the launch line sources env.sh on every Worker */
+	rc = judge_storage(v, flow, r->key, s, true);
+	if (rc == 0 && v->status == JP_CHECK_PASS)
+		rc = flow_judge_review_path(v, flow, r->key, s);
+	return rc;
+}
+
+static int check_data_path(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
+			   const char *s, bool empty)
+{
+	if (!required(v, empty, _("the data set's path is required")) || !absolute(v, s))
+		return 0;
+	return judge_data_path(v, flow, r->index, s);
+}
+
+static int check_data_name(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
+			   const char *s, bool empty)
+{
+	const struct jp_manifest *m = flow->m;
+
+	if (!required(v, empty, _("a name is required")))
+		return 0;
+	for (size_t i = 0; i < m->n_data; i++)
+		if (i != r->index && m->data[i].name && strcmp(m->data[i].name, s) == 0) {
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("another data source is already called \"%s\""), s);
+			break;
+		}
+	return 0;
+}
+
+static int check_data_ro(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
+			 const char *s, bool empty)
+{
+	(void)empty;
+	if (flow->m->data[r->index].kind == JP_DATA_PUBLIC && strcmp(s, "false") == 0)
+		flow_verdict_set(v, JP_CHECK_WARN,
+				 _("public data is mounted read-only: the job cannot write there"));
+	return 0;
+}
+
+static const char *const reserved_env[] = { "PROJECT_DIR", "OUTPUT_DIR", "CHECKPOINT_DIR",
+					    "LOG_DIR", "DATA_DIR", NULL };
+
+static int check_env_name(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
+			  const char *s, bool empty)
+{
+	const struct jp_manifest *m = flow->m;
+
+	if (!required(v, empty, _("a variable name is required")))
+		return 0;
+	if (!jp_valid_env_name(s)) {
+		flow_verdict_set(v, JP_CHECK_FAIL,
+				 _("expected letters, digits and '_', not starting with a digit, "
+				   "got \"%s\""),
+				 s);
+		return 0;
+	}
+	if (jp_env_name_special(s)) {
+		flow_verdict_set(v, JP_CHECK_FAIL, _("%s is special to the shells: %s"), s,
+				 _(jp_env_name_special(s)));
+		return 0;
+	}
+	for (size_t i = 0; reserved_env[i]; i++)
+		if (strcmp(reserved_env[i], s) == 0)
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("%s is set by env.sh from the manifest: change the field "
+					   "instead"),
+					 s);
+	for (size_t i = 0; v->status == JP_CHECK_PASS && i < m->job.n_env; i++)
+		if (i != r->index && m->job.env[i].name && strcmp(m->job.env[i].name, s) == 0)
+			flow_verdict_set(v, JP_CHECK_FAIL, _("%s is already set above"), s);
+	return 0;
+}
+
+static int check_env_value(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
+			   const char *s, bool empty)
+{
+	const struct jp_manifest *m = flow->m;
+	const char *name = m->job.env[r->index].name;
+	int rc;
+
+	if (!name || !jp_valid_env_name(name) || empty)
+		return 0;
+	/* NAME=value as the launch command would hold it: HF_HOME=/root/... */
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+	struct jp_lint_report rep = JP_LINT_REPORT_INIT;
+	char *q = NULL, *cmd = NULL;
+	ctx.profile = flow->profile;
+	ctx.workers = (long long)m->job.workers;
+	if (jp_sh_quote(&q, s) < 0 || asprintf(&cmd, "export %s=%s", name, q) < 0) {
+		free(q);
+		return JP_ENOMEM;
+	}
+	rc = jp_lint_command(&rep, cmd, &ctx, NULL);
+	if (rc == 0 && rep.n > 0)
+		flow_verdict_set(v, JP_CHECK_WARN, "%s", rep.items[0].message);
+	jp_lint_report_dispose(&rep);
+	free(q);
+	free(cmd);
+	return rc;
+}
+
+typedef int check_fn(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
+		     const char *s, bool empty);
+
+#define FIELD_CHECK(key, name, kind, check) [key] = check,
+static check_fn *const checks[K_COUNT] = { FLOW_FIELDS(FIELD_CHECK) };
+#undef FIELD_CHECK
+
 int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
 			const char *value)
 {
-	const struct jp_manifest *m = flow->m;
 	char *own = NULL;
-	const char *s;
 	int rc = 0;
 
 	flow_verdict_set(v, JP_CHECK_PASS, NULL);
 	if (!value) {
 		/* the current value */
-		char *text = NULL;
-		const struct fref copy = *r;
 		char key[96];
-		const char *name = flow_key_name(copy.key);
-		const char *open = strstr(name, "[]");
-		if (open)
-			snprintf(key, sizeof(key), "%.*s[%zu]%s", (int)(open - name), name, copy.index,
-				 open + 2);
-		else
-			snprintf(key, sizeof(key), "%s", name);
-		if (jp_flow_get(&text, flow, key, NULL) < 0)
+		flow_item_key(key, sizeof(key), r->key, r->index);
+		if (jp_flow_get(&own, flow, key, NULL) < 0)
 			return JP_ENOMEM;
-		own = text;
 		value = own;
 	}
-	s = value;
-	bool empty = !s || !*s;
+	bool empty = !value || !*value;
 	bool optional = r->field && (r->field->flags & JP_FIELD_OPTIONAL);
 
-	switch (r->key) {
-	case K_JOB_NAME:
-		if (empty) {
-			flow_verdict_set(v, JP_CHECK_FAIL,
-					 _("a job name is required: lower-case letters, digits and '-', "
-					   "at most 63 characters"));
-		} else if (!jp_valid_job_name(s)) {
-			char low[80];
-			size_t n = 0;
-			for (const char *p = s; *p && n < sizeof(low) - 1; p++)
-				low[n++] = *p == '_' || *p == ' ' || *p == '.' ? '-'
-									 : (char)tolower((unsigned char)*p);
-			low[n] = '\0';
-			if (jp_valid_job_name(low))
-				flow_verdict_set(v, JP_CHECK_FAIL,
-						 _("expected lower-case letters, digits and '-' (at most 63, "
-						   "starting and ending with a letter or digit), got \"%s\": "
-						   "try \"%s\""),
-						 s, low);
-			else
-				flow_verdict_set(v, JP_CHECK_FAIL,
-						 _("expected lower-case letters, digits and '-' (at most 63, "
-						   "starting and ending with a letter or digit), got \"%s\""),
-						 s);
-		}
-		break;
-	case K_WORKERS:
-	case K_GPUS: {
-		char *end;
-		errno = 0;
-		long long n = strtoll(s, &end, 10);
-		if (empty || *end || errno || n < r->field->min || n > r->field->max)
-			flow_verdict_set(v, JP_CHECK_FAIL,
-					 _("expected an integer from %lld to %lld, got \"%s\""),
-					 r->field->min, r->field->max, s);
-		break;
-	}
-	case K_CODE_SOURCE:
-		if (empty)
-			flow_verdict_set(v, JP_CHECK_FAIL, _("choose where the code comes from"));
-		break;
-	case K_CODE_CHECKOUT: {
-		const char *path = m->code.path;
-		size_t n = 0;
-		if (!path)
-			break;
-		bool ours = flow->cloned_path && strcmp(flow->cloned_path, path) == 0;
-		if (strcmp(s, "clone") == 0 && !ours && !flow_dir_is_empty(path, &n) && n > 0)
-			flow_verdict_set(v, JP_CHECK_FAIL,
-					 _("%s already holds files: choose \"use an existing checkout\", "
-					   "or an empty or new directory to clone into"),
-					 path);
-		else if (strcmp(s, "clone") == 0 && !ours && !flow_dir_is_empty(path, NULL) &&
-			 errno != ENOENT)
-			flow_verdict_set(v, JP_CHECK_FAIL,
-					 _("%s is not a directory jobprep can clone into"), path);
-		else if (strcmp(s, "existing") == 0) {
-			struct stat st;
-			int errnum = 0;
-			if (jp_probe_stat(&st, &errnum, path, 0, flow_fs_timeout_ms(), NULL) != 0 ||
-			    errnum || !S_ISDIR(st.st_mode))
-				flow_verdict_set(v, JP_CHECK_FAIL,
-						 _("%s is not a directory: choose \"clone it now\", or the "
-						   "directory that holds the code"),
-						 path);
-		}
-		break;
-	}
-	case K_REPO_URL: {
-		bool needed = (m->code.source == JP_CODE_SHARED_STORAGE &&
-			       flow->checkout == CHECKOUT_CLONE) ||
-			      m->code.source == JP_CODE_LAUNCH_CLONE;
-		if (empty && needed) {
-			flow_verdict_set(v, JP_CHECK_FAIL,
-					 _("a repository URL is required to clone the code"));
-		} else if (!empty && s[0] == '-') {
-			flow_verdict_set(v, JP_CHECK_FAIL, _("a URL does not start with '-'"));
-		} else if (!empty && jp_url_has_credentials(s)) {
-			flow_verdict_set(v, JP_CHECK_FAIL,
-					 _("the URL holds a password or token: leave it out; jobprep asks "
-					   "for it when cloning and never writes it down"));
-		} else if (!empty && existing_looked_at(flow) && flow->insp.is_git && flow->insp.url &&
-			   !jp_url_same_repo(flow->insp.url, s)) {
-			flow_verdict_set(v, JP_CHECK_FAIL,
-					 _("%s is a checkout of %s, not of %s: choose another path, or "
-					   "leave code.repo.url out to use what is there"),
-					 m->code.path, flow->insp.url, s);
-		} else if (!empty && refused(flow, K_REPO_URL)) {
-			flow_verdict_set(v, JP_CHECK_FAIL, "%s", flow->insp.refusal);
-		}
-		break;
-	}
-	case K_REPO_REF:
-		if (!empty && (s[0] == '-' || strpbrk(s, " \t\n~^:?*[\\"))) {
-			flow_verdict_set(v, JP_CHECK_FAIL,
-					 _("expected a branch, tag or commit name, got \"%s\""), s);
-		} else if (refused(flow, K_REPO_REF)) {
-			/* the checkout could not be brought to the ref: the manifest
-			 * would name one version and the job run another */
-			flow_verdict_set(v, JP_CHECK_FAIL, "%s", flow->insp.refusal);
-		}
-		break;
-	case K_REPO_COMMIT:
-		if (!empty && !jp_valid_commit(s))
-			flow_verdict_set(v, JP_CHECK_FAIL, _("expected 40 hex digits, got \"%s\""), s);
-		break;
-	case K_IMAGE: {
-		bool no_tag = false;
-		const char *why = flow_image_problem(s, &no_tag);
-		if (why)
-			flow_verdict_set(v, JP_CHECK_FAIL, "%s", _(why));
-		else if (no_tag)
-			flow_verdict_set(v, JP_CHECK_WARN,
-					 _("%s has no tag, so it means :latest, which can change under the "
-					   "job: pin a tag or an @sha256: digest"),
-					 s);
-		break;
-	}
-	case K_CODE_PATH:
-		if (empty) {
-			flow_verdict_set(v, JP_CHECK_FAIL,
-					 m->code.source == JP_CODE_IMAGE
-						 ? _("the code directory inside the image is required")
-						 : _("a project directory is required (fill in the job name for "
-						     "the default)"));
-		} else if (s[0] != '/') {
-			flow_verdict_set(v, JP_CHECK_FAIL, _("expected an absolute path, got \"%s\""), s);
-		} else if (m->code.source == JP_CODE_SHARED_STORAGE) {
-			rc = judge_storage(v, flow, K_CODE_PATH, s, false);
-		}
-		break;
-	case K_OUTPUT_DIR:
-	case K_CHECKPOINT_DIR:
-	case K_LOG_DIR:
-		if (empty) {
-			flow_verdict_set(v, JP_CHECK_FAIL,
-					 _("a directory is required (fill in the job name for the "
-					   "default)"));
-			break;
-		}
-		if (s[0] != '/') {
-			flow_verdict_set(v, JP_CHECK_FAIL, _("expected an absolute path, got \"%s\""), s);
-			break;
-		}
-		/* a default inside the output directory is judged with it */
-		if (r->key != K_OUTPUT_DIR && !flow->set[r->key] && under(s, m->outputs.output_dir))
-			break;
-		rc = judge_storage(v, flow, r->key, s, true);
-		if (rc == 0 && v->status == JP_CHECK_PASS && r->key == K_OUTPUT_DIR) {
-			size_t n = 0;
-			bool ours = flow->made_out && strcmp(flow->made_out, s) == 0;
-			if (!ours && (n = flow_dir_files(s)) > 0)
-				flow_verdict_set(v, JP_CHECK_WARN,
-						 _("%s already holds files from an earlier run (%zu files): jobprep "
-						   "will not write into it without asking; a new run directory "
-						   "keeps runs apart"),
-						 s, n);
-		}
-		break;
-	case K_LAUNCH:
-		if (empty && !flow->set[K_LAUNCH] && flow_code_pending(flow))
-			flow_verdict_set(v, JP_CHECK_WARN,
-					 _("the default launch command is filled in once the code is in "
-					   "place"));
-		else if (empty)
-			flow_verdict_set(v, JP_CHECK_FAIL,
-					 _("a launch command is required: what the job runs, e.g. "
-					   "cd \"$PROJECT_DIR\" && bash scripts/train.sh"));
-		else
-			rc = judge_launch(v, flow, s);
-		break;
-	case K_MANIFEST_PATH:
-	case K_ENV_PATH:
-		if (empty)
-			flow_verdict_set(v, JP_CHECK_FAIL, _("a file path is required"));
-		else if (s[0] != '/')
-			flow_verdict_set(v, JP_CHECK_FAIL, _("expected an absolute path, got \"%s\""), s);
-		else if (!parent_exists(s) && !under(s, m->outputs.output_dir))
-			flow_verdict_set(v, JP_CHECK_FAIL,
-					 _("the directory for %s does not exist"), s);
-		else { /* the launch line sources env.sh on every Worker */
-			rc = judge_storage(v, flow, r->key, s, true);
-			if (rc == 0 && v->status == JP_CHECK_PASS)
-				rc = flow_judge_review_path(v, flow, r->key, s);
-		}
-		break;
-	case K_DATA_PATH:
-		if (empty)
-			flow_verdict_set(v, JP_CHECK_FAIL, _("the data set's path is required"));
-		else if (s[0] != '/')
-			flow_verdict_set(v, JP_CHECK_FAIL, _("expected an absolute path, got \"%s\""), s);
-		else
-			rc = judge_data_path(v, flow, r->index, s);
-		break;
-	case K_DATA_NAME:
-		if (empty) {
-			flow_verdict_set(v, JP_CHECK_FAIL, _("a name is required"));
-			break;
-		}
-		for (size_t i = 0; i < m->n_data; i++)
-			if (i != r->index && m->data[i].name && strcmp(m->data[i].name, s) == 0) {
-				flow_verdict_set(v, JP_CHECK_FAIL,
-						 _("another data source is already called \"%s\""), s);
-				break;
-			}
-		break;
-	case K_DATA_RO:
-		if (m->data[r->index].kind == JP_DATA_PUBLIC && strcmp(s, "false") == 0)
-			flow_verdict_set(v, JP_CHECK_WARN,
-					 _("public data is mounted read-only: the job cannot write there"));
-		break;
-	case K_ENV_NAME:
-		if (empty) {
-			flow_verdict_set(v, JP_CHECK_FAIL, _("a variable name is required"));
-			break;
-		}
-		if (!jp_valid_env_name(s)) {
-			flow_verdict_set(v, JP_CHECK_FAIL,
-					 _("expected letters, digits and '_', not starting with a digit, "
-					   "got \"%s\""),
-					 s);
-			break;
-		}
-		if (jp_env_name_special(s)) {
-			flow_verdict_set(v, JP_CHECK_FAIL, _("%s is special to the shells: %s"), s,
-					 _(jp_env_name_special(s)));
-			break;
-		}
-		for (size_t i = 0; reserved_env[i]; i++)
-			if (strcmp(reserved_env[i], s) == 0)
-				flow_verdict_set(v, JP_CHECK_FAIL,
-						 _("%s is set by env.sh from the manifest: change the field "
-						   "instead"),
-						 s);
-		for (size_t i = 0; v->status == JP_CHECK_PASS && i < m->job.n_env; i++)
-			if (i != r->index && m->job.env[i].name && strcmp(m->job.env[i].name, s) == 0)
-				flow_verdict_set(v, JP_CHECK_FAIL, _("%s is already set above"), s);
-		break;
-	case K_ENV_VALUE: {
-		const char *name = m->job.env[r->index].name;
-		if (!name || !jp_valid_env_name(name) || empty)
-			break;
-		/* NAME=value as the launch command would hold it: HF_HOME=/root/... */
-		struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
-		struct jp_lint_report rep = JP_LINT_REPORT_INIT;
-		char *q = NULL, *cmd = NULL;
-		ctx.profile = flow->profile;
-		ctx.workers = (long long)m->job.workers;
-		if (jp_sh_quote(&q, s) < 0 || asprintf(&cmd, "export %s=%s", name, q) < 0) {
-			free(q);
-			rc = JP_ENOMEM;
-			break;
-		}
-		rc = jp_lint_command(&rep, cmd, &ctx, NULL);
-		if (rc == 0 && rep.n > 0)
-			flow_verdict_set(v, JP_CHECK_WARN, "%s", rep.items[0].message);
-		jp_lint_report_dispose(&rep);
-		free(q);
-		free(cmd);
-		break;
-	}
-	default:
-		break;
-	}
+	if ((unsigned)r->key < K_COUNT && checks[r->key])
+		rc = checks[r->key](v, flow, r, value, empty);
 	if (rc == 0 && empty && optional && v->status == JP_CHECK_PASS)
 		flow_verdict_set(v, JP_CHECK_PASS, NULL);
 	free(own);
