@@ -1,6 +1,7 @@
 # The core library: no terminal, no printing, no exit.
 noinst_LIBRARIES += libjobprep.a
-libjobprep_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(LIBGIT2_CFLAGS) $(XXHASH_CFLAGS)
+libjobprep_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(LIBGIT2_CFLAGS) $(XXHASH_CFLAGS) \
+	$(LIBARCHIVE_CFLAGS) $(LIBCURL_CFLAGS)
 libjobprep_a_SOURCES = \
 	include/jobprep/error.h src/error.c \
 	include/jobprep/strv.h src/strv.c \
@@ -42,7 +43,8 @@ libjobprep_a_SOURCES += include/jobprep/git.h src/git_internal.h \
 	src/git_global.c src/git_url.c src/git_op.c src/git_cred.c src/git_hostkey.c \
 	src/git_run.c src/git_stream.c src/git_tmp.c src/git_target.c src/git_clone.c \
 	src/git_inspect.c src/git_remote.c src/git_update.c \
-	include/jobprep/treecopy.h src/treecopy_internal.h src/treecopy.c src/treecopy_stream.c
+	include/jobprep/treecopy.h src/treecopy_internal.h src/treecopy.c src/treecopy_stream.c \
+	src/treecopy_stage.c
 # storage: mount table, path classes, bounded probes, data-set scans
 libjobprep_a_SOURCES += include/jobprep/mountinfo.h src/mountinfo.c \
 	include/jobprep/pathclass.h src/pathclass.c \
@@ -54,3 +56,6 @@ libjobprep_a_SOURCES += include/jobprep/export.h src/export_internal.h src/expor
 # runs: where a run's files go (and whether a copy may replace what is there);
 # the digest line that tells an unedited export from an edited file
 libjobprep_a_SOURCES += src/flow_files.c src/export_stamp.c
+# stage: data onto shared storage before the job (copy, unpack, download)
+libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c \
+	src/stage_archive.c

@@ -37,6 +37,7 @@ struct item {
 	ssize_t parent;   /* index of the parent directory's item; -1: the top */
 	mode_t mode;
 	off_t size;
+	struct timespec atime, mtime;
 	unsigned depth;
 	enum kind kind;
 };
@@ -56,7 +57,12 @@ struct ctx {
 	const char *const *skip;
 	const char *skip_suffix;
 	bool dst_exists;
+	bool stage, verify;
 	const struct jp_treecopy_result *already; /* copied by a stream */
+	atomic_size_t skipped;
+	atomic_uint_fast64_t skipped_bytes;
+	char **outside; /* with stage: symlinks leaving the tree */
+	size_t n_outside;
 	/* the phase running */
 	size_t *order;
 	size_t n_order;
@@ -129,6 +135,8 @@ static int push(struct ctx *c, const char *rel, const struct stat *st, unsigned 
 	c->v[c->n].parent = parent;
 	c->v[c->n].mode = st->st_mode;
 	c->v[c->n].size = st->st_size;
+	c->v[c->n].atime = st->st_atim;
+	c->v[c->n].mtime = st->st_mtim;
 	c->v[c->n].depth = depth;
 	c->v[c->n].kind = k;
 	c->n++;
@@ -161,6 +169,27 @@ static bool already_done(const struct ctx *c, const char *rel)
 	return c->already && c->already->n_copied &&
 	       bsearch(rel, c->already->copied, c->already->n_copied, sizeof(*c->already->copied),
 		       done_cmp);
+}
+
+/* With stage: a symlink whose target leaves the tree is listed. */
+static int note_link(struct ctx *c, int at, const char *name, const char *rel)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlinkat(at, name, target, sizeof(target) - 1);
+	char **v;
+
+	if (n < 0)
+		return 0; /* the copy reports it */
+	target[n] = '\0';
+	if (!jp_tc_link_leaves(rel, target))
+		return 0;
+	if (!(v = realloc(c->outside, (c->n_outside + 1) * sizeof(*v))))
+		return JP_ENOMEM;
+	c->outside = v;
+	if (!(v[c->n_outside] = strdup(rel)))
+		return JP_ENOMEM;
+	c->n_outside++;
+	return 0;
 }
 
 /* Walk the source below rel (a directory, "" for the top; self is its
@@ -206,7 +235,8 @@ static int walk(struct ctx *c, const char *rel, ssize_t self, unsigned depth,
 			if ((rc = push(c, child, &st, depth + 1, K_FILE, self)) != 0)
 				break;
 		} else if (S_ISLNK(st.st_mode) && !already_done(c, child)) {
-			if ((rc = push(c, child, &st, depth + 1, K_LINK, self)) != 0)
+			if ((rc = push(c, child, &st, depth + 1, K_LINK, self)) != 0 ||
+			    (c->stage && (rc = note_link(c, dirfd(d), de->d_name, child)) != 0))
 				break;
 		}
 		/* sockets, fifos, devices: nothing a checkout makes */
@@ -247,7 +277,8 @@ static int do_mkdir(struct ctx *c, struct item *it, size_t idx, char *buf)
 
 int jp_tc_copy_file(int src_at, const char *src_name, int dst_at, const char *dst_name,
 		    mode_t mode, mode_t umask_bits, char *buf, size_t bufsz,
-		    atomic_uint_fast64_t *bytes, atomic_bool *stop, struct stat *st_out)
+		    atomic_uint_fast64_t *bytes, atomic_bool *stop, struct stat *st_out,
+		    const struct stat *keep)
 {
 	int in, out, e = 0;
 
@@ -295,6 +326,14 @@ int jp_tc_copy_file(int src_at, const char *src_name, int dst_at, const char *ds
 		e = errno;
 		goto bad;
 	}
+	if (keep) {
+		struct timespec times[2] = { keep->st_atim, keep->st_mtim };
+
+		if (futimens(out, times) != 0 || fsync(out) != 0) {
+			e = errno;
+			goto bad;
+		}
+	}
 	if (st_out && fstat(out, st_out) != 0) {
 		e = errno;
 		goto bad;
@@ -311,10 +350,38 @@ bad:
 	return -1;
 }
 
+static int do_stage(struct ctx *c, struct item *it, char *buf)
+{
+	const char *name;
+	int at = dst_at(c, it, &name);
+	enum jp_tc_staged what;
+	struct stat sst;
+
+	memset(&sst, 0, sizeof(sst));
+	sst.st_mode = it->mode;
+	sst.st_size = it->size;
+	sst.st_atim = it->atime;
+	sst.st_mtim = it->mtime;
+	if (jp_tc_stage_entry(c->src_fd, it->rel, &sst, at, name, c->verify, c->umask, buf,
+			      BUF_SIZE, &c->bytes, &c->stop, &what) != 0) {
+		if (errno != ECANCELED)
+			fail(c, 0, it->rel, errno);
+		return -1;
+	}
+	if (what == JP_TC_SKIPPED) {
+		atomic_fetch_add(&c->skipped, 1);
+		atomic_fetch_add(&c->skipped_bytes, (uint_fast64_t)(it->kind == K_FILE ? it->size : 0));
+	}
+	return 0;
+}
+
 static int do_copy(struct ctx *c, struct item *it, size_t idx, char *buf)
 {
 	const char *name;
 	int at = dst_at(c, it, &name);
+
+	if (c->stage)
+		return do_stage(c, it, buf);
 
 	if (it->kind == K_LINK) {
 		ssize_t n = readlinkat(c->src_fd, it->rel, buf, BUF_SIZE - 1);
@@ -332,7 +399,7 @@ static int do_copy(struct ctx *c, struct item *it, size_t idx, char *buf)
 		return 0;
 	}
 	if (jp_tc_copy_file(c->src_fd, it->rel, at, name, it->mode & 07777, c->umask, buf, BUF_SIZE,
-			    &c->bytes, &c->stop, c->record ? &c->stats[idx] : NULL) != 0) {
+			    &c->bytes, &c->stop, c->record ? &c->stats[idx] : NULL, NULL) != 0) {
 		if (errno != ECANCELED)
 			fail(c, 0, it->rel, errno);
 		return -1;
@@ -379,7 +446,14 @@ static void report(struct progress_state *ps, struct ctx *c, bool force)
 	uint64_t now = now_ns();
 	double secs;
 
-	if (!ps->port || !ps->port->progress || ps->canceled)
+	if (!ps->port || ps->canceled)
+		return;
+	if (ps->port->cancelled && ps->port->cancelled(ps->port->payload)) {
+		ps->canceled = true;
+		atomic_store(&c->stop, true);
+		return;
+	}
+	if (!ps->port->progress)
 		return;
 	if (!force && now - ps->t_last < PROGRESS_NS)
 		return;
@@ -461,7 +535,7 @@ static int check_room(const struct ctx *c, const char *dst, struct jp_error *err
 		if (c->v[i].kind == K_FILE)
 			need += (uint64_t)c->v[i].size;
 	snprintf(dir, sizeof(dir), "%s", dst);
-	if (!c->dst_exists && (slash = strrchr(dir, '/')) != NULL)
+	if ((!c->dst_exists || access(dst, F_OK) != 0) && (slash = strrchr(dir, '/')) != NULL)
 		*(slash == dir ? slash + 1 : slash) = '\0';
 	if (statvfs(dir, &vfs) != 0 || vfs.f_frsize == 0)
 		return 0; /* cannot tell: let the writes say */
@@ -487,6 +561,34 @@ static int by_path(const void *a, const void *b)
 		      ((const struct jp_treecopy_file *)b)->path);
 }
 
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* With stage: directories get the source's mtimes back, deepest first
+ * (writing into a folder changed its mtime). */
+static int restore_dir_times(struct ctx *c, const struct stat *top, const char *dst)
+{
+	for (unsigned depth = c->max_depth; depth >= 1; depth--)
+		for (size_t i = 0; i < c->n; i++) {
+			struct timespec t[2] = { c->v[i].atime, c->v[i].mtime };
+
+			if (c->v[i].kind != K_DIR || c->v[i].depth != depth)
+				continue;
+			if (utimensat(c->dst_fd, c->v[i].rel, t, AT_SYMLINK_NOFOLLOW) != 0) {
+				fail(c, 0, c->v[i].rel, errno);
+				return c->err_code;
+			}
+		}
+	struct timespec t[2] = { top->st_atim, top->st_mtim };
+	if (futimens(c->dst_fd, t) != 0) {
+		fail(c, 0, dst, errno);
+		return c->err_code;
+	}
+	return 0;
+}
+
 void jp_treecopy_result_dispose(struct jp_treecopy_result *res)
 {
 	if (!res)
@@ -494,6 +596,9 @@ void jp_treecopy_result_dispose(struct jp_treecopy_result *res)
 	for (size_t i = 0; i < res->n_copied; i++)
 		free(res->copied[i].path);
 	free(res->copied);
+	for (size_t i = 0; i < res->n_outside; i++)
+		free(res->outside[i]);
+	free(res->outside);
 	*res = (struct jp_treecopy_result)JP_TREECOPY_RESULT_INIT;
 }
 
@@ -518,7 +623,9 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 	c.record = opts && opts->record_stats;
 	c.skip = opts ? opts->skip : NULL;
 	c.skip_suffix = opts ? opts->skip_suffix : NULL;
-	c.dst_exists = opts && opts->dst_exists;
+	c.stage = opts && opts->stage;
+	c.verify = c.stage && opts->verify;
+	c.dst_exists = (opts && opts->dst_exists) || c.stage;
 	c.already = opts ? opts->done : NULL;
 	c.umask = jp_tc_umask();
 
@@ -529,7 +636,8 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 	}
 	if ((rc = walk(&c, "", -1, 0, err)) != 0)
 		goto out;
-	if ((rc = check_room(&c, dst, err)) != 0)
+	/* A staging run onto an existing dst may need little more room. */
+	if (!(c.stage && access(dst, F_OK) == 0) && (rc = check_room(&c, dst, err)) != 0)
 		goto out;
 	if (mkdir(dst, (top.st_mode & 07777) | S_IRWXU) != 0 && !(errno == EEXIST && c.dst_exists)) {
 		int e = errno;
@@ -594,6 +702,8 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 	if (rc == 0 && (((top.st_mode & 07777) | S_IRWXU) & ~c.umask) != (top.st_mode & 07777) &&
 	    fchmod(c.dst_fd, top.st_mode & 07777) != 0)
 		fail(&c, 0, dst, errno), rc = c.err_code;
+	if (rc == 0 && c.stage)
+		rc = restore_dir_times(&c, &top, dst);
 	if (rc == JP_ECANCELED) {
 		jp_error_set(err, rc, _("%s: copy canceled"), dst);
 		goto out;
@@ -617,6 +727,13 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 				out->files++;
 		}
 		out->bytes = atomic_load(&c.bytes);
+		out->skipped = atomic_load(&c.skipped);
+		out->skipped_bytes = atomic_load(&c.skipped_bytes);
+		qsort(c.outside, c.n_outside, sizeof(*c.outside), str_cmp);
+		out->outside = c.outside;
+		out->n_outside = c.n_outside;
+		c.outside = NULL;
+		c.n_outside = 0;
 		if (c.record) {
 			out->copied = calloc(out->files + out->symlinks + 1, sizeof(*out->copied));
 			if (!out->copied) {
@@ -644,6 +761,9 @@ out:
 	free(c.v);
 	free(c.order);
 	free(c.stats);
+	for (size_t i = 0; i < c.n_outside; i++)
+		free(c.outside[i]);
+	free(c.outside);
 	if (c.src_fd >= 0)
 		close(c.src_fd);
 	if (c.dst_fd >= 0)

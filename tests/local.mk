@@ -287,3 +287,8 @@ EXTRA_DIST += tests/analyse.sh tests/valgrind.supp
 analyse:
 	$(SHELL) $(srcdir)/tests/analyse.sh $(abs_top_builddir)
 .PHONY: analyse
+# stage: data onto shared storage (copy, resume after kill -9, a full disk)
+STAGE_TESTS = tests/integration/stage_copy.sh tests/integration/stage_interrupt.sh \
+	tests/integration/stage_full_disk.sh tests/integration/stage_archive.sh
+TESTS += $(STAGE_TESTS)
+EXTRA_DIST += $(STAGE_TESTS)

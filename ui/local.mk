@@ -13,6 +13,7 @@ jobprep_SOURCES += ui/cli/cmd_scan.c
 jobprep_SOURCES += ui/cli/cli_port.h ui/cli/cli_port.c ui/cli/cmd_clone.c ui/cli/cmd_repo.c
 jobprep_SOURCES += ui/cli/cmd_schema.c ui/cli/cmd_check.c ui/cli/cmd_env.c
 jobprep_SOURCES += ui/cli/cmd_export.c
+jobprep_SOURCES += ui/cli/cmd_stage.c
 # what several commands print alike: checks, JSON documents
 jobprep_SOURCES += ui/cli/output.h ui/cli/output.c
 

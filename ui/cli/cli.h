@@ -36,5 +36,6 @@ int jp_cmd_init(int argc, char **argv);
 int jp_cmd_scan(int argc, char **argv);
 int jp_cmd_clone(int argc, char **argv);
 int jp_cmd_repo(int argc, char **argv);
+int jp_cmd_stage(int argc, char **argv);
 
 #endif
