@@ -1,7 +1,7 @@
 # The core library: no terminal, no printing, no exit.
 noinst_LIBRARIES += libjobprep.a
 libjobprep_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(LIBGIT2_CFLAGS) $(XXHASH_CFLAGS) \
-	$(LIBARCHIVE_CFLAGS) $(LIBCURL_CFLAGS)
+	$(LIBARCHIVE_CFLAGS) $(LIBCURL_CFLAGS) $(LIBCRYPTO_CFLAGS)
 libjobprep_a_SOURCES = \
 	include/jobprep/error.h src/error.c \
 	include/jobprep/strv.h src/strv.c \
@@ -58,4 +58,4 @@ libjobprep_a_SOURCES += include/jobprep/export.h src/export_internal.h src/expor
 libjobprep_a_SOURCES += src/flow_files.c src/export_stamp.c
 # stage: data onto shared storage before the job (copy, unpack, download)
 libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c \
-	src/stage_archive.c
+	src/stage_archive.c src/stage_http.c

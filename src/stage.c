@@ -226,6 +226,10 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 		*out = res;
 	if (!source || !source[0] || !dest || !dest[0])
 		return jp_error_set(err, JP_EUSAGE, "%s", _("stage: a source and a destination are needed"));
+	if (jp_stage_is_url(source)) {
+		rc = jp_stage_http(&res, source, dest, opts, port, err);
+		goto done;
+	}
 	if (stat(source, &sb) != 0)
 		return jp_error_set(err, sys_code(errno), _("%s: cannot read: %s"), source,
 				    strerror(errno));
@@ -237,6 +241,7 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 		rc = stage_file(&res, source, &sb, dest, opts, port, err);
 	else
 		rc = jp_error_set(err, JP_EUSAGE, _("%s: not a directory or a regular file"), source);
+done:
 	if (rc == 0 && out)
 		*out = res;
 	else

@@ -192,7 +192,7 @@ static void report(struct ax *x, bool force)
 {
 	uint64_t now = now_ns();
 	double secs = (double)(now - x->t_start) / 1e9;
-	struct jp_progress p = { JP_PHASE_COPY, x->members, 0, x->out->bytes_written, 0, x->src };
+	struct jp_progress p = { JP_PHASE_UNPACK, x->members, 0, x->out->bytes_written, 0, x->src };
 
 	if (!x->port || x->canceled || (!force && now - x->t_last < PROGRESS_NS))
 		return;

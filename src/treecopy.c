@@ -602,6 +602,167 @@ void jp_treecopy_result_dispose(struct jp_treecopy_result *res)
 	*res = (struct jp_treecopy_result)JP_TREECOPY_RESULT_INIT;
 }
 
+static void ctx_init(struct ctx *c, const struct jp_treecopy_options *opts)
+{
+	memset(c, 0, sizeof(*c));
+	c->src_fd = c->dst_fd = -1;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->idle, NULL);
+	c->record = opts && opts->record_stats;
+	c->skip = opts ? opts->skip : NULL;
+	c->skip_suffix = opts ? opts->skip_suffix : NULL;
+	c->stage = opts && opts->stage;
+	c->verify = c->stage && opts->verify;
+	c->dst_exists = (opts && opts->dst_exists) || c->stage;
+	c->already = opts ? opts->done : NULL;
+	c->umask = jp_tc_umask();
+}
+
+static void ctx_free(struct ctx *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i].rel);
+		if (c->dfd && c->dfd[i] >= 0)
+			close(c->dfd[i]);
+	}
+	free(c->dfd);
+	free(c->v);
+	free(c->order);
+	free(c->stats);
+	for (size_t i = 0; i < c->n_outside; i++)
+		free(c->outside[i]);
+	free(c->outside);
+	if (c->src_fd >= 0)
+		close(c->src_fd);
+	if (c->dst_fd >= 0)
+		close(c->dst_fd);
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->idle);
+}
+
+/* Hold the directories open if they fit well within the limit on open
+ * files; otherwise create by path. */
+static void hold_dirs(struct ctx *c)
+{
+	struct rlimit rl;
+	size_t ndirs = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		ndirs += c->v[i].kind == K_DIR;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    ndirs + 256 < rl.rlim_cur / 2 && (c->dfd = malloc((c->n + 1) * sizeof(int)))) {
+		for (size_t i = 0; i <= c->n; i++)
+			c->dfd[i] = -1;
+	}
+}
+
+/* Walk the source, check the room, make dst and open both tops. */
+static int prepare(struct ctx *c, const char *src, const char *dst, struct stat *top,
+		   struct jp_error *err)
+{
+	int rc;
+
+	c->src_fd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->src_fd < 0 || fstat(c->src_fd, top) != 0)
+		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), src, strerror(errno));
+	if ((rc = walk(c, "", -1, 0, err)) != 0)
+		return rc;
+	/* A staging run onto an existing dst may need little more room. */
+	if (!(c->stage && access(dst, F_OK) == 0) && (rc = check_room(c, dst, err)) != 0)
+		return rc;
+	if (mkdir(dst, (top->st_mode & 07777) | S_IRWXU) != 0 && !(errno == EEXIST && c->dst_exists)) {
+		int e = errno;
+		return jp_error_set(err, e == ENOSPC ? JP_ENOSPC : JP_EIO, _("%s: cannot create: %s"),
+				    dst, strerror(e));
+	}
+	c->dst_fd = open(dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (c->dst_fd < 0)
+		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), dst, strerror(errno));
+	if (!(c->order = malloc((c->n + 1) * sizeof(*c->order))) ||
+	    (c->record && !(c->stats = calloc(c->n + 1, sizeof(*c->stats)))))
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	hold_dirs(c);
+	return 0;
+}
+
+/* Directories level by level, then files and symlinks, then the
+ * directories' own modes (and with stage, times). */
+static int copy_all(struct ctx *c, unsigned threads, struct progress_state *ps,
+		    const struct stat *top, const char *dst)
+{
+	int rc = 0;
+
+	/* Directories, one depth at a time: a level's parents exist. */
+	c->fn = do_mkdir;
+	for (unsigned depth = 1; depth <= c->max_depth && rc == 0; depth++) {
+		c->n_order = 0;
+		for (size_t i = 0; i < c->n; i++)
+			if (c->v[i].kind == K_DIR && c->v[i].depth == depth)
+				c->order[c->n_order++] = i;
+		rc = run_phase(c, threads, ps);
+	}
+	/* Files and symlinks, the biggest first so no writer is left with a
+	 * large file at the end. */
+	if (rc == 0) {
+		c->fn = do_copy;
+		c->n_order = 0;
+		for (size_t i = 0; i < c->n; i++)
+			if (c->v[i].kind != K_DIR)
+				c->order[c->n_order++] = i;
+		qsort_r(c->order, c->n_order, sizeof(*c->order), by_size_desc, c->v);
+		rc = run_phase(c, threads, ps);
+	}
+	/* Directories created writable for us get their own modes back. */
+	for (size_t i = 0; rc == 0 && i < c->n; i++) {
+		mode_t m = c->v[i].mode & 07777;
+
+		if (c->v[i].kind == K_DIR && ((m | S_IRWXU) & ~c->umask) != m &&
+		    fchmodat(c->dst_fd, c->v[i].rel, m, 0) != 0)
+			fail(c, 0, c->v[i].rel, errno), rc = c->err_code;
+	}
+	if (rc == 0 && (((top->st_mode & 07777) | S_IRWXU) & ~c->umask) != (top->st_mode & 07777) &&
+	    fchmod(c->dst_fd, top->st_mode & 07777) != 0)
+		fail(c, 0, dst, errno), rc = c->err_code;
+	if (rc == 0 && c->stage)
+		rc = restore_dir_times(c, top, dst);
+	return rc;
+}
+
+static int fill_result(struct ctx *c, struct jp_treecopy_result *out, struct jp_error *err)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->v[i].kind == K_DIR)
+			out->dirs++;
+		else if (c->v[i].kind == K_LINK)
+			out->symlinks++;
+		else
+			out->files++;
+	}
+	out->bytes = atomic_load(&c->bytes);
+	out->skipped = atomic_load(&c->skipped);
+	out->skipped_bytes = atomic_load(&c->skipped_bytes);
+	qsort(c->outside, c->n_outside, sizeof(*c->outside), str_cmp);
+	out->outside = c->outside;
+	out->n_outside = c->n_outside;
+	c->outside = NULL;
+	c->n_outside = 0;
+	if (!c->record)
+		return 0;
+	out->copied = calloc(out->files + out->symlinks + 1, sizeof(*out->copied));
+	if (!out->copied)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->v[i].kind == K_DIR)
+			continue;
+		out->copied[out->n_copied].path = c->v[i].rel;
+		out->copied[out->n_copied].st = c->stats[i];
+		c->v[i].rel = NULL;
+		out->n_copied++;
+	}
+	qsort(out->copied, out->n_copied, sizeof(*out->copied), by_path);
+	return 0;
+}
+
 int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst,
 		const struct jp_treecopy_options *opts, const struct jp_port *port,
 		struct jp_error *err)
@@ -610,100 +771,17 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 	struct progress_state ps = { port, 0, now_ns(), 0, 0, false };
 	unsigned threads = opts && opts->threads ? opts->threads : DEFAULT_THREADS;
 	struct stat top;
-	int rc = 0;
+	int rc;
 
-	memset(&c, 0, sizeof(c));
-	c.src_fd = c.dst_fd = -1;
-	pthread_mutex_init(&c.lock, NULL);
-	pthread_cond_init(&c.idle, NULL);
 	if (out)
 		*out = (struct jp_treecopy_result)JP_TREECOPY_RESULT_INIT;
 	if (threads > MAX_THREADS)
 		threads = MAX_THREADS;
-	c.record = opts && opts->record_stats;
-	c.skip = opts ? opts->skip : NULL;
-	c.skip_suffix = opts ? opts->skip_suffix : NULL;
-	c.stage = opts && opts->stage;
-	c.verify = c.stage && opts->verify;
-	c.dst_exists = (opts && opts->dst_exists) || c.stage;
-	c.already = opts ? opts->done : NULL;
-	c.umask = jp_tc_umask();
-
-	c.src_fd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (c.src_fd < 0 || fstat(c.src_fd, &top) != 0) {
-		rc = jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), src, strerror(errno));
+	ctx_init(&c, opts);
+	if ((rc = prepare(&c, src, dst, &top, err)) != 0)
 		goto out;
-	}
-	if ((rc = walk(&c, "", -1, 0, err)) != 0)
-		goto out;
-	/* A staging run onto an existing dst may need little more room. */
-	if (!(c.stage && access(dst, F_OK) == 0) && (rc = check_room(&c, dst, err)) != 0)
-		goto out;
-	if (mkdir(dst, (top.st_mode & 07777) | S_IRWXU) != 0 && !(errno == EEXIST && c.dst_exists)) {
-		int e = errno;
-		rc = jp_error_set(err, e == ENOSPC ? JP_ENOSPC : JP_EIO, _("%s: cannot create: %s"),
-				  dst, strerror(e));
-		goto out;
-	}
-	c.dst_fd = open(dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (c.dst_fd < 0) {
-		rc = jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), dst, strerror(errno));
-		goto out;
-	}
-	if (!(c.order = malloc((c.n + 1) * sizeof(*c.order))) ||
-	    (c.record && !(c.stats = calloc(c.n + 1, sizeof(*c.stats))))) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-		goto out;
-	}
 	ps.total = c.n;
-	/* Hold the directories open if they fit well within the limit on
-	 * open files; otherwise create by path. */
-	{
-		struct rlimit rl;
-		size_t ndirs = 0;
-
-		for (size_t i = 0; i < c.n; i++)
-			ndirs += c.v[i].kind == K_DIR;
-		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-		    ndirs + 256 < rl.rlim_cur / 2 && (c.dfd = malloc((c.n + 1) * sizeof(int)))) {
-			for (size_t i = 0; i <= c.n; i++)
-				c.dfd[i] = -1;
-		}
-	}
-
-	/* Directories, one depth at a time: a level's parents exist. */
-	c.fn = do_mkdir;
-	for (unsigned depth = 1; depth <= c.max_depth && rc == 0; depth++) {
-		c.n_order = 0;
-		for (size_t i = 0; i < c.n; i++)
-			if (c.v[i].kind == K_DIR && c.v[i].depth == depth)
-				c.order[c.n_order++] = i;
-		rc = run_phase(&c, threads, &ps);
-	}
-	/* Files and symlinks, the biggest first so no writer is left with a
-	 * large file at the end. */
-	if (rc == 0) {
-		c.fn = do_copy;
-		c.n_order = 0;
-		for (size_t i = 0; i < c.n; i++)
-			if (c.v[i].kind != K_DIR)
-				c.order[c.n_order++] = i;
-		qsort_r(c.order, c.n_order, sizeof(*c.order), by_size_desc, c.v);
-		rc = run_phase(&c, threads, &ps);
-	}
-	/* Directories created writable for us get their own modes back. */
-	for (size_t i = 0; rc == 0 && i < c.n; i++) {
-		mode_t m = c.v[i].mode & 07777;
-
-		if (c.v[i].kind == K_DIR && ((m | S_IRWXU) & ~c.umask) != m &&
-		    fchmodat(c.dst_fd, c.v[i].rel, m, 0) != 0)
-			fail(&c, 0, c.v[i].rel, errno), rc = c.err_code;
-	}
-	if (rc == 0 && (((top.st_mode & 07777) | S_IRWXU) & ~c.umask) != (top.st_mode & 07777) &&
-	    fchmod(c.dst_fd, top.st_mode & 07777) != 0)
-		fail(&c, 0, dst, errno), rc = c.err_code;
-	if (rc == 0 && c.stage)
-		rc = restore_dir_times(&c, &top, dst);
+	rc = copy_all(&c, threads, &ps, &top, dst);
 	if (rc == JP_ECANCELED) {
 		jp_error_set(err, rc, _("%s: copy canceled"), dst);
 		goto out;
@@ -717,59 +795,10 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 		rc = jp_error_set(err, JP_ECANCELED, _("%s: copy canceled"), dst);
 		goto out;
 	}
-	if (out) {
-		for (size_t i = 0; i < c.n; i++) {
-			if (c.v[i].kind == K_DIR)
-				out->dirs++;
-			else if (c.v[i].kind == K_LINK)
-				out->symlinks++;
-			else
-				out->files++;
-		}
-		out->bytes = atomic_load(&c.bytes);
-		out->skipped = atomic_load(&c.skipped);
-		out->skipped_bytes = atomic_load(&c.skipped_bytes);
-		qsort(c.outside, c.n_outside, sizeof(*c.outside), str_cmp);
-		out->outside = c.outside;
-		out->n_outside = c.n_outside;
-		c.outside = NULL;
-		c.n_outside = 0;
-		if (c.record) {
-			out->copied = calloc(out->files + out->symlinks + 1, sizeof(*out->copied));
-			if (!out->copied) {
-				rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-				goto out;
-			}
-			for (size_t i = 0; i < c.n; i++) {
-				if (c.v[i].kind == K_DIR)
-					continue;
-				out->copied[out->n_copied].path = c.v[i].rel;
-				out->copied[out->n_copied].st = c.stats[i];
-				c.v[i].rel = NULL;
-				out->n_copied++;
-			}
-			qsort(out->copied, out->n_copied, sizeof(*out->copied), by_path);
-		}
-	}
+	if (out)
+		rc = fill_result(&c, out, err);
 out:
-	for (size_t i = 0; i < c.n; i++) {
-		free(c.v[i].rel);
-		if (c.dfd && c.dfd[i] >= 0)
-			close(c.dfd[i]);
-	}
-	free(c.dfd);
-	free(c.v);
-	free(c.order);
-	free(c.stats);
-	for (size_t i = 0; i < c.n_outside; i++)
-		free(c.outside[i]);
-	free(c.outside);
-	if (c.src_fd >= 0)
-		close(c.src_fd);
-	if (c.dst_fd >= 0)
-		close(c.dst_fd);
-	pthread_mutex_destroy(&c.lock);
-	pthread_cond_destroy(&c.idle);
+	ctx_free(&c);
 	if (rc != 0 && out)
 		jp_treecopy_result_dispose(out);
 	return rc;

@@ -20,9 +20,12 @@ struct jp_stage_options {
 	/* A file already at the destination is complete when its size and
 	 * content (XXH3-64) match, not merely its size and mtime. */
 	bool verify;
+	/* A URL's download must have this SHA-256 (64 hex digits), else it
+	 * is removed and JP_ECHECK; NULL = not checked. */
+	const char *sha256;
 };
 
-#define JP_STAGE_OPTIONS_INIT { 0, false }
+#define JP_STAGE_OPTIONS_INIT { 0, false, NULL }
 
 enum jp_stage_kind {
 	JP_STAGE_DIR,  /* a directory tree */

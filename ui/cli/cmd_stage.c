@@ -14,6 +14,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/stage.h"
 #include "jobprep/units.h"
+#include "jobprep/url.h"
 #include "cli.h"
 #include "cli_port.h"
 #include "output.h"
@@ -29,6 +30,8 @@ static const struct opt {
 	{ "verify", no_argument, 'v', NULL,
 	  N_("a file already there is complete only when its content matches (XXH3)") },
 	{ "jobs", required_argument, 'j', "N", N_("parallel writers, 1 to 64 (default 16)") },
+	{ "sha256", required_argument, 's', "HEX",
+	  N_("a URL's download must have this SHA-256, else it is removed") },
 	{ "json", no_argument, 'J', NULL, N_("print the result as JSON") },
 	{ "progress", no_argument, 'P', NULL, N_("progress on stderr even when it is not a terminal") },
 	{ "no-progress", no_argument, 'N', NULL, N_("no progress (by default: when stderr is a terminal)") },
@@ -40,9 +43,11 @@ static const struct opt {
 static void usage(FILE *out)
 {
 	fprintf(out, "%s\n%s\n",
-		_("Usage: jobprep stage [--verify] [--jobs N] [--json] [--no-progress] SOURCE DEST"),
+		_("Usage: jobprep stage [--verify] [--jobs N] [--sha256 HEX] [--json] [--no-progress] SOURCE DEST"),
 		_("Copy SOURCE (a directory or a file) onto DEST with parallel writers, or unpack\n"
-		  "SOURCE (.tar, .tar.gz, .tgz, .tar.zst, .tar.xz, .tar.bz2, .zip) into DEST. A re-run\n"
+		  "SOURCE (.tar, .tar.gz, .tgz, .tar.zst, .tar.xz, .tar.bz2, .zip) into DEST, or\n"
+		  "download an http(s) URL (resumed where a killed run stopped; a token from\n"
+		  "JOBPREP_HTTP_TOKEN, never sent to another host) to DEST or unpack it there. A re-run\n"
 		  "skips the files already complete (same size and mtime) and deletes nothing;\n"
 		  "every file is written under a temporary name and renamed when flushed, so an\n"
 		  "interrupted run leaves no half-made file and the next run finishes the work."));
@@ -111,6 +116,7 @@ int jp_cmd_stage(int argc, char **argv)
 	enum jp_cli_progress progress = JP_CLI_PROGRESS_AUTO;
 	struct jp_cli_port cp;
 	bool json = false;
+	char *source;
 	int c, rc;
 
 	for (size_t i = 0; i < N_OPTS; i++)
@@ -118,7 +124,7 @@ int jp_cmd_stage(int argc, char **argv)
 					       opts_table[i].val };
 	longopts[N_OPTS] = (struct option){ NULL, 0, NULL, 0 };
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:j:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:j:s:h", longopts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -129,6 +135,11 @@ int jp_cmd_stage(int argc, char **argv)
 			opts.jobs = (unsigned)strtoul(optarg, &end, 10);
 			if (*end || opts.jobs < 1 || opts.jobs > 64)
 				return jp_cli_usage_error("stage", _("--jobs: expected 1 to 64, got '%s'"), optarg);
+			break;
+		case 's':
+			if (strlen(optarg) != 64 || strspn(optarg, "0123456789abcdefABCDEF") != 64)
+				return jp_cli_usage_error("stage", _("--sha256: expected 64 hex digits, got '%s'"), optarg);
+			opts.sha256 = optarg;
 			break;
 		case 'J':
 			json = true;
@@ -149,8 +160,17 @@ int jp_cmd_stage(int argc, char **argv)
 	if (argc - optind != 2)
 		return jp_cli_usage_error("stage", "%s", _("expected a SOURCE and a DEST"));
 
+	/* A token written in a URL: our own copy, blanked out of argv (ps). */
+	if (!(source = strdup(argv[optind]))) {
+		fprintf(stderr, "jobprep: %s\n", _("out of memory"));
+		return JP_EXIT_FAIL;
+	}
+	if (strstr(argv[optind], "://"))
+		jp_url_blank_credentials(argv[optind]);
 	jp_cli_port_init(&cp, progress);
-	rc = jp_stage(&res, argv[optind], argv[optind + 1], &opts, &cp.port, &err);
+	rc = jp_stage(&res, source, argv[optind + 1], &opts, &cp.port, &err);
+	explicit_bzero(source, strlen(source));
+	free(source);
 	jp_cli_port_finish(&cp);
 	if (rc != 0) {
 		bool stopped = rc == JP_ECANCELED && jp_cli_interrupted();
