@@ -5,7 +5,7 @@
 # resumes (the files already complete are skipped, not written again) and
 # ends identical (diff -r) with no temporary left.
 #
-# The tree (400 files, each flushed to the disk before its rename, with one
+# The tree (406 files, each flushed to the disk before its rename, with one
 # writer) takes well over the 0.1 s after which jobprep prints its first
 # progress line; a case acts only once that line is in its stderr file (only
 # jobprep writes there), and then checks the files under their final names
@@ -26,6 +26,13 @@ while [ $i -lt 400 ]; do
 	head -c $((65536 + i * 97)) /dev/urandom >"$d/f $i.bin"
 	i=$((i + 1))
 done
+# and a few files bigger than a writer's 1 MiB buffer, copied first (the
+# biggest go first): a signal then finds one half-written
+i=0
+while [ $i -lt 6 ]; do
+	head -c $((6 * 1048576 + i)) /dev/urandom >"$S/d0 目录/big $i.bin"
+	i=$((i + 1))
+done
 total=$(find "$S" -type f | wc -l)
 
 # finals DIR: files under their final names
@@ -35,10 +42,13 @@ finals() {
 temps() {
 	find "$1" -name '.jobprep-tmp-*' | wc -l
 }
-# none_half_made DIR: every file under its final name is the source's
+# none_half_made DIR: every file under its final name is the source's,
+# bytes and mtime (a copy gets its mtime only once every byte is written)
 none_half_made() {
 	(cd "$1" && find . -type f ! -name '.jobprep-tmp-*' -print) | while IFS= read -r f; do
 		cmp -s "$S/$f" "$1/$f" || { echo "half-made: $f" >&2; exit 1; }
+		[ "$(stat -c %.9Y "$S/$f")" = "$(stat -c %.9Y "$1/$f")" ] ||
+			{ echo "not finished: $f" >&2; exit 1; }
 	done
 }
 
