@@ -16,6 +16,9 @@ noinst_PROGRAMS += bench/git2clone
 bench_git2clone_CFLAGS = $(AM_CFLAGS) $(LIBGIT2_CFLAGS)
 bench_git2clone_LDADD = $(LIBGIT2_LIBS)
 
+# stage: a tree, a no-op re-run and an unpack onto uncached sshfs, vs rsync -a, cp -a, tar xzf
+bench_list += bench/bench_stage.sh
+
 bench: all
 	@set -e; for b in $(bench_list); do \
 	  case "$$b" in *"$(BENCH)"*) ;; *) continue ;; esac; \
