@@ -172,6 +172,7 @@ struct ax {
 	const char *dest;     /* as named */
 	char tmp[PATH_MAX];   /* the unpack folder, absolute, no symlink in it */
 	int dest_fd, tmp_fd;  /* dest_fd -1: dest does not exist yet */
+	bool tmp_fresh;       /* made by this run: nothing in it to resume */
 	struct archive *r, *w;
 	struct linkset links;
 	struct jp_stage_result *out;
@@ -336,7 +337,8 @@ static int unpack(struct ax *x, struct jp_error *err)
 		else
 			x->out->files++;
 		if (type == AE_IFREG && !archive_entry_hardlink(e) &&
-		    (complete_at(x->dest_fd, name, e) || complete_at(x->tmp_fd, name, e))) {
+		    (complete_at(x->dest_fd, name, e) ||
+		     (!x->tmp_fresh && complete_at(x->tmp_fd, name, e)))) {
 			x->out->skipped++;
 			x->out->bytes_skipped += (uint64_t)archive_entry_size(e);
 			continue;
@@ -482,7 +484,8 @@ static int open_all(struct ax *x, struct jp_error *err)
 
 	if ((x->dest_fd = open(x->dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 && errno != ENOENT)
 		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), x->dest, strerror(errno));
-	if (mkdir(x->tmp, 0700) != 0 && errno != EEXIST)
+	x->tmp_fresh = mkdir(x->tmp, 0700) == 0;
+	if (!x->tmp_fresh && errno != EEXIST)
 		return jp_error_set(err, sys_code(errno), _("%s: cannot create: %s"), x->tmp,
 				    strerror(errno));
 	if ((x->tmp_fd = open(x->tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||

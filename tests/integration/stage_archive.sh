@@ -123,6 +123,42 @@ jp_expect setgid_dropped [ "$(stat -c %a "$T/h-special/d/sgid")" = 755 ]
 jp_expect setuid_noted grep -q 'suid: set-uid/set-gid bit dropped' "$T/h-special.err"
 jp_expect special_rest_unpacked grep -q fine "$T/h-special/d/fine.txt"
 
+# --- kill -9 mid-unpack: DEST is not there, the unpack folder is; the next
+# run goes on from it (the members it holds complete are not written
+# again) and ends identical with no folder left
+mkdir -p "$T/big/t 大" "$T/kill"
+i=0
+while [ $i -lt 400 ]; do
+	seq $i 100000 | head -c 262144 >"$T/big/t 大/f$i"
+	i=$((i + 1))
+done
+(cd "$T/big" && tar cf - . | gzip -1 >"$T/big.tar.gz") || exit 99
+(
+	trap - EXIT
+	exec "$J" stage --progress "$T/big.tar.gz" "$T/kill/d" 2>"$T/kill.err"
+) &
+pid=$!
+if jp_wait_text "$T/kill.err" unpacking; then
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	n=$(find "$T/kill" -type f | wc -l)
+	echo "# killed mid-unpack: $n of 400 files in the unpack folder"
+	jp_expect kill_9_came_mid_unpack [ "$n" -lt 400 ]
+	jp_expect kill_9_leaves_no_dest [ ! -e "$T/kill/d" ]
+	jp_expect kill_9_leaves_the_unpack_folder [ -d "$T/kill/.jobprep-tmp-unpack-d" ]
+	"$J" stage --json "$T/big.tar.gz" "$T/kill/d" >"$T/kill.json" 2>/dev/null
+	rc=$?
+	jp_expect kill_9_resume_exits_0 [ "$rc" = 0 ]
+	jp_expect kill_9_resume_identical diff -r "$T/big" "$T/kill/d"
+	skipped=$(jp_json_get "$T/kill.json" skipped)
+	echo "# the resume skipped $skipped members already complete"
+	jp_expect kill_9_resume_leaves_no_folder jp_no_temporaries "$T/kill"
+else
+	jp_fail kill_9_mid_unpack "no progress line"
+	kill -9 $pid 2>/dev/null
+	wait $pid 2>/dev/null
+fi
+
 # not an archive behind an archive's name
 printf 'not a tar' >"$T/bad.tar.gz"
 mkdir "$T/bad"
