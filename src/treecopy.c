@@ -265,10 +265,19 @@ static int do_mkdir(struct ctx *c, struct item *it, size_t idx, char *buf)
 	int at = dst_at(c, it, &name);
 
 	(void)buf;
-	if (mkdirat(at, name, (it->mode & 07777) | S_IRWXU) != 0 &&
-	    !(errno == EEXIST && c->dst_exists)) {
-		fail(c, 0, it->rel, errno);
-		return -1;
+	if (mkdirat(at, name, (it->mode & 07777) | S_IRWXU) != 0) {
+		struct stat st;
+
+		if (!(errno == EEXIST && c->dst_exists)) {
+			fail(c, 0, it->rel, errno);
+			return -1;
+		}
+		/* Never into what is there unless it is a folder: a symlink
+		 * there would lead the copy out of dst. */
+		if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) {
+			fail(c, 0, it->rel, ENOTDIR);
+			return -1;
+		}
 	}
 	if (c->dfd)
 		c->dfd[idx] = openat(at, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -94,6 +94,15 @@ jp_expect file_mtime_kept [ "$(stat -c %.9Y "$S/big file.bin")" = "$(stat -c %.9
 jp_expect file_to_a_name cmp -s "$S/run me.sh" "$T/one dir/新名字"
 jp_expect file_mode_kept [ "$(stat -c %a "$T/one dir/新名字")" = 750 ]
 
+# --- a symlink at DEST where the source has a folder is not followed
+mkdir -p "$T/elsewhere" "$T/trap dest"
+ln -s "$T/elsewhere" "$T/trap dest/a b"
+"$J" stage "$S" "$T/trap dest" >/dev/null 2>"$T/trap.err"
+rc=$?
+jp_expect symlink_at_dest_fails [ "$rc" = 1 ]
+jp_expect symlink_at_dest_named grep -q 'a b: Not a directory' "$T/trap.err"
+jp_expect symlink_at_dest_not_followed jp_dir_empty "$T/elsewhere"
+
 # --- refusals: usage, a missing source
 "$J" stage "$S" >/dev/null 2>&1
 jp_expect one_operand_is_usage [ $? = 2 ]
