@@ -235,7 +235,7 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 				    strerror(errno));
 	if (S_ISDIR(sb.st_mode))
 		rc = stage_dir(&res, source, dest, opts, port, err);
-	else if (S_ISREG(sb.st_mode) && jp_stage_is_archive(source))
+	else if (S_ISREG(sb.st_mode) && !(opts && opts->no_unpack) && jp_stage_is_archive(source))
 		rc = jp_stage_archive(&res, source, dest, opts, port, err);
 	else if (S_ISREG(sb.st_mode))
 		rc = stage_file(&res, source, &sb, dest, opts, port, err);

@@ -363,7 +363,7 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
 	d.port = port;
 	d.t_start = now_ns();
 	url_name(url, name, sizeof(name));
-	archive = jp_stage_is_archive(name);
+	archive = !(opts && opts->no_unpack) && jp_stage_is_archive(name);
 	if ((rc = places(dest, name, archive, final, sizeof(final), &d, err)) != 0)
 		goto out;
 	curl_global_init(CURL_GLOBAL_DEFAULT);

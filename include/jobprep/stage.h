@@ -23,9 +23,11 @@ struct jp_stage_options {
 	/* A URL's download must have this SHA-256 (64 hex digits), else it
 	 * is removed and JP_ECHECK; NULL = not checked. */
 	const char *sha256;
+	/* An archive (or a URL naming one) is copied as it is, not unpacked. */
+	bool no_unpack;
 };
 
-#define JP_STAGE_OPTIONS_INIT { 0, false, NULL }
+#define JP_STAGE_OPTIONS_INIT { 0, false, NULL, false }
 
 enum jp_stage_kind {
 	JP_STAGE_DIR,  /* a directory tree */

@@ -48,6 +48,11 @@ for a in a.tar a.tar.gz a.tar.zst a.tar.xz a.tar.bz2 a.zip; do
 done
 unzip -q "$T/a.zip" -d "$T/ref-zip" && jp_expect zip_same_as_unzip diff -r --no-dereference "$T/ref-zip" "$T/out a.zip/目标"
 
+# --no-unpack: the archive itself, as it is
+mkdir "$T/as is"
+"$J" stage --no-unpack "$T/a.tar.gz" "$T/as is" >/dev/null 2>&1
+jp_expect no_unpack_copies_the_archive cmp -s "$T/a.tar.gz" "$T/as is/a.tar.gz"
+
 # a re-run into the existing DEST: nothing written, nothing lost
 D="$T/out a.tar.gz/目标"
 printf 'mine\n' >"$D/only mine"

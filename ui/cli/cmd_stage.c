@@ -32,6 +32,7 @@ static const struct opt {
 	{ "jobs", required_argument, 'j', "N", N_("parallel writers, 1 to 64 (default 16)") },
 	{ "sha256", required_argument, 's', "HEX",
 	  N_("a URL's download must have this SHA-256, else it is removed") },
+	{ "no-unpack", no_argument, 'U', NULL, N_("copy an archive (or download one) as it is, not unpacked") },
 	{ "json", no_argument, 'J', NULL, N_("print the result as JSON") },
 	{ "progress", no_argument, 'P', NULL, N_("progress on stderr even when it is not a terminal") },
 	{ "no-progress", no_argument, 'N', NULL, N_("no progress (by default: when stderr is a terminal)") },
@@ -43,7 +44,8 @@ static const struct opt {
 static void usage(FILE *out)
 {
 	fprintf(out, "%s\n%s\n",
-		_("Usage: jobprep stage [--verify] [--jobs N] [--sha256 HEX] [--json] [--no-progress] SOURCE DEST"),
+		_("Usage: jobprep stage [--verify] [--jobs N] [--sha256 HEX] [--no-unpack] [--json] [--no-progress]\n"
+		  "                     SOURCE DEST"),
 		_("Copy SOURCE (a directory or a file) onto DEST with parallel writers, or unpack\n"
 		  "SOURCE (.tar, .tar.gz, .tgz, .tar.zst, .tar.xz, .tar.bz2, .zip) into DEST, or\n"
 		  "download an http(s) URL (resumed where a killed run stopped; a token from\n"
@@ -140,6 +142,9 @@ int jp_cmd_stage(int argc, char **argv)
 			if (strlen(optarg) != 64 || strspn(optarg, "0123456789abcdefABCDEF") != 64)
 				return jp_cli_usage_error("stage", _("--sha256: expected 64 hex digits, got '%s'"), optarg);
 			opts.sha256 = optarg;
+			break;
+		case 'U':
+			opts.no_unpack = true;
 			break;
 		case 'J':
 			json = true;
