@@ -147,15 +147,13 @@ static int ls_add(struct linkset *s, const char *p)
  * or NULL: its every proper prefix is looked up. */
 static const char *ls_through(const struct linkset *s, const char *path)
 {
+	const char *hit = NULL;
+
 	if (!s->n)
 		return NULL;
-	for (const char *p = strchr(path, '/'); p; p = strchr(p + 1, '/')) {
-		char **slot = ls_find(s, path, (size_t)(p - path));
-
-		if (*slot)
-			return *slot;
-	}
-	return NULL;
+	for (const char *p = strchr(path, '/'); p && !hit; p = strchr(p + 1, '/'))
+		hit = *ls_find(s, path, (size_t)(p - path));
+	return hit;
 }
 
 static void ls_free(struct linkset *s)
