@@ -275,7 +275,7 @@ static int vet(struct ax *x, struct archive_entry *e, const char *name, struct j
 
 		if (clean_name(link, clean, sizeof(clean)) != 0)
 			return refuse(x, err, name, _("is a hard link to a name outside the destination"));
-		if ((through = ls_through(&x->links, clean)) != NULL)
+		if (ls_through(&x->links, clean))
 			return refuse(x, err, name, _("is a hard link through a symlink member"));
 		/* its target may be complete in dest already, not unpacked again */
 		int w = x->dest_fd >= 0 && faccessat(x->tmp_fd, clean, F_OK, AT_SYMLINK_NOFOLLOW) != 0

@@ -26,13 +26,14 @@ static int digest(int at, const char *name, char *buf, size_t bufsz, atomic_bool
 	XXH3_state_t *st = XXH3_createState();
 	int fd, e = 0;
 
+	*out = 0;
 	if (!st) {
 		errno = ENOMEM;
 		return -1;
 	}
 	fd = openat(at, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		e = errno;
+		e = errno ? errno : EIO;
 		goto out;
 	}
 	XXH3_64bits_reset(st);
@@ -74,7 +75,7 @@ static int file_complete(int src_at, const char *src_name, const struct stat *ss
 			 const char *dst_name, const struct stat *dst, bool verify, char *buf,
 			 size_t bufsz, atomic_bool *stop)
 {
-	XXH64_hash_t a, b;
+	XXH64_hash_t a = 0, b = 0;
 
 	if (!S_ISREG(dst->st_mode) || dst->st_size != sst->st_size)
 		return 0;
