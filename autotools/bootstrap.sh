@@ -35,11 +35,13 @@ done
 # The build and the program: compilers, autotools, gettext, the libraries, and
 # git (jobprep asks `git credential` for tokens).
 packages="build-essential autoconf automake autopoint gettext pkg-config
-  libgit2-dev libcjson-dev libncurses-dev libxxhash-dev git"
+  libgit2-dev libcjson-dev libncurses-dev libxxhash-dev libarchive-dev
+  libcurl4-openssl-dev libssl-dev git"
 # The tests: real servers and tools, started by the tests themselves.
 test_packages="libcmocka-dev tmux lighttpd lighttpd-mod-openssl openssl
   openssh-server openssh-client sshfs fuse3 python3 python3-jsonschema python3-yaml
-  dash zsh bash busybox util-linux procps time slurm-wlm munge jq"
+  dash zsh bash busybox util-linux procps time slurm-wlm munge jq
+  tar gzip zstd xz-utils bzip2 zip"
 [ "$tests" = yes ] && packages="$packages $test_packages"
 
 missing=

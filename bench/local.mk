@@ -18,6 +18,8 @@ bench_git2clone_LDADD = $(LIBGIT2_LIBS)
 
 # update: the same answers again, and one release tag to the next, vs git fetch && git checkout
 bench_list += bench/bench_update.sh
+# stage: a tree, a no-op re-run and an unpack onto uncached sshfs, vs rsync -a, cp -a, tar xzf
+bench_list += bench/bench_stage.sh
 
 bench: all
 	@set -e; for b in $(bench_list); do \

@@ -1,6 +1,7 @@
 # The core library: no terminal, no printing, no exit.
 noinst_LIBRARIES += libjobprep.a
-libjobprep_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(LIBGIT2_CFLAGS) $(XXHASH_CFLAGS)
+libjobprep_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(LIBGIT2_CFLAGS) $(XXHASH_CFLAGS) \
+	$(LIBARCHIVE_CFLAGS) $(LIBCURL_CFLAGS) $(LIBCRYPTO_CFLAGS)
 libjobprep_a_SOURCES = \
 	include/jobprep/error.h src/error.c \
 	include/jobprep/strv.h src/strv.c \
@@ -42,7 +43,8 @@ libjobprep_a_SOURCES += include/jobprep/git.h src/git_internal.h \
 	src/git_global.c src/git_url.c src/git_op.c src/git_cred.c src/git_hostkey.c \
 	src/git_run.c src/git_stream.c src/git_tmp.c src/git_target.c src/git_clone.c \
 	src/git_inspect.c src/git_remote.c src/git_update.c \
-	include/jobprep/treecopy.h src/treecopy_internal.h src/treecopy.c src/treecopy_stream.c
+	include/jobprep/treecopy.h src/treecopy_internal.h src/treecopy.c src/treecopy_stream.c \
+	src/treecopy_stage.c
 # storage: mount table, path classes, bounded probes, data-set scans
 libjobprep_a_SOURCES += include/jobprep/mountinfo.h src/mountinfo.c \
 	include/jobprep/pathclass.h src/pathclass.c \
@@ -69,3 +71,6 @@ src/preflight_body.h: $(srcdir)/src/preflight_body.sh
 	$(AM_V_GEN)$(MKDIR_P) src && \
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' \
 		$(srcdir)/src/preflight_body.sh > $@-t && mv -f $@-t $@
+# stage: data onto shared storage before the job (copy, unpack, download)
+libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c \
+	src/stage_archive.c src/stage_http.c

@@ -37,6 +37,7 @@ struct item {
 	ssize_t parent;   /* index of the parent directory's item; -1: the top */
 	mode_t mode;
 	off_t size;
+	struct timespec atime, mtime;
 	unsigned depth;
 	enum kind kind;
 };
@@ -56,7 +57,12 @@ struct ctx {
 	const char *const *skip;
 	const char *skip_suffix;
 	bool dst_exists;
+	bool stage, verify;
 	const struct jp_treecopy_result *already; /* copied by a stream */
+	atomic_size_t skipped;
+	atomic_uint_fast64_t skipped_bytes;
+	char **outside; /* with stage: symlinks leaving the tree */
+	size_t n_outside;
 	/* the phase running */
 	size_t *order;
 	size_t n_order;
@@ -129,6 +135,8 @@ static int push(struct ctx *c, const char *rel, const struct stat *st, unsigned 
 	c->v[c->n].parent = parent;
 	c->v[c->n].mode = st->st_mode;
 	c->v[c->n].size = st->st_size;
+	c->v[c->n].atime = st->st_atim;
+	c->v[c->n].mtime = st->st_mtim;
 	c->v[c->n].depth = depth;
 	c->v[c->n].kind = k;
 	c->n++;
@@ -161,6 +169,27 @@ static bool already_done(const struct ctx *c, const char *rel)
 	return c->already && c->already->n_copied &&
 	       bsearch(rel, c->already->copied, c->already->n_copied, sizeof(*c->already->copied),
 		       done_cmp);
+}
+
+/* With stage: a symlink whose target leaves the tree is listed. */
+static int note_link(struct ctx *c, int at, const char *name, const char *rel)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlinkat(at, name, target, sizeof(target) - 1);
+	char **v;
+
+	if (n < 0)
+		return 0; /* the copy reports it */
+	target[n] = '\0';
+	if (!jp_tc_link_leaves(rel, target))
+		return 0;
+	if (!(v = realloc(c->outside, (c->n_outside + 1) * sizeof(*v))))
+		return JP_ENOMEM;
+	c->outside = v;
+	if (!(v[c->n_outside] = strdup(rel)))
+		return JP_ENOMEM;
+	c->n_outside++;
+	return 0;
 }
 
 /* Walk the source below rel (a directory, "" for the top; self is its
@@ -206,7 +235,8 @@ static int walk(struct ctx *c, const char *rel, ssize_t self, unsigned depth,
 			if ((rc = push(c, child, &st, depth + 1, K_FILE, self)) != 0)
 				break;
 		} else if (S_ISLNK(st.st_mode) && !already_done(c, child)) {
-			if ((rc = push(c, child, &st, depth + 1, K_LINK, self)) != 0)
+			if ((rc = push(c, child, &st, depth + 1, K_LINK, self)) != 0 ||
+			    (c->stage && (rc = note_link(c, dirfd(d), de->d_name, child)) != 0))
 				break;
 		}
 		/* sockets, fifos, devices: nothing a checkout makes */
@@ -235,10 +265,19 @@ static int do_mkdir(struct ctx *c, struct item *it, size_t idx, char *buf)
 	int at = dst_at(c, it, &name);
 
 	(void)buf;
-	if (mkdirat(at, name, (it->mode & 07777) | S_IRWXU) != 0 &&
-	    !(errno == EEXIST && c->dst_exists)) {
-		fail(c, 0, it->rel, errno);
-		return -1;
+	if (mkdirat(at, name, (it->mode & 07777) | S_IRWXU) != 0) {
+		struct stat st;
+
+		if (!(errno == EEXIST && c->dst_exists)) {
+			fail(c, 0, it->rel, errno);
+			return -1;
+		}
+		/* Never into what is there unless it is a folder: a symlink
+		 * there would lead the copy out of dst. */
+		if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) {
+			fail(c, 0, it->rel, ENOTDIR);
+			return -1;
+		}
 	}
 	if (c->dfd)
 		c->dfd[idx] = openat(at, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -247,7 +286,8 @@ static int do_mkdir(struct ctx *c, struct item *it, size_t idx, char *buf)
 
 int jp_tc_copy_file(int src_at, const char *src_name, int dst_at, const char *dst_name,
 		    mode_t mode, mode_t umask_bits, char *buf, size_t bufsz,
-		    atomic_uint_fast64_t *bytes, atomic_bool *stop, struct stat *st_out)
+		    atomic_uint_fast64_t *bytes, atomic_bool *stop, struct stat *st_out,
+		    const struct stat *keep)
 {
 	int in, out, e = 0;
 
@@ -295,6 +335,14 @@ int jp_tc_copy_file(int src_at, const char *src_name, int dst_at, const char *ds
 		e = errno;
 		goto bad;
 	}
+	if (keep) {
+		struct timespec times[2] = { keep->st_atim, keep->st_mtim };
+
+		if (futimens(out, times) != 0 || fsync(out) != 0) {
+			e = errno;
+			goto bad;
+		}
+	}
 	if (st_out && fstat(out, st_out) != 0) {
 		e = errno;
 		goto bad;
@@ -311,10 +359,38 @@ bad:
 	return -1;
 }
 
+static int do_stage(struct ctx *c, struct item *it, char *buf)
+{
+	const char *name;
+	int at = dst_at(c, it, &name);
+	enum jp_tc_staged what;
+	struct stat sst;
+
+	memset(&sst, 0, sizeof(sst));
+	sst.st_mode = it->mode;
+	sst.st_size = it->size;
+	sst.st_atim = it->atime;
+	sst.st_mtim = it->mtime;
+	if (jp_tc_stage_entry(c->src_fd, it->rel, &sst, at, name, c->verify, c->umask, buf,
+			      BUF_SIZE, &c->bytes, &c->stop, &what) != 0) {
+		if (errno != ECANCELED)
+			fail(c, 0, it->rel, errno);
+		return -1;
+	}
+	if (what == JP_TC_SKIPPED) {
+		atomic_fetch_add(&c->skipped, 1);
+		atomic_fetch_add(&c->skipped_bytes, (uint_fast64_t)(it->kind == K_FILE ? it->size : 0));
+	}
+	return 0;
+}
+
 static int do_copy(struct ctx *c, struct item *it, size_t idx, char *buf)
 {
 	const char *name;
 	int at = dst_at(c, it, &name);
+
+	if (c->stage)
+		return do_stage(c, it, buf);
 
 	if (it->kind == K_LINK) {
 		ssize_t n = readlinkat(c->src_fd, it->rel, buf, BUF_SIZE - 1);
@@ -332,7 +408,7 @@ static int do_copy(struct ctx *c, struct item *it, size_t idx, char *buf)
 		return 0;
 	}
 	if (jp_tc_copy_file(c->src_fd, it->rel, at, name, it->mode & 07777, c->umask, buf, BUF_SIZE,
-			    &c->bytes, &c->stop, c->record ? &c->stats[idx] : NULL) != 0) {
+			    &c->bytes, &c->stop, c->record ? &c->stats[idx] : NULL, NULL) != 0) {
 		if (errno != ECANCELED)
 			fail(c, 0, it->rel, errno);
 		return -1;
@@ -379,7 +455,14 @@ static void report(struct progress_state *ps, struct ctx *c, bool force)
 	uint64_t now = now_ns();
 	double secs;
 
-	if (!ps->port || !ps->port->progress || ps->canceled)
+	if (!ps->port || ps->canceled)
+		return;
+	if (ps->port->cancelled && ps->port->cancelled(ps->port->payload)) {
+		ps->canceled = true;
+		atomic_store(&c->stop, true);
+		return;
+	}
+	if (!ps->port->progress)
 		return;
 	if (!force && now - ps->t_last < PROGRESS_NS)
 		return;
@@ -461,7 +544,7 @@ static int check_room(const struct ctx *c, const char *dst, struct jp_error *err
 		if (c->v[i].kind == K_FILE)
 			need += (uint64_t)c->v[i].size;
 	snprintf(dir, sizeof(dir), "%s", dst);
-	if (!c->dst_exists && (slash = strrchr(dir, '/')) != NULL)
+	if ((!c->dst_exists || access(dst, F_OK) != 0) && (slash = strrchr(dir, '/')) != NULL)
 		*(slash == dir ? slash + 1 : slash) = '\0';
 	if (statvfs(dir, &vfs) != 0 || vfs.f_frsize == 0)
 		return 0; /* cannot tell: let the writes say */
@@ -487,6 +570,34 @@ static int by_path(const void *a, const void *b)
 		      ((const struct jp_treecopy_file *)b)->path);
 }
 
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* With stage: directories get the source's mtimes back, deepest first
+ * (writing into a folder changed its mtime). */
+static int restore_dir_times(struct ctx *c, const struct stat *top, const char *dst)
+{
+	for (unsigned depth = c->max_depth; depth >= 1; depth--)
+		for (size_t i = 0; i < c->n; i++) {
+			struct timespec t[2] = { c->v[i].atime, c->v[i].mtime };
+
+			if (c->v[i].kind != K_DIR || c->v[i].depth != depth)
+				continue;
+			if (utimensat(c->dst_fd, c->v[i].rel, t, AT_SYMLINK_NOFOLLOW) != 0) {
+				fail(c, 0, c->v[i].rel, errno);
+				return c->err_code;
+			}
+		}
+	struct timespec t[2] = { top->st_atim, top->st_mtim };
+	if (futimens(c->dst_fd, t) != 0) {
+		fail(c, 0, dst, errno);
+		return c->err_code;
+	}
+	return 0;
+}
+
 void jp_treecopy_result_dispose(struct jp_treecopy_result *res)
 {
 	if (!res)
@@ -494,7 +605,171 @@ void jp_treecopy_result_dispose(struct jp_treecopy_result *res)
 	for (size_t i = 0; i < res->n_copied; i++)
 		free(res->copied[i].path);
 	free(res->copied);
+	for (size_t i = 0; i < res->n_outside; i++)
+		free(res->outside[i]);
+	free(res->outside);
 	*res = (struct jp_treecopy_result)JP_TREECOPY_RESULT_INIT;
+}
+
+static void ctx_init(struct ctx *c, const struct jp_treecopy_options *opts)
+{
+	memset(c, 0, sizeof(*c));
+	c->src_fd = c->dst_fd = -1;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->idle, NULL);
+	c->record = opts && opts->record_stats;
+	c->skip = opts ? opts->skip : NULL;
+	c->skip_suffix = opts ? opts->skip_suffix : NULL;
+	c->stage = opts && opts->stage;
+	c->verify = c->stage && opts->verify;
+	c->dst_exists = (opts && opts->dst_exists) || c->stage;
+	c->already = opts ? opts->done : NULL;
+	c->umask = jp_tc_umask();
+}
+
+static void ctx_free(struct ctx *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i].rel);
+		if (c->dfd && c->dfd[i] >= 0)
+			close(c->dfd[i]);
+	}
+	free(c->dfd);
+	free(c->v);
+	free(c->order);
+	free(c->stats);
+	for (size_t i = 0; i < c->n_outside; i++)
+		free(c->outside[i]);
+	free(c->outside);
+	if (c->src_fd >= 0)
+		close(c->src_fd);
+	if (c->dst_fd >= 0)
+		close(c->dst_fd);
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->idle);
+}
+
+/* Hold the directories open if they fit well within the limit on open
+ * files; otherwise create by path. */
+static void hold_dirs(struct ctx *c)
+{
+	struct rlimit rl;
+	size_t ndirs = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		ndirs += c->v[i].kind == K_DIR;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    ndirs + 256 < rl.rlim_cur / 2 && (c->dfd = malloc((c->n + 1) * sizeof(int)))) {
+		for (size_t i = 0; i <= c->n; i++)
+			c->dfd[i] = -1;
+	}
+}
+
+/* Walk the source, check the room, make dst and open both tops. */
+static int prepare(struct ctx *c, const char *src, const char *dst, struct stat *top,
+		   struct jp_error *err)
+{
+	int rc;
+
+	c->src_fd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->src_fd < 0 || fstat(c->src_fd, top) != 0)
+		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), src, strerror(errno));
+	if ((rc = walk(c, "", -1, 0, err)) != 0)
+		return rc;
+	/* A staging run onto an existing dst may need little more room. */
+	if (!(c->stage && access(dst, F_OK) == 0) && (rc = check_room(c, dst, err)) != 0)
+		return rc;
+	if (mkdir(dst, (top->st_mode & 07777) | S_IRWXU) != 0 && !(errno == EEXIST && c->dst_exists)) {
+		int e = errno;
+		return jp_error_set(err, e == ENOSPC ? JP_ENOSPC : JP_EIO, _("%s: cannot create: %s"),
+				    dst, strerror(e));
+	}
+	c->dst_fd = open(dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (c->dst_fd < 0)
+		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), dst, strerror(errno));
+	if (!(c->order = malloc((c->n + 1) * sizeof(*c->order))) ||
+	    (c->record && !(c->stats = calloc(c->n + 1, sizeof(*c->stats)))))
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	hold_dirs(c);
+	return 0;
+}
+
+/* Directories level by level, then files and symlinks, then the
+ * directories' own modes (and with stage, times). */
+static int copy_all(struct ctx *c, unsigned threads, struct progress_state *ps,
+		    const struct stat *top, const char *dst)
+{
+	int rc = 0;
+
+	/* Directories, one depth at a time: a level's parents exist. */
+	c->fn = do_mkdir;
+	for (unsigned depth = 1; depth <= c->max_depth && rc == 0; depth++) {
+		c->n_order = 0;
+		for (size_t i = 0; i < c->n; i++)
+			if (c->v[i].kind == K_DIR && c->v[i].depth == depth)
+				c->order[c->n_order++] = i;
+		rc = run_phase(c, threads, ps);
+	}
+	/* Files and symlinks, the biggest first so no writer is left with a
+	 * large file at the end. */
+	if (rc == 0) {
+		c->fn = do_copy;
+		c->n_order = 0;
+		for (size_t i = 0; i < c->n; i++)
+			if (c->v[i].kind != K_DIR)
+				c->order[c->n_order++] = i;
+		qsort_r(c->order, c->n_order, sizeof(*c->order), by_size_desc, c->v);
+		rc = run_phase(c, threads, ps);
+	}
+	/* Directories created writable for us get their own modes back. */
+	for (size_t i = 0; rc == 0 && i < c->n; i++) {
+		mode_t m = c->v[i].mode & 07777;
+
+		if (c->v[i].kind == K_DIR && ((m | S_IRWXU) & ~c->umask) != m &&
+		    fchmodat(c->dst_fd, c->v[i].rel, m, 0) != 0)
+			fail(c, 0, c->v[i].rel, errno), rc = c->err_code;
+	}
+	if (rc == 0 && (((top->st_mode & 07777) | S_IRWXU) & ~c->umask) != (top->st_mode & 07777) &&
+	    fchmod(c->dst_fd, top->st_mode & 07777) != 0)
+		fail(c, 0, dst, errno), rc = c->err_code;
+	if (rc == 0 && c->stage)
+		rc = restore_dir_times(c, top, dst);
+	return rc;
+}
+
+static int fill_result(struct ctx *c, struct jp_treecopy_result *out, struct jp_error *err)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->v[i].kind == K_DIR)
+			out->dirs++;
+		else if (c->v[i].kind == K_LINK)
+			out->symlinks++;
+		else
+			out->files++;
+	}
+	out->bytes = atomic_load(&c->bytes);
+	out->skipped = atomic_load(&c->skipped);
+	out->skipped_bytes = atomic_load(&c->skipped_bytes);
+	qsort(c->outside, c->n_outside, sizeof(*c->outside), str_cmp);
+	out->outside = c->outside;
+	out->n_outside = c->n_outside;
+	c->outside = NULL;
+	c->n_outside = 0;
+	if (!c->record)
+		return 0;
+	out->copied = calloc(out->files + out->symlinks + 1, sizeof(*out->copied));
+	if (!out->copied)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->v[i].kind == K_DIR)
+			continue;
+		out->copied[out->n_copied].path = c->v[i].rel;
+		out->copied[out->n_copied].st = c->stats[i];
+		c->v[i].rel = NULL;
+		out->n_copied++;
+	}
+	qsort(out->copied, out->n_copied, sizeof(*out->copied), by_path);
+	return 0;
 }
 
 int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst,
@@ -505,95 +780,17 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 	struct progress_state ps = { port, 0, now_ns(), 0, 0, false };
 	unsigned threads = opts && opts->threads ? opts->threads : DEFAULT_THREADS;
 	struct stat top;
-	int rc = 0;
+	int rc;
 
-	memset(&c, 0, sizeof(c));
-	c.src_fd = c.dst_fd = -1;
-	pthread_mutex_init(&c.lock, NULL);
-	pthread_cond_init(&c.idle, NULL);
 	if (out)
 		*out = (struct jp_treecopy_result)JP_TREECOPY_RESULT_INIT;
 	if (threads > MAX_THREADS)
 		threads = MAX_THREADS;
-	c.record = opts && opts->record_stats;
-	c.skip = opts ? opts->skip : NULL;
-	c.skip_suffix = opts ? opts->skip_suffix : NULL;
-	c.dst_exists = opts && opts->dst_exists;
-	c.already = opts ? opts->done : NULL;
-	c.umask = jp_tc_umask();
-
-	c.src_fd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (c.src_fd < 0 || fstat(c.src_fd, &top) != 0) {
-		rc = jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), src, strerror(errno));
+	ctx_init(&c, opts);
+	if ((rc = prepare(&c, src, dst, &top, err)) != 0)
 		goto out;
-	}
-	if ((rc = walk(&c, "", -1, 0, err)) != 0)
-		goto out;
-	if ((rc = check_room(&c, dst, err)) != 0)
-		goto out;
-	if (mkdir(dst, (top.st_mode & 07777) | S_IRWXU) != 0 && !(errno == EEXIST && c.dst_exists)) {
-		int e = errno;
-		rc = jp_error_set(err, e == ENOSPC ? JP_ENOSPC : JP_EIO, _("%s: cannot create: %s"),
-				  dst, strerror(e));
-		goto out;
-	}
-	c.dst_fd = open(dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (c.dst_fd < 0) {
-		rc = jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), dst, strerror(errno));
-		goto out;
-	}
-	if (!(c.order = malloc((c.n + 1) * sizeof(*c.order))) ||
-	    (c.record && !(c.stats = calloc(c.n + 1, sizeof(*c.stats))))) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-		goto out;
-	}
 	ps.total = c.n;
-	/* Hold the directories open if they fit well within the limit on
-	 * open files; otherwise create by path. */
-	{
-		struct rlimit rl;
-		size_t ndirs = 0;
-
-		for (size_t i = 0; i < c.n; i++)
-			ndirs += c.v[i].kind == K_DIR;
-		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-		    ndirs + 256 < rl.rlim_cur / 2 && (c.dfd = malloc((c.n + 1) * sizeof(int)))) {
-			for (size_t i = 0; i <= c.n; i++)
-				c.dfd[i] = -1;
-		}
-	}
-
-	/* Directories, one depth at a time: a level's parents exist. */
-	c.fn = do_mkdir;
-	for (unsigned depth = 1; depth <= c.max_depth && rc == 0; depth++) {
-		c.n_order = 0;
-		for (size_t i = 0; i < c.n; i++)
-			if (c.v[i].kind == K_DIR && c.v[i].depth == depth)
-				c.order[c.n_order++] = i;
-		rc = run_phase(&c, threads, &ps);
-	}
-	/* Files and symlinks, the biggest first so no writer is left with a
-	 * large file at the end. */
-	if (rc == 0) {
-		c.fn = do_copy;
-		c.n_order = 0;
-		for (size_t i = 0; i < c.n; i++)
-			if (c.v[i].kind != K_DIR)
-				c.order[c.n_order++] = i;
-		qsort_r(c.order, c.n_order, sizeof(*c.order), by_size_desc, c.v);
-		rc = run_phase(&c, threads, &ps);
-	}
-	/* Directories created writable for us get their own modes back. */
-	for (size_t i = 0; rc == 0 && i < c.n; i++) {
-		mode_t m = c.v[i].mode & 07777;
-
-		if (c.v[i].kind == K_DIR && ((m | S_IRWXU) & ~c.umask) != m &&
-		    fchmodat(c.dst_fd, c.v[i].rel, m, 0) != 0)
-			fail(&c, 0, c.v[i].rel, errno), rc = c.err_code;
-	}
-	if (rc == 0 && (((top.st_mode & 07777) | S_IRWXU) & ~c.umask) != (top.st_mode & 07777) &&
-	    fchmod(c.dst_fd, top.st_mode & 07777) != 0)
-		fail(&c, 0, dst, errno), rc = c.err_code;
+	rc = copy_all(&c, threads, &ps, &top, dst);
 	if (rc == JP_ECANCELED) {
 		jp_error_set(err, rc, _("%s: copy canceled"), dst);
 		goto out;
@@ -607,49 +804,10 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 		rc = jp_error_set(err, JP_ECANCELED, _("%s: copy canceled"), dst);
 		goto out;
 	}
-	if (out) {
-		for (size_t i = 0; i < c.n; i++) {
-			if (c.v[i].kind == K_DIR)
-				out->dirs++;
-			else if (c.v[i].kind == K_LINK)
-				out->symlinks++;
-			else
-				out->files++;
-		}
-		out->bytes = atomic_load(&c.bytes);
-		if (c.record) {
-			out->copied = calloc(out->files + out->symlinks + 1, sizeof(*out->copied));
-			if (!out->copied) {
-				rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-				goto out;
-			}
-			for (size_t i = 0; i < c.n; i++) {
-				if (c.v[i].kind == K_DIR)
-					continue;
-				out->copied[out->n_copied].path = c.v[i].rel;
-				out->copied[out->n_copied].st = c.stats[i];
-				c.v[i].rel = NULL;
-				out->n_copied++;
-			}
-			qsort(out->copied, out->n_copied, sizeof(*out->copied), by_path);
-		}
-	}
+	if (out)
+		rc = fill_result(&c, out, err);
 out:
-	for (size_t i = 0; i < c.n; i++) {
-		free(c.v[i].rel);
-		if (c.dfd && c.dfd[i] >= 0)
-			close(c.dfd[i]);
-	}
-	free(c.dfd);
-	free(c.v);
-	free(c.order);
-	free(c.stats);
-	if (c.src_fd >= 0)
-		close(c.src_fd);
-	if (c.dst_fd >= 0)
-		close(c.dst_fd);
-	pthread_mutex_destroy(&c.lock);
-	pthread_cond_destroy(&c.idle);
+	ctx_free(&c);
 	if (rc != 0 && out)
 		jp_treecopy_result_dispose(out);
 	return rc;

@@ -1,19 +1,40 @@
-/* Shared by src/treecopy.c and src/treecopy_stream.c only. */
+/* Shared by src/treecopy*.c and src/stage*.c only. */
 #ifndef JOBPREP_TREECOPY_INTERNAL_H
 #define JOBPREP_TREECOPY_INTERNAL_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
 
 /* Copy one regular file src_at/src_name to a new dst_at/dst_name with mode
  * (bits the umask took back restored), through buf; count bytes, give up
  * when *stop (errno ECANCELED); fill *st_out (may be NULL) from the copy.
- * 0, or -1 with errno set. */
+ * With keep (the source's stat), the copy gets its atime and mtime and is
+ * flushed to the disk (fsync) before it is closed. 0, or -1 with errno set. */
 int jp_tc_copy_file(int src_at, const char *src_name, int dst_at, const char *dst_name,
 		    mode_t mode, mode_t umask_bits, char *buf, size_t bufsz,
-		    atomic_uint_fast64_t *bytes, atomic_bool *stop, struct stat *st_out);
+		    atomic_uint_fast64_t *bytes, atomic_bool *stop, struct stat *st_out,
+		    const struct stat *keep);
 /* The process umask, read without changing it. */
 mode_t jp_tc_umask(void);
+
+/* What jp_tc_stage_entry did. */
+enum jp_tc_staged { JP_TC_WRITTEN, JP_TC_SKIPPED };
+
+/* Stage one regular file or symlink (sst: its lstat) from src_at/src_name
+ * onto dst_at/dst_name (treecopy.h's `stage`): skipped when already there
+ * (size + mtime, or with verify size + XXH3 content; a symlink: the same
+ * target), else written as JP_TREECOPY_TMP_PREFIX + name (or a digest of
+ * the name when that is too long), flushed, timed and renamed over. The
+ * temporary never outlives a failure or a cancel. buf holds bufsz >= 8 KiB.
+ * 0 (*what says which), or -1 with errno set (ECANCELED when *stop). */
+int jp_tc_stage_entry(int src_at, const char *src_name, const struct stat *sst, int dst_at,
+		      const char *dst_name, bool verify, mode_t umask_bits, char *buf,
+		      size_t bufsz, atomic_uint_fast64_t *bytes, atomic_bool *stop,
+		      enum jp_tc_staged *what);
+/* A symlink at rel (relative to the tree's top) whose target leads outside
+ * the tree, read lexically: absolute, or more ".." than rel is deep. */
+bool jp_tc_link_leaves(const char *rel, const char *target);
 
 #endif

@@ -304,3 +304,9 @@ EXTRA_DIST += tests/analyse.sh tests/valgrind.supp tests/scan-build.known tests/
 analyse:
 	$(SHELL) $(srcdir)/tests/analyse.sh $(abs_top_builddir)
 .PHONY: analyse
+# stage: data onto shared storage (copy, resume after kill -9, a full disk)
+STAGE_TESTS = tests/integration/stage_copy.sh tests/integration/stage_interrupt.sh \
+	tests/integration/stage_full_disk.sh tests/integration/stage_archive.sh \
+	tests/integration/stage_http.sh
+TESTS += $(STAGE_TESTS)
+EXTRA_DIST += $(STAGE_TESTS)

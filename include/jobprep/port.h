@@ -17,6 +17,8 @@ enum jp_phase {
 	JP_PHASE_CHECKOUT, /* writing files */
 	JP_PHASE_COPY,     /* copying a finished tree onto shared storage */
 	JP_PHASE_SCAN,     /* walking a data set */
+	JP_PHASE_DOWNLOAD, /* receiving a file over http(s) */
+	JP_PHASE_UNPACK,   /* unpacking an archive */
 	JP_PHASE_DONE,
 };
 

@@ -29,9 +29,22 @@ struct jp_treecopy_options {
 	/* Files (and symlinks) already copied, sorted by path, e.g. by a
 	 * stream: not copied again. Borrowed; NULL = none. */
 	const struct jp_treecopy_result *done;
+	/* Staging (jobprep stage): dst may exist and nothing in it is removed.
+	 * A file already there with the source's size and mtime (with verify:
+	 * its size and content, XXH3-64) is skipped; every other file is
+	 * written as ".jobprep-tmp-NAME" in its own folder, flushed (fsync),
+	 * given the source's mtime, then renamed over NAME, so no file is ever
+	 * half-made under its final name; a temporary an interrupted run left
+	 * is written again from zero. Directories get their mtimes back;
+	 * symlinks leaving the tree are kept and listed in the result. */
+	bool stage;
+	bool verify;
 };
 
-#define JP_TREECOPY_OPTIONS_INIT { 0, false, NULL, NULL, false, NULL }
+#define JP_TREECOPY_OPTIONS_INIT { 0, false, NULL, NULL, false, NULL, false, false }
+
+/* The temporary name a staged file is written under, in its folder. */
+#define JP_TREECOPY_TMP_PREFIX ".jobprep-tmp-"
 
 struct jp_treecopy_file {
 	char *path;       /* relative to the tree's top, owned */
@@ -43,9 +56,15 @@ struct jp_treecopy_result {
 	/* With record_stats: every file and symlink, sorted by path (strcmp). */
 	struct jp_treecopy_file *copied;
 	size_t n_copied;
+	/* With stage: files and symlinks already complete (not rewritten),
+	 * their bytes, and the symlinks whose target leaves the tree
+	 * (relative paths, sorted; kept as they are). */
+	uint64_t skipped, skipped_bytes;
+	char **outside;
+	size_t n_outside;
 };
 
-#define JP_TREECOPY_RESULT_INIT { 0, 0, 0, 0, NULL, 0 }
+#define JP_TREECOPY_RESULT_INIT { 0, 0, 0, 0, NULL, 0, 0, 0, NULL, 0 }
 
 /* Copy the tree at src to dst, which must not exist unless dst_exists (it
  * is created with src's mode). Progress (JP_PHASE_COPY: files done of total, bytes) goes to

@@ -42,5 +42,6 @@ int jp_cmd_clone(int argc, char **argv);
 int jp_cmd_repo(int argc, char **argv);
 int jp_cmd_show(int argc, char **argv);
 int jp_cmd_runs(int argc, char **argv);
+int jp_cmd_stage(int argc, char **argv);
 
 #endif

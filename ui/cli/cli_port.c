@@ -59,6 +59,10 @@ static const char *phase_name(enum jp_phase ph)
 		return _("copying to shared storage");
 	case JP_PHASE_SCAN:
 		return _("scanning");
+	case JP_PHASE_DOWNLOAD:
+		return _("downloading");
+	case JP_PHASE_UNPACK:
+		return _("unpacking");
 	case JP_PHASE_DONE:
 		break;
 	}

@@ -24,6 +24,10 @@ const char *jp_progress_phase_name(enum jp_phase phase)
 		return _("copying");
 	case JP_PHASE_SCAN:
 		return _("scanning");
+	case JP_PHASE_DOWNLOAD:
+		return _("downloading");
+	case JP_PHASE_UNPACK:
+		return _("unpacking");
 	case JP_PHASE_DONE:
 		return _("done");
 	}

@@ -1,0 +1,77 @@
+/* Staging data onto shared storage before a job (issue 14): a directory or
+ * a file on this machine is copied with parallel writers, incrementally
+ * (what is already complete is skipped, nothing at the destination is
+ * deleted), and no file ever appears half-made under its final name: every
+ * one is written under a temporary name in its folder, flushed and renamed.
+ * An interrupted run (a signal, kill -9, a full disk) is finished by the
+ * next one, which skips the complete files and writes the rest again. */
+#ifndef JOBPREP_STAGE_H
+#define JOBPREP_STAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jobprep/error.h"
+#include "jobprep/port.h"
+
+struct jp_stage_options {
+	unsigned jobs; /* parallel writers; 0 = 16, at most 64 */
+	/* A file already at the destination is complete when its size and
+	 * content (XXH3-64) match, not merely its size and mtime. */
+	bool verify;
+	/* A URL's download must have this SHA-256 (64 hex digits), else it
+	 * is removed and JP_ECHECK; NULL = not checked. */
+	const char *sha256;
+	/* An archive (or a URL naming one) is copied as it is, not unpacked. */
+	bool no_unpack;
+};
+
+#define JP_STAGE_OPTIONS_INIT { 0, false, NULL, false }
+
+enum jp_stage_kind {
+	JP_STAGE_DIR,  /* a directory tree */
+	JP_STAGE_FILE, /* one regular file */
+	JP_STAGE_ARCHIVE, /* an archive, unpacked */
+};
+
+struct jp_stage_result {
+	enum jp_stage_kind kind;
+	char *dest;    /* where the data is now (a file source into a folder:
+			  the folder/name), owned */
+	uint64_t files, dirs, symlinks;
+	uint64_t written, bytes_written;  /* files (and symlinks) written, bytes */
+	uint64_t skipped, bytes_skipped;  /* already complete */
+	/* symlinks whose target leaves the tree: kept, listed (relative) */
+	char **outside;
+	size_t n_outside;
+	/* what an archive's unpacking changed or left out, one line each
+	 * (a device node skipped, a set-uid bit dropped) */
+	char **notes;
+	size_t n_notes;
+};
+
+#define JP_STAGE_RESULT_INIT { JP_STAGE_DIR, NULL, 0, 0, 0, 0, 0, 0, 0, NULL, 0, NULL, 0 }
+
+/* Stage source onto dest. An archive (by its name: .tar, .tar.gz, .tgz,
+ * .tar.zst, .tar.xz, .txz, .tar.bz2, .tbz2, .zip; through libarchive) is
+ * unpacked into dest: into the folder ".jobprep-tmp-unpack-NAME" beside
+ * dest first, flushed (syncfs), then renamed to dest when dest does not
+ * exist, else moved into it file by file (each rename replaces one file
+ * whole). A member named absolute or with "..", or reached through a
+ * symlink member, refuses the whole archive (JP_EREFUSED, nothing written
+ * outside that folder, which is removed); device nodes and FIFOs are left
+ * out and set-uid/set-gid bits dropped, each with a note. Members already
+ * complete in dest (or in the unpack folder a killed run left) are not
+ * written again. A directory becomes dest (created if missing,
+ * else filled in: like `rsync -a SOURCE/ DEST/`); a file becomes dest/NAME
+ * when dest is a folder, else dest itself (its folder must exist).
+ * Progress (JP_PHASE_COPY: files done of total, bytes written, rate) goes
+ * to port from the calling thread; its progress returning < 0 or its
+ * cancelled() cancels (JP_ECANCELED) with no temporary left. */
+int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
+	     const struct jp_stage_options *opts, const struct jp_port *port,
+	     struct jp_error *err);
+void jp_stage_result_dispose(struct jp_stage_result *res);
+
+#endif

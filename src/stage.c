@@ -1,0 +1,250 @@
+/* jobprep stage: what the source is, and staging a directory or a file
+ * (treecopy.c's parallel writers in their staging mode). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/path.h"
+#include "jobprep/stage.h"
+#include "jobprep/treecopy.h"
+#include "stage_internal.h"
+#include "treecopy_internal.h"
+
+#define BUF_SIZE (1 << 20)
+
+static int sys_code(int e)
+{
+	return e == ENOSPC || e == EDQUOT ? JP_ENOSPC : e == ENOENT ? JP_ENOENT : JP_EIO;
+}
+
+void jp_stage_result_dispose(struct jp_stage_result *res)
+{
+	if (!res)
+		return;
+	free(res->dest);
+	for (size_t i = 0; i < res->n_outside; i++)
+		free(res->outside[i]);
+	free(res->outside);
+	for (size_t i = 0; i < res->n_notes; i++)
+		free(res->notes[i]);
+	free(res->notes);
+	*res = (struct jp_stage_result)JP_STAGE_RESULT_INIT;
+}
+
+static int stage_dir(struct jp_stage_result *out, const char *source, const char *dest,
+		     const struct jp_stage_options *opts, const struct jp_port *port,
+		     struct jp_error *err)
+{
+	struct jp_treecopy_options to = JP_TREECOPY_OPTIONS_INIT;
+	struct jp_treecopy_result tr = JP_TREECOPY_RESULT_INIT;
+	int rc;
+
+	to.threads = opts ? opts->jobs : 0;
+	to.stage = true;
+	to.verify = opts && opts->verify;
+	rc = jp_treecopy(&tr, source, dest, &to, port, err);
+	if (rc != 0)
+		return rc;
+	out->kind = JP_STAGE_DIR;
+	out->files = tr.files;
+	out->dirs = tr.dirs;
+	out->symlinks = tr.symlinks;
+	out->skipped = tr.skipped;
+	out->written = tr.files + tr.symlinks - tr.skipped;
+	out->bytes_written = tr.bytes;
+	out->bytes_skipped = tr.skipped_bytes;
+	out->outside = tr.outside;
+	out->n_outside = tr.n_outside;
+	tr.outside = NULL;
+	tr.n_outside = 0;
+	jp_treecopy_result_dispose(&tr);
+	if (!(out->dest = strdup(dest)))
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	return 0;
+}
+
+/* ---- one file: copied on a thread of its own, so the calling thread can
+ * report progress and see a cancel ---- */
+
+struct one {
+	int src_at, dst_at;
+	const char *src_name, *dst_name;
+	struct stat sst;
+	bool verify;
+	char *buf;
+	atomic_uint_fast64_t bytes;
+	atomic_bool stop, finished;
+	enum jp_tc_staged what;
+	int rc, e;
+};
+
+static void *one_run(void *arg)
+{
+	struct one *o = arg;
+
+	o->rc = jp_tc_stage_entry(o->src_at, o->src_name, &o->sst, o->dst_at, o->dst_name,
+				  o->verify, jp_tc_umask(), o->buf, BUF_SIZE, &o->bytes, &o->stop,
+				  &o->what);
+	o->e = errno;
+	atomic_store(&o->finished, true);
+	return NULL;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Report until o finishes; a cancel stops it. */
+static bool one_watch(struct one *o, const struct jp_port *port, const char *what)
+{
+	uint64_t t0 = now_ns();
+	bool canceled = false;
+
+	while (!atomic_load(&o->finished)) {
+		struct timespec nap = { 0, 50000000L };
+		double secs = (double)(now_ns() - t0) / 1e9;
+		struct jp_progress p = { JP_PHASE_COPY, 0, 1, atomic_load(&o->bytes), 0, what };
+
+		nanosleep(&nap, NULL);
+		if (canceled || !port)
+			continue;
+		p.rate = secs > 0.2 ? (double)p.bytes / secs : 0;
+		if ((port->cancelled && port->cancelled(port->payload)) ||
+		    (port->progress && port->progress(&p, port->payload) < 0)) {
+			canceled = true;
+			atomic_store(&o->stop, true);
+		}
+	}
+	return canceled;
+}
+
+/* dest for a file source: dest/NAME when dest is a folder. */
+static char *file_dest(const char *source, const char *dest)
+{
+	struct stat sb;
+	const char *base = strrchr(source, '/');
+
+	base = base ? base + 1 : source;
+	if (stat(dest, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return jp_path_join(dest, base);
+	return strdup(dest);
+}
+
+static int stage_file(struct jp_stage_result *out, const char *source, const struct stat *sst,
+		      const char *dest, const struct jp_stage_options *opts,
+		      const struct jp_port *port, struct jp_error *err)
+{
+	struct one o;
+	pthread_t tid;
+	char *dst = file_dest(source, dest), *dir = NULL;
+	const char *slash;
+	bool canceled;
+	int rc = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.src_at = o.dst_at = -1;
+	if (!dst || !(o.buf = malloc(BUF_SIZE))) {
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		goto out;
+	}
+	slash = strrchr(dst, '/');
+	dir = slash ? strndup(dst, slash == dst ? 1 : (size_t)(slash - dst)) : strdup(".");
+	if (!dir) {
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		goto out;
+	}
+	o.dst_name = slash ? slash + 1 : dst;
+	o.src_name = source;
+	o.src_at = AT_FDCWD;
+	o.sst = *sst;
+	o.verify = opts && opts->verify;
+	o.dst_at = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (o.dst_at < 0) {
+		rc = jp_error_set(err, sys_code(errno), _("%s: cannot open: %s"), dir,
+				  strerror(errno));
+		goto out;
+	}
+	if (pthread_create(&tid, NULL, one_run, &o) != 0) {
+		rc = jp_error_set(err, JP_EINTERNAL, "%s", _("cannot start a thread"));
+		goto out;
+	}
+	canceled = one_watch(&o, port, source);
+	pthread_join(tid, NULL);
+	if (o.rc != 0 && (canceled || o.e == ECANCELED)) {
+		rc = jp_error_set(err, JP_ECANCELED, _("%s: copy canceled"), dst);
+		goto out;
+	}
+	if (o.rc != 0) {
+		rc = jp_error_set(err, sys_code(o.e), _("copying onto %s: %s"), dst,
+				  strerror(o.e));
+		goto out;
+	}
+	out->kind = JP_STAGE_FILE;
+	out->files = 1;
+	if (o.what == JP_TC_SKIPPED) {
+		out->skipped = 1;
+		out->bytes_skipped = (uint64_t)sst->st_size;
+	} else {
+		out->written = 1;
+		out->bytes_written = atomic_load(&o.bytes);
+	}
+	out->dest = dst;
+	dst = NULL;
+out:
+	if (o.dst_at >= 0)
+		close(o.dst_at);
+	free(o.buf);
+	free(dir);
+	free(dst);
+	return rc;
+}
+
+int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
+	     const struct jp_stage_options *opts, const struct jp_port *port,
+	     struct jp_error *err)
+{
+	struct jp_stage_result res = JP_STAGE_RESULT_INIT;
+	struct stat sb;
+	int rc;
+
+	if (out)
+		*out = res;
+	if (!source || !source[0] || !dest || !dest[0])
+		return jp_error_set(err, JP_EUSAGE, "%s", _("stage: a source and a destination are needed"));
+	if (jp_stage_is_url(source)) {
+		rc = jp_stage_http(&res, source, dest, opts, port, err);
+		goto done;
+	}
+	if (stat(source, &sb) != 0)
+		return jp_error_set(err, sys_code(errno), _("%s: cannot read: %s"), source,
+				    strerror(errno));
+	if (S_ISDIR(sb.st_mode))
+		rc = stage_dir(&res, source, dest, opts, port, err);
+	else if (S_ISREG(sb.st_mode) && !(opts && opts->no_unpack) && jp_stage_is_archive(source))
+		rc = jp_stage_archive(&res, source, dest, opts, port, err);
+	else if (S_ISREG(sb.st_mode))
+		rc = stage_file(&res, source, &sb, dest, opts, port, err);
+	else
+		rc = jp_error_set(err, JP_EUSAGE, _("%s: not a directory or a regular file"), source);
+done:
+	if (rc == 0 && out)
+		*out = res;
+	else
+		jp_stage_result_dispose(&res);
+	return rc;
+}

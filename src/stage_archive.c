@@ -1,0 +1,550 @@
+/* jobprep stage ARCHIVE DEST: unpack through libarchive into a folder
+ * beside DEST, refusing members that would land outside it, then put the
+ * whole tree in place. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/path.h"
+#include "jobprep/stage.h"
+#include "jobprep/treecopy.h"
+#include "stage_internal.h"
+#include "treecopy_internal.h"
+
+#define UNPACK_PREFIX JP_TREECOPY_TMP_PREFIX "unpack-"
+#define PROGRESS_NS 100000000ULL
+
+bool jp_stage_is_archive(const char *name)
+{
+	static const char *const ends[] = { ".tar", ".tar.gz", ".tgz", ".tar.zst", ".tzst",
+					    ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tbz",
+					    ".zip" };
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		size_t k = strlen(ends[i]);
+
+		if (n > k && strcasecmp(name + n - k, ends[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+int jp_stage_note(struct jp_stage_result *out, const char *fmt, ...)
+{
+	char **v = realloc(out->notes, (out->n_notes + 1) * sizeof(*v));
+	va_list ap;
+	int n;
+
+	if (!v)
+		return JP_ENOMEM;
+	out->notes = v;
+	va_start(ap, fmt);
+	n = vasprintf(&v[out->n_notes], fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return JP_ENOMEM;
+	out->n_notes++;
+	return 0;
+}
+
+/* ---- member names ---- */
+
+/* name without "./", "//" or "." parts into out; 0, 1 when nothing is left
+ * (the top itself), -1 when it is absolute or climbs ("..").  */
+static int clean_name(const char *name, char *out, size_t n)
+{
+	size_t w = 0;
+
+	if (name[0] == '/')
+		return -1;
+	for (const char *p = name; *p;) {
+		size_t k = strcspn(p, "/");
+
+		if (k == 2 && p[0] == '.' && p[1] == '.')
+			return -1;
+		if (k > 0 && !(k == 1 && p[0] == '.')) {
+			if (w + k + 2 > n)
+				return -1;
+			if (w)
+				out[w++] = '/';
+			memcpy(out + w, p, k);
+			w += k;
+		}
+		p += k;
+		while (*p == '/')
+			p++;
+	}
+	out[w] = '\0';
+	return w ? 0 : 1;
+}
+
+/* The symlink members so far: a set of paths (open addressing). */
+struct linkset {
+	char **slot;
+	size_t n, cap;
+};
+
+static size_t hash(const char *p, size_t n)
+{
+	size_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
+	return h;
+}
+
+static char **ls_find(const struct linkset *s, const char *p, size_t n)
+{
+	size_t i = hash(p, n) & (s->cap - 1);
+
+	while (s->slot[i] && !(strlen(s->slot[i]) == n && memcmp(s->slot[i], p, n) == 0))
+		i = (i + 1) & (s->cap - 1);
+	return &s->slot[i];
+}
+
+static int ls_add(struct linkset *s, const char *p)
+{
+	char **slot;
+
+	if ((s->n + 1) * 2 > s->cap) {
+		struct linkset g = { calloc(s->cap ? s->cap * 2 : 64, sizeof(char *)), s->n,
+				     s->cap ? s->cap * 2 : 64 };
+
+		if (!g.slot)
+			return JP_ENOMEM;
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->slot[i])
+				*ls_find(&g, s->slot[i], strlen(s->slot[i])) = s->slot[i];
+		free(s->slot);
+		*s = g;
+	}
+	slot = ls_find(s, p, strlen(p));
+	if (*slot)
+		return 0;
+	if (!(*slot = strdup(p)))
+		return JP_ENOMEM;
+	s->n++;
+	return 0;
+}
+
+/* The symlink member that path (a clean name) would be written through,
+ * or NULL: its every proper prefix is looked up. */
+static const char *ls_through(const struct linkset *s, const char *path)
+{
+	const char *hit = NULL;
+
+	if (!s->n)
+		return NULL;
+	for (const char *p = strchr(path, '/'); p && !hit; p = strchr(p + 1, '/'))
+		hit = *ls_find(s, path, (size_t)(p - path));
+	return hit;
+}
+
+static void ls_free(struct linkset *s)
+{
+	for (size_t i = 0; i < s->cap; i++)
+		free(s->slot[i]);
+	free(s->slot);
+}
+
+/* ---- unpacking ---- */
+
+struct ax {
+	const char *src;      /* the archive, as named */
+	const char *dest;     /* as named */
+	char tmp[PATH_MAX];   /* the unpack folder, absolute, no symlink in it */
+	int dest_fd, tmp_fd;  /* dest_fd -1: dest does not exist yet */
+	bool tmp_fresh;       /* made by this run: nothing in it to resume */
+	struct archive *r, *w;
+	struct linkset links;
+	struct jp_stage_result *out;
+	const struct jp_port *port;
+	uint64_t t_start, t_last, members;
+	bool canceled;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void report(struct ax *x, bool force)
+{
+	uint64_t now = now_ns();
+	double secs = (double)(now - x->t_start) / 1e9;
+	struct jp_progress p = { JP_PHASE_UNPACK, x->members, 0, x->out->bytes_written, 0, x->src };
+
+	if (!x->port || x->canceled || (!force && now - x->t_last < PROGRESS_NS))
+		return;
+	x->t_last = now;
+	p.rate = secs > 0.2 ? (double)p.bytes / secs : 0;
+	if ((x->port->cancelled && x->port->cancelled(x->port->payload)) ||
+	    (x->port->progress && x->port->progress(&p, x->port->payload) < 0))
+		x->canceled = true;
+}
+
+static int sys_code(int e)
+{
+	return e == ENOSPC || e == EDQUOT ? JP_ENOSPC : JP_EIO;
+}
+
+/* Is the file name (a clean member name) already complete at at? */
+static bool complete_at(int at, const char *name, struct archive_entry *e)
+{
+	struct stat st;
+
+	return at >= 0 && fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	       archive_entry_size_is_set(e) && st.st_size == archive_entry_size(e) &&
+	       st.st_mtim.tv_sec == archive_entry_mtime(e) &&
+	       (st.st_mtim.tv_nsec == archive_entry_mtime_nsec(e) || st.st_mtim.tv_nsec == 0);
+}
+
+static int refuse(struct ax *x, struct jp_error *err, const char *member, const char *why)
+{
+	return jp_error_set(err, JP_EREFUSED,
+			    _("%s: member \"%s\" %s: the archive is refused, nothing of it was put in place"),
+			    x->src, member, why);
+}
+
+static int copy_data(struct ax *x, struct jp_error *err, const char *member)
+{
+	for (;;) {
+		const void *buf;
+		size_t size;
+		la_int64_t off;
+		int r = archive_read_data_block(x->r, &buf, &size, &off);
+
+		if (r == ARCHIVE_EOF)
+			return 0;
+		if (r < ARCHIVE_WARN)
+			return jp_error_set(err, JP_EFORMAT, "%s: %s: %s", x->src, member,
+					    archive_error_string(x->r));
+		if (archive_write_data_block(x->w, buf, size, off) < ARCHIVE_WARN)
+			return jp_error_set(err, sys_code(archive_errno(x->w)), _("unpacking %s: %s: %s"),
+					    x->src, member, archive_error_string(x->w));
+		x->out->bytes_written += size;
+		report(x, false);
+		if (x->canceled)
+			return JP_ECANCELED;
+	}
+}
+
+/* Rewrite the entry's names to land in the unpack folder, or refuse or
+ * leave it out. 0 write it, 1 left out, < 0 error. */
+static int vet(struct ax *x, struct archive_entry *e, const char *name, struct jp_error *err)
+{
+	char path[PATH_MAX], hl[PATH_MAX];
+	const char *through, *link = archive_entry_hardlink(e);
+	mode_t type = archive_entry_filetype(e), perm = archive_entry_perm(e);
+	int rc;
+
+	if ((through = ls_through(&x->links, name)) != NULL) {
+		snprintf(hl, sizeof(hl), _("is written through the symlink member \"%s\""), through);
+		return refuse(x, err, name, hl);
+	}
+	if (type == AE_IFCHR || type == AE_IFBLK || type == AE_IFIFO || type == AE_IFSOCK) {
+		rc = jp_stage_note(x->out, _("%s: left out: a device node, FIFO or socket"), name);
+		return rc ? jp_error_set(err, rc, "%s", _("out of memory")) : 1;
+	}
+	if (perm & 06000) {
+		if ((rc = jp_stage_note(x->out, _("%s: set-uid/set-gid bit dropped"), name)) != 0)
+			return jp_error_set(err, rc, "%s", _("out of memory"));
+		archive_entry_set_perm(e, perm & ~(mode_t)06000);
+	}
+	if (link) {
+		char clean[PATH_MAX];
+
+		if (clean_name(link, clean, sizeof(clean)) != 0)
+			return refuse(x, err, name, _("is a hard link to a name outside the destination"));
+		if (ls_through(&x->links, clean))
+			return refuse(x, err, name, _("is a hard link through a symlink member"));
+		/* its target may be complete in dest already, not unpacked again */
+		int w = x->dest_fd >= 0 && faccessat(x->tmp_fd, clean, F_OK, AT_SYMLINK_NOFOLLOW) != 0
+				? snprintf(hl, sizeof(hl), "%s/%s", x->dest, clean)
+				: snprintf(hl, sizeof(hl), "%s/%s", x->tmp, clean);
+		if (w < 0 || (size_t)w >= sizeof(hl))
+			return refuse(x, err, name, _("has a name too long"));
+		archive_entry_set_hardlink(e, hl);
+	}
+	if (type == AE_IFLNK) {
+		const char *target = archive_entry_symlink(e);
+
+		if ((rc = ls_add(&x->links, name)) != 0)
+			return jp_error_set(err, rc, "%s", _("out of memory"));
+		if (target && jp_tc_link_leaves(name, target)) {
+			char **v = realloc(x->out->outside, (x->out->n_outside + 1) * sizeof(*v));
+
+			if (!v || !(v[x->out->n_outside] = strdup(name))) {
+				if (v)
+					x->out->outside = v;
+				return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			}
+			x->out->outside = v;
+			x->out->n_outside++;
+		}
+	}
+	if (snprintf(path, sizeof(path), "%s/%s", x->tmp, name) >= (int)sizeof(path))
+		return refuse(x, err, name, _("has a name too long"));
+	archive_entry_set_pathname(e, path);
+	return 0;
+}
+
+static int unpack(struct ax *x, struct jp_error *err)
+{
+	struct archive_entry *e;
+	int r, rc = 0;
+
+	while ((r = archive_read_next_header(x->r, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+		char name[PATH_MAX];
+		mode_t type = archive_entry_filetype(e);
+		const char *raw = archive_entry_pathname(e);
+
+		x->members++;
+		if (!raw || (rc = clean_name(raw, name, sizeof(name))) < 0)
+			return refuse(x, err, raw ? raw : "?",
+				      _("is named absolute or with \"..\": it would land outside the destination"));
+		if (rc == 1)
+			continue; /* "./": the top itself */
+		if ((rc = vet(x, e, name, err)) < 0)
+			return rc;
+		if (rc == 1)
+			continue;
+		if (type == AE_IFDIR)
+			x->out->dirs++;
+		else if (type == AE_IFLNK)
+			x->out->symlinks++;
+		else
+			x->out->files++;
+		if (type == AE_IFREG && !archive_entry_hardlink(e) &&
+		    (complete_at(x->dest_fd, name, e) ||
+		     (!x->tmp_fresh && complete_at(x->tmp_fd, name, e)))) {
+			x->out->skipped++;
+			x->out->bytes_skipped += (uint64_t)archive_entry_size(e);
+			continue;
+		}
+		if (archive_write_header(x->w, e) < ARCHIVE_WARN)
+			return jp_error_set(err, sys_code(archive_errno(x->w)), _("unpacking %s: %s: %s"),
+					    x->src, name, archive_error_string(x->w));
+		if (type == AE_IFREG && (rc = copy_data(x, err, name)) != 0)
+			return rc;
+		if (archive_write_finish_entry(x->w) < ARCHIVE_WARN)
+			return jp_error_set(err, sys_code(archive_errno(x->w)), _("unpacking %s: %s: %s"),
+					    x->src, name, archive_error_string(x->w));
+		if (type != AE_IFDIR)
+			x->out->written++;
+		report(x, false);
+		if (x->canceled)
+			return JP_ECANCELED;
+	}
+	if (r != ARCHIVE_EOF)
+		return jp_error_set(err, JP_EFORMAT, _("%s: not a readable archive: %s"), x->src,
+				    archive_error_string(x->r));
+	/* directories' modes and times are set at close */
+	if (archive_write_close(x->w) < ARCHIVE_WARN)
+		return jp_error_set(err, sys_code(archive_errno(x->w)), _("unpacking %s: %s"), x->src,
+				    archive_error_string(x->w));
+	return 0;
+}
+
+/* ---- putting the tree in place ---- */
+
+/* Move everything in from (the unpack folder) into to (dest), one rename
+ * per file or symlink; folders are made where missing and given the
+ * archive's mode and times. */
+static int merge(int from, int to, const char *rel, struct jp_error *err)
+{
+	int fd = dup(from), rc = 0;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return jp_error_set(err, JP_EIO, "%s: %s", rel, strerror(errno));
+	}
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fstatat(from, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			rc = jp_error_set(err, JP_EIO, "%s/%s: %s", rel, de->d_name, strerror(errno));
+		} else if (S_ISDIR(st.st_mode)) {
+			struct timespec t[2] = { st.st_atim, st.st_mtim };
+			char sub[PATH_MAX];
+			int f2, t2;
+
+			snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name);
+			if (mkdirat(to, de->d_name, 0700) != 0 && errno != EEXIST)
+				rc = jp_error_set(err, sys_code(errno), "%s: %s", sub, strerror(errno));
+			else if ((t2 = openat(to, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+				rc = jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), sub, strerror(errno));
+			else {
+				if ((f2 = openat(from, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+					rc = jp_error_set(err, JP_EIO, "%s: %s", sub, strerror(errno));
+				else {
+					rc = merge(f2, t2, sub, err);
+					close(f2);
+				}
+				if (rc == 0 && (fchmod(t2, st.st_mode & 07777) != 0 || futimens(t2, t) != 0))
+					rc = jp_error_set(err, JP_EIO, "%s: %s", sub, strerror(errno));
+				close(t2);
+			}
+		} else if (renameat(from, de->d_name, to, de->d_name) != 0) {
+			rc = jp_error_set(err, sys_code(errno), "%s/%s: %s", rel, de->d_name,
+					  strerror(errno));
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+static int put_in_place(struct ax *x, struct jp_error *err)
+{
+	struct stat st;
+	int rc;
+
+	/* one flush for the whole tree, before any of it gets its final name */
+	if (syncfs(x->tmp_fd) != 0)
+		return jp_error_set(err, sys_code(errno), "%s: %s", x->tmp, strerror(errno));
+	if (x->dest_fd < 0) {
+		if (rename(x->tmp, x->dest) != 0)
+			return jp_error_set(err, sys_code(errno), _("%s: cannot create: %s"), x->dest,
+					    strerror(errno));
+		return 0;
+	}
+	if ((rc = merge(x->tmp_fd, x->dest_fd, x->dest, err)) != 0)
+		return rc;
+	if (fstat(x->tmp_fd, &st) == 0) {
+		struct timespec t[2] = { st.st_atim, st.st_mtim };
+
+		(void)fchmod(x->dest_fd, st.st_mode & 07777);
+		(void)futimens(x->dest_fd, t);
+	}
+	return jp_treecopy_remove(x->tmp, 4, err);
+}
+
+/* The unpack folder's path: beside dest, its parent resolved (libarchive's
+ * symlink check looks at every component). */
+static int tmp_path(struct ax *x, struct jp_error *err)
+{
+	char *abs = jp_path_absolute(x->dest), *norm = abs ? jp_path_normalize(abs) : NULL;
+	char parent[PATH_MAX];
+	const char *slash, *base;
+	int rc = 0;
+
+	if (!norm) {
+		free(abs);
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	}
+	slash = strrchr(norm, '/');
+	base = slash + 1;
+	if (!*base) {
+		rc = jp_error_set(err, JP_EUSAGE, _("%s: not a destination folder"), x->dest);
+	} else {
+		char *dir = strndup(norm, slash == norm ? 1 : (size_t)(slash - norm));
+
+		if (!dir || !realpath(dir, parent))
+			rc = jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), dir ? dir : norm,
+					  strerror(errno));
+		else if (snprintf(x->tmp, sizeof(x->tmp), "%s/%s%s", strcmp(parent, "/") ? parent : "",
+				  UNPACK_PREFIX, base) >= (int)sizeof(x->tmp))
+			rc = jp_error_set(err, JP_EUSAGE, _("%s: path too long"), x->dest);
+		free(dir);
+	}
+	free(abs);
+	free(norm);
+	return rc;
+}
+
+static int open_all(struct ax *x, struct jp_error *err)
+{
+	struct stat st;
+
+	if ((x->dest_fd = open(x->dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 && errno != ENOENT)
+		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), x->dest, strerror(errno));
+	x->tmp_fresh = mkdir(x->tmp, 0700) == 0;
+	if (!x->tmp_fresh && errno != EEXIST)
+		return jp_error_set(err, sys_code(errno), _("%s: cannot create: %s"), x->tmp,
+				    strerror(errno));
+	if ((x->tmp_fd = open(x->tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    fstat(x->tmp_fd, &st) != 0)
+		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), x->tmp, strerror(errno));
+	if (!(x->r = archive_read_new()) || !(x->w = archive_write_disk_new()))
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	archive_read_support_filter_all(x->r);
+	archive_read_support_format_all(x->r);
+	/* Our own check above already refused absolute names and ".."; the
+	 * names libarchive gets are the unpack folder's absolute path plus a
+	 * clean member name, so NOABSOLUTEPATHS (which would refuse them all)
+	 * is the one secure flag left out. */
+	archive_write_disk_set_options(x->w, ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
+						     ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+						     ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+						     ARCHIVE_EXTRACT_SPARSE);
+	if (archive_read_open_filename(x->r, x->src, 1 << 20) != ARCHIVE_OK)
+		return jp_error_set(err, JP_EFORMAT, _("%s: not a readable archive: %s"), x->src,
+				    archive_error_string(x->r));
+	return 0;
+}
+
+int jp_stage_archive(struct jp_stage_result *out, const char *path, const char *dest,
+		     const struct jp_stage_options *opts, const struct jp_port *port,
+		     struct jp_error *err)
+{
+	struct ax x;
+	int rc;
+
+	(void)opts;
+	memset(&x, 0, sizeof(x));
+	x.src = path;
+	x.dest = dest;
+	x.dest_fd = x.tmp_fd = -1;
+	x.out = out;
+	x.port = port;
+	x.t_start = now_ns();
+	out->kind = JP_STAGE_ARCHIVE;
+	if ((rc = tmp_path(&x, err)) == 0 && (rc = open_all(&x, err)) == 0 &&
+	    (rc = unpack(&x, err)) == 0) {
+		report(&x, true);
+		rc = x.canceled ? JP_ECANCELED : put_in_place(&x, err);
+	}
+	if (rc == JP_ECANCELED)
+		jp_error_set(err, rc, _("%s: unpacking canceled"), dest);
+	if (x.r)
+		archive_read_free(x.r);
+	if (x.w)
+		archive_write_free(x.w);
+	if (x.tmp_fd >= 0)
+		close(x.tmp_fd);
+	if (x.dest_fd >= 0)
+		close(x.dest_fd);
+	/* Canceled, refused or unreadable: nothing kept. Another failure (a
+	 * full disk; or a kill): the unpack folder stays for the next run to
+	 * go on from. */
+	if ((rc == JP_ECANCELED || rc == JP_EREFUSED || rc == JP_EFORMAT) && x.tmp[0])
+		jp_treecopy_remove(x.tmp, 4, NULL);
+	ls_free(&x.links);
+	if (rc == 0 && !(out->dest = strdup(dest)))
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	return rc;
+}

@@ -1,0 +1,408 @@
+/* jobprep stage URL DEST: download over http(s) with libcurl, resumably:
+ * the body goes to a temporary beside its final place, and the remote's
+ * validator (ETag, else Last-Modified) to a second one; the next run asks
+ * for the rest (Range) only if the remote is still the same (If-Range),
+ * and starts from zero when the server sends the whole of a changed file.
+ * Then it is checked (--sha256) and renamed, or unpacked if an archive. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <openssl/evp.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/path.h"
+#include "jobprep/stage.h"
+#include "jobprep/treecopy.h"
+#include "jobprep/url.h"
+#include "stage_internal.h"
+
+#define PROGRESS_NS 100000000ULL
+
+bool jp_stage_is_url(const char *s)
+{
+	return strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0;
+}
+
+struct dl {
+	const char *url;   /* for messages: redacted */
+	char part[PATH_MAX], validator_path[PATH_MAX];
+	int fd;
+	off_t have;        /* bytes on disk when this attempt began */
+	long status;       /* of the response being received */
+	bool decided;      /* the first body byte of the last response seen */
+	char etag[512], lastmod[128];
+	uint64_t written, t_start, t_last;
+	const struct jp_port *port;
+	bool canceled;
+	int io_errno;
+	CURL *curl;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void trim_copy(char *out, size_t n, const char *v, size_t len)
+{
+	while (len && (*v == ' ' || *v == '\t'))
+		v++, len--;
+	while (len && (v[len - 1] == '\r' || v[len - 1] == '\n' || v[len - 1] == ' '))
+		len--;
+	snprintf(out, n, "%.*s", (int)len, v);
+}
+
+static size_t on_header(char *b, size_t size, size_t n, void *arg)
+{
+	struct dl *d = arg;
+	size_t len = size * n;
+
+	if (len > 5 && strncmp(b, "HTTP/", 5) == 0) {
+		/* a new response (after a redirect, or a 100): forget the last */
+		d->etag[0] = d->lastmod[0] = '\0';
+		d->decided = false;
+	} else if (len > 5 && strncasecmp(b, "ETag:", 5) == 0) {
+		trim_copy(d->etag, sizeof(d->etag), b + 5, len - 5);
+	} else if (len > 14 && strncasecmp(b, "Last-Modified:", 14) == 0) {
+		trim_copy(d->lastmod, sizeof(d->lastmod), b + 14, len - 14);
+	}
+	return len;
+}
+
+/* The first body byte of the final response: append (206) or start from
+ * zero (200: the whole file, changed or never ranged), and keep its
+ * validator for a later resume. */
+static int decide(struct dl *d)
+{
+	const char *v = d->etag[0] ? d->etag : d->lastmod;
+
+	curl_easy_getinfo(d->curl, CURLINFO_RESPONSE_CODE, &d->status);
+	d->decided = true;
+	if (d->status == 206)
+		return lseek(d->fd, d->have, SEEK_SET) < 0 ? -1 : 0;
+	if (d->status != 200)
+		return 0; /* an error page: not written */
+	if (ftruncate(d->fd, 0) != 0 || lseek(d->fd, 0, SEEK_SET) < 0)
+		return -1;
+	d->have = 0;
+	unlink(d->validator_path);
+	/* A weak ETag cannot validate a range (RFC 9110 13.1.5). */
+	if (v[0] && strncmp(v, "W/", 2) != 0) {
+		FILE *f = fopen(d->validator_path, "we");
+
+		if (!f)
+			return -1;
+		fprintf(f, "%s\n", v);
+		if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+			fclose(f);
+			return -1;
+		}
+		fclose(f);
+	}
+	return 0;
+}
+
+static size_t on_body(char *b, size_t size, size_t n, void *arg)
+{
+	struct dl *d = arg;
+	size_t len = size * n, w = 0;
+
+	if (!d->decided && decide(d) != 0) {
+		d->io_errno = errno;
+		return 0;
+	}
+	if (d->status != 200 && d->status != 206)
+		return len;
+	while (w < len) {
+		ssize_t k = write(d->fd, b + w, len - w);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			d->io_errno = k < 0 ? errno : EIO;
+			return 0;
+		}
+		w += (size_t)k;
+	}
+	d->written += len;
+	return len;
+}
+
+static int on_xfer(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ut, curl_off_t un)
+{
+	struct dl *d = arg;
+	uint64_t now = now_ns();
+	double secs = (double)(now - d->t_start) / 1e9;
+	struct jp_progress p = { JP_PHASE_DOWNLOAD, 0, 0, (uint64_t)d->have + d->written, 0, d->url };
+
+	(void)ut;
+	(void)un;
+	(void)dlnow;
+	if (d->port && d->port->cancelled && d->port->cancelled(d->port->payload))
+		d->canceled = true;
+	if (d->canceled)
+		return 1;
+	if (!d->port || !d->port->progress || now - d->t_last < PROGRESS_NS)
+		return 0;
+	d->t_last = now;
+	p.total = dltotal > 0 ? (uint64_t)d->have + (uint64_t)dltotal : 0;
+	p.rate = secs > 0.2 ? (double)d->written / secs : 0;
+	if (d->port->progress(&p, d->port->payload) < 0)
+		d->canceled = true;
+	return d->canceled ? 1 : 0;
+}
+
+/* The validator a killed run kept, or "" */
+static void read_validator(const char *path, char *out, size_t n)
+{
+	FILE *f = fopen(path, "re");
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	if (!fgets(out, (int)n, f))
+		out[0] = '\0';
+	out[strcspn(out, "\r\n")] = '\0';
+	fclose(f);
+}
+
+static int sha256_file(const char *path, char hex[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE], buf[1 << 16];
+	unsigned int len = 0;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+	ssize_t r;
+
+	if (!ctx || fd < 0 || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
+		goto out;
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		if (EVP_DigestUpdate(ctx, buf, (size_t)r) != 1)
+			goto out;
+	if (r < 0 || EVP_DigestFinal_ex(ctx, md, &len) != 1)
+		goto out;
+	for (unsigned i = 0; i < len && i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	EVP_MD_CTX_free(ctx);
+	return rc;
+}
+
+static int fetch(struct dl *d, const char *url, struct jp_error *err)
+{
+	char errbuf[CURL_ERROR_SIZE] = "", range[64], ifrange[600], v[520];
+	struct curl_slist *hdrs = NULL;
+	const char *token = getenv("JOBPREP_HTTP_TOKEN");
+	struct stat st;
+	CURLcode cc;
+	int rc = 0;
+
+	d->fd = open(d->part, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (d->fd < 0 || fstat(d->fd, &st) != 0)
+		return jp_error_set(err, JP_EIO, _("%s: cannot create: %s"), d->part, strerror(errno));
+	read_validator(d->validator_path, v, sizeof(v));
+	d->have = v[0] ? st.st_size : 0;
+	if (!(d->curl = curl_easy_init())) {
+		close(d->fd);
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	}
+	curl_easy_setopt(d->curl, CURLOPT_URL, url);
+	curl_easy_setopt(d->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(d->curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(d->curl, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(d->curl, CURLOPT_MAXREDIRS, 10L);
+	/* credentials go to the host named, never to one a redirect names */
+	curl_easy_setopt(d->curl, CURLOPT_UNRESTRICTED_AUTH, 0L);
+	curl_easy_setopt(d->curl, CURLOPT_FAILONERROR, 1L);
+	curl_easy_setopt(d->curl, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(d->curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(d->curl, CURLOPT_FILETIME, 1L);
+	curl_easy_setopt(d->curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(d->curl, CURLOPT_LOW_SPEED_TIME, 120L);
+	curl_easy_setopt(d->curl, CURLOPT_USERAGENT, "jobprep/" PACKAGE_VERSION);
+	curl_easy_setopt(d->curl, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(d->curl, CURLOPT_HEADERDATA, d);
+	curl_easy_setopt(d->curl, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(d->curl, CURLOPT_WRITEDATA, d);
+	curl_easy_setopt(d->curl, CURLOPT_XFERINFOFUNCTION, on_xfer);
+	curl_easy_setopt(d->curl, CURLOPT_XFERINFODATA, d);
+	curl_easy_setopt(d->curl, CURLOPT_NOPROGRESS, 0L);
+	if (token && token[0]) {
+		curl_easy_setopt(d->curl, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
+		curl_easy_setopt(d->curl, CURLOPT_XOAUTH2_BEARER, token);
+	}
+	if (d->have > 0) {
+		/* CURLOPT_RANGE, not RESUME_FROM: libcurl fails a resume the
+		 * server answers with 200, which is how If-Range says "changed" */
+		snprintf(range, sizeof(range), "%lld-", (long long)d->have);
+		snprintf(ifrange, sizeof(ifrange), "If-Range: %s", v);
+		curl_easy_setopt(d->curl, CURLOPT_RANGE, range);
+		hdrs = curl_slist_append(hdrs, ifrange);
+		curl_easy_setopt(d->curl, CURLOPT_HTTPHEADER, hdrs);
+	}
+	cc = curl_easy_perform(d->curl);
+	if (cc == CURLE_OK && !d->decided)
+		decide(d); /* an empty body */
+	if (d->canceled)
+		rc = jp_error_set(err, JP_ECANCELED, _("%s: download canceled"), d->url);
+	else if (d->io_errno)
+		rc = jp_error_set(err, d->io_errno == ENOSPC || d->io_errno == EDQUOT ? JP_ENOSPC : JP_EIO,
+				  _("%s: writing %s: %s"), d->url, d->part, strerror(d->io_errno));
+	else if (cc == CURLE_HTTP_RETURNED_ERROR && d->have > 0 &&
+		 (curl_easy_getinfo(d->curl, CURLINFO_RESPONSE_CODE, &d->status), d->status == 416)) {
+		/* the range is past the remote's end: start again */
+		unlink(d->validator_path);
+		rc = 1;
+	} else if (cc != CURLE_OK)
+		rc = jp_error_set(err, cc == CURLE_OPERATION_TIMEDOUT ? JP_ETIMEOUT : JP_ENET,
+				  _("%s: download failed: %s"), d->url,
+				  errbuf[0] ? errbuf : curl_easy_strerror(cc));
+	else if (fsync(d->fd) != 0)
+		rc = jp_error_set(err, JP_EIO, "%s: %s", d->part, strerror(errno));
+	if (rc == 0) {
+		long t = -1;
+
+		curl_easy_getinfo(d->curl, CURLINFO_FILETIME, &t);
+		if (t > 0) {
+			struct timespec ts[2] = { { t, 0 }, { t, 0 } };
+
+			(void)futimens(d->fd, ts);
+		}
+	}
+	curl_slist_free_all(hdrs);
+	curl_easy_cleanup(d->curl);
+	d->curl = NULL;
+	/* nothing received: nothing to resume, nothing left */
+	if (rc != 0 && fstat(d->fd, &st) == 0 && st.st_size == 0) {
+		unlink(d->part);
+		unlink(d->validator_path);
+	}
+	close(d->fd);
+	return rc;
+}
+
+/* The last component of the URL's path, without query or fragment. */
+static void url_name(const char *url, char *out, size_t n)
+{
+	const char *p = strstr(url, "://"), *end, *slash;
+
+	p = p ? p + 3 : url;
+	end = p + strcspn(p, "?#");
+	slash = memrchr(p, '/', (size_t)(end - p));
+	if (!slash || slash + 1 >= end) {
+		snprintf(out, n, "%s", "download");
+		return;
+	}
+	/* percent-decoded ("big%20file" is "big file"); never a path */
+	{
+		int len = 0;
+		char *dec = curl_easy_unescape(NULL, slash + 1, (int)(end - slash - 1), &len);
+
+		snprintf(out, n, "%.*s", dec ? len : (int)(end - slash - 1), dec ? dec : slash + 1);
+		curl_free(dec);
+	}
+	if (strchr(out, '/') || strlen(out) != strcspn(out, "\n") || !out[0] || strcmp(out, ".") == 0 || strcmp(out, "..") == 0)
+		snprintf(out, n, "%s", "download");
+}
+
+/* Where the body goes (part, beside final) and where it ends (final). */
+static int places(const char *dest, const char *name, bool archive, char *final, size_t n,
+		  struct dl *d, struct jp_error *err)
+{
+	struct stat sb;
+	char *abs = jp_path_absolute(dest), *norm = abs ? jp_path_normalize(abs) : NULL;
+	char *slash;
+
+	free(abs);
+	if (!norm)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	if (!archive && stat(norm, &sb) == 0 && S_ISDIR(sb.st_mode))
+		snprintf(final, n, "%s/%s", strcmp(norm, "/") ? norm : "", name);
+	else
+		snprintf(final, n, "%s", norm);
+	free(norm);
+	slash = strrchr(final, '/');
+	if (snprintf(d->part, sizeof(d->part), "%.*s/%s%s%s", (int)(slash - final), final,
+		     JP_TREECOPY_TMP_PREFIX, archive ? "download-" : "", archive ? name : slash + 1) >=
+		    (int)sizeof(d->part) ||
+	    snprintf(d->validator_path, sizeof(d->validator_path), "%s.validator", d->part) >=
+		    (int)sizeof(d->validator_path))
+		return jp_error_set(err, JP_EUSAGE, _("%s: path too long"), dest);
+	return 0;
+}
+
+int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest,
+		  const struct jp_stage_options *opts, const struct jp_port *port,
+		  struct jp_error *err)
+{
+	char name[NAME_MAX + 1], final[PATH_MAX], hex[65] = "";
+	char *shown = jp_url_redact(url);
+	struct dl d;
+	bool archive;
+	int rc, tries = 0;
+
+	memset(&d, 0, sizeof(d));
+	d.url = shown ? shown : "URL";
+	d.port = port;
+	d.t_start = now_ns();
+	url_name(url, name, sizeof(name));
+	archive = !(opts && opts->no_unpack) && jp_stage_is_archive(name);
+	if ((rc = places(dest, name, archive, final, sizeof(final), &d, err)) != 0)
+		goto out;
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	do
+		rc = fetch(&d, url, err);
+	while (rc == 1 && ++tries < 2);
+	if (rc != 0) {
+		if (rc == 1)
+			rc = jp_error_set(err, JP_ENET, _("%s: download failed: %s"), d.url,
+					  _("the server refused the range twice"));
+		goto out;
+	}
+	if (opts && opts->sha256 && (sha256_file(d.part, hex) != 0 ||
+				     strcasecmp(hex, opts->sha256) != 0)) {
+		rc = jp_error_set(err, JP_ECHECK, _("%s: SHA-256 is %s, expected %s: the download was removed"),
+				  d.url, hex[0] ? hex : "?", opts->sha256);
+		unlink(d.part);
+		unlink(d.validator_path);
+		goto out;
+	}
+	out->bytes_written = d.written;
+	if (archive) {
+		rc = jp_stage_archive(out, d.part, dest, opts, port, err);
+		if (rc == 0) {
+			unlink(d.part);
+			unlink(d.validator_path);
+		}
+		goto out;
+	}
+	if (rename(d.part, final) != 0) {
+		rc = jp_error_set(err, JP_EIO, _("%s: cannot create: %s"), final, strerror(errno));
+		goto out;
+	}
+	unlink(d.validator_path);
+	out->kind = JP_STAGE_FILE;
+	out->files = out->written = 1;
+	if (!(out->dest = strdup(final)))
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+out:
+	free(shown);
+	return rc;
+}

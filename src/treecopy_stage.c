@@ -1,0 +1,222 @@
+/* Staging one entry of a tree onto shared storage: skip it when the copy
+ * there is already complete, else write it under a temporary name beside
+ * its final one, flush it and rename it over, so that whatever stops the
+ * work (a signal, kill -9, a full disk) no file is ever half-made under its
+ * final name, and the next run picks up where this one stopped. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <xxhash.h>
+
+#include "jobprep/treecopy.h"
+#include "treecopy_internal.h"
+
+/* XXH3-64 of the file at/name, read through buf; 0 or -1 with errno. */
+static int digest(int at, const char *name, char *buf, size_t bufsz, atomic_bool *stop,
+		  XXH64_hash_t *out)
+{
+	XXH3_state_t *st = XXH3_createState();
+	int fd, e = 0;
+
+	*out = 0;
+	if (!st) {
+		errno = ENOMEM;
+		return -1;
+	}
+	fd = openat(at, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno ? errno : EIO;
+		goto out;
+	}
+	XXH3_64bits_reset(st);
+	for (;;) {
+		ssize_t r = read(fd, buf, bufsz);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			e = errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		XXH3_64bits_update(st, buf, (size_t)r);
+		if (stop && atomic_load(stop)) {
+			e = ECANCELED;
+			break;
+		}
+	}
+	close(fd);
+	*out = XXH3_64bits_digest(st);
+out:
+	XXH3_freeState(st);
+	errno = e;
+	return e ? -1 : 0;
+}
+
+static bool same_time(const struct timespec *a, const struct timespec *b)
+{
+	/* Storage that keeps whole seconds only (some network filesystems)
+	 * gives back nanoseconds 0. */
+	return a->tv_sec == b->tv_sec && (a->tv_nsec == b->tv_nsec || b->tv_nsec == 0);
+}
+
+/* Is the regular file at dst_at/dst_name (dst: its lstat) already a
+ * complete copy? -1 with errno on a read error. */
+static int file_complete(int src_at, const char *src_name, const struct stat *sst, int dst_at,
+			 const char *dst_name, const struct stat *dst, bool verify, char *buf,
+			 size_t bufsz, atomic_bool *stop)
+{
+	XXH64_hash_t a = 0, b = 0;
+
+	if (!S_ISREG(dst->st_mode) || dst->st_size != sst->st_size)
+		return 0;
+	if (!verify)
+		return same_time(&sst->st_mtim, &dst->st_mtim) &&
+		       (dst->st_mode & 07777) == (sst->st_mode & 07777);
+	if (digest(src_at, src_name, buf, bufsz, stop, &a) != 0 ||
+	    digest(dst_at, dst_name, buf, bufsz, stop, &b) != 0)
+		return -1;
+	if (a != b)
+		return 0;
+	/* The same bytes: give it the source's mode and times if it lacks them. */
+	if (!same_time(&sst->st_mtim, &dst->st_mtim)) {
+		struct timespec times[2] = { sst->st_atim, sst->st_mtim };
+
+		if (utimensat(dst_at, dst_name, times, AT_SYMLINK_NOFOLLOW) != 0)
+			return -1;
+	}
+	if ((dst->st_mode & 07777) != (sst->st_mode & 07777) &&
+	    fchmodat(dst_at, dst_name, sst->st_mode & 07777, 0) != 0)
+		return -1;
+	return 1;
+}
+
+/* The temporary's path for dst_name (a name, or a path below the folder it
+ * is relative to): the same folder, the prefix and the name, or the prefix
+ * and a digest of the name when that would pass NAME_MAX. */
+static int tmp_path(char *out, size_t n, const char *dst_name)
+{
+	const char *slash = strrchr(dst_name, '/');
+	const char *base = slash ? slash + 1 : dst_name;
+	int dir = slash ? (int)(slash - dst_name) + 1 : 0;
+	size_t len = strlen(base);
+	int w;
+
+	if (len + sizeof(JP_TREECOPY_TMP_PREFIX) <= NAME_MAX)
+		w = snprintf(out, n, "%.*s%s%s", dir, dst_name, JP_TREECOPY_TMP_PREFIX, base);
+	else
+		w = snprintf(out, n, "%.*s%s%016llx", dir, dst_name, JP_TREECOPY_TMP_PREFIX,
+			     (unsigned long long)XXH3_64bits(base, len));
+	if (w < 0 || (size_t)w >= n) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+static int stage_link(int src_at, const char *src_name, const struct stat *sst, int dst_at,
+		      const char *dst_name, const char *tmp, char *buf, size_t bufsz,
+		      enum jp_tc_staged *what)
+{
+	char *have = buf + bufsz / 2;
+	ssize_t n = readlinkat(src_at, src_name, buf, bufsz / 2 - 1), m;
+	struct timespec times[2] = { sst->st_atim, sst->st_mtim };
+
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	m = readlinkat(dst_at, dst_name, have, bufsz / 2 - 1);
+	if (m == n && memcmp(buf, have, (size_t)n) == 0) {
+		*what = JP_TC_SKIPPED;
+		return 0;
+	}
+	if ((unlinkat(dst_at, tmp, 0) != 0 && errno != ENOENT) || symlinkat(buf, dst_at, tmp) != 0)
+		return -1;
+	/* A link's own times (not its target's); refused on some filesystems. */
+	(void)utimensat(dst_at, tmp, times, AT_SYMLINK_NOFOLLOW);
+	if (renameat(dst_at, tmp, dst_at, dst_name) != 0) {
+		int e = errno;
+
+		unlinkat(dst_at, tmp, 0);
+		errno = e;
+		return -1;
+	}
+	*what = JP_TC_WRITTEN;
+	return 0;
+}
+
+int jp_tc_stage_entry(int src_at, const char *src_name, const struct stat *sst, int dst_at,
+		      const char *dst_name, bool verify, mode_t umask_bits, char *buf,
+		      size_t bufsz, atomic_uint_fast64_t *bytes, atomic_bool *stop,
+		      enum jp_tc_staged *what)
+{
+	char tmp[PATH_MAX];
+	struct stat dst;
+	int e, done;
+
+	if (tmp_path(tmp, sizeof(tmp), dst_name) != 0)
+		return -1;
+	if (S_ISLNK(sst->st_mode))
+		return stage_link(src_at, src_name, sst, dst_at, dst_name, tmp, buf, bufsz, what);
+	if (fstatat(dst_at, dst_name, &dst, AT_SYMLINK_NOFOLLOW) == 0) {
+		done = file_complete(src_at, src_name, sst, dst_at, dst_name, &dst, verify, buf,
+				     bufsz, stop);
+		if (done < 0)
+			return -1;
+		if (done) {
+			*what = JP_TC_SKIPPED;
+			return 0;
+		}
+	} else if (errno != ENOENT) {
+		return -1;
+	}
+	/* A temporary an interrupted run left: written again from zero (its
+	 * bytes cannot be trusted without reading them all). */
+	if (unlinkat(dst_at, tmp, 0) != 0 && errno != ENOENT)
+		return -1;
+	if (jp_tc_copy_file(src_at, src_name, dst_at, tmp, sst->st_mode & 07777, umask_bits, buf,
+			    bufsz, bytes, stop, NULL, sst) != 0 ||
+	    renameat(dst_at, tmp, dst_at, dst_name) != 0) {
+		e = errno;
+		unlinkat(dst_at, tmp, 0);
+		errno = e;
+		return -1;
+	}
+	*what = JP_TC_WRITTEN;
+	return 0;
+}
+
+bool jp_tc_link_leaves(const char *rel, const char *target)
+{
+	long depth = 0;
+	const char *p;
+
+	if (target[0] == '/' || target[0] == '\0')
+		return true;
+	/* the folder the link is in: one level per '/' in rel */
+	for (p = rel; *p; p++)
+		depth += *p == '/';
+	for (p = target; *p;) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (--depth < 0)
+				return true;
+		} else if (n > 0 && !(n == 1 && p[0] == '.')) {
+			depth++;
+		}
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return false;
+}

@@ -1,0 +1,60 @@
+#!/bin/sh
+# jobprep stage onto a disk that fills up half-way (issue 14): a tiny tmpfs
+# of the test's own (a private mount namespace) takes part of the tree; the
+# run fails with exit 1 and a message that says there is no space left,
+# leaves no temporary and no half-made file; once space is freed (the tmpfs
+# made bigger), the next run resumes and ends identical. Needs root.
+set -u
+: "${JOBPREP:?}" "${TOP_SRCDIR:?}"
+. "$TOP_SRCDIR/tests/lib/gitserv.sh"
+if why=$(jp_mountns_unavailable); then
+	echo "1..0 # SKIP $why"
+	exit 0
+fi
+T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-stage-full.XXXXXX") || exit 99
+trap 'rm -rf "$T"' EXIT
+jp_test_env "$T"
+
+mkdir -p "$T/src/sub 子" "$T/mnt" || exit 99
+i=0
+while [ $i -lt 24 ]; do
+	head -c 100000 /dev/urandom >"$T/src/sub 子/f$i"
+	i=$((i + 1))
+done
+cat >"$T/inner.sh" <<'IN'
+set -u
+T=$1
+. "$TOP_SRCDIR/tests/lib/report.sh"
+mount -t tmpfs -o size=1m,mode=755 jp-stage-tiny "$T/mnt" || exit 99
+# DEST exists: the run starts (no up-front refusal) and meets the full disk
+mkdir "$T/mnt/d"
+"$JOBPREP" stage --json "$T/src" "$T/mnt/d" >"$T/full.json" 2>"$T/full.err"
+rc=$?
+n=$(find "$T/mnt/d" -type f ! -name '.jobprep-tmp-*' | wc -l)
+echo "# full: exit $rc, $n files under final names: $(cat "$T/full.err")"
+jp_expect full_disk_exits_1 [ "$rc" = 1 ]
+jp_expect full_disk_says_so grep -q 'No space left on device' "$T/full.err"
+jp_expect full_disk_names_the_file grep -q 'sub 子/f' "$T/full.err"
+jp_expect full_disk_wrote_part sh -c '[ "$1" -gt 0 ] && [ "$1" -lt 24 ]' sh "$n"
+jp_expect full_disk_leaves_no_temporary sh -c '! find "$1" -name ".jobprep-tmp-*" | grep -q .' sh "$T/mnt/d"
+(cd "$T/mnt/d" && find . -type f) | while IFS= read -r f; do
+	cmp -s "$T/src/$f" "$T/mnt/d/$f" || echo "$f" >>"$T/half"
+done
+jp_expect full_disk_leaves_nothing_half_made [ ! -e "$T/half" ]
+# DEST missing: refused before anything is written, with both sizes
+"$JOBPREP" stage "$T/src" "$T/mnt/new" >/dev/null 2>"$T/room.err"
+rc=$?
+jp_expect no_room_up_front_exits_1 [ "$rc" = 1 ]
+jp_expect no_room_up_front_says_so grep -q 'not enough room' "$T/room.err"
+jp_expect no_room_up_front_writes_nothing [ ! -e "$T/mnt/new" ]
+mount -o remount,size=8m "$T/mnt" || exit 99
+"$JOBPREP" stage --json "$T/src" "$T/mnt/d" >"$T/resume.json" 2>"$T/resume.err"
+rc=$?
+jp_expect after_space_freed_exits_0 [ "$rc" = 0 ]
+jp_expect after_space_freed_skips_what_was_done \
+	[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["skipped"])' "$T/resume.json")" = "$n" ]
+jp_expect after_space_freed_identical diff -r "$T/src" "$T/mnt/d"
+umount "$T/mnt"
+jp_done
+IN
+unshare -m --propagation private sh "$T/inner.sh" "$T"
