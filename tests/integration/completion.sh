@@ -54,9 +54,9 @@ missing=
 for c in $cmds; do
 	grep -q "commands=\".*\\b$c\\b" "$C/jobprep.bash" || missing="$missing bash:$c"
 	grep -q "^		'$c:" "$C/_jobprep" || missing="$missing zsh:$c"
-	opts=$( { "$JOBPREP" "$c" --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*'
+	opts=$( { "$JOBPREP" "$c" --help 2>/dev/null | grep -o -- '--[a-z][a-z0-9-]*'
 		[ -f "$TOP_SRCDIR/ui/cli/cmd_$c.c" ] &&
-			sed -n 's/^[[:space:]]*{ "\([a-z][a-z-]*\)", [a-z_]*_argument.*/--\1/p' "$TOP_SRCDIR/ui/cli/cmd_$c.c"
+			sed -n 's/^[[:space:]]*{ "\([a-z][a-z0-9-]*\)", [a-z_]*_argument.*/--\1/p' "$TOP_SRCDIR/ui/cli/cmd_$c.c"
 	} | sort -u)
 	bline=$(grep -E "^[[:space:]]*([a-z|[:space:]]*[^a-z])?$c( \|[^)]*)?\) opts=|\| $c( |\))" "$C/jobprep.bash" | head -n 1)
 	for o in $opts; do
