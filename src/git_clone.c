@@ -270,7 +270,8 @@ static int combine_done(struct jp_treecopy_result *out, const struct jp_treecopy
 		}
 	}
 	out->n_copied = k;
-	qsort(out->copied, k, sizeof(*out->copied), copied_cmp);
+	if (k > 1)
+		qsort(out->copied, k, sizeof(*out->copied), copied_cmp);
 	return 0;
 nomem:
 	out->n_copied = k;

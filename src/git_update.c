@@ -705,7 +705,8 @@ static int rollback(struct upd *u)
 		free(p);
 	}
 	/* the deepest first */
-	qsort(u->new_dirs.v, u->new_dirs.n, sizeof(*u->new_dirs.v), longer_first);
+	if (u->new_dirs.n > 1)
+		qsort(u->new_dirs.v, u->new_dirs.n, sizeof(*u->new_dirs.v), longer_first);
 	for (size_t i = 0; i < u->new_dirs.n; i++)
 		rmdir(u->new_dirs.v[i]);
 	if (u->kept.n) {

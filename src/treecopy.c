@@ -750,7 +750,8 @@ static int fill_result(struct ctx *c, struct jp_treecopy_result *out, struct jp_
 	out->bytes = atomic_load(&c->bytes);
 	out->skipped = atomic_load(&c->skipped);
 	out->skipped_bytes = atomic_load(&c->skipped_bytes);
-	qsort(c->outside, c->n_outside, sizeof(*c->outside), str_cmp);
+	if (c->n_outside > 1) /* qsort(NULL, 0) is undefined */
+		qsort(c->outside, c->n_outside, sizeof(*c->outside), str_cmp);
 	out->outside = c->outside;
 	out->n_outside = c->n_outside;
 	c->outside = NULL;
