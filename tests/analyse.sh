@@ -124,6 +124,12 @@ if want valgrind; then
 	else
 		progs=$(cd "$build" && for f in tests/unit/test_* tests/fuzz/replay_*; do
 			case $f in *.c | *.h | *.o | *.log | *.trs | *.tmp) continue ;; esac
+			# test_check's cases fork a child that runs the checks as nobody,
+			# and that child forks the bounded looks: valgrind follows every
+			# fork and judges each child as a whole process holding its
+			# parent's heap, so their exits read as leaks. Not yet sorted out
+			# (issue 11); ASan/LSan in make distcheck still checks it.
+			case $f in tests/unit/test_check) echo "# valgrind: $f left out (its forked children)" >&2; continue ;; esac
 			[ -f "$f" ] && [ -x "$f" ] && echo "$f"
 		done)
 		first=$(echo "$progs" | head -n 1)
