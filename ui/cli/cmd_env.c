@@ -10,38 +10,13 @@
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
 #include "cli.h"
+#include "output.h"
 
 int jp_cmd_env(int argc, char **argv)
 {
-	struct jp_error err = JP_ERROR_INIT;
-	struct jp_manifest *m = NULL;
-	char *text = NULL;
-	int rc, status = JP_EXIT_OK;
-
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		printf("%s\n%s\n", _("Usage: jobprep env MANIFEST"),
-		       _("Print PROJECT_DIR, OUTPUT_DIR, CHECKPOINT_DIR, LOG_DIR, DATA_DIR and the\n"
-			 "job's environment as POSIX sh export lines."));
-		return JP_EXIT_OK;
-	}
-	if (argc != 2 || (argv[1][0] == '-' && argv[1][1] != '\0'))
-		return jp_cli_usage_error("env", "%s", _("expected one argument: the manifest"));
-
-	rc = jp_manifest_load(&m, argv[1], JP_READ_MANIFEST, &err);
-	if (rc == 0)
-		rc = jp_envsh_render(&text, m, &err);
-	if (rc < 0) {
-		status = jp_cli_report(&err);
-		goto out;
-	}
-	fputs(text, stdout);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s\n", _("jobprep env: cannot write to standard output"));
-		status = JP_EXIT_FAIL;
-	}
-out:
-	free(text);
-	jp_manifest_free(m);
-	jp_error_dispose(&err);
-	return status;
+	return jp_cli_print_rendered(
+		"env", _("Usage: jobprep env MANIFEST"),
+		_("Print PROJECT_DIR, OUTPUT_DIR, CHECKPOINT_DIR, LOG_DIR, DATA_DIR and the\n"
+			 "job's environment as POSIX sh export lines."),
+		argc, argv, jp_envsh_render);
 }

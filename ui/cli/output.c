@@ -4,10 +4,12 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/manifest.h"
 #include "jobprep/textquote.h"
 #include "cli.h"
 #include "output.h"
@@ -111,4 +113,39 @@ int jp_cli_option_error(const char *cmd, int c, char *const *argv)
 	if (c == ':')
 		return jp_cli_usage_error(cmd, _("option '%s' needs an argument"), argv[optind - 1]);
 	return jp_cli_usage_error(cmd, _("unknown option '%s'"), argv[optind - 1]);
+}
+
+int jp_cli_print_rendered(const char *cmd, const char *usage, const char *help, int argc,
+			  char **argv,
+			  int (*render)(char **out, const struct jp_manifest *m, struct jp_error *err))
+{
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_manifest *m = NULL;
+	char *text = NULL;
+	int rc, status = JP_EXIT_OK;
+
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		printf("%s\n%s\n", usage, help);
+		return JP_EXIT_OK;
+	}
+	if (argc != 2 || (argv[1][0] == '-' && argv[1][1] != '\0'))
+		return jp_cli_usage_error(cmd, "%s", _("expected one argument: the manifest"));
+
+	rc = jp_manifest_load(&m, argv[1], JP_READ_MANIFEST, &err);
+	if (rc == 0)
+		rc = render(&text, m, &err);
+	if (rc < 0) {
+		status = jp_cli_report(&err);
+		goto out;
+	}
+	fputs(text, stdout);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, _("jobprep %s: cannot write to standard output\n"), cmd);
+		status = JP_EXIT_FAIL;
+	}
+out:
+	free(text);
+	jp_manifest_free(m);
+	jp_error_dispose(&err);
+	return status;
 }
