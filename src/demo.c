@@ -13,6 +13,7 @@
 #include <git2.h>
 
 #include "jobprep/demo.h"
+#include "jobprep/fs.h"
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
@@ -113,31 +114,6 @@ void jp_demo_dispose(struct jp_demo *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static int mkdirs(const char *path, struct jp_error *err)
-{
-	char *p = strdup(path);
-	int rc = 0;
-
-	if (!p)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-	for (char *s = p + 1;; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		char c = *s;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-			rc = jp_error_set(err, JP_EIO, _("%s: cannot create the directory: %s"), p,
-					  strerror(errno));
-			break;
-		}
-		*s = c;
-		if (!c)
-			break;
-	}
-	free(p);
-	return rc;
-}
-
 /* Write a file unless it is there already. */
 static int put_file(const char *root, const struct demo_file *f, struct jp_error *err)
 {
@@ -151,7 +127,7 @@ static int put_file(const char *root, const struct demo_file *f, struct jp_error
 		goto out;
 	char *slash = strrchr(path, '/');
 	*slash = '\0';
-	rc = mkdirs(path, err);
+	rc = jp_fs_mkdir_p(NULL, path, 0755, err);
 	*slash = '/';
 	if (rc == 0)
 		rc = jp_file_write_atomic(path, f->text, strlen(f->text), f->mode, err);
@@ -329,7 +305,7 @@ int jp_demo_prepare(struct jp_demo *out, const char *cwd, struct jp_error *err)
 		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 	}
 	if (rc == 0)
-		rc = mkdirs(out->root, err);
+		rc = jp_fs_mkdir_p(NULL, out->root, 0755, err);
 	if (rc == 0)
 		rc = make_repo(repo, err);
 	for (size_t i = 0; rc == 0 && i < N_OF(data_files); i++)

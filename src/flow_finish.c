@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "jobprep/envsh.h"
+#include "jobprep/fs.h"
 #include "jobprep/i18n.h"
 #include "jobprep/preflight.h"
 #include "jobprep/shellwords.h"
@@ -18,9 +19,7 @@
 /* Directories this flow made that are still empty go again. */
 static void undo_created(struct jp_flow *flow)
 {
-	for (size_t i = flow->created.n; i-- > 0;)
-		rmdir(flow->created.v[i]);
-	jp_strv_dispose(&flow->created);
+	jp_fs_unmake(&flow->created);
 	free(flow->made_out);
 	free(flow->made_ckpt);
 	free(flow->made_log);

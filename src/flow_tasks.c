@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "jobprep/check.h"
+#include "jobprep/fs.h"
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
 #include "jobprep/lint.h"
@@ -312,51 +313,6 @@ static int run_inspect(struct jp_flow_task *t, const struct jp_port *port, struc
 	return sync_checkout(t, port, err);
 }
 
-/* mkdir -p, remembering each directory made, so a failure can undo them. */
-static int make_dirs(struct jp_strv *created, const char *path, struct jp_error *err)
-{
-	char *p = strdup(path);
-	int rc = 0;
-
-	if (!p)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-	for (char *s = p + 1;; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		char c = *s;
-		*s = '\0';
-		/* 0755, not 0777: a run's folder holds env.sh, which every
-		 * Worker sources; no umask makes it writable by others. */
-		if (mkdir(p, 0755) == 0) {
-			if (jp_strv_push(created, p) < 0) {
-				rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-				break;
-			}
-		} else if (errno != EEXIST) {
-			rc = jp_error_set(err, errno == ENOSPC ? JP_ENOSPC : JP_EIO,
-					  _("%s: cannot create the directory: %s"), p, strerror(errno));
-			break;
-		} else {
-			struct stat st;
-			if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
-				rc = jp_error_set(err, JP_EIO, _("%s: exists and is not a directory"), p);
-				break;
-			}
-		}
-		*s = c;
-		if (c == '\0')
-			break;
-	}
-	free(p);
-	return rc;
-}
-
-static void remove_created(struct jp_strv *created)
-{
-	for (size_t i = created->n; i-- > 0;)
-		rmdir(created->v[i]); /* only if still empty */
-}
-
 static int run_outputs(struct jp_flow_task *t, const struct jp_port *port, struct jp_error *err)
 {
 	size_t n = 0;
@@ -383,10 +339,11 @@ static int run_outputs(struct jp_flow_task *t, const struct jp_port *port, struc
 	for (size_t i = 0; i < 3; i++) {
 		if (!dirs[i])
 			continue;
-		rc = make_dirs(&t->created, dirs[i], err);
+		/* 0755, not 0777: a run's folder holds env.sh, which every
+		 * Worker sources; no umask makes it writable by others. */
+		rc = jp_fs_mkdir_p(&t->created, dirs[i], 0755, err);
 		if (rc < 0) {
-			remove_created(&t->created);
-			jp_strv_dispose(&t->created);
+			jp_fs_unmake(&t->created);
 			return rc;
 		}
 	}
@@ -499,7 +456,7 @@ int jp_flow_task_run(struct jp_flow_task *t, const struct jp_port *port, struct 
 			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 		if (slash && slash != parent) {
 			*slash = '\0';
-			rc = make_dirs(&t->created, parent, err);
+			rc = jp_fs_mkdir_p(&t->created, parent, 0755, err);
 		}
 		free(parent);
 		if (rc < 0)
@@ -510,7 +467,7 @@ int jp_flow_task_run(struct jp_flow_task *t, const struct jp_port *port, struct 
 		o.profile = t->profile;
 		rc = jp_git_clone(&t->clone, &o, port, err);
 		if (rc < 0)
-			remove_created(&t->created);
+			jp_fs_unmake(&t->created);
 		break;
 	}
 	case JP_ACTION_INSPECT:

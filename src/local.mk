@@ -13,6 +13,8 @@ libjobprep_a_SOURCES = \
 libjobprep_a_SOURCES += include/jobprep/path.h src/path.c
 # units: sizes for people
 libjobprep_a_SOURCES += include/jobprep/units.h src/units.c
+# fs: mkdir -p with undo, rm -rf (no links, no mounts crossed), empty or not
+libjobprep_a_SOURCES += include/jobprep/fs.h src/fs.c
 # buf: a growing text with a sticky failure
 libjobprep_a_SOURCES += include/jobprep/buf.h src/buf.c
 # url: where a URL's user info (password, token) is, for every caller

@@ -45,6 +45,12 @@ TESTS += tests/unit/test_path
 tests_unit_test_path_CFLAGS = $(unit_cflags)
 tests_unit_test_path_LDADD = $(unit_ldadd)
 tests_unit_test_path_SOURCES = tests/unit/test_path.c tests/unit/scratch.h
+# fs: mkdir -p with undo, rm -rf, dir_is_empty
+check_PROGRAMS += tests/unit/test_fs
+TESTS += tests/unit/test_fs
+tests_unit_test_fs_CFLAGS = $(unit_cflags)
+tests_unit_test_fs_LDADD = $(unit_ldadd)
+tests_unit_test_fs_SOURCES = tests/unit/test_fs.c tests/unit/scratch.h
 # units: sizes for people
 check_PROGRAMS += tests/unit/test_units
 TESTS += tests/unit/test_units
