@@ -122,7 +122,7 @@ static int put_file(const char *root, const struct demo_file *f, struct jp_error
 	int rc = 0;
 
 	if (!path)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	if (stat(path, &st) == 0)
 		goto out;
 	char *slash = strrchr(path, '/');
@@ -208,7 +208,7 @@ static int write_json(const char *path, const cJSON *json, struct jp_error *err)
 	int rc;
 
 	if (!printed || asprintf(&text, "%s\n", printed) < 0)
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 	else
 		rc = jp_file_write_atomic(path, text, strlen(text), 0644, err);
 	cJSON_free(printed);
@@ -236,7 +236,7 @@ static int make_profile(const struct jp_demo *d, struct jp_error *err)
 	jp_strv_dispose(&p->public_roots);
 	if (!shared || !pub || jp_strv_push(&p->shared_roots, shared) < 0 ||
 	    jp_strv_push(&p->public_roots, pub) < 0 || !(json = jp_profile_to_json(p)))
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 	else
 		rc = write_json(d->profile_path, json, err);
 	free(shared);
@@ -275,7 +275,7 @@ static int make_answers(const struct jp_demo *d, struct jp_error *err)
 	if (ok)
 		rc = write_json(d->answers_path, root, err);
 	else
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 	cJSON_Delete(root);
 	return rc;
 }
@@ -302,7 +302,7 @@ int jp_demo_prepare(struct jp_demo *out, const char *cwd, struct jp_error *err)
 	    !out->data_path || !out->public_path ||
 	    asprintf(&out->repo_url, "file://%s", repo) < 0) {
 		out->repo_url = NULL;
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 	}
 	if (rc == 0)
 		rc = jp_fs_mkdir_p(NULL, out->root, 0755, err);

@@ -567,6 +567,6 @@ int flow_recompute(struct jp_flow *flow, struct jp_error *err)
 	if (rc == 0)
 		rc = recompute_launch(flow, err);
 	if (rc == JP_ENOMEM)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return rc;
 }

@@ -112,7 +112,7 @@ static int write_files(struct jp_flow *flow, bool force, const struct jp_port *p
 	if (flow_run_files(&manifest, &copy, flow) < 0 || jp_flow_preflight_file(&pf_path, flow) < 0) {
 		free(manifest);
 		free(copy);
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	rc = copy ? flow_copy_allowed(flow, copy, force, true, port, err) : 0;
 	if (rc == 0)

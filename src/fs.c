@@ -38,7 +38,7 @@ static int make_one(struct jp_strv *made, const char *p, mode_t mode, struct jp_
 		return rc;
 	}
 	if (made && jp_strv_push(made, p) < 0) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 		errno = ENOMEM;
 		return rc;
 	}
@@ -53,7 +53,7 @@ int jp_fs_mkdir_p(struct jp_strv *made, const char *path, mode_t mode, struct jp
 	if (!path || !*path)
 		return jp_error_set(err, JP_EUSAGE, "%s", _("no directory given"));
 	if (!(p = strdup(path)))
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	for (char *s = p + 1;; s++) {
 		if (*s != '/' && *s != '\0')
 			continue;

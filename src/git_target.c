@@ -165,7 +165,7 @@ static int target_plan(struct jp_git_target *t, const char *target,
 	rc = 0;
 	goto out;
 nomem:
-	rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	rc = jp_error_oom(err);
 out:
 	free(abs);
 	jp_path_info_dispose(&info);
@@ -360,7 +360,7 @@ int jp_git_target_plan(struct jp_git_target *t, const char *target,
 	if (!target || !*target || target[0] == '-')
 		return target_plan(t, target, profile, err); /* refused before any look */
 	if (!(f = calloc(1, sizeof(*f))))
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	f->target = target;
 	f->profile = profile;
 	rc = jp_probe_call_flat(plan_flat_run, f, offsetof(struct plan_flat, target), target, 0,
@@ -378,7 +378,7 @@ int jp_git_target_plan(struct jp_git_target *t, const char *target,
 		    !take(&t->tmp_parent, f->tmp_parent, false) ||
 		    !take(&t->tmp_prefix, f->tmp_prefix, false)) {
 			jp_git_target_dispose(t);
-			rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			rc = jp_error_oom(err);
 		}
 	}
 	free(f);

@@ -73,7 +73,7 @@ int jp_git_tmp_create(struct jp_git_tmp *t, const char *parent,
 	if (asprintf(&t->dir, "%s/%s%d-%08x", strcmp(parent, "/") ? parent : "", prefix,
 		     (int)getpid(), rnd) < 0) {
 		t->dir = NULL;
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	if (mkdir(t->dir, 0700) != 0) {
 		int e = errno;
@@ -103,7 +103,7 @@ int jp_git_tmp_create(struct jp_git_tmp *t, const char *parent,
 	if (asprintf(&t->tree, "%s/tree", t->dir) < 0) {
 		t->tree = NULL;
 		jp_git_tmp_remove(t);
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	return 0;
 }

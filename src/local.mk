@@ -15,6 +15,10 @@ libjobprep_a_SOURCES += include/jobprep/path.h src/path.c
 libjobprep_a_SOURCES += include/jobprep/units.h src/units.c
 # fs: mkdir -p with undo, rm -rf (no links, no mounts crossed), empty or not
 libjobprep_a_SOURCES += include/jobprep/fs.h src/fs.c
+# str: an owned string field set to a copy (a leaf: error codes only)
+libjobprep_a_SOURCES += src/str.h src/str.c
+# utf8: the one UTF-8 decoder and encoder
+libjobprep_a_SOURCES += include/jobprep/utf8.h src/utf8.c
 # buf: a growing text with a sticky failure
 libjobprep_a_SOURCES += include/jobprep/buf.h src/buf.c
 # url: where a URL's user info (password, token) is, for every caller

@@ -202,7 +202,7 @@ int jp_mount_table_parse(struct jp_mount_table *out, const char *text, size_t le
 				size_t ncap = cap ? cap * 2 : 32;
 				struct jp_mount *grown = realloc(t.v, ncap * sizeof(*grown));
 				if (!grown) {
-					rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+					rc = jp_error_oom(err);
 					goto out;
 				}
 				t.v = grown;
@@ -213,7 +213,7 @@ int jp_mount_table_parse(struct jp_mount_table *out, const char *text, size_t le
 			const char *why = parse_line(m, text + pos, llen);
 			if (!why) {
 				mount_dispose(m);
-				rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+				rc = jp_error_oom(err);
 				goto out;
 			}
 			if (*why) {
@@ -261,7 +261,7 @@ int jp_mount_table_load(struct jp_mount_table *out, const char *path, struct jp_
 			size_t ncap = cap ? cap * 2 : 16384;
 			char *grown = realloc(buf, ncap);
 			if (!grown) {
-				rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+				rc = jp_error_oom(err);
 				goto out;
 			}
 			buf = grown;

@@ -51,6 +51,11 @@ TESTS += tests/unit/test_fs
 tests_unit_test_fs_CFLAGS = $(unit_cflags)
 tests_unit_test_fs_LDADD = $(unit_ldadd)
 tests_unit_test_fs_SOURCES = tests/unit/test_fs.c tests/unit/scratch.h
+# utf8: the one decoder (strict) and encoder
+check_PROGRAMS += tests/unit/test_utf8
+TESTS += tests/unit/test_utf8
+tests_unit_test_utf8_CFLAGS = $(unit_cflags)
+tests_unit_test_utf8_LDADD = $(unit_ldadd)
 # units: sizes for people
 check_PROGRAMS += tests/unit/test_units
 TESTS += tests/unit/test_units
@@ -69,6 +74,7 @@ tests_unit_test_buf_LDADD = $(unit_ldadd)
 # flow: the launch lint and the sh splitter
 check_PROGRAMS += tests/unit/test_lint
 TESTS += tests/unit/test_lint
+tests_unit_test_lint_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_lint_CFLAGS = $(unit_cflags)
 tests_unit_test_lint_LDADD = $(unit_ldadd)
 # flow: the flow API field by field vs `jobprep init`, and the flow's rules
@@ -89,14 +95,18 @@ check_PROGRAMS += $(MANIFEST_TESTS)
 TESTS += $(MANIFEST_TESTS)
 tests_unit_test_manifest_read_CFLAGS = $(unit_cflags)
 tests_unit_test_manifest_read_LDADD = $(unit_ldadd)
+tests_unit_test_manifest_write_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_manifest_write_CFLAGS = $(unit_cflags)
 tests_unit_test_manifest_write_LDADD = $(unit_ldadd)
 tests_unit_test_manifest_write_SOURCES = tests/unit/test_manifest_write.c tests/unit/scratch.h
+tests_unit_test_atomic_write_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_atomic_write_CFLAGS = $(unit_cflags)
 tests_unit_test_atomic_write_LDADD = $(unit_ldadd)
 tests_unit_test_atomic_write_SOURCES = tests/unit/test_atomic_write.c tests/unit/scratch.h
+tests_unit_test_envsh_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_envsh_CFLAGS = $(unit_cflags)
 tests_unit_test_envsh_LDADD = $(unit_ldadd)
+tests_unit_test_check_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_check_CFLAGS = $(unit_cflags)
 tests_unit_test_check_LDADD = $(unit_ldadd)
 tests_unit_test_check_SOURCES = tests/unit/test_check.c tests/unit/scratch.h
@@ -138,6 +148,7 @@ tests_unit_test_scan_SOURCES = tests/unit/test_scan.c tests/unit/scratch.h
 # export: exact Slurm scripts and PyTorchJob YAML, quoting, refusals
 check_PROGRAMS += tests/unit/test_export
 TESTS += tests/unit/test_export
+tests_unit_test_export_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_export_CFLAGS = $(unit_cflags)
 tests_unit_test_export_LDADD = $(unit_ldadd)
 # export: the digest line that tells an unedited export from an edited file

@@ -64,6 +64,13 @@ int jp_error_set(struct jp_error *err, int code, const char *fmt, ...)
 #define jp_error_set(err, code, ...) (jp_error_set((err), (code), __VA_ARGS__), (code))
 #endif
 
+/* The one out-of-memory message: records "out of memory" and returns
+ * JP_ENOMEM, for `return jp_error_oom(err)`. err may be NULL. */
+int jp_error_oom(struct jp_error *err);
+#if defined(__clang_analyzer__) && !defined(JP_ERROR_SET_DEFINITION)
+#define jp_error_oom(err) (jp_error_oom(err), JP_ENOMEM)
+#endif
+
 /* The last message recorded, or the code's description if there is none.
  * Borrowed: valid until err changes. */
 const char *jp_error_message(const struct jp_error *err);

@@ -44,7 +44,7 @@ int jp_draft_path(char **out, bool demo, struct jp_error *err)
 				    _("no place for a draft: neither XDG_STATE_HOME nor HOME is set"));
 	}
 	if (!*out)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return 0;
 }
 
