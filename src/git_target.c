@@ -16,7 +16,7 @@
 
 #include "jobprep/fs.h"
 #include "jobprep/i18n.h"
-#include "jobprep/mountinfo.h"
+#include "mountinfo.h"
 #include "jobprep/path.h"
 #include "jobprep/pathclass.h"
 #include "jobprep/probe.h"

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobprep/buf.h"
+#include "buf.h"
 #include "jobprep/i18n.h"
-#include "jobprep/jsonstrict.h"
+#include "jsonstrict.h"
 #include "jobprep/textquote.h"
 #include "jobprep/utf8.h"
 

@@ -19,7 +19,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/input.h"
-#include "jobprep/jsonstrict.h"
+#include "jsonstrict.h"
 #include "jobprep/manifest.h"
 #include "str.h"
 

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "jobprep/i18n.h"
-#include "jobprep/mountinfo.h"
+#include "mountinfo.h"
 
 #define MOUNTINFO_MAX_BYTES (64u << 20)
 

@@ -16,6 +16,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
 #include "jobprep/pathclass.h"
+#include "mountinfo.h"
 
 #define MAX_SYMLINK_HOPS 40
 

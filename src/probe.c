@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "jobprep/i18n.h"
-#include "jobprep/mountinfo.h"
+#include "mountinfo.h"
 #include "jobprep/path.h"
 #include "jobprep/probe.h"
 #include "deadline_internal.h"

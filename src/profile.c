@@ -14,7 +14,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/input.h"
-#include "jobprep/jsonstrict.h"
+#include "jsonstrict.h"
 #include "jobprep/path.h"
 #include "jobprep/profile.h"
 #include "str.h"

@@ -17,7 +17,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
 #include "jobprep/stage.h"
-#include "jobprep/treecopy.h"
+#include "treecopy.h"
 #include "stage_internal.h"
 #include "treecopy_internal.h"
 

@@ -23,7 +23,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
 #include "jobprep/stage.h"
-#include "jobprep/treecopy.h"
+#include "treecopy.h"
 #include "jobprep/url.h"
 #include "stage_internal.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "jobprep/i18n.h"
-#include "jobprep/treecopy.h"
+#include "treecopy.h"
 #include "treecopy_internal.h"
 
 #define MAX_THREADS 64

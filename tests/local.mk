@@ -69,6 +69,7 @@ tests_unit_test_textquote_LDADD = $(unit_ldadd)
 # buf: a growing text with a sticky failure
 check_PROGRAMS += tests/unit/test_buf
 TESTS += tests/unit/test_buf
+tests_unit_test_buf_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_buf_CFLAGS = $(unit_cflags)
 tests_unit_test_buf_LDADD = $(unit_ldadd)
 # flow: the launch lint and the sh splitter
@@ -138,6 +139,7 @@ tests_unit_test_utf8_break_SOURCES = tests/unit/test_utf8_break.c ui/tui/utf8.h 
 STORAGE_TESTS = tests/unit/test_mountinfo tests/unit/test_probe tests/unit/test_scan
 check_PROGRAMS += $(STORAGE_TESTS)
 TESTS += $(STORAGE_TESTS)
+tests_unit_test_mountinfo_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_mountinfo_CFLAGS = $(unit_cflags)
 tests_unit_test_mountinfo_LDADD = $(unit_ldadd)
 tests_unit_test_probe_CFLAGS = $(unit_cflags)
@@ -178,7 +180,7 @@ tests_fuzz_replay_manifest_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"manifest"'
 tests_fuzz_replay_manifest_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_replay_manifest_LDADD = $(CORE_LIBS)
 tests_fuzz_replay_profile_SOURCES = tests/fuzz/fuzz_profile.c tests/fuzz/replay.c
-tests_fuzz_replay_profile_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"profile"'
+tests_fuzz_replay_profile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_FUZZ_NAME='"profile"'
 tests_fuzz_replay_profile_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_replay_profile_LDADD = $(CORE_LIBS)
 tests_fuzz_replay_answers_SOURCES = tests/fuzz/fuzz_answers.c tests/fuzz/replay.c
@@ -186,7 +188,7 @@ tests_fuzz_replay_answers_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"answers"'
 tests_fuzz_replay_answers_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_replay_answers_LDADD = $(CORE_LIBS)
 tests_fuzz_replay_mountinfo_SOURCES = tests/fuzz/fuzz_mountinfo.c tests/fuzz/replay.c
-tests_fuzz_replay_mountinfo_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"mountinfo"'
+tests_fuzz_replay_mountinfo_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_FUZZ_NAME='"mountinfo"'
 tests_fuzz_replay_mountinfo_CFLAGS = $(AM_CFLAGS)
 tests_fuzz_replay_mountinfo_LDADD = $(CORE_LIBS)
 tests_fuzz_replay_shell_SOURCES = tests/fuzz/fuzz_shell.c tests/fuzz/replay.c
@@ -210,7 +212,7 @@ tests_fuzz_fuzz_manifest_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_manifest_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_manifest_LDADD = $(CORE_LIBS)
 tests_fuzz_fuzz_profile_SOURCES = tests/fuzz/fuzz_profile.c
-tests_fuzz_fuzz_profile_CPPFLAGS = $(AM_CPPFLAGS)
+tests_fuzz_fuzz_profile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_fuzz_fuzz_profile_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_profile_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_profile_LDADD = $(CORE_LIBS)
@@ -220,7 +222,7 @@ tests_fuzz_fuzz_answers_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_answers_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_answers_LDADD = $(CORE_LIBS)
 tests_fuzz_fuzz_mountinfo_SOURCES = tests/fuzz/fuzz_mountinfo.c
-tests_fuzz_fuzz_mountinfo_CPPFLAGS = $(AM_CPPFLAGS)
+tests_fuzz_fuzz_mountinfo_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_fuzz_fuzz_mountinfo_CFLAGS = $(AM_CFLAGS)
 tests_fuzz_fuzz_mountinfo_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_mountinfo_LDADD = $(CORE_LIBS)

@@ -10,8 +10,9 @@
 #include <stddef.h>
 
 /* X(name, value, exit_code, description) -- the one list of status codes.
- * exit_code is what a command-line front end returns for it (architecture.md:
- * 1 work failed, 2 usage, 3 unreadable/invalid file, 130 interrupted). */
+ * exit_code is what a command-line front end returns for it, the same for
+ * every command: 0 ok (warnings allowed), 1 a check or the work failed,
+ * 2 usage, 3 unreadable/invalid file, 130 interrupted. */
 #define JP_ERRORS(X)                                                           \
 	X(JP_OK, 0, 0, "success")                                              \
 	X(JP_EUSAGE, -1, 2, "invalid argument")                                \

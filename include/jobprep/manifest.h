@@ -1,7 +1,9 @@
 /* The job manifest (schema_version 1): the model of a job, and its JSON form.
  *
  * Every string is owned by the manifest (NULL = absent). Free a manifest with
- * jp_manifest_free. See architecture.md, "The manifest". */
+ * jp_manifest_free. In JSON every path is absolute and normal; `jobprep
+ * schema` prints the JSON Schema (src/schema.c), and `jobprep check`
+ * accepts exactly what the schema accepts. */
 #ifndef JOBPREP_MANIFEST_H
 #define JOBPREP_MANIFEST_H
 

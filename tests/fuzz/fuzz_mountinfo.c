@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobprep/mountinfo.h"
+#include "mountinfo.h"
 #include "jobprep/path.h"
 #include "jobprep/pathclass.h"
 #include "jobprep/profile.h"

@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "jobprep/mountinfo.h"
+#include "mountinfo.h"
 #include "jobprep/pathclass.h"
 #include "jobprep/profile.h"
 
