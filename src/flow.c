@@ -54,25 +54,18 @@ void flow_inspected_dispose(struct inspected *i)
 	memset(i, 0, sizeof(*i));
 }
 
-/* *dst = a copy of src (NULL stays NULL); < 0 on ENOMEM. */
-static int dup_str(char **dst, const char *src)
-{
-	*dst = src ? strdup(src) : NULL;
-	return src && !*dst ? JP_ENOMEM : 0;
-}
-
 int flow_inspected_copy(struct inspected *dst, const struct inspected *src)
 {
 	*dst = *src;
 	dst->path = dst->url = dst->branch = dst->dirty_paths = dst->problem = NULL;
 	dst->req_url = dst->req_ref = dst->note = dst->refusal = NULL;
-	if (dup_str(&dst->path, src->path) < 0 || dup_str(&dst->url, src->url) < 0 ||
-	    dup_str(&dst->branch, src->branch) < 0 ||
-	    dup_str(&dst->dirty_paths, src->dirty_paths) < 0 ||
-	    dup_str(&dst->problem, src->problem) < 0 ||
-	    dup_str(&dst->req_url, src->req_url) < 0 ||
-	    dup_str(&dst->req_ref, src->req_ref) < 0 || dup_str(&dst->note, src->note) < 0 ||
-	    dup_str(&dst->refusal, src->refusal) < 0)
+	if (jp_set_str(&dst->path, src->path) < 0 || jp_set_str(&dst->url, src->url) < 0 ||
+	    jp_set_str(&dst->branch, src->branch) < 0 ||
+	    jp_set_str(&dst->dirty_paths, src->dirty_paths) < 0 ||
+	    jp_set_str(&dst->problem, src->problem) < 0 ||
+	    jp_set_str(&dst->req_url, src->req_url) < 0 ||
+	    jp_set_str(&dst->req_ref, src->req_ref) < 0 || jp_set_str(&dst->note, src->note) < 0 ||
+	    jp_set_str(&dst->refusal, src->refusal) < 0)
 		return JP_ENOMEM;
 	return 0;
 }
@@ -122,7 +115,7 @@ int jp_flow_new(struct jp_flow **out, const struct jp_profile *profile, struct j
 	if (!flow || !(flow->cache = calloc(1, sizeof(*flow->cache))) ||
 	    jp_profile_copy(&flow->profile, profile) < 0 || jp_manifest_new(&flow->m) < 0 ||
 	    jp_profile_copy(&flow->m->profile, profile) < 0)
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 	if (rc == 0)
 		rc = flow_recompute(flow, err);
 	if (rc < 0) {
@@ -262,7 +255,7 @@ int jp_flow_get(char **out, const struct jp_flow *flow, const char *key, struct 
 	if (flow_parse_key(&r, key) < 0 || !index_ok(flow, &r))
 		return bad_key(err, key);
 	*out = value_text(flow, &r);
-	return *out ? 0 : jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	return *out ? 0 : jp_error_oom(err);
 }
 
 bool jp_flow_is_set(const struct jp_flow *flow, const char *key)
@@ -602,7 +595,7 @@ int jp_flow_step_verdict(struct jp_verdict *verdict, char **first_key, const str
 		*first_key = NULL;
 	each_key(flow, step, step_walk_one, &w);
 	if (w.oom)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return 0;
 }
 
@@ -644,7 +637,7 @@ int flow_report_failures(const struct jp_flow *flow, const char *origin, struct 
 	for (int s = 0; s < JP_STEP_COUNT && !w.oom; s++)
 		each_key(flow, (enum jp_step)s, fail_walk_one, &w);
 	if (w.oom)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return w.failed ? JP_ECHECK : 0;
 }
 
@@ -667,16 +660,16 @@ int jp_flow_list_add(size_t *index, struct jp_flow *flow, const char *list_key,
 	if (list_key && strcmp(list_key, "data") == 0) {
 		struct data_extra *g = realloc(flow->dx, (m->n_data + 1) * sizeof(*g));
 		if (!g)
-			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			return jp_error_oom(err);
 		flow->dx = g;
 		memset(&g[m->n_data], 0, sizeof(*g));
 		if (jp_manifest_add_data(m, NULL, NULL, JP_DATA_TEAM, false) < 0)
-			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			return jp_error_oom(err);
 		if (index)
 			*index = m->n_data - 1;
 	} else if (list_key && strcmp(list_key, "job.env") == 0) {
 		if (jp_manifest_add_env(m, NULL, NULL) < 0)
-			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			return jp_error_oom(err);
 		if (index)
 			*index = m->job.n_env - 1;
 	} else {
@@ -809,7 +802,7 @@ int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *ans, c
 
 	flow->gen++;
 	if (a.oom || flow_recompute(flow, err) < 0)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	if (a.bad)
 		return JP_EFORMAT;
 	rc = flow_report_failures(flow, a.origin, err);

@@ -66,7 +66,7 @@ int jp_flow_check_start(struct jp_flow_check **out, const struct jp_flow *flow, 
 	    (value && !(j->value = strdup(value)))) {
 		free(c);
 		check_job_free(j);
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	struct jp_verdict none = JP_VERDICT_INIT;
 	j->verdict = none;

@@ -9,6 +9,7 @@
 #include "jobprep/flow.h"
 #include "jobprep/probe.h"
 #include "jobprep/strv.h"
+#include "str.h"
 
 /* Every field, the one list of them: X(key, name, kind, check) with
  * enum fkey's identity, the key's name ("[]" where an index goes), its

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "jobprep/check.h"
+#include "jobprep/fs.h"
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
 #include "jobprep/lint.h"
@@ -48,11 +49,6 @@ static bool str_eq(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-static int dup_or_null(char **dst, const char *src)
-{
-	return jp_set_str(dst, src);
-}
-
 enum jp_action jp_flow_task_action(const struct jp_flow_task *task)
 {
 	return task->action;
@@ -84,9 +80,9 @@ static int snapshot_inspect(struct jp_flow_task *t, const struct jp_flow *flow)
 {
 	const struct jp_manifest *m = flow->m;
 
-	if (dup_or_null(&t->path, m->code.path) < 0 ||
-	    dup_or_null(&t->url, flow->set[K_REPO_URL] ? m->code.repo_url : NULL) < 0 ||
-	    dup_or_null(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0)
+	if (jp_set_str(&t->path, m->code.path) < 0 ||
+	    jp_set_str(&t->url, flow->set[K_REPO_URL] ? m->code.repo_url : NULL) < 0 ||
+	    jp_set_str(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0)
 		return JP_ENOMEM;
 	t->sync = t->url || t->ref;
 	t->ask = !(flow->options & JP_FLOW_MOVE_CHECKOUT);
@@ -102,7 +98,7 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 
 	*out = NULL;
 	if (!t)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	struct jp_git_clone_result cr = JP_GIT_CLONE_RESULT_INIT;
 	struct jp_git_remote_info ri = JP_GIT_REMOTE_INFO_INIT;
 	t->clone = cr;
@@ -123,9 +119,9 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 					    "a project directory"));
 			goto fail;
 		}
-		if (dup_or_null(&t->url, m->code.repo_url) < 0 ||
-		    dup_or_null(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0 ||
-		    dup_or_null(&t->path, m->code.path) < 0)
+		if (jp_set_str(&t->url, m->code.repo_url) < 0 ||
+		    jp_set_str(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0 ||
+		    jp_set_str(&t->path, m->code.path) < 0)
 			goto fail; /* rc is still JP_ENOMEM */
 		break;
 	case JP_ACTION_INSPECT:
@@ -143,8 +139,8 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 					  _("resolving needs a launch-command clone and its URL"));
 			goto fail;
 		}
-		if (dup_or_null(&t->url, m->code.repo_url) < 0 ||
-		    dup_or_null(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0)
+		if (jp_set_str(&t->url, m->code.repo_url) < 0 ||
+		    jp_set_str(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0)
 			goto fail; /* rc is still JP_ENOMEM */
 		break;
 	case JP_ACTION_SCAN:
@@ -152,7 +148,7 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 			rc = jp_error_set(err, JP_EUSAGE, _("data[%zu]: no data source to scan"), index);
 			goto fail;
 		}
-		if (dup_or_null(&t->path, m->data[index].path) < 0)
+		if (jp_set_str(&t->path, m->data[index].path) < 0)
 			goto fail; /* rc is still JP_ENOMEM */
 		break;
 	case JP_ACTION_OUTPUTS:
@@ -160,9 +156,9 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 			rc = jp_error_set(err, JP_EUSAGE, "%s", _("no output directory yet"));
 			goto fail;
 		}
-		if (dup_or_null(&t->out, m->outputs.output_dir) < 0 ||
-		    dup_or_null(&t->ckpt, m->outputs.checkpoint_dir) < 0 ||
-		    dup_or_null(&t->log, m->outputs.log_dir) < 0)
+		if (jp_set_str(&t->out, m->outputs.output_dir) < 0 ||
+		    jp_set_str(&t->ckpt, m->outputs.checkpoint_dir) < 0 ||
+		    jp_set_str(&t->log, m->outputs.log_dir) < 0)
 			goto fail; /* rc is still JP_ENOMEM */
 		t->out_ours = flow->made_out && strcmp(flow->made_out, m->outputs.output_dir) == 0;
 		for (size_t i = 0; !t->out_ours && i < flow->created.n; i++)
@@ -216,8 +212,8 @@ static int note_info(struct jp_flow_task *t, const struct jp_git_repo_info *info
 	free(t->insp.branch);
 	free(t->insp.dirty_paths);
 	t->insp.url = t->insp.branch = t->insp.dirty_paths = NULL;
-	if (dup_or_null(&t->insp.url, info->url) < 0 || dup_or_null(&t->insp.branch, info->branch) < 0 ||
-	    dup_or_null(&t->insp.dirty_paths, info->dirty_paths) < 0)
+	if (jp_set_str(&t->insp.url, info->url) < 0 || jp_set_str(&t->insp.branch, info->branch) < 0 ||
+	    jp_set_str(&t->insp.dirty_paths, info->dirty_paths) < 0)
 		return JP_ENOMEM;
 	return 0;
 }
@@ -232,9 +228,9 @@ static int look(struct jp_flow_task *t, struct jp_error *err)
 	if (rc == JP_ENOENT) {
 		/* code that is not a git checkout: allowed, noted */
 		t->insp.is_git = false;
-		rc = dup_or_null(&t->insp.problem, jp_error_message(&quiet));
+		rc = jp_set_str(&t->insp.problem, jp_error_message(&quiet));
 		jp_error_dispose(&quiet);
-		return rc < 0 ? jp_error_set(err, JP_ENOMEM, "%s", _("out of memory")) : 0;
+		return rc < 0 ? jp_error_oom(err) : 0;
 	}
 	if (rc < 0) {
 		for (size_t i = 0; i < quiet.n; i++)
@@ -247,7 +243,7 @@ static int look(struct jp_flow_task *t, struct jp_error *err)
 	jp_error_dispose(&quiet);
 	rc = note_info(t, &info);
 	jp_git_repo_info_dispose(&info);
-	return rc < 0 ? jp_error_set(err, JP_ENOMEM, "%s", _("out of memory")) : 0;
+	return rc < 0 ? jp_error_oom(err) : 0;
 }
 
 /* Bring the checkout to the ref asked for: a refusal is the answer's
@@ -260,8 +256,8 @@ static int sync_checkout(struct jp_flow_task *t, const struct jp_port *port, str
 	int rc;
 
 	t->insp.synced = true;
-	if (dup_or_null(&t->insp.req_url, t->url) < 0 || dup_or_null(&t->insp.req_ref, t->ref) < 0)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	if (jp_set_str(&t->insp.req_url, t->url) < 0 || jp_set_str(&t->insp.req_ref, t->ref) < 0)
+		return jp_error_oom(err);
 	o.url = t->url ? t->url : t->insp.url;
 	o.path = t->path;
 	o.ref = t->ref;
@@ -282,12 +278,12 @@ static int sync_checkout(struct jp_flow_task *t, const struct jp_port *port, str
 	if (rc == JP_EREFUSED) {
 		bool other = !t->insp.is_git || (t->url && !jp_url_same_repo(t->insp.url, t->url));
 		t->insp.refusal_key = other ? K_REPO_URL : K_REPO_REF;
-		rc = dup_or_null(&t->insp.refusal, jp_error_message(&why));
+		rc = jp_set_str(&t->insp.refusal, jp_error_message(&why));
 	} else if (rc < 0 && rc != JP_ENOMEM) {
 		for (size_t i = 0; i < why.n; i++)
 			jp_error_set(err, rc, "%s", why.msgs[i]);
 	} else if (rc == 0) {
-		rc = dup_or_null(&t->insp.note, res.summary);
+		rc = jp_set_str(&t->insp.note, res.summary);
 	}
 	if (rc == JP_ENOMEM)
 		jp_error_set(err, rc, "%s", _("out of memory"));
@@ -298,8 +294,8 @@ static int sync_checkout(struct jp_flow_task *t, const struct jp_port *port, str
 
 static int run_inspect(struct jp_flow_task *t, const struct jp_port *port, struct jp_error *err)
 {
-	if (dup_or_null(&t->insp.path, t->path) < 0)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	if (jp_set_str(&t->insp.path, t->path) < 0)
+		return jp_error_oom(err);
 	/* with a URL, the update looks at the checkout itself (one status of
 	 * every file, not three) */
 	if (!t->sync)
@@ -310,51 +306,6 @@ static int run_inspect(struct jp_flow_task *t, const struct jp_port *port, struc
 			return rc;
 	}
 	return sync_checkout(t, port, err);
-}
-
-/* mkdir -p, remembering each directory made, so a failure can undo them. */
-static int make_dirs(struct jp_strv *created, const char *path, struct jp_error *err)
-{
-	char *p = strdup(path);
-	int rc = 0;
-
-	if (!p)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-	for (char *s = p + 1;; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		char c = *s;
-		*s = '\0';
-		/* 0755, not 0777: a run's folder holds env.sh, which every
-		 * Worker sources; no umask makes it writable by others. */
-		if (mkdir(p, 0755) == 0) {
-			if (jp_strv_push(created, p) < 0) {
-				rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-				break;
-			}
-		} else if (errno != EEXIST) {
-			rc = jp_error_set(err, errno == ENOSPC ? JP_ENOSPC : JP_EIO,
-					  _("%s: cannot create the directory: %s"), p, strerror(errno));
-			break;
-		} else {
-			struct stat st;
-			if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
-				rc = jp_error_set(err, JP_EIO, _("%s: exists and is not a directory"), p);
-				break;
-			}
-		}
-		*s = c;
-		if (c == '\0')
-			break;
-	}
-	free(p);
-	return rc;
-}
-
-static void remove_created(struct jp_strv *created)
-{
-	for (size_t i = created->n; i-- > 0;)
-		rmdir(created->v[i]); /* only if still empty */
 }
 
 static int run_outputs(struct jp_flow_task *t, const struct jp_port *port, struct jp_error *err)
@@ -368,7 +319,7 @@ static int run_outputs(struct jp_flow_task *t, const struct jp_port *port, struc
 		if (asprintf(&q, _("%s already holds files from an earlier run (%zu files). Write this run "
 				   "into it anyway?"),
 			     t->out, n) < 0)
-			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			return jp_error_oom(err);
 		if (port && port->confirm)
 			yes = port->confirm(q, port->payload) == 1;
 		free(q);
@@ -383,10 +334,11 @@ static int run_outputs(struct jp_flow_task *t, const struct jp_port *port, struc
 	for (size_t i = 0; i < 3; i++) {
 		if (!dirs[i])
 			continue;
-		rc = make_dirs(&t->created, dirs[i], err);
+		/* 0755, not 0777: a run's folder holds env.sh, which every
+		 * Worker sources; no umask makes it writable by others. */
+		rc = jp_fs_mkdir_p(&t->created, dirs[i], 0755, err);
 		if (rc < 0) {
-			remove_created(&t->created);
-			jp_strv_dispose(&t->created);
+			jp_fs_unmake(&t->created);
 			return rc;
 		}
 	}
@@ -481,7 +433,7 @@ static int run_check(struct jp_flow_task *t, struct jp_error *err)
 	if (rc < 0)
 		return rc;
 	if (add_code_notes(t) < 0 || add_data_notes(t) < 0)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return 0;
 }
 
@@ -496,10 +448,10 @@ int jp_flow_task_run(struct jp_flow_task *t, const struct jp_port *port, struct 
 		char *parent = strdup(t->path);
 		char *slash = parent ? strrchr(parent, '/') : NULL;
 		if (!parent)
-			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			return jp_error_oom(err);
 		if (slash && slash != parent) {
 			*slash = '\0';
-			rc = make_dirs(&t->created, parent, err);
+			rc = jp_fs_mkdir_p(&t->created, parent, 0755, err);
 		}
 		free(parent);
 		if (rc < 0)
@@ -510,7 +462,7 @@ int jp_flow_task_run(struct jp_flow_task *t, const struct jp_port *port, struct 
 		o.profile = t->profile;
 		rc = jp_git_clone(&t->clone, &o, port, err);
 		if (rc < 0)
-			remove_created(&t->created);
+			jp_fs_unmake(&t->created);
 		break;
 	}
 	case JP_ACTION_INSPECT:
@@ -643,7 +595,7 @@ int jp_flow_task_apply(struct jp_flow *flow, const struct jp_flow_task *t, struc
 	flow->gen++;
 	return flow_recompute(flow, err);
 oom:
-	return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	return jp_error_oom(err);
 }
 
 /* --- what is still to do --------------------------------------------------------- */
@@ -677,7 +629,7 @@ int flow_pending_deep(enum jp_action **kinds, size_t **indices, size_t *n,
 	if (!a || !ix) {
 		free(a);
 		free(ix);
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	if (m->code.source == JP_CODE_SHARED_STORAGE && m->code.path) {
 		if (flow->checkout == CHECKOUT_CLONE && !m->code.repo_commit)

@@ -23,9 +23,9 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
-#include "jobprep/mountinfo.h"
+#include "mountinfo.h"
 #include "jobprep/probe.h"
-#include "jobprep/treecopy.h"
+#include "treecopy.h"
 #include "git_internal.h"
 
 #define SCRATCH_PREFIX "jobprep-clone-"

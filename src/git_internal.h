@@ -12,6 +12,7 @@
 #include "jobprep/error.h"
 #include "jobprep/git.h"
 #include "jobprep/port.h"
+#include "jobprep/strv.h"
 
 /* ---- URLs (git_url.c) ---- */
 
@@ -148,8 +149,6 @@ int jp_git_tmp_remove(struct jp_git_tmp *t);
  * HOST)". */
 int jp_git_tmp_clean_stale(const char *parent, const char *prefix,
 			   unsigned *live, char *who, size_t who_len);
-/* rm -rf that never follows symlinks or crosses mounts. */
-int jp_rm_rf(const char *path);
 
 /* ---- the target directory (git_target.c) ---- */
 
@@ -166,8 +165,7 @@ struct jp_git_target {
 	char *fstype;
 	char *tmp_parent; /* where temporaries go */
 	char *tmp_prefix; /* their name prefix */
-	char **made;      /* parents created by jp_git_target_make_parents */
-	size_t n_made;
+	struct jp_strv made; /* parents created by jp_git_target_make_parents */
 };
 
 /* The refusals (no network): '-' paths, files, non-empty directories,

@@ -124,7 +124,7 @@ found:
 	git_oid_tostr(info->commit, sizeof(info->commit), &h->oid);
 	return 0;
 nomem:
-	return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	return jp_error_oom(err);
 }
 
 int jp_git_remote_check(struct jp_git_remote_info *out, const char *url_text, const char *ref,
@@ -182,7 +182,7 @@ int jp_git_remote_check(struct jp_git_remote_info *out, const char *url_text, co
 	info = (struct jp_git_remote_info)JP_GIT_REMOTE_INFO_INIT;
 	goto out;
 nomem:
-	rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	rc = jp_error_oom(err);
 out:
 	jp_git_op_leave(&op);
 	if (remote) {
@@ -252,7 +252,7 @@ int jp_git_clone_command(char **out, const char *url, const char *commit, const 
 nomem:
 	free(*out);
 	*out = NULL;
-	rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	rc = jp_error_oom(err);
 out:
 	free(clean);
 	free(qurl);

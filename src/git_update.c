@@ -24,6 +24,7 @@
 #include "jobprep/strv.h"
 #include "jobprep/units.h"
 #include "git_internal.h"
+#include "str.h"
 
 #define ROOM_MARGIN (4ULL << 20)
 #define WANT_REF "refs/jobprep/want"

@@ -18,7 +18,7 @@
 #include "jobprep/input.h"
 #include "jobprep/lint.h"
 #include "jobprep/manifest.h"
-#include "jobprep/mountinfo.h"
+#include "mountinfo.h"
 #include "jobprep/path.h"
 #include "jobprep/probe.h"
 #include "jobprep/shellwords.h"

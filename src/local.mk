@@ -1,7 +1,7 @@
 # The core library: no terminal, no printing, no exit.
 noinst_LIBRARIES += libjobprep.a
 libjobprep_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(LIBGIT2_CFLAGS) $(XXHASH_CFLAGS) \
-	$(LIBARCHIVE_CFLAGS) $(LIBCURL_CFLAGS) $(LIBCRYPTO_CFLAGS)
+	$(LIBARCHIVE_CFLAGS) $(LIBCURL_CFLAGS) $(LIBCRYPTO_CFLAGS) $(LIBMOUNT_CFLAGS)
 libjobprep_a_SOURCES = \
 	include/jobprep/error.h src/error.c \
 	include/jobprep/strv.h src/strv.c \
@@ -13,8 +13,14 @@ libjobprep_a_SOURCES = \
 libjobprep_a_SOURCES += include/jobprep/path.h src/path.c
 # units: sizes for people
 libjobprep_a_SOURCES += include/jobprep/units.h src/units.c
+# fs: mkdir -p with undo, rm -rf (no links, no mounts crossed), empty or not
+libjobprep_a_SOURCES += include/jobprep/fs.h src/fs.c
+# str: an owned string field set to a copy (a leaf: error codes only)
+libjobprep_a_SOURCES += src/str.h src/str.c
+# utf8: the one UTF-8 decoder and encoder
+libjobprep_a_SOURCES += include/jobprep/utf8.h src/utf8.c
 # buf: a growing text with a sticky failure
-libjobprep_a_SOURCES += include/jobprep/buf.h src/buf.c
+libjobprep_a_SOURCES += src/buf.h src/buf.c
 # url: where a URL's user info (password, token) is, for every caller
 libjobprep_a_SOURCES += include/jobprep/url.h src/url.c
 # textquote: names made safe for a terminal (git's quote_path)
@@ -24,7 +30,7 @@ libjobprep_a_SOURCES += include/jobprep/input.h src/input.c
 # manifest: more files appended below by their owners
 libjobprep_a_SOURCES += src/valid.c src/manifest_read.c src/manifest_write.c \
 	src/atomic_write.c src/schema.c \
-	include/jobprep/jsonstrict.h src/jsonstrict.c \
+	src/jsonstrict.h src/jsonstrict.c \
 	include/jobprep/envsh.h src/envsh.c \
 	include/jobprep/check.h src/check.c
 # task: long work on a worker thread (the wizard's clone and scans)
@@ -43,10 +49,10 @@ libjobprep_a_SOURCES += include/jobprep/git.h src/git_internal.h \
 	src/git_global.c src/git_url.c src/git_op.c src/git_cred.c src/git_hostkey.c \
 	src/git_run.c src/git_stream.c src/git_tmp.c src/git_target.c src/git_clone.c \
 	src/git_inspect.c src/git_remote.c src/git_update.c \
-	include/jobprep/treecopy.h src/treecopy_internal.h src/treecopy.c src/treecopy_stream.c \
+	src/treecopy.h src/treecopy_internal.h src/treecopy.c src/treecopy_stream.c \
 	src/treecopy_stage.c
 # storage: mount table, path classes, bounded probes, data-set scans
-libjobprep_a_SOURCES += include/jobprep/mountinfo.h src/mountinfo.c \
+libjobprep_a_SOURCES += src/mountinfo.h src/mountinfo.c \
 	include/jobprep/pathclass.h src/pathclass.c \
 	include/jobprep/probe.h src/probe.c src/probe_child.c src/probe_internal.h \
 	include/jobprep/scan.h src/scan.c

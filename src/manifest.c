@@ -10,20 +10,7 @@
 #include <time.h>
 
 #include "jobprep/manifest.h"
-
-int jp_set_str(char **field, const char *value)
-{
-	char *copy = NULL;
-
-	if (value) {
-		copy = strdup(value);
-		if (!copy)
-			return JP_ENOMEM;
-	}
-	free(*field);
-	*field = copy;
-	return 0;
-}
+#include "str.h"
 
 int jp_manifest_stamp(struct jp_manifest *m)
 {

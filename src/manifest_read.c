@@ -19,8 +19,9 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/input.h"
-#include "jobprep/jsonstrict.h"
+#include "jsonstrict.h"
 #include "jobprep/manifest.h"
+#include "str.h"
 
 struct reader {
 	const char *origin;
@@ -832,7 +833,7 @@ int jp_manifest_parse(struct jp_manifest **out, const char *text, size_t len, co
 	read_fields(&r, json, top_fields, N_FIELDS(top_fields), m, 0);
 out:
 	if (r.oom)
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 	else if (rc >= 0 && r.bad)
 		rc = JP_EFORMAT;
 	if (rc == 0) {

@@ -16,6 +16,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
 #include "jobprep/pathclass.h"
+#include "mountinfo.h"
 
 #define MAX_SYMLINK_HOPS 40
 
@@ -80,7 +81,7 @@ static int resolve_rec(char **out, bool *exists, bool *hopped, const char *path,
 		return 0;
 	}
 	if (errno == ENOMEM)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	if (errno == ELOOP)
 		return jp_error_set(err, JP_EIO, _("%s: too many levels of symbolic links"), path);
 	if (errno != ENOENT && errno != ENOTDIR && errno != EACCES)
@@ -100,7 +101,7 @@ static int resolve_rec(char **out, bool *exists, bool *hopped, const char *path,
 		plen--;
 	parent = strndup(path, plen ? plen : 1);
 	if (!last || !parent) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 		goto out;
 	}
 	if (last[0] == '\0') {
@@ -124,7 +125,7 @@ static int resolve_rec(char **out, bool *exists, bool *hopped, const char *path,
 		buf[len] = '\0';
 		next = buf[0] == '/' ? strdup(buf) : jp_path_join(parent, buf);
 		if (!next) {
-			rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			rc = jp_error_oom(err);
 			goto out;
 		}
 		*hopped = true;
@@ -151,7 +152,7 @@ static int resolve_rec(char **out, bool *exists, bool *hopped, const char *path,
 	} else {
 		*out = jp_path_join(base, last);
 		if (!*out)
-			rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			rc = jp_error_oom(err);
 	}
 out:
 	free(parent);
@@ -184,7 +185,7 @@ int jp_path_resolve(char **out, bool *exists, bool *via_symlink, const char *pat
 	/* Lexically: to tell whether resolving changed anything. */
 	norm = jp_path_normalize(abs);
 	if (!norm) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 		goto out;
 	}
 	if (via_symlink)
@@ -423,7 +424,7 @@ int jp_path_classify_in(struct jp_path_info *out, const struct jp_profile *profi
 	info = (struct jp_path_info)JP_PATH_INFO_INIT;
 	goto out;
 nomem:
-	rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	rc = jp_error_oom(err);
 out:
 	free(shown);
 	jp_path_info_dispose(&info);

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "jobprep/i18n.h"
-#include "jobprep/mountinfo.h"
+#include "mountinfo.h"
 #include "jobprep/scan.h"
 #include "jobprep/probe.h"
 #include "deadline_internal.h"

@@ -22,7 +22,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
 #include "jobprep/stage.h"
-#include "jobprep/treecopy.h"
+#include "treecopy.h"
 #include "stage_internal.h"
 #include "treecopy_internal.h"
 
@@ -296,7 +296,7 @@ static int vet(struct ax *x, struct archive_entry *e, const char *name, struct j
 			if (!v || !(v[x->out->n_outside] = strdup(name))) {
 				if (v)
 					x->out->outside = v;
-				return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+				return jp_error_oom(err);
 			}
 			x->out->outside = v;
 			x->out->n_outside++;
@@ -454,7 +454,7 @@ static int tmp_path(struct ax *x, struct jp_error *err)
 
 	if (!norm) {
 		free(abs);
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	slash = strrchr(norm, '/');
 	base = slash + 1;
@@ -490,7 +490,7 @@ static int open_all(struct ax *x, struct jp_error *err)
 	    fstat(x->tmp_fd, &st) != 0)
 		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), x->tmp, strerror(errno));
 	if (!(x->r = archive_read_new()) || !(x->w = archive_write_disk_new()))
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	archive_read_support_filter_all(x->r);
 	archive_read_support_format_all(x->r);
 	/* Our own check above already refused absolute names and ".."; the
@@ -545,6 +545,6 @@ int jp_stage_archive(struct jp_stage_result *out, const char *path, const char *
 		jp_treecopy_remove(x.tmp, 4, NULL);
 	ls_free(&x.links);
 	if (rc == 0 && !(out->dest = strdup(dest)))
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 	return rc;
 }

@@ -45,6 +45,17 @@ TESTS += tests/unit/test_path
 tests_unit_test_path_CFLAGS = $(unit_cflags)
 tests_unit_test_path_LDADD = $(unit_ldadd)
 tests_unit_test_path_SOURCES = tests/unit/test_path.c tests/unit/scratch.h
+# fs: mkdir -p with undo, rm -rf, dir_is_empty
+check_PROGRAMS += tests/unit/test_fs
+TESTS += tests/unit/test_fs
+tests_unit_test_fs_CFLAGS = $(unit_cflags)
+tests_unit_test_fs_LDADD = $(unit_ldadd)
+tests_unit_test_fs_SOURCES = tests/unit/test_fs.c tests/unit/scratch.h
+# utf8: the one decoder (strict) and encoder
+check_PROGRAMS += tests/unit/test_utf8
+TESTS += tests/unit/test_utf8
+tests_unit_test_utf8_CFLAGS = $(unit_cflags)
+tests_unit_test_utf8_LDADD = $(unit_ldadd)
 # units: sizes for people
 check_PROGRAMS += tests/unit/test_units
 TESTS += tests/unit/test_units
@@ -58,11 +69,13 @@ tests_unit_test_textquote_LDADD = $(unit_ldadd)
 # buf: a growing text with a sticky failure
 check_PROGRAMS += tests/unit/test_buf
 TESTS += tests/unit/test_buf
+tests_unit_test_buf_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_buf_CFLAGS = $(unit_cflags)
 tests_unit_test_buf_LDADD = $(unit_ldadd)
 # flow: the launch lint and the sh splitter
 check_PROGRAMS += tests/unit/test_lint
 TESTS += tests/unit/test_lint
+tests_unit_test_lint_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_lint_CFLAGS = $(unit_cflags)
 tests_unit_test_lint_LDADD = $(unit_ldadd)
 # flow: the flow API field by field vs `jobprep init`, and the flow's rules
@@ -83,14 +96,18 @@ check_PROGRAMS += $(MANIFEST_TESTS)
 TESTS += $(MANIFEST_TESTS)
 tests_unit_test_manifest_read_CFLAGS = $(unit_cflags)
 tests_unit_test_manifest_read_LDADD = $(unit_ldadd)
+tests_unit_test_manifest_write_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_manifest_write_CFLAGS = $(unit_cflags)
 tests_unit_test_manifest_write_LDADD = $(unit_ldadd)
 tests_unit_test_manifest_write_SOURCES = tests/unit/test_manifest_write.c tests/unit/scratch.h
+tests_unit_test_atomic_write_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_atomic_write_CFLAGS = $(unit_cflags)
 tests_unit_test_atomic_write_LDADD = $(unit_ldadd)
 tests_unit_test_atomic_write_SOURCES = tests/unit/test_atomic_write.c tests/unit/scratch.h
+tests_unit_test_envsh_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_envsh_CFLAGS = $(unit_cflags)
 tests_unit_test_envsh_LDADD = $(unit_ldadd)
+tests_unit_test_check_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_check_CFLAGS = $(unit_cflags)
 tests_unit_test_check_LDADD = $(unit_ldadd)
 tests_unit_test_check_SOURCES = tests/unit/test_check.c tests/unit/scratch.h
@@ -122,6 +139,7 @@ tests_unit_test_utf8_break_SOURCES = tests/unit/test_utf8_break.c ui/tui/utf8.h 
 STORAGE_TESTS = tests/unit/test_mountinfo tests/unit/test_probe tests/unit/test_scan
 check_PROGRAMS += $(STORAGE_TESTS)
 TESTS += $(STORAGE_TESTS)
+tests_unit_test_mountinfo_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_mountinfo_CFLAGS = $(unit_cflags)
 tests_unit_test_mountinfo_LDADD = $(unit_ldadd)
 tests_unit_test_probe_CFLAGS = $(unit_cflags)
@@ -132,6 +150,7 @@ tests_unit_test_scan_SOURCES = tests/unit/test_scan.c tests/unit/scratch.h
 # export: exact Slurm scripts and PyTorchJob YAML, quoting, refusals
 check_PROGRAMS += tests/unit/test_export
 TESTS += tests/unit/test_export
+tests_unit_test_export_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_export_CFLAGS = $(unit_cflags)
 tests_unit_test_export_LDADD = $(unit_ldadd)
 # export: the digest line that tells an unedited export from an edited file
@@ -161,7 +180,7 @@ tests_fuzz_replay_manifest_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"manifest"'
 tests_fuzz_replay_manifest_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_replay_manifest_LDADD = $(CORE_LIBS)
 tests_fuzz_replay_profile_SOURCES = tests/fuzz/fuzz_profile.c tests/fuzz/replay.c
-tests_fuzz_replay_profile_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"profile"'
+tests_fuzz_replay_profile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_FUZZ_NAME='"profile"'
 tests_fuzz_replay_profile_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_replay_profile_LDADD = $(CORE_LIBS)
 tests_fuzz_replay_answers_SOURCES = tests/fuzz/fuzz_answers.c tests/fuzz/replay.c
@@ -169,7 +188,7 @@ tests_fuzz_replay_answers_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"answers"'
 tests_fuzz_replay_answers_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_replay_answers_LDADD = $(CORE_LIBS)
 tests_fuzz_replay_mountinfo_SOURCES = tests/fuzz/fuzz_mountinfo.c tests/fuzz/replay.c
-tests_fuzz_replay_mountinfo_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"mountinfo"'
+tests_fuzz_replay_mountinfo_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_FUZZ_NAME='"mountinfo"'
 tests_fuzz_replay_mountinfo_CFLAGS = $(AM_CFLAGS)
 tests_fuzz_replay_mountinfo_LDADD = $(CORE_LIBS)
 tests_fuzz_replay_shell_SOURCES = tests/fuzz/fuzz_shell.c tests/fuzz/replay.c
@@ -193,7 +212,7 @@ tests_fuzz_fuzz_manifest_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_manifest_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_manifest_LDADD = $(CORE_LIBS)
 tests_fuzz_fuzz_profile_SOURCES = tests/fuzz/fuzz_profile.c
-tests_fuzz_fuzz_profile_CPPFLAGS = $(AM_CPPFLAGS)
+tests_fuzz_fuzz_profile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_fuzz_fuzz_profile_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_profile_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_profile_LDADD = $(CORE_LIBS)
@@ -203,7 +222,7 @@ tests_fuzz_fuzz_answers_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_answers_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_answers_LDADD = $(CORE_LIBS)
 tests_fuzz_fuzz_mountinfo_SOURCES = tests/fuzz/fuzz_mountinfo.c
-tests_fuzz_fuzz_mountinfo_CPPFLAGS = $(AM_CPPFLAGS)
+tests_fuzz_fuzz_mountinfo_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_fuzz_fuzz_mountinfo_CFLAGS = $(AM_CFLAGS)
 tests_fuzz_fuzz_mountinfo_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_mountinfo_LDADD = $(CORE_LIBS)

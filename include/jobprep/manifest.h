@@ -1,7 +1,9 @@
 /* The job manifest (schema_version 1): the model of a job, and its JSON form.
  *
  * Every string is owned by the manifest (NULL = absent). Free a manifest with
- * jp_manifest_free. See architecture.md, "The manifest". */
+ * jp_manifest_free. In JSON every path is absolute and normal; `jobprep
+ * schema` prints the JSON Schema (src/schema.c), and `jobprep check`
+ * accepts exactly what the schema accepts. */
 #ifndef JOBPREP_MANIFEST_H
 #define JOBPREP_MANIFEST_H
 
@@ -15,8 +17,6 @@
 #include "jobprep/url.h" /* jp_url_has_credentials, the manifest's rule for URLs */
 
 #define JP_SCHEMA_VERSION 1
-/* Largest integer a JSON number carries exactly (2^53). */
-#define JP_JSON_MAX_EXACT 9007199254740992.0
 
 enum jp_code_source {
 	JP_CODE_UNSET = 0,
@@ -119,9 +119,6 @@ int jp_manifest_add_check(struct jp_manifest *m, const char *id,
 void jp_manifest_clear_checks(struct jp_manifest *m);
 /* The worst status among the checks (PASS if none). */
 enum jp_check_status jp_manifest_worst(const struct jp_manifest *m);
-
-/* Set *field to a copy of value (NULL clears). */
-int jp_set_str(char **field, const char *value);
 
 /* Set created_at to the current time (RFC 3339 UTC, whole seconds).
  * jp_manifest_new already does this once. */

@@ -20,6 +20,7 @@
 #include "jobprep/manifest.h"
 #include "jobprep/profile.h"
 #include "jobprep/shellwords.h"
+#include "str.h"
 
 static char scratch[PATH_MAX - 64]; /* holds project/ and elsewhere/ */
 static char project[PATH_MAX];

@@ -17,6 +17,7 @@
 
 #include "jobprep/manifest.h"
 #include "jobprep/profile.h"
+#include "str.h"
 #include "scratch.h"
 
 #define TWO_53 9007199254740992ULL

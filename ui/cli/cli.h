@@ -1,7 +1,7 @@
 /* The command line front end: one function per sub-command.
  *
  * Each takes the sub-command's own argv (argv[0] is the command name) and
- * returns the process exit code (architecture.md): 0 ok, 1 a check or the
+ * returns the process exit code (JP_ERRORS in jobprep/error.h): 0 ok, 1 a check or the
  * work failed, 2 usage, 3 unreadable/invalid file, 130 interrupted. */
 #ifndef JOBPREP_UI_CLI_H
 #define JOBPREP_UI_CLI_H

@@ -27,7 +27,7 @@ int jp_draw_textn(int y, int x, int width, enum jp_style style, const char *s,
 	attrset(jp_term_attr(style));
 	move(y, x);
 	while (i < len && s[i]) {
-		n = jp_utf8_decode(&cp, s + i, len - i);
+		n = jp_utf8_step(&cp, s + i, len - i);
 		cw = jp_utf8_cp_width(cp);
 		if (used + cw > width)
 			break;
@@ -224,23 +224,6 @@ void jp_draw_bar(int y, int x, int width, double fraction)
 	for (; i < width; i++)
 		addch(g->unicode ? ' ' : '.');
 	attrset(A_NORMAL);
-}
-
-const char *jp_fmt_bytes(char *buf, size_t len, uint64_t bytes)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	double v = (double)bytes;
-	int u = 0;
-
-	while (v >= 1024 && u < 6) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
-	else
-		snprintf(buf, len, v < 10 ? "%.1f %s" : "%.0f %s", v, units[u]);
-	return buf;
 }
 
 const char *jp_fmt_count(char *buf, size_t len, uint64_t n)

@@ -36,8 +36,6 @@ void jp_draw_separator(int y, int x, int w);
 /* A bar `width` cells wide, filled to fraction (0..1), in eighths. */
 void jp_draw_bar(int y, int x, int width, double fraction);
 
-/* "12.4 MiB", "1.2 GiB", "512 B" into buf. */
-const char *jp_fmt_bytes(char *buf, size_t len, uint64_t bytes);
 /* "401,233" (grouped thousands, as people read them). */
 const char *jp_fmt_count(char *buf, size_t len, uint64_t n);
 

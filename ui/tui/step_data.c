@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/units.h"
 #include "tui/draw.h"
 #include "tui/utf8.h"
 #include "tui/wizard.h"
@@ -55,7 +56,7 @@ static void draw_source(void *arg, const char *list_key, size_t i, int y, int x,
 		snprintf(right, sizeof(right), "%s  %s", _("scanning..."), "");
 	else if (m && i < m->n_data && m->data[i].has_stats)
 		snprintf(right, sizeof(right), "%s%s  %8s  %9s ", kname, mark,
-			 jp_fmt_bytes(a, sizeof(a), m->data[i].stats.bytes),
+			 jp_units_format_bytes(a, sizeof(a), m->data[i].stats.bytes),
 			 jp_fmt_count(b, sizeof(b), m->data[i].stats.files));
 	else
 		snprintf(right, sizeof(right), "%s%s ", kname, mark);

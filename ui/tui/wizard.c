@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/units.h"
 #include "tui/draft.h"
 #include "tui/draw.h"
 #include "tui/term.h"
@@ -324,7 +325,7 @@ static void finished(struct jp_wizard *w, struct jp_bg *b)
 			jp_wizard_status(w, JP_CHECK_PASS, _("scanned %s: %s files, %s"),
 					 name ? name : "",
 					 jp_fmt_count(c, sizeof(c), m->data[b->index].stats.files),
-					 jp_fmt_bytes(a, sizeof(a), m->data[b->index].stats.bytes));
+					 jp_units_format_bytes(a, sizeof(a), m->data[b->index].stats.bytes));
 		else
 			jp_wizard_status(w, JP_CHECK_PASS, _("looked at %s"), name ? name : "");
 		break;
