@@ -5,7 +5,8 @@ jobprep_CFLAGS = $(AM_CFLAGS) $(NCURSESW_CFLAGS) $(CJSON_CFLAGS)
 jobprep_LDADD = $(CORE_LIBS) $(NCURSESW_LIBS)
 jobprep_SOURCES = \
 	ui/main.c \
-	ui/cli/cli.h ui/cli/cli.c
+	ui/cli/cli.h ui/cli/cli.c \
+	ui/cli/options.h ui/cli/options.c ui/cli/usage.c
 dist_man_MANS += ui/cli/jobprep.1
 # cli commands
 jobprep_SOURCES += ui/cli/cmd_init.c
