@@ -39,7 +39,7 @@ libjobprep_a_SOURCES += include/jobprep/task.h src/task.c
 libjobprep_a_SOURCES += src/deadline_internal.h
 # flow: the wizard's flow as data, the launch lint, sh splitting, the demo
 libjobprep_a_SOURCES += include/jobprep/shellwords.h src/shellwords.c \
-	include/jobprep/lint.h src/lint.c \
+	include/jobprep/lint.h src/lint_internal.h src/lint.c src/lint_rules.c src/lint_walk.c \
 	include/jobprep/flow.h src/flow_internal.h src/flow.c src/flow_fields.c \
 	src/flow_defaults.c src/flow_validate.c src/flow_tasks.c src/flow_finish.c \
 	src/flow_copy.c src/flow_check.c \

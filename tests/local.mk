@@ -269,9 +269,9 @@ EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh tests/integra
 	tests/integration/control_chars_escaped.sh
 # cli: an option given without its argument is named as such
 TESTS += tests/integration/option_without_argument.sh tests/integration/cli_messages.sh \
-	tests/integration/completion.sh
+	tests/integration/completion.sh tests/integration/cli_options.sh tests/integration/man_page.sh
 EXTRA_DIST += tests/integration/option_without_argument.sh tests/integration/cli_messages.sh \
-	tests/integration/completion.sh
+	tests/integration/completion.sh tests/integration/cli_options.sh tests/integration/man_page.sh
 # export: scripts run by a real single-node Slurm; PyTorchJob YAML read by PyYAML
 # and validated against the Kubeflow training operator's CRD
 EXPORT_TESTS = tests/integration/export_slurm.sh tests/integration/export_pytorchjob.sh \

@@ -5,8 +5,18 @@ jobprep_CFLAGS = $(AM_CFLAGS) $(NCURSESW_CFLAGS) $(CJSON_CFLAGS)
 jobprep_LDADD = $(CORE_LIBS) $(NCURSESW_LIBS)
 jobprep_SOURCES = \
 	ui/main.c \
-	ui/cli/cli.h ui/cli/cli.c
-dist_man_MANS += ui/cli/jobprep.1
+	ui/cli/cli.h ui/cli/cli.c \
+	ui/cli/options.h ui/cli/options.c ui/cli/usage.c
+# The man page: its synopsis and options made from the option tables
+# (ui/cli/options.h) by the program just built, in the C locale; the
+# template is distributed, the page is made in the build tree.
+nodist_man_MANS = ui/cli/jobprep.1
+EXTRA_DIST += ui/cli/jobprep.1.in
+CLEANFILES += ui/cli/jobprep.1 ui/cli/jobprep.1.tmp
+ui/cli/jobprep.1: $(srcdir)/ui/cli/jobprep.1.in jobprep$(EXEEXT)
+	$(AM_V_GEN)$(MKDIR_P) ui/cli && \
+	LC_ALL=C LANGUAGE= ./jobprep$(EXEEXT) --dump-man $(srcdir)/ui/cli/jobprep.1.in >$@.tmp && \
+	mv $@.tmp $@
 # cli commands
 jobprep_SOURCES += ui/cli/cmd_init.c
 jobprep_SOURCES += ui/cli/cmd_scan.c

@@ -62,9 +62,11 @@ struct jp_git_clone_options {
 	/* Decides where the target lives; NULL = the embedded default. */
 	const struct jp_profile *profile;
 	enum jp_git_staging staging;
-	/* Local scratch directory for staging; NULL = $JOBPREP_SCRATCH, else
-	 * $TMPDIR, else /var/tmp. Used only when it is not on a network
-	 * filesystem and has room. */
+	/* Local scratch directory for staging; NULL = $JOBPREP_SCRATCH. Either
+	 * is used only when it is not on a network filesystem and has room
+	 * (else the clone is built in place). When neither is set: the first
+	 * of /dev/shm (a tmpfs, counted at up to half the available memory),
+	 * $TMPDIR, /var/tmp and /tmp that is local and has room. */
 	const char *scratch_dir;
 	/* Parallel writers for the copy onto shared storage; 0 = 16. */
 	unsigned copy_threads;

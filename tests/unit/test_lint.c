@@ -174,6 +174,34 @@ static const struct row rows[] = {
 	{ "unzip -l data.zip", 1, "" },
 	{ "7z x data.7z", 1, "launch.unpack 7z x\n" },
 	{ "gzip -d x.gz", 1, "launch.unpack gzip\n" },
+	/* every row of the rules tables (src/lint_rules.c), each name */
+	{ "aria2c https://x/y && axel https://x/z", 1, "launch.download aria2c\nlaunch.download axel\n" },
+	{ "aria2c --version", 1, "" },
+	{ "pip download torch && pip3.11 install x", 1,
+	  "launch.install pip download\nlaunch.install pip3.11 install\n" },
+	{ "uv pip install torch", 1, "launch.install uv pip install\n" },
+	{ "uv run train.py", 1, "" },
+	{ "mamba create -n x && micromamba update -a", 1,
+	  "launch.install mamba create\nlaunch.install micromamba update\n" },
+	{ "yum install x && dnf upgrade && apk add curl && apt-get dist-upgrade", 1,
+	  "launch.install yum install\nlaunch.install dnf upgrade\nlaunch.install apk add\n"
+	  "launch.install apt-get dist-upgrade\n" },
+	{ "modelscope download q/w && hf upload x", 1, "launch.download modelscope download\n" },
+	{ "accelerate config && deepspeed --help", 1, "" },
+	{ "cd \"$PROJECT_DIR\" && source scripts/nothere.sh", 1, "launch.script scripts/nothere.sh\n" },
+	{ "cd \"$PROJECT_DIR\" && . scripts/prep.sh", 1, "" },
+	{ "bsdtar -xf a.tar && unrar x a.rar && 7za e a.7z && 7zr x b.7z", 1,
+	  "launch.unpack tar\nlaunch.unpack unrar\nlaunch.unpack 7za e\nlaunch.unpack 7zr x\n" },
+	{ "unrar l a.rar && 7z l a.7z && unzip -Z a.zip && unzip --help", 1, "" },
+	{ "gunzip a.gz; unxz b.xz; unzstd c.zst; bunzip2 d.bz2; unlz4 e.lz4", 1,
+	  "launch.unpack gunzip\nlaunch.unpack unxz\nlaunch.unpack unzstd\nlaunch.unpack bunzip2\n"
+	  "launch.unpack unlz4\n" },
+	{ "gunzip --version && xz -9 f && zstd f", 1, "" },
+	{ "xz -dc a.xz; zstd --decompress b; bzip2 -dk c; pigz -d d; lz4 -d e", 1,
+	  "launch.unpack xz\nlaunch.unpack zstd\nlaunch.unpack bzip2\nlaunch.unpack pigz\n"
+	  "launch.unpack lz4\n" },
+	{ "tar -x -f a.tar; tar -c1x f", 1, "launch.unpack tar\n" },
+	{ "/usr/bin/tar xf a.tar", 1, "" },
 
 	/* ephemeral outputs */
 	{ "cd \"$PROJECT_DIR\" && python train.py --output_dir /tmp/out", 1,

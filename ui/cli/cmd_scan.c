@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -26,6 +27,7 @@
 #include "jobprep/scan.h"
 #include "jobprep/units.h"
 #include "cli.h"
+#include "options.h"
 #include "output.h"
 
 #define EXAMPLES 5
@@ -36,20 +38,6 @@ static void on_sigint(int sig)
 {
 	(void)sig;
 	atomic_store(&interrupted, 1);
-}
-
-static void usage(FILE *out)
-{
-	fprintf(out, "%s\n%s\n",
-		_("Usage: jobprep scan [--quick] [--json] [--threads N] [--profile FILE] PATH..."),
-		_("Count the files, bytes and archives of each data set, and find what would\n"
-		  "trouble a job: unreadable entries, symlinks leaving the data set, archives\n"
-		  "that would have to be unpacked in the job.\n"
-		  "  --quick         a quick look in bounded time (top level and a sample);\n"
-		  "                  counts are lower bounds unless it saw everything\n"
-		  "  --json          print a JSON array, one object per PATH\n"
-		  "  --threads N     scanning threads (default: automatic)\n"
-		  "  --profile FILE  platform profile used to say where each PATH lives"));
 }
 
 /* The first few notable entries of each kind, kept for the report. */
@@ -264,55 +252,60 @@ static void raise_nofile(void)
 	}
 }
 
+/* What the command line asked for. */
+struct scan_args {
+	struct jp_scan_opts scan;
+	const char *profile_path;
+	bool json;
+};
+
+static const struct jp_cli_opt scan_opts[] = {
+	{ .name = "quick", .short_name = 'q',
+	  .help = N_("a quick look in bounded time (top level and a sample); "
+		     "counts are lower bounds unless it saw everything"),
+	  .kind = JP_OPT_SET, .at = offsetof(struct scan_args, scan.mode), .value = JP_SCAN_QUICK },
+	{ .name = "json", .short_name = 'j', .help = N_("print a JSON array, one object per PATH"),
+	  .kind = JP_OPT_TRUE, .at = offsetof(struct scan_args, json) },
+	{ .name = "threads", .short_name = 't', .arg = "N",
+	  .help = N_("scanning threads (default: automatic)"), .kind = JP_OPT_UINT,
+	  .at = offsetof(struct scan_args, scan.threads), .min = 1, .max = 256,
+	  .range = N_("--threads: expected a number from 1 to 256, got '%s'") },
+	{ .name = "profile", .short_name = 'p', .arg = "FILE",
+	  .help = N_("platform profile used to say where each PATH lives"), .kind = JP_OPT_STRING,
+	  .at = offsetof(struct scan_args, profile_path) },
+	JP_OPT_HELP_ENTRY,
+};
+
+const struct jp_cli_cmd jp_cli_cmd_scan = {
+	.name = "scan",
+	.run = jp_cmd_scan,
+	.summary = N_("count a data set's files, bytes and archives"),
+	.operands = { "PATH..." },
+	.description = N_("Count the files, bytes and archives of each data set, and find what would\n"
+			  "trouble a job: unreadable entries, symlinks leaving the data set, archives\n"
+			  "that would have to be unpacked in the job."),
+	.opts = scan_opts,
+	.n_opts = JP_CLI_N(scan_opts),
+};
+
 int jp_cmd_scan(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "quick", no_argument, NULL, 'q' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct jp_error err = JP_ERROR_INIT;
 	struct jp_profile *profile = NULL;
-	const char *profile_path = NULL;
-	struct jp_scan_opts opts = JP_SCAN_OPTS_INIT;
-	bool json = false;
-	int c, status = JP_EXIT_OK;
+	struct scan_args a = { .scan = JP_SCAN_OPTS_INIT };
+	struct jp_scan_opts opts;
+	const char *profile_path;
+	bool json;
+	int status = JP_EXIT_OK;
 	cJSON *arr = NULL;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:qjt:p:h", options, NULL)) != -1) {
-		switch (c) {
-		case 'q':
-			opts.mode = JP_SCAN_QUICK;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 't': {
-			char *end;
-			errno = 0;
-			unsigned long n = strtoul(optarg, &end, 10);
-			if (errno || *end || n < 1 || n > 256)
-				return jp_cli_usage_error("scan", _("--threads: expected a number "
-								    "from 1 to 256, got '%s'"),
-							  optarg);
-			opts.threads = (unsigned)n;
-			break;
-		}
-		case 'p':
-			profile_path = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return JP_EXIT_OK;
-		default:
-			return jp_cli_option_error("scan", c, argv);
-		}
-	}
+	status = jp_cli_parse_options(&jp_cli_cmd_scan, argc, argv, &a);
+	if (status >= 0)
+		return status;
+	status = JP_EXIT_OK;
+	opts = a.scan;
+	profile_path = a.profile_path;
+	json = a.json;
 	if (optind >= argc)
 		return jp_cli_usage_error("scan", "%s", _("expected at least one PATH"));
 
