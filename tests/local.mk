@@ -248,6 +248,9 @@ TESTS += tests/integration/schema.sh tests/integration/env.sh tests/integration/
 EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh tests/integration/url_credentials.sh \
 	tests/integration/input_not_regular.sh tests/integration/env_special_names.sh \
 	tests/integration/control_chars_escaped.sh
+# signals: every command that works a while exits 128 + SIGINT/SIGTERM/SIGHUP, cleaned up
+TESTS += tests/integration/signal_exit_codes.sh
+EXTRA_DIST += tests/integration/signal_exit_codes.sh
 # cli: an option given without its argument is named as such
 TESTS += tests/integration/option_without_argument.sh tests/integration/cli_messages.sh \
 	tests/integration/completion.sh

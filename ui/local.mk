@@ -4,7 +4,7 @@ jobprep_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ui
 jobprep_CFLAGS = $(AM_CFLAGS) $(NCURSESW_CFLAGS) $(CJSON_CFLAGS)
 jobprep_LDADD = $(CORE_LIBS) $(NCURSESW_LIBS)
 jobprep_SOURCES = \
-	ui/main.c \
+	ui/main.c ui/signals.h ui/signals.c \
 	ui/cli/cli.h ui/cli/cli.c
 dist_man_MANS += ui/cli/jobprep.1
 # cli commands
