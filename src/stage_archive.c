@@ -225,6 +225,21 @@ static int refuse(struct ax *x, struct jp_error *err, const char *member, const 
 			    x->src, member, why);
 }
 
+/* The writer's error, with the system's reason when it has one (its own
+ * words for a failed write(2) are only "Write failed"). */
+static const char *writer_error(struct ax *x, char *buf, size_t len)
+{
+	const char *what = archive_error_string(x->w);
+	int e = archive_errno(x->w);
+
+	if (!what)
+		what = "";
+	if (e <= 0 || strstr(what, strerror(e)))
+		return what;
+	snprintf(buf, len, "%s: %s", what, strerror(e));
+	return buf;
+}
+
 static int copy_data(struct ax *x, struct jp_error *err, const char *member)
 {
 	for (;;) {
@@ -238,9 +253,14 @@ static int copy_data(struct ax *x, struct jp_error *err, const char *member)
 		if (r < ARCHIVE_WARN)
 			return jp_error_set(err, JP_EFORMAT, "%s: %s: %s", x->src, member,
 					    archive_error_string(x->r));
-		if (archive_write_data_block(x->w, buf, size, off) < ARCHIVE_WARN)
+		/* ARCHIVE_WARN is how libarchive's disk writer says write(2)
+		 * failed (ENOSPC, EROFS, EIO): the member is not whole */
+		if (archive_write_data_block(x->w, buf, size, off) < ARCHIVE_OK) {
+			char why[512];
+
 			return jp_error_set(err, sys_code(archive_errno(x->w)), _("unpacking %s: %s: %s"),
-					    x->src, member, archive_error_string(x->w));
+					    x->src, member, writer_error(x, why, sizeof(why)));
+		}
 		x->out->bytes_written += size;
 		report(x, false);
 		if (x->canceled)
@@ -344,11 +364,22 @@ static int unpack(struct ax *x, struct jp_error *err)
 		if (archive_write_header(x->w, e) < ARCHIVE_WARN)
 			return jp_error_set(err, sys_code(archive_errno(x->w)), _("unpacking %s: %s: %s"),
 					    x->src, name, archive_error_string(x->w));
-		if (type == AE_IFREG && (rc = copy_data(x, err, name)) != 0)
+		/* A member that is not whole goes: the writer still holds it and,
+		 * when freed, would finish it (its size and mtime set), so that
+		 * the next run, going on from this unpack folder, took it for
+		 * complete. */
+		if (type == AE_IFREG && (rc = copy_data(x, err, name)) != 0) {
+			unlinkat(x->tmp_fd, name, 0);
 			return rc;
-		if (archive_write_finish_entry(x->w) < ARCHIVE_WARN)
+		}
+		if (archive_write_finish_entry(x->w) < ARCHIVE_WARN) {
+			char why[512];
+
+			if (type == AE_IFREG)
+				unlinkat(x->tmp_fd, name, 0);
 			return jp_error_set(err, sys_code(archive_errno(x->w)), _("unpacking %s: %s: %s"),
-					    x->src, name, archive_error_string(x->w));
+					    x->src, name, writer_error(x, why, sizeof(why)));
+		}
 		if (type != AE_IFDIR)
 			x->out->written++;
 		report(x, false);

@@ -267,6 +267,13 @@ TESTS += tests/integration/schema.sh tests/integration/env.sh tests/integration/
 EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh tests/integration/url_credentials.sh \
 	tests/integration/input_not_regular.sh tests/integration/env_special_names.sh \
 	tests/integration/control_chars_escaped.sh
+# signals: every command that works a while exits 128 + SIGINT/SIGTERM/SIGHUP, cleaned up
+TESTS += tests/integration/signal_exit_codes.sh
+EXTRA_DIST += tests/integration/signal_exit_codes.sh
+# fault trials: each fault (signals, server killed, full disk, read-only
+# remount) x each operation, at random moments, JOBPREP_FAULT_TRIALS each
+TESTS += tests/integration/fault_trials.sh
+EXTRA_DIST += tests/integration/fault_trials.sh
 # cli: an option given without its argument is named as such
 TESTS += tests/integration/option_without_argument.sh tests/integration/cli_messages.sh \
 	tests/integration/completion.sh tests/integration/cli_options.sh tests/integration/man_page.sh

@@ -4,7 +4,7 @@ jobprep_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ui
 jobprep_CFLAGS = $(AM_CFLAGS) $(NCURSESW_CFLAGS) $(CJSON_CFLAGS)
 jobprep_LDADD = $(CORE_LIBS) $(NCURSESW_LIBS)
 jobprep_SOURCES = \
-	ui/main.c \
+	ui/main.c ui/signals.h ui/signals.c \
 	ui/cli/cli.h ui/cli/cli.c \
 	ui/cli/options.h ui/cli/options.c ui/cli/usage.c
 # The man page: its synopsis and options made from the option tables

@@ -1,6 +1,7 @@
 /* `jobprep clone [OPTIONS] URL DIR`: put a repository on shared storage,
  * pinned: prints the commit checked out. Nothing is left at DIR unless the
- * clone completed. Exit 0 ok, 1 failed or refused, 2 usage, 130 interrupted. */
+ * clone completed. Exit 0 ok, 1 failed or refused, 2 usage, 128 + the signal
+ * when interrupted (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP). */
 #include "config.h"
 
 #include <getopt.h>
@@ -160,13 +161,9 @@ int jp_cmd_clone(int argc, char **argv)
 	jp_cli_port_init(&cp, a.progress);
 	rc = jp_git_clone(&res, &opts, &cp.port, &err);
 	jp_cli_port_finish(&cp);
-	if (rc != 0) {
-		bool stopped = rc == JP_ECANCELED && jp_cli_interrupted();
-
-		rc = jp_cli_report_as("clone", &err);
-		if (stopped)
-			rc = jp_cli_exit_interrupted();
-	} else if (a.json) {
+	if (rc != 0)
+		rc = jp_cli_port_failed("clone", rc, &err);
+	else if (a.json) {
 		rc = print_json(&res);
 	} else {
 		if (res.ref)

@@ -308,7 +308,7 @@ int jp_cmd_init(int argc, char **argv)
 			jp_error_set(&err, JP_ECANCELED, "%s", why);
 			print_json(flow, false, &err);
 		}
-		status = JP_EXIT_INTERRUPTED;
+		status = jp_cli_exit_interrupted(); /* 130, 143, 129 */
 		goto out;
 	}
 	if (rc == JP_ECHECK && jp_flow_manifest(flow)->n_checks > 0 &&

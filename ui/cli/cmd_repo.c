@@ -158,11 +158,7 @@ static int remote(const char *url, const char *ref, const char *into, bool submo
 		rc = jp_git_clone_command(&cmd, info.url, info.commit, into,
 					  submodules ? JP_GIT_CMD_SUBMODULES : 0, &err);
 	if (rc != 0) {
-		bool stopped = rc == JP_ECANCELED && jp_cli_interrupted();
-
-		rc = jp_cli_report(&err);
-		if (stopped)
-			rc = jp_cli_exit_interrupted();
+		rc = jp_cli_port_failed(NULL, rc, &err);
 		goto out;
 	}
 	if (json) {

@@ -3,7 +3,7 @@
  * names) and what would trouble a job: unreadable entries, symlinks leaving
  * the data set, archives to unpack, and where the data lives. Exit 0 when
  * every path was scanned, 1 when one could not be, 3 for a bad profile,
- * 130 when interrupted. */
+ * 128 + the signal when interrupted (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP). */
 #include "config.h"
 
 #include <errno.h>
@@ -29,16 +29,9 @@
 #include "cli.h"
 #include "options.h"
 #include "output.h"
+#include "signals.h"
 
 #define EXAMPLES 5
-
-static atomic_int interrupted;
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	atomic_store(&interrupted, 1);
-}
 
 /* The first few notable entries of each kind, kept for the report. */
 struct examples {
@@ -94,7 +87,7 @@ static int on_progress(const struct jp_progress *p, void *payload)
 		bytes, jp_cli_text(what));
 	fflush(stderr);
 	ps->shown = true;
-	return atomic_load(&interrupted) ? -1 : 0;
+	return jp_signals_first() ? -1 : 0;
 }
 
 static void print_text(const char *path, const struct jp_scan_result *r,
@@ -314,13 +307,9 @@ int jp_cmd_scan(int argc, char **argv)
 		goto out;
 	}
 	raise_nofile();
-	struct sigaction sa, old_int, old_term;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	opts.cancel = &interrupted;
+	struct jp_signals_saved saved;
+	jp_signals_catch(&saved, NULL, false);
+	opts.cancel = jp_signals_flag();
 
 	struct progress_state ps = { false };
 	struct jp_port port = JP_PORT_INIT;
@@ -331,7 +320,7 @@ int jp_cmd_scan(int argc, char **argv)
 	if (json)
 		arr = cJSON_CreateArray();
 
-	for (int i = optind; i < argc && status != JP_EXIT_INTERRUPTED; i++) {
+	for (int i = optind; i < argc && !jp_signals_first(); i++) {
 		const char *path = argv[i];
 		struct jp_scan_result r;
 		struct examples ex;
@@ -352,9 +341,9 @@ int jp_cmd_scan(int argc, char **argv)
 			fflush(stderr);
 			ps.shown = false;
 		}
-		if (rc == JP_ECANCELED || atomic_load(&interrupted)) {
+		if (rc == JP_ECANCELED || jp_signals_first()) {
 			fprintf(stderr, "%s\n", _("jobprep scan: interrupted"));
-			status = JP_EXIT_INTERRUPTED;
+			status = jp_signals_exit_status(); /* 130, 143, 129 */
 		} else if (rc < 0) {
 			jp_cli_report_as("scan", &err);
 			status = JP_EXIT_FAIL;
@@ -373,10 +362,15 @@ int jp_cmd_scan(int argc, char **argv)
 		jp_probe_result_dispose(&probe);
 		jp_error_dispose(&perr);
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	/* a signal after the last path was scanned still stops the command:
+	 * the JSON is not printed, and the status says why */
+	if (jp_signals_first() && status < 128) {
+		fprintf(stderr, "%s\n", _("jobprep scan: interrupted"));
+		status = jp_signals_exit_status();
+	}
+	jp_signals_restore(&saved);
 
-	if (arr && status != JP_EXIT_INTERRUPTED && jp_cli_print_json(arr) < 0)
+	if (arr && !jp_signals_first() && jp_cli_print_json(arr) < 0)
 		status = JP_EXIT_FAIL;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s\n", _("jobprep scan: cannot write to standard output"));

@@ -153,11 +153,7 @@ int jp_cmd_stage(int argc, char **argv)
 	free(source);
 	jp_cli_port_finish(&cp);
 	if (rc != 0) {
-		bool stopped = rc == JP_ECANCELED && jp_cli_interrupted();
-
-		rc = jp_cli_report(&err);
-		if (stopped)
-			rc = jp_cli_exit_interrupted();
+		rc = jp_cli_port_failed(NULL, rc, &err);
 	} else {
 		for (size_t i = 0; i < res.n_notes; i++)
 			fprintf(stderr, _("jobprep stage: note: %s\n"), jp_cli_text(res.notes[i]));
