@@ -99,8 +99,33 @@ static bool holds_files(const char *path)
 	return lstat(path, &sb) == 0;
 }
 
-/* One jobprep at a time moves a checkout: the second is refused at once
- * (never a mixed tree). flock(2): released when the holder dies. */
+/* How long a second jobprep waits for the first to finish with a checkout. */
+#define LOCK_WAIT_MS (300 * 1000)
+#define LOCK_POLL_MS 100
+
+/* Wait (bounded, cancellable) for the lock on fd. */
+static int wait_lock(struct upd *u)
+{
+	for (unsigned waited = 0;; waited += LOCK_POLL_MS) {
+		if (flock(u->lock_fd, LOCK_EX | LOCK_NB) == 0 || errno == ENOLCK || errno == EINVAL)
+			return 0; /* (a filesystem without locks: as git does, go on) */
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			break;
+		if (waited >= LOCK_WAIT_MS)
+			break;
+		if (jp_git_op_progress(&u->op, JP_PHASE_CONNECT, 0, 0, 0, false) < 0)
+			return jp_error_set(u->err, JP_ECANCELED, _("%s: canceled"), u->opts->path);
+		usleep(LOCK_POLL_MS * 1000);
+	}
+	return jp_error_set(u->err, JP_EREFUSED,
+			    _("another jobprep is bringing %s to a ref right now: wait for it to "
+			      "finish, then prepare again; nothing was changed"),
+			    u->opts->path);
+}
+
+/* One jobprep at a time looks at and moves a checkout: a second one waits
+ * for the first (bounded), then sees what it left, never a mixed tree.
+ * flock(2): released when the holder dies. */
 static int lock_checkout(struct upd *u)
 {
 	char *dir = NULL, *lock = NULL;
@@ -122,12 +147,7 @@ static int lock_checkout(struct upd *u)
 	if (u->lock_fd < 0)
 		return jp_error_set(u->err, JP_EIO, _("%s: cannot open its lock file: %s"),
 				    u->opts->path, strerror(errno));
-	if (flock(u->lock_fd, LOCK_EX | LOCK_NB) == 0 || errno == ENOLCK || errno == EINVAL)
-		return 0; /* (a filesystem without locks: as git does, go on) */
-	return jp_error_set(u->err, JP_EREFUSED,
-			    _("another jobprep is bringing %s to a ref right now: wait for it to "
-			      "finish, then prepare again; nothing was changed"),
-			    u->opts->path);
+	return wait_lock(u);
 }
 
 static int open_checkout(struct upd *u)
