@@ -34,6 +34,7 @@ struct jp_flow_task {
 	bool out_ours; /* the output dir was made by this flow */
 	bool sync;     /* INSPECT: bring the checkout to url/ref */
 	bool ask;      /* ... asking port->confirm before moving it */
+	bool no_cache; /* CLONE, INSPECT: the server only, not the mirror cache */
 	struct jp_profile *profile;
 	struct jp_manifest *m; /* JP_ACTION_CHECK: the draft, checked in place */
 	struct inspected insp; /* JP_ACTION_CHECK: notes; INSPECT: the result */
@@ -143,6 +144,7 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 	t->clone = cr;
 	t->remote = ri;
 	t->action = kind;
+	t->no_cache = flow->options & JP_FLOW_NO_CACHE;
 	t->index = index;
 	t->deep = deep;
 	t->gen = flow->gen;
@@ -299,6 +301,7 @@ static int sync_checkout(struct jp_flow_task *t, const struct jp_port *port, str
 	o.path = t->path;
 	o.ref = t->ref;
 	o.ask = t->ask;
+	o.no_cache = t->no_cache;
 	if (!o.url) {
 		rc = jp_error_set(&why, JP_EREFUSED,
 				  _("%s has no remote to fetch %s from: give code.repo.url, or leave "
@@ -612,6 +615,7 @@ int jp_flow_task_run(struct jp_flow_task *t, const struct jp_port *port, struct 
 		o.target = t->path;
 		o.ref = t->ref;
 		o.profile = t->profile;
+		o.no_cache = t->no_cache;
 		rc = jp_git_clone(&t->clone, &o, port, err);
 		if (rc < 0)
 			remove_created(&t->created);

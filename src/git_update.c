@@ -244,6 +244,8 @@ static int name_from(struct upd *u)
 	return 0;
 }
 
+static int copy_file(const char *src, const char *dst);
+
 /* ---- the server ---------------------------------------------------------- */
 
 static void fetch_options(git_fetch_options *fo, struct jp_git_op *op)
@@ -298,13 +300,98 @@ static bool have_commit(struct upd *u, const git_oid *oid)
 	return ok;
 }
 
+/* Fetch from the local mirror into the checkout, as `git fetch` from the
+ * server would: its branches into the remote-tracking refs, its tags. */
+static int fetch_from_mirror(struct upd *u, const struct jp_git_cache *c)
+{
+	git_fetch_options fo;
+	git_remote *mirror = NULL;
+	char heads[600], tags[] = "+refs/tags/*:refs/tags/*";
+	char *specs[] = { heads, tags };
+	git_strarray arr = { specs, 2 };
+	int gerr;
+
+	snprintf(heads, sizeof(heads), "+refs/heads/*:refs/remotes/%s/*", u->info.remote);
+	fetch_options(&fo, &u->op);
+	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	if ((gerr = git_remote_create_anonymous(&mirror, u->repo, c->mirror)) == 0)
+		gerr = git_remote_fetch(mirror, &arr, &fo, "jobprep: fetch (mirror)");
+	git_remote_free(mirror);
+	return gerr;
+}
+
+/* The packs the mirror's fetch just brought, copied into the checkout's
+ * objects as they are (a file copy: no pack to build or index again); the
+ * fetch from the mirror then finds what it needs there. Best effort: what
+ * is not copied, the fetch brings. */
+static void copy_new_packs(struct upd *u, const struct jp_git_cache *c)
+{
+	for (size_t i = 0; i < c->new_packs.n; i++) {
+		const char *pack = c->new_packs.v[i];
+		const char *name = strrchr(pack, '/') + 1;
+		size_t n = strlen(name) - 5; /* "pack-<id>" */
+		char *src_idx = NULL, *dst_pack = NULL, *dst_idx = NULL, *tmp = NULL;
+
+		if (asprintf(&src_idx, "%.*s.idx", (int)(strlen(pack) - 5), pack) >= 0 &&
+		    asprintf(&dst_pack, "%sobjects/pack/%s", git_repository_path(u->repo), name) >= 0 &&
+		    asprintf(&dst_idx, "%sobjects/pack/%.*s.idx", git_repository_path(u->repo),
+			     (int)n, name) >= 0 &&
+		    asprintf(&tmp, "%s.jobprep-%ld", dst_pack, (long)getpid()) >= 0 &&
+		    access(dst_idx, F_OK) != 0) {
+			/* the pack first, its index last: git reads a pack by its index */
+			unlink(tmp);
+			if (copy_file(pack, tmp) == 0 && rename(tmp, dst_pack) == 0) {
+				unlink(tmp);
+				if (copy_file(src_idx, tmp) != 0 || rename(tmp, dst_idx) != 0)
+					unlink(dst_pack);
+			}
+			unlink(tmp);
+		}
+		free(src_idx);
+		free(dst_pack);
+		free(dst_idx);
+		free(tmp);
+	}
+}
+
+/* Through the mirror cache: brought up to date from the server, then
+ * copied from locally. 0 with the commit there, or not (the server is
+ * asked directly then); < 0 when the server could not be reached. */
+static int fetch_cached(struct upd *u, const git_oid *oid)
+{
+	struct jp_git_cache c = JP_GIT_CACHE_INIT;
+	int rc, gerr;
+
+	if (!jp_git_cache_wanted(&u->url, u->opts->no_cache))
+		return 0;
+	rc = jp_git_cache_open(&c, &u->url, &u->op, u->err);
+	if (rc != 0)
+		return rc > 0 ? 0 : rc;
+	copy_new_packs(u, &c);
+	gerr = fetch_from_mirror(u, &c);
+	if (gerr != 0 && (u->op.canceled || u->op.fail_code)) {
+		rc = jp_git_op_error(&u->op, gerr, u->info.workdir, u->err, u->url.clean);
+	} else if (gerr != 0 || !have_commit(u, oid)) {
+		/* what the mirror gave is no good: fetched anew next time */
+		if (gerr != 0)
+			jp_git_cache_discard(&c);
+		git_error_clear();
+	}
+	jp_git_cache_close(&c);
+	return rc;
+}
+
 static int fetch(struct upd *u)
 {
 	git_fetch_options fo;
 	git_oid oid;
-	int gerr;
+	int gerr, rc;
 
 	git_oid_fromstr(&oid, u->res->to);
+	if (have_commit(u, &oid))
+		return 0;
+	if ((rc = fetch_cached(u, &oid)) != 0)
+		return rc;
 	if (have_commit(u, &oid))
 		return 0;
 	fetch_options(&fo, &u->op);

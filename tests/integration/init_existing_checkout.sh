@@ -240,7 +240,8 @@ git $JP_GIT_ID -C "$S/work" commit -qm big && git -C "$S/work" tag v3 &&
 jp_gitd_stop "$S/gitd"
 
 # mid_fetch NAME: start the prep of v3 in the background ($pid) and wait
-# until the pack is coming in (libgit2's temporary pack in .git/objects/pack)
+# until the pack is coming in (libgit2's temporary pack in .git/objects/pack,
+# or in the local mirror cache's, which the server's pack goes to first)
 mid_fetch() {
 	answers "$1" v3
 	$T "$JOBPREP" init --verbose --answers "$S/$1.json" --profile "$S/profile.json" \
@@ -248,7 +249,8 @@ mid_fetch() {
 	pid=$!
 	_w=0
 	while [ $_w -lt 300 ]; do
-		ls "$P/move/.git/objects/pack" | grep -qv '^pack-' && return 0
+		ls "$P/move/.git/objects/pack" "$XDG_CACHE_HOME"/jobprep/git/*.git/objects/pack \
+			2>/dev/null | grep -q '^pack_git2_' && return 0
 		sleep 0.1
 		_w=$((_w + 1))
 	done

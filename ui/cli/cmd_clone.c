@@ -39,6 +39,10 @@ static void usage(FILE *out)
 		  "Credentials: ssh-agent or ~/.ssh keys; for https JOBPREP_GIT_TOKEN (user\n"
 		  "JOBPREP_GIT_USER), git credential helpers, then a prompt. A token in the URL\n"
 		  "is used and never stored."));
+	fprintf(out, "%s\n",
+		_("  --no-cache        fetch from the server only, not through the local mirror\n"
+		  "                    cache ($XDG_CACHE_HOME/jobprep/git; JOBPREP_NO_CACHE=1\n"
+		  "                    does the same)"));
 }
 
 static int print_json(const struct jp_git_clone_result *r)
@@ -76,6 +80,7 @@ int jp_cmd_clone(int argc, char **argv)
 		{ "progress", no_argument, NULL, 'P' },
 		{ "no-progress", no_argument, NULL, 'N' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "no-cache", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -140,6 +145,9 @@ int jp_cmd_clone(int argc, char **argv)
 			break;
 		case 'J':
 			json = true;
+			break;
+		case 'C':
+			opts.no_cache = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -53,6 +53,10 @@ static void usage(FILE *out)
 		  "                  write into a run directory that already holds files,\n"
 		  "                  and let -o replace what is at MANIFEST\n"
 		  "  --deep          scan the data sets fully"));
+	fprintf(out, "%s\n",
+		_("  --no-cache      fetch from the server only, not through the local mirror\n"
+		  "                  cache ($XDG_CACHE_HOME/jobprep/git; JOBPREP_NO_CACHE=1\n"
+		  "                  does the same)"));
 }
 
 /* err's messages, one a line: the "error" of a failed init's JSON. */
@@ -158,7 +162,7 @@ static int yes(const char *question, void *payload)
 struct init_opts {
 	const char *answers_path, *output, *profile_path;
 	enum jp_cli_checks shown;
-	bool json, force, deep, want_demo;
+	bool json, force, deep, want_demo, no_cache;
 };
 
 /* Read argv into o: -1 to go on, else the exit code (--help, usage). */
@@ -172,6 +176,7 @@ static int parse_options(struct init_opts *o, int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "deep", no_argument, NULL, 'd' },
 		{ "demo", no_argument, NULL, 'D' },
+		{ "no-cache", no_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -204,6 +209,9 @@ static int parse_options(struct init_opts *o, int argc, char **argv)
 		case 'D':
 			o->want_demo = true;
 			break;
+		case 'C':
+			o->no_cache = true;
+			break;
 		case 'q':
 			o->shown = JP_CLI_CHECKS_QUIET;
 			break;
@@ -228,7 +236,7 @@ static int parse_options(struct init_opts *o, int argc, char **argv)
 
 int jp_cmd_init(int argc, char **argv)
 {
-	struct init_opts o = { NULL, NULL, NULL, JP_CLI_CHECKS_SUMMARY, false, false, false, false };
+	struct init_opts o = { NULL, NULL, NULL, JP_CLI_CHECKS_SUMMARY, false, false, false, false, false };
 	struct jp_error err = JP_ERROR_INIT;
 	struct jp_demo demo = JP_DEMO_INIT;
 	struct jp_manifest *answers = NULL;
@@ -280,7 +288,7 @@ int jp_cmd_init(int argc, char **argv)
 	if (rc < 0)
 		goto fail;
 	/* the answers named the ref: an existing checkout moves without asking */
-	jp_flow_set_options(flow, JP_FLOW_MOVE_CHECKOUT);
+	jp_flow_set_options(flow, JP_FLOW_MOVE_CHECKOUT | (o.no_cache ? JP_FLOW_NO_CACHE : 0));
 	rc = jp_flow_apply_answers(flow, answers, answers_path, &err);
 	if (rc == JP_ECHECK && force)
 		rc = 0; /* recorded in the manifest's checks */
