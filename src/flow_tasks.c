@@ -29,9 +29,13 @@ struct jp_flow_task {
 	/* snapshot */
 	char *url, *ref, *path;
 	char *out, *ckpt, *log;
+	char *asked_out, *asked_ckpt, *asked_log; /* OUTPUTS: as the answers had them */
+	char *run_tmpl; /* OUTPUTS: the run folder's template (with NNN): the
+			 * folder is claimed, the next number taken when it exists */
 	bool out_ours; /* the output dir was made by this flow */
 	bool sync;     /* INSPECT: bring the checkout to url/ref */
 	bool ask;      /* ... asking port->confirm before moving it */
+	bool no_cache; /* CLONE, INSPECT: the server only, not the mirror cache */
 	struct jp_profile *profile;
 	struct jp_manifest *m; /* JP_ACTION_CHECK: the draft, checked in place */
 	struct inspected insp; /* JP_ACTION_CHECK: notes; INSPECT: the result */
@@ -64,6 +68,10 @@ void jp_flow_task_free(struct jp_flow_task *t)
 	free(t->out);
 	free(t->ckpt);
 	free(t->log);
+	free(t->asked_out);
+	free(t->asked_ckpt);
+	free(t->asked_log);
+	free(t->run_tmpl);
 	jp_profile_free(t->profile);
 	jp_manifest_free(t->m);
 	flow_inspected_dispose(&t->insp);
@@ -89,6 +97,34 @@ static int snapshot_inspect(struct jp_flow_task *t, const struct jp_flow *flow)
 	return 0;
 }
 
+/* Under dir (dir itself or below it). */
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return path && strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* The output directories as asked, and whether the run folder is the
+ * profile's next free run-NNN (then it is claimed, not just made): only
+ * when the person named none of the folders inside it. */
+static int snapshot_outputs(struct jp_flow_task *t, const struct jp_flow *flow)
+{
+	t->out_ours = flow->made_out && strcmp(flow->made_out, t->out) == 0;
+	for (size_t i = 0; !t->out_ours && i < flow->created.n; i++)
+		if (strcmp(flow->created.v[i], t->out) == 0)
+			t->out_ours = true;
+	if (jp_set_str(&t->asked_out, t->out) < 0 || jp_set_str(&t->asked_ckpt, t->ckpt) < 0 ||
+	    jp_set_str(&t->asked_log, t->log) < 0)
+		return JP_ENOMEM;
+	if (t->out_ours || flow->set[K_OUTPUT_DIR] || !flow->run_base || !flow->run_dir ||
+	    !strstr(flow->run_base, "NNN") || !str_eq(flow->run_dir, t->out) ||
+	    (flow->set[K_CHECKPOINT_DIR] && under(t->ckpt, t->out)) ||
+	    (flow->set[K_LOG_DIR] && under(t->log, t->out)))
+		return 0;
+	return jp_set_str(&t->run_tmpl, flow->run_base);
+}
+
 int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum jp_action kind,
 		     size_t index, bool deep, struct jp_error *err)
 {
@@ -104,6 +140,7 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 	t->clone = cr;
 	t->remote = ri;
 	t->action = kind;
+	t->no_cache = flow->options & JP_FLOW_NO_CACHE;
 	t->index = index;
 	t->deep = deep;
 	t->gen = flow->gen;
@@ -160,10 +197,8 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 		    jp_set_str(&t->ckpt, m->outputs.checkpoint_dir) < 0 ||
 		    jp_set_str(&t->log, m->outputs.log_dir) < 0)
 			goto fail; /* rc is still JP_ENOMEM */
-		t->out_ours = flow->made_out && strcmp(flow->made_out, m->outputs.output_dir) == 0;
-		for (size_t i = 0; !t->out_ours && i < flow->created.n; i++)
-			if (strcmp(flow->created.v[i], m->outputs.output_dir) == 0)
-				t->out_ours = true;
+		if (snapshot_outputs(t, flow) < 0)
+			goto fail; /* rc is still JP_ENOMEM */
 		break;
 	case JP_ACTION_CHECK:
 		if (flow_manifest_copy(&t->m, m) < 0 || flow_inspected_copy(&t->insp, &flow->insp) < 0)
@@ -262,6 +297,7 @@ static int sync_checkout(struct jp_flow_task *t, const struct jp_port *port, str
 	o.path = t->path;
 	o.ref = t->ref;
 	o.ask = t->ask;
+	o.no_cache = t->no_cache;
 	if (!o.url) {
 		rc = jp_error_set(&why, JP_EREFUSED,
 				  _("%s has no remote to fetch %s from: give code.repo.url, or leave "
@@ -308,12 +344,83 @@ static int run_inspect(struct jp_flow_task *t, const struct jp_port *port, struc
 	return sync_checkout(t, port, err);
 }
 
+/* *path with its leading `from` replaced by `to` (when it is under it). */
+static int move_under(char **path, const char *from, const char *to)
+{
+	char *moved = NULL;
+
+	if (!under(*path, from))
+		return 0;
+	if (asprintf(&moved, "%s%s", to, *path + strlen(from)) < 0)
+		return JP_ENOMEM;
+	free(*path);
+	*path = moved;
+	return 0;
+}
+
+/* The run folder NNN names in tmpl, at least three digits. */
+static char *run_name(const char *tmpl, unsigned long num)
+{
+	const char *nnn = strstr(tmpl, "NNN");
+	char *out = NULL;
+
+	if (asprintf(&out, "%.*s%03lu%s", (int)(nnn - tmpl), tmpl, num, nnn + 3) < 0)
+		return NULL;
+	return out;
+}
+
+/* Claim the run folder with mkdir(2) of the folder itself: two jobprep
+ * that picked the same next number at once cannot both get it; the loser
+ * takes the next free one, and its checkpoints and logs move with it. */
+static int claim_run(struct jp_flow_task *t, struct jp_error *err)
+{
+	const char *nnn = strstr(t->run_tmpl, "NNN");
+	const char *slash = strrchr(t->run_tmpl, '/');
+	unsigned long num = strtoul(t->out + (nnn - t->run_tmpl), NULL, 10);
+	char *parent;
+	int rc;
+
+	if (!slash || slash == t->run_tmpl || slash > nnn)
+		return jp_fs_mkdir_p(&t->created, t->out, 0755, err);
+	if (!(parent = strndup(t->run_tmpl, (size_t)(slash - t->run_tmpl))))
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	rc = jp_fs_mkdir_p(&t->created, parent, 0755, err);
+	free(parent);
+	for (int tries = 0; rc == 0 && tries < 10000; tries++) {
+		char *next;
+
+		if (mkdir(t->out, 0755) == 0)
+			return jp_strv_push(&t->created, t->out) < 0
+				       ? jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"))
+				       : 0;
+		if (errno != EEXIST)
+			return jp_error_set(err, errno == ENOSPC ? JP_ENOSPC : JP_EIO,
+					    _("%s: cannot create the directory: %s"), t->out,
+					    strerror(errno));
+		if (!(next = run_name(t->run_tmpl, ++num)) ||
+		    move_under(&t->ckpt, t->out, next) < 0 || move_under(&t->log, t->out, next) < 0) {
+			free(next);
+			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		}
+		free(t->out);
+		t->out = next;
+	}
+	return rc;
+}
+
 static int run_outputs(struct jp_flow_task *t, const struct jp_port *port, struct jp_error *err)
 {
 	size_t n = 0;
 	int rc;
 
-	if (!t->out_ours && (n = flow_dir_files(t->out)) > 0) {
+	if (t->run_tmpl) {
+		rc = claim_run(t, err);
+		if (rc < 0) {
+			jp_fs_unmake(&t->created);
+			jp_strv_dispose(&t->created);
+			return rc;
+		}
+	} else if (!t->out_ours && (n = flow_dir_files(t->out)) > 0) {
 		char *q = NULL;
 		int yes = 0;
 		if (asprintf(&q, _("%s already holds files from an earlier run (%zu files). Write this run "
@@ -460,6 +567,7 @@ int jp_flow_task_run(struct jp_flow_task *t, const struct jp_port *port, struct 
 		o.target = t->path;
 		o.ref = t->ref;
 		o.profile = t->profile;
+		o.no_cache = t->no_cache;
 		rc = jp_git_clone(&t->clone, &o, port, err);
 		if (rc < 0)
 			jp_fs_unmake(&t->created);
@@ -567,11 +675,16 @@ int jp_flow_task_apply(struct jp_flow *flow, const struct jp_flow_task *t, struc
 		for (size_t i = 0; i < t->created.n; i++)
 			if (jp_strv_push(&flow->created, t->created.v[i]) < 0)
 				goto oom;
-		if (!str_eq(m->outputs.output_dir, t->out) ||
-		    !str_eq(m->outputs.checkpoint_dir, t->ckpt) || !str_eq(m->outputs.log_dir, t->log)) {
+		if (!str_eq(m->outputs.output_dir, t->asked_out) ||
+		    !str_eq(m->outputs.checkpoint_dir, t->asked_ckpt) ||
+		    !str_eq(m->outputs.log_dir, t->asked_log)) {
 			rc = stale(err, _("creating the output directories"));
 			break;
 		}
+		/* Another run took the number first: the defaults follow the
+		 * folder claimed (recomputed below). */
+		if (!str_eq(t->out, t->asked_out) && jp_set_str(&flow->run_dir, t->out) < 0)
+			goto oom;
 		if (jp_set_str(&flow->made_out, t->out) < 0 || jp_set_str(&flow->made_ckpt, t->ckpt) < 0 ||
 		    jp_set_str(&flow->made_log, t->log) < 0)
 			goto oom;

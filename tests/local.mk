@@ -257,7 +257,8 @@ EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
 GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refused.sh \
 	tests/integration/git_clone_interrupt.sh tests/integration/git_clone_http.sh \
 	tests/integration/git_clone_ssh.sh tests/integration/git_remote.sh \
-	tests/integration/git_silent_server.sh tests/integration/git_ssh_silent_session.sh
+	tests/integration/git_silent_server.sh tests/integration/git_ssh_silent_session.sh \
+	tests/integration/git_cache.sh
 TESTS += $(GIT_TESTS)
 EXTRA_DIST += $(GIT_TESTS) tests/lib/gitserv.sh
 # manifest: the schema and check agree on every sample; env read back by four shells
@@ -288,6 +289,7 @@ EXTRA_DIST += $(EXPORT_TESTS) tests/lib/slurm.sh tests/data/kubeflow/pytorchjobs
 # runs: every run in its own folder, -o a copy that replaces no other run's manifest;
 # export -o replaces only an unedited export; launch_clone clones the pinned commit first
 RUNS_TESTS = tests/integration/init_runs.sh tests/integration/export_replace.sh \
+	tests/integration/init_concurrent.sh \
 	tests/integration/launch_clone_pinned.sh tests/tui/review_o_copy.sh \
 	tests/integration/show_runs.sh tests/integration/check_output.sh
 TESTS += $(RUNS_TESTS)

@@ -117,6 +117,9 @@ enum jp_flow_option {
 	 * (headless init: the answers named the ref); otherwise port->confirm
 	 * is asked first, with what would change. */
 	JP_FLOW_MOVE_CHECKOUT = 1 << 0,
+	/* Clones and updates go to the server only, not through the local
+	 * mirror cache (JOBPREP_NO_CACHE=1 does the same for every front end). */
+	JP_FLOW_NO_CACHE = 1 << 1,
 };
 
 void jp_flow_set_options(struct jp_flow *flow, unsigned options);

@@ -73,13 +73,17 @@ struct jp_git_clone_options {
 	/* A server silent for this long fails the clone with JP_ETIMEOUT;
 	 * 0 = JP_GIT_STALL_TIMEOUT_S. Applies to http(s), git:// and ssh. */
 	unsigned stall_timeout_s;
+	/* Go to the server only, not through the local mirror cache
+	 * ($XDG_CACHE_HOME/jobprep/git; see README). JOBPREP_NO_CACHE=1 does
+	 * the same for every clone and update. */
+	bool no_cache;
 };
 
 /* How long a server may send nothing before an operation fails. */
 #define JP_GIT_STALL_TIMEOUT_S 120
 
 #define JP_GIT_CLONE_OPTIONS_INIT                                              \
-	{ NULL, NULL, NULL, false, NULL, NULL, JP_GIT_STAGE_AUTO, NULL, 0, 0 }
+	{ NULL, NULL, NULL, false, NULL, NULL, JP_GIT_STAGE_AUTO, NULL, 0, 0, false }
 
 struct jp_git_clone_result {
 	char commit[41];             /* the checked-out commit, 40 hex */
@@ -171,9 +175,11 @@ struct jp_git_update_options {
 	/* Ask port->confirm before moving (the question shows from -> to,
 	 * commits and files); a "no" (or no confirm) refuses the move. */
 	bool ask;
+	/* As in jp_git_clone_options: fetch from the server only. */
+	bool no_cache;
 };
 
-#define JP_GIT_UPDATE_OPTIONS_INIT { NULL, NULL, NULL, NULL, 0, false }
+#define JP_GIT_UPDATE_OPTIONS_INIT { NULL, NULL, NULL, NULL, 0, false, false }
 
 struct jp_git_update_result {
 	bool moved;          /* false: it was already there (nothing changed) */

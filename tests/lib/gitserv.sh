@@ -326,11 +326,13 @@ jp_no_temporaries() {
 	return 0
 }
 
-# jp_test_env DIR: a private HOME, no agent, no tokens, no system git config.
+# jp_test_env DIR: a private HOME (and so a private mirror cache), no agent,
+# no tokens, no system git config.
 jp_test_env() {
 	HOME=$1/home
 	mkdir -p "$HOME"
-	export HOME
+	XDG_CACHE_HOME=$HOME/.cache
+	export HOME XDG_CACHE_HOME
 	unset SSH_AUTH_SOCK JOBPREP_GIT_TOKEN JOBPREP_GIT_USER JOBPREP_SCRATCH GIT_ASKPASS SSH_ASKPASS
 	LC_ALL=C
 	export LC_ALL

@@ -85,6 +85,10 @@ static const struct jp_cli_opt clone_opts[] = {
 	  .at = AT(progress), .value = JP_CLI_PROGRESS_NEVER, .group = 1 },
 	{ .name = "json", .help = N_("print the result as JSON"), .kind = JP_OPT_TRUE,
 	  .at = AT(json) },
+	{ .name = "no-cache",
+	  .help = N_("fetch from the server only, not through the local mirror cache "
+		     "($XDG_CACHE_HOME/jobprep/git; JOBPREP_NO_CACHE=1 does the same)"),
+	  .kind = JP_OPT_TRUE, .at = AT(git.no_cache) },
 	JP_OPT_HELP_ENTRY,
 };
 #undef AT

@@ -133,7 +133,7 @@ static int yes(const char *question, void *payload)
 struct init_opts {
 	const char *answers_path, *output, *profile_path;
 	enum jp_cli_checks shown;
-	bool json, force, deep, want_demo;
+	bool json, force, deep, want_demo, no_cache;
 };
 
 #define ANSWERS 1u /* the synopsis forms: init --answers FILE ..., init --demo ... */
@@ -177,6 +177,10 @@ static const struct jp_cli_opt init_opts[] = {
 	  .kind = JP_OPT_TRUE, .at = offsetof(struct init_opts, force), .forms = ANSWERS },
 	{ .name = "deep", .short_name = 'd', .help = N_("scan the data sets fully"),
 	  .kind = JP_OPT_TRUE, .at = offsetof(struct init_opts, deep), .forms = ANSWERS },
+	{ .name = "no-cache",
+	  .help = N_("fetch from the server only, not through the local mirror cache "
+		     "($XDG_CACHE_HOME/jobprep/git; JOBPREP_NO_CACHE=1 does the same)"),
+	  .kind = JP_OPT_TRUE, .at = offsetof(struct init_opts, no_cache) },
 	JP_OPT_HELP_ENTRY,
 };
 
@@ -210,7 +214,7 @@ static int parse_options(struct init_opts *o, int argc, char **argv)
 
 int jp_cmd_init(int argc, char **argv)
 {
-	struct init_opts o = { NULL, NULL, NULL, JP_CLI_CHECKS_SUMMARY, false, false, false, false };
+	struct init_opts o = { NULL, NULL, NULL, JP_CLI_CHECKS_SUMMARY, false, false, false, false, false };
 	struct jp_error err = JP_ERROR_INIT;
 	struct jp_demo demo = JP_DEMO_INIT;
 	struct jp_manifest *answers = NULL;
@@ -262,7 +266,7 @@ int jp_cmd_init(int argc, char **argv)
 	if (rc < 0)
 		goto fail;
 	/* the answers named the ref: an existing checkout moves without asking */
-	jp_flow_set_options(flow, JP_FLOW_MOVE_CHECKOUT);
+	jp_flow_set_options(flow, JP_FLOW_MOVE_CHECKOUT | (o.no_cache ? JP_FLOW_NO_CACHE : 0));
 	rc = jp_flow_apply_answers(flow, answers, answers_path, &err);
 	if (rc == JP_ECHECK && force)
 		rc = 0; /* recorded in the manifest's checks */
