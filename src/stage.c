@@ -94,8 +94,8 @@ static void *one_run(void *arg)
 	struct one *o = arg;
 
 	o->rc = jp_tc_stage_entry(o->src_at, o->src_name, &o->sst, o->dst_at, o->dst_name,
-				  o->verify, jp_tc_umask(), o->buf, BUF_SIZE, &o->bytes, &o->stop,
-				  &o->what);
+				  o->verify, jp_tc_on_network(o->dst_at) ? JP_TC_NOSYNC : 0,
+				  jp_tc_umask(), o->buf, BUF_SIZE, &o->bytes, &o->stop, &o->what);
 	o->e = errno;
 	atomic_store(&o->finished, true);
 	return NULL;

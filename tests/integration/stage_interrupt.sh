@@ -4,6 +4,11 @@
 # exits 130 and SIGTERM 143 with their temporaries removed; the next run
 # resumes (the files already complete are skipped, not written again) and
 # ends identical (diff -r) with no temporary left.
+# A first copy (DEST not there) is written whole into the partial tree
+# ".jobprep-tmp-stage-NAME" beside DEST and renamed to DEST at the end, so
+# DEST never shows up half-made; into an existing DEST (case KILL_INTO) each
+# file goes through a temporary of its own. After kill -9 the resumed run
+# writes at most what was left plus one chunk for the file in flight.
 #
 # The tree (406 files, each flushed to the disk before its rename, with one
 # writer) takes well over the 0.1 s after which jobprep prints its first
@@ -40,7 +45,7 @@ finals() {
 	find "$1" -type f ! -name '.jobprep-tmp-*' | wc -l
 }
 temps() {
-	find "$1" -name '.jobprep-tmp-*' | wc -l
+	find "$1" -mindepth 1 -name '.jobprep-tmp-*' | wc -l
 }
 # none_half_made DIR: every file under its final name is the source's,
 # bytes and mtime (a copy gets its mtime only once every byte is written)
@@ -52,17 +57,33 @@ none_half_made() {
 	done
 }
 
-for sig in KILL INT TERM; do
-	C=$T/$sig
+# complete DIR: files there that are the source's (bytes and mtime)
+complete() {
+	(cd "$1" && find . -type f ! -name '.jobprep-tmp-*' -print) | while IFS= read -r f; do
+		cmp -s "$S/$f" "$1/$f" && [ "$(stat -c %.9Y "$S/$f")" = "$(stat -c %.9Y "$1/$f")" ] &&
+			echo "$f"
+	done | wc -l
+}
+# bytes DIR: of every file there (complete or partial, temporaries too)
+bytes() {
+	find "$1" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'
+}
+total_bytes=$(bytes "$S")
+
+for case in KILL INT TERM KILL_INTO; do
+	C=$T/$case
+	sig=${case%_INTO}
 	mkdir -p "$C"
 	D="$C/dest 目标"
+	P="$C/.jobprep-tmp-stage-dest 目标"
+	[ "$case" = KILL_INTO ] && mkdir "$D"
 	(
 		trap - EXIT
 		exec "$J" stage --progress --jobs 1 "$S" "$D" 2>"$C/err"
 	) &
 	PID=$!
 	if ! jp_wait_text "$C/err" "copying"; then
-		jp_fail "${sig}_mid_copy" "no progress line: $(tr '\r' '\n' <"$C/err" | tail -n 2)"
+		jp_fail "${case}_mid_copy" "no progress line: $(tr '\r' '\n' <"$C/err" | tail -n 2)"
 		kill -9 $PID 2>/dev/null
 		wait $PID
 		continue
@@ -70,12 +91,20 @@ for sig in KILL INT TERM; do
 	kill -$sig $PID
 	jp_wait_exit $PID
 	rc=$JP_RC
-	n=$(finals "$D")
-	t=$(temps "$D")
-	echo "# $sig: exit $rc, $n of $total files under final names, $t temporaries"
-	jp_expect "${sig}_came_mid_copy" [ "$n" -lt "$total" ]
+	# a first copy works in the partial tree, DEST is not there yet
+	W=$D
+	if [ "$case" != KILL_INTO ]; then
+		jp_expect "${case}_no_dest_until_whole" [ ! -e "$D" ]
+		W=$P
+	fi
+	n=$(finals "$W")
+	t=$(temps "$W")
+	whole=$(complete "$W")
+	have=$(bytes "$W")
+	echo "# $case: exit $rc, $n of $total files under final names ($whole complete), $t temporaries, $have bytes there"
+	jp_expect "${case}_came_mid_copy" [ "$whole" -lt "$total" ]
 	case $sig in
-	KILL) jp_expect kill_9_dies [ "$rc" = 137 ] ;;
+	KILL) jp_expect "${case}_kill_9_dies" [ "$rc" = 137 ] ;;
 	INT)
 		jp_expect sigint_exits_130 [ "$rc" = 130 ]
 		jp_expect sigint_says_canceled grep -q 'canceled' "$C/err"
@@ -84,13 +113,25 @@ for sig in KILL INT TERM; do
 		jp_expect sigterm_exits_143 [ "$rc" = 143 ]
 		jp_expect sigterm_removes_its_temporary [ "$t" = 0 ] ;;
 	esac
-	jp_expect "${sig}_leaves_nothing_half_made" none_half_made "$D"
+	if [ "$case" = KILL ]; then
+		# the one file in flight (one writer) is the only one unfinished
+		jp_expect "${case}_at_most_one_file_unfinished" [ $((n - whole)) -le 1 ]
+	else
+		jp_expect "${case}_leaves_nothing_half_made" none_half_made "$W"
+	fi
 	"$J" stage --json "$S" "$D" >"$C/resume.json" 2>"$C/resume.err"
 	rc=$?
-	jp_expect "${sig}_resume_exits_0" [ "$rc" = 0 ]
+	jp_expect "${case}_resume_exits_0" [ "$rc" = 0 ]
 	skipped=$(jp_json_get "$C/resume.json" skipped)
-	jp_expect "${sig}_resume_skips_what_was_done" [ "$skipped" = "$n" ]
-	jp_expect "${sig}_resume_is_identical" diff -r "$S" "$D"
-	jp_expect "${sig}_resume_leaves_no_temporary" [ "$(temps "$D")" = 0 ]
+	jp_expect "${case}_resume_skips_what_was_done" [ "$skipped" = "$whole" ]
+	if [ "$sig" = KILL ]; then
+		wrote=$(jp_json_get "$C/resume.json" bytes_written)
+		echo "# $case: the resumed run wrote $wrote bytes, $((total_bytes - have)) were left"
+		jp_expect "${case}_resume_writes_the_rest_and_a_chunk" \
+			[ "$wrote" -le $((total_bytes - have + 1048576)) ]
+	fi
+	jp_expect "${case}_resume_is_identical" diff -r "$S" "$D"
+	jp_expect "${case}_resume_leaves_no_temporary" [ "$(temps "$D")" = 0 ]
+	jp_expect "${case}_resume_leaves_no_partial_tree" [ ! -e "$P" ]
 done
 jp_done
