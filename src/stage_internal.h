@@ -26,6 +26,21 @@ bool jp_stage_is_url(const char *s);
 int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest,
 		  const struct jp_stage_options *opts, const struct jp_port *port,
 		  struct jp_error *err);
+/* The options every request of a download shares (stage_http.c): the
+ * URL, http(s) only, redirects followed without the credentials, errors
+ * into errbuf, the token from JOBPREP_HTTP_TOKEN as a bearer. curl: a
+ * CURL easy handle. */
+void jp_stage_http_setup(void *curl, const char *url, char *errbuf);
+/* Download url into part over several connections at once (ranges
+ * written in place with pwrite), resumably (the ranges done so far kept
+ * beside part, in part.ranges, with the remote's validator) when the file
+ * is large and the server takes ranges (stage_http_ranges.c). 0 done (part
+ * complete and flushed; *written: the bytes received); 1 not for this URL
+ * (small, no ranges, no strong validator, or it changed mid-way: part is
+ * removed), use one connection; < 0 a JP_E* error, err set (what was
+ * received is kept for the next run). shown: the URL for messages. */
+int jp_stage_http_ranges(const char *url, const char *part, const char *shown,
+			 const struct jp_port *port, uint64_t *written, struct jp_error *err);
 /* Add a note (a member stripped or skipped) to out; 0 or JP_ENOMEM. */
 int jp_stage_note(struct jp_stage_result *out, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
