@@ -41,6 +41,7 @@ struct item {
 	unsigned depth;
 	enum kind kind;
 	bool fresh; /* a directory this run made: empty but for what it puts */
+	bool other; /* another shard's file */
 };
 
 struct ctx {
@@ -64,6 +65,7 @@ struct ctx {
 	char *tree_tmp;
 	bool top_fresh;
 	unsigned stage_flags; /* JP_TC_* for every entry */
+	unsigned shard, shards;
 	const struct jp_treecopy_result *already; /* copied by a stream */
 	atomic_size_t skipped;
 	atomic_uint_fast64_t skipped_bytes;
@@ -146,6 +148,7 @@ static int push(struct ctx *c, const char *rel, const struct stat *st, unsigned 
 	c->v[c->n].depth = depth;
 	c->v[c->n].kind = k;
 	c->v[c->n].fresh = false;
+	c->v[c->n].other = false;
 	c->n++;
 	if (depth > c->max_depth)
 		c->max_depth = depth;
@@ -628,6 +631,10 @@ static void ctx_init(struct ctx *c, const struct jp_treecopy_options *opts)
 	c->dst_exists = (opts && opts->dst_exists) || c->stage;
 	c->already = opts ? opts->done : NULL;
 	c->umask = jp_tc_umask();
+	if (c->stage && opts->shards > 1 && opts->shard < opts->shards) {
+		c->shard = opts->shard;
+		c->shards = opts->shards;
+	}
 }
 
 static void ctx_free(struct ctx *c)
@@ -667,6 +674,46 @@ static void hold_dirs(struct ctx *c)
 		for (size_t i = 0; i <= c->n; i++)
 			c->dfd[i] = -1;
 	}
+}
+
+/* With shards: every file and symlink not of this shard marked other. */
+static int mark_shard(struct ctx *c, struct jp_error *err)
+{
+	size_t n = 0, k = 0;
+	uint64_t *sizes;
+	const char **names;
+	unsigned *where;
+	int rc = 0;
+
+	if (!c->shards)
+		return 0;
+	for (size_t i = 0; i < c->n; i++)
+		n += c->v[i].kind != K_DIR;
+	sizes = malloc((n + 1) * sizeof(*sizes));
+	names = malloc((n + 1) * sizeof(*names));
+	where = malloc((n + 1) * sizeof(*where));
+	if (!sizes || !names || !where) {
+		rc = JP_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].kind != K_DIR) {
+			sizes[k] = (uint64_t)c->v[i].size;
+			names[k++] = c->v[i].rel;
+		}
+	if (jp_tc_shard_plan(n, sizes, names, c->shards, where) != 0) {
+		rc = JP_ENOMEM;
+		goto out;
+	}
+	k = 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].kind != K_DIR)
+			c->v[i].other = where[k++] != c->shard;
+out:
+	free(sizes);
+	free(names);
+	free(where);
+	return rc ? jp_error_set(err, rc, "%s", _("out of memory")) : 0;
 }
 
 /* c->tree_tmp for dst: ".jobprep-tmp-stage-NAME" in dst's folder; none
@@ -715,13 +762,13 @@ static int prepare(struct ctx *c, const char *src, const char *dst, struct stat 
 	c->src_fd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c->src_fd < 0 || fstat(c->src_fd, top) != 0)
 		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), src, strerror(errno));
-	if ((rc = walk(c, "", -1, 0, err)) != 0)
+	if ((rc = walk(c, "", -1, 0, err)) != 0 || (rc = mark_shard(c, err)) != 0)
 		return rc;
 	/* A staging run onto an existing dst may need little more room. */
 	exists = lstat(dst, &sb) == 0;
 	if (!(c->stage && exists) && (rc = check_room(c, dst, err)) != 0)
 		return rc;
-	if (c->stage && !exists && (rc = tree_tmp_path(c, dst, err)) != 0)
+	if (c->stage && !exists && !c->shards && (rc = tree_tmp_path(c, dst, err)) != 0)
 		return rc;
 	make = c->tree_tmp ? c->tree_tmp : dst;
 	if (mkdir(make, (top->st_mode & 07777) | S_IRWXU) == 0) {
@@ -769,7 +816,7 @@ static int copy_all(struct ctx *c, unsigned threads, struct progress_state *ps,
 		c->fn = do_copy;
 		c->n_order = 0;
 		for (size_t i = 0; i < c->n; i++)
-			if (c->v[i].kind != K_DIR)
+			if (c->v[i].kind != K_DIR && !c->v[i].other)
 				c->order[c->n_order++] = i;
 		qsort_r(c->order, c->n_order, sizeof(*c->order), by_size_desc, c->v);
 		rc = run_phase(c, threads, ps);
@@ -793,6 +840,8 @@ static int copy_all(struct ctx *c, unsigned threads, struct progress_state *ps,
 static int fill_result(struct ctx *c, struct jp_treecopy_result *out, struct jp_error *err)
 {
 	for (size_t i = 0; i < c->n; i++) {
+		if (c->v[i].other)
+			continue;
 		if (c->v[i].kind == K_DIR)
 			out->dirs++;
 		else if (c->v[i].kind == K_LINK)

@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 /* Copy one regular file src_at/src_name to a new dst_at/dst_name with mode
@@ -55,6 +56,12 @@ int jp_tc_stage_entry(int src_at, const char *src_name, const struct stat *sst, 
 		      const char *dst_name, bool verify, unsigned flags, mode_t umask_bits,
 		      char *buf, size_t bufsz, atomic_uint_fast64_t *bytes, atomic_bool *stop,
 		      enum jp_tc_staged *what);
+/* Cut n files (their sizes and relative names) into shards balanced by
+ * bytes and files; out[i]: the shard of file i, 0 to shards-1. The same
+ * set of files gives the same cut, in any order (treecopy_shard.c).
+ * 0, or -1 out of memory. */
+int jp_tc_shard_plan(size_t n, const uint64_t *sizes, const char *const *names, unsigned shards,
+		     unsigned *out);
 /* Is the folder open at fd on network storage (or FUSE, which may be)? */
 bool jp_tc_on_network(int fd);
 /* A symlink at rel (relative to the tree's top) whose target leads outside

@@ -43,9 +43,15 @@ struct jp_treecopy_options {
 	 * symlinks leaving the tree are kept and listed in the result. */
 	bool stage;
 	bool verify;
+	/* With stage and shards > 1: only the files (and symlinks) of shard
+	 * `shard` (0 to shards-1) of a cut balanced by bytes and files, the
+	 * same in every run over the same tree; every folder is made. Several
+	 * shards may run at once into one dst: each file goes through its own
+	 * temporary (no whole-tree temporary). */
+	unsigned shard, shards;
 };
 
-#define JP_TREECOPY_OPTIONS_INIT { 0, false, NULL, NULL, false, NULL, false, false }
+#define JP_TREECOPY_OPTIONS_INIT { 0, false, NULL, NULL, false, NULL, false, false, 0, 0 }
 
 /* The temporary name a staged file is written under, in its folder. */
 #define JP_TREECOPY_TMP_PREFIX ".jobprep-tmp-"

@@ -3,15 +3,18 @@
  * Exit 0 ok, 1 failed, 2 usage, 130/143 interrupted (temporaries removed). */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/path.h"
 #include "jobprep/stage.h"
 #include "jobprep/units.h"
 #include "jobprep/url.h"
@@ -33,6 +36,12 @@ static const struct opt {
 	{ "sha256", required_argument, 's', "HEX",
 	  N_("a URL's download must have this SHA-256, else it is removed") },
 	{ "no-unpack", no_argument, 'U', NULL, N_("copy an archive (or download one) as it is, not unpacked") },
+	{ "shard", required_argument, 'S', "I/N",
+	  N_("stage shard I (0 to N-1) of a directory cut in N by bytes and files") },
+	{ "shards", required_argument, 'n', "N",
+	  N_("with --emit slurm: cut the directory in N shards (2 to 10000)") },
+	{ "emit", required_argument, 'E', "slurm",
+	  N_("print a script that submits the shards as a Slurm array, then a job over the whole") },
 	{ "json", no_argument, 'J', NULL, N_("print the result as JSON") },
 	{ "progress", no_argument, 'P', NULL, N_("progress on stderr even when it is not a terminal") },
 	{ "no-progress", no_argument, 'N', NULL, N_("no progress (by default: when stderr is a terminal)") },
@@ -109,6 +118,52 @@ static void print_text(const struct jp_stage_result *r)
 	       skipped);
 }
 
+/* --shard I/N */
+static int parse_shard(const char *arg, struct jp_stage_options *opts)
+{
+	char *end;
+	unsigned long i = strtoul(arg, &end, 10), n;
+
+	if (end == arg || *end != '/' || arg[0] == '-')
+		return -1;
+	arg = end + 1;
+	n = strtoul(arg, &end, 10);
+	if (end == arg || *end || arg[0] == '-' || n < 1 || n > 10000 || i >= n)
+		return -1;
+	opts->shard = (unsigned)i;
+	opts->shards = (unsigned)n;
+	return 0;
+}
+
+/* --shards N --emit slurm: the submit script on stdout */
+static int emit_slurm(const char *source, const char *dest, unsigned shards,
+		      const struct jp_stage_options *opts)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	char *exe = realpath("/proc/self/exe", NULL);
+	char *src = jp_path_absolute(source), *dst = jp_path_absolute(dest);
+	char *script = NULL;
+	struct stat sb;
+	int rc;
+
+	if (!exe || !src || !dst) {
+		rc = jp_error_set(&err, JP_ENOMEM, "%s", _("out of memory"));
+	} else if (stat(source, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		rc = jp_error_set(&err, JP_EUSAGE, _("%s: --shard is for a directory source"), source);
+	} else {
+		rc = jp_stage_slurm_script(&script, exe, src, dst, shards, opts, &err);
+	}
+	if (rc == 0 && (fputs(script, stdout) == EOF || fflush(stdout) != 0))
+		rc = jp_error_set(&err, JP_EIO, _("stage: cannot write the script: %s"), strerror(errno));
+	rc = rc ? jp_cli_report(&err) : JP_EXIT_OK;
+	free(script);
+	free(exe);
+	free(src);
+	free(dst);
+	jp_error_dispose(&err);
+	return rc;
+}
+
 int jp_cmd_stage(int argc, char **argv)
 {
 	struct option longopts[N_OPTS + 1];
@@ -117,7 +172,8 @@ int jp_cmd_stage(int argc, char **argv)
 	struct jp_error err = JP_ERROR_INIT;
 	enum jp_cli_progress progress = JP_CLI_PROGRESS_AUTO;
 	struct jp_cli_port cp;
-	bool json = false;
+	bool json = false, emit = false;
+	unsigned shards = 0;
 	char *source;
 	int c, rc;
 
@@ -146,6 +202,21 @@ int jp_cmd_stage(int argc, char **argv)
 		case 'U':
 			opts.no_unpack = true;
 			break;
+		case 'S':
+			if (parse_shard(optarg, &opts) != 0)
+				return jp_cli_usage_error("stage", _("--shard: expected I/N with 0 <= I < N <= 10000, got '%s'"),
+							  optarg);
+			break;
+		case 'n':
+			shards = (unsigned)strtoul(optarg, &end, 10);
+			if (*end || shards < 2 || shards > 10000)
+				return jp_cli_usage_error("stage", _("--shards: expected 2 to 10000, got '%s'"), optarg);
+			break;
+		case 'E':
+			if (strcmp(optarg, "slurm") != 0)
+				return jp_cli_usage_error("stage", _("--emit: expected slurm, got '%s'"), optarg);
+			emit = true;
+			break;
 		case 'J':
 			json = true;
 			break;
@@ -164,6 +235,10 @@ int jp_cmd_stage(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return jp_cli_usage_error("stage", "%s", _("expected a SOURCE and a DEST"));
+	if (emit != (shards > 0))
+		return jp_cli_usage_error("stage", "%s", _("--shards and --emit slurm go together"));
+	if (emit)
+		return emit_slurm(argv[optind], argv[optind + 1], shards, &opts);
 
 	/* A token written in a URL: our own copy, blanked out of argv (ps). */
 	if (!(source = strdup(argv[optind]))) {
