@@ -52,8 +52,9 @@ cleanup() {
 	fi
 	[ -n "${sshd_dir:-}" ] && jp_sshd_stop "$sshd_dir"
 	if [ -s "$dir/httpd.pid" ]; then
-		kill "$(cat "$dir/httpd.pid")" 2>/dev/null
-		jp_reap "$(cat "$dir/httpd.pid")" "$dir/httpd.pid"
+		_p=$(cat "$dir/httpd.pid")
+		kill "$_p" 2>/dev/null
+		jp_reap "$_p" "$dir/httpd.pid"
 	fi
 	rm -rf "$dir"
 }
@@ -70,6 +71,8 @@ run() {
 	printf '  %-34s %7.2f s  %8d KiB\n' "$_label" "$secs" "$kib"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }'; }
+# bytes_in DIR: of every file below DIR (0 when it is not there)
+bytes_in() { find "$1" -type f -printf '%s\n' 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 min() { awk -v a="$1" -v b="$2" 'BEGIN { print (a < b ? a : b) }'; }
 have_rclone=
 command -v rclone >/dev/null 2>&1 && have_rclone=1
@@ -142,18 +145,18 @@ echo "RESULT large files: $(ratio "$best" "$t_jp")x the fastest peer's throughpu
 pid=$!
 part="$dir/remote/.jobprep-tmp-stage-big-kill"
 w=0
-while [ $w -lt 1200 ] && [ "$(du -sb "$part" 2>/dev/null | cut -f1 || echo 0)" -lt $((lbytes / 2)) ]; do
+while [ $w -lt 1200 ] && [ "$(bytes_in "$part")" -lt $((lbytes / 2)) ]; do
 	sleep 0.05
 	w=$((w + 1))
 done
 kill -9 $pid
 wait $pid 2>/dev/null
-there=$(find "$part" -type f -printf '%s\n' 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
+there=$(bytes_in "$part")
 "$JOBPREP" stage --json --no-progress "$big" "$mnt/big-kill" >"$dir/resume.json" 2>"$dir/err.out" ||
 	{ echo "bench_stage: the resumed run failed:" >&2; cat "$dir/err.out" >&2; exit 1; }
 wrote=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bytes_written"])' "$dir/resume.json")
 diff -r "$big" "$dir/remote/big-kill" >/dev/null || { echo "bench_stage: the resumed copy differs" >&2; exit 1; }
-echo "RESULT resume after kill -9: wrote $wrote bytes, $((lbytes - there)) were left ($there of $lbytes there at the kill): $((wrote - (lbytes - there))) bytes more than the rest (target: at most one 512 KiB chunk per file in flight; jobprep's writers: 16)"
+echo "RESULT resume after kill -9: wrote $wrote bytes, $((lbytes - there)) were left ($there of $lbytes there at the kill): $((wrote - (lbytes - there))) bytes more than the rest (target: at most one 512 KiB chunk per file in flight: 3 files here)"
 
 # --- a download from loopback lighttpd, to local disk
 if command -v lighttpd >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then

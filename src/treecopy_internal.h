@@ -48,8 +48,8 @@ enum {
  * the name when that is too long), flushed, timed and renamed over; with
  * JP_TC_INPLACE under the name itself. A partial copy an interrupted run
  * left (the temporary, or with INPLACE the file itself), written after the
- * source last changed and whose last whole chunk before the cut matches
- * the source, is continued from there, not written again from zero. The
+ * source last changed and whose chunk before the cut matches the source,
+ * is continued from its size less one chunk (bufsz / 2), not from zero. The
  * temporary never outlives a failure or a cancel. buf holds bufsz >= 8 KiB.
  * 0 (*what says which), or -1 with errno set (ECANCELED when *stop). */
 int jp_tc_stage_entry(int src_at, const char *src_name, const struct stat *sst, int dst_at,

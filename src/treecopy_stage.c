@@ -175,18 +175,18 @@ static bool same_range(int a, int b, off_t at, char *buf, size_t n)
 }
 
 /* Where to go on from in a partial copy (pst: its lstat, open at out): all
- * of its whole chunks but the last (which may be torn), if it was written
- * after the source last changed and its last kept chunk matches the
- * source's; else 0. */
+ * of it but its last chunk (which may be torn), if it was written after
+ * the source last changed and the chunk before the cut (or what there is)
+ * matches the source's; else 0. So at most one chunk is written twice. */
 static off_t resume_point(int in, int out, const struct stat *sst, const struct stat *pst,
 			  char *buf, size_t bufsz)
 {
 	off_t chunk = (off_t)(bufsz / 2);
-	off_t keep = (pst->st_size / chunk) * chunk - chunk;
+	off_t keep = pst->st_size - chunk, from = keep > chunk ? keep - chunk : 0;
 
-	if (keep < chunk || pst->st_size > sst->st_size || !not_before(&pst->st_mtim, &sst->st_mtim))
+	if (keep <= 0 || pst->st_size > sst->st_size || !not_before(&pst->st_mtim, &sst->st_mtim))
 		return 0;
-	return same_range(in, out, keep - chunk, buf, (size_t)chunk) ? keep : 0;
+	return same_range(in, out, from, buf, (size_t)(keep - from)) ? keep : 0;
 }
 
 /* Write the source (open at in) into part at dst_at: a new file, or (pst

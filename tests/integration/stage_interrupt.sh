@@ -128,7 +128,7 @@ for case in KILL INT TERM KILL_INTO; do
 		wrote=$(jp_json_get "$C/resume.json" bytes_written)
 		echo "# $case: the resumed run wrote $wrote bytes, $((total_bytes - have)) were left"
 		jp_expect "${case}_resume_writes_the_rest_and_a_chunk" \
-			[ "$wrote" -le $((total_bytes - have + 1048576)) ]
+			[ "$wrote" -le $((total_bytes - have + 524288)) ]
 	fi
 	jp_expect "${case}_resume_is_identical" diff -r "$S" "$D"
 	jp_expect "${case}_resume_leaves_no_temporary" [ "$(temps "$D")" = 0 ]
