@@ -50,7 +50,7 @@ libjobprep_a_SOURCES += include/jobprep/git.h src/git_internal.h \
 	src/git_run.c src/git_stream.c src/git_tmp.c src/git_target.c src/git_clone.c \
 	src/git_inspect.c src/git_remote.c src/git_update.c src/git_cache.c \
 	src/treecopy.h src/treecopy_internal.h src/treecopy.c src/treecopy_stream.c \
-	src/treecopy_stage.c
+	src/treecopy_stage.c src/treecopy_shard.c
 # storage: mount table, path classes, bounded probes, data-set scans
 libjobprep_a_SOURCES += src/mountinfo.h src/mountinfo.c \
 	include/jobprep/pathclass.h src/pathclass.c \
@@ -79,4 +79,5 @@ src/preflight_body.h: $(srcdir)/src/preflight_body.sh
 		$(srcdir)/src/preflight_body.sh > $@-t && mv -f $@-t $@
 # stage: data onto shared storage before the job (copy, unpack, download)
 libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c \
-	src/stage_archive.c src/stage_http.c
+	src/stage_archive.c src/stage_http.c src/stage_pool.c src/stage_unpack.c \
+	src/stage_http_ranges.c src/stage_slurm.c

@@ -335,6 +335,7 @@ analyse:
 # stage: data onto shared storage (copy, resume after kill -9, a full disk)
 STAGE_TESTS = tests/integration/stage_copy.sh tests/integration/stage_interrupt.sh \
 	tests/integration/stage_full_disk.sh tests/integration/stage_archive.sh \
-	tests/integration/stage_http.sh
+	tests/integration/stage_http.sh tests/integration/stage_resume_partial.sh \
+	tests/integration/stage_http_ranges.sh tests/integration/stage_shards_slurm.sh
 TESTS += $(STAGE_TESTS)
 EXTRA_DIST += $(STAGE_TESTS)

@@ -3,16 +3,19 @@
  * Exit 0 ok, 1 failed, 2 usage, 130/143 interrupted (temporaries removed). */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
-#include <stddef.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/path.h"
 #include "jobprep/stage.h"
 #include "jobprep/units.h"
 #include "jobprep/url.h"
@@ -25,7 +28,8 @@
 struct stage_args {
 	struct jp_stage_options stage;
 	enum jp_cli_progress progress;
-	bool json;
+	unsigned shards; /* --shards N, with --emit slurm */
+	bool json, emit;
 };
 
 static int parse_sha256(void *field, const char *arg, const char *cmd)
@@ -33,6 +37,35 @@ static int parse_sha256(void *field, const char *arg, const char *cmd)
 	if (strlen(arg) != 64 || strspn(arg, "0123456789abcdefABCDEF") != 64)
 		return jp_cli_usage_error(cmd, _("--sha256: expected 64 hex digits, got '%s'"), arg);
 	*(const char **)field = arg;
+	return 0;
+}
+
+/* --shard I/N */
+static int parse_shard(void *field, const char *arg, const char *cmd)
+{
+	struct jp_stage_options *opts = field;
+	const char *at = arg;
+	char *end;
+	unsigned long i = strtoul(at, &end, 10), n;
+
+	if (end == at || *end != '/' || at[0] == '-')
+		goto bad;
+	at = end + 1;
+	n = strtoul(at, &end, 10);
+	if (end == at || *end || at[0] == '-' || n < 1 || n > 10000 || i >= n)
+		goto bad;
+	opts->shard = (unsigned)i;
+	opts->shards = (unsigned)n;
+	return 0;
+bad:
+	return jp_cli_usage_error(cmd, _("--shard: expected I/N with 0 <= I < N <= 10000, got '%s'"), arg);
+}
+
+static int parse_emit(void *field, const char *arg, const char *cmd)
+{
+	if (strcmp(arg, "slurm") != 0)
+		return jp_cli_usage_error(cmd, _("--emit: expected slurm, got '%s'"), arg);
+	*(bool *)field = true;
 	return 0;
 }
 
@@ -49,6 +82,16 @@ static const struct jp_cli_opt stage_opts[] = {
 	  .kind = JP_OPT_CALL, .at = AT(stage.sha256), .parse = parse_sha256 },
 	{ .name = "no-unpack", .help = N_("copy an archive (or download one) as it is, not unpacked"),
 	  .kind = JP_OPT_TRUE, .at = AT(stage.no_unpack) },
+	{ .name = "shard", .arg = "I/N",
+	  .help = N_("stage shard I (0 to N-1) of a directory cut in N by bytes and files"),
+	  .kind = JP_OPT_CALL, .at = AT(stage), .parse = parse_shard },
+	{ .name = "shards", .arg = "N",
+	  .help = N_("with --emit slurm: cut the directory in N shards (2 to 10000)"),
+	  .kind = JP_OPT_UINT, .at = AT(shards), .min = 2, .max = 10000,
+	  .range = N_("--shards: expected 2 to 10000, got '%s'") },
+	{ .name = "emit", .arg = "slurm",
+	  .help = N_("print a script that submits the shards as a Slurm array, then a job over the whole"),
+	  .kind = JP_OPT_CALL, .at = AT(emit), .parse = parse_emit },
 	{ .name = "json", .help = N_("print the result as JSON"), .kind = JP_OPT_TRUE, .at = AT(json) },
 	{ .name = "progress", .help = N_("progress on stderr even when it is not a terminal"),
 	  .kind = JP_OPT_SET, .at = AT(progress), .value = JP_CLI_PROGRESS_ALWAYS, .group = 1 },
@@ -122,6 +165,35 @@ static void print_text(const struct jp_stage_result *r)
 	       skipped);
 }
 
+/* --shards N --emit slurm: the submit script on stdout */
+static int emit_slurm(const char *source, const char *dest, unsigned shards,
+		      const struct jp_stage_options *opts)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	char *exe = realpath("/proc/self/exe", NULL);
+	char *src = jp_path_absolute(source), *dst = jp_path_absolute(dest);
+	char *script = NULL;
+	struct stat sb;
+	int rc;
+
+	if (!exe || !src || !dst) {
+		rc = jp_error_oom(&err);
+	} else if (stat(source, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		rc = jp_error_set(&err, JP_EUSAGE, _("%s: --shard is for a directory source"), source);
+	} else {
+		rc = jp_stage_slurm_script(&script, exe, src, dst, shards, opts, &err);
+	}
+	if (rc == 0 && (fputs(script, stdout) == EOF || fflush(stdout) != 0))
+		rc = jp_error_set(&err, JP_EIO, _("stage: cannot write the script: %s"), strerror(errno));
+	rc = rc ? jp_cli_report(&err) : JP_EXIT_OK;
+	free(script);
+	free(exe);
+	free(src);
+	free(dst);
+	jp_error_dispose(&err);
+	return rc;
+}
+
 int jp_cmd_stage(int argc, char **argv)
 {
 	struct stage_args a = { .stage = JP_STAGE_OPTIONS_INIT, .progress = JP_CLI_PROGRESS_AUTO };
@@ -139,6 +211,10 @@ int jp_cmd_stage(int argc, char **argv)
 	json = a.json;
 	if (argc - optind != 2)
 		return jp_cli_usage_error("stage", "%s", _("expected a SOURCE and a DEST"));
+	if (a.emit != (a.shards > 0))
+		return jp_cli_usage_error("stage", "%s", _("--shards and --emit slurm go together"));
+	if (a.emit)
+		return emit_slurm(argv[optind], argv[optind + 1], a.shards, &opts);
 
 	/* A token written in a URL: our own copy, blanked out of argv (ps). */
 	if (!(source = strdup(argv[optind]))) {
