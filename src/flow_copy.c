@@ -43,6 +43,8 @@ int flow_manifest_copy(struct jp_manifest **out, const struct jp_manifest *src)
 			goto oom;
 		m->data[i].has_stats = d->has_stats;
 		m->data[i].stats = d->stats;
+		if (jp_data_origin_copy(&m->data[i].origin, &d->origin) < 0)
+			goto oom;
 	}
 	for (size_t i = 0; i < src->n_checks; i++) {
 		const struct jp_check *c = &src->checks[i];

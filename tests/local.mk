@@ -310,3 +310,7 @@ STAGE_TESTS = tests/integration/stage_copy.sh tests/integration/stage_interrupt.
 	tests/integration/stage_http.sh
 TESTS += $(STAGE_TESTS)
 EXTRA_DIST += $(STAGE_TESTS)
+# stage in the flow: the manifest records where staged data came from
+STAGEFLOW_TESTS = tests/integration/manifest_origin.sh
+TESTS += $(STAGEFLOW_TESTS)
+EXTRA_DIST += $(STAGEFLOW_TESTS)
