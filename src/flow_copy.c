@@ -96,11 +96,8 @@ int flow_snapshot(struct jp_flow **out, const struct jp_flow *src)
 	size_t n = src->m->n_data;
 	if (rc == 0 && n && !(f->dx = calloc(n, sizeof(*f->dx))))
 		rc = JP_ENOMEM;
-	for (size_t i = 0; rc == 0 && f->dx && i < n; i++) {
-		f->dx[i] = src->dx[i];
-		f->dx[i].scanned_path = NULL;
-		rc = dup_str(&f->dx[i].scanned_path, src->dx[i].scanned_path);
-	}
+	for (size_t i = 0; rc == 0 && f->dx && i < n; i++)
+		rc = flow_data_extra_copy(&f->dx[i], &src->dx[i]);
 	if (rc == 0 && f->cache) {
 		f->cache->syncs = src->cache->syncs;
 		rc = dup_str(&f->cache->sync_path, src->cache->sync_path);

@@ -90,6 +90,8 @@ const struct jp_field *jp_flow_field(const char *key);
  *                         launch_clone: where the launch command clones to
  *   code.repo.url code.repo.ref   code.repo.commit (derived)   code.image
  *   data                  list; items data[N].name .path .kind .read_only
+ *                         .from (a path or http(s) URL staged onto .path;
+ *                         the manifest's data[N].origin.from)
  *   outputs.output_dir outputs.checkpoint_dir outputs.log_dir
  *   job.launch_command    job.env (list; items job.env[N].name .value)
  *   review.manifest_path review.env_path   (flow only; default in output dir)
@@ -234,6 +236,10 @@ enum jp_action {
 			    * directory holding files is not reused without
 			    * port->confirm; one holding only empty folders is) */
 	JP_ACTION_CHECK,     /* every check (check.h + the launch lint) */
+	JP_ACTION_STAGE,     /* data[index]: stage data[].from onto data[].path
+			    * (jobprep/stage.h: copy, unpack or download,
+			    * incremental), before that source's scan; records
+			    * the manifest's data[].origin */
 };
 
 struct jp_flow_task;
