@@ -12,6 +12,9 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
+#include "jobprep/pathclass.h"
+#include "jobprep/probe.h"
+#include "jobprep/stage.h"
 #include "jobprep/url.h"
 #include "flow_internal.h"
 
@@ -106,4 +109,118 @@ bool flow_stage_done(const struct jp_flow *flow, size_t i)
 	return !d->origin.from ||
 	       (x->staged_from && str_eq(x->staged_from, d->origin.from) &&
 		str_eq(x->staged_path, d->path));
+}
+
+/* --- what the wizard offers -------------------------------------------------------- */
+
+void jp_stage_offer_dispose(struct jp_stage_offer *offer)
+{
+	free(offer->dest);
+	offer->dest = NULL;
+	offer->kind = JP_STAGE_OFFER_NONE;
+}
+
+/* The data set's name from where it comes from: the last component of the
+ * path (of a URL's path, before ? and #), an archive's suffix left out. */
+static char *suggest_name(const char *from)
+{
+	const char *p = from, *end, *slash, *suffix;
+	char *name;
+
+	if (is_url(from)) {
+		p = strstr(from, "://") + 3;
+		p += strcspn(p, "/");
+	}
+	end = p + strcspn(p, "?#");
+	while (end > p && end[-1] == '/')
+		end--;
+	slash = end;
+	while (slash > p && slash[-1] != '/')
+		slash--;
+	name = strndup(slash, (size_t)(end - slash));
+	if (!name)
+		return NULL;
+	suffix = jp_stage_archive_suffix(name);
+	if (suffix && suffix > name)
+		name[suffix - name] = '\0';
+	/* never a path of its own, never hidden */
+	if (!name[0] || name[0] == '.' || strchr(name, '%')) {
+		free(name);
+		name = strdup("data");
+	}
+	return name;
+}
+
+static int look(bool *there, bool *is_dir, enum jp_storage_class *cls, const struct jp_flow *flow,
+		const char *path)
+{
+	struct jp_probe_result r = JP_PROBE_RESULT_INIT;
+	struct jp_probe_opts o = JP_PROBE_OPTS_INIT;
+	int rc;
+
+	o.flags = JP_PROBE_CLASSIFY;
+	o.timeout_ms = flow_fs_timeout_ms();
+	rc = jp_probe_path(&r, flow->profile, path, &o, NULL);
+	*there = rc == 0 && r.exists;
+	*is_dir = r.is_dir;
+	*cls = r.info.cls;
+	jp_probe_result_dispose(&r);
+	return rc == JP_ENOMEM ? rc : 0;
+}
+
+int jp_flow_stage_offer(struct jp_stage_offer *out, const struct jp_flow *flow, size_t index,
+			const char *typed, struct jp_error *err)
+{
+	const char *root = flow_shared_root(flow);
+	enum jp_stage_offer_kind kind = JP_STAGE_OFFER_NONE;
+	enum jp_storage_class cls = JP_STORAGE_UNKNOWN;
+	bool there = false, is_dir = false;
+	char *name = NULL, *base = NULL;
+
+	*out = (struct jp_stage_offer)JP_STAGE_OFFER_INIT;
+	if (!typed || !typed[0] || index >= flow->m->n_data || !root || !root[0])
+		return 0;
+	if (is_url(typed)) {
+		kind = JP_STAGE_OFFER_DOWNLOAD;
+	} else if (typed[0] == '/') {
+		if (look(&there, &is_dir, &cls, flow, typed) < 0)
+			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		if (there && !is_dir && jp_stage_archive_suffix(typed))
+			kind = JP_STAGE_OFFER_UNPACK;
+		else if (there && (cls == JP_STORAGE_LOCAL || cls == JP_STORAGE_EPHEMERAL))
+			kind = JP_STAGE_OFFER_COPY;
+	}
+	if (kind == JP_STAGE_OFFER_NONE)
+		return 0;
+	if (!(name = suggest_name(typed)) || !(base = jp_path_join(root, "datasets")) ||
+	    !(out->dest = jp_path_join(base, name))) {
+		free(name);
+		free(base);
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	}
+	free(name);
+	free(base);
+	/* an archive already in the very folder it would be unpacked into */
+	if (strcmp(out->dest, typed) == 0) {
+		jp_stage_offer_dispose(out);
+		return 0;
+	}
+	out->kind = kind;
+	return 0;
+}
+
+int jp_flow_stage_take(struct jp_flow *flow, size_t index, const char *from, const char *dest,
+		       struct jp_error *err)
+{
+	char key[64];
+	int rc;
+
+	if (index >= flow->m->n_data)
+		return jp_error_set(err, JP_EUSAGE, _("%s[%zu]: no such item"), "data", index);
+	flow_item_key(key, sizeof(key), K_DATA_PATH, index);
+	rc = jp_flow_set(NULL, flow, key, dest, err);
+	flow_item_key(key, sizeof(key), K_DATA_FROM, index);
+	if (rc == 0)
+		rc = jp_flow_set(NULL, flow, key, from, err);
+	return rc;
 }

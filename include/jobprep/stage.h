@@ -73,5 +73,8 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 	     const struct jp_stage_options *opts, const struct jp_port *port,
 	     struct jp_error *err);
 void jp_stage_result_dispose(struct jp_stage_result *res);
+/* The archive suffix that makes jp_stage unpack `name` (".tar.gz",
+ * ".zip", ...): a pointer into name, or NULL when it names no archive. */
+const char *jp_stage_archive_suffix(const char *name);
 
 #endif
