@@ -120,37 +120,6 @@ void jp_stage_offer_dispose(struct jp_stage_offer *offer)
 	offer->kind = JP_STAGE_OFFER_NONE;
 }
 
-/* The data set's name from where it comes from: the last component of the
- * path (of a URL's path, before ? and #), an archive's suffix left out. */
-static char *suggest_name(const char *from)
-{
-	const char *p = from, *end, *slash, *suffix;
-	char *name;
-
-	if (is_url(from)) {
-		p = strstr(from, "://") + 3;
-		p += strcspn(p, "/");
-	}
-	end = p + strcspn(p, "?#");
-	while (end > p && end[-1] == '/')
-		end--;
-	slash = end;
-	while (slash > p && slash[-1] != '/')
-		slash--;
-	name = strndup(slash, (size_t)(end - slash));
-	if (!name)
-		return NULL;
-	suffix = jp_stage_archive_suffix(name);
-	if (suffix && suffix > name)
-		name[suffix - name] = '\0';
-	/* never a path of its own, never hidden */
-	if (!name[0] || name[0] == '.' || strchr(name, '%')) {
-		free(name);
-		name = strdup("data");
-	}
-	return name;
-}
-
 static int look(bool *there, bool *is_dir, enum jp_storage_class *cls, const struct jp_flow *flow,
 		const char *path)
 {
@@ -192,7 +161,7 @@ int jp_flow_stage_offer(struct jp_stage_offer *out, const struct jp_flow *flow, 
 	}
 	if (kind == JP_STAGE_OFFER_NONE)
 		return 0;
-	if (!(name = suggest_name(typed)) || !(base = jp_path_join(root, "datasets")) ||
+	if (!(name = jp_stage_suggest_name(typed)) || !(base = jp_path_join(root, "datasets")) ||
 	    !(out->dest = jp_path_join(base, name))) {
 		free(name);
 		free(base);

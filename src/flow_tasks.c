@@ -108,6 +108,31 @@ static int snapshot_inspect(struct jp_flow_task *t, const struct jp_flow *flow)
 	return 0;
 }
 
+/* What a scan of data[index] needs: its path; staging it also where from
+ * (credentials and all) and the SHA-256 a download must have. */
+static int snapshot_data(struct jp_flow_task *t, const struct jp_flow *flow, size_t index,
+			 struct jp_error *err)
+{
+	const struct jp_manifest *m = flow->m;
+	const struct data_extra *x;
+
+	if (t->action == JP_ACTION_SCAN) {
+		if (index >= m->n_data || !m->data[index].path)
+			return jp_error_set(err, JP_EUSAGE, _("data[%zu]: no data source to scan"),
+					    index);
+		return dup_or_null(&t->path, m->data[index].path) < 0 ? JP_ENOMEM : 0;
+	}
+	if (index >= m->n_data || !m->data[index].path || !m->data[index].origin.from)
+		return jp_error_set(err, JP_EUSAGE, _("data[%zu]: nothing to stage"), index);
+	x = &flow->dx[index];
+	if (dup_or_null(&t->path, m->data[index].path) < 0 ||
+	    dup_or_null(&t->from_shown, m->data[index].origin.from) < 0 ||
+	    dup_or_null(&t->from, x->from_secret ? x->from_secret : m->data[index].origin.from) < 0 ||
+	    dup_or_null(&t->sha256, x->want_sha256) < 0)
+		return JP_ENOMEM; /* the caller says so */
+	return 0;
+}
+
 int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum jp_action kind,
 		     size_t index, bool deep, struct jp_error *err)
 {
@@ -163,24 +188,10 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 			goto fail; /* rc is still JP_ENOMEM */
 		break;
 	case JP_ACTION_SCAN:
-		if (index >= m->n_data || !m->data[index].path) {
-			rc = jp_error_set(err, JP_EUSAGE, _("data[%zu]: no data source to scan"), index);
-			goto fail;
-		}
-		if (dup_or_null(&t->path, m->data[index].path) < 0)
-			goto fail; /* rc is still JP_ENOMEM */
-		break;
 	case JP_ACTION_STAGE:
-		if (index >= m->n_data || !m->data[index].path || !m->data[index].origin.from) {
-			rc = jp_error_set(err, JP_EUSAGE, _("data[%zu]: nothing to stage"), index);
+		rc = snapshot_data(t, flow, index, err);
+		if (rc < 0)
 			goto fail;
-		}
-		if (dup_or_null(&t->path, m->data[index].path) < 0 ||
-		    dup_or_null(&t->from_shown, m->data[index].origin.from) < 0 ||
-		    dup_or_null(&t->from, flow->dx[index].from_secret ? flow->dx[index].from_secret
-								       : m->data[index].origin.from) < 0 ||
-		    dup_or_null(&t->sha256, flow->dx[index].want_sha256) < 0)
-			goto fail; /* rc is still JP_ENOMEM */
 		break;
 	case JP_ACTION_OUTPUTS:
 		if (!m->outputs.output_dir) {

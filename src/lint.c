@@ -22,6 +22,7 @@
 #include "jobprep/path.h"
 #include "jobprep/probe.h"
 #include "jobprep/shellwords.h"
+#include "jobprep/stage.h"
 
 #define SYNC_MAX_FILES 5000
 #define SYNC_MAX_DEPTH 12
@@ -509,6 +510,100 @@ static void download(struct lint *L, const char *word)
 	    word);
 }
 
+/* --- the `jobprep stage` line that does a download or an unpack first --- */
+
+static bool is_http(const char *s)
+{
+	return starts_with(s, "http://") || starts_with(s, "https://");
+}
+
+/* The folder the command itself puts its result in (tar -C DIR,
+ * --directory=DIR, unzip -d DIR, wget -P DIR), expanded; NULL: none. */
+static char *own_dest(const struct lint *L, const struct cmd *c, size_t i)
+{
+	static const char *const opts[] = { "-C", "--directory", "-d", "-P", "--directory-prefix" };
+
+	for (size_t k = i + 1; k < c->n; k++) {
+		const char *a = c->args[k]->text;
+		for (size_t o = 0; o < sizeof(opts) / sizeof(opts[0]); o++) {
+			size_t n = strlen(opts[o]);
+			if (strcmp(a, opts[o]) == 0 && k + 1 < c->n)
+				return expand(L, c->args[k + 1]);
+			if (n > 2 && strncmp(a, opts[o], n) == 0 && a[n] == '=') {
+				struct jp_sh_word w = *c->args[k];
+				w.text = (char *)a + n + 1;
+				return expand(L, &w);
+			}
+		}
+	}
+	return NULL;
+}
+
+/* `jobprep stage 'SOURCE' 'DEST'` for what the command at i fetches (url:
+ * its first http(s) operand) or unpacks (its first archive operand): into
+ * the folder it names itself, else the first data source, else
+ * {shared}/datasets/{name}. NULL when it names no such source. */
+static char *stage_line(struct lint *L, const struct cmd *c, size_t i, bool url)
+{
+	char *src = NULL, *dest = NULL, *name = NULL, *qs = NULL, *qd = NULL, *line = NULL;
+	const struct jp_profile *p = L->ctx->profile;
+
+	for (size_t k = i + 1; k < c->n && !src; k++) {
+		char *e = expand(L, c->args[k]);
+		/* an archive named from where the command runs (cd "$DATA_DIR" && ...) */
+		if (e && !url && e[0] != '/' && L->cwd && L->cwd[0] == '/' && !is_option(e)) {
+			char *j = jp_path_join(L->cwd, e), *n = j ? jp_path_normalize(j) : NULL;
+			free(j);
+			free(e);
+			e = n;
+		}
+		if (e && !strchr(e, '$') &&
+		    (url ? is_http(e) : (e[0] == '/' && jp_stage_archive_suffix(e) != NULL)))
+			src = e;
+		else
+			free(e);
+	}
+	if (!src)
+		return NULL;
+	dest = own_dest(L, c, i);
+	if (dest && (dest[0] != '/' || strchr(dest, '$'))) {
+		free(dest);
+		dest = NULL;
+	}
+	if (!dest && L->ctx->data_dir)
+		dest = strdup(L->ctx->data_dir);
+	if (!dest && p && p->shared_roots.n && (name = jp_stage_suggest_name(src))) {
+		char *base = jp_path_join(p->shared_roots.v[0], "datasets");
+		dest = base ? jp_path_join(base, name) : NULL;
+		free(base);
+	}
+	if (dest && jp_sh_quote(&qs, src) == 0 && jp_sh_quote(&qd, dest) == 0 &&
+	    asprintf(&line, "jobprep stage %s %s", qs, qd) < 0)
+		line = NULL;
+	free(src);
+	free(dest);
+	free(name);
+	free(qs);
+	free(qd);
+	return line;
+}
+
+/* A download the job would make: which `jobprep stage` line makes it first. */
+static void download_at(struct lint *L, const char *word, const struct cmd *c, size_t i)
+{
+	char *line = stage_line(L, c, i, true);
+
+	if (!line) {
+		download(L, word);
+		return;
+	}
+	add(L, JP_LINT_DOWNLOAD, word, NULL,
+	    _("'%s' downloads at job start, while the GPUs wait: stage it onto shared storage "
+	      "before submitting with: %s"),
+	    word, line);
+	free(line);
+}
+
 static void install(struct lint *L, const char *word)
 {
 	add(L, JP_LINT_INSTALL, word, NULL,
@@ -523,6 +618,22 @@ static void unpack(struct lint *L, const char *word)
 	    _("'%s' unpacks an archive at job start, while the GPUs wait: unpack it onto shared "
 	      "storage before submitting"),
 	    word);
+}
+
+/* An unpack the job would make: which `jobprep stage` line makes it first. */
+static void unpack_at(struct lint *L, const char *word, const struct cmd *c, size_t i)
+{
+	char *line = stage_line(L, c, i, false);
+
+	if (!line) {
+		unpack(L, word);
+		return;
+	}
+	add(L, JP_LINT_UNPACK, word, NULL,
+	    _("'%s' unpacks an archive at job start, while the GPUs wait: unpack it onto shared "
+	      "storage before submitting with: %s"),
+	    word, line);
+	free(line);
 }
 
 /* The index of git's subcommand, `git` being at i (global options skipped). */
@@ -689,13 +800,13 @@ static void lint_unpack_tools(struct lint *L, const struct cmd *c, size_t i, con
 	if (strcmp(name, "tar") == 0 || strcmp(name, "bsdtar") == 0) {
 		const char *first = arg(c, i + 1);
 		if (first && first[0] != '-' && strchr(first, 'x')) {
-			unpack(L, "tar");
+			unpack_at(L, "tar", c, i);
 			return;
 		}
 		for (size_t k = i + 1; k < c->n; k++) {
 			const char *a = c->args[k]->text;
 			if (strcmp(a, "--extract") == 0 || strcmp(a, "--get") == 0) {
-				unpack(L, "tar");
+				unpack_at(L, "tar", c, i);
 				return;
 			}
 			if (a[0] == '-' && a[1] != '-' && strchr(a, 'x')) {
@@ -704,7 +815,7 @@ static void lint_unpack_tools(struct lint *L, const struct cmd *c, size_t i, con
 					if (!isalpha((unsigned char)*p))
 						letters = false;
 				if (letters) {
-					unpack(L, "tar");
+					unpack_at(L, "tar", c, i);
 					return;
 				}
 			}
@@ -717,7 +828,7 @@ static void lint_unpack_tools(struct lint *L, const struct cmd *c, size_t i, con
 				return;
 		}
 		if (!only_info_options(c, i + 1))
-			unpack(L, name);
+			unpack_at(L, name, c, i);
 	} else if (strcmp(name, "7z") == 0 || strcmp(name, "7za") == 0 ||
 		   strcmp(name, "7zr") == 0) {
 		const char *sub = arg(c, i + 1);
@@ -756,7 +867,7 @@ static void lint_program(struct lint *L, const struct cmd *c, size_t i, int nest
 	if (strcmp(name, "wget") == 0 || strcmp(name, "curl") == 0 ||
 	    strcmp(name, "aria2c") == 0 || strcmp(name, "axel") == 0) {
 		if (!only_info_options(c, i + 1))
-			download(L, name);
+			download_at(L, name, c, i);
 	} else if (strcmp(name, "git") == 0) {
 		lint_git(L, c, i);
 	} else if (is_pip(name)) {

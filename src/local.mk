@@ -72,5 +72,5 @@ src/preflight_body.h: $(srcdir)/src/preflight_body.sh
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' \
 		$(srcdir)/src/preflight_body.sh > $@-t && mv -f $@-t $@
 # stage: data onto shared storage before the job (copy, unpack, download)
-libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c \
+libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c src/stage_name.c \
 	src/stage_archive.c src/stage_http.c
