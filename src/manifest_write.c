@@ -76,12 +76,13 @@ static bool add_code(cJSON *root, const struct jp_code *code)
 	return add_str(o, "image", code->image);
 }
 
-/* Where jobprep staged the data from (absent when it did not). */
+/* Where jobprep staged the data from: absent until a staging finished (a
+ * draft's from still to be staged is not a record of anything). */
 static bool add_origin(cJSON *o, const struct jp_data_origin *org)
 {
 	cJSON *obj, *dig;
 
-	if (!org->from)
+	if (!org->from || !org->staged_at)
 		return true;
 	obj = cJSON_AddObjectToObject(o, "origin");
 	if (!obj || !add_str(obj, "from", org->from) ||

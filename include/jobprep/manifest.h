@@ -64,7 +64,8 @@ struct jp_data_origin {
 	enum jp_origin_kind kind;
 	char *digest_algorithm; /* "sha256" (64 hex) or "xxh3-64" (16 hex); NULL: none */
 	char *digest;           /* lower-case hex, when digest_algorithm is set */
-	char *staged_at;        /* RFC 3339 UTC, when the staging finished */
+	char *staged_at;        /* RFC 3339 UTC, when the staging finished;
+				 * NULL: not staged yet (not written) */
 };
 
 struct jp_data_source {

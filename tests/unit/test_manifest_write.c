@@ -265,6 +265,26 @@ static void duplicate_env_names_in_memory_are_refused(void **state)
 	jp_error_dispose(&err);
 }
 
+/* A from still to be staged records nothing: the origin is written only
+ * once a staging finished (staged_at). */
+static void origin_is_written_once_staged(void **state)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_manifest *m = full_manifest();
+	char *text = NULL;
+
+	(void)state;
+	free(m->data[0].origin.staged_at);
+	m->data[0].origin.staged_at = NULL;
+	assert_int_equal(jp_manifest_to_text(&text, m, &err), 0);
+	assert_null(strstr(text, "corpus%20v2"));
+	assert_non_null(strstr(text, "/home/me/llama 3"));
+	assert_int_equal(jp_manifest_validate(m, "draft", &err), 0);
+	free(text);
+	jp_manifest_free(m);
+	jp_error_dispose(&err);
+}
+
 static void enum_names_round_trip(void **state)
 {
 	enum jp_code_source src;
@@ -302,6 +322,7 @@ int main(void)
 						scratch_teardown),
 		cmocka_unit_test(duplicate_env_names_in_memory_are_refused),
 		cmocka_unit_test(enum_names_round_trip),
+		cmocka_unit_test(origin_is_written_once_staged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
