@@ -657,7 +657,7 @@ static void rd_data_origin(struct reader *r, const cJSON *it, struct jp_manifest
 	read_fields(r, it, origin_fields, N_FIELDS(origin_fields), m, i);
 	if (cJSON_IsObject(it) && !m->data[i].origin.from && r->mode == JP_READ_ANSWERS) {
 		size_t mark = jp_json_path_push_key(&r->path, "from", 4);
-		rd_origin_from(r, NULL, m, i);
+		fail_item(r, _(rule_origin_from_answer.expected), NULL);
 		jp_json_path_pop(&r->path, mark);
 	}
 }

@@ -160,6 +160,11 @@ jp_expect missing_source_exits_1 [ $? = 1 ]
 jp_expect missing_source_says_so grep -q "$T/home/not-there does not exist: nothing to stage from" "$T/gone-job.err"
 jp_expect missing_source_writes_no_manifest [ ! -e "$T/shared/outputs/gone-job" ]
 
+printf '{"data": [{"path": "%s/shared/datasets/e", "origin": {}}]}\n' "$T" >"$T/empty-origin.json"
+"$J" init --answers "$T/empty-origin.json" --profile "$T/profile.json" >/dev/null 2>"$T/empty-origin.err"
+jp_expect origin_without_from_is_refused [ $? = 3 ]
+jp_expect origin_without_from_names_the_field grep -q 'data\[0\]\.origin\.from: expected' "$T/empty-origin.err"
+
 # --- a token in the URL: used, never written down or shown
 : >"$T/access.log"
 answers tok-job "$T/shared/datasets/tok" "http://me:$TOK@127.0.0.1:$PORT/corpus.tar.gz"
