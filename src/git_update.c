@@ -494,8 +494,11 @@ static int ask(struct upd *u, const char *from_label, const char *to_label)
 	free(q);
 	if (yes)
 		return 0;
-	return jp_error_set(u->err, JP_EREFUSED, _("%s stays at %s: moving it to %s was declined"),
-			    u->opts->path, from_label, to_label);
+	/* the path last: it can be long, and a status line cut at the screen's
+	 * edge must still say what happened */
+	return jp_error_set(u->err, JP_EREFUSED,
+			    _("the checkout stays at %s (moving it to %s was declined): %s"),
+			    from_label, to_label, u->opts->path);
 }
 
 /* ---- the move ------------------------------------------------------------- */

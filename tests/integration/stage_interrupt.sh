@@ -5,11 +5,14 @@
 # resumes (the files already complete are skipped, not written again) and
 # ends identical (diff -r) with no temporary left.
 #
-# The tree (406 files, each flushed to the disk before its rename, with one
-# writer) takes well over the 0.1 s after which jobprep prints its first
-# progress line; a case acts only once that line is in its stderr file (only
+# The tree (20,406 files, each flushed before its rename, with one writer)
+# takes well over the 0.1 s after which jobprep prints its first progress
+# line even where flushing costs nothing (a tmpfs /tmp copies 406 files in
+# 0.2 s, so 20,000 small sparse files made by bench/mktree weigh it: 1.3 s
+# there); a case acts only once that line is in its stderr file (only
 # jobprep writes there), and then checks the files under their final names
 # are fewer than the source's: the signal came in the middle of the work.
+# Each case's copy is removed after it, so a 1 GiB /tmp holds the test.
 set -u
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
@@ -33,6 +36,7 @@ while [ $i -lt 6 ]; do
 	head -c $((6 * 1048576 + i)) /dev/urandom >"$S/d0 目录/big $i.bin"
 	i=$((i + 1))
 done
+"${TOP_BUILDDIR:?}/bench/mktree" "$S/filler" 20000 500 50 >/dev/null || exit 99
 total=$(find "$S" -type f | wc -l)
 
 # finals DIR: files under their final names
@@ -92,5 +96,6 @@ for sig in KILL INT TERM; do
 	jp_expect "${sig}_resume_skips_what_was_done" [ "$skipped" = "$n" ]
 	jp_expect "${sig}_resume_is_identical" diff -r "$S" "$D"
 	jp_expect "${sig}_resume_leaves_no_temporary" [ "$(temps "$D")" = 0 ]
+	rm -rf "$D"
 done
 jp_done

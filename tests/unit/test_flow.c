@@ -690,7 +690,9 @@ static void existing_checkout_moves_to_another_branch_only_when_told(void **stat
 	/* nobody to ask: the move is declined, a failed check on the ref */
 	assert_int_equal(jp_flow_finish(flow, JP_FINISH_NO_WRITE, NULL, &err), JP_ECHECK);
 	assert_true(err_has(&err, "code.repo.ref: "));
-	assert_true(err_has(&err, "existing-job stays at main ("));
+	assert_true(err_has(&err, "the checkout stays at main ("));
+	assert_true(err_has(&err, "was declined): "));
+	assert_true(err_has(&err, "existing-job"));
 	assert_true(err_has(&err, "moving it to dev ("));
 	assert_true(err_has(&err, ") was declined"));
 	jp_error_dispose(&err);

@@ -4,6 +4,14 @@
 # Keep in step with the option tables in ui/cli/cmd_*.c:
 # tests/integration/completion.sh fails when an option here is missing.
 
+# _jobprep_paths -f|-d: the files or folders starting with $cur, one reply
+# each however many spaces their names hold (split at newlines only)
+_jobprep_paths()
+{
+	local IFS=$'\n'
+	COMPREPLY=($(compgen "$1" -- "$cur"))
+}
+
 _jobprep()
 {
 	local cur prev cmd i
@@ -35,11 +43,11 @@ _jobprep()
 		return
 		;;
 	--scratch | --into)
-		COMPREPLY=($(compgen -d -- "$cur"))
+		_jobprep_paths -d
 		return
 		;;
 	--answers | --profile | -o | --output)
-		COMPREPLY=($(compgen -f -- "$cur"))
+		_jobprep_paths -f
 		return
 		;;
 	--ref | --exec | --threads | --timeout | --remote)
@@ -67,9 +75,9 @@ _jobprep()
 		COMPREPLY=($(compgen -W "$commands" -- "$cur"))
 	else
 		case $cmd in
-		scan | repo) COMPREPLY=($(compgen -d -- "$cur")) ;;
+		scan | repo) _jobprep_paths -d ;;
 		clone | runs | schema) ;;
-		*) COMPREPLY=($(compgen -f -- "$cur")) ;;
+		*) _jobprep_paths -f ;;
 		esac
 	fi
 }
