@@ -3,12 +3,15 @@
  * that touches only the snapshot (any thread), and a result applied back. */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jobprep/check.h"
@@ -17,6 +20,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/lint.h"
 #include "jobprep/scan.h"
+#include "jobprep/stage.h"
 #include "flow_internal.h"
 
 struct jp_flow_task {
@@ -45,7 +49,12 @@ struct jp_flow_task {
 	struct jp_git_clone_result clone;
 	struct jp_git_remote_info remote;
 	struct jp_scan_result scan;
+	struct jp_stage_result stage;
 	struct jp_strv created;
+	/* STAGE: from as given (secret: credentials and all), as the draft
+	 * shows it, and the SHA-256 the download must have */
+	char *from, *from_shown, *sha256;
+	char staged_at[32];
 };
 
 static bool str_eq(const char *a, const char *b)
@@ -78,7 +87,13 @@ void jp_flow_task_free(struct jp_flow_task *t)
 	free(t->dx);
 	jp_git_clone_result_dispose(&t->clone);
 	jp_git_remote_info_dispose(&t->remote);
+	jp_stage_result_dispose(&t->stage);
 	jp_strv_dispose(&t->created);
+	if (t->from)
+		explicit_bzero(t->from, strlen(t->from));
+	free(t->from);
+	free(t->from_shown);
+	free(t->sha256);
 	free(t);
 }
 
@@ -123,6 +138,31 @@ static int snapshot_outputs(struct jp_flow_task *t, const struct jp_flow *flow)
 	    (flow->set[K_LOG_DIR] && under(t->log, t->out)))
 		return 0;
 	return jp_set_str(&t->run_tmpl, flow->run_base);
+}
+
+/* What a scan of data[index] needs: its path; staging it also where from
+ * (credentials and all) and the SHA-256 a download must have. */
+static int snapshot_data(struct jp_flow_task *t, const struct jp_flow *flow, size_t index,
+			 struct jp_error *err)
+{
+	const struct jp_manifest *m = flow->m;
+	const struct data_extra *x;
+
+	if (t->action == JP_ACTION_SCAN) {
+		if (index >= m->n_data || !m->data[index].path)
+			return jp_error_set(err, JP_EUSAGE, _("data[%zu]: no data source to scan"),
+					    index);
+		return jp_set_str(&t->path, m->data[index].path) < 0 ? JP_ENOMEM : 0;
+	}
+	if (index >= m->n_data || !m->data[index].path || !m->data[index].origin.from)
+		return jp_error_set(err, JP_EUSAGE, _("data[%zu]: nothing to stage"), index);
+	x = &flow->dx[index];
+	if (jp_set_str(&t->path, m->data[index].path) < 0 ||
+	    jp_set_str(&t->from_shown, m->data[index].origin.from) < 0 ||
+	    jp_set_str(&t->from, x->from_secret ? x->from_secret : m->data[index].origin.from) < 0 ||
+	    jp_set_str(&t->sha256, x->want_sha256) < 0)
+		return JP_ENOMEM; /* the caller says so */
+	return 0;
 }
 
 int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum jp_action kind,
@@ -181,12 +221,10 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 			goto fail; /* rc is still JP_ENOMEM */
 		break;
 	case JP_ACTION_SCAN:
-		if (index >= m->n_data || !m->data[index].path) {
-			rc = jp_error_set(err, JP_EUSAGE, _("data[%zu]: no data source to scan"), index);
+	case JP_ACTION_STAGE:
+		rc = snapshot_data(t, flow, index, err);
+		if (rc < 0)
 			goto fail;
-		}
-		if (jp_set_str(&t->path, m->data[index].path) < 0)
-			goto fail; /* rc is still JP_ENOMEM */
 		break;
 	case JP_ACTION_OUTPUTS:
 		if (!m->outputs.output_dir) {
@@ -209,7 +247,9 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 				goto fail; /* rc is still JP_ENOMEM */
 			for (size_t i = 0; i < m->n_data; i++) {
 				t->dx[i] = flow->dx[i];
-				t->dx[i].scanned_path = NULL;
+				/* the notes only: no string of the flow's is shared */
+				t->dx[i].scanned_path = t->dx[i].from_secret = NULL;
+				t->dx[i].want_sha256 = t->dx[i].staged_from = t->dx[i].staged_path = NULL;
 				/* only a scan of the path as it is now counts */
 				t->dx[i].complete = str_eq(flow->dx[i].scanned_path, m->data[i].path);
 			}
@@ -532,6 +572,42 @@ static int add_data_notes(struct jp_flow_task *t)
 	return rc;
 }
 
+/* Copy, unpack or download from onto path ({shared}/datasets may not
+ * exist yet); a failure says which data source it was. */
+static int run_stage(struct jp_flow_task *t, const struct jp_port *port, struct jp_error *err)
+{
+	struct jp_stage_options o = JP_STAGE_OPTIONS_INIT;
+	char *parent = strdup(t->path), *slash = parent ? strrchr(parent, '/') : NULL;
+	time_t now;
+	struct tm tm;
+	int rc = 0;
+
+	if (!parent)
+		return jp_error_oom(err);
+	if (slash && slash != parent) {
+		*slash = '\0';
+		rc = jp_fs_mkdir_p(&t->created, parent, 0755, err);
+	}
+	free(parent);
+	if (rc < 0)
+		return rc;
+	o.sha256 = t->sha256;
+	rc = jp_stage(&t->stage, t->from, t->path, &o, port, err);
+	if (rc < 0) {
+		jp_fs_unmake(&t->created);
+		if (rc != JP_ECANCELED)
+			jp_error_set(err, rc, _("data[%zu]: staging %s onto %s failed (nothing "
+						"half-made is left under its name; a re-run goes on "
+						"from there)"),
+				     t->index, t->from_shown, t->path);
+		return rc;
+	}
+	now = time(NULL);
+	gmtime_r(&now, &tm);
+	strftime(t->staged_at, sizeof(t->staged_at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return 0;
+}
+
 static int run_check(struct jp_flow_task *t, struct jp_error *err)
 {
 	int rc;
@@ -591,6 +667,9 @@ int jp_flow_task_run(struct jp_flow_task *t, const struct jp_port *port, struct 
 	case JP_ACTION_CHECK:
 		rc = run_check(t, err);
 		break;
+	case JP_ACTION_STAGE:
+		rc = run_stage(t, port, err);
+		break;
 	}
 	t->done = rc == 0;
 	return rc;
@@ -602,6 +681,41 @@ static int stale(struct jp_error *err, const char *what)
 {
 	return jp_error_set(err, JP_EREFUSED,
 			    _("the answers changed while %s ran: its result was set aside"), what);
+}
+
+/* The staging is the data source's origin; its earlier scan is of other
+ * contents. */
+static int apply_stage(struct jp_flow *flow, const struct jp_flow_task *t, struct jp_error *err)
+{
+	struct jp_data_source *d;
+	struct data_extra *x;
+	static const enum jp_origin_kind kinds[] = {
+		[JP_STAGE_DIR] = JP_ORIGIN_DIR,
+		[JP_STAGE_FILE] = JP_ORIGIN_FILE,
+		[JP_STAGE_ARCHIVE] = JP_ORIGIN_ARCHIVE,
+	};
+
+	for (size_t i = 0; i < t->created.n; i++)
+		if (jp_strv_push(&flow->created, t->created.v[i]) < 0)
+			return JP_ENOMEM;
+	if (t->index >= flow->m->n_data || !str_eq(flow->m->data[t->index].path, t->path) ||
+	    !str_eq(flow->m->data[t->index].origin.from, t->from_shown))
+		return stale(err, _("the staging"));
+	d = &flow->m->data[t->index];
+	x = &flow->dx[t->index];
+	d->origin.kind = strncasecmp(t->from_shown, "http", 4) == 0 ? JP_ORIGIN_URL
+								   : kinds[t->stage.kind];
+	if (jp_set_str(&d->origin.staged_at, t->staged_at) < 0 ||
+	    jp_set_str(&d->origin.digest_algorithm, t->sha256 ? "sha256" : NULL) < 0 ||
+	    jp_set_str(&d->origin.digest, t->sha256) < 0 ||
+	    jp_set_str(&x->staged_from, t->from_shown) < 0 || jp_set_str(&x->staged_path, t->path) < 0)
+		return JP_ENOMEM;
+	if (d->origin.digest)
+		for (char *p = d->origin.digest; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+	free(x->scanned_path);
+	x->scanned_path = NULL;
+	return 0;
 }
 
 int jp_flow_task_apply(struct jp_flow *flow, const struct jp_flow_task *t, struct jp_error *err)
@@ -671,6 +785,11 @@ int jp_flow_task_apply(struct jp_flow *flow, const struct jp_flow_task *t, struc
 		x->archive_bytes = t->scan.archive_bytes;
 		break;
 	}
+	case JP_ACTION_STAGE:
+		rc = apply_stage(flow, t, err);
+		if (rc == JP_ENOMEM)
+			goto oom;
+		break;
 	case JP_ACTION_OUTPUTS:
 		for (size_t i = 0; i < t->created.n; i++)
 			if (jp_strv_push(&flow->created, t->created.v[i]) < 0)
@@ -732,7 +851,7 @@ int flow_pending_deep(enum jp_action **kinds, size_t **indices, size_t *n,
 		      const struct jp_flow *flow, bool deep, struct jp_error *err)
 {
 	const struct jp_manifest *m = flow->m;
-	size_t cap = 4 + m->n_data, k = 0;
+	size_t cap = 4 + 2 * m->n_data, k = 0;
 	enum jp_action *a = calloc(cap, sizeof(*a));
 	size_t *ix = calloc(cap, sizeof(*ix));
 
@@ -754,8 +873,15 @@ int flow_pending_deep(enum jp_action **kinds, size_t **indices, size_t *n,
 	} else if (m->code.source == JP_CODE_LAUNCH_CLONE && !m->code.repo_commit) {
 		a[k++] = JP_ACTION_RESOLVE;
 	}
+	/* what is staged comes first, and is scanned once it is there */
 	for (size_t i = 0; i < m->n_data; i++) {
-		if (m->data[i].path && !scan_done(flow, i, deep)) {
+		if (m->data[i].path && !flow_stage_done(flow, i)) {
+			ix[k] = i;
+			a[k++] = JP_ACTION_STAGE;
+		}
+	}
+	for (size_t i = 0; i < m->n_data; i++) {
+		if (m->data[i].path && flow_stage_done(flow, i) && !scan_done(flow, i, deep)) {
 			ix[k] = i;
 			a[k++] = JP_ACTION_SCAN;
 		}

@@ -107,6 +107,12 @@ void jp_lint_check_script(struct lint *L, const struct jp_sh_word *w, bool need_
 /* lint.c: every command of a line (sh -c's argument, nesting deep). */
 void jp_lint_line(struct lint *L, const char *line, int nesting);
 
+/* lint_stage.c: `jobprep stage 'SOURCE' 'DEST'` for what the command at
+ * c's word i fetches (url: its first http(s) operand) or unpacks (its first
+ * archive operand): into the folder it names itself, else the first data
+ * source, else {shared}/datasets/{name}. NULL when it names no such source
+ * (or memory ran out). Free it. */
+char *jp_lint_stage_line(struct lint *L, const struct cmd *c, size_t i, bool url);
 /* lint_rules.c: what the program at c's word i does (downloads, installs,
  * unpacking, scripts it runs), by the rules tables. */
 void jp_lint_program(struct lint *L, const struct cmd *c, size_t i, int nesting);

@@ -62,6 +62,38 @@ static void unpack(struct lint *L, const char *word)
 	    word);
 }
 
+/* A download the job would make: which `jobprep stage` line makes it first. */
+static void download_at(struct lint *L, const char *word, const struct cmd *c, size_t i)
+{
+	char *line = jp_lint_stage_line(L, c, i, true);
+
+	if (!line) {
+		download(L, word);
+		return;
+	}
+	jp_lint_add(L, JP_LINT_DOWNLOAD, word, NULL,
+	    _("'%s' downloads at job start, while the GPUs wait: stage it onto shared storage "
+	      "before submitting with: %s"),
+	    word, line);
+	free(line);
+}
+
+/* An unpack the job would make: which `jobprep stage` line makes it first. */
+static void unpack_at(struct lint *L, const char *word, const struct cmd *c, size_t i)
+{
+	char *line = jp_lint_stage_line(L, c, i, false);
+
+	if (!line) {
+		unpack(L, word);
+		return;
+	}
+	jp_lint_add(L, JP_LINT_UNPACK, word, NULL,
+	    _("'%s' unpacks an archive at job start, while the GPUs wait: unpack it onto shared "
+	      "storage before submitting with: %s"),
+	    word, line);
+	free(line);
+}
+
 size_t jp_lint_git_subcommand(const struct cmd *c, size_t i)
 {
 	i++;
@@ -231,7 +263,7 @@ static void rule_download(struct lint *L, const struct cmd *c, size_t i, const c
 {
 	(void)nesting;
 	if (!only_info_options(c, i + 1))
-		download(L, name);
+		download_at(L, name, c, i);
 }
 
 static void rule_git(struct lint *L, const struct cmd *c, size_t i, const char *name, int nesting)
@@ -345,7 +377,7 @@ static void rule_tar(struct lint *L, const struct cmd *c, size_t i, const char *
 	(void)name;
 	(void)nesting;
 	if (first && first[0] != '-' && strchr(first, 'x')) {
-		unpack(L, "tar");
+		unpack_at(L, "tar", c, i);
 		return;
 	}
 	for (size_t k = i + 1; k < c->n; k++) {
@@ -353,14 +385,14 @@ static void rule_tar(struct lint *L, const struct cmd *c, size_t i, const char *
 		bool letters = a[0] == '-' && a[1] != '-' && strchr(a, 'x');
 
 		if (strcmp(a, "--extract") == 0 || strcmp(a, "--get") == 0) {
-			unpack(L, "tar");
+			unpack_at(L, "tar", c, i);
 			return;
 		}
 		for (const char *p = a + 1; letters && *p; p++)
 			if (!isalpha((unsigned char)*p))
 				letters = false;
 		if (letters) {
-			unpack(L, "tar");
+			unpack_at(L, "tar", c, i);
 			return;
 		}
 	}
@@ -377,7 +409,7 @@ static void rule_unzip(struct lint *L, const struct cmd *c, size_t i, const char
 			if (strcmp(c->args[k]->text, listing[m]) == 0)
 				return;
 	if (!only_info_options(c, i + 1))
-		unpack(L, name);
+		unpack_at(L, name, c, i);
 }
 
 static void rule_7z(struct lint *L, const struct cmd *c, size_t i, const char *name, int nesting)

@@ -39,9 +39,9 @@ libjobprep_a_SOURCES += include/jobprep/task.h src/task.c
 libjobprep_a_SOURCES += src/deadline_internal.h
 # flow: the wizard's flow as data, the launch lint, sh splitting, the demo
 libjobprep_a_SOURCES += include/jobprep/shellwords.h src/shellwords.c \
-	include/jobprep/lint.h src/lint_internal.h src/lint.c src/lint_rules.c src/lint_walk.c \
+	include/jobprep/lint.h src/lint_internal.h src/lint.c src/lint_rules.c src/lint_walk.c src/lint_stage.c \
 	include/jobprep/flow.h src/flow_internal.h src/flow.c src/flow_fields.c \
-	src/flow_defaults.c src/flow_validate.c src/flow_tasks.c src/flow_finish.c \
+	src/flow_defaults.c src/flow_validate.c src/flow_tasks.c src/flow_stage.c src/flow_finish.c \
 	src/flow_copy.c src/flow_check.c \
 	include/jobprep/demo.h src/demo.c
 # git: clone onto shared storage, inspect a checkout, pin a launch-command clone
@@ -78,6 +78,6 @@ src/preflight_body.h: $(srcdir)/src/preflight_body.sh
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' \
 		$(srcdir)/src/preflight_body.sh > $@-t && mv -f $@-t $@
 # stage: data onto shared storage before the job (copy, unpack, download)
-libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c \
+libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c src/stage_name.c \
 	src/stage_archive.c src/stage_http.c src/stage_pool.c src/stage_unpack.c \
 	src/stage_http_ranges.c src/stage_slurm.c

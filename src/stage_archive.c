@@ -29,20 +29,26 @@
 #define UNPACK_PREFIX JP_TREECOPY_TMP_PREFIX "unpack-"
 #define PROGRESS_NS 100000000ULL
 
-bool jp_stage_is_archive(const char *name)
+const char *jp_stage_archive_suffix(const char *name)
 {
 	static const char *const ends[] = { ".tar", ".tar.gz", ".tgz", ".tar.zst", ".tzst",
 					    ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tbz",
 					    ".zip" };
-	size_t n = strlen(name);
+	size_t n = strlen(name), best = 0;
 
+	/* the longest: "x.tar.gz" is ".tar.gz", not ".gz" or ".tar" */
 	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
 		size_t k = strlen(ends[i]);
 
-		if (n > k && strcasecmp(name + n - k, ends[i]) == 0)
-			return true;
+		if (n > k && k > best && strcasecmp(name + n - k, ends[i]) == 0)
+			best = k;
 	}
-	return false;
+	return best ? name + n - best : NULL;
+}
+
+bool jp_stage_is_archive(const char *name)
+{
+	return jp_stage_archive_suffix(name) != NULL;
 }
 
 int jp_stage_note(struct jp_stage_result *out, const char *fmt, ...)

@@ -339,3 +339,8 @@ STAGE_TESTS = tests/integration/stage_copy.sh tests/integration/stage_interrupt.
 	tests/integration/stage_http_ranges.sh tests/integration/stage_shards_slurm.sh
 TESTS += $(STAGE_TESTS)
 EXTRA_DIST += $(STAGE_TESTS)
+# stage in the flow: the manifest records where staged data came from
+STAGEFLOW_TESTS = tests/integration/manifest_origin.sh tests/integration/init_stage.sh \
+	tests/tui/data_stage_offers.sh
+TESTS += $(STAGEFLOW_TESTS)
+EXTRA_DIST += $(STAGEFLOW_TESTS)

@@ -312,6 +312,44 @@ static const struct jp_lint_finding *lint_one(struct jp_lint_report *r, const ch
 	return &r->items[0];
 }
 
+/* A download or an unpack in the job points to the `jobprep stage` line
+ * that does it before the job: from the archive or URL the command names,
+ * into the folder it names (-C, -d), else the first data source. */
+static void download_and_unpack_point_to_the_stage_line(void **state)
+{
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+	static const struct {
+		const char *command, *id, *line;
+	} cases[] = {
+		{ "cd \"$DATA_DIR\" && tar xzf corpus.tar.gz", "launch.unpack",
+		  "jobprep stage '/mnt/public/datasets/sft/corpus.tar.gz' '/mnt/public/datasets/sft'" },
+		{ "tar -x -f /mnt/public/raw/c4.tar.zst -C /mnt/public/datasets/c4", "launch.unpack",
+		  "jobprep stage '/mnt/public/raw/c4.tar.zst' '/mnt/public/datasets/c4'" },
+		{ "unzip -q /mnt/public/raw/img.zip -d \"$DATA_DIR/img\"", "launch.unpack",
+		  "jobprep stage '/mnt/public/raw/img.zip' '/mnt/public/datasets/sft/img'" },
+		{ "curl -L -o x \"https://h.example/it's.tar.gz\"", "launch.download",
+		  "jobprep stage 'https://h.example/it'\\''s.tar.gz' '/mnt/public/datasets/sft'" },
+		{ "wget -P /mnt/public/datasets/w https://h.example/w.bin", "launch.download",
+		  "jobprep stage 'https://h.example/w.bin' '/mnt/public/datasets/w'" },
+	};
+
+	(void)state;
+	ctx.profile = profile;
+	ctx.data_dir = "/mnt/public/datasets/sft";
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const char *end = NULL;
+
+		assert_int_equal(jp_lint_command(&r, cases[k].command, &ctx, NULL), 0);
+		for (size_t j = 0; j < r.n && !end; j++)
+			if (strcmp(r.items[j].id, cases[k].id) == 0)
+				end = strstr(r.items[j].message, "before submitting with: ");
+		assert_non_null(end);
+		assert_string_equal(end + strlen("before submitting with: "), cases[k].line);
+		jp_lint_report_dispose(&r);
+	}
+}
+
 static void messages_name_the_word_and_say_why(void **state)
 {
 	struct jp_lint_report r = JP_LINT_REPORT_INIT;
@@ -319,7 +357,17 @@ static void messages_name_the_word_and_say_why(void **state)
 	char expect[PATH_MAX * 3];
 
 	(void)state;
+	/* the jobprep stage line that does it first: into {shared}/datasets/NAME */
 	f = lint_one(&r, "wget -q https://example.com/x.tar", 1, project);
+	snprintf(expect, sizeof(expect),
+		 "'wget' downloads at job start, while the GPUs wait: stage it onto shared "
+		 "storage before submitting with: jobprep stage 'https://example.com/x.tar' "
+		 "'%s/datasets/x'",
+		 scratch);
+	assert_string_equal(f->message, expect);
+	jp_lint_report_dispose(&r);
+	/* nothing to name: the advice alone */
+	f = lint_one(&r, "wget -q \"$URL\"", 1, project);
 	assert_string_equal(f->message,
 			    "'wget' downloads at job start, while the GPUs wait: fetch it onto "
 			    "shared storage before submitting");
@@ -883,6 +931,7 @@ int main(void)
 		cmocka_unit_test(launch_clone_manifest_records_a_failed_check),
 		cmocka_unit_test(split_respects_quotes_operators_and_substitutions),
 		cmocka_unit_test(quote_round_trips_single_quotes),
+		cmocka_unit_test(download_and_unpack_point_to_the_stage_line),
 		cmocka_unit_test(several_workers_need_a_launcher_that_knows_them),
 		cmocka_unit_test(outputs_must_go_to_the_run_directories),
 		cmocka_unit_test(path_valued_job_env_is_judged_like_an_output),

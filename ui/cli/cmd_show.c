@@ -53,6 +53,18 @@ static void show_code(const struct jp_code *c)
 	}
 }
 
+/* Where jobprep staged a data source from, when it did. */
+static void show_origin(const struct jp_data_origin *o)
+{
+	if (!o->from)
+		return;
+	/* TRANSLATORS: "staged from SOURCE (dir|file|archive|url) at TIME" */
+	printf(_("    staged from %s (%s) at %s\n"), jp_cli_name(o->from),
+	       jp_origin_kind_name(o->kind), o->staged_at ? o->staged_at : "?");
+	if (o->digest_algorithm && o->digest)
+		printf("    %s %s\n", o->digest_algorithm, o->digest);
+}
+
 static void show_data(const struct jp_manifest *m)
 {
 	printf("%s\n", _("Data:"));
@@ -64,6 +76,7 @@ static void show_data(const struct jp_manifest *m)
 
 		printf("  %s (%s%s): %s\n", jp_cli_name(d->name), jp_data_kind_name(d->kind),
 		       d->read_only ? _(", read-only") : "", jp_cli_name(d->path));
+		show_origin(&d->origin);
 		if (!d->has_stats)
 			continue;
 		/* TRANSLATORS: a data source's files, size and archives */

@@ -93,6 +93,19 @@ static char *signature(const struct jp_wizard *w, enum jp_action kind, size_t in
 	} else if (kind == JP_ACTION_SCAN) {
 		snprintf(key, sizeof(key), "data[%zu].path", index);
 		keys = one;
+	} else if (kind == JP_ACTION_STAGE) {
+		/* the path and where it is staged from, one line */
+		char *p = NULL, *f = NULL;
+
+		snprintf(key, sizeof(key), "data[%zu].path", index);
+		p = get(w, key);
+		snprintf(key, sizeof(key), "data[%zu].from", index);
+		f = get(w, key);
+		if (asprintf(&sig, "%s\n%s\n", p ? p : "", f ? f : "") < 0)
+			sig = NULL;
+		free(p);
+		free(f);
+		return sig;
 	} else {
 		return strdup("");
 	}
@@ -130,6 +143,8 @@ static const char *action_label(enum jp_action kind)
 		return _("mkdir");
 	case JP_ACTION_CHECK:
 		return _("checks");
+	case JP_ACTION_STAGE:
+		return _("stage");
 	}
 	return "";
 }
@@ -155,7 +170,8 @@ struct jp_bg *jp_wizard_find_bg(struct jp_wizard *w, enum jp_action kind, size_t
 	size_t i;
 
 	for (i = 0; i < w->n_bg; i++)
-		if (w->bg[i].kind == kind && (kind != JP_ACTION_SCAN || w->bg[i].index == index))
+		if (w->bg[i].kind == kind &&
+		    ((kind != JP_ACTION_SCAN && kind != JP_ACTION_STAGE) || w->bg[i].index == index))
 			return &w->bg[i];
 	return NULL;
 }
@@ -334,6 +350,12 @@ static void finished(struct jp_wizard *w, struct jp_bg *b)
 		v = get(w, "outputs.output_dir");
 		jp_wizard_status(w, JP_CHECK_PASS, _("created %s"), v ? v : "");
 		break;
+	case JP_ACTION_STAGE:
+		/* the data is there now: look at it */
+		snprintf(key, sizeof(key), "data[%zu].path", b->index);
+		v = get(w, key);
+		jp_wizard_status(w, JP_CHECK_PASS, _("staged onto %s"), v ? v : "");
+		break;
 	case JP_ACTION_CHECK:
 		break;
 	}
@@ -367,7 +389,7 @@ int jp_wizard_tick(struct jp_wizard *w)
 	struct jp_task_status st;
 	size_t i;
 	int ev = 0;
-	bool any_done = false;
+	bool any_done = false, staged = false;
 
 	for (i = 0; i < w->n_bg;) {
 		struct jp_bg *b = &w->bg[i];
@@ -378,6 +400,7 @@ int jp_wizard_tick(struct jp_wizard *w)
 			ev |= JP_EV_REDRAW;
 		}
 		if (st.state == JP_TASK_DONE) {
+			staged |= b->kind == JP_ACTION_STAGE && jp_task_result(b->task, NULL) == 0;
 			finished(w, b);
 			bg_remove(w, i);
 			any_done = true;
@@ -390,6 +413,9 @@ int jp_wizard_tick(struct jp_wizard *w)
 		}
 		i++;
 	}
+	/* staged data is there now: look at it (the scan waited for it) */
+	if (staged)
+		jp_wizard_start_pending(w, 1u << JP_ACTION_SCAN);
 	if (any_done && w->ops && w->ops->work_done)
 		w->ops->work_done(w);
 	return ev;
