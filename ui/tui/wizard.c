@@ -427,7 +427,9 @@ static void draw_step_bar(struct jp_wizard *w, int y, int x, int width)
 	}
 }
 
-static void draw_status(struct jp_wizard *w, int y, int x, int width)
+/* The status line; a message longer than the line takes the hints' line
+ * too (wrapped, never cut silently). Returns the lines used. */
+static int draw_status(struct jp_wizard *w, int y, int x, int width)
 {
 	struct jp_task_status st;
 	char label[96];
@@ -457,7 +459,7 @@ static void draw_status(struct jp_wizard *w, int y, int x, int width)
 			jp_draw_text(y, x + used + 1, width - used - 1, JP_STYLE_DIM,
 				     _("starting..."));
 		}
-		return;
+		return 1;
 	}
 	if (w->status[0]) {
 		enum jp_style sty = w->status_level == JP_CHECK_FAIL ? JP_STYLE_FAIL
@@ -469,8 +471,14 @@ static void draw_status(struct jp_wizard *w, int y, int x, int width)
 		int used = jp_draw_text(y, x, width, sty, mark);
 
 		used += jp_draw_text(y, x + used, width - used, sty, " ");
-		jp_draw_text(y, x + used, width - used, JP_STYLE_NORMAL, w->status);
+		if (jp_utf8_swidth(w->status) <= width - used) {
+			jp_draw_text(y, x + used, width - used, JP_STYLE_NORMAL, w->status);
+			return 1;
+		}
+		jp_draw_fill(y + 1, x, width, JP_STYLE_NORMAL);
+		return jp_draw_wrap(y, x + used, width - used, 2, JP_STYLE_NORMAL, w->status);
 	}
+	return 1;
 }
 
 static const char *default_hints(struct jp_wizard *w)
@@ -542,9 +550,9 @@ void jp_wizard_draw(struct jp_wizard *w)
 	else
 		jp_form_draw(&w->form, 3, 2, body_h, W - 4);
 
-	draw_status(w, H - 3, 2, W - 4);
 	hints = w->ops->hints ? w->ops->hints(w) : NULL;
-	draw_hints(hints ? hints : default_hints(w), H - 2, 2, W - 4);
+	if (draw_status(w, H - 3, 2, W - 4) < 2)
+		draw_hints(hints ? hints : default_hints(w), H - 2, 2, W - 4);
 	jp_form_place_cursor(&w->form);
 }
 
