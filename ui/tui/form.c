@@ -68,6 +68,16 @@ static bool poll_row(const struct jp_form *form, struct jp_form_row *r, unsigned
 	r->check = NULL;
 	jp_verdict_dispose(&r->verdict);
 	r->verdict = v;
+	r->remote_miss = false;
+	if (v.status == JP_CHECK_FAIL && strcmp(r->key, "code.repo.ref") == 0) {
+		/* failed by the remote, not by the flow's own look? */
+		struct jp_verdict local = JP_VERDICT_INIT;
+
+		if (jp_flow_validate(&local, form->flow, r->key, jp_le_text(&r->le), NULL) == 0 &&
+		    local.status != JP_CHECK_FAIL)
+			r->remote_miss = true;
+		jp_verdict_dispose(&local);
+	}
 	return true;
 }
 
@@ -135,6 +145,7 @@ static int fill_row(struct jp_form *form, struct jp_form_row *r,
 			r->verdict = old->verdict;
 			memset(&old->verdict, 0, sizeof(old->verdict));
 			r->check = old->check;
+			r->remote_miss = old->remote_miss;
 			old->check = NULL;
 			return 0;
 		}
@@ -142,6 +153,16 @@ static int fill_row(struct jp_form *form, struct jp_form_row *r,
 		if (!v || jp_le_init(&r->le, v) < 0) {
 			free(v);
 			return JP_ENOMEM;
+		}
+		if (old && old->remote_miss && !old->check &&
+		    strcmp(v, jp_le_text(&old->le)) == 0) {
+			/* the same text the remote said it does not have: no
+			 * new look (the flow's own would not ask the remote) */
+			r->verdict = old->verdict;
+			memset(&old->verdict, 0, sizeof(old->verdict));
+			r->remote_miss = true;
+			free(v);
+			return 0;
 		}
 		free(v);
 		validate_row(form, r, NULL);
@@ -330,9 +351,19 @@ static int store(struct jp_form *form, struct jp_form_row *r, const char *value)
 	int rc;
 
 	rc = jp_flow_set(&v, form->flow, r->key, value, &err);
-	/* The stored value's verdict supersedes a check still running. */
+	/* The stored value's verdict supersedes a check still running; the
+	 * remote's "no such ref" for this very text stays (the flow's own
+	 * look does not ask the remote). */
+	if (rc == 0 && r->remote_miss && !r->check && value &&
+	    strcmp(value, jp_le_text(&r->le)) == 0 && v.status != JP_CHECK_FAIL) {
+		jp_verdict_dispose(&v);
+		jp_error_dispose(&err);
+		form->changed = true;
+		return rc;
+	}
 	jp_flow_check_free(r->check);
 	r->check = NULL;
+	r->remote_miss = false;
 	jp_verdict_dispose(&r->verdict);
 	if (rc < 0 && !v.message) {
 		v.status = JP_CHECK_FAIL;
@@ -432,13 +463,23 @@ int jp_form_accept(struct jp_form *form)
 	int rc;
 
 	rc = jp_form_commit(form);
-	if (rc < 0)
+	if (rc < 0) {
+		form->accept_tried = true;
 		return JP_ECHECK;
-	for (i = 0; i < form->n; i++)
-		if (form->rows[i].rejected) {
+	}
+	for (i = 0; i < form->n; i++) {
+		const struct jp_form_row *r = &form->rows[i];
+
+		/* refused as typed, or failed by what only the off-thread
+		 * check learns (a ref the remote does not have) */
+		if (r->rejected || (!r->check && r->remote_miss &&
+				    r->verdict.status == JP_CHECK_FAIL &&
+				    jp_flow_field_active(form->flow, r->key))) {
 			form->focus = i;
+			form->accept_tried = true;
 			return JP_ECHECK;
 		}
+	}
 	rc = jp_flow_step_verdict(&v, &bad, form->flow, form->step, &err);
 	if (rc == 0 && v.status == JP_CHECK_FAIL) {
 		if (bad)
@@ -450,6 +491,8 @@ int jp_form_accept(struct jp_form *form)
 	free(bad);
 	jp_verdict_dispose(&v);
 	jp_error_dispose(&err);
+	if (rc < 0)
+		form->accept_tried = true;
 	return rc;
 }
 

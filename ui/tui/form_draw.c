@@ -31,10 +31,23 @@ static enum jp_style status_style(enum jp_check_status st)
 									 : JP_STYLE_OK;
 }
 
-/* Lines the verdict message takes under a value. */
-static int verdict_lines(const struct jp_form_row *r, int width)
+/* An empty text field nobody typed in, on a step not yet refused: it shows
+ * no verdict (no ✗ before anything was typed). */
+static bool untouched_empty(const struct jp_form *form, const struct jp_form_row *r)
 {
-	if (!r->verdict.message || !r->verdict.message[0])
+	const char *t;
+
+	if (r->field->kind != JP_FIELD_TEXT && r->field->kind != JP_FIELD_PATH &&
+	    r->field->kind != JP_FIELD_INTEGER)
+		return false;
+	t = jp_le_text(&r->le);
+	return !t[0] && !r->edited && !form->accept_tried;
+}
+
+/* Lines the verdict message takes under a value. */
+static int verdict_lines(const struct jp_form *form, const struct jp_form_row *r, int width)
+{
+	if (!r->verdict.message || !r->verdict.message[0] || untouched_empty(form, r))
 		return 0;
 	width -= 2;
 	if (width < 8)
@@ -46,18 +59,18 @@ static int verdict_lines(const struct jp_form_row *r, int width)
 	}
 }
 
-static int row_height(const struct jp_form_row *r, int valw)
+static int row_height(const struct jp_form *form, const struct jp_form_row *r, int valw)
 {
 	switch (r->field->kind) {
 	case JP_FIELD_CHOICE:
-		return (int)r->radio.n + verdict_lines(r, valw);
+		return (int)r->radio.n + verdict_lines(form, r, valw);
 	case JP_FIELD_LIST: {
 		int rows = (int)r->lb.n + 1;
 
 		return 1 + (rows > LIST_MAX_ROWS ? LIST_MAX_ROWS : rows);
 	}
 	default:
-		return 1 + verdict_lines(r, valw);
+		return 1 + verdict_lines(form, r, valw);
 	}
 }
 
@@ -138,7 +151,7 @@ static void draw_row(struct jp_form *form, struct jp_form_row *r, bool focused,
 				int cx = jp_textfield_draw(&r->le, y, vx, vw - 3, focused, false);
 
 				if ((!r->check_pending || r->verdict.status != JP_CHECK_PASS) &&
-				    !r->check)
+				    !r->check && !untouched_empty(form, r))
 					jp_draw_text(y, vx + vw - 2, 2,
 						     status_style(r->verdict.status),
 						     status_glyph(r->verdict.status));
@@ -175,7 +188,7 @@ static void draw_row(struct jp_form *form, struct jp_form_row *r, bool focused,
 		line = 1;
 		break;
 	case JP_FIELD_LIST: {
-		int lh = row_height(r, vw) - 1, top = y + 1, skip = 0;
+		int lh = row_height(form, r, vw) - 1, top = y + 1, skip = 0;
 
 		if (in_clip(c, y)) {
 			snprintf(buf, sizeof(buf), "(%zu)", r->lb.n);
@@ -198,7 +211,8 @@ static void draw_row(struct jp_form *form, struct jp_form_row *r, bool focused,
 	}
 
 	/* The verdict under the value, in its colour. */
-	if (r->verdict.message && r->verdict.message[0] && !(f->flags & JP_FIELD_DERIVED)) {
+	if (r->verdict.message && r->verdict.message[0] && !(f->flags & JP_FIELD_DERIVED) &&
+	    !untouched_empty(form, r)) {
 		struct jp_strv lines = JP_STRV_INIT;
 		size_t k;
 
@@ -211,6 +225,20 @@ static void draw_row(struct jp_form *form, struct jp_form_row *r, bool focused,
 			if (k == 0 && !r->check)
 				jp_draw_text(ly, vx, 2, status_style(r->verdict.status),
 					     status_glyph(r->verdict.status));
+			if (k == 2 && lines.n > 3) {
+				/* More than three lines: the third says so. */
+				char *more = NULL;
+
+				if (asprintf(&more, "%s %s", lines.v[k], lines.v[k + 1]) < 0)
+					more = NULL;
+				jp_draw_text_fit(ly, vx + 2, vw - 2,
+						 r->verdict.status == JP_CHECK_PASS
+							 ? JP_STYLE_DIM
+							 : status_style(r->verdict.status),
+						 more ? more : lines.v[k]);
+				free(more);
+				continue;
+			}
 			jp_draw_text(ly, vx + 2, vw - 2,
 				     r->verdict.status == JP_CHECK_PASS ? JP_STYLE_DIM
 									: status_style(r->verdict.status),
@@ -290,7 +318,7 @@ int jp_form_rows_height(const struct jp_form *form, int w)
 	size_t i;
 
 	for (i = 0; i < form->n; i++)
-		total += row_height(&form->rows[i], vw);
+		total += row_height(form, &form->rows[i], vw);
 	return total;
 }
 
@@ -309,7 +337,7 @@ void jp_form_draw(struct jp_form *form, int y, int x, int h, int w)
 	/* Lay out, then scroll so the focused row is in view. */
 	for (i = 0; i < form->n; i++) {
 		form->rows[i].y = total;
-		form->rows[i].h = row_height(&form->rows[i], vw);
+		form->rows[i].h = row_height(form, &form->rows[i], vw);
 		total += form->rows[i].h;
 		if (i == form->focus) {
 			fy = form->rows[i].y;

@@ -33,7 +33,32 @@ void jp_wizard_status(struct jp_wizard *w, enum jp_check_status level, const cha
 	vsnprintf(w->status, sizeof(w->status), fmt, ap);
 	va_end(ap);
 	w->status_level = level;
+	free(w->status_key);
+	w->status_key = NULL;
 	w->redraw = true;
+}
+
+/* A refusal about a field leaves the status line once the field's own
+ * verdict is no longer a failure: no stale error beside a fixed value. */
+static void clear_fixed_status(struct jp_wizard *w)
+{
+	size_t i;
+
+	if (!w->status_key)
+		return;
+	for (i = 0; i < w->form.n; i++) {
+		const struct jp_form_row *r = &w->form.rows[i];
+
+		if (strcmp(r->key, w->status_key) != 0)
+			continue;
+		if (!r->check && !r->check_pending && r->verdict.status != JP_CHECK_FAIL) {
+			w->status[0] = '\0';
+			free(w->status_key);
+			w->status_key = NULL;
+			w->redraw = true;
+		}
+		return;
+	}
 }
 
 void jp_wizard_goto(struct jp_wizard *w, enum jp_step step)
@@ -640,6 +665,8 @@ static void accept_step(struct jp_wizard *w)
 					      : _("a field needs fixing before going on");
 		/* The field's label, then what is wrong with its value. */
 		jp_wizard_status(w, JP_CHECK_FAIL, _("%s: %s"), r ? _(r->field->label) : "", msg);
+		if (r)
+			w->status_key = strdup(r->key);
 		return;
 	}
 	w->accepted[w->step] = true;
@@ -733,6 +760,8 @@ void jp_wizard_dispose(struct jp_wizard *w)
 	jp_form_dispose(&w->form);
 	free(w->review);
 	w->review = NULL;
+	free(w->status_key);
+	w->status_key = NULL;
 }
 
 int jp_wizard_run(struct jp_wizard *w)
@@ -772,6 +801,7 @@ int jp_wizard_run(struct jp_wizard *w)
 			handle_key(w, &key);
 		else if (jp_form_idle(&w->form) & JP_EV_REDRAW)
 			w->redraw = true;
+		clear_fixed_status(w);
 		if (jp_wizard_tick(w) & JP_EV_REDRAW)
 			w->redraw = true;
 	}
