@@ -339,7 +339,9 @@ static int judge_data_path(struct jp_verdict *v, const struct jp_flow *flow, siz
 					      : (info.mount_point ? info.mount_point : "?");
 	switch (info.cls) {
 	case JP_STORAGE_SHARED:
-		if (d->kind == JP_DATA_PUBLIC)
+		if (d->kind == JP_DATA_PUBLIC && !flow->dx[i].kind_set)
+			flow_verdict_set(v, JP_CHECK_PASS, NULL); /* the kind follows: team */
+		else if (d->kind == JP_DATA_PUBLIC)
 			flow_verdict_set(v, JP_CHECK_WARN,
 					 _("%s is on shared storage, not under the public data root: "
 					   "is it team data?"),
@@ -348,7 +350,13 @@ static int judge_data_path(struct jp_verdict *v, const struct jp_flow *flow, siz
 			flow_verdict_set(v, JP_CHECK_PASS, NULL);
 		break;
 	case JP_STORAGE_PUBLIC:
-		if (d->kind == JP_DATA_TEAM)
+		if (d->kind == JP_DATA_TEAM && !flow->dx[i].kind_set)
+			/* the kind follows the path: say what it becomes */
+			flow_verdict_set(v, JP_CHECK_PASS,
+					 _("%s is the platform's public data: kind set to public "
+					   "(read-only); mount \"public data\" when creating the job"),
+					 path);
+		else if (d->kind == JP_DATA_TEAM)
 			flow_verdict_set(v, JP_CHECK_WARN,
 					 _("%s is the platform's public data: mount \"public data\" when "
 					   "creating the job, and choose kind \"public\""),

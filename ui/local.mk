@@ -38,7 +38,8 @@ jobprep_SOURCES += ui/tui/tui.h ui/tui/tui.c \
 	ui/tui/widgets.h ui/tui/ui.c ui/tui/confirm.c ui/tui/secret.c ui/tui/help.c \
 	ui/tui/browser.c ui/tui/textfield.c ui/tui/radio.c ui/tui/checkbox.c \
 	ui/tui/listbox.c ui/tui/progress.c \
-	ui/tui/form.h ui/tui/form.c ui/tui/draft.h ui/tui/draft.c \
+	ui/tui/form.h ui/tui/form.c ui/tui/form_draw.c ui/tui/form_internal.h \
+	ui/tui/draft.h ui/tui/draft.c \
 	ui/tui/wizard.h ui/tui/wizard.c \
 	ui/tui/step_job.c ui/tui/step_code.c ui/tui/step_data.c \
 	ui/tui/step_outputs.c ui/tui/step_launch.c ui/tui/step_review.c

@@ -186,7 +186,9 @@ int jp_flow_validate(struct jp_verdict *verdict, const struct jp_flow *flow,
  * once the verdict is in, filling *verdict (the caller disposes it); given
  * the flow, it also keeps what the check learnt slowly. jp_flow_check_free
  * at any time: a check still running is left to finish on its own. All
- * three on the flow's thread. */
+ * three on the flow's thread. For code.repo.ref the check also asks the
+ * repository's server (ls-remote, at most a few seconds, nobody asked for
+ * credentials): a ref it does not have fails, naming the default branch. */
 struct jp_flow_check;
 int jp_flow_check_start(struct jp_flow_check **out, const struct jp_flow *flow,
 			const char *key, const char *value, struct jp_error *err);

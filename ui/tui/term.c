@@ -54,6 +54,7 @@ static const struct jp_glyphs unicode_glyphs = {
 	.more_right = "\xe2\x80\xba", /* › */
 	.arrow = "\xe2\x86\x92",      /* → */
 	.dot = "\xc2\xb7",            /* · */
+	.ellipsis = "\xe2\x80\xa6",  /* … */
 	.unicode = true,
 };
 
@@ -74,6 +75,7 @@ static const struct jp_glyphs ascii_glyphs = {
 	.more_right = ">",
 	.arrow = "->",
 	.dot = "|",
+	.ellipsis = "~",
 	.unicode = false,
 };
 
