@@ -194,7 +194,14 @@ temps_in() { find "$1" -name '*jobprep-tmp-*' -o -name '.*.tmp' -o -name 'index.
 no_temps() { [ -z "$(temps_in "$1")" ] || { temps_in "$1" >&2; return 1; }; }
 has_text() { grep -q "$2" "$1" 2>/dev/null; }
 has_temp() { ls -A "$1" 2>/dev/null | grep -q 'jobprep-tmp-'; }
-pack_coming() { ls "$1/.git/objects/pack" 2>/dev/null | grep -qv '^pack-'; }
+# pack_coming DIR: a pack is being received, into DIR's checkout or into
+# the mirror cache that feeds it
+pack_coming() {
+	for _d in "$1/.git/objects/pack" "${XDG_CACHE_HOME:-/nonexistent}"/jobprep/git/*.git/objects/pack; do
+		ls "$_d" 2>/dev/null | grep -qv '^pack-' && return 0
+	done
+	return 1
+}
 rnd=$SEED
 # delay MAX: sleep a random time from 0 to MAX seconds
 delay() {
@@ -450,6 +457,11 @@ trial() {
 	C=$S/t/$N-$OP-$FAULT
 	WHY=
 	mkdir -p "$C"
+	# each trial its own mirror cache, cold: the fault lands in the fetch
+	# from the server (a warm one serves clone and update locally, done
+	# before a fault could land), and the next run goes through the cache
+	XDG_CACHE_HOME=$C/cache
+	export XDG_CACHE_HOME
 	fast
 	case $FAULT in server | INT | TERM | HUP | KILL) [ "$OP" = clone ] || [ "$OP" = update ] && slow ;; esac
 	[ "$FAULT" = readonly ] && slow

@@ -76,9 +76,11 @@ mkdir -p "$S/shared/outputs/deep/ckpt" "$S/shared/outputs/deep/logs"
 start() {
 	C=$1
 	shift
+	# each case its own (cold) mirror cache: a warm one would serve the
+	# clone and the update locally, done before a signal could land
 	(
 		trap - EXIT
-		exec "$J" "$@" </dev/null >"$S/$C.out" 2>"$S/$C.err"
+		XDG_CACHE_HOME=$S/cache-$C exec "$J" "$@" </dev/null >"$S/$C.out" 2>"$S/$C.err"
 	) &
 	PID=$!
 }
@@ -99,7 +101,14 @@ wait_until() {
 	done
 }
 has_temporary() { ls -A "$1" 2>/dev/null | grep -q 'jobprep-tmp-'; }
-pack_coming() { ls "$1/.git/objects/pack" 2>/dev/null | grep -qv '^pack-'; }
+# pack_coming DIR: a pack is being received, into DIR's checkout or into
+# the mirror cache that feeds it
+pack_coming() {
+	for _d in "$1/.git/objects/pack" "$S/cache-$C"/jobprep/git/*.git/objects/pack; do
+		ls "$_d" 2>/dev/null | grep -qv '^pack-' && return 0
+	done
+	return 1
+}
 status_of() {
 	case $1 in INT) echo 130 ;; TERM) echo 143 ;; HUP) echo 129 ;; esac
 }
