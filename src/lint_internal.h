@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "jobprep/lint.h"
-#include "jobprep/mountinfo.h"
+#include "mountinfo.h"
 #include "jobprep/shellwords.h"
 #include "jobprep/strv.h"
 
