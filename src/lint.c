@@ -1194,7 +1194,7 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 
 	if (L.oom) {
 		jp_lint_report_dispose(out);
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 	}
 	for (size_t k = 0; k < L.n_vars; k++) {
 		free(L.vars[k].name);

@@ -844,7 +844,7 @@ static struct prep *prepare(const char *path, const struct jp_scan_opts *o,
 
 	if (!p || !(p->path = strdup(path))) {
 		free(p);
-		*rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		*rc = jp_error_oom(err);
 		return NULL;
 	}
 	p->fd = -1;
@@ -1178,10 +1178,10 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 	s = scan_new(&o, fl.network, &nthreads, output, fl.root_real);
 	if (!s) {
 		close(fl.fd);
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	if (scan_alloc_workers(s, nthreads) < 0 || !(root = dnode_new(fl.fd, NULL, path))) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 		goto out;
 	}
 	fl.fd = -1;

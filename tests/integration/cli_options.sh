@@ -17,6 +17,12 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 "$JOBPREP" --dump-options >"$T/dump" 2>"$T/dump.err"
 jp_expect dump_options_lists_the_tables [ $? = 0 -a -s "$T/dump" ]
 
+# No command names an option (long or short) twice: getopt would take the
+# first and the second would be dead.
+jp_expect no_option_named_twice sh -c '
+	{ cut -f1,2 "$1"; cut -f1,3 "$1" | grep -v "	-\$"; } | sort | uniq -d | grep -q . && exit 1
+	exit 0' sh "$T/dump"
+
 # The commands `jobprep --help` lists are the ones with a table.
 "$JOBPREP" --help >"$T/top" 2>&1
 sed -n '/^Commands:/,/^$/p' "$T/top" | sed -n 's/^  \([a-z][a-z]*\)\( .*\)\{0,1\}$/\1/p' | uniq >"$T/listed"

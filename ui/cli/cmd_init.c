@@ -255,7 +255,7 @@ int jp_cmd_init(int argc, char **argv)
 		goto fail;
 	if (!profile_path && !getenv("JOBPREP_PROFILE") && answers->profile)
 		rc = jp_profile_copy(&profile, answers->profile) < 0
-			     ? jp_error_set(&err, JP_ENOMEM, "%s", _("out of memory"))
+			     ? jp_error_oom(&err)
 			     : 0;
 	else
 		rc = jp_profile_resolve(&profile, profile_path, &err);
@@ -277,7 +277,7 @@ int jp_cmd_init(int argc, char **argv)
 		out_abs = jp_path_absolute(output);
 		if (!out_abs) {
 			rc = errno == ENOMEM
-				     ? jp_error_set(&err, JP_ENOMEM, "%s", _("out of memory"))
+				     ? jp_error_oom(&err)
 				     : jp_error_set(&err, JP_EIO, _("%s: cannot make it absolute: %s"),
 						    output, strerror(errno));
 			goto fail;
