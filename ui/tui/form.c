@@ -671,6 +671,28 @@ static struct jp_form_row *list_row(struct jp_form *form)
 	return NULL;
 }
 
+/* Up/Down in a multi-line editor: the same column a line up or down;
+ * false on its first or last line (the focus moves on instead). */
+static bool line_move(struct jp_form_row *r, int dir)
+{
+	size_t starts[256], end;
+	const char *buf = r->le.buf ? r->le.buf : "";
+	int n, cl, col, to;
+
+	n = jp_form_wrap_starts(starts, 256, buf, r->le.len, r->edit_w);
+	for (cl = n - 1; cl > 0 && starts[cl] > r->le.cursor; cl--)
+		;
+	to = cl + dir;
+	if (to < 0 || to >= n)
+		return false;
+	col = jp_utf8_width(buf + starts[cl], r->le.cursor - starts[cl]);
+	end = to + 1 < n ? starts[to + 1] : r->le.len;
+	r->le.cursor = starts[to] + jp_utf8_fit(buf + starts[to], end - starts[to], col, NULL);
+	if (to + 1 < n && r->le.cursor == end)
+		r->le.cursor = jp_utf8_prev(buf, end); /* stay on that line */
+	return true;
+}
+
 int jp_form_key(struct jp_form *form, enum jp_act act, const struct jp_key *key)
 {
 	struct jp_form_row *r = jp_form_focused(form), *lr;
@@ -714,6 +736,9 @@ int jp_form_key(struct jp_form *form, enum jp_act act, const struct jp_key *key)
 			free(dir);
 			return JP_EV_HANDLED | JP_EV_REDRAW;
 		}
+		if ((act == JP_ACT_UP || act == JP_ACT_DOWN) && r->edit_w > 0 &&
+		    line_move(r, act == JP_ACT_UP ? -1 : 1))
+			return JP_EV_HANDLED | JP_EV_REDRAW;
 		ev = jp_textfield_key(&r->le, act, key);
 		if (ev != JP_EV_IGNORED) {
 			if (is_edit(act)) {

@@ -38,6 +38,7 @@ struct jp_form_row {
 	bool checked;                 /* bool fields */
 	struct jp_listbox lb;         /* list fields */
 	int y, h;                     /* layout of the last draw, form-relative */
+	int edit_w;                   /* a multi-line editor's width, as drawn */
 };
 
 struct jp_form {
