@@ -323,6 +323,8 @@ int jp_form_init(struct jp_form *form, struct jp_flow *flow, enum jp_step step,
 
 void jp_form_dispose(struct jp_form *form)
 {
+	free(form->tab_done);
+	form->tab_done = NULL;
 	rows_free(form->rows, form->n);
 	jp_completion_dispose(&form->comp);
 	free(form->item_status);
@@ -574,6 +576,20 @@ static void set_text(struct jp_form_row *r, const char *text)
 
 /* Tab in a path field: complete; returns IGNORED when there was nothing to
  * complete, so Tab moves on. */
+/* Where F2's browser starts: the field's path (the browser goes up to the
+ * nearest folder that exists), else the first shared storage root. */
+static const char *browse_start(const struct jp_form *form, const struct jp_form_row *r)
+{
+	const struct jp_profile *p = jp_flow_profile(form->flow);
+	const char *t = jp_le_text(&r->le);
+
+	if (t[0] == '/')
+		return t;
+	if (p && p->shared_roots.n)
+		return p->shared_roots.v[0];
+	return "/";
+}
+
 static int complete(struct jp_form *form, struct jp_form_row *r)
 {
 	unsigned flags = strncmp(r->key, "review.", 7) == 0 ? 0 : JP_COMPLETE_DIRS;
@@ -582,6 +598,15 @@ static int complete(struct jp_form *form, struct jp_form_row *r)
 	form->tab_armed = false;
 	form->comp_shown = false;
 	jp_completion_dispose(&form->comp);
+	/* Tab completed this very text already: the next one moves on
+	 * (never down into the only subfolder there is). */
+	if (form->tab_done && strcmp(form->tab_done, jp_le_text(&r->le)) == 0) {
+		free(form->tab_done);
+		form->tab_done = NULL;
+		return JP_EV_IGNORED;
+	}
+	free(form->tab_done);
+	form->tab_done = NULL;
 	/* Paths are absolute: nothing to complete in an empty or relative one. */
 	if (r->le.buf[0] != '/' && r->le.buf[0] != '~')
 		return JP_EV_IGNORED;
@@ -599,6 +624,8 @@ static int complete(struct jp_form *form, struct jp_form_row *r)
 		set_text(r, form->comp.text);
 		/* An ambiguous completion arms the listing Tab. */
 		form->tab_armed = form->comp.n > 1;
+		if (form->comp.n <= 1)
+			form->tab_done = strdup(jp_le_text(&r->le));
 		return JP_EV_HANDLED | JP_EV_REDRAW;
 	}
 	if (form->comp.n > 1) {
@@ -731,7 +758,7 @@ int jp_form_key(struct jp_form *form, enum jp_act act, const struct jp_key *key)
 		if (act == JP_ACT_BROWSE && r->field->kind == JP_FIELD_PATH) {
 			char *dir = NULL;
 
-			if (jp_browse_dir(form->ui, jp_le_text(&r->le), &dir) == 1 && dir)
+			if (jp_browse_dir(form->ui, browse_start(form, r), &dir) == 1 && dir)
 				set_text(r, dir);
 			free(dir);
 			return JP_EV_HANDLED | JP_EV_REDRAW;

@@ -55,6 +55,8 @@ struct jp_form {
 
 	/* Tab completion: a second Tab with nothing to add lists candidates. */
 	bool tab_armed;
+	char *tab_done;         /* owned: the text a unique completion gave
+				 * (Tab on it again moves on) */
 	struct jp_completion comp;
 	bool comp_shown;
 
