@@ -925,6 +925,8 @@ int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile, u
 	 * wizard's review report the same launch.* findings. */
 	if (rc == 0)
 		rc = jp_lint_manifest(m, profile, err);
+	if (rc == 0)
+		rc = jp_check_repo(m, err);
 	if (rc == JP_ENOMEM)
 		return jp_error_set(err, rc, "%s", _("out of memory"));
 	return rc;

@@ -492,8 +492,8 @@ static int run_outputs(struct jp_flow_task *t, const struct jp_port *port, struc
 	return 0;
 }
 
-/* What only the flow knows: the state of the checkout it inspected, and
- * what bringing it to the ref did or refused. */
+/* What only the flow knows: what bringing the checkout to the ref did or
+ * refused. */
 static int add_code_notes(struct jp_flow_task *t)
 {
 	const struct inspected *in = &t->insp;
@@ -505,28 +505,11 @@ static int add_code_notes(struct jp_flow_task *t)
 	if (in->refusal)
 		return jp_manifest_add_check(m, flow_key_name(in->refusal_key), JP_CHECK_FAIL, in->path,
 					     "%s", in->refusal);
-	if (!in->is_git)
-		return jp_manifest_add_check(m, "code.repo.recorded", JP_CHECK_WARN, in->path,
-					     _("%s is not a git checkout, so the manifest cannot "
-					       "record which version of the code ran"),
-					     in->path);
-	if (in->note)
+	/* is it a checkout, clean, pushed: the check module's (jp_check_repo),
+	 * the same set `jobprep check` reports */
+	if (in->is_git && in->note)
 		rc = jp_manifest_add_check(m, "code.repo.ref.update", JP_CHECK_PASS, in->path, "%s",
 					   in->note);
-	if (rc == 0 && in->dirty > 0)
-		rc = jp_manifest_add_check(m, "code.repo.clean", JP_CHECK_WARN, in->path,
-					   _("%s has %zu uncommitted change(s) (%s): the job runs code "
-					     "no commit records, and the recorded commit does not "
-					     "describe it; commit them first"),
-					   in->path, in->dirty, in->dirty_paths ? in->dirty_paths : "?");
-	else if (rc == 0)
-		rc = jp_manifest_add_check(m, "code.repo.clean", JP_CHECK_PASS, in->path,
-					   _("%s has no uncommitted changes"), in->path);
-	if (rc == 0 && in->unpushed > 0)
-		rc = jp_manifest_add_check(m, "code.repo.pushed", JP_CHECK_WARN, in->path,
-					   _("%zu commit(s) in %s are on no remote: nobody else can "
-					     "get this exact code"),
-					   in->unpushed, in->path);
 	return rc;
 }
 

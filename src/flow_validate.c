@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "jobprep/buf.h"
 #include "jobprep/i18n.h"
 #include "jobprep/lint.h"
 #include "jobprep/pathclass.h"
@@ -428,12 +429,26 @@ static int judge_launch(struct jp_verdict *v, const struct jp_flow *flow, const 
 	enum jp_check_status st = r.n && r.items[first].fails && m->code.repo_commit
 					  ? JP_CHECK_FAIL
 					  : JP_CHECK_WARN;
-	if (r.n == 1)
+	if (r.n == 1) {
 		flow_verdict_set(v, st, "%s", r.items[first].message);
-	else if (r.n > 1)
-		flow_verdict_set(v, st, _("%s (and %zu more)"), r.items[first].message, r.n - 1);
-	else
+	} else if (r.n > 1) {
+		/* every finding, one a line, the failing one first: the
+		 * launch command's editor shows them all under it */
+		struct jp_buf all = JP_BUF_INIT;
+		rc = jp_buf_add(&all, r.items[first].message);
+		for (size_t i = 0; rc == 0 && i < r.n; i++)
+			if (i != first && (rc = jp_buf_add(&all, "\n")) == 0)
+				rc = jp_buf_add(&all, r.items[i].message);
+		if (rc == 0)
+			flow_verdict_set(v, st, "%s", all.s ? all.s : "");
+		jp_buf_dispose(&all);
+		if (rc < 0) {
+			jp_lint_report_dispose(&r);
+			return rc;
+		}
+	} else {
 		flow_verdict_set(v, JP_CHECK_PASS, NULL);
+	}
 	jp_lint_report_dispose(&r);
 	return 0;
 }

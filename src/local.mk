@@ -32,7 +32,7 @@ libjobprep_a_SOURCES += src/valid.c src/manifest_read.c src/manifest_write.c \
 	src/atomic_write.c src/schema.c \
 	src/jsonstrict.h src/jsonstrict.c \
 	include/jobprep/envsh.h src/envsh.c \
-	include/jobprep/check.h src/check.c
+	include/jobprep/check.h src/check.c src/check_repo.c
 # task: long work on a worker thread (the wizard's clone and scans)
 libjobprep_a_SOURCES += include/jobprep/task.h src/task.c
 # deadlines for the bounded waits of task.c, probe.c and scan.c

@@ -1,10 +1,13 @@
 /* The runs prepared for a job: list the folders the profile's output
- * template names for it, and read each one's manifest. */
+ * template names for it, and read each one's manifest. The looks run in a
+ * child process in bounded time (jobprep/probe.h): a hung mount under the
+ * shared root costs one timeout, never a `jobprep runs` stuck for good. */
 #include "config.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
 #include "jobprep/path.h"
+#include "jobprep/probe.h"
 #include "jobprep/runs.h"
 
 /* tmpl with {shared} and {job} replaced; NULL when out of memory. */
@@ -149,8 +153,8 @@ static int list_base(struct jp_run **runs, size_t *n, const char *base, const ch
 	return rc;
 }
 
-int jp_runs_list(struct jp_run **out, size_t *n, const struct jp_profile *profile,
-		 const char *job, struct jp_error *err)
+static int runs_list_now(struct jp_run **out, size_t *n, const struct jp_profile *profile,
+			 const char *job, struct jp_error *err)
 {
 	const char *tmpl = profile->output_dir ? profile->output_dir : "";
 	char *expanded = NULL, *base = NULL, *prefix = NULL;
@@ -215,4 +219,137 @@ void jp_runs_free(struct jp_run *runs, size_t n)
 		free(runs[i].commit);
 	}
 	free(runs);
+}
+
+/* ---- bounded: the listing in a child, handed back as flat text ----------- */
+
+#define RUNS_TEXT_MAX (128 * 1024)
+#define FS '\x1f' /* between a run's fields */
+#define RS '\x1e' /* after each run */
+
+struct runs_call {
+	/* the answer (copied back from the child) */
+	int rc;
+	char error[512];
+	size_t len;
+	char text[RUNS_TEXT_MAX]; /* number FS dir FS manifest FS created FS commit RS ... */
+	/* the question (the child's copy) */
+	const struct jp_profile *profile;
+	const char *job;
+};
+
+static void put_field(struct runs_call *c, const char *s, char end)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (c->len + n + 1 >= RUNS_TEXT_MAX) {
+		c->len = RUNS_TEXT_MAX; /* marks it full */
+		return;
+	}
+	memcpy(c->text + c->len, s ? s : "", n);
+	c->len += n;
+	c->text[c->len++] = end;
+}
+
+static void runs_call_run(void *arg)
+{
+	struct runs_call *c = arg;
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_run *runs = NULL;
+	size_t n = 0;
+	char num[32];
+
+	c->rc = runs_list_now(&runs, &n, c->profile, c->job, &err);
+	if (c->rc < 0)
+		snprintf(c->error, sizeof(c->error), "%s", jp_error_message(&err));
+	for (size_t i = 0; c->rc == 0 && i < n && c->len < RUNS_TEXT_MAX; i++) {
+		snprintf(num, sizeof(num), "%lu", runs[i].number);
+		put_field(c, num, FS);
+		put_field(c, runs[i].dir, FS);
+		put_field(c, runs[i].manifest, FS);
+		put_field(c, runs[i].created_at, FS);
+		put_field(c, runs[i].commit, RS);
+	}
+	if (c->len >= RUNS_TEXT_MAX) {
+		c->rc = JP_ENOMEM;
+		snprintf(c->error, sizeof(c->error), "%s", _("too many runs to list"));
+	}
+	jp_runs_free(runs, n);
+	jp_error_dispose(&err);
+}
+
+/* The next field of the flat text, a copy (NULL for an empty one). */
+static int take_field(char **out, const char **p, const char *end)
+{
+	const char *q = *p;
+
+	while (q < end && *q != FS && *q != RS)
+		q++;
+	*out = NULL;
+	if (q > *p && !(*out = strndup(*p, (size_t)(q - *p))))
+		return JP_ENOMEM;
+	*p = q < end ? q + 1 : q;
+	return 0;
+}
+
+static int unpack(struct jp_run **out, size_t *n, const struct runs_call *c)
+{
+	const char *p = c->text, *end = c->text + c->len;
+	struct jp_run *runs = NULL, *g;
+	size_t count = 0;
+	char *num = NULL;
+	int rc = 0;
+
+	while (rc == 0 && p < end) {
+		if (!(g = realloc(runs, (count + 1) * sizeof(*runs)))) {
+			rc = JP_ENOMEM;
+			break;
+		}
+		runs = g;
+		memset(&runs[count], 0, sizeof(runs[count]));
+		count++;
+		rc = take_field(&num, &p, end);
+		if (rc == 0) {
+			runs[count - 1].number = num ? strtoul(num, NULL, 10) : 0;
+			free(num);
+			num = NULL;
+			rc = take_field(&runs[count - 1].dir, &p, end);
+		}
+		if (rc == 0)
+			rc = take_field(&runs[count - 1].manifest, &p, end);
+		if (rc == 0)
+			rc = take_field(&runs[count - 1].created_at, &p, end);
+		if (rc == 0)
+			rc = take_field(&runs[count - 1].commit, &p, end);
+	}
+	if (rc < 0) {
+		jp_runs_free(runs, count);
+		return rc;
+	}
+	*out = runs;
+	*n = count;
+	return 0;
+}
+
+int jp_runs_list(struct jp_run **out, size_t *n, const struct jp_profile *profile,
+		 const char *job, struct jp_error *err)
+{
+	struct runs_call *c = calloc(1, sizeof(*c));
+	const char *where = profile->shared_roots.n ? profile->shared_roots.v[0] : "/";
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!c)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	c->profile = profile;
+	c->job = job;
+	rc = jp_probe_call_flat(runs_call_run, c, offsetof(struct runs_call, profile), where, 0,
+				err);
+	if (rc == 0 && c->rc < 0)
+		rc = jp_error_set(err, c->rc, "%s", c->error);
+	else if (rc == 0 && unpack(out, n, c) < 0)
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	free(c);
+	return rc;
 }

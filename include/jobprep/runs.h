@@ -22,7 +22,9 @@ struct jp_run {
  * jp_runs_free). A base folder that does not exist holds no runs (0 and
  * n = 0). JP_EINVAL when the template cannot name a run of this job (NNN
  * outside the last component, no shared root for {shared}), JP_EIO when
- * the base folder cannot be read, JP_ENOMEM. */
+ * the base folder cannot be read, JP_ETIMEOUT when the storage does not
+ * answer within the probe bound (a hung mount: the looks run in a child
+ * process, so the caller is never stuck), JP_ENOMEM. */
 int jp_runs_list(struct jp_run **out, size_t *n, const struct jp_profile *profile,
 		 const char *job, struct jp_error *err);
 void jp_runs_free(struct jp_run *runs, size_t n);

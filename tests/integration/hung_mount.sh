@@ -59,6 +59,8 @@ git init -q "$T/export/repo" && git -C "$T/export/repo" -c user.name=t -c user.e
 git init -q --bare "$T/src.git" && git -C "$T/export/repo" push -q "$T/src.git" HEAD:refs/heads/main ||
 	exit 99
 git clone -q --bare "$T/src.git" "$T/export/src.git" || exit 99
+mkdir -p "$T/export/outputs/hung/run-001"
+printf '{"shared_roots":["%s"]}\n' "$T/mnt" >"$T/mnt-profile.json"
 jp_sshfs_mount "$T/sshd" "$T/export" "$T/mnt" || exit 99
 [ -f "$T/mnt/proj/scripts/train.sh" ] || { echo "the sshfs mount shows nothing"; exit 99; }
 
@@ -85,6 +87,9 @@ manifest "$T/script-there.json" "$T/local/proj" "bash \\\"$T/mnt/run.sh\\\""
 "$J" check --json "$T/code-there.json" >"$T/healthy.out" 2>&1
 jp_expect healthy_mount_check_finds_the_script \
 	sh -c '! grep -q "launch.script" "$1"' sh "$T/healthy.out"
+
+"$J" runs --profile "$T/mnt-profile.json" hung >"$T/runs-healthy.out" 2>&1
+jp_expect healthy_mount_runs_lists_the_run grep -q "run-001" "$T/runs-healthy.out"
 
 ssh_pid=$(jp_sshfs_ssh_pid "$T/sshd")
 [ -n "$ssh_pid" ] || { echo "sshfs's ssh client not found"; exit 99; }
@@ -168,7 +173,8 @@ jp_expect scan_on_hung_mount_says_its_mount_did_not_answer \
 exits_while_hung scan_on_hung_mount $pid 1
 
 # --- clone into the hung mount, from a source there, and repo on a checkout
-# there: each ends by itself, saying the path did not answer.
+# there: each ends by itself, saying the path did not answer; so does
+# `runs` for a job whose runs are there.
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" clone "$T/src.git" "$T/mnt/clone" >"$T/clone.out" 2>"$T/clone.err" &
 pid=$!
 wait_for 600 gone $pid
@@ -188,6 +194,14 @@ wait_for 600 gone $pid
 jp_expect repo_on_hung_mount_ends_by_itself main_gone $pid
 jp_expect repo_on_hung_mount_says_no_answer grep -q "no answer" "$T/repo.err"
 exits_while_hung repo_on_hung_mount $pid 1
+
+# --- runs for a job whose runs are on the hung mount: ends by itself.
+JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" runs --profile "$T/mnt-profile.json" hung >"$T/runs.out" 2>"$T/runs.err" &
+pid=$!
+wait_for 600 gone $pid
+jp_expect runs_on_hung_mount_ends_by_itself main_gone $pid
+jp_expect runs_on_hung_mount_says_no_answer grep -q "no answer" "$T/runs.err"
+exits_while_hung runs_on_hung_mount $pid 1
 
 # --- resume the mount: the rest is reaped, with the status it chose.
 kill -CONT "$ssh_pid"

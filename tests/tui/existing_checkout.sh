@@ -87,4 +87,18 @@ commit_of() {
 	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["code"]["repo"]["commit"])' "$1"
 }
 jp_expect manifest_records_the_new_commit [ "$(commit_of "$m")" = "$NEW" ]
+# the review's check set is `jobprep check`'s (the checkout's code.repo.*
+# checks included), apart from what only the wizard's move of the checkout
+# learnt (code.repo.ref.update)
+ids_of() {
+	python3 -c 'import json,sys
+d = json.load(sys.stdin if sys.argv[1] == "-" else open(sys.argv[1]))
+cs = d["checks"] if isinstance(d, dict) else d
+print("\n".join(sorted(c["id"] for c in cs if c["id"] != "code.repo.ref.update")))' "$1"
+}
+"$JOBPREP" check --json "$m" >"$T/check.json" 2>/dev/null
+ids_of "$m" >"$T/review.ids"
+ids_of - <"$T/check.json" >"$T/check.ids"
+jp_expect review_lists_code_repo_clean grep -qx code.repo.clean "$T/review.ids"
+jp_expect review_and_check_have_one_check_set cmp -s "$T/review.ids" "$T/check.ids"
 tui_finish

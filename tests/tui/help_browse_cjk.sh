@@ -44,6 +44,8 @@ tui_keys C-u
 tui_type "$D/shared/数"
 tui_keys Tab
 tui_must tab_completes_a_cjk_name tui_wait "shared/数据集/"
+# (a second Tab would move on: going into the folder takes a keystroke)
+tui_type "图"
 tui_keys Tab
 tui_must tab_completes_the_only_subdirectory tui_wait "shared/数据集/图像/"
 tui_must wide_characters_take_two_columns width_ok 100

@@ -35,4 +35,5 @@ rc=$(tui_wait_exit)
 jp_expect ctrl_c_quits_with_130 [ "$rc" = 130 ]
 jp_expect quitting_keeps_a_draft [ -s "$T/home/.local/state/jobprep/demo-draft.json" ]
 jp_expect quitting_says_how_to_resume grep -q "resume" "$T/stderr"
+jp_expect resume_command_names_the_demo grep -q "run jobprep --demo again to resume" "$T/stderr"
 tui_finish

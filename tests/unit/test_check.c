@@ -94,20 +94,26 @@ static void present_paths_pass_under_their_ids(void **state)
 	struct scratch *s = *state;
 	struct jp_manifest *m = layout(s);
 
+	const size_t n_ids = sizeof(ids) / sizeof(ids[0]);
+
 	assert_int_equal(jp_check_manifest(m, NULL, 0, &err), 0);
-	assert_int_equal(m->n_checks, sizeof(ids) / sizeof(ids[0]));
-	for (size_t i = 0; i < m->n_checks; i++) {
+	/* the path checks, then the checkout's: this code folder is no git
+	 * checkout (the same check `jobprep check` and the review list) */
+	assert_int_equal(m->n_checks, n_ids + 1);
+	for (size_t i = 0; i < n_ids; i++) {
 		assert_string_equal(m->checks[i].id, ids[i]);
 		assert_int_equal(m->checks[i].status, JP_CHECK_PASS);
 		assert_non_null(m->checks[i].path);
 	}
-	assert_int_equal(jp_manifest_worst(m), JP_CHECK_PASS);
+	assert_string_equal(m->checks[n_ids].id, "code.repo.recorded");
+	assert_int_equal(m->checks[n_ids].status, JP_CHECK_WARN);
+	assert_int_equal(jp_manifest_worst(m), JP_CHECK_WARN);
 	/* The probes are gone again. */
 	assert_int_equal(scratch_count_entries(m->outputs.output_dir), 2);
 	assert_int_equal(scratch_count_entries(m->outputs.log_dir), 0);
 	/* Checks replace earlier results rather than pile up. */
 	assert_int_equal(jp_check_manifest(m, NULL, 0, &err), 0);
-	assert_int_equal(m->n_checks, sizeof(ids) / sizeof(ids[0]));
+	assert_int_equal(m->n_checks, n_ids + 1);
 	jp_manifest_free(m);
 	jp_error_dispose(&err);
 }

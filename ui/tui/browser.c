@@ -141,7 +141,8 @@ static int load(struct browser *b)
 	else if (b->n > 0)
 		qsort(b->names, b->n, sizeof(*b->names), cmp_name);
 	b->lb.n = b->n;
-	b->lb.cursor = 0;
+	/* on the first folder, not on "..": going down is what people do */
+	b->lb.cursor = b->n > 1 && strcmp(b->names[0], "..") == 0 ? 1 : 0;
 	b->lb.top = 0;
 	return 0;
 }

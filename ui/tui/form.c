@@ -323,6 +323,8 @@ int jp_form_init(struct jp_form *form, struct jp_flow *flow, enum jp_step step,
 
 void jp_form_dispose(struct jp_form *form)
 {
+	free(form->tab_done);
+	form->tab_done = NULL;
 	rows_free(form->rows, form->n);
 	jp_completion_dispose(&form->comp);
 	free(form->item_status);
@@ -574,6 +576,20 @@ static void set_text(struct jp_form_row *r, const char *text)
 
 /* Tab in a path field: complete; returns IGNORED when there was nothing to
  * complete, so Tab moves on. */
+/* Where F2's browser starts: the field's path (the browser goes up to the
+ * nearest folder that exists), else the first shared storage root. */
+static const char *browse_start(const struct jp_form *form, const struct jp_form_row *r)
+{
+	const struct jp_profile *p = jp_flow_profile(form->flow);
+	const char *t = jp_le_text(&r->le);
+
+	if (t[0] == '/')
+		return t;
+	if (p && p->shared_roots.n)
+		return p->shared_roots.v[0];
+	return "/";
+}
+
 static int complete(struct jp_form *form, struct jp_form_row *r)
 {
 	unsigned flags = strncmp(r->key, "review.", 7) == 0 ? 0 : JP_COMPLETE_DIRS;
@@ -582,6 +598,15 @@ static int complete(struct jp_form *form, struct jp_form_row *r)
 	form->tab_armed = false;
 	form->comp_shown = false;
 	jp_completion_dispose(&form->comp);
+	/* Tab completed this very text already: the next one moves on
+	 * (never down into the only subfolder there is). */
+	if (form->tab_done && strcmp(form->tab_done, jp_le_text(&r->le)) == 0) {
+		free(form->tab_done);
+		form->tab_done = NULL;
+		return JP_EV_IGNORED;
+	}
+	free(form->tab_done);
+	form->tab_done = NULL;
 	/* Paths are absolute: nothing to complete in an empty or relative one. */
 	if (r->le.buf[0] != '/' && r->le.buf[0] != '~')
 		return JP_EV_IGNORED;
@@ -599,6 +624,8 @@ static int complete(struct jp_form *form, struct jp_form_row *r)
 		set_text(r, form->comp.text);
 		/* An ambiguous completion arms the listing Tab. */
 		form->tab_armed = form->comp.n > 1;
+		if (form->comp.n <= 1)
+			form->tab_done = strdup(jp_le_text(&r->le));
 		return JP_EV_HANDLED | JP_EV_REDRAW;
 	}
 	if (form->comp.n > 1) {
@@ -671,6 +698,28 @@ static struct jp_form_row *list_row(struct jp_form *form)
 	return NULL;
 }
 
+/* Up/Down in a multi-line editor: the same column a line up or down;
+ * false on its first or last line (the focus moves on instead). */
+static bool line_move(struct jp_form_row *r, int dir)
+{
+	size_t starts[256], end;
+	const char *buf = r->le.buf ? r->le.buf : "";
+	int n, cl, col, to;
+
+	n = jp_form_wrap_starts(starts, 256, buf, r->le.len, r->edit_w);
+	for (cl = n - 1; cl > 0 && starts[cl] > r->le.cursor; cl--)
+		;
+	to = cl + dir;
+	if (to < 0 || to >= n)
+		return false;
+	col = jp_utf8_width(buf + starts[cl], r->le.cursor - starts[cl]);
+	end = to + 1 < n ? starts[to + 1] : r->le.len;
+	r->le.cursor = starts[to] + jp_utf8_fit(buf + starts[to], end - starts[to], col, NULL);
+	if (to + 1 < n && r->le.cursor == end)
+		r->le.cursor = jp_utf8_prev(buf, end); /* stay on that line */
+	return true;
+}
+
 int jp_form_key(struct jp_form *form, enum jp_act act, const struct jp_key *key)
 {
 	struct jp_form_row *r = jp_form_focused(form), *lr;
@@ -709,11 +758,14 @@ int jp_form_key(struct jp_form *form, enum jp_act act, const struct jp_key *key)
 		if (act == JP_ACT_BROWSE && r->field->kind == JP_FIELD_PATH) {
 			char *dir = NULL;
 
-			if (jp_browse_dir(form->ui, jp_le_text(&r->le), &dir) == 1 && dir)
+			if (jp_browse_dir(form->ui, browse_start(form, r), &dir) == 1 && dir)
 				set_text(r, dir);
 			free(dir);
 			return JP_EV_HANDLED | JP_EV_REDRAW;
 		}
+		if ((act == JP_ACT_UP || act == JP_ACT_DOWN) && r->edit_w > 0 &&
+		    line_move(r, act == JP_ACT_UP ? -1 : 1))
+			return JP_EV_HANDLED | JP_EV_REDRAW;
 		ev = jp_textfield_key(&r->le, act, key);
 		if (ev != JP_EV_IGNORED) {
 			if (is_edit(act)) {

@@ -38,6 +38,7 @@ struct jp_form_row {
 	bool checked;                 /* bool fields */
 	struct jp_listbox lb;         /* list fields */
 	int y, h;                     /* layout of the last draw, form-relative */
+	int edit_w;                   /* a multi-line editor's width, as drawn */
 };
 
 struct jp_form {
@@ -54,6 +55,8 @@ struct jp_form {
 
 	/* Tab completion: a second Tab with nothing to add lists candidates. */
 	bool tab_armed;
+	char *tab_done;         /* owned: the text a unique completion gave
+				 * (Tab on it again moves on) */
 	struct jp_completion comp;
 	bool comp_shown;
 

@@ -18,6 +18,8 @@
 
 #define LIST_MAX_ROWS 6
 
+struct clip;
+
 static const char *status_glyph(enum jp_check_status st)
 {
 	const struct jp_glyphs *g = jp_term_glyphs();
@@ -44,6 +46,74 @@ static bool untouched_empty(const struct jp_form *form, const struct jp_form_row
 	return !t[0] && !r->edited && !form->accept_tried;
 }
 
+/* The launch command is edited over several lines, word-wrapped, with
+ * every lint finding under it. */
+#define EDIT_MAX_LINES 5
+#define EDIT_MAX_WRAP 256
+
+static bool is_multiline(const struct jp_form_row *r)
+{
+	return strcmp(r->key, "job.launch_command") == 0;
+}
+
+static int verdict_max(const struct jp_form_row *r)
+{
+	return is_multiline(r) ? 8 : 3;
+}
+
+int jp_form_wrap_starts(size_t *starts, size_t max, const char *s, size_t len, int width)
+{
+	size_t n = 0, i = 0, fit, brk;
+
+	if (width < 2)
+		width = 2;
+	starts[n++] = 0;
+	while (i < len && n < max) {
+		/* one column kept for the cursor after the last character */
+		fit = jp_utf8_fit(s + i, len - i, width - 1, NULL);
+		if (fit == 0)
+			fit = jp_utf8_next(s, len, i) - i;
+		if (i + fit >= len)
+			break;
+		brk = jp_utf8_line_break(s + i, len - i, fit);
+		if (brk < fit && s[i + brk] == ' ')
+			brk++; /* the space ends this line */
+		if (brk == 0)
+			brk = fit;
+		i += brk;
+		starts[n++] = i;
+	}
+	return (int)n;
+}
+
+/* Lines the editor takes for the row's text. */
+static int edit_lines(const struct jp_form_row *r, int width)
+{
+	size_t starts[EDIT_MAX_WRAP];
+	int n;
+
+	if (!is_multiline(r))
+		return 1;
+	n = jp_form_wrap_starts(starts, EDIT_MAX_WRAP, r->le.buf ? r->le.buf : "", r->le.len,
+				width);
+	return n > EDIT_MAX_LINES ? EDIT_MAX_LINES : n;
+}
+
+/* The line of the wrapped text that holds the cursor. */
+static int cursor_line(const size_t *starts, int n, size_t cursor)
+{
+	int k = n - 1;
+
+	while (k > 0 && starts[k] > cursor)
+		k--;
+	return k;
+}
+
+/* Draw the text wrapped over `lines` lines from (y, vx); returns the
+ * cursor's column and sets *cy. */
+static int draw_multiline(struct jp_form_row *r, const struct clip *c, int y, int x, int width,
+			  bool focused, int *cy);
+
 /* Lines the verdict message takes under a value. */
 static int verdict_lines(const struct jp_form *form, const struct jp_form_row *r, int width)
 {
@@ -55,7 +125,31 @@ static int verdict_lines(const struct jp_form *form, const struct jp_form_row *r
 	{
 		int n = jp_draw_wrap(0, 0, width, 0, JP_STYLE_NORMAL, r->verdict.message);
 
-		return n > 3 ? 3 : n;
+		if (is_multiline(r)) { /* a finding a line */
+			const char *p = r->verdict.message;
+
+			for (n = 1; (p = strchr(p, '\n')) != NULL; p++)
+				n++;
+		}
+		return n > verdict_max(r) ? verdict_max(r) : n;
+	}
+}
+
+/* The launch command's findings, one a line (cut with an ellipsis). */
+static void split_lines(struct jp_strv *out, const char *text)
+{
+	const char *p = text, *nl;
+	char *one;
+
+	while (p) {
+		nl = strchr(p, '\n');
+		one = nl ? strndup(p, (size_t)(nl - p)) : strdup(p);
+		if (!one || jp_strv_push(out, one) < 0) {
+			free(one);
+			return;
+		}
+		free(one);
+		p = nl ? nl + 1 : NULL;
 	}
 }
 
@@ -70,7 +164,7 @@ static int row_height(const struct jp_form *form, const struct jp_form_row *r, i
 		return 1 + (rows > LIST_MAX_ROWS ? LIST_MAX_ROWS : rows);
 	}
 	default:
-		return 1 + verdict_lines(form, r, valw);
+		return edit_lines(r, valw - 3) + verdict_lines(form, r, valw);
 	}
 }
 
@@ -123,6 +217,36 @@ static void draw_list_item(void *arg, size_t i, int y, int x, int width, bool se
 		draw_default_item(form, key, i, y, x, width, selected);
 }
 
+/* A text, path or integer field's value: its editor (one line scrolling
+ * sideways, or the launch command's lines), the verdict mark, the cursor. */
+static void draw_text_value(struct jp_form *form, struct jp_form_row *r, bool focused,
+			    const struct clip *c, int y, int vx, int vw)
+{
+	int cy = y, cx;
+
+	if (!in_clip(c, y))
+		return;
+	if (r->field->flags & JP_FIELD_DERIVED) {
+		const char *t = jp_le_text(&r->le);
+
+		jp_draw_text(y, vx, vw, JP_STYLE_DIM, t[0] ? t : _("(recorded after the clone)"));
+		return;
+	}
+	if (is_multiline(r))
+		cx = draw_multiline(r, c, y, vx, vw - 3, focused, &cy);
+	else
+		cx = jp_textfield_draw(&r->le, y, vx, vw - 3, focused, false);
+	if ((!r->check_pending || r->verdict.status != JP_CHECK_PASS) && !r->check &&
+	    !untouched_empty(form, r))
+		jp_draw_text(y, vx + vw - 2, 2, status_style(r->verdict.status),
+			     status_glyph(r->verdict.status));
+	if (focused && in_clip(c, cy)) {
+		form->cursor_on = true;
+		form->cursor_y = cy;
+		form->cursor_x = cx;
+	}
+}
+
 static void draw_row(struct jp_form *form, struct jp_form_row *r, bool focused,
 		     const struct clip *c, int y, int x, int labw, int w)
 {
@@ -141,28 +265,8 @@ static void draw_row(struct jp_form *form, struct jp_form_row *r, bool focused,
 	case JP_FIELD_TEXT:
 	case JP_FIELD_PATH:
 	case JP_FIELD_INTEGER:
-		if (in_clip(c, y)) {
-			if (f->flags & JP_FIELD_DERIVED) {
-				const char *t = jp_le_text(&r->le);
-
-				jp_draw_text(y, vx, vw, JP_STYLE_DIM,
-					     t[0] ? t : _("(recorded after the clone)"));
-			} else {
-				int cx = jp_textfield_draw(&r->le, y, vx, vw - 3, focused, false);
-
-				if ((!r->check_pending || r->verdict.status != JP_CHECK_PASS) &&
-				    !r->check && !untouched_empty(form, r))
-					jp_draw_text(y, vx + vw - 2, 2,
-						     status_style(r->verdict.status),
-						     status_glyph(r->verdict.status));
-				if (focused) {
-					form->cursor_on = true;
-					form->cursor_y = y;
-					form->cursor_x = cx;
-				}
-			}
-		}
-		line = 1;
+		draw_text_value(form, r, focused, c, y, vx, vw);
+		line = edit_lines(r, vw - 3);
 		break;
 	case JP_FIELD_CHOICE:
 		for (i = 0; i < (int)r->radio.n; i++) {
@@ -216,17 +320,20 @@ static void draw_row(struct jp_form *form, struct jp_form_row *r, bool focused,
 		struct jp_strv lines = JP_STRV_INIT;
 		size_t k;
 
-		jp_wrap_lines(&lines, r->verdict.message, vw - 2);
-		for (k = 0; k < lines.n && k < 3; k++) {
+		if (is_multiline(r))
+			split_lines(&lines, r->verdict.message);
+		else
+			jp_wrap_lines(&lines, r->verdict.message, vw - 2);
+		for (k = 0; k < lines.n && k < (size_t)verdict_max(r); k++) {
 			int ly = y + line + (int)k;
 
 			if (!in_clip(c, ly))
 				continue;
-			if (k == 0 && !r->check)
+			if ((k == 0 || is_multiline(r)) && !r->check)
 				jp_draw_text(ly, vx, 2, status_style(r->verdict.status),
 					     status_glyph(r->verdict.status));
-			if (k == 2 && lines.n > 3) {
-				/* More than three lines: the third says so. */
+			if (k + 1 == (size_t)verdict_max(r) && lines.n > k + 1) {
+				/* More lines than room: the last says so. */
 				char *more = NULL;
 
 				if (asprintf(&more, "%s %s", lines.v[k], lines.v[k + 1]) < 0)
@@ -239,13 +346,46 @@ static void draw_row(struct jp_form *form, struct jp_form_row *r, bool focused,
 				free(more);
 				continue;
 			}
-			jp_draw_text(ly, vx + 2, vw - 2,
-				     r->verdict.status == JP_CHECK_PASS ? JP_STYLE_DIM
-									: status_style(r->verdict.status),
-				     lines.v[k]);
+			jp_draw_text_fit(ly, vx + 2, vw - 2,
+					 r->verdict.status == JP_CHECK_PASS
+						 ? JP_STYLE_DIM
+						 : status_style(r->verdict.status),
+					 lines.v[k]);
 		}
 		jp_strv_dispose(&lines);
 	}
+}
+
+static int draw_multiline(struct jp_form_row *r, const struct clip *c, int y, int x, int width,
+			  bool focused, int *cy)
+{
+	const struct jp_glyphs *g = jp_term_glyphs();
+	enum jp_style st = focused ? JP_STYLE_INPUT_FOCUS : JP_STYLE_INPUT;
+	const char *buf = r->le.buf ? r->le.buf : "";
+	size_t starts[EDIT_MAX_WRAP], end;
+	int n, cl, top, k, shown, col;
+
+	r->edit_w = width;
+	n = jp_form_wrap_starts(starts, EDIT_MAX_WRAP, buf, r->le.len, width);
+	cl = cursor_line(starts, n, r->le.cursor);
+	shown = n > EDIT_MAX_LINES ? EDIT_MAX_LINES : n;
+	top = cl >= shown ? cl - shown + 1 : 0;
+	for (k = 0; k < shown; k++) {
+		int ly = y + k, i = top + k;
+
+		if (!in_clip(c, ly))
+			continue;
+		end = i + 1 < n ? starts[i + 1] : r->le.len;
+		jp_draw_fill(ly, x, width, st);
+		jp_draw_textn(ly, x, width - 1, st, buf + starts[i], end - starts[i]);
+		if (k == 0 && top > 0)
+			jp_draw_text(ly, x + width - 1, 1, JP_STYLE_DIM, g->more_left);
+		else if (k == shown - 1 && top + shown < n)
+			jp_draw_text(ly, x + width - 1, 1, JP_STYLE_DIM, g->more_right);
+	}
+	col = jp_utf8_width(buf + starts[cl], r->le.cursor - starts[cl]);
+	*cy = y + cl - top;
+	return x + col;
 }
 
 static void draw_bottom(struct jp_form *form, int y, int x, int h, int w)

@@ -12,4 +12,9 @@ char *jp_form_value(const struct jp_form *form, const char *key);
 /* "data[].path" with index 2 -> "data[2].path"; the caller's. */
 char *jp_form_item_key(const char *generic, size_t index);
 
+/* Where each line of s[0..len) word-wrapped into `width` columns starts
+ * (a column kept for the cursor; a space ends the line it follows): at most
+ * max offsets into starts, their count returned (1 for empty text). */
+int jp_form_wrap_starts(size_t *starts, size_t max, const char *s, size_t len, int width);
+
 #endif

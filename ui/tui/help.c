@@ -10,6 +10,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/strv.h"
 #include "tui/draw.h"
+#include "tui/utf8.h"
 #include "tui/widgets.h"
 
 struct help {
@@ -57,6 +58,7 @@ static char *build_text(const char *text)
 	const struct jp_keybinding *t;
 	size_t n, i, len, cap;
 	char *s, line[256];
+	int keyw = 0;
 
 	t = jp_keys_table(&n);
 	cap = strlen(text ? text : "") + 64 + n * 200;
@@ -65,10 +67,15 @@ static char *build_text(const char *text)
 		return NULL;
 	snprintf(s, cap, "%s\n\n#%s\n", text ? text : "", _("Keys"));
 	len = strlen(s);
+	/* The key column is as wide as its widest key, in display columns. */
+	for (i = 0; i < n; i++)
+		if (t[i].name && t[i].help && jp_utf8_swidth(t[i].name) > keyw)
+			keyw = jp_utf8_swidth(t[i].name);
 	for (i = 0; i < n; i++) {
 		if (!t[i].name || !t[i].help)
 			continue;
-		snprintf(line, sizeof(line), "  %-12s %s\n", t[i].name, _(t[i].help));
+		snprintf(line, sizeof(line), "  %s%*s %s\n", t[i].name,
+			 keyw - jp_utf8_swidth(t[i].name), "", _(t[i].help));
 		if (len + strlen(line) + 1 > cap)
 			break;
 		strcpy(s + len, line);

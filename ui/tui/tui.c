@@ -177,10 +177,12 @@ int jp_tui_main(const struct jp_tui_options *opts)
 		fflush(stdout);
 		code = 0;
 	} else if (code == 130 || code > 128) {
+		char cmd[256];
+
 		if (w.draft_path && access(w.draft_path, F_OK) == 0)
-			fprintf(stderr, _("jobprep: stopped; your answers are kept in %s: run jobprep "
+			fprintf(stderr, _("jobprep: stopped; your answers are kept in %s: run %s "
 					  "again to resume.\n"),
-				w.draft_path);
+				w.draft_path, jp_wizard_resume_command(cmd, sizeof(cmd), &w));
 		else
 			fprintf(stderr, "%s\n", _("jobprep: stopped."));
 	}

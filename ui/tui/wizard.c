@@ -10,6 +10,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/units.h"
+#include "jobprep/shellwords.h"
 #include "tui/draft.h"
 #include "tui/draw.h"
 #include "tui/term.h"
@@ -658,15 +659,30 @@ bool jp_wizard_confirm_quit(struct jp_wizard *w)
 
 	if (w->written || !jp_wizard_busy(w))
 		return true;
-	snprintf(text, sizeof(text), "%s",
+	char cmd[256];
+
+	snprintf(text, sizeof(text),
 		 _("Work is still running in the background (shown on the status line). "
 		   "Quitting stops it and removes what it half-made. Your answers are kept: "
-		   "run jobprep again to resume. Quit now?"));
+		   "run %s to resume. Quit now?"),
+		 jp_wizard_resume_command(cmd, sizeof(cmd), w));
 	w->modal_depth++;
 	rc = jp_confirm(&w->ui, _("Quit?"), text, _("Quit"), _("Keep going"), false);
 	w->modal_depth--;
 	w->redraw = true;
 	return rc == 1;
+}
+
+const char *jp_wizard_resume_command(char *buf, size_t len, const struct jp_wizard *w)
+{
+	char *q = NULL;
+
+	if (w->opts.profile_path && jp_sh_quote(&q, w->opts.profile_path) == 0)
+		snprintf(buf, len, "jobprep%s --profile %s", w->opts.demo ? " --demo" : "", q);
+	else
+		snprintf(buf, len, "jobprep%s", w->opts.demo ? " --demo" : "");
+	free(q);
+	return buf;
 }
 
 void jp_wizard_save_draft(struct jp_wizard *w)

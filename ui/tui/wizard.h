@@ -130,6 +130,9 @@ void jp_wizard_draw(struct jp_wizard *w);
 void jp_wizard_save_draft(struct jp_wizard *w);
 /* Show the help overlay for the step and the focused field. */
 void jp_wizard_help(struct jp_wizard *w);
+/* The command that resumes this session's draft: "jobprep --demo",
+ * "jobprep --profile 'FILE'", or "jobprep", into buf. */
+const char *jp_wizard_resume_command(char *buf, size_t len, const struct jp_wizard *w);
 /* Ask before quitting when work would be lost; true: quit. */
 bool jp_wizard_confirm_quit(struct jp_wizard *w);
 
