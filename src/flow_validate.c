@@ -10,7 +10,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "jobprep/buf.h"
+#include "buf.h"
 #include "jobprep/i18n.h"
 #include "jobprep/lint.h"
 #include "jobprep/pathclass.h"
