@@ -56,6 +56,9 @@ for i in range(400):
     with open("%s/f%d" % (d, i), "wb") as f:
         f.write(os.urandom(16384 + i))
 EOF
+# and 20,000 small sparse files (bench/mktree): the copy, without a flush per
+# file, takes a second or more even on tmpfs, so a signal lands mid-copy
+"${TOP_BUILDDIR:?}/bench/mktree" "$S/stagesrc/filler" 20000 500 50 >/dev/null || exit 99
 TREES=$(i=0; while [ $i -lt 40 ]; do printf '%s ' "$S/tree"; i=$((i + 1)); done)
 data=$(i=0; while [ $i -lt 40 ]; do [ $i = 0 ] || printf ', '; printf '{"name": "t%d", "path": "%s", "kind": "team", "read_only": true}' $i "$S/tree"; i=$((i + 1)); done)
 sed -e "s|@DATA@|$data|" -e "s|@T@|$S|g" >"$S/deep.json" <<'EOF'
