@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
+#include "jobprep/probe.h"
 
 void (*jp_file_write_atomic_hook)(const char *tmp_path) = NULL;
 
@@ -49,8 +51,61 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
+static int write_now(const char *path, const char *data, size_t len, unsigned mode,
+		     struct jp_error *err);
+
+/* The write in a child process (jp_probe_call_flat): the answer is the
+ * status and the message, copied back flat. */
+struct write_call {
+	int rc;
+	char msg[2048];
+	/* not copied back */
+	const char *path, *data;
+	size_t len;
+	unsigned mode;
+};
+
+static void write_run(void *arg)
+{
+	struct write_call *c = arg;
+	struct jp_error e = JP_ERROR_INIT;
+
+	c->rc = write_now(c->path, c->data, c->len, c->mode, &e);
+	snprintf(c->msg, sizeof(c->msg), "%s", c->rc && jp_error_message(&e) ? jp_error_message(&e) : "");
+	jp_error_dispose(&e);
+}
+
+unsigned jp_file_write_timeout_ms(void)
+{
+	/* a flush on a slow but living network mount takes its time */
+	return 4 * jp_probe_default_timeout_ms();
+}
+
 int jp_file_write_atomic(const char *path, const char *data, size_t len, unsigned mode,
 			 struct jp_error *err)
+{
+	struct write_call c;
+	int rc;
+
+	/* The test hook watches the write in this process. */
+	if (jp_file_write_atomic_hook)
+		return write_now(path, data, len, mode, err);
+	memset(&c, 0, sizeof(c));
+	c.path = path;
+	c.data = data;
+	c.len = len;
+	c.mode = mode;
+	rc = jp_probe_call_flat(write_run, &c, offsetof(struct write_call, path), path,
+				jp_file_write_timeout_ms(), err);
+	if (rc < 0) /* JP_ETIMEOUT: "PATH: no answer within N s (is a network mount hung?)" */
+		return rc;
+	if (c.rc < 0)
+		return jp_error_set(err, c.rc, "%s", c.msg[0] ? c.msg : jp_strerror(c.rc));
+	return 0;
+}
+
+static int write_now(const char *path, const char *data, size_t len, unsigned mode,
+		     struct jp_error *err)
 {
 	char *dir = NULL;
 	const char *base, *slash;

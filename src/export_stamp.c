@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "jobprep/export.h"
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
+#include "jobprep/probe.h"
 
 #define STAMP_PREFIX "# jobprep-export-digest: xxh3-64="
 #define STAMP_HEX 16
@@ -83,7 +85,44 @@ bool jp_export_is_unedited(const char *text, size_t len)
 	return digest(text, at, nl, len - (size_t)(nl - text)) == want;
 }
 
+static int may_replace_now(const char *path, struct jp_error *err);
+
+/* The look in a child process (jp_probe_call_flat): the status and the
+ * message come back flat. */
+struct replace_call {
+	int rc;
+	char msg[2048];
+	const char *path; /* not copied back */
+};
+
+static void replace_run(void *arg)
+{
+	struct replace_call *c = arg;
+	struct jp_error e = JP_ERROR_INIT;
+
+	c->rc = may_replace_now(c->path, &e);
+	snprintf(c->msg, sizeof(c->msg), "%s",
+		 c->rc && jp_error_message(&e) ? jp_error_message(&e) : "");
+	jp_error_dispose(&e);
+}
+
 int jp_export_may_replace(const char *path, struct jp_error *err)
+{
+	struct replace_call c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.path = path;
+	/* a hung mount: "PATH: no answer within N s" (JP_ETIMEOUT) */
+	rc = jp_probe_call_flat(replace_run, &c, offsetof(struct replace_call, path), path, 0, err);
+	if (rc < 0)
+		return rc;
+	if (c.rc < 0)
+		return jp_error_set(err, c.rc, "%s", c.msg[0] ? c.msg : jp_strerror(c.rc));
+	return 0;
+}
+
+static int may_replace_now(const char *path, struct jp_error *err)
 {
 	struct stat st;
 	char *buf = NULL;

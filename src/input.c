@@ -10,6 +10,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/input.h"
+#include "jobprep/probe.h"
 
 int jp_input_open(int *fd, struct stat *st, const char *path, struct jp_error *err)
 {
@@ -48,6 +49,12 @@ int jp_input_open(int *fd, struct stat *st, const char *path, struct jp_error *e
 
 int jp_input_read(char **text, size_t *len, const char *path, size_t max,
 		  struct jp_error *err)
+{
+	return jp_probe_read_file(text, len, path, max, 0, err);
+}
+
+int jp_input_read_now(char **text, size_t *len, const char *path, size_t max,
+		      struct jp_error *err)
 {
 	struct stat st;
 	size_t cap, n = 0;

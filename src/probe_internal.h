@@ -1,4 +1,4 @@
-/* Shared by probe.c and probe_child.c only: the list of mounts where a
+/* Shared by probe.c, probe_child.c and probe_file.c only: the list of mounts where a
  * bounded call is still stuck, and calls run in a child process. */
 #ifndef JOBPREP_PROBE_INTERNAL_H
 #define JOBPREP_PROBE_INTERNAL_H

@@ -531,7 +531,8 @@ static int run_phase(struct ctx *c, unsigned threads, struct progress_state *ps)
 	pthread_mutex_unlock(&c->lock);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
-	ps->done_before += atomic_load(&c->done);
+	/* counted once: the final report adds c->done again */
+	ps->done_before += atomic_exchange(&c->done, 0);
 	if (ps->canceled)
 		return JP_ECANCELED;
 	return c->err_code;

@@ -16,8 +16,14 @@
 int jp_input_open(int *fd, struct stat *st, const char *path, struct jp_error *err);
 /* The whole file, NUL-terminated, in *text (the caller's to free) and its
  * length in *len; JP_EFORMAT "PATH: expected at most MAX bytes" when it is
- * larger than max. */
+ * larger than max. In bounded time (jp_probe_read_file: a child process,
+ * $JOBPREP_PROBE_TIMEOUT_MS): on a hung network mount JP_EFORMAT "PATH: no
+ * answer within N s (is a network mount hung?)". errno is kept on a
+ * failure to open (ENOENT for a file that is not there). */
 int jp_input_read(char **text, size_t *len, const char *path, size_t max,
 		  struct jp_error *err);
+/* The same, on this thread, unbounded: for jp_probe_read_file's child. */
+int jp_input_read_now(char **text, size_t *len, const char *path, size_t max,
+		      struct jp_error *err);
 
 #endif

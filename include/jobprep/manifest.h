@@ -202,9 +202,16 @@ struct cJSON *jp_checks_to_json(const struct jp_manifest *m);
 /* Write atomically: a temporary in the same directory (O_EXCL|O_NOFOLLOW),
  * fsync, rename over `path`, fsync of the directory. Refuses a `path` that
  * is a symlink. On any failure the previous file is left intact and the
- * temporary removed. `mode` is the new file's permission bits. */
+ * temporary removed. `mode` is the new file's permission bits. In bounded
+ * time: the write runs in a forked child (jp_probe_call_flat), and on a hung
+ * network mount it fails with JP_ETIMEOUT ("PATH: no answer within N s")
+ * after jp_file_write_timeout_ms() (the child, killed, is left to the mount;
+ * the old file stays, unless the rename itself was what hung). */
 int jp_file_write_atomic(const char *path, const char *data, size_t len,
 			 unsigned mode, struct jp_error *err);
+/* Four times jp_probe_default_timeout_ms(): a flush on a slow but living
+ * network mount takes its time. */
+unsigned jp_file_write_timeout_ms(void);
 /* Validate m (JP_EFORMAT with every problem, nothing written), then write
  * it with jp_file_write_atomic. Whether failed checks may be written is the
  * caller's decision. */

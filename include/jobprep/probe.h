@@ -123,6 +123,15 @@ int jp_probe_start(struct jp_probe_job **out, jp_probe_fn fn, void *arg,
 bool jp_probe_wait(struct jp_probe_job *job, unsigned timeout_ms);
 void *jp_probe_end(struct jp_probe_job *job);
 
+/* jp_input_read_now (a whole file a person named: manifest, answers,
+ * profile, draft) in a forked child, answered within timeout_ms (0: the
+ * default). Its result, message and errno as if read here; JP_EFORMAT
+ * "PATH: no answer within N s" (exit 3, unreadable) when the child does not
+ * answer (it is killed and left to the mount), also at once while path's
+ * mount is known hung. jp_input_read reads this way. */
+int jp_probe_read_file(char **text, size_t *len, const char *path, size_t max,
+		       unsigned timeout_ms, struct jp_error *err);
+
 #define JP_PROBE_NOFOLLOW (1u << 0) /* jp_probe_stat: lstat(2) */
 
 struct stat;

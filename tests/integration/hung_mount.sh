@@ -83,6 +83,13 @@ EOF
 manifest "$T/code-there.json" "$T/mnt/proj" 'bash \"$PROJECT_DIR/scripts/train.sh\"'
 manifest "$T/script-there.json" "$T/local/proj" "bash \\\"$T/mnt/run.sh\\\""
 
+# files a person names, there: a manifest, answers, a profile
+manifest "$T/export/job.json" "$T/local/proj" 'python train.py'
+printf '{"job": {"name": "hung-answers"}}\n' >"$T/export/answers.json"
+printf '{"shared_roots": ["%s"]}\n' "$T/local" >"$T/export/profile.json"
+printf '{"shared_roots": ["%s"]}\n' "$T/local" >"$T/profile.json"
+manifest "$T/local.json" "$T/local/proj" 'python train.py'
+
 # Before hanging it: the mount answers, and check sees the script.
 "$J" check --json "$T/code-there.json" >"$T/healthy.out" 2>&1
 jp_expect healthy_mount_check_finds_the_script \
@@ -203,6 +210,32 @@ jp_expect runs_on_hung_mount_ends_by_itself main_gone $pid
 jp_expect runs_on_hung_mount_says_no_answer grep -q "no answer" "$T/runs.err"
 exits_while_hung runs_on_hung_mount $pid 1
 
+# --- every other command, each with what it reads or writes there: it ends
+# by itself within its bound, saying the storage did not answer, with the
+# status of an unreadable file (3) or of failed work (1)
+# ends_by_itself NAME WANT TEXT ARG...: jobprep ARG...
+ends_by_itself() {
+	_name=$1 _want=$2 _text=$3
+	shift 3
+	JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" "$@" </dev/null >"$T/$_name.out" 2>"$T/$_name.err" &
+	pid=$!
+	wait_for 600 gone $pid
+	jp_expect "${_name}_on_hung_mount_ends_by_itself" main_gone $pid
+	jp_expect "${_name}_on_hung_mount_says_no_answer" grep -q "$_text" "$T/$_name.err"
+	exits_while_hung "${_name}_on_hung_mount" $pid "$_want"
+}
+ends_by_itself check_manifest 3 "no answer" check "$T/mnt/job.json"
+ends_by_itself env_manifest 3 "no answer" env "$T/mnt/job.json"
+ends_by_itself preflight_manifest 3 "no answer" preflight "$T/mnt/job.json"
+ends_by_itself show_manifest 3 "no answer" show "$T/mnt/job.json"
+ends_by_itself export_manifest 3 "no answer" export --to slurm "$T/mnt/job.json"
+ends_by_itself export_output 1 "no answer" export --to slurm -o "$T/mnt/job.sbatch" "$T/local.json"
+ends_by_itself init_answers 3 "no answer" init --answers "$T/mnt/answers.json" --profile "$T/profile.json"
+ends_by_itself init_profile 3 "no answer" init --answers "$T/local.json" --profile "$T/mnt/profile.json"
+ends_by_itself runs_profile 3 "no answer" runs --profile "$T/mnt/profile.json" hung
+ends_by_itself scan_profile 3 "no answer" scan --profile "$T/mnt/profile.json" "$T/local"
+# (not yet: stage from or into a hung mount waits for it, issue 11)
+
 # --- resume the mount: the rest is reaped, with the status it chose.
 kill -CONT "$ssh_pid"
 ssh_pid=
@@ -212,7 +245,10 @@ jp_expect resumed_mount_answers [ -f "$T/mnt/proj/scripts/train.sh" ]
 jp_sshfs_umount "$T/mnt"
 jp_expect mount_unmounts_cleanly sh -c '! grep -q " $1 " /proc/self/mountinfo' sh "$T/mnt"
 if [ "$JP_T_FAILED" != 0 ]; then
-	for f in hung.out hung.err term.out term.err scan.out scan.err clone.err from.err repo.err; do
+	for f in hung.out hung.err term.out term.err scan.out scan.err clone.err from.err repo.err \
+		check_manifest.err env_manifest.err preflight_manifest.err show_manifest.err \
+		export_manifest.err export_output.err init_answers.err init_profile.err runs_profile.err \
+		scan_profile.err; do
 		echo "--- $f"
 		cat "$T/$f"
 	done
