@@ -36,7 +36,7 @@ done
 # git (jobprep asks `git credential` for tokens).
 packages="build-essential autoconf automake autopoint gettext pkg-config
   libgit2-dev libcjson-dev libncurses-dev libxxhash-dev libarchive-dev
-  libcurl4-openssl-dev libssl-dev git"
+  libcurl4-openssl-dev libssl-dev libmount-dev git"
 # The tests: real servers and tools, started by the tests themselves.
 test_packages="libcmocka-dev tmux lighttpd lighttpd-mod-openssl openssl
   openssh-server openssh-client sshfs fuse3 python3 python3-jsonschema python3-yaml

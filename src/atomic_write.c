@@ -71,7 +71,7 @@ int jp_file_write_atomic(const char *path, const char *data, size_t len, unsigne
 	else
 		dir = strndup(path, (size_t)(slash - path));
 	if (!dir)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 
 	/* Work relative to the directory, so a renamed parent cannot split
 	 * the temporary from its target. */

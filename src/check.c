@@ -423,7 +423,7 @@ static int storage_probe(const struct check_ctx *ctx, const struct subject *s,
 	snprintf(c->error, sizeof(c->error), "%s", c->rc < 0 ? jp_error_message(&perr) : "");
 	jp_error_dispose(&perr);
 	if (c->rc == JP_ENOMEM)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return 0;
 }
 
@@ -692,7 +692,7 @@ static int check_contents(struct verdict *v, const struct check_ctx *ctx, const 
 	}
 	f = calloc(1, sizeof(*f));
 	if (!f)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	out.payload = f;
 	o.mode = ctx->flags & JP_CHECK_DEEP ? JP_SCAN_FULL : JP_SCAN_QUICK;
 	rc = jp_scan(&r, s->path, &o, &out, NULL, &serr);

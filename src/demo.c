@@ -13,6 +13,7 @@
 #include <git2.h>
 
 #include "jobprep/demo.h"
+#include "jobprep/fs.h"
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
@@ -113,31 +114,6 @@ void jp_demo_dispose(struct jp_demo *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static int mkdirs(const char *path, struct jp_error *err)
-{
-	char *p = strdup(path);
-	int rc = 0;
-
-	if (!p)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-	for (char *s = p + 1;; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		char c = *s;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-			rc = jp_error_set(err, JP_EIO, _("%s: cannot create the directory: %s"), p,
-					  strerror(errno));
-			break;
-		}
-		*s = c;
-		if (!c)
-			break;
-	}
-	free(p);
-	return rc;
-}
-
 /* Write a file unless it is there already. */
 static int put_file(const char *root, const struct demo_file *f, struct jp_error *err)
 {
@@ -146,12 +122,12 @@ static int put_file(const char *root, const struct demo_file *f, struct jp_error
 	int rc = 0;
 
 	if (!path)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	if (stat(path, &st) == 0)
 		goto out;
 	char *slash = strrchr(path, '/');
 	*slash = '\0';
-	rc = mkdirs(path, err);
+	rc = jp_fs_mkdir_p(NULL, path, 0755, err);
 	*slash = '/';
 	if (rc == 0)
 		rc = jp_file_write_atomic(path, f->text, strlen(f->text), f->mode, err);
@@ -232,7 +208,7 @@ static int write_json(const char *path, const cJSON *json, struct jp_error *err)
 	int rc;
 
 	if (!printed || asprintf(&text, "%s\n", printed) < 0)
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 	else
 		rc = jp_file_write_atomic(path, text, strlen(text), 0644, err);
 	cJSON_free(printed);
@@ -260,7 +236,7 @@ static int make_profile(const struct jp_demo *d, struct jp_error *err)
 	jp_strv_dispose(&p->public_roots);
 	if (!shared || !pub || jp_strv_push(&p->shared_roots, shared) < 0 ||
 	    jp_strv_push(&p->public_roots, pub) < 0 || !(json = jp_profile_to_json(p)))
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 	else
 		rc = write_json(d->profile_path, json, err);
 	free(shared);
@@ -299,7 +275,7 @@ static int make_answers(const struct jp_demo *d, struct jp_error *err)
 	if (ok)
 		rc = write_json(d->answers_path, root, err);
 	else
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 	cJSON_Delete(root);
 	return rc;
 }
@@ -326,10 +302,10 @@ int jp_demo_prepare(struct jp_demo *out, const char *cwd, struct jp_error *err)
 	    !out->data_path || !out->public_path ||
 	    asprintf(&out->repo_url, "file://%s", repo) < 0) {
 		out->repo_url = NULL;
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 	}
 	if (rc == 0)
-		rc = mkdirs(out->root, err);
+		rc = jp_fs_mkdir_p(NULL, out->root, 0755, err);
 	if (rc == 0)
 		rc = make_repo(repo, err);
 	for (size_t i = 0; rc == 0 && i < N_OF(data_files); i++)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobprep/buf.h"
+#include "buf.h"
 #include "jobprep/envsh.h"
 #include "jobprep/i18n.h"
 #include "jobprep/shellwords.h"
@@ -28,7 +28,7 @@ static int add_export(struct jp_buf *b, const char *field, const char *name, con
 		return jp_error_set(err, JP_EFORMAT, _("%s: %s is special to the shells: %s"), field,
 				    name, _(jp_env_name_special(name)));
 	if (jp_sh_quote(&quoted, value) < 0)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	jp_buf_add(b, "export ");
 	jp_buf_add(b, name);
 	jp_buf_addc(b, '=');
@@ -117,7 +117,7 @@ int jp_envsh_render(char **out, const struct jp_manifest *m, struct jp_error *er
 			goto out;
 	}
 	if (jp_buf_take(out, &b) < 0)
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 out:
 	jp_buf_dispose(&b);
 	return rc;

@@ -56,6 +56,11 @@ int jp_error_set(struct jp_error *err, int code, const char *fmt, ...)
 	return code;
 }
 
+int jp_error_oom(struct jp_error *err)
+{
+	return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+}
+
 const char *jp_error_message(const struct jp_error *err)
 {
 	if (err && err->n > 0)

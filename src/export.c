@@ -69,7 +69,7 @@ int export_error(struct jp_error *err, int code, const char *origin, const char 
 	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	jp_error_set(err, code, "%s: %s", origin ? origin : "manifest", msg);
 	free(msg);
 	return code;

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "jobprep/buf.h"
+#include "buf.h"
 #include "jobprep/error.h"
 #include "jobprep/manifest.h"
 

@@ -12,38 +12,8 @@
 #include "jobprep/export.h"
 #include "jobprep/i18n.h"
 #include "jobprep/profile.h"
+#include "jobprep/utf8.h"
 #include "export_internal.h"
-
-/* One code point of UTF-8 at p: its length, or 0 when the bytes are not
- * UTF-8 (overlong forms, surrogates and values past U+10FFFF included). */
-static size_t utf8_decode(const unsigned char *p, uint32_t *cp)
-{
-	size_t n;
-	uint32_t c, min;
-
-	if (p[0] < 0x80) {
-		*cp = p[0];
-		return 1;
-	}
-	if ((p[0] & 0xe0) == 0xc0) {
-		n = 2, c = p[0] & 0x1f, min = 0x80;
-	} else if ((p[0] & 0xf0) == 0xe0) {
-		n = 3, c = p[0] & 0x0f, min = 0x800;
-	} else if ((p[0] & 0xf8) == 0xf0) {
-		n = 4, c = p[0] & 0x07, min = 0x10000;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (p[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return n;
-}
 
 /* Characters a YAML double-quoted scalar must not carry raw: C0 and C1
  * controls and DEL (not printable in YAML), and those a YAML 1.1 reader
@@ -60,12 +30,12 @@ static bool yaml_needs_escape(uint32_t c)
 static int yaml_quoted(struct jp_buf *b, const char *s, const char *field, const char *origin,
 		       struct jp_error *err)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const char *p = s, *end = s + strlen(s);
 
 	jp_buf_add(b, "\"");
 	while (*p) {
 		uint32_t c;
-		size_t n = utf8_decode(p, &c);
+		size_t n = jp_utf8_decode(&c, p, (size_t)(end - p));
 
 		if (n == 0)
 			return export_error(err, JP_EFORMAT, origin, _("%s: expected UTF-8 text"),
@@ -256,7 +226,7 @@ int jp_export_pytorchjob(char **out, unsigned *notes, const struct jp_manifest *
 		profile = own_profile;
 	}
 	if (collect_volumes(&vs, m, profile) < 0) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 		goto out;
 	}
 	rc = export_prelude(&prelude, m, err);
@@ -265,7 +235,7 @@ int jp_export_pytorchjob(char **out, unsigned *notes, const struct jp_manifest *
 	if (asprintf(&command, "%s%s%s", prelude, export_preflight_line(),
 		     m->job.launch_command ? m->job.launch_command : "") < 0) {
 		command = NULL;
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 		goto out;
 	}
 

@@ -55,7 +55,7 @@ int jp_export_stamp(char **out, const char *text, struct jp_error *err)
 	if (asprintf(out, "%.*s" STAMP_PREFIX "%016" PRIx64 STAMP_REST "%s", (int)at, text, h,
 		     text + at) < 0) {
 		*out = NULL;
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	return 0;
 }
@@ -111,7 +111,7 @@ int jp_export_may_replace(const char *path, struct jp_error *err)
 		goto not_ours;
 	buf = malloc((size_t)st.st_size + 1);
 	if (!buf) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 		goto out;
 	}
 	while (n < (size_t)st.st_size) {

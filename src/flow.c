@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
@@ -54,25 +55,18 @@ void flow_inspected_dispose(struct inspected *i)
 	memset(i, 0, sizeof(*i));
 }
 
-/* *dst = a copy of src (NULL stays NULL); < 0 on ENOMEM. */
-static int dup_str(char **dst, const char *src)
-{
-	*dst = src ? strdup(src) : NULL;
-	return src && !*dst ? JP_ENOMEM : 0;
-}
-
 int flow_inspected_copy(struct inspected *dst, const struct inspected *src)
 {
 	*dst = *src;
 	dst->path = dst->url = dst->branch = dst->dirty_paths = dst->problem = NULL;
 	dst->req_url = dst->req_ref = dst->note = dst->refusal = NULL;
-	if (dup_str(&dst->path, src->path) < 0 || dup_str(&dst->url, src->url) < 0 ||
-	    dup_str(&dst->branch, src->branch) < 0 ||
-	    dup_str(&dst->dirty_paths, src->dirty_paths) < 0 ||
-	    dup_str(&dst->problem, src->problem) < 0 ||
-	    dup_str(&dst->req_url, src->req_url) < 0 ||
-	    dup_str(&dst->req_ref, src->req_ref) < 0 || dup_str(&dst->note, src->note) < 0 ||
-	    dup_str(&dst->refusal, src->refusal) < 0)
+	if (jp_set_str(&dst->path, src->path) < 0 || jp_set_str(&dst->url, src->url) < 0 ||
+	    jp_set_str(&dst->branch, src->branch) < 0 ||
+	    jp_set_str(&dst->dirty_paths, src->dirty_paths) < 0 ||
+	    jp_set_str(&dst->problem, src->problem) < 0 ||
+	    jp_set_str(&dst->req_url, src->req_url) < 0 ||
+	    jp_set_str(&dst->req_ref, src->req_ref) < 0 || jp_set_str(&dst->note, src->note) < 0 ||
+	    jp_set_str(&dst->refusal, src->refusal) < 0)
 		return JP_ENOMEM;
 	return 0;
 }
@@ -122,7 +116,7 @@ int jp_flow_new(struct jp_flow **out, const struct jp_profile *profile, struct j
 	if (!flow || !(flow->cache = calloc(1, sizeof(*flow->cache))) ||
 	    jp_profile_copy(&flow->profile, profile) < 0 || jp_manifest_new(&flow->m) < 0 ||
 	    jp_profile_copy(&flow->m->profile, profile) < 0)
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 	if (rc == 0)
 		rc = flow_recompute(flow, err);
 	if (rc < 0) {
@@ -138,7 +132,7 @@ void jp_flow_free(struct jp_flow *flow)
 	if (!flow)
 		return;
 	for (size_t i = 0; flow->m && i < flow->m->n_data; i++)
-		free(flow->dx[i].scanned_path);
+		flow_data_extra_dispose(&flow->dx[i]);
 	free(flow->dx);
 	jp_manifest_free(flow->m);
 	jp_profile_free(flow->profile);
@@ -201,6 +195,7 @@ static char **str_slot(struct jp_flow *flow, const struct fref *r)
 	case K_ENV_PATH: return &flow->env_path;
 	case K_DATA_NAME: return r->index < m->n_data ? &m->data[r->index].name : NULL;
 	case K_DATA_PATH: return r->index < m->n_data ? &m->data[r->index].path : NULL;
+	case K_DATA_FROM: return r->index < m->n_data ? &m->data[r->index].origin.from : NULL;
 	case K_ENV_NAME: return r->index < m->job.n_env ? &m->job.env[r->index].name : NULL;
 	case K_ENV_VALUE: return r->index < m->job.n_env ? &m->job.env[r->index].value : NULL;
 	default: return NULL;
@@ -214,6 +209,7 @@ static bool index_ok(const struct jp_flow *flow, const struct fref *r)
 	case K_DATA_PATH:
 	case K_DATA_KIND:
 	case K_DATA_RO:
+	case K_DATA_FROM:
 		return r->index < flow->m->n_data;
 	case K_ENV_NAME:
 	case K_ENV_VALUE:
@@ -262,7 +258,7 @@ int jp_flow_get(char **out, const struct jp_flow *flow, const char *key, struct 
 	if (flow_parse_key(&r, key) < 0 || !index_ok(flow, &r))
 		return bad_key(err, key);
 	*out = value_text(flow, &r);
-	return *out ? 0 : jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	return *out ? 0 : jp_error_oom(err);
 }
 
 bool jp_flow_is_set(const struct jp_flow *flow, const char *key)
@@ -278,6 +274,7 @@ bool jp_flow_is_set(const struct jp_flow *flow, const char *key)
 	case K_DATA_KIND: return flow->dx[r.index].kind_set;
 	case K_DATA_RO: return flow->dx[r.index].ro_set;
 	case K_DATA_PATH:
+	case K_DATA_FROM:
 	case K_ENV_NAME:
 	case K_ENV_VALUE:
 		return true; /* no defaults: whatever is there was given */
@@ -454,6 +451,9 @@ static int store(struct jp_flow *flow, const struct fref *r, const char *value,
 	case K_DATA_PATH:
 		rc = jp_set_str(str_slot(flow, r), text);
 		break;
+	case K_DATA_FROM:
+		rc = flow_stage_store(flow, r->index, text, why);
+		break;
 	default: {
 		char **slot = str_slot(flow, r);
 		if (!slot) {
@@ -602,7 +602,7 @@ int jp_flow_step_verdict(struct jp_verdict *verdict, char **first_key, const str
 		*first_key = NULL;
 	each_key(flow, step, step_walk_one, &w);
 	if (w.oom)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return 0;
 }
 
@@ -644,7 +644,7 @@ int flow_report_failures(const struct jp_flow *flow, const char *origin, struct 
 	for (int s = 0; s < JP_STEP_COUNT && !w.oom; s++)
 		each_key(flow, (enum jp_step)s, fail_walk_one, &w);
 	if (w.oom)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return w.failed ? JP_ECHECK : 0;
 }
 
@@ -667,16 +667,16 @@ int jp_flow_list_add(size_t *index, struct jp_flow *flow, const char *list_key,
 	if (list_key && strcmp(list_key, "data") == 0) {
 		struct data_extra *g = realloc(flow->dx, (m->n_data + 1) * sizeof(*g));
 		if (!g)
-			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			return jp_error_oom(err);
 		flow->dx = g;
 		memset(&g[m->n_data], 0, sizeof(*g));
 		if (jp_manifest_add_data(m, NULL, NULL, JP_DATA_TEAM, false) < 0)
-			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			return jp_error_oom(err);
 		if (index)
 			*index = m->n_data - 1;
 	} else if (list_key && strcmp(list_key, "job.env") == 0) {
 		if (jp_manifest_add_env(m, NULL, NULL) < 0)
-			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			return jp_error_oom(err);
 		if (index)
 			*index = m->job.n_env - 1;
 	} else {
@@ -694,7 +694,8 @@ int jp_flow_list_remove(struct jp_flow *flow, const char *list_key, size_t index
 	if (list_key && strcmp(list_key, "data") == 0 && index < m->n_data) {
 		free(m->data[index].name);
 		free(m->data[index].path);
-		free(flow->dx[index].scanned_path);
+		jp_data_origin_dispose(&m->data[index].origin);
+		flow_data_extra_dispose(&flow->dx[index]);
 		memmove(&m->data[index], &m->data[index + 1],
 			(m->n_data - index - 1) * sizeof(*m->data));
 		memmove(&flow->dx[index], &flow->dx[index + 1],
@@ -748,6 +749,25 @@ static void answer(struct answer_ctx *a, const char *key, const char *value)
 	jp_verdict_dispose(&why);
 }
 
+/* An answers file's origin.digest is what the download must have. */
+static void answer_digest(struct answer_ctx *a, size_t idx, const struct jp_data_origin *o)
+{
+	if (!o->digest || a->oom)
+		return;
+	if (!o->from || strncasecmp(o->from, "http", 4) != 0 ||
+	    !o->digest_algorithm || strcmp(o->digest_algorithm, "sha256") != 0) {
+		a->bad = 1;
+		jp_error_set(a->err, JP_EFORMAT,
+			     _("%s: data[%zu].origin.digest: only a download's SHA-256 is checked "
+			       "while staging: give {\"algorithm\": \"sha256\", ...} with an "
+			       "http(s) from"),
+			     a->origin, idx);
+		return;
+	}
+	if (jp_set_str(&a->flow->dx[idx].want_sha256, o->digest) < 0)
+		a->oom = 1;
+}
+
 int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *ans, const char *origin,
 			  struct jp_error *err)
 {
@@ -788,6 +808,9 @@ int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *ans, c
 		answer(&a, key, d->kind == JP_DATA_PUBLIC ? "public" : NULL);
 		flow_item_key(key, sizeof(key), K_DATA_RO, idx);
 		answer(&a, key, d->read_only ? "true" : NULL);
+		flow_item_key(key, sizeof(key), K_DATA_FROM, idx);
+		answer(&a, key, d->origin.from);
+		answer_digest(&a, idx, &d->origin);
 	}
 
 	answer(&a, "outputs.output_dir", ans->outputs.output_dir);
@@ -809,7 +832,7 @@ int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *ans, c
 
 	flow->gen++;
 	if (a.oom || flow_recompute(flow, err) < 0)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	if (a.bad)
 		return JP_EFORMAT;
 	rc = flow_report_failures(flow, a.origin, err);

@@ -43,6 +43,8 @@ int flow_manifest_copy(struct jp_manifest **out, const struct jp_manifest *src)
 			goto oom;
 		m->data[i].has_stats = d->has_stats;
 		m->data[i].stats = d->stats;
+		if (jp_data_origin_copy(&m->data[i].origin, &d->origin) < 0)
+			goto oom;
 	}
 	for (size_t i = 0; i < src->n_checks; i++) {
 		const struct jp_check *c = &src->checks[i];
@@ -56,13 +58,6 @@ int flow_manifest_copy(struct jp_manifest **out, const struct jp_manifest *src)
 oom:
 	jp_manifest_free(m);
 	return JP_ENOMEM;
-}
-
-/* *dst = a copy of src (NULL stays NULL); < 0 on ENOMEM. */
-static int dup_str(char **dst, const char *src)
-{
-	*dst = src ? strdup(src) : NULL;
-	return src && !*dst ? JP_ENOMEM : 0;
 }
 
 int flow_snapshot(struct jp_flow **out, const struct jp_flow *src)
@@ -94,30 +89,27 @@ int flow_snapshot(struct jp_flow **out, const struct jp_flow *src)
 	size_t n = src->m->n_data;
 	if (rc == 0 && n && !(f->dx = calloc(n, sizeof(*f->dx))))
 		rc = JP_ENOMEM;
-	for (size_t i = 0; rc == 0 && f->dx && i < n; i++) {
-		f->dx[i] = src->dx[i];
-		f->dx[i].scanned_path = NULL;
-		rc = dup_str(&f->dx[i].scanned_path, src->dx[i].scanned_path);
-	}
+	for (size_t i = 0; rc == 0 && f->dx && i < n; i++)
+		rc = flow_data_extra_copy(&f->dx[i], &src->dx[i]);
 	if (rc == 0 && f->cache) {
 		f->cache->syncs = src->cache->syncs;
-		rc = dup_str(&f->cache->sync_path, src->cache->sync_path);
+		rc = jp_set_str(&f->cache->sync_path, src->cache->sync_path);
 	}
 	if (rc == 0 &&
-	    (dup_str(&f->manifest_path, src->manifest_path) < 0 ||
-	     dup_str(&f->env_path, src->env_path) < 0 || dup_str(&f->run_base, src->run_base) < 0 ||
-	     dup_str(&f->run_dir, src->run_dir) < 0 ||
-	     dup_str(&f->cloned_url, src->cloned_url) < 0 ||
-	     dup_str(&f->cloned_req_ref, src->cloned_req_ref) < 0 ||
-	     dup_str(&f->cloned_path, src->cloned_path) < 0 ||
-	     dup_str(&f->cloned_ref, src->cloned_ref) < 0 ||
+	    (jp_set_str(&f->manifest_path, src->manifest_path) < 0 ||
+	     jp_set_str(&f->env_path, src->env_path) < 0 || jp_set_str(&f->run_base, src->run_base) < 0 ||
+	     jp_set_str(&f->run_dir, src->run_dir) < 0 ||
+	     jp_set_str(&f->cloned_url, src->cloned_url) < 0 ||
+	     jp_set_str(&f->cloned_req_ref, src->cloned_req_ref) < 0 ||
+	     jp_set_str(&f->cloned_path, src->cloned_path) < 0 ||
+	     jp_set_str(&f->cloned_ref, src->cloned_ref) < 0 ||
 	     flow_inspected_copy(&f->insp, &src->insp) < 0 ||
-	     dup_str(&f->resolved_url, src->resolved_url) < 0 ||
-	     dup_str(&f->resolved_req_ref, src->resolved_req_ref) < 0 ||
-	     dup_str(&f->resolved_ref, src->resolved_ref) < 0 ||
-	     dup_str(&f->made_out, src->made_out) < 0 ||
-	     dup_str(&f->made_ckpt, src->made_ckpt) < 0 ||
-	     dup_str(&f->made_log, src->made_log) < 0 ||
+	     jp_set_str(&f->resolved_url, src->resolved_url) < 0 ||
+	     jp_set_str(&f->resolved_req_ref, src->resolved_req_ref) < 0 ||
+	     jp_set_str(&f->resolved_ref, src->resolved_ref) < 0 ||
+	     jp_set_str(&f->made_out, src->made_out) < 0 ||
+	     jp_set_str(&f->made_ckpt, src->made_ckpt) < 0 ||
+	     jp_set_str(&f->made_log, src->made_log) < 0 ||
 	     jp_strv_copy(&f->created, &src->created) < 0))
 		rc = JP_ENOMEM;
 	if (rc < 0) {

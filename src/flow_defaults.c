@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "jobprep/fs.h"
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
 #include "jobprep/probe.h"
@@ -131,17 +132,9 @@ static struct dir_call *dir_call_finish(jp_probe_fn fn, struct dir_call *c)
 static void dir_empty_run(void *arg)
 {
 	struct dir_call *c = arg;
-	DIR *d = opendir(c->text);
-	struct dirent *de;
 
-	if (!d) {
+	if (jp_fs_dir_count(&c->n, c->text) != 0)
 		c->errnum = errno;
-		return;
-	}
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			c->n++;
-	closedir(d);
 }
 
 bool flow_dir_is_empty(const char *path, size_t *entries)
@@ -574,6 +567,6 @@ int flow_recompute(struct jp_flow *flow, struct jp_error *err)
 	if (rc == 0)
 		rc = recompute_launch(flow, err);
 	if (rc == JP_ENOMEM)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return rc;
 }

@@ -52,7 +52,7 @@ int jp_flow_files(char **manifest, char **env, char **copy, const struct jp_flow
 		free(*manifest);
 		free(*copy);
 		*manifest = *copy = NULL;
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	return 0;
 }
@@ -212,7 +212,7 @@ int flow_copy_allowed(const struct jp_flow *flow, const char *copy, bool force, 
 					     "Replace it with a copy of this run's manifest?"),
 					   copy);
 		if (n < 0) {
-			rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			rc = jp_error_oom(err);
 			goto out;
 		}
 		yes = port->confirm(q, port->payload) == 1;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "jobprep/envsh.h"
+#include "jobprep/fs.h"
 #include "jobprep/i18n.h"
 #include "jobprep/preflight.h"
 #include "jobprep/shellwords.h"
@@ -18,9 +19,7 @@
 /* Directories this flow made that are still empty go again. */
 static void undo_created(struct jp_flow *flow)
 {
-	for (size_t i = flow->created.n; i-- > 0;)
-		rmdir(flow->created.v[i]);
-	jp_strv_dispose(&flow->created);
+	jp_fs_unmake(&flow->created);
 	free(flow->made_out);
 	free(flow->made_ckpt);
 	free(flow->made_log);
@@ -113,7 +112,7 @@ static int write_files(struct jp_flow *flow, bool force, const struct jp_port *p
 	if (flow_run_files(&manifest, &copy, flow) < 0 || jp_flow_preflight_file(&pf_path, flow) < 0) {
 		free(manifest);
 		free(copy);
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	rc = copy ? flow_copy_allowed(flow, copy, force, true, port, err) : 0;
 	if (rc == 0)

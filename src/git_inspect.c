@@ -282,7 +282,7 @@ gitfail:
 	}
 	goto out;
 nomem:
-	rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	rc = jp_error_oom(err);
 out:
 	jp_git_repo_info_dispose(&info);
 	git_revwalk_free(walk);

@@ -14,8 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jobprep/fs.h"
 #include "jobprep/i18n.h"
-#include "jobprep/mountinfo.h"
+#include "mountinfo.h"
 #include "jobprep/path.h"
 #include "jobprep/pathclass.h"
 #include "jobprep/probe.h"
@@ -30,33 +31,8 @@ void jp_git_target_dispose(struct jp_git_target *t)
 	free(t->tmp_parent);
 	free(t->tmp_prefix);
 	free(t->fstype);
-	for (size_t i = 0; i < t->n_made; i++)
-		free(t->made[i]);
-	free(t->made);
+	jp_strv_dispose(&t->made);
 	memset(t, 0, sizeof(*t));
-}
-
-/* The first entry of a directory other than "." "..", and entries whose
- * name starts with skip_prefix (our own temporaries). 1 if one exists. */
-static int first_entry(const char *dir, const char *skip_prefix, char *name, size_t len)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int found = 0;
-
-	if (!d)
-		return -1;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (skip_prefix && strncmp(de->d_name, skip_prefix, strlen(skip_prefix)) == 0)
-			continue;
-		snprintf(name, len, "%s", de->d_name);
-		found = 1;
-		break;
-	}
-	closedir(d);
-	return found;
 }
 
 static bool lexically_ephemeral(const struct jp_profile *profile, const char *abs)
@@ -169,15 +145,16 @@ static int target_plan(struct jp_git_target *t, const char *target,
 		goto out;
 	}
 	if (t->exists) {
-		int found = first_entry(t->path, t->inside ? t->tmp_prefix : NULL, entry,
-					sizeof(entry));
+		/* our own temporaries inside do not count */
+		int empty = jp_fs_dir_is_empty(t->path, t->inside ? t->tmp_prefix : NULL, entry,
+					       sizeof(entry));
 
-		if (found < 0) {
+		if (empty < 0) {
 			rc = jp_error_set(err, JP_EIO, _("%s: cannot read the directory: %s"), target,
 					  strerror(errno));
 			goto out;
 		}
-		if (found) {
+		if (!empty) {
 			rc = jp_error_set(err, JP_EEXIST,
 					  _("%s is not empty (it holds '%s'); clone into a new or empty "
 					    "directory"),
@@ -188,7 +165,7 @@ static int target_plan(struct jp_git_target *t, const char *target,
 	rc = 0;
 	goto out;
 nomem:
-	rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	rc = jp_error_oom(err);
 out:
 	free(abs);
 	jp_path_info_dispose(&info);
@@ -202,60 +179,13 @@ out:
 
 int jp_git_target_make_parents(struct jp_git_target *t, struct jp_error *err)
 {
-	char *p = strdup(t->parent);
-	size_t n;
-	int rc = 0;
-
-	if (!p)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-	n = strlen(p);
-	/* Find the deepest existing ancestor, then create downwards. */
-	for (size_t i = 1; i <= n; i++) {
-		struct stat sb;
-		char **grown;
-
-		if (p[i] != '/' && p[i] != '\0')
-			continue;
-		char saved = p[i];
-		p[i] = '\0';
-		if (stat(p, &sb) == 0) {
-			if (!S_ISDIR(sb.st_mode)) {
-				rc = jp_error_set(err, JP_EEXIST, _("%s is not a directory"), p);
-				break;
-			}
-		} else if (errno == ENOENT) {
-			if (mkdir(p, 0755) != 0) { /* not writable by others, whatever the umask */
-				int e = errno;
-				rc = jp_error_set(err, e == ENOSPC ? JP_ENOSPC : JP_EIO,
-						  _("%s: cannot create the directory: %s"), p, strerror(e));
-				break;
-			}
-			grown = realloc(t->made, (t->n_made + 1) * sizeof(*grown));
-			if (!grown || !(grown[t->n_made] = strdup(p))) {
-				if (grown)
-					t->made = grown;
-				rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-				break;
-			}
-			t->made = grown;
-			t->n_made++;
-		} else {
-			rc = jp_error_set(err, JP_EIO, "%s: %s", p, strerror(errno));
-			break;
-		}
-		p[i] = saved;
-	}
-	free(p);
-	return rc;
+	/* 0755: not writable by others, whatever the umask */
+	return jp_fs_mkdir_p(&t->made, t->parent, 0755, err);
 }
 
 void jp_git_target_unmake_parents(struct jp_git_target *t)
 {
-	while (t->n_made > 0) {
-		t->n_made--;
-		rmdir(t->made[t->n_made]); /* only if still empty */
-		free(t->made[t->n_made]);
-	}
+	jp_fs_unmake(&t->made);
 }
 
 static void sync_dir(const char *dir)
@@ -430,7 +360,7 @@ int jp_git_target_plan(struct jp_git_target *t, const char *target,
 	if (!target || !*target || target[0] == '-')
 		return target_plan(t, target, profile, err); /* refused before any look */
 	if (!(f = calloc(1, sizeof(*f))))
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	f->target = target;
 	f->profile = profile;
 	rc = jp_probe_call_flat(plan_flat_run, f, offsetof(struct plan_flat, target), target, 0,
@@ -448,7 +378,7 @@ int jp_git_target_plan(struct jp_git_target *t, const char *target,
 		    !take(&t->tmp_parent, f->tmp_parent, false) ||
 		    !take(&t->tmp_prefix, f->tmp_prefix, false)) {
 			jp_git_target_dispose(t);
-			rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			rc = jp_error_oom(err);
 		}
 	}
 	free(f);

@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jobprep/fs.h"
 #include "jobprep/i18n.h"
 #include "git_internal.h"
 
@@ -73,7 +73,7 @@ int jp_git_tmp_create(struct jp_git_tmp *t, const char *parent,
 	if (asprintf(&t->dir, "%s/%s%d-%08x", strcmp(parent, "/") ? parent : "", prefix,
 		     (int)getpid(), rnd) < 0) {
 		t->dir = NULL;
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	if (mkdir(t->dir, 0700) != 0) {
 		int e = errno;
@@ -92,7 +92,7 @@ int jp_git_tmp_create(struct jp_git_tmp *t, const char *parent,
 		int e = errno;
 		if (fd >= 0)
 			close(fd);
-		jp_rm_rf(t->dir);
+		jp_fs_rm_rf(t->dir);
 		free(t->dir);
 		t->dir = NULL;
 		return jp_error_set(err, e == ENOSPC ? JP_ENOSPC : JP_EIO,
@@ -103,32 +103,9 @@ int jp_git_tmp_create(struct jp_git_tmp *t, const char *parent,
 	if (asprintf(&t->tree, "%s/tree", t->dir) < 0) {
 		t->tree = NULL;
 		jp_git_tmp_remove(t);
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	return 0;
-}
-
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	if (flag == FTW_DP || flag == FTW_D || flag == FTW_DNR)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0; /* go on: remove as much as possible */
-}
-
-int jp_rm_rf(const char *path)
-{
-	struct stat sb;
-
-	if (lstat(path, &sb) != 0)
-		return errno == ENOENT ? 0 : -1;
-	if (!S_ISDIR(sb.st_mode))
-		return unlink(path);
-	nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-	return lstat(path, &sb) == 0 ? -1 : 0;
 }
 
 int jp_git_tmp_remove(struct jp_git_tmp *t)
@@ -144,9 +121,9 @@ int jp_git_tmp_remove(struct jp_git_tmp *t)
 		 * file last: a half-removed temporary still names its owner. */
 		snprintf(canceled, sizeof(canceled), "%s.canceled", t->tree ? t->tree : t->dir);
 		if (t->tree)
-			jp_rm_rf(t->tree);
-		jp_rm_rf(canceled);
-		rc = jp_rm_rf(t->dir);
+			jp_fs_rm_rf(t->tree);
+		jp_fs_rm_rf(canceled);
+		rc = jp_fs_rm_rf(t->dir);
 	}
 	free(t->dir);
 	free(t->tree);
@@ -231,7 +208,7 @@ int jp_git_tmp_clean_stale(const char *parent, const char *prefix,
 		snprintf(path, sizeof(path), "%s/%s", strcmp(parent, "/") ? parent : "", de->d_name);
 		switch (owner_of(dirfd(d), de->d_name, desc, sizeof(desc))) {
 		case OWNER_DEAD:
-			jp_rm_rf(path);
+			jp_fs_rm_rf(path);
 			break;
 		default:
 			if (who && who_len && !who[0])

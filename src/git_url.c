@@ -342,7 +342,7 @@ int jp_git_url_parse(struct jp_git_url *out, const char *url,
 	*out = u;
 	return 0;
 nomem:
-	rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	rc = jp_error_oom(err);
 fail:
 	jp_git_url_dispose(&u);
 	return rc;

@@ -66,7 +66,7 @@ int jp_input_read(char **text, size_t *len, const char *path, size_t max,
 	/* Read to the end, not just st_size: the file may be growing. */
 	cap = (size_t)st.st_size + 1;
 	if (!(buf = malloc(cap + 1))) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 		goto out;
 	}
 	for (;;) {

@@ -10,10 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobprep/buf.h"
+#include "buf.h"
 #include "jobprep/i18n.h"
-#include "jobprep/jsonstrict.h"
+#include "jsonstrict.h"
 #include "jobprep/textquote.h"
+#include "jobprep/utf8.h"
 
 /* --- field paths --------------------------------------------------------- */
 
@@ -215,38 +216,6 @@ static void where(struct scanner *s, const unsigned char *at, size_t *line, size
 	*col = s->where_col;
 }
 
-/* Length of the UTF-8 sequence at p (1-4), or 0 when it is not valid UTF-8
- * (overlong forms, surrogates and values above U+10FFFF are not). */
-static size_t utf8_len(const unsigned char *p, const unsigned char *end, uint32_t *cp)
-{
-	size_t n, avail = (size_t)(end - p);
-	uint32_t c, min;
-
-	if (p[0] < 0x80) {
-		*cp = p[0];
-		return 1;
-	} else if (p[0] >= 0xC2 && p[0] <= 0xDF) {
-		n = 2, c = p[0] & 0x1F, min = 0x80;
-	} else if (p[0] >= 0xE0 && p[0] <= 0xEF) {
-		n = 3, c = p[0] & 0x0F, min = 0x800;
-	} else if (p[0] >= 0xF0 && p[0] <= 0xF4) {
-		n = 4, c = p[0] & 0x07, min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (avail < n)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xC0) != 0x80)
-			return 0;
-		c = (c << 6) | (p[i] & 0x3F);
-	}
-	if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-		return 0;
-	*cp = c;
-	return n;
-}
-
 /* What sits at `at`, for "got ...". */
 static void describe(const struct scanner *s, const unsigned char *at, char *buf, size_t size)
 {
@@ -267,7 +236,7 @@ static void describe(const struct scanner *s, const unsigned char *at, char *buf
 			snprintf(buf, size, "%s", _("a space"));
 		return;
 	}
-	n = utf8_len(at, s->end, &cp);
+	n = jp_utf8_decode(&cp, (const char *)at, (size_t)(s->end - at));
 	if (n == 0)
 		snprintf(buf, size, _("the byte 0x%02X, which is not UTF-8"), *at);
 	else if (cp == 0xFEFF)
@@ -315,25 +284,9 @@ static bool str_append(struct scanner *s, const void *bytes, size_t n)
 
 static bool append_cp(struct scanner *s, uint32_t cp)
 {
-	unsigned char b[4];
-	size_t n;
+	char b[4];
 
-	if (cp < 0x80) {
-		b[0] = (unsigned char)cp, n = 1;
-	} else if (cp < 0x800) {
-		b[0] = (unsigned char)(0xC0 | (cp >> 6));
-		b[1] = (unsigned char)(0x80 | (cp & 0x3F)), n = 2;
-	} else if (cp < 0x10000) {
-		b[0] = (unsigned char)(0xE0 | (cp >> 12));
-		b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-		b[2] = (unsigned char)(0x80 | (cp & 0x3F)), n = 3;
-	} else {
-		b[0] = (unsigned char)(0xF0 | (cp >> 18));
-		b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-		b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-		b[3] = (unsigned char)(0x80 | (cp & 0x3F)), n = 4;
-	}
-	return str_append(s, b, n);
+	return str_append(s, b, jp_utf8_encode(b, cp));
 }
 
 static bool hex4(struct scanner *s, uint32_t *out)
@@ -435,7 +388,7 @@ static bool scan_string(struct scanner *s)
 		}
 		if (*s->p < 0x20)
 			return syntax(s, _("control characters escaped (\\n, \\t, \\u00XX)"));
-		n = utf8_len(s->p, s->end, &cp);
+		n = jp_utf8_decode(&cp, (const char *)s->p, (size_t)(s->end - s->p));
 		if (n == 0)
 			return syntax(s, _("UTF-8 text"));
 		if (!str_append(s, s->p, n))
@@ -737,7 +690,7 @@ int jp_json_scan(struct jp_json_scan *out, const char *text, size_t len, const c
 	jp_buf_dispose(&s.str);
 	if (s.oom) {
 		out->fatal = true;
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	return s.bad ? JP_EFORMAT : 0;
 }

@@ -1,38 +1,21 @@
-/* The mount table: /proc/self/mountinfo parsed exactly, and the mount a path
- * sits on. */
+/* The mount table: /proc/self/mountinfo parsed by util-linux's libmount
+ * (which decodes the \ooo escapes), checked, and the mount a path sits on. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <libmount.h>
+
 #include "jobprep/i18n.h"
-#include "jobprep/mountinfo.h"
+#include "mountinfo.h"
 
 #define MOUNTINFO_MAX_BYTES (64u << 20)
-
-char *jp_mountinfo_unescape(const char *s, size_t n)
-{
-	char *out = malloc(n + 1);
-	if (!out)
-		return NULL;
-	size_t o = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '\\' && i + 3 < n && s[i + 1] >= '0' && s[i + 1] <= '3' &&
-		    s[i + 2] >= '0' &&
-		    s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
-			out[o++] = (char)(((s[i + 1] - '0') << 6) | ((s[i + 2] - '0') << 3) |
-					  (s[i + 3] - '0'));
-			i += 3;
-		} else {
-			out[o++] = s[i];
-		}
-	}
-	out[o] = '\0';
-	return out;
-}
 
 static void mount_dispose(struct jp_mount *m)
 {
@@ -70,167 +53,148 @@ static bool has_option(const char *opts, const char *want)
 	return false;
 }
 
-struct field {
-	const char *s;
-	size_t n;
-};
-
-/* A decimal number filling the whole field. */
-static bool parse_uint(const struct field *f, unsigned long *out)
+/* A copy of s, "" for NULL (libmount leaves absent fields NULL). */
+static char *copy_field(const char *s)
 {
-	if (f->n == 0 || f->n > 10)
-		return false;
-	unsigned long v = 0;
-	for (size_t i = 0; i < f->n; i++) {
-		if (f->s[i] < '0' || f->s[i] > '9')
-			return false;
-		v = v * 10 + (unsigned long)(f->s[i] - '0');
-	}
-	*out = v;
-	return true;
+	return strdup(s ? s : "");
 }
 
-static bool parse_devno(const struct field *f, unsigned *major, unsigned *minor)
+/* One entry libmount parsed into *m; returns a static reason when it breaks
+ * a rule of jobprep's (libmount takes relative paths), NULL when out of
+ * memory, "" when it is a mount. */
+static const char *take_fs(struct jp_mount *m, struct libmnt_fs *fs)
 {
-	const char *colon = memchr(f->s, ':', f->n);
-	if (!colon)
-		return false;
-	struct field a = { f->s, (size_t)(colon - f->s) };
-	struct field b = { colon + 1, f->n - a.n - 1 };
-	unsigned long ma, mi;
-	if (!parse_uint(&a, &ma) || !parse_uint(&b, &mi))
-		return false;
-	*major = (unsigned)ma;
-	*minor = (unsigned)mi;
-	return true;
-}
+	const char *root = mnt_fs_get_root(fs), *target = mnt_fs_get_target(fs);
+	dev_t dev = mnt_fs_get_devno(fs);
 
-#define MAX_FIELDS 64
-
-/* Parse one line (without its newline) into *m; returns a static reason on
- * failure. */
-static const char *parse_line(struct jp_mount *m, const char *line, size_t len)
-{
-	struct field f[MAX_FIELDS];
-	size_t nf = 0;
-	size_t start = 0;
-	for (size_t i = 0; i <= len; i++) {
-		if (i == len || line[i] == ' ') {
-			if (nf == MAX_FIELDS)
-				return N_("too many fields");
-			f[nf].s = line + start;
-			f[nf].n = i - start;
-			nf++;
-			start = i + 1;
-		}
-	}
-	if (nf < 7)
-		return N_("too few fields");
-	size_t sep = 0;
-	for (size_t i = 6; i < nf; i++) {
-		if (f[i].n == 1 && f[i].s[0] == '-') {
-			sep = i;
-			break;
-		}
-	}
-	if (!sep)
-		return N_("no '-' separator after the optional fields");
-	if (sep + 1 >= nf || f[sep + 1].n == 0)
-		return N_("no filesystem type after the '-' separator");
-
-	unsigned long id, parent;
-	if (!parse_uint(&f[0], &id) || !parse_uint(&f[1], &parent))
-		return N_("mount ID and parent ID must be numbers");
-	if (!parse_devno(&f[2], &m->major, &m->minor))
-		return N_("expected MAJOR:MINOR in the third field");
-	if (f[3].n == 0 || f[3].s[0] != '/')
+	/* no root: the first line did not look like mountinfo, and libmount
+	 * read the text as an fstab */
+	if (!root || mnt_fs_get_id(fs) < 0 || mnt_fs_get_parent_id(fs) < 0)
+		return N_("not a line of the mountinfo format");
+	if (root[0] != '/')
 		return N_("the root field must be an absolute path");
-	if (f[4].n == 0 || f[4].s[0] != '/')
+	if (!target || target[0] != '/')
 		return N_("the mount point must be an absolute path");
-	m->id = (int)id;
-	m->parent_id = (int)parent;
-
-	/* The optional fields, joined back with single spaces. */
-	size_t opt_len = 0;
-	for (size_t i = 6; i < sep; i++)
-		opt_len += f[i].n + 1;
-	m->optional = malloc(opt_len + 1);
-	if (!m->optional)
-		return NULL;
-	m->optional[0] = '\0';
-	for (size_t i = 6, o = 0; i < sep; i++) {
-		if (o)
-			m->optional[o++] = ' ';
-		memcpy(m->optional + o, f[i].s, f[i].n);
-		o += f[i].n;
-		m->optional[o] = '\0';
-	}
-
-	static const struct field empty = { "", 0 };
-	const struct field *src = sep + 2 < nf ? &f[sep + 2] : &empty;
-	const struct field *sopts = sep + 3 < nf ? &f[sep + 3] : &empty;
-	m->root = jp_mountinfo_unescape(f[3].s, f[3].n);
-	m->mount_point = jp_mountinfo_unescape(f[4].s, f[4].n);
-	m->options = jp_mountinfo_unescape(f[5].s, f[5].n);
-	m->fstype = jp_mountinfo_unescape(f[sep + 1].s, f[sep + 1].n);
-	m->source = jp_mountinfo_unescape(src->s, src->n);
-	m->super_options = jp_mountinfo_unescape(sopts->s, sopts->n);
-	if (!m->root || !m->mount_point || !m->options || !m->fstype || !m->source ||
-	    !m->super_options)
+	m->id = mnt_fs_get_id(fs);
+	m->parent_id = mnt_fs_get_parent_id(fs);
+	m->major = major(dev);
+	m->minor = minor(dev);
+	m->root = copy_field(root);
+	m->mount_point = copy_field(target);
+	m->options = copy_field(mnt_fs_get_vfs_options(fs));
+	m->optional = copy_field(mnt_fs_get_optional_fields(fs));
+	m->fstype = copy_field(mnt_fs_get_fstype(fs));
+	m->source = copy_field(mnt_fs_get_source(fs));
+	m->super_options = copy_field(mnt_fs_get_fs_options(fs));
+	if (!m->root || !m->mount_point || !m->options || !m->optional || !m->fstype ||
+	    !m->source || !m->super_options)
 		return NULL;
 	m->read_only = has_option(m->options, "ro") || has_option(m->super_options, "ro");
 	return "";
+}
+
+/* The line number of the n-th (from 0) line holding a mount: libmount
+ * passes over blank lines and '#' comments. */
+static size_t line_of_entry(const char *text, size_t len, size_t n)
+{
+	size_t line = 0;
+
+	for (size_t pos = 0; pos < len;) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - text) : len, c = pos;
+
+		line++;
+		while (c < end && (text[c] == ' ' || text[c] == '\t'))
+			c++;
+		if (c < end && text[c] != '#' && n-- == 0)
+			return line;
+		pos = end + 1;
+	}
+	return line;
+}
+
+/* libmount's parser calls this on a line it cannot read: remember the
+ * first, and stop (a table with a line left out would mislead). */
+static int on_bad_line(struct libmnt_table *tb, const char *filename, int line)
+{
+	int *bad = mnt_table_get_userdata(tb);
+
+	(void)filename;
+	if (bad && !*bad)
+		*bad = line > 0 ? line : 1;
+	return -EINVAL;
+}
+
+/* The entries of the parsed table into *t; 0, JP_ENOMEM or JP_EFORMAT. */
+static int take_table(struct jp_mount_table *t, struct libmnt_table *tb, const char *text,
+		      size_t len, const char *origin, struct jp_error *err)
+{
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	int n = mnt_table_get_nents(tb);
+	struct libmnt_fs *fs;
+	int rc = 0;
+
+	if (!it || (n > 0 && !(t->v = calloc((size_t)n, sizeof(*t->v))))) {
+		rc = jp_error_oom(err);
+		goto out;
+	}
+	while (t->n < (size_t)n && mnt_table_next_fs(tb, it, &fs) == 0) {
+		const char *why = take_fs(&t->v[t->n], fs);
+
+		if (!why) {
+			mount_dispose(&t->v[t->n]);
+			rc = jp_error_oom(err);
+			goto out;
+		}
+		if (*why) {
+			mount_dispose(&t->v[t->n]);
+			rc = jp_error_set(err, JP_EFORMAT, _("%s: line %zu: %s"), origin,
+					  line_of_entry(text, len, t->n), _(why));
+			goto out;
+		}
+		t->n++;
+	}
+out:
+	mnt_free_iter(it);
+	return rc;
 }
 
 int jp_mount_table_parse(struct jp_mount_table *out, const char *text, size_t len,
 			 const char *origin, struct jp_error *err)
 {
 	struct jp_mount_table t = JP_MOUNT_TABLE_INIT;
-	size_t cap = 0;
-	size_t lineno = 0;
-	int rc = 0;
+	struct libmnt_table *tb = NULL;
+	FILE *f = NULL;
+	int bad = 0, rc = 0;
 
 	out->v = NULL;
 	out->n = 0;
-	for (size_t pos = 0; pos < len;) {
-		const char *nl = memchr(text + pos, '\n', len - pos);
-		size_t end = nl ? (size_t)(nl - text) : len;
-		size_t llen = end - pos;
-		lineno++;
-		if (llen > 0) {
-			if (t.n == cap) {
-				size_t ncap = cap ? cap * 2 : 32;
-				struct jp_mount *grown = realloc(t.v, ncap * sizeof(*grown));
-				if (!grown) {
-					rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-					goto out;
-				}
-				t.v = grown;
-				cap = ncap;
-			}
-			struct jp_mount *m = &t.v[t.n];
-			memset(m, 0, sizeof(*m));
-			const char *why = parse_line(m, text + pos, llen);
-			if (!why) {
-				mount_dispose(m);
-				rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-				goto out;
-			}
-			if (*why) {
-				mount_dispose(m);
-				rc = jp_error_set(err, JP_EFORMAT, _("%s: line %zu: %s"), origin,
-						  lineno, _(why));
-				goto out;
-			}
-			t.n++;
-		}
-		pos = end + 1;
+	if (len == 0)
+		return 0; /* fmemopen takes no empty buffer */
+	if (!(tb = mnt_new_table()) || !(f = fmemopen((void *)text, len, "r"))) {
+		rc = jp_error_oom(err);
+		goto out;
 	}
+	mnt_table_set_userdata(tb, &bad);
+	mnt_table_set_parser_errcb(tb, on_bad_line);
+	if (mnt_table_parse_stream(tb, f, origin) != 0 || bad) {
+		if (bad)
+			rc = jp_error_set(err, JP_EFORMAT, _("%s: line %zu: %s"), origin, (size_t)bad,
+					  _("not a line of the mountinfo format"));
+		else
+			rc = jp_error_oom(err);
+		goto out;
+	}
+	if ((rc = take_table(&t, tb, text, len, origin, err)) != 0)
+		goto out;
 	*out = t;
 	t.v = NULL;
 	t.n = 0;
 out:
 	jp_mount_table_dispose(&t);
+	if (f)
+		fclose(f);
+	mnt_unref_table(tb);
 	return rc;
 }
 
@@ -261,7 +225,7 @@ int jp_mount_table_load(struct jp_mount_table *out, const char *path, struct jp_
 			size_t ncap = cap ? cap * 2 : 16384;
 			char *grown = realloc(buf, ncap);
 			if (!grown) {
-				rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+				rc = jp_error_oom(err);
 				goto out;
 			}
 			buf = grown;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobprep/buf.h"
+#include "buf.h"
 #include "jobprep/check.h"
 #include "jobprep/i18n.h"
 #include "jobprep/preflight.h"

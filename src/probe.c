@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "jobprep/i18n.h"
-#include "jobprep/mountinfo.h"
+#include "mountinfo.h"
 #include "jobprep/path.h"
 #include "jobprep/probe.h"
 #include "deadline_internal.h"
@@ -177,7 +177,7 @@ static int probe_run(struct jp_probe_result *r, const struct jp_profile *profile
 
 	dir = r->exists && r->is_dir ? strdup(path) : existing_ancestor(path);
 	if (!dir) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 		goto out;
 	}
 	if (flags & JP_PROBE_WRITE) {
@@ -343,7 +343,7 @@ int jp_probe_start(struct jp_probe_job **out, jp_probe_fn fn, void *arg,
 
 	*out = NULL;
 	if (!j)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	j->fn = fn;
 	j->arg = arg;
 	j->release = release;

@@ -14,9 +14,10 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/input.h"
-#include "jobprep/jsonstrict.h"
-#include "jobprep/manifest.h"
+#include "jsonstrict.h"
+#include "jobprep/path.h"
 #include "jobprep/profile.h"
+#include "str.h"
 
 #define GIB (1024ULL * 1024 * 1024)
 #define PROFILE_MAX_BYTES (1024 * 1024)
@@ -152,7 +153,7 @@ static int read_roots(struct jp_strv *dst, const cJSON *obj, const char *key,
 					  origin, key, i,
 					  cJSON_IsString(it) ? it->valuestring : json_type_name(it));
 		} else if (jp_strv_push(dst, it->valuestring) < 0) {
-			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			return jp_error_oom(err);
 		}
 		i++;
 	}
@@ -172,7 +173,7 @@ static int read_template(char **dst, const cJSON *obj, const char *key,
 				    origin, key,
 				    cJSON_IsString(s) ? s->valuestring : json_type_name(s));
 	if (jp_set_str(dst, s->valuestring) < 0)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return 0;
 }
 
@@ -236,7 +237,7 @@ static int read_slurm(struct jp_profile *p, const cJSON *obj, const char *origin
 					  cJSON_IsString(it) ? it->valuestring : json_type_name(it));
 		} else if (jp_set_str((char **)((char *)p + slurm_keys[k].offset), it->valuestring) <
 			   0) {
-			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			return jp_error_oom(err);
 		}
 	}
 	return rc;

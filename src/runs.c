@@ -166,7 +166,7 @@ int jp_runs_list(struct jp_run **out, size_t *n, const struct jp_profile *profil
 				    _("the profile names no shared root for its output template"));
 	expanded = expand(tmpl, profile->shared_roots.n ? profile->shared_roots.v[0] : "", job);
 	if (!expanded)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	nnn = strstr(expanded, "NNN");
 	if (!nnn) {
 		struct stat st;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobprep/buf.h"
+#include "buf.h"
 #include "jobprep/i18n.h"
 #include "jobprep/shellwords.h"
 
@@ -433,7 +433,7 @@ int jp_sh_split(struct jp_sh_line *out, const char *line, struct jp_error *err)
 	parse_list(&p, 0, 0);
 	if (p.oom) {
 		jp_sh_line_dispose(out);
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	return 0;
 }

@@ -17,7 +17,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
 #include "jobprep/stage.h"
-#include "jobprep/treecopy.h"
+#include "treecopy.h"
 #include "stage_internal.h"
 #include "treecopy_internal.h"
 
@@ -72,7 +72,7 @@ static int stage_dir(struct jp_stage_result *out, const char *source, const char
 	tr.n_outside = 0;
 	jp_treecopy_result_dispose(&tr);
 	if (!(out->dest = strdup(dest)))
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return 0;
 }
 
@@ -161,13 +161,13 @@ static int stage_file(struct jp_stage_result *out, const char *source, const str
 	memset(&o, 0, sizeof(o));
 	o.src_at = o.dst_at = -1;
 	if (!dst || !(o.buf = malloc(BUF_SIZE))) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 		goto out;
 	}
 	slash = strrchr(dst, '/');
 	dir = slash ? strndup(dst, slash == dst ? 1 : (size_t)(slash - dst)) : strdup(".");
 	if (!dir) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 		goto out;
 	}
 	o.dst_name = slash ? slash + 1 : dst;

@@ -22,27 +22,33 @@
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
 #include "jobprep/stage.h"
-#include "jobprep/treecopy.h"
+#include "treecopy.h"
 #include "stage_internal.h"
 #include "treecopy_internal.h"
 
 #define UNPACK_PREFIX JP_TREECOPY_TMP_PREFIX "unpack-"
 #define PROGRESS_NS 100000000ULL
 
-bool jp_stage_is_archive(const char *name)
+const char *jp_stage_archive_suffix(const char *name)
 {
 	static const char *const ends[] = { ".tar", ".tar.gz", ".tgz", ".tar.zst", ".tzst",
 					    ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tbz",
 					    ".zip" };
-	size_t n = strlen(name);
+	size_t n = strlen(name), best = 0;
 
+	/* the longest: "x.tar.gz" is ".tar.gz", not ".gz" or ".tar" */
 	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
 		size_t k = strlen(ends[i]);
 
-		if (n > k && strcasecmp(name + n - k, ends[i]) == 0)
-			return true;
+		if (n > k && k > best && strcasecmp(name + n - k, ends[i]) == 0)
+			best = k;
 	}
-	return false;
+	return best ? name + n - best : NULL;
+}
+
+bool jp_stage_is_archive(const char *name)
+{
+	return jp_stage_archive_suffix(name) != NULL;
 }
 
 int jp_stage_note(struct jp_stage_result *out, const char *fmt, ...)
@@ -267,7 +273,7 @@ static int vet(struct ax *x, struct archive_entry *e, const char *name, char *ha
 			if (!v || !(v[x->out->n_outside] = strdup(name))) {
 				if (v)
 					x->out->outside = v;
-				return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+				return jp_error_oom(err);
 			}
 			x->out->outside = v;
 			x->out->n_outside++;
@@ -468,7 +474,7 @@ static int tmp_path(struct ax *x, struct jp_error *err)
 
 	if (!norm) {
 		free(abs);
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	slash = strrchr(norm, '/');
 	base = slash + 1;
@@ -504,7 +510,7 @@ static int open_all(struct ax *x, struct jp_error *err)
 	    fstat(x->tmp_fd, &st) != 0)
 		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), x->tmp, strerror(errno));
 	if (!(x->r = archive_read_new()))
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	archive_read_support_filter_all(x->r);
 	archive_read_support_format_all(x->r);
 	if (archive_read_open_filename(x->r, x->src, 1 << 20) != ARCHIVE_OK)

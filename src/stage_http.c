@@ -23,7 +23,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
 #include "jobprep/stage.h"
-#include "jobprep/treecopy.h"
+#include "treecopy.h"
 #include "jobprep/url.h"
 #include "stage_internal.h"
 
@@ -245,7 +245,7 @@ static int fetch(struct dl *d, const char *url, struct jp_error *err)
 	d->have = v[0] ? st.st_size : 0;
 	if (!(d->curl = curl_easy_init())) {
 		close(d->fd);
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	jp_stage_http_setup(d->curl, url, errbuf);
 	curl_easy_setopt(d->curl, CURLOPT_HEADERFUNCTION, on_header);
@@ -339,7 +339,7 @@ static int places(const char *dest, const char *name, bool archive, char *final,
 
 	free(abs);
 	if (!norm)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	if (!archive && stat(norm, &sb) == 0 && S_ISDIR(sb.st_mode))
 		snprintf(final, n, "%s/%s", strcmp(norm, "/") ? norm : "", name);
 	else
@@ -414,7 +414,7 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
 	out->kind = JP_STAGE_FILE;
 	out->files = out->written = 1;
 	if (!(out->dest = strdup(final)))
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 out:
 	free(shown);
 	return rc;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobprep/buf.h"
+#include "buf.h"
 #include "jobprep/i18n.h"
 #include "jobprep/shellwords.h"
 #include "jobprep/stage.h"

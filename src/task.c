@@ -198,11 +198,11 @@ int jp_task_start(struct jp_task **out, const char *label, jp_task_fn fn,
 	*out = NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	t->label = strdup(label ? label : "task");
 	if (!t->label) {
 		free(t);
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->cond, NULL);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobprep/buf.h"
+#include "buf.h"
 #include "jobprep/error.h"
 #include "jobprep/textquote.h"
 

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "jobprep/i18n.h"
-#include "jobprep/treecopy.h"
+#include "treecopy.h"
 #include "treecopy_internal.h"
 
 #define DEFAULT_THREADS 16
@@ -791,7 +791,7 @@ static int prepare(struct ctx *c, const char *src, const char *dst, struct stat 
 		c->stage_flags |= JP_TC_QUICKSTAT;
 	if (!(c->order = malloc((c->n + 1) * sizeof(*c->order))) ||
 	    (c->record && !(c->stats = calloc(c->n + 1, sizeof(*c->stats)))))
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	hold_dirs(c);
 	return 0;
 }
@@ -864,7 +864,7 @@ static int fill_result(struct ctx *c, struct jp_treecopy_result *out, struct jp_
 		return 0;
 	out->copied = calloc(out->files + out->symlinks + 1, sizeof(*out->copied));
 	if (!out->copied)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	for (size_t i = 0; i < c->n; i++) {
 		if (c->v[i].kind == K_DIR)
 			continue;
@@ -1002,7 +1002,7 @@ int jp_treecopy_remove(const char *path, unsigned threads, struct jp_error *err)
 		goto out;
 	}
 	if ((rc = walk_dst(&c, "", 0)) != 0 || !(c.order = malloc((c.n + 1) * sizeof(*c.order)))) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 		goto out;
 	}
 	c.fn = do_unlink;

@@ -17,8 +17,8 @@
 
 #include <xxhash.h>
 
-#include "jobprep/mountinfo.h"
-#include "jobprep/treecopy.h"
+#include "mountinfo.h"
+#include "treecopy.h"
 #include "treecopy_internal.h"
 
 /* XXH3-64 of the file at/name, read through buf; 0 or -1 with errno. */

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "jobprep/i18n.h"
-#include "jobprep/treecopy.h"
+#include "treecopy.h"
 #include "treecopy_internal.h"
 
 #define MAX_THREADS 64
@@ -271,7 +271,7 @@ int jp_treecopy_stream_start(struct jp_treecopy_stream **out, const char *src, c
 
 	*out = NULL;
 	if (!s)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	s->src_fd = s->dst_fd = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->dir_lock, NULL);
@@ -279,7 +279,7 @@ int jp_treecopy_stream_start(struct jp_treecopy_stream **out, const char *src, c
 	s->umask = jp_tc_umask();
 	if (dir_grow(s) != 0) {
 		release(s);
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	s->src_fd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (s->src_fd < 0 || fstat(s->src_fd, &sb) != 0) {

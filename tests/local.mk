@@ -45,6 +45,17 @@ TESTS += tests/unit/test_path
 tests_unit_test_path_CFLAGS = $(unit_cflags)
 tests_unit_test_path_LDADD = $(unit_ldadd)
 tests_unit_test_path_SOURCES = tests/unit/test_path.c tests/unit/scratch.h
+# fs: mkdir -p with undo, rm -rf, dir_is_empty
+check_PROGRAMS += tests/unit/test_fs
+TESTS += tests/unit/test_fs
+tests_unit_test_fs_CFLAGS = $(unit_cflags)
+tests_unit_test_fs_LDADD = $(unit_ldadd)
+tests_unit_test_fs_SOURCES = tests/unit/test_fs.c tests/unit/scratch.h
+# utf8: the one decoder (strict) and encoder
+check_PROGRAMS += tests/unit/test_utf8
+TESTS += tests/unit/test_utf8
+tests_unit_test_utf8_CFLAGS = $(unit_cflags)
+tests_unit_test_utf8_LDADD = $(unit_ldadd)
 # units: sizes for people
 check_PROGRAMS += tests/unit/test_units
 TESTS += tests/unit/test_units
@@ -58,11 +69,13 @@ tests_unit_test_textquote_LDADD = $(unit_ldadd)
 # buf: a growing text with a sticky failure
 check_PROGRAMS += tests/unit/test_buf
 TESTS += tests/unit/test_buf
+tests_unit_test_buf_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_buf_CFLAGS = $(unit_cflags)
 tests_unit_test_buf_LDADD = $(unit_ldadd)
 # flow: the launch lint and the sh splitter
 check_PROGRAMS += tests/unit/test_lint
 TESTS += tests/unit/test_lint
+tests_unit_test_lint_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_lint_CFLAGS = $(unit_cflags)
 tests_unit_test_lint_LDADD = $(unit_ldadd)
 # flow: the flow API field by field vs `jobprep init`, and the flow's rules
@@ -83,14 +96,18 @@ check_PROGRAMS += $(MANIFEST_TESTS)
 TESTS += $(MANIFEST_TESTS)
 tests_unit_test_manifest_read_CFLAGS = $(unit_cflags)
 tests_unit_test_manifest_read_LDADD = $(unit_ldadd)
+tests_unit_test_manifest_write_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_manifest_write_CFLAGS = $(unit_cflags)
 tests_unit_test_manifest_write_LDADD = $(unit_ldadd)
 tests_unit_test_manifest_write_SOURCES = tests/unit/test_manifest_write.c tests/unit/scratch.h
+tests_unit_test_atomic_write_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_atomic_write_CFLAGS = $(unit_cflags)
 tests_unit_test_atomic_write_LDADD = $(unit_ldadd)
 tests_unit_test_atomic_write_SOURCES = tests/unit/test_atomic_write.c tests/unit/scratch.h
+tests_unit_test_envsh_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_envsh_CFLAGS = $(unit_cflags)
 tests_unit_test_envsh_LDADD = $(unit_ldadd)
+tests_unit_test_check_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_check_CFLAGS = $(unit_cflags)
 tests_unit_test_check_LDADD = $(unit_ldadd)
 tests_unit_test_check_SOURCES = tests/unit/test_check.c tests/unit/scratch.h
@@ -122,6 +139,7 @@ tests_unit_test_utf8_break_SOURCES = tests/unit/test_utf8_break.c ui/tui/utf8.h 
 STORAGE_TESTS = tests/unit/test_mountinfo tests/unit/test_probe tests/unit/test_scan
 check_PROGRAMS += $(STORAGE_TESTS)
 TESTS += $(STORAGE_TESTS)
+tests_unit_test_mountinfo_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_mountinfo_CFLAGS = $(unit_cflags)
 tests_unit_test_mountinfo_LDADD = $(unit_ldadd)
 tests_unit_test_probe_CFLAGS = $(unit_cflags)
@@ -132,6 +150,7 @@ tests_unit_test_scan_SOURCES = tests/unit/test_scan.c tests/unit/scratch.h
 # export: exact Slurm scripts and PyTorchJob YAML, quoting, refusals
 check_PROGRAMS += tests/unit/test_export
 TESTS += tests/unit/test_export
+tests_unit_test_export_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_export_CFLAGS = $(unit_cflags)
 tests_unit_test_export_LDADD = $(unit_ldadd)
 # export: the digest line that tells an unedited export from an edited file
@@ -161,7 +180,7 @@ tests_fuzz_replay_manifest_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"manifest"'
 tests_fuzz_replay_manifest_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_replay_manifest_LDADD = $(CORE_LIBS)
 tests_fuzz_replay_profile_SOURCES = tests/fuzz/fuzz_profile.c tests/fuzz/replay.c
-tests_fuzz_replay_profile_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"profile"'
+tests_fuzz_replay_profile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_FUZZ_NAME='"profile"'
 tests_fuzz_replay_profile_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_replay_profile_LDADD = $(CORE_LIBS)
 tests_fuzz_replay_answers_SOURCES = tests/fuzz/fuzz_answers.c tests/fuzz/replay.c
@@ -169,7 +188,7 @@ tests_fuzz_replay_answers_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"answers"'
 tests_fuzz_replay_answers_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_replay_answers_LDADD = $(CORE_LIBS)
 tests_fuzz_replay_mountinfo_SOURCES = tests/fuzz/fuzz_mountinfo.c tests/fuzz/replay.c
-tests_fuzz_replay_mountinfo_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"mountinfo"'
+tests_fuzz_replay_mountinfo_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_FUZZ_NAME='"mountinfo"'
 tests_fuzz_replay_mountinfo_CFLAGS = $(AM_CFLAGS)
 tests_fuzz_replay_mountinfo_LDADD = $(CORE_LIBS)
 tests_fuzz_replay_shell_SOURCES = tests/fuzz/fuzz_shell.c tests/fuzz/replay.c
@@ -193,7 +212,7 @@ tests_fuzz_fuzz_manifest_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_manifest_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_manifest_LDADD = $(CORE_LIBS)
 tests_fuzz_fuzz_profile_SOURCES = tests/fuzz/fuzz_profile.c
-tests_fuzz_fuzz_profile_CPPFLAGS = $(AM_CPPFLAGS)
+tests_fuzz_fuzz_profile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_fuzz_fuzz_profile_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_profile_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_profile_LDADD = $(CORE_LIBS)
@@ -203,7 +222,7 @@ tests_fuzz_fuzz_answers_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_answers_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_answers_LDADD = $(CORE_LIBS)
 tests_fuzz_fuzz_mountinfo_SOURCES = tests/fuzz/fuzz_mountinfo.c
-tests_fuzz_fuzz_mountinfo_CPPFLAGS = $(AM_CPPFLAGS)
+tests_fuzz_fuzz_mountinfo_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_fuzz_fuzz_mountinfo_CFLAGS = $(AM_CFLAGS)
 tests_fuzz_fuzz_mountinfo_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_mountinfo_LDADD = $(CORE_LIBS)
@@ -238,7 +257,8 @@ EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
 GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refused.sh \
 	tests/integration/git_clone_interrupt.sh tests/integration/git_clone_http.sh \
 	tests/integration/git_clone_ssh.sh tests/integration/git_remote.sh \
-	tests/integration/git_silent_server.sh tests/integration/git_ssh_silent_session.sh
+	tests/integration/git_silent_server.sh tests/integration/git_ssh_silent_session.sh \
+	tests/integration/git_cache.sh
 TESTS += $(GIT_TESTS)
 EXTRA_DIST += $(GIT_TESTS) tests/lib/gitserv.sh
 # manifest: the schema and check agree on every sample; env read back by four shells
@@ -248,11 +268,18 @@ TESTS += tests/integration/schema.sh tests/integration/env.sh tests/integration/
 EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh tests/integration/url_credentials.sh \
 	tests/integration/input_not_regular.sh tests/integration/env_special_names.sh \
 	tests/integration/control_chars_escaped.sh
+# signals: every command that works a while exits 128 + SIGINT/SIGTERM/SIGHUP, cleaned up
+TESTS += tests/integration/signal_exit_codes.sh
+EXTRA_DIST += tests/integration/signal_exit_codes.sh
+# fault trials: each fault (signals, server killed, full disk, read-only
+# remount) x each operation, at random moments, JOBPREP_FAULT_TRIALS each
+TESTS += tests/integration/fault_trials.sh
+EXTRA_DIST += tests/integration/fault_trials.sh
 # cli: an option given without its argument is named as such
 TESTS += tests/integration/option_without_argument.sh tests/integration/cli_messages.sh \
-	tests/integration/completion.sh
+	tests/integration/completion.sh tests/integration/cli_options.sh tests/integration/man_page.sh
 EXTRA_DIST += tests/integration/option_without_argument.sh tests/integration/cli_messages.sh \
-	tests/integration/completion.sh
+	tests/integration/completion.sh tests/integration/cli_options.sh tests/integration/man_page.sh
 # export: scripts run by a real single-node Slurm; PyTorchJob YAML read by PyYAML
 # and validated against the Kubeflow training operator's CRD
 EXPORT_TESTS = tests/integration/export_slurm.sh tests/integration/export_pytorchjob.sh \
@@ -262,6 +289,7 @@ EXTRA_DIST += $(EXPORT_TESTS) tests/lib/slurm.sh tests/data/kubeflow/pytorchjobs
 # runs: every run in its own folder, -o a copy that replaces no other run's manifest;
 # export -o replaces only an unedited export; launch_clone clones the pinned commit first
 RUNS_TESTS = tests/integration/init_runs.sh tests/integration/export_replace.sh \
+	tests/integration/init_concurrent.sh \
 	tests/integration/launch_clone_pinned.sh tests/tui/review_o_copy.sh \
 	tests/integration/show_runs.sh tests/integration/check_output.sh
 TESTS += $(RUNS_TESTS)
@@ -272,6 +300,7 @@ TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/ctrl_c_mid_clone.sh tests/tui/small_terminal.sh tests/tui/no_color.sh \
 	tests/tui/no_terminal.sh tests/tui/resume_draft.sh tests/tui/help_browse_cjk.sh \
 	tests/tui/secret_prompt_clone.sh tests/tui/review_jumps_to_field.sh \
+	tests/tui/review_long_list.sh tests/tui/fields_tell_the_truth.sh \
 	tests/tui/signals_restore_terminal.sh tests/tui/review_waits_for_clone.sh \
 	tests/tui/data_add_while_editing.sh tests/tui/token_not_in_argv_or_prompt.sh \
 	tests/tui/draft_never_keeps_a_token.sh \
@@ -312,3 +341,8 @@ STAGE_TESTS = tests/integration/stage_copy.sh tests/integration/stage_interrupt.
 	tests/integration/stage_sshfs.sh
 TESTS += $(STAGE_TESTS)
 EXTRA_DIST += $(STAGE_TESTS)
+# stage in the flow: the manifest records where staged data came from
+STAGEFLOW_TESTS = tests/integration/manifest_origin.sh tests/integration/init_stage.sh \
+	tests/tui/data_stage_offers.sh
+TESTS += $(STAGEFLOW_TESTS)
+EXTRA_DIST += $(STAGEFLOW_TESTS)

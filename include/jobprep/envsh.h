@@ -1,7 +1,8 @@
 /* The manifest's environment as POSIX sh: one `export NAME='value'` line per
  * variable, which sh, dash, bash and zsh all read back to the exact bytes
- * (architecture.md, "jobprep env"). Values are quoted with jp_sh_quote
- * (jobprep/shellwords.h). */
+ * (what `jobprep env` prints and a run's env.sh holds: PROJECT_DIR,
+ * OUTPUT_DIR, CHECKPOINT_DIR, LOG_DIR, DATA_DIR, then job.env). Values are
+ * quoted with jp_sh_quote (jobprep/shellwords.h). */
 #ifndef JOBPREP_ENVSH_H
 #define JOBPREP_ENVSH_H
 

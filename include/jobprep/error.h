@@ -10,8 +10,9 @@
 #include <stddef.h>
 
 /* X(name, value, exit_code, description) -- the one list of status codes.
- * exit_code is what a command-line front end returns for it (architecture.md:
- * 1 work failed, 2 usage, 3 unreadable/invalid file, 130 interrupted). */
+ * exit_code is what a command-line front end returns for it, the same for
+ * every command: 0 ok (warnings allowed), 1 a check or the work failed,
+ * 2 usage, 3 unreadable/invalid file, 130 interrupted. */
 #define JP_ERRORS(X)                                                           \
 	X(JP_OK, 0, 0, "success")                                              \
 	X(JP_EUSAGE, -1, 2, "invalid argument")                                \
@@ -62,6 +63,13 @@ int jp_error_set(struct jp_error *err, int code, const char *fmt, ...)
  * that may be 0 and follows paths that cannot happen (a NULL result used
  * after a failure was returned). Tell it the contract: the result is code. */
 #define jp_error_set(err, code, ...) (jp_error_set((err), (code), __VA_ARGS__), (code))
+#endif
+
+/* The one out-of-memory message: records "out of memory" and returns
+ * JP_ENOMEM, for `return jp_error_oom(err)`. err may be NULL. */
+int jp_error_oom(struct jp_error *err);
+#if defined(__clang_analyzer__) && !defined(JP_ERROR_SET_DEFINITION)
+#define jp_error_oom(err) (jp_error_oom(err), JP_ENOMEM)
 #endif
 
 /* The last message recorded, or the code's description if there is none.

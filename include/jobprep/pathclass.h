@@ -10,8 +10,9 @@
 #include <stdbool.h>
 
 #include "jobprep/error.h"
-#include "jobprep/mountinfo.h"
 #include "jobprep/profile.h"
+
+struct jp_mount_table; /* the core's mount table (src/mountinfo.h) */
 
 enum jp_storage_class {
 	JP_STORAGE_UNKNOWN = 0,

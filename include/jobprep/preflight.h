@@ -1,5 +1,6 @@
 /* The run's preflight.sh: the check every Worker runs before the launch
- * command (architecture.md, "A run's folder"), made from the manifest.
+ * command, made from the manifest. It sits in the run's folder
+ * ({shared}/outputs/{job}/run-NNN/) beside the manifest and env.sh.
  *
  * Plain POSIX sh (dash, busybox sh, bash): no jobprep, no Python. As the
  * Worker sees them, it judges the paths jobprep check judges

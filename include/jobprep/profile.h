@@ -1,5 +1,11 @@
 /* The platform profile: where the platform mounts things, and where jobprep
- * puts a job's files by default (architecture.md, "The platform profile"). */
+ * puts a job's files by default. Shared storage roots (read-write, the same
+ * on every Worker), public data roots (read-only), ephemeral roots (wiped
+ * when the job ends), the Worker's system disk size, and the default places:
+ * project {shared}/projects/{job}, outputs {shared}/outputs/{job}/run-NNN,
+ * checkpoints and logs inside the run. The embedded default is the
+ * platform's; a JSON file (--profile, JOBPREP_PROFILE) replaces it, and a
+ * manifest carries the profile it was checked under. */
 #ifndef JOBPREP_PROFILE_H
 #define JOBPREP_PROFILE_H
 

@@ -77,6 +77,14 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 	     const struct jp_stage_options *opts, const struct jp_port *port,
 	     struct jp_error *err);
 void jp_stage_result_dispose(struct jp_stage_result *res);
+/* The archive suffix that makes jp_stage unpack `name` (".tar.gz",
+ * ".zip", ...): a pointer into name, or NULL when it names no archive. */
+const char *jp_stage_archive_suffix(const char *name);
+/* The name a data set staged from source gets by default: the last
+ * component of its path (of a URL's path, before '?' and '#'), an
+ * archive's suffix left out ("c4.tar.zst" is "c4"); "data" when that
+ * leaves nothing usable. The caller frees it; NULL when out of memory. */
+char *jp_stage_suggest_name(const char *source);
 
 /* The script `jobprep stage --shards N --emit slurm` writes (stage_slurm.c):
  * run with sh, it submits a Slurm array of `shards` tasks, task i running

@@ -12,7 +12,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "jobprep/jsonstrict.h"
+#include "jsonstrict.h"
 #include "jobprep/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

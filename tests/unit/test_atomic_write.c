@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "jobprep/manifest.h"
+#include "str.h"
 #include "scratch.h"
 
 static char *slurp(const char *path)

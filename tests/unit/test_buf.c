@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "jobprep/buf.h"
+#include "buf.h"
 #include "jobprep/error.h"
 
 static void additions_of_every_kind_follow_each_other(void **state)

@@ -19,6 +19,7 @@
 
 #include "jobprep/check.h"
 #include "jobprep/manifest.h"
+#include "str.h"
 #include "scratch.h"
 
 static char *join(const struct scratch *s, const char *rel)

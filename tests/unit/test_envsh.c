@@ -16,6 +16,7 @@
 #include "jobprep/envsh.h"
 #include "jobprep/manifest.h"
 #include "jobprep/shellwords.h"
+#include "str.h"
 
 static void quoting_writes_each_quote_as_close_escape_reopen(void **state)
 {

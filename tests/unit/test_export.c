@@ -17,6 +17,7 @@
 #include "jobprep/export.h"
 #include "jobprep/manifest.h"
 #include "jobprep/profile.h"
+#include "str.h"
 
 #define HEAD_SLURM(name)                                                                           \
 	"#!/bin/bash\n"                                                                            \

@@ -15,12 +15,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
-#include "jobprep/mountinfo.h"
+#include "mountinfo.h"
 #include "jobprep/pathclass.h"
 #include "jobprep/profile.h"
 
@@ -78,12 +81,6 @@ static void a_backslash_without_three_octal_digits_is_kept(void **state)
 	(void)state;
 	load(&t, "escapes.txt");
 	assert_string_equal(by_id(&t, 26)->mount_point, "/mnt/odd\\9x\\12");
-	char *s = jp_mountinfo_unescape("a\\04", 4);
-	assert_string_equal(s, "a\\04");
-	free(s);
-	s = jp_mountinfo_unescape("\\040\\134\\", 9);
-	assert_string_equal(s, " \\\\");
-	free(s);
 	jp_mount_table_dispose(&t);
 }
 
@@ -609,6 +606,83 @@ static void this_machines_own_table_parses_and_covers_the_root(void **state)
 	jp_error_dispose(&err);
 }
 
+/* Escapes on a live table: a mount point with a space, a tab and a
+ * backslash, mounted for real in a mount namespace of a child's own, is read
+ * back from its /proc/self/mountinfo by its real name. Needs root. */
+static void a_live_mount_point_with_escaped_characters_is_found_by_name(void **state)
+{
+	char dir[PATH_MAX];
+	const char *tmp = getenv("TMPDIR");
+	int status;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* mounting needs root: unshare(CLONE_NEWNS) and mount(2) */
+	snprintf(dir, sizeof(dir), "%s/jobprep-mnt-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	char point[PATH_MAX + 32];
+	snprintf(point, sizeof(point), "%s/my data\tset\\x", dir);
+	assert_int_equal(mkdir(point, 0755), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct jp_mount_table t = JP_MOUNT_TABLE_INIT;
+		const struct jp_mount *m;
+
+		if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+			_exit(77);
+		if (mount("src with space", point, "tmpfs", MS_RDONLY, "size=64k") != 0)
+			_exit(78);
+		if (jp_mount_table_load(&t, NULL, NULL) != 0)
+			_exit(2);
+		m = jp_mount_table_find(&t, point);
+		if (!m || strcmp(m->mount_point, point) != 0 || strcmp(m->fstype, "tmpfs") != 0 ||
+		    strcmp(m->source, "src with space") != 0 || !m->read_only)
+			_exit(3);
+		jp_mount_table_dispose(&t);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	rmdir(point);
+	rmdir(dir);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77 || WEXITSTATUS(status) == 78)
+		skip(); /* no mount namespace here (a container without the right) */
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* Blank lines and comments are passed over; the line named in an error is
+ * the text's own line number. */
+static void the_error_names_the_line_of_the_text(void **state)
+{
+	static const char relative[] = "1 0 8:1 / / rw - ext4 /dev/sda1 rw\n\n# a note\n"
+				       "2 1 0:3 / x ro - tmpfs tmpfs rw\n";
+	static const char garbled[] = "1 0 8:1 / / rw - ext4 /dev/sda1 rw\n   \n"
+				      "2 1 0:3 / /x ro tmpfs tmpfs rw\n";
+	static const char escaped[] = "1 0 8:1 / / rw - ext4 /dev/sda1 rw\n"
+				      "2 1 0:3 /a\\040b /x\\134y\\011z ro - tmpfs t\\012s rw\n";
+	struct jp_mount_table t = JP_MOUNT_TABLE_INIT;
+	struct jp_error err = JP_ERROR_INIT;
+	(void)state;
+	assert_int_equal(jp_mount_table_parse(&t, relative, sizeof(relative) - 1, "r", &err),
+			 JP_EFORMAT);
+	assert_non_null(strstr(jp_error_message(&err), "r: line 4: the mount point"));
+	jp_error_clear(&err);
+	assert_int_equal(jp_mount_table_parse(&t, garbled, sizeof(garbled) - 1, "g", &err),
+			 JP_EFORMAT);
+	assert_non_null(strstr(jp_error_message(&err), "g: line 3: "));
+	assert_null(t.v);
+	assert_int_equal(jp_mount_table_parse(&t, escaped, sizeof(escaped) - 1, "e", NULL), 0);
+	assert_int_equal(t.n, 2);
+	assert_string_equal(t.v[1].root, "/a b");
+	assert_string_equal(t.v[1].mount_point, "/x\\y\tz");
+	assert_string_equal(t.v[1].source, "t\ns");
+	assert_ptr_equal(jp_mount_table_find(&t, "/x\\y\tz/file"), &t.v[1]);
+	jp_mount_table_dispose(&t);
+	jp_error_dispose(&err);
+}
+
 int main(void)
 {
 	const char *top = getenv("TOP_SRCDIR");
@@ -639,6 +713,8 @@ int main(void)
 		cmocka_unit_test(a_symlink_loop_is_an_error),
 		cmocka_unit_test(a_symlink_from_shared_storage_into_tmp_is_ephemeral),
 		cmocka_unit_test(this_machines_own_table_parses_and_covers_the_root),
+		cmocka_unit_test(a_live_mount_point_with_escaped_characters_is_found_by_name),
+		cmocka_unit_test(the_error_names_the_line_of_the_text),
 	};
 	return cmocka_run_group_tests(tests, setup_scratch, teardown_scratch);
 }

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "jobprep/treecopy.h"
+#include "treecopy.h"
 #include "git_internal.h"
 #include "scratch.h"
 

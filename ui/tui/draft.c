@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "jobprep/fs.h"
 #include "jobprep/i18n.h"
 #include "jobprep/input.h"
 #include "jobprep/manifest.h"
@@ -19,25 +20,6 @@
 #include "tui/draft.h"
 
 #define DRAFT_VERSION 1
-
-static int mkdir_p(char *path, mode_t mode)
-{
-	char *p;
-
-	for (p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, mode) != 0 && errno != EEXIST) {
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
-	}
-	if (mkdir(path, mode) != 0 && errno != EEXIST)
-		return -1;
-	return 0;
-}
 
 int jp_draft_path(char **out, bool demo, struct jp_error *err)
 {
@@ -62,7 +44,7 @@ int jp_draft_path(char **out, bool demo, struct jp_error *err)
 				    _("no place for a draft: neither XDG_STATE_HOME nor HOME is set"));
 	}
 	if (!*out)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return 0;
 }
 
@@ -190,7 +172,7 @@ int jp_draft_save(const char *path, const struct jp_flow *flow, int step, bool d
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
 		*slash = '\0';
-		if (mkdir_p(dir, 0700) < 0) {
+		if (jp_fs_mkdir_p(NULL, dir, 0700, NULL) < 0) {
 			rc = jp_error_set(err, JP_EIO, _("draft not saved: %s: %s"), dir,
 					  strerror(errno));
 			goto out;

@@ -89,7 +89,7 @@ static size_t cluster_end(const struct jp_lineedit *le, size_t pos)
 
 	pos = jp_utf8_next(le->buf, le->len, pos);
 	while (pos < le->len) {
-		n = jp_utf8_decode(&cp, le->buf + pos, le->len - pos);
+		n = jp_utf8_step(&cp, le->buf + pos, le->len - pos);
 		if (jp_utf8_cp_width(cp) != 0)
 			break;
 		pos += n;
@@ -104,7 +104,7 @@ static size_t cluster_start(const struct jp_lineedit *le, size_t pos)
 
 	while (pos > 0) {
 		p = jp_utf8_prev(le->buf, pos);
-		jp_utf8_decode(&cp, le->buf + p, pos - p);
+		jp_utf8_step(&cp, le->buf + p, pos - p);
 		pos = p;
 		if (jp_utf8_cp_width(cp) != 0)
 			break;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/units.h"
 #include "tui/draw.h"
 #include "tui/utf8.h"
 #include "tui/widgets.h"
@@ -56,12 +57,12 @@ void jp_progress_draw(int y, int x, int width, const char *label,
 		size_t l = strlen(tail);
 
 		snprintf(tail + l, sizeof(tail) - l, "  %s/s",
-			 jp_fmt_bytes(a, sizeof(a), (uint64_t)p->rate));
+			 jp_units_format_bytes(a, sizeof(a), (uint64_t)p->rate));
 	} else if (p->bytes) {
 		size_t l = strlen(tail);
 
 		snprintf(tail + l, sizeof(tail) - l, "  %s",
-			 jp_fmt_bytes(a, sizeof(a), p->bytes));
+			 jp_units_format_bytes(a, sizeof(a), p->bytes));
 	}
 	if (p->total) {
 		size_t l = strlen(tail);

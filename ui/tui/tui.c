@@ -50,7 +50,7 @@ static int set_manifest_path(struct jp_flow *flow, const char *path, struct jp_e
 	int rc;
 
 	if (!abs)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	rc = jp_flow_set(&v, flow, "review.manifest_path", abs, err);
 	if (rc < 0 && v.message)
 		jp_error_set(err, rc, "-o %s: %s", path, v.message);

@@ -5,76 +5,11 @@
 
 #include "tui/utf8.h"
 
-size_t jp_utf8_decode(uint32_t *cp, const char *str, size_t len)
+size_t jp_utf8_step(uint32_t *cp, const char *s, size_t len)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	uint32_t c, min;
-	size_t n, i;
+	size_t n = jp_utf8_decode(cp, s, len);
 
-	if (len == 0) {
-		*cp = 0;
-		return 0;
-	}
-	c = s[0];
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	} else if ((c & 0xE0) == 0xC0) {
-		n = 2;
-		c &= 0x1F;
-		min = 0x80;
-	} else if ((c & 0xF0) == 0xE0) {
-		n = 3;
-		c &= 0x0F;
-		min = 0x800;
-	} else if ((c & 0xF8) == 0xF0) {
-		n = 4;
-		c &= 0x07;
-		min = 0x10000;
-	} else {
-		goto invalid;
-	}
-	if (n > len)
-		goto invalid;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			goto invalid;
-		c = (c << 6) | (s[i] & 0x3F);
-	}
-	/* Overlong forms, surrogates and values past U+10FFFF are invalid. */
-	if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-		goto invalid;
-	*cp = c;
-	return n;
-invalid:
-	*cp = 0xFFFD;
-	return 1;
-}
-
-size_t jp_utf8_encode(char *buf, uint32_t cp)
-{
-	if (cp < 0x80) {
-		buf[0] = (char)cp;
-		return 1;
-	} else if (cp < 0x800) {
-		buf[0] = (char)(0xC0 | (cp >> 6));
-		buf[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	} else if (cp >= 0xD800 && cp <= 0xDFFF) {
-		return 0;
-	} else if (cp < 0x10000) {
-		buf[0] = (char)(0xE0 | (cp >> 12));
-		buf[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		buf[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	} else if (cp <= 0x10FFFF) {
-		buf[0] = (char)(0xF0 | (cp >> 18));
-		buf[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		buf[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		buf[3] = (char)(0x80 | (cp & 0x3F));
-		return 4;
-	}
-	return 0;
+	return n ? n : len ? 1 : 0;
 }
 
 int jp_utf8_cp_width(uint32_t cp)
@@ -96,7 +31,7 @@ int jp_utf8_width(const char *s, size_t len)
 	uint32_t cp;
 
 	while (i < len) {
-		i += jp_utf8_decode(&cp, s + i, len - i);
+		i += jp_utf8_step(&cp, s + i, len - i);
 		cols += jp_utf8_cp_width(cp);
 	}
 	return cols;
@@ -118,7 +53,7 @@ size_t jp_utf8_fit(const char *s, size_t len, int cols, int *used)
 	uint32_t cp;
 
 	while (i < len) {
-		n = jp_utf8_decode(&cp, s + i, len - i);
+		n = jp_utf8_step(&cp, s + i, len - i);
 		cw = jp_utf8_cp_width(cp);
 		if (w + cw > cols)
 			break;
@@ -145,7 +80,7 @@ size_t jp_utf8_prev(const char *s, size_t pos)
 		start--;
 		back++;
 	}
-	if (jp_utf8_decode(&cp, s + start, pos - start) == pos - start)
+	if (jp_utf8_step(&cp, s + start, pos - start) == pos - start)
 		return start;
 	return pos - 1;
 }
@@ -156,21 +91,7 @@ size_t jp_utf8_next(const char *s, size_t len, size_t pos)
 
 	if (pos >= len)
 		return len;
-	return pos + jp_utf8_decode(&cp, s + pos, len - pos);
-}
-
-bool jp_utf8_valid(const char *s, size_t len)
-{
-	size_t i = 0, n;
-	uint32_t cp;
-
-	while (i < len) {
-		n = jp_utf8_decode(&cp, s + i, len - i);
-		if (cp == 0xFFFD && !(n == 3 && (unsigned char)s[i] == 0xEF))
-			return false;
-		i += n;
-	}
-	return true;
+	return pos + jp_utf8_step(&cp, s + pos, len - pos);
 }
 
 /* Chinese has no spaces between words: a line may break beside any wide
@@ -206,7 +127,7 @@ size_t jp_utf8_line_break(const char *s, size_t len, size_t fit)
 	while (i <= fit && i < len) {
 		if (s[i] == '\n')
 			return i;
-		n = jp_utf8_decode(&cp, s + i, len - i);
+		n = jp_utf8_step(&cp, s + i, len - i);
 		wide = jp_utf8_cp_width(cp) == 2;
 		if (s[i] == ' ')
 			brk = i;

@@ -11,11 +11,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Decode the character at s[0..len): returns its length in bytes (>= 1 when
- * len > 0) and stores the code point in *cp, or 0xFFFD for an invalid byte. */
-size_t jp_utf8_decode(uint32_t *cp, const char *s, size_t len);
-/* Encode cp into buf (at least 4 bytes); returns the length, 0 if invalid. */
-size_t jp_utf8_encode(char *buf, uint32_t cp);
+#include "jobprep/utf8.h" /* jp_utf8_decode, jp_utf8_encode, jp_utf8_valid */
+
+/* The character at s[0..len) as the wizard steps over it: its length in
+ * bytes (>= 1 when len > 0) and its code point in *cp, U+FFFD (one byte)
+ * for a byte that is not UTF-8 (jp_utf8_decode). */
+size_t jp_utf8_step(uint32_t *cp, const char *s, size_t len);
 /* Columns one code point takes: 0 (combining), 1 or 2; non-printables 1. */
 int jp_utf8_cp_width(uint32_t cp);
 /* Columns of s[0..len). */
@@ -36,7 +37,5 @@ size_t jp_utf8_next(const char *s, size_t len, size_t pos);
  * closing punctuation (，。）) nor after opening punctuation (（「) -- else
  * fit itself (a hard break). */
 size_t jp_utf8_line_break(const char *s, size_t len, size_t fit);
-/* True when the whole of s[0..len) is valid UTF-8. */
-bool jp_utf8_valid(const char *s, size_t len);
 
 #endif

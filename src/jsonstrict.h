@@ -14,6 +14,9 @@
 
 #include "jobprep/error.h"
 
+/* Largest integer a JSON number carries exactly (2^53). */
+#define JP_JSON_MAX_EXACT 9007199254740992.0
+
 /* A field path as messages print it: "job.env.HOME", "data[0].path"; the
  * document itself is "(top level)". Start with JP_JSON_PATH_INIT, release
  * with jp_json_path_dispose. */

@@ -1,10 +1,11 @@
-/* The mount table: /proc/self/mountinfo parsed exactly, and the mount a path
- * sits on.
+/* The mount table: /proc/self/mountinfo parsed by util-linux's libmount,
+ * and the mount a path sits on (jobprep's own walk of the mount tree).
  *
  * Each line is (proc(5)):
  *   ID PARENT MAJOR:MINOR ROOT MOUNT_POINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTIONS
  * ROOT, MOUNT_POINT, SOURCE and FSTYPE escape space, tab, newline and
- * backslash as \ooo octal (\040 \011 \012 \134); the table holds them decoded. */
+ * backslash as \ooo octal (\040 \011 \012 \134); the table holds them decoded
+ * (a backslash not followed by three octal digits stays as it is). */
 #ifndef JOBPREP_MOUNTINFO_H
 #define JOBPREP_MOUNTINFO_H
 
@@ -46,8 +47,10 @@ struct jp_mount_table {
 #define JP_MOUNT_TABLE_INIT { NULL, 0 }
 
 /* Parse mountinfo text of `len` bytes (need not be NUL-terminated). A line
- * that does not follow the format is an error (JP_EFORMAT) naming its line
- * number; `origin` names the text in messages. On failure *out is left empty. */
+ * that does not follow the format, or whose root or mount point is not
+ * absolute, is an error (JP_EFORMAT) naming its line number; blank lines and
+ * '#' comments are passed over; `origin` names the text in messages. On
+ * failure *out is left empty. */
 int jp_mount_table_parse(struct jp_mount_table *out, const char *text, size_t len,
 			 const char *origin, struct jp_error *err);
 /* Read and parse a mountinfo file; path NULL means /proc/self/mountinfo. */
@@ -59,10 +62,6 @@ void jp_mount_table_dispose(struct jp_mount_table *table);
  * an ancestor, hides the earlier one; "/data2" is not under "/data"). NULL if
  * none covers it. Borrowed from the table. */
 const struct jp_mount *jp_mount_table_find(const struct jp_mount_table *table, const char *path);
-
-/* Decode \ooo escapes of n bytes of `s` into a new string; NULL when out of
- * memory. A backslash not followed by three octal digits is kept as is. */
-char *jp_mountinfo_unescape(const char *s, size_t n);
 
 /* What a filesystem type means (the type as in mountinfo: "fuse.sshfs"). */
 enum jp_fs_kind jp_fs_kind_of(const char *fstype);
