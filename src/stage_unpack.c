@@ -237,6 +237,10 @@ static int wait_pool(struct jp_unpack *u, struct jp_stage_job *j)
 	for (;;) {
 		int r = j ? jp_stage_pool_put(u->pool, j, TICK_NS) : jp_stage_pool_drain(u->pool, TICK_NS);
 
+		/* queued: the writers own j now, whatever comes (a failure
+		 * shows at the next call) */
+		if (r == 0 && j)
+			return 0;
 		if (r == 0)
 			return jp_stage_pool_failed(u->pool) ? -1 : 0;
 		if (r < 0)
