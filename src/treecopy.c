@@ -788,6 +788,8 @@ static int prepare(struct ctx *c, const char *src, const char *dst, struct stat 
 		c->stage_flags |= JP_TC_INPLACE | JP_TC_NOSYNC;
 	if (c->stage && jp_tc_on_network(c->dst_fd))
 		c->stage_flags |= JP_TC_NOSYNC;
+	if (c->stage && jp_tc_on_fuse(c->dst_fd))
+		c->stage_flags |= JP_TC_QUICKSTAT;
 	if (!(c->order = malloc((c->n + 1) * sizeof(*c->order))) ||
 	    (c->record && !(c->stats = calloc(c->n + 1, sizeof(*c->stats)))))
 		return jp_error_oom(err);

@@ -39,6 +39,10 @@ enum {
 	 * trip and close already waits for the server; or INPLACE, whose
 	 * tree is flushed once, whole, before its rename). */
 	JP_TC_NOSYNC = 4,
+	/* FUSE: a file's attributes are taken from the look-up that finds
+	 * it (statx AT_STATX_DONT_SYNC), not asked for again: with caching
+	 * off each ask is one more round trip. */
+	JP_TC_QUICKSTAT = 8,
 };
 
 /* Stage one regular file or symlink (sst: its lstat) from src_at/src_name
@@ -62,6 +66,8 @@ int jp_tc_stage_entry(int src_at, const char *src_name, const struct stat *sst, 
  * 0, or -1 out of memory. */
 int jp_tc_shard_plan(size_t n, const uint64_t *sizes, const char *const *names, unsigned shards,
 		     unsigned *out);
+/* Is the folder open at fd on a FUSE filesystem? */
+bool jp_tc_on_fuse(int fd);
 /* Is the folder open at fd on network storage (or FUSE, which may be)? */
 bool jp_tc_on_network(int fd);
 /* A symlink at rel (relative to the tree's top) whose target leads outside

@@ -247,6 +247,40 @@ bool jp_tc_on_network(int fd)
 	       jp_fs_kind_of_magic((int64_t)sfs.f_type, &known, NULL) == JP_FS_NETWORK;
 }
 
+/* lstat of at/name; with quick (FUSE), the attributes the look-up itself
+ * brought back, not a second round trip to ask for them again. */
+static int lstat_at(int at, const char *name, struct stat *st, bool quick)
+{
+	struct statx x;
+
+	if (!quick)
+		return fstatat(at, name, st, AT_SYMLINK_NOFOLLOW);
+	if (statx(at, name, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_BASIC_STATS, &x) != 0)
+		return -1;
+	memset(st, 0, sizeof(*st));
+	st->st_mode = x.stx_mode;
+	st->st_size = (off_t)x.stx_size;
+	st->st_ino = x.stx_ino;
+	st->st_nlink = x.stx_nlink;
+	st->st_uid = x.stx_uid;
+	st->st_gid = x.stx_gid;
+	st->st_blocks = (blkcnt_t)x.stx_blocks;
+	st->st_atim.tv_sec = x.stx_atime.tv_sec;
+	st->st_atim.tv_nsec = x.stx_atime.tv_nsec;
+	st->st_mtim.tv_sec = x.stx_mtime.tv_sec;
+	st->st_mtim.tv_nsec = x.stx_mtime.tv_nsec;
+	st->st_ctim.tv_sec = x.stx_ctime.tv_sec;
+	st->st_ctim.tv_nsec = x.stx_ctime.tv_nsec;
+	return 0;
+}
+
+bool jp_tc_on_fuse(int fd)
+{
+	struct statfs sfs;
+
+	return fstatfs(fd, &sfs) == 0 && (uint32_t)sfs.f_type == 0x65735546u;
+}
+
 /* What a previous run left of dst_name: *dst its lstat (have_dst), *pst
  * that of the partial copy to go on from (have_part). 1: complete already;
  * 0; -1 with errno. */
@@ -258,7 +292,7 @@ static int look(int src_at, const char *src_name, const struct stat *sst, int ds
 	int done;
 
 	*have_part = false;
-	if (fstatat(dst_at, dst_name, &dst, AT_SYMLINK_NOFOLLOW) == 0) {
+	if (lstat_at(dst_at, dst_name, &dst, flags & JP_TC_QUICKSTAT) == 0) {
 		done = file_complete(src_at, src_name, sst, dst_at, dst_name, &dst, verify, buf,
 				     bufsz, stop);
 		if (done != 0)
@@ -273,7 +307,7 @@ static int look(int src_at, const char *src_name, const struct stat *sst, int ds
 	}
 	if (flags & JP_TC_INPLACE)
 		return 0;
-	if (fstatat(dst_at, tmp, pst, AT_SYMLINK_NOFOLLOW) == 0)
+	if (lstat_at(dst_at, tmp, pst, flags & JP_TC_QUICKSTAT) == 0)
 		*have_part = true;
 	else if (errno != ENOENT)
 		return -1;

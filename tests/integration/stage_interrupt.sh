@@ -112,7 +112,7 @@ for case in KILL INT TERM KILL_INTO; do
 	# a first copy works in the partial tree, DEST is not there yet
 	W=$D
 	if [ "$case" != KILL_INTO ]; then
-		jp_expect "${case}_no_dest_until_whole" [ ! -e "$D" ]
+		jp_expect "${case}_came_mid_copy_no_dest_until_whole" [ ! -e "$D" ]
 		W=$P
 	fi
 	n=$(finals "$W")
@@ -120,7 +120,11 @@ for case in KILL INT TERM KILL_INTO; do
 	whole=$(complete "$W")
 	have=$(bytes "$W")
 	echo "# $case: exit $rc, $n of $total files under final names ($whole complete), $t temporaries, $have bytes there"
-	jp_expect "${case}_came_mid_copy" [ "$whole" -lt "$total" ]
+	# mid-work: some file not complete yet; for a first copy it may be the
+	# end (the tree flushed, renamed) that was still to come
+	if [ "$case" = KILL_INTO ]; then
+		jp_expect "${case}_came_mid_copy" [ "$whole" -lt "$total" ]
+	fi
 	case $sig in
 	KILL) jp_expect "${case}_kill_9_dies" [ "$rc" = 137 ] ;;
 	INT)
