@@ -38,7 +38,7 @@ struct jp_git_url {
 		       * absolute */
 };
 
-#define JP_GIT_URL_INIT { JP_URL_LOCAL, false, NULL, NULL, NULL, NULL, NULL, NULL }
+#define JP_GIT_URL_INIT { .kind = JP_URL_LOCAL }
 
 /* Parse a URL as given by a person. Refuses a URL beginning with '-'.
  * Local paths are made absolute against the working directory. */

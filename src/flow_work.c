@@ -19,7 +19,7 @@
 #include "jobprep/scan.h"
 #include "flow_internal.h"
 
-struct jp_flow_task {
+struct jp_flow_work {
 	enum jp_action action;
 	size_t index;
 	bool deep;
@@ -49,12 +49,12 @@ static bool str_eq(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-enum jp_action jp_flow_task_action(const struct jp_flow_task *task)
+enum jp_action jp_flow_work_action(const struct jp_flow_work *task)
 {
 	return task->action;
 }
 
-void jp_flow_task_free(struct jp_flow_task *t)
+void jp_flow_work_free(struct jp_flow_work *t)
 {
 	if (!t)
 		return;
@@ -76,7 +76,7 @@ void jp_flow_task_free(struct jp_flow_task *t)
 
 /* The checkout, and the repository and ref the answers name: it is brought
  * there when they name one. */
-static int snapshot_inspect(struct jp_flow_task *t, const struct jp_flow *flow)
+static int snapshot_inspect(struct jp_flow_work *t, const struct jp_flow *flow)
 {
 	const struct jp_manifest *m = flow->m;
 
@@ -89,11 +89,11 @@ static int snapshot_inspect(struct jp_flow_task *t, const struct jp_flow *flow)
 	return 0;
 }
 
-int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum jp_action kind,
+int jp_flow_work_new(struct jp_flow_work **out, const struct jp_flow *flow, enum jp_action kind,
 		     size_t index, bool deep, struct jp_error *err)
 {
 	const struct jp_manifest *m = flow->m;
-	struct jp_flow_task *t = calloc(1, sizeof(*t));
+	struct jp_flow_work *t = calloc(1, sizeof(*t));
 	int rc = JP_ENOMEM;
 
 	*out = NULL;
@@ -194,14 +194,14 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 fail:
 	if (rc == JP_ENOMEM)
 		jp_error_set(err, rc, "%s", _("out of memory"));
-	jp_flow_task_free(t);
+	jp_flow_work_free(t);
 	return rc;
 }
 
 /* --- the work ------------------------------------------------------------------ */
 
 /* What the checkout is, into the snapshot's notes. */
-static int note_info(struct jp_flow_task *t, const struct jp_git_repo_info *info)
+static int note_info(struct jp_flow_work *t, const struct jp_git_repo_info *info)
 {
 	t->insp.is_git = true;
 	memcpy(t->insp.commit, info->commit, sizeof(t->insp.commit));
@@ -218,7 +218,7 @@ static int note_info(struct jp_flow_task *t, const struct jp_git_repo_info *info
 	return 0;
 }
 
-static int look(struct jp_flow_task *t, struct jp_error *err)
+static int look(struct jp_flow_work *t, struct jp_error *err)
 {
 	struct jp_git_repo_info info = JP_GIT_REPO_INFO_INIT;
 	struct jp_error quiet = JP_ERROR_INIT;
@@ -248,7 +248,7 @@ static int look(struct jp_flow_task *t, struct jp_error *err)
 
 /* Bring the checkout to the ref asked for: a refusal is the answer's
  * problem (a failed check), not the task's. */
-static int sync_checkout(struct jp_flow_task *t, const struct jp_port *port, struct jp_error *err)
+static int sync_checkout(struct jp_flow_work *t, const struct jp_port *port, struct jp_error *err)
 {
 	struct jp_git_update_options o = JP_GIT_UPDATE_OPTIONS_INIT;
 	struct jp_git_update_result res = JP_GIT_UPDATE_RESULT_INIT;
@@ -292,7 +292,7 @@ static int sync_checkout(struct jp_flow_task *t, const struct jp_port *port, str
 	return rc;
 }
 
-static int run_inspect(struct jp_flow_task *t, const struct jp_port *port, struct jp_error *err)
+static int run_inspect(struct jp_flow_work *t, const struct jp_port *port, struct jp_error *err)
 {
 	if (jp_set_str(&t->insp.path, t->path) < 0)
 		return jp_error_oom(err);
@@ -308,7 +308,7 @@ static int run_inspect(struct jp_flow_task *t, const struct jp_port *port, struc
 	return sync_checkout(t, port, err);
 }
 
-static int run_outputs(struct jp_flow_task *t, const struct jp_port *port, struct jp_error *err)
+static int run_outputs(struct jp_flow_work *t, const struct jp_port *port, struct jp_error *err)
 {
 	size_t n = 0;
 	int rc;
@@ -347,7 +347,7 @@ static int run_outputs(struct jp_flow_task *t, const struct jp_port *port, struc
 
 /* What only the flow knows: the state of the checkout it inspected, and
  * what bringing it to the ref did or refused. */
-static int add_code_notes(struct jp_flow_task *t)
+static int add_code_notes(struct jp_flow_work *t)
 {
 	const struct inspected *in = &t->insp;
 	struct jp_manifest *m = t->m;
@@ -384,7 +384,7 @@ static int add_code_notes(struct jp_flow_task *t)
 }
 
 /* What the scans found that a job would trip over. */
-static int add_data_notes(struct jp_flow_task *t)
+static int add_data_notes(struct jp_flow_work *t)
 {
 	struct jp_manifest *m = t->m;
 	char id[96];
@@ -425,7 +425,7 @@ static int add_data_notes(struct jp_flow_task *t)
 	return rc;
 }
 
-static int run_check(struct jp_flow_task *t, struct jp_error *err)
+static int run_check(struct jp_flow_work *t, struct jp_error *err)
 {
 	int rc;
 
@@ -437,7 +437,7 @@ static int run_check(struct jp_flow_task *t, struct jp_error *err)
 	return 0;
 }
 
-int jp_flow_task_run(struct jp_flow_task *t, const struct jp_port *port, struct jp_error *err)
+int jp_flow_work_run(struct jp_flow_work *t, const struct jp_port *port, struct jp_error *err)
 {
 	int rc = 0;
 
@@ -496,7 +496,7 @@ static int stale(struct jp_error *err, const char *what)
 			    _("the answers changed while %s ran: its result was set aside"), what);
 }
 
-int jp_flow_task_apply(struct jp_flow *flow, const struct jp_flow_task *t, struct jp_error *err)
+int jp_flow_work_apply(struct jp_flow *flow, const struct jp_flow_work *t, struct jp_error *err)
 {
 	struct jp_manifest *m = flow->m;
 	int rc = 0;
@@ -665,14 +665,14 @@ int jp_flow_pending(enum jp_action **kinds, size_t **indices, size_t *n,
 int jp_flow_run(struct jp_flow *flow, enum jp_action kind, size_t index, bool deep,
 		const struct jp_port *port, struct jp_error *err)
 {
-	struct jp_flow_task *t = NULL;
+	struct jp_flow_work *t = NULL;
 	int rc;
 
-	rc = jp_flow_task_new(&t, flow, kind, index, deep, err);
+	rc = jp_flow_work_new(&t, flow, kind, index, deep, err);
 	if (rc == 0)
-		rc = jp_flow_task_run(t, port, err);
+		rc = jp_flow_work_run(t, port, err);
 	if (rc == 0)
-		rc = jp_flow_task_apply(flow, t, err);
-	jp_flow_task_free(t);
+		rc = jp_flow_work_apply(flow, t, err);
+	jp_flow_work_free(t);
 	return rc;
 }
