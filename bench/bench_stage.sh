@@ -1,13 +1,25 @@
 #!/bin/sh
 # jobprep stage side by side with the tools a user would run instead, onto
 # an sshfs mount of a loopback sshd with every cache off (testing.md), in
-# one run, on the same data:
-#   1. a tree of small files (mktree: 0-64 KiB each), into a new folder:
-#      vs `rsync -a` and `cp -a` (issue 14's target: <= 0.3x rsync);
+# one run, on the same data (issue 14's benchmarks):
+#   1. a tree of small files (mktree: file i is i % 65521 bytes), into a
+#      new folder: vs `rsync -a`, `cp -a` and `rclone copy --transfers 32`
+#      (when installed) (targets: <= 0.3x rsync, <= 0.5x the fastest);
 #   2. the same again with nothing changed: vs a no-op `rsync -a`
 #      (target <= 0.2x);
 #   3. a .tar.gz of that tree unpacked onto the mount: vs `tar xzf -C`
-#      (target <= 0.3x; jobprep's unpack is one thread today);
+#      (target <= 0.3x);
+#   4. a few large files (JP_BENCH_LARGE_MIB each, default 64; the issue's
+#      512 by hand): throughput vs the fastest of rsync, cp, rclone
+#      (target >= 0.9x);
+#   5. kill -9 half-way through the large files, then the resumed run: the
+#      bytes it wrote vs what was left (target: at most the rest plus one
+#      chunk per file in flight);
+#   6. a download of JP_BENCH_DL_MIB (default 256; the issue's 1024 by
+#      hand) from loopback lighttpd to local disk: vs `curl -o` (target
+#      >= 0.9x curl's throughput; needs lighttpd and curl);
+#   7. with JP_BENCH_RSS_FILES="20000 100000": jobprep's peak memory
+#      copying trees of that many files on local disk.
 #   with jobprep's peak memory for each. Needs root (sshd, sshfs), rsync,
 #   /usr/bin/time.
 #   make bench BENCH=stage             # or: sh bench/bench_stage.sh
@@ -19,6 +31,8 @@ set -u
 : "${TOP_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${TOP_BUILDDIR:=$TOP_SRCDIR}"
 files=${JP_BENCH_FILES:-2000}
+large_mib=${JP_BENCH_LARGE_MIB:-64}
+dl_mib=${JP_BENCH_DL_MIB:-256}
 dir=${JP_BENCH_DIR:-$TOP_BUILDDIR/bench/stage-data}
 mktree=$TOP_BUILDDIR/bench/mktree
 [ -x "$mktree" ] || { echo "bench_stage: build first (make bench builds bench/mktree)" >&2; exit 1; }
@@ -26,6 +40,7 @@ for t in /usr/bin/time rsync sshfs; do
 	command -v "$t" >/dev/null 2>&1 || { echo "bench_stage: needs $t" >&2; exit 1; }
 done
 . "$TOP_SRCDIR/tests/lib/ssh.sh"
+. "$TOP_SRCDIR/tests/lib/gitserv.sh" # jp_free_port, jp_listening
 jp_ssh_available || { echo "RESULT stage: skipped (needs root, sshd, sshfs, /dev/fuse)"; exit 0; }
 
 rm -rf "$dir"
@@ -36,6 +51,11 @@ cleanup() {
 		[ -n "${JP_SSHFS_PID:-}" ] && wait "$JP_SSHFS_PID" 2>/dev/null
 	fi
 	[ -n "${sshd_dir:-}" ] && jp_sshd_stop "$sshd_dir"
+	if [ -s "$dir/httpd.pid" ]; then
+		_p=$(cat "$dir/httpd.pid")
+		kill "$_p" 2>/dev/null
+		jp_reap "$_p" "$dir/httpd.pid"
+	fi
 	rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -51,6 +71,11 @@ run() {
 	printf '  %-34s %7.2f s  %8d KiB\n' "$_label" "$secs" "$kib"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }'; }
+# bytes_in DIR: of every file below DIR (0 when it is not there)
+bytes_in() { find "$1" -type f -printf '%s\n' 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
+min() { awk -v a="$1" -v b="$2" 'BEGIN { print (a < b ? a : b) }'; }
+have_rclone=
+command -v rclone >/dev/null 2>&1 && have_rclone=1
 
 src=$dir/src
 "$mktree" "$src" "$files" 100 10 >"$dir/tree.done" || exit 1
@@ -68,10 +93,17 @@ run "rsync -a" rsync -a "$src/" "$mnt/rsync/"
 t_rsync=$secs
 run "cp -a" cp -a "$src" "$mnt/cp"
 t_cp=$secs
+best=$(min "$t_rsync" "$t_cp")
+t_rc=
+if [ -n "$have_rclone" ]; then
+	run "rclone copy --transfers 32" rclone copy --links --transfers 32 "$src" "$mnt/rclone"
+	t_rc=$secs
+	best=$(min "$best" "$t_rc")
+fi
 run "jobprep stage" "$JOBPREP" stage --no-progress "$src" "$mnt/jp"
 t_jp=$secs m_jp=$kib
 diff -r "$src" "$dir/remote/jp" >/dev/null || { echo "bench_stage: the staged copy differs" >&2; exit 1; }
-echo "RESULT small files: $(ratio "$t_jp" "$t_rsync")x rsync -a, $(ratio "$t_jp" "$t_cp")x cp -a ($t_jp s vs $t_rsync s, $t_cp s; target <= 0.3x rsync), peak $((m_jp / 1024)) MiB"
+echo "RESULT small files: $(ratio "$t_jp" "$t_rsync")x rsync -a, $(ratio "$t_jp" "$t_cp")x cp -a${t_rc:+, $(ratio "$t_jp" "$t_rc")x rclone}, $(ratio "$t_jp" "$best")x the fastest ($t_jp s vs $t_rsync s, $t_cp s${t_rc:+, $t_rc s}; targets <= 0.3x rsync, <= 0.5x the fastest), peak $((m_jp / 1024)) MiB"
 
 run "rsync -a (nothing changed)" rsync -a "$src/" "$mnt/rsync/"
 t_rsync=$secs
@@ -86,3 +118,82 @@ run "jobprep stage tree.tar.gz" "$JOBPREP" stage --no-progress "$dir/tree.tar.gz
 t_jp=$secs m_jp=$kib
 diff -r "$src" "$dir/remote/jpx" >/dev/null || { echo "bench_stage: the unpacked tree differs" >&2; exit 1; }
 echo "RESULT unpack: $(ratio "$t_jp" "$t_tar")x tar xzf ($t_jp s vs $t_tar s; target <= 0.3x), peak $((m_jp / 1024)) MiB"
+
+# --- a few large files: bandwidth
+big=$dir/big
+mkdir -p "$big"
+for i in 1 2 3; do
+	head -c $((large_mib * 1048576 + i)) /dev/urandom >"$big/large $i.bin"
+done
+lbytes=$(find "$big" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }')
+echo "large files: 3 x $large_mib MiB:"
+run "rsync -a" rsync -a "$big/" "$mnt/big-rsync/"
+best=$secs
+run "cp -a" cp -a "$big" "$mnt/big-cp"
+best=$(min "$best" "$secs")
+if [ -n "$have_rclone" ]; then
+	run "rclone copy --transfers 32" rclone copy --transfers 32 "$big" "$mnt/big-rclone"
+	best=$(min "$best" "$secs")
+fi
+run "jobprep stage" "$JOBPREP" stage --no-progress "$big" "$mnt/big-jp"
+t_jp=$secs
+diff -r "$big" "$dir/remote/big-jp" >/dev/null || { echo "bench_stage: the large files differ" >&2; exit 1; }
+echo "RESULT large files: $(ratio "$best" "$t_jp")x the fastest peer's throughput ($(ratio $((lbytes / 1048576)) "$t_jp") MiB/s vs $(ratio $((lbytes / 1048576)) "$best") MiB/s; target >= 0.9x)"
+
+# --- kill -9 half-way through the large files, then the rest
+"$JOBPREP" stage --progress "$big" "$mnt/big-kill" 2>/dev/null &
+pid=$!
+part="$dir/remote/.jobprep-tmp-stage-big-kill"
+w=0
+while [ $w -lt 1200 ] && [ "$(bytes_in "$part")" -lt $((lbytes / 2)) ]; do
+	sleep 0.05
+	w=$((w + 1))
+done
+kill -9 $pid
+wait $pid 2>/dev/null
+there=$(bytes_in "$part")
+"$JOBPREP" stage --json --no-progress "$big" "$mnt/big-kill" >"$dir/resume.json" 2>"$dir/err.out" ||
+	{ echo "bench_stage: the resumed run failed:" >&2; cat "$dir/err.out" >&2; exit 1; }
+wrote=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bytes_written"])' "$dir/resume.json")
+diff -r "$big" "$dir/remote/big-kill" >/dev/null || { echo "bench_stage: the resumed copy differs" >&2; exit 1; }
+echo "RESULT resume after kill -9: wrote $wrote bytes, $((lbytes - there)) were left ($there of $lbytes there at the kill): $((wrote - (lbytes - there))) bytes more than the rest (target: at most one 512 KiB chunk per file in flight: 3 files here)"
+
+# --- a download from loopback lighttpd, to local disk
+if command -v lighttpd >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then
+	mkdir -p "$dir/www" "$dir/dl"
+	head -c $((dl_mib * 1048576)) /dev/urandom >"$dir/www/dl.bin"
+	touch -d '1 hour ago' "$dir/www/dl.bin" # else lighttpd sends no validator
+	port=$(jp_free_port)
+	cat >"$dir/httpd.conf" <<C
+server.document-root = "$dir/www"
+server.bind = "127.0.0.1"
+server.port = $port
+server.pid-file = "$dir/httpd.pid"
+server.errorlog = "$dir/httpd-error.log"
+mimetype.assign = ( "" => "application/octet-stream" )
+C
+	lighttpd -f "$dir/httpd.conf" || exit 1
+	w=0
+	while [ $w -lt 50 ] && ! jp_listening "$port"; do
+		sleep 0.1
+		w=$((w + 1))
+	done
+	echo "download of $dl_mib MiB from loopback lighttpd to local disk:"
+	run "curl -o" curl -s -f -o "$dir/dl/curl.bin" "http://127.0.0.1:$port/dl.bin"
+	t_curl=$secs
+	rm -f "$dir/dl/curl.bin"
+	run "jobprep stage" "$JOBPREP" stage --no-progress "http://127.0.0.1:$port/dl.bin" "$dir/dl/jp.bin"
+	t_jp=$secs m_jp=$kib
+	cmp -s "$dir/www/dl.bin" "$dir/dl/jp.bin" || { echo "bench_stage: the download differs" >&2; exit 1; }
+	echo "RESULT download: $(ratio "$t_curl" "$t_jp")x curl's throughput ($t_jp s vs $t_curl s; target >= 0.9x), peak $((m_jp / 1024)) MiB"
+else
+	echo "RESULT download: skipped (needs lighttpd and curl)"
+fi
+
+# --- peak memory by tree size, on local disk
+for n in ${JP_BENCH_RSS_FILES:-}; do
+	"$mktree" "$dir/rss-$n" "$n" 500 50 >/dev/null || exit 1
+	run "jobprep stage ($n files, local)" "$JOBPREP" stage --no-progress "$dir/rss-$n" "$dir/rss-$n-copy"
+	echo "RESULT peak memory, $n files: $((kib / 1024)) MiB"
+	rm -rf "$dir/rss-$n" "$dir/rss-$n-copy"
+done

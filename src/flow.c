@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
@@ -131,7 +132,7 @@ void jp_flow_free(struct jp_flow *flow)
 	if (!flow)
 		return;
 	for (size_t i = 0; flow->m && i < flow->m->n_data; i++)
-		free(flow->dx[i].scanned_path);
+		flow_data_extra_dispose(&flow->dx[i]);
 	free(flow->dx);
 	jp_manifest_free(flow->m);
 	jp_profile_free(flow->profile);
@@ -194,6 +195,7 @@ static char **str_slot(struct jp_flow *flow, const struct fref *r)
 	case K_ENV_PATH: return &flow->env_path;
 	case K_DATA_NAME: return r->index < m->n_data ? &m->data[r->index].name : NULL;
 	case K_DATA_PATH: return r->index < m->n_data ? &m->data[r->index].path : NULL;
+	case K_DATA_FROM: return r->index < m->n_data ? &m->data[r->index].origin.from : NULL;
 	case K_ENV_NAME: return r->index < m->job.n_env ? &m->job.env[r->index].name : NULL;
 	case K_ENV_VALUE: return r->index < m->job.n_env ? &m->job.env[r->index].value : NULL;
 	default: return NULL;
@@ -207,6 +209,7 @@ static bool index_ok(const struct jp_flow *flow, const struct fref *r)
 	case K_DATA_PATH:
 	case K_DATA_KIND:
 	case K_DATA_RO:
+	case K_DATA_FROM:
 		return r->index < flow->m->n_data;
 	case K_ENV_NAME:
 	case K_ENV_VALUE:
@@ -271,6 +274,7 @@ bool jp_flow_is_set(const struct jp_flow *flow, const char *key)
 	case K_DATA_KIND: return flow->dx[r.index].kind_set;
 	case K_DATA_RO: return flow->dx[r.index].ro_set;
 	case K_DATA_PATH:
+	case K_DATA_FROM:
 	case K_ENV_NAME:
 	case K_ENV_VALUE:
 		return true; /* no defaults: whatever is there was given */
@@ -446,6 +450,9 @@ static int store(struct jp_flow *flow, const struct fref *r, const char *value,
 		break;
 	case K_DATA_PATH:
 		rc = jp_set_str(str_slot(flow, r), text);
+		break;
+	case K_DATA_FROM:
+		rc = flow_stage_store(flow, r->index, text, why);
 		break;
 	default: {
 		char **slot = str_slot(flow, r);
@@ -687,7 +694,8 @@ int jp_flow_list_remove(struct jp_flow *flow, const char *list_key, size_t index
 	if (list_key && strcmp(list_key, "data") == 0 && index < m->n_data) {
 		free(m->data[index].name);
 		free(m->data[index].path);
-		free(flow->dx[index].scanned_path);
+		jp_data_origin_dispose(&m->data[index].origin);
+		flow_data_extra_dispose(&flow->dx[index]);
 		memmove(&m->data[index], &m->data[index + 1],
 			(m->n_data - index - 1) * sizeof(*m->data));
 		memmove(&flow->dx[index], &flow->dx[index + 1],
@@ -741,6 +749,25 @@ static void answer(struct answer_ctx *a, const char *key, const char *value)
 	jp_verdict_dispose(&why);
 }
 
+/* An answers file's origin.digest is what the download must have. */
+static void answer_digest(struct answer_ctx *a, size_t idx, const struct jp_data_origin *o)
+{
+	if (!o->digest || a->oom)
+		return;
+	if (!o->from || strncasecmp(o->from, "http", 4) != 0 ||
+	    !o->digest_algorithm || strcmp(o->digest_algorithm, "sha256") != 0) {
+		a->bad = 1;
+		jp_error_set(a->err, JP_EFORMAT,
+			     _("%s: data[%zu].origin.digest: only a download's SHA-256 is checked "
+			       "while staging: give {\"algorithm\": \"sha256\", ...} with an "
+			       "http(s) from"),
+			     a->origin, idx);
+		return;
+	}
+	if (jp_set_str(&a->flow->dx[idx].want_sha256, o->digest) < 0)
+		a->oom = 1;
+}
+
 int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *ans, const char *origin,
 			  struct jp_error *err)
 {
@@ -781,6 +808,9 @@ int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *ans, c
 		answer(&a, key, d->kind == JP_DATA_PUBLIC ? "public" : NULL);
 		flow_item_key(key, sizeof(key), K_DATA_RO, idx);
 		answer(&a, key, d->read_only ? "true" : NULL);
+		flow_item_key(key, sizeof(key), K_DATA_FROM, idx);
+		answer(&a, key, d->origin.from);
+		answer_digest(&a, idx, &d->origin);
 	}
 
 	answer(&a, "outputs.output_dir", ans->outputs.output_dir);

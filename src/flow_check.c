@@ -1,13 +1,15 @@
 /* Inline checks off the flow's thread: the wizard asks while the person
  * types, and a look at a hung mount must not freeze the keys. A check runs
  * jp_flow_validate on a snapshot of the flow, on the probe helper's thread
- * (jobprep/probe.h); the wizard polls for its verdict. */
+ * (jobprep/probe.h); the wizard polls for its verdict. A branch, tag or
+ * commit is also looked up on the remote there (ls-remote, bounded). */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobprep/git.h"
 #include "jobprep/i18n.h"
 #include "jobprep/probe.h"
 #include "flow_internal.h"
@@ -43,6 +45,37 @@ static void check_job_free(void *arg)
 	free(j);
 }
 
+/* A server silent this long is left alone: the ref is looked up again at
+ * the clone, which waits longer. */
+#define REF_LOOK_TIMEOUT_S 10
+
+/* The ref as typed, against the repository's URL: a miss fails the field
+ * at once (naming the default branch) instead of two steps later. Only a
+ * definite "no such ref" counts: an unreachable server, or one that wants
+ * credentials (no one is asked here), says nothing. */
+static void look_up_ref(struct check_job *j)
+{
+	struct jp_git_remote_info info = JP_GIT_REMOTE_INFO_INIT;
+	struct jp_error err = JP_ERROR_INIT;
+	char *url = NULL, *ref = NULL;
+
+	if (j->verdict.status == JP_CHECK_FAIL || !jp_flow_field_active(j->snap, "code.repo.url"))
+		return;
+	if (j->value)
+		ref = strdup(j->value);
+	else if (jp_flow_get(&ref, j->snap, "code.repo.ref", NULL) < 0)
+		ref = NULL;
+	if (jp_flow_get(&url, j->snap, "code.repo.url", NULL) < 0)
+		url = NULL;
+	if (url && url[0] && ref && ref[0] &&
+	    jp_git_remote_check(&info, url, ref, REF_LOOK_TIMEOUT_S, NULL, &err) == JP_ENOENT)
+		flow_verdict_set(&j->verdict, JP_CHECK_FAIL, "%s", jp_error_message(&err));
+	jp_git_remote_info_dispose(&info);
+	jp_error_dispose(&err);
+	free(url);
+	free(ref);
+}
+
 static void check_job_run(void *arg)
 {
 	struct check_job *j = arg;
@@ -51,6 +84,8 @@ static void check_job_run(void *arg)
 	j->rc = jp_flow_validate(&j->verdict, j->snap, j->key, j->value, &err);
 	if (j->rc < 0)
 		snprintf(j->error, sizeof(j->error), "%s", jp_error_message(&err));
+	else if (strcmp(j->key, "code.repo.ref") == 0)
+		look_up_ref(j);
 	jp_error_dispose(&err);
 }
 

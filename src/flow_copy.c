@@ -43,6 +43,8 @@ int flow_manifest_copy(struct jp_manifest **out, const struct jp_manifest *src)
 			goto oom;
 		m->data[i].has_stats = d->has_stats;
 		m->data[i].stats = d->stats;
+		if (jp_data_origin_copy(&m->data[i].origin, &d->origin) < 0)
+			goto oom;
 	}
 	for (size_t i = 0; i < src->n_checks; i++) {
 		const struct jp_check *c = &src->checks[i];
@@ -87,11 +89,8 @@ int flow_snapshot(struct jp_flow **out, const struct jp_flow *src)
 	size_t n = src->m->n_data;
 	if (rc == 0 && n && !(f->dx = calloc(n, sizeof(*f->dx))))
 		rc = JP_ENOMEM;
-	for (size_t i = 0; rc == 0 && f->dx && i < n; i++) {
-		f->dx[i] = src->dx[i];
-		f->dx[i].scanned_path = NULL;
-		rc = jp_set_str(&f->dx[i].scanned_path, src->dx[i].scanned_path);
-	}
+	for (size_t i = 0; rc == 0 && f->dx && i < n; i++)
+		rc = flow_data_extra_copy(&f->dx[i], &src->dx[i]);
 	if (rc == 0 && f->cache) {
 		f->cache->syncs = src->cache->syncs;
 		rc = jp_set_str(&f->cache->sync_path, src->cache->sync_path);

@@ -53,6 +53,11 @@ static const struct jp_field data_items[] = {
 	  N_("Where the data set is, as every Worker sees it: team data on shared storage, "
 	     "public data under the public data root."),
 	  NULL, 0, 0, NULL },
+	{ "data[].from", JP_STEP_DATA, JP_FIELD_TEXT, JP_FIELD_OPTIONAL, N_("Stage from"),
+	  N_("Where the data comes from: a folder or an archive on this machine, or an http(s) "
+	     "URL. jobprep copies, unpacks or downloads it onto the path above before the "
+	     "checks (jobprep stage: incremental, resumable), never in the job."),
+	  NULL, 0, 0, NULL },
 	{ "data[].name", JP_STEP_DATA, JP_FIELD_TEXT, 0, N_("Name"),
 	  N_("A short name for this data source (defaults to the directory's name)."), NULL, 0,
 	  0, NULL },

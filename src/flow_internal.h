@@ -42,6 +42,7 @@
 	X(K_DATA_PATH, "data[].path", JP_FIELD_PATH, check_data_path)             \
 	X(K_DATA_KIND, "data[].kind", JP_FIELD_CHOICE, NULL)                      \
 	X(K_DATA_RO, "data[].read_only", JP_FIELD_BOOL, check_data_ro)            \
+	X(K_DATA_FROM, "data[].from", JP_FIELD_TEXT, check_data_from)             \
 	X(K_ENV, "job.env", JP_FIELD_LIST, NULL)                                  \
 	X(K_ENV_NAME, "job.env[].name", JP_FIELD_TEXT, check_env_name)            \
 	X(K_ENV_VALUE, "job.env[].value", JP_FIELD_TEXT, check_env_value)
@@ -78,6 +79,12 @@ struct data_extra {
 	bool complete;
 	struct jp_data_stats stats;
 	uint64_t unreadable, links_outside, archive_bytes;
+	/* data[].from as given, credentials and all, when it has some (the
+	 * draft holds it without them); NULL: the draft's is the whole */
+	char *from_secret;
+	char *want_sha256; /* the download must have this SHA-256 (answers) */
+	/* the last staging that finished: from what (as in the draft) to where */
+	char *staged_from, *staged_path;
 };
 
 /* What an existing checkout turned out to be. */
@@ -169,6 +176,18 @@ const char *flow_image_problem(const char *ref, bool *no_tag);
 /* flow_work.c: jp_flow_pending, with full scans when deep. */
 int flow_pending_deep(enum jp_action **kinds, size_t **indices, size_t *n,
 		      const struct jp_flow *flow, bool deep, struct jp_error *err);
+
+/* flow_stage.c: data[].from, staged onto data[].path before the scan. */
+/* Store data[i].from: a path (normalised) or an http(s) URL; NULL or ""
+ * clears it. A URL's credentials stay in the flow, out of the draft. */
+int flow_stage_store(struct jp_flow *flow, size_t i, const char *value,
+		     struct jp_verdict *why);
+/* The staging of data[i] finished for the current from and path. */
+bool flow_stage_done(const struct jp_flow *flow, size_t i);
+/* Free what a data_extra owns (not the struct itself). */
+void flow_data_extra_dispose(struct data_extra *x);
+/* *dst = a deep copy of src; JP_ENOMEM leaves dst disposable. */
+int flow_data_extra_copy(struct data_extra *dst, const struct data_extra *src);
 
 /* flow_copy.c */
 int flow_manifest_copy(struct jp_manifest **out, const struct jp_manifest *src);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "jobprep/i18n.h"
@@ -32,6 +33,9 @@ bool flow_active(const struct jp_flow *flow, const struct fref *r)
 		return shared || lclone;
 	case K_IMAGE:
 		return m->code.source == JP_CODE_IMAGE;
+	case K_DATA_FROM:
+		/* shown once there is something to stage (an offer sets it) */
+		return r->index < m->n_data && m->data[r->index].origin.from;
 	default:
 		return true;
 	}
@@ -317,6 +321,12 @@ static int judge_data_path(struct jp_verdict *v, const struct jp_flow *flow, siz
 	rc = classify(&info, &there, v, flow, path);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
+	if (!there && d->origin.from) {
+		flow_verdict_set(v, JP_CHECK_PASS, _("%s does not exist yet: it is staged from %s first"),
+				 path, d->origin.from);
+		jp_path_info_dispose(&info);
+		return 0;
+	}
 	if (!there) {
 		flow_verdict_set(v, JP_CHECK_FAIL,
 				 _("%s does not exist: the data must be in place before the job "
@@ -329,7 +339,9 @@ static int judge_data_path(struct jp_verdict *v, const struct jp_flow *flow, siz
 					      : (info.mount_point ? info.mount_point : "?");
 	switch (info.cls) {
 	case JP_STORAGE_SHARED:
-		if (d->kind == JP_DATA_PUBLIC)
+		if (d->kind == JP_DATA_PUBLIC && !flow->dx[i].kind_set)
+			flow_verdict_set(v, JP_CHECK_PASS, NULL); /* the kind follows: team */
+		else if (d->kind == JP_DATA_PUBLIC)
 			flow_verdict_set(v, JP_CHECK_WARN,
 					 _("%s is on shared storage, not under the public data root: "
 					   "is it team data?"),
@@ -338,7 +350,13 @@ static int judge_data_path(struct jp_verdict *v, const struct jp_flow *flow, siz
 			flow_verdict_set(v, JP_CHECK_PASS, NULL);
 		break;
 	case JP_STORAGE_PUBLIC:
-		if (d->kind == JP_DATA_TEAM)
+		if (d->kind == JP_DATA_TEAM && !flow->dx[i].kind_set)
+			/* the kind follows the path: say what it becomes */
+			flow_verdict_set(v, JP_CHECK_PASS,
+					 _("%s is the platform's public data: kind set to public "
+					   "(read-only); mount \"public data\" when creating the job"),
+					 path);
+		else if (d->kind == JP_DATA_TEAM)
 			flow_verdict_set(v, JP_CHECK_WARN,
 					 _("%s is the platform's public data: mount \"public data\" when "
 					   "creating the job, and choose kind \"public\""),
@@ -753,6 +771,44 @@ static int check_data_name(struct jp_verdict *v, const struct jp_flow *flow, con
 					 _("another data source is already called \"%s\""), s);
 			break;
 		}
+	return 0;
+}
+
+/* Where the data is staged from: an http(s) URL, or a path that exists
+ * and is not the data path itself. */
+static int check_data_from(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
+			   const char *s, bool empty)
+{
+	const char *path = flow->m->data[r->index].path;
+	struct jp_path_info info = JP_PATH_INFO_INIT;
+	bool there = false;
+	int rc;
+
+	if (empty)
+		return 0;
+	if (strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0) {
+		flow_verdict_set(v, JP_CHECK_PASS, _("downloaded onto %s before the checks"),
+				 path ? path : "?");
+		return 0;
+	}
+	if (!absolute(v, s))
+		return 0;
+	if (path && strcmp(path, s) == 0) {
+		flow_verdict_set(v, JP_CHECK_FAIL,
+				 _("%s is the data path itself: leave this empty, or give where the "
+				   "data comes from"),
+				 s);
+		return 0;
+	}
+	rc = classify(&info, &there, v, flow, s);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	if (!there)
+		flow_verdict_set(v, JP_CHECK_FAIL, _("%s does not exist: nothing to stage from"), s);
+	else
+		flow_verdict_set(v, JP_CHECK_PASS, _("staged onto %s before the checks"),
+				 path ? path : "?");
+	jp_path_info_dispose(&info);
 	return 0;
 }
 

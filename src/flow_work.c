@@ -3,12 +3,15 @@
  * that touches only the snapshot (any thread), and a result applied back. */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jobprep/check.h"
@@ -17,6 +20,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/lint.h"
 #include "jobprep/scan.h"
+#include "jobprep/stage.h"
 #include "flow_internal.h"
 
 struct jp_flow_work {
@@ -29,9 +33,13 @@ struct jp_flow_work {
 	/* snapshot */
 	char *url, *ref, *path;
 	char *out, *ckpt, *log;
+	char *asked_out, *asked_ckpt, *asked_log; /* OUTPUTS: as the answers had them */
+	char *run_tmpl; /* OUTPUTS: the run folder's template (with NNN): the
+			 * folder is claimed, the next number taken when it exists */
 	bool out_ours; /* the output dir was made by this flow */
 	bool sync;     /* INSPECT: bring the checkout to url/ref */
 	bool ask;      /* ... asking port->confirm before moving it */
+	bool no_cache; /* CLONE, INSPECT: the server only, not the mirror cache */
 	struct jp_profile *profile;
 	struct jp_manifest *m; /* JP_ACTION_CHECK: the draft, checked in place */
 	struct inspected insp; /* JP_ACTION_CHECK: notes; INSPECT: the result */
@@ -41,7 +49,12 @@ struct jp_flow_work {
 	struct jp_git_clone_result clone;
 	struct jp_git_remote_info remote;
 	struct jp_scan_result scan;
+	struct jp_stage_result stage;
 	struct jp_strv created;
+	/* STAGE: from as given (secret: credentials and all), as the draft
+	 * shows it, and the SHA-256 the download must have */
+	char *from, *from_shown, *sha256;
+	char staged_at[32];
 };
 
 static bool str_eq(const char *a, const char *b)
@@ -64,13 +77,23 @@ void jp_flow_work_free(struct jp_flow_work *t)
 	free(t->out);
 	free(t->ckpt);
 	free(t->log);
+	free(t->asked_out);
+	free(t->asked_ckpt);
+	free(t->asked_log);
+	free(t->run_tmpl);
 	jp_profile_free(t->profile);
 	jp_manifest_free(t->m);
 	flow_inspected_dispose(&t->insp);
 	free(t->dx);
 	jp_git_clone_result_dispose(&t->clone);
 	jp_git_remote_info_dispose(&t->remote);
+	jp_stage_result_dispose(&t->stage);
 	jp_strv_dispose(&t->created);
+	if (t->from)
+		explicit_bzero(t->from, strlen(t->from));
+	free(t->from);
+	free(t->from_shown);
+	free(t->sha256);
 	free(t);
 }
 
@@ -89,6 +112,59 @@ static int snapshot_inspect(struct jp_flow_work *t, const struct jp_flow *flow)
 	return 0;
 }
 
+/* Under dir (dir itself or below it). */
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return path && strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* The output directories as asked, and whether the run folder is the
+ * profile's next free run-NNN (then it is claimed, not just made): only
+ * when the person named none of the folders inside it. */
+static int snapshot_outputs(struct jp_flow_work *t, const struct jp_flow *flow)
+{
+	t->out_ours = flow->made_out && strcmp(flow->made_out, t->out) == 0;
+	for (size_t i = 0; !t->out_ours && i < flow->created.n; i++)
+		if (strcmp(flow->created.v[i], t->out) == 0)
+			t->out_ours = true;
+	if (jp_set_str(&t->asked_out, t->out) < 0 || jp_set_str(&t->asked_ckpt, t->ckpt) < 0 ||
+	    jp_set_str(&t->asked_log, t->log) < 0)
+		return JP_ENOMEM;
+	if (t->out_ours || flow->set[K_OUTPUT_DIR] || !flow->run_base || !flow->run_dir ||
+	    !strstr(flow->run_base, "NNN") || !str_eq(flow->run_dir, t->out) ||
+	    (flow->set[K_CHECKPOINT_DIR] && under(t->ckpt, t->out)) ||
+	    (flow->set[K_LOG_DIR] && under(t->log, t->out)))
+		return 0;
+	return jp_set_str(&t->run_tmpl, flow->run_base);
+}
+
+/* What a scan of data[index] needs: its path; staging it also where from
+ * (credentials and all) and the SHA-256 a download must have. */
+static int snapshot_data(struct jp_flow_work *t, const struct jp_flow *flow, size_t index,
+			 struct jp_error *err)
+{
+	const struct jp_manifest *m = flow->m;
+	const struct data_extra *x;
+
+	if (t->action == JP_ACTION_SCAN) {
+		if (index >= m->n_data || !m->data[index].path)
+			return jp_error_set(err, JP_EUSAGE, _("data[%zu]: no data source to scan"),
+					    index);
+		return jp_set_str(&t->path, m->data[index].path) < 0 ? JP_ENOMEM : 0;
+	}
+	if (index >= m->n_data || !m->data[index].path || !m->data[index].origin.from)
+		return jp_error_set(err, JP_EUSAGE, _("data[%zu]: nothing to stage"), index);
+	x = &flow->dx[index];
+	if (jp_set_str(&t->path, m->data[index].path) < 0 ||
+	    jp_set_str(&t->from_shown, m->data[index].origin.from) < 0 ||
+	    jp_set_str(&t->from, x->from_secret ? x->from_secret : m->data[index].origin.from) < 0 ||
+	    jp_set_str(&t->sha256, x->want_sha256) < 0)
+		return JP_ENOMEM; /* the caller says so */
+	return 0;
+}
+
 int jp_flow_work_new(struct jp_flow_work **out, const struct jp_flow *flow, enum jp_action kind,
 		     size_t index, bool deep, struct jp_error *err)
 {
@@ -104,6 +180,7 @@ int jp_flow_work_new(struct jp_flow_work **out, const struct jp_flow *flow, enum
 	t->clone = cr;
 	t->remote = ri;
 	t->action = kind;
+	t->no_cache = flow->options & JP_FLOW_NO_CACHE;
 	t->index = index;
 	t->deep = deep;
 	t->gen = flow->gen;
@@ -144,12 +221,10 @@ int jp_flow_work_new(struct jp_flow_work **out, const struct jp_flow *flow, enum
 			goto fail; /* rc is still JP_ENOMEM */
 		break;
 	case JP_ACTION_SCAN:
-		if (index >= m->n_data || !m->data[index].path) {
-			rc = jp_error_set(err, JP_EUSAGE, _("data[%zu]: no data source to scan"), index);
+	case JP_ACTION_STAGE:
+		rc = snapshot_data(t, flow, index, err);
+		if (rc < 0)
 			goto fail;
-		}
-		if (jp_set_str(&t->path, m->data[index].path) < 0)
-			goto fail; /* rc is still JP_ENOMEM */
 		break;
 	case JP_ACTION_OUTPUTS:
 		if (!m->outputs.output_dir) {
@@ -160,10 +235,8 @@ int jp_flow_work_new(struct jp_flow_work **out, const struct jp_flow *flow, enum
 		    jp_set_str(&t->ckpt, m->outputs.checkpoint_dir) < 0 ||
 		    jp_set_str(&t->log, m->outputs.log_dir) < 0)
 			goto fail; /* rc is still JP_ENOMEM */
-		t->out_ours = flow->made_out && strcmp(flow->made_out, m->outputs.output_dir) == 0;
-		for (size_t i = 0; !t->out_ours && i < flow->created.n; i++)
-			if (strcmp(flow->created.v[i], m->outputs.output_dir) == 0)
-				t->out_ours = true;
+		if (snapshot_outputs(t, flow) < 0)
+			goto fail; /* rc is still JP_ENOMEM */
 		break;
 	case JP_ACTION_CHECK:
 		if (flow_manifest_copy(&t->m, m) < 0 || flow_inspected_copy(&t->insp, &flow->insp) < 0)
@@ -174,7 +247,9 @@ int jp_flow_work_new(struct jp_flow_work **out, const struct jp_flow *flow, enum
 				goto fail; /* rc is still JP_ENOMEM */
 			for (size_t i = 0; i < m->n_data; i++) {
 				t->dx[i] = flow->dx[i];
-				t->dx[i].scanned_path = NULL;
+				/* the notes only: no string of the flow's is shared */
+				t->dx[i].scanned_path = t->dx[i].from_secret = NULL;
+				t->dx[i].want_sha256 = t->dx[i].staged_from = t->dx[i].staged_path = NULL;
 				/* only a scan of the path as it is now counts */
 				t->dx[i].complete = str_eq(flow->dx[i].scanned_path, m->data[i].path);
 			}
@@ -262,6 +337,7 @@ static int sync_checkout(struct jp_flow_work *t, const struct jp_port *port, str
 	o.path = t->path;
 	o.ref = t->ref;
 	o.ask = t->ask;
+	o.no_cache = t->no_cache;
 	if (!o.url) {
 		rc = jp_error_set(&why, JP_EREFUSED,
 				  _("%s has no remote to fetch %s from: give code.repo.url, or leave "
@@ -308,12 +384,83 @@ static int run_inspect(struct jp_flow_work *t, const struct jp_port *port, struc
 	return sync_checkout(t, port, err);
 }
 
+/* *path with its leading `from` replaced by `to` (when it is under it). */
+static int move_under(char **path, const char *from, const char *to)
+{
+	char *moved = NULL;
+
+	if (!under(*path, from))
+		return 0;
+	if (asprintf(&moved, "%s%s", to, *path + strlen(from)) < 0)
+		return JP_ENOMEM;
+	free(*path);
+	*path = moved;
+	return 0;
+}
+
+/* The run folder NNN names in tmpl, at least three digits. */
+static char *run_name(const char *tmpl, unsigned long num)
+{
+	const char *nnn = strstr(tmpl, "NNN");
+	char *out = NULL;
+
+	if (asprintf(&out, "%.*s%03lu%s", (int)(nnn - tmpl), tmpl, num, nnn + 3) < 0)
+		return NULL;
+	return out;
+}
+
+/* Claim the run folder with mkdir(2) of the folder itself: two jobprep
+ * that picked the same next number at once cannot both get it; the loser
+ * takes the next free one, and its checkpoints and logs move with it. */
+static int claim_run(struct jp_flow_work *t, struct jp_error *err)
+{
+	const char *nnn = strstr(t->run_tmpl, "NNN");
+	const char *slash = strrchr(t->run_tmpl, '/');
+	unsigned long num = strtoul(t->out + (nnn - t->run_tmpl), NULL, 10);
+	char *parent;
+	int rc;
+
+	if (!slash || slash == t->run_tmpl || slash > nnn)
+		return jp_fs_mkdir_p(&t->created, t->out, 0755, err);
+	if (!(parent = strndup(t->run_tmpl, (size_t)(slash - t->run_tmpl))))
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	rc = jp_fs_mkdir_p(&t->created, parent, 0755, err);
+	free(parent);
+	for (int tries = 0; rc == 0 && tries < 10000; tries++) {
+		char *next;
+
+		if (mkdir(t->out, 0755) == 0)
+			return jp_strv_push(&t->created, t->out) < 0
+				       ? jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"))
+				       : 0;
+		if (errno != EEXIST)
+			return jp_error_set(err, errno == ENOSPC ? JP_ENOSPC : JP_EIO,
+					    _("%s: cannot create the directory: %s"), t->out,
+					    strerror(errno));
+		if (!(next = run_name(t->run_tmpl, ++num)) ||
+		    move_under(&t->ckpt, t->out, next) < 0 || move_under(&t->log, t->out, next) < 0) {
+			free(next);
+			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		}
+		free(t->out);
+		t->out = next;
+	}
+	return rc;
+}
+
 static int run_outputs(struct jp_flow_work *t, const struct jp_port *port, struct jp_error *err)
 {
 	size_t n = 0;
 	int rc;
 
-	if (!t->out_ours && (n = flow_dir_files(t->out)) > 0) {
+	if (t->run_tmpl) {
+		rc = claim_run(t, err);
+		if (rc < 0) {
+			jp_fs_unmake(&t->created);
+			jp_strv_dispose(&t->created);
+			return rc;
+		}
+	} else if (!t->out_ours && (n = flow_dir_files(t->out)) > 0) {
 		char *q = NULL;
 		int yes = 0;
 		if (asprintf(&q, _("%s already holds files from an earlier run (%zu files). Write this run "
@@ -425,6 +572,42 @@ static int add_data_notes(struct jp_flow_work *t)
 	return rc;
 }
 
+/* Copy, unpack or download from onto path ({shared}/datasets may not
+ * exist yet); a failure says which data source it was. */
+static int run_stage(struct jp_flow_work *t, const struct jp_port *port, struct jp_error *err)
+{
+	struct jp_stage_options o = JP_STAGE_OPTIONS_INIT;
+	char *parent = strdup(t->path), *slash = parent ? strrchr(parent, '/') : NULL;
+	time_t now;
+	struct tm tm;
+	int rc = 0;
+
+	if (!parent)
+		return jp_error_oom(err);
+	if (slash && slash != parent) {
+		*slash = '\0';
+		rc = jp_fs_mkdir_p(&t->created, parent, 0755, err);
+	}
+	free(parent);
+	if (rc < 0)
+		return rc;
+	o.sha256 = t->sha256;
+	rc = jp_stage(&t->stage, t->from, t->path, &o, port, err);
+	if (rc < 0) {
+		jp_fs_unmake(&t->created);
+		if (rc != JP_ECANCELED)
+			jp_error_set(err, rc, _("data[%zu]: staging %s onto %s failed (nothing "
+						"half-made is left under its name; a re-run goes on "
+						"from there)"),
+				     t->index, t->from_shown, t->path);
+		return rc;
+	}
+	now = time(NULL);
+	gmtime_r(&now, &tm);
+	strftime(t->staged_at, sizeof(t->staged_at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return 0;
+}
+
 static int run_check(struct jp_flow_work *t, struct jp_error *err)
 {
 	int rc;
@@ -460,6 +643,7 @@ int jp_flow_work_run(struct jp_flow_work *t, const struct jp_port *port, struct 
 		o.target = t->path;
 		o.ref = t->ref;
 		o.profile = t->profile;
+		o.no_cache = t->no_cache;
 		rc = jp_git_clone(&t->clone, &o, port, err);
 		if (rc < 0)
 			jp_fs_unmake(&t->created);
@@ -483,6 +667,9 @@ int jp_flow_work_run(struct jp_flow_work *t, const struct jp_port *port, struct 
 	case JP_ACTION_CHECK:
 		rc = run_check(t, err);
 		break;
+	case JP_ACTION_STAGE:
+		rc = run_stage(t, port, err);
+		break;
 	}
 	t->done = rc == 0;
 	return rc;
@@ -494,6 +681,41 @@ static int stale(struct jp_error *err, const char *what)
 {
 	return jp_error_set(err, JP_EREFUSED,
 			    _("the answers changed while %s ran: its result was set aside"), what);
+}
+
+/* The staging is the data source's origin; its earlier scan is of other
+ * contents. */
+static int apply_stage(struct jp_flow *flow, const struct jp_flow_work *t, struct jp_error *err)
+{
+	struct jp_data_source *d;
+	struct data_extra *x;
+	static const enum jp_origin_kind kinds[] = {
+		[JP_STAGE_DIR] = JP_ORIGIN_DIR,
+		[JP_STAGE_FILE] = JP_ORIGIN_FILE,
+		[JP_STAGE_ARCHIVE] = JP_ORIGIN_ARCHIVE,
+	};
+
+	for (size_t i = 0; i < t->created.n; i++)
+		if (jp_strv_push(&flow->created, t->created.v[i]) < 0)
+			return JP_ENOMEM;
+	if (t->index >= flow->m->n_data || !str_eq(flow->m->data[t->index].path, t->path) ||
+	    !str_eq(flow->m->data[t->index].origin.from, t->from_shown))
+		return stale(err, _("the staging"));
+	d = &flow->m->data[t->index];
+	x = &flow->dx[t->index];
+	d->origin.kind = strncasecmp(t->from_shown, "http", 4) == 0 ? JP_ORIGIN_URL
+								   : kinds[t->stage.kind];
+	if (jp_set_str(&d->origin.staged_at, t->staged_at) < 0 ||
+	    jp_set_str(&d->origin.digest_algorithm, t->sha256 ? "sha256" : NULL) < 0 ||
+	    jp_set_str(&d->origin.digest, t->sha256) < 0 ||
+	    jp_set_str(&x->staged_from, t->from_shown) < 0 || jp_set_str(&x->staged_path, t->path) < 0)
+		return JP_ENOMEM;
+	if (d->origin.digest)
+		for (char *p = d->origin.digest; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+	free(x->scanned_path);
+	x->scanned_path = NULL;
+	return 0;
 }
 
 int jp_flow_work_apply(struct jp_flow *flow, const struct jp_flow_work *t, struct jp_error *err)
@@ -563,15 +785,25 @@ int jp_flow_work_apply(struct jp_flow *flow, const struct jp_flow_work *t, struc
 		x->archive_bytes = t->scan.archive_bytes;
 		break;
 	}
+	case JP_ACTION_STAGE:
+		rc = apply_stage(flow, t, err);
+		if (rc == JP_ENOMEM)
+			goto oom;
+		break;
 	case JP_ACTION_OUTPUTS:
 		for (size_t i = 0; i < t->created.n; i++)
 			if (jp_strv_push(&flow->created, t->created.v[i]) < 0)
 				goto oom;
-		if (!str_eq(m->outputs.output_dir, t->out) ||
-		    !str_eq(m->outputs.checkpoint_dir, t->ckpt) || !str_eq(m->outputs.log_dir, t->log)) {
+		if (!str_eq(m->outputs.output_dir, t->asked_out) ||
+		    !str_eq(m->outputs.checkpoint_dir, t->asked_ckpt) ||
+		    !str_eq(m->outputs.log_dir, t->asked_log)) {
 			rc = stale(err, _("creating the output directories"));
 			break;
 		}
+		/* Another run took the number first: the defaults follow the
+		 * folder claimed (recomputed below). */
+		if (!str_eq(t->out, t->asked_out) && jp_set_str(&flow->run_dir, t->out) < 0)
+			goto oom;
 		if (jp_set_str(&flow->made_out, t->out) < 0 || jp_set_str(&flow->made_ckpt, t->ckpt) < 0 ||
 		    jp_set_str(&flow->made_log, t->log) < 0)
 			goto oom;
@@ -619,7 +851,7 @@ int flow_pending_deep(enum jp_action **kinds, size_t **indices, size_t *n,
 		      const struct jp_flow *flow, bool deep, struct jp_error *err)
 {
 	const struct jp_manifest *m = flow->m;
-	size_t cap = 4 + m->n_data, k = 0;
+	size_t cap = 4 + 2 * m->n_data, k = 0;
 	enum jp_action *a = calloc(cap, sizeof(*a));
 	size_t *ix = calloc(cap, sizeof(*ix));
 
@@ -641,8 +873,15 @@ int flow_pending_deep(enum jp_action **kinds, size_t **indices, size_t *n,
 	} else if (m->code.source == JP_CODE_LAUNCH_CLONE && !m->code.repo_commit) {
 		a[k++] = JP_ACTION_RESOLVE;
 	}
+	/* what is staged comes first, and is scanned once it is there */
 	for (size_t i = 0; i < m->n_data; i++) {
-		if (m->data[i].path && !scan_done(flow, i, deep)) {
+		if (m->data[i].path && !flow_stage_done(flow, i)) {
+			ix[k] = i;
+			a[k++] = JP_ACTION_STAGE;
+		}
+	}
+	for (size_t i = 0; i < m->n_data; i++) {
+		if (m->data[i].path && flow_stage_done(flow, i) && !scan_done(flow, i, deep)) {
 			ix[k] = i;
 			a[k++] = JP_ACTION_SCAN;
 		}

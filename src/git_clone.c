@@ -343,6 +343,9 @@ struct build {
 	/* Staging: once the objects are final, start copying them onto shared
 	 * storage while the checkout runs. NULL when not staging. */
 	struct stage *stage;
+	/* The local mirror the clone copies from (lock_fd < 0: none, the
+	 * server itself). */
+	struct jp_git_cache *cache;
 };
 
 
@@ -761,7 +764,7 @@ static int scrub_all(git_repository *repo, unsigned depth)
 }
 
 /* Clone into dir (which must not exist or be empty) and finish it. */
-static int build_clone(struct build *b, const char *dir)
+static int build_clone_once(struct build *b, const char *dir)
 {
 	git_clone_options co;
 	git_repository *repo = NULL;
@@ -776,7 +779,16 @@ static int build_clone(struct build *b, const char *dir)
 	b->op->what = NULL;
 	if (b->op->canceled)
 		return jp_error_set(b->err, JP_ECANCELED, _("%s: canceled"), b->url->clean);
-	gerr = git_clone(&repo, b->url->clean, dir, &co);
+	if (b->cache && b->cache->lock_fd >= 0) {
+		/* A local copy of the mirror's objects (nothing to index), then
+		 * origin is the server again, as if cloned from it. */
+		co.local = GIT_CLONE_LOCAL_NO_LINKS;
+		gerr = git_clone(&repo, b->cache->mirror, dir, &co);
+		if (gerr == 0)
+			gerr = git_remote_set_url(repo, "origin", b->url->clean);
+	} else {
+		gerr = git_clone(&repo, b->url->clean, dir, &co);
+	}
 	if (gerr != 0) {
 		rc = git_fail(b, gerr, dir);
 		goto out;
@@ -801,6 +813,20 @@ static int build_clone(struct build *b, const char *dir)
 out:
 	git_commit_free(commit);
 	git_repository_free(repo);
+	return rc;
+}
+
+/* build_clone_once, and done with the mirror: one the clone tripped over
+ * goes, so that the next one fetches it anew. */
+static int build_clone(struct build *b, const char *dir)
+{
+	int rc = build_clone_once(b, dir);
+
+	if (!b->cache)
+		return rc;
+	if ((rc == JP_EGIT || rc == JP_EIO) && !b->op->canceled)
+		jp_git_cache_discard(b->cache);
+	jp_git_cache_close(b->cache);
 	return rc;
 }
 
@@ -906,6 +932,76 @@ out:
 
 /* ---- the whole clone ---- */
 
+static int check_local_source(const struct jp_git_url *url, struct jp_error *err)
+{
+	struct stat sb;
+	int errnum = 0, rc;
+
+	if (url->kind != JP_URL_LOCAL)
+		return 0;
+	/* A source on a hung mount: a timeout, not a stuck clone. */
+	if ((rc = jp_probe_stat(&sb, &errnum, url->path, 0, 0, err)) != 0)
+		return rc;
+	if (errnum || !S_ISDIR(sb.st_mode))
+		return jp_error_set(err, JP_ENOENT, _("%s: no such repository (not a directory)"),
+				    url->path);
+	return 0;
+}
+
+/* Everything the objects' copy and the stream have not done (.git,
+ * submodules, anything the checkout did not report) onto shared storage. */
+static int copy_staged(struct jp_git_clone_result *res, const struct jp_git_clone_options *opts,
+		       const char *src, const char *dst, struct stage *stage,
+		       const struct jp_treecopy_result *streamed_in, const struct jp_port *port,
+		       struct jp_error *err)
+{
+	static const char *const skip[] = { ".git/objects", NULL };
+	struct jp_treecopy_options to = JP_TREECOPY_OPTIONS_INIT;
+	struct jp_treecopy_result cr = JP_TREECOPY_RESULT_INIT;
+	struct jp_treecopy_result done = JP_TREECOPY_RESULT_INIT;
+	struct jp_treecopy_result *streamed = (struct jp_treecopy_result *)streamed_in;
+	int rc;
+
+	to.threads = opts->copy_threads ? opts->copy_threads : DEFAULT_COPY_THREADS;
+	to.record_stats = true;
+	to.skip = skip;
+	to.dst_exists = true;
+	rc = combine_done(&done, streamed, &stage->git_done, ".git");
+	if (rc != 0)
+		return jp_error_set(err, rc, "%s", _("out of memory"));
+	to.done = &done;
+	rc = jp_treecopy(&cr, src, dst, &to, port, err);
+	if (rc == 0)
+		rc = fix_streamed_modes(src, dst, streamed, err);
+	if (rc == 0) {
+		refresh_index(dst, &cr, streamed);
+		res->staged = true;
+	}
+	jp_treecopy_result_dispose(&cr);
+	jp_treecopy_result_dispose(&done);
+	return rc;
+}
+
+/* The mirror to clone from, when the cache is wanted and can be had:
+ * brought up to date from the server first (that fetch's errors are the
+ * clone's). */
+static int open_cache(struct jp_git_cache *cache, const struct jp_git_url *url,
+		      const struct jp_git_clone_options *opts, struct jp_git_op *op,
+		      struct jp_error *err)
+{
+	int rc;
+
+	if (!jp_git_cache_wanted(url, opts->no_cache))
+		return 0;
+	op->what = url->clean;
+	jp_git_op_progress(op, JP_PHASE_CONNECT, 0, 0, 0, true);
+	op->what = NULL;
+	if (op->canceled)
+		return jp_error_set(err, JP_ECANCELED, _("%s: canceled"), url->clean);
+	rc = jp_git_cache_open(cache, url, op, err);
+	return rc > 0 ? 0 : rc;
+}
+
 static int op_setup(struct jp_git_op *op, const struct jp_git_url *url,
 		    const struct jp_git_clone_options *opts, const struct jp_port *port,
 		    struct jp_error *err)
@@ -934,7 +1030,7 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 	struct build b;
 	struct stage stage;
 	struct jp_treecopy_result streamed = JP_TREECOPY_RESULT_INIT;
-	struct jp_treecopy_result done = JP_TREECOPY_RESULT_INIT;
+	struct jp_git_cache cache = JP_GIT_CACHE_INIT;
 	bool planned = false, staged = false;
 	int rc;
 
@@ -953,19 +1049,8 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 		goto out;
 	if ((rc = jp_git_ref_check(opts->ref, err)) != 0)
 		goto out;
-	if (url.kind == JP_URL_LOCAL) {
-		struct stat sb;
-		int errnum = 0;
-
-		/* A source on a hung mount: a timeout, not a stuck clone. */
-		if ((rc = jp_probe_stat(&sb, &errnum, url.path, 0, 0, err)) != 0)
-			goto out;
-		if (errnum || !S_ISDIR(sb.st_mode)) {
-			rc = jp_error_set(err, JP_ENOENT, _("%s: no such repository (not a directory)"),
-					  url.path);
-			goto out;
-		}
-	}
+	if ((rc = check_local_source(&url, err)) != 0)
+		goto out;
 	if (!profile && jp_profile_new_default(&def, NULL) == 0)
 		profile = def;
 	if ((rc = jp_git_target_plan(&target, opts->target, profile, err)) != 0)
@@ -979,12 +1064,14 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 	b.op = &op;
 	b.res = &res;
 	b.err = err;
+	b.cache = &cache;
 	jp_git_op_enter(&op);
 
 	if ((rc = jp_git_target_make_parents(&target, err)) != 0)
 		goto out;
 
-	if ((rc = jp_git_tmp_create(&tmp, target.tmp_parent, target.tmp_prefix, err)) != 0)
+	if ((rc = jp_git_tmp_create(&tmp, target.tmp_parent, target.tmp_prefix, err)) != 0 ||
+	    (rc = open_cache(&cache, &url, opts, &op, err)) != 0)
 		goto out;
 	/* On a network filesystem: build on local scratch disk, then copy. */
 	if (opts->staging == JP_GIT_STAGE_ALWAYS ||
@@ -1030,30 +1117,7 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 		}
 	}
 	if (staged) {
-		static const char *const skip[] = { ".git/objects", NULL };
-		struct jp_treecopy_options to = JP_TREECOPY_OPTIONS_INIT;
-		struct jp_treecopy_result cr = JP_TREECOPY_RESULT_INIT;
-
-		/* Everything the objects' copy and the stream have not done:
-		 * .git, submodules, anything the checkout did not report. */
-		to.threads = opts->copy_threads ? opts->copy_threads : DEFAULT_COPY_THREADS;
-		to.record_stats = true;
-		to.skip = skip;
-		to.dst_exists = true;
-		rc = combine_done(&done, &streamed, &stage.git_done, ".git");
-		if (rc != 0) {
-			jp_error_set(err, rc, "%s", _("out of memory"));
-			goto out;
-		}
-		to.done = &done;
-		rc = jp_treecopy(&cr, scratch.tree, tmp.tree, &to, port, err);
-		if (rc == 0)
-			rc = fix_streamed_modes(scratch.tree, tmp.tree, &streamed, err);
-		if (rc == 0) {
-			refresh_index(tmp.tree, &cr, &streamed);
-			res.staged = true;
-		}
-		jp_treecopy_result_dispose(&cr);
+		rc = copy_staged(&res, opts, scratch.tree, tmp.tree, &stage, &streamed, port, err);
 		jp_git_tmp_remove(&scratch);
 		if (rc != 0)
 			goto out;
@@ -1076,8 +1140,8 @@ out:
 	stage_join(&stage, true, NULL, NULL);
 	jp_error_dispose(&stage.err);
 	jp_treecopy_result_dispose(&streamed);
-	jp_treecopy_result_dispose(&done);
 	jp_treecopy_result_dispose(&stage.git_done);
+	jp_git_cache_close(&cache);
 	jp_git_op_leave(&op);
 	if (scratch.dir)
 		jp_git_tmp_remove(&scratch);

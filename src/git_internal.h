@@ -182,6 +182,43 @@ int jp_git_target_place(const struct jp_git_target *t, const char *tree,
 			struct jp_error *err);
 void jp_git_target_dispose(struct jp_git_target *t);
 
+/* ---- the local mirror cache (git_cache.c) ---- */
+
+struct jp_git_cache {
+	char *dir;    /* $XDG_CACHE_HOME/jobprep/git (default ~/.cache/...) */
+	char *mirror; /* dir/<SHA-1 of the clean URL>.git: a bare mirror */
+	char *lock;   /* dir/<key>.lock: flock'ed while open; its mtime is
+		       * the mirror's last use */
+	int lock_fd;
+	bool fresh;   /* made from scratch by this open */
+	/* The pack files (path of the .pack, its .idx beside it) this open's
+	 * fetch brought: complete packs (index-pack fixed them), exactly what
+	 * an update of a checkout behind the server needs. */
+	struct jp_strv new_packs;
+};
+
+#define JP_GIT_CACHE_INIT { .dir = NULL, .lock_fd = -1, .new_packs = JP_STRV_INIT }
+
+/* Whether url goes through the cache: not with no_cache, JOBPREP_NO_CACHE
+ * set (not "0"), JOBPREP_CACHE_MAX=0, or for a repository already on this
+ * machine (a path, file://). */
+bool jp_git_cache_wanted(const struct jp_git_url *url, bool no_cache);
+/* Lock url's mirror (waiting for another jobprep using it) and bring it up
+ * to date from the server with op's callbacks, making it on first use and
+ * again from scratch when it fails its checks. Returns 0 (c open: its
+ * mirror is a complete local copy until jp_git_cache_close), 1 when there
+ * can be no cache here (no cache folder: go to the server directly; c
+ * stays closed), or the fetch's JP_E* code (message in err). */
+int jp_git_cache_open(struct jp_git_cache *c, const struct jp_git_url *url,
+		      struct jp_git_op *op, struct jp_error *err);
+/* The mirror failed a clone or update made from it: remove it, so the
+ * next open fetches it anew (c stays open). */
+void jp_git_cache_discard(struct jp_git_cache *c);
+/* Unlock, then trim the cache to JOBPREP_CACHE_MAX (default 4 GiB), least
+ * recently used mirrors first. Safe on a closed c. */
+void jp_git_cache_close(struct jp_git_cache *c);
+void jp_git_cache_dispose(struct jp_git_cache *c);
+
 /* ---- running a helper program (git_run.c) ---- */
 
 /* Run argv (PATH searched) in a new session without a terminal: stdin gets

@@ -49,6 +49,56 @@ static const git_remote_head *find_head(const git_remote_head **heads, size_t n,
 	return NULL;
 }
 
+/* "https://host/karpathy/nanoGPT.git" -> "nanoGPT" (into buf). */
+static const char *repo_name(char *buf, size_t len, const char *url)
+{
+	const char *end = url + strlen(url), *start;
+
+	while (end > url && end[-1] == '/')
+		end--;
+	if (end - url > 4 && strncmp(end - 4, ".git", 4) == 0)
+		end -= 4;
+	start = end;
+	while (start > url && start[-1] != '/' && start[-1] != ':')
+		start--;
+	if (start == end)
+		return url;
+	snprintf(buf, len, "%.*s", (int)(end - start), start);
+	return buf;
+}
+
+/* The branch HEAD names on the server: its symref, else the branch at the
+ * same commit; NULL when neither says. */
+static const char *default_branch(const git_remote_head **heads, size_t n)
+{
+	const git_remote_head *h = find_head(heads, n, "HEAD");
+
+	if (!h)
+		return NULL;
+	if (h->symref_target && strncmp(h->symref_target, "refs/heads/", 11) == 0)
+		return h->symref_target + 11;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(heads[i]->name, "refs/heads/", 11) == 0 &&
+		    git_oid_equal(&heads[i]->oid, &h->oid))
+			return heads[i]->name + 11;
+	return NULL;
+}
+
+/* No such branch or tag: say which branch the repository does have. */
+static int not_found(const git_remote_head **heads, size_t n, const char *ref,
+		     const char *shown, struct jp_error *err)
+{
+	const char *def = default_branch(heads, n);
+	char name[256];
+
+	repo_name(name, sizeof(name), shown);
+	if (def && strcmp(def, ref) != 0)
+		return jp_error_set(err, JP_ENOENT,
+				  _("%s has no branch or tag '%s'; its default branch is '%s'"),
+				  name, ref, def);
+	return jp_error_set(err, JP_ENOENT, _("%s has no branch or tag named '%s'"), name, ref);
+}
+
 int jp_git_remote_resolve(struct jp_git_remote_info *info, const git_remote_head **heads,
 			  size_t n, const char *ref, const char *shown, struct jp_error *err)
 {
@@ -119,7 +169,7 @@ int jp_git_remote_resolve(struct jp_git_remote_info *info, const git_remote_head
 				    "full 40-character commit id"),
 				  shown, ref);
 	}
-	return jp_error_set(err, JP_ENOENT, _("%s has no branch or tag named '%s'"), shown, ref);
+	return not_found(heads, n, ref, shown, err);
 found:
 	git_oid_tostr(info->commit, sizeof(info->commit), &h->oid);
 	return 0;

@@ -100,8 +100,33 @@ static bool holds_files(const char *path)
 	return lstat(path, &sb) == 0;
 }
 
-/* One jobprep at a time moves a checkout: the second is refused at once
- * (never a mixed tree). flock(2): released when the holder dies. */
+/* How long a second jobprep waits for the first to finish with a checkout. */
+#define LOCK_WAIT_MS (300 * 1000)
+#define LOCK_POLL_MS 100
+
+/* Wait (bounded, cancellable) for the lock on fd. */
+static int wait_lock(struct upd *u)
+{
+	for (unsigned waited = 0;; waited += LOCK_POLL_MS) {
+		if (flock(u->lock_fd, LOCK_EX | LOCK_NB) == 0 || errno == ENOLCK || errno == EINVAL)
+			return 0; /* (a filesystem without locks: as git does, go on) */
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			break;
+		if (waited >= LOCK_WAIT_MS)
+			break;
+		if (jp_git_op_progress(&u->op, JP_PHASE_CONNECT, 0, 0, 0, false) < 0)
+			return jp_error_set(u->err, JP_ECANCELED, _("%s: canceled"), u->opts->path);
+		usleep(LOCK_POLL_MS * 1000);
+	}
+	return jp_error_set(u->err, JP_EREFUSED,
+			    _("another jobprep is bringing %s to a ref right now: wait for it to "
+			      "finish, then prepare again; nothing was changed"),
+			    u->opts->path);
+}
+
+/* One jobprep at a time looks at and moves a checkout: a second one waits
+ * for the first (bounded), then sees what it left, never a mixed tree.
+ * flock(2): released when the holder dies. */
 static int lock_checkout(struct upd *u)
 {
 	char *dir = NULL, *lock = NULL;
@@ -123,12 +148,7 @@ static int lock_checkout(struct upd *u)
 	if (u->lock_fd < 0)
 		return jp_error_set(u->err, JP_EIO, _("%s: cannot open its lock file: %s"),
 				    u->opts->path, strerror(errno));
-	if (flock(u->lock_fd, LOCK_EX | LOCK_NB) == 0 || errno == ENOLCK || errno == EINVAL)
-		return 0; /* (a filesystem without locks: as git does, go on) */
-	return jp_error_set(u->err, JP_EREFUSED,
-			    _("another jobprep is bringing %s to a ref right now: wait for it to "
-			      "finish, then prepare again; nothing was changed"),
-			    u->opts->path);
+	return wait_lock(u);
 }
 
 static int open_checkout(struct upd *u)
@@ -225,6 +245,8 @@ static int name_from(struct upd *u)
 	return 0;
 }
 
+static int copy_file(const char *src, const char *dst);
+
 /* ---- the server ---------------------------------------------------------- */
 
 static void fetch_options(git_fetch_options *fo, struct jp_git_op *op)
@@ -279,13 +301,98 @@ static bool have_commit(struct upd *u, const git_oid *oid)
 	return ok;
 }
 
+/* Fetch from the local mirror into the checkout, as `git fetch` from the
+ * server would: its branches into the remote-tracking refs, its tags. */
+static int fetch_from_mirror(struct upd *u, const struct jp_git_cache *c)
+{
+	git_fetch_options fo;
+	git_remote *mirror = NULL;
+	char heads[600], tags[] = "+refs/tags/*:refs/tags/*";
+	char *specs[] = { heads, tags };
+	git_strarray arr = { specs, 2 };
+	int gerr;
+
+	snprintf(heads, sizeof(heads), "+refs/heads/*:refs/remotes/%s/*", u->info.remote);
+	fetch_options(&fo, &u->op);
+	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	if ((gerr = git_remote_create_anonymous(&mirror, u->repo, c->mirror)) == 0)
+		gerr = git_remote_fetch(mirror, &arr, &fo, "jobprep: fetch (mirror)");
+	git_remote_free(mirror);
+	return gerr;
+}
+
+/* The packs the mirror's fetch just brought, copied into the checkout's
+ * objects as they are (a file copy: no pack to build or index again); the
+ * fetch from the mirror then finds what it needs there. Best effort: what
+ * is not copied, the fetch brings. */
+static void copy_new_packs(struct upd *u, const struct jp_git_cache *c)
+{
+	for (size_t i = 0; i < c->new_packs.n; i++) {
+		const char *pack = c->new_packs.v[i];
+		const char *name = strrchr(pack, '/') + 1;
+		size_t n = strlen(name) - 5; /* "pack-<id>" */
+		char *src_idx = NULL, *dst_pack = NULL, *dst_idx = NULL, *tmp = NULL;
+
+		if (asprintf(&src_idx, "%.*s.idx", (int)(strlen(pack) - 5), pack) >= 0 &&
+		    asprintf(&dst_pack, "%sobjects/pack/%s", git_repository_path(u->repo), name) >= 0 &&
+		    asprintf(&dst_idx, "%sobjects/pack/%.*s.idx", git_repository_path(u->repo),
+			     (int)n, name) >= 0 &&
+		    asprintf(&tmp, "%s.jobprep-%ld", dst_pack, (long)getpid()) >= 0 &&
+		    access(dst_idx, F_OK) != 0) {
+			/* the pack first, its index last: git reads a pack by its index */
+			unlink(tmp);
+			if (copy_file(pack, tmp) == 0 && rename(tmp, dst_pack) == 0) {
+				unlink(tmp);
+				if (copy_file(src_idx, tmp) != 0 || rename(tmp, dst_idx) != 0)
+					unlink(dst_pack);
+			}
+			unlink(tmp);
+		}
+		free(src_idx);
+		free(dst_pack);
+		free(dst_idx);
+		free(tmp);
+	}
+}
+
+/* Through the mirror cache: brought up to date from the server, then
+ * copied from locally. 0 with the commit there, or not (the server is
+ * asked directly then); < 0 when the server could not be reached. */
+static int fetch_cached(struct upd *u, const git_oid *oid)
+{
+	struct jp_git_cache c = JP_GIT_CACHE_INIT;
+	int rc, gerr;
+
+	if (!jp_git_cache_wanted(&u->url, u->opts->no_cache))
+		return 0;
+	rc = jp_git_cache_open(&c, &u->url, &u->op, u->err);
+	if (rc != 0)
+		return rc > 0 ? 0 : rc;
+	copy_new_packs(u, &c);
+	gerr = fetch_from_mirror(u, &c);
+	if (gerr != 0 && (u->op.canceled || u->op.fail_code)) {
+		rc = jp_git_op_error(&u->op, gerr, u->info.workdir, u->err, u->url.clean);
+	} else if (gerr != 0 || !have_commit(u, oid)) {
+		/* what the mirror gave is no good: fetched anew next time */
+		if (gerr != 0)
+			jp_git_cache_discard(&c);
+		git_error_clear();
+	}
+	jp_git_cache_close(&c);
+	return rc;
+}
+
 static int fetch(struct upd *u)
 {
 	git_fetch_options fo;
 	git_oid oid;
-	int gerr;
+	int gerr, rc;
 
 	git_oid_fromstr(&oid, u->res->to);
+	if (have_commit(u, &oid))
+		return 0;
+	if ((rc = fetch_cached(u, &oid)) != 0)
+		return rc;
 	if (have_commit(u, &oid))
 		return 0;
 	fetch_options(&fo, &u->op);
@@ -495,8 +602,11 @@ static int ask(struct upd *u, const char *from_label, const char *to_label)
 	free(q);
 	if (yes)
 		return 0;
-	return jp_error_set(u->err, JP_EREFUSED, _("%s stays at %s: moving it to %s was declined"),
-			    u->opts->path, from_label, to_label);
+	/* the path last: it can be long, and a status line cut at the screen's
+	 * edge must still say what happened */
+	return jp_error_set(u->err, JP_EREFUSED,
+			    _("the checkout stays at %s (moving it to %s was declined): %s"),
+			    from_label, to_label, u->opts->path);
 }
 
 /* ---- the move ------------------------------------------------------------- */

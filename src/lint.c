@@ -1,5 +1,7 @@
 /* The launch-command lint: downloads, installs, unpacking, ephemeral outputs,
- * missing scripts, cd away from the project, multi-Worker paths and sync. */
+ * missing scripts, cd away from the project, multi-Worker paths and sync.
+ * What each program does is in lint_rules.c; the look at the project's code
+ * in lint_walk.c. */
 #include "config.h"
 
 #include <ctype.h>
@@ -22,50 +24,9 @@
 #include "jobprep/path.h"
 #include "jobprep/probe.h"
 #include "jobprep/shellwords.h"
-
-#define SYNC_MAX_FILES 5000
-#define SYNC_MAX_DEPTH 12
-#define SYNC_READ_BYTES (1024 * 1024)
-#define MAX_NESTING 4
-
-struct var {
-	char *name;
-	char *value;
-};
-
-struct lint {
-	struct jp_lint_report *out;
-	const struct jp_lint_context *ctx;
-	struct var *vars; /* assignments seen so far, and the job's variables */
-	size_t n_vars;
-	char *cwd;        /* NULL: unknown (the job's starting directory) */
-	int oom;
-	int warned_relative;
-	struct jp_strv code_remotes; /* `git remote add NAME URL` of the code */
-	struct jp_mount_table mounts; /* read once, when a path needs it */
-	int mounts_state;             /* 0 not read, 1 read, -1 unreadable */
-	/* launch_clone: how far the command got with the pinned clone */
-	enum { CLONE_NONE, CLONE_SOURCE, CLONE_PINNED } clone_state;
-	bool fetched_commit; /* a `git fetch` of the commit: FETCH_HEAD is it */
-	char *ran_first;     /* the first program run before the pin; NULL: none */
-	/* the scripts the command runs that could be looked at, and whether
-	 * one could not (in an image, relative, missing) */
-	struct jp_strv scripts;
-	bool script_unseen;
-};
+#include "lint_internal.h"
 
 /* --- small helpers -------------------------------------------------------- */
-
-static const char *base_name(const char *s)
-{
-	const char *slash = strrchr(s, '/');
-	return slash ? slash + 1 : s;
-}
-
-static bool starts_with(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
 
 /* rel read from dir, normalised; NULL on ENOMEM. */
 static char *join(const char *dir, const char *rel)
@@ -154,11 +115,8 @@ static const char *kind_id(enum jp_lint_kind k)
 	return "launch";
 }
 
-static void add(struct lint *L, enum jp_lint_kind kind, const char *word,
-		const char *path, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static void add(struct lint *L, enum jp_lint_kind kind, const char *word,
-		const char *path, const char *fmt, ...)
+void jp_lint_add(struct lint *L, enum jp_lint_kind kind, const char *word, const char *path,
+		 const char *fmt, ...)
 {
 	struct jp_lint_report *r = L->out;
 	struct jp_lint_finding f = { kind, NULL, NULL, NULL, NULL, kind == JP_LINT_SYNC,
@@ -237,7 +195,7 @@ static void var_set(struct lint *L, const char *name, size_t len, const char *va
 
 /* The word's text with $NAME / ${NAME} replaced by what we know; NULL when
  * it holds anything we cannot know (an unknown variable, a substitution). */
-static char *expand(const struct lint *L, const struct jp_sh_word *w)
+char *jp_lint_expand(const struct lint *L, const struct jp_sh_word *w)
 {
 	const char *s = w->text;
 	char *out = NULL;
@@ -292,79 +250,13 @@ static char *word_path(const struct lint *L, const struct jp_sh_word *w, const c
 	char *e = NULL, *res = NULL;
 
 	if (!text) {
-		e = expand(L, w);
+		e = jp_lint_expand(L, w);
 		text = e;
 	}
 	if (text && text[0] == '/')
 		res = jp_path_normalize(text);
 	free(e);
 	return res;
-}
-
-/* --- what a command does --------------------------------------------------- */
-
-struct cmd {
-	const struct jp_sh_word **args; /* non-redirection words */
-	size_t n;
-	const struct jp_sh_command *sh;
-};
-
-static const char *arg(const struct cmd *c, size_t i)
-{
-	return i < c->n ? c->args[i]->text : NULL;
-}
-
-static bool is_option(const char *s)
-{
-	return s && s[0] == '-' && s[1] != '\0';
-}
-
-/* Words that only ask a tool about itself. */
-static bool only_info_options(const struct cmd *c, size_t from)
-{
-	static const char *const info[] = { "--version", "-V", "--help", "-h", "version", "help",
-					    NULL };
-	if (from >= c->n)
-		return true;
-	for (size_t i = from; i < c->n; i++) {
-		size_t k;
-		for (k = 0; info[k]; k++)
-			if (strcmp(c->args[i]->text, info[k]) == 0)
-				break;
-		if (!info[k])
-			return false;
-	}
-	return true;
-}
-
-/* The first word that is not an option, from `i` on; c->n if none. */
-static size_t first_operand(const struct cmd *c, size_t i)
-{
-	while (i < c->n && is_option(c->args[i]->text))
-		i++;
-	return i;
-}
-
-static bool is_python(const char *name)
-{
-	if (!starts_with(name, "python"))
-		return false;
-	for (const char *p = name + 6; *p; p++)
-		if (!isdigit((unsigned char)*p) && *p != '.')
-			return false;
-	return true;
-}
-
-static bool is_shell(const char *name)
-{
-	return strcmp(name, "bash") == 0 || strcmp(name, "sh") == 0 || strcmp(name, "zsh") == 0 ||
-	       strcmp(name, "dash") == 0 || strcmp(name, "ksh") == 0;
-}
-
-static bool is_pip(const char *name)
-{
-	return strcmp(name, "pip") == 0 || strcmp(name, "pip3") == 0 ||
-	       (starts_with(name, "pip3.") && isdigit((unsigned char)name[5]));
 }
 
 /* Skip wrappers that run the rest of the line as a command (env, exec,
@@ -429,15 +321,14 @@ static size_t skip_wrappers(struct lint *L, const struct cmd *c, const struct jp
 	return i;
 }
 
-static void lint_line(struct lint *L, const char *line, int nesting);
 static void lint_launcher_workers(struct lint *L, const struct cmd *c, size_t i);
 
 /* A script the command runs: it must exist (and be executable when run
  * directly). */
-static void check_script(struct lint *L, const struct jp_sh_word *w, bool need_exec)
+void jp_lint_check_script(struct lint *L, const struct jp_sh_word *w, bool need_exec)
 {
 	const struct jp_lint_context *ctx = L->ctx;
-	char *e = expand(L, w), *path = NULL;
+	char *e = jp_lint_expand(L, w), *path = NULL;
 	struct stat st;
 
 	if (!e || !e[0])
@@ -448,7 +339,7 @@ static void check_script(struct lint *L, const struct jp_sh_word *w, bool need_e
 		path = join(L->cwd, e);
 	} else {
 		if (!L->warned_relative && ctx->project_dir)
-			add(L, JP_LINT_SCRIPT, w->text, NULL,
+			jp_lint_add(L, JP_LINT_SCRIPT, w->text, NULL,
 			    _("'%s' is relative to the job's starting directory, which is not the project: "
 			      "cd \"$PROJECT_DIR\" first, or give the script's absolute path"),
 			    w->text);
@@ -472,24 +363,24 @@ static void check_script(struct lint *L, const struct jp_sh_word *w, bool need_e
 		L->oom = 1;
 	} else if (rc < 0) {
 		L->script_unseen = true;
-		add(L, JP_LINT_SCRIPT, w->text, path,
+		jp_lint_add(L, JP_LINT_SCRIPT, w->text, path,
 		    _("'%s': %s did not answer in time: the storage it is on seems hung (a "
 		      "network mount that lost its server?)"),
 		    w->text, path);
 	} else if (errnum) {
 		L->script_unseen = true;
 		if (ctx->project_dir && jp_path_is_under(path, ctx->project_dir))
-			add(L, JP_LINT_SCRIPT, w->text, path,
+			jp_lint_add(L, JP_LINT_SCRIPT, w->text, path,
 			    _("'%s': %s does not exist in the project (%s)"), w->text, path,
 			    ctx->project_dir);
 		else
-			add(L, JP_LINT_SCRIPT, w->text, path, _("'%s': %s does not exist"),
+			jp_lint_add(L, JP_LINT_SCRIPT, w->text, path, _("'%s': %s does not exist"),
 			    w->text, path);
 	} else if (!S_ISREG(st.st_mode)) {
-		add(L, JP_LINT_SCRIPT, w->text, path, _("'%s': %s is not a regular file"),
+		jp_lint_add(L, JP_LINT_SCRIPT, w->text, path, _("'%s': %s is not a regular file"),
 		    w->text, path);
 	} else if (need_exec && !(st.st_mode & 0111)) {
-		add(L, JP_LINT_SCRIPT, w->text, path,
+		jp_lint_add(L, JP_LINT_SCRIPT, w->text, path,
 		    _("'%s': %s is not executable: chmod +x it before submitting, or run it with bash"),
 		    w->text, path);
 	}
@@ -501,317 +392,6 @@ out:
 	free(path);
 }
 
-static void download(struct lint *L, const char *word)
-{
-	add(L, JP_LINT_DOWNLOAD, word, NULL,
-	    _("'%s' downloads at job start, while the GPUs wait: fetch it onto shared storage "
-	      "before submitting"),
-	    word);
-}
-
-static void install(struct lint *L, const char *word)
-{
-	add(L, JP_LINT_INSTALL, word, NULL,
-	    _("'%s' installs packages at job start, while the GPUs wait: put them in the image "
-	      "(or an environment on shared storage) before submitting"),
-	    word);
-}
-
-static void unpack(struct lint *L, const char *word)
-{
-	add(L, JP_LINT_UNPACK, word, NULL,
-	    _("'%s' unpacks an archive at job start, while the GPUs wait: unpack it onto shared "
-	      "storage before submitting"),
-	    word);
-}
-
-/* The index of git's subcommand, `git` being at i (global options skipped). */
-static size_t git_subcommand(const struct cmd *c, size_t i)
-{
-	i++;
-	while (i < c->n && is_option(c->args[i]->text)) {
-		const char *a = c->args[i]->text;
-		i += (strcmp(a, "-C") == 0 || strcmp(a, "-c") == 0) ? 2 : 1;
-	}
-	return i;
-}
-
-/* The index of `git clone`'s repository operand, `clone` being at sub. */
-static size_t clone_url_index(const struct cmd *c, size_t sub)
-{
-	size_t u = sub + 1;
-
-	/* options of clone that take a value */
-	while (u < c->n && is_option(c->args[u]->text)) {
-		const char *a = c->args[u]->text;
-		bool value = strcmp(a, "-b") == 0 || strcmp(a, "--branch") == 0 ||
-			     strcmp(a, "--depth") == 0 || strcmp(a, "-o") == 0 ||
-			     strcmp(a, "--origin") == 0 || strcmp(a, "-c") == 0 ||
-			     strcmp(a, "--config") == 0 || strcmp(a, "--reference") == 0 ||
-			     strcmp(a, "-j") == 0 || strcmp(a, "--filter") == 0 ||
-			     strcmp(a, "--revision") == 0;
-		u += value ? 2 : 1;
-	}
-	return u;
-}
-
-static void lint_git(struct lint *L, const struct cmd *c, size_t i)
-{
-	i = git_subcommand(c, i);
-	const char *sub = arg(c, i);
-	if (!sub)
-		return;
-	if (strcmp(sub, "clone") == 0) {
-		size_t u = clone_url_index(c, i);
-		const char *url = arg(c, u);
-		char *e = u < c->n ? expand(L, c->args[u]) : NULL;
-		bool pinned = jp_url_same_repo(e, L->ctx->code_repo_url);
-		free(e);
-		if (url && !pinned)
-			add(L, JP_LINT_DOWNLOAD, "git clone", NULL,
-			    _("'git clone' fetches a repository at job start, while the GPUs wait: clone "
-			      "it onto shared storage before submitting (only a light, pinned clone of "
-			      "the code belongs in the launch command)"));
-	} else if (strcmp(sub, "remote") == 0 && arg(c, i + 1) && strcmp(arg(c, i + 1), "add") == 0) {
-		/* the pinned clone's "git remote add origin URL": fetches from it are expected */
-		size_t u = first_operand(c, i + 2);
-		char *e = u + 1 < c->n ? expand(L, c->args[u + 1]) : NULL;
-		if (jp_url_same_repo(e, L->ctx->code_repo_url) &&
-		    jp_strv_push(&L->code_remotes, c->args[u]->text) < 0)
-			L->oom = 1;
-		free(e);
-	} else if (strcmp(sub, "pull") == 0 || strcmp(sub, "fetch") == 0) {
-		size_t u = i + 1;
-		while (u < c->n && is_option(c->args[u]->text)) {
-			const char *a = c->args[u]->text;
-			bool value = strcmp(a, "--depth") == 0 || strcmp(a, "-j") == 0 ||
-				     strcmp(a, "--jobs") == 0 || strcmp(a, "--deepen") == 0;
-			u += value ? 2 : 1;
-		}
-		const char *remote = arg(c, u);
-		for (size_t k = 0; remote && k < L->code_remotes.n; k++)
-			if (strcmp(L->code_remotes.v[k], remote) == 0)
-				return;
-		char *e = remote ? expand(L, c->args[u]) : NULL;
-		bool pinned = jp_url_same_repo(e, L->ctx->code_repo_url);
-		free(e);
-		if (pinned)
-			return;
-		char word[32];
-		snprintf(word, sizeof(word), "git %s", sub);
-		download(L, word);
-	} else if (strcmp(sub, "lfs") == 0 && arg(c, i + 1) &&
-		   (strcmp(arg(c, i + 1), "pull") == 0 || strcmp(arg(c, i + 1), "fetch") == 0)) {
-		char word[32];
-		snprintf(word, sizeof(word), "git lfs %s", arg(c, i + 1));
-		download(L, word);
-	}
-}
-
-static void lint_pip(struct lint *L, const struct cmd *c, size_t sub, const char *tool)
-{
-	sub = first_operand(c, sub);
-	const char *s = arg(c, sub);
-	char word[64];
-
-	if (s && (strcmp(s, "install") == 0 || strcmp(s, "download") == 0)) {
-		snprintf(word, sizeof(word), "%s %s", tool, s);
-		install(L, word);
-	}
-}
-
-static void lint_python(struct lint *L, const struct cmd *c, size_t i)
-{
-	size_t j = i + 1;
-
-	while (j < c->n && is_option(c->args[j]->text)) {
-		const char *a = c->args[j]->text;
-		if (strcmp(a, "-c") == 0)
-			return; /* Python code, not a script */
-		if (strcmp(a, "-m") == 0) {
-			const char *mod = arg(c, j + 1);
-			if (!mod)
-				return;
-			if (strcmp(mod, "pip") == 0) {
-				lint_pip(L, c, j + 2, "pip");
-			} else if (strcmp(mod, "torch.distributed.run") == 0 ||
-				   strcmp(mod, "torch.distributed.launch") == 0) {
-				for (size_t k = j + 2; k < c->n; k++) {
-					const char *t = c->args[k]->text;
-					size_t n = strlen(t);
-					if (n > 3 && strcmp(t + n - 3, ".py") == 0) {
-						check_script(L, c->args[k], false);
-						break;
-					}
-				}
-			}
-			return;
-		}
-		j += (strcmp(a, "-W") == 0 || strcmp(a, "-X") == 0) ? 2 : 1;
-	}
-	if (j < c->n)
-		check_script(L, c->args[j], false);
-}
-
-/* torchrun, deepspeed, accelerate launch: the first .py or .sh operand. */
-static void lint_launcher(struct lint *L, const struct cmd *c, size_t i)
-{
-	for (size_t k = i + 1; k < c->n; k++) {
-		const char *t = c->args[k]->text;
-		size_t n = strlen(t);
-		if ((n > 3 && strcmp(t + n - 3, ".py") == 0) ||
-		    (n > 3 && strcmp(t + n - 3, ".sh") == 0)) {
-			check_script(L, c->args[k], false);
-			return;
-		}
-	}
-}
-
-static void lint_shell(struct lint *L, const struct cmd *c, size_t i, int nesting)
-{
-	size_t j = i + 1;
-
-	while (j < c->n && is_option(c->args[j]->text)) {
-		const char *a = c->args[j]->text;
-		if (strcmp(a, "-c") == 0) {
-			if (j + 1 < c->n && nesting < MAX_NESTING)
-				lint_line(L, c->args[j + 1]->text, nesting + 1);
-			return;
-		}
-		j += (strcmp(a, "-o") == 0 || strcmp(a, "+o") == 0) ? 2 : 1;
-	}
-	if (j < c->n)
-		check_script(L, c->args[j], false);
-}
-
-static void lint_unpack_tools(struct lint *L, const struct cmd *c, size_t i, const char *name)
-{
-	if (strcmp(name, "tar") == 0 || strcmp(name, "bsdtar") == 0) {
-		const char *first = arg(c, i + 1);
-		if (first && first[0] != '-' && strchr(first, 'x')) {
-			unpack(L, "tar");
-			return;
-		}
-		for (size_t k = i + 1; k < c->n; k++) {
-			const char *a = c->args[k]->text;
-			if (strcmp(a, "--extract") == 0 || strcmp(a, "--get") == 0) {
-				unpack(L, "tar");
-				return;
-			}
-			if (a[0] == '-' && a[1] != '-' && strchr(a, 'x')) {
-				bool letters = true;
-				for (const char *p = a + 1; *p; p++)
-					if (!isalpha((unsigned char)*p))
-						letters = false;
-				if (letters) {
-					unpack(L, "tar");
-					return;
-				}
-			}
-		}
-	} else if (strcmp(name, "unzip") == 0 || strcmp(name, "unrar") == 0) {
-		for (size_t k = i + 1; k < c->n; k++) {
-			const char *a = c->args[k]->text;
-			if (strcmp(a, "-l") == 0 || strcmp(a, "-v") == 0 || strcmp(a, "-Z") == 0 ||
-			    strcmp(a, "-t") == 0 || strcmp(a, "l") == 0 || strcmp(a, "t") == 0)
-				return;
-		}
-		if (!only_info_options(c, i + 1))
-			unpack(L, name);
-	} else if (strcmp(name, "7z") == 0 || strcmp(name, "7za") == 0 ||
-		   strcmp(name, "7zr") == 0) {
-		const char *sub = arg(c, i + 1);
-		if (sub && (strcmp(sub, "x") == 0 || strcmp(sub, "e") == 0)) {
-			char word[16];
-			snprintf(word, sizeof(word), "%s %s", name, sub);
-			unpack(L, word);
-		}
-	} else if (strcmp(name, "gunzip") == 0 || strcmp(name, "unxz") == 0 ||
-		   strcmp(name, "unzstd") == 0 || strcmp(name, "bunzip2") == 0 ||
-		   strcmp(name, "unlz4") == 0) {
-		if (!only_info_options(c, i + 1))
-			unpack(L, name);
-	} else if (strcmp(name, "gzip") == 0 || strcmp(name, "xz") == 0 ||
-		   strcmp(name, "zstd") == 0 || strcmp(name, "bzip2") == 0 ||
-		   strcmp(name, "pigz") == 0 || strcmp(name, "lz4") == 0) {
-		for (size_t k = i + 1; k < c->n; k++) {
-			const char *a = c->args[k]->text;
-			if (strcmp(a, "-d") == 0 || strcmp(a, "--decompress") == 0 ||
-			    (a[0] == '-' && a[1] != '-' && strchr(a, 'd'))) {
-				unpack(L, name);
-				return;
-			}
-		}
-	}
-}
-
-/* What the command itself does: downloads, installs, unpacking, scripts. */
-static void lint_program(struct lint *L, const struct cmd *c, size_t i, int nesting)
-{
-	const struct jp_sh_word *w = c->args[i];
-	const char *name = base_name(w->text);
-
-	if (w->has_var && !strchr(w->text, '/'))
-		return; /* "$CMD args": unknowable */
-	if (strcmp(name, "wget") == 0 || strcmp(name, "curl") == 0 ||
-	    strcmp(name, "aria2c") == 0 || strcmp(name, "axel") == 0) {
-		if (!only_info_options(c, i + 1))
-			download(L, name);
-	} else if (strcmp(name, "git") == 0) {
-		lint_git(L, c, i);
-	} else if (is_pip(name)) {
-		lint_pip(L, c, i + 1, name);
-	} else if (strcmp(name, "uv") == 0 && arg(c, i + 1) && strcmp(arg(c, i + 1), "pip") == 0) {
-		lint_pip(L, c, i + 2, "uv pip");
-	} else if (strcmp(name, "conda") == 0 || strcmp(name, "mamba") == 0 ||
-		   strcmp(name, "micromamba") == 0) {
-		size_t s = first_operand(c, i + 1);
-		const char *sub = arg(c, s);
-		if (sub && strcmp(sub, "env") == 0)
-			sub = arg(c, first_operand(c, s + 1));
-		if (sub && (strcmp(sub, "install") == 0 || strcmp(sub, "create") == 0 ||
-			    strcmp(sub, "update") == 0)) {
-			char word[64];
-			snprintf(word, sizeof(word), "%s %s", name, sub);
-			install(L, word);
-		}
-	} else if (strcmp(name, "apt-get") == 0 || strcmp(name, "apt") == 0 ||
-		   strcmp(name, "yum") == 0 || strcmp(name, "dnf") == 0 ||
-		   strcmp(name, "apk") == 0) {
-		const char *sub = arg(c, first_operand(c, i + 1));
-		if (sub && (strcmp(sub, "install") == 0 || strcmp(sub, "update") == 0 ||
-			    strcmp(sub, "upgrade") == 0 || strcmp(sub, "dist-upgrade") == 0 ||
-			    strcmp(sub, "add") == 0)) {
-			char word[64];
-			snprintf(word, sizeof(word), "%s %s", name, sub);
-			install(L, word);
-		}
-	} else if (strcmp(name, "huggingface-cli") == 0 || strcmp(name, "hf") == 0 ||
-		   strcmp(name, "modelscope") == 0) {
-		const char *sub = arg(c, first_operand(c, i + 1));
-		if (sub && strcmp(sub, "download") == 0) {
-			char word[64];
-			snprintf(word, sizeof(word), "%s download", name);
-			download(L, word);
-		}
-	} else if (is_python(name)) {
-		lint_python(L, c, i);
-	} else if (strcmp(name, "torchrun") == 0 || strcmp(name, "deepspeed") == 0 ||
-		   (strcmp(name, "accelerate") == 0 && arg(c, i + 1) &&
-		    strcmp(arg(c, i + 1), "launch") == 0)) {
-		lint_launcher(L, c, i);
-	} else if (is_shell(name)) {
-		lint_shell(L, c, i, nesting);
-	} else if (strcmp(name, "source") == 0 || strcmp(name, ".") == 0) {
-		if (i + 1 < c->n)
-			check_script(L, c->args[i + 1], false);
-	} else if (strchr(w->text, '/')) {
-		check_script(L, w, true);
-	} else {
-		lint_unpack_tools(L, c, i, name);
-	}
-}
-
 /* --- launch_clone: the pinned clone before anything else ------------------- */
 
 /* The word names the recorded commit: the full id or a prefix of at least
@@ -819,7 +399,7 @@ static void lint_program(struct lint *L, const struct cmd *c, size_t i, int nest
 static bool is_commit_word(const struct lint *L, const struct jp_sh_word *w)
 {
 	const char *commit = L->ctx->code_commit;
-	char *e = expand(L, w);
+	char *e = jp_lint_expand(L, w);
 	size_t n = e ? strlen(e) : 0;
 	bool yes = commit && n >= 7 && n <= strlen(commit) && strspn(e, "0123456789abcdefABCDEF") == n &&
 		   strncasecmp(e, commit, n) == 0;
@@ -847,18 +427,18 @@ static bool clone_revision_is_commit(const struct lint *L, const struct cmd *c, 
 static void clone_git(struct lint *L, const struct cmd *c, size_t i)
 {
 	const char *url = L->ctx->code_repo_url;
-	size_t s = git_subcommand(c, i);
+	size_t s = jp_lint_git_subcommand(c, i);
 	const char *sub = arg(c, s);
 	size_t u = c->n;
 
 	if (!sub)
 		return;
 	if (strcmp(sub, "clone") == 0)
-		u = clone_url_index(c, s);
+		u = jp_lint_clone_url_index(c, s);
 	else if (strcmp(sub, "remote") == 0 && arg(c, s + 1) && strcmp(arg(c, s + 1), "add") == 0)
 		u = first_operand(c, s + 2) + 1;
 	if (u < c->n) {
-		char *e = expand(L, c->args[u]);
+		char *e = jp_lint_expand(L, c->args[u]);
 		if (jp_url_same_repo(e, url) && L->clone_state == CLONE_NONE)
 			L->clone_state = CLONE_SOURCE;
 		free(e);
@@ -872,7 +452,7 @@ static void clone_git(struct lint *L, const struct cmd *c, size_t i)
 	for (size_t k = s + 1; (fetch || checkout) && k < c->n; k++) {
 		const struct jp_sh_word *w = c->args[k];
 		if (fetch && L->clone_state == CLONE_NONE && !is_option(w->text)) {
-			char *e = expand(L, w);
+			char *e = jp_lint_expand(L, w);
 			if (jp_url_same_repo(e, url))
 				L->clone_state = CLONE_SOURCE; /* git fetch URL COMMIT */
 			free(e);
@@ -939,19 +519,19 @@ static void clone_verdict(struct lint *L)
 		return;
 	}
 	if (L->clone_state == CLONE_SOURCE)
-		add(L, JP_LINT_CLONE_FIRST, "git clone", NULL,
+		jp_lint_add(L, JP_LINT_CLONE_FIRST, "git clone", NULL,
 		    _("the launch command clones %s but does not check out the recorded commit %s "
 		      "before it runs anything else, so the job runs whatever the branch holds when "
 		      "it starts. Put this line first instead: %s &&"),
 		    url, ctx->code_commit, line);
 	else if (L->ran_first)
-		add(L, JP_LINT_CLONE_FIRST, L->ran_first, NULL,
+		jp_lint_add(L, JP_LINT_CLONE_FIRST, L->ran_first, NULL,
 		    _("'%s' runs before the code is cloned: with code.source launch_clone the launch "
 		      "command must first clone %s (and check out the recorded commit), or the job "
 		      "runs without its code. Put this line first: %s &&"),
 		    L->ran_first, url, line);
 	else
-		add(L, JP_LINT_CLONE_FIRST, "", NULL,
+		jp_lint_add(L, JP_LINT_CLONE_FIRST, "", NULL,
 		    _("the launch command never clones %s: with code.source launch_clone the job "
 		      "would run without its code. Put this line first: %s &&"),
 		    url, line);
@@ -1029,7 +609,7 @@ static bool check_output_path(struct lint *L, const char *word, const char *path
 
 	if (!root)
 		return false;
-	add(L, JP_LINT_EPHEMERAL, word, path,
+	jp_lint_add(L, JP_LINT_EPHEMERAL, word, path,
 	    _("'%s' writes to %s, under %s, which is wiped when the job ends: write it under "
 	      "%s instead (e.g. \"$OUTPUT_DIR\")"),
 	    word, path, root, first_shared_root(L));
@@ -1055,7 +635,7 @@ static void check_shared_path(struct lint *L, const char *word, const char *path
 	}
 	if (ctx->project_dir && jp_path_is_under(path, ctx->project_dir) && !ctx->project_is_local)
 		return; /* the image's own code directory */
-	add(L, JP_LINT_NOT_SHARED, word, path,
+	jp_lint_add(L, JP_LINT_NOT_SHARED, word, path,
 	    _("'%s': %s is not on shared storage, so each of the %lld Workers sees its own copy "
 	      "(or none): use a path under %s"),
 	    word, path, ctx->workers, first_shared_root(L));
@@ -1071,7 +651,7 @@ static void lint_paths(struct lint *L, const struct jp_sh_command *sh,
 		const struct jp_sh_word *w = k < sh->n_assigns ? &sh->assigns[k]
 							       : env_assigns[k - sh->n_assigns];
 		const char *eq = strchr(w->text, '=');
-		char *e = expand(L, w), *path = NULL;
+		char *e = jp_lint_expand(L, w), *path = NULL;
 		if (eq && e)
 			path = word_path(L, w, strchr(e, '=') + 1);
 		if (path) {
@@ -1085,7 +665,7 @@ static void lint_paths(struct lint *L, const struct jp_sh_command *sh,
 	}
 	for (size_t k = 0; k < sh->n_words; k++) {
 		const struct jp_sh_word *w = &sh->words[k];
-		char *e = expand(L, w), *path = NULL;
+		char *e = jp_lint_expand(L, w), *path = NULL;
 		const char *word = w->text;
 		bool out = false;
 		char *label = NULL;
@@ -1141,13 +721,13 @@ static void lint_cd(struct lint *L, const struct cmd *c, size_t i)
 		free(L->cwd);
 		L->cwd = NULL;
 		if (ctx->project_dir)
-			add(L, JP_LINT_CD, word, NULL,
+			jp_lint_add(L, JP_LINT_CD, word, NULL,
 			    _("'cd' without a directory goes to the home directory, not the project (%s)"),
 			    ctx->project_dir);
 		return;
 	}
 	snprintf(word, sizeof(word), "cd %s", c->args[j]->text);
-	char *e = expand(L, c->args[j]);
+	char *e = jp_lint_expand(L, c->args[j]);
 	if (e && e[0] == '/')
 		target = jp_path_normalize(e);
 	else if (e && L->cwd && strcmp(e, "-") != 0)
@@ -1158,7 +738,7 @@ static void lint_cd(struct lint *L, const struct cmd *c, size_t i)
 	if (!target || !ctx->project_dir)
 		return;
 	if (!jp_path_is_under(target, ctx->project_dir))
-		add(L, JP_LINT_CD, word, target,
+		jp_lint_add(L, JP_LINT_CD, word, target,
 		    _("'%s' leaves the project directory (%s): the scripts and relative paths that "
 		      "follow resolve outside it"),
 		    word, ctx->project_dir);
@@ -1170,7 +750,7 @@ static void remember_assignments(struct lint *L, const struct jp_sh_command *sh,
 	if (sh->n_words == 0) {
 		for (size_t k = 0; k < sh->n_assigns; k++) {
 			const char *t = sh->assigns[k].text, *eq = strchr(t, '=');
-			char *e = expand(L, &sh->assigns[k]);
+			char *e = jp_lint_expand(L, &sh->assigns[k]);
 			var_set(L, t, (size_t)(eq - t), e ? strchr(e, '=') + 1 : NULL);
 			free(e);
 		}
@@ -1180,7 +760,7 @@ static void remember_assignments(struct lint *L, const struct jp_sh_command *sh,
 			const char *t = c->args[k]->text, *eq = strchr(t, '=');
 			if (!eq)
 				continue;
-			char *e = expand(L, c->args[k]);
+			char *e = jp_lint_expand(L, c->args[k]);
 			var_set(L, t, (size_t)(eq - t), e ? strchr(e, '=') + 1 : NULL);
 			free(e);
 		}
@@ -1208,7 +788,7 @@ static void lint_command(struct lint *L, const struct jp_sh_command *sh, int nes
 			const char *t = c.args[k]->text, *eq = strchr(t, '=');
 			if (!eq)
 				continue;
-			char *e = expand(L, c.args[k]);
+			char *e = jp_lint_expand(L, c.args[k]);
 			char *path = e ? word_path(L, c.args[k], strchr(e, '=') + 1) : NULL;
 			if (path) {
 				bool flagged = output_variable(t, (size_t)(eq - t)) &&
@@ -1229,7 +809,7 @@ static void lint_command(struct lint *L, const struct jp_sh_command *sh, int nes
 			lint_cd(L, &c, i);
 		else if (strcmp(name, "echo") != 0 && strcmp(name, "printf") != 0 &&
 			 strcmp(name, "export") != 0 && strcmp(name, "cd") != 0)
-			lint_program(L, &c, i, nesting);
+			jp_lint_program(L, &c, i, nesting);
 		lint_launcher_workers(L, &c, i);
 		if (strcmp(name, "cd") != 0 && strcmp(name, "export") != 0 &&
 		    strcmp(name, "echo") != 0)
@@ -1243,7 +823,7 @@ static void lint_command(struct lint *L, const struct jp_sh_command *sh, int nes
 	free(c.args);
 }
 
-static void lint_line(struct lint *L, const char *line, int nesting)
+void jp_lint_line(struct lint *L, const char *line, int nesting)
 {
 	struct jp_sh_line sl = JP_SH_LINE_INIT;
 
@@ -1252,142 +832,12 @@ static void lint_line(struct lint *L, const char *line, int nesting)
 		return;
 	}
 	if (sl.unbalanced)
-		add(L, JP_LINT_SYNTAX, "", NULL, "%s",
+		jp_lint_add(L, JP_LINT_SYNTAX, "", NULL, "%s",
 		    _("the launch command has an unterminated quote or substitution: the shell "
 		      "will refuse it"));
 	for (size_t k = 0; k < sl.n && !L->oom; k++)
 		lint_command(L, &sl.cmds[k], nesting);
 	jp_sh_line_dispose(&sl);
-}
-
-/* --- does the code synchronise? -------------------------------------------- */
-
-/* The first SYNC_READ_BYTES of the file at path, NUL-terminated (NULL when it
- * cannot be read); *n its length. A FIFO named like a script must not block
- * open(): jp_input_open refuses anything but a regular file. */
-static char *read_head(const char *path, size_t *n)
-{
-	struct stat st;
-	FILE *f;
-	char *buf;
-	int fd;
-
-	if (jp_input_open(&fd, &st, path, NULL) != 0)
-		return NULL;
-	if (!(f = fdopen(fd, "rb"))) {
-		close(fd);
-		return NULL;
-	}
-	buf = malloc(SYNC_READ_BYTES + 1);
-	if (buf) {
-		*n = fread(buf, 1, SYNC_READ_BYTES, f);
-		buf[*n] = '\0';
-	}
-	fclose(f);
-	return buf;
-}
-
-static bool file_mentions_sync(const char *path)
-{
-	static const char *const marks[] = { "barrier", "torch.distributed", "accelerate",
-					     "deepspeed", "init_process_group", "horovod", NULL };
-	size_t n = 0;
-	char *buf = read_head(path, &n);
-	bool found = false;
-
-	for (size_t i = 0; buf && marks[i] && !found; i++)
-		if (memmem(buf, n, marks[i], strlen(marks[i])))
-			found = true;
-	free(buf);
-	return found;
-}
-
-struct walk {
-	size_t files;  /* code files looked at */
-	bool found;
-};
-
-static bool code_file(const char *name)
-{
-	size_t n = strlen(name);
-	return (n > 3 && strcmp(name + n - 3, ".py") == 0) ||
-	       (n > 3 && strcmp(name + n - 3, ".sh") == 0);
-}
-
-static void walk_dir(struct walk *wk, const char *dir, int depth)
-{
-	DIR *d;
-	struct dirent *de;
-
-	if (depth > SYNC_MAX_DEPTH || wk->found || wk->files >= SYNC_MAX_FILES)
-		return;
-	d = opendir(dir);
-	if (!d)
-		return;
-	while (!wk->found && wk->files < SYNC_MAX_FILES && (de = readdir(d))) {
-		const char *nm = de->d_name;
-		if (nm[0] == '.' || strcmp(nm, "__pycache__") == 0 ||
-		    strcmp(nm, "node_modules") == 0 || strcmp(nm, "venv") == 0 ||
-		    strcmp(nm, "site-packages") == 0)
-			continue;
-		char *p = NULL;
-		if (asprintf(&p, "%s/%s", dir, nm) < 0)
-			break;
-		struct stat st;
-		if (lstat(p, &st) == 0) {
-			if (S_ISDIR(st.st_mode)) {
-				walk_dir(wk, p, depth + 1);
-			} else if (S_ISREG(st.st_mode) && code_file(nm)) {
-				wk->files++;
-				if (file_mentions_sync(p))
-					wk->found = true;
-			}
-		}
-		free(p);
-	}
-	closedir(d);
-}
-
-struct syncs_call {
-	int answer;
-	char dir[];
-};
-
-static void syncs_run(void *arg)
-{
-	struct syncs_call *c = arg;
-	struct walk wk = { 0, false };
-	struct stat st;
-
-	c->answer = -1;
-	if (stat(c->dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		return;
-	walk_dir(&wk, c->dir, 0);
-	if (wk.found)
-		c->answer = 1;
-	else if (wk.files > 0)
-		c->answer = 0;
-}
-
-int jp_lint_project_syncs(const char *project_dir)
-{
-	struct syncs_call *c;
-	size_t n;
-	int answer;
-
-	if (!project_dir)
-		return -1;
-	n = strlen(project_dir) + 1;
-	c = calloc(1, sizeof(*c) + n);
-	if (!c)
-		return -1;
-	memcpy(c->dir, project_dir, n);
-	/* The whole look in bounded time: a hung mount leaves it unknown. */
-	int rc = jp_probe_call_flat(syncs_run, c, offsetof(struct syncs_call, dir), project_dir, 0,
-				    NULL);
-	answer = rc < 0 ? -1 : c->answer;
-	free(c);
-	return answer;
 }
 
 static void lint_sync(struct lint *L)
@@ -1400,7 +850,7 @@ static void lint_sync(struct lint *L)
 						      : ctx->syncs;
 	if (syncs != 0)
 		return;
-	add(L, JP_LINT_SYNC, "", ctx->project_dir,
+	jp_lint_add(L, JP_LINT_SYNC, "", ctx->project_dir,
 	    _("hint: found no barrier, torch.distributed, accelerate or deepspeed in the project's "
 	      "code (%s): with %lld Workers, if rank 0 prepares shared data or saves checkpoints, "
 	      "make the others wait for it (e.g. torch.distributed.barrier()) before they read it"),
@@ -1491,7 +941,7 @@ static void launcher_finding(struct lint *L, const struct launcher_rule *r, cons
 	char form[512];
 
 	snprintf(form, sizeof(form), "%s%lld", r->form, processes(L, r->total));
-	add(L, JP_LINT_LAUNCHER, word, NULL,
+	jp_lint_add(L, JP_LINT_LAUNCHER, word, NULL,
 	    _("'%s' without its multi-node options starts the job on each of the %lld Workers "
 	      "alone, and they never meet: add %s (the platform sets these variables on every "
 	      "Worker)"),
@@ -1523,7 +973,7 @@ static void python_workers(struct lint *L, const struct cmd *c, size_t i)
 	if (j >= c->n)
 		return;
 	snprintf(form, sizeof(form), "torchrun %s%lld", launcher_rules[0].form, processes(L, false));
-	add(L, JP_LINT_LAUNCHER, base_name(c->args[i]->text), NULL,
+	jp_lint_add(L, JP_LINT_LAUNCHER, base_name(c->args[i]->text), NULL,
 	    _("'%s %s' starts one process on each of the %lld Workers, and none of them knows "
 	      "the others (unless the script starts its own): run it as %s %s"),
 	    base_name(c->args[i]->text), c->args[j]->text, L->ctx->workers, form, c->args[j]->text);
@@ -1589,7 +1039,7 @@ static bool mentions_run_dirs(const struct lint *L, const char *text, size_t n)
 static int script_mentions(const struct lint *L, const char *path, const struct output_default **dflt)
 {
 	size_t n = 0;
-	char *buf = read_head(path, &n);
+	char *buf = jp_lint_read_head(path, &n);
 	int rc = -1;
 
 	if (buf) {
@@ -1613,13 +1063,13 @@ static void lint_outputs(struct lint *L, const char *command)
 		if (script_mentions(L, L->scripts.v[i], &dflt) != 0)
 			return;
 	if (dflt)
-		add(L, JP_LINT_OUTPUTS, "", L->scripts.v[0],
+		jp_lint_add(L, JP_LINT_OUTPUTS, "", L->scripts.v[0],
 		    _("neither the launch command nor %s uses $OUTPUT_DIR, $CHECKPOINT_DIR or "
 		      "$LOG_DIR (or their paths), so %s lands inside the project, not in the run's "
 		      "folder, and the next run overwrites it: pass the run's directory on, e.g. %s"),
 		    L->scripts.v[0], dflt->what, dflt->fix);
 	else
-		add(L, JP_LINT_OUTPUTS, "", L->scripts.v[0],
+		jp_lint_add(L, JP_LINT_OUTPUTS, "", L->scripts.v[0],
 		    _("neither the launch command nor %s uses $OUTPUT_DIR, $CHECKPOINT_DIR or "
 		      "$LOG_DIR (or their paths), so checkpoints and logs go wherever the code puts "
 		      "them by default, not into the run's folder: pass the run's directories on, "
@@ -1662,7 +1112,7 @@ static void env_path(struct lint *L, const char *name, const char *path)
 	struct stat st;
 
 	if (cls == 2 || (cls < 0 && (mnt = ephemeral_mount(L, path)))) {
-		add(L, JP_LINT_ENV_PATH, name, path,
+		jp_lint_add(L, JP_LINT_ENV_PATH, name, path,
 		    _("job.env %s=%s is on %s, which is wiped when the job ends: what the job keeps "
 		      "there is lost, and fetched again by every run: set %s to a folder under %s "
 		      "(e.g. %s/cache)"),
@@ -1679,7 +1129,7 @@ static void env_path(struct lint *L, const char *name, const char *path)
 			L->oom = 1;
 			return;
 		}
-		add(L, JP_LINT_ENV_PATH, name, path,
+		jp_lint_add(L, JP_LINT_ENV_PATH, name, path,
 		    _("job.env %s=%s does not exist: create it before submitting (mkdir -p %s), so "
 		      "that every Worker finds the same folder"),
 		    name, path, q);
@@ -1732,7 +1182,7 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 			var_set(&L, known[k][0], strlen(known[k][0]), known[k][1]);
 
 	if (command)
-		lint_line(&L, command, 0);
+		jp_lint_line(&L, command, 0);
 	if (!L.oom && command && *command)
 		clone_verdict(&L);
 	if (!L.oom && command && *command)

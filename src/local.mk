@@ -39,18 +39,18 @@ libjobprep_a_SOURCES += include/jobprep/worker.h src/worker.c
 libjobprep_a_SOURCES += src/deadline_internal.h
 # flow: the wizard's flow as data, the launch lint, sh splitting, the demo
 libjobprep_a_SOURCES += include/jobprep/shellwords.h src/shellwords.c \
-	include/jobprep/lint.h src/lint.c \
+	include/jobprep/lint.h src/lint_internal.h src/lint.c src/lint_rules.c src/lint_walk.c src/lint_stage.c \
 	include/jobprep/flow.h src/flow_internal.h src/flow.c src/flow_fields.c \
-	src/flow_defaults.c src/flow_validate.c src/flow_work.c src/flow_finish.c \
+	src/flow_defaults.c src/flow_validate.c src/flow_work.c src/flow_stage.c src/flow_finish.c \
 	src/flow_copy.c src/flow_check.c \
 	include/jobprep/demo.h src/demo.c
 # git: clone onto shared storage, inspect a checkout, pin a launch-command clone
 libjobprep_a_SOURCES += include/jobprep/git.h src/git_internal.h \
 	src/git_global.c src/git_url.c src/git_op.c src/git_cred.c src/git_hostkey.c \
 	src/git_run.c src/git_stream.c src/git_tmp.c src/git_target.c src/git_clone.c \
-	src/git_inspect.c src/git_remote.c src/git_update.c \
+	src/git_inspect.c src/git_remote.c src/git_update.c src/git_cache.c \
 	src/treecopy.h src/treecopy_internal.h src/treecopy.c src/treecopy_stream.c \
-	src/treecopy_stage.c
+	src/treecopy_stage.c src/treecopy_shard.c
 # storage: mount table, path classes, bounded probes, data-set scans
 libjobprep_a_SOURCES += src/mountinfo.h src/mountinfo.c \
 	include/jobprep/pathclass.h src/pathclass.c \
@@ -78,5 +78,6 @@ src/preflight_body.h: $(srcdir)/src/preflight_body.sh
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' \
 		$(srcdir)/src/preflight_body.sh > $@-t && mv -f $@-t $@
 # stage: data onto shared storage before the job (copy, unpack, download)
-libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c \
-	src/stage_archive.c src/stage_http.c
+libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c src/stage_name.c \
+	src/stage_archive.c src/stage_http.c src/stage_pool.c src/stage_unpack.c \
+	src/stage_http_ranges.c src/stage_slurm.c

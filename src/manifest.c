@@ -48,10 +48,40 @@ static void env_dispose(struct jp_env_var *v)
 	free(v->value);
 }
 
+void jp_data_origin_dispose(struct jp_data_origin *o)
+{
+	free(o->from);
+	free(o->digest_algorithm);
+	free(o->digest);
+	free(o->staged_at);
+	memset(o, 0, sizeof(*o));
+}
+
+int jp_data_origin_copy(struct jp_data_origin *dst, const struct jp_data_origin *src)
+{
+	dst->kind = src->kind;
+	if (jp_set_str(&dst->from, src->from) < 0 ||
+	    jp_set_str(&dst->digest_algorithm, src->digest_algorithm) < 0 ||
+	    jp_set_str(&dst->digest, src->digest) < 0 ||
+	    jp_set_str(&dst->staged_at, src->staged_at) < 0)
+		return JP_ENOMEM;
+	return 0;
+}
+
+size_t jp_digest_hex_len(const char *algorithm)
+{
+	if (algorithm && strcmp(algorithm, "sha256") == 0)
+		return 64;
+	if (algorithm && strcmp(algorithm, "xxh3-64") == 0)
+		return 16;
+	return 0;
+}
+
 static void data_dispose(struct jp_data_source *d)
 {
 	free(d->name);
 	free(d->path);
+	jp_data_origin_dispose(&d->origin);
 }
 
 static void check_dispose(struct jp_check *c)
@@ -204,6 +234,13 @@ static const char *const check_status_names[] = {
 	[JP_CHECK_FAIL] = "fail",
 };
 
+static const char *const origin_kind_names[] = {
+	[JP_ORIGIN_DIR] = "dir",
+	[JP_ORIGIN_FILE] = "file",
+	[JP_ORIGIN_ARCHIVE] = "archive",
+	[JP_ORIGIN_URL] = "url",
+};
+
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *name_of(const char *const *names, size_t n, unsigned v)
@@ -232,6 +269,21 @@ const char *jp_data_kind_name(enum jp_data_kind k)
 const char *jp_check_status_name(enum jp_check_status s)
 {
 	return name_of(check_status_names, N_OF(check_status_names), s);
+}
+
+const char *jp_origin_kind_name(enum jp_origin_kind k)
+{
+	return name_of(origin_kind_names, N_OF(origin_kind_names), k);
+}
+
+int jp_origin_kind_from_name(enum jp_origin_kind *out, const char *name)
+{
+	int v = value_of(origin_kind_names, N_OF(origin_kind_names), name);
+
+	if (v < 0)
+		return JP_EFORMAT;
+	*out = (enum jp_origin_kind)v;
+	return 0;
 }
 
 int jp_code_source_from_name(enum jp_code_source *out, const char *name)

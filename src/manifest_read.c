@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,6 +78,41 @@ static const struct string_rule rule_repo_url = {
 	   "for them when it needs them)"),
 	repo_url_ok, true
 };
+/* Where staged data came from: a path, or an http(s) URL (in a manifest
+ * without credentials; an answers file may carry them to the flow). */
+static bool is_http_url(const char *s)
+{
+	return (strncasecmp(s, "http://", 7) == 0 && s[7]) ||
+	       (strncasecmp(s, "https://", 8) == 0 && s[8]);
+}
+
+static bool origin_from_ok(const char *s)
+{
+	return jp_path_is_normal(s) || (is_http_url(s) && !jp_url_has_credentials(s));
+}
+
+static bool origin_from_answer_ok(const char *s)
+{
+	return jp_path_is_normal(s) || is_http_url(s);
+}
+
+static const struct string_rule rule_origin_from = {
+	N_("an absolute, normalised path, or an http(s) URL without credentials (a token goes "
+	   "in JOBPREP_HTTP_TOKEN)"),
+	origin_from_ok, true
+};
+static const struct string_rule rule_origin_from_answer = {
+	N_("an absolute, normalised path, or an http(s) URL"), origin_from_answer_ok, true
+};
+
+static bool lower_hex(const char *s)
+{
+	return s[0] && strspn(s, "0123456789abcdef") == strlen(s);
+}
+
+static const struct string_rule rule_hex = { N_("lower-case hexadecimal digits"), lower_hex,
+					     false };
+
 static const struct string_rule rule_timestamp = {
 	N_("an RFC 3339 UTC time such as 2024-05-01T12:00:00Z"), jp_valid_timestamp, false
 };
@@ -555,12 +591,85 @@ static void rd_data_stats(struct reader *r, const cJSON *it, struct jp_manifest 
 	m->data[i].has_stats = cJSON_IsObject(it);
 }
 
+/* data[i].origin */
+static void rd_origin_from(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	read_string(r, it, &m->data[i].origin.from,
+		    r->mode == JP_READ_ANSWERS ? &rule_origin_from_answer : &rule_origin_from);
+}
+
+static void rd_origin_kind(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	if (!cJSON_IsString(it) ||
+	    jp_origin_kind_from_name(&m->data[i].origin.kind, it->valuestring) < 0)
+		fail_item(r, _("one of \"dir\", \"file\", \"archive\", \"url\""), it);
+}
+
+static void rd_digest_algorithm(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	if (!cJSON_IsString(it) || jp_digest_hex_len(it->valuestring) == 0)
+		fail_item(r, _("\"sha256\" or \"xxh3-64\""), it);
+	else if (jp_set_str(&m->data[i].origin.digest_algorithm, it->valuestring) < 0)
+		r->oom = true;
+}
+
+static void rd_digest_value(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	read_string(r, it, &m->data[i].origin.digest, &rule_hex);
+}
+
+static const struct field digest_fields[] = {
+	{ "algorithm", true, rd_digest_algorithm },
+	{ "value", true, rd_digest_value },
+};
+
+/* The value has as many digits as its algorithm gives; both are there. */
+static void rd_origin_digest(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	struct jp_data_origin *o = &m->data[i].origin;
+	size_t want;
+	char expected[96];
+
+	read_fields(r, it, digest_fields, N_FIELDS(digest_fields), m, i);
+	if (!cJSON_IsObject(it) || r->bad)
+		return;
+	want = jp_digest_hex_len(o->digest_algorithm);
+	if (want && o->digest && strlen(o->digest) == want)
+		return;
+	snprintf(expected, sizeof(expected), _("{algorithm, value} with %zu hex digits"),
+		 want ? want : (size_t)64);
+	fail_item(r, expected, it);
+}
+
+static void rd_origin_staged_at(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	read_string(r, it, &m->data[i].origin.staged_at, &rule_timestamp);
+}
+
+static const struct field origin_fields[] = {
+	{ "from", true, rd_origin_from },
+	{ "kind", true, rd_origin_kind },
+	{ "digest", false, rd_origin_digest },
+	{ "staged_at", true, rd_origin_staged_at },
+};
+
+static void rd_data_origin(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	read_fields(r, it, origin_fields, N_FIELDS(origin_fields), m, i);
+	if (cJSON_IsObject(it) && !m->data[i].origin.from && r->mode == JP_READ_ANSWERS) {
+		size_t mark = jp_json_path_push_key(&r->path, "from", 4);
+		fail_item(r, _(rule_origin_from_answer.expected), NULL);
+		jp_json_path_pop(&r->path, mark);
+	}
+}
+
 static const struct field data_fields[] = {
 	{ "name", true, rd_data_name },
 	{ "path", true, rd_data_path },
 	{ "kind", true, rd_data_kind },
 	{ "read_only", true, rd_data_read_only },
 	{ "stats", false, rd_data_stats },
+	{ "origin", false, rd_data_origin },
 };
 
 /* outputs */

@@ -76,6 +76,27 @@ static bool add_code(cJSON *root, const struct jp_code *code)
 	return add_str(o, "image", code->image);
 }
 
+/* Where jobprep staged the data from: absent until a staging finished (a
+ * draft's from still to be staged is not a record of anything). */
+static bool add_origin(cJSON *o, const struct jp_data_origin *org)
+{
+	cJSON *obj, *dig;
+
+	if (!org->from || !org->staged_at)
+		return true;
+	obj = cJSON_AddObjectToObject(o, "origin");
+	if (!obj || !add_str(obj, "from", org->from) ||
+	    !add_str(obj, "kind", jp_origin_kind_name(org->kind)))
+		return false;
+	if (org->digest_algorithm || org->digest) {
+		dig = cJSON_AddObjectToObject(obj, "digest");
+		if (!dig || !add_str(dig, "algorithm", org->digest_algorithm) ||
+		    !add_str(dig, "value", org->digest))
+			return false;
+	}
+	return add_str(obj, "staged_at", org->staged_at);
+}
+
 static bool add_data(cJSON *root, const struct jp_manifest *m)
 {
 	cJSON *arr = cJSON_AddArrayToObject(root, "data");
@@ -95,12 +116,14 @@ static bool add_data(cJSON *root, const struct jp_manifest *m)
 		    !add_str(o, "kind", jp_data_kind_name(d->kind)) ||
 		    !cJSON_AddBoolToObject(o, "read_only", d->read_only))
 			return false;
-		if (!d->has_stats)
-			continue;
-		stats = cJSON_AddObjectToObject(o, "stats");
-		if (!stats || !add_u64(stats, "files", d->stats.files) ||
-		    !add_u64(stats, "bytes", d->stats.bytes) ||
-		    !add_u64(stats, "archives", d->stats.archives))
+		if (d->has_stats) {
+			stats = cJSON_AddObjectToObject(o, "stats");
+			if (!stats || !add_u64(stats, "files", d->stats.files) ||
+			    !add_u64(stats, "bytes", d->stats.bytes) ||
+			    !add_u64(stats, "archives", d->stats.archives))
+				return false;
+		}
+		if (!add_origin(o, &d->origin))
 			return false;
 	}
 	return true;

@@ -271,6 +271,131 @@ static const char *class_phrase(enum jp_storage_class cls)
 	return _("unknown");
 }
 
+/* What the filesystem under info->resolved is, as far as it is known. */
+struct fs_facts {
+	enum jp_fs_kind kind;
+	bool known;
+	char *note; /* where the mount table and statfs disagree, or NULL */
+};
+
+/* The mount holding info->resolved, from table: its point, type, source
+ * and read-only flag into info. 0, or -1 when out of memory. */
+static int mount_facts(struct jp_path_info *info, struct fs_facts *fs,
+		       const struct jp_mount_table *table)
+{
+	const struct jp_mount *m = table ? jp_mount_table_find(table, info->resolved) : NULL;
+
+	if (!m)
+		return 0;
+	info->mount_point = strdup(m->mount_point);
+	info->fstype = strdup(m->fstype);
+	info->source = strdup(m->source);
+	if (!info->mount_point || !info->fstype || !info->source)
+		return -1;
+	info->read_only = m->read_only;
+	fs->kind = jp_fs_kind_of(m->fstype);
+	fs->known = true;
+	return 0;
+}
+
+/* The filesystem itself (statfs) over the mount table: its kind wins, and
+ * the disagreement is noted. 0, or -1 when out of memory. */
+static int statfs_facts(struct jp_path_info *info, struct fs_facts *fs)
+{
+	struct statfs sfs;
+	bool known = false;
+	const char *name = NULL;
+
+	if (statfs(info->existing, &sfs) != 0)
+		return 0;
+	enum jp_fs_kind mk = jp_fs_kind_of_magic((int64_t)sfs.f_type, &known, &name);
+	if (known && (!fs->known || mk != fs->kind)) {
+		if (fs->known)
+			fs->note = xasprintf(_(" (the mount table says %s, but statfs says %s)"),
+					     info->fstype, name);
+		free(info->fstype);
+		info->fstype = strdup(name);
+		if (!info->fstype)
+			return -1;
+		fs->kind = mk;
+		fs->known = true;
+	}
+	if (sfs.f_flags & ST_RDONLY)
+		info->read_only = true;
+	return 0;
+}
+
+/* Under a root the profile declares (d): the class is the profile's; a
+ * declared shared or public root that is only a folder on a local or
+ * in-memory filesystem gets a warning. 0, or -1 when out of memory. */
+static int declared_class(struct jp_path_info *info, const struct decl *d, const char *shown,
+			  const struct fs_facts *fs)
+{
+	const char *mp = info->mount_point ? info->mount_point : "?";
+	const char *fst = info->fstype ? info->fstype : "?";
+	bool shared_decl = d->cls == JP_STORAGE_SHARED || d->cls == JP_STORAGE_PUBLIC;
+	bool mounted_inside = info->mount_point && root_match(info->mount_point, d->root) > 0;
+
+	info->cls = d->cls;
+	info->declared = true;
+	info->declared_root = strdup(d->root);
+	if (!info->declared_root)
+		return -1;
+	info->reason = xasprintf(_("%s is under %s, which the profile declares %s (%s at %s)"),
+				 shown, d->root, class_phrase(d->cls), fst, mp);
+	if (shared_decl && fs->known && fs->kind == JP_FS_EPHEMERAL && mounted_inside) {
+		/* A tmpfs or overlay mounted inside it: in memory here. */
+		info->warning = xasprintf(
+			_("%s is inside %s storage, but on %s mounted at %s (%s): it lives in "
+			  "this machine's memory or container layer, not on %s"),
+			info->resolved, _(jp_storage_class_name(d->cls)), fst, mp,
+			jp_fs_kind_name(fs->kind), d->root);
+		if (!info->warning)
+			return -1;
+	} else if (shared_decl && fs->known && fs->kind != JP_FS_NETWORK && !mounted_inside) {
+		info->warning = xasprintf(
+			_("%s is declared %s storage, but here it is not a mount point: it is a "
+			  "folder on %s (%s at %s); mount the platform's storage on %s first, "
+			  "or what is written there stays on this machine"),
+			d->root, _(jp_storage_class_name(d->cls)), jp_fs_kind_name(fs->kind), fst, mp,
+			d->root);
+		if (!info->warning)
+			return -1;
+	}
+	return 0;
+}
+
+/* Under no declared root: the class follows the filesystem's kind. */
+static void observed_class(struct jp_path_info *info, const char *shown, const struct fs_facts *fs)
+{
+	const char *mp = info->mount_point ? info->mount_point : "?";
+	const char *fst = info->fstype ? info->fstype : "?";
+
+	if (!fs->known) {
+		info->cls = JP_STORAGE_UNKNOWN;
+		info->reason = xasprintf(_("%s: neither the profile nor the mount table says where "
+					   "it lives"),
+					 shown);
+		return;
+	}
+	switch (fs->kind) {
+	case JP_FS_NETWORK:
+		info->cls = JP_STORAGE_SHARED;
+		break;
+	case JP_FS_EPHEMERAL:
+		info->cls = JP_STORAGE_EPHEMERAL;
+		break;
+	case JP_FS_LOCAL:
+	case JP_FS_PSEUDO:
+		info->cls = JP_STORAGE_LOCAL;
+		break;
+	}
+	info->reason = xasprintf(_("%s is on %s at %s (%s%s%s), so it is %s%s"), shown, fst, mp,
+				 jp_fs_kind_name(fs->kind), info->source && *info->source ? ", " : "",
+				 info->source ? info->source : "", class_phrase(info->cls),
+				 fs->note ? fs->note : "");
+}
+
 int jp_path_classify_in(struct jp_path_info *out, const struct jp_profile *profile,
 			const struct jp_mount_table *table, const char *path,
 			struct jp_error *err)
@@ -278,6 +403,8 @@ int jp_path_classify_in(struct jp_path_info *out, const struct jp_profile *profi
 	struct jp_path_info info = JP_PATH_INFO_INIT;
 	struct jp_mount_table own = JP_MOUNT_TABLE_INIT;
 	struct jp_error tmp = JP_ERROR_INIT;
+	struct fs_facts fs = { JP_FS_LOCAL, false, NULL };
+	struct decl d = { JP_STORAGE_UNKNOWN, NULL, 0 };
 	char *shown = NULL;
 	int rc = 0;
 
@@ -289,133 +416,31 @@ int jp_path_classify_in(struct jp_path_info *out, const struct jp_profile *profi
 		goto nomem;
 
 	/* A table given by the caller (a recorded one) is the whole truth;
-	 * this process's own is cross-checked with statfs below. */
+	 * this process's own is cross-checked with statfs. Without a mount
+	 * table (no /proc), statfs alone decides. */
 	bool cross_check = !table;
-	if (!table) {
-		/* Without a mount table (no /proc), statfs alone decides. */
-		if (jp_mount_table_load(&own, NULL, &tmp) == 0)
-			table = &own;
-	}
-	const struct jp_mount *m = table ? jp_mount_table_find(table, info.resolved) : NULL;
-	enum jp_fs_kind kind = JP_FS_LOCAL;
-	bool kind_known = false;
-	if (m) {
-		info.mount_point = strdup(m->mount_point);
-		info.fstype = strdup(m->fstype);
-		info.source = strdup(m->source);
-		if (!info.mount_point || !info.fstype || !info.source)
-			goto nomem;
-		info.read_only = m->read_only;
-		kind = jp_fs_kind_of(m->fstype);
-		kind_known = true;
-	}
+	if (!table && jp_mount_table_load(&own, NULL, &tmp) == 0)
+		table = &own;
+	if (mount_facts(&info, &fs, table) < 0 || (cross_check && statfs_facts(&info, &fs) < 0))
+		goto nomem;
 
-	/* Cross-check with the filesystem itself. */
-	char *note = NULL;
-	struct statfs sfs;
-	if (cross_check && statfs(info.existing, &sfs) == 0) {
-		bool known = false;
-		const char *name = NULL;
-		enum jp_fs_kind mk = jp_fs_kind_of_magic((int64_t)sfs.f_type, &known, &name);
-		if (known && (!kind_known || mk != kind)) {
-			if (kind_known)
-				note = xasprintf(_(" (the mount table says %s, but statfs says %s)"),
-						 info.fstype, name);
-			free(info.fstype);
-			info.fstype = strdup(name);
-			if (!info.fstype) {
-				free(note);
-				goto nomem;
-			}
-			kind = mk;
-			kind_known = true;
-		}
-		if (sfs.f_flags & ST_RDONLY)
-			info.read_only = true;
-	}
-
-	struct decl d = { JP_STORAGE_UNKNOWN, NULL, 0 };
 	if (profile) {
 		match_roots(&d, &profile->shared_roots, JP_STORAGE_SHARED, info.resolved);
 		match_roots(&d, &profile->public_roots, JP_STORAGE_PUBLIC, info.resolved);
 		match_roots(&d, &profile->ephemeral_roots, JP_STORAGE_EPHEMERAL, info.resolved);
 	}
-
 	if (info.via_symlink)
 		shown = xasprintf(_("%s resolves to %s, which"), path, info.resolved);
 	else
 		shown = xasprintf("%s", info.resolved);
-	if (!shown) {
-		free(note);
+	if (!shown)
 		goto nomem;
-	}
-
-	const char *mp = info.mount_point ? info.mount_point : "?";
-	const char *fst = info.fstype ? info.fstype : "?";
 	if (d.root) {
-		info.cls = d.cls;
-		info.declared = true;
-		info.declared_root = strdup(d.root);
-		if (!info.declared_root) {
-			free(note);
+		if (declared_class(&info, &d, shown, &fs) < 0)
 			goto nomem;
-		}
-		info.reason = xasprintf(_("%s is under %s, which the profile declares %s (%s at %s)"),
-					shown, d.root, class_phrase(d.cls), fst, mp);
-		/* A declared shared or public root that is only a folder on a
-		 * local or in-memory filesystem: that storage is not mounted
-		 * here, and whatever is written there stays on this machine. */
-		bool shared_decl = d.cls == JP_STORAGE_SHARED || d.cls == JP_STORAGE_PUBLIC;
-		if (shared_decl && kind_known && kind == JP_FS_EPHEMERAL && info.mount_point &&
-		    root_match(info.mount_point, d.root) > 0) {
-			/* A tmpfs or overlay mounted inside it: in memory here. */
-			info.warning = xasprintf(
-				_("%s is inside %s storage, but on %s mounted at %s (%s): it lives in "
-				  "this machine's memory or container layer, not on %s"),
-				info.resolved, _(jp_storage_class_name(d.cls)), fst, mp,
-				jp_fs_kind_name(kind), d.root);
-			if (!info.warning) {
-				free(note);
-				goto nomem;
-			}
-		} else if (shared_decl && kind_known && kind != JP_FS_NETWORK &&
-			   !(info.mount_point && root_match(info.mount_point, d.root) > 0)) {
-			info.warning = xasprintf(
-				_("%s is declared %s storage, but here it is not a mount point: it is a "
-				  "folder on %s (%s at %s); mount the platform's storage on %s first, "
-				  "or what is written there stays on this machine"),
-				d.root, _(jp_storage_class_name(d.cls)), jp_fs_kind_name(kind), fst, mp,
-				d.root);
-			if (!info.warning) {
-				free(note);
-				goto nomem;
-			}
-		}
-	} else if (kind_known) {
-		switch (kind) {
-		case JP_FS_NETWORK:
-			info.cls = JP_STORAGE_SHARED;
-			break;
-		case JP_FS_EPHEMERAL:
-			info.cls = JP_STORAGE_EPHEMERAL;
-			break;
-		case JP_FS_LOCAL:
-		case JP_FS_PSEUDO:
-			info.cls = JP_STORAGE_LOCAL;
-			break;
-		}
-		info.reason = xasprintf(_("%s is on %s at %s (%s%s%s), so it is %s%s"), shown, fst,
-					mp, jp_fs_kind_name(kind),
-					info.source && *info.source ? ", " : "",
-					info.source ? info.source : "", class_phrase(info.cls),
-					note ? note : "");
 	} else {
-		info.cls = JP_STORAGE_UNKNOWN;
-		info.reason = xasprintf(_("%s: neither the profile nor the mount table says where "
-					  "it lives"),
-					shown);
+		observed_class(&info, shown, &fs);
 	}
-	free(note);
 	if (!info.reason)
 		goto nomem;
 
@@ -426,6 +451,7 @@ int jp_path_classify_in(struct jp_path_info *out, const struct jp_profile *profi
 nomem:
 	rc = jp_error_oom(err);
 out:
+	free(fs.note);
 	free(shown);
 	jp_path_info_dispose(&info);
 	jp_mount_table_dispose(&own);

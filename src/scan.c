@@ -956,14 +956,183 @@ static bool watch(struct scan *s, const struct jp_port *port, const char *path, 
 	return abandon;
 }
 
+/* What prepare()'s first look found, taken from it. */
+struct first_look {
+	int fd;          /* the top directory, or -1 */
+	char *root_real; /* its real path */
+	bool network, is_file;
+	int open_errno, stat_errno;
+	struct statx stx;
+};
+
+static void take_first_look(struct first_look *fl, struct prep *p)
+{
+	pthread_mutex_lock(&p->lock);
+	fl->fd = p->fd;
+	p->fd = -1;
+	fl->root_real = p->root_real;
+	p->root_real = NULL;
+	fl->network = p->network;
+	fl->open_errno = p->open_errno;
+	fl->is_file = p->is_file;
+	fl->stat_errno = p->stat_errno;
+	fl->stx = p->stx;
+	pthread_mutex_unlock(&p->lock);
+	prep_release(p);
+}
+
+/* A new scan of the tree whose real path is root_real (the scan owns it),
+ * its locks and counters ready, no workers yet; *nthreads cut to what the
+ * descriptors allow. NULL when out of memory (root_real is then freed). */
+static struct scan *scan_new(const struct jp_scan_opts *o, bool network, unsigned *nthreads,
+			     const struct jp_scan_output *output, char *root_real)
+{
+	struct scan *s = calloc(1, sizeof(*s));
+	pthread_condattr_t ca;
+	int ng;
+
+	if (!s) {
+		free(root_real);
+		return NULL;
+	}
+	s->cap = fd_budget(nthreads);
+	s->fifo = o->mode == JP_SCAN_QUICK;
+	s->budget = o->mode == JP_SCAN_QUICK
+			    ? (o->quick_entries ? o->quick_entries : DEFAULT_QUICK_ENTRIES)
+			    : 0;
+	s->batch_slots = network ? BATCH_SLOTS_NET : BATCH_SLOTS;
+	s->cancel_ext = o->cancel;
+	if (output) {
+		s->item_fn = output->item;
+		s->item_payload = output->payload;
+	}
+	atomic_init(&s->stop, RUNNING);
+	atomic_init(&s->examined, 0);
+	atomic_init(&s->refs, 1);
+	s->root_real = root_real;
+	s->have_proc = access("/proc/self/fd", X_OK) == 0;
+	s->euid = geteuid();
+	s->egid = getegid();
+	ng = getgroups(0, NULL);
+	if (ng > 0) {
+		s->groups = calloc((size_t)ng, sizeof(*s->groups));
+		if (s->groups)
+			s->ngroups = getgroups(ng, s->groups);
+		if (s->ngroups < 0)
+			s->ngroups = 0;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->out_lock, NULL);
+	pthread_cond_init(&s->work_cond, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->done_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	return s;
+}
+
+/* s->workers for nthreads, each knowing s. 0, or -1 when out of memory. */
+static int scan_alloc_workers(struct scan *s, unsigned nthreads)
+{
+	size_t wsize = ((nthreads * sizeof(*s->workers)) + 63) & ~(size_t)63;
+
+	s->workers = aligned_alloc(64, wsize);
+	if (!s->workers)
+		return -1;
+	memset(s->workers, 0, wsize);
+	s->nthreads = nthreads;
+	for (unsigned i = 0; i < nthreads; i++) {
+		s->workers[i].s = s;
+		pthread_mutex_init(&s->workers[i].what_lock, NULL);
+	}
+	return 0;
+}
+
+/* Start the workers, every signal blocked in them; with none started, do
+ * the work on this thread. The threads that worked. */
+static unsigned start_workers(struct scan *s)
+{
+	pthread_attr_t ta;
+	sigset_t all, old;
+	unsigned started = 0;
+
+	pthread_attr_init(&ta);
+	pthread_attr_setstacksize(&ta, 256 * 1024);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (unsigned i = 0; i < s->nthreads; i++) {
+		atomic_fetch_add(&s->refs, 1);
+		if (pthread_create(&s->workers[i].tid, &ta, worker_main, &s->workers[i]) == 0) {
+			s->workers[i].started = true;
+			started++;
+		} else {
+			atomic_fetch_sub(&s->refs, 1);
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&ta);
+	if (!started) {
+		/* Nobody to do the work: do it on this thread. */
+		atomic_fetch_add(&s->refs, 1);
+		worker_main(&s->workers[0]);
+		return 1;
+	}
+	return started;
+}
+
+/* Wait for the workers; a thread stuck in a hung file system (abandon) is
+ * left behind, detached. */
+static void finish_workers(struct scan *s, bool abandon)
+{
+	if (abandon) {
+		pthread_mutex_lock(&s->out_lock);
+		s->abandoned = true;
+		pthread_mutex_unlock(&s->out_lock);
+	}
+	for (unsigned i = 0; i < s->nthreads; i++) {
+		if (!s->workers[i].started)
+			continue;
+		if (abandon)
+			pthread_detach(s->workers[i].tid);
+		else
+			pthread_join(s->workers[i].tid, NULL);
+	}
+}
+
+/* Why the scan stopped, as jp_scan's result: 0 when it finished. */
+static int scan_verdict(struct scan *s, struct jp_scan_result *out, const char *path,
+			struct jp_error *err)
+{
+	int why = atomic_load(&s->stop);
+
+	if (why == RUNNING && s->cancel_ext && atomic_load(s->cancel_ext))
+		why = STOP_CANCEL;
+	out->complete = why == RUNNING;
+	if (why == STOP_ERROR) {
+		pthread_mutex_lock(&s->lock);
+		int code = s->error_code ? s->error_code : JP_EINTERNAL;
+		pthread_mutex_unlock(&s->lock);
+		return jp_error_set(err, code, _("%s: %s"), path, jp_strerror(code));
+	}
+	if (why == STOP_CANCEL)
+		return jp_error_set(err, JP_ECANCELED, _("%s: scan cancelled"), path);
+	if (why == STOP_STALL) {
+		unsigned stall_ms = jp_probe_default_timeout_ms();
+		return jp_error_set(err, JP_ETIMEOUT,
+				    _("%s: no answer within %u.%u s (is a network mount hung?)"), path,
+				    stall_ms / 1000, (stall_ms % 1000) / 100);
+	}
+	return 0;
+}
+
 int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_opts *opts,
 	    const struct jp_scan_output *output, const struct jp_port *port,
 	    struct jp_error *err)
 {
 	struct jp_scan_opts o = JP_SCAN_OPTS_INIT;
+	struct first_look fl;
 	struct scan *s = NULL;
 	struct dnode *root = NULL;
-	int fd = -1;
 	int rc = 0;
 	double t0 = now_s();
 
@@ -990,23 +1159,12 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 		return rc;
 	}
 	/* The first look is done: take what it found. */
-	pthread_mutex_lock(&p->lock);
-	fd = p->fd;
-	p->fd = -1;
-	char *root_real = p->root_real;
-	p->root_real = NULL;
-	bool network = p->network;
-	int open_errno = p->open_errno;
-	bool is_file = p->is_file;
-	int stat_errno = p->stat_errno;
-	struct statx top_stx = p->stx;
-	pthread_mutex_unlock(&p->lock);
-	prep_release(p);
-	if (fd < 0) {
-		free(root_real);
-		int e = is_file ? stat_errno : open_errno;
-		if (is_file && !e) {
-			rc = scan_file(out, path, &top_stx, output, err);
+	take_first_look(&fl, p);
+	if (fl.fd < 0) {
+		free(fl.root_real);
+		int e = fl.is_file ? fl.stat_errno : fl.open_errno;
+		if (fl.is_file && !e) {
+			rc = scan_file(out, path, &fl.stx, output, err);
 			out->seconds = now_s() - t0;
 			return rc;
 		}
@@ -1014,142 +1172,34 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 				    strerror(e));
 	}
 
-	unsigned nthreads = o.threads ? o.threads : auto_threads(network);
+	unsigned nthreads = o.threads ? o.threads : auto_threads(fl.network);
 	if (nthreads > THREADS_MAX)
 		nthreads = THREADS_MAX;
-
-	s = calloc(1, sizeof(*s));
+	s = scan_new(&o, fl.network, &nthreads, output, fl.root_real);
 	if (!s) {
-		close(fd);
-		free(root_real);
+		close(fl.fd);
 		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 	}
-	s->cap = fd_budget(&nthreads);
-	s->fifo = o.mode == JP_SCAN_QUICK;
-	s->budget = o.mode == JP_SCAN_QUICK
-			    ? (o.quick_entries ? o.quick_entries : DEFAULT_QUICK_ENTRIES)
-			    : 0;
-	s->batch_slots = network ? BATCH_SLOTS_NET : BATCH_SLOTS;
-	s->cancel_ext = o.cancel;
-	if (output) {
-		s->item_fn = output->item;
-		s->item_payload = output->payload;
-	}
-	atomic_init(&s->stop, RUNNING);
-	atomic_init(&s->examined, 0);
-	atomic_init(&s->refs, 1);
-	s->root_real = root_real;
-	s->have_proc = access("/proc/self/fd", X_OK) == 0;
-	s->euid = geteuid();
-	s->egid = getegid();
-	int ng = getgroups(0, NULL);
-	if (ng > 0) {
-		s->groups = calloc((size_t)ng, sizeof(*s->groups));
-		if (s->groups)
-			s->ngroups = getgroups(ng, s->groups);
-		if (s->ngroups < 0)
-			s->ngroups = 0;
-	}
-	pthread_mutex_init(&s->lock, NULL);
-	pthread_mutex_init(&s->out_lock, NULL);
-	pthread_cond_init(&s->work_cond, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->done_cond, &ca);
-	pthread_condattr_destroy(&ca);
-
-	size_t wsize = ((nthreads * sizeof(*s->workers)) + 63) & ~(size_t)63;
-	s->workers = aligned_alloc(64, wsize);
-	if (!s->workers) {
+	if (scan_alloc_workers(s, nthreads) < 0 || !(root = dnode_new(fl.fd, NULL, path))) {
 		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 		goto out;
 	}
-	memset(s->workers, 0, wsize);
-	s->nthreads = nthreads;
-	for (unsigned i = 0; i < nthreads; i++) {
-		s->workers[i].s = s;
-		pthread_mutex_init(&s->workers[i].what_lock, NULL);
-	}
-	root = dnode_new(fd, NULL, path);
-	if (!root) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
-		goto out;
-	}
-	fd = -1;
+	fl.fd = -1;
 	try_push(s, &root->w, true);
 	root = NULL;
-
-	pthread_attr_t ta;
-	pthread_attr_init(&ta);
-	pthread_attr_setstacksize(&ta, 256 * 1024);
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	unsigned started = 0;
-	for (unsigned i = 0; i < nthreads; i++) {
-		atomic_fetch_add(&s->refs, 1);
-		if (pthread_create(&s->workers[i].tid, &ta, worker_main, &s->workers[i]) == 0) {
-			s->workers[i].started = true;
-			started++;
-		} else {
-			atomic_fetch_sub(&s->refs, 1);
-		}
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&ta);
-	out->threads = started;
-	if (!started) {
-		/* Nobody to do the work: do it on this thread. */
-		atomic_fetch_add(&s->refs, 1);
-		worker_main(&s->workers[0]);
-		out->threads = 1;
-	}
+	out->threads = start_workers(s);
 
 	/* Watch: progress, cancellation, a quick look's time, a stall. Once
-	 * stopped, wait a little for the threads; a thread stuck in a hung
-	 * file system is left behind, detached. */
-	bool abandon = watch(s, port, path, t0, progress_ms, quick_ms);
-	if (abandon) {
-		pthread_mutex_lock(&s->out_lock);
-		s->abandoned = true;
-		pthread_mutex_unlock(&s->out_lock);
-	}
-	for (unsigned i = 0; i < nthreads; i++) {
-		if (!s->workers[i].started)
-			continue;
-		if (abandon)
-			pthread_detach(s->workers[i].tid);
-		else
-			pthread_join(s->workers[i].tid, NULL);
-	}
-
+	 * stopped, wait a little for the threads. */
+	finish_workers(s, watch(s, port, path, t0, progress_ms, quick_ms));
 	sum(out, s);
 	out->seconds = now_s() - t0;
-	int why = atomic_load(&s->stop);
-	if (why == RUNNING && s->cancel_ext && atomic_load(s->cancel_ext))
-		why = STOP_CANCEL;
-	out->complete = why == RUNNING;
-	if (why == STOP_ERROR) {
-		pthread_mutex_lock(&s->lock);
-		int code = s->error_code ? s->error_code : JP_EINTERNAL;
-		pthread_mutex_unlock(&s->lock);
-		rc = jp_error_set(err, code, _("%s: %s"), path, jp_strerror(code));
-	} else if (why == STOP_CANCEL) {
-		rc = jp_error_set(err, JP_ECANCELED, _("%s: scan cancelled"), path);
-	} else if (why == STOP_STALL) {
-		unsigned stall_ms = jp_probe_default_timeout_ms();
-		rc = jp_error_set(err, JP_ETIMEOUT,
-				  _("%s: no answer within %u.%u s (is a network mount hung?)"), path,
-				  stall_ms / 1000, (stall_ms % 1000) / 100);
-	}
+	rc = scan_verdict(s, out, path, err);
 	if (port && rc == 0)
 		progress(port, s, path, t0, JP_PHASE_DONE);
 out:
-	if (fd >= 0)
-		close(fd);
-	if (root)
-		dnode_unref(root);
+	if (fl.fd >= 0)
+		close(fl.fd);
 	scan_release(s);
 	return rc;
 }

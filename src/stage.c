@@ -53,6 +53,8 @@ static int stage_dir(struct jp_stage_result *out, const char *source, const char
 	to.threads = opts ? opts->jobs : 0;
 	to.stage = true;
 	to.verify = opts && opts->verify;
+	to.shard = opts ? opts->shard : 0;
+	to.shards = opts ? opts->shards : 0;
 	rc = jp_treecopy(&tr, source, dest, &to, port, err);
 	if (rc != 0)
 		return rc;
@@ -94,8 +96,8 @@ static void *one_run(void *arg)
 	struct one *o = arg;
 
 	o->rc = jp_tc_stage_entry(o->src_at, o->src_name, &o->sst, o->dst_at, o->dst_name,
-				  o->verify, jp_tc_umask(), o->buf, BUF_SIZE, &o->bytes, &o->stop,
-				  &o->what);
+				  o->verify, jp_tc_on_network(o->dst_at) ? JP_TC_NOSYNC : 0,
+				  jp_tc_umask(), o->buf, BUF_SIZE, &o->bytes, &o->stop, &o->what);
 	o->e = errno;
 	atomic_store(&o->finished, true);
 	return NULL;
@@ -226,6 +228,8 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 		*out = res;
 	if (!source || !source[0] || !dest || !dest[0])
 		return jp_error_set(err, JP_EUSAGE, "%s", _("stage: a source and a destination are needed"));
+	if (jp_stage_is_url(source) && opts && opts->shards > 1)
+		return jp_error_set(err, JP_EUSAGE, _("%s: --shard is for a directory source"), source);
 	if (jp_stage_is_url(source)) {
 		rc = jp_stage_http(&res, source, dest, opts, port, err);
 		goto done;
@@ -233,6 +237,8 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 	if (stat(source, &sb) != 0)
 		return jp_error_set(err, sys_code(errno), _("%s: cannot read: %s"), source,
 				    strerror(errno));
+	if (opts && opts->shards > 1 && !S_ISDIR(sb.st_mode))
+		return jp_error_set(err, JP_EUSAGE, _("%s: --shard is for a directory source"), source);
 	if (S_ISDIR(sb.st_mode))
 		rc = stage_dir(&res, source, dest, opts, port, err);
 	else if (S_ISREG(sb.st_mode) && !(opts && opts->no_unpack) && jp_stage_is_archive(source))

@@ -29,20 +29,26 @@
 #define UNPACK_PREFIX JP_TREECOPY_TMP_PREFIX "unpack-"
 #define PROGRESS_NS 100000000ULL
 
-bool jp_stage_is_archive(const char *name)
+const char *jp_stage_archive_suffix(const char *name)
 {
 	static const char *const ends[] = { ".tar", ".tar.gz", ".tgz", ".tar.zst", ".tzst",
 					    ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tbz",
 					    ".zip" };
-	size_t n = strlen(name);
+	size_t n = strlen(name), best = 0;
 
+	/* the longest: "x.tar.gz" is ".tar.gz", not ".gz" or ".tar" */
 	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
 		size_t k = strlen(ends[i]);
 
-		if (n > k && strcasecmp(name + n - k, ends[i]) == 0)
-			return true;
+		if (n > k && k > best && strcasecmp(name + n - k, ends[i]) == 0)
+			best = k;
 	}
-	return false;
+	return best ? name + n - best : NULL;
+}
+
+bool jp_stage_is_archive(const char *name)
+{
+	return jp_stage_archive_suffix(name) != NULL;
 }
 
 int jp_stage_note(struct jp_stage_result *out, const char *fmt, ...)
@@ -171,7 +177,9 @@ struct ax {
 	char tmp[PATH_MAX];   /* the unpack folder, absolute, no symlink in it */
 	int dest_fd, tmp_fd;  /* dest_fd -1: dest does not exist yet */
 	bool tmp_fresh;       /* made by this run: nothing in it to resume */
-	struct archive *r, *w;
+	unsigned jobs;
+	struct archive *r;
+	struct jp_unpack *u;
 	struct linkset links;
 	struct jp_stage_result *out;
 	const struct jp_port *port;
@@ -191,11 +199,12 @@ static void report(struct ax *x, bool force)
 {
 	uint64_t now = now_ns();
 	double secs = (double)(now - x->t_start) / 1e9;
-	struct jp_progress p = { JP_PHASE_UNPACK, x->members, 0, x->out->bytes_written, 0, x->src };
+	struct jp_progress p = { JP_PHASE_UNPACK, x->members, 0, 0, 0, x->src };
 
 	if (!x->port || x->canceled || (!force && now - x->t_last < PROGRESS_NS))
 		return;
 	x->t_last = now;
+	p.bytes = x->u ? jp_unpack_bytes(x->u) : x->out->bytes_written;
 	p.rate = secs > 0.2 ? (double)p.bytes / secs : 0;
 	if ((x->port->cancelled && x->port->cancelled(x->port->payload)) ||
 	    (x->port->progress && x->port->progress(&p, x->port->payload) < 0))
@@ -207,17 +216,6 @@ static int sys_code(int e)
 	return e == ENOSPC || e == EDQUOT ? JP_ENOSPC : JP_EIO;
 }
 
-/* Is the file name (a clean member name) already complete at at? */
-static bool complete_at(int at, const char *name, struct archive_entry *e)
-{
-	struct stat st;
-
-	return at >= 0 && fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-	       archive_entry_size_is_set(e) && st.st_size == archive_entry_size(e) &&
-	       st.st_mtim.tv_sec == archive_entry_mtime(e) &&
-	       (st.st_mtim.tv_nsec == archive_entry_mtime_nsec(e) || st.st_mtim.tv_nsec == 0);
-}
-
 static int refuse(struct ax *x, struct jp_error *err, const char *member, const char *why)
 {
 	return jp_error_set(err, JP_EREFUSED,
@@ -225,34 +223,21 @@ static int refuse(struct ax *x, struct jp_error *err, const char *member, const 
 			    x->src, member, why);
 }
 
-static int copy_data(struct ax *x, struct jp_error *err, const char *member)
+/* The writers' tick: report, and say whether it was canceled. */
+static bool tick(void *arg)
 {
-	for (;;) {
-		const void *buf;
-		size_t size;
-		la_int64_t off;
-		int r = archive_read_data_block(x->r, &buf, &size, &off);
+	struct ax *x = arg;
 
-		if (r == ARCHIVE_EOF)
-			return 0;
-		if (r < ARCHIVE_WARN)
-			return jp_error_set(err, JP_EFORMAT, "%s: %s: %s", x->src, member,
-					    archive_error_string(x->r));
-		if (archive_write_data_block(x->w, buf, size, off) < ARCHIVE_WARN)
-			return jp_error_set(err, sys_code(archive_errno(x->w)), _("unpacking %s: %s: %s"),
-					    x->src, member, archive_error_string(x->w));
-		x->out->bytes_written += size;
-		report(x, false);
-		if (x->canceled)
-			return JP_ECANCELED;
-	}
+	report(x, false);
+	return x->canceled;
 }
 
-/* Rewrite the entry's names to land in the unpack folder, or refuse or
- * leave it out. 0 write it, 1 left out, < 0 error. */
-static int vet(struct ax *x, struct archive_entry *e, const char *name, struct jp_error *err)
+/* Refuse the entry, or leave it out, or clean it (set-uid bits); a hard
+ * link's clean target into hard. 0 write it, 1 left out, < 0 error. */
+static int vet(struct ax *x, struct archive_entry *e, const char *name, char *hard,
+	       size_t hardsz, struct jp_error *err)
 {
-	char path[PATH_MAX], hl[PATH_MAX];
+	char hl[PATH_MAX];
 	const char *through, *link = archive_entry_hardlink(e);
 	mode_t type = archive_entry_filetype(e), perm = archive_entry_perm(e);
 	int rc;
@@ -270,20 +255,12 @@ static int vet(struct ax *x, struct archive_entry *e, const char *name, struct j
 			return jp_error_set(err, rc, "%s", _("out of memory"));
 		archive_entry_set_perm(e, perm & ~(mode_t)06000);
 	}
+	hard[0] = '\0';
 	if (link) {
-		char clean[PATH_MAX];
-
-		if (clean_name(link, clean, sizeof(clean)) != 0)
+		if (clean_name(link, hard, hardsz) != 0)
 			return refuse(x, err, name, _("is a hard link to a name outside the destination"));
-		if (ls_through(&x->links, clean))
+		if (ls_through(&x->links, hard))
 			return refuse(x, err, name, _("is a hard link through a symlink member"));
-		/* its target may be complete in dest already, not unpacked again */
-		int w = x->dest_fd >= 0 && faccessat(x->tmp_fd, clean, F_OK, AT_SYMLINK_NOFOLLOW) != 0
-				? snprintf(hl, sizeof(hl), "%s/%s", x->dest, clean)
-				: snprintf(hl, sizeof(hl), "%s/%s", x->tmp, clean);
-		if (w < 0 || (size_t)w >= sizeof(hl))
-			return refuse(x, err, name, _("has a name too long"));
-		archive_entry_set_hardlink(e, hl);
 	}
 	if (type == AE_IFLNK) {
 		const char *target = archive_entry_symlink(e);
@@ -302,20 +279,65 @@ static int vet(struct ax *x, struct archive_entry *e, const char *name, struct j
 			x->out->n_outside++;
 		}
 	}
-	if (snprintf(path, sizeof(path), "%s/%s", x->tmp, name) >= (int)sizeof(path))
-		return refuse(x, err, name, _("has a name too long"));
-	archive_entry_set_pathname(e, path);
 	return 0;
 }
 
-static int unpack(struct ax *x, struct jp_error *err)
+static void entry_times(struct archive_entry *e, struct timespec t[2])
+{
+	t[1].tv_sec = archive_entry_mtime(e);
+	t[1].tv_nsec = archive_entry_mtime_nsec(e);
+	if (archive_entry_atime_is_set(e)) {
+		t[0].tv_sec = archive_entry_atime(e);
+		t[0].tv_nsec = archive_entry_atime_nsec(e);
+	} else {
+		t[0] = t[1];
+	}
+}
+
+/* Write one vetted member into the unpack folder. */
+static int member(struct ax *x, struct archive_entry *e, const char *name, const char *hard,
+		  struct jp_error *err)
+{
+	mode_t type = archive_entry_filetype(e), perm = archive_entry_perm(e) & 07777;
+	struct timespec t[2];
+	const char *msg = NULL;
+	int r;
+
+	entry_times(e, t);
+	if (type == AE_IFDIR) {
+		x->out->dirs++;
+		r = jp_unpack_dir(x->u, name, perm, t);
+	} else if (type == AE_IFLNK) {
+		x->out->symlinks++;
+		r = jp_unpack_link(x->u, name, archive_entry_symlink(e), NULL, t);
+	} else if (hard[0]) {
+		x->out->files++;
+		r = jp_unpack_link(x->u, name, NULL, hard, t);
+	} else {
+		x->out->files++;
+		r = jp_unpack_file(x->u, x->r, name,
+				   archive_entry_size_is_set(e) ? (int64_t)archive_entry_size(e) : -1,
+				   perm, t, &msg);
+	}
+	if (r == -2)
+		return jp_error_set(err, JP_EFORMAT, "%s: %s: %s", x->src, name, msg ? msg : "?");
+	if (r != 0 && errno == ECANCELED)
+		return JP_ECANCELED;
+	if (r != 0 && jp_unpack_failed(x->u))
+		return JP_EIO; /* a writer's: finish says which */
+	if (r != 0)
+		return jp_error_set(err, sys_code(errno), _("unpacking %s: %s: %s"), x->src, name,
+				    strerror(errno));
+	return 0;
+}
+
+static int unpack_all(struct ax *x, struct jp_error *err)
 {
 	struct archive_entry *e;
 	int r, rc = 0;
 
 	while ((r = archive_read_next_header(x->r, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
-		char name[PATH_MAX];
-		mode_t type = archive_entry_filetype(e);
+		char name[PATH_MAX], hard[PATH_MAX];
 		const char *raw = archive_entry_pathname(e);
 
 		x->members++;
@@ -324,33 +346,12 @@ static int unpack(struct ax *x, struct jp_error *err)
 				      _("is named absolute or with \"..\": it would land outside the destination"));
 		if (rc == 1)
 			continue; /* "./": the top itself */
-		if ((rc = vet(x, e, name, err)) < 0)
+		if ((rc = vet(x, e, name, hard, sizeof(hard), err)) < 0)
 			return rc;
 		if (rc == 1)
 			continue;
-		if (type == AE_IFDIR)
-			x->out->dirs++;
-		else if (type == AE_IFLNK)
-			x->out->symlinks++;
-		else
-			x->out->files++;
-		if (type == AE_IFREG && !archive_entry_hardlink(e) &&
-		    (complete_at(x->dest_fd, name, e) ||
-		     (!x->tmp_fresh && complete_at(x->tmp_fd, name, e)))) {
-			x->out->skipped++;
-			x->out->bytes_skipped += (uint64_t)archive_entry_size(e);
-			continue;
-		}
-		if (archive_write_header(x->w, e) < ARCHIVE_WARN)
-			return jp_error_set(err, sys_code(archive_errno(x->w)), _("unpacking %s: %s: %s"),
-					    x->src, name, archive_error_string(x->w));
-		if (type == AE_IFREG && (rc = copy_data(x, err, name)) != 0)
+		if ((rc = member(x, e, name, hard, err)) != 0)
 			return rc;
-		if (archive_write_finish_entry(x->w) < ARCHIVE_WARN)
-			return jp_error_set(err, sys_code(archive_errno(x->w)), _("unpacking %s: %s: %s"),
-					    x->src, name, archive_error_string(x->w));
-		if (type != AE_IFDIR)
-			x->out->written++;
 		report(x, false);
 		if (x->canceled)
 			return JP_ECANCELED;
@@ -358,11 +359,30 @@ static int unpack(struct ax *x, struct jp_error *err)
 	if (r != ARCHIVE_EOF)
 		return jp_error_set(err, JP_EFORMAT, _("%s: not a readable archive: %s"), x->src,
 				    archive_error_string(x->r));
-	/* directories' modes and times are set at close */
-	if (archive_write_close(x->w) < ARCHIVE_WARN)
-		return jp_error_set(err, sys_code(archive_errno(x->w)), _("unpacking %s: %s"), x->src,
-				    archive_error_string(x->w));
 	return 0;
+}
+
+/* Read the archive on this thread, its members written by jobs writers. */
+static int unpack(struct ax *x, struct jp_error *err)
+{
+	char msg[1024] = "";
+	int rc, frc;
+
+	if ((rc = jp_unpack_start(&x->u, x->tmp_fd, x->tmp_fresh, x->dest_fd, x->jobs, tick, x)) != 0)
+		return jp_error_set(err, rc, "%s", _("out of memory"));
+	rc = unpack_all(x, err);
+	frc = jp_unpack_finish(x->u, rc == 0, x->out, msg, sizeof(msg));
+	x->u = NULL;
+	if (rc == JP_EIO && msg[0]) /* a writer failed first */
+		frc = rc;
+	if (rc == 0 || (rc == JP_EIO && msg[0]))
+		rc = frc;
+	if (rc == JP_ECANCELED || x->canceled)
+		return JP_ECANCELED;
+	if (rc != 0 && msg[0])
+		return jp_error_set(err, rc == JP_ENOSPC ? JP_ENOSPC : JP_EIO, _("unpacking %s: %s"),
+				    x->src, msg);
+	return rc;
 }
 
 /* ---- putting the tree in place ---- */
@@ -489,18 +509,10 @@ static int open_all(struct ax *x, struct jp_error *err)
 	if ((x->tmp_fd = open(x->tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
 	    fstat(x->tmp_fd, &st) != 0)
 		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), x->tmp, strerror(errno));
-	if (!(x->r = archive_read_new()) || !(x->w = archive_write_disk_new()))
+	if (!(x->r = archive_read_new()))
 		return jp_error_oom(err);
 	archive_read_support_filter_all(x->r);
 	archive_read_support_format_all(x->r);
-	/* Our own check above already refused absolute names and ".."; the
-	 * names libarchive gets are the unpack folder's absolute path plus a
-	 * clean member name, so NOABSOLUTEPATHS (which would refuse them all)
-	 * is the one secure flag left out. */
-	archive_write_disk_set_options(x->w, ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
-						     ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-						     ARCHIVE_EXTRACT_SECURE_SYMLINKS |
-						     ARCHIVE_EXTRACT_SPARSE);
 	if (archive_read_open_filename(x->r, x->src, 1 << 20) != ARCHIVE_OK)
 		return jp_error_set(err, JP_EFORMAT, _("%s: not a readable archive: %s"), x->src,
 				    archive_error_string(x->r));
@@ -514,8 +526,8 @@ int jp_stage_archive(struct jp_stage_result *out, const char *path, const char *
 	struct ax x;
 	int rc;
 
-	(void)opts;
 	memset(&x, 0, sizeof(x));
+	x.jobs = opts ? opts->jobs : 0;
 	x.src = path;
 	x.dest = dest;
 	x.dest_fd = x.tmp_fd = -1;
@@ -532,8 +544,6 @@ int jp_stage_archive(struct jp_stage_result *out, const char *path, const char *
 		jp_error_set(err, rc, _("%s: unpacking canceled"), dest);
 	if (x.r)
 		archive_read_free(x.r);
-	if (x.w)
-		archive_write_free(x.w);
 	if (x.tmp_fd >= 0)
 		close(x.tmp_fd);
 	if (x.dest_fd >= 0)
@@ -545,6 +555,6 @@ int jp_stage_archive(struct jp_stage_result *out, const char *path, const char *
 		jp_treecopy_remove(x.tmp, 4, NULL);
 	ls_free(&x.links);
 	if (rc == 0 && !(out->dest = strdup(dest)))
-		rc = jp_error_oom(err);
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 	return rc;
 }

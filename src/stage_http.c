@@ -205,11 +205,35 @@ out:
 	return rc;
 }
 
+void jp_stage_http_setup(void *curl, const char *url, char *errbuf)
+{
+	CURL *h = curl;
+	const char *token = getenv("JOBPREP_HTTP_TOKEN");
+
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
+	/* credentials go to the host named, never to one a redirect names */
+	curl_easy_setopt(h, CURLOPT_UNRESTRICTED_AUTH, 0L);
+	curl_easy_setopt(h, CURLOPT_FAILONERROR, 1L);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_FILETIME, 1L);
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 120L);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, "jobprep/" PACKAGE_VERSION);
+	if (token && token[0]) {
+		curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
+		curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, token);
+	}
+}
+
 static int fetch(struct dl *d, const char *url, struct jp_error *err)
 {
 	char errbuf[CURL_ERROR_SIZE] = "", range[64], ifrange[600], v[520];
 	struct curl_slist *hdrs = NULL;
-	const char *token = getenv("JOBPREP_HTTP_TOKEN");
 	struct stat st;
 	CURLcode cc;
 	int rc = 0;
@@ -223,20 +247,7 @@ static int fetch(struct dl *d, const char *url, struct jp_error *err)
 		close(d->fd);
 		return jp_error_oom(err);
 	}
-	curl_easy_setopt(d->curl, CURLOPT_URL, url);
-	curl_easy_setopt(d->curl, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(d->curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(d->curl, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(d->curl, CURLOPT_MAXREDIRS, 10L);
-	/* credentials go to the host named, never to one a redirect names */
-	curl_easy_setopt(d->curl, CURLOPT_UNRESTRICTED_AUTH, 0L);
-	curl_easy_setopt(d->curl, CURLOPT_FAILONERROR, 1L);
-	curl_easy_setopt(d->curl, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(d->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(d->curl, CURLOPT_FILETIME, 1L);
-	curl_easy_setopt(d->curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(d->curl, CURLOPT_LOW_SPEED_TIME, 120L);
-	curl_easy_setopt(d->curl, CURLOPT_USERAGENT, "jobprep/" PACKAGE_VERSION);
+	jp_stage_http_setup(d->curl, url, errbuf);
 	curl_easy_setopt(d->curl, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(d->curl, CURLOPT_HEADERDATA, d);
 	curl_easy_setopt(d->curl, CURLOPT_WRITEFUNCTION, on_body);
@@ -244,10 +255,6 @@ static int fetch(struct dl *d, const char *url, struct jp_error *err)
 	curl_easy_setopt(d->curl, CURLOPT_XFERINFOFUNCTION, on_xfer);
 	curl_easy_setopt(d->curl, CURLOPT_XFERINFODATA, d);
 	curl_easy_setopt(d->curl, CURLOPT_NOPROGRESS, 0L);
-	if (token && token[0]) {
-		curl_easy_setopt(d->curl, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
-		curl_easy_setopt(d->curl, CURLOPT_XOAUTH2_BEARER, token);
-	}
 	if (d->have > 0) {
 		/* CURLOPT_RANGE, not RESUME_FROM: libcurl fails a resume the
 		 * server answers with 200, which is how If-Range says "changed" */
@@ -367,9 +374,15 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
 	if ((rc = places(dest, name, archive, final, sizeof(final), &d, err)) != 0)
 		goto out;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	do
-		rc = fetch(&d, url, err);
-	while (rc == 1 && ++tries < 2);
+	/* a large file from a server that takes ranges: several connections */
+	rc = jp_stage_http_ranges(url, d.part, d.url, port, &d.written, err);
+	if (rc < 0)
+		goto out;
+	if (rc == 1) {
+		do
+			rc = fetch(&d, url, err);
+		while (rc == 1 && ++tries < 2);
+	}
 	if (rc != 0) {
 		if (rc == 1)
 			rc = jp_error_set(err, JP_ENET, _("%s: download failed: %s"), d.url,

@@ -3,6 +3,10 @@
 #define JOBPREP_STAGE_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "jobprep/error.h"
 #include "jobprep/port.h"
@@ -22,8 +26,94 @@ bool jp_stage_is_url(const char *s);
 int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest,
 		  const struct jp_stage_options *opts, const struct jp_port *port,
 		  struct jp_error *err);
+/* The options every request of a download shares (stage_http.c): the
+ * URL, http(s) only, redirects followed without the credentials, errors
+ * into errbuf, the token from JOBPREP_HTTP_TOKEN as a bearer. curl: a
+ * CURL easy handle. */
+void jp_stage_http_setup(void *curl, const char *url, char *errbuf);
+/* Download url into part over several connections at once (ranges
+ * written in place with pwrite), resumably (the ranges done so far kept
+ * beside part, in part.ranges, with the remote's validator) when the file
+ * is large and the server takes ranges (stage_http_ranges.c). 0 done (part
+ * complete and flushed; *written: the bytes received); 1 not for this URL
+ * (small, no ranges, no strong validator, or it changed mid-way: part is
+ * removed), use one connection; < 0 a JP_E* error, err set (what was
+ * received is kept for the next run). shown: the URL for messages. */
+int jp_stage_http_ranges(const char *url, const char *part, const char *shown,
+			 const struct jp_port *port, uint64_t *written, struct jp_error *err);
 /* Add a note (a member stripped or skipped) to out; 0 or JP_ENOMEM. */
 int jp_stage_note(struct jp_stage_result *out, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* ---- the writers of an unpack (stage_pool.c) ---- */
+
+/* One member to write: its bytes in memory. */
+struct jp_stage_job {
+	int at;            /* its folder, held open by the caller until finish */
+	const char *name;  /* its name there (inside rel) */
+	char *rel;         /* the clean member name, owned */
+	char *data;        /* len bytes, owned; from len to size: a hole */
+	size_t len;
+	uint64_t size;
+	mode_t mode;
+	struct timespec times[2];
+	int check_dest;    /* a complete copy there at rel: skipped; -1 none */
+	bool fresh;        /* its folder was made empty by this run */
+};
+struct jp_stage_pool;
+
+/* Write j now, on this thread: created (a file there replaced unless
+ * fresh), its mode and times, closed. 0, or -1 with errno (nothing left). */
+int jp_stage_job_write(const struct jp_stage_job *j, mode_t umask_bits);
+void jp_stage_job_free(struct jp_stage_job *j);
+/* threads writers (0 = 16, at most 64), holding at most max_bytes of
+ * queued data. 0, JP_ENOMEM or JP_EINTERNAL. */
+int jp_stage_pool_start(struct jp_stage_pool **out, unsigned threads, size_t max_bytes);
+/* Queue j (the pool owns it then), waiting up to wait_ns for room: 0
+ * queued, 1 not yet (call again), -1 the pool failed (j still the
+ * caller's). */
+int jp_stage_pool_put(struct jp_stage_pool *p, struct jp_stage_job *j, long wait_ns);
+/* Wait up to wait_ns for every queued job to be written: 0 all done, 1 not
+ * yet. */
+int jp_stage_pool_drain(struct jp_stage_pool *p, long wait_ns);
+/* A write failed (finish says which); or stop was called. */
+bool jp_stage_pool_failed(struct jp_stage_pool *p);
+void jp_stage_pool_stop(struct jp_stage_pool *p);
+/* Bytes written so far. */
+uint64_t jp_stage_pool_bytes(struct jp_stage_pool *p);
+/* Join the writers, add their counts to out (may be NULL), free p. 0, or
+ * the first failure's JP_E* code with "member: reason" in msg. */
+int jp_stage_pool_finish(struct jp_stage_pool *p, struct jp_stage_result *out, char *msg,
+			 size_t msgsz);
+
+/* ---- filling an unpack folder (stage_unpack.c) ---- */
+struct archive;
+struct jp_unpack;
+
+/* Into the folder open at tmp_fd (tmp_fresh: made empty by this run);
+ * dest_fd (-1: none) holds what is complete already. tick (may be NULL)
+ * is called while waiting, and cancels when it returns true. 0 or JP_E*. */
+int jp_unpack_start(struct jp_unpack **out, int tmp_fd, bool tmp_fresh, int dest_fd,
+		    unsigned jobs, bool (*tick)(void *arg), void *tick_arg);
+/* A folder member (made now; perm and times set by finish). 0, -1 errno. */
+int jp_unpack_dir(struct jp_unpack *u, const char *rel, mode_t perm,
+		  const struct timespec times[2]);
+/* A regular member whose data r reads next (size -1: unknown); skipped
+ * when complete in dest or in the unpack folder. 0; -1 errno (EIO: a
+ * writer failed, finish says why; ECANCELED); -2 the archive (*msg). */
+int jp_unpack_file(struct jp_unpack *u, struct archive *r, const char *rel, int64_t size,
+		   mode_t perm, const struct timespec times[2], const char **msg);
+/* A symlink member to target, or (hard set: a clean member name) a hard
+ * link to hard, once what is queued is written. 0, -1 errno. */
+int jp_unpack_link(struct jp_unpack *u, const char *rel, const char *target, const char *hard,
+		   const struct timespec times[2]);
+/* Bytes written so far; has a writer failed? */
+uint64_t jp_unpack_bytes(struct jp_unpack *u);
+bool jp_unpack_failed(struct jp_unpack *u);
+/* Wait for the writers (ok) or stop them, add the counts to out, give the
+ * folders their modes and times (ok). 0, JP_ECANCELED, or the failure's
+ * JP_E* code with "member: reason" in msg. Frees u. */
+int jp_unpack_finish(struct jp_unpack *u, bool ok, struct jp_stage_result *out, char *msg,
+		     size_t msgsz);
 
 #endif

@@ -40,6 +40,8 @@ struct item {
 	struct timespec atime, mtime;
 	unsigned depth;
 	enum kind kind;
+	bool fresh; /* a directory this run made: empty but for what it puts */
+	bool other; /* another shard's file */
 };
 
 struct ctx {
@@ -58,6 +60,12 @@ struct ctx {
 	const char *skip_suffix;
 	bool dst_exists;
 	bool stage, verify;
+	/* With stage, a dst not there yet is written whole into tree_tmp
+	 * (".jobprep-tmp-stage-NAME" beside it), renamed to dst at the end. */
+	char *tree_tmp;
+	bool top_fresh;
+	unsigned stage_flags; /* JP_TC_* for every entry */
+	unsigned shard, shards;
 	const struct jp_treecopy_result *already; /* copied by a stream */
 	atomic_size_t skipped;
 	atomic_uint_fast64_t skipped_bytes;
@@ -139,6 +147,8 @@ static int push(struct ctx *c, const char *rel, const struct stat *st, unsigned 
 	c->v[c->n].mtime = st->st_mtim;
 	c->v[c->n].depth = depth;
 	c->v[c->n].kind = k;
+	c->v[c->n].fresh = false;
+	c->v[c->n].other = false;
 	c->n++;
 	if (depth > c->max_depth)
 		c->max_depth = depth;
@@ -265,7 +275,9 @@ static int do_mkdir(struct ctx *c, struct item *it, size_t idx, char *buf)
 	int at = dst_at(c, it, &name);
 
 	(void)buf;
-	if (mkdirat(at, name, (it->mode & 07777) | S_IRWXU) != 0) {
+	if (mkdirat(at, name, (it->mode & 07777) | S_IRWXU) == 0) {
+		it->fresh = true;
+	} else {
 		struct stat st;
 
 		if (!(errno == EEXIST && c->dst_exists)) {
@@ -284,10 +296,37 @@ static int do_mkdir(struct ctx *c, struct item *it, size_t idx, char *buf)
 	return 0;
 }
 
+int jp_tc_pump(int in, int out, char *buf, size_t bufsz, atomic_uint_fast64_t *bytes,
+	       atomic_bool *stop)
+{
+	for (;;) {
+		ssize_t r = read(in, buf, bufsz), w = 0;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno;
+		if (r == 0)
+			return 0;
+		while (w < r) {
+			ssize_t k = write(out, buf + w, (size_t)(r - w));
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				return k < 0 ? errno : EIO;
+			w += k;
+		}
+		if (bytes)
+			atomic_fetch_add(bytes, (uint_fast64_t)r);
+		if (stop && atomic_load(stop))
+			return ECANCELED;
+	}
+}
+
 int jp_tc_copy_file(int src_at, const char *src_name, int dst_at, const char *dst_name,
 		    mode_t mode, mode_t umask_bits, char *buf, size_t bufsz,
-		    atomic_uint_fast64_t *bytes, atomic_bool *stop, struct stat *st_out,
-		    const struct stat *keep)
+		    atomic_uint_fast64_t *bytes, atomic_bool *stop, struct stat *st_out)
 {
 	int in, out, e = 0;
 
@@ -301,47 +340,12 @@ int jp_tc_copy_file(int src_at, const char *src_name, int dst_at, const char *ds
 		errno = e;
 		return -1;
 	}
-	for (;;) {
-		ssize_t r = read(in, buf, bufsz), w = 0;
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			e = errno;
-			goto bad;
-		}
-		if (r == 0)
-			break;
-		while (w < r) {
-			ssize_t k = write(out, buf + w, (size_t)(r - w));
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0) {
-				e = k < 0 ? errno : EIO;
-				goto bad;
-			}
-			w += k;
-		}
-		if (bytes)
-			atomic_fetch_add(bytes, (uint_fast64_t)r);
-		if (stop && atomic_load(stop)) {
-			e = ECANCELED;
-			goto bad;
-		}
-	}
+	if ((e = jp_tc_pump(in, out, buf, bufsz, bytes, stop)) != 0)
+		goto bad;
 	/* open(2) applied the umask; bits it took away come back here. */
 	if ((mode & ~umask_bits) != mode && fchmod(out, mode) != 0) {
 		e = errno;
 		goto bad;
-	}
-	if (keep) {
-		struct timespec times[2] = { keep->st_atim, keep->st_mtim };
-
-		if (futimens(out, times) != 0 || fsync(out) != 0) {
-			e = errno;
-			goto bad;
-		}
 	}
 	if (st_out && fstat(out, st_out) != 0) {
 		e = errno;
@@ -365,14 +369,16 @@ static int do_stage(struct ctx *c, struct item *it, char *buf)
 	int at = dst_at(c, it, &name);
 	enum jp_tc_staged what;
 	struct stat sst;
+	bool fresh = it->parent >= 0 ? c->v[it->parent].fresh : c->top_fresh;
 
 	memset(&sst, 0, sizeof(sst));
 	sst.st_mode = it->mode;
 	sst.st_size = it->size;
 	sst.st_atim = it->atime;
 	sst.st_mtim = it->mtime;
-	if (jp_tc_stage_entry(c->src_fd, it->rel, &sst, at, name, c->verify, c->umask, buf,
-			      BUF_SIZE, &c->bytes, &c->stop, &what) != 0) {
+	if (jp_tc_stage_entry(c->src_fd, it->rel, &sst, at, name, c->verify,
+			      c->stage_flags | (fresh ? JP_TC_FRESH : 0), c->umask, buf, BUF_SIZE,
+			      &c->bytes, &c->stop, &what) != 0) {
 		if (errno != ECANCELED)
 			fail(c, 0, it->rel, errno);
 		return -1;
@@ -408,7 +414,7 @@ static int do_copy(struct ctx *c, struct item *it, size_t idx, char *buf)
 		return 0;
 	}
 	if (jp_tc_copy_file(c->src_fd, it->rel, at, name, it->mode & 07777, c->umask, buf, BUF_SIZE,
-			    &c->bytes, &c->stop, c->record ? &c->stats[idx] : NULL, NULL) != 0) {
+			    &c->bytes, &c->stop, c->record ? &c->stats[idx] : NULL) != 0) {
 		if (errno != ECANCELED)
 			fail(c, 0, it->rel, errno);
 		return -1;
@@ -625,6 +631,10 @@ static void ctx_init(struct ctx *c, const struct jp_treecopy_options *opts)
 	c->dst_exists = (opts && opts->dst_exists) || c->stage;
 	c->already = opts ? opts->done : NULL;
 	c->umask = jp_tc_umask();
+	if (c->stage && opts->shards > 1 && opts->shard < opts->shards) {
+		c->shard = opts->shard;
+		c->shards = opts->shards;
+	}
 }
 
 static void ctx_free(struct ctx *c)
@@ -641,6 +651,7 @@ static void ctx_free(struct ctx *c)
 	for (size_t i = 0; i < c->n_outside; i++)
 		free(c->outside[i]);
 	free(c->outside);
+	free(c->tree_tmp);
 	if (c->src_fd >= 0)
 		close(c->src_fd);
 	if (c->dst_fd >= 0)
@@ -665,28 +676,117 @@ static void hold_dirs(struct ctx *c)
 	}
 }
 
+/* With shards: every file and symlink not of this shard marked other. */
+static int mark_shard(struct ctx *c, struct jp_error *err)
+{
+	size_t n = 0, k = 0;
+	uint64_t *sizes;
+	const char **names;
+	unsigned *where;
+	int rc = 0;
+
+	if (!c->shards)
+		return 0;
+	for (size_t i = 0; i < c->n; i++)
+		n += c->v[i].kind != K_DIR;
+	sizes = malloc((n + 1) * sizeof(*sizes));
+	names = malloc((n + 1) * sizeof(*names));
+	where = malloc((n + 1) * sizeof(*where));
+	if (!sizes || !names || !where) {
+		rc = JP_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].kind != K_DIR) {
+			sizes[k] = (uint64_t)c->v[i].size;
+			names[k++] = c->v[i].rel;
+		}
+	if (jp_tc_shard_plan(n, sizes, names, c->shards, where) != 0) {
+		rc = JP_ENOMEM;
+		goto out;
+	}
+	k = 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].kind != K_DIR)
+			c->v[i].other = where[k++] != c->shard;
+out:
+	free(sizes);
+	free(names);
+	free(where);
+	return rc ? jp_error_set(err, rc, "%s", _("out of memory")) : 0;
+}
+
+/* c->tree_tmp for dst: ".jobprep-tmp-stage-NAME" in dst's folder; none
+ * (files then staged one by one under temporaries) when NAME is too long. */
+static int tree_tmp_path(struct ctx *c, const char *dst, struct jp_error *err)
+{
+	size_t n = strlen(dst), b;
+
+	while (n > 1 && dst[n - 1] == '/')
+		n--;
+	for (b = n; b > 0 && dst[b - 1] != '/'; b--)
+		;
+	if (n - b + sizeof(JP_TREECOPY_TMP_PREFIX "stage-") > NAME_MAX ||
+	    (n - b == 1 && dst[b] == '.') || (n - b == 2 && dst[b] == '.' && dst[b + 1] == '.'))
+		return 0;
+	if (asprintf(&c->tree_tmp, "%.*s%s%.*s", (int)b, dst, JP_TREECOPY_TMP_PREFIX "stage-",
+		     (int)(n - b), dst + b) < 0) {
+		c->tree_tmp = NULL;
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	}
+	return 0;
+}
+
+/* A whole-tree temporary, complete: flushed, then renamed to dst. */
+static int finish_tree(struct ctx *c, const char *dst, struct jp_error *err)
+{
+	if (!c->tree_tmp)
+		return 0;
+	if (syncfs(c->dst_fd) != 0)
+		return jp_error_set(err, errno == ENOSPC || errno == EDQUOT ? JP_ENOSPC : JP_EIO,
+				    "%s: %s", c->tree_tmp, strerror(errno));
+	if (rename(c->tree_tmp, dst) != 0)
+		return jp_error_set(err, JP_EIO, _("%s: cannot create: %s"), dst, strerror(errno));
+	return 0;
+}
+
 /* Walk the source, check the room, make dst and open both tops. */
 static int prepare(struct ctx *c, const char *src, const char *dst, struct stat *top,
 		   struct jp_error *err)
 {
+	struct stat sb;
+	const char *make;
+	bool exists;
 	int rc;
 
 	c->src_fd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c->src_fd < 0 || fstat(c->src_fd, top) != 0)
 		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), src, strerror(errno));
-	if ((rc = walk(c, "", -1, 0, err)) != 0)
+	if ((rc = walk(c, "", -1, 0, err)) != 0 || (rc = mark_shard(c, err)) != 0)
 		return rc;
 	/* A staging run onto an existing dst may need little more room. */
-	if (!(c->stage && access(dst, F_OK) == 0) && (rc = check_room(c, dst, err)) != 0)
+	exists = lstat(dst, &sb) == 0;
+	if (!(c->stage && exists) && (rc = check_room(c, dst, err)) != 0)
 		return rc;
-	if (mkdir(dst, (top->st_mode & 07777) | S_IRWXU) != 0 && !(errno == EEXIST && c->dst_exists)) {
+	if (c->stage && !exists && !c->shards && (rc = tree_tmp_path(c, dst, err)) != 0)
+		return rc;
+	make = c->tree_tmp ? c->tree_tmp : dst;
+	if (mkdir(make, (top->st_mode & 07777) | S_IRWXU) == 0) {
+		c->top_fresh = true;
+	} else if (!(errno == EEXIST && c->dst_exists)) {
 		int e = errno;
 		return jp_error_set(err, e == ENOSPC ? JP_ENOSPC : JP_EIO, _("%s: cannot create: %s"),
-				    dst, strerror(e));
+				    make, strerror(e));
 	}
-	c->dst_fd = open(dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	c->dst_fd = open(make, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (c->dst_fd < 0)
-		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), dst, strerror(errno));
+		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), make, strerror(errno));
+	/* No fsync per file where it is a round trip (network storage), nor in
+	 * a whole-tree temporary (flushed once before its rename). */
+	if (c->tree_tmp)
+		c->stage_flags |= JP_TC_INPLACE | JP_TC_NOSYNC;
+	if (c->stage && jp_tc_on_network(c->dst_fd))
+		c->stage_flags |= JP_TC_NOSYNC;
 	if (!(c->order = malloc((c->n + 1) * sizeof(*c->order))) ||
 	    (c->record && !(c->stats = calloc(c->n + 1, sizeof(*c->stats)))))
 		return jp_error_oom(err);
@@ -716,7 +816,7 @@ static int copy_all(struct ctx *c, unsigned threads, struct progress_state *ps,
 		c->fn = do_copy;
 		c->n_order = 0;
 		for (size_t i = 0; i < c->n; i++)
-			if (c->v[i].kind != K_DIR)
+			if (c->v[i].kind != K_DIR && !c->v[i].other)
 				c->order[c->n_order++] = i;
 		qsort_r(c->order, c->n_order, sizeof(*c->order), by_size_desc, c->v);
 		rc = run_phase(c, threads, ps);
@@ -740,6 +840,8 @@ static int copy_all(struct ctx *c, unsigned threads, struct progress_state *ps,
 static int fill_result(struct ctx *c, struct jp_treecopy_result *out, struct jp_error *err)
 {
 	for (size_t i = 0; i < c->n; i++) {
+		if (c->v[i].other)
+			continue;
 		if (c->v[i].kind == K_DIR)
 			out->dirs++;
 		else if (c->v[i].kind == K_LINK)
@@ -805,7 +907,7 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 		rc = jp_error_set(err, JP_ECANCELED, _("%s: copy canceled"), dst);
 		goto out;
 	}
-	if (out)
+	if ((rc = finish_tree(&c, dst, err)) == 0 && out)
 		rc = fill_result(&c, out, err);
 out:
 	ctx_free(&c);

@@ -31,14 +31,24 @@ struct jp_treecopy_options {
 	const struct jp_treecopy_result *done;
 	/* Staging (jobprep stage): dst may exist and nothing in it is removed.
 	 * A file already there with the source's size and mtime (with verify:
-	 * its size and content, XXH3-64) is skipped; every other file is
-	 * written as ".jobprep-tmp-NAME" in its own folder, flushed (fsync),
-	 * given the source's mtime, then renamed over NAME, so no file is ever
-	 * half-made under its final name; a temporary an interrupted run left
-	 * is written again from zero. Directories get their mtimes back;
+	 * its size and content, XXH3-64) is skipped. A dst not there yet is
+	 * written whole into ".jobprep-tmp-stage-NAME" beside it (files under
+	 * their own names), flushed (syncfs) and renamed to dst at the end;
+	 * into an existing dst every other file is written as
+	 * ".jobprep-tmp-NAME" in its own folder, flushed (fsync, not on
+	 * network storage), given the source's mtime, then renamed over NAME.
+	 * So no file is ever half-made under its final name; a partial copy
+	 * an interrupted run left is continued when it can be trusted
+	 * (treecopy_internal.h). Directories get their mtimes back;
 	 * symlinks leaving the tree are kept and listed in the result. */
 	bool stage;
 	bool verify;
+	/* With stage and shards > 1: only the files (and symlinks) of shard
+	 * `shard` (0 to shards-1) of a cut balanced by bytes and files, the
+	 * same in every run over the same tree; every folder is made. Several
+	 * shards may run at once into one dst: each file goes through its own
+	 * temporary (no whole-tree temporary). */
+	unsigned shard, shards;
 };
 
 #define JP_TREECOPY_OPTIONS_INIT { .threads = 0 }

@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <xxhash.h>
 
+#include "mountinfo.h"
 #include "treecopy.h"
 #include "treecopy_internal.h"
 
@@ -124,8 +126,8 @@ static int tmp_path(char *out, size_t n, const char *dst_name)
 }
 
 static int stage_link(int src_at, const char *src_name, const struct stat *sst, int dst_at,
-		      const char *dst_name, const char *tmp, char *buf, size_t bufsz,
-		      enum jp_tc_staged *what)
+		      const char *dst_name, const char *tmp, unsigned flags, char *buf,
+		      size_t bufsz, enum jp_tc_staged *what)
 {
 	char *have = buf + bufsz / 2;
 	ssize_t n = readlinkat(src_at, src_name, buf, bufsz / 2 - 1), m;
@@ -134,6 +136,13 @@ static int stage_link(int src_at, const char *src_name, const struct stat *sst, 
 	if (n < 0)
 		return -1;
 	buf[n] = '\0';
+	*what = JP_TC_WRITTEN;
+	if ((flags & JP_TC_INPLACE) && (flags & JP_TC_FRESH)) {
+		if (symlinkat(buf, dst_at, dst_name) != 0)
+			return -1;
+		(void)utimensat(dst_at, dst_name, times, AT_SYMLINK_NOFOLLOW);
+		return 0;
+	}
 	m = readlinkat(dst_at, dst_name, have, bufsz / 2 - 1);
 	if (m == n && memcmp(buf, have, (size_t)n) == 0) {
 		*what = JP_TC_SKIPPED;
@@ -150,47 +159,168 @@ static int stage_link(int src_at, const char *src_name, const struct stat *sst, 
 		errno = e;
 		return -1;
 	}
-	*what = JP_TC_WRITTEN;
+	return 0;
+}
+
+static bool not_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
+}
+
+static bool same_range(int a, int b, off_t at, char *buf, size_t n)
+{
+	ssize_t x = pread(a, buf, n, at), y = x == (ssize_t)n ? pread(b, buf + n, n, at) : -1;
+
+	return x == (ssize_t)n && y == (ssize_t)n && memcmp(buf, buf + n, n) == 0;
+}
+
+/* Where to go on from in a partial copy (pst: its lstat, open at out): all
+ * of it but its last chunk (which may be torn), if it was written after
+ * the source last changed and the chunk before the cut (or what there is)
+ * matches the source's; else 0. So at most one chunk is written twice. */
+static off_t resume_point(int in, int out, const struct stat *sst, const struct stat *pst,
+			  char *buf, size_t bufsz)
+{
+	off_t chunk = (off_t)(bufsz / 2);
+	off_t keep = pst->st_size - chunk, from = keep > chunk ? keep - chunk : 0;
+
+	if (keep <= 0 || pst->st_size > sst->st_size || !not_before(&pst->st_mtim, &sst->st_mtim))
+		return 0;
+	return same_range(in, out, from, buf, (size_t)(keep - from)) ? keep : 0;
+}
+
+/* Write the source (open at in) into part at dst_at: a new file, or (pst
+ * set) the partial one there, continued. */
+static int write_part(int in, const struct stat *sst, int dst_at, const char *part,
+		      const struct stat *pst, unsigned flags, mode_t umask_bits, char *buf,
+		      size_t bufsz, atomic_uint_fast64_t *bytes, atomic_bool *stop)
+{
+	mode_t mode = sst->st_mode & 07777;
+	struct timespec times[2] = { sst->st_atim, sst->st_mtim };
+	off_t keep = 0;
+	bool chmod;
+	int out, e;
+
+	if (pst && S_ISREG(pst->st_mode)) {
+		out = openat(dst_at, part, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+		if (out < 0)
+			return -1;
+		keep = resume_point(in, out, sst, pst, buf, bufsz);
+		if (ftruncate(out, keep) != 0 || lseek(out, keep, SEEK_SET) < 0 ||
+		    lseek(in, keep, SEEK_SET) < 0)
+			goto bad;
+		chmod = (pst->st_mode & 07777) != mode;
+	} else {
+		if (pst && unlinkat(dst_at, part, 0) != 0 && errno != ENOENT)
+			return -1;
+		out = openat(dst_at, part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (out < 0)
+			return -1;
+		/* open(2) applied the umask; bits it took away come back */
+		chmod = (mode & ~umask_bits) != mode;
+	}
+	if ((e = jp_tc_pump(in, out, buf, bufsz, bytes, stop)) != 0) {
+		errno = e;
+		goto bad;
+	}
+	if ((chmod && fchmod(out, mode) != 0) || futimens(out, times) != 0 ||
+	    (!(flags & JP_TC_NOSYNC) && fsync(out) != 0))
+		goto bad;
+	/* Network filesystems report write errors (quota, space) at close. */
+	return close(out);
+bad:
+	e = errno;
+	close(out);
+	errno = e;
+	return -1;
+}
+
+bool jp_tc_on_network(int fd)
+{
+	struct statfs sfs;
+	bool known;
+
+	if (fstatfs(fd, &sfs) != 0)
+		return false;
+	/* FUSE (sshfs, and the like) is unknown to statfs: taken as remote */
+	return (uint32_t)sfs.f_type == 0x65735546u ||
+	       jp_fs_kind_of_magic((int64_t)sfs.f_type, &known, NULL) == JP_FS_NETWORK;
+}
+
+/* What a previous run left of dst_name: *dst its lstat (have_dst), *pst
+ * that of the partial copy to go on from (have_part). 1: complete already;
+ * 0; -1 with errno. */
+static int look(int src_at, const char *src_name, const struct stat *sst, int dst_at,
+		const char *dst_name, const char *tmp, bool verify, unsigned flags, char *buf,
+		size_t bufsz, atomic_bool *stop, struct stat *pst, bool *have_part)
+{
+	struct stat dst;
+	int done;
+
+	*have_part = false;
+	if (fstatat(dst_at, dst_name, &dst, AT_SYMLINK_NOFOLLOW) == 0) {
+		done = file_complete(src_at, src_name, sst, dst_at, dst_name, &dst, verify, buf,
+				     bufsz, stop);
+		if (done != 0)
+			return done;
+		if (flags & JP_TC_INPLACE) {
+			*pst = dst;
+			*have_part = true;
+			return 0;
+		}
+	} else if (errno != ENOENT) {
+		return -1;
+	}
+	if (flags & JP_TC_INPLACE)
+		return 0;
+	if (fstatat(dst_at, tmp, pst, AT_SYMLINK_NOFOLLOW) == 0)
+		*have_part = true;
+	else if (errno != ENOENT)
+		return -1;
 	return 0;
 }
 
 int jp_tc_stage_entry(int src_at, const char *src_name, const struct stat *sst, int dst_at,
-		      const char *dst_name, bool verify, mode_t umask_bits, char *buf,
-		      size_t bufsz, atomic_uint_fast64_t *bytes, atomic_bool *stop,
+		      const char *dst_name, bool verify, unsigned flags, mode_t umask_bits,
+		      char *buf, size_t bufsz, atomic_uint_fast64_t *bytes, atomic_bool *stop,
 		      enum jp_tc_staged *what)
 {
 	char tmp[PATH_MAX];
-	struct stat dst;
-	int e, done;
+	const char *part = (flags & JP_TC_INPLACE) ? dst_name : tmp;
+	struct stat pst;
+	bool have_part = false;
+	int e, in;
 
 	if (tmp_path(tmp, sizeof(tmp), dst_name) != 0)
 		return -1;
 	if (S_ISLNK(sst->st_mode))
-		return stage_link(src_at, src_name, sst, dst_at, dst_name, tmp, buf, bufsz, what);
-	if (fstatat(dst_at, dst_name, &dst, AT_SYMLINK_NOFOLLOW) == 0) {
-		done = file_complete(src_at, src_name, sst, dst_at, dst_name, &dst, verify, buf,
-				     bufsz, stop);
+		return stage_link(src_at, src_name, sst, dst_at, dst_name, tmp, flags, buf, bufsz,
+				  what);
+	if (!(flags & JP_TC_FRESH)) {
+		int done = look(src_at, src_name, sst, dst_at, dst_name, tmp, verify, flags, buf,
+				bufsz, stop, &pst, &have_part);
+
 		if (done < 0)
 			return -1;
 		if (done) {
 			*what = JP_TC_SKIPPED;
 			return 0;
 		}
-	} else if (errno != ENOENT) {
-		return -1;
 	}
-	/* A temporary an interrupted run left: written again from zero (its
-	 * bytes cannot be trusted without reading them all). */
-	if (unlinkat(dst_at, tmp, 0) != 0 && errno != ENOENT)
+	in = openat(src_at, src_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (in < 0)
 		return -1;
-	if (jp_tc_copy_file(src_at, src_name, dst_at, tmp, sst->st_mode & 07777, umask_bits, buf,
-			    bufsz, bytes, stop, NULL, sst) != 0 ||
-	    renameat(dst_at, tmp, dst_at, dst_name) != 0) {
+	if (write_part(in, sst, dst_at, part, have_part ? &pst : NULL, flags, umask_bits, buf,
+		       bufsz, bytes, stop) != 0 ||
+	    (!(flags & JP_TC_INPLACE) && renameat(dst_at, tmp, dst_at, dst_name) != 0)) {
 		e = errno;
-		unlinkat(dst_at, tmp, 0);
+		close(in);
+		/* never half a file under its final name, nor a temporary */
+		unlinkat(dst_at, part, 0);
 		errno = e;
 		return -1;
 	}
+	close(in);
 	*what = JP_TC_WRITTEN;
 	return 0;
 }

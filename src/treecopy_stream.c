@@ -204,7 +204,7 @@ static void copy_one(struct jp_treecopy_stream *s, const char *rel, char *buf)
 	} else if (!S_ISREG(sb.st_mode)) {
 		return;
 	} else if (jp_tc_copy_file(s->src_fd, rel, at, name, sb.st_mode & 07777, s->umask, buf,
-				   BUF_SIZE, NULL, &s->stop, &st, NULL) != 0) {
+				   BUF_SIZE, NULL, &s->stop, &st) != 0) {
 		if (errno != ECANCELED)
 			set_error(s, rel, errno);
 		return;

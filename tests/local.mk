@@ -257,7 +257,8 @@ EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
 GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refused.sh \
 	tests/integration/git_clone_interrupt.sh tests/integration/git_clone_http.sh \
 	tests/integration/git_clone_ssh.sh tests/integration/git_remote.sh \
-	tests/integration/git_silent_server.sh tests/integration/git_ssh_silent_session.sh
+	tests/integration/git_silent_server.sh tests/integration/git_ssh_silent_session.sh \
+	tests/integration/git_cache.sh
 TESTS += $(GIT_TESTS)
 EXTRA_DIST += $(GIT_TESTS) tests/lib/gitserv.sh
 # manifest: the schema and check agree on every sample; env read back by four shells
@@ -267,11 +268,18 @@ TESTS += tests/integration/schema.sh tests/integration/env.sh tests/integration/
 EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh tests/integration/url_credentials.sh \
 	tests/integration/input_not_regular.sh tests/integration/env_special_names.sh \
 	tests/integration/control_chars_escaped.sh
+# signals: every command that works a while exits 128 + SIGINT/SIGTERM/SIGHUP, cleaned up
+TESTS += tests/integration/signal_exit_codes.sh
+EXTRA_DIST += tests/integration/signal_exit_codes.sh
+# fault trials: each fault (signals, server killed, full disk, read-only
+# remount) x each operation, at random moments, JOBPREP_FAULT_TRIALS each
+TESTS += tests/integration/fault_trials.sh
+EXTRA_DIST += tests/integration/fault_trials.sh
 # cli: an option given without its argument is named as such
 TESTS += tests/integration/option_without_argument.sh tests/integration/cli_messages.sh \
-	tests/integration/completion.sh
+	tests/integration/completion.sh tests/integration/cli_options.sh tests/integration/man_page.sh
 EXTRA_DIST += tests/integration/option_without_argument.sh tests/integration/cli_messages.sh \
-	tests/integration/completion.sh
+	tests/integration/completion.sh tests/integration/cli_options.sh tests/integration/man_page.sh
 # export: scripts run by a real single-node Slurm; PyTorchJob YAML read by PyYAML
 # and validated against the Kubeflow training operator's CRD
 EXPORT_TESTS = tests/integration/export_slurm.sh tests/integration/export_pytorchjob.sh \
@@ -281,6 +289,7 @@ EXTRA_DIST += $(EXPORT_TESTS) tests/lib/slurm.sh tests/data/kubeflow/pytorchjobs
 # runs: every run in its own folder, -o a copy that replaces no other run's manifest;
 # export -o replaces only an unedited export; launch_clone clones the pinned commit first
 RUNS_TESTS = tests/integration/init_runs.sh tests/integration/export_replace.sh \
+	tests/integration/init_concurrent.sh \
 	tests/integration/launch_clone_pinned.sh tests/tui/review_o_copy.sh \
 	tests/integration/show_runs.sh tests/integration/check_output.sh
 TESTS += $(RUNS_TESTS)
@@ -291,6 +300,7 @@ TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/ctrl_c_mid_clone.sh tests/tui/small_terminal.sh tests/tui/no_color.sh \
 	tests/tui/no_terminal.sh tests/tui/resume_draft.sh tests/tui/help_browse_cjk.sh \
 	tests/tui/secret_prompt_clone.sh tests/tui/review_jumps_to_field.sh \
+	tests/tui/review_long_list.sh tests/tui/fields_tell_the_truth.sh \
 	tests/tui/signals_restore_terminal.sh tests/tui/review_waits_for_clone.sh \
 	tests/tui/data_add_while_editing.sh tests/tui/token_not_in_argv_or_prompt.sh \
 	tests/tui/draft_never_keeps_a_token.sh \
@@ -326,6 +336,12 @@ analyse:
 # stage: data onto shared storage (copy, resume after kill -9, a full disk)
 STAGE_TESTS = tests/integration/stage_copy.sh tests/integration/stage_interrupt.sh \
 	tests/integration/stage_full_disk.sh tests/integration/stage_archive.sh \
-	tests/integration/stage_http.sh
+	tests/integration/stage_http.sh tests/integration/stage_resume_partial.sh \
+	tests/integration/stage_http_ranges.sh tests/integration/stage_shards_slurm.sh
 TESTS += $(STAGE_TESTS)
 EXTRA_DIST += $(STAGE_TESTS)
+# stage in the flow: the manifest records where staged data came from
+STAGEFLOW_TESTS = tests/integration/manifest_origin.sh tests/integration/init_stage.sh \
+	tests/tui/data_stage_offers.sh
+TESTS += $(STAGEFLOW_TESTS)
+EXTRA_DIST += $(STAGEFLOW_TESTS)

@@ -4,9 +4,19 @@ jobprep_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ui
 jobprep_CFLAGS = $(AM_CFLAGS) $(NCURSESW_CFLAGS) $(CJSON_CFLAGS)
 jobprep_LDADD = $(CORE_LIBS) $(NCURSESW_LIBS)
 jobprep_SOURCES = \
-	ui/main.c \
-	ui/cli/cli.h ui/cli/cli.c
-dist_man_MANS += ui/cli/jobprep.1
+	ui/main.c ui/signals.h ui/signals.c \
+	ui/cli/cli.h ui/cli/cli.c \
+	ui/cli/options.h ui/cli/options.c ui/cli/usage.c
+# The man page: its synopsis and options made from the option tables
+# (ui/cli/options.h) by the program just built, in the C locale; the
+# template is distributed, the page is made in the build tree.
+nodist_man_MANS = ui/cli/jobprep.1
+EXTRA_DIST += ui/cli/jobprep.1.in
+CLEANFILES += ui/cli/jobprep.1 ui/cli/jobprep.1.tmp
+ui/cli/jobprep.1: $(srcdir)/ui/cli/jobprep.1.in jobprep$(EXEEXT)
+	$(AM_V_GEN)$(MKDIR_P) ui/cli && \
+	LC_ALL=C LANGUAGE= ./jobprep$(EXEEXT) --dump-man $(srcdir)/ui/cli/jobprep.1.in >$@.tmp && \
+	mv $@.tmp $@
 # cli commands
 jobprep_SOURCES += ui/cli/cmd_init.c
 jobprep_SOURCES += ui/cli/cmd_scan.c
@@ -28,7 +38,8 @@ jobprep_SOURCES += ui/tui/tui.h ui/tui/tui_main.c \
 	ui/tui/widgets.h ui/tui/modal.c ui/tui/confirm.c ui/tui/secret.c ui/tui/help.c \
 	ui/tui/browser.c ui/tui/textfield.c ui/tui/radio.c ui/tui/checkbox.c \
 	ui/tui/listbox.c ui/tui/progress.c \
-	ui/tui/form.h ui/tui/form.c ui/tui/draft.h ui/tui/draft.c \
+	ui/tui/form.h ui/tui/form.c ui/tui/form_draw.c ui/tui/form_internal.h \
+	ui/tui/draft.h ui/tui/draft.c \
 	ui/tui/wizard.h ui/tui/wizard.c \
 	ui/tui/step_job.c ui/tui/step_code.c ui/tui/step_data.c \
 	ui/tui/step_outputs.c ui/tui/step_launch.c ui/tui/step_review.c

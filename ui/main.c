@@ -1,7 +1,10 @@
 /* jobprep's entry point: picks the front end. */
 #include "config.h"
 
+#include <errno.h>
+#include <getopt.h>
 #include <locale.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +13,7 @@
 
 #include "jobprep/i18n.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "tui/tui.h"
 
 #ifdef ENABLE_NLS
@@ -42,33 +46,68 @@ static const char *locale_dir(char *buf, size_t size)
 }
 #endif
 
-/* `jobprep [--demo] [--profile FILE] [-o MANIFEST]`: the wizard. */
+static int run_wizard(int argc, char **argv);
+
+/* `jobprep [--demo] [--profile FILE] [-o MANIFEST]`: the wizard; and the
+ * program's own -h and -V. */
+static const struct jp_cli_opt wizard_opts[] = {
+	{ .name = "demo", .help = N_("run the wizard in a self-contained sandbox"),
+	  .kind = JP_OPT_TRUE, .at = offsetof(struct jp_tui_options, demo) },
+	{ .name = "profile", .arg = "FILE",
+	  .help = N_("platform profile (default: $JOBPREP_PROFILE, else built in)"),
+	  .kind = JP_OPT_STRING, .at = offsetof(struct jp_tui_options, profile_path) },
+	{ .name = "output", .short_name = 'o', .arg = "MANIFEST",
+	  .help = N_("also write a copy of the manifest there"), .kind = JP_OPT_STRING,
+	  .at = offsetof(struct jp_tui_options, manifest_path), .flags = JP_OPT_SYN_SHORT },
+	{ .name = "help", .short_name = 'h', .help = N_("show this help"), .kind = JP_OPT_HELP },
+	{ .name = "version", .short_name = 'V', .help = N_("show the version"),
+	  .kind = JP_OPT_VERSION },
+};
+
+const struct jp_cli_cmd jp_cli_wizard = {
+	.run = run_wizard,
+	.opts = wizard_opts,
+	.n_opts = JP_CLI_N(wizard_opts),
+};
+
 static int run_wizard(int argc, char **argv)
 {
 	struct jp_tui_options opts = JP_TUI_OPTIONS_INIT;
-	int i;
+	int rc = jp_cli_parse_options(&jp_cli_wizard, argc, argv, &opts);
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--demo") == 0) {
-			opts.demo = true;
-		} else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) {
-			opts.profile_path = argv[++i];
-		} else if (strncmp(argv[i], "--profile=", 10) == 0) {
-			opts.profile_path = argv[i] + 10;
-		} else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) &&
-			   i + 1 < argc) {
-			opts.manifest_path = argv[++i];
-		} else if (strncmp(argv[i], "--output=", 9) == 0) {
-			opts.manifest_path = argv[i] + 9;
-		} else if (strcmp(argv[i], "--profile") == 0 || strcmp(argv[i], "-o") == 0 ||
-			   strcmp(argv[i], "--output") == 0) {
-			return jp_cli_usage_error(NULL, _("option '%s' needs an argument"), argv[i]);
-		} else {
-			return jp_cli_usage_error(NULL, _("unknown option '%s' for the wizard"),
-						  argv[i]);
-		}
-	}
+	if (rc >= 0)
+		return rc;
+	if (optind < argc) /* the wizard takes no operand */
+		return jp_cli_usage_error(NULL, _("unknown option '%s' for the wizard"),
+					  argv[optind]);
 	return jp_tui_main(&opts);
+}
+
+/* `jobprep --dump-options` and `jobprep --dump-man TEMPLATE`: the option
+ * tables for the tests and the completion scripts' drift check, and the
+ * man page made from its template at build time. Not in --help: nobody
+ * runs them by hand. */
+static int dump(int argc, char **argv)
+{
+	FILE *template;
+	int rc;
+
+	if (strcmp(argv[1], "--dump-options") == 0 && argc == 2) {
+		jp_cli_dump_options(stdout);
+		return fflush(stdout) == 0 && !ferror(stdout) ? JP_EXIT_OK : JP_EXIT_FAIL;
+	}
+	if (argc != 3)
+		return jp_cli_usage_error(NULL, "%s", _("expected one argument: the template"));
+	template = fopen(argv[2], "re");
+	if (!template) {
+		fprintf(stderr, "jobprep: %s: %s\n", argv[2], strerror(errno));
+		return JP_EXIT_INVALID;
+	}
+	rc = jp_cli_print_man(stdout, template);
+	fclose(template);
+	if (rc < 0 || fflush(stdout) != 0 || ferror(stdout))
+		return JP_EXIT_FAIL;
+	return JP_EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -87,14 +126,8 @@ int main(int argc, char **argv)
 	bind_textdomain_codeset("jobprep", "UTF-8");
 #endif
 
-	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		jp_cli_print_usage(stdout);
-		return JP_EXIT_OK;
-	}
-	if (argc > 1 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
-		jp_cli_print_version(stdout);
-		return JP_EXIT_OK;
-	}
+	if (argc > 1 && (strcmp(argv[1], "--dump-options") == 0 || strcmp(argv[1], "--dump-man") == 0))
+		return dump(argc, argv);
 	/* A first argument that is not an option names a sub-command. */
 	if (argc > 1 && argv[1][0] != '-')
 		return jp_cli_main(argc, argv);

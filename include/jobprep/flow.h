@@ -90,6 +90,8 @@ const struct jp_field *jp_flow_field(const char *key);
  *                         launch_clone: where the launch command clones to
  *   code.repo.url code.repo.ref   code.repo.commit (derived)   code.image
  *   data                  list; items data[N].name .path .kind .read_only
+ *                         .from (a path or http(s) URL staged onto .path;
+ *                         the manifest's data[N].origin.from)
  *   outputs.output_dir outputs.checkpoint_dir outputs.log_dir
  *   job.launch_command    job.env (list; items job.env[N].name .value)
  *   review.manifest_path review.env_path   (flow only; default in output dir)
@@ -117,6 +119,9 @@ enum jp_flow_option {
 	 * (headless init: the answers named the ref); otherwise port->confirm
 	 * is asked first, with what would change. */
 	JP_FLOW_MOVE_CHECKOUT = 1 << 0,
+	/* Clones and updates go to the server only, not through the local
+	 * mirror cache (JOBPREP_NO_CACHE=1 does the same for every front end). */
+	JP_FLOW_NO_CACHE = 1 << 1,
 };
 
 void jp_flow_set_options(struct jp_flow *flow, unsigned options);
@@ -181,7 +186,9 @@ int jp_flow_validate(struct jp_verdict *verdict, const struct jp_flow *flow,
  * once the verdict is in, filling *verdict (the caller disposes it); given
  * the flow, it also keeps what the check learnt slowly. jp_flow_check_free
  * at any time: a check still running is left to finish on its own. All
- * three on the flow's thread. */
+ * three on the flow's thread. For code.repo.ref the check also asks the
+ * repository's server (ls-remote, at most a few seconds, nobody asked for
+ * credentials): a ref it does not have fails, naming the default branch. */
 struct jp_flow_check;
 int jp_flow_check_start(struct jp_flow_check **out, const struct jp_flow *flow,
 			const char *key, const char *value, struct jp_error *err);
@@ -234,6 +241,10 @@ enum jp_action {
 			    * directory holding files is not reused without
 			    * port->confirm; one holding only empty folders is) */
 	JP_ACTION_CHECK,     /* every check (check.h + the launch lint) */
+	JP_ACTION_STAGE,     /* data[index]: stage data[].from onto data[].path
+			    * (jobprep/stage.h: copy, unpack or download,
+			    * incremental), before that source's scan; records
+			    * the manifest's data[].origin */
 };
 
 struct jp_flow_work;
@@ -275,6 +286,36 @@ void jp_flow_work_free(struct jp_flow_work *task);
 /* Run one task start to end on this thread: new, run, apply, free. */
 int jp_flow_run(struct jp_flow *flow, enum jp_action kind, size_t index,
 		bool deep, const struct jp_port *port, struct jp_error *err);
+
+/* --- Staging data (data[].from) ------------------------------------------ */
+
+enum jp_stage_offer_kind {
+	JP_STAGE_OFFER_NONE = 0, /* the path is fine where it is, or unknown */
+	JP_STAGE_OFFER_COPY,     /* a folder or file on this machine's own disk */
+	JP_STAGE_OFFER_UNPACK,   /* an archive */
+	JP_STAGE_OFFER_DOWNLOAD, /* an http(s) URL typed as the path */
+};
+
+struct jp_stage_offer {
+	enum jp_stage_offer_kind kind;
+	char *dest; /* owned: {shared}/datasets/{name}; NULL with NONE */
+};
+
+#define JP_STAGE_OFFER_INIT { JP_STAGE_OFFER_NONE, NULL }
+
+/* What to offer for `typed` as data[index]'s path: copy a folder or file on
+ * local (or ephemeral) disk, unpack an archive, download a URL, each to
+ * {shared}/datasets/{name} ({name}: its last component, an archive's
+ * suffix left out). Looks at the path in bounded time (the interactive
+ * probe timeout); a path that does not answer offers nothing. Release
+ * with jp_stage_offer_dispose. */
+int jp_flow_stage_offer(struct jp_stage_offer *out, const struct jp_flow *flow, size_t index,
+			const char *typed, struct jp_error *err);
+void jp_stage_offer_dispose(struct jp_stage_offer *offer);
+/* Take an offer: data[index].from = from (a URL's credentials kept out of
+ * the draft), data[index].path = dest; then start JP_ACTION_STAGE. */
+int jp_flow_stage_take(struct jp_flow *flow, size_t index, const char *from, const char *dest,
+		       struct jp_error *err);
 
 /* --- Review --------------------------------------------------------------- */
 

@@ -62,15 +62,21 @@ struct jp_git_clone_options {
 	/* Decides where the target lives; NULL = the embedded default. */
 	const struct jp_profile *profile;
 	enum jp_git_staging staging;
-	/* Local scratch directory for staging; NULL = $JOBPREP_SCRATCH, else
-	 * $TMPDIR, else /var/tmp. Used only when it is not on a network
-	 * filesystem and has room. */
+	/* Local scratch directory for staging; NULL = $JOBPREP_SCRATCH. Either
+	 * is used only when it is not on a network filesystem and has room
+	 * (else the clone is built in place). When neither is set: the first
+	 * of /dev/shm (a tmpfs, counted at up to half the available memory),
+	 * $TMPDIR, /var/tmp and /tmp that is local and has room. */
 	const char *scratch_dir;
 	/* Parallel writers for the copy onto shared storage; 0 = 16. */
 	unsigned copy_threads;
 	/* A server silent for this long fails the clone with JP_ETIMEOUT;
 	 * 0 = JP_GIT_STALL_TIMEOUT_S. Applies to http(s), git:// and ssh. */
 	unsigned stall_timeout_s;
+	/* Go to the server only, not through the local mirror cache
+	 * ($XDG_CACHE_HOME/jobprep/git; see README). JOBPREP_NO_CACHE=1 does
+	 * the same for every clone and update. */
+	bool no_cache;
 };
 
 /* How long a server may send nothing before an operation fails. */
@@ -167,6 +173,8 @@ struct jp_git_update_options {
 	/* Ask port->confirm before moving (the question shows from -> to,
 	 * commits and files); a "no" (or no confirm) refuses the move. */
 	bool ask;
+	/* As in jp_git_clone_options: fetch from the server only. */
+	bool no_cache;
 };
 
 #define JP_GIT_UPDATE_OPTIONS_INIT { .url = NULL }
@@ -193,8 +201,7 @@ struct jp_git_update_result {
 	struct jp_git_repo_info checkout;
 };
 
-#define JP_GIT_UPDATE_RESULT_INIT                                                      \
-	{ .moved = false, .ref_kind = JP_GIT_REF_BRANCH, .checkout = JP_GIT_REPO_INFO_INIT }
+#define JP_GIT_UPDATE_RESULT_INIT { .moved = false, .ref_kind = JP_GIT_REF_BRANCH, .checkout = JP_GIT_REPO_INFO_INIT }
 
 void jp_git_update_result_dispose(struct jp_git_update_result *res);
 

@@ -47,6 +47,27 @@ struct jp_data_stats {
 	uint64_t archives;
 };
 
+/* Where a data source's data came from when jobprep staged it onto path
+ * (jobprep/stage.h). */
+enum jp_origin_kind {
+	JP_ORIGIN_DIR = 0, /* a directory, copied */
+	JP_ORIGIN_FILE,    /* one file, copied */
+	JP_ORIGIN_ARCHIVE, /* an archive, unpacked */
+	JP_ORIGIN_URL,     /* an http(s) download (unpacked when an archive) */
+};
+
+struct jp_data_origin {
+	/* An absolute path, or an http(s) URL without credentials (a manifest
+	 * never holds one; an answers file may, and the flow keeps it out of
+	 * its draft). NULL: the data was not staged by jobprep. */
+	char *from;
+	enum jp_origin_kind kind;
+	char *digest_algorithm; /* "sha256" (64 hex) or "xxh3-64" (16 hex); NULL: none */
+	char *digest;           /* lower-case hex, when digest_algorithm is set */
+	char *staged_at;        /* RFC 3339 UTC, when the staging finished;
+				 * NULL: not staged yet (not written) */
+};
+
 struct jp_data_source {
 	char *name;
 	char *path;
@@ -54,6 +75,7 @@ struct jp_data_source {
 	bool read_only;
 	bool has_stats;
 	struct jp_data_stats stats;
+	struct jp_data_origin origin; /* origin.from NULL: none recorded */
 };
 
 struct jp_check {
@@ -128,10 +150,18 @@ int jp_manifest_stamp(struct jp_manifest *m);
 const char *jp_code_source_name(enum jp_code_source s);
 const char *jp_data_kind_name(enum jp_data_kind k);
 const char *jp_check_status_name(enum jp_check_status s);
+const char *jp_origin_kind_name(enum jp_origin_kind k);
 /* The reverse: 0, or JP_EFORMAT for a name that is not one of them. */
 int jp_code_source_from_name(enum jp_code_source *out, const char *name);
 int jp_data_kind_from_name(enum jp_data_kind *out, const char *name);
 int jp_check_status_from_name(enum jp_check_status *out, const char *name);
+int jp_origin_kind_from_name(enum jp_origin_kind *out, const char *name);
+/* A copy of src into *dst (dst's old strings freed); 0 or JP_ENOMEM. */
+int jp_data_origin_copy(struct jp_data_origin *dst, const struct jp_data_origin *src);
+void jp_data_origin_dispose(struct jp_data_origin *o);
+/* The hex digits a digest algorithm has (64 for "sha256", 16 for
+ * "xxh3-64"); 0 for an algorithm the manifest does not know. */
+size_t jp_digest_hex_len(const char *algorithm);
 
 /* How strictly to read JSON into a manifest. */
 enum jp_read_mode {

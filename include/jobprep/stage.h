@@ -25,9 +25,13 @@ struct jp_stage_options {
 	const char *sha256;
 	/* An archive (or a URL naming one) is copied as it is, not unpacked. */
 	bool no_unpack;
+	/* shards > 1: a directory source's shard `shard` (0 to shards-1) only,
+	 * cut by bytes and files the same way in every run (treecopy.h);
+	 * several shards may run at once, on several machines. */
+	unsigned shard, shards;
 };
 
-#define JP_STAGE_OPTIONS_INIT { 0, false, NULL, false }
+#define JP_STAGE_OPTIONS_INIT { .jobs = 0 }
 
 enum jp_stage_kind {
 	JP_STAGE_DIR,  /* a directory tree */
@@ -73,5 +77,26 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 	     const struct jp_stage_options *opts, const struct jp_port *port,
 	     struct jp_error *err);
 void jp_stage_result_dispose(struct jp_stage_result *res);
+/* The archive suffix that makes jp_stage unpack `name` (".tar.gz",
+ * ".zip", ...): a pointer into name, or NULL when it names no archive. */
+const char *jp_stage_archive_suffix(const char *name);
+/* The name a data set staged from source gets by default: the last
+ * component of its path (of a URL's path, before '?' and '#'), an
+ * archive's suffix left out ("c4.tar.zst" is "c4"); "data" when that
+ * leaves nothing usable. The caller frees it; NULL when out of memory. */
+char *jp_stage_suggest_name(const char *source);
+
+/* The script `jobprep stage --shards N --emit slurm` writes (stage_slurm.c):
+ * run with sh, it submits a Slurm array of `shards` tasks, task i running
+ * `EXE stage --shard i/N SOURCE DEST` (with opts' --jobs and --verify),
+ * then a last job, once every task has succeeded (afterok), running
+ * `EXE stage SOURCE DEST` over the whole: it checks every file (size and
+ * mtime; content with --verify), writes whatever is missing and gives the
+ * folders their times; it prints the two job ids. Its arguments go to
+ * both sbatch calls. exe, source and dest absolute. *out is the caller's
+ * (free). 0, JP_EUSAGE (a newline in a path), JP_ENOMEM. */
+int jp_stage_slurm_script(char **out, const char *exe, const char *source, const char *dest,
+			  unsigned shards, const struct jp_stage_options *opts,
+			  struct jp_error *err);
 
 #endif

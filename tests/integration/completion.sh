@@ -1,9 +1,9 @@
 #!/bin/sh
 # Shell completion: bash loads ui/completion/jobprep.bash (complete -p shows
 # it; a command prefix, an option prefix and --to's values complete), zsh's
-# compinit finds _jobprep on fpath; and every command `jobprep --help`
-# lists, and every option of `jobprep CMD --help` and of its option table
-# (ui/cli/cmd_CMD.c), is in both scripts, so they cannot drift apart.
+# compinit finds _jobprep on fpath; and every command and every long option
+# of the option tables (`jobprep --dump-options`, what the parser takes and
+# --help lists) is in both scripts, so they cannot drift apart.
 set -u
 
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
@@ -48,25 +48,25 @@ else
 fi
 
 # --- no drift: every command and option is in both scripts --------------------
-cmds=$("$JOBPREP" --help | sed -n '/^Commands:/,/^$/p' | sed -n 's/^  \([a-z][a-z]*\)\( .*\)\{0,1\}$/\1/p')
+# The commands and their long options from the option tables themselves
+# (`jobprep --dump-options`, the list the parser and --help are made from).
+"$JOBPREP" --dump-options >"$T/dump" || exit 99
+cmds=$(cut -f1 "$T/dump" | grep -v '^-$' | uniq)
 jp_expect help_lists_commands [ "$(printf '%s\n' $cmds | wc -l)" -ge 11 ]
 missing=
 for c in $cmds; do
 	grep -q "commands=\".*\\b$c\\b" "$C/jobprep.bash" || missing="$missing bash:$c"
 	grep -q "^		'$c:" "$C/_jobprep" || missing="$missing zsh:$c"
-	opts=$( { "$JOBPREP" "$c" --help 2>/dev/null | grep -o -- '--[a-z][a-z0-9-]*'
-		[ -f "$TOP_SRCDIR/ui/cli/cmd_$c.c" ] &&
-			sed -n 's/^[[:space:]]*{ "\([a-z][a-z0-9-]*\)", [a-z_]*_argument.*/--\1/p' "$TOP_SRCDIR/ui/cli/cmd_$c.c"
-	} | sort -u)
+	opts=$(awk -F '\t' -v c="$c" '$1 == c { print $2 }' "$T/dump")
 	bline=$(grep -E "^[[:space:]]*([a-z|[:space:]]*[^a-z])?$c( \|[^)]*)?\) opts=|\| $c( |\))" "$C/jobprep.bash" | head -n 1)
 	for o in $opts; do
 		case " $bline " in *" $o "* | *"\"$o "* | *" $o\""*) ;; *) missing="$missing bash:$c:$o" ;; esac
-		# zsh: the option in the command's case branch
+		# zsh: the option in the command's case branch ($help is -h/--help)
 		awk -v c="$c" -v o="$o" '
-			$0 ~ "^\t(" c "|[a-z|]*\\|" c "|" c "\\|[a-z|]*)\\)$" { on = 1; next }
+			$0 ~ "^\t(" c "|[a-z|]*\\|" c "|" c "\\|[a-z|]*|[a-z|]*\\|" c "\\|[a-z|]*)\\)$" { on = 1; next }
+			on && o == "--help" && index($0, "$help") { found = 1 }
 			on && /;;/ { if (index($0, o)) found = 1; on = 0 }
 			on && (index($0, "'\''" o "[") || index($0, "{" o ",") || index($0, "," o "}")) { found = 1 }
-			on && o == "--help" && index($0, "$help") { found = 1 }
 			END { exit !found }' "$C/_jobprep" || missing="$missing zsh:$c:$o"
 	done
 done

@@ -17,7 +17,10 @@ if ! command -v python3 >/dev/null 2>&1 || ! python3 -c 'import yaml' 2>/dev/nul
 	jp_skip_all "python3 with PyYAML is needed (apt-get install python3-yaml, or run autotools/bootstrap.sh)"
 fi
 
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-export-yaml.XXXXXX") || exit 1
+. "$TOP_SRCDIR/tests/lib/diskscratch.sh"
+# On disk, not a tmpfs: the run's preflight.sh judges this folder's storage.
+scratch=$(jp_disk_scratch jobprep-export-yaml) ||
+	jp_skip_all "no disk folder to work in: \$TMPDIR, /tmp, /var/tmp and the build tree are all tmpfs"
 scratch=$(cd -P "$scratch" && pwd)
 trap 'rm -rf "$scratch"' EXIT
 trap 'exit 130' INT TERM
@@ -54,8 +57,9 @@ for d in ("shared/projects/p", "shared/data", "public/models", "elsewhere/data",
 os.makedirs(out + "/logs", exist_ok=True)
 profile = {
     "shared_roots": [s + "/shared"], "public_roots": [s + "/public"],
-    # (no /tmp: the run's preflight.sh judges this scratch folder, $TMPDIR)
-    "ephemeral_roots": ["/var/tmp", "/dev/shm", "/root", "/workspace"],
+    # (no /tmp, /var/tmp or /root: the run's preflight.sh judges this
+    # scratch folder, which may be under any of them)
+    "ephemeral_roots": ["/dev/shm", "/workspace"],
     "system_disk_bytes": 53687091200,
     "defaults": {"project_dir": "{shared}/projects/{job}",
                  "output_dir": "{shared}/outputs/{job}/run-NNN",

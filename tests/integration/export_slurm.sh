@@ -27,7 +27,10 @@ command -v python3 >/dev/null 2>&1 || {
 	jp_skip_all "python3 is not installed"
 }
 
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-export-slurm.XXXXXX") || exit 1
+. "$TOP_SRCDIR/tests/lib/diskscratch.sh"
+# On disk, not a tmpfs: the job's preflight.sh judges this folder's storage.
+scratch=$(jp_disk_scratch jobprep-export-slurm) ||
+	jp_skip_all "no disk folder to work in: \$TMPDIR, /tmp, /var/tmp and the build tree are all tmpfs"
 scratch=$(cd -P "$scratch" && pwd)
 cluster=$scratch/cluster
 trap 'jp_slurm_stop "$cluster"; rm -rf "$scratch"' EXIT

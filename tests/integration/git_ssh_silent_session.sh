@@ -26,7 +26,8 @@ J=$JOBPREP
 jp_sshd_start "$T/sshd" || exit 99
 P=$JP_SSHD_PORT
 # The only key sshd accepts runs a command that never speaks.
-printf 'command="echo $$ >>%s/sleepers; exec sleep 120" %s\n' "$T" "$(cat "$T/sshd/user_key.pub")" \
+# (the path quoted inside the option, for a $TMPDIR with a space in it)
+printf 'command="echo $$ >>\\"%s/sleepers\\"; exec sleep 120" %s\n' "$T" "$(cat "$T/sshd/user_key.pub")" \
 	>"$T/sshd/authorized_keys"
 mkdir -p "$HOME/.ssh"
 chmod 700 "$HOME/.ssh"

@@ -79,7 +79,7 @@ manifest() {
 EOF
 }
 manifest "$T/code-there.json" "$T/mnt/proj" 'bash \"$PROJECT_DIR/scripts/train.sh\"'
-manifest "$T/script-there.json" "$T/local/proj" "bash $T/mnt/run.sh"
+manifest "$T/script-there.json" "$T/local/proj" "bash \\\"$T/mnt/run.sh\\\""
 
 # Before hanging it: the mount answers, and check sees the script.
 "$J" check --json "$T/code-there.json" >"$T/healthy.out" 2>&1

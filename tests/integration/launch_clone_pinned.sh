@@ -23,6 +23,8 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 jp_test_env "$T"
 jp_init_scratch "$T" || { echo "not ok - scratch platform: cannot lay it out"; exit 99; }
 url=file://$T/repos/train.git
+# the URL as a shell word (quoted when $TMPDIR has a space in it)
+qurl=$(python3 -c 'import shlex, sys; print(shlex.quote(sys.argv[1]))' "$url")
 commit=$(git --git-dir="$T/repos/train.git" rev-parse v1^{commit})
 runs=$T/shared/outputs/lc-job
 
@@ -49,7 +51,7 @@ answers "$T/noclone.json" "python train.py"
 init "$T/noclone.json"
 jp_expect init_without_the_clone_fails [ "$(rc)" = 1 ]
 jp_expect init_without_the_clone_writes_no_manifest [ -z "$(find "$T/shared" -name job.json)" ]
-line="git init -q /workspace/lc-job && git -C /workspace/lc-job remote add origin $url && { git -C /workspace/lc-job fetch -q --depth 1 origin $commit || git -C /workspace/lc-job fetch -q origin; } && git -C /workspace/lc-job -c advice.detachedHead=false checkout -q --detach $commit &&"
+line="git init -q /workspace/lc-job && git -C /workspace/lc-job remote add origin $qurl && { git -C /workspace/lc-job fetch -q --depth 1 origin $commit || git -C /workspace/lc-job fetch -q origin; } && git -C /workspace/lc-job -c advice.detachedHead=false checkout -q --detach $commit &&"
 grep -qF "'python' runs before the code is cloned" "$T/init.out" "$T/init.err" &&
 	grep -qF "Put this line first: $line" "$T/init.out" "$T/init.err" ||
 	jp_fail init_says_the_exact_line_to_put_first "$(cat "$T/init.out" "$T/init.err")"
@@ -88,14 +90,14 @@ jp_expect export_force_writes_it_anyway [ $? = 0 -a -s "$T/bare.sbatch" ]
 
 # --- a clone of the branch, never of the commit ----------------------------
 rm -rf "$runs"
-answers "$T/branch.json" "git clone $url /workspace/lc-job && cd /workspace/lc-job && python train.py"
+answers "$T/branch.json" "git clone $qurl /workspace/lc-job && cd /workspace/lc-job && python train.py"
 init "$T/branch.json"
 jp_expect clone_without_the_pinned_commit_fails [ "$(rc)" = 1 ]
 grep -qF "does not check out the recorded commit $commit before it runs anything else" "$T/init.out" "$T/init.err" ||
 	jp_fail clone_without_the_commit_says_so "$(cat "$T/init.out" "$T/init.err")"
 
 # --- a hand-written clone and checkout of the commit passes ----------------
-answers "$T/manual.json" "git clone -q $url /workspace/lc-job && git -C /workspace/lc-job checkout -q ${commit%????????????????????????????????} && cd /workspace/lc-job && bash scripts/train.sh"
+answers "$T/manual.json" "git clone -q $qurl /workspace/lc-job && git -C /workspace/lc-job checkout -q ${commit%????????????????????????????????} && cd /workspace/lc-job && bash scripts/train.sh"
 init "$T/manual.json"
 jp_expect clone_then_checkout_of_the_commit_passes [ "$(rc)" = 0 ]
 grep -q launch.clone_first "$runs/run-001/job.json" && jp_fail manual_clone_has_no_clone_finding
@@ -111,7 +113,8 @@ grep -q launch.clone_first "$M" && jp_fail default_has_no_clone_finding
 jp_expect default_exports_to_slurm [ $? = 0 -a -s "$T/ok.sbatch" ]
 # the line it put first, run by sh, gives exactly the recorded commit
 cmd=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["job"]["launch_command"])' "$M")
-clone=$(printf '%s' "$cmd" | sed "s|/workspace/lc-job|$T/work|g; s| && cd \"\$PROJECT_DIR\".*||")
+qwork=$(python3 -c 'import shlex, sys; print(shlex.quote(sys.argv[1]))' "$T/work")
+clone=$(printf '%s' "$cmd" | sed "s|/workspace/lc-job|$qwork|g; s| && cd \"\$PROJECT_DIR\".*||")
 sh -c "$clone" >"$T/clone.out" 2>&1
 jp_expect pinned_line_checks_out_the_recorded_commit \
 	[ "$(git -C "$T/work" rev-parse HEAD 2>/dev/null)" = "$commit" ]

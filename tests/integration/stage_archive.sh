@@ -6,8 +6,9 @@
 # tarfile ("../x", "/abs", a symlink member then a member written through
 # it, a hard link out) are refused with a message naming the member and
 # write nothing outside DEST (nor DEST itself); a device node and a FIFO are
-# left out and a set-uid bit dropped, each with a note. Names with spaces
-# and CJK characters.
+# left out and a set-uid bit dropped, each with a note; a 1 TiB sparse
+# member is unpacked with its holes kept. Names with spaces and CJK
+# characters.
 set -u
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
@@ -172,4 +173,19 @@ rc=$?
 jp_expect corrupt_archive_fails [ "$rc" != 0 ]
 jp_expect corrupt_archive_no_dest [ ! -e "$T/bad/d" ]
 jp_expect corrupt_archive_no_unpack_folder jp_dir_empty "$T/bad"
+
+# a 1 TiB sparse member (GNU tar --sparse): its holes stay holes, its two
+# bytes of data land where they belong, nothing like 1 TiB is written
+mkdir -p "$T/sparse/in"
+truncate -s 1T "$T/sparse/in/huge 大" &&
+	printf 'middle' | dd of="$T/sparse/in/huge 大" bs=1 seek=549755813888 conv=notrunc 2>/dev/null &&
+	printf 'end' | dd of="$T/sparse/in/huge 大" bs=1 seek=$((1099511627776 - 3)) conv=notrunc 2>/dev/null &&
+	tar --sparse -czf "$T/sparse.tar.gz" -C "$T/sparse/in" . || exit 99
+"$J" stage --json "$T/sparse.tar.gz" "$T/sparse/out" >"$T/sparse.json" 2>"$T/sparse.err"
+jp_expect sparse_exits_0 [ $? = 0 ]
+jp_expect sparse_size_kept [ "$(stat -c %s "$T/sparse/out/huge 大")" = 1099511627776 ]
+jp_expect sparse_holes_kept [ "$(du -k "$T/sparse/out/huge 大" | cut -f1)" -lt 1024 ]
+jp_expect sparse_data_in_place sh -c '[ "$(dd if="$1" bs=1 skip=549755813888 count=6 2>/dev/null)" = middle ] &&
+	[ "$(tail -c 3 "$1")" = end ]' sh "$T/sparse/out/huge 大"
+jp_expect sparse_writes_the_data_only [ "$(jp_json_get "$T/sparse.json" bytes_written)" -lt 1048576 ]
 jp_done

@@ -32,9 +32,12 @@ touch -h -d '2019-01-01 00:00:00' "$S/link in"
 touch -d '2020-02-02 02:02:02' "$S/a b/子目录" "$S/empty dir"
 D="$T/目标 dest"
 
-# meta DIR: one line per entry (path, type, mode, size, mtime; a link's target)
+# meta DIR: one line per entry (path, type, mode, size, mtime; a link's target).
+# A folder's size is left out: tmpfs counts its entries in it, ext4 does not.
 meta() {
-	(cd "$1" && find . -printf '%P|%y|%m|%s|%T@|%l\n' | grep -v '^|' | LC_ALL=C sort)
+	(cd "$1" && find . -printf '%P|%y|%m|%s|%T@|%l\n' | grep -v '^|' |
+		awk -F'|' 'BEGIN { OFS = "|" } $2 == "d" { $4 = "-" } { print }' |
+		LC_ALL=C sort)
 }
 inodes() {
 	(cd "$1" && find . -type f -printf '%P|%i\n' | LC_ALL=C sort)

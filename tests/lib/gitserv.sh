@@ -263,6 +263,9 @@ url.redirect = ( "^/moved/(.*)\$" => "http://127.0.0.2:$_port2/git/private/\$1" 
 	accesslog.format = "%h %V \"%r\" %>s authorization=%{Authorization}i"
 }
 EOF
+		# more configuration from the test (JP_HTTPD_EXTRA: lines, e.g.
+		# server.stream-response-body = 2 to send a CGI's output as it comes)
+		[ -n "${JP_HTTPD_EXTRA:-}" ] && printf '%s\n' "$JP_HTTPD_EXTRA" >>"$_d/lighttpd.conf"
 		[ -n "$_tls" ] && cat >>"$_d/lighttpd.conf" <<EOF
 server.modules += ( "mod_openssl" )
 \$SERVER["socket"] == "127.0.0.1:$_port3" {
@@ -323,11 +326,13 @@ jp_no_temporaries() {
 	return 0
 }
 
-# jp_test_env DIR: a private HOME, no agent, no tokens, no system git config.
+# jp_test_env DIR: a private HOME (and so a private mirror cache), no agent,
+# no tokens, no system git config.
 jp_test_env() {
 	HOME=$1/home
 	mkdir -p "$HOME"
-	export HOME
+	XDG_CACHE_HOME=$HOME/.cache
+	export HOME XDG_CACHE_HOME
 	unset SSH_AUTH_SOCK JOBPREP_GIT_TOKEN JOBPREP_GIT_USER JOBPREP_SCRATCH GIT_ASKPASS SSH_ASKPASS
 	LC_ALL=C
 	export LC_ALL

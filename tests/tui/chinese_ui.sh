@@ -85,6 +85,15 @@ tui_must review_asks_before_creating_directories tui_wait "现在创建本次运
 tui_keys Enter
 tui_must checks_are_shown tui_wait "检查："
 tui_must no_check_failed tui_wait "0 项失败"
+tui_must review_position_in_chinese tui_wait "项，共 24 项"
+# The check list's messages start in one column after the step names
+# (their column is as wide as the widest name, in display columns).
+tui_screen | grep -E '^│   (✓|!|✗|\+) ' >"$T/rows"
+mcols=$(while IFS= read -r l; do
+	col "$l" "$(printf '%s' "$l" | sed -E 's/^│   [^ ]+ [^ ]+ +//')"
+done <"$T/rows" | sort -u)
+jp_expect review_rows_listed [ "$(wc -l <"$T/rows")" -ge 10 ]
+jp_expect review_messages_share_one_column sh -c '[ -n "$1" ] && [ "$(echo "$1" | wc -l)" = 1 ]' sh "$mcols"
 tui_keys Enter
 tui_must manifest_written_screen tui_wait "已写入 manifest："
 tui_must launch_command_to_paste_shown tui_wait "填入平台表单的启动命令："

@@ -57,7 +57,8 @@ tui_must browser_lists_cjk_names tui_wait "数据集/"
 tui_must browser_frame_aligned width_ok 100
 tui_keys Space
 tui_must space_chooses_the_directory tui_wait_gone "Choose a directory"
-grep_field() { tui_screen | grep -F "Output directory" | grep -qF "$D/shared "; }
+# (the field's end: a long $TMPDIR scrolls the path's start out of sight)
+grep_field() { tui_screen | grep -F "Output directory" | grep -qF "jobprep-demo/shared "; }
 tui_must chosen_directory_in_the_field grep_field
 tui_keys C-c
 rc=$(tui_wait_exit)

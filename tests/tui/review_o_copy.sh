@@ -3,7 +3,8 @@
 # and env.sh into the run's folder and a byte-identical copy at FILE (the
 # written screen names all three). The next run with the same -o asks before
 # replacing run-001's manifest at FILE: "no" writes nothing (FILE and run-001
-# untouched), "yes" makes FILE run-002's copy, run-001 still untouched.
+# untouched, the refusal a failed check whose Enter goes to the manifest's
+# path), "yes" makes FILE run-002's copy, run-001 still untouched.
 set -u
 . "$TOP_SRCDIR/tests/tui/lib.sh"
 tui_init review-o-copy
@@ -48,6 +49,9 @@ tui_keys n
 tui_must no_writes_nothing tui_wait "was not replaced: nothing was written"
 jp_expect declined_copy_untouched cmp -s "$copy" "$T/copy.1"
 jp_expect declined_made_no_run_002_manifest [ ! -e "$runs/run-002/job.json" ]
+tui_must refusal_is_a_failed_check tui_wait "review.write"
+tui_keys Enter
+tui_must refusal_goes_to_the_manifest_path tui_wait "▸ Manifest"
 tui_keys Enter
 tui_must asks_again tui_wait "holds the manifest of another run"
 tui_keys y

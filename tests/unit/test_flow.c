@@ -690,7 +690,9 @@ static void existing_checkout_moves_to_another_branch_only_when_told(void **stat
 	/* nobody to ask: the move is declined, a failed check on the ref */
 	assert_int_equal(jp_flow_finish(flow, JP_FINISH_NO_WRITE, NULL, &err), JP_ECHECK);
 	assert_true(err_has(&err, "code.repo.ref: "));
-	assert_true(err_has(&err, "existing-job stays at main ("));
+	assert_true(err_has(&err, "the checkout stays at main ("));
+	assert_true(err_has(&err, "was declined): "));
+	assert_true(err_has(&err, "existing-job"));
 	assert_true(err_has(&err, "moving it to dev ("));
 	assert_true(err_has(&err, ") was declined"));
 	jp_error_dispose(&err);
@@ -773,6 +775,87 @@ static void data_sources_are_a_list(void **state)
 	jp_flow_free(flow);
 }
 
+/* What the Data step offers to stage, and where to: a folder on local
+ * disk is copied, an archive unpacked, a URL downloaded, each to
+ * {shared}/datasets/{name}; data already on shared storage is left alone.
+ * Taking an offer sets from and path, and staging comes before the scan. */
+static void staging_is_offered_for_what_the_job_cannot_use(void **state)
+{
+	struct jp_flow *flow = new_flow();
+	struct jp_stage_offer off = JP_STAGE_OFFER_INIT;
+	char local[PATH_MAX + 64], archive[PATH_MAX + 64], want[PATH_MAX + 64], shared[PATH_MAX + 64];
+	enum jp_action *kinds = NULL;
+	size_t *ix = NULL, n = 0, i;
+	char *v = NULL;
+
+	(void)state;
+	/* the scratch is in the build tree, on this machine's own disk */
+	snprintf(local, sizeof(local), "%s/local-corpus", top);
+	snprintf(archive, sizeof(archive), "%s/images.tar.zst", top);
+	assert_int_equal(run("mkdir -p '%s' && echo x >'%s/a' && echo y >'%s'", local, local, archive),
+			 0);
+	assert_int_equal(jp_flow_list_add(&i, flow, "data", NULL), 0);
+
+	assert_int_equal(jp_flow_stage_offer(&off, flow, i, local, NULL), 0);
+	assert_int_equal(off.kind, JP_STAGE_OFFER_COPY);
+	snprintf(want, sizeof(want), "%s/shared/datasets/local-corpus", plat_b);
+	assert_string_equal(off.dest, want);
+	jp_stage_offer_dispose(&off);
+
+	assert_int_equal(jp_flow_stage_offer(&off, flow, i, archive, NULL), 0);
+	assert_int_equal(off.kind, JP_STAGE_OFFER_UNPACK);
+	snprintf(want, sizeof(want), "%s/shared/datasets/images", plat_b);
+	assert_string_equal(off.dest, want);
+	jp_stage_offer_dispose(&off);
+
+	assert_int_equal(jp_flow_stage_offer(&off, flow, i,
+					     "https://data.example.com/sets/c4.tar.gz?sig=1", NULL),
+			 0);
+	assert_int_equal(off.kind, JP_STAGE_OFFER_DOWNLOAD);
+	snprintf(want, sizeof(want), "%s/shared/datasets/c4", plat_b);
+	assert_string_equal(off.dest, want);
+	jp_stage_offer_dispose(&off);
+
+	snprintf(shared, sizeof(shared), "%s/shared/datasets/text", plat_b);
+	assert_int_equal(jp_flow_stage_offer(&off, flow, i, shared, NULL), 0);
+	assert_int_equal(off.kind, JP_STAGE_OFFER_NONE);
+	assert_null(off.dest);
+	assert_int_equal(jp_flow_stage_offer(&off, flow, i, "/does/not/exist", NULL), 0);
+	assert_int_equal(off.kind, JP_STAGE_OFFER_NONE);
+
+	/* taken, with a token in the URL: the draft never holds it */
+	snprintf(want, sizeof(want), "%s/shared/datasets/c4", plat_b);
+	assert_int_equal(jp_flow_stage_take(flow, i, "https://me:tok-77aa@data.example.com/c4.tar.gz",
+					    want, NULL),
+			 0);
+	assert_value(flow, "data[0].path", want);
+	assert_value(flow, "data[0].from", "https://data.example.com/c4.tar.gz");
+	assert_value(flow, "data[0].name", "c4");
+	assert_true(jp_flow_field_active(flow, "data[0].from"));
+	assert_null(strstr(jp_flow_manifest(flow)->data[0].origin.from, "tok-77aa"));
+
+	/* staged before it is scanned; nothing scans it until then */
+	assert_int_equal(jp_flow_pending(&kinds, &ix, &n, flow, NULL), 0);
+	bool stage = false, scan = false;
+	for (size_t k = 0; k < n; k++) {
+		stage |= kinds[k] == JP_ACTION_STAGE && ix[k] == 0;
+		scan |= kinds[k] == JP_ACTION_SCAN && ix[k] == 0;
+	}
+	assert_true(stage);
+	assert_false(scan);
+	free(kinds);
+	free(ix);
+
+	/* cleared: nothing to stage, the field is not shown */
+	set(flow, "data[0].from", "");
+	assert_false(jp_flow_field_active(flow, "data[0].from"));
+	assert_int_equal(jp_flow_get(&v, flow, "data[0].from", NULL), 0);
+	assert_string_equal(v, "");
+	free(v);
+	assert_int_equal(jp_flow_list_remove(flow, "data", 0, NULL), 0);
+	jp_flow_free(flow);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -792,6 +875,7 @@ int main(void)
 		cmocka_unit_test(existing_checkout_moves_to_another_branch_only_when_told),
 		cmocka_unit_test(fields_are_data),
 		cmocka_unit_test(data_sources_are_a_list),
+		cmocka_unit_test(staging_is_offered_for_what_the_job_cannot_use),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

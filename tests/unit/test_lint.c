@@ -174,6 +174,34 @@ static const struct row rows[] = {
 	{ "unzip -l data.zip", 1, "" },
 	{ "7z x data.7z", 1, "launch.unpack 7z x\n" },
 	{ "gzip -d x.gz", 1, "launch.unpack gzip\n" },
+	/* every row of the rules tables (src/lint_rules.c), each name */
+	{ "aria2c https://x/y && axel https://x/z", 1, "launch.download aria2c\nlaunch.download axel\n" },
+	{ "aria2c --version", 1, "" },
+	{ "pip download torch && pip3.11 install x", 1,
+	  "launch.install pip download\nlaunch.install pip3.11 install\n" },
+	{ "uv pip install torch", 1, "launch.install uv pip install\n" },
+	{ "uv run train.py", 1, "" },
+	{ "mamba create -n x && micromamba update -a", 1,
+	  "launch.install mamba create\nlaunch.install micromamba update\n" },
+	{ "yum install x && dnf upgrade && apk add curl && apt-get dist-upgrade", 1,
+	  "launch.install yum install\nlaunch.install dnf upgrade\nlaunch.install apk add\n"
+	  "launch.install apt-get dist-upgrade\n" },
+	{ "modelscope download q/w && hf upload x", 1, "launch.download modelscope download\n" },
+	{ "accelerate config && deepspeed --help", 1, "" },
+	{ "cd \"$PROJECT_DIR\" && source scripts/nothere.sh", 1, "launch.script scripts/nothere.sh\n" },
+	{ "cd \"$PROJECT_DIR\" && . scripts/prep.sh", 1, "" },
+	{ "bsdtar -xf a.tar && unrar x a.rar && 7za e a.7z && 7zr x b.7z", 1,
+	  "launch.unpack tar\nlaunch.unpack unrar\nlaunch.unpack 7za e\nlaunch.unpack 7zr x\n" },
+	{ "unrar l a.rar && 7z l a.7z && unzip -Z a.zip && unzip --help", 1, "" },
+	{ "gunzip a.gz; unxz b.xz; unzstd c.zst; bunzip2 d.bz2; unlz4 e.lz4", 1,
+	  "launch.unpack gunzip\nlaunch.unpack unxz\nlaunch.unpack unzstd\nlaunch.unpack bunzip2\n"
+	  "launch.unpack unlz4\n" },
+	{ "gunzip --version && xz -9 f && zstd f", 1, "" },
+	{ "xz -dc a.xz; zstd --decompress b; bzip2 -dk c; pigz -d d; lz4 -d e", 1,
+	  "launch.unpack xz\nlaunch.unpack zstd\nlaunch.unpack bzip2\nlaunch.unpack pigz\n"
+	  "launch.unpack lz4\n" },
+	{ "tar -x -f a.tar; tar -c1x f", 1, "launch.unpack tar\n" },
+	{ "/usr/bin/tar xf a.tar", 1, "" },
 
 	/* ephemeral outputs */
 	{ "cd \"$PROJECT_DIR\" && python train.py --output_dir /tmp/out", 1,
@@ -284,6 +312,44 @@ static const struct jp_lint_finding *lint_one(struct jp_lint_report *r, const ch
 	return &r->items[0];
 }
 
+/* A download or an unpack in the job points to the `jobprep stage` line
+ * that does it before the job: from the archive or URL the command names,
+ * into the folder it names (-C, -d), else the first data source. */
+static void download_and_unpack_point_to_the_stage_line(void **state)
+{
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+	static const struct {
+		const char *command, *id, *line;
+	} cases[] = {
+		{ "cd \"$DATA_DIR\" && tar xzf corpus.tar.gz", "launch.unpack",
+		  "jobprep stage '/mnt/public/datasets/sft/corpus.tar.gz' '/mnt/public/datasets/sft'" },
+		{ "tar -x -f /mnt/public/raw/c4.tar.zst -C /mnt/public/datasets/c4", "launch.unpack",
+		  "jobprep stage '/mnt/public/raw/c4.tar.zst' '/mnt/public/datasets/c4'" },
+		{ "unzip -q /mnt/public/raw/img.zip -d \"$DATA_DIR/img\"", "launch.unpack",
+		  "jobprep stage '/mnt/public/raw/img.zip' '/mnt/public/datasets/sft/img'" },
+		{ "curl -L -o x \"https://h.example/it's.tar.gz\"", "launch.download",
+		  "jobprep stage 'https://h.example/it'\\''s.tar.gz' '/mnt/public/datasets/sft'" },
+		{ "wget -P /mnt/public/datasets/w https://h.example/w.bin", "launch.download",
+		  "jobprep stage 'https://h.example/w.bin' '/mnt/public/datasets/w'" },
+	};
+
+	(void)state;
+	ctx.profile = profile;
+	ctx.data_dir = "/mnt/public/datasets/sft";
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const char *end = NULL;
+
+		assert_int_equal(jp_lint_command(&r, cases[k].command, &ctx, NULL), 0);
+		for (size_t j = 0; j < r.n && !end; j++)
+			if (strcmp(r.items[j].id, cases[k].id) == 0)
+				end = strstr(r.items[j].message, "before submitting with: ");
+		assert_non_null(end);
+		assert_string_equal(end + strlen("before submitting with: "), cases[k].line);
+		jp_lint_report_dispose(&r);
+	}
+}
+
 static void messages_name_the_word_and_say_why(void **state)
 {
 	struct jp_lint_report r = JP_LINT_REPORT_INIT;
@@ -291,7 +357,17 @@ static void messages_name_the_word_and_say_why(void **state)
 	char expect[PATH_MAX * 3];
 
 	(void)state;
+	/* the jobprep stage line that does it first: into {shared}/datasets/NAME */
 	f = lint_one(&r, "wget -q https://example.com/x.tar", 1, project);
+	snprintf(expect, sizeof(expect),
+		 "'wget' downloads at job start, while the GPUs wait: stage it onto shared "
+		 "storage before submitting with: jobprep stage 'https://example.com/x.tar' "
+		 "'%s/datasets/x'",
+		 scratch);
+	assert_string_equal(f->message, expect);
+	jp_lint_report_dispose(&r);
+	/* nothing to name: the advice alone */
+	f = lint_one(&r, "wget -q \"$URL\"", 1, project);
 	assert_string_equal(f->message,
 			    "'wget' downloads at job start, while the GPUs wait: fetch it onto "
 			    "shared storage before submitting");
@@ -855,6 +931,7 @@ int main(void)
 		cmocka_unit_test(launch_clone_manifest_records_a_failed_check),
 		cmocka_unit_test(split_respects_quotes_operators_and_substitutions),
 		cmocka_unit_test(quote_round_trips_single_quotes),
+		cmocka_unit_test(download_and_unpack_point_to_the_stage_line),
 		cmocka_unit_test(several_workers_need_a_launcher_that_knows_them),
 		cmocka_unit_test(outputs_must_go_to_the_run_directories),
 		cmocka_unit_test(path_valued_job_env_is_judged_like_an_output),

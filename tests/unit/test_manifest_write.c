@@ -60,6 +60,18 @@ static struct jp_manifest *full_manifest(void)
 	m->data[1].stats.files = TWO_53 - 1;
 	m->data[1].stats.bytes = 4294967296ULL; /* 2^32 */
 	m->data[1].stats.archives = 0;
+	/* where the first was staged from: a download, its digest checked */
+	assert_int_equal(jp_set_str(&m->data[0].origin.from,
+				    "https://data.example.com/sets/corpus%20v2.tar.zst?x=1"), 0);
+	m->data[0].origin.kind = JP_ORIGIN_URL;
+	assert_int_equal(jp_set_str(&m->data[0].origin.digest_algorithm, "sha256"), 0);
+	assert_int_equal(jp_set_str(&m->data[0].origin.digest,
+				    "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"),
+			 0);
+	assert_int_equal(jp_set_str(&m->data[0].origin.staged_at, "2026-12-01T12:00:00Z"), 0);
+	assert_int_equal(jp_set_str(&m->data[1].origin.from, "/home/me/llama 3"), 0);
+	m->data[1].origin.kind = JP_ORIGIN_DIR;
+	assert_int_equal(jp_set_str(&m->data[1].origin.staged_at, "2026-12-01T12:00:01.25Z"), 0);
 	assert_int_equal(jp_manifest_add_data(m, "no-stats", "/", JP_DATA_TEAM, true), 0);
 	assert_int_equal(jp_set_str(&m->outputs.output_dir, "/mnt/public/outputs/x/run-001"), 0);
 	assert_int_equal(jp_set_str(&m->outputs.checkpoint_dir,
@@ -121,6 +133,12 @@ static void assert_same_manifest(const struct jp_manifest *a, const struct jp_ma
 		assert_true(a->data[i].stats.files == b->data[i].stats.files);
 		assert_true(a->data[i].stats.bytes == b->data[i].stats.bytes);
 		assert_true(a->data[i].stats.archives == b->data[i].stats.archives);
+		assert_str_eq_or_null(a->data[i].origin.from, b->data[i].origin.from);
+		assert_int_equal(a->data[i].origin.kind, b->data[i].origin.kind);
+		assert_str_eq_or_null(a->data[i].origin.digest_algorithm,
+				      b->data[i].origin.digest_algorithm);
+		assert_str_eq_or_null(a->data[i].origin.digest, b->data[i].origin.digest);
+		assert_str_eq_or_null(a->data[i].origin.staged_at, b->data[i].origin.staged_at);
 	}
 	assert_str_eq_or_null(a->outputs.output_dir, b->outputs.output_dir);
 	assert_str_eq_or_null(a->outputs.checkpoint_dir, b->outputs.checkpoint_dir);
@@ -248,6 +266,26 @@ static void duplicate_env_names_in_memory_are_refused(void **state)
 	jp_error_dispose(&err);
 }
 
+/* A from still to be staged records nothing: the origin is written only
+ * once a staging finished (staged_at). */
+static void origin_is_written_once_staged(void **state)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_manifest *m = full_manifest();
+	char *text = NULL;
+
+	(void)state;
+	free(m->data[0].origin.staged_at);
+	m->data[0].origin.staged_at = NULL;
+	assert_int_equal(jp_manifest_to_text(&text, m, &err), 0);
+	assert_null(strstr(text, "corpus%20v2"));
+	assert_non_null(strstr(text, "/home/me/llama 3"));
+	assert_int_equal(jp_manifest_validate(m, "draft", &err), 0);
+	free(text);
+	jp_manifest_free(m);
+	jp_error_dispose(&err);
+}
+
 static void enum_names_round_trip(void **state)
 {
 	enum jp_code_source src;
@@ -266,6 +304,12 @@ static void enum_names_round_trip(void **state)
 	assert_int_equal(jp_check_status_from_name(&st, "fail"), 0);
 	assert_int_equal(st, JP_CHECK_FAIL);
 	assert_string_equal(jp_check_status_name(JP_CHECK_WARN), "warn");
+	for (int i = JP_ORIGIN_DIR; i <= JP_ORIGIN_URL; i++) {
+		enum jp_origin_kind ok;
+
+		assert_int_equal(jp_origin_kind_from_name(&ok, jp_origin_kind_name(i)), 0);
+		assert_int_equal(ok, i);
+	}
 }
 
 int main(void)
@@ -279,6 +323,7 @@ int main(void)
 						scratch_teardown),
 		cmocka_unit_test(duplicate_env_names_in_memory_are_refused),
 		cmocka_unit_test(enum_names_round_trip),
+		cmocka_unit_test(origin_is_written_once_staged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

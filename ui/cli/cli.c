@@ -1,4 +1,4 @@
-/* The command line: the sub-command table, usage, version and error output. */
+/* The command line: the list of sub-commands, the version and error output. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -7,68 +7,17 @@
 
 #include "jobprep/i18n.h"
 #include "cli.h"
+#include "options.h"
 #include "output.h"
 
-struct command {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *synopsis;
-	const char *summary;
+/* The sub-commands, in the order --help lists them; each one's entry (its
+ * options, synopsis and help) is beside its code, in cmd_NAME.c. */
+const struct jp_cli_cmd *const jp_cli_commands[] = {
+	&jp_cli_cmd_init,  &jp_cli_cmd_check, &jp_cli_cmd_clone, &jp_cli_cmd_stage,
+	&jp_cli_cmd_env,   &jp_cli_cmd_preflight, &jp_cli_cmd_export, &jp_cli_cmd_scan,
+	&jp_cli_cmd_repo,  &jp_cli_cmd_show,  &jp_cli_cmd_runs,  &jp_cli_cmd_schema,
 };
-
-/* The sub-commands, in the order --help lists them. */
-static const struct command commands[] = {
-	{ "init", jp_cmd_init,
-	  N_("init --answers FILE [-o MANIFEST] [--profile FILE] [--json | --quiet | --verbose]\n"
-	     "        [--force] [--deep] | init --demo"),
-	  N_("run the wizard's flow without prompts: clone, create, scan, check, write") },
-	{ "check", jp_cmd_check, N_("check [--json | --quiet | --verbose] [--deep] [--profile FILE] MANIFEST"),
-	  N_("re-run every check on a manifest") },
-	{ "clone", jp_cmd_clone, N_("clone [--ref REF] [--submodules] [--json] URL DIR"),
-	  N_("clone a repository onto shared storage, pinned to a commit") },
-	{ "stage", jp_cmd_stage,
-	  N_("stage [--verify] [--jobs N] [--sha256 HEX] [--no-unpack] [--json] SOURCE DEST"),
-	  N_("copy, unpack or download data onto shared storage before the job: parallel, resumable, never half-made") },
-	{ "env", jp_cmd_env, N_("env MANIFEST"),
-	  N_("print POSIX sh export lines for a manifest") },
-	{ "preflight", jp_cmd_preflight, N_("preflight MANIFEST"),
-	  N_("print the run's preflight.sh, the check every Worker runs first") },
-	{ "export", jp_cmd_export, N_("export --to slurm|pytorchjob [-o FILE] [--force] MANIFEST"),
-	  N_("write a Slurm batch script or a Kubeflow PyTorchJob for a manifest") },
-	{ "scan", jp_cmd_scan, N_("scan [--quick] [--json] PATH..."),
-	  N_("count a data set's files, bytes and archives") },
-	{ "repo", jp_cmd_repo, N_("repo [--json] DIR | repo --remote URL [--ref REF]"),
-	  N_("describe a checkout, or pin a remote for a launch-command clone") },
-	{ "show", jp_cmd_show, N_("show MANIFEST"),
-	  N_("summarise a manifest: code, data, outputs, checks, launch command") },
-	{ "runs", jp_cmd_runs, N_("runs [--profile FILE] [--json] JOB"),
-	  N_("list the runs prepared for a job: folder, when, commit, manifest") },
-	{ "schema", jp_cmd_schema, N_("schema"),
-	  N_("print the manifest's JSON Schema") },
-};
-
-#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
-
-void jp_cli_print_usage(FILE *out)
-{
-	fprintf(out, "%s\n", _("Usage: jobprep [--demo] [--profile FILE] [-o MANIFEST]"));
-	fprintf(out, "%s\n", _("       jobprep COMMAND [OPTIONS] [ARGS]"));
-	fprintf(out, "\n%s\n\n",
-		_("Get a GPU training job ready to submit: code, data and outputs on storage\n"
-		  "every Worker can reach, checked, and written down in a JSON job manifest."));
-	fprintf(out, "%s\n", _("Without a command, jobprep runs the interactive wizard (needs a terminal)."));
-	fprintf(out, "  %-24s %s\n", "--demo", _("run the wizard in a self-contained sandbox"));
-	fprintf(out, "  %-24s %s\n", "--profile FILE", _("platform profile (default: $JOBPREP_PROFILE, else built in)"));
-	fprintf(out, "  %-24s %s\n", "-o, --output MANIFEST", _("also write a copy of the manifest there"));
-	fprintf(out, "\n%s\n", _("Commands:"));
-	for (size_t i = 0; i < N_COMMANDS; i++)
-		fprintf(out, "  %s\n        %s\n", _(commands[i].synopsis), _(commands[i].summary));
-	fprintf(out, "\n%s\n", _("Exit status: 0 ok (warnings allowed), 1 a check or the work failed,\n"
-				 "2 usage error, 3 the manifest, answers or profile file is unreadable\n"
-				 "or invalid, 130 interrupted."));
-	fprintf(out, "\n  %-24s %s\n", "-h, --help", _("show this help"));
-	fprintf(out, "  %-24s %s\n", "-V, --version", _("show the version"));
-}
+const size_t jp_cli_n_commands = JP_CLI_N(jp_cli_commands);
 
 void jp_cli_print_version(FILE *out)
 {
@@ -109,8 +58,8 @@ int jp_cli_main(int argc, char **argv)
 {
 	const char *name = argv[1];
 
-	for (size_t i = 0; i < N_COMMANDS; i++)
-		if (strcmp(commands[i].name, name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
+	for (size_t i = 0; i < jp_cli_n_commands; i++)
+		if (strcmp(jp_cli_commands[i]->name, name) == 0)
+			return jp_cli_commands[i]->run(argc - 1, argv + 1);
 	return jp_cli_usage_error(NULL, _("unknown command '%s'"), name);
 }

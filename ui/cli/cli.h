@@ -27,10 +27,14 @@ int jp_cli_report_as(const char *cmd, const struct jp_error *err);
 /* Print "jobprep: " + message + usage hint to stderr; returns JP_EXIT_USAGE. */
 int jp_cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void jp_cli_print_usage(FILE *out);
 void jp_cli_print_version(FILE *out);
 
-/* Sub-commands. */
+/* Sub-commands: the functions, and their entries (options.h) for the list
+ * in cli.c. */
+struct jp_cli_cmd;
+extern const struct jp_cli_cmd jp_cli_cmd_schema, jp_cli_cmd_check, jp_cli_cmd_env,
+	jp_cli_cmd_preflight, jp_cli_cmd_export, jp_cli_cmd_init, jp_cli_cmd_scan,
+	jp_cli_cmd_clone, jp_cli_cmd_repo, jp_cli_cmd_show, jp_cli_cmd_runs, jp_cli_cmd_stage;
 int jp_cmd_schema(int argc, char **argv);
 int jp_cmd_check(int argc, char **argv);
 int jp_cmd_env(int argc, char **argv);

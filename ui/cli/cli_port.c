@@ -3,8 +3,6 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,29 +11,28 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/units.h"
+#include "cli.h"
 #include "cli_port.h"
+#include "signals.h"
 
-static atomic_int interrupted;
-static struct sigaction old_int, old_term, old_hup;
-
-static void on_signal(int sig)
-{
-	int none = 0;
-
-	/* The first signal is the one the exit status reports. */
-	atomic_compare_exchange_strong(&interrupted, &none, sig);
-}
+static struct jp_signals_saved saved_signals;
 
 bool jp_cli_interrupted(void)
 {
-	return atomic_load(&interrupted) != 0;
+	return jp_signals_first() != 0;
 }
 
 int jp_cli_exit_interrupted(void)
 {
-	int sig = atomic_load(&interrupted);
+	return jp_signals_exit_status();
+}
 
-	return sig ? 128 + sig : 130;
+int jp_cli_port_failed(const char *cmd, int rc, const struct jp_error *err)
+{
+	bool stopped = rc == JP_ECANCELED && jp_cli_interrupted();
+	int status = cmd ? jp_cli_report_as(cmd, err) : jp_cli_report(err);
+
+	return stopped ? jp_cli_exit_interrupted() : status;
 }
 
 static int cancelled(void *payload)
@@ -166,8 +163,6 @@ static int confirm(const char *question, void *payload)
 
 void jp_cli_port_init(struct jp_cli_port *cp, enum jp_cli_progress mode)
 {
-	struct sigaction sa;
-
 	memset(cp, 0, sizeof(*cp));
 	cp->show = mode == JP_CLI_PROGRESS_ALWAYS ||
 		   (mode == JP_CLI_PROGRESS_AUTO && isatty(STDERR_FILENO));
@@ -178,13 +173,7 @@ void jp_cli_port_init(struct jp_cli_port *cp, enum jp_cli_progress mode)
 	cp->port.confirm = confirm;
 	cp->port.cancelled = cancelled;
 	cp->port.payload = cp;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = 0; /* no SA_RESTART */
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
+	jp_signals_catch(&saved_signals, NULL, false);
 }
 
 void jp_cli_port_finish(struct jp_cli_port *cp)
@@ -194,7 +183,5 @@ void jp_cli_port_finish(struct jp_cli_port *cp)
 		fflush(stderr);
 		cp->shown = false;
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
+	jp_signals_restore(&saved_signals);
 }

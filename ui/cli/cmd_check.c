@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,69 +19,67 @@
 #include "jobprep/manifest.h"
 #include "jobprep/profile.h"
 #include "cli.h"
+#include "options.h"
 #include "output.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out, "%s\n%s\n",
-		_("Usage: jobprep check [--json | --quiet | --verbose] [--deep] [--profile FILE] MANIFEST"),
-		_("Re-run every check on MANIFEST, judged under --profile, else the profile the\n"
-		  "manifest records, else $JOBPREP_PROFILE or the built-in one. Prints the\n"
-		  "counts, then the warnings and the failures.\n"
-		  "  --json          print the checks as a JSON array\n"
-		  "  -q, --quiet     print only the warnings and the failures\n"
-		  "  -v, --verbose   print every check, the passes too\n"
-		  "  --deep          also scan the data sets fully\n"
-		  "  --profile FILE  judge under this platform profile"));
-}
+/* What the command line asked for. */
+struct check_args {
+	const char *profile_path;
+	enum jp_cli_checks shown;
+	bool json, deep;
+};
+
+static const struct jp_cli_opt check_opts[] = {
+	{ .name = "json", .short_name = 'j', .help = N_("print the checks as a JSON array"),
+	  .kind = JP_OPT_TRUE, .at = offsetof(struct check_args, json), .group = 1 },
+	{ .name = "quiet", .short_name = 'q', .help = N_("print only the warnings and the failures"),
+	  .kind = JP_OPT_SET, .at = offsetof(struct check_args, shown),
+	  .value = JP_CLI_CHECKS_QUIET, .group = 1 },
+	{ .name = "verbose", .short_name = 'v', .help = N_("print every check, the passes too"),
+	  .kind = JP_OPT_SET, .at = offsetof(struct check_args, shown), .value = JP_CLI_CHECKS_ALL,
+	  .group = 1 },
+	{ .name = "deep", .short_name = 'd', .help = N_("also scan the data sets fully"),
+	  .kind = JP_OPT_TRUE, .at = offsetof(struct check_args, deep) },
+	{ .name = "profile", .short_name = 'p', .arg = "FILE",
+	  .help = N_("judge under this platform profile"), .kind = JP_OPT_STRING,
+	  .at = offsetof(struct check_args, profile_path) },
+	JP_OPT_HELP_ENTRY,
+};
+
+const struct jp_cli_cmd jp_cli_cmd_check = {
+	.name = "check",
+	.run = jp_cmd_check,
+	.summary = N_("re-run every check on a manifest"),
+	.operands = { "MANIFEST" },
+	.description =
+		N_("Re-run every check on MANIFEST, judged under --profile, else the profile the\n"
+		   "manifest records, else $JOBPREP_PROFILE or the built-in one. Prints the\n"
+		   "counts, then the warnings and the failures."),
+	.opts = check_opts,
+	.n_opts = JP_CLI_N(check_opts),
+};
 
 int jp_cmd_check(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "deep", no_argument, NULL, 'd' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct check_args a = { .shown = JP_CLI_CHECKS_SUMMARY };
 	struct jp_error err = JP_ERROR_INIT;
 	struct jp_manifest *m = NULL;
 	struct jp_profile *own_profile = NULL;
 	const struct jp_profile *profile;
-	const char *profile_path = NULL;
-	bool json = false;
-	enum jp_cli_checks shown = JP_CLI_CHECKS_SUMMARY;
+	const char *profile_path;
+	bool json;
+	enum jp_cli_checks shown;
 	unsigned flags = 0;
-	int c, rc, status = JP_EXIT_OK;
+	int rc, status = jp_cli_parse_options(&jp_cli_cmd_check, argc, argv, &a);
 
-	optind = 0; /* GNU: start over on this sub-command's argv */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:jdp:qvh", options, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'd':
-			flags |= JP_CHECK_DEEP;
-			break;
-		case 'p':
-			profile_path = optarg;
-			break;
-		case 'q':
-			shown = JP_CLI_CHECKS_QUIET;
-			break;
-		case 'v':
-			shown = JP_CLI_CHECKS_ALL;
-			break;
-		case 'h':
-			usage(stdout);
-			return JP_EXIT_OK;
-		default:
-			return jp_cli_option_error("check", c, argv);
-		}
-	}
+	if (status >= 0)
+		return status;
+	status = JP_EXIT_OK;
+	profile_path = a.profile_path;
+	json = a.json;
+	shown = a.shown;
+	if (a.deep)
+		flags |= JP_CHECK_DEEP;
 	if (argc - optind != 1)
 		return jp_cli_usage_error("check", "%s", _("expected one argument: the manifest"));
 

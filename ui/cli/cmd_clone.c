@@ -1,9 +1,12 @@
 /* `jobprep clone [OPTIONS] URL DIR`: put a repository on shared storage,
  * pinned: prints the commit checked out. Nothing is left at DIR unless the
- * clone completed. Exit 0 ok, 1 failed or refused, 2 usage, 130 interrupted. */
+ * clone completed. Exit 0 ok, 1 failed or refused, 2 usage, 128 + the signal
+ * when interrupted (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP). */
 #include "config.h"
 
 #include <getopt.h>
+#include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,31 +18,94 @@
 #include "jobprep/url.h"
 #include "jobprep/profile.h"
 #include "cli.h"
+#include "options.h"
 #include "cli_port.h"
 #include "output.h"
 
-static void usage(FILE *out)
+/* What the command line asked for. */
+struct clone_args {
+	struct jp_git_clone_options git;
+	const char *profile_path;
+	enum jp_cli_progress progress;
+	bool json;
+};
+
+static int parse_stage(void *field, const char *arg, const char *cmd)
 {
-	fprintf(out, "%s\n%s\n",
-		_("Usage: jobprep clone [--ref REF] [--submodules] [--exec PATTERN] [--json] URL DIR"),
-		_("Clone URL into DIR (absent or empty), pinned to a commit; on a network\n"
-		  "filesystem the clone is built on local disk and copied in parallel.\n"
-		  "  --ref REF         branch, tag or commit (default: the remote's HEAD)\n"
-		  "  --submodules      also initialise and update submodules, recursively\n"
-		  "  --exec PATTERN    files to make executable (default: scripts/" "*.sh; '' none)\n"
-		  "  --stage MODE      auto, never or always build on local scratch disk first\n"
-		  "  --scratch DIR     local scratch directory (default: $JOBPREP_SCRATCH,\n"
-		  "                    $TMPDIR, /var/tmp)\n"
-		  "  --threads N       parallel writers for the copy (default 16)\n"
-		  "  --timeout SECS    fail when the server sends nothing for SECS (default 120)\n"
-		  "  --profile FILE    platform profile (decides what is ephemeral storage)\n"
-		  "  --progress, --no-progress\n"
-		  "                    progress on stderr (default: when it is a terminal)\n"
-		  "  --json            print the result as JSON\n"
-		  "Credentials: ssh-agent or ~/.ssh keys; for https JOBPREP_GIT_TOKEN (user\n"
-		  "JOBPREP_GIT_USER), git credential helpers, then a prompt. A token in the URL\n"
-		  "is used and never stored."));
+	enum jp_git_staging *staging = field;
+
+	if (strcmp(arg, "auto") == 0)
+		*staging = JP_GIT_STAGE_AUTO;
+	else if (strcmp(arg, "never") == 0)
+		*staging = JP_GIT_STAGE_NEVER;
+	else if (strcmp(arg, "always") == 0)
+		*staging = JP_GIT_STAGE_ALWAYS;
+	else
+		return jp_cli_usage_error(cmd, _("--stage: expected auto, never or always, got '%s'"),
+					  arg);
+	return 0;
 }
+
+#define AT(member) offsetof(struct clone_args, member)
+static const struct jp_cli_opt clone_opts[] = {
+	{ .name = "ref", .arg = "REF",
+	  .help = N_("branch, tag or commit (default: the remote's HEAD)"), .kind = JP_OPT_STRING,
+	  .at = AT(git.ref) },
+	{ .name = "submodules", .help = N_("also initialise and update submodules, recursively"),
+	  .kind = JP_OPT_TRUE, .at = AT(git.submodules) },
+	{ .name = "exec", .arg = "PATTERN",
+	  .help = N_("files to make executable (default: scripts/" "*.sh; '' none)"),
+	  .kind = JP_OPT_STRING, .at = AT(git.exec_pattern) },
+	{ .name = "stage", .arg = "MODE",
+	  .help = N_("auto, never or always build on local scratch disk first "
+		     "(auto: when DIR is on a network filesystem)"),
+	  .kind = JP_OPT_CALL, .at = AT(git.staging), .parse = parse_stage },
+	{ .name = "scratch", .arg = "DIR",
+	  .help = N_("local scratch directory; else $JOBPREP_SCRATCH; either one "
+		     "is used only when it is local and has room (else the clone "
+		     "is built in place); when neither is set, the first of "
+		     "/dev/shm (a tmpfs, up to half the available memory), "
+		     "$TMPDIR, /var/tmp and /tmp that is local and has room"),
+	  .kind = JP_OPT_STRING, .at = AT(git.scratch_dir) },
+	{ .name = "threads", .arg = "N", .help = N_("parallel writers for the copy (default 16)"),
+	  .kind = JP_OPT_UINT, .at = AT(git.copy_threads), .min = 1, .max = 64,
+	  .range = N_("--threads: expected 1 to 64, got '%s'") },
+	{ .name = "timeout", .arg = "SECS",
+	  .help = N_("fail when the server sends nothing for SECS (default 120)"),
+	  .kind = JP_OPT_UINT, .at = AT(git.stall_timeout_s), .min = 1, .max = UINT_MAX,
+	  .range = N_("--timeout: expected seconds >= 1, got '%s'") },
+	{ .name = "profile", .arg = "FILE",
+	  .help = N_("platform profile (decides what is ephemeral storage)"),
+	  .kind = JP_OPT_STRING, .at = AT(profile_path) },
+	{ .name = "progress",
+	  .help = N_("progress on stderr even when it is not a terminal"), .kind = JP_OPT_SET,
+	  .at = AT(progress), .value = JP_CLI_PROGRESS_ALWAYS, .group = 1 },
+	{ .name = "no-progress",
+	  .help = N_("no progress (by default: when stderr is a terminal)"), .kind = JP_OPT_SET,
+	  .at = AT(progress), .value = JP_CLI_PROGRESS_NEVER, .group = 1 },
+	{ .name = "json", .help = N_("print the result as JSON"), .kind = JP_OPT_TRUE,
+	  .at = AT(json) },
+	{ .name = "no-cache",
+	  .help = N_("fetch from the server only, not through the local mirror cache "
+		     "($XDG_CACHE_HOME/jobprep/git; JOBPREP_NO_CACHE=1 does the same)"),
+	  .kind = JP_OPT_TRUE, .at = AT(git.no_cache) },
+	JP_OPT_HELP_ENTRY,
+};
+#undef AT
+
+const struct jp_cli_cmd jp_cli_cmd_clone = {
+	.name = "clone",
+	.run = jp_cmd_clone,
+	.summary = N_("clone a repository onto shared storage, pinned to a commit"),
+	.operands = { "URL DIR" },
+	.description = N_("Clone URL into DIR (absent or empty), pinned to a commit; on a network\n"
+			  "filesystem the clone is built on local disk and copied in parallel."),
+	.footer = N_("Credentials: ssh-agent or ~/.ssh keys; for https JOBPREP_GIT_TOKEN (user\n"
+		     "JOBPREP_GIT_USER), git credential helpers, then a prompt. A token in the URL\n"
+		     "is used and never stored."),
+	.opts = clone_opts,
+	.n_opts = JP_CLI_N(clone_opts),
+};
 
 static int print_json(const struct jp_git_clone_result *r)
 {
@@ -64,91 +130,18 @@ static int print_json(const struct jp_git_clone_result *r)
 
 int jp_cmd_clone(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "ref", required_argument, NULL, 'r' },
-		{ "submodules", no_argument, NULL, 's' },
-		{ "exec", required_argument, NULL, 'x' },
-		{ "stage", required_argument, NULL, 'S' },
-		{ "scratch", required_argument, NULL, 'T' },
-		{ "threads", required_argument, NULL, 'j' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "progress", no_argument, NULL, 'P' },
-		{ "no-progress", no_argument, NULL, 'N' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct jp_git_clone_options opts = JP_GIT_CLONE_OPTIONS_INIT;
+	struct clone_args a = { .git = JP_GIT_CLONE_OPTIONS_INIT, .progress = JP_CLI_PROGRESS_AUTO };
+	struct jp_git_clone_options opts;
 	struct jp_git_clone_result res = JP_GIT_CLONE_RESULT_INIT;
 	struct jp_error err = JP_ERROR_INIT;
-	enum jp_cli_progress progress = JP_CLI_PROGRESS_AUTO;
 	struct jp_profile *profile = NULL;
-	const char *profile_path = NULL;
 	struct jp_cli_port cp;
 	char *url = NULL;
-	bool json = false;
-	int c, rc;
+	int rc = jp_cli_parse_options(&jp_cli_cmd_clone, argc, argv, &a);
 
-	optind = 1;
-	/* "+": stop at the first operand; "--" ends options for URLs and
-	 * paths that look like them (they are refused anyway). */
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		char *end;
-
-		switch (c) {
-		case 'r':
-			opts.ref = optarg;
-			break;
-		case 's':
-			opts.submodules = true;
-			break;
-		case 'x':
-			opts.exec_pattern = optarg;
-			break;
-		case 'S':
-			if (strcmp(optarg, "auto") == 0)
-				opts.staging = JP_GIT_STAGE_AUTO;
-			else if (strcmp(optarg, "never") == 0)
-				opts.staging = JP_GIT_STAGE_NEVER;
-			else if (strcmp(optarg, "always") == 0)
-				opts.staging = JP_GIT_STAGE_ALWAYS;
-			else
-				return jp_cli_usage_error("clone", _("--stage: expected auto, never or always, got '%s'"), optarg);
-			break;
-		case 'T':
-			opts.scratch_dir = optarg;
-			break;
-		case 'j':
-			opts.copy_threads = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || opts.copy_threads < 1 || opts.copy_threads > 64)
-				return jp_cli_usage_error("clone", _("--threads: expected 1 to 64, got '%s'"), optarg);
-			break;
-		case 't':
-			opts.stall_timeout_s = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || opts.stall_timeout_s < 1)
-				return jp_cli_usage_error("clone", _("--timeout: expected seconds >= 1, got '%s'"), optarg);
-			break;
-		case 'p':
-			profile_path = optarg;
-			break;
-		case 'P':
-			progress = JP_CLI_PROGRESS_ALWAYS;
-			break;
-		case 'N':
-			progress = JP_CLI_PROGRESS_NEVER;
-			break;
-		case 'J':
-			json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return JP_EXIT_OK;
-		default:
-			usage(stderr);
-			return JP_EXIT_USAGE;
-		}
-	}
+	if (rc >= 0)
+		return rc;
+	opts = a.git;
 	if (argc - optind != 2)
 		return jp_cli_usage_error("clone", "%s", _("expected a URL and a directory"));
 	/* A token written in the URL: keep our own copy and blank it out of
@@ -161,7 +154,7 @@ int jp_cmd_clone(int argc, char **argv)
 	opts.url = url;
 	opts.target = argv[optind + 1];
 
-	if (jp_profile_resolve(&profile, profile_path, &err) != 0) {
+	if (jp_profile_resolve(&profile, a.profile_path, &err) != 0) {
 		rc = jp_cli_report_as("clone", &err);
 		jp_error_dispose(&err);
 		explicit_bzero(url, strlen(url));
@@ -169,16 +162,12 @@ int jp_cmd_clone(int argc, char **argv)
 		return rc;
 	}
 	opts.profile = profile;
-	jp_cli_port_init(&cp, progress);
+	jp_cli_port_init(&cp, a.progress);
 	rc = jp_git_clone(&res, &opts, &cp.port, &err);
 	jp_cli_port_finish(&cp);
-	if (rc != 0) {
-		bool stopped = rc == JP_ECANCELED && jp_cli_interrupted();
-
-		rc = jp_cli_report_as("clone", &err);
-		if (stopped)
-			rc = jp_cli_exit_interrupted();
-	} else if (json) {
+	if (rc != 0)
+		rc = jp_cli_port_failed("clone", rc, &err);
+	else if (a.json) {
 		rc = print_json(&res);
 	} else {
 		if (res.ref)

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,25 +19,47 @@
 #include "jobprep/lint.h"
 #include "jobprep/manifest.h"
 #include "cli.h"
+#include "options.h"
 #include "output.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out, "%s\n%s\n",
-		_("Usage: jobprep export --to slurm|pytorchjob [-o FILE] [--force] MANIFEST"),
-		_("Write a job file for an engine from MANIFEST: a Slurm batch script (sbatch)\n"
-		  "or a Kubeflow PyTorchJob (kubectl create -f). Both set the manifest's paths\n"
-		  "and environment as `jobprep env` does, create the checkpoint and log\n"
-		  "directories, and run the launch command.\n"
-		  "  --to ENGINE     slurm or pytorchjob\n"
-		  "  -o FILE         write to FILE (atomically; a script is made executable)\n"
-		  "                  instead of standard output; an existing FILE is replaced\n"
-		  "                  only when it is an earlier export nobody edited (its\n"
-		  "                  digest line still matches)\n"
-		  "  --force         export even when the manifest records a failed check or\n"
-		  "                  its launch command does not clone the pinned code first,\n"
-		  "                  and let -o replace any FILE"));
-}
+/* What the command line asked for. */
+struct export_args {
+	const char *to, *output;
+	bool force;
+};
+
+static const struct jp_cli_opt export_opts[] = {
+	{ .name = "to", .short_name = 't', .arg = "slurm|pytorchjob",
+	  .help = N_("the engine: slurm or pytorchjob"), .kind = JP_OPT_STRING,
+	  .at = offsetof(struct export_args, to), .flags = JP_OPT_REQUIRED },
+	{ .name = "output", .short_name = 'o', .arg = "FILE",
+	  .help = N_("write to FILE (atomically; a script is made executable) "
+		     "instead of standard output; an existing FILE is replaced "
+		     "only when it is an earlier export nobody edited (its "
+		     "digest line still matches)"),
+	  .kind = JP_OPT_STRING, .at = offsetof(struct export_args, output),
+	  .flags = JP_OPT_SYN_SHORT },
+	{ .name = "force", .short_name = 'f',
+	  .help = N_("export even when the manifest records a failed check or "
+		     "its launch command does not clone the pinned code first, "
+		     "and let -o replace any FILE"),
+	  .kind = JP_OPT_TRUE, .at = offsetof(struct export_args, force) },
+	JP_OPT_HELP_ENTRY,
+};
+
+const struct jp_cli_cmd jp_cli_cmd_export = {
+	.name = "export",
+	.run = jp_cmd_export,
+	.summary = N_("write a Slurm batch script or a Kubeflow PyTorchJob for a manifest"),
+	.operands = { "MANIFEST" },
+	.description =
+		N_("Write a job file for an engine from MANIFEST: a Slurm batch script (sbatch)\n"
+		   "or a Kubeflow PyTorchJob (kubectl create -f). Both set the manifest's paths\n"
+		   "and environment as `jobprep env` does, create the checkpoint and log\n"
+		   "directories, and run the launch command."),
+	.opts = export_opts,
+	.n_opts = JP_CLI_N(export_opts),
+};
 
 /* A manifest whose checks failed is not ready to run: say which. */
 static int refuse_failed(const struct jp_manifest *m, const char *path)
@@ -98,42 +121,22 @@ static int write_stdout(const char *text)
 
 int jp_cmd_export(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "to", required_argument, NULL, 't' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct export_args a = { NULL, NULL, false };
 	struct jp_error err = JP_ERROR_INIT;
 	struct jp_manifest *m = NULL;
 	enum jp_export_target target = JP_EXPORT_SLURM;
-	const char *to = NULL, *output = NULL, *path;
-	bool force = false;
+	const char *to, *output, *path;
+	bool force;
 	char *text = NULL, *stamped = NULL;
 	unsigned notes = 0;
-	int c, rc, status = JP_EXIT_OK;
+	int rc, status = jp_cli_parse_options(&jp_cli_cmd_export, argc, argv, &a);
 
-	optind = 0; /* GNU: start over on this sub-command's argv */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:t:o:fh", options, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			to = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'f':
-			force = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return JP_EXIT_OK;
-		default:
-			return jp_cli_option_error("export", c, argv);
-		}
-	}
+	if (status >= 0)
+		return status;
+	status = JP_EXIT_OK;
+	to = a.to;
+	output = a.output;
+	force = a.force;
 	if (!to)
 		return jp_cli_usage_error("export", "%s",
 					  _("expected --to slurm or --to pytorchjob"));

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,35 +26,9 @@
 #include "jobprep/path.h"
 #include "jobprep/profile.h"
 #include "cli.h"
+#include "options.h"
 #include "cli_port.h"
 #include "output.h"
-
-static void usage(FILE *out)
-{
-	fprintf(out, "%s\n%s\n%s\n",
-		_("Usage: jobprep init --answers FILE [-o MANIFEST] [--profile FILE] [--json | --quiet | --verbose] [--force] [--deep]"),
-		_("       jobprep init --demo [-o MANIFEST] [--json | --quiet | --verbose]"),
-		_("Run the wizard's whole flow without prompting: clone the code, create the\n"
-		  "output directories, scan the data, check every path, then write the manifest\n"
-		  "and env.sh (by default into the run's output directory).\n"
-		  "  --answers FILE  the answers: the manifest's shape, any subset of it;\n"
-		  "                  what is missing takes the profile's defaults\n"
-		  "  --demo          the self-contained sandbox ./jobprep-demo/ (made if missing)\n"
-		  "  -o MANIFEST     also write a copy of the manifest there (the run's folder\n"
-		  "                  always gets the manifest and env.sh); it never replaces\n"
-		  "                  another run's manifest or another file without --force\n"
-		  "  --profile FILE  platform profile (default: $JOBPREP_PROFILE, the answers'\n"
-		  "                  profile, else the built-in one)\n"
-		  "  --json          print the result as JSON: {written, manifest, env, copy,\n"
-		  "                  launch_command, checks}; on failure {ok: false, error,\n"
-		  "                  checks}\n"
-		  "  -q, --quiet     print only the checks' warnings and failures\n"
-		  "  -v, --verbose   print every check, the passes too\n"
-		  "  --force         write even when a check fails (the manifest records it),\n"
-		  "                  write into a run directory that already holds files,\n"
-		  "                  and let -o replace what is at MANIFEST\n"
-		  "  --deep          scan the data sets fully"));
-}
 
 /* err's messages, one a line: the "error" of a failed init's JSON. */
 static char *error_text(const struct jp_error *err)
@@ -158,65 +133,76 @@ static int yes(const char *question, void *payload)
 struct init_opts {
 	const char *answers_path, *output, *profile_path;
 	enum jp_cli_checks shown;
-	bool json, force, deep, want_demo;
+	bool json, force, deep, want_demo, no_cache;
+};
+
+#define ANSWERS 1u /* the synopsis forms: init --answers FILE ..., init --demo ... */
+#define DEMO 2u
+
+static const struct jp_cli_opt init_opts[] = {
+	{ .name = "answers", .short_name = 'a', .arg = "FILE",
+	  .help = N_("the answers: the manifest's shape, any subset of it; "
+		     "what is missing takes the profile's defaults"),
+	  .kind = JP_OPT_STRING, .at = offsetof(struct init_opts, answers_path),
+	  .forms = ANSWERS, .flags = JP_OPT_REQUIRED },
+	{ .name = "demo", .short_name = 'D',
+	  .help = N_("the self-contained sandbox ./jobprep-demo/ (made if missing)"),
+	  .kind = JP_OPT_TRUE, .at = offsetof(struct init_opts, want_demo), .forms = DEMO,
+	  .flags = JP_OPT_REQUIRED },
+	{ .name = "output", .short_name = 'o', .arg = "MANIFEST",
+	  .help = N_("also write a copy of the manifest there (the run's folder "
+		     "always gets the manifest and env.sh); it never replaces "
+		     "another run's manifest or another file without --force"),
+	  .kind = JP_OPT_STRING, .at = offsetof(struct init_opts, output),
+	  .flags = JP_OPT_SYN_SHORT },
+	{ .name = "profile", .short_name = 'p', .arg = "FILE",
+	  .help = N_("platform profile (default: $JOBPREP_PROFILE, the answers' "
+		     "profile, else the built-in one)"),
+	  .kind = JP_OPT_STRING, .at = offsetof(struct init_opts, profile_path), .forms = ANSWERS },
+	{ .name = "json", .short_name = 'j',
+	  .help = N_("print the result as JSON: {written, manifest, env, copy, "
+		     "launch_command, checks}; on failure {ok: false, error, "
+		     "checks}"),
+	  .kind = JP_OPT_TRUE, .at = offsetof(struct init_opts, json), .group = 1 },
+	{ .name = "quiet", .short_name = 'q', .help = N_("print only the checks' warnings and failures"),
+	  .kind = JP_OPT_SET, .at = offsetof(struct init_opts, shown), .value = JP_CLI_CHECKS_QUIET,
+	  .group = 1 },
+	{ .name = "verbose", .short_name = 'v', .help = N_("print every check, the passes too"),
+	  .kind = JP_OPT_SET, .at = offsetof(struct init_opts, shown), .value = JP_CLI_CHECKS_ALL,
+	  .group = 1 },
+	{ .name = "force", .short_name = 'f',
+	  .help = N_("write even when a check fails (the manifest records it), "
+		     "write into a run directory that already holds files, "
+		     "and let -o replace what is at MANIFEST"),
+	  .kind = JP_OPT_TRUE, .at = offsetof(struct init_opts, force), .forms = ANSWERS },
+	{ .name = "deep", .short_name = 'd', .help = N_("scan the data sets fully"),
+	  .kind = JP_OPT_TRUE, .at = offsetof(struct init_opts, deep), .forms = ANSWERS },
+	{ .name = "no-cache",
+	  .help = N_("fetch from the server only, not through the local mirror cache "
+		     "($XDG_CACHE_HOME/jobprep/git; JOBPREP_NO_CACHE=1 does the same)"),
+	  .kind = JP_OPT_TRUE, .at = offsetof(struct init_opts, no_cache) },
+	JP_OPT_HELP_ENTRY,
+};
+
+const struct jp_cli_cmd jp_cli_cmd_init = {
+	.name = "init",
+	.run = jp_cmd_init,
+	.summary = N_("run the wizard's flow without prompts: clone, create, scan, check, write"),
+	.description =
+		N_("Run the wizard's whole flow without prompting: clone the code, create the\n"
+		   "output directories, scan the data, check every path, then write the manifest\n"
+		   "and env.sh (by default into the run's output directory)."),
+	.opts = init_opts,
+	.n_opts = JP_CLI_N(init_opts),
 };
 
 /* Read argv into o: -1 to go on, else the exit code (--help, usage). */
 static int parse_options(struct init_opts *o, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "answers", required_argument, NULL, 'a' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "deep", no_argument, NULL, 'd' },
-		{ "demo", no_argument, NULL, 'D' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	int rc = jp_cli_parse_options(&jp_cli_cmd_init, argc, argv, o);
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:a:o:p:jfdDqvh", options, NULL)) != -1) {
-		switch (c) {
-		case 'a':
-			o->answers_path = optarg;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'p':
-			o->profile_path = optarg;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'f':
-			o->force = true;
-			break;
-		case 'd':
-			o->deep = true;
-			break;
-		case 'D':
-			o->want_demo = true;
-			break;
-		case 'q':
-			o->shown = JP_CLI_CHECKS_QUIET;
-			break;
-		case 'v':
-			o->shown = JP_CLI_CHECKS_ALL;
-			break;
-		case 'h':
-			usage(stdout);
-			return JP_EXIT_OK;
-		default:
-			return jp_cli_option_error("init", c, argv);
-		}
-	}
+	if (rc >= 0)
+		return rc;
 	if (optind < argc)
 		return jp_cli_usage_error("init", _("unexpected argument '%s'"), argv[optind]);
 	if (o->want_demo && o->answers_path)
@@ -228,7 +214,7 @@ static int parse_options(struct init_opts *o, int argc, char **argv)
 
 int jp_cmd_init(int argc, char **argv)
 {
-	struct init_opts o = { NULL, NULL, NULL, JP_CLI_CHECKS_SUMMARY, false, false, false, false };
+	struct init_opts o = { NULL, NULL, NULL, JP_CLI_CHECKS_SUMMARY, false, false, false, false, false };
 	struct jp_error err = JP_ERROR_INIT;
 	struct jp_demo demo = JP_DEMO_INIT;
 	struct jp_manifest *answers = NULL;
@@ -280,7 +266,7 @@ int jp_cmd_init(int argc, char **argv)
 	if (rc < 0)
 		goto fail;
 	/* the answers named the ref: an existing checkout moves without asking */
-	jp_flow_set_options(flow, JP_FLOW_MOVE_CHECKOUT);
+	jp_flow_set_options(flow, JP_FLOW_MOVE_CHECKOUT | (o.no_cache ? JP_FLOW_NO_CACHE : 0));
 	rc = jp_flow_apply_answers(flow, answers, answers_path, &err);
 	if (rc == JP_ECHECK && force)
 		rc = 0; /* recorded in the manifest's checks */
@@ -326,7 +312,7 @@ int jp_cmd_init(int argc, char **argv)
 			jp_error_set(&err, JP_ECANCELED, "%s", why);
 			print_json(flow, false, &err);
 		}
-		status = JP_EXIT_INTERRUPTED;
+		status = jp_cli_exit_interrupted(); /* 130, 143, 129 */
 		goto out;
 	}
 	if (rc == JP_ECHECK && jp_flow_manifest(flow)->n_checks > 0 &&

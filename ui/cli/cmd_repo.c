@@ -8,6 +8,8 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,21 +20,61 @@
 #include "jobprep/i18n.h"
 #include "jobprep/url.h"
 #include "cli.h"
+#include "options.h"
 #include "cli_port.h"
 #include "output.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out, "%s\n%s\n%s\n",
-		_("Usage: jobprep repo [--json] [--exec PATTERN] DIR"),
-		_("       jobprep repo --remote URL [--ref REF] [--into DIR] [--submodules] [--timeout SECS] [--json]"),
-		_("Describe the checkout at DIR: remote, branch, commit, uncommitted changes\n"
-		  "and unpushed commits. With --remote: check that URL and REF are reachable,\n"
-		  "pin the commit, and print the clone line for a launch command."));
-	fprintf(out, "%s\n",
-		_("  --timeout SECS    with --remote: fail when the server sends nothing for SECS\n"
-		  "                    (default 120)"));
-}
+/* What the command line asked for. */
+struct repo_args {
+	const char *url, *ref, *into, *exec_pattern;
+	unsigned timeout_s;
+	bool json, submodules;
+};
+
+#define INSPECT 1u /* the synopsis forms: repo DIR, repo --remote URL */
+#define REMOTE 2u
+#define AT(member) offsetof(struct repo_args, member)
+static const struct jp_cli_opt repo_opts[] = {
+	{ .name = "remote", .arg = "URL",
+	  .help = N_("check that URL and REF are reachable, pin the commit and "
+		     "print the clone line for a launch command"),
+	  .kind = JP_OPT_STRING, .at = AT(url), .forms = REMOTE, .flags = JP_OPT_REQUIRED },
+	{ .name = "ref", .arg = "REF",
+	  .help = N_("with --remote: branch, tag or commit (default: the remote's "
+		     "HEAD)"),
+	  .kind = JP_OPT_STRING, .at = AT(ref), .forms = REMOTE },
+	{ .name = "into", .arg = "DIR",
+	  .help = N_("with --remote: the folder the clone line clones into "
+		     "(default: code)"),
+	  .kind = JP_OPT_STRING, .at = AT(into), .forms = REMOTE },
+	{ .name = "submodules", .help = N_("with --remote: the clone line also fetches submodules"),
+	  .kind = JP_OPT_TRUE, .at = AT(submodules), .forms = REMOTE },
+	{ .name = "timeout", .arg = "SECS",
+	  .help = N_("with --remote: fail when the server sends nothing for SECS "
+		     "(default 120)"),
+	  .kind = JP_OPT_UINT, .at = AT(timeout_s), .min = 1, .max = UINT_MAX,
+	  .range = N_("--timeout: expected seconds >= 1, got '%s'"), .forms = REMOTE },
+	{ .name = "json", .help = N_("print the result as JSON"), .kind = JP_OPT_TRUE, .at = AT(json) },
+	{ .name = "exec", .arg = "PATTERN",
+	  .help = N_("the files jobprep makes executable (default: scripts/" "*.sh): "
+		     "a change of their exec bit alone is not an uncommitted change"),
+	  .kind = JP_OPT_STRING, .at = AT(exec_pattern), .forms = INSPECT },
+	JP_OPT_HELP_ENTRY,
+};
+#undef AT
+
+const struct jp_cli_cmd jp_cli_cmd_repo = {
+	.name = "repo",
+	.run = jp_cmd_repo,
+	.summary = N_("describe a checkout, or pin a remote for a launch-command clone"),
+	.operands = { "DIR", NULL },
+	.description =
+		N_("Describe the checkout at DIR: remote, branch, commit, uncommitted changes\n"
+		   "and unpushed commits. With --remote: check that URL and REF are reachable,\n"
+		   "pin the commit, and print the clone line for a launch command."),
+	.opts = repo_opts,
+	.n_opts = JP_CLI_N(repo_opts),
+};
 
 /* Print o, then free it. */
 static int print(cJSON *o)
@@ -116,11 +158,7 @@ static int remote(const char *url, const char *ref, const char *into, bool submo
 		rc = jp_git_clone_command(&cmd, info.url, info.commit, into,
 					  submodules ? JP_GIT_CMD_SUBMODULES : 0, &err);
 	if (rc != 0) {
-		bool stopped = rc == JP_ECANCELED && jp_cli_interrupted();
-
-		rc = jp_cli_report(&err);
-		if (stopped)
-			rc = jp_cli_exit_interrupted();
+		rc = jp_cli_port_failed(NULL, rc, &err);
 		goto out;
 	}
 	if (json) {
@@ -151,59 +189,13 @@ out:
 
 int jp_cmd_repo(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "remote", required_argument, NULL, 'R' },
-		{ "ref", required_argument, NULL, 'r' },
-		{ "into", required_argument, NULL, 'i' },
-		{ "submodules", no_argument, NULL, 's' },
-		{ "exec", required_argument, NULL, 'x' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *ref = NULL, *into = "code", *exec_pattern = NULL;
-	char *url = NULL, *url_copy = NULL;
-	bool json = false, submodules = false;
-	unsigned timeout_s = JP_GIT_STALL_TIMEOUT_S;
-	char *end;
-	int c, rc;
+	struct repo_args a = { .into = "code", .timeout_s = JP_GIT_STALL_TIMEOUT_S };
+	char *url, *url_copy = NULL;
+	int rc = jp_cli_parse_options(&jp_cli_cmd_repo, argc, argv, &a);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'R':
-			url = optarg;
-			break;
-		case 'r':
-			ref = optarg;
-			break;
-		case 'i':
-			into = optarg;
-			break;
-		case 's':
-			submodules = true;
-			break;
-		case 'x':
-			exec_pattern = optarg;
-			break;
-		case 't':
-			timeout_s = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || !*optarg || timeout_s < 1)
-				return jp_cli_usage_error(
-					"repo", _("--timeout: expected seconds >= 1, got '%s'"), optarg);
-			break;
-		case 'J':
-			json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return JP_EXIT_OK;
-		default:
-			usage(stderr);
-			return JP_EXIT_USAGE;
-		}
-	}
+	if (rc >= 0)
+		return rc;
+	url = (char *)a.url; /* argv's own string: blanked below */
 	if (url) {
 		if (argc != optind)
 			return jp_cli_usage_error("repo", "%s", _("--remote takes no other operand"));
@@ -214,13 +206,13 @@ int jp_cmd_repo(int argc, char **argv)
 			return JP_EXIT_FAIL;
 		}
 		jp_url_blank_credentials(url);
-		rc = remote(url_copy, ref, into, submodules, timeout_s, json);
+		rc = remote(url_copy, a.ref, a.into, a.submodules, a.timeout_s, a.json);
 		explicit_bzero(url_copy, strlen(url_copy));
 		free(url_copy);
 	} else {
 		if (argc - optind != 1)
 			return jp_cli_usage_error("repo", "%s", _("expected one directory"));
-		rc = inspect(argv[optind], exec_pattern, json);
+		rc = inspect(argv[optind], a.exec_pattern, a.json);
 	}
 	jp_git_global_shutdown();
 	return rc;

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,17 +16,35 @@
 #include "jobprep/profile.h"
 #include "jobprep/runs.h"
 #include "cli.h"
+#include "options.h"
 #include "output.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out, "%s\n%s\n", _("Usage: jobprep runs [--profile FILE] [--json] JOB"),
-		_("List the runs prepared for JOB (the profile's output folders for it,\n"
-		  "{shared}/outputs/JOB/run-NNN by default), oldest first: folder, when,\n"
-		  "commit, manifest.\n"
-		  "  --json          print the runs as a JSON array\n"
-		  "  --profile FILE  platform profile (default: $JOBPREP_PROFILE, else built in)"));
-}
+/* What the command line asked for. */
+struct runs_args {
+	const char *profile_path;
+	bool json;
+};
+
+static const struct jp_cli_opt runs_opts[] = {
+	{ .name = "profile", .short_name = 'p', .arg = "FILE",
+	  .help = N_("platform profile (default: $JOBPREP_PROFILE, else built in)"),
+	  .kind = JP_OPT_STRING, .at = offsetof(struct runs_args, profile_path) },
+	{ .name = "json", .short_name = 'j', .help = N_("print the runs as a JSON array"),
+	  .kind = JP_OPT_TRUE, .at = offsetof(struct runs_args, json) },
+	JP_OPT_HELP_ENTRY,
+};
+
+const struct jp_cli_cmd jp_cli_cmd_runs = {
+	.name = "runs",
+	.run = jp_cmd_runs,
+	.summary = N_("list the runs prepared for a job: folder, when, commit, manifest"),
+	.operands = { "JOB" },
+	.description = N_("List the runs prepared for JOB (the profile's output folders for it,\n"
+			  "{shared}/outputs/JOB/run-NNN by default), oldest first: folder, when,\n"
+			  "commit, manifest."),
+	.opts = runs_opts,
+	.n_opts = JP_CLI_N(runs_opts),
+};
 
 static cJSON *runs_json(const struct jp_run *runs, size_t n)
 {
@@ -70,37 +89,20 @@ static void runs_text(const char *job, const struct jp_run *runs, size_t n)
 
 int jp_cmd_runs(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct runs_args a = { NULL, false };
 	struct jp_error err = JP_ERROR_INIT;
 	struct jp_profile *profile = NULL;
 	struct jp_run *runs = NULL;
-	const char *profile_path = NULL;
+	const char *profile_path;
 	size_t n = 0;
-	bool json = false;
-	int c, rc, status = JP_EXIT_OK;
+	bool json;
+	int rc, status = jp_cli_parse_options(&jp_cli_cmd_runs, argc, argv, &a);
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:jp:h", options, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'p':
-			profile_path = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return JP_EXIT_OK;
-		default:
-			return jp_cli_option_error("runs", c, argv);
-		}
-	}
+	if (status >= 0)
+		return status;
+	status = JP_EXIT_OK;
+	profile_path = a.profile_path;
+	json = a.json;
 	if (argc - optind != 1)
 		return jp_cli_usage_error("runs", "%s", _("expected one argument: the job's name"));
 	if (!jp_valid_job_name(argv[optind]))

@@ -3,11 +3,12 @@
  * names) and what would trouble a job: unreadable entries, symlinks leaving
  * the data set, archives to unpack, and where the data lives. Exit 0 when
  * every path was scanned, 1 when one could not be, 3 for a bad profile,
- * 130 when interrupted. */
+ * 128 + the signal when interrupted (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP). */
 #include "config.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -26,31 +27,11 @@
 #include "jobprep/scan.h"
 #include "jobprep/units.h"
 #include "cli.h"
+#include "options.h"
 #include "output.h"
+#include "signals.h"
 
 #define EXAMPLES 5
-
-static atomic_int interrupted;
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	atomic_store(&interrupted, 1);
-}
-
-static void usage(FILE *out)
-{
-	fprintf(out, "%s\n%s\n",
-		_("Usage: jobprep scan [--quick] [--json] [--threads N] [--profile FILE] PATH..."),
-		_("Count the files, bytes and archives of each data set, and find what would\n"
-		  "trouble a job: unreadable entries, symlinks leaving the data set, archives\n"
-		  "that would have to be unpacked in the job.\n"
-		  "  --quick         a quick look in bounded time (top level and a sample);\n"
-		  "                  counts are lower bounds unless it saw everything\n"
-		  "  --json          print a JSON array, one object per PATH\n"
-		  "  --threads N     scanning threads (default: automatic)\n"
-		  "  --profile FILE  platform profile used to say where each PATH lives"));
-}
 
 /* The first few notable entries of each kind, kept for the report. */
 struct examples {
@@ -106,7 +87,7 @@ static int on_progress(const struct jp_progress *p, void *payload)
 		bytes, jp_cli_text(what));
 	fflush(stderr);
 	ps->shown = true;
-	return atomic_load(&interrupted) ? -1 : 0;
+	return jp_signals_first() ? -1 : 0;
 }
 
 static void print_text(const char *path, const struct jp_scan_result *r,
@@ -264,55 +245,60 @@ static void raise_nofile(void)
 	}
 }
 
+/* What the command line asked for. */
+struct scan_args {
+	struct jp_scan_opts scan;
+	const char *profile_path;
+	bool json;
+};
+
+static const struct jp_cli_opt scan_opts[] = {
+	{ .name = "quick", .short_name = 'q',
+	  .help = N_("a quick look in bounded time (top level and a sample); "
+		     "counts are lower bounds unless it saw everything"),
+	  .kind = JP_OPT_SET, .at = offsetof(struct scan_args, scan.mode), .value = JP_SCAN_QUICK },
+	{ .name = "json", .short_name = 'j', .help = N_("print a JSON array, one object per PATH"),
+	  .kind = JP_OPT_TRUE, .at = offsetof(struct scan_args, json) },
+	{ .name = "threads", .short_name = 't', .arg = "N",
+	  .help = N_("scanning threads (default: automatic)"), .kind = JP_OPT_UINT,
+	  .at = offsetof(struct scan_args, scan.threads), .min = 1, .max = 256,
+	  .range = N_("--threads: expected a number from 1 to 256, got '%s'") },
+	{ .name = "profile", .short_name = 'p', .arg = "FILE",
+	  .help = N_("platform profile used to say where each PATH lives"), .kind = JP_OPT_STRING,
+	  .at = offsetof(struct scan_args, profile_path) },
+	JP_OPT_HELP_ENTRY,
+};
+
+const struct jp_cli_cmd jp_cli_cmd_scan = {
+	.name = "scan",
+	.run = jp_cmd_scan,
+	.summary = N_("count a data set's files, bytes and archives"),
+	.operands = { "PATH..." },
+	.description = N_("Count the files, bytes and archives of each data set, and find what would\n"
+			  "trouble a job: unreadable entries, symlinks leaving the data set, archives\n"
+			  "that would have to be unpacked in the job."),
+	.opts = scan_opts,
+	.n_opts = JP_CLI_N(scan_opts),
+};
+
 int jp_cmd_scan(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "quick", no_argument, NULL, 'q' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct jp_error err = JP_ERROR_INIT;
 	struct jp_profile *profile = NULL;
-	const char *profile_path = NULL;
-	struct jp_scan_opts opts = JP_SCAN_OPTS_INIT;
-	bool json = false;
-	int c, status = JP_EXIT_OK;
+	struct scan_args a = { .scan = JP_SCAN_OPTS_INIT };
+	struct jp_scan_opts opts;
+	const char *profile_path;
+	bool json;
+	int status = JP_EXIT_OK;
 	cJSON *arr = NULL;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:qjt:p:h", options, NULL)) != -1) {
-		switch (c) {
-		case 'q':
-			opts.mode = JP_SCAN_QUICK;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 't': {
-			char *end;
-			errno = 0;
-			unsigned long n = strtoul(optarg, &end, 10);
-			if (errno || *end || n < 1 || n > 256)
-				return jp_cli_usage_error("scan", _("--threads: expected a number "
-								    "from 1 to 256, got '%s'"),
-							  optarg);
-			opts.threads = (unsigned)n;
-			break;
-		}
-		case 'p':
-			profile_path = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return JP_EXIT_OK;
-		default:
-			return jp_cli_option_error("scan", c, argv);
-		}
-	}
+	status = jp_cli_parse_options(&jp_cli_cmd_scan, argc, argv, &a);
+	if (status >= 0)
+		return status;
+	status = JP_EXIT_OK;
+	opts = a.scan;
+	profile_path = a.profile_path;
+	json = a.json;
 	if (optind >= argc)
 		return jp_cli_usage_error("scan", "%s", _("expected at least one PATH"));
 
@@ -321,13 +307,9 @@ int jp_cmd_scan(int argc, char **argv)
 		goto out;
 	}
 	raise_nofile();
-	struct sigaction sa, old_int, old_term;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	opts.cancel = &interrupted;
+	struct jp_signals_saved saved;
+	jp_signals_catch(&saved, NULL, false);
+	opts.cancel = jp_signals_flag();
 
 	struct progress_state ps = { false };
 	struct jp_port port = JP_PORT_INIT;
@@ -338,7 +320,7 @@ int jp_cmd_scan(int argc, char **argv)
 	if (json)
 		arr = cJSON_CreateArray();
 
-	for (int i = optind; i < argc && status != JP_EXIT_INTERRUPTED; i++) {
+	for (int i = optind; i < argc && !jp_signals_first(); i++) {
 		const char *path = argv[i];
 		struct jp_scan_result r;
 		struct examples ex;
@@ -359,9 +341,9 @@ int jp_cmd_scan(int argc, char **argv)
 			fflush(stderr);
 			ps.shown = false;
 		}
-		if (rc == JP_ECANCELED || atomic_load(&interrupted)) {
+		if (rc == JP_ECANCELED || jp_signals_first()) {
 			fprintf(stderr, "%s\n", _("jobprep scan: interrupted"));
-			status = JP_EXIT_INTERRUPTED;
+			status = jp_signals_exit_status(); /* 130, 143, 129 */
 		} else if (rc < 0) {
 			jp_cli_report_as("scan", &err);
 			status = JP_EXIT_FAIL;
@@ -380,10 +362,15 @@ int jp_cmd_scan(int argc, char **argv)
 		jp_probe_result_dispose(&probe);
 		jp_error_dispose(&perr);
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	/* a signal after the last path was scanned still stops the command:
+	 * the JSON is not printed, and the status says why */
+	if (jp_signals_first() && status < 128) {
+		fprintf(stderr, "%s\n", _("jobprep scan: interrupted"));
+		status = jp_signals_exit_status();
+	}
+	jp_signals_restore(&saved);
 
-	if (arr && status != JP_EXIT_INTERRUPTED && jp_cli_print_json(arr) < 0)
+	if (arr && !jp_signals_first() && jp_cli_print_json(arr) < 0)
 		status = JP_EXIT_FAIL;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s\n", _("jobprep scan: cannot write to standard output"));

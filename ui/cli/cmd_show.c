@@ -3,6 +3,7 @@
  * checks counted (warnings and failures listed) and the launch line. */
 #include "config.h"
 
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,15 +15,22 @@
 #include "jobprep/shellwords.h"
 #include "jobprep/units.h"
 #include "cli.h"
+#include "options.h"
 #include "output.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out, "%s\n%s\n", _("Usage: jobprep show MANIFEST"),
-		_("Summarise MANIFEST: the job, the code and its commit, the data with their\n"
-		  "sizes, the outputs, the checks (warnings and failures listed) and the\n"
-		  "launch command."));
-}
+static const struct jp_cli_opt show_opts[] = { JP_OPT_HELP_ENTRY };
+
+const struct jp_cli_cmd jp_cli_cmd_show = {
+	.name = "show",
+	.run = jp_cmd_show,
+	.summary = N_("summarise a manifest: code, data, outputs, checks, launch command"),
+	.operands = { "MANIFEST" },
+	.description = N_("Summarise MANIFEST: the job, the code and its commit, the data with their\n"
+			  "sizes, the outputs, the checks (warnings and failures listed) and the\n"
+			  "launch command."),
+	.opts = show_opts,
+	.n_opts = JP_CLI_N(show_opts),
+};
 
 static void field(const char *label, const char *value)
 {
@@ -45,6 +53,18 @@ static void show_code(const struct jp_code *c)
 	}
 }
 
+/* Where jobprep staged a data source from, when it did. */
+static void show_origin(const struct jp_data_origin *o)
+{
+	if (!o->from)
+		return;
+	/* TRANSLATORS: "staged from SOURCE (dir|file|archive|url) at TIME" */
+	printf(_("    staged from %s (%s) at %s\n"), jp_cli_name(o->from),
+	       jp_origin_kind_name(o->kind), o->staged_at ? o->staged_at : "?");
+	if (o->digest_algorithm && o->digest)
+		printf("    %s %s\n", o->digest_algorithm, o->digest);
+}
+
 static void show_data(const struct jp_manifest *m)
 {
 	printf("%s\n", _("Data:"));
@@ -56,6 +76,7 @@ static void show_data(const struct jp_manifest *m)
 
 		printf("  %s (%s%s): %s\n", jp_cli_name(d->name), jp_data_kind_name(d->kind),
 		       d->read_only ? _(", read-only") : "", jp_cli_name(d->path));
+		show_origin(&d->origin);
 		if (!d->has_stats)
 			continue;
 		/* TRANSLATORS: a data source's files, size and archives */
@@ -129,15 +150,14 @@ int jp_cmd_show(int argc, char **argv)
 {
 	struct jp_error err = JP_ERROR_INIT;
 	struct jp_manifest *m = NULL;
-	int status = JP_EXIT_OK;
+	int status = jp_cli_parse_options(&jp_cli_cmd_show, argc, argv, NULL);
 
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		usage(stdout);
-		return JP_EXIT_OK;
-	}
-	if (argc != 2 || (argv[1][0] == '-' && argv[1][1] != '\0'))
+	if (status >= 0)
+		return status;
+	status = JP_EXIT_OK;
+	if (argc - optind != 1)
 		return jp_cli_usage_error("show", "%s", _("expected one argument: the manifest"));
-	if (jp_manifest_load(&m, argv[1], JP_READ_MANIFEST, &err) < 0) {
+	if (jp_manifest_load(&m, argv[optind], JP_READ_MANIFEST, &err) < 0) {
 		status = jp_cli_report(&err);
 		goto out;
 	}

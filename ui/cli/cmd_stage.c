@@ -3,64 +3,120 @@
  * Exit 0 ok, 1 failed, 2 usage, 130/143 interrupted (temporaries removed). */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/path.h"
 #include "jobprep/stage.h"
 #include "jobprep/units.h"
 #include "jobprep/url.h"
 #include "cli.h"
+#include "options.h"
 #include "cli_port.h"
 #include "output.h"
 
-/* The options, and their --help lines, in one table. */
-static const struct opt {
-	const char *name;
-	int has_arg;
-	int val;
-	const char *arg;  /* the argument's name in --help, or NULL */
-	const char *help; /* N_() */
-} opts_table[] = {
-	{ "verify", no_argument, 'v', NULL,
-	  N_("a file already there is complete only when its content matches (XXH3)") },
-	{ "jobs", required_argument, 'j', "N", N_("parallel writers, 1 to 64 (default 16)") },
-	{ "sha256", required_argument, 's', "HEX",
-	  N_("a URL's download must have this SHA-256, else it is removed") },
-	{ "no-unpack", no_argument, 'U', NULL, N_("copy an archive (or download one) as it is, not unpacked") },
-	{ "json", no_argument, 'J', NULL, N_("print the result as JSON") },
-	{ "progress", no_argument, 'P', NULL, N_("progress on stderr even when it is not a terminal") },
-	{ "no-progress", no_argument, 'N', NULL, N_("no progress (by default: when stderr is a terminal)") },
-	{ "help", no_argument, 'h', NULL, N_("show this help") },
+/* What the command line asked for. */
+struct stage_args {
+	struct jp_stage_options stage;
+	enum jp_cli_progress progress;
+	unsigned shards; /* --shards N, with --emit slurm */
+	bool json, emit;
 };
 
-#define N_OPTS (sizeof(opts_table) / sizeof(opts_table[0]))
-
-static void usage(FILE *out)
+static int parse_sha256(void *field, const char *arg, const char *cmd)
 {
-	fprintf(out, "%s\n%s\n",
-		_("Usage: jobprep stage [--verify] [--jobs N] [--sha256 HEX] [--no-unpack] [--json] [--no-progress]\n"
-		  "                     SOURCE DEST"),
-		_("Copy SOURCE (a directory or a file) onto DEST with parallel writers, or unpack\n"
-		  "SOURCE (.tar, .tar.gz, .tgz, .tar.zst, .tar.xz, .tar.bz2, .zip) into DEST, or\n"
-		  "download an http(s) URL (resumed where a killed run stopped; a token from\n"
-		  "JOBPREP_HTTP_TOKEN, never sent to another host) to DEST or unpack it there. A re-run\n"
-		  "skips the files already complete (same size and mtime) and deletes nothing;\n"
-		  "every file is written under a temporary name and renamed when flushed, so an\n"
-		  "interrupted run leaves no half-made file and the next run finishes the work."));
-	for (size_t i = 0; i < N_OPTS; i++) {
-		char left[64];
-
-		snprintf(left, sizeof(left), "--%s%s%s", opts_table[i].name,
-			 opts_table[i].arg ? " " : "", opts_table[i].arg ? opts_table[i].arg : "");
-		fprintf(out, "  %-20s %s\n", left, _(opts_table[i].help));
-	}
+	if (strlen(arg) != 64 || strspn(arg, "0123456789abcdefABCDEF") != 64)
+		return jp_cli_usage_error(cmd, _("--sha256: expected 64 hex digits, got '%s'"), arg);
+	*(const char **)field = arg;
+	return 0;
 }
+
+/* --shard I/N */
+static int parse_shard(void *field, const char *arg, const char *cmd)
+{
+	struct jp_stage_options *opts = field;
+	const char *at = arg;
+	char *end;
+	unsigned long i = strtoul(at, &end, 10), n;
+
+	if (end == at || *end != '/' || at[0] == '-')
+		goto bad;
+	at = end + 1;
+	n = strtoul(at, &end, 10);
+	if (end == at || *end || at[0] == '-' || n < 1 || n > 10000 || i >= n)
+		goto bad;
+	opts->shard = (unsigned)i;
+	opts->shards = (unsigned)n;
+	return 0;
+bad:
+	return jp_cli_usage_error(cmd, _("--shard: expected I/N with 0 <= I < N <= 10000, got '%s'"), arg);
+}
+
+static int parse_emit(void *field, const char *arg, const char *cmd)
+{
+	if (strcmp(arg, "slurm") != 0)
+		return jp_cli_usage_error(cmd, _("--emit: expected slurm, got '%s'"), arg);
+	*(bool *)field = true;
+	return 0;
+}
+
+#define AT(member) offsetof(struct stage_args, member)
+static const struct jp_cli_opt stage_opts[] = {
+	{ .name = "verify",
+	  .help = N_("a file already there is complete only when its content matches (XXH3)"),
+	  .kind = JP_OPT_TRUE, .at = AT(stage.verify) },
+	{ .name = "jobs", .short_name = 'j', .arg = "N",
+	  .help = N_("parallel writers, 1 to 64 (default 16)"), .kind = JP_OPT_UINT,
+	  .at = AT(stage.jobs), .min = 1, .max = 64, .range = N_("--jobs: expected 1 to 64, got '%s'") },
+	{ .name = "sha256", .short_name = 's', .arg = "HEX",
+	  .help = N_("a URL's download must have this SHA-256, else it is removed"),
+	  .kind = JP_OPT_CALL, .at = AT(stage.sha256), .parse = parse_sha256 },
+	{ .name = "no-unpack", .help = N_("copy an archive (or download one) as it is, not unpacked"),
+	  .kind = JP_OPT_TRUE, .at = AT(stage.no_unpack) },
+	{ .name = "shard", .arg = "I/N",
+	  .help = N_("stage shard I (0 to N-1) of a directory cut in N by bytes and files"),
+	  .kind = JP_OPT_CALL, .at = AT(stage), .parse = parse_shard },
+	{ .name = "shards", .arg = "N",
+	  .help = N_("with --emit slurm: cut the directory in N shards (2 to 10000)"),
+	  .kind = JP_OPT_UINT, .at = AT(shards), .min = 2, .max = 10000,
+	  .range = N_("--shards: expected 2 to 10000, got '%s'") },
+	{ .name = "emit", .arg = "slurm",
+	  .help = N_("print a script that submits the shards as a Slurm array, then a job over the whole"),
+	  .kind = JP_OPT_CALL, .at = AT(emit), .parse = parse_emit },
+	{ .name = "json", .help = N_("print the result as JSON"), .kind = JP_OPT_TRUE, .at = AT(json) },
+	{ .name = "progress", .help = N_("progress on stderr even when it is not a terminal"),
+	  .kind = JP_OPT_SET, .at = AT(progress), .value = JP_CLI_PROGRESS_ALWAYS, .group = 1 },
+	{ .name = "no-progress", .help = N_("no progress (by default: when stderr is a terminal)"),
+	  .kind = JP_OPT_SET, .at = AT(progress), .value = JP_CLI_PROGRESS_NEVER, .group = 1 },
+	JP_OPT_HELP_ENTRY,
+};
+#undef AT
+
+const struct jp_cli_cmd jp_cli_cmd_stage = {
+	.name = "stage",
+	.run = jp_cmd_stage,
+	.summary = N_("copy, unpack or download data onto shared storage before the job: parallel, resumable, never half-made"),
+	.operands = { "SOURCE DEST" },
+	.description =
+		N_("Copy SOURCE (a directory or a file) onto DEST with parallel writers, or unpack\n"
+		   "SOURCE (.tar, .tar.gz, .tgz, .tar.zst, .tar.xz, .tar.bz2, .zip) into DEST, or\n"
+		   "download an http(s) URL (resumed where a killed run stopped; a token from\n"
+		   "JOBPREP_HTTP_TOKEN, never sent to another host) to DEST or unpack it there. A re-run\n"
+		   "skips the files already complete (same size and mtime) and deletes nothing;\n"
+		   "every file is written under a temporary name and renamed when flushed, so an\n"
+		   "interrupted run leaves no half-made file and the next run finishes the work."),
+	.opts = stage_opts,
+	.n_opts = JP_CLI_N(stage_opts),
+};
 
 static int print_json(const struct jp_stage_result *r)
 {
@@ -109,61 +165,56 @@ static void print_text(const struct jp_stage_result *r)
 	       skipped);
 }
 
+/* --shards N --emit slurm: the submit script on stdout */
+static int emit_slurm(const char *source, const char *dest, unsigned shards,
+		      const struct jp_stage_options *opts)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	char *exe = realpath("/proc/self/exe", NULL);
+	char *src = jp_path_absolute(source), *dst = jp_path_absolute(dest);
+	char *script = NULL;
+	struct stat sb;
+	int rc;
+
+	if (!exe || !src || !dst) {
+		rc = jp_error_oom(&err);
+	} else if (stat(source, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		rc = jp_error_set(&err, JP_EUSAGE, _("%s: --shard is for a directory source"), source);
+	} else {
+		rc = jp_stage_slurm_script(&script, exe, src, dst, shards, opts, &err);
+	}
+	if (rc == 0 && (fputs(script, stdout) == EOF || fflush(stdout) != 0))
+		rc = jp_error_set(&err, JP_EIO, _("stage: cannot write the script: %s"), strerror(errno));
+	rc = rc ? jp_cli_report(&err) : JP_EXIT_OK;
+	free(script);
+	free(exe);
+	free(src);
+	free(dst);
+	jp_error_dispose(&err);
+	return rc;
+}
+
 int jp_cmd_stage(int argc, char **argv)
 {
-	struct option longopts[N_OPTS + 1];
-	struct jp_stage_options opts = JP_STAGE_OPTIONS_INIT;
+	struct stage_args a = { .stage = JP_STAGE_OPTIONS_INIT, .progress = JP_CLI_PROGRESS_AUTO };
+	struct jp_stage_options opts;
 	struct jp_stage_result res = JP_STAGE_RESULT_INIT;
 	struct jp_error err = JP_ERROR_INIT;
-	enum jp_cli_progress progress = JP_CLI_PROGRESS_AUTO;
 	struct jp_cli_port cp;
-	bool json = false;
+	bool json;
 	char *source;
-	int c, rc;
+	int rc = jp_cli_parse_options(&jp_cli_cmd_stage, argc, argv, &a);
 
-	for (size_t i = 0; i < N_OPTS; i++)
-		longopts[i] = (struct option){ opts_table[i].name, opts_table[i].has_arg, NULL,
-					       opts_table[i].val };
-	longopts[N_OPTS] = (struct option){ NULL, 0, NULL, 0 };
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:j:s:h", longopts, NULL)) != -1) {
-		char *end;
-
-		switch (c) {
-		case 'v':
-			opts.verify = true;
-			break;
-		case 'j':
-			opts.jobs = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || opts.jobs < 1 || opts.jobs > 64)
-				return jp_cli_usage_error("stage", _("--jobs: expected 1 to 64, got '%s'"), optarg);
-			break;
-		case 's':
-			if (strlen(optarg) != 64 || strspn(optarg, "0123456789abcdefABCDEF") != 64)
-				return jp_cli_usage_error("stage", _("--sha256: expected 64 hex digits, got '%s'"), optarg);
-			opts.sha256 = optarg;
-			break;
-		case 'U':
-			opts.no_unpack = true;
-			break;
-		case 'J':
-			json = true;
-			break;
-		case 'P':
-			progress = JP_CLI_PROGRESS_ALWAYS;
-			break;
-		case 'N':
-			progress = JP_CLI_PROGRESS_NEVER;
-			break;
-		case 'h':
-			usage(stdout);
-			return JP_EXIT_OK;
-		default:
-			return jp_cli_option_error("stage", c, argv);
-		}
-	}
+	if (rc >= 0)
+		return rc;
+	opts = a.stage;
+	json = a.json;
 	if (argc - optind != 2)
 		return jp_cli_usage_error("stage", "%s", _("expected a SOURCE and a DEST"));
+	if (a.emit != (a.shards > 0))
+		return jp_cli_usage_error("stage", "%s", _("--shards and --emit slurm go together"));
+	if (a.emit)
+		return emit_slurm(argv[optind], argv[optind + 1], a.shards, &opts);
 
 	/* A token written in a URL: our own copy, blanked out of argv (ps). */
 	if (!(source = strdup(argv[optind]))) {
@@ -172,17 +223,13 @@ int jp_cmd_stage(int argc, char **argv)
 	}
 	if (strstr(argv[optind], "://"))
 		jp_url_blank_credentials(argv[optind]);
-	jp_cli_port_init(&cp, progress);
+	jp_cli_port_init(&cp, a.progress);
 	rc = jp_stage(&res, source, argv[optind + 1], &opts, &cp.port, &err);
 	explicit_bzero(source, strlen(source));
 	free(source);
 	jp_cli_port_finish(&cp);
 	if (rc != 0) {
-		bool stopped = rc == JP_ECANCELED && jp_cli_interrupted();
-
-		rc = jp_cli_report(&err);
-		if (stopped)
-			rc = jp_cli_exit_interrupted();
+		rc = jp_cli_port_failed(NULL, rc, &err);
 	} else {
 		for (size_t i = 0; i < res.n_notes; i++)
 			fprintf(stderr, _("jobprep stage: note: %s\n"), jp_cli_text(res.notes[i]));

@@ -12,6 +12,7 @@
 #include "jobprep/manifest.h"
 #include "jobprep/textquote.h"
 #include "cli.h"
+#include "options.h"
 #include "output.h"
 
 /* The last few escaped copies, per thread, freed as the ring turns: a
@@ -115,23 +116,22 @@ int jp_cli_option_error(const char *cmd, int c, char *const *argv)
 	return jp_cli_usage_error(cmd, _("unknown option '%s'"), argv[optind - 1]);
 }
 
-int jp_cli_print_rendered(const char *cmd, const char *usage, const char *help, int argc,
-			  char **argv,
+int jp_cli_print_rendered(const struct jp_cli_cmd *entry, int argc, char **argv,
 			  int (*render)(char **out, const struct jp_manifest *m, struct jp_error *err))
 {
+	const char *cmd = entry->name;
 	struct jp_error err = JP_ERROR_INIT;
 	struct jp_manifest *m = NULL;
 	char *text = NULL;
-	int rc, status = JP_EXIT_OK;
+	int rc, status = jp_cli_parse_options(entry, argc, argv, NULL);
 
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		printf("%s\n%s\n", usage, help);
-		return JP_EXIT_OK;
-	}
-	if (argc != 2 || (argv[1][0] == '-' && argv[1][1] != '\0'))
+	if (status >= 0)
+		return status;
+	status = JP_EXIT_OK;
+	if (argc - optind != 1)
 		return jp_cli_usage_error(cmd, "%s", _("expected one argument: the manifest"));
 
-	rc = jp_manifest_load(&m, argv[1], JP_READ_MANIFEST, &err);
+	rc = jp_manifest_load(&m, argv[optind], JP_READ_MANIFEST, &err);
 	if (rc == 0)
 		rc = render(&text, m, &err);
 	if (rc < 0) {

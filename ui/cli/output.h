@@ -39,12 +39,12 @@ int jp_cli_option_error(const char *cmd, int c, char *const *argv);
 
 struct jp_manifest;
 struct jp_error;
+struct jp_cli_cmd;
 /* `jobprep CMD MANIFEST` for a command that prints one text made from the
- * manifest (env, preflight): its --help (usage, then help), the usage
- * error, the manifest read, render, and the write to stdout checked.
+ * manifest (env, preflight): its options (--help) as cmd's table says, the
+ * usage error, the manifest read, render, and the write to stdout checked.
  * Returns the exit code. */
-int jp_cli_print_rendered(const char *cmd, const char *usage, const char *help, int argc,
-			  char **argv,
+int jp_cli_print_rendered(const struct jp_cli_cmd *cmd, int argc, char **argv,
 			  int (*render)(char **out, const struct jp_manifest *m, struct jp_error *err));
 
 #endif

@@ -4,6 +4,14 @@
 # Keep in step with the option tables in ui/cli/cmd_*.c:
 # tests/integration/completion.sh fails when an option here is missing.
 
+# _jobprep_paths -f|-d: the files or folders starting with $cur, one reply
+# each however many spaces their names hold (split at newlines only)
+_jobprep_paths()
+{
+	local IFS=$'\n'
+	COMPREPLY=($(compgen "$1" -- "$cur"))
+}
+
 _jobprep()
 {
 	local cur prev cmd i
@@ -35,11 +43,11 @@ _jobprep()
 		return
 		;;
 	--scratch | --into)
-		COMPREPLY=($(compgen -d -- "$cur"))
+		_jobprep_paths -d
 		return
 		;;
 	--answers | --profile | -o | --output)
-		COMPREPLY=($(compgen -f -- "$cur"))
+		_jobprep_paths -f
 		return
 		;;
 	--ref | --exec | --threads | --timeout | --remote)
@@ -50,15 +58,15 @@ _jobprep()
 	local opts
 	case $cmd in
 	'') opts="--demo --profile -o --output -h --help -V --version" ;;
-	init) opts="--answers -o --output --profile --json -q --quiet -v --verbose --force --deep --demo -h --help" ;;
+	init) opts="--answers -o --output --profile --json -q --quiet -v --verbose --force --deep --demo --no-cache -h --help" ;;
 	check) opts="--json -q --quiet -v --verbose --deep --profile -h --help" ;;
-	clone) opts="--ref --submodules --exec --stage --scratch --threads --timeout --profile --progress --no-progress --json -h --help" ;;
+	clone) opts="--ref --submodules --exec --stage --scratch --threads --timeout --profile --progress --no-progress --json --no-cache -h --help" ;;
 	env | preflight | show | schema) opts="-h --help" ;;
 	export) opts="--to -o --output --force -h --help" ;;
 	scan) opts="--quick --json --threads --profile -h --help" ;;
 	repo) opts="--remote --ref --into --submodules --exec --timeout --json -h --help" ;;
 	runs) opts="--json --profile -h --help" ;;
-	stage) opts="--verify --jobs --sha256 --no-unpack --json --progress --no-progress -h --help" ;;
+	stage) opts="--verify --jobs --sha256 --no-unpack --shard --shards --emit --json --progress --no-progress -h --help" ;;
 	esac
 
 	if [[ $cur == -* ]]; then
@@ -67,9 +75,9 @@ _jobprep()
 		COMPREPLY=($(compgen -W "$commands" -- "$cur"))
 	else
 		case $cmd in
-		scan | repo) COMPREPLY=($(compgen -d -- "$cur")) ;;
+		scan | repo) _jobprep_paths -d ;;
 		clone | runs | schema) ;;
-		*) COMPREPLY=($(compgen -f -- "$cur")) ;;
+		*) _jobprep_paths -f ;;
 		esac
 	fi
 }

@@ -50,6 +50,41 @@ int jp_draw_text(int y, int x, int width, enum jp_style style, const char *s)
 	return jp_draw_textn(y, x, width, style, s, s ? strlen(s) : 0);
 }
 
+/* s[0..len) cut to width - 1 columns (trailing blanks dropped), then the
+ * ellipsis: for text known to go on. */
+static int draw_cut(int y, int x, int width, enum jp_style style, const char *s, size_t len)
+{
+	size_t fit;
+	int used;
+
+	if (width <= 0)
+		return 0;
+	fit = jp_utf8_fit(s, len, width - 1, NULL);
+	while (fit > 0 && s[fit - 1] == ' ')
+		fit--;
+	used = jp_draw_textn(y, x, width - 1, style, s, fit);
+	return used + jp_draw_text(y, x + used, width - used, style, jp_term_glyphs()->ellipsis);
+}
+
+int jp_draw_textn_fit(int y, int x, int width, enum jp_style style, const char *s,
+		      size_t len)
+{
+	size_t end = 0;
+
+	if (!s)
+		return 0;
+	while (end < len && s[end])
+		end++;
+	if (width <= 0 || jp_utf8_width(s, end) <= width)
+		return jp_draw_textn(y, x, width, style, s, end);
+	return draw_cut(y, x, width, style, s, end);
+}
+
+int jp_draw_text_fit(int y, int x, int width, enum jp_style style, const char *s)
+{
+	return jp_draw_textn_fit(y, x, width, style, s, s ? strlen(s) : 0);
+}
+
 int jp_draw_text_tail(int y, int x, int width, enum jp_style style, const char *s)
 {
 	size_t len = strlen(s), start = 0;
@@ -80,7 +115,7 @@ void jp_draw_fill(int y, int x, int width, enum jp_style style)
 int jp_draw_wrap(int y, int x, int width, int max_lines, enum jp_style style,
 		 const char *text)
 {
-	size_t len = strlen(text), i = 0, fit, brk;
+	size_t len = strlen(text), i = 0, fit, brk, last = 0, last_brk = 0;
 	int lines = 0;
 
 	if (width < 1)
@@ -107,10 +142,16 @@ int jp_draw_wrap(int y, int x, int width, int max_lines, enum jp_style style,
 				}
 		}
 		if (max_lines >= 1) {
-			if (lines >= max_lines)
+			if (lines >= max_lines) {
+				/* More text than lines: the last line says so. */
+				jp_draw_fill(y + lines - 1, x, width, style);
+				draw_cut(y + lines - 1, x, width, style, text + last, last_brk);
 				break;
+			}
 			jp_draw_textn(y + lines, x, width, style, text + i, brk);
 		}
+		last = i;
+		last_brk = brk;
 		lines++;
 		i += brk;
 		if (i < len && text[i] == '\n')

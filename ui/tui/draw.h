@@ -15,13 +15,21 @@ int jp_draw_text(int y, int x, int width, enum jp_style style, const char *s);
 /* The same for the first len bytes of s. */
 int jp_draw_textn(int y, int x, int width, enum jp_style style, const char *s,
 		  size_t len);
+/* Like jp_draw_text, but text that does not fit ends with an ellipsis
+ * (…) in the last column instead of being cut silently; widths are display
+ * columns, so CJK counts two. */
+int jp_draw_text_fit(int y, int x, int width, enum jp_style style, const char *s);
+/* The same for the first len bytes of s. */
+int jp_draw_textn_fit(int y, int x, int width, enum jp_style style, const char *s,
+		      size_t len);
 /* Clipped on the left instead: the end of a long path stays visible, with
  * a marker where text was cut. */
 int jp_draw_text_tail(int y, int x, int width, enum jp_style style, const char *s);
 /* Blank `width` cells in a style. */
 void jp_draw_fill(int y, int x, int width, enum jp_style style);
 /* Word-wrap text into `width` columns, at most max_lines lines; returns the
- * lines drawn. With max_lines < 1 nothing is drawn and the lines it would
+ * lines drawn. When the text needs more lines, the last one drawn ends with
+ * an ellipsis (…). With max_lines < 1 nothing is drawn and the lines it would
  * take are returned. */
 int jp_draw_wrap(int y, int x, int width, int max_lines, enum jp_style style,
 		 const char *text);

@@ -9,9 +9,8 @@
 #include "jobprep/i18n.h"
 #include "tui/draw.h"
 #include "tui/form.h"
+#include "tui/form_internal.h"
 #include "tui/utf8.h"
-
-#define LIST_MAX_ROWS 6
 
 static bool is_text(const struct jp_field *f)
 {
@@ -43,7 +42,7 @@ static void rows_free(struct jp_form_row *rows, size_t n)
 	free(rows);
 }
 
-static char *get_value(const struct jp_form *form, const char *key)
+char *jp_form_value(const struct jp_form *form, const char *key)
 {
 	struct jp_error err = JP_ERROR_INIT;
 	char *v = NULL;
@@ -69,6 +68,16 @@ static bool poll_row(const struct jp_form *form, struct jp_form_row *r, unsigned
 	r->check = NULL;
 	jp_verdict_dispose(&r->verdict);
 	r->verdict = v;
+	r->remote_miss = false;
+	if (v.status == JP_CHECK_FAIL && strcmp(r->key, "code.repo.ref") == 0) {
+		/* failed by the remote, not by the flow's own look? */
+		struct jp_verdict local = JP_VERDICT_INIT;
+
+		if (jp_flow_validate(&local, form->flow, r->key, jp_le_text(&r->le), NULL) == 0 &&
+		    local.status != JP_CHECK_FAIL)
+			r->remote_miss = true;
+		jp_verdict_dispose(&local);
+	}
 	return true;
 }
 
@@ -93,7 +102,7 @@ static void validate_row(const struct jp_form *form, struct jp_form_row *r,
 }
 
 /* "data[].path" with index 2 -> "data[2].path". */
-static char *item_key(const char *generic, size_t index)
+char *jp_form_item_key(const char *generic, size_t index)
 {
 	const char *br = strstr(generic, "[]");
 	char *s;
@@ -136,19 +145,30 @@ static int fill_row(struct jp_form *form, struct jp_form_row *r,
 			r->verdict = old->verdict;
 			memset(&old->verdict, 0, sizeof(old->verdict));
 			r->check = old->check;
+			r->remote_miss = old->remote_miss;
 			old->check = NULL;
 			return 0;
 		}
-		v = get_value(form, r->key);
+		v = jp_form_value(form, r->key);
 		if (!v || jp_le_init(&r->le, v) < 0) {
 			free(v);
 			return JP_ENOMEM;
+		}
+		if (old && old->remote_miss && !old->check &&
+		    strcmp(v, jp_le_text(&old->le)) == 0) {
+			/* the same text the remote said it does not have: no
+			 * new look (the flow's own would not ask the remote) */
+			r->verdict = old->verdict;
+			memset(&old->verdict, 0, sizeof(old->verdict));
+			r->remote_miss = true;
+			free(v);
+			return 0;
 		}
 		free(v);
 		validate_row(form, r, NULL);
 		return 0;
 	}
-	v = get_value(form, r->key);
+	v = jp_form_value(form, r->key);
 	if (!v)
 		return JP_ENOMEM;
 	if (f->kind == JP_FIELD_CHOICE) {
@@ -247,7 +267,7 @@ int jp_form_build(struct jp_form *form)
 		form->n_items = form->item_status ? count : 0;
 		for (i = 0; i < form->n_items && f->items && f->items[0].key; i++) {
 			struct jp_verdict v = JP_VERDICT_INIT;
-			char *k0 = item_key(f->items[0].key, i);
+			char *k0 = jp_form_item_key(f->items[0].key, i);
 
 			if (k0 && jp_flow_validate(&v, form->flow, k0, NULL, NULL) == 0)
 				form->item_status[i] = v.status;
@@ -257,7 +277,7 @@ int jp_form_build(struct jp_form *form)
 		if (form->list_cursor >= count)
 			continue;
 		for (it = f->items; it && it->key; it++) {
-			key = item_key(it->key, form->list_cursor);
+			key = jp_form_item_key(it->key, form->list_cursor);
 			if (!key) {
 				rc = JP_ENOMEM;
 				break;
@@ -331,9 +351,19 @@ static int store(struct jp_form *form, struct jp_form_row *r, const char *value)
 	int rc;
 
 	rc = jp_flow_set(&v, form->flow, r->key, value, &err);
-	/* The stored value's verdict supersedes a check still running. */
+	/* The stored value's verdict supersedes a check still running; the
+	 * remote's "no such ref" for this very text stays (the flow's own
+	 * look does not ask the remote). */
+	if (rc == 0 && r->remote_miss && !r->check && value &&
+	    strcmp(value, jp_le_text(&r->le)) == 0 && v.status != JP_CHECK_FAIL) {
+		jp_verdict_dispose(&v);
+		jp_error_dispose(&err);
+		form->changed = true;
+		return rc;
+	}
 	jp_flow_check_free(r->check);
 	r->check = NULL;
+	r->remote_miss = false;
 	jp_verdict_dispose(&r->verdict);
 	if (rc < 0 && !v.message) {
 		v.status = JP_CHECK_FAIL;
@@ -355,7 +385,7 @@ static int commit_row(struct jp_form *form, struct jp_form_row *r)
 	if (!is_text(r->field) || !r->edited)
 		return 0;
 	text = jp_le_text(&r->le);
-	cur = get_value(form, r->key);
+	cur = jp_form_value(form, r->key);
 	if (cur && strcmp(cur, text) == 0 && !r->rejected) {
 		free(cur);
 		r->edited = false;
@@ -433,13 +463,23 @@ int jp_form_accept(struct jp_form *form)
 	int rc;
 
 	rc = jp_form_commit(form);
-	if (rc < 0)
+	if (rc < 0) {
+		form->accept_tried = true;
 		return JP_ECHECK;
-	for (i = 0; i < form->n; i++)
-		if (form->rows[i].rejected) {
+	}
+	for (i = 0; i < form->n; i++) {
+		const struct jp_form_row *r = &form->rows[i];
+
+		/* refused as typed, or failed by what only the off-thread
+		 * check learns (a ref the remote does not have) */
+		if (r->rejected || (!r->check && r->remote_miss &&
+				    r->verdict.status == JP_CHECK_FAIL &&
+				    jp_flow_field_active(form->flow, r->key))) {
 			form->focus = i;
+			form->accept_tried = true;
 			return JP_ECHECK;
 		}
+	}
 	rc = jp_flow_step_verdict(&v, &bad, form->flow, form->step, &err);
 	if (rc == 0 && v.status == JP_CHECK_FAIL) {
 		if (bad)
@@ -451,6 +491,8 @@ int jp_form_accept(struct jp_form *form)
 	free(bad);
 	jp_verdict_dispose(&v);
 	jp_error_dispose(&err);
+	if (rc < 0)
+		form->accept_tried = true;
 	return rc;
 }
 
@@ -742,342 +784,4 @@ int jp_form_idle(struct jp_form *form)
 		ev |= JP_EV_REDRAW;
 	}
 	return ev;
-}
-
-/* ---- drawing --------------------------------------------------------------- */
-
-static const char *status_glyph(enum jp_check_status st)
-{
-	const struct jp_glyphs *g = jp_term_glyphs();
-
-	return st == JP_CHECK_FAIL ? g->fail : st == JP_CHECK_WARN ? g->warn : g->ok;
-}
-
-static enum jp_style status_style(enum jp_check_status st)
-{
-	return st == JP_CHECK_FAIL ? JP_STYLE_FAIL : st == JP_CHECK_WARN ? JP_STYLE_WARN
-									 : JP_STYLE_OK;
-}
-
-/* Lines the verdict message takes under a value. */
-static int verdict_lines(const struct jp_form_row *r, int width)
-{
-	if (!r->verdict.message || !r->verdict.message[0])
-		return 0;
-	width -= 2;
-	if (width < 8)
-		return 0;
-	{
-		int n = jp_draw_wrap(0, 0, width, 0, JP_STYLE_NORMAL, r->verdict.message);
-
-		return n > 3 ? 3 : n;
-	}
-}
-
-static int row_height(const struct jp_form_row *r, int valw)
-{
-	switch (r->field->kind) {
-	case JP_FIELD_CHOICE:
-		return (int)r->radio.n + verdict_lines(r, valw);
-	case JP_FIELD_LIST: {
-		int rows = (int)r->lb.n + 1;
-
-		return 1 + (rows > LIST_MAX_ROWS ? LIST_MAX_ROWS : rows);
-	}
-	default:
-		return 1 + verdict_lines(r, valw);
-	}
-}
-
-struct clip {
-	int top, bottom; /* screen lines inside the form's rows area */
-};
-
-static bool in_clip(const struct clip *c, int y)
-{
-	return y >= c->top && y < c->bottom;
-}
-
-static void draw_default_item(struct jp_form *form, const char *list_key, size_t i,
-			      int y, int x, int width, bool selected)
-{
-	const struct jp_field *f = jp_flow_field(list_key);
-	enum jp_style st = selected ? JP_STYLE_SELECTED : JP_STYLE_NORMAL;
-	char line[512], *a = NULL, *b = NULL, *ka, *kb;
-
-	if (!f || !f->items || !f->items[0].key)
-		return;
-	ka = item_key(f->items[0].key, i);
-	kb = f->items[1].key ? item_key(f->items[1].key, i) : NULL;
-	if (ka)
-		a = get_value(form, ka);
-	if (kb)
-		b = get_value(form, kb);
-	snprintf(line, sizeof(line), "%2zu  %s%s%s", i + 1, a ? a : "", b ? "=" : "", b ? b : "");
-	jp_draw_text(y, x, width, st, line);
-	free(a);
-	free(b);
-	free(ka);
-	free(kb);
-}
-
-static void draw_list_item(void *arg, size_t i, int y, int x, int width, bool selected)
-{
-	struct jp_form *form = arg;
-	const char *key = NULL;
-	size_t k;
-
-	for (k = 0; k < form->n; k++)
-		if (form->rows[k].field->kind == JP_FIELD_LIST)
-			key = form->rows[k].key;
-	if (!key)
-		return;
-	if (form->draw_item)
-		form->draw_item(form->item_arg, key, i, y, x, width, selected);
-	else
-		draw_default_item(form, key, i, y, x, width, selected);
-}
-
-static void draw_row(struct jp_form *form, struct jp_form_row *r, bool focused,
-		     const struct clip *c, int y, int x, int labw, int w)
-{
-	const struct jp_field *f = r->field;
-	int vx = x + labw + 2, vw = w - labw - 2, line = 0, i;
-	enum jp_style lst = focused ? JP_STYLE_FOCUS : JP_STYLE_LABEL;
-	char buf[256];
-
-	if (in_clip(c, y)) {
-		if (focused)
-			jp_draw_text(y, x, 1, JP_STYLE_FOCUS, jp_term_glyphs()->unicode ? "\xe2\x96\xb8" : ">");
-		jp_draw_text(y, x + 2 + 2 * r->depth, labw - 2 - 2 * r->depth, lst, _(f->label));
-	}
-
-	switch (f->kind) {
-	case JP_FIELD_TEXT:
-	case JP_FIELD_PATH:
-	case JP_FIELD_INTEGER:
-		if (in_clip(c, y)) {
-			if (f->flags & JP_FIELD_DERIVED) {
-				const char *t = jp_le_text(&r->le);
-
-				jp_draw_text(y, vx, vw, JP_STYLE_DIM,
-					     t[0] ? t : _("(recorded after the clone)"));
-			} else {
-				int cx = jp_textfield_draw(&r->le, y, vx, vw - 3, focused, false);
-
-				if ((!r->check_pending || r->verdict.status != JP_CHECK_PASS) &&
-				    !r->check)
-					jp_draw_text(y, vx + vw - 2, 2,
-						     status_style(r->verdict.status),
-						     status_glyph(r->verdict.status));
-				if (focused) {
-					form->cursor_on = true;
-					form->cursor_y = y;
-					form->cursor_x = cx;
-				}
-			}
-		}
-		line = 1;
-		break;
-	case JP_FIELD_CHOICE:
-		for (i = 0; i < (int)r->radio.n; i++) {
-			if (!in_clip(c, y + i))
-				continue;
-			{
-				struct jp_radio one = r->radio;
-				const char *lab = r->labels[i];
-
-				/* Draw choice i alone so clipping works line by line. */
-				one.labels = &lab;
-				one.n = 1;
-				one.cursor = r->radio.cursor == (size_t)i ? 0 : 1;
-				one.selected = r->radio.selected == (size_t)i ? 0 : 1;
-				jp_radio_draw(&one, y + i, vx, vw, focused);
-			}
-		}
-		line = (int)r->radio.n;
-		break;
-	case JP_FIELD_BOOL:
-		if (in_clip(c, y))
-			jp_checkbox_draw(y, vx, vw, NULL, r->checked, focused);
-		line = 1;
-		break;
-	case JP_FIELD_LIST: {
-		int lh = row_height(r, vw) - 1, top = y + 1, skip = 0;
-
-		if (in_clip(c, y)) {
-			snprintf(buf, sizeof(buf), "(%zu)", r->lb.n);
-			jp_draw_text(y, vx, vw, JP_STYLE_DIM, buf);
-		}
-		/* Clip the list box to the visible lines. */
-		if (top < c->top) {
-			skip = c->top - top;
-			top = c->top;
-			lh -= skip;
-		}
-		if (top + lh > c->bottom)
-			lh = c->bottom - top;
-		r->lb.cursor = form->list_cursor;
-		if (lh > 0)
-			jp_listbox_draw(&r->lb, top, x + 2, w - 2, lh, focused, draw_list_item,
-					form);
-		return;
-	}
-	}
-
-	/* The verdict under the value, in its colour. */
-	if (r->verdict.message && r->verdict.message[0] && !(f->flags & JP_FIELD_DERIVED)) {
-		struct jp_strv lines = JP_STRV_INIT;
-		size_t k;
-
-		jp_wrap_lines(&lines, r->verdict.message, vw - 2);
-		for (k = 0; k < lines.n && k < 3; k++) {
-			int ly = y + line + (int)k;
-
-			if (!in_clip(c, ly))
-				continue;
-			if (k == 0 && !r->check)
-				jp_draw_text(ly, vx, 2, status_style(r->verdict.status),
-					     status_glyph(r->verdict.status));
-			jp_draw_text(ly, vx + 2, vw - 2,
-				     r->verdict.status == JP_CHECK_PASS ? JP_STYLE_DIM
-									: status_style(r->verdict.status),
-				     lines.v[k]);
-		}
-		jp_strv_dispose(&lines);
-	}
-}
-
-static void draw_bottom(struct jp_form *form, int y, int x, int h, int w)
-{
-	struct jp_form_row *r = jp_form_focused(form);
-	int used = 0;
-
-	if (h <= 0)
-		return;
-	if (form->comp_shown && form->comp.n_shown) {
-		char *all;
-		size_t len = 0, i;
-
-		for (i = 0; i < form->comp.n_shown; i++)
-			len += strlen(form->comp.matches[i]) + 2;
-		all = malloc(len + 64);
-		if (all) {
-			all[0] = '\0';
-			for (i = 0; i < form->comp.n_shown; i++) {
-				strcat(all, form->comp.matches[i]);
-				strcat(all, "  ");
-			}
-			if (form->comp.n > form->comp.n_shown)
-				sprintf(all + strlen(all), "(+%zu)", form->comp.n - form->comp.n_shown);
-			jp_draw_wrap(y, x, w, h, JP_STYLE_NORMAL, all);
-			free(all);
-		}
-		return;
-	}
-	if (form->note && form->note[0]) {
-		jp_draw_text(y, x, 2, status_style(form->note_status), status_glyph(form->note_status));
-		used = jp_draw_wrap(y, x + 2, w - 2, h > 2 ? 2 : h,
-				    form->note_status == JP_CHECK_PASS ? JP_STYLE_NORMAL
-								       : status_style(form->note_status),
-				    form->note);
-	}
-	if (r && used < h && !form->inactive) {
-		const char *help = NULL;
-
-		if (r->field->kind == JP_FIELD_CHOICE && r->radio.cursor < r->radio.n &&
-		    r->field->choices[r->radio.cursor].help)
-			help = _(r->field->choices[r->radio.cursor].help);
-		else if (r->field->help)
-			help = _(r->field->help);
-		if (help)
-			jp_draw_wrap(y + used, x, w, h - used, JP_STYLE_DIM, help);
-	}
-}
-
-static int label_width(const struct jp_form *form, int w)
-{
-	int labw = 0, lw;
-	size_t i;
-
-	for (i = 0; i < form->n; i++) {
-		lw = jp_utf8_swidth(_(form->rows[i].field->label)) + 2 + 2 * form->rows[i].depth;
-		if (lw > labw)
-			labw = lw;
-	}
-	if (labw > 24)
-		labw = 24;
-	if (labw > w / 3)
-		labw = w / 3;
-	return labw;
-}
-
-int jp_form_rows_height(const struct jp_form *form, int w)
-{
-	int vw = w - label_width(form, w) - 2, total = 0;
-	size_t i;
-
-	for (i = 0; i < form->n; i++)
-		total += row_height(&form->rows[i], vw);
-	return total;
-}
-
-void jp_form_draw(struct jp_form *form, int y, int x, int h, int w)
-{
-	int labw, total = 0, fy = 0, fh = 0, bottom_h, rows_h, vw;
-	struct clip c;
-	size_t i;
-
-	form->cursor_on = false;
-	if (w < 10 || h < 3)
-		return;
-	labw = label_width(form, w);
-	vw = w - labw - 2;
-
-	/* Lay out, then scroll so the focused row is in view. */
-	for (i = 0; i < form->n; i++) {
-		form->rows[i].y = total;
-		form->rows[i].h = row_height(&form->rows[i], vw);
-		total += form->rows[i].h;
-		if (i == form->focus) {
-			fy = form->rows[i].y;
-			fh = form->rows[i].h;
-		}
-	}
-	bottom_h = h >= 12 ? 3 : h >= 8 ? 2 : 1;
-	rows_h = h - bottom_h - 1;
-	if (rows_h < 1)
-		rows_h = 1;
-	if (form->scroll > fy)
-		form->scroll = fy;
-	if (fy + fh > form->scroll + rows_h)
-		form->scroll = fy + (fh < rows_h ? fh : 1) - rows_h;
-	if (total <= rows_h || form->scroll < 0)
-		form->scroll = 0;
-
-	c.top = y;
-	c.bottom = y + rows_h;
-	for (i = 0; i < form->n; i++) {
-		struct jp_form_row *r = &form->rows[i];
-		int ry = y + r->y - form->scroll;
-
-		if (ry + r->h <= c.top || ry >= c.bottom)
-			continue;
-		draw_row(form, r, i == form->focus && !form->inactive, &c, ry, x, labw, w);
-	}
-	if (form->scroll > 0)
-		jp_draw_text(y, x + w - 1, 1, JP_STYLE_DIM, "^");
-	if (total - form->scroll > rows_h)
-		jp_draw_text(y + rows_h - 1, x + w - 1, 1, JP_STYLE_DIM, "v");
-	draw_bottom(form, y + h - bottom_h, x, bottom_h, w);
-}
-
-void jp_form_place_cursor(const struct jp_form *form)
-{
-	if (form->cursor_on) {
-		move(form->cursor_y, form->cursor_x);
-		jp_term_cursor(true);
-	} else {
-		jp_term_cursor(false);
-	}
 }

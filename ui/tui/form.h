@@ -30,6 +30,9 @@ struct jp_form_row {
 	struct jp_verdict verdict;
 	struct jp_flow_check *check;  /* owned: the verdict being worked out off
 				       * this thread ("checking..." until then) */
+	bool remote_miss;             /* the verdict fails for what only the
+				       * off-thread look learnt (a ref the
+				       * remote does not have): Enter refuses */
 	struct jp_radio radio;        /* choice fields */
 	const char **labels;          /* owned array of translated labels */
 	bool checked;                 /* bool fields */
@@ -63,6 +66,10 @@ struct jp_form {
 	void (*draw_item)(void *arg, const char *list_key, size_t i, int y, int x,
 			  int width, bool selected);
 	void *item_arg;
+
+	/* Enter was refused on this step: empty fields show their ✗ now
+	 * (before, a field nobody typed in shows no verdict). */
+	bool accept_tried;
 
 	/* Drawn without a focused row (the focus is elsewhere on screen). */
 	bool inactive;

@@ -1,7 +1,11 @@
 /* Step 3, Data: zero or more data sources in a list with add/delete; the
  * selected source's fields below it. Accepting the step starts a quick look
- * at every source in the background; the list shows what it found, and a
- * note warns about archives that would be unpacked while GPUs wait. */
+ * at every source in the background; the list shows what it found (files,
+ * bytes, archives) beside each source, and a note warns about archives that
+ * would be unpacked while GPUs wait. Enter on a path that is on this
+ * machine's own disk, an archive, or a URL offers to stage it (copy,
+ * unpack, download) to {shared}/datasets/{name} in the background, as the
+ * clone runs; Review waits for it. */
 #include "config.h"
 
 #include <stdio.h>
@@ -10,6 +14,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/units.h"
+#include "jobprep/url.h"
 #include "tui/draw.h"
 #include "tui/utf8.h"
 #include "tui/wizard.h"
@@ -24,6 +29,24 @@ static char *get(struct jp_wizard *w, const char *fmt, size_t i)
 	return v;
 }
 
+/* What the scan found, beside the source: bytes, files, archives. */
+static void scan_result(char *out, size_t size, const char *kname, const char *mark,
+			const struct jp_data_stats *st)
+{
+	char a[32], b[32], c[32], files[64], archives[64];
+
+	jp_units_format_bytes(a, sizeof(a), st->bytes);
+	/* TRANSLATORS: a data source's file count beside it ("1,204 files") */
+	snprintf(files, sizeof(files), P_("%s file", "%s files", st->files),
+		 jp_fmt_count(b, sizeof(b), st->files));
+	/* TRANSLATORS: archives found in a data source ("2 archives") */
+	snprintf(archives, sizeof(archives), P_("%s archive", "%s archives", st->archives),
+		 jp_fmt_count(c, sizeof(c), st->archives));
+	if (snprintf(out, size, "%s%s  %8s  %11s  %s ", kname, mark, a, files,
+		     st->archives ? archives : "") >= (int)size)
+		out[size - 1] = '\0'; /* cut: the row is narrower anyway */
+}
+
 static void draw_source(void *arg, const char *list_key, size_t i, int y, int x,
 			int width, bool selected)
 {
@@ -31,7 +54,7 @@ static void draw_source(void *arg, const char *list_key, size_t i, int y, int x,
 	const struct jp_manifest *m = jp_flow_manifest(w->flow);
 	const struct jp_glyphs *g = jp_term_glyphs();
 	enum jp_style st = selected ? JP_STYLE_SELECTED : JP_STYLE_NORMAL;
-	char num[24], right[96], a[32], b[32], mark[32], *path, *kind;
+	char num[24], right[160], mark[32], *path, *kind;
 	const char *kname, *ro;
 	enum jp_check_status status = JP_CHECK_PASS;
 	int rw, used, pathw;
@@ -52,12 +75,12 @@ static void draw_source(void *arg, const char *list_key, size_t i, int y, int x,
 	else
 		snprintf(mark, sizeof(mark), "%*s", jp_utf8_swidth(ro) + 1, "");
 	snprintf(num, sizeof(num), "%2zu  ", i + 1);
-	if (jp_wizard_find_running(w, JP_ACTION_SCAN, i))
+	if (jp_wizard_find_running(w, JP_ACTION_STAGE, i))
+		snprintf(right, sizeof(right), "%s  %s", _("staging..."), "");
+	else if (jp_wizard_find_running(w, JP_ACTION_SCAN, i))
 		snprintf(right, sizeof(right), "%s  %s", _("scanning..."), "");
 	else if (m && i < m->n_data && m->data[i].has_stats)
-		snprintf(right, sizeof(right), "%s%s  %8s  %9s ", kname, mark,
-			 jp_units_format_bytes(a, sizeof(a), m->data[i].stats.bytes),
-			 jp_fmt_count(b, sizeof(b), m->data[i].stats.files));
+		scan_result(right, sizeof(right), kname, mark, &m->data[i].stats);
 	else
 		snprintf(right, sizeof(right), "%s%s ", kname, mark);
 	rw = jp_utf8_swidth(right) + 2;
@@ -101,6 +124,99 @@ static void update_note(struct jp_wizard *w)
 	}
 }
 
+/* The path text the person said "not now" to, so Enter on it goes on. */
+static char *declined;
+
+/* The index of a focused "data[N].path" row, or -1. */
+static long focused_path(struct jp_wizard *w, const char **text)
+{
+	struct jp_form_row *r = jp_form_focused(&w->form);
+	unsigned long i;
+	int end = 0;
+
+	if (!r || !r->key || sscanf(r->key, "data[%lu].path%n", &i, &end) != 1 || r->key[end])
+		return -1;
+	*text = jp_le_text(&r->le);
+	return (long)i;
+}
+
+static const char *offer_question(enum jp_stage_offer_kind kind)
+{
+	switch (kind) {
+	case JP_STAGE_OFFER_COPY:
+		return _("%s is on this machine's own disk: the job's Workers cannot see it. Copy "
+			 "it to %s now, in the background, and use that?");
+	case JP_STAGE_OFFER_UNPACK:
+		return _("%s is an archive: the job would unpack it while the GPUs wait. Unpack "
+			 "it into %s now, in the background, and use that?");
+	case JP_STAGE_OFFER_DOWNLOAD:
+		return _("%s is a URL: the job must not download its data. Download it to %s "
+			 "now, in the background, and use that?");
+	case JP_STAGE_OFFER_NONE:
+		break;
+	}
+	return "%s %s";
+}
+
+/* Enter on a data path that should be staged first: offer it. */
+static int data_key(struct jp_wizard *w, enum jp_act act, const struct jp_key *key)
+{
+	struct jp_stage_offer off = JP_STAGE_OFFER_INIT;
+	struct jp_error err = JP_ERROR_INIT;
+	const char *text = NULL;
+	char q[1024], *from = NULL, *shown;
+	long i;
+	int rc;
+
+	(void)key;
+	if (act != JP_ACT_ACCEPT || (i = focused_path(w, &text)) < 0 || !text[0] ||
+	    (declined && strcmp(declined, text) == 0))
+		return JP_EV_IGNORED;
+	if (jp_flow_stage_offer(&off, w->flow, (size_t)i, text, &err) < 0 ||
+	    off.kind == JP_STAGE_OFFER_NONE || !(from = strdup(text))) {
+		jp_stage_offer_dispose(&off);
+		jp_error_dispose(&err);
+		return JP_EV_IGNORED;
+	}
+	/* a token typed in the URL is not shown again */
+	shown = jp_url_redact(from);
+	snprintf(q, sizeof(q), offer_question(off.kind), shown ? shown : "URL", off.dest);
+	free(shown);
+	w->modal_depth++;
+	rc = jp_confirm(&w->ui, _("Stage the data first?"), q,
+			off.kind == JP_STAGE_OFFER_COPY     ? _("Copy")
+			: off.kind == JP_STAGE_OFFER_UNPACK ? _("Unpack")
+							    : _("Download"),
+			_("Not now"), true);
+	w->modal_depth--;
+	w->redraw = true;
+	if (rc != 1) {
+		free(declined);
+		declined = from;
+		jp_stage_offer_dispose(&off);
+		return JP_EV_IGNORED;
+	}
+	if (jp_flow_stage_take(w->flow, (size_t)i, from, off.dest, &err) < 0) {
+		jp_wizard_status(w, JP_CHECK_FAIL, "%s", jp_error_message(&err));
+	} else {
+		struct jp_form_row *r = jp_form_focused(&w->form);
+
+		/* the field shows where the data goes now */
+		if (r)
+			r->edited = r->rejected = false;
+		w->form.changed = true;
+		jp_form_build(&w->form);
+		if (jp_wizard_start(w, JP_ACTION_STAGE, (size_t)i, false) == 0)
+			jp_wizard_status(w, JP_CHECK_PASS, _("staging onto %s in the background"),
+					 off.dest);
+	}
+	explicit_bzero(from, strlen(from));
+	free(from);
+	jp_stage_offer_dispose(&off);
+	jp_error_dispose(&err);
+	return JP_EV_HANDLED | JP_EV_REDRAW;
+}
+
 static void data_enter(struct jp_wizard *w)
 {
 	w->form.draw_item = draw_source;
@@ -116,7 +232,7 @@ static void data_draw(struct jp_wizard *w, int y, int x, int h, int width)
 
 static void data_accepted(struct jp_wizard *w)
 {
-	jp_wizard_start_pending(w, 1u << JP_ACTION_SCAN);
+	jp_wizard_start_pending(w, (1u << JP_ACTION_STAGE) | (1u << JP_ACTION_SCAN));
 }
 
 static void data_refresh(struct jp_wizard *w)
@@ -135,6 +251,7 @@ const struct jp_step_ops jp_step_data_ops = {
 		   "must use the same data path. Add a source with a (or Insert), delete one "
 		   "with d; its fields are below the list."),
 	.enter = data_enter,
+	.key = data_key,
 	.draw = data_draw,
 	.accepted = data_accepted,
 	.work_done = data_refresh,

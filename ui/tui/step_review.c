@@ -20,19 +20,36 @@ enum phase {
 	R_WRITTEN, /* done: paths and the launch command */
 };
 
+/* A row of the check list, in the order shown: failures, the run's
+ * folders still to be made, warnings, passes; by step within each. */
+enum row_kind {
+	ROW_FAIL,
+	ROW_CREATE, /* a run folder that does not exist yet: writing makes it */
+	ROW_WARN,
+	ROW_PASS,
+	ROW_KINDS
+};
+
+struct row {
+	enum row_kind kind;
+	size_t check;       /* index in the manifest's checks; SIZE_MAX: a refusal */
+	enum jp_step group; /* the step it is about */
+	char *field;        /* the field that fixes it, or NULL */
+	char *text;         /* a refusal's message (owned); NULL: the check's */
+};
+
 struct review {
 	enum phase phase;
 	bool kick;           /* look at what is pending again */
 	bool checks_started;
 	bool outputs_asked;  /* the person was asked to create the run's directories */
 	int zone;            /* 0: the form (paths), 1: the check list */
-	size_t sel;          /* position in order[]; n_order = the write button */
-	size_t top;
-	size_t *order;       /* check indices, grouped by step */
-	enum jp_step *group; /* per check */
-	char **field;        /* per check: the field it is about, or NULL */
+	size_t sel;          /* position in rows[]; n = the write button */
+	size_t top;          /* first row in view */
+	size_t list_h;       /* rows in view, as last drawn */
+	struct row *rows;
 	size_t n;
-	size_t counts[3];    /* pass, warn, fail */
+	size_t counts[ROW_KINDS];
 	char *copy_path;     /* written: the manifest's copy outside the run's folder */
 };
 
@@ -47,15 +64,14 @@ static void clear_checks(struct review *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->n; i++)
-		free(r->field[i]);
-	free(r->field);
-	free(r->group);
-	free(r->order);
-	r->field = NULL;
-	r->group = NULL;
-	r->order = NULL;
+	for (i = 0; i < r->n; i++) {
+		free(r->rows[i].field);
+		free(r->rows[i].text);
+	}
+	free(r->rows);
+	r->rows = NULL;
 	r->n = 0;
+	r->top = 0;
 	memset(r->counts, 0, sizeof(r->counts));
 }
 
@@ -91,40 +107,104 @@ static char *field_of(const struct jp_check *c, enum jp_step *step)
 	return NULL;
 }
 
+static bool outputs_pending(struct jp_wizard *w);
+
+/* A run folder's "does not exist" while the person said "Not now" to
+ * making them: not a failure, a folder still to create. */
+static bool is_missing_run_dir(const struct jp_check *c)
+{
+	size_t n;
+
+	if (c->status != JP_CHECK_FAIL || !c->id || strncmp(c->id, "outputs.", 8) != 0)
+		return false;
+	n = strlen(c->id);
+	return n > 7 && strcmp(c->id + n - 7, ".exists") == 0;
+}
+
+static enum row_kind kind_of(const struct jp_check *c, bool dirs_to_make)
+{
+	if (dirs_to_make && is_missing_run_dir(c))
+		return ROW_CREATE;
+	return c->status == JP_CHECK_FAIL ? ROW_FAIL : c->status == JP_CHECK_WARN ? ROW_WARN
+										  : ROW_PASS;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return (int)x->kind - (int)y->kind;
+	if (x->group != y->group)
+		return (int)x->group - (int)y->group;
+	return x->check < y->check ? -1 : x->check > y->check;
+}
+
+/* Start on the first row when something failed or is to make, else on
+ * the button. */
+static void select_first(struct review *r)
+{
+	r->sel = r->n && r->rows[0].kind <= ROW_CREATE ? 0 : r->n;
+	r->top = 0;
+	r->zone = 1;
+}
+
 static void load_checks(struct jp_wizard *w)
 {
 	struct review *r = R(w);
 	const struct jp_manifest *m = jp_flow_manifest(w->flow);
-	size_t i, k = 0;
-	int s;
+	bool dirs = r->outputs_asked && outputs_pending(w) &&
+		    !(w->failed_kinds & (1u << JP_ACTION_OUTPUTS));
+	size_t i;
 
 	clear_checks(r);
-	if (!m || !m->n_checks)
-		return;
-	r->order = calloc(m->n_checks, sizeof(*r->order));
-	r->group = calloc(m->n_checks, sizeof(*r->group));
-	r->field = calloc(m->n_checks, sizeof(*r->field));
-	if (!r->order || !r->group || !r->field) {
-		clear_checks(r);
+	if (m && m->n_checks)
+		r->rows = calloc(m->n_checks, sizeof(*r->rows));
+	if (!r->rows) {
+		select_first(r);
 		return;
 	}
 	r->n = m->n_checks;
 	for (i = 0; i < r->n; i++) {
-		r->field[i] = field_of(&m->checks[i], &r->group[i]);
-		r->counts[m->checks[i].status]++;
+		struct row *row = &r->rows[i];
+
+		row->check = i;
+		row->field = field_of(&m->checks[i], &row->group);
+		row->kind = kind_of(&m->checks[i], dirs);
+		if (row->kind == ROW_CREATE &&
+		    asprintf(&row->text,
+			     _("%s is missing: Enter creates it now (mkdir -p); writing the "
+			       "manifest creates it too"),
+			     m->checks[i].path ? m->checks[i].path : m->checks[i].id) < 0)
+			row->text = NULL;
+		r->counts[row->kind]++;
 	}
-	for (s = 0; s < JP_STEP_COUNT; s++)
-		for (i = 0; i < r->n; i++)
-			if ((int)r->group[i] == s)
-				r->order[k++] = i;
-	/* Start on the first failure, else on the write button. */
-	r->sel = r->n;
-	for (i = 0; i < r->n; i++)
-		if (m->checks[r->order[i]].status == JP_CHECK_FAIL) {
-			r->sel = i;
-			break;
-		}
-	r->zone = 1;
+	if (r->n > 1)
+		qsort(r->rows, r->n, sizeof(*r->rows), row_cmp);
+	select_first(r);
+}
+
+/* Writing was refused: each reason is a failed row of its own, first in
+ * the list, about the manifest's path (the counts can never say "0
+ * failed" beside a refusal). */
+static void add_refusal(struct review *r, const struct jp_error *err)
+{
+	size_t k, n = err->n ? err->n : 1;
+	struct row *rows = realloc(r->rows, (r->n + n) * sizeof(*rows));
+
+	if (!rows)
+		return;
+	r->rows = rows;
+	memmove(rows + n, rows, r->n * sizeof(*rows));
+	for (k = 0; k < n; k++) {
+		rows[k] = (struct row){ .kind = ROW_FAIL, .check = SIZE_MAX,
+					.group = JP_STEP_REVIEW };
+		rows[k].text = strdup(err->n ? err->msgs[k] : jp_error_message(err));
+		rows[k].field = strdup("review.manifest_path");
+	}
+	r->n += n;
+	r->counts[ROW_FAIL] += n;
+	select_first(r);
 }
 
 /* The run's directories are made only after asking (mkdir -p). Returns
@@ -312,17 +392,19 @@ static void write_manifest(struct jp_wizard *w)
 	refresh();
 	rc = jp_flow_finish(w->flow, 0, &port, &err);
 	load_checks(w);
-	if (rc == JP_ECHECK) {
+	if (rc == JP_ECHECK && r->counts[ROW_FAIL]) {
 		jp_wizard_status(w, JP_CHECK_FAIL,
-				 _("not written: %zu check(s) failed; Enter on one goes to its field"),
-				 r->counts[JP_CHECK_FAIL]);
-		if (!r->counts[JP_CHECK_FAIL])
-			jp_wizard_status(w, JP_CHECK_FAIL, "%s", jp_error_message(&err));
+				 P_("not written: %zu check failed; Enter on it goes to its field",
+				    "not written: %zu checks failed; Enter on one goes to its field",
+				    r->counts[ROW_FAIL]),
+				 r->counts[ROW_FAIL]);
 		jp_error_dispose(&err);
 		return;
 	}
 	if (rc < 0) {
-		jp_wizard_status(w, JP_CHECK_FAIL, "%s", jp_error_message(&err));
+		/* Refused for another reason: a failed row of its own. */
+		add_refusal(r, &err);
+		jp_wizard_status(w, JP_CHECK_FAIL, _("not written: %s"), jp_error_message(&err));
 		jp_error_dispose(&err);
 		return;
 	}
@@ -346,17 +428,45 @@ static void write_manifest(struct jp_wizard *w)
 
 /* ---- drawing ------------------------------------------------------------- */
 
-static const char *glyph(enum jp_check_status st)
+static const char *glyph(enum row_kind k)
 {
 	const struct jp_glyphs *g = jp_term_glyphs();
 
-	return st == JP_CHECK_FAIL ? g->fail : st == JP_CHECK_WARN ? g->warn : g->ok;
+	return k == ROW_FAIL ? g->fail : k == ROW_CREATE ? "+" : k == ROW_WARN ? g->warn : g->ok;
 }
 
-static enum jp_style style(enum jp_check_status st)
+static enum jp_style style(enum row_kind k)
 {
-	return st == JP_CHECK_FAIL ? JP_STYLE_FAIL : st == JP_CHECK_WARN ? JP_STYLE_WARN
-									 : JP_STYLE_OK;
+	return k == ROW_FAIL ? JP_STYLE_FAIL : k == ROW_PASS ? JP_STYLE_OK : JP_STYLE_WARN;
+}
+
+static const char *row_text(struct jp_wizard *w, const struct row *row)
+{
+	const struct jp_check *c;
+
+	if (row->text)
+		return row->text;
+	if (row->check == SIZE_MAX)
+		return "";
+	c = &jp_flow_manifest(w->flow)->checks[row->check];
+	return c->message ? c->message : c->id ? c->id : "";
+}
+
+static const char *row_id(struct jp_wizard *w, const struct row *row)
+{
+	const char *id;
+
+	if (row->check == SIZE_MAX)
+		return "review.write";
+	id = jp_flow_manifest(w->flow)->checks[row->check].id;
+	return id ? id : "";
+}
+
+static const char *row_group(const struct row *row)
+{
+	if (row->check == SIZE_MAX)
+		return _("Write");
+	return row->group == JP_STEP_REVIEW ? _("Other") : _(jp_step_name(row->group));
 }
 
 static void draw_work(struct jp_wizard *w, int y, int x, int h, int width)
@@ -431,94 +541,134 @@ static void draw_written(struct jp_wizard *w, int y, int x, int h, int width)
 		jp_draw_text(y + h - 1, x, width, JP_STYLE_DIM, _("Press Enter to finish."));
 }
 
-static void draw_checks(struct jp_wizard *w, int y, int x, int h, int width)
+/* The counts, and where the view is in the list ("12–26 of 30"). */
+static void draw_head(struct review *r, int y, int x, int width, size_t shown)
 {
-	struct review *r = R(w);
-	const struct jp_manifest *m = jp_flow_manifest(w->flow);
-	const struct jp_glyphs *g = jp_term_glyphs();
-	char head[160];
-	int row = 0, list_h, used;
-	size_t i, shown;
-	int last_group = -1;
+	char head[256], warns[64], make[64], pos[64];
+	int pos_w = 0;
 
-	snprintf(head, sizeof(head), _("Checks: %zu passed, %zu warning(s), %zu failed"),
-		 r->counts[JP_CHECK_PASS], r->counts[JP_CHECK_WARN], r->counts[JP_CHECK_FAIL]);
-	jp_draw_text(y + row++, x, width,
-		     r->counts[JP_CHECK_FAIL] ? JP_STYLE_FAIL : JP_STYLE_TITLE, head);
+	snprintf(warns, sizeof(warns), P_("%zu warning", "%zu warnings", r->counts[ROW_WARN]),
+		 r->counts[ROW_WARN]);
+	if (r->counts[ROW_CREATE]) {
+		snprintf(make, sizeof(make),
+			 P_("%zu folder to create", "%zu folders to create", r->counts[ROW_CREATE]),
+			 r->counts[ROW_CREATE]);
+		snprintf(head, sizeof(head), _("Checks: %zu passed, %s, %zu failed, %s"),
+			 r->counts[ROW_PASS], warns, r->counts[ROW_FAIL], make);
+	} else {
+		snprintf(head, sizeof(head), _("Checks: %zu passed, %s, %zu failed"),
+			 r->counts[ROW_PASS], warns, r->counts[ROW_FAIL]);
+	}
+	if (r->n) {
+		snprintf(pos, sizeof(pos), _("%zu\xe2\x80\x93%zu of %zu"), r->top + 1,
+			 r->top + shown, r->n);
+		pos_w = jp_utf8_swidth(pos);
+		if (pos_w + 2 < width)
+			jp_draw_text(y, x + width - pos_w, pos_w, JP_STYLE_DIM, pos);
+		else
+			pos_w = -2;
+	}
+	jp_draw_text_fit(y, x, width - pos_w - 2, r->counts[ROW_FAIL] ? JP_STYLE_FAIL
+								     : JP_STYLE_TITLE,
+			 head);
+}
 
-	/* Rows: the group heads and the checks, then the button; the selected
-	 * check's full message under the list. */
-	list_h = h - row - 4;
-	if (list_h < 1)
-		list_h = 1;
-	/* Keep the selected check in view (group heads take rows too: count
-	 * them); the write button is drawn apart, below the list. */
+/* Keep the selection in view; the write button (sel == n) keeps the end. */
+static void scroll_to_sel(struct review *r, size_t list_h)
+{
 	if (r->sel < r->n) {
 		if (r->sel < r->top)
 			r->top = r->sel;
-		while (r->top < r->sel) {
-			size_t k;
-			int rows = 0, last = -1;
-
-			for (k = r->top; k <= r->sel; k++) {
-				if ((int)r->group[r->order[k]] != last) {
-					last = (int)r->group[r->order[k]];
-					rows++;
-				}
-				rows++;
-			}
-			if (rows <= list_h)
-				break;
-			r->top++;
-		}
-	}
-	shown = 0;
-	for (i = r->top; i < r->n && (int)shown < list_h; i++) {
-		const struct jp_check *c = &m->checks[r->order[i]];
-		bool sel = r->zone == 1 && r->sel == i;
-
-		if ((int)r->group[r->order[i]] != last_group) {
-			last_group = (int)r->group[r->order[i]];
-			jp_draw_text(y + row + (int)shown++, x, width, JP_STYLE_LABEL,
-				     last_group == JP_STEP_REVIEW ? _("Other")
-								  : _(jp_step_name((enum jp_step)last_group)));
-			if ((int)shown >= list_h)
-				break;
-		}
-		if (sel)
-			jp_draw_fill(y + row + (int)shown, x + 2, width - 2, JP_STYLE_SELECTED);
-		used = jp_draw_text(y + row + (int)shown, x + 2, 2,
-				    sel ? JP_STYLE_SELECTED : style(c->status), glyph(c->status));
-		jp_draw_text(y + row + (int)shown, x + 2 + used + 1, width - 3 - used,
-			     sel ? JP_STYLE_SELECTED : JP_STYLE_NORMAL,
-			     c->message ? c->message : c->id);
-		shown++;
-	}
-	row += list_h;
-
-	/* The selected check in full. */
-	if (r->sel < r->n) {
-		const struct jp_check *c = &m->checks[r->order[r->sel]];
-
-		snprintf(head, sizeof(head), "%s%s%s", c->id ? c->id : "",
-			 r->field[r->order[r->sel]] ? "  \xe2\x86\x92 Enter: " : "",
-			 r->field[r->order[r->sel]] ? _("go to the field") : "");
-		jp_draw_text(y + row, x, width, JP_STYLE_DIM, g->unicode ? head : c->id);
-		jp_draw_wrap(y + row + 1, x, width, 2, style(c->status),
-			     c->message ? c->message : "");
+		if (r->sel >= r->top + list_h)
+			r->top = r->sel - list_h + 1;
+	} else if (r->n > list_h) {
+		if (r->top + list_h > r->n)
+			r->top = r->n - list_h;
 	} else {
-		jp_draw_wrap(y + row, x, width, 2, JP_STYLE_DIM,
+		r->top = 0;
+	}
+}
+
+static void draw_row(struct jp_wizard *w, const struct row *row, bool sel, int y, int x,
+		     int width, int group_w)
+{
+	int at = x + 2;
+
+	if (sel)
+		jp_draw_fill(y, x + 2, width - 2, JP_STYLE_SELECTED);
+	jp_draw_text(y, at, 2, sel ? JP_STYLE_SELECTED : style(row->kind), glyph(row->kind));
+	at += 2;
+	jp_draw_text_fit(y, at, group_w, sel ? JP_STYLE_SELECTED : JP_STYLE_LABEL,
+			 row_group(row));
+	at += group_w + 2;
+	jp_draw_text_fit(y, at, x + width - at, sel ? JP_STYLE_SELECTED : JP_STYLE_NORMAL,
+			 row_text(w, row));
+}
+
+/* The selected check in full, wrapped; what Enter does on it. */
+static void draw_detail(struct jp_wizard *w, int y, int x, int lines, int width)
+{
+	struct review *r = R(w);
+	const struct jp_glyphs *g = jp_term_glyphs();
+	const struct row *row;
+	char head[512];
+
+	if (r->sel >= r->n) {
+		jp_draw_wrap(y, x, width, lines + 1, JP_STYLE_DIM,
 			     _("Enter creates the run's directories (mkdir -p) if needed, then "
 			       "writes the manifest and env.sh."));
+		return;
 	}
-	row += 3;
+	row = &r->rows[r->sel];
+	if (row->kind == ROW_CREATE)
+		snprintf(head, sizeof(head), "%s  %s Enter: %s", row_id(w, row), g->arrow,
+			 _("create the run's folders (mkdir -p)"));
+	else if (row->field)
+		snprintf(head, sizeof(head), "%s  %s Enter: %s", row_id(w, row), g->arrow,
+			 _("go to the field"));
+	else
+		snprintf(head, sizeof(head), "%s", row_id(w, row));
+	jp_draw_text_fit(y, x, width, JP_STYLE_DIM, head);
+	jp_draw_wrap(y + 1, x, width, lines, style(row->kind), row_text(w, row));
+}
+
+static void draw_checks(struct jp_wizard *w, int y, int x, int h, int width)
+{
+	struct review *r = R(w);
+	int detail = h >= 16 ? 3 : 2, list_h, group_w = 0, gw;
+	size_t i, shown;
+
+	/* head, the list, the detail (its id line and `detail` lines), the button */
+	list_h = h - 3 - detail;
+	if (list_h < 3 && detail > 1) {
+		detail = 1;
+		list_h = h - 3 - detail;
+	}
+	if (list_h < 1)
+		list_h = 1;
+	r->list_h = (size_t)list_h;
+	scroll_to_sel(r, r->list_h);
+	for (i = 0; i < r->n; i++) {
+		gw = jp_utf8_swidth(row_group(&r->rows[i]));
+		if (gw > group_w)
+			group_w = gw;
+	}
+	if (group_w > width / 4)
+		group_w = width / 4;
+	shown = r->n - r->top < r->list_h ? r->n - r->top : r->list_h;
+	draw_head(r, y, x, width, shown);
+	for (i = 0; i < shown; i++)
+		draw_row(w, &r->rows[r->top + i], r->zone == 1 && r->sel == r->top + i,
+			 y + 1 + (int)i, x, width, group_w);
+	draw_detail(w, y + 1 + list_h, x, detail, width);
 	{
-		const char *label = r->counts[JP_CHECK_FAIL]
+		const char *label = r->counts[ROW_FAIL]
 					    ? _("[ Write the manifest ]  (fix the failed checks first)")
 					    : _("[ Write the manifest ]");
 		bool sel = r->zone == 1 && r->sel == r->n;
 
-		jp_draw_text(y + h - 1, x, width, sel ? JP_STYLE_SELECTED : JP_STYLE_TITLE, label);
+		jp_draw_text_fit(y + h - 1, x, width, sel ? JP_STYLE_SELECTED : JP_STYLE_TITLE,
+				 label);
 	}
 }
 
@@ -560,11 +710,11 @@ static const char *review_hints(struct jp_wizard *w)
 
 /* ---- keys ------------------------------------------------------------------ */
 
-static void jump_to(struct jp_wizard *w, size_t check)
+static void jump_to(struct jp_wizard *w, const struct row *row)
 {
 	struct review *r = R(w);
-	char *key = r->field[check] ? strdup(r->field[check]) : NULL;
-	enum jp_step step = r->group[check];
+	char *key = row->field ? strdup(row->field) : NULL;
+	enum jp_step step = row->group;
 
 	if (!key)
 		return;
@@ -577,6 +727,18 @@ static void jump_to(struct jp_wizard *w, size_t check)
 		jp_form_focus_key(&w->form, key);
 	}
 	free(key);
+}
+
+/* Enter on a run folder still to make: make them now, then check again. */
+static void create_dirs(struct jp_wizard *w)
+{
+	struct review *r = R(w);
+
+	if (jp_wizard_start(w, JP_ACTION_OUTPUTS, 0, false) == 0) {
+		r->phase = R_WORK;
+		r->kick = false;
+		w->redraw = true;
+	}
 }
 
 /* The run's directories are still to be made: writing makes them, so
@@ -599,7 +761,7 @@ static bool outputs_pending(struct jp_wizard *w)
 static int review_key(struct jp_wizard *w, enum jp_act act, const struct jp_key *key)
 {
 	struct review *r = R(w);
-	size_t before;
+	size_t before, step;
 	int rc;
 
 	(void)key;
@@ -675,10 +837,18 @@ static int review_key(struct jp_wizard *w, enum jp_act act, const struct jp_key 
 			r->sel++;
 		return JP_EV_HANDLED | JP_EV_REDRAW;
 	case JP_ACT_PAGE_UP:
-		r->sel = r->sel > 8 ? r->sel - 8 : 0;
+		step = r->list_h > 1 ? r->list_h - 1 : 1;
+		r->sel = r->sel > step ? r->sel - step : 0;
 		return JP_EV_HANDLED | JP_EV_REDRAW;
 	case JP_ACT_PAGE_DOWN:
-		r->sel = r->sel + 8 < r->n ? r->sel + 8 : r->n;
+		step = r->list_h > 1 ? r->list_h - 1 : 1;
+		r->sel = r->sel + step < r->n ? r->sel + step : r->n;
+		return JP_EV_HANDLED | JP_EV_REDRAW;
+	case JP_ACT_HOME:
+		r->sel = 0;
+		return JP_EV_HANDLED | JP_EV_REDRAW;
+	case JP_ACT_END:
+		r->sel = r->n;
 		return JP_EV_HANDLED | JP_EV_REDRAW;
 	case JP_ACT_FIELD_NEXT:
 	case JP_ACT_FIELD_PREV:
@@ -686,18 +856,13 @@ static int review_key(struct jp_wizard *w, enum jp_act act, const struct jp_key 
 		w->form.inactive = false;
 		return JP_EV_HANDLED | JP_EV_REDRAW;
 	case JP_ACT_ACCEPT:
-		if (r->sel < r->n && r->field[r->order[r->sel]]) {
-			jump_to(w, r->order[r->sel]);
-		} else if (r->counts[JP_CHECK_FAIL] && !outputs_pending(w)) {
-			size_t i;
-
+		if (r->sel < r->n && r->rows[r->sel].kind == ROW_CREATE) {
+			create_dirs(w);
+		} else if (r->sel < r->n && r->rows[r->sel].field) {
+			jump_to(w, &r->rows[r->sel]);
+		} else if (r->counts[ROW_FAIL]) {
 			/* Go to the first failure instead of refusing silently. */
-			for (i = 0; i < r->n; i++)
-				if (jp_flow_manifest(w->flow)->checks[r->order[i]].status ==
-				    JP_CHECK_FAIL) {
-					r->sel = i;
-					break;
-				}
+			r->sel = 0;
 			jp_wizard_status(w, JP_CHECK_FAIL, "%s",
 					 _("fix the failed checks first: Enter on one goes to its field"));
 		} else {

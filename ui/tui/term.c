@@ -18,6 +18,7 @@
 #include "jobprep/i18n.h"
 #include "tui/draw.h"
 #include "tui/term.h"
+#include "signals.h"
 
 static SCREEN *screen;
 static FILE *tty_in, *tty_out; /* /dev/tty, when stdin/stdout are not ttys */
@@ -32,7 +33,7 @@ static char restore_seq[256];
 static size_t restore_len;
 static volatile sig_atomic_t pending_signal;
 
-static const int term_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static struct jp_signals_saved saved_signals; /* SIGINT, SIGTERM, SIGHUP, SIGQUIT */
 static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 
 static const struct jp_glyphs unicode_glyphs = {
@@ -53,6 +54,7 @@ static const struct jp_glyphs unicode_glyphs = {
 	.more_right = "\xe2\x80\xba", /* › */
 	.arrow = "\xe2\x86\x92",      /* → */
 	.dot = "\xc2\xb7",            /* · */
+	.ellipsis = "\xe2\x80\xa6",  /* … */
 	.unicode = true,
 };
 
@@ -73,6 +75,7 @@ static const struct jp_glyphs ascii_glyphs = {
 	.more_right = ">",
 	.arrow = "->",
 	.dot = "|",
+	.ellipsis = "~",
 	.unicode = false,
 };
 
@@ -143,11 +146,10 @@ static void install_signals(void)
 	struct sigaction sa;
 	size_t i;
 
+	/* the terminating ones as every command catches them (ui/signals.c) */
+	jp_signals_catch(&saved_signals, on_terminate, true);
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on_terminate;
-	for (i = 0; i < sizeof(term_signals) / sizeof(term_signals[0]); i++)
-		sigaction(term_signals[i], &sa, NULL);
 	sa.sa_handler = on_crash;
 	for (i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]); i++)
 		sigaction(crash_signals[i], &sa, NULL);
@@ -158,8 +160,7 @@ static void reset_signals(void)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(term_signals) / sizeof(term_signals[0]); i++)
-		signal(term_signals[i], SIG_DFL);
+	jp_signals_restore(&saved_signals);
 	for (i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]); i++)
 		signal(crash_signals[i], SIG_DFL);
 }

@@ -51,6 +51,7 @@ struct jp_glyphs {
 	const char *more_left, *more_right; /* text scrolled out of view */
 	const char *arrow;                 /* → */
 	const char *dot;                   /* · between hints */
+	const char *ellipsis;              /* … where text was cut */
 	bool unicode;
 };
 

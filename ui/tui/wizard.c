@@ -34,7 +34,32 @@ void jp_wizard_status(struct jp_wizard *w, enum jp_check_status level, const cha
 	vsnprintf(w->status, sizeof(w->status), fmt, ap);
 	va_end(ap);
 	w->status_level = level;
+	free(w->status_key);
+	w->status_key = NULL;
 	w->redraw = true;
+}
+
+/* A refusal about a field leaves the status line once the field's own
+ * verdict is no longer a failure: no stale error beside a fixed value. */
+static void clear_fixed_status(struct jp_wizard *w)
+{
+	size_t i;
+
+	if (!w->status_key)
+		return;
+	for (i = 0; i < w->form.n; i++) {
+		const struct jp_form_row *r = &w->form.rows[i];
+
+		if (strcmp(r->key, w->status_key) != 0)
+			continue;
+		if (!r->check && !r->check_pending && r->verdict.status != JP_CHECK_FAIL) {
+			w->status[0] = '\0';
+			free(w->status_key);
+			w->status_key = NULL;
+			w->redraw = true;
+		}
+		return;
+	}
 }
 
 void jp_wizard_goto(struct jp_wizard *w, enum jp_step step)
@@ -93,6 +118,19 @@ static char *signature(const struct jp_wizard *w, enum jp_action kind, size_t in
 	} else if (kind == JP_ACTION_SCAN) {
 		snprintf(key, sizeof(key), "data[%zu].path", index);
 		keys = one;
+	} else if (kind == JP_ACTION_STAGE) {
+		/* the path and where it is staged from, one line */
+		char *p = NULL, *f = NULL;
+
+		snprintf(key, sizeof(key), "data[%zu].path", index);
+		p = get(w, key);
+		snprintf(key, sizeof(key), "data[%zu].from", index);
+		f = get(w, key);
+		if (asprintf(&sig, "%s\n%s\n", p ? p : "", f ? f : "") < 0)
+			sig = NULL;
+		free(p);
+		free(f);
+		return sig;
 	} else {
 		return strdup("");
 	}
@@ -130,6 +168,8 @@ static const char *action_label(enum jp_action kind)
 		return _("mkdir");
 	case JP_ACTION_CHECK:
 		return _("checks");
+	case JP_ACTION_STAGE:
+		return _("stage");
 	}
 	return "";
 }
@@ -155,7 +195,8 @@ struct jp_running *jp_wizard_find_running(struct jp_wizard *w, enum jp_action ki
 	size_t i;
 
 	for (i = 0; i < w->n_running; i++)
-		if (w->running[i].kind == kind && (kind != JP_ACTION_SCAN || w->running[i].index == index))
+		if (w->running[i].kind == kind &&
+		    ((kind != JP_ACTION_SCAN && kind != JP_ACTION_STAGE) || w->running[i].index == index))
 			return &w->running[i];
 	return NULL;
 }
@@ -334,6 +375,12 @@ static void finished(struct jp_wizard *w, struct jp_running *b)
 		v = get(w, "outputs.output_dir");
 		jp_wizard_status(w, JP_CHECK_PASS, _("created %s"), v ? v : "");
 		break;
+	case JP_ACTION_STAGE:
+		/* the data is there now: look at it */
+		snprintf(key, sizeof(key), "data[%zu].path", b->index);
+		v = get(w, key);
+		jp_wizard_status(w, JP_CHECK_PASS, _("staged onto %s"), v ? v : "");
+		break;
 	case JP_ACTION_CHECK:
 		break;
 	}
@@ -367,7 +414,7 @@ int jp_wizard_tick(struct jp_wizard *w)
 	struct jp_worker_status st;
 	size_t i;
 	int ev = 0;
-	bool any_done = false;
+	bool any_done = false, staged = false;
 
 	for (i = 0; i < w->n_running;) {
 		struct jp_running *b = &w->running[i];
@@ -378,6 +425,7 @@ int jp_wizard_tick(struct jp_wizard *w)
 			ev |= JP_EV_REDRAW;
 		}
 		if (st.state == JP_WORKER_DONE) {
+			staged |= b->kind == JP_ACTION_STAGE && jp_worker_result(b->worker, NULL) == 0;
 			finished(w, b);
 			bg_remove(w, i);
 			any_done = true;
@@ -390,6 +438,9 @@ int jp_wizard_tick(struct jp_wizard *w)
 		}
 		i++;
 	}
+	/* staged data is there now: look at it (the scan waited for it) */
+	if (staged)
+		jp_wizard_start_pending(w, 1u << JP_ACTION_SCAN);
 	if (any_done && w->ops && w->ops->work_done)
 		w->ops->work_done(w);
 	return ev;
@@ -428,7 +479,9 @@ static void draw_step_bar(struct jp_wizard *w, int y, int x, int width)
 	}
 }
 
-static void draw_status(struct jp_wizard *w, int y, int x, int width)
+/* The status line; a message longer than the line takes the hints' line
+ * too (wrapped, never cut silently). Returns the lines used. */
+static int draw_status(struct jp_wizard *w, int y, int x, int width)
 {
 	struct jp_worker_status st;
 	char label[96];
@@ -458,7 +511,7 @@ static void draw_status(struct jp_wizard *w, int y, int x, int width)
 			jp_draw_text(y, x + used + 1, width - used - 1, JP_STYLE_DIM,
 				     _("starting..."));
 		}
-		return;
+		return 1;
 	}
 	if (w->status[0]) {
 		enum jp_style sty = w->status_level == JP_CHECK_FAIL ? JP_STYLE_FAIL
@@ -470,8 +523,14 @@ static void draw_status(struct jp_wizard *w, int y, int x, int width)
 		int used = jp_draw_text(y, x, width, sty, mark);
 
 		used += jp_draw_text(y, x + used, width - used, sty, " ");
-		jp_draw_text(y, x + used, width - used, JP_STYLE_NORMAL, w->status);
+		if (jp_utf8_swidth(w->status) <= width - used) {
+			jp_draw_text(y, x + used, width - used, JP_STYLE_NORMAL, w->status);
+			return 1;
+		}
+		jp_draw_fill(y + 1, x, width, JP_STYLE_NORMAL);
+		return jp_draw_wrap(y, x + used, width - used, 2, JP_STYLE_NORMAL, w->status);
 	}
+	return 1;
 }
 
 static const char *default_hints(struct jp_wizard *w)
@@ -543,9 +602,9 @@ void jp_wizard_draw(struct jp_wizard *w)
 	else
 		jp_form_draw(&w->form, 3, 2, body_h, W - 4);
 
-	draw_status(w, H - 3, 2, W - 4);
 	hints = w->ops->hints ? w->ops->hints(w) : NULL;
-	draw_hints(hints ? hints : default_hints(w), H - 2, 2, W - 4);
+	if (draw_status(w, H - 3, 2, W - 4) < 2)
+		draw_hints(hints ? hints : default_hints(w), H - 2, 2, W - 4);
 	jp_form_place_cursor(&w->form);
 }
 
@@ -633,6 +692,8 @@ static void accept_step(struct jp_wizard *w)
 					      : _("a field needs fixing before going on");
 		/* The field's label, then what is wrong with its value. */
 		jp_wizard_status(w, JP_CHECK_FAIL, _("%s: %s"), r ? _(r->field->label) : "", msg);
+		if (r)
+			w->status_key = strdup(r->key);
 		return;
 	}
 	w->accepted[w->step] = true;
@@ -726,6 +787,8 @@ void jp_wizard_dispose(struct jp_wizard *w)
 	jp_form_dispose(&w->form);
 	free(w->review);
 	w->review = NULL;
+	free(w->status_key);
+	w->status_key = NULL;
 }
 
 int jp_wizard_run(struct jp_wizard *w)
@@ -765,6 +828,7 @@ int jp_wizard_run(struct jp_wizard *w)
 			handle_key(w, &key);
 		else if (jp_form_idle(&w->form) & JP_EV_REDRAW)
 			w->redraw = true;
+		clear_fixed_status(w);
 		if (jp_wizard_tick(w) & JP_EV_REDRAW)
 			w->redraw = true;
 	}

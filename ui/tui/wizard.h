@@ -84,6 +84,9 @@ struct jp_wizard {
 	/* The status line when nothing runs. */
 	char status[512];
 	enum jp_check_status status_level;
+	/* The field a refusal on the status line is about (owned); the line
+	 * clears once that field is fixed. NULL: about no field. */
+	char *status_key;
 
 	unsigned failed_kinds; /* 1 << jp_action of work that failed or stopped */
 

@@ -1,0 +1,195 @@
+/* Data staged in the flow: a data source's `from` (a path or an http(s)
+ * URL) is put onto its path by jobprep stage before the scan and the
+ * checks (JP_ACTION_STAGE in flow_work.c); this file keeps what the flow
+ * knows about it: the value as given (a URL's credentials never in the
+ * draft), and which staging finished for which answers. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/path.h"
+#include "jobprep/pathclass.h"
+#include "jobprep/probe.h"
+#include "jobprep/stage.h"
+#include "jobprep/url.h"
+#include "flow_internal.h"
+
+static bool str_eq(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static void free_secret(char **s)
+{
+	if (*s)
+		explicit_bzero(*s, strlen(*s));
+	free(*s);
+	*s = NULL;
+}
+
+void flow_data_extra_dispose(struct data_extra *x)
+{
+	free(x->scanned_path);
+	free_secret(&x->from_secret);
+	free(x->want_sha256);
+	free(x->staged_from);
+	free(x->staged_path);
+	x->scanned_path = x->want_sha256 = x->staged_from = x->staged_path = NULL;
+}
+
+int flow_data_extra_copy(struct data_extra *dst, const struct data_extra *src)
+{
+	*dst = *src;
+	dst->scanned_path = dst->from_secret = dst->want_sha256 = NULL;
+	dst->staged_from = dst->staged_path = NULL;
+	if (jp_set_str(&dst->scanned_path, src->scanned_path) < 0 ||
+	    jp_set_str(&dst->from_secret, src->from_secret) < 0 ||
+	    jp_set_str(&dst->want_sha256, src->want_sha256) < 0 ||
+	    jp_set_str(&dst->staged_from, src->staged_from) < 0 ||
+	    jp_set_str(&dst->staged_path, src->staged_path) < 0)
+		return JP_ENOMEM;
+	return 0;
+}
+
+static bool is_url(const char *s)
+{
+	return strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0;
+}
+
+int flow_stage_store(struct jp_flow *flow, size_t i, const char *value, struct jp_verdict *why)
+{
+	struct jp_data_origin *o = &flow->m->data[i].origin;
+	struct data_extra *x = &flow->dx[i];
+	char *shown = NULL, *secret = NULL;
+
+	if (value && *value && !is_url(value) && value[0] != '/') {
+		flow_verdict_set(why, JP_CHECK_FAIL,
+				 _("expected an absolute path or an http(s) URL to stage the data "
+				   "from, got \"%s\""),
+				 value);
+		return JP_EUSAGE;
+	}
+	if (value && *value) {
+		if (!is_url(value)) {
+			shown = jp_path_normalize(value);
+		} else if (jp_url_has_credentials(value)) {
+			shown = jp_url_redact(value);
+			secret = strdup(value);
+			if (!secret) {
+				free(shown);
+				return JP_ENOMEM;
+			}
+		} else {
+			shown = strdup(value);
+		}
+		if (!shown) {
+			free_secret(&secret);
+			return JP_ENOMEM;
+		}
+	}
+	/* another source: what was recorded of the last one goes */
+	if (!str_eq(o->from, shown))
+		jp_data_origin_dispose(o);
+	free(o->from);
+	o->from = shown;
+	free_secret(&x->from_secret);
+	x->from_secret = secret;
+	return 0;
+}
+
+bool flow_stage_done(const struct jp_flow *flow, size_t i)
+{
+	const struct jp_data_source *d = &flow->m->data[i];
+	const struct data_extra *x = &flow->dx[i];
+
+	return !d->origin.from ||
+	       (x->staged_from && str_eq(x->staged_from, d->origin.from) &&
+		str_eq(x->staged_path, d->path));
+}
+
+/* --- what the wizard offers -------------------------------------------------------- */
+
+void jp_stage_offer_dispose(struct jp_stage_offer *offer)
+{
+	free(offer->dest);
+	offer->dest = NULL;
+	offer->kind = JP_STAGE_OFFER_NONE;
+}
+
+static int look(bool *there, bool *is_dir, enum jp_storage_class *cls, const struct jp_flow *flow,
+		const char *path)
+{
+	struct jp_probe_result r = JP_PROBE_RESULT_INIT;
+	struct jp_probe_opts o = JP_PROBE_OPTS_INIT;
+	int rc;
+
+	o.flags = JP_PROBE_CLASSIFY;
+	o.timeout_ms = flow_fs_timeout_ms();
+	rc = jp_probe_path(&r, flow->profile, path, &o, NULL);
+	*there = rc == 0 && r.exists;
+	*is_dir = r.is_dir;
+	*cls = r.info.cls;
+	jp_probe_result_dispose(&r);
+	return rc == JP_ENOMEM ? rc : 0;
+}
+
+int jp_flow_stage_offer(struct jp_stage_offer *out, const struct jp_flow *flow, size_t index,
+			const char *typed, struct jp_error *err)
+{
+	const char *root = flow_shared_root(flow);
+	enum jp_stage_offer_kind kind = JP_STAGE_OFFER_NONE;
+	enum jp_storage_class cls = JP_STORAGE_UNKNOWN;
+	bool there = false, is_dir = false;
+	char *name = NULL, *base = NULL;
+
+	*out = (struct jp_stage_offer)JP_STAGE_OFFER_INIT;
+	if (!typed || !typed[0] || index >= flow->m->n_data || !root || !root[0])
+		return 0;
+	if (is_url(typed)) {
+		kind = JP_STAGE_OFFER_DOWNLOAD;
+	} else if (typed[0] == '/') {
+		if (look(&there, &is_dir, &cls, flow, typed) < 0)
+			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		if (there && !is_dir && jp_stage_archive_suffix(typed))
+			kind = JP_STAGE_OFFER_UNPACK;
+		else if (there && (cls == JP_STORAGE_LOCAL || cls == JP_STORAGE_EPHEMERAL))
+			kind = JP_STAGE_OFFER_COPY;
+	}
+	if (kind == JP_STAGE_OFFER_NONE)
+		return 0;
+	if (!(name = jp_stage_suggest_name(typed)) || !(base = jp_path_join(root, "datasets")) ||
+	    !(out->dest = jp_path_join(base, name))) {
+		free(name);
+		free(base);
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	}
+	free(name);
+	free(base);
+	/* an archive already in the very folder it would be unpacked into */
+	if (strcmp(out->dest, typed) == 0) {
+		jp_stage_offer_dispose(out);
+		return 0;
+	}
+	out->kind = kind;
+	return 0;
+}
+
+int jp_flow_stage_take(struct jp_flow *flow, size_t index, const char *from, const char *dest,
+		       struct jp_error *err)
+{
+	char key[64];
+	int rc;
+
+	if (index >= flow->m->n_data)
+		return jp_error_set(err, JP_EUSAGE, _("%s[%zu]: no such item"), "data", index);
+	flow_item_key(key, sizeof(key), K_DATA_PATH, index);
+	rc = jp_flow_set(NULL, flow, key, dest, err);
+	flow_item_key(key, sizeof(key), K_DATA_FROM, index);
+	if (rc == 0)
+		rc = jp_flow_set(NULL, flow, key, from, err);
+	return rc;
+}

@@ -1,0 +1,391 @@
+/* A large download over several connections: a HEAD says the size, that
+ * the server takes ranges and the file's validator (a strong ETag, else
+ * Last-Modified); the file is cut in SEGS ranges fetched at once (curl's
+ * multi interface, one thread), each written in place with pwrite. Every
+ * second the part is flushed and then the progress of each range saved
+ * beside it (part.ranges, with the validator), so a killed run goes on
+ * from there; each request carries If-Range, so a file changed on the
+ * server comes back whole (200) and the download starts again from zero. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "jobprep/i18n.h"
+#include "stage_internal.h"
+
+#define SEGS 4
+#define MIN_SIZE (16ull << 20) /* below: one connection */
+#define SAVE_NS 1000000000ULL
+#define PROGRESS_NS 100000000ULL
+
+struct seg {
+	uint64_t start, end, pos; /* [start, end); pos: received up to */
+	CURL *h;
+	struct curl_slist *hdrs;
+	struct rg *g;
+	bool checked;
+	char range[64];
+};
+
+struct rg {
+	const char *url, *part, *shown;
+	char state[PATH_MAX + 16];
+	char validator[520], errbuf[CURL_ERROR_SIZE];
+	bool ranges;
+	uint64_t size, written;
+	long filetime;
+	int fd, io_errno;
+	bool changed;
+	struct seg seg[SEGS];
+	const struct jp_port *port;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void trim_copy(char *out, size_t n, const char *v, size_t len)
+{
+	while (len && (*v == ' ' || *v == '\t'))
+		v++, len--;
+	while (len && (v[len - 1] == '\r' || v[len - 1] == '\n' || v[len - 1] == ' '))
+		len--;
+	snprintf(out, n, "%.*s", (int)len, v);
+}
+
+static size_t on_head(char *b, size_t size, size_t n, void *arg)
+{
+	struct rg *g = arg;
+	size_t len = size * n;
+	char etag[520], lastmod[128];
+
+	if (len > 5 && strncmp(b, "HTTP/", 5) == 0) {
+		g->ranges = false;
+		g->validator[0] = '\0';
+	} else if (len > 14 && strncasecmp(b, "Accept-Ranges:", 14) == 0) {
+		char v[64];
+
+		trim_copy(v, sizeof(v), b + 14, len - 14);
+		g->ranges = strcasecmp(v, "bytes") == 0;
+	} else if (len > 5 && strncasecmp(b, "ETag:", 5) == 0) {
+		trim_copy(etag, sizeof(etag), b + 5, len - 5);
+		/* a weak ETag cannot validate a range (RFC 9110 13.1.5) */
+		if (strncmp(etag, "W/", 2) != 0)
+			snprintf(g->validator, sizeof(g->validator), "%s", etag);
+	} else if (len > 14 && strncasecmp(b, "Last-Modified:", 14) == 0 && !g->validator[0]) {
+		trim_copy(lastmod, sizeof(lastmod), b + 14, len - 14);
+		snprintf(g->validator, sizeof(g->validator), "%s", lastmod);
+	}
+	return len;
+}
+
+/* HEAD: 0 (g->size, ranges, validator, filetime set) or -1 (not known:
+ * one connection will find out). */
+static int probe(struct rg *g)
+{
+	CURL *h = curl_easy_init();
+	curl_off_t len = -1;
+	long code = 0;
+	CURLcode cc;
+
+	if (!h)
+		return -1;
+	jp_stage_http_setup(h, g->url, g->errbuf);
+	curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_head);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, g);
+	cc = curl_easy_perform(h);
+	if (cc == CURLE_OK) {
+		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+		curl_easy_getinfo(h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &len);
+		curl_easy_getinfo(h, CURLINFO_FILETIME, &g->filetime);
+	}
+	curl_easy_cleanup(h);
+	if (cc != CURLE_OK || code != 200 || len < 0)
+		return -1;
+	g->size = (uint64_t)len;
+	return 0;
+}
+
+/* The ranges a killed run saved, if they are of this very file. */
+static bool load(struct rg *g)
+{
+	FILE *f = fopen(g->state, "re");
+	char line[700], v[600];
+	uint64_t size = 0;
+	unsigned n = 0;
+	bool ok = false;
+
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f) && strcmp(line, "jobprep-ranges 1\n") == 0 &&
+	    fgets(v, sizeof(v), f) && strncmp(v, "validator ", 10) == 0 &&
+	    fscanf(f, "size %" SCNu64 "\n", &size) == 1) {
+		v[strcspn(v, "\n")] = '\0';
+		ok = strcmp(v + 10, g->validator) == 0 && size == g->size;
+		for (; ok && n < SEGS; n++) {
+			struct seg *s = &g->seg[n];
+
+			if (fscanf(f, "seg %" SCNu64 " %" SCNu64 " %" SCNu64 "\n", &s->start, &s->end,
+				   &s->pos) != 3 ||
+			    s->start > s->pos || s->pos > s->end || s->end > size)
+				ok = false;
+		}
+	}
+	fclose(f);
+	return ok;
+}
+
+/* Flush what was received, then say so (never the other way round). */
+static int save(struct rg *g)
+{
+	char tmp[PATH_MAX + 24];
+	FILE *f;
+
+	if (fdatasync(g->fd) != 0)
+		return -1;
+	snprintf(tmp, sizeof(tmp), "%s.new", g->state);
+	if (!(f = fopen(tmp, "we")))
+		return -1;
+	fprintf(f, "jobprep-ranges 1\nvalidator %s\nsize %" PRIu64 "\n", g->validator, g->size);
+	for (unsigned i = 0; i < SEGS; i++)
+		fprintf(f, "seg %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", g->seg[i].start,
+			g->seg[i].end, g->seg[i].pos);
+	if (fflush(f) != 0 || ferror(f)) {
+		fclose(f);
+		unlink(tmp);
+		return -1;
+	}
+	fclose(f);
+	return rename(tmp, g->state);
+}
+
+static size_t on_body(char *b, size_t size, size_t n, void *arg)
+{
+	struct seg *s = arg;
+	struct rg *g = s->g;
+	size_t len = size * n, w = 0;
+
+	if (!s->checked) {
+		long code = 0;
+
+		curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &code);
+		s->checked = true;
+		if (code != 206) {
+			/* If-Range said the file changed (200), or a range ignored */
+			g->changed = true;
+			return 0;
+		}
+	}
+	if (s->pos + len > s->end) {
+		g->io_errno = EPROTO; /* more than asked for */
+		return 0;
+	}
+	while (w < len) {
+		ssize_t k = pwrite(g->fd, b + w, len - w, (off_t)(s->pos + w));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			g->io_errno = k < 0 ? errno : EIO;
+			return 0;
+		}
+		w += (size_t)k;
+	}
+	s->pos += len;
+	g->written += len;
+	return len;
+}
+
+static int add(struct rg *g, CURLM *m, struct seg *s)
+{
+	char ifr[600];
+
+	s->g = g;
+	if (s->pos >= s->end)
+		return 0;
+	if (!(s->h = curl_easy_init()))
+		return -1;
+	jp_stage_http_setup(s->h, g->url, g->errbuf);
+	snprintf(s->range, sizeof(s->range), "%" PRIu64 "-%" PRIu64, s->pos, s->end - 1);
+	snprintf(ifr, sizeof(ifr), "If-Range: %s", g->validator);
+	s->hdrs = curl_slist_append(NULL, ifr);
+	curl_easy_setopt(s->h, CURLOPT_RANGE, s->range);
+	curl_easy_setopt(s->h, CURLOPT_HTTPHEADER, s->hdrs);
+	curl_easy_setopt(s->h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(s->h, CURLOPT_WRITEDATA, s);
+	curl_easy_setopt(s->h, CURLOPT_PRIVATE, s);
+	return curl_multi_add_handle(m, s->h) == CURLM_OK ? 0 : -1;
+}
+
+static bool tick(struct rg *g, uint64_t t0, uint64_t *t_last)
+{
+	uint64_t now = now_ns(), have = 0;
+	struct jp_progress p = { JP_PHASE_DOWNLOAD, 0, 0, 0, 0, g->shown };
+	double secs = (double)(now - t0) / 1e9;
+
+	if (g->port && g->port->cancelled && g->port->cancelled(g->port->payload))
+		return true;
+	if (!g->port || !g->port->progress || now - *t_last < PROGRESS_NS)
+		return false;
+	*t_last = now;
+	for (unsigned i = 0; i < SEGS; i++)
+		have += g->seg[i].pos - g->seg[i].start;
+	p.bytes = have;
+	p.total = g->size;
+	p.rate = secs > 0.2 ? (double)g->written / secs : 0;
+	return g->port->progress(&p, g->port->payload) < 0;
+}
+
+/* Run every range to its end: 0, 1 canceled, -1 failed (errbuf). */
+static int run(struct rg *g, CURLM *m)
+{
+	uint64_t t0 = now_ns(), t_last = 0, t_save = t0;
+	int running = 1, rc = 0;
+	CURLMsg *msg;
+	int left;
+
+	while (running && rc == 0) {
+		if (curl_multi_perform(m, &running) != CURLM_OK)
+			rc = -1;
+		while ((msg = curl_multi_info_read(m, &left)) != NULL)
+			if (msg->msg == CURLMSG_DONE && msg->data.result != CURLE_OK && rc == 0) {
+				if (!g->errbuf[0])
+					snprintf(g->errbuf, sizeof(g->errbuf), "%s",
+						 curl_easy_strerror(msg->data.result));
+				rc = -1;
+			}
+		if (g->changed || g->io_errno)
+			rc = -1;
+		if (rc == 0 && tick(g, t0, &t_last))
+			rc = 1;
+		if (rc == 0 && now_ns() - t_save > SAVE_NS) {
+			t_save = now_ns();
+			if (save(g) != 0) {
+				g->io_errno = errno;
+				rc = -1;
+			}
+		}
+		if (rc == 0 && running)
+			curl_multi_poll(m, NULL, 0, 100, NULL);
+	}
+	return rc;
+}
+
+static void cleanup(CURLM *m, struct rg *g)
+{
+	for (unsigned i = 0; i < SEGS; i++) {
+		if (g->seg[i].h) {
+			curl_multi_remove_handle(m, g->seg[i].h);
+			curl_easy_cleanup(g->seg[i].h);
+		}
+		curl_slist_free_all(g->seg[i].hdrs);
+	}
+	curl_multi_cleanup(m);
+}
+
+static void plan(struct rg *g)
+{
+	uint64_t per = g->size / SEGS;
+
+	for (unsigned i = 0; i < SEGS; i++) {
+		g->seg[i].start = g->seg[i].pos = per * i;
+		g->seg[i].end = i + 1 == SEGS ? g->size : per * (i + 1);
+	}
+}
+
+static int finish(struct rg *g, int rc, struct jp_error *err)
+{
+	if (rc == 1)
+		return jp_error_set(err, JP_ECANCELED, _("%s: download canceled"), g->shown);
+	if (g->changed) {
+		/* changed on the server: from zero, on one connection */
+		unlink(g->part);
+		unlink(g->state);
+		return 1;
+	}
+	if (rc != 0) {
+		(void)save(g); /* what was received, for the next run */
+		if (g->io_errno)
+			return jp_error_set(err, g->io_errno == ENOSPC || g->io_errno == EDQUOT ? JP_ENOSPC
+												: JP_EIO,
+					    _("%s: writing %s: %s"), g->shown, g->part,
+					    strerror(g->io_errno));
+		return jp_error_set(err, JP_ENET, _("%s: download failed: %s"), g->shown, g->errbuf);
+	}
+	if (fsync(g->fd) != 0)
+		return jp_error_set(err, JP_EIO, "%s: %s", g->part, strerror(errno));
+	if (g->filetime > 0) {
+		struct timespec ts[2] = { { g->filetime, 0 }, { g->filetime, 0 } };
+
+		(void)futimens(g->fd, ts);
+	}
+	unlink(g->state);
+	return 0;
+}
+
+int jp_stage_http_ranges(const char *url, const char *part, const char *shown,
+			 const struct jp_port *port, uint64_t *written, struct jp_error *err)
+{
+	struct rg *g = calloc(1, sizeof(*g));
+	CURLM *m = NULL;
+	int rc = 1;
+
+	if (!g)
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	g->url = url;
+	g->part = part;
+	g->shown = shown;
+	g->port = port;
+	g->fd = -1;
+	snprintf(g->state, sizeof(g->state), "%s.ranges", part);
+	if (probe(g) != 0 || !g->ranges || !g->validator[0] || g->size < MIN_SIZE) {
+		/* ranges a run left for a file this is not any more */
+		unlink(g->state);
+		goto out;
+	}
+	if (!load(g)) {
+		unlink(part);
+		plan(g);
+	}
+	g->fd = open(part, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (g->fd < 0 || ftruncate(g->fd, (off_t)g->size) != 0) {
+		rc = jp_error_set(err, JP_EIO, _("%s: cannot create: %s"), part, strerror(errno));
+		goto out;
+	}
+	if (save(g) != 0 || !(m = curl_multi_init())) {
+		rc = jp_error_set(err, JP_EIO, _("%s: cannot create: %s"), g->state, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+	for (unsigned i = 0; i < SEGS && rc == 0; i++)
+		rc = add(g, m, &g->seg[i]);
+	if (rc != 0)
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	else
+		rc = finish(g, run(g, m), err);
+	*written = g->written;
+out:
+	if (m)
+		cleanup(m, g);
+	if (g->fd >= 0)
+		close(g->fd);
+	free(g);
+	return rc;
+}

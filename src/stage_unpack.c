@@ -1,0 +1,546 @@
+/* Filling the unpack folder of an archive (stage_archive.c reads and vets
+ * the members): folders made on demand and held open, so a member is
+ * created with one look-up; small members handed with their bytes to the
+ * writers of stage_pool.c, large ones written here as they are read; the
+ * folders' modes and times set last, deepest first. Nothing here follows
+ * a symlink: every folder is opened with O_NOFOLLOW, component by
+ * component. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "stage_internal.h"
+#include "treecopy_internal.h"
+
+/* members up to this size go to the writers, their bytes in memory */
+#define SMALL (4u << 20)
+/* the bytes the writers may hold in all */
+#define HELD (64u << 20)
+#define TICK_NS 50000000L
+
+struct held_dir {
+	char *rel; /* NULL: an empty slot */
+	int fd;
+	bool fresh;
+};
+
+struct dir_attr {
+	char *rel;
+	mode_t perm;
+	struct timespec times[2];
+	unsigned depth;
+};
+
+struct jp_unpack {
+	int tmp_fd, dest_fd;
+	bool tmp_fresh;
+	mode_t umask;
+	struct jp_stage_pool *pool;
+	struct held_dir *dirs; /* open addressing, keyed by rel */
+	size_t ndirs, dircap, maxdirs;
+	struct dir_attr *attrs;
+	size_t nattrs, attrcap;
+	uint64_t written, bytes, skipped, bytes_skipped; /* by this thread */
+	bool (*tick)(void *arg);
+	void *tick_arg;
+};
+
+static size_t hash(const char *p, size_t n)
+{
+	size_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
+	return h;
+}
+
+static struct held_dir *slot_of(struct jp_unpack *u, const char *rel, size_t n)
+{
+	size_t i = hash(rel, n) & (u->dircap - 1);
+
+	while (u->dirs[i].rel &&
+	       !(strlen(u->dirs[i].rel) == n && memcmp(u->dirs[i].rel, rel, n) == 0))
+		i = (i + 1) & (u->dircap - 1);
+	return &u->dirs[i];
+}
+
+static int grow(struct jp_unpack *u)
+{
+	struct held_dir *old = u->dirs;
+	size_t oldcap = u->dircap;
+
+	u->dircap = oldcap ? oldcap * 2 : 256;
+	if (!(u->dirs = calloc(u->dircap, sizeof(*u->dirs)))) {
+		u->dirs = old;
+		u->dircap = oldcap;
+		errno = ENOMEM;
+		return -1;
+	}
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].rel)
+			*slot_of(u, old[i].rel, strlen(old[i].rel)) = old[i];
+	free(old);
+	return 0;
+}
+
+/* The folder rel[0..n) of the unpack folder, made (with its parents) if
+ * missing; *own: the caller must close it (no room to hold it). -1 with
+ * errno (ENOTDIR/ELOOP where a component is not a folder). */
+static int dir_at(struct jp_unpack *u, const char *rel, size_t n, bool *fresh, bool *own)
+{
+	struct held_dir *s;
+	const char *slash;
+	char name[4096];
+	bool pfresh, pown, made;
+	int parent, fd, e;
+
+	*own = false;
+	if (n == 0) {
+		*fresh = u->tmp_fresh;
+		return u->tmp_fd;
+	}
+	s = slot_of(u, rel, n);
+	if (s->rel) {
+		*fresh = s->fresh;
+		return s->fd;
+	}
+	slash = memrchr(rel, '/', n);
+	if ((parent = dir_at(u, rel, slash ? (size_t)(slash - rel) : 0, &pfresh, &pown)) < 0)
+		return -1;
+	snprintf(name, sizeof(name), "%.*s", (int)(n - (slash ? (size_t)(slash + 1 - rel) : 0)),
+		 slash ? slash + 1 : rel);
+	made = mkdirat(parent, name, 0700) == 0;
+	if (!made && errno != EEXIST)
+		fd = -1;
+	else
+		fd = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	e = errno;
+	if (pown)
+		close(parent);
+	if (fd < 0) {
+		errno = e;
+		return -1;
+	}
+	*fresh = made;
+	if (u->ndirs >= u->maxdirs) {
+		*own = true;
+		return fd;
+	}
+	if ((u->ndirs + 1) * 2 > u->dircap && grow(u) != 0) {
+		close(fd);
+		return -1;
+	}
+	s = slot_of(u, rel, n);
+	if (!(s->rel = strndup(rel, n))) {
+		close(fd);
+		errno = ENOMEM;
+		return -1;
+	}
+	s->fd = fd;
+	s->fresh = made;
+	u->ndirs++;
+	return fd;
+}
+
+/* The folder rel is in (its name there in *base). */
+static int parent_at(struct jp_unpack *u, const char *rel, const char **base, bool *fresh,
+		     bool *own)
+{
+	const char *slash = strrchr(rel, '/');
+
+	*base = slash ? slash + 1 : rel;
+	return dir_at(u, rel, slash ? (size_t)(slash - rel) : 0, fresh, own);
+}
+
+int jp_unpack_start(struct jp_unpack **out, int tmp_fd, bool tmp_fresh, int dest_fd,
+		    unsigned jobs, bool (*tick)(void *arg), void *tick_arg)
+{
+	struct jp_unpack *u = calloc(1, sizeof(*u));
+	struct rlimit rl;
+	int rc;
+
+	*out = NULL;
+	if (!u || grow(u) != 0) {
+		free(u);
+		return JP_ENOMEM;
+	}
+	u->tmp_fd = tmp_fd;
+	u->tmp_fresh = tmp_fresh;
+	u->dest_fd = dest_fd;
+	u->umask = jp_tc_umask();
+	u->tick = tick;
+	u->tick_arg = tick_arg;
+	/* folders held open: half the room for open files, less the writers' */
+	u->maxdirs = 256;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 512)
+		u->maxdirs = (size_t)(rl.rlim_cur / 2 - 128);
+	if ((rc = jp_stage_pool_start(&u->pool, jobs, HELD)) != 0) {
+		free(u->dirs);
+		free(u);
+		return rc;
+	}
+	*out = u;
+	return 0;
+}
+
+int jp_unpack_dir(struct jp_unpack *u, const char *rel, mode_t perm,
+		  const struct timespec times[2])
+{
+	bool fresh, own;
+	int fd = dir_at(u, rel, strlen(rel), &fresh, &own);
+	unsigned depth = 0;
+
+	if (fd < 0)
+		return -1;
+	if (own)
+		close(fd);
+	if (u->nattrs == u->attrcap) {
+		size_t cap = u->attrcap ? u->attrcap * 2 : 256;
+		struct dir_attr *v = realloc(u->attrs, cap * sizeof(*v));
+
+		if (!v) {
+			errno = ENOMEM;
+			return -1;
+		}
+		u->attrs = v;
+		u->attrcap = cap;
+	}
+	for (const char *p = rel; *p; p++)
+		depth += *p == '/';
+	if (!(u->attrs[u->nattrs].rel = strdup(rel))) {
+		errno = ENOMEM;
+		return -1;
+	}
+	u->attrs[u->nattrs].perm = perm;
+	u->attrs[u->nattrs].times[0] = times[0];
+	u->attrs[u->nattrs].times[1] = times[1];
+	u->attrs[u->nattrs].depth = depth;
+	u->nattrs++;
+	return 0;
+}
+
+/* Wait for the writers to have room for j (or to be idle, j NULL),
+ * ticking; 0, 1 canceled, -1 a writer failed. */
+static int wait_pool(struct jp_unpack *u, struct jp_stage_job *j)
+{
+	for (;;) {
+		int r = j ? jp_stage_pool_put(u->pool, j, TICK_NS) : jp_stage_pool_drain(u->pool, TICK_NS);
+
+		if (r == 0)
+			return jp_stage_pool_failed(u->pool) ? -1 : 0;
+		if (r < 0)
+			return -1;
+		if (u->tick && u->tick(u->tick_arg)) {
+			jp_stage_pool_stop(u->pool);
+			return 1;
+		}
+	}
+}
+
+static bool complete_at(int at, const char *name, uint64_t size, const struct timespec *mtime)
+{
+	struct stat st;
+
+	return at >= 0 && fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	       (uint64_t)st.st_size == size && st.st_mtim.tv_sec == mtime->tv_sec &&
+	       (st.st_mtim.tv_nsec == mtime->tv_nsec || st.st_mtim.tv_nsec == 0);
+}
+
+static int put_block(int fd, const void *b, size_t n, int64_t off)
+{
+	size_t w = 0;
+
+	while (w < n) {
+		ssize_t k = pwrite(fd, (const char *)b + w, n - w, (off_t)(off + (int64_t)w));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			errno = k < 0 ? errno : EIO;
+			return -1;
+		}
+		w += (size_t)k;
+	}
+	return 0;
+}
+
+/* The rest of a large member (j->data: what was read of it so far) read
+ * and written here, straight into the file. 0, -1 errno, -2 the archive
+ * (*msg its error). */
+static int write_large(struct jp_unpack *u, struct archive *r, struct jp_stage_job *j,
+		       const char **msg)
+{
+	const void *b;
+	size_t n;
+	la_int64_t off;
+	uint64_t end = j->len;
+	int fd, rr, e;
+
+	if (!j->fresh && unlinkat(j->at, j->name, 0) != 0 && errno != ENOENT)
+		return -1;
+	fd = openat(j->at, j->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, j->mode);
+	if (fd < 0)
+		return -1;
+	if (j->len && put_block(fd, j->data, j->len, 0) != 0)
+		goto bad;
+	u->bytes += j->len;
+	while ((rr = archive_read_data_block(r, &b, &n, &off)) != ARCHIVE_EOF) {
+		if (rr < ARCHIVE_WARN) {
+			*msg = archive_error_string(r);
+			close(fd);
+			unlinkat(j->at, j->name, 0);
+			return -2;
+		}
+		if (n && put_block(fd, b, n, off) != 0)
+			goto bad;
+		u->bytes += n;
+		if ((uint64_t)off + n > end)
+			end = (uint64_t)off + n;
+		if (u->tick && u->tick(u->tick_arg)) {
+			errno = ECANCELED;
+			goto bad;
+		}
+	}
+	if (end < j->size)
+		end = j->size;
+	/* a sparse member: its holes stay holes */
+	if (ftruncate(fd, (off_t)end) != 0 ||
+	    ((j->mode & ~u->umask) != j->mode && fchmod(fd, j->mode) != 0) ||
+	    futimens(fd, j->times) != 0)
+		goto bad;
+	if (close(fd) != 0) {
+		e = errno;
+		unlinkat(j->at, j->name, 0);
+		errno = e;
+		return -1;
+	}
+	u->written++;
+	return 0;
+bad:
+	e = errno;
+	close(fd);
+	unlinkat(j->at, j->name, 0);
+	errno = e;
+	return -1;
+}
+
+/* Read the member's bytes into j (up to SMALL): 1 all read, 0 more to
+ * come (a large member), -2 the archive. */
+static int read_small(struct archive *r, struct jp_stage_job *j, size_t *cap, const char **msg)
+{
+	const void *b;
+	size_t n;
+	la_int64_t off;
+	int rr;
+
+	while ((rr = archive_read_data_block(r, &b, &n, &off)) != ARCHIVE_EOF) {
+		size_t need;
+
+		if (rr < ARCHIVE_WARN) {
+			*msg = archive_error_string(r);
+			return -2;
+		}
+		need = (size_t)off + n;
+		if (need > *cap) {
+			size_t c = *cap ? *cap : 65536;
+			char *d;
+
+			while (c < need)
+				c *= 2;
+			if (!(d = realloc(j->data, c))) {
+				errno = ENOMEM;
+				return -1;
+			}
+			j->data = d;
+			*cap = c;
+		}
+		if ((size_t)off > j->len)
+			memset(j->data + j->len, 0, (size_t)off - j->len); /* a hole */
+		memcpy(j->data + off, b, n);
+		if (need > j->len)
+			j->len = need;
+		if (j->len > SMALL)
+			return 0;
+	}
+	return 1;
+}
+
+int jp_unpack_file(struct jp_unpack *u, struct archive *r, const char *rel, int64_t size,
+		   mode_t perm, const struct timespec times[2], const char **msg)
+{
+	struct jp_stage_job *j = calloc(1, sizeof(*j));
+	size_t cap = 0;
+	bool own = false;
+	int rc;
+
+	*msg = NULL;
+	if (!j || !(j->rel = strdup(rel))) {
+		jp_stage_job_free(j);
+		errno = ENOMEM;
+		return -1;
+	}
+	j->size = size >= 0 ? (uint64_t)size : 0;
+	j->mode = perm;
+	j->times[0] = times[0];
+	j->times[1] = times[1];
+	j->check_dest = size >= 0 ? u->dest_fd : -1;
+	if ((j->at = parent_at(u, j->rel, &j->name, &j->fresh, &own)) < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (size >= 0 && (uint64_t)size > SMALL) {
+		/* checked here, not by a writer: it is written here */
+		if (complete_at(u->dest_fd, rel, j->size, &times[1]) ||
+		    (!j->fresh && complete_at(j->at, j->name, j->size, &times[1]))) {
+			u->skipped++;
+			u->bytes_skipped += j->size;
+			rc = archive_read_data_skip(r) < ARCHIVE_WARN ? (*msg = archive_error_string(r), -2) : 0;
+			goto out;
+		}
+		rc = write_large(u, r, j, msg);
+		goto out;
+	}
+	if ((rc = read_small(r, j, &cap, msg)) < 0)
+		goto out;
+	if (rc == 0) {
+		/* bigger than it said (or than SMALL, its size unknown) */
+		j->check_dest = -1;
+		rc = write_large(u, r, j, msg);
+		goto out;
+	}
+	if (j->len > j->size)
+		j->size = j->len;
+	if (own) {
+		/* its folder is not held: written here, where the fd lives */
+		rc = jp_stage_job_write(j, u->umask);
+		if (rc == 0) {
+			u->written++;
+			u->bytes += j->len;
+		}
+		goto out;
+	}
+	rc = wait_pool(u, j);
+	if (rc == 0)
+		return 0; /* the writers own j */
+	if (rc == 1) {
+		errno = ECANCELED;
+		rc = -1;
+	} else if (rc < 0) {
+		errno = EIO; /* the writer's own error is reported at finish */
+	}
+out:
+	if (own)
+		close(j->at);
+	jp_stage_job_free(j);
+	return rc;
+}
+
+int jp_unpack_link(struct jp_unpack *u, const char *rel, const char *target, const char *hard,
+		   const struct timespec times[2])
+{
+	const char *base;
+	bool fresh, own;
+	int at = parent_at(u, rel, &base, &fresh, &own), rc = -1, e;
+
+	if (at < 0)
+		return -1;
+	/* a hard link's target must be written first */
+	if (hard && (rc = wait_pool(u, NULL)) != 0) {
+		errno = rc == 1 ? ECANCELED : EIO;
+		rc = -1;
+		goto out;
+	}
+	if (!fresh && unlinkat(at, base, 0) != 0 && errno != ENOENT)
+		goto out;
+	if (hard) {
+		/* the target is in the unpack folder, or complete in dest */
+		int from = faccessat(u->tmp_fd, hard, F_OK, AT_SYMLINK_NOFOLLOW) == 0 || u->dest_fd < 0
+				   ? u->tmp_fd
+				   : u->dest_fd;
+
+		rc = linkat(from, hard, at, base, 0);
+	} else {
+		rc = symlinkat(target, at, base);
+		/* a link's own times; refused on some filesystems */
+		if (rc == 0)
+			(void)utimensat(at, base, times, AT_SYMLINK_NOFOLLOW);
+	}
+	if (rc == 0)
+		u->written++;
+out:
+	e = errno;
+	if (own)
+		close(at);
+	errno = e;
+	return rc;
+}
+
+uint64_t jp_unpack_bytes(struct jp_unpack *u)
+{
+	return u->bytes + jp_stage_pool_bytes(u->pool);
+}
+
+bool jp_unpack_failed(struct jp_unpack *u)
+{
+	return jp_stage_pool_failed(u->pool);
+}
+
+static int by_depth_desc(const void *a, const void *b)
+{
+	unsigned x = ((const struct dir_attr *)a)->depth, y = ((const struct dir_attr *)b)->depth;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+int jp_unpack_finish(struct jp_unpack *u, bool ok, struct jp_stage_result *out, char *msg,
+		     size_t msgsz)
+{
+	int rc = 0;
+
+	if (!ok)
+		jp_stage_pool_stop(u->pool);
+	else if (wait_pool(u, NULL) == 1)
+		rc = JP_ECANCELED;
+	int prc = jp_stage_pool_finish(u->pool, out, msg, msgsz);
+
+	if (prc != 0 && !rc)
+		rc = prc;
+	if (out) {
+		out->written += u->written;
+		out->bytes_written += u->bytes;
+		out->skipped += u->skipped;
+		out->bytes_skipped += u->bytes_skipped;
+	}
+	/* folders: their modes and times last (writing in them changed
+	 * their mtime), the deepest first */
+	if (ok && rc == 0 && u->nattrs > 1)
+		qsort(u->attrs, u->nattrs, sizeof(*u->attrs), by_depth_desc);
+	for (size_t i = 0; ok && rc == 0 && i < u->nattrs; i++)
+		if (fchmodat(u->tmp_fd, u->attrs[i].rel, u->attrs[i].perm, 0) != 0 ||
+		    utimensat(u->tmp_fd, u->attrs[i].rel, u->attrs[i].times, AT_SYMLINK_NOFOLLOW) != 0) {
+			snprintf(msg, msgsz, "%s: %s", u->attrs[i].rel, strerror(errno));
+			rc = JP_EIO;
+		}
+	for (size_t i = 0; i < u->nattrs; i++)
+		free(u->attrs[i].rel);
+	free(u->attrs);
+	for (size_t i = 0; i < u->dircap; i++)
+		if (u->dirs[i].rel) {
+			free(u->dirs[i].rel);
+			close(u->dirs[i].fd);
+		}
+	free(u->dirs);
+	free(u);
+	return rc;
+}
