@@ -237,8 +237,10 @@ static int wait_pool(struct jp_unpack *u, struct jp_stage_job *j)
 	for (;;) {
 		int r = j ? jp_stage_pool_put(u->pool, j, TICK_NS) : jp_stage_pool_drain(u->pool, TICK_NS);
 
+		/* j queued is the writers' own, failed pool or not: the caller
+		 * asks jp_stage_pool_failed itself (and never frees j) */
 		if (r == 0)
-			return jp_stage_pool_failed(u->pool) ? -1 : 0;
+			return !j && jp_stage_pool_failed(u->pool) ? -1 : 0;
 		if (r < 0)
 			return -1;
 		if (u->tick && u->tick(u->tick_arg)) {
@@ -431,8 +433,13 @@ int jp_unpack_file(struct jp_unpack *u, struct archive *r, const char *rel, int6
 		goto out;
 	}
 	rc = wait_pool(u, j);
-	if (rc == 0)
-		return 0; /* the writers own j */
+	if (rc == 0) {
+		/* the writers own j (and free it), also when one of them failed */
+		if (!jp_stage_pool_failed(u->pool))
+			return 0;
+		errno = EIO; /* the writer's own error is reported at finish */
+		return -1;
+	}
 	if (rc == 1) {
 		errno = ECANCELED;
 		rc = -1;
