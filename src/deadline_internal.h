@@ -1,6 +1,6 @@
 /* The absolute time pthread_cond_timedwait wants: `ms` from now on `clock`
  * (the clock the condition variable was made with). Used by the threads
- * that wait in bounded time: probe.c, scan.c, task.c. */
+ * that wait in bounded time: probe.c, scan.c, worker.c. */
 #ifndef JOBPREP_DEADLINE_INTERNAL_H
 #define JOBPREP_DEADLINE_INTERNAL_H
 

@@ -1,5 +1,5 @@
 /* Shared by the exporters (export.c, export_slurm.c, export_pytorchjob.c):
- * finishing a text (jobprep/buf.h) and the lines every engine runs first. */
+ * finishing a text (buf.h) and the lines every engine runs first. */
 #ifndef JOBPREP_EXPORT_INTERNAL_H
 #define JOBPREP_EXPORT_INTERNAL_H
 

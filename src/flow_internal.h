@@ -173,7 +173,7 @@ bool flow_active(const struct jp_flow *flow, const struct fref *ref);
  * Returns NULL when fine, else why not (static text). */
 const char *flow_image_problem(const char *ref, bool *no_tag);
 
-/* flow_tasks.c: jp_flow_pending, with full scans when deep. */
+/* flow_work.c: jp_flow_pending, with full scans when deep. */
 int flow_pending_deep(enum jp_action **kinds, size_t **indices, size_t *n,
 		      const struct jp_flow *flow, bool deep, struct jp_error *err);
 

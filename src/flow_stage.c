@@ -1,6 +1,6 @@
 /* Data staged in the flow: a data source's `from` (a path or an http(s)
  * URL) is put onto its path by jobprep stage before the scan and the
- * checks (JP_ACTION_STAGE in flow_tasks.c); this file keeps what the flow
+ * checks (JP_ACTION_STAGE in flow_work.c); this file keeps what the flow
  * knows about it: the value as given (a URL's credentials never in the
  * draft), and which staging finished for which answers. */
 #include "config.h"

@@ -38,7 +38,7 @@ struct jp_git_url {
 		       * absolute */
 };
 
-#define JP_GIT_URL_INIT { JP_URL_LOCAL, false, NULL, NULL, NULL, NULL, NULL, NULL }
+#define JP_GIT_URL_INIT { .kind = JP_URL_LOCAL }
 
 /* Parse a URL as given by a person. Refuses a URL beginning with '-'.
  * Local paths are made absolute against the working directory. */
@@ -197,7 +197,7 @@ struct jp_git_cache {
 	struct jp_strv new_packs;
 };
 
-#define JP_GIT_CACHE_INIT { NULL, NULL, NULL, -1, false, JP_STRV_INIT }
+#define JP_GIT_CACHE_INIT { .dir = NULL, .lock_fd = -1, .new_packs = JP_STRV_INIT }
 
 /* Whether url goes through the cache: not with no_cache, JOBPREP_NO_CACHE
  * set (not "0"), JOBPREP_CACHE_MAX=0, or for a repository already on this

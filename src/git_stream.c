@@ -34,6 +34,13 @@
 #include <unistd.h>
 
 #include <git2/sys/stream.h>
+#include <git2/version.h>
+
+/* configure checks this too (and says what to do); this catches a build
+ * whose headers are not the libgit2 configure found. */
+#if !defined(JP_LIBGIT2_UNCHECKED) && (LIBGIT2_VER_MAJOR != 1 || LIBGIT2_VER_MINOR != 5)
+#error "struct jp_stream mirrors libgit2 1.5's git_socket_stream; see configure --enable-unchecked-libgit2"
+#endif
 
 #include "jobprep/i18n.h"
 #include "git_internal.h"

@@ -33,15 +33,15 @@ libjobprep_a_SOURCES += src/valid.c src/manifest_read.c src/manifest_write.c \
 	src/jsonstrict.h src/jsonstrict.c \
 	include/jobprep/envsh.h src/envsh.c \
 	include/jobprep/check.h src/check.c src/check_repo.c
-# task: long work on a worker thread (the wizard's clone and scans)
-libjobprep_a_SOURCES += include/jobprep/task.h src/task.c
-# deadlines for the bounded waits of task.c, probe.c and scan.c
+# worker: long work on a worker thread (the wizard's clone and scans)
+libjobprep_a_SOURCES += include/jobprep/worker.h src/worker.c
+# deadlines for the bounded waits of worker.c, probe.c and scan.c
 libjobprep_a_SOURCES += src/deadline_internal.h
 # flow: the wizard's flow as data, the launch lint, sh splitting, the demo
 libjobprep_a_SOURCES += include/jobprep/shellwords.h src/shellwords.c \
 	include/jobprep/lint.h src/lint_internal.h src/lint.c src/lint_rules.c src/lint_walk.c src/lint_stage.c \
 	include/jobprep/flow.h src/flow_internal.h src/flow.c src/flow_fields.c \
-	src/flow_defaults.c src/flow_validate.c src/flow_tasks.c src/flow_stage.c src/flow_finish.c \
+	src/flow_defaults.c src/flow_validate.c src/flow_work.c src/flow_stage.c src/flow_finish.c \
 	src/flow_copy.c src/flow_check.c \
 	include/jobprep/demo.h src/demo.c
 # git: clone onto shared storage, inspect a checkout, pin a launch-command clone

@@ -51,7 +51,7 @@ struct jp_treecopy_options {
 	unsigned shard, shards;
 };
 
-#define JP_TREECOPY_OPTIONS_INIT { 0, false, NULL, NULL, false, NULL, false, false, 0, 0 }
+#define JP_TREECOPY_OPTIONS_INIT { .threads = 0 }
 
 /* The temporary name a staged file is written under, in its folder. */
 #define JP_TREECOPY_TMP_PREFIX ".jobprep-tmp-"
@@ -74,7 +74,7 @@ struct jp_treecopy_result {
 	size_t n_outside;
 };
 
-#define JP_TREECOPY_RESULT_INIT { 0, 0, 0, 0, NULL, 0, 0, 0, NULL, 0 }
+#define JP_TREECOPY_RESULT_INIT { .files = 0 }
 
 /* Copy the tree at src to dst, which must not exist unless dst_exists (it
  * is created with src's mode). Progress (JP_PHASE_COPY: files done of total, bytes) goes to

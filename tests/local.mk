@@ -111,11 +111,11 @@ tests_unit_test_check_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_check_CFLAGS = $(unit_cflags)
 tests_unit_test_check_LDADD = $(unit_ldadd)
 tests_unit_test_check_SOURCES = tests/unit/test_check.c tests/unit/scratch.h
-# tui: the task runner (core), the line editor and completion (ui objects linked in)
-check_PROGRAMS += tests/unit/test_task
-TESTS += tests/unit/test_task
-tests_unit_test_task_CFLAGS = $(unit_cflags)
-tests_unit_test_task_LDADD = $(unit_ldadd)
+# tui: the worker thread (core), the line editor and completion (ui objects linked in)
+check_PROGRAMS += tests/unit/test_worker
+TESTS += tests/unit/test_worker
+tests_unit_test_worker_CFLAGS = $(unit_cflags)
+tests_unit_test_worker_LDADD = $(unit_ldadd)
 check_PROGRAMS += tests/unit/test_lineedit tests/unit/test_complete
 TESTS += tests/unit/test_lineedit tests/unit/test_complete
 tests_unit_test_lineedit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ui

@@ -31,11 +31,11 @@ jobprep_SOURCES += ui/cli/cmd_stage.c
 jobprep_SOURCES += ui/cli/output.h ui/cli/output.c
 
 # tui
-jobprep_SOURCES += ui/tui/tui.h ui/tui/tui.c \
+jobprep_SOURCES += ui/tui/tui.h ui/tui/tui_main.c \
 	ui/tui/term.h ui/tui/term.c ui/tui/draw.h ui/tui/draw.c \
 	ui/tui/utf8.h ui/tui/utf8.c ui/tui/keys.h ui/tui/keys.c \
 	ui/tui/lineedit.h ui/tui/lineedit.c ui/tui/complete.h ui/tui/complete.c \
-	ui/tui/widgets.h ui/tui/ui.c ui/tui/confirm.c ui/tui/secret.c ui/tui/help.c \
+	ui/tui/widgets.h ui/tui/modal.c ui/tui/confirm.c ui/tui/secret.c ui/tui/help.c \
 	ui/tui/browser.c ui/tui/textfield.c ui/tui/radio.c ui/tui/checkbox.c \
 	ui/tui/listbox.c ui/tui/progress.c \
 	ui/tui/form.h ui/tui/form.c ui/tui/form_draw.c ui/tui/form_internal.h \

@@ -29,7 +29,7 @@ struct jp_demo {
 			      * NULL = the flow's default (the run dir) */
 };
 
-#define JP_DEMO_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+#define JP_DEMO_INIT { .root = NULL }
 
 /* Create (or reuse) the sandbox under `cwd` (NULL: the current directory).
  * Fills *out (caller disposes). */

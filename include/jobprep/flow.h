@@ -12,7 +12,7 @@
  *
  * Threads: a struct jp_flow is NOT thread-safe; one thread (the UI thread)
  * owns it and makes every jp_flow_* call. Long actions (clone, scans,
- * checks) go through a struct jp_flow_task: created from the flow on the
+ * checks) go through a struct jp_flow_work: created from the flow on the
  * owning thread (it takes a snapshot of what it needs), run on any thread
  * (it never touches the flow), applied back to the flow on the owning
  * thread. The static field table (jp_flow_fields) may be read anywhere. */
@@ -247,7 +247,7 @@ enum jp_action {
 			    * the manifest's data[].origin */
 };
 
-struct jp_flow_task;
+struct jp_flow_work;
 
 /* What still has to run before the flow can be written, in order: the
  * task kinds (and for JP_ACTION_SCAN the data index) whose result is missing
@@ -259,7 +259,7 @@ int jp_flow_pending(enum jp_action **kinds, size_t **indices, size_t *n,
 /* Snapshot what a task needs (owning thread). `index` is the data index for
  * JP_ACTION_SCAN, else ignored; `deep` asks a scan for full statistics.
  * JP_EUSAGE when the task does not apply (e.g. a clone for an image). */
-int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow,
+int jp_flow_work_new(struct jp_flow_work **out, const struct jp_flow *flow,
 		     enum jp_action kind, size_t index, bool deep,
 		     struct jp_error *err);
 /* Do the work (any thread; never touches the flow). The port's callbacks
@@ -269,7 +269,7 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow,
  * JP_ACTION_OUTPUTS, to write into a run directory that already holds files;
  * NULL or "no": fails with JP_EREFUSED). Creating missing directories
  * needs no confirmation here: ask the person before starting the task. */
-int jp_flow_task_run(struct jp_flow_task *task, const struct jp_port *port,
+int jp_flow_work_run(struct jp_flow_work *task, const struct jp_port *port,
 		     struct jp_error *err);
 /* Put a finished task's result into the flow (owning thread); defaults
  * that depend on it follow (a clone brings the commit and, when it has
@@ -278,10 +278,10 @@ int jp_flow_task_run(struct jp_flow_task *task, const struct jp_port *port,
  * and JP_EREFUSED returned with a message saying so; directories the task
  * made are remembered either way (a clone into the old path is then used as
  * an existing checkout if the person goes back to that path). */
-int jp_flow_task_apply(struct jp_flow *flow, const struct jp_flow_task *task,
+int jp_flow_work_apply(struct jp_flow *flow, const struct jp_flow_work *task,
 		       struct jp_error *err);
-enum jp_action jp_flow_task_action(const struct jp_flow_task *task);
-void jp_flow_task_free(struct jp_flow_task *task);
+enum jp_action jp_flow_work_action(const struct jp_flow_work *task);
+void jp_flow_work_free(struct jp_flow_work *task);
 
 /* Run one task start to end on this thread: new, run, apply, free. */
 int jp_flow_run(struct jp_flow *flow, enum jp_action kind, size_t index,

@@ -82,8 +82,7 @@ struct jp_git_clone_options {
 /* How long a server may send nothing before an operation fails. */
 #define JP_GIT_STALL_TIMEOUT_S 120
 
-#define JP_GIT_CLONE_OPTIONS_INIT                                              \
-	{ NULL, NULL, NULL, false, NULL, NULL, JP_GIT_STAGE_AUTO, NULL, 0, 0, false }
+#define JP_GIT_CLONE_OPTIONS_INIT { .url = NULL, .staging = JP_GIT_STAGE_AUTO }
 
 struct jp_git_clone_result {
 	char commit[41];             /* the checked-out commit, 40 hex */
@@ -96,7 +95,7 @@ struct jp_git_clone_result {
 	unsigned exec_files;         /* files made executable */
 };
 
-#define JP_GIT_CLONE_RESULT_INIT { "", NULL, NULL, JP_GIT_REF_BRANCH, NULL, false, 0, 0 }
+#define JP_GIT_CLONE_RESULT_INIT { .commit = "", .ref_kind = JP_GIT_REF_BRANCH }
 
 void jp_git_clone_result_dispose(struct jp_git_clone_result *res);
 
@@ -146,8 +145,7 @@ struct jp_git_repo_info {
 
 #define JP_GIT_NAMES_MAX 5
 
-#define JP_GIT_REPO_INFO_INIT                                                   \
-	{ NULL, NULL, NULL, NULL, NULL, "", false, 0, 0, 0, 0, 0, NULL }
+#define JP_GIT_REPO_INFO_INIT { .workdir = NULL, .commit = "" }
 
 /* Describe the repository whose work tree is `path` (the top, or any
  * directory inside it). exec_pattern as in jp_git_clone_options. Returns 0,
@@ -179,7 +177,7 @@ struct jp_git_update_options {
 	bool no_cache;
 };
 
-#define JP_GIT_UPDATE_OPTIONS_INIT { NULL, NULL, NULL, NULL, 0, false, false }
+#define JP_GIT_UPDATE_OPTIONS_INIT { .url = NULL }
 
 struct jp_git_update_result {
 	bool moved;          /* false: it was already there (nothing changed) */
@@ -203,9 +201,7 @@ struct jp_git_update_result {
 	struct jp_git_repo_info checkout;
 };
 
-#define JP_GIT_UPDATE_RESULT_INIT                                              \
-	{ false, "", "", NULL, NULL, JP_GIT_REF_BRANCH, 0, 0, 0, 0, NULL, NULL,  \
-	  JP_GIT_REPO_INFO_INIT }
+#define JP_GIT_UPDATE_RESULT_INIT { .moved = false, .ref_kind = JP_GIT_REF_BRANCH, .checkout = JP_GIT_REPO_INFO_INIT }
 
 void jp_git_update_result_dispose(struct jp_git_update_result *res);
 
@@ -241,7 +237,7 @@ struct jp_git_remote_info {
 	bool commit_unverified;
 };
 
-#define JP_GIT_REMOTE_INFO_INIT { "", NULL, NULL, JP_GIT_REF_BRANCH, false }
+#define JP_GIT_REMOTE_INFO_INIT { .commit = "", .ref_kind = JP_GIT_REF_BRANCH }
 
 /* List the server's refs (ls-remote) and resolve `ref` (NULL = HEAD) to a
  * commit. Credentials as for jp_git_clone; a server silent for

@@ -87,8 +87,7 @@ struct jp_lint_context {
 };
 
 #define JP_LINT_SYNCS_LOOK (-2)
-#define JP_LINT_CONTEXT_INIT \
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 0, JP_LINT_SYNCS_LOOK, NULL, 0, NULL, 0 }
+#define JP_LINT_CONTEXT_INIT { .profile = NULL, .workers = 1, .syncs = JP_LINT_SYNCS_LOOK }
 
 /* Does the code under project_dir appear to synchronise Workers (barrier,
  * torch.distributed, accelerate, deepspeed, init_process_group, horovod in

@@ -41,9 +41,7 @@ struct jp_path_info {
 				e.g. a declared shared root that is not mounted here */
 };
 
-#define JP_PATH_INFO_INIT                                                                \
-	{ JP_STORAGE_UNKNOWN, false, false, NULL, NULL, NULL, NULL, false, false, NULL, NULL, \
-	  NULL, NULL }
+#define JP_PATH_INFO_INIT { .cls = JP_STORAGE_UNKNOWN }
 
 /* Classify `path` (absolute, or relative to the working directory) under
  * `profile` (NULL: no declarations, the mount table alone decides). `out`

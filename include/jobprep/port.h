@@ -48,6 +48,6 @@ struct jp_port {
 	int (*cancelled)(void *payload);
 };
 
-#define JP_PORT_INIT { NULL, NULL, NULL, NULL, NULL }
+#define JP_PORT_INIT { .progress = NULL }
 
 #endif

@@ -52,9 +52,7 @@ struct jp_probe_result {
 	struct jp_path_info info; /* filled with JP_PROBE_CLASSIFY */
 };
 
-#define JP_PROBE_RESULT_INIT                                                          \
-	{ false, false, false, false, false, 0, 0, 0, NULL, false, 0, 0, 0, 0,         \
-	  JP_PATH_INFO_INIT }
+#define JP_PROBE_RESULT_INIT { .exists = false, .info = JP_PATH_INFO_INIT }
 
 /* Probe `path` within opts->timeout_ms (opts may be NULL). `profile` is
  * needed only with JP_PROBE_CLASSIFY (copied; may be NULL). `out` must be

@@ -41,7 +41,7 @@ struct jp_scan_opts {
 	atomic_int *cancel;
 };
 
-#define JP_SCAN_OPTS_INIT { JP_SCAN_FULL, 0, 0, 0, 0, NULL }
+#define JP_SCAN_OPTS_INIT { .mode = JP_SCAN_FULL }
 
 struct jp_scan_result {
 	/* The manifest's names: regular files, their apparent size (st_size,

@@ -31,7 +31,7 @@ struct jp_stage_options {
 	unsigned shard, shards;
 };
 
-#define JP_STAGE_OPTIONS_INIT { 0, false, NULL, false, 0, 0 }
+#define JP_STAGE_OPTIONS_INIT { .jobs = 0 }
 
 enum jp_stage_kind {
 	JP_STAGE_DIR,  /* a directory tree */
@@ -55,7 +55,7 @@ struct jp_stage_result {
 	size_t n_notes;
 };
 
-#define JP_STAGE_RESULT_INIT { JP_STAGE_DIR, NULL, 0, 0, 0, 0, 0, 0, 0, NULL, 0, NULL, 0 }
+#define JP_STAGE_RESULT_INIT { .kind = JP_STAGE_DIR }
 
 /* Stage source onto dest. An archive (by its name: .tar, .tar.gz, .tgz,
  * .tar.zst, .tar.xz, .txz, .tar.bz2, .tbz2, .zip; through libarchive) is

@@ -1,5 +1,5 @@
 /* The flow API: driven field by field the way the wizard drives it (actions
- * on a worker thread through jp_task), it writes the same manifest as
+ * on a worker thread through jp_worker), it writes the same manifest as
  * `jobprep init` for the same answers. And the flow's own rules: defaults
  * that follow the job name unless edited, the next free run number, inline
  * verdicts (/tmp outputs, image references), never reusing a non-empty run
@@ -23,7 +23,7 @@
 #include "jobprep/flow.h"
 #include "jobprep/manifest.h"
 #include "jobprep/profile.h"
-#include "jobprep/task.h"
+#include "jobprep/worker.h"
 
 /* libgit2 1.5 caches PCRE2 match data per thread and never frees it when a
  * worker thread (the one an action runs on) exits: not ours to fix, so
@@ -220,7 +220,7 @@ static void type_answers(struct jp_flow *flow, const char *text)
 
 static int task_body(struct jp_error *err, const struct jp_port *port, void *arg)
 {
-	return jp_flow_task_run(arg, port, err);
+	return jp_flow_work_run(arg, port, err);
 }
 
 /* Each pending action: snapshot on this thread, work on another, apply here. */
@@ -238,20 +238,20 @@ static void run_actions_in_background(struct jp_flow *flow)
 			free(idx);
 			return;
 		}
-		struct jp_flow_task *t = NULL;
-		struct jp_task *bg = NULL;
+		struct jp_flow_work *t = NULL;
+		struct jp_worker *bg = NULL;
 		const struct jp_error *terr = NULL;
 		struct jp_error err = JP_ERROR_INIT;
 
-		assert_int_equal(jp_flow_task_new(&t, flow, kinds[k], idx[k], false, &err), 0);
-		assert_int_equal(jp_task_start(&bg, "action", task_body, t, &err), 0);
-		assert_int_equal(jp_task_wait(bg, -1), 0);
-		if (jp_task_result(bg, &terr) != 0)
+		assert_int_equal(jp_flow_work_new(&t, flow, kinds[k], idx[k], false, &err), 0);
+		assert_int_equal(jp_worker_start(&bg, "action", task_body, t, &err), 0);
+		assert_int_equal(jp_worker_wait(bg, -1), 0);
+		if (jp_worker_result(bg, &terr) != 0)
 			fail_msg("action %d: %s", (int)kinds[k], jp_error_message(terr));
-		jp_task_free(bg);
-		if (jp_flow_task_apply(flow, t, &err) != 0)
+		jp_worker_free(bg);
+		if (jp_flow_work_apply(flow, t, &err) != 0)
 			fail_msg("apply %d: %s", (int)kinds[k], jp_error_message(&err));
-		jp_flow_task_free(t);
+		jp_flow_work_free(t);
 		jp_error_dispose(&err);
 		free(kinds);
 		free(idx);

@@ -22,7 +22,7 @@ struct jp_completion {
 	size_t n;       /* candidates found, possibly more than n_shown */
 };
 
-#define JP_COMPLETION_INIT { NULL, false, false, NULL, 0, 0 }
+#define JP_COMPLETION_INIT { .text = NULL }
 
 /* Complete `input` (the whole field; a leading "~/" is expanded to $HOME).
  * At most `limit` candidates are kept in matches (0 = no limit). Returns 0, JP_ENOMEM, or

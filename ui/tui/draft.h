@@ -24,7 +24,7 @@ struct jp_draft {
 	struct cJSON *json; /* owned: the whole document */
 };
 
-#define JP_DRAFT_INIT { 0, false, NULL, NULL, NULL, NULL }
+#define JP_DRAFT_INIT { .step = 0 }
 
 /* Where the draft lives; *out is the caller's to free. */
 int jp_draft_path(char **out, bool demo, struct jp_error *err);

@@ -38,7 +38,7 @@ struct jp_lineedit {
 	char *kill;    /* owned: last killed text, for Ctrl-Y */
 };
 
-#define JP_LINEEDIT_INIT { NULL, 0, 0, 0, 0, 0, NULL }
+#define JP_LINEEDIT_INIT { .buf = NULL }
 
 /* Set up with a copy of text (NULL = empty), cursor at the end. Returns 0 or
  * JP_ENOMEM. */

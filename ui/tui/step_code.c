@@ -31,7 +31,7 @@ static int code_key(struct jp_wizard *w, enum jp_act act, const struct jp_key *k
 		return JP_EV_IGNORED;
 	}
 	/* Esc while the clone runs: ask whether to stop it, then go back. */
-	if (act != JP_ACT_BACK || !jp_wizard_find_bg(w, JP_ACTION_CLONE, 0))
+	if (act != JP_ACT_BACK || !jp_wizard_find_running(w, JP_ACTION_CLONE, 0))
 		return JP_EV_IGNORED;
 	snprintf(q, sizeof(q), "%s",
 		 _("The clone is still running. Stop it (nothing half-made is left behind) "
@@ -40,10 +40,10 @@ static int code_key(struct jp_wizard *w, enum jp_act act, const struct jp_key *k
 	rc = jp_confirm(&w->ui, _("Stop the clone?"), q, _("Stop it"), _("Let it run"), false);
 	w->modal_depth--;
 	if (rc == 1) {
-		struct jp_bg *b = jp_wizard_find_bg(w, JP_ACTION_CLONE, 0);
+		struct jp_running *b = jp_wizard_find_running(w, JP_ACTION_CLONE, 0);
 
 		if (b)
-			jp_task_cancel(b->task);
+			jp_worker_cancel(b->worker);
 	}
 	return rc == 1 ? JP_EV_IGNORED : (JP_EV_HANDLED | JP_EV_REDRAW);
 }

@@ -75,9 +75,9 @@ static void draw_source(void *arg, const char *list_key, size_t i, int y, int x,
 	else
 		snprintf(mark, sizeof(mark), "%*s", jp_utf8_swidth(ro) + 1, "");
 	snprintf(num, sizeof(num), "%2zu  ", i + 1);
-	if (jp_wizard_find_bg(w, JP_ACTION_STAGE, i))
+	if (jp_wizard_find_running(w, JP_ACTION_STAGE, i))
 		snprintf(right, sizeof(right), "%s  %s", _("staging..."), "");
-	else if (jp_wizard_find_bg(w, JP_ACTION_SCAN, i))
+	else if (jp_wizard_find_running(w, JP_ACTION_SCAN, i))
 		snprintf(right, sizeof(right), "%s  %s", _("scanning..."), "");
 	else if (m && i < m->n_data && m->data[i].has_stats)
 		scan_result(right, sizeof(right), kname, mark, &m->data[i].stats);

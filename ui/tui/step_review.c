@@ -471,21 +471,21 @@ static const char *row_group(const struct row *row)
 
 static void draw_work(struct jp_wizard *w, int y, int x, int h, int width)
 {
-	struct jp_task_status st;
+	struct jp_worker_status st;
 	size_t i;
 	int row = 0;
 
 	jp_draw_text(y + row++, x, width, JP_STYLE_TITLE,
 		     _("Waiting for the background work, then running every check..."));
 	row++;
-	for (i = 0; i < w->n_bg && row < h - 1; i++, row++) {
-		jp_task_poll(&st, w->bg[i].task);
+	for (i = 0; i < w->n_running && row < h - 1; i++, row++) {
+		jp_worker_poll(&st, w->running[i].worker);
 		if (st.has_progress) {
-			jp_progress_draw(y + row, x + 2, width - 2, jp_task_label(w->bg[i].task),
+			jp_progress_draw(y + row, x + 2, width - 2, jp_worker_label(w->running[i].worker),
 					 &st.progress);
 		} else {
 			int used = jp_draw_text(y + row, x + 2, width - 2, JP_STYLE_TITLE,
-						jp_task_label(w->bg[i].task));
+						jp_worker_label(w->running[i].worker));
 
 			jp_draw_text(y + row, x + 3 + used, width - 3 - used, JP_STYLE_DIM,
 				     _("starting..."));

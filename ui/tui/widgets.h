@@ -3,7 +3,7 @@
  * screen under them); inline ones draw into a rectangle and answer keys
  * with the jp_ev bit-set.
  *
- *   ui.c        the modal loop every modal widget reads keys through
+ *   modal.c     the modal loop every modal widget reads keys through
  *   confirm.c   yes/no question             secret.c   a prompt that never echoes
  *   help.c      the help overlay (F1 or ?)  browser.c  a directory browser
  *   textfield.c a line editor drawn in a field
@@ -21,7 +21,7 @@
 #include "tui/lineedit.h"
 #include "tui/term.h"
 
-/* --- ui.c: what a modal needs from the screen under it ------------------- */
+/* --- modal.c: what a modal needs from the screen under it ------------------- */
 
 struct jp_ui {
 	/* Draw the whole screen under the modal (no refresh). */

@@ -81,9 +81,9 @@ void jp_wizard_goto(struct jp_wizard *w, enum jp_step step)
 
 /* ---- background work ---------------------------------------------------- */
 
-static int run_flow_task(struct jp_error *err, const struct jp_port *port, void *arg)
+static int run_flow_work(struct jp_error *err, const struct jp_port *port, void *arg)
 {
-	return jp_flow_task_run(arg, port, err);
+	return jp_flow_work_run(arg, port, err);
 }
 
 static char *get(const struct jp_wizard *w, const char *key)
@@ -175,63 +175,63 @@ static const char *action_label(enum jp_action kind)
 	return "";
 }
 
-static void bg_free(struct jp_bg *b)
+static void running_free(struct jp_running *b)
 {
-	jp_task_free(b->task); /* cancels and joins if still running */
-	jp_flow_task_free(b->ft);
+	jp_worker_free(b->worker); /* cancels and joins if still running */
+	jp_flow_work_free(b->work);
 	free(b->sig);
 	memset(b, 0, sizeof(*b));
 }
 
 static void bg_remove(struct jp_wizard *w, size_t i)
 {
-	bg_free(&w->bg[i]);
-	memmove(&w->bg[i], &w->bg[i + 1], (w->n_bg - i - 1) * sizeof(w->bg[0]));
-	w->n_bg--;
-	memset(&w->bg[w->n_bg], 0, sizeof(w->bg[0]));
+	running_free(&w->running[i]);
+	memmove(&w->running[i], &w->running[i + 1], (w->n_running - i - 1) * sizeof(w->running[0]));
+	w->n_running--;
+	memset(&w->running[w->n_running], 0, sizeof(w->running[0]));
 }
 
-struct jp_bg *jp_wizard_find_bg(struct jp_wizard *w, enum jp_action kind, size_t index)
+struct jp_running *jp_wizard_find_running(struct jp_wizard *w, enum jp_action kind, size_t index)
 {
 	size_t i;
 
-	for (i = 0; i < w->n_bg; i++)
-		if (w->bg[i].kind == kind &&
-		    ((kind != JP_ACTION_SCAN && kind != JP_ACTION_STAGE) || w->bg[i].index == index))
-			return &w->bg[i];
+	for (i = 0; i < w->n_running; i++)
+		if (w->running[i].kind == kind &&
+		    ((kind != JP_ACTION_SCAN && kind != JP_ACTION_STAGE) || w->running[i].index == index))
+			return &w->running[i];
 	return NULL;
 }
 
 bool jp_wizard_busy(const struct jp_wizard *w)
 {
-	return w->n_bg > 0;
+	return w->n_running > 0;
 }
 
 int jp_wizard_start(struct jp_wizard *w, enum jp_action kind, size_t index, bool deep)
 {
 	struct jp_error err = JP_ERROR_INIT;
-	struct jp_flow_task *ft = NULL;
-	struct jp_task *t = NULL;
-	struct jp_bg *b;
+	struct jp_flow_work *ft = NULL;
+	struct jp_worker *t = NULL;
+	struct jp_running *b;
 	char *sig;
 	int rc;
 
-	if (w->n_bg >= JP_WIZ_MAX_BG)
+	if (w->n_running >= JP_WIZ_MAX_RUNNING)
 		return JP_EUSAGE;
-	rc = jp_flow_task_new(&ft, w->flow, kind, index, deep, &err);
+	rc = jp_flow_work_new(&ft, w->flow, kind, index, deep, &err);
 	if (rc == 0)
-		rc = jp_task_start(&t, action_label(kind), run_flow_task, ft, &err);
+		rc = jp_worker_start(&t, action_label(kind), run_flow_work, ft, &err);
 	if (rc < 0) {
-		jp_flow_task_free(ft);
+		jp_flow_work_free(ft);
 		jp_wizard_status(w, JP_CHECK_FAIL, "%s", jp_error_message(&err));
 		jp_error_dispose(&err);
 		return rc;
 	}
 	sig = signature(w, kind, index);
-	b = &w->bg[w->n_bg++];
+	b = &w->running[w->n_running++];
 	memset(b, 0, sizeof(*b));
-	b->task = t;
-	b->ft = ft;
+	b->worker = t;
+	b->work = ft;
 	b->kind = kind;
 	b->index = index;
 	b->sig = sig;
@@ -254,8 +254,8 @@ void jp_wizard_start_pending(struct jp_wizard *w, unsigned kinds)
 	}
 	/* Running work of these kinds started for other answers (the source
 	 * or a path changed since): stop it before starting anew. */
-	for (i = 0; i < w->n_bg;) {
-		struct jp_bg *b = &w->bg[i];
+	for (i = 0; i < w->n_running;) {
+		struct jp_running *b = &w->running[i];
 		bool same;
 
 		if (!(kinds & (1u << b->kind))) {
@@ -274,7 +274,7 @@ void jp_wizard_start_pending(struct jp_wizard *w, unsigned kinds)
 	for (j = 0; j < n; j++) {
 		if (!(kinds & (1u << pk[j])))
 			continue;
-		if (jp_wizard_find_bg(w, pk[j], pi[j]))
+		if (jp_wizard_find_running(w, pk[j], pi[j]))
 			continue;
 		jp_wizard_start(w, pk[j], pi[j], false);
 	}
@@ -287,18 +287,18 @@ void jp_wizard_cancel_all(struct jp_wizard *w)
 {
 	size_t i;
 
-	for (i = 0; i < w->n_bg; i++)
-		jp_task_cancel(w->bg[i].task);
-	while (w->n_bg)
-		bg_remove(w, w->n_bg - 1);
+	for (i = 0; i < w->n_running; i++)
+		jp_worker_cancel(w->running[i].worker);
+	while (w->n_running)
+		bg_remove(w, w->n_running - 1);
 }
 
-static void finished(struct jp_wizard *w, struct jp_bg *b)
+static void finished(struct jp_wizard *w, struct jp_running *b)
 {
 	const struct jp_error *terr = NULL;
 	struct jp_error err = JP_ERROR_INIT;
 	char *v = NULL, *name = NULL, key[64], a[32], c[32];
-	int rc = jp_task_result(b->task, &terr);
+	int rc = jp_worker_result(b->worker, &terr);
 
 	if (rc < 0)
 		w->failed_kinds |= 1u << b->kind;
@@ -311,7 +311,7 @@ static void finished(struct jp_wizard *w, struct jp_bg *b)
 		jp_wizard_status(w, JP_CHECK_FAIL, "%s", jp_error_message(terr));
 		return;
 	}
-	rc = jp_flow_task_apply(w->flow, b->ft, &err);
+	rc = jp_flow_work_apply(w->flow, b->work, &err);
 	w->rebuild = true;
 	if (rc == JP_EREFUSED) {
 		jp_wizard_status(w, JP_CHECK_WARN, "%s", jp_error_message(&err));
@@ -390,21 +390,21 @@ static void finished(struct jp_wizard *w, struct jp_bg *b)
 }
 
 /* A parked request from a task: ask the person, on this thread. */
-static void answer_request(struct jp_wizard *w, struct jp_bg *b,
-			   const struct jp_task_status *st)
+static void answer_request(struct jp_wizard *w, struct jp_running *b,
+			   const struct jp_worker_status *st)
 {
 	char secret[512];
 	int rc;
 
 	w->modal_depth++;
-	if (st->request == JP_TASK_REQ_SECRET) {
+	if (st->request == JP_WORKER_REQ_SECRET) {
 		rc = jp_secret_prompt(&w->ui, action_label(b->kind), st->prompt, secret,
 				      sizeof(secret));
-		jp_task_reply(b->task, rc, rc == 0 ? secret : NULL);
+		jp_worker_reply(b->worker, rc, rc == 0 ? secret : NULL);
 		explicit_bzero(secret, sizeof(secret));
-	} else if (st->request == JP_TASK_REQ_CONFIRM) {
+	} else if (st->request == JP_WORKER_REQ_CONFIRM) {
 		rc = jp_confirm(&w->ui, action_label(b->kind), st->prompt, NULL, NULL, false);
-		jp_task_reply(b->task, rc == 1 ? 1 : 0, NULL);
+		jp_worker_reply(b->worker, rc == 1 ? 1 : 0, NULL);
 	}
 	w->modal_depth--;
 	w->redraw = true;
@@ -412,28 +412,28 @@ static void answer_request(struct jp_wizard *w, struct jp_bg *b,
 
 int jp_wizard_tick(struct jp_wizard *w)
 {
-	struct jp_task_status st;
+	struct jp_worker_status st;
 	size_t i;
 	int ev = 0;
 	bool any_done = false, staged = false;
 
-	for (i = 0; i < w->n_bg;) {
-		struct jp_bg *b = &w->bg[i];
+	for (i = 0; i < w->n_running;) {
+		struct jp_running *b = &w->running[i];
 
-		jp_task_poll(&st, b->task);
+		jp_worker_poll(&st, b->worker);
 		if (st.seq != b->seen) {
 			b->seen = st.seq;
 			ev |= JP_EV_REDRAW;
 		}
-		if (st.state == JP_TASK_DONE) {
-			staged |= b->kind == JP_ACTION_STAGE && jp_task_result(b->task, NULL) == 0;
+		if (st.state == JP_WORKER_DONE) {
+			staged |= b->kind == JP_ACTION_STAGE && jp_worker_result(b->worker, NULL) == 0;
 			finished(w, b);
 			bg_remove(w, i);
 			any_done = true;
 			ev |= JP_EV_REDRAW;
 			continue;
 		}
-		if (st.request != JP_TASK_REQ_NONE && w->modal_depth == 0) {
+		if (st.request != JP_WORKER_REQ_NONE && w->modal_depth == 0) {
 			answer_request(w, b, &st);
 			ev |= JP_EV_REDRAW;
 		}
@@ -484,21 +484,21 @@ static void draw_step_bar(struct jp_wizard *w, int y, int x, int width)
  * too (wrapped, never cut silently). Returns the lines used. */
 static int draw_status(struct jp_wizard *w, int y, int x, int width)
 {
-	struct jp_task_status st;
+	struct jp_worker_status st;
 	char label[96];
 	const struct jp_glyphs *g = jp_term_glyphs();
 	size_t i;
 
 	jp_draw_fill(y, x, width, JP_STYLE_NORMAL);
-	for (i = 0; i < w->n_bg; i++) {
-		jp_task_poll(&st, w->bg[i].task);
-		if (st.state == JP_TASK_DONE)
+	for (i = 0; i < w->n_running; i++) {
+		jp_worker_poll(&st, w->running[i].worker);
+		if (st.state == JP_WORKER_DONE)
 			continue;
-		if (w->n_bg > 1)
-			snprintf(label, sizeof(label), "%s (+%zu)", jp_task_label(w->bg[i].task),
-				 w->n_bg - 1);
+		if (w->n_running > 1)
+			snprintf(label, sizeof(label), "%s (+%zu)", jp_worker_label(w->running[i].worker),
+				 w->n_running - 1);
 		else
-			snprintf(label, sizeof(label), "%s", jp_task_label(w->bg[i].task));
+			snprintf(label, sizeof(label), "%s", jp_worker_label(w->running[i].worker));
 		if (st.cancel_requested) {
 			int used = jp_draw_text(y, x, width, JP_STYLE_TITLE, label);
 
@@ -855,8 +855,8 @@ int jp_wizard_run(struct jp_wizard *w)
 		jp_wizard_status(w, JP_CHECK_WARN, "%s", _("stopping background work..."));
 		size_t i;
 
-		for (i = 0; i < w->n_bg; i++)
-			jp_task_cancel(w->bg[i].task);
+		for (i = 0; i < w->n_running; i++)
+			jp_worker_cancel(w->running[i].worker);
 		if (!jp_term_too_small()) {
 			jp_wizard_draw(w);
 			refresh();

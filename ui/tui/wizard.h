@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "jobprep/flow.h"
-#include "jobprep/task.h"
+#include "jobprep/worker.h"
 #include "tui/form.h"
 #include "tui/keys.h"
 #include "tui/tui.h"
@@ -51,17 +51,18 @@ extern const struct jp_step_ops jp_step_outputs_ops;
 extern const struct jp_step_ops jp_step_launch_ops;
 extern const struct jp_step_ops jp_step_review_ops;
 
-/* Long work running off the UI thread. */
-struct jp_bg {
-	struct jp_task *task;    /* owned */
-	struct jp_flow_task *ft; /* owned; its snapshot of the flow */
+/* Long work running off the UI thread, as the wizard tracks it: a worker
+ * thread (src/worker.c) running a piece of the flow's work (src/flow_work.c). */
+struct jp_running {
+	struct jp_worker *worker;  /* owned: the thread it runs on */
+	struct jp_flow_work *work; /* owned: the flow work, with its snapshot of the flow */
 	enum jp_action kind;
 	size_t index;            /* data index for scans */
 	char *sig;               /* owned: the answers it was started for */
-	unsigned long seen;      /* last jp_task_status.seq drawn */
+	unsigned long seen;      /* last jp_worker_status.seq drawn */
 };
 
-#define JP_WIZ_MAX_BG 16
+#define JP_WIZ_MAX_RUNNING 16
 
 struct jp_wizard {
 	struct jp_tui_options opts;
@@ -77,8 +78,8 @@ struct jp_wizard {
 	struct jp_ui ui;
 	int modal_depth;
 
-	struct jp_bg bg[JP_WIZ_MAX_BG];
-	size_t n_bg;
+	struct jp_running running[JP_WIZ_MAX_RUNNING];
+	size_t n_running;
 
 	/* The status line when nothing runs. */
 	char status[512];
@@ -120,7 +121,7 @@ int jp_wizard_start(struct jp_wizard *w, enum jp_action kind, size_t index, bool
  * confirmations) unless a modal is open. Returns jp_ev bits. */
 int jp_wizard_tick(struct jp_wizard *w);
 /* The running task of a kind (and data index for scans), or NULL. */
-struct jp_bg *jp_wizard_find_bg(struct jp_wizard *w, enum jp_action kind, size_t index);
+struct jp_running *jp_wizard_find_running(struct jp_wizard *w, enum jp_action kind, size_t index);
 bool jp_wizard_busy(const struct jp_wizard *w);
 /* Cancel every task and wait for them (nothing half-made is left). */
 void jp_wizard_cancel_all(struct jp_wizard *w);

@@ -23,7 +23,7 @@
 #include "jobprep/stage.h"
 #include "flow_internal.h"
 
-struct jp_flow_task {
+struct jp_flow_work {
 	enum jp_action action;
 	size_t index;
 	bool deep;
@@ -62,12 +62,12 @@ static bool str_eq(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-enum jp_action jp_flow_task_action(const struct jp_flow_task *task)
+enum jp_action jp_flow_work_action(const struct jp_flow_work *task)
 {
 	return task->action;
 }
 
-void jp_flow_task_free(struct jp_flow_task *t)
+void jp_flow_work_free(struct jp_flow_work *t)
 {
 	if (!t)
 		return;
@@ -99,7 +99,7 @@ void jp_flow_task_free(struct jp_flow_task *t)
 
 /* The checkout, and the repository and ref the answers name: it is brought
  * there when they name one. */
-static int snapshot_inspect(struct jp_flow_task *t, const struct jp_flow *flow)
+static int snapshot_inspect(struct jp_flow_work *t, const struct jp_flow *flow)
 {
 	const struct jp_manifest *m = flow->m;
 
@@ -123,7 +123,7 @@ static bool under(const char *path, const char *dir)
 /* The output directories as asked, and whether the run folder is the
  * profile's next free run-NNN (then it is claimed, not just made): only
  * when the person named none of the folders inside it. */
-static int snapshot_outputs(struct jp_flow_task *t, const struct jp_flow *flow)
+static int snapshot_outputs(struct jp_flow_work *t, const struct jp_flow *flow)
 {
 	t->out_ours = flow->made_out && strcmp(flow->made_out, t->out) == 0;
 	for (size_t i = 0; !t->out_ours && i < flow->created.n; i++)
@@ -142,7 +142,7 @@ static int snapshot_outputs(struct jp_flow_task *t, const struct jp_flow *flow)
 
 /* What a scan of data[index] needs: its path; staging it also where from
  * (credentials and all) and the SHA-256 a download must have. */
-static int snapshot_data(struct jp_flow_task *t, const struct jp_flow *flow, size_t index,
+static int snapshot_data(struct jp_flow_work *t, const struct jp_flow *flow, size_t index,
 			 struct jp_error *err)
 {
 	const struct jp_manifest *m = flow->m;
@@ -165,11 +165,11 @@ static int snapshot_data(struct jp_flow_task *t, const struct jp_flow *flow, siz
 	return 0;
 }
 
-int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum jp_action kind,
+int jp_flow_work_new(struct jp_flow_work **out, const struct jp_flow *flow, enum jp_action kind,
 		     size_t index, bool deep, struct jp_error *err)
 {
 	const struct jp_manifest *m = flow->m;
-	struct jp_flow_task *t = calloc(1, sizeof(*t));
+	struct jp_flow_work *t = calloc(1, sizeof(*t));
 	int rc = JP_ENOMEM;
 
 	*out = NULL;
@@ -269,14 +269,14 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 fail:
 	if (rc == JP_ENOMEM)
 		jp_error_set(err, rc, "%s", _("out of memory"));
-	jp_flow_task_free(t);
+	jp_flow_work_free(t);
 	return rc;
 }
 
 /* --- the work ------------------------------------------------------------------ */
 
 /* What the checkout is, into the snapshot's notes. */
-static int note_info(struct jp_flow_task *t, const struct jp_git_repo_info *info)
+static int note_info(struct jp_flow_work *t, const struct jp_git_repo_info *info)
 {
 	t->insp.is_git = true;
 	memcpy(t->insp.commit, info->commit, sizeof(t->insp.commit));
@@ -293,7 +293,7 @@ static int note_info(struct jp_flow_task *t, const struct jp_git_repo_info *info
 	return 0;
 }
 
-static int look(struct jp_flow_task *t, struct jp_error *err)
+static int look(struct jp_flow_work *t, struct jp_error *err)
 {
 	struct jp_git_repo_info info = JP_GIT_REPO_INFO_INIT;
 	struct jp_error quiet = JP_ERROR_INIT;
@@ -323,7 +323,7 @@ static int look(struct jp_flow_task *t, struct jp_error *err)
 
 /* Bring the checkout to the ref asked for: a refusal is the answer's
  * problem (a failed check), not the task's. */
-static int sync_checkout(struct jp_flow_task *t, const struct jp_port *port, struct jp_error *err)
+static int sync_checkout(struct jp_flow_work *t, const struct jp_port *port, struct jp_error *err)
 {
 	struct jp_git_update_options o = JP_GIT_UPDATE_OPTIONS_INIT;
 	struct jp_git_update_result res = JP_GIT_UPDATE_RESULT_INIT;
@@ -368,7 +368,7 @@ static int sync_checkout(struct jp_flow_task *t, const struct jp_port *port, str
 	return rc;
 }
 
-static int run_inspect(struct jp_flow_task *t, const struct jp_port *port, struct jp_error *err)
+static int run_inspect(struct jp_flow_work *t, const struct jp_port *port, struct jp_error *err)
 {
 	if (jp_set_str(&t->insp.path, t->path) < 0)
 		return jp_error_oom(err);
@@ -412,7 +412,7 @@ static char *run_name(const char *tmpl, unsigned long num)
 /* Claim the run folder with mkdir(2) of the folder itself: two jobprep
  * that picked the same next number at once cannot both get it; the loser
  * takes the next free one, and its checkpoints and logs move with it. */
-static int claim_run(struct jp_flow_task *t, struct jp_error *err)
+static int claim_run(struct jp_flow_work *t, struct jp_error *err)
 {
 	const char *nnn = strstr(t->run_tmpl, "NNN");
 	const char *slash = strrchr(t->run_tmpl, '/');
@@ -448,7 +448,7 @@ static int claim_run(struct jp_flow_task *t, struct jp_error *err)
 	return rc;
 }
 
-static int run_outputs(struct jp_flow_task *t, const struct jp_port *port, struct jp_error *err)
+static int run_outputs(struct jp_flow_work *t, const struct jp_port *port, struct jp_error *err)
 {
 	size_t n = 0;
 	int rc;
@@ -494,7 +494,7 @@ static int run_outputs(struct jp_flow_task *t, const struct jp_port *port, struc
 
 /* What only the flow knows: what bringing the checkout to the ref did or
  * refused. */
-static int add_code_notes(struct jp_flow_task *t)
+static int add_code_notes(struct jp_flow_work *t)
 {
 	const struct inspected *in = &t->insp;
 	struct jp_manifest *m = t->m;
@@ -514,7 +514,7 @@ static int add_code_notes(struct jp_flow_task *t)
 }
 
 /* What the scans found that a job would trip over. */
-static int add_data_notes(struct jp_flow_task *t)
+static int add_data_notes(struct jp_flow_work *t)
 {
 	struct jp_manifest *m = t->m;
 	char id[96];
@@ -557,7 +557,7 @@ static int add_data_notes(struct jp_flow_task *t)
 
 /* Copy, unpack or download from onto path ({shared}/datasets may not
  * exist yet); a failure says which data source it was. */
-static int run_stage(struct jp_flow_task *t, const struct jp_port *port, struct jp_error *err)
+static int run_stage(struct jp_flow_work *t, const struct jp_port *port, struct jp_error *err)
 {
 	struct jp_stage_options o = JP_STAGE_OPTIONS_INIT;
 	char *parent = strdup(t->path), *slash = parent ? strrchr(parent, '/') : NULL;
@@ -591,7 +591,7 @@ static int run_stage(struct jp_flow_task *t, const struct jp_port *port, struct 
 	return 0;
 }
 
-static int run_check(struct jp_flow_task *t, struct jp_error *err)
+static int run_check(struct jp_flow_work *t, struct jp_error *err)
 {
 	int rc;
 
@@ -603,7 +603,7 @@ static int run_check(struct jp_flow_task *t, struct jp_error *err)
 	return 0;
 }
 
-int jp_flow_task_run(struct jp_flow_task *t, const struct jp_port *port, struct jp_error *err)
+int jp_flow_work_run(struct jp_flow_work *t, const struct jp_port *port, struct jp_error *err)
 {
 	int rc = 0;
 
@@ -668,7 +668,7 @@ static int stale(struct jp_error *err, const char *what)
 
 /* The staging is the data source's origin; its earlier scan is of other
  * contents. */
-static int apply_stage(struct jp_flow *flow, const struct jp_flow_task *t, struct jp_error *err)
+static int apply_stage(struct jp_flow *flow, const struct jp_flow_work *t, struct jp_error *err)
 {
 	struct jp_data_source *d;
 	struct data_extra *x;
@@ -701,7 +701,7 @@ static int apply_stage(struct jp_flow *flow, const struct jp_flow_task *t, struc
 	return 0;
 }
 
-int jp_flow_task_apply(struct jp_flow *flow, const struct jp_flow_task *t, struct jp_error *err)
+int jp_flow_work_apply(struct jp_flow *flow, const struct jp_flow_work *t, struct jp_error *err)
 {
 	struct jp_manifest *m = flow->m;
 	int rc = 0;
@@ -887,14 +887,14 @@ int jp_flow_pending(enum jp_action **kinds, size_t **indices, size_t *n,
 int jp_flow_run(struct jp_flow *flow, enum jp_action kind, size_t index, bool deep,
 		const struct jp_port *port, struct jp_error *err)
 {
-	struct jp_flow_task *t = NULL;
+	struct jp_flow_work *t = NULL;
 	int rc;
 
-	rc = jp_flow_task_new(&t, flow, kind, index, deep, err);
+	rc = jp_flow_work_new(&t, flow, kind, index, deep, err);
 	if (rc == 0)
-		rc = jp_flow_task_run(t, port, err);
+		rc = jp_flow_work_run(t, port, err);
 	if (rc == 0)
-		rc = jp_flow_task_apply(flow, t, err);
-	jp_flow_task_free(t);
+		rc = jp_flow_work_apply(flow, t, err);
+	jp_flow_work_free(t);
 	return rc;
 }

@@ -1,4 +1,4 @@
-/* Tasks: one worker thread per long job, polled by the front end. */
+/* Workers: one thread per long piece of work, polled by the front end. */
 #include "config.h"
 
 #include <errno.h>
@@ -12,28 +12,28 @@
 #include <unistd.h>
 
 #include "jobprep/i18n.h"
-#include "jobprep/task.h"
+#include "jobprep/worker.h"
 #include "deadline_internal.h"
 
-struct jp_task {
+struct jp_worker {
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* signalled on done, reply and cancel */
 	pthread_t thread;
 	bool started;
 
 	char *label;
-	jp_task_fn fn;
+	jp_worker_fn fn;
 	void *arg;
 
 	/* Under lock. */
-	enum jp_task_state state;
+	enum jp_worker_state state;
 	bool cancel;
 	bool has_progress;
 	unsigned long seq;
 	struct jp_progress progress;
 	char what[256];
 
-	enum jp_task_request_kind request;
+	enum jp_worker_request_kind request;
 	char prompt[256];
 	bool replied;
 	int reply_rc;
@@ -75,7 +75,7 @@ static void wipe_free(char *s)
 
 static int port_progress(const struct jp_progress *p, void *payload)
 {
-	struct jp_task *t = payload;
+	struct jp_worker *t = payload;
 	int rc;
 
 	pthread_mutex_lock(&t->lock);
@@ -91,7 +91,7 @@ static int port_progress(const struct jp_progress *p, void *payload)
 
 static int port_cancelled(void *payload)
 {
-	struct jp_task *t = payload;
+	struct jp_worker *t = payload;
 	bool c;
 
 	pthread_mutex_lock(&t->lock);
@@ -100,9 +100,9 @@ static int port_cancelled(void *payload)
 	return c;
 }
 
-/* Park a request until the front end replies or the task is cancelled.
+/* Park a request until the front end replies or the worker is cancelled.
  * Called with t->lock held; returns the reply code. */
-static int park_request(struct jp_task *t, enum jp_task_request_kind kind,
+static int park_request(struct jp_worker *t, enum jp_worker_request_kind kind,
 			const char *prompt)
 {
 	int rc;
@@ -116,7 +116,7 @@ static int park_request(struct jp_task *t, enum jp_task_request_kind kind,
 	while (!t->replied && !t->cancel)
 		pthread_cond_wait(&t->cond, &t->lock);
 	rc = t->replied ? t->reply_rc : -1;
-	t->request = JP_TASK_REQ_NONE;
+	t->request = JP_WORKER_REQ_NONE;
 	t->prompt[0] = '\0';
 	t->seq++;
 	return rc;
@@ -125,14 +125,14 @@ static int park_request(struct jp_task *t, enum jp_task_request_kind kind,
 static int port_ask_secret(char *buf, size_t len, const char *prompt,
 			   void *payload)
 {
-	struct jp_task *t = payload;
+	struct jp_worker *t = payload;
 	int rc;
 
 	if (len == 0)
 		return -1;
 	buf[0] = '\0';
 	pthread_mutex_lock(&t->lock);
-	rc = park_request(t, JP_TASK_REQ_SECRET, prompt);
+	rc = park_request(t, JP_WORKER_REQ_SECRET, prompt);
 	if (rc == 0 && t->reply_secret)
 		copy_trunc(buf, len, t->reply_secret);
 	else if (rc >= 0)
@@ -145,18 +145,18 @@ static int port_ask_secret(char *buf, size_t len, const char *prompt,
 
 static int port_confirm(const char *question, void *payload)
 {
-	struct jp_task *t = payload;
+	struct jp_worker *t = payload;
 	int rc;
 
 	pthread_mutex_lock(&t->lock);
-	rc = park_request(t, JP_TASK_REQ_CONFIRM, question);
+	rc = park_request(t, JP_WORKER_REQ_CONFIRM, question);
 	pthread_mutex_unlock(&t->lock);
 	return rc == 1 ? 1 : 0;
 }
 
 static void *worker(void *data)
 {
-	struct jp_task *t = data;
+	struct jp_worker *t = data;
 	struct jp_port port = JP_PORT_INIT;
 	int rc;
 
@@ -181,17 +181,17 @@ static void *worker(void *data)
 
 	pthread_mutex_lock(&t->lock);
 	t->result = rc;
-	t->state = JP_TASK_DONE;
+	t->state = JP_WORKER_DONE;
 	t->seq++;
 	pthread_cond_broadcast(&t->cond);
 	pthread_mutex_unlock(&t->lock);
 	return NULL;
 }
 
-int jp_task_start(struct jp_task **out, const char *label, jp_task_fn fn,
+int jp_worker_start(struct jp_worker **out, const char *label, jp_worker_fn fn,
 		  void *arg, struct jp_error *err)
 {
-	struct jp_task *t = NULL;
+	struct jp_worker *t = NULL;
 	sigset_t block, old;
 	int rc;
 
@@ -209,7 +209,7 @@ int jp_task_start(struct jp_task **out, const char *label, jp_task_fn fn,
 	jp_error_init(&t->err);
 	t->fn = fn;
 	t->arg = arg;
-	t->state = JP_TASK_RUNNING;
+	t->state = JP_WORKER_RUNNING;
 
 	/* The new thread inherits this mask: asynchronous signals stay with
 	 * the front end's thread, which knows how to restore the terminal. */
@@ -225,7 +225,7 @@ int jp_task_start(struct jp_task **out, const char *label, jp_task_fn fn,
 	if (rc != 0) {
 		jp_error_set(err, JP_EINTERNAL, _("cannot start a thread for %s: %s"),
 			     t->label, strerror(rc));
-		jp_task_free(t);
+		jp_worker_free(t);
 		return JP_EINTERNAL;
 	}
 	t->started = true;
@@ -233,7 +233,7 @@ int jp_task_start(struct jp_task **out, const char *label, jp_task_fn fn,
 	return 0;
 }
 
-void jp_task_poll(struct jp_task_status *out, struct jp_task *t)
+void jp_worker_poll(struct jp_worker_status *out, struct jp_worker *t)
 {
 	pthread_mutex_lock(&t->lock);
 	out->state = t->state;
@@ -248,22 +248,22 @@ void jp_task_poll(struct jp_task_status *out, struct jp_task *t)
 	pthread_mutex_unlock(&t->lock);
 }
 
-bool jp_task_is_done(struct jp_task *t)
+bool jp_worker_is_done(struct jp_worker *t)
 {
 	bool done;
 
 	pthread_mutex_lock(&t->lock);
-	done = t->state == JP_TASK_DONE;
+	done = t->state == JP_WORKER_DONE;
 	pthread_mutex_unlock(&t->lock);
 	return done;
 }
 
-const char *jp_task_label(const struct jp_task *t)
+const char *jp_worker_label(const struct jp_worker *t)
 {
 	return t->label;
 }
 
-void jp_task_cancel(struct jp_task *t)
+void jp_worker_cancel(struct jp_worker *t)
 {
 	pthread_mutex_lock(&t->lock);
 	t->cancel = true;
@@ -272,36 +272,36 @@ void jp_task_cancel(struct jp_task *t)
 	pthread_mutex_unlock(&t->lock);
 }
 
-int jp_task_wait(struct jp_task *t, int timeout_ms)
+int jp_worker_wait(struct jp_worker *t, int timeout_ms)
 {
 	struct timespec until;
 	int rc = 0;
 
 	pthread_mutex_lock(&t->lock);
 	if (timeout_ms < 0) {
-		while (t->state != JP_TASK_DONE)
+		while (t->state != JP_WORKER_DONE)
 			pthread_cond_wait(&t->cond, &t->lock);
 	} else {
 		deadline_after_ms(&until, CLOCK_REALTIME, (unsigned long)timeout_ms);
-		while (t->state != JP_TASK_DONE && rc != ETIMEDOUT)
+		while (t->state != JP_WORKER_DONE && rc != ETIMEDOUT)
 			rc = pthread_cond_timedwait(&t->cond, &t->lock, &until);
 	}
-	rc = t->state == JP_TASK_DONE ? 0 : JP_ETIMEOUT;
+	rc = t->state == JP_WORKER_DONE ? 0 : JP_ETIMEOUT;
 	pthread_mutex_unlock(&t->lock);
 	return rc;
 }
 
-int jp_task_result(const struct jp_task *t, const struct jp_error **err)
+int jp_worker_result(const struct jp_worker *t, const struct jp_error **err)
 {
 	if (err)
 		*err = &t->err;
 	return t->result;
 }
 
-void jp_task_reply(struct jp_task *t, int rc, const char *secret)
+void jp_worker_reply(struct jp_worker *t, int rc, const char *secret)
 {
 	pthread_mutex_lock(&t->lock);
-	if (t->request != JP_TASK_REQ_NONE && !t->replied) {
+	if (t->request != JP_WORKER_REQ_NONE && !t->replied) {
 		t->reply_rc = rc;
 		wipe_free(t->reply_secret);
 		t->reply_secret = secret ? strdup(secret) : NULL;
@@ -313,12 +313,12 @@ void jp_task_reply(struct jp_task *t, int rc, const char *secret)
 	pthread_mutex_unlock(&t->lock);
 }
 
-void jp_task_free(struct jp_task *t)
+void jp_worker_free(struct jp_worker *t)
 {
 	if (!t)
 		return;
 	if (t->started) {
-		jp_task_cancel(t);
+		jp_worker_cancel(t);
 		pthread_join(t->thread, NULL);
 	}
 	wipe_free(t->reply_secret);

@@ -1,4 +1,4 @@
-/* The task runner: work on a thread, progress polled, cancel, requests. */
+/* The worker: work on a thread, progress polled, cancel, requests. */
 #include "config.h"
 
 #include <pthread.h>
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "jobprep/task.h"
+#include "jobprep/worker.h"
 
 struct work {
 	int steps;       /* progress reports before finishing */
@@ -68,85 +68,85 @@ static int asking_work(struct jp_error *err, const struct jp_port *port, void *a
 static void finished_task_reports_its_result_and_last_progress(void **state)
 {
 	struct work w = { .steps = 100, .result = 0 };
-	struct jp_task *t = NULL;
-	struct jp_task_status st;
+	struct jp_worker *t = NULL;
+	struct jp_worker_status st;
 	struct jp_error err = JP_ERROR_INIT;
 
 	(void)state;
-	assert_int_equal(jp_task_start(&t, "clone", count_work, &w, &err), 0);
-	assert_int_equal(jp_task_wait(t, -1), 0);
-	assert_true(jp_task_is_done(t));
-	jp_task_poll(&st, t);
-	assert_int_equal(st.state, JP_TASK_DONE);
+	assert_int_equal(jp_worker_start(&t, "clone", count_work, &w, &err), 0);
+	assert_int_equal(jp_worker_wait(t, -1), 0);
+	assert_true(jp_worker_is_done(t));
+	jp_worker_poll(&st, t);
+	assert_int_equal(st.state, JP_WORKER_DONE);
 	assert_true(st.has_progress);
 	assert_int_equal(st.progress.done, 100);
 	assert_int_equal(st.progress.total, 100);
 	assert_string_equal(st.progress.what, "objects");
-	assert_int_equal(jp_task_result(t, NULL), 0);
+	assert_int_equal(jp_worker_result(t, NULL), 0);
 	assert_int_equal(w.reported, 100);
-	assert_string_equal(jp_task_label(t), "clone");
-	jp_task_free(t);
+	assert_string_equal(jp_worker_label(t), "clone");
+	jp_worker_free(t);
 }
 
 static void failed_work_keeps_its_error(void **state)
 {
 	struct work w = { .steps = 1, .result = JP_ENET };
-	struct jp_task *t = NULL;
+	struct jp_worker *t = NULL;
 	const struct jp_error *terr;
 
 	(void)state;
-	assert_int_equal(jp_task_start(&t, "clone", count_work, &w, NULL), 0);
-	jp_task_wait(t, -1);
-	assert_int_equal(jp_task_result(t, &terr), JP_ENET);
+	assert_int_equal(jp_worker_start(&t, "clone", count_work, &w, NULL), 0);
+	jp_worker_wait(t, -1);
+	assert_int_equal(jp_worker_result(t, &terr), JP_ENET);
 	assert_int_equal(terr->code, JP_ENET);
 	assert_non_null(strstr(jp_error_message(terr), "clone"));
-	jp_task_free(t);
+	jp_worker_free(t);
 }
 
 static void cancel_makes_progress_return_negative(void **state)
 {
-	struct jp_task *t = NULL;
+	struct jp_worker *t = NULL;
 	const struct jp_error *terr;
 
 	(void)state;
-	assert_int_equal(jp_task_start(&t, "scan", endless_work, NULL, NULL), 0);
-	assert_int_equal(jp_task_wait(t, 20), JP_ETIMEOUT);
-	jp_task_cancel(t);
-	assert_int_equal(jp_task_wait(t, -1), 0);
-	assert_int_equal(jp_task_result(t, &terr), JP_ECANCELED);
+	assert_int_equal(jp_worker_start(&t, "scan", endless_work, NULL, NULL), 0);
+	assert_int_equal(jp_worker_wait(t, 20), JP_ETIMEOUT);
+	jp_worker_cancel(t);
+	assert_int_equal(jp_worker_wait(t, -1), 0);
+	assert_int_equal(jp_worker_result(t, &terr), JP_ECANCELED);
 	assert_non_null(strstr(jp_error_message(terr), "cancelled after"));
-	jp_task_free(t);
+	jp_worker_free(t);
 }
 
 static void free_cancels_a_running_task(void **state)
 {
-	struct jp_task *t = NULL;
+	struct jp_worker *t = NULL;
 
 	(void)state;
-	assert_int_equal(jp_task_start(&t, "scan", endless_work, NULL, NULL), 0);
-	jp_task_free(t); /* must return: cancels and joins */
+	assert_int_equal(jp_worker_start(&t, "scan", endless_work, NULL, NULL), 0);
+	jp_worker_free(t); /* must return: cancels and joins */
 }
 
 static void worker_blocks_terminal_signals(void **state)
 {
 	struct work w = { .steps = 0 };
-	struct jp_task *t = NULL;
+	struct jp_worker *t = NULL;
 
 	(void)state;
-	assert_int_equal(jp_task_start(&t, "x", count_work, &w, NULL), 0);
-	jp_task_wait(t, -1);
+	assert_int_equal(jp_worker_start(&t, "x", count_work, &w, NULL), 0);
+	jp_worker_wait(t, -1);
 	assert_true(sigismember(&w.mask, SIGINT));
 	assert_true(sigismember(&w.mask, SIGTERM));
 	assert_true(sigismember(&w.mask, SIGWINCH));
 	assert_false(sigismember(&w.mask, SIGSEGV));
-	jp_task_free(t);
+	jp_worker_free(t);
 }
 
-static void wait_for_request(struct jp_task *t, enum jp_task_request_kind kind,
-			     struct jp_task_status *st)
+static void wait_for_request(struct jp_worker *t, enum jp_worker_request_kind kind,
+			     struct jp_worker_status *st)
 {
 	for (int i = 0; i < 5000; i++) {
-		jp_task_poll(st, t);
+		jp_worker_poll(st, t);
 		if (st->request == kind)
 			return;
 		usleep(1000);
@@ -157,39 +157,39 @@ static void wait_for_request(struct jp_task *t, enum jp_task_request_kind kind,
 static void requests_park_until_the_front_end_replies(void **state)
 {
 	struct work w = { 0 };
-	struct jp_task *t = NULL;
-	struct jp_task_status st;
+	struct jp_worker *t = NULL;
+	struct jp_worker_status st;
 
 	(void)state;
-	assert_int_equal(jp_task_start(&t, "clone", asking_work, &w, NULL), 0);
-	wait_for_request(t, JP_TASK_REQ_SECRET, &st);
+	assert_int_equal(jp_worker_start(&t, "clone", asking_work, &w, NULL), 0);
+	wait_for_request(t, JP_WORKER_REQ_SECRET, &st);
 	assert_string_equal(st.prompt, "Password for git:");
-	assert_false(jp_task_is_done(t));
-	jp_task_reply(t, 0, "hunter2");
-	wait_for_request(t, JP_TASK_REQ_CONFIRM, &st);
+	assert_false(jp_worker_is_done(t));
+	jp_worker_reply(t, 0, "hunter2");
+	wait_for_request(t, JP_WORKER_REQ_CONFIRM, &st);
 	assert_string_equal(st.prompt, "Reuse the directory?");
-	jp_task_reply(t, 1, NULL);
-	jp_task_wait(t, -1);
-	assert_int_equal(jp_task_result(t, NULL), 0);
+	jp_worker_reply(t, 1, NULL);
+	jp_worker_wait(t, -1);
+	assert_int_equal(jp_worker_result(t, NULL), 0);
 	assert_string_equal(w.secret, "hunter2");
 	assert_int_equal(w.confirmed, 1);
-	jp_task_free(t);
+	jp_worker_free(t);
 }
 
 static void cancel_declines_a_parked_request(void **state)
 {
 	struct work w = { 0 };
-	struct jp_task *t = NULL;
-	struct jp_task_status st;
+	struct jp_worker *t = NULL;
+	struct jp_worker_status st;
 
 	(void)state;
-	assert_int_equal(jp_task_start(&t, "clone", asking_work, &w, NULL), 0);
-	wait_for_request(t, JP_TASK_REQ_SECRET, &st);
-	jp_task_cancel(t);
-	jp_task_wait(t, -1);
-	assert_int_equal(jp_task_result(t, NULL), JP_EAUTH);
+	assert_int_equal(jp_worker_start(&t, "clone", asking_work, &w, NULL), 0);
+	wait_for_request(t, JP_WORKER_REQ_SECRET, &st);
+	jp_worker_cancel(t);
+	jp_worker_wait(t, -1);
+	assert_int_equal(jp_worker_result(t, NULL), JP_EAUTH);
 	assert_string_equal(w.secret, "");
-	jp_task_free(t);
+	jp_worker_free(t);
 }
 
 int main(void)
