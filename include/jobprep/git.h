@@ -175,9 +175,13 @@ struct jp_git_update_options {
 	bool ask;
 	/* As in jp_git_clone_options: fetch from the server only. */
 	bool no_cache;
+	/* Write the changed files as onto network storage (on local disk
+	 * first, then with parallel writers) wherever the checkout is; on a
+	 * network filesystem that is what happens anyway. */
+	bool net_writers;
 };
 
-#define JP_GIT_UPDATE_OPTIONS_INIT { NULL, NULL, NULL, NULL, 0, false, false }
+#define JP_GIT_UPDATE_OPTIONS_INIT { NULL, NULL, NULL, NULL, 0, false, false, false }
 
 struct jp_git_update_result {
 	bool moved;          /* false: it was already there (nothing changed) */
@@ -199,11 +203,14 @@ struct jp_git_update_result {
 	 * moved or the move was refused); workdir NULL when path is no
 	 * checkout. Saves the caller another look (a status of every file). */
 	struct jp_git_repo_info checkout;
+	/* The changed files were written on local disk, then copied with
+	 * parallel writers (a checkout on network storage). */
+	bool parallel;
 };
 
 #define JP_GIT_UPDATE_RESULT_INIT                                              \
 	{ false, "", "", NULL, NULL, JP_GIT_REF_BRANCH, 0, 0, 0, 0, NULL, NULL,  \
-	  JP_GIT_REPO_INFO_INIT }
+	  JP_GIT_REPO_INFO_INIT, false }
 
 void jp_git_update_result_dispose(struct jp_git_update_result *res);
 
