@@ -16,10 +16,11 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/time.h>
 #include <unistd.h>
+
+#include <git2/sys/odb_backend.h>
 
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
@@ -251,6 +252,8 @@ static int name_from(struct upd *u)
 }
 
 static int copy_file(const char *src, const char *dst);
+static bool on_network(const char *path);
+static void read_from_mirror(struct upd *u, const char *mirror);
 
 /* ---- the server ---------------------------------------------------------- */
 
@@ -374,6 +377,8 @@ static int fetch_cached(struct upd *u, const git_oid *oid)
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
 	copy_new_packs(u, &c);
+	if (on_network(u->info.workdir))
+		read_from_mirror(u, c.mirror);
 	gerr = fetch_from_mirror(u, &c);
 	if (gerr != 0 && (u->op.canceled || u->op.fail_code)) {
 		rc = jp_git_op_error(&u->op, gerr, u->info.workdir, u->err, u->url.clean);
@@ -451,6 +456,23 @@ static int diff_cb(const git_diff_delta *d, float progress, void *payload)
 		git_error_clear();
 	}
 	return 0;
+}
+
+/* The mirror's objects read first: what the move reads (blob sizes, the
+ * new files' contents) comes from local disk, not from the checkout's packs
+ * on network storage. */
+static void read_from_mirror(struct upd *u, const char *mirror)
+{
+	git_odb *odb = NULL;
+	git_odb_backend *pack = NULL;
+	char *objects = NULL;
+
+	if (join(&objects, mirror, "objects") == 0 && git_repository_odb(&odb, u->repo) == 0 &&
+	    git_odb_backend_pack(&pack, objects) == 0 && git_odb_add_backend(odb, pack, 10) != 0)
+		pack->free(pack);
+	git_error_clear();
+	git_odb_free(odb);
+	free(objects);
 }
 
 static int plan(struct upd *u)
@@ -896,13 +918,21 @@ static int set_refs(struct upd *u)
 #define NET_WRITERS 16
 #define SCRATCH_PREFIX "jobprep-update-"
 
+/* Decided as for a clone's target: by the filesystem type the mount table
+ * gives (fuse.sshfs, nfs...: a FUSE superblock magic says nothing). */
 static bool on_network(const char *path)
 {
-	struct statfs sfs;
-	bool known = false;
+	struct jp_mount_table table = JP_MOUNT_TABLE_INIT;
+	const struct jp_mount *m;
+	char real[PATH_MAX];
+	bool net = false;
 
-	return statfs(path, &sfs) == 0 &&
-	       jp_fs_kind_of_magic((int64_t)sfs.f_type, &known, NULL) == JP_FS_NETWORK;
+	if (!realpath(path, real) || jp_mount_table_load(&table, NULL, NULL) != 0)
+		return false;
+	m = jp_mount_table_find(&table, real);
+	net = m && m->fstype && jp_fs_kind_of(m->fstype) == JP_FS_NETWORK;
+	jp_mount_table_dispose(&table);
+	return net;
 }
 
 /* A local folder for the new files: $JOBPREP_SCRATCH, $TMPDIR, /var/tmp. */
@@ -987,7 +1017,15 @@ static int write_index(struct upd *u, const struct jp_strv *written,
 			? bsearch(written->v[i], copied->copied, copied->n_copied,
 				  sizeof(*copied->copied), by_path)
 			: NULL;
+		struct jp_treecopy_file now;
+		char *p = NULL;
 		git_index_entry ne;
+
+		/* the stat of the file under its final name (a rename may give
+		 * it another inode number, as sshfs does) */
+		if (f && join(&p, u->info.workdir, written->v[i]) == 0 && lstat(p, &now.st) == 0)
+			f = &now;
+		free(p);
 
 		if ((gerr = git_tree_entry_bypath(&e, tree, written->v[i])) != 0)
 			break;
