@@ -9,7 +9,13 @@
 #  2. on local disk, a large repository (~200,000 objects, made with git
 #     fast-import): jobprep clone vs `git clone` (goal: <= 1.5x), peak memory
 #     vs a bare libgit2 clone (bench/git2clone, goal: <= 1.1x), and the cost
-#     of progress reporting: jobprep's CPU time with vs without it (< 3%).
+#     of progress reporting: jobprep's CPU time with vs without it (< 3%);
+#  3. the repeat prep (issue 10): the same large repository, served over
+#     smart http (lighttpd + git http-backend), cloned by jobprep into a NEW
+#     folder each time with its local mirror cache warm, vs a fresh
+#     `git clone` from the server (goal: <= 0.1x).
+#
+# 1. and 2. measure a cold clone: jobprep runs with --no-cache there.
 #
 # Medians of BENCH_CLONE_RUNS runs (default 3), alternating who goes first.
 # Needs root (mount namespace, sshd), sshfs, python3, git.
@@ -29,11 +35,12 @@ G2=$TOP_BUILDDIR/bench/git2clone
 RUNS=${BENCH_CLONE_RUNS:-3}
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-bench-clone.XXXXXX") || exit 1
-trap 'jp_gitd_stop "$T"; jp_sshd_stop "$T/sshd"; rm -rf "$T"' EXIT
+trap 'jp_gitd_stop "$T"; jp_sshd_stop "$T/sshd"; jp_httpd_stop "$T/httpd"; rm -rf "$T"' EXIT
 CACHE=${BENCH_CLONE_CACHE:-$T/cache}
 mkdir -p "$CACHE" "$T/home" "$T/scratch" "$T/local"
 HOME=$T/home
-export HOME
+XDG_CACHE_HOME=$T/home/.cache
+export HOME XDG_CACHE_HOME
 unset SSH_AUTH_SOCK JOBPREP_GIT_TOKEN
 
 # measure OUT CMD...: run CMD, append "wall_seconds max_rss_kib cpu_seconds"
@@ -141,9 +148,9 @@ EOF
 	while [ $i -lt "$RUNS" ]; do
 		if [ $((i % 2)) = 0 ]; then
 			sync; measure "$T/sshfs.git" git clone -q "$U/mid.git" "$T/mnt/g$i"
-			sync; measure "$T/sshfs.jobprep" "$JOBPREP" clone "$U/mid.git" "$T/mnt/j$i"
+			sync; measure "$T/sshfs.jobprep" "$JOBPREP" clone --no-cache "$U/mid.git" "$T/mnt/j$i"
 		else
-			sync; measure "$T/sshfs.jobprep" "$JOBPREP" clone "$U/mid.git" "$T/mnt/j$i"
+			sync; measure "$T/sshfs.jobprep" "$JOBPREP" clone --no-cache "$U/mid.git" "$T/mnt/j$i"
 			sync; measure "$T/sshfs.git" git clone -q "$U/mid.git" "$T/mnt/g$i"
 		fi
 		i=$((i + 1))
@@ -166,8 +173,8 @@ while [ $i -lt "$RUNS" ]; do
 		sync
 		case $who in
 		git) measure "$T/large.git" git clone -q "$U/large.git" "$T/local/x" ;;
-		jobprep) measure "$T/large.jobprep" "$JOBPREP" clone --progress "$U/large.git" "$T/local/x" ;;
-		noprog) measure "$T/large.noprog" "$JOBPREP" clone --no-progress "$U/large.git" "$T/local/x" ;;
+		jobprep) measure "$T/large.jobprep" "$JOBPREP" clone --no-cache --progress "$U/large.git" "$T/local/x" ;;
+		noprog) measure "$T/large.noprog" "$JOBPREP" clone --no-cache --no-progress "$U/large.git" "$T/local/x" ;;
 		git2) measure "$T/large.git2" "$G2" "$U/large.git" "$T/local/x" ;;
 		esac
 	done
@@ -188,3 +195,36 @@ echo "peak memory: jobprep ${jm} KiB, bare libgit2 ${bm} KiB: ratio $(ratio "$jm
 # swamp (wall times are printed too).
 echo "progress cost: CPU with ${jc}s, without ${nc}s: ratio $(ratio "$jc" "$nc") (goal < 1.03);" \
 	"wall ${j}s vs ${n}s"
+
+# ---- 3. the repeat prep into a new folder, warm cache, over http ----
+if [ "${BENCH_CLONE_SKIP_REPEAT:-}" = "" ]; then
+	mkdir -p "$T/httpd"
+	jp_httpd_start "$T/httpd" "$CACHE" || exit 1
+	H=http://127.0.0.1:$JP_HTTPD_PORT/git/large.git
+	rm -rf "$T/local/warm"
+	"$JOBPREP" clone "$H" "$T/local/warm" >/dev/null 2>&1 ||
+		{ echo "bench_clone: the first (cache-filling) clone failed" >&2; exit 1; }
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		rm -rf "$T/local/g" "$T/local/j$i"
+		sync
+		if [ $((i % 2)) = 0 ]; then
+			measure "$T/repeat.git" git clone -q "$H" "$T/local/g"
+			sync
+			measure "$T/repeat.jobprep" "$JOBPREP" clone "$H" "$T/local/j$i"
+		else
+			measure "$T/repeat.jobprep" "$JOBPREP" clone "$H" "$T/local/j$i"
+			sync
+			measure "$T/repeat.git" git clone -q "$H" "$T/local/g"
+		fi
+		[ "$(git -C "$T/local/j$i" rev-parse HEAD)" = "$(git -C "$T/local/g" rev-parse HEAD)" ] ||
+			{ echo "bench_clone: the two clones differ" >&2; exit 1; }
+		rm -rf "$T/local/j$i"
+		i=$((i + 1))
+	done
+	jp_httpd_stop "$T/httpd"
+	g=$(median "$T/repeat.git" 1)
+	j=$(median "$T/repeat.jobprep" 1)
+	echo "repeat prep into a new folder ($objs objects, http), warm cache: fresh git clone ${g}s," \
+		"jobprep clone ${j}s: ratio $(ratio "$j" "$g") (goal <= 0.1)"
+fi

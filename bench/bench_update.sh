@@ -6,7 +6,13 @@
 #  1. the same answers again (nothing to fetch): jobprep init, the whole
 #     prep, vs `git fetch && git checkout TAG` (goal: init under 0.5 s);
 #  2. from one release tag to the next (objects to fetch, files to write):
-#     jobprep init vs `git fetch && git checkout TAG` (goal: <= 1.0x).
+#     jobprep init vs `git fetch && git checkout TAG` (goal: <= 1.0x);
+#  3. the same move with both checkouts on an uncached sshfs mount of a
+#     loopback sshd (goal: <= 0.5x; needs root, sshd, sshfs; one run unless
+#     BENCH_UPDATE_SSHFS_RUNS, as every run clones 20,000 files onto it twice).
+#
+# jobprep uses its local mirror cache ($XDG_CACHE_HOME/jobprep/git, in the
+# bench's own HOME), as a user's repeat preps do: the prep at r1 fills it.
 #
 # The repository: ~20,000 files, 60 commits of 1,000 changed files each
 # (~80,000 objects, made with git fast-import); tags r1 (commit 50) and r2
@@ -18,17 +24,19 @@ set -u
 : "${JOBPREP:=$(pwd)/jobprep}"
 : "${TOP_SRCDIR:=$(pwd)}"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
+. "$TOP_SRCDIR/tests/lib/ssh.sh"
 for t in python3 git; do
 	command -v $t >/dev/null 2>&1 || { echo "bench_update: $t is missing" >&2; exit 77; }
 done
 RUNS=${BENCH_UPDATE_RUNS:-3}
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-bench-update.XXXXXX") || exit 1
-trap 'jp_gitd_stop "$T"; rm -rf "$T"' EXIT
+trap 'jp_gitd_stop "$T"; jp_sshd_stop "$T/sshd"; rm -rf "$T"' EXIT
 CACHE=${BENCH_UPDATE_CACHE:-$T/cache}
 mkdir -p "$CACHE" "$T/home" "$T/srv" "$T/shared/projects"
 HOME=$T/home
-export HOME
+XDG_CACHE_HOME=$T/home/.cache
+export HOME XDG_CACHE_HOME
 unset SSH_AUTH_SOCK JOBPREP_GIT_TOKEN
 
 # measure OUT CMD...: run CMD, append its wall seconds to OUT.
@@ -162,3 +170,64 @@ g=$(median "$T/move.git")
 j=$(median "$T/move.jobprep")
 echo "r1 -> r2 ($changed files), local disk: git fetch && git checkout ${g}s," \
 	"jobprep init (the whole prep) ${j}s: ratio $(ratio "$j" "$g") (goal <= 1.0)"
+
+# ---- 3. from r1 to r2 on an uncached sshfs mount ----
+if ! jp_ssh_available || ! command -v sshfs >/dev/null 2>&1; then
+	echo "r1 -> r2 on sshfs: skipped (needs root, sshd, sshfs, /dev/fuse)"
+	exit 0
+fi
+jp_sshd_start "$T/sshd" || exit 1
+mkdir -p "$T/export" "$T/mnt"
+SRUNS=${BENCH_UPDATE_SSHFS_RUNS:-1}
+export T URL SRUNS CACHE TOP_SRCDIR JP_SSHD_PORT
+unshare -m --propagation private sh -c '
+	. "$TOP_SRCDIR/tests/lib/ssh.sh"
+	. "$TOP_SRCDIR/tests/lib/gitserv.sh"
+	measure() { python3 - "$@" <<EOF
+import subprocess, sys, time
+out, cmd = sys.argv[1], sys.argv[2:]
+t = time.monotonic()
+rc = subprocess.call(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+if rc: sys.exit("failed: " + " ".join(cmd))
+open(out, "a").write("%.3f\n" % (time.monotonic() - t))
+EOF
+	}
+	serve() { rm -f "$T/srv/repo.git" && ln -s "$CACHE/$1.git" "$T/srv/repo.git"; }
+	smove() {
+		printf "{\"job\": {\"name\": \"smove\", \"launch_command\": \"python train.py\"}, \"code\": {\"source\": \"shared_storage\", \"path\": \"%s\", \"repo\": {\"url\": \"%s\", \"ref\": \"%s\"}}}\n" \
+			"$T/mnt/move" "$URL" "$1" >"$T/smove.json"
+	}
+	jp_sshfs_mount "$T/sshd" "$T/export" "$T/mnt" || exit 1
+	i=0
+	while [ $i -lt "$SRUNS" ]; do
+		serve old
+		rm -rf "$T/mnt/move" "$T/mnt/git-move" "$T/shared/outputs/smove"
+		smove r1
+		"$T/init" smove >/dev/null 2>&1 || { echo "bench_update: the prep at r1 on sshfs failed" >&2; exit 1; }
+		git clone -q "$URL" "$T/mnt/git-move" &&
+			git -C "$T/mnt/git-move" -c advice.detachedHead=false checkout -q r1 || exit 1
+		serve full
+		smove r2
+		sync
+		if [ $((i % 2)) = 0 ]; then
+			measure "$T/smove.git" "$T/gitmove" "$T/mnt/git-move" r2
+			sync
+			measure "$T/smove.jobprep" "$T/init" smove
+		else
+			measure "$T/smove.jobprep" "$T/init" smove
+			sync
+			measure "$T/smove.git" "$T/gitmove" "$T/mnt/git-move" r2
+		fi
+		[ "$(git -C "$T/mnt/move" rev-parse HEAD)" = "$(git -C "$T/mnt/git-move" rev-parse HEAD)" ] ||
+			{ echo "bench_update: the two sshfs checkouts differ" >&2; exit 1; }
+		i=$((i + 1))
+	done
+	rm -rf "$T/mnt/move" "$T/mnt/git-move"
+	jp_sshfs_umount "$T/mnt"
+	kill $JP_SSHFS_PID 2>/dev/null
+	wait' || exit 1
+jp_sshd_stop "$T/sshd"
+g=$(median "$T/smove.git")
+j=$(median "$T/smove.jobprep")
+echo "r1 -> r2 ($changed files), uncached sshfs: git fetch && git checkout ${g}s," \
+	"jobprep init (the whole prep) ${j}s: ratio $(ratio "$j" "$g") (goal <= 0.5)"

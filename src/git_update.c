@@ -17,11 +17,16 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/time.h>
 #include <unistd.h>
+
+#include <git2/sys/odb_backend.h>
 
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
+#include "mountinfo.h"
 #include "jobprep/strv.h"
+#include "treecopy.h"
 #include "jobprep/units.h"
 #include "git_internal.h"
 #include "str.h"
@@ -46,6 +51,8 @@ struct upd {
 	struct jp_strv new_dirs;  /* directories the added files would create */
 	struct jp_strv unexec;	  /* files whose exec bit was taken off first */
 	struct jp_strv conflicts; /* untracked files in the way */
+	struct jp_strv gone;	  /* ... of `kept`, those `to` deletes */
+	bool typechange;	  /* a path changes between file, link, folder */
 	uint64_t new_bytes;	  /* the blobs to write */
 	char *index_copy;	  /* the index as it was before the checkout */
 	int lock_fd;		  /* held while this process looks and moves */
@@ -246,6 +253,8 @@ static int name_from(struct upd *u)
 }
 
 static int copy_file(const char *src, const char *dst);
+static bool on_network(const char *path);
+static void read_from_mirror(struct upd *u, const char *mirror);
 
 /* ---- the server ---------------------------------------------------------- */
 
@@ -369,6 +378,8 @@ static int fetch_cached(struct upd *u, const git_oid *oid)
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
 	copy_new_packs(u, &c);
+	if (on_network(u->info.workdir))
+		read_from_mirror(u, c.mirror);
 	gerr = fetch_from_mirror(u, &c);
 	if (gerr != 0 && (u->op.canceled || u->op.fail_code)) {
 		rc = jp_git_op_error(&u->op, gerr, u->info.workdir, u->err, u->url.clean);
@@ -431,6 +442,11 @@ static int diff_cb(const git_diff_delta *d, float progress, void *payload)
 		return -1;
 	if (jp_strv_push(d->status == GIT_DELTA_ADDED ? &u->added : &u->kept, d->new_file.path) < 0)
 		return -1;
+	if (d->status == GIT_DELTA_DELETED && jp_strv_push(&u->gone, d->new_file.path) < 0)
+		return -1;
+	if (d->status == GIT_DELTA_TYPECHANGE || d->new_file.mode == GIT_FILEMODE_COMMIT ||
+	    d->old_file.mode == GIT_FILEMODE_COMMIT)
+		u->typechange = true;
 	if (d->status != GIT_DELTA_DELETED && git_repository_odb(&odb, u->repo) == 0) {
 		size_t len = 0;
 		git_object_t type;
@@ -441,6 +457,23 @@ static int diff_cb(const git_diff_delta *d, float progress, void *payload)
 		git_error_clear();
 	}
 	return 0;
+}
+
+/* The mirror's objects read first: what the move reads (blob sizes, the
+ * new files' contents) comes from local disk, not from the checkout's packs
+ * on network storage. */
+static void read_from_mirror(struct upd *u, const char *mirror)
+{
+	git_odb *odb = NULL;
+	git_odb_backend *pack = NULL;
+	char *objects = NULL;
+
+	if (join(&objects, mirror, "objects") == 0 && git_repository_odb(&odb, u->repo) == 0 &&
+	    git_odb_backend_pack(&pack, objects) == 0 && git_odb_add_backend(odb, pack, 10) != 0)
+		pack->free(pack);
+	git_error_clear();
+	git_odb_free(odb);
+	free(objects);
 }
 
 static int plan(struct upd *u)
@@ -884,6 +917,217 @@ static int set_refs(struct upd *u)
 	return git_repository_set_head_detached(u->repo, git_commit_id(u->to));
 }
 
+/* ---- the move onto network storage -------------------------------------- */
+
+#define NET_WRITERS 16
+#define SCRATCH_PREFIX "jobprep-update-"
+
+/* Decided as for a clone's target: by the filesystem type the mount table
+ * gives (fuse.sshfs, nfs...: a FUSE superblock magic says nothing). */
+static bool on_network(const char *path)
+{
+	struct jp_mount_table table = JP_MOUNT_TABLE_INIT;
+	const struct jp_mount *m;
+	char real[PATH_MAX];
+	bool net = false;
+
+	if (!realpath(path, real) || jp_mount_table_load(&table, NULL, NULL) != 0)
+		return false;
+	m = jp_mount_table_find(&table, real);
+	net = m && m->fstype && jp_fs_kind_of(m->fstype) == JP_FS_NETWORK;
+	jp_mount_table_dispose(&table);
+	return net;
+}
+
+/* A local folder for the new files: $JOBPREP_SCRATCH, $TMPDIR, /var/tmp. */
+static int make_scratch(struct jp_git_tmp *scr)
+{
+	const char *named[] = { getenv("JOBPREP_SCRATCH"), getenv("TMPDIR"), "/var/tmp", "/tmp" };
+
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		if (!named[i] || named[i][0] != '/' || on_network(named[i]))
+			continue;
+		jp_git_tmp_clean_stale(named[i], SCRATCH_PREFIX, NULL, NULL, 0);
+		if (jp_git_tmp_create(scr, named[i], SCRATCH_PREFIX, NULL) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* The files `to` has of those the move changes, written into dir. */
+static int write_new_files(struct upd *u, const char *dir, struct jp_strv *written)
+{
+	const char *pattern = u->opts->exec_pattern ? u->opts->exec_pattern : JP_GIT_EXEC_DEFAULT;
+	git_checkout_options co;
+	int gerr;
+
+	for (size_t i = 0; i < u->paths.n; i++) {
+		bool gone = false;
+
+		for (size_t k = 0; k < u->gone.n && !gone; k++)
+			gone = strcmp(u->gone.v[k], u->paths.v[i]) == 0;
+		if (!gone && jp_strv_push(written, u->paths.v[i]) < 0)
+			return -1;
+	}
+	if (written->n == 0)
+		return 0;
+	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+	co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DONT_UPDATE_INDEX |
+			       GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+	co.target_directory = dir;
+	co.paths.strings = written->v;
+	co.paths.count = written->n;
+	jp_git_op_checkout_callbacks(&co, &u->op);
+	if ((gerr = git_checkout_tree(u->repo, (const git_object *)u->to, &co)) != 0 ||
+	    u->op.canceled)
+		return gerr ? gerr : GIT_EUSER;
+	if (*pattern)
+		for (size_t i = 0; i < written->n; i++)
+			if (fnmatch(pattern, written->v[i], FNM_PATHNAME) == 0) {
+				char *p = NULL;
+
+				if (join(&p, dir, written->v[i]) == 0)
+					make_exec(p);
+				free(p);
+			}
+	return 0;
+}
+
+static int by_path(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct jp_treecopy_file *)elem)->path);
+}
+
+/* The index of `to` for the paths written (with the copies' stat, so that
+ * the next status does not read them again) and without those deleted; then
+ * dated after them, so none looks racily clean. */
+static int write_index(struct upd *u, const struct jp_strv *written,
+		       const struct jp_treecopy_result *copied)
+{
+	git_index *idx = NULL;
+	git_tree *tree = NULL;
+	time_t newest = 0;
+	int gerr;
+
+	if ((gerr = git_repository_index(&idx, u->repo)) != 0 ||
+	    (gerr = git_commit_tree(&tree, u->to)) != 0)
+		goto out;
+	for (size_t i = 0; gerr == 0 && i < u->gone.n; i++)
+		if (git_index_remove(idx, u->gone.v[i], 0) != 0)
+			git_error_clear();
+	for (size_t i = 0; gerr == 0 && i < written->n; i++) {
+		git_tree_entry *e = NULL;
+		const struct jp_treecopy_file *f = copied->n_copied
+			? bsearch(written->v[i], copied->copied, copied->n_copied,
+				  sizeof(*copied->copied), by_path)
+			: NULL;
+		struct jp_treecopy_file now;
+		char *p = NULL;
+		git_index_entry ne;
+
+		/* the stat of the file under its final name (a rename may give
+		 * it another inode number, as sshfs does) */
+		if (f && join(&p, u->info.workdir, written->v[i]) == 0 && lstat(p, &now.st) == 0)
+			f = &now;
+		free(p);
+
+		if ((gerr = git_tree_entry_bypath(&e, tree, written->v[i])) != 0)
+			break;
+		memset(&ne, 0, sizeof(ne));
+		ne.path = written->v[i];
+		ne.mode = git_tree_entry_filemode(e);
+		git_oid_cpy(&ne.id, git_tree_entry_id(e));
+		if (f) {
+			ne.ctime.seconds = (int32_t)f->st.st_ctim.tv_sec;
+			ne.ctime.nanoseconds = (uint32_t)f->st.st_ctim.tv_nsec;
+			ne.mtime.seconds = (int32_t)f->st.st_mtim.tv_sec;
+			ne.mtime.nanoseconds = (uint32_t)f->st.st_mtim.tv_nsec;
+			ne.dev = (uint32_t)f->st.st_dev;
+			ne.ino = (uint32_t)f->st.st_ino;
+			ne.uid = f->st.st_uid;
+			ne.gid = f->st.st_gid;
+			ne.file_size = (uint32_t)f->st.st_size;
+			if (f->st.st_mtim.tv_sec > newest)
+				newest = f->st.st_mtim.tv_sec;
+			if (f->st.st_ctim.tv_sec > newest)
+				newest = f->st.st_ctim.tv_sec;
+		}
+		gerr = git_index_add(idx, &ne);
+		git_tree_entry_free(e);
+	}
+	if (gerr == 0 && (gerr = git_index_write(idx)) == 0) {
+		struct timeval tv[2];
+
+		gettimeofday(&tv[0], NULL);
+		if (tv[0].tv_sec <= newest)
+			tv[0].tv_sec = newest + 1;
+		tv[1] = tv[0];
+		utimes(git_index_path(idx), tv);
+	}
+out:
+	git_tree_free(tree);
+	git_index_free(idx);
+	return gerr;
+}
+
+/* Deleted files go, and the folders they leave empty. */
+static void remove_gone(struct upd *u)
+{
+	for (size_t i = 0; i < u->gone.n; i++) {
+		char *p = NULL;
+
+		if (join(&p, u->info.workdir, u->gone.v[i]) < 0)
+			continue;
+		unlink(p);
+		for (char *s = strrchr(p, '/'); s && (size_t)(s - p) > strlen(u->info.workdir);
+		     s = strrchr(p, '/')) {
+			*s = '\0';
+			if (rmdir(p) != 0)
+				break;
+		}
+		free(p);
+	}
+}
+
+/* Onto network storage: the new files written on local disk by libgit2,
+ * then copied with the clone's parallel writers (each under a temporary
+ * name, renamed over the old one); the index written from `to` with the
+ * copies' stat. Whatever fails is put back by rollback(). */
+static int move_net(struct upd *u)
+{
+	struct jp_git_tmp scr = JP_GIT_TMP_INIT;
+	struct jp_strv written = JP_STRV_INIT;
+	struct jp_treecopy_options to = JP_TREECOPY_OPTIONS_INIT;
+	struct jp_treecopy_result copied = JP_TREECOPY_RESULT_INIT;
+	int gerr = 0, rc = 0;
+
+	if (make_scratch(&scr) != 0) {
+		rc = jp_error_set(u->err, JP_EIO, _("%s: no local scratch folder to write the new "
+						    "files in: set JOBPREP_SCRATCH"),
+				  u->opts->path);
+		goto out;
+	}
+	if ((gerr = write_new_files(u, scr.tree, &written)) != 0)
+		goto out;
+	to.threads = NET_WRITERS;
+	to.record_stats = true;
+	to.dst_exists = true;
+	to.stage = true;
+	if (written.n &&
+	    (rc = jp_treecopy(&copied, scr.tree, u->info.workdir, &to, u->op.port, u->err)) != 0)
+		goto out;
+	remove_gone(u);
+	gerr = write_index(u, &written, &copied);
+out:
+	if (gerr != 0 && rc == 0)
+		rc = jp_git_op_error(&u->op, gerr, u->info.workdir, u->err, u->opts->path);
+	jp_treecopy_result_dispose(&copied);
+	jp_strv_dispose(&written);
+	if (scr.dir)
+		jp_git_tmp_remove(&scr);
+	return rc;
+}
+
 static int move(struct upd *u, const char *to_label)
 {
 	git_checkout_options co;
@@ -896,6 +1140,25 @@ static int move(struct upd *u, const char *to_label)
 		return refuse_conflicts(u, to_label);
 	if ((rc = note_new_dirs(u)) != 0 || (rc = save_index(u)) != 0)
 		return rc;
+	if (!u->typechange && (u->opts->net_writers || on_network(u->info.workdir))) {
+		if ((rc = move_net(u)) == 0 && (gerr = set_refs(u)) != 0)
+			rc = jp_git_op_error(&u->op, gerr, u->info.workdir, u->err, u->opts->path);
+		if (rc != 0) {
+			if (rollback(u) != 0)
+				jp_error_set(u->err, rc,
+					     _("%s: the files could not all be put back: run git -C %s "
+					       "checkout -f %s"),
+					     u->opts->path, u->opts->path, u->res->from);
+			return rc;
+		}
+		if (u->index_copy) {
+			unlink(u->index_copy);
+			free(u->index_copy);
+			u->index_copy = NULL;
+		}
+		u->res->parallel = true;
+		return 0;
+	}
 	if ((rc = drop_exec_bits(u)) != 0) {
 		rollback(u);
 		return rc;
@@ -1030,6 +1293,7 @@ out:
 	jp_strv_dispose(&u.new_dirs);
 	jp_strv_dispose(&u.unexec);
 	jp_strv_dispose(&u.conflicts);
+	jp_strv_dispose(&u.gone);
 	git_commit_free(u.from);
 	git_commit_free(u.to);
 	if (u.remote) {

@@ -175,6 +175,10 @@ struct jp_git_update_options {
 	bool ask;
 	/* As in jp_git_clone_options: fetch from the server only. */
 	bool no_cache;
+	/* Write the changed files as onto network storage (on local disk
+	 * first, then with parallel writers) wherever the checkout is; on a
+	 * network filesystem that is what happens anyway. */
+	bool net_writers;
 };
 
 #define JP_GIT_UPDATE_OPTIONS_INIT { .url = NULL }
@@ -199,6 +203,9 @@ struct jp_git_update_result {
 	 * moved or the move was refused); workdir NULL when path is no
 	 * checkout. Saves the caller another look (a status of every file). */
 	struct jp_git_repo_info checkout;
+	/* The changed files were written on local disk, then copied with
+	 * parallel writers (a checkout on network storage). */
+	bool parallel;
 };
 
 #define JP_GIT_UPDATE_RESULT_INIT { .moved = false, .ref_kind = JP_GIT_REF_BRANCH, .checkout = JP_GIT_REPO_INFO_INIT }

@@ -116,6 +116,12 @@ jp_expect update_is_at_the_new_tag \
 jp_expect update_leaves_the_checkout_clean \
 	[ -z "$(git -C "$P/cached-job" status --porcelain --untracked-files=no | grep -v scripts/train.sh)" ]
 jp_expect update_fetches_only_into_the_mirror [ "$(packs)" = $((before + 1)) ]
+# the pack the mirror just fetched is copied as it is (nothing built again)
+copied=0
+for pk in "$C"/*.git/objects/pack/pack-*.pack; do
+	[ -e "$P/cached-job/.git/objects/pack/${pk##*/}" ] && copied=1
+done
+jp_expect update_copies_the_mirror_s_new_pack [ "$copied" = 1 ]
 clone "$URL" "$P/after-push"
 jp_expect clone_after_a_push_has_the_new_commit same_as_server "$P/after-push"
 jp_expect clone_after_a_push_transfers_no_more_packs [ "$(packs)" = $((before + 1)) ]

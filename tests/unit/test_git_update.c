@@ -210,11 +210,55 @@ static void refusals_touch_nothing(void **state)
 	jp_error_dispose(&err);
 }
 
+/* As onto network storage: the new files written on local disk, copied
+ * with parallel writers; a deleted file goes, the index matches, git status
+ * is clean, and back again. */
+static void parallel_writers_move_the_checkout(void **state)
+{
+	struct jp_git_update_options o = JP_GIT_UPDATE_OPTIONS_INIT;
+	struct jp_git_update_result res = JP_GIT_UPDATE_RESULT_INIT;
+	struct jp_error err = JP_ERROR_INIT;
+	char v1[41], v2[41], head[41];
+
+	(void)state;
+	rev(v1, url, "v1^{commit}");
+	rev(v2, url, "v2");
+	o.url = url;
+	o.path = co;
+	o.net_writers = true;
+	o.ref = "v1";
+	assert_int_equal(jp_git_update(&res, &o, NULL, &err), 0);
+	assert_true(res.moved);
+	assert_true(res.parallel);
+	rev(head, co, "HEAD");
+	assert_string_equal(head, v1);
+	assert_int_equal(run("cd '%s' && test ! -e b && grep -qx one a && "
+			     "git status --porcelain | wc -c | grep -qx 0",
+			     co),
+			 0);
+	assert_int_equal(res.checkout.dirty, 0);
+	jp_git_update_result_dispose(&res);
+
+	o.ref = "v2";
+	assert_int_equal(jp_git_update(&res, &o, NULL, &err), 0);
+	assert_true(res.parallel);
+	rev(head, co, "HEAD");
+	assert_string_equal(head, v2);
+	assert_int_equal(run("cd '%s' && grep -qx two b && grep -qx three a && "
+			     "git status --porcelain | wc -c | grep -qx 0 && "
+			     "git diff-files --name-only | wc -c | grep -qx 0",
+			     co),
+			 0);
+	jp_git_update_result_dispose(&res);
+	jp_error_dispose(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_no_touches_nothing_a_yes_moves),
 		cmocka_unit_test(refusals_touch_nothing),
+		cmocka_unit_test(parallel_writers_move_the_checkout),
 	};
 	int rc = cmocka_run_group_tests(tests, setup, teardown);
 
