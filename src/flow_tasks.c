@@ -165,6 +165,86 @@ static int snapshot_data(struct jp_flow_task *t, const struct jp_flow *flow, siz
 	return 0;
 }
 
+/* The snapshot of a clone: the URL, the ref if one was given, the project
+ * directory. JP_ENOMEM is for the caller to report. */
+static int snapshot_clone(struct jp_flow_task *t, const struct jp_flow *flow,
+			  struct jp_error *err)
+{
+	const struct jp_manifest *m = flow->m;
+
+	if (m->code.source != JP_CODE_SHARED_STORAGE || flow->checkout != CHECKOUT_CLONE ||
+	    !m->code.repo_url || !m->code.path)
+		return jp_error_set(err, JP_EUSAGE, "%s",
+				    _("a clone needs code on shared storage, a repository URL and "
+				      "a project directory"));
+	if (jp_set_str(&t->url, m->code.repo_url) < 0 ||
+	    jp_set_str(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0 ||
+	    jp_set_str(&t->path, m->code.path) < 0)
+		return JP_ENOMEM;
+	return 0;
+}
+
+/* The snapshot of a resolve: the URL and the ref if one was given. */
+static int snapshot_resolve(struct jp_flow_task *t, const struct jp_flow *flow,
+			    struct jp_error *err)
+{
+	const struct jp_manifest *m = flow->m;
+
+	if (m->code.source != JP_CODE_LAUNCH_CLONE || !m->code.repo_url)
+		return jp_error_set(err, JP_EUSAGE, "%s",
+				    _("resolving needs a launch-command clone and its URL"));
+	if (jp_set_str(&t->url, m->code.repo_url) < 0 ||
+	    jp_set_str(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0)
+		return JP_ENOMEM;
+	return 0;
+}
+
+/* The snapshot of an outputs check: the three directories and their notes. */
+static int snapshot_outputs_task(struct jp_flow_task *t, const struct jp_flow *flow,
+				 struct jp_error *err)
+{
+	const struct jp_manifest *m = flow->m;
+
+	if (!m->outputs.output_dir)
+		return jp_error_set(err, JP_EUSAGE, "%s", _("no output directory yet"));
+	if (jp_set_str(&t->out, m->outputs.output_dir) < 0 ||
+	    jp_set_str(&t->ckpt, m->outputs.checkpoint_dir) < 0 ||
+	    jp_set_str(&t->log, m->outputs.log_dir) < 0)
+		return JP_ENOMEM;
+	if (snapshot_outputs(t, flow) < 0)
+		return JP_ENOMEM;
+	return 0;
+}
+
+/* The snapshot of a check: a copy of the manifest, of the inspection notes
+ * and of the data notes (no string of the flow's shared). */
+static int snapshot_check(struct jp_flow_task *t, const struct jp_flow *flow)
+{
+	const struct jp_manifest *m = flow->m;
+
+	if (flow_manifest_copy(&t->m, m) < 0 || flow_inspected_copy(&t->insp, &flow->insp) < 0)
+		return JP_ENOMEM;
+	if (m->n_data) {
+		t->dx = calloc(m->n_data, sizeof(*t->dx));
+		if (!t->dx)
+			return JP_ENOMEM;
+		for (size_t i = 0; i < m->n_data; i++) {
+			t->dx[i] = flow->dx[i];
+			/* the notes only: no string of the flow's is shared */
+			t->dx[i].scanned_path = t->dx[i].from_secret = NULL;
+			t->dx[i].want_sha256 = t->dx[i].staged_from = t->dx[i].staged_path = NULL;
+			/* only a scan of the path as it is now counts */
+			t->dx[i].complete = str_eq(flow->dx[i].scanned_path, m->data[i].path);
+		}
+	}
+	if (!(m->code.source == JP_CODE_SHARED_STORAGE && flow->checkout == CHECKOUT_EXISTING &&
+	      flow_insp_current(flow))) {
+		free(t->insp.path);
+		t->insp.path = NULL;
+	}
+	return 0;
+}
+
 int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum jp_action kind,
 		     size_t index, bool deep, struct jp_error *err)
 {
@@ -189,81 +269,34 @@ int jp_flow_task_new(struct jp_flow_task **out, const struct jp_flow *flow, enum
 
 	switch (kind) {
 	case JP_ACTION_CLONE:
-		if (m->code.source != JP_CODE_SHARED_STORAGE || flow->checkout != CHECKOUT_CLONE ||
-		    !m->code.repo_url || !m->code.path) {
-			rc = jp_error_set(err, JP_EUSAGE, "%s",
-					  _("a clone needs code on shared storage, a repository URL and "
-					    "a project directory"));
-			goto fail;
-		}
-		if (jp_set_str(&t->url, m->code.repo_url) < 0 ||
-		    jp_set_str(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0 ||
-		    jp_set_str(&t->path, m->code.path) < 0)
-			goto fail; /* rc is still JP_ENOMEM */
+		rc = snapshot_clone(t, flow, err);
 		break;
 	case JP_ACTION_INSPECT:
-		if (m->code.source != JP_CODE_SHARED_STORAGE || !m->code.path) {
+		if (m->code.source != JP_CODE_SHARED_STORAGE || !m->code.path)
 			rc = jp_error_set(err, JP_EUSAGE, "%s",
 					  _("only code on shared storage can be inspected"));
-			goto fail;
-		}
-		if (snapshot_inspect(t, flow) < 0)
-			goto fail; /* rc is still JP_ENOMEM */
+		else
+			rc = snapshot_inspect(t, flow) < 0 ? JP_ENOMEM : 0;
 		break;
 	case JP_ACTION_RESOLVE:
-		if (m->code.source != JP_CODE_LAUNCH_CLONE || !m->code.repo_url) {
-			rc = jp_error_set(err, JP_EUSAGE, "%s",
-					  _("resolving needs a launch-command clone and its URL"));
-			goto fail;
-		}
-		if (jp_set_str(&t->url, m->code.repo_url) < 0 ||
-		    jp_set_str(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0)
-			goto fail; /* rc is still JP_ENOMEM */
+		rc = snapshot_resolve(t, flow, err);
 		break;
 	case JP_ACTION_SCAN:
 	case JP_ACTION_STAGE:
 		rc = snapshot_data(t, flow, index, err);
-		if (rc < 0)
-			goto fail;
 		break;
 	case JP_ACTION_OUTPUTS:
-		if (!m->outputs.output_dir) {
-			rc = jp_error_set(err, JP_EUSAGE, "%s", _("no output directory yet"));
-			goto fail;
-		}
-		if (jp_set_str(&t->out, m->outputs.output_dir) < 0 ||
-		    jp_set_str(&t->ckpt, m->outputs.checkpoint_dir) < 0 ||
-		    jp_set_str(&t->log, m->outputs.log_dir) < 0)
-			goto fail; /* rc is still JP_ENOMEM */
-		if (snapshot_outputs(t, flow) < 0)
-			goto fail; /* rc is still JP_ENOMEM */
+		rc = snapshot_outputs_task(t, flow, err);
 		break;
 	case JP_ACTION_CHECK:
-		if (flow_manifest_copy(&t->m, m) < 0 || flow_inspected_copy(&t->insp, &flow->insp) < 0)
-			goto fail; /* rc is still JP_ENOMEM */
-		if (m->n_data) {
-			t->dx = calloc(m->n_data, sizeof(*t->dx));
-			if (!t->dx)
-				goto fail; /* rc is still JP_ENOMEM */
-			for (size_t i = 0; i < m->n_data; i++) {
-				t->dx[i] = flow->dx[i];
-				/* the notes only: no string of the flow's is shared */
-				t->dx[i].scanned_path = t->dx[i].from_secret = NULL;
-				t->dx[i].want_sha256 = t->dx[i].staged_from = t->dx[i].staged_path = NULL;
-				/* only a scan of the path as it is now counts */
-				t->dx[i].complete = str_eq(flow->dx[i].scanned_path, m->data[i].path);
-			}
-		}
-		if (!(m->code.source == JP_CODE_SHARED_STORAGE &&
-		      flow->checkout == CHECKOUT_EXISTING && flow_insp_current(flow))) {
-			free(t->insp.path);
-			t->insp.path = NULL;
-		}
+		rc = snapshot_check(t, flow);
 		break;
 	default:
 		rc = jp_error_set(err, JP_EUSAGE, "%s", _("no such action"));
-		goto fail;
+		break;
 	}
+	if (rc < 0)
+		goto fail;
 	*out = t;
 	return 0;
 fail:
