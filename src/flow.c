@@ -337,80 +337,68 @@ static const char *choice_list(const struct jp_field *f, char *buf, size_t len)
 	return buf;
 }
 
-/* Store `value` (NULL: back to the default). Fills *why for a value that
- * cannot be represented and returns JP_EUSAGE. */
-static int store(struct jp_flow *flow, const struct fref *r, const char *value,
-		 struct jp_verdict *why)
+/* Parse and check a non-empty `*value` for field `f`: the integer into *n,
+ * the boolean into *b; a path is normalized into *normal and *value points
+ * at it. Returns JP_EUSAGE (with *why) for a value of the wrong shape. */
+static int store_parse(const struct jp_field *f, const char **value, long long *n, bool *b,
+		       char **normal, struct jp_verdict *why)
 {
-	const struct jp_field *f = r->field;
-	struct jp_manifest *m = flow->m;
 	char buf[256];
-	long long n = 0;
-	bool b = false;
-	char *normal = NULL;
+	const char *v = *value;
+
+	switch (f->kind) {
+	case JP_FIELD_INTEGER:
+		if (parse_int(n, v) < 0 || *n < f->min || *n > f->max) {
+			flow_verdict_set(why, JP_CHECK_FAIL,
+					 _("expected an integer from %lld to %lld, got \"%s\""),
+					 f->min, f->max, v);
+			return JP_EUSAGE;
+		}
+		break;
+	case JP_FIELD_CHOICE: {
+		const struct jp_choice *c;
+		for (c = f->choices; c->value; c++)
+			if (strcmp(c->value, v) == 0)
+				break;
+		if (!c->value) {
+			flow_verdict_set(why, JP_CHECK_FAIL, _("expected one of %s, got \"%s\""),
+					 choice_list(f, buf, sizeof(buf)), v);
+			return JP_EUSAGE;
+		}
+		break;
+	}
+	case JP_FIELD_BOOL:
+		if (parse_bool(b, v) < 0) {
+			flow_verdict_set(why, JP_CHECK_FAIL, _("expected true or false, got \"%s\""),
+					 v);
+			return JP_EUSAGE;
+		}
+		break;
+	case JP_FIELD_PATH:
+		if (v[0] != '/') {
+			flow_verdict_set(why, JP_CHECK_FAIL,
+					 _("expected an absolute path (starting with /), got \"%s\""),
+					 v);
+			return JP_EUSAGE;
+		}
+		*normal = jp_path_normalize(v);
+		if (!*normal)
+			return JP_ENOMEM;
+		*value = *normal;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* Put the parsed value (NULL: the default) into the manifest / flow slot
+ * of `r`. */
+static int store_apply(struct jp_flow *flow, const struct fref *r, const char *value,
+		       long long n, bool b, struct jp_verdict *why)
+{
+	struct jp_manifest *m = flow->m;
 	int rc = 0;
-
-	if (f->flags & JP_FIELD_DERIVED) {
-		flow_verdict_set(why, JP_CHECK_FAIL, _("%s is recorded by jobprep, not typed"),
-				 flow_key_name(r->key));
-		return JP_EUSAGE;
-	}
-	if (r->key == K_DATA || r->key == K_ENV) {
-		flow_verdict_set(why, JP_CHECK_FAIL,
-				 _("%s is a list: add and remove its items instead"), f->key);
-		return JP_EUSAGE;
-	}
-
-	/* parse */
-	if (value && *value) {
-		switch (f->kind) {
-		case JP_FIELD_INTEGER:
-			if (parse_int(&n, value) < 0 || n < f->min || n > f->max) {
-				flow_verdict_set(why, JP_CHECK_FAIL,
-						 _("expected an integer from %lld to %lld, got \"%s\""),
-						 f->min, f->max, value);
-				return JP_EUSAGE;
-			}
-			break;
-		case JP_FIELD_CHOICE: {
-			const struct jp_choice *c;
-			for (c = f->choices; c->value; c++)
-				if (strcmp(c->value, value) == 0)
-					break;
-			if (!c->value) {
-				flow_verdict_set(why, JP_CHECK_FAIL, _("expected one of %s, got \"%s\""),
-						 choice_list(f, buf, sizeof(buf)), value);
-				return JP_EUSAGE;
-			}
-			break;
-		}
-		case JP_FIELD_BOOL:
-			if (parse_bool(&b, value) < 0) {
-				flow_verdict_set(why, JP_CHECK_FAIL, _("expected true or false, got \"%s\""),
-						 value);
-				return JP_EUSAGE;
-			}
-			break;
-		case JP_FIELD_PATH:
-			if (value[0] != '/') {
-				flow_verdict_set(why, JP_CHECK_FAIL,
-						 _("expected an absolute path (starting with /), got \"%s\""),
-						 value);
-				return JP_EUSAGE;
-			}
-			normal = jp_path_normalize(value);
-			if (!normal)
-				return JP_ENOMEM;
-			value = normal;
-			break;
-		default:
-			break;
-		}
-	} else if (value && (f->kind == JP_FIELD_INTEGER || f->kind == JP_FIELD_CHOICE ||
-			     f->kind == JP_FIELD_BOOL)) {
-		value = NULL; /* empty: back to the default */
-	}
-
 	bool given = value != NULL;
 	const char *text = value && *value ? value : NULL;
 	switch (r->key) {
@@ -466,6 +454,41 @@ static int store(struct jp_flow *flow, const struct fref *r, const char *value,
 	}
 	if (r->key < K_N_SCALAR)
 		flow->set[r->key] = given;
+	return rc;
+}
+
+/* Store `value` (NULL: back to the default). Fills *why for a value that
+ * cannot be represented and returns JP_EUSAGE. */
+static int store(struct jp_flow *flow, const struct fref *r, const char *value,
+		 struct jp_verdict *why)
+{
+	const struct jp_field *f = r->field;
+	long long n = 0;
+	bool b = false;
+	char *normal = NULL;
+	int rc;
+
+	if (f->flags & JP_FIELD_DERIVED) {
+		flow_verdict_set(why, JP_CHECK_FAIL, _("%s is recorded by jobprep, not typed"),
+				 flow_key_name(r->key));
+		return JP_EUSAGE;
+	}
+	if (r->key == K_DATA || r->key == K_ENV) {
+		flow_verdict_set(why, JP_CHECK_FAIL,
+				 _("%s is a list: add and remove its items instead"), f->key);
+		return JP_EUSAGE;
+	}
+
+	if (value && *value) {
+		rc = store_parse(f, &value, &n, &b, &normal, why);
+		if (rc < 0)
+			return rc;
+	} else if (value && (f->kind == JP_FIELD_INTEGER || f->kind == JP_FIELD_CHOICE ||
+			     f->kind == JP_FIELD_BOOL)) {
+		value = NULL; /* empty: back to the default */
+	}
+
+	rc = store_apply(flow, r, value, n, b, why);
 	free(normal);
 	return rc;
 }

@@ -165,6 +165,86 @@ static int snapshot_data(struct jp_flow_work *t, const struct jp_flow *flow, siz
 	return 0;
 }
 
+/* The snapshot of a clone: the URL, the ref if one was given, the project
+ * directory. JP_ENOMEM is for the caller to report. */
+static int snapshot_clone(struct jp_flow_work *t, const struct jp_flow *flow,
+			  struct jp_error *err)
+{
+	const struct jp_manifest *m = flow->m;
+
+	if (m->code.source != JP_CODE_SHARED_STORAGE || flow->checkout != CHECKOUT_CLONE ||
+	    !m->code.repo_url || !m->code.path)
+		return jp_error_set(err, JP_EUSAGE, "%s",
+				    _("a clone needs code on shared storage, a repository URL and "
+				      "a project directory"));
+	if (jp_set_str(&t->url, m->code.repo_url) < 0 ||
+	    jp_set_str(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0 ||
+	    jp_set_str(&t->path, m->code.path) < 0)
+		return JP_ENOMEM;
+	return 0;
+}
+
+/* The snapshot of a resolve: the URL and the ref if one was given. */
+static int snapshot_resolve(struct jp_flow_work *t, const struct jp_flow *flow,
+			    struct jp_error *err)
+{
+	const struct jp_manifest *m = flow->m;
+
+	if (m->code.source != JP_CODE_LAUNCH_CLONE || !m->code.repo_url)
+		return jp_error_set(err, JP_EUSAGE, "%s",
+				    _("resolving needs a launch-command clone and its URL"));
+	if (jp_set_str(&t->url, m->code.repo_url) < 0 ||
+	    jp_set_str(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0)
+		return JP_ENOMEM;
+	return 0;
+}
+
+/* The snapshot of an outputs check: the three directories and their notes. */
+static int snapshot_outputs_task(struct jp_flow_work *t, const struct jp_flow *flow,
+				 struct jp_error *err)
+{
+	const struct jp_manifest *m = flow->m;
+
+	if (!m->outputs.output_dir)
+		return jp_error_set(err, JP_EUSAGE, "%s", _("no output directory yet"));
+	if (jp_set_str(&t->out, m->outputs.output_dir) < 0 ||
+	    jp_set_str(&t->ckpt, m->outputs.checkpoint_dir) < 0 ||
+	    jp_set_str(&t->log, m->outputs.log_dir) < 0)
+		return JP_ENOMEM;
+	if (snapshot_outputs(t, flow) < 0)
+		return JP_ENOMEM;
+	return 0;
+}
+
+/* The snapshot of a check: a copy of the manifest, of the inspection notes
+ * and of the data notes (no string of the flow's shared). */
+static int snapshot_check(struct jp_flow_work *t, const struct jp_flow *flow)
+{
+	const struct jp_manifest *m = flow->m;
+
+	if (flow_manifest_copy(&t->m, m) < 0 || flow_inspected_copy(&t->insp, &flow->insp) < 0)
+		return JP_ENOMEM;
+	if (m->n_data) {
+		t->dx = calloc(m->n_data, sizeof(*t->dx));
+		if (!t->dx)
+			return JP_ENOMEM;
+		for (size_t i = 0; i < m->n_data; i++) {
+			t->dx[i] = flow->dx[i];
+			/* the notes only: no string of the flow's is shared */
+			t->dx[i].scanned_path = t->dx[i].from_secret = NULL;
+			t->dx[i].want_sha256 = t->dx[i].staged_from = t->dx[i].staged_path = NULL;
+			/* only a scan of the path as it is now counts */
+			t->dx[i].complete = str_eq(flow->dx[i].scanned_path, m->data[i].path);
+		}
+	}
+	if (!(m->code.source == JP_CODE_SHARED_STORAGE && flow->checkout == CHECKOUT_EXISTING &&
+	      flow_insp_current(flow))) {
+		free(t->insp.path);
+		t->insp.path = NULL;
+	}
+	return 0;
+}
+
 int jp_flow_work_new(struct jp_flow_work **out, const struct jp_flow *flow, enum jp_action kind,
 		     size_t index, bool deep, struct jp_error *err)
 {
@@ -189,81 +269,34 @@ int jp_flow_work_new(struct jp_flow_work **out, const struct jp_flow *flow, enum
 
 	switch (kind) {
 	case JP_ACTION_CLONE:
-		if (m->code.source != JP_CODE_SHARED_STORAGE || flow->checkout != CHECKOUT_CLONE ||
-		    !m->code.repo_url || !m->code.path) {
-			rc = jp_error_set(err, JP_EUSAGE, "%s",
-					  _("a clone needs code on shared storage, a repository URL and "
-					    "a project directory"));
-			goto fail;
-		}
-		if (jp_set_str(&t->url, m->code.repo_url) < 0 ||
-		    jp_set_str(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0 ||
-		    jp_set_str(&t->path, m->code.path) < 0)
-			goto fail; /* rc is still JP_ENOMEM */
+		rc = snapshot_clone(t, flow, err);
 		break;
 	case JP_ACTION_INSPECT:
-		if (m->code.source != JP_CODE_SHARED_STORAGE || !m->code.path) {
+		if (m->code.source != JP_CODE_SHARED_STORAGE || !m->code.path)
 			rc = jp_error_set(err, JP_EUSAGE, "%s",
 					  _("only code on shared storage can be inspected"));
-			goto fail;
-		}
-		if (snapshot_inspect(t, flow) < 0)
-			goto fail; /* rc is still JP_ENOMEM */
+		else
+			rc = snapshot_inspect(t, flow) < 0 ? JP_ENOMEM : 0;
 		break;
 	case JP_ACTION_RESOLVE:
-		if (m->code.source != JP_CODE_LAUNCH_CLONE || !m->code.repo_url) {
-			rc = jp_error_set(err, JP_EUSAGE, "%s",
-					  _("resolving needs a launch-command clone and its URL"));
-			goto fail;
-		}
-		if (jp_set_str(&t->url, m->code.repo_url) < 0 ||
-		    jp_set_str(&t->ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL) < 0)
-			goto fail; /* rc is still JP_ENOMEM */
+		rc = snapshot_resolve(t, flow, err);
 		break;
 	case JP_ACTION_SCAN:
 	case JP_ACTION_STAGE:
 		rc = snapshot_data(t, flow, index, err);
-		if (rc < 0)
-			goto fail;
 		break;
 	case JP_ACTION_OUTPUTS:
-		if (!m->outputs.output_dir) {
-			rc = jp_error_set(err, JP_EUSAGE, "%s", _("no output directory yet"));
-			goto fail;
-		}
-		if (jp_set_str(&t->out, m->outputs.output_dir) < 0 ||
-		    jp_set_str(&t->ckpt, m->outputs.checkpoint_dir) < 0 ||
-		    jp_set_str(&t->log, m->outputs.log_dir) < 0)
-			goto fail; /* rc is still JP_ENOMEM */
-		if (snapshot_outputs(t, flow) < 0)
-			goto fail; /* rc is still JP_ENOMEM */
+		rc = snapshot_outputs_task(t, flow, err);
 		break;
 	case JP_ACTION_CHECK:
-		if (flow_manifest_copy(&t->m, m) < 0 || flow_inspected_copy(&t->insp, &flow->insp) < 0)
-			goto fail; /* rc is still JP_ENOMEM */
-		if (m->n_data) {
-			t->dx = calloc(m->n_data, sizeof(*t->dx));
-			if (!t->dx)
-				goto fail; /* rc is still JP_ENOMEM */
-			for (size_t i = 0; i < m->n_data; i++) {
-				t->dx[i] = flow->dx[i];
-				/* the notes only: no string of the flow's is shared */
-				t->dx[i].scanned_path = t->dx[i].from_secret = NULL;
-				t->dx[i].want_sha256 = t->dx[i].staged_from = t->dx[i].staged_path = NULL;
-				/* only a scan of the path as it is now counts */
-				t->dx[i].complete = str_eq(flow->dx[i].scanned_path, m->data[i].path);
-			}
-		}
-		if (!(m->code.source == JP_CODE_SHARED_STORAGE &&
-		      flow->checkout == CHECKOUT_EXISTING && flow_insp_current(flow))) {
-			free(t->insp.path);
-			t->insp.path = NULL;
-		}
+		rc = snapshot_check(t, flow);
 		break;
 	default:
 		rc = jp_error_set(err, JP_EUSAGE, "%s", _("no such action"));
-		goto fail;
+		break;
 	}
+	if (rc < 0)
+		goto fail;
 	*out = t;
 	return 0;
 fail:
@@ -701,9 +734,115 @@ static int apply_stage(struct jp_flow *flow, const struct jp_flow_work *t, struc
 	return 0;
 }
 
-int jp_flow_work_apply(struct jp_flow *flow, const struct jp_flow_work *t, struct jp_error *err)
+/* The helpers below take one finished task's result into the flow. Each
+ * returns 0, JP_ENOMEM (for the caller to report) or stale()'s error. */
+
+static int apply_clone(struct jp_flow *flow, const struct jp_flow_work *t, struct jp_error *err)
+{
+	const struct jp_manifest *m = flow->m;
+
+	for (size_t i = 0; i < t->created.n; i++)
+		if (jp_strv_push(&flow->created, t->created.v[i]) < 0)
+			return JP_ENOMEM;
+	/* The directory is made whatever the answers say now: remember it. */
+	if (jp_set_str(&flow->cloned_url, t->url) < 0 ||
+	    jp_set_str(&flow->cloned_req_ref, t->ref) < 0 ||
+	    jp_set_str(&flow->cloned_path, t->path) < 0 ||
+	    jp_set_str(&flow->cloned_ref, t->clone.ref) < 0)
+		return JP_ENOMEM;
+	memcpy(flow->cloned_commit, t->clone.commit, sizeof(flow->cloned_commit));
+	if (!str_eq(m->code.path, t->path) || !jp_url_same_repo(m->code.repo_url, t->url))
+		return stale(err, _("the clone"));
+	return 0;
+}
+
+static int apply_inspect(struct jp_flow *flow, const struct jp_flow_work *t,
+			 struct jp_error *err)
+{
+	if (!str_eq(flow->m->code.path, t->path))
+		return stale(err, _("the inspection"));
+	flow_inspected_dispose(&flow->insp);
+	if (flow_inspected_copy(&flow->insp, &t->insp) < 0)
+		return JP_ENOMEM;
+	/* tried again once a code answer is set again */
+	flow->insp.refused_gen = flow->code_gen;
+	return 0;
+}
+
+static int apply_resolve(struct jp_flow *flow, const struct jp_flow_work *t,
+			 struct jp_error *err)
+{
+	const struct jp_manifest *m = flow->m;
+
+	if (!jp_url_same_repo(m->code.repo_url, t->url) ||
+	    !str_eq(flow->set[K_REPO_REF] ? m->code.repo_ref : NULL, t->ref))
+		return stale(err, _("the lookup of the repository"));
+	if (jp_set_str(&flow->resolved_url, t->url) < 0 ||
+	    jp_set_str(&flow->resolved_req_ref, t->ref) < 0 ||
+	    jp_set_str(&flow->resolved_ref, t->remote.ref_name) < 0)
+		return JP_ENOMEM;
+	memcpy(flow->resolved_commit, t->remote.commit, sizeof(flow->resolved_commit));
+	flow->resolved_unverified = t->remote.commit_unverified;
+	return 0;
+}
+
+static int apply_scan(struct jp_flow *flow, const struct jp_flow_work *t, struct jp_error *err)
+{
+	const struct jp_manifest *m = flow->m;
+
+	if (t->index >= m->n_data || !str_eq(m->data[t->index].path, t->path))
+		return stale(err, _("the scan"));
+	struct data_extra *x = &flow->dx[t->index];
+	if (jp_set_str(&x->scanned_path, t->path) < 0)
+		return JP_ENOMEM;
+	x->scanned_deep = t->deep;
+	x->complete = t->scan.complete;
+	x->stats = t->scan.stats;
+	x->unreadable = t->scan.unreadable;
+	x->links_outside = t->scan.symlinks_outside;
+	x->archive_bytes = t->scan.archive_bytes;
+	return 0;
+}
+
+static int apply_outputs(struct jp_flow *flow, const struct jp_flow_work *t,
+			 struct jp_error *err)
+{
+	const struct jp_manifest *m = flow->m;
+
+	for (size_t i = 0; i < t->created.n; i++)
+		if (jp_strv_push(&flow->created, t->created.v[i]) < 0)
+			return JP_ENOMEM;
+	if (!str_eq(m->outputs.output_dir, t->asked_out) ||
+	    !str_eq(m->outputs.checkpoint_dir, t->asked_ckpt) ||
+	    !str_eq(m->outputs.log_dir, t->asked_log))
+		return stale(err, _("creating the output directories"));
+	/* Another run took the number first: the defaults follow the
+	 * folder claimed (recomputed below). */
+	if (!str_eq(t->out, t->asked_out) && jp_set_str(&flow->run_dir, t->out) < 0)
+		return JP_ENOMEM;
+	if (jp_set_str(&flow->made_out, t->out) < 0 || jp_set_str(&flow->made_ckpt, t->ckpt) < 0 ||
+	    jp_set_str(&flow->made_log, t->log) < 0)
+		return JP_ENOMEM;
+	return 0;
+}
+
+static int apply_check(struct jp_flow *flow, const struct jp_flow_work *t, struct jp_error *err)
 {
 	struct jp_manifest *m = flow->m;
+
+	if (t->gen != flow->gen)
+		return stale(err, _("the checks"));
+	jp_manifest_clear_checks(m);
+	for (size_t i = 0; i < t->m->n_checks; i++) {
+		const struct jp_check *c = &t->m->checks[i];
+		if (jp_manifest_add_check(m, c->id, c->status, c->path, "%s", c->message) < 0)
+			return JP_ENOMEM;
+	}
+	return 0;
+}
+
+int jp_flow_work_apply(struct jp_flow *flow, const struct jp_flow_work *t, struct jp_error *err)
+{
 	int rc = 0;
 
 	if (!t->done)
@@ -715,102 +854,36 @@ int jp_flow_work_apply(struct jp_flow *flow, const struct jp_flow_work *t, struc
 	}
 	switch (t->action) {
 	case JP_ACTION_CLONE:
-		for (size_t i = 0; i < t->created.n; i++)
-			if (jp_strv_push(&flow->created, t->created.v[i]) < 0)
-				goto oom;
-		/* The directory is made whatever the answers say now: remember it. */
-		if (jp_set_str(&flow->cloned_url, t->url) < 0 ||
-		    jp_set_str(&flow->cloned_req_ref, t->ref) < 0 ||
-		    jp_set_str(&flow->cloned_path, t->path) < 0 ||
-		    jp_set_str(&flow->cloned_ref, t->clone.ref) < 0)
-			goto oom;
-		memcpy(flow->cloned_commit, t->clone.commit, sizeof(flow->cloned_commit));
-		if (!str_eq(m->code.path, t->path) || !jp_url_same_repo(m->code.repo_url, t->url))
-			rc = stale(err, _("the clone"));
+		rc = apply_clone(flow, t, err);
 		break;
 	case JP_ACTION_INSPECT:
-		if (!str_eq(m->code.path, t->path)) {
-			rc = stale(err, _("the inspection"));
-			break;
-		}
-		flow_inspected_dispose(&flow->insp);
-		if (flow_inspected_copy(&flow->insp, &t->insp) < 0)
-			goto oom;
-		/* tried again once a code answer is set again */
-		flow->insp.refused_gen = flow->code_gen;
+		rc = apply_inspect(flow, t, err);
 		break;
 	case JP_ACTION_RESOLVE:
-		if (!jp_url_same_repo(m->code.repo_url, t->url) ||
-		    !str_eq(flow->set[K_REPO_REF] ? m->code.repo_ref : NULL, t->ref)) {
-			rc = stale(err, _("the lookup of the repository"));
-			break;
-		}
-		if (jp_set_str(&flow->resolved_url, t->url) < 0 ||
-		    jp_set_str(&flow->resolved_req_ref, t->ref) < 0 ||
-		    jp_set_str(&flow->resolved_ref, t->remote.ref_name) < 0)
-			goto oom;
-		memcpy(flow->resolved_commit, t->remote.commit, sizeof(flow->resolved_commit));
-		flow->resolved_unverified = t->remote.commit_unverified;
+		rc = apply_resolve(flow, t, err);
 		break;
-	case JP_ACTION_SCAN: {
-		if (t->index >= m->n_data || !str_eq(m->data[t->index].path, t->path)) {
-			rc = stale(err, _("the scan"));
-			break;
-		}
-		struct data_extra *x = &flow->dx[t->index];
-		if (jp_set_str(&x->scanned_path, t->path) < 0)
-			goto oom;
-		x->scanned_deep = t->deep;
-		x->complete = t->scan.complete;
-		x->stats = t->scan.stats;
-		x->unreadable = t->scan.unreadable;
-		x->links_outside = t->scan.symlinks_outside;
-		x->archive_bytes = t->scan.archive_bytes;
+	case JP_ACTION_SCAN:
+		rc = apply_scan(flow, t, err);
 		break;
-	}
 	case JP_ACTION_STAGE:
 		rc = apply_stage(flow, t, err);
-		if (rc == JP_ENOMEM)
-			goto oom;
 		break;
 	case JP_ACTION_OUTPUTS:
-		for (size_t i = 0; i < t->created.n; i++)
-			if (jp_strv_push(&flow->created, t->created.v[i]) < 0)
-				goto oom;
-		if (!str_eq(m->outputs.output_dir, t->asked_out) ||
-		    !str_eq(m->outputs.checkpoint_dir, t->asked_ckpt) ||
-		    !str_eq(m->outputs.log_dir, t->asked_log)) {
-			rc = stale(err, _("creating the output directories"));
-			break;
-		}
-		/* Another run took the number first: the defaults follow the
-		 * folder claimed (recomputed below). */
-		if (!str_eq(t->out, t->asked_out) && jp_set_str(&flow->run_dir, t->out) < 0)
-			goto oom;
-		if (jp_set_str(&flow->made_out, t->out) < 0 || jp_set_str(&flow->made_ckpt, t->ckpt) < 0 ||
-		    jp_set_str(&flow->made_log, t->log) < 0)
-			goto oom;
+		rc = apply_outputs(flow, t, err);
 		break;
 	case JP_ACTION_CHECK:
-		if (t->gen != flow->gen) {
-			rc = stale(err, _("the checks"));
-			break;
-		}
-		jp_manifest_clear_checks(m);
-		for (size_t i = 0; i < t->m->n_checks; i++) {
-			const struct jp_check *c = &t->m->checks[i];
-			if (jp_manifest_add_check(m, c->id, c->status, c->path, "%s", c->message) < 0)
-				goto oom;
-		}
+		rc = apply_check(flow, t, err);
+		if (rc == JP_ENOMEM)
+			return jp_error_oom(err);
 		/* the checks do not change any answer: keep gen as it is */
-		return 0;
+		return rc;
 	}
+	if (rc == JP_ENOMEM)
+		return jp_error_oom(err);
 	if (rc < 0)
 		return rc;
 	flow->gen++;
 	return flow_recompute(flow, err);
-oom:
-	return jp_error_oom(err);
 }
 
 /* --- what is still to do --------------------------------------------------------- */

@@ -720,11 +720,101 @@ static bool line_move(struct jp_form_row *r, int dir)
 	return true;
 }
 
+/* A key in a text, path or integer field: completion, browsing, moving
+ * between its lines, editing. */
+static int text_key(struct jp_form *form, struct jp_form_row *r, enum jp_act act,
+		    const struct jp_key *key)
+{
+	int ev;
+
+	if (act == JP_ACT_FIELD_NEXT && r->field->kind == JP_FIELD_PATH) {
+		ev = complete(form, r);
+		if (ev != JP_EV_IGNORED)
+			return ev;
+	}
+	if (act == JP_ACT_BROWSE && r->field->kind == JP_FIELD_PATH) {
+		char *dir = NULL;
+
+		if (jp_browse_dir(form->ui, browse_start(form, r), &dir) == 1 && dir)
+			set_text(r, dir);
+		free(dir);
+		return JP_EV_HANDLED | JP_EV_REDRAW;
+	}
+	if ((act == JP_ACT_UP || act == JP_ACT_DOWN) && r->edit_w > 0 &&
+	    line_move(r, act == JP_ACT_UP ? -1 : 1))
+		return JP_EV_HANDLED | JP_EV_REDRAW;
+	ev = jp_textfield_key(&r->le, act, key);
+	if (ev != JP_EV_IGNORED && is_edit(act)) {
+		r->edited = true;
+		r->check_pending = true;
+	}
+	return ev;
+}
+
+/* A key for the focused row's own widget; JP_EV_IGNORED when it has no
+ * use for it. */
+static int field_key(struct jp_form *form, struct jp_form_row *r, enum jp_act act,
+		     const struct jp_key *key)
+{
+	enum jp_listbox_op op;
+	bool chosen;
+	int ev = JP_EV_IGNORED;
+
+	switch (r->field->kind) {
+	case JP_FIELD_TEXT:
+	case JP_FIELD_PATH:
+	case JP_FIELD_INTEGER:
+		ev = text_key(form, r, act, key);
+		break;
+	case JP_FIELD_CHOICE:
+		if (act == JP_ACT_ACCEPT && r->radio.cursor != r->radio.selected)
+			act = JP_ACT_TOGGLE; /* Enter on another choice picks it */
+		ev = jp_radio_key(&r->radio, act, &chosen);
+		if (chosen) {
+			store(form, r, r->field->choices[r->radio.selected].value);
+			jp_form_build(form);
+		}
+		break;
+	case JP_FIELD_BOOL:
+		ev = jp_checkbox_key(&r->checked, act);
+		if (ev != JP_EV_IGNORED) {
+			store(form, r, r->checked ? "true" : "false");
+			jp_form_build(form);
+		}
+		break;
+	case JP_FIELD_LIST:
+		r->lb.cursor = form->list_cursor;
+		ev = jp_listbox_key(&r->lb, act, &op);
+		if (ev != JP_EV_IGNORED)
+			ev = list_op(form, r, op) | ev;
+		break;
+	}
+	return ev;
+}
+
+/* A key no field took: moving the focus. */
+static int move_key(struct jp_form *form, enum jp_act act)
+{
+	switch (act) {
+	case JP_ACT_FIELD_NEXT:
+		return leave_field(form, 1, true);
+	case JP_ACT_FIELD_PREV:
+		return leave_field(form, -1, true);
+	case JP_ACT_DOWN:
+	case JP_ACT_PAGE_DOWN:
+		return leave_field(form, 1, false);
+	case JP_ACT_UP:
+	case JP_ACT_PAGE_UP:
+		return leave_field(form, -1, false);
+	default:
+		return JP_EV_IGNORED;
+	}
+}
+
 int jp_form_key(struct jp_form *form, enum jp_act act, const struct jp_key *key)
 {
 	struct jp_form_row *r = jp_form_focused(form), *lr;
 	enum jp_listbox_op op;
-	bool chosen;
 	int ev;
 
 	if (!r)
@@ -746,76 +836,10 @@ int jp_form_key(struct jp_form *form, enum jp_act act, const struct jp_key *key)
 		return list_op(form, lr, op) | ev;
 	}
 
-	switch (r->field->kind) {
-	case JP_FIELD_TEXT:
-	case JP_FIELD_PATH:
-	case JP_FIELD_INTEGER:
-		if (act == JP_ACT_FIELD_NEXT && r->field->kind == JP_FIELD_PATH) {
-			ev = complete(form, r);
-			if (ev != JP_EV_IGNORED)
-				return ev;
-		}
-		if (act == JP_ACT_BROWSE && r->field->kind == JP_FIELD_PATH) {
-			char *dir = NULL;
-
-			if (jp_browse_dir(form->ui, browse_start(form, r), &dir) == 1 && dir)
-				set_text(r, dir);
-			free(dir);
-			return JP_EV_HANDLED | JP_EV_REDRAW;
-		}
-		if ((act == JP_ACT_UP || act == JP_ACT_DOWN) && r->edit_w > 0 &&
-		    line_move(r, act == JP_ACT_UP ? -1 : 1))
-			return JP_EV_HANDLED | JP_EV_REDRAW;
-		ev = jp_textfield_key(&r->le, act, key);
-		if (ev != JP_EV_IGNORED) {
-			if (is_edit(act)) {
-				r->edited = true;
-				r->check_pending = true;
-			}
-			return ev;
-		}
-		break;
-	case JP_FIELD_CHOICE:
-		if (act == JP_ACT_ACCEPT && r->radio.cursor != r->radio.selected)
-			act = JP_ACT_TOGGLE; /* Enter on another choice picks it */
-		ev = jp_radio_key(&r->radio, act, &chosen);
-		if (chosen) {
-			store(form, r, r->field->choices[r->radio.selected].value);
-			jp_form_build(form);
-		}
-		if (ev != JP_EV_IGNORED)
-			return ev;
-		break;
-	case JP_FIELD_BOOL:
-		ev = jp_checkbox_key(&r->checked, act);
-		if (ev != JP_EV_IGNORED) {
-			store(form, r, r->checked ? "true" : "false");
-			jp_form_build(form);
-			return ev;
-		}
-		break;
-	case JP_FIELD_LIST:
-		r->lb.cursor = form->list_cursor;
-		ev = jp_listbox_key(&r->lb, act, &op);
-		if (ev != JP_EV_IGNORED)
-			return list_op(form, r, op) | ev;
-		break;
-	}
-
-	switch (act) {
-	case JP_ACT_FIELD_NEXT:
-		return leave_field(form, 1, true);
-	case JP_ACT_FIELD_PREV:
-		return leave_field(form, -1, true);
-	case JP_ACT_DOWN:
-	case JP_ACT_PAGE_DOWN:
-		return leave_field(form, 1, false);
-	case JP_ACT_UP:
-	case JP_ACT_PAGE_UP:
-		return leave_field(form, -1, false);
-	default:
-		return JP_EV_IGNORED;
-	}
+	ev = field_key(form, r, act, key);
+	if (ev != JP_EV_IGNORED)
+		return ev;
+	return move_key(form, act);
 }
 
 int jp_form_idle(struct jp_form *form)

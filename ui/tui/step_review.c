@@ -758,69 +758,102 @@ static bool outputs_pending(struct jp_wizard *w)
 	return yes;
 }
 
-static int review_key(struct jp_wizard *w, enum jp_act act, const struct jp_key *key)
+/* The manifest is written: any way out quits. */
+static int written_key(struct jp_wizard *w, enum jp_act act, const struct jp_key *key)
 {
-	struct review *r = R(w);
-	size_t before, step;
+	if (act == JP_ACT_ACCEPT || act == JP_ACT_BACK || act == JP_ACT_QUIT ||
+	    (!key->fn && key->code == 'q')) {
+		w->quit = true;
+		w->exit_code = 0;
+		return JP_EV_HANDLED;
+	}
+	return act == JP_ACT_HELP ? JP_EV_IGNORED : JP_EV_HANDLED;
+}
+
+/* The work still runs: Back asks before stopping it. */
+static int work_key(struct jp_wizard *w, enum jp_act act)
+{
 	int rc;
 
-	(void)key;
-	if (r->phase == R_WRITTEN) {
-		if (act == JP_ACT_ACCEPT || act == JP_ACT_BACK || act == JP_ACT_QUIT ||
-		    (!key->fn && key->code == 'q')) {
-			w->quit = true;
-			w->exit_code = 0;
-			return JP_EV_HANDLED;
+	if (act == JP_ACT_BACK) {
+		if (jp_wizard_busy(w)) {
+			w->modal_depth++;
+			rc = jp_confirm(&w->ui, _("Stop the work?"),
+					_("Stop the background work (nothing half-made is "
+					  "left behind) and go back?"),
+					_("Stop it"), _("Let it run"), false);
+			w->modal_depth--;
+			if (rc != 1)
+				return JP_EV_HANDLED | JP_EV_REDRAW;
+			jp_wizard_cancel_all(w);
 		}
-		return act == JP_ACT_HELP ? JP_EV_IGNORED : JP_EV_HANDLED;
+		jp_wizard_goto(w, JP_STEP_LAUNCH);
+		return JP_EV_HANDLED | JP_EV_REDRAW;
 	}
-	if (r->phase == R_WORK) {
-		if (act == JP_ACT_BACK) {
-			if (jp_wizard_busy(w)) {
-				w->modal_depth++;
-				rc = jp_confirm(&w->ui, _("Stop the work?"),
-						_("Stop the background work (nothing half-made is "
-						  "left behind) and go back?"),
-						_("Stop it"), _("Let it run"), false);
-				w->modal_depth--;
-				if (rc != 1)
-					return JP_EV_HANDLED | JP_EV_REDRAW;
-				jp_wizard_cancel_all(w);
-			}
-			jp_wizard_goto(w, JP_STEP_LAUNCH);
-			return JP_EV_HANDLED | JP_EV_REDRAW;
-		}
-		if (act == JP_ACT_HELP || act == JP_ACT_QUIT)
-			return JP_EV_IGNORED;
-		/* The paths may be edited while the work runs. */
-		return r->zone == 0 ? JP_EV_IGNORED : JP_EV_HANDLED;
-	}
+	if (act == JP_ACT_HELP || act == JP_ACT_QUIT)
+		return JP_EV_IGNORED;
+	/* The paths may be edited while the work runs. */
+	return R(w)->zone == 0 ? JP_EV_IGNORED : JP_EV_HANDLED;
+}
 
-	if (r->zone == 0) {
-		if (act == JP_ACT_ACCEPT) {
-			write_manifest(w);
-			return JP_EV_HANDLED | JP_EV_REDRAW;
-		}
-		if ((act == JP_ACT_DOWN && w->form.focus + 1 >= w->form.n) ||
-		    (act == JP_ACT_FIELD_NEXT && w->form.focus + 1 >= w->form.n &&
-		     jp_form_keyctx(&w->form) != JP_KEYCTX_TEXT)) {
-			jp_form_commit(&w->form);
+/* The focus is in the paths' form: Enter writes, leaving its last field
+ * goes on to the checks; the rest is the form's. */
+static int paths_key(struct jp_wizard *w, enum jp_act act, const struct jp_key *key)
+{
+	struct review *r = R(w);
+	size_t before;
+	int rc;
+
+	if (act == JP_ACT_ACCEPT) {
+		write_manifest(w);
+		return JP_EV_HANDLED | JP_EV_REDRAW;
+	}
+	if ((act == JP_ACT_DOWN && w->form.focus + 1 >= w->form.n) ||
+	    (act == JP_ACT_FIELD_NEXT && w->form.focus + 1 >= w->form.n &&
+	     jp_form_keyctx(&w->form) != JP_KEYCTX_TEXT)) {
+		jp_form_commit(&w->form);
+		r->zone = 1;
+		w->form.inactive = true;
+		return JP_EV_HANDLED | JP_EV_REDRAW;
+	}
+	if (act == JP_ACT_FIELD_NEXT && w->form.focus + 1 >= w->form.n) {
+		before = w->form.focus;
+		rc = jp_form_key(&w->form, act, key);
+		if (w->form.focus < before || w->form.focus == 0) {
+			/* Tab went past the last path: on to the checks. */
 			r->zone = 1;
 			w->form.inactive = true;
-			return JP_EV_HANDLED | JP_EV_REDRAW;
 		}
-		if (act == JP_ACT_FIELD_NEXT && w->form.focus + 1 >= w->form.n) {
-			before = w->form.focus;
-			rc = jp_form_key(&w->form, act, key);
-			if (w->form.focus < before || w->form.focus == 0) {
-				/* Tab went past the last path: on to the checks. */
-				r->zone = 1;
-				w->form.inactive = true;
-			}
-			return rc | JP_EV_HANDLED | JP_EV_REDRAW;
-		}
-		return JP_EV_IGNORED;
+		return rc | JP_EV_HANDLED | JP_EV_REDRAW;
 	}
+	return JP_EV_IGNORED;
+}
+
+/* Enter on the checks' list: make the directories, go to a check's field,
+ * or write. */
+static void checks_accept(struct jp_wizard *w)
+{
+	struct review *r = R(w);
+
+	if (r->sel < r->n && r->rows[r->sel].kind == ROW_CREATE) {
+		create_dirs(w);
+	} else if (r->sel < r->n && r->rows[r->sel].field) {
+		jump_to(w, &r->rows[r->sel]);
+	} else if (r->counts[ROW_FAIL]) {
+		/* Go to the first failure instead of refusing silently. */
+		r->sel = 0;
+		jp_wizard_status(w, JP_CHECK_FAIL, "%s",
+				 _("fix the failed checks first: Enter on one goes to its field"));
+	} else {
+		write_manifest(w);
+	}
+}
+
+/* The focus is in the checks' list. */
+static int checks_key(struct jp_wizard *w, enum jp_act act)
+{
+	struct review *r = R(w);
+	size_t step;
 
 	switch (act) {
 	case JP_ACT_UP:
@@ -856,18 +889,7 @@ static int review_key(struct jp_wizard *w, enum jp_act act, const struct jp_key 
 		w->form.inactive = false;
 		return JP_EV_HANDLED | JP_EV_REDRAW;
 	case JP_ACT_ACCEPT:
-		if (r->sel < r->n && r->rows[r->sel].kind == ROW_CREATE) {
-			create_dirs(w);
-		} else if (r->sel < r->n && r->rows[r->sel].field) {
-			jump_to(w, &r->rows[r->sel]);
-		} else if (r->counts[ROW_FAIL]) {
-			/* Go to the first failure instead of refusing silently. */
-			r->sel = 0;
-			jp_wizard_status(w, JP_CHECK_FAIL, "%s",
-					 _("fix the failed checks first: Enter on one goes to its field"));
-		} else {
-			write_manifest(w);
-		}
+		checks_accept(w);
 		return JP_EV_HANDLED | JP_EV_REDRAW;
 	case JP_ACT_BACK:
 	case JP_ACT_HELP:
@@ -876,6 +898,19 @@ static int review_key(struct jp_wizard *w, enum jp_act act, const struct jp_key 
 	default:
 		return JP_EV_HANDLED;
 	}
+}
+
+static int review_key(struct jp_wizard *w, enum jp_act act, const struct jp_key *key)
+{
+	struct review *r = R(w);
+
+	if (r->phase == R_WRITTEN)
+		return written_key(w, act, key);
+	if (r->phase == R_WORK)
+		return work_key(w, act);
+	if (r->zone == 0)
+		return paths_key(w, act, key);
+	return checks_key(w, act);
 }
 
 const struct jp_step_ops jp_step_review_ops = {
