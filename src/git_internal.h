@@ -11,6 +11,7 @@
 
 #include "jobprep/error.h"
 #include "jobprep/git.h"
+#include "deadline_internal.h"
 #include "jobprep/port.h"
 #include "jobprep/strv.h"
 
@@ -112,7 +113,6 @@ int jp_git_op_error(struct jp_git_op *op, int gerr, const char *dir,
 void jp_git_op_enter(struct jp_git_op *op);
 void jp_git_op_leave(struct jp_git_op *op);
 struct jp_git_op *jp_git_op_current(void);
-uint64_t jp_now_ns(void);
 
 /* ---- credentials (git_cred.c) ---- */
 

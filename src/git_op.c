@@ -20,14 +20,6 @@
 
 static __thread struct jp_git_op *current_op;
 
-uint64_t jp_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 void jp_git_op_init(struct jp_git_op *op, const struct jp_port *port)
 {
 	memset(op, 0, sizeof(*op));

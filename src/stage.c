@@ -20,6 +20,7 @@
 #include "treecopy.h"
 #include "stage_internal.h"
 #include "treecopy_internal.h"
+#include "deadline_internal.h"
 
 #define BUF_SIZE (1 << 20)
 
@@ -103,23 +104,15 @@ static void *one_run(void *arg)
 	return NULL;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* Report until o finishes; a cancel stops it. */
 static bool one_watch(struct one *o, const struct jp_port *port, const char *what)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = jp_now_ns();
 	bool canceled = false;
 
 	while (!atomic_load(&o->finished)) {
 		struct timespec nap = { 0, 50000000L };
-		double secs = (double)(now_ns() - t0) / 1e9;
+		double secs = (double)(jp_now_ns() - t0) / 1e9;
 		struct jp_progress p = { JP_PHASE_COPY, 0, 1, atomic_load(&o->bytes), 0, what };
 
 		nanosleep(&nap, NULL);

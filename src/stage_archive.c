@@ -25,6 +25,7 @@
 #include "treecopy.h"
 #include "stage_internal.h"
 #include "treecopy_internal.h"
+#include "deadline_internal.h"
 
 #define UNPACK_PREFIX JP_TREECOPY_TMP_PREFIX "unpack-"
 #define PROGRESS_NS 100000000ULL
@@ -187,17 +188,9 @@ struct ax {
 	bool canceled;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void report(struct ax *x, bool force)
 {
-	uint64_t now = now_ns();
+	uint64_t now = jp_now_ns();
 	double secs = (double)(now - x->t_start) / 1e9;
 	struct jp_progress p = { JP_PHASE_UNPACK, x->members, 0, 0, 0, x->src };
 
@@ -533,7 +526,7 @@ int jp_stage_archive(struct jp_stage_result *out, const char *path, const char *
 	x.dest_fd = x.tmp_fd = -1;
 	x.out = out;
 	x.port = port;
-	x.t_start = now_ns();
+	x.t_start = jp_now_ns();
 	out->kind = JP_STAGE_ARCHIVE;
 	if ((rc = tmp_path(&x, err)) == 0 && (rc = open_all(&x, err)) == 0 &&
 	    (rc = unpack(&x, err)) == 0) {

@@ -26,6 +26,7 @@
 #include "treecopy.h"
 #include "jobprep/url.h"
 #include "stage_internal.h"
+#include "deadline_internal.h"
 
 #define PROGRESS_NS 100000000ULL
 
@@ -49,15 +50,8 @@ struct dl {
 	CURL *curl;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static void trim_copy(char *out, size_t n, const char *v, size_t len)
+/* A header's value, its spaces and line end trimmed, into out (cut to n). */
+void jp_stage_header_value(char *out, size_t n, const char *v, size_t len)
 {
 	while (len && (*v == ' ' || *v == '\t'))
 		v++, len--;
@@ -76,9 +70,9 @@ static size_t on_header(char *b, size_t size, size_t n, void *arg)
 		d->etag[0] = d->lastmod[0] = '\0';
 		d->decided = false;
 	} else if (len > 5 && strncasecmp(b, "ETag:", 5) == 0) {
-		trim_copy(d->etag, sizeof(d->etag), b + 5, len - 5);
+		jp_stage_header_value(d->etag, sizeof(d->etag), b + 5, len - 5);
 	} else if (len > 14 && strncasecmp(b, "Last-Modified:", 14) == 0) {
-		trim_copy(d->lastmod, sizeof(d->lastmod), b + 14, len - 14);
+		jp_stage_header_value(d->lastmod, sizeof(d->lastmod), b + 14, len - 14);
 	}
 	return len;
 }
@@ -145,7 +139,7 @@ static size_t on_body(char *b, size_t size, size_t n, void *arg)
 static int on_xfer(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ut, curl_off_t un)
 {
 	struct dl *d = arg;
-	uint64_t now = now_ns();
+	uint64_t now = jp_now_ns();
 	double secs = (double)(now - d->t_start) / 1e9;
 	struct jp_progress p = { JP_PHASE_DOWNLOAD, 0, 0, (uint64_t)d->have + d->written, 0, d->url };
 
@@ -368,7 +362,7 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
 	memset(&d, 0, sizeof(d));
 	d.url = shown ? shown : "URL";
 	d.port = port;
-	d.t_start = now_ns();
+	d.t_start = jp_now_ns();
 	url_name(url, name, sizeof(name));
 	archive = !(opts && opts->no_unpack) && jp_stage_is_archive(name);
 	if ((rc = places(dest, name, archive, final, sizeof(final), &d, err)) != 0)

@@ -24,6 +24,7 @@
 
 #include "jobprep/i18n.h"
 #include "stage_internal.h"
+#include "deadline_internal.h"
 
 #define SEGS 4
 #define MIN_SIZE (16ull << 20) /* below: one connection */
@@ -52,23 +53,6 @@ struct rg {
 	const struct jp_port *port;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static void trim_copy(char *out, size_t n, const char *v, size_t len)
-{
-	while (len && (*v == ' ' || *v == '\t'))
-		v++, len--;
-	while (len && (v[len - 1] == '\r' || v[len - 1] == '\n' || v[len - 1] == ' '))
-		len--;
-	snprintf(out, n, "%.*s", (int)len, v);
-}
-
 static size_t on_head(char *b, size_t size, size_t n, void *arg)
 {
 	struct rg *g = arg;
@@ -81,15 +65,15 @@ static size_t on_head(char *b, size_t size, size_t n, void *arg)
 	} else if (len > 14 && strncasecmp(b, "Accept-Ranges:", 14) == 0) {
 		char v[64];
 
-		trim_copy(v, sizeof(v), b + 14, len - 14);
+		jp_stage_header_value(v, sizeof(v), b + 14, len - 14);
 		g->ranges = strcasecmp(v, "bytes") == 0;
 	} else if (len > 5 && strncasecmp(b, "ETag:", 5) == 0) {
-		trim_copy(etag, sizeof(etag), b + 5, len - 5);
+		jp_stage_header_value(etag, sizeof(etag), b + 5, len - 5);
 		/* a weak ETag cannot validate a range (RFC 9110 13.1.5) */
 		if (strncmp(etag, "W/", 2) != 0)
 			snprintf(g->validator, sizeof(g->validator), "%s", etag);
 	} else if (len > 14 && strncasecmp(b, "Last-Modified:", 14) == 0 && !g->validator[0]) {
-		trim_copy(lastmod, sizeof(lastmod), b + 14, len - 14);
+		jp_stage_header_value(lastmod, sizeof(lastmod), b + 14, len - 14);
 		snprintf(g->validator, sizeof(g->validator), "%s", lastmod);
 	}
 	return len;
@@ -236,7 +220,7 @@ static int add(struct rg *g, CURLM *m, struct seg *s)
 
 static bool tick(struct rg *g, uint64_t t0, uint64_t *t_last)
 {
-	uint64_t now = now_ns(), have = 0;
+	uint64_t now = jp_now_ns(), have = 0;
 	struct jp_progress p = { JP_PHASE_DOWNLOAD, 0, 0, 0, 0, g->shown };
 	double secs = (double)(now - t0) / 1e9;
 
@@ -256,7 +240,7 @@ static bool tick(struct rg *g, uint64_t t0, uint64_t *t_last)
 /* Run every range to its end: 0, 1 canceled, -1 failed (errbuf). */
 static int run(struct rg *g, CURLM *m)
 {
-	uint64_t t0 = now_ns(), t_last = 0, t_save = t0;
+	uint64_t t0 = jp_now_ns(), t_last = 0, t_save = t0;
 	int running = 1, rc = 0;
 	CURLMsg *msg;
 	int left;
@@ -275,8 +259,8 @@ static int run(struct rg *g, CURLM *m)
 			rc = -1;
 		if (rc == 0 && tick(g, t0, &t_last))
 			rc = 1;
-		if (rc == 0 && now_ns() - t_save > SAVE_NS) {
-			t_save = now_ns();
+		if (rc == 0 && jp_now_ns() - t_save > SAVE_NS) {
+			t_save = jp_now_ns();
 			if (save(g) != 0) {
 				g->io_errno = errno;
 				rc = -1;

@@ -31,6 +31,9 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
  * into errbuf, the token from JOBPREP_HTTP_TOKEN as a bearer. curl: a
  * CURL easy handle. */
 void jp_stage_http_setup(void *curl, const char *url, char *errbuf);
+/* stage_http.c: a header's value, its spaces and line end trimmed, into out
+ * (cut to n). */
+void jp_stage_header_value(char *out, size_t n, const char *v, size_t len);
 /* Download url into part over several connections at once (ranges
  * written in place with pwrite), resumably (the ranges done so far kept
  * beside part, in part.ranges, with the remote's validator) when the file

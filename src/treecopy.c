@@ -22,6 +22,7 @@
 #include "jobprep/i18n.h"
 #include "treecopy.h"
 #include "treecopy_internal.h"
+#include "deadline_internal.h"
 
 #define DEFAULT_THREADS 16
 #define MAX_THREADS 64
@@ -85,14 +86,6 @@ struct ctx {
 	int err_code;
 	char err_msg[1024];
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* The process umask, read without changing it (umask(2) would race with
  * other threads creating files). */
@@ -458,7 +451,7 @@ struct progress_state {
 static void report(struct progress_state *ps, struct ctx *c, bool force)
 {
 	struct jp_progress p;
-	uint64_t now = now_ns();
+	uint64_t now = jp_now_ns();
 	double secs;
 
 	if (!ps->port || ps->canceled)
@@ -883,7 +876,7 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 		struct jp_error *err)
 {
 	struct ctx c;
-	struct progress_state ps = { port, 0, now_ns(), 0, 0, false };
+	struct progress_state ps = { port, 0, jp_now_ns(), 0, 0, false };
 	unsigned threads = opts && opts->threads ? opts->threads : DEFAULT_THREADS;
 	struct stat top;
 	int rc;
@@ -982,7 +975,7 @@ static int do_unlink(struct ctx *c, struct item *it, size_t idx, char *buf)
 int jp_treecopy_remove(const char *path, unsigned threads, struct jp_error *err)
 {
 	struct ctx c;
-	struct progress_state ps = { NULL, 0, now_ns(), 0, 0, false };
+	struct progress_state ps = { NULL, 0, jp_now_ns(), 0, 0, false };
 	struct stat sb;
 	int rc = 0;
 
