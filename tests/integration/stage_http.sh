@@ -10,6 +10,7 @@
 set -u
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
+. "$TOP_SRCDIR/tests/lib/filesrv.sh"
 command -v lighttpd >/dev/null 2>&1 || jp_skip_all "lighttpd is not installed"
 T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-stage-http.XXXXXX") || exit 99
 trap 'stop; [ -n "${JP_KEEP:-}" ] || rm -rf "$T"' EXIT
@@ -30,41 +31,15 @@ PORT2=$(jp_free_port) || exit 99
 # start KBPS: lighttpd on $PORT (throttled to KBPS KiB/s per connection
 # when KBPS > 0) and 127.0.0.2:$PORT2, with access logs
 start() {
-	throttle=
-	[ "$1" -gt 0 ] && throttle="connection.kbytes-per-second = $1"
-	cat >"$T/httpd.conf" <<C
-server.modules = ( "mod_redirect", "mod_accesslog" )
-server.document-root = "$T/www"
-server.bind = "127.0.0.1"
-server.port = $PORT
-server.pid-file = "$T/httpd.pid"
-server.errorlog = "$T/httpd-error.log"
-# without a mimetype table lighttpd sends neither ETag nor Last-Modified
-mimetype.assign = ( "" => "application/octet-stream" )
-accesslog.filename = "$T/access.log"
-accesslog.format = "\"%r\" %>s range=%{Range}i if-range=%{If-Range}i authorization=%{Authorization}i"
-$throttle
+	JP_FILESRV_MODULES='"mod_redirect",' jp_filesrv_start "$T" "$PORT" "$1" "$(cat <<C
 url.redirect = ( "^/moved/(.*)\$" => "http://127.0.0.2:$PORT2/\$1" )
 \$SERVER["socket"] == "127.0.0.2:$PORT2" {
 	accesslog.filename = "$T/access2.log"
 }
 C
-	rm -f "$T/httpd.pid"
-	lighttpd -f "$T/httpd.conf" || return 1
-	_w=0
-	while [ $_w -lt 50 ]; do
-		[ -s "$T/httpd.pid" ] && jp_listening "$PORT" && return 0
-		sleep 0.1
-		_w=$((_w + 1))
-	done
-	return 1
+)"
 }
-stop() {
-	[ -s "$T/httpd.pid" ] || return 0
-	p=$(cat "$T/httpd.pid")
-	kill "$p" 2>/dev/null
-	jp_reap "$p" "$T/httpd.pid"
-}
+stop() { jp_filesrv_stop "$T"; }
 URL=http://127.0.0.1:$PORT
 # flush: lighttpd writes its access logs out when it stops
 flush() {

@@ -11,6 +11,7 @@
 set -u
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
+. "$TOP_SRCDIR/tests/lib/filesrv.sh"
 command -v lighttpd >/dev/null 2>&1 || jp_skip_all "lighttpd is not installed"
 T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-stage-ranges.XXXXXX") || exit 99
 trap 'stop; [ -n "${JP_KEEP:-}" ] || rm -rf "$T"' EXIT
@@ -26,37 +27,8 @@ PORT=$(jp_free_port) || exit 99
 URL="http://127.0.0.1:$PORT/large%20%E5%A4%A7.bin"
 
 # start KBPS: lighttpd on $PORT (KBPS KiB/s per connection when > 0)
-start() {
-	throttle=
-	[ "$1" -gt 0 ] && throttle="connection.kbytes-per-second = $1"
-	cat >"$T/httpd.conf" <<C
-server.modules = ( "mod_accesslog" )
-server.document-root = "$T/www"
-server.bind = "127.0.0.1"
-server.port = $PORT
-server.pid-file = "$T/httpd.pid"
-server.errorlog = "$T/httpd-error.log"
-mimetype.assign = ( "" => "application/octet-stream" )
-accesslog.filename = "$T/access.log"
-accesslog.format = "\"%r\" %>s range=%{Range}i if-range=%{If-Range}i"
-$throttle
-C
-	rm -f "$T/httpd.pid"
-	lighttpd -f "$T/httpd.conf" || return 1
-	_w=0
-	while [ $_w -lt 50 ]; do
-		[ -s "$T/httpd.pid" ] && jp_listening "$PORT" && return 0
-		sleep 0.1
-		_w=$((_w + 1))
-	done
-	return 1
-}
-stop() {
-	[ -s "$T/httpd.pid" ] || return 0
-	p=$(cat "$T/httpd.pid")
-	kill "$p" 2>/dev/null
-	jp_reap "$p" "$T/httpd.pid"
-}
+start() { jp_filesrv_start "$T" "$PORT" "$1"; }
+stop() { jp_filesrv_stop "$T"; }
 # restart: lighttpd writes its access log out when it stops
 restart() {
 	stop

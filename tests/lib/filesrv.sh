@@ -1,0 +1,47 @@
+# A static file server for the download tests: lighttpd on loopback,
+# serving DIR/www, with an access log that shows what each request asked.
+# Source it after tests/lib/gitserv.sh (jp_listening, jp_reap):
+#
+#   jp_filesrv_start DIR PORT [KBPS [EXTRA]]
+#       lighttpd on 127.0.0.1:PORT serving DIR/www, at most KBPS kB/s a
+#       connection when KBPS > 0; EXTRA: more configuration lines (another
+#       socket, a redirect: add "mod_redirect" to JP_FILESRV_MODULES). Its
+#       access log DIR/access.log has one line a request:
+#         "GET /f HTTP/1.1" 206 range=bytes=10- if-range=... authorization=...
+#       Returns once it listens (5 s at most), else 1.
+#   jp_filesrv_stop DIR
+#       stops it and waits for it: lighttpd writes its log out then
+jp_filesrv_start() {
+	_fd=$1 _fport=$2 _fthrottle=
+	[ "${3:-0}" -gt 0 ] && _fthrottle="connection.kbytes-per-second = $3"
+	cat >"$_fd/httpd.conf" <<C
+server.modules = ( ${JP_FILESRV_MODULES:-} "mod_accesslog" )
+server.document-root = "$_fd/www"
+server.bind = "127.0.0.1"
+server.port = $_fport
+server.pid-file = "$_fd/httpd.pid"
+server.errorlog = "$_fd/httpd-error.log"
+# without a mimetype table lighttpd sends neither ETag nor Last-Modified
+mimetype.assign = ( "" => "application/octet-stream" )
+accesslog.filename = "$_fd/access.log"
+accesslog.format = "\"%r\" %>s range=%{Range}i if-range=%{If-Range}i authorization=%{Authorization}i"
+$_fthrottle
+${4:-}
+C
+	rm -f "$_fd/httpd.pid"
+	lighttpd -f "$_fd/httpd.conf" || return 1
+	_w=0
+	while [ $_w -lt 50 ]; do
+		[ -s "$_fd/httpd.pid" ] && jp_listening "$_fport" && return 0
+		sleep 0.1
+		_w=$((_w + 1))
+	done
+	return 1
+}
+
+jp_filesrv_stop() {
+	[ -s "$1/httpd.pid" ] || return 0
+	_fp=$(cat "$1/httpd.pid")
+	kill "$_fp" 2>/dev/null
+	jp_reap "$_fp" "$1/httpd.pid"
+}
