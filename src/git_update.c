@@ -1128,6 +1128,151 @@ out:
 	return rc;
 }
 
+/* ---- the move's journal -------------------------------------------------- */
+
+/* .git/jobprep-move exists while the work tree is being moved: one line,
+ * "FROM TO INDEX-COPY\n" (the commits, 40 hex each, and the index's saved
+ * copy, "-" for none). A jobprep killed mid-move (kill -9, a power cut)
+ * leaves it, and the next update finishes the story before anything else:
+ * the refs had moved, so only the journal goes; or HEAD is still FROM, so
+ * the files the move touches are put back and the move starts again. */
+#define JOURNAL "jobprep-move"
+
+static char *journal_path(struct upd *u)
+{
+	const char *git = git_repository_path(u->repo); /* ends with '/' */
+	char *p = NULL;
+
+	return asprintf(&p, "%s%s", git, JOURNAL) < 0 ? NULL : p;
+}
+
+static int write_journal(struct upd *u)
+{
+	char *p = journal_path(u);
+	int fd = p ? open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644) : -1;
+	int rc = 0;
+
+	if (!p)
+		return nomem(u);
+	if (fd < 0 ||
+	    dprintf(fd, "%s %s %s\n", u->res->from, u->res->to,
+		    u->index_copy ? u->index_copy : "-") < 0 ||
+	    fsync(fd) != 0)
+		rc = jp_error_set(u->err, errno == ENOSPC ? JP_ENOSPC : JP_EIO,
+				  _("%s: cannot write the move's journal: %s"), u->opts->path,
+				  strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	if (rc != 0)
+		unlink(p);
+	free(p);
+	return rc;
+}
+
+static void drop_journal(struct upd *u)
+{
+	char *p = journal_path(u);
+
+	if (p)
+		unlink(p);
+	free(p);
+}
+
+/* The parent folders of the files the half-done move added, now empty. */
+static void remove_empty_parents(struct upd *u)
+{
+	size_t top = strlen(u->info.workdir);
+
+	for (size_t i = 0; i < u->added.n; i++) {
+		char *p = NULL;
+
+		if (join(&p, u->info.workdir, u->added.v[i]) < 0)
+			return;
+		for (char *sl = strrchr(p, '/'); sl && (size_t)(sl - p) > top; sl = strrchr(p, '/')) {
+			*sl = '\0';
+			if (rmdir(p) != 0)
+				break;
+		}
+		free(p);
+	}
+}
+
+/* A move a killed jobprep left half-done (see JOURNAL): 0 when there was
+ * none or it is now undone (u->info inspected again), else refused. */
+static int recover(struct upd *u)
+{
+	char *p = journal_path(u), from[64] = "", to[64] = "", idx[PATH_MAX] = "";
+	FILE *f = p ? fopen(p, "re") : NULL;
+	int n = 0, rc;
+
+	if (!p)
+		return nomem(u);
+	if (!f) {
+		free(p);
+		return 0;
+	}
+	n = fscanf(f, "%63s %63s %4095s", from, to, idx);
+	fclose(f);
+	if (n != 3 || strlen(from) != 40 || strlen(to) != 40) {
+		rc = jp_error_set(u->err, JP_EREFUSED,
+				  _("%s: a move jobprep began was interrupted and its journal %s "
+				    "cannot be read: check the work tree (git -C %s status), then "
+				    "remove the journal"),
+				  u->opts->path, p, u->opts->path);
+		free(p);
+		return rc;
+	}
+	if (strcmp(u->info.commit, to) == 0) {
+		/* killed after the refs moved: the move was whole */
+		if (strcmp(idx, "-") != 0)
+			unlink(idx);
+		unlink(p);
+		free(p);
+		return 0;
+	}
+	if (strcmp(u->info.commit, from) != 0) {
+		rc = jp_error_set(u->err, JP_EREFUSED,
+				  _("%s: a move jobprep began from %.7s to %.7s was interrupted, and "
+				    "HEAD is now at %.7s: check the work tree (git -C %s status), then "
+				    "remove %s"),
+				  u->opts->path, from, to, u->info.commit, u->opts->path, p);
+		free(p);
+		return rc;
+	}
+	memcpy(u->res->from, from, 41);
+	memcpy(u->res->to, to, 41);
+	if ((rc = plan(u)) != 0) {
+		free(p);
+		return rc;
+	}
+	u->index_copy = strcmp(idx, "-") != 0 ? strdup(idx) : NULL;
+	if (rollback(u) != 0) {
+		rc = jp_error_set(u->err, JP_EIO,
+				  _("%s: a move jobprep began was interrupted and its files could "
+				    "not all be put back: run git -C %s checkout -f %s"),
+				  u->opts->path, u->opts->path, from);
+		free(p);
+		return rc;
+	}
+	remove_empty_parents(u);
+	unlink(p);
+	free(p);
+	/* as before the killed move: planned again from the start */
+	jp_strv_dispose(&u->paths);
+	jp_strv_dispose(&u->added);
+	jp_strv_dispose(&u->kept);
+	jp_strv_dispose(&u->gone);
+	git_commit_free(u->from);
+	git_commit_free(u->to);
+	u->from = u->to = NULL;
+	u->typechange = false;
+	u->new_bytes = 0;
+	u->res->files = u->res->ahead = u->res->back = 0;
+	u->res->to[0] = '\0';
+	jp_git_repo_info_dispose(&u->info);
+	return jp_git_inspect(&u->info, u->opts->path, u->opts->exec_pattern, u->err);
+}
+
 static int move(struct upd *u, const char *to_label)
 {
 	git_checkout_options co;
@@ -1138,7 +1283,8 @@ static int move(struct upd *u, const char *to_label)
 		return rc;
 	if (u->conflicts.n)
 		return refuse_conflicts(u, to_label);
-	if ((rc = note_new_dirs(u)) != 0 || (rc = save_index(u)) != 0)
+	if ((rc = note_new_dirs(u)) != 0 || (rc = save_index(u)) != 0 ||
+	    (rc = write_journal(u)) != 0)
 		return rc;
 	if (!u->typechange && (u->opts->net_writers || on_network(u->info.workdir))) {
 		if ((rc = move_net(u)) == 0 && (gerr = set_refs(u)) != 0)
@@ -1149,6 +1295,8 @@ static int move(struct upd *u, const char *to_label)
 					     _("%s: the files could not all be put back: run git -C %s "
 					       "checkout -f %s"),
 					     u->opts->path, u->opts->path, u->res->from);
+			else
+				drop_journal(u);
 			return rc;
 		}
 		if (u->index_copy) {
@@ -1156,11 +1304,13 @@ static int move(struct upd *u, const char *to_label)
 			free(u->index_copy);
 			u->index_copy = NULL;
 		}
+		drop_journal(u);
 		u->res->parallel = true;
 		return 0;
 	}
 	if ((rc = drop_exec_bits(u)) != 0) {
-		rollback(u);
+		if (rollback(u) == 0)
+			drop_journal(u);
 		return rc;
 	}
 	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
@@ -1173,7 +1323,8 @@ static int move(struct upd *u, const char *to_label)
 	 * checkout is done, and is then undone. */
 	gerr = git_checkout_tree(u->repo, (const git_object *)u->to, &co);
 	if (gerr == GIT_ECONFLICT || (gerr != 0 && u->conflicts.n)) {
-		rollback(u);
+		if (rollback(u) == 0)
+			drop_journal(u);
 		return refuse_conflicts(u, to_label);
 	}
 	if (gerr == 0 && !u->op.canceled)
@@ -1186,6 +1337,8 @@ static int move(struct upd *u, const char *to_label)
 				     _("%s: the files could not all be put back: run git -C %s "
 				       "checkout -f %s"),
 				     u->opts->path, u->opts->path, u->res->from);
+		else
+			drop_journal(u);
 		return rc;
 	}
 	if (*pattern)
@@ -1202,6 +1355,7 @@ static int move(struct upd *u, const char *to_label)
 		free(u->index_copy);
 		u->index_copy = NULL;
 	}
+	drop_journal(u);
 	return 0;
 }
 
@@ -1212,7 +1366,8 @@ static int update(struct upd *u)
 	char from_label[1200], to_label[1200];
 	int rc;
 
-	if ((rc = open_checkout(u)) != 0 || (rc = name_from(u)) != 0 || (rc = resolve(u)) != 0)
+	if ((rc = open_checkout(u)) != 0 || (rc = recover(u)) != 0 || (rc = name_from(u)) != 0 ||
+	    (rc = resolve(u)) != 0)
 		return rc;
 	label(from_label, sizeof(from_label), u->res->from_name, u->res->from);
 	label(to_label, sizeof(to_label), u->res->ref, u->res->to);

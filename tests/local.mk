@@ -348,3 +348,7 @@ STAGEFLOW_TESTS = tests/integration/manifest_origin.sh tests/integration/init_st
 	tests/tui/data_stage_offers.sh
 TESTS += $(STAGEFLOW_TESTS)
 EXTRA_DIST += $(STAGEFLOW_TESTS)
+# a move of an existing checkout that a killed jobprep left half-done: the
+# next prep finishes it from the move's journal
+TESTS += tests/integration/update_killed_move.sh
+EXTRA_DIST += tests/integration/update_killed_move.sh
