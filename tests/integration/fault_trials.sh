@@ -157,7 +157,18 @@ for d in range(100):
     for f in range(200):
         open("%s/d%d/f%d" % (sys.argv[1], d, f), "w").close()
 EOF
-TREES=$(i=0; while [ $i -lt 60 ]; do printf '%s ' "$S/tree"; i=$((i + 1)); done)
+# with_trees N CMD...: CMD with "$S/tree" appended N times (one word each,
+# however many spaces $TMPDIR has)
+with_trees() {
+	_n=$1
+	shift
+	_i=0
+	while [ $_i -lt "$_n" ]; do
+		set -- "$@" "$S/tree"
+		_i=$((_i + 1))
+	done
+	"$@"
+}
 
 # --- helpers ---------------------------------------------------------------
 # must WHAT COMMAND...: COMMAND succeeds, else WHAT is added to WHY
@@ -402,8 +413,7 @@ next_stage_unpack() {
 
 # scan: the big tree, named 60 times
 setup_scan() { MNT=; }
-# shellcheck disable=SC2086
-start_scan() { run_bg scan $TREES; }
+start_scan() { with_trees 60 run_bg scan; }
 working_scan() { sleep 0.2; is_jobprep; }
 judge_scan() {
 	case $1 in KILL) ;; *) must "it did not say it was interrupted" grep -q interrupted "$C/err" ;; esac

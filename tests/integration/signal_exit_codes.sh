@@ -59,7 +59,18 @@ EOF
 # and 20,000 small sparse files (bench/mktree): the copy, without a flush per
 # file, takes a second or more even on tmpfs, so a signal lands mid-copy
 "${TOP_BUILDDIR:?}/bench/mktree" "$S/stagesrc/filler" 20000 500 50 >/dev/null || exit 99
-TREES=$(i=0; while [ $i -lt 40 ]; do printf '%s ' "$S/tree"; i=$((i + 1)); done)
+# with_trees N CMD...: CMD with "$S/tree" appended N times (one word each,
+# however many spaces $TMPDIR has)
+with_trees() {
+	_n=$1
+	shift
+	_i=0
+	while [ $_i -lt "$_n" ]; do
+		set -- "$@" "$S/tree"
+		_i=$((_i + 1))
+	done
+	"$@"
+}
 data=$(i=0; while [ $i -lt 40 ]; do [ $i = 0 ] || printf ', '; printf '{"name": "t%d", "path": "%s", "kind": "team", "read_only": true}' $i "$S/tree"; i=$((i + 1)); done)
 sed -e "s|@DATA@|$data|" -e "s|@T@|$S|g" >"$S/deep.json" <<'EOF'
 {"schema_version": 1, "generator": {"name": "jobprep", "version": "0.1.0"},
@@ -174,8 +185,7 @@ EOF
 	fi
 
 	# --- scan, mid-tree (the same tree named 40 times)
-	# shellcheck disable=SC2086
-	start "scan-$s" scan $TREES
+	with_trees 40 start "scan-$s" scan
 	sleep 0.5
 	judge "scan_sig$s" "$sig" "interrupted"
 
