@@ -117,6 +117,8 @@ int jp_flow_new(struct jp_flow **out, const struct jp_profile *profile, struct j
 	    jp_profile_copy(&flow->profile, profile) < 0 || jp_manifest_new(&flow->m) < 0 ||
 	    jp_profile_copy(&flow->m->profile, profile) < 0)
 		rc = jp_error_oom(err);
+	if (rc == 0) /* untouched, the GPUs field shows the platform's default */
+		flow->m->job.gpus_per_worker = flow->profile->gpus_per_worker;
 	if (rc == 0)
 		rc = flow_recompute(flow, err);
 	if (rc < 0) {
@@ -406,7 +408,7 @@ static int store_apply(struct jp_flow *flow, const struct fref *r, const char *v
 		m->job.workers = given ? n : 1;
 		break;
 	case K_GPUS:
-		m->job.gpus_per_worker = given ? n : 0;
+		m->job.gpus_per_worker = given ? n : flow->profile->gpus_per_worker;
 		break;
 	case K_CODE_SOURCE:
 		if (given)
@@ -802,8 +804,10 @@ int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *ans, c
 	answer(&a, "job.name", ans->job.name);
 	snprintf(num, sizeof(num), "%" PRId64, ans->job.workers);
 	answer(&a, "job.workers", num);
-	snprintf(num, sizeof(num), "%" PRId64, ans->job.gpus_per_worker);
-	answer(&a, "job.gpus_per_worker", num);
+	if (ans->job.gpus_per_worker >= 0) { /* -1: not given, the profile's default */
+		snprintf(num, sizeof(num), "%" PRId64, ans->job.gpus_per_worker);
+		answer(&a, "job.gpus_per_worker", num);
+	}
 
 	answer(&a, "code.source", jp_code_source_name(ans->code.source));
 	answer(&a, "code.repo.url", ans->code.repo_url);

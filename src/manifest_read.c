@@ -925,6 +925,7 @@ int jp_manifest_parse(struct jp_manifest **out, const char *text, size_t len, co
 		/* An answers file says only what it says. */
 		free(m->created_at);
 		m->created_at = NULL;
+		m->job.gpus_per_worker = -1; /* not given: the profile's default */
 	}
 	if (!cJSON_IsObject(json)) {
 		fail_item(&r, _("a JSON object"), json);

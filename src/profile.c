@@ -55,6 +55,7 @@ int jp_profile_new_default(struct jp_profile **out, struct jp_error *err)
 		     sizeof(default_ephemeral) / sizeof(default_ephemeral[0])) < 0)
 		goto fail;
 	p->system_disk_bytes = 50 * GIB;
+	p->gpus_per_worker = JP_PROFILE_DEFAULT_GPUS;
 	if (jp_set_str(&p->project_dir, "{shared}/projects/{job}") < 0 ||
 	    jp_set_str(&p->output_dir, "{shared}/outputs/{job}/run-NNN") < 0 ||
 	    jp_set_str(&p->checkpoint_dir, "{output}/checkpoints") < 0 ||
@@ -107,6 +108,7 @@ int jp_profile_copy(struct jp_profile **out, const struct jp_profile *src)
 		return JP_ENOMEM;
 	}
 	p->system_disk_bytes = src->system_disk_bytes;
+	p->gpus_per_worker = src->gpus_per_worker;
 	*out = p;
 	return 0;
 }
@@ -177,11 +179,32 @@ static int read_template(char **dst, const cJSON *obj, const char *key,
 	return 0;
 }
 
+/* profile.defaults.gpus_per_worker: an integer 0..JP_PROFILE_MAX_GPUS. */
+static int read_gpus(int *dst, const cJSON *obj, const char *origin, struct jp_error *err)
+{
+	const cJSON *g = cJSON_GetObjectItemCaseSensitive(obj, "gpus_per_worker");
+	double d;
+
+	if (!g)
+		return 0; /* keep the default */
+	d = cJSON_IsNumber(g) ? g->valuedouble : -1;
+	if (!cJSON_IsNumber(g) || d < 0 || d > JP_PROFILE_MAX_GPUS || d != floor(d))
+		return jp_error_set(err, JP_EFORMAT,
+				    _("%s: profile.defaults.gpus_per_worker: expected an integer "
+				      "from 0 to %d, got %s"),
+				    origin, JP_PROFILE_MAX_GPUS,
+				    cJSON_IsNumber(g) ? _("a non-integer or out-of-range number")
+						      : json_type_name(g));
+	*dst = (int)d;
+	return 0;
+}
+
 static const char *const profile_keys[] = { "shared_roots", "public_roots",
 					    "ephemeral_roots", "system_disk_bytes",
 					    "defaults", "slurm", NULL };
 static const char *const default_keys[] = { "project_dir", "output_dir",
-					    "checkpoint_dir", "log_dir", NULL };
+					    "checkpoint_dir", "log_dir",
+					    "gpus_per_worker", NULL };
 
 /* profile.slurm: the batch script's scheduling options, as sbatch takes them. */
 static const struct slurm_key {
@@ -311,6 +334,7 @@ int jp_profile_from_json(struct jp_profile **out, const cJSON *json,
 		bad |= read_template(&p->output_dir, defs, "output_dir", origin, err) < 0;
 		bad |= read_template(&p->checkpoint_dir, defs, "checkpoint_dir", origin, err) < 0;
 		bad |= read_template(&p->log_dir, defs, "log_dir", origin, err) < 0;
+		bad |= read_gpus(&p->gpus_per_worker, defs, origin, err) < 0;
 	}
 	const cJSON *slurm = cJSON_GetObjectItemCaseSensitive(json, "slurm");
 	if (slurm)
@@ -364,7 +388,8 @@ cJSON *jp_profile_to_json(const struct jp_profile *p)
 	    !cJSON_AddStringToObject(defs, "project_dir", p->project_dir) ||
 	    !cJSON_AddStringToObject(defs, "output_dir", p->output_dir) ||
 	    !cJSON_AddStringToObject(defs, "checkpoint_dir", p->checkpoint_dir) ||
-	    !cJSON_AddStringToObject(defs, "log_dir", p->log_dir))
+	    !cJSON_AddStringToObject(defs, "log_dir", p->log_dir) ||
+	    !cJSON_AddNumberToObject(defs, "gpus_per_worker", p->gpus_per_worker))
 		goto fail;
 	/* only what is set: a profile without Slurm options reads back the same */
 	cJSON *slurm = NULL;

@@ -88,7 +88,7 @@ struct jp_check {
 struct jp_job {
 	char *name; /* DNS-1123 label */
 	int64_t workers;
-	int64_t gpus_per_worker;
+	int64_t gpus_per_worker; /* -1 only in answers: not given */
 	char *launch_command;
 	struct jp_env_var *env;
 	size_t n_env;
@@ -178,7 +178,8 @@ enum jp_read_mode {
  * unknown fields, out-of-range numbers, relative paths, bad job names, bad
  * commits and credentials in repository URLs (never echoed back).
  * JP_READ_ANSWERS: nothing is required; what is absent stays as
- * jp_manifest_new leaves it, except created_at, which stays NULL. */
+ * jp_manifest_new leaves it, except created_at, which stays NULL, and
+ * job.gpus_per_worker, which is -1 (not given: the profile's default). */
 int jp_manifest_parse(struct jp_manifest **out, const char *text, size_t len,
 		      const char *origin, enum jp_read_mode mode,
 		      struct jp_error *err);

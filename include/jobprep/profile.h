@@ -16,6 +16,9 @@
 
 struct cJSON;
 
+#define JP_PROFILE_MAX_GPUS 1024
+#define JP_PROFILE_DEFAULT_GPUS 8
+
 struct jp_profile {
 	struct jp_strv shared_roots;    /* read-write, same on every Worker */
 	struct jp_strv public_roots;    /* read-only public data */
@@ -27,6 +30,9 @@ struct jp_profile {
 	char *output_dir;
 	char *checkpoint_dir;
 	char *log_dir;
+	/* GPUs per Worker when the person gives none ("gpus_per_worker" in
+	 * "defaults"), 0..JP_PROFILE_MAX_GPUS; 8 unless the profile says. */
+	int gpus_per_worker;
 	/* Slurm: what the batch script asks for ("slurm" in JSON), each NULL
 	 * when not set: --partition, --time, --account, --qos. */
 	char *slurm_partition;

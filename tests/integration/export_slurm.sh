@@ -114,7 +114,7 @@ for name, workers, gpus in (("one-worker", 1, 0), ("two-workers", 2, 0), ("with-
 os.makedirs(s + "/shared/data/gone")
 out = output + " gone-data"
 answers = {
-    "job": {"name": "gone-data", "workers": 1,
+    "job": {"name": "gone-data", "workers": 1, "gpus_per_worker": 0,
             "launch_command": "touch \"$OUTPUT_DIR/launch-started\"; echo started"},
     "code": {"source": "shared_storage", "path": project},
     "data": [{"name": "gone", "path": s + "/shared/data/gone"}],

@@ -94,6 +94,19 @@ EOF
 expect missing-data 1 "$S/missing-data.json: data[0].path: $S/shared/datasets/nothere does not exist"
 nothing_made missing-data
 
+# a profile whose default GPUs per Worker is not 0..1024 is refused, named
+for bad in -1 '"x"'; do
+	printf '{"shared_roots": ["%s/shared"], "defaults": {"gpus_per_worker": %s}}\n' "$S" "$bad" \
+		>"$S/bad-gpus-profile.json"
+	"$JOBPREP" init --answers "$S/no-name.json" --profile "$S/bad-gpus-profile.json" \
+		>"$S/bad-gpus.out" 2>"$S/bad-gpus.err"
+	rc=$?
+	[ "$rc" -eq 3 ] || fail "bad-gpus $bad: exit $rc, expected 3 ($(cat "$S/bad-gpus.err"))"
+	grep -qF "$S/bad-gpus-profile.json: profile.defaults.gpus_per_worker: expected an integer from 0 to 1024" \
+		"$S/bad-gpus.err" || fail "bad-gpus $bad: stderr: $(cat "$S/bad-gpus.err")"
+done
+nothing_made bad-gpus
+
 printf '{"job": ' >"$S/not-json.json"
 expect not-json 3 "$S/not-json.json"
 

@@ -48,13 +48,13 @@ cols=$(while IFS= read -r l; do col "$l" ✓; done <"$T/marks" | sort -u)
 jp_expect checkmarks_share_one_column sh -c '[ -n "$1" ] && [ "$(echo "$1" | wc -l)" = 1 ]' sh "$cols"
 # The label column is as wide as the widest label in display columns: two
 # spaces, then its value (a byte count would make it wider).
-jp_expect label_column_fits_the_widest_label grep -q '每 Worker GPU 数  0 ' "$T/job.screen"
+jp_expect label_column_fits_the_widest_label grep -q '每 Worker GPU 数  8 ' "$T/job.screen"
 l1=$(grep '任务名称' "$T/job.screen")
 l2=$(grep 'Worker 数' "$T/job.screen" | grep -v GPU)
 l3=$(grep 'GPU 数' "$T/job.screen")
 v1=$(col "$l1" demo)
 v2=$(col "$l2" " 1 ")
-v3=$(col "$l3" " 0 ")
+v3=$(col "$l3" " 8 ")
 jp_expect values_start_in_one_column \
 	sh -c '[ -n "$1" ] && [ -n "$2" ] && [ -n "$3" ] && [ "$1" = $(($2 + 1)) ] && [ "$1" = $(($3 + 1)) ]' \
 	sh "$v1" "$v2" "$v3"

@@ -400,6 +400,46 @@ static void assert_value(const struct jp_flow *flow, const char *key, const char
 	free(got);
 }
 
+/* GPUs per Worker: the profile's default (8 unless it says) when the person
+ * gives none, in the wizard and from an answers file; an explicit 0 stays. */
+static void gpus_per_worker_defaults_to_the_profiles(void **state)
+{
+	struct jp_flow *flow = new_flow(); /* plat_b's profile does not say */
+	struct jp_profile *p = profile_of(plat_b);
+	struct jp_manifest *ans = NULL;
+	struct jp_error err = JP_ERROR_INIT;
+	static const char no_gpus[] = "{\"job\": {\"name\": \"g\"}}";
+	static const char zero_gpus[] = "{\"job\": {\"name\": \"g\", \"gpus_per_worker\": 0}}";
+
+	(void)state;
+	assert_value(flow, "job.gpus_per_worker", "8");
+	set(flow, "job.gpus_per_worker", "0"); /* a CPU job */
+	assert_value(flow, "job.gpus_per_worker", "0");
+	set(flow, "job.gpus_per_worker", NULL); /* cleared: back to the default */
+	assert_value(flow, "job.gpus_per_worker", "8");
+	jp_flow_free(flow);
+
+	p->gpus_per_worker = 2;
+	assert_int_equal(jp_flow_new(&flow, p, NULL), 0);
+	assert_value(flow, "job.gpus_per_worker", "2");
+	assert_int_equal(jp_manifest_parse(&ans, no_gpus, sizeof(no_gpus) - 1, "a.json",
+					   JP_READ_ANSWERS, &err), 0);
+	jp_flow_apply_answers(flow, ans, "a.json", &err);
+	assert_value(flow, "job.gpus_per_worker", "2");
+	jp_manifest_free(ans);
+	jp_flow_free(flow);
+
+	assert_int_equal(jp_flow_new(&flow, p, NULL), 0);
+	assert_int_equal(jp_manifest_parse(&ans, zero_gpus, sizeof(zero_gpus) - 1, "a.json",
+					   JP_READ_ANSWERS, &err), 0);
+	jp_flow_apply_answers(flow, ans, "a.json", &err);
+	assert_value(flow, "job.gpus_per_worker", "0");
+	jp_manifest_free(ans);
+	jp_flow_free(flow);
+	jp_profile_free(p);
+	jp_error_dispose(&err);
+}
+
 static void defaults_follow_job_name_unless_edited(void **state)
 {
 	struct jp_flow *flow = new_flow();
@@ -863,6 +903,7 @@ int main(void)
 		cmocka_unit_test(same_answers_same_manifest_shared_existing),
 		cmocka_unit_test(same_answers_same_manifest_image),
 		cmocka_unit_test(same_answers_same_manifest_launch_clone),
+		cmocka_unit_test(gpus_per_worker_defaults_to_the_profiles),
 		cmocka_unit_test(defaults_follow_job_name_unless_edited),
 		cmocka_unit_test(next_run_number_follows_the_highest),
 		cmocka_unit_test(tmp_output_dir_fails_inline_with_the_reason),

@@ -43,6 +43,7 @@ static void default_is_the_source_documents_platform(void **state)
 	assert_true(p->system_disk_bytes == 50ULL * 1024 * 1024 * 1024);
 	assert_string_equal(p->output_dir, "{shared}/outputs/{job}/run-NNN");
 	assert_string_equal(p->checkpoint_dir, "{output}/checkpoints");
+	assert_int_equal(p->gpus_per_worker, 8);
 	jp_profile_free(p);
 }
 
@@ -62,7 +63,41 @@ static void file_replaces_only_the_fields_it_names(void **state)
 	assert_true(p->system_disk_bytes == 9007199254740992ULL);
 	assert_string_equal(p->log_dir, "{shared}/logs/{job}");
 	assert_string_equal(p->project_dir, "{shared}/projects/{job}");
+	assert_int_equal(p->gpus_per_worker, 8); /* not said: the default */
 	jp_profile_free(p);
+	free(path);
+}
+
+/* defaults.gpus_per_worker: what the GPUs field starts at, 0 for a CPU platform. */
+static void gpus_per_worker_is_read_and_written_back(void **state)
+{
+	struct jp_profile *p = NULL, *q = NULL;
+	struct jp_error err = JP_ERROR_INIT;
+	char *path = write_file(*state, "g.json", "{\"defaults\": {\"gpus_per_worker\": 2}}");
+
+	assert_int_equal(jp_profile_load(&p, path, &err), 0);
+	assert_int_equal(p->gpus_per_worker, 2);
+	assert_int_equal(jp_profile_copy(&q, p), 0);
+	assert_int_equal(q->gpus_per_worker, 2);
+	jp_profile_free(q);
+	q = NULL;
+	cJSON *json = jp_profile_to_json(p);
+	char *text = cJSON_PrintUnformatted(json);
+	assert_non_null(strstr(text, "\"gpus_per_worker\":2"));
+	cJSON *back = cJSON_Parse(text);
+	assert_int_equal(jp_profile_from_json(&q, back, "t", &err), 0);
+	assert_int_equal(q->gpus_per_worker, 2);
+	jp_profile_free(q);
+	jp_profile_free(p);
+	cJSON_Delete(back);
+	cJSON_free(text);
+	cJSON_Delete(json);
+	free(path);
+	path = write_file(*state, "g.json", "{\"defaults\": {\"gpus_per_worker\": 0}}");
+	assert_int_equal(jp_profile_load(&p, path, &err), 0);
+	assert_int_equal(p->gpus_per_worker, 0);
+	jp_profile_free(p);
+	jp_error_dispose(&err);
 	free(path);
 }
 
@@ -145,6 +180,14 @@ static void malformed_profiles_are_refused_naming_the_field(void **state)
 		{ "{\"shared_roots\": [\"/a\"], \"shared_roots\": [\"/b\"]}", "expected each field once" },
 		{ "{\"shared_roots\": [\"/a\"]} trailing", "p.json:1:" },
 		{ "not json", "p.json:1:1:" },
+		{ "{\"defaults\": {\"gpus_per_worker\": -1}}",
+		  "profile.defaults.gpus_per_worker: expected an integer from 0 to 1024" },
+		{ "{\"defaults\": {\"gpus_per_worker\": 1025}}",
+		  "profile.defaults.gpus_per_worker: expected an integer from 0 to 1024" },
+		{ "{\"defaults\": {\"gpus_per_worker\": 1.5}}",
+		  "profile.defaults.gpus_per_worker: expected an integer from 0 to 1024" },
+		{ "{\"defaults\": {\"gpus_per_worker\": \"x\"}}",
+		  "profile.defaults.gpus_per_worker: expected an integer from 0 to 1024, got a string" },
 		{ "{\"slurm\": \"gpu\"}", "profile.slurm: expected an object, got a string" },
 		{ "{\"slurm\": {\"nodes\": \"2\"}}",
 		  "profile.slurm.nodes: expected one of partition, time, account, qos" },
@@ -210,6 +253,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(malformed_profiles_are_refused_naming_the_field,
 						scratch_setup, scratch_teardown),
 		cmocka_unit_test(missing_file_is_an_invalid_file_error),
+		cmocka_unit_test_setup_teardown(gpus_per_worker_is_read_and_written_back,
+						scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(slurm_options_are_read_and_written_back, scratch_setup,
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(
