@@ -369,7 +369,8 @@ static int read_small(struct archive *r, struct jp_stage_job *j, size_t *cap, co
 		}
 		if ((size_t)off > j->len)
 			memset(j->data + j->len, 0, (size_t)off - j->len); /* a hole */
-		memcpy(j->data + off, b, n);
+		if (n) /* a zip member's last block may be empty, b NULL */
+			memcpy(j->data + off, b, n);
 		if (need > j->len)
 			j->len = need;
 		if (j->len > SMALL)
