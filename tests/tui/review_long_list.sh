@@ -153,7 +153,11 @@ jp_expect notnow_dirs_made [ -d "$T/work/jobprep-demo/shared/outputs/demo/run-00
 # A refusal to write is a failed row: the second run's -o copy would
 # replace run-001's manifest, and "n" refuses.
 copy=$T/work/jobprep-demo/shared/job.json
-fresh_start 100 30 -- --version
+# (no demo left from before; not through fresh_start with --version: that
+# run's shell could write its exit file after the next start removed it,
+# and the next wait then gave up on a screen not yet drawn)
+tmux -L "$TUI_SOCK" kill-server 2>/dev/null
+rm -rf "$T/work/jobprep-demo"
 for run in first second; do
 	tui_start 100 30 -- --demo -o "$copy"
 	tui_must "${run}_job" tui_step 1 Job
