@@ -62,9 +62,11 @@ install_quietly() {
 		made_policy=yes
 		trap '$sudo rm -f "$policy"' EXIT INT TERM HUP
 	fi
-	$sudo apt-get update -qq
+	# TMPDIR left out: packages' maintainer scripts (openssh-server's
+	# postinst) use it unquoted, and a TMPDIR with a space breaks them
+	$sudo env -u TMPDIR apt-get update -qq
 	# shellcheck disable=SC2086
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
+	$sudo env -u TMPDIR DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
 	if [ "$made_policy" = yes ]; then
 		$sudo rm -f "$policy"
 		trap - EXIT INT TERM HUP

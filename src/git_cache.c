@@ -374,7 +374,7 @@ int jp_git_cache_open(struct jp_git_cache *c, const struct jp_git_url *url, stru
 			}
 		}
 		c->fresh = !repo;
-		if (!repo && (gerr = create_mirror(&repo, c, url)) != 0) {
+		if (!repo && create_mirror(&repo, c, url) != 0) {
 			git_error_clear();
 			jp_fs_rm_rf(c->mirror);
 			jp_git_cache_dispose(c);

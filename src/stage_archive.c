@@ -330,7 +330,7 @@ static int unpack_all(struct ax *x, struct jp_error *err)
 	int r, rc = 0;
 
 	while ((r = archive_read_next_header(x->r, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
-		char name[PATH_MAX], hard[PATH_MAX];
+		char name[PATH_MAX], hard[PATH_MAX] = "";
 		const char *raw = archive_entry_pathname(e);
 
 		x->members++;

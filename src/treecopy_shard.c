@@ -61,9 +61,13 @@ static void sift_down(struct bin *h, unsigned n, unsigned i)
 int jp_tc_shard_plan(size_t n, const uint64_t *sizes, const char *const *names, unsigned shards,
 		     unsigned *out)
 {
-	struct ent *v = malloc((n ? n : 1) * sizeof(*v));
-	struct bin *h = malloc((shards ? shards : 1) * sizeof(*h));
+	struct ent *v;
+	struct bin *h;
 
+	if (shards == 0)
+		return -1; /* no shard to put anything in */
+	v = malloc((n ? n : 1) * sizeof(*v));
+	h = malloc(shards * sizeof(*h));
 	if (!v || !h) {
 		free(v);
 		free(h);

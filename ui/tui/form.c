@@ -218,8 +218,8 @@ static int push_row(struct jp_form *form, struct jp_form_row **rows, size_t *n,
 	struct jp_form_row *r, *nr;
 	int rc;
 
-	if (*n == *cap) {
-		*cap = *cap ? *cap * 2 : 16;
+	if (*n == *cap || !*rows) {
+		*cap = *cap > *n ? *cap : *cap ? *cap * 2 : 16;
 		nr = realloc(*rows, *cap * sizeof(**rows));
 		if (!nr) {
 			free(key);

@@ -144,7 +144,7 @@ static int row_cmp(const void *a, const void *b)
  * the button. */
 static void select_first(struct review *r)
 {
-	r->sel = r->n && r->rows[0].kind <= ROW_CREATE ? 0 : r->n;
+	r->sel = r->n && r->rows && r->rows[0].kind <= ROW_CREATE ? 0 : r->n;
 	r->top = 0;
 	r->zone = 1;
 }
@@ -158,9 +158,7 @@ static void load_checks(struct jp_wizard *w)
 	size_t i;
 
 	clear_checks(r);
-	if (m && m->n_checks)
-		r->rows = calloc(m->n_checks, sizeof(*r->rows));
-	if (!r->rows) {
+	if (!m || !m->n_checks || !(r->rows = calloc(m->n_checks, sizeof(*r->rows)))) {
 		select_first(r);
 		return;
 	}
