@@ -1211,7 +1211,12 @@ static int recover(struct upd *u)
 		free(p);
 		return 0;
 	}
-	n = fscanf(f, "%63s %63s %4095s", from, to, idx);
+	/* the index copy's path is the rest of the line: it may hold spaces */
+	n = fscanf(f, "%63s %63s ", from, to);
+	if (n == 2 && fgets(idx, sizeof(idx), f) && idx[0] && idx[strlen(idx) - 1] == '\n') {
+		idx[strlen(idx) - 1] = '\0';
+		n = 3;
+	}
 	fclose(f);
 	if (n != 3 || strlen(from) != 40 || strlen(to) != 40) {
 		rc = jp_error_set(u->err, JP_EREFUSED,
