@@ -19,7 +19,7 @@
 # read-only remount is tried from the start, with jobprep stopped
 # (SIGSTOP) for each try: the kernel refuses it while a file is open for
 # writing, so it lands between two files, wherever a stop found a gap. A signal that finds the work already complete (exit 0) proves
-# nothing: the trial is counted as "missed" and run again (at most 3
+# nothing: the trial is counted as "missed" and run again (at most 6
 # times). Then it judges:
 #   - the exit status: 128 + the signal (SIGKILL: 137), 1 for the server,
 #     the full disk and the read-only remount;
@@ -548,7 +548,7 @@ cell() {
 		while :; do
 			_a=$((_a + 1))
 			trial "$1" "$2"
-			[ "$RESULT" = missed ] && [ $_a -lt 3 ] && { _missed=$((_missed + 1)); continue; }
+			[ "$RESULT" = missed ] && [ $_a -lt 6 ] && { _missed=$((_missed + 1)); continue; }
 			break
 		done
 		case $RESULT in
