@@ -367,6 +367,9 @@ setup_stage_copy() {
 	case $FAULT in enospc) tmpfs "$D" 1m ;; readonly) tmpfs "$D" 64m ;; esac
 	mkdir -p "$D/d"
 	MNT=$D
+	# on tmpfs (a /tmp that is one too) the small tree is copied before a
+	# signal lands: the bigger one there
+	case $(stat -f -c %T "$D" 2>/dev/null) in tmpfs | ramfs) SRC=$S/stagemany ;; esac
 	if [ "$FAULT" = readonly ]; then
 		# a copy on tmpfs keeps one file or another open for writing almost
 		# all the time, and the kernel refuses remount,ro under an open
