@@ -588,14 +588,11 @@ static int add_data_notes(struct jp_flow_work *t)
 	return rc;
 }
 
-/* Copy, unpack or download from onto path ({shared}/datasets may not
- * exist yet); a failure says which data source it was. */
-static int run_stage(struct jp_flow_work *t, const struct jp_port *port, struct jp_error *err)
+/* mkdir -p of path's parent ({shared}/projects or {shared}/datasets may
+ * not exist yet on a fresh platform), each folder made recorded in t. */
+static int make_parent(struct jp_flow_work *t, const char *path, struct jp_error *err)
 {
-	struct jp_stage_options o = JP_STAGE_OPTIONS_INIT;
-	char *parent = strdup(t->path), *slash = parent ? strrchr(parent, '/') : NULL;
-	time_t now;
-	struct tm tm;
+	char *parent = strdup(path), *slash = parent ? strrchr(parent, '/') : NULL;
 	int rc = 0;
 
 	if (!parent)
@@ -605,6 +602,18 @@ static int run_stage(struct jp_flow_work *t, const struct jp_port *port, struct 
 		rc = jp_fs_mkdir_p(&t->created, parent, 0755, err);
 	}
 	free(parent);
+	return rc;
+}
+
+/* Copy, unpack or download from onto path ({shared}/datasets may not
+ * exist yet); a failure says which data source it was. */
+static int run_stage(struct jp_flow_work *t, const struct jp_port *port, struct jp_error *err)
+{
+	struct jp_stage_options o = JP_STAGE_OPTIONS_INIT;
+	time_t now;
+	struct tm tm;
+	int rc = make_parent(t, t->path, err);
+
 	if (rc < 0)
 		return rc;
 	o.sha256 = t->sha256;
@@ -643,16 +652,7 @@ int jp_flow_work_run(struct jp_flow_work *t, const struct jp_port *port, struct 
 	switch (t->action) {
 	case JP_ACTION_CLONE: {
 		struct jp_git_clone_options o = JP_GIT_CLONE_OPTIONS_INIT;
-		/* {shared}/projects may not exist yet on a fresh platform */
-		char *parent = strdup(t->path);
-		char *slash = parent ? strrchr(parent, '/') : NULL;
-		if (!parent)
-			return jp_error_oom(err);
-		if (slash && slash != parent) {
-			*slash = '\0';
-			rc = jp_fs_mkdir_p(&t->created, parent, 0755, err);
-		}
-		free(parent);
+		rc = make_parent(t, t->path, err);
 		if (rc < 0)
 			break;
 		o.url = t->url;
