@@ -352,3 +352,6 @@ EXTRA_DIST += $(STAGEFLOW_TESTS)
 # next prep finishes it from the move's journal
 TESTS += tests/integration/update_killed_move.sh
 EXTRA_DIST += tests/integration/update_killed_move.sh
+
+# What fault_trials.sh writes beside its log: the table of trials per cell.
+CLEANFILES += tests/integration/fault_trials.table

@@ -57,7 +57,7 @@ tui_must a_adds_a_source tui_wait "Data sources  (3)"
 tui_type "$T/local/corpus"
 tui_keys Enter
 tui_must copy_is_offered tui_wait "[ Copy ]"
-tui_must copy_goes_to_shared_datasets tui_wait "datasets/corpus now, in the background"
+tui_must copy_goes_to_shared_datasets tui_wait_modal "shared/datasets/corpus now, in the background"
 tui_keys Enter
 # (tails: a long TMPDIR scrolls a field's start away)
 tui_must path_becomes_the_copy tui_wait "jobprep-demo/shared/datasets/corpus "
@@ -73,7 +73,7 @@ tui_must second_source tui_wait "Data sources  (4)"
 tui_type "$T/local/images.tar.gz"
 tui_keys Enter
 tui_must unpack_is_offered tui_wait "[ Unpack ]"
-tui_must unpack_goes_to_shared_datasets tui_wait "datasets/images now, in the background"
+tui_must unpack_goes_to_shared_datasets tui_wait_modal "shared/datasets/images now, in the background"
 tui_keys Enter
 tui_must unpacked_then_scanned tui_wait "1 file "
 jp_expect unpacked_identical diff -r "$T/local/pack" "$D/shared/datasets/images"
@@ -85,7 +85,7 @@ tui_keys a
 tui_must third_source tui_wait "Data sources  (5)"
 tui_type "$T/local/pack"
 tui_keys Enter
-tui_must copy_offered_again tui_wait "datasets/pack now, in the background"
+tui_must copy_offered_again tui_wait_modal "shared/datasets/pack now, in the background"
 tui_keys n
 tui_must declined_keeps_the_path tui_wait "local/pack "
 # on this machine's own disk, or under /tmp (wiped): either way not for the job
@@ -111,7 +111,7 @@ tui_must url_source tui_wait "Data sources  (5)"
 tui_type "http://me:$TOK@127.0.0.1:$PORT/text.tar"
 tui_keys Enter
 tui_must download_is_offered tui_wait "[ Download ]"
-tui_must download_goes_to_shared_datasets tui_wait "datasets/text now, in the background"
+tui_must download_goes_to_shared_datasets tui_wait_modal "shared/datasets/text now, in the background"
 tui_keys Enter
 tui_must download_runs tui_wait "staging..."
 tui_screen >"$T/staging.screen"

@@ -142,6 +142,27 @@ tui_wait() {
 	return 1
 }
 
+# tui_wait_modal TEXT [SECS]: TEXT in a modal box over the form, which
+# wraps its text to its width and may break a long path anywhere: the
+# box's lines are joined and spaces are left out of both sides.
+_tui_modal_text() {
+	tui_screen | awk -F'│' 'NF >= 5 { printf "%s", $3 }' | tr -d ' \n'
+}
+
+tui_wait_modal() {
+	_want=$(printf '%s' "$1" | tr -d ' ')
+	_w=0
+	_max=$((${2:-20} * 20))
+	while [ $_w -lt $_max ]; do
+		_tui_modal_text | grep -qF -- "$_want" && return 0
+		[ -e "$T/exit" ] && [ $_w -gt 2 ] && break
+		sleep 0.05
+		_w=$((_w + 1))
+	done
+	_tui_dump "waited for, in a modal: $1"
+	return 1
+}
+
 tui_wait_gone() {
 	_w=0
 	_max=$((${2:-20} * 20))
