@@ -830,7 +830,7 @@ int jp_wizard_run(struct jp_wizard *w)
 		if (w->redraw) {
 			w->redraw = false;
 			if (jp_term_too_small())
-				jp_term_draw_too_small();
+				jp_draw_too_small();
 			else
 				jp_wizard_draw(w);
 			refresh();
