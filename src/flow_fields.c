@@ -258,3 +258,37 @@ const struct jp_field *jp_flow_field(const char *key)
 	struct fref ref;
 	return flow_parse_key(&ref, key) == 0 ? ref.field : NULL;
 }
+
+int jp_flow_check_field(char **key, enum jp_step *step, const char *check_id)
+{
+	enum jp_step dummy;
+	const struct jp_field *f;
+	char *dot;
+
+	*key = NULL;
+	step = step ? step : &dummy;
+	*step = JP_STEP_REVIEW;
+	if (!check_id)
+		return 0;
+	/* the launch lint's findings ("launch.cd") are about the command */
+	if (strncmp(check_id, "launch.", 7) == 0) {
+		*step = JP_STEP_LAUNCH;
+		return (*key = strdup("job.launch_command")) ? 0 : JP_ENOMEM;
+	}
+	if (!(*key = strdup(check_id)))
+		return JP_ENOMEM;
+	for (;;) {
+		f = jp_flow_field(*key);
+		if (f) {
+			*step = f->step;
+			return 0;
+		}
+		dot = strrchr(*key, '.');
+		if (!dot)
+			break;
+		*dot = '\0';
+	}
+	free(*key);
+	*key = NULL;
+	return 0;
+}
