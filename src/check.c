@@ -928,6 +928,6 @@ int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile, u
 	if (rc == 0)
 		rc = jp_check_repo(m, err);
 	if (rc == JP_ENOMEM)
-		return jp_error_set(err, rc, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return rc;
 }

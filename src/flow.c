@@ -514,7 +514,7 @@ static int set_one(struct jp_verdict *verdict, struct jp_flow *flow, const struc
 	}
 	jp_verdict_dispose(&why);
 	if (rc < 0)
-		return jp_error_set(err, rc, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	flow->gen++;
 	if (r->key >= K_CODE_SOURCE && r->key <= K_IMAGE)
 		flow->code_gen++;
@@ -525,7 +525,7 @@ static int set_one(struct jp_verdict *verdict, struct jp_flow *flow, const struc
 		jp_verdict_dispose(verdict);
 		rc = flow_validate_value(verdict, flow, r, NULL);
 		if (rc < 0)
-			return jp_error_set(err, rc, "%s", _("out of memory"));
+			return jp_error_oom(err);
 	}
 	return 0;
 }
@@ -551,7 +551,7 @@ int jp_flow_validate(struct jp_verdict *verdict, const struct jp_flow *flow, con
 		return bad_key(err, key);
 	rc = flow_validate_value(verdict, flow, &r, value);
 	if (rc < 0)
-		return jp_error_set(err, rc, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return 0;
 }
 

@@ -153,7 +153,7 @@ int jp_flow_stage_offer(struct jp_stage_offer *out, const struct jp_flow *flow, 
 		kind = JP_STAGE_OFFER_DOWNLOAD;
 	} else if (typed[0] == '/') {
 		if (look(&there, &is_dir, &cls, flow, typed) < 0)
-			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			return jp_error_oom(err);
 		if (there && !is_dir && jp_stage_archive_suffix(typed))
 			kind = JP_STAGE_OFFER_UNPACK;
 		else if (there && (cls == JP_STORAGE_LOCAL || cls == JP_STORAGE_EPHEMERAL))
@@ -165,7 +165,7 @@ int jp_flow_stage_offer(struct jp_stage_offer *out, const struct jp_flow *flow, 
 	    !(out->dest = jp_path_join(base, name))) {
 		free(name);
 		free(base);
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	free(name);
 	free(base);

@@ -246,7 +246,7 @@ static int walk(struct ctx *c, const char *rel, ssize_t self, unsigned depth,
 	}
 	closedir(d);
 	if (rc == JP_ENOMEM)
-		jp_error_set(err, rc, "%s", _("out of memory"));
+		jp_error_oom(err);
 	return rc;
 }
 
@@ -707,7 +707,7 @@ out:
 	free(sizes);
 	free(names);
 	free(where);
-	return rc ? jp_error_set(err, rc, "%s", _("out of memory")) : 0;
+	return rc ? jp_error_oom(err) : 0;
 }
 
 /* c->tree_tmp for dst: ".jobprep-tmp-stage-NAME" in dst's folder; none
@@ -726,7 +726,7 @@ static int tree_tmp_path(struct ctx *c, const char *dst, struct jp_error *err)
 	if (asprintf(&c->tree_tmp, "%.*s%s%.*s", (int)b, dst, JP_TREECOPY_TMP_PREFIX "stage-",
 		     (int)(n - b), dst + b) < 0) {
 		c->tree_tmp = NULL;
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	return 0;
 }

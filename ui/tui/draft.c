@@ -181,7 +181,7 @@ int jp_draft_save(const char *path, const struct jp_flow *flow, int step, bool d
 	rc = jp_file_write_atomic(path, text, strlen(text), 0600, err);
 out:
 	if (rc == JP_ENOMEM)
-		jp_error_set(err, rc, "%s", _("out of memory"));
+		jp_error_oom(err);
 	free(name);
 	free(dir);
 	if (text)
