@@ -66,34 +66,7 @@ if [ ! -d "$CACHE/mid.git" ]; then
 fi
 if [ ! -d "$CACHE/large.git" ]; then
 	echo "bench_clone: making a repository of ~200,000 objects (fast-import)..."
-	rm -rf "$CACHE/large.work"
-	git init -q --bare -b main "$CACHE/large.work" || exit 1
-	python3 - <<'EOF' | git -C "$CACHE/large.work" fast-import --quiet || exit 1
-import random, sys
-out = sys.stdout.buffer
-rnd = random.Random(42)
-NF, COMMITS, PER = 20000, 150, 1000
-words = [b"alpha", b"beta", b"gamma", b"delta", b"loss", b"step", b"grad", b"rank"]
-files = {}
-def line():
-    return b" ".join(rnd.choice(words) for _ in range(6)) + b" %d\n" % rnd.randrange(1 << 30)
-for i in range(NF):
-    files[i] = b"".join(line() for _ in range(4))
-def commit(n, paths):
-    msg = b"commit %d" % n
-    out.write(b"commit refs/heads/main\ncommitter bench <b@b> %d +0000\n" % (1700000000 + n))
-    out.write(b"data %d\n%s\n" % (len(msg), msg))
-    for i in paths:
-        data = files[i]
-        out.write(b"M 100644 inline d%03d/f%05d.txt\ndata %d\n%s\n" % (i % 200, i, len(data), data))
-commit(0, range(NF))
-for n in range(1, COMMITS + 1):
-    touched = rnd.sample(range(NF), PER)
-    for i in touched:
-        files[i] += line()
-    commit(n, sorted(touched))
-EOF
-	mv "$CACHE/large.work" "$CACHE/large.git"
+	bench_big_repo "$CACHE/large.git" 42 150 || exit 1
 fi
 objs=$(git -C "$CACHE/large.git" count-objects -v | awk '/^in-pack/ { print $2 }')
 packk=$(git -C "$CACHE/mid.git" count-objects -v | awk '/^size-pack/ { print $2 }')

@@ -41,36 +41,7 @@ jp_test_env "$T" # HOME=$T/home, its own mirror cache, no agent, no tokens
 # ---- the repository, and its copy that ends at r1 ----
 if [ ! -d "$CACHE/full.git" ]; then
 	echo "bench_update: making a repository of ~80,000 objects (fast-import)..."
-	rm -rf "$CACHE/full.work"
-	git init -q --bare -b main "$CACHE/full.work" || exit 1
-	python3 - <<'EOF' | git -C "$CACHE/full.work" fast-import --quiet || exit 1
-import random, sys
-out = sys.stdout.buffer
-rnd = random.Random(7)
-NF, COMMITS, PER = 20000, 60, 1000
-words = [b"alpha", b"beta", b"gamma", b"delta", b"loss", b"step", b"grad", b"rank"]
-files = {}
-def line():
-    return b" ".join(rnd.choice(words) for _ in range(6)) + b" %d\n" % rnd.randrange(1 << 30)
-for i in range(NF):
-    files[i] = b"".join(line() for _ in range(4))
-def commit(n, paths):
-    msg = b"commit %d" % n
-    out.write(b"commit refs/heads/main\nmark :%d\ncommitter bench <b@b> %d +0000\n" % (n + 1, 1700000000 + n))
-    out.write(b"data %d\n%s\n" % (len(msg), msg))
-    for i in paths:
-        data = files[i]
-        out.write(b"M 100644 inline d%03d/f%05d.txt\ndata %d\n%s\n" % (i % 200, i, len(data), data))
-    if n in (50, 60):
-        out.write(b"\ntag r%d\nfrom :%d\ntagger bench <b@b> %d +0000\ndata 7\nrelease\n" % (n // 10 - 4, n + 1, 1700000000 + n))
-commit(0, range(NF))
-for n in range(1, COMMITS + 1):
-    touched = rnd.sample(range(NF), PER)
-    for i in touched:
-        files[i] += line()
-    commit(n, sorted(touched))
-EOF
-	mv "$CACHE/full.work" "$CACHE/full.git"
+	bench_big_repo "$CACHE/full.git" 7 60 r1=50 r2=60 || exit 1
 	git init -q --bare -b main "$CACHE/old.git" &&
 		git -C "$CACHE/full.git" push -q "$CACHE/old.git" r1 'r1^{commit}:refs/heads/main' || exit 1
 fi

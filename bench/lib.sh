@@ -12,6 +12,12 @@
 #                               secs and kib; exits when CMD fails
 #   bench_sshfs_stop MNT SSHD   unmount MNT (jp_sshfs_mount) and stop the
 #                               sshd in SSHD (jp_sshd_start); either may be ""
+#   bench_big_repo DIR SEED COMMITS [TAG=N...]
+#                               a bare repository DIR made with git
+#                               fast-import: 20,000 files of 4 lines, then
+#                               COMMITS commits that each add a line to 1,000
+#                               of them (chosen by random.Random(SEED)), and
+#                               for each TAG=N an annotated tag TAG on commit N
 
 bench_measure() {
 	_bm_out=$1
@@ -54,4 +60,42 @@ bench_sshfs_stop() {
 	fi
 	[ -n "$2" ] && jp_sshd_stop "$2"
 	return 0
+}
+
+bench_big_repo() {
+	_br_dir=$1
+	_br_seed=$2
+	_br_commits=$3
+	shift 3
+	rm -rf "$_br_dir.work"
+	git init -q --bare -b main "$_br_dir.work" || return 1
+	python3 - "$_br_seed" "$_br_commits" "$@" <<'EOF' | git -C "$_br_dir.work" fast-import --quiet || return 1
+import random, sys
+out = sys.stdout.buffer
+rnd = random.Random(int(sys.argv[1]))
+NF, COMMITS, PER = 20000, int(sys.argv[2]), 1000
+tags = {int(n): name.encode() for name, n in (a.split("=") for a in sys.argv[3:])}
+words = [b"alpha", b"beta", b"gamma", b"delta", b"loss", b"step", b"grad", b"rank"]
+files = {}
+def line():
+    return b" ".join(rnd.choice(words) for _ in range(6)) + b" %d\n" % rnd.randrange(1 << 30)
+for i in range(NF):
+    files[i] = b"".join(line() for _ in range(4))
+def commit(n, paths):
+    msg = b"commit %d" % n
+    out.write(b"commit refs/heads/main\nmark :%d\ncommitter bench <b@b> %d +0000\n" % (n + 1, 1700000000 + n))
+    out.write(b"data %d\n%s\n" % (len(msg), msg))
+    for i in paths:
+        data = files[i]
+        out.write(b"M 100644 inline d%03d/f%05d.txt\ndata %d\n%s\n" % (i % 200, i, len(data), data))
+    if n in tags:
+        out.write(b"\ntag %s\nfrom :%d\ntagger bench <b@b> %d +0000\ndata 7\nrelease\n" % (tags[n], n + 1, 1700000000 + n))
+commit(0, range(NF))
+for n in range(1, COMMITS + 1):
+    touched = rnd.sample(range(NF), PER)
+    for i in touched:
+        files[i] += line()
+    commit(n, sorted(touched))
+EOF
+	mv "$_br_dir.work" "$_br_dir"
 }
