@@ -158,6 +158,10 @@ char *flow_expand_template(const struct jp_flow *flow, const char *tmpl, const c
 /* The flow's looks at paths run on the person's thread: each is bounded by
  * jp_probe_interactive_timeout_ms() (jobprep/probe.h). */
 #define flow_fs_timeout_ms() jp_probe_interactive_timeout_ms()
+/* A bounded look at path that classifies its storage (JP_PROBE_CLASSIFY,
+ * flow_fs_timeout_ms()) into *r, which the caller disposes; returns
+ * jp_probe_path's code (JP_ETIMEOUT when the storage did not answer). */
+int flow_probe_classify(struct jp_probe_result *r, const struct jp_flow *flow, const char *path);
 /* Empty or missing; false with errno ETIMEDOUT when it did not answer. */
 bool flow_dir_is_empty(const char *path, size_t *entries);
 /* Files (not directories) anywhere under path; 0 when it does not exist. */

@@ -124,12 +124,8 @@ static int look(bool *there, bool *is_dir, enum jp_storage_class *cls, const str
 		const char *path)
 {
 	struct jp_probe_result r = JP_PROBE_RESULT_INIT;
-	struct jp_probe_opts o = JP_PROBE_OPTS_INIT;
-	int rc;
+	int rc = flow_probe_classify(&r, flow, path);
 
-	o.flags = JP_PROBE_CLASSIFY;
-	o.timeout_ms = flow_fs_timeout_ms();
-	rc = jp_probe_path(&r, flow->profile, path, &o, NULL);
 	*there = rc == 0 && r.exists;
 	*is_dir = r.is_dir;
 	*cls = r.info.cls;

@@ -220,6 +220,15 @@ static char *suggestion(const struct jp_flow *flow, enum fkey key)
 }
 
 
+int flow_probe_classify(struct jp_probe_result *r, const struct jp_flow *flow, const char *path)
+{
+	struct jp_probe_opts o = JP_PROBE_OPTS_INIT;
+
+	o.flags = JP_PROBE_CLASSIFY;
+	o.timeout_ms = flow_fs_timeout_ms();
+	return jp_probe_path(r, flow->profile, path, &o, NULL);
+}
+
 /* Where a path lives, and whether it exists, in bounded time. Returns 0
  * (info filled), 1 when the storage did not answer in time (verdict set),
  * or a negative code. */
@@ -227,17 +236,14 @@ static int classify(struct jp_path_info *info, bool *exists, struct jp_verdict *
 		    const struct jp_flow *flow, const char *path)
 {
 	struct jp_probe_result r = JP_PROBE_RESULT_INIT;
-	struct jp_probe_opts o = JP_PROBE_OPTS_INIT;
 	int rc;
 
-	o.flags = JP_PROBE_CLASSIFY;
-	o.timeout_ms = flow_fs_timeout_ms();
-	rc = jp_probe_path(&r, flow->profile, path, &o, NULL);
+	rc = flow_probe_classify(&r, flow, path);
 	if (rc == JP_ETIMEOUT) {
 		flow_verdict_set(v, JP_CHECK_WARN,
 				 _("%s did not answer within %u ms: its storage may be hung; the "
 				   "checks look again before anything is written"),
-				 path, o.timeout_ms);
+				 path, flow_fs_timeout_ms());
 		return 1;
 	}
 	if (rc == JP_ENOMEM)
