@@ -186,15 +186,22 @@ const char *flow_key_name(enum fkey key)
 	return (unsigned)key < K_COUNT ? key_names[key] : "";
 }
 
-void flow_item_key(char *buf, size_t size, enum fkey key, size_t index)
+size_t jp_flow_item_key(char *buf, size_t size, const char *generic, size_t index)
 {
-	const char *name = flow_key_name(key);
-	const char *open = strstr(name, "[]");
+	const char *open = strstr(generic, "[]");
+	int n;
 
 	if (open)
-		snprintf(buf, size, "%.*s[%zu]%s", (int)(open - name), name, index, open + 2);
+		n = snprintf(buf, size, "%.*s[%zu]%s", (int)(open - generic), generic, index,
+			     open + 2);
 	else
-		snprintf(buf, size, "%s", name);
+		n = snprintf(buf, size, "%s", generic);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+void flow_item_key(char *buf, size_t size, enum fkey key, size_t index)
+{
+	jp_flow_item_key(buf, size, flow_key_name(key), index);
 }
 
 static const struct jp_field *find_in(const struct jp_field *fields, const char *generic)

@@ -207,6 +207,9 @@ int flow_inspected_copy(struct inspected *dst, const struct inspected *src);
 bool flow_insp_current(const struct jp_flow *flow);
 void flow_verdict_set(struct jp_verdict *v, enum jp_check_status st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* An absolute path; else a failing verdict that says so (the one message
+ * for the rule, for a value typed and a value stored). */
+bool flow_check_absolute(struct jp_verdict *v, const char *s);
 const char *flow_shared_root(const struct jp_flow *flow);
 /* Every failing active field into err as "[ORIGIN: ]KEY: message";
  * JP_ECHECK if any. */

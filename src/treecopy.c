@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/units.h"
 #include "treecopy.h"
 #include "treecopy_internal.h"
 #include "deadline_internal.h"
@@ -535,7 +536,7 @@ static int run_phase(struct ctx *c, unsigned threads, struct progress_state *ps)
  * lacks the room (a network filesystem may still refuse later: quotas). */
 static int check_room(const struct ctx *c, const char *dst, struct jp_error *err)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], need_s[32], avail_s[32];
 	struct statvfs vfs;
 	uint64_t need = 0, avail;
 	char *slash;
@@ -551,9 +552,9 @@ static int check_room(const struct ctx *c, const char *dst, struct jp_error *err
 	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 	if (avail >= need)
 		return 0;
-	return jp_error_set(err, JP_ENOSPC,
-			    _("%s: not enough room: %.1f MiB to copy, %.1f MiB free there"), dir,
-			    (double)need / 1048576.0, (double)avail / 1048576.0);
+	return jp_error_set(err, JP_ENOSPC, _("%s: not enough room: %s to copy, %s free there"), dir,
+			    jp_units_format_bytes(need_s, sizeof(need_s), need),
+			    jp_units_format_bytes(avail_s, sizeof(avail_s), avail));
 }
 
 static int by_size_desc(const void *a, const void *b, void *arg)

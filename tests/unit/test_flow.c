@@ -791,6 +791,24 @@ static void fields_are_data(void **state)
 			assert_non_null(f->label);
 }
 
+/* One builder of a list item's key, for the core and both front ends. */
+static void an_item_key_has_its_index(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_int_equal(jp_flow_item_key(buf, sizeof(buf), "data[].path", 2), 12);
+	assert_string_equal(buf, "data[2].path");
+	assert_int_equal(jp_flow_item_key(buf, sizeof(buf), "job.env[].value", 10), 17);
+	assert_string_equal(buf, "job.env[10].value");
+	assert_int_equal(jp_flow_item_key(buf, sizeof(buf), "job.name", 3), 8);
+	assert_string_equal(buf, "job.name");
+	/* cut to size like snprintf, with the length it needed */
+	assert_int_equal(jp_flow_item_key(buf, 6, "data[].path", 123), 14);
+	assert_string_equal(buf, "data[");
+	assert_int_equal(jp_flow_item_key(NULL, 0, "data[].from", 7), 12);
+}
+
 /* One rule for both front ends: a check id names the field that fixes it. */
 static void a_check_names_the_field_that_fixes_it(void **state)
 {
@@ -954,6 +972,7 @@ int main(void)
 		cmocka_unit_test(checkout_of_another_repository_is_refused),
 		cmocka_unit_test(existing_checkout_moves_to_another_branch_only_when_told),
 		cmocka_unit_test(fields_are_data),
+		cmocka_unit_test(an_item_key_has_its_index),
 		cmocka_unit_test(a_check_names_the_field_that_fixes_it),
 		cmocka_unit_test(data_sources_are_a_list),
 		cmocka_unit_test(staging_is_offered_for_what_the_job_cannot_use),
