@@ -45,11 +45,7 @@ while [ $w -lt 50 ] && ! { [ -s "$T/httpd.pid" ] && jp_listening "$PORT"; }; do
 done
 
 tui_start 100 30 -- --demo
-tui_must starts tui_step 1 Job
-tui_keys Enter
-tui_must code tui_step 2 Code
-tui_keys Enter
-tui_must data tui_step 3 Data
+tui_walk_to 3
 
 # --- a folder on this machine's own disk: copy it
 tui_keys a

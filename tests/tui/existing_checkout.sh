@@ -20,9 +20,7 @@ draft() { rm -rf "$T/home/.local/state/jobprep"; }
 # --- the same answers again: already there
 draft
 tui_start 100 30 -- --demo
-tui_must starts tui_step 1 Job
-tui_keys Enter
-tui_must code tui_step 2 Code
+tui_walk_to 2
 tui_keys Enter
 tui_must says_already_there tui_wait "already at main ($(echo "$OLD" | cut -c1-7))"
 tui_keys C-c

@@ -238,6 +238,21 @@ tui_step() {
 	tui_wait "$1/6  $2"
 }
 
+# tui_walk_to N: from the first step, Enter on each step's answers until
+# step N is on screen, each step on the way a case of its own (starts,
+# code, data, outputs, launch, review): the opening every walk through the
+# wizard shares.
+tui_walk_to() {
+	tui_must starts tui_step 1 Job
+	_walk=2
+	for _walk_step in Code Data Outputs Launch Review; do
+		[ "$_walk" -le "$1" ] || break
+		tui_keys Enter
+		tui_must "$(echo "$_walk_step" | tr 'A-Z' 'a-z')" tui_step "$_walk" "$_walk_step"
+		_walk=$((_walk + 1))
+	done
+}
+
 # tui_must NAME COMMAND...: like jp_expect, and stop the script on failure
 # (later steps make no sense once the wizard is somewhere else): the plan
 # then counts the cases run so far.
