@@ -258,7 +258,7 @@ GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refu
 	tests/integration/git_clone_interrupt.sh tests/integration/git_clone_http.sh \
 	tests/integration/git_clone_ssh.sh tests/integration/git_remote.sh \
 	tests/integration/git_silent_server.sh tests/integration/git_ssh_silent_session.sh \
-	tests/integration/git_cache.sh
+	tests/integration/git_cache.sh tests/integration/cache_cmd.sh
 TESTS += $(GIT_TESTS)
 EXTRA_DIST += $(GIT_TESTS) tests/lib/gitserv.sh
 # manifest: the schema and check agree on every sample; env read back by four shells

@@ -15,7 +15,7 @@
 const struct jp_cli_cmd *const jp_cli_commands[] = {
 	&jp_cli_cmd_init,  &jp_cli_cmd_check, &jp_cli_cmd_clone, &jp_cli_cmd_stage,
 	&jp_cli_cmd_env,   &jp_cli_cmd_preflight, &jp_cli_cmd_export, &jp_cli_cmd_scan,
-	&jp_cli_cmd_repo,  &jp_cli_cmd_show,  &jp_cli_cmd_runs,  &jp_cli_cmd_schema,
+	&jp_cli_cmd_repo,  &jp_cli_cmd_show,  &jp_cli_cmd_runs,  &jp_cli_cmd_cache, &jp_cli_cmd_schema,
 };
 const size_t jp_cli_n_commands = JP_CLI_N(jp_cli_commands);
 

@@ -38,7 +38,8 @@ void jp_cli_print_version(FILE *out);
 struct jp_cli_cmd;
 extern const struct jp_cli_cmd jp_cli_cmd_schema, jp_cli_cmd_check, jp_cli_cmd_env,
 	jp_cli_cmd_preflight, jp_cli_cmd_export, jp_cli_cmd_init, jp_cli_cmd_scan,
-	jp_cli_cmd_clone, jp_cli_cmd_repo, jp_cli_cmd_show, jp_cli_cmd_runs, jp_cli_cmd_stage;
+	jp_cli_cmd_clone, jp_cli_cmd_repo, jp_cli_cmd_show, jp_cli_cmd_runs, jp_cli_cmd_stage,
+	jp_cli_cmd_cache;
 int jp_cmd_schema(int argc, char **argv);
 int jp_cmd_check(int argc, char **argv);
 int jp_cmd_env(int argc, char **argv);
@@ -50,6 +51,7 @@ int jp_cmd_clone(int argc, char **argv);
 int jp_cmd_repo(int argc, char **argv);
 int jp_cmd_show(int argc, char **argv);
 int jp_cmd_runs(int argc, char **argv);
+int jp_cmd_cache(int argc, char **argv);
 int jp_cmd_stage(int argc, char **argv);
 
 #endif
