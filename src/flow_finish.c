@@ -45,7 +45,8 @@ int jp_flow_take_manifest(struct jp_manifest **out, const struct jp_flow *flow,
 	if (rc < 0) {
 		jp_manifest_free(*out);
 		*out = NULL;
-		return jp_error_set(err, rc, "%s", _("out of memory"));
+		/* the stamp's clock failing is not a lack of memory */
+		return rc == JP_ENOMEM ? jp_error_oom(err) : jp_error_set(err, rc, "%s", jp_strerror(rc));
 	}
 	return 0;
 }
