@@ -116,12 +116,7 @@ tui_must from_shown_without_the_token tui_wait "  http://127.0.0.1:$PORT/text.ta
 
 # --- Review waits for it
 tui_keys Tab Tab Tab Tab Tab Tab Tab Tab Tab Tab
-tui_keys Enter
-tui_must outputs tui_step 4 Outputs
-tui_keys Enter
-tui_must launch tui_step 5 Launch
-tui_keys Enter
-tui_must review tui_step 6 Review
+tui_walk_on 3 6
 tui_must review_waits_for_the_download tui_wait "Waiting for the background work"
 tui_must review_shows_the_stage tui_wait "stage"
 tui_must then_asks_to_create tui_wait "Create the run's directories" 120

@@ -9,10 +9,7 @@ tui_init review-jump
 tui_start 100 30 -- --demo
 tui_walk_to 4
 rm -rf "$T/work/jobprep-demo/shared/datasets/demo-data"
-tui_keys Enter
-tui_must launch tui_step 5 Launch
-tui_keys Enter
-tui_must review tui_step 6 Review
+tui_walk_on 4 6
 tui_must asks_to_create tui_wait "Create the run's directories"
 tui_keys Enter
 tui_must check_fails tui_wait " failed"

@@ -32,12 +32,7 @@ done
 tui_keys Enter
 tui_must clone_goes_on tui_wait "cloned into" 60
 jp_expect password_not_on_screen never_shown
-tui_keys Enter
-tui_must outputs tui_step 4 Outputs
-tui_keys Enter
-tui_must launch tui_step 5 Launch
-tui_keys Enter
-tui_must review tui_step 6 Review
+tui_walk_on 3 6
 tui_must asks_to_create tui_wait "Create the run's directories"
 tui_keys Enter
 tui_must checks tui_wait " 0 failed"
