@@ -427,18 +427,30 @@ static int storage_probe(const struct check_ctx *ctx, const struct subject *s,
 	return 0;
 }
 
+/* The storage look a check stands on: 1 when it was made (s->cache holds
+ * it), 0 when the check is skipped (no profile, or `needs` false), or a
+ * negative code. */
+static int probed(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
+		  bool needs, struct jp_error *err)
+{
+	int rc;
+
+	if (!ctx->profile || !needs) {
+		v->skip = true;
+		return 0;
+	}
+	rc = storage_probe(ctx, s, err);
+	return rc < 0 ? rc : 1;
+}
+
 static int check_storage(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
 			 struct jp_error *err)
 {
 	char name[PATH_MAX * 2 + 128], at[PATH_MAX + 64], to[PATH_MAX];
 	int rc;
 
-	if (!ctx->profile) {
-		v->skip = true;
-		return 0;
-	}
-	rc = storage_probe(ctx, s, err);
-	if (rc < 0)
+	rc = probed(v, ctx, s, true, err);
+	if (rc <= 0)
 		return rc;
 	if (s->cache->rc == JP_ETIMEOUT) {
 		hung(v, s);
@@ -526,12 +538,8 @@ static int check_public(struct verdict *v, const struct check_ctx *ctx, const st
 	char at[PATH_MAX + 64];
 	int rc;
 
-	if (!p || !s->data) {
-		v->skip = true;
-		return 0;
-	}
-	rc = storage_probe(ctx, s, err);
-	if (rc < 0)
+	rc = probed(v, ctx, s, s->data != NULL, err);
+	if (rc <= 0)
 		return rc;
 	if (s->cache->rc < 0) {
 		v->skip = true;
@@ -577,12 +585,8 @@ static int check_space(struct verdict *v, const struct check_ctx *ctx, const str
 	char free_s[32], disk[32];
 	int rc;
 
-	if (!ctx->profile) {
-		v->skip = true;
-		return 0;
-	}
-	rc = storage_probe(ctx, s, err);
-	if (rc < 0)
+	rc = probed(v, ctx, s, true, err);
+	if (rc <= 0)
 		return rc;
 	const struct jp_probe_result *r = &s->cache->probe;
 	if (s->cache->rc < 0 || !r->has_space) {
@@ -928,6 +932,6 @@ int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile, u
 	if (rc == 0)
 		rc = jp_check_repo(m, err);
 	if (rc == JP_ENOMEM)
-		return jp_error_set(err, rc, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return rc;
 }

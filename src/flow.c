@@ -32,6 +32,15 @@ void flow_verdict_set(struct jp_verdict *v, enum jp_check_status st, const char 
 	va_end(ap);
 }
 
+bool flow_check_absolute(struct jp_verdict *v, const char *s)
+{
+	if (s[0] == '/')
+		return true;
+	flow_verdict_set(v, JP_CHECK_FAIL,
+			 _("expected an absolute path (starting with /), got \"%s\""), s);
+	return false;
+}
+
 void jp_verdict_dispose(struct jp_verdict *v)
 {
 	if (!v)
@@ -377,12 +386,8 @@ static int store_parse(const struct jp_field *f, const char **value, long long *
 		}
 		break;
 	case JP_FIELD_PATH:
-		if (v[0] != '/') {
-			flow_verdict_set(why, JP_CHECK_FAIL,
-					 _("expected an absolute path (starting with /), got \"%s\""),
-					 v);
+		if (!flow_check_absolute(why, v))
 			return JP_EUSAGE;
-		}
 		*normal = jp_path_normalize(v);
 		if (!*normal)
 			return JP_ENOMEM;
@@ -514,7 +519,7 @@ static int set_one(struct jp_verdict *verdict, struct jp_flow *flow, const struc
 	}
 	jp_verdict_dispose(&why);
 	if (rc < 0)
-		return jp_error_set(err, rc, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	flow->gen++;
 	if (r->key >= K_CODE_SOURCE && r->key <= K_IMAGE)
 		flow->code_gen++;
@@ -525,7 +530,7 @@ static int set_one(struct jp_verdict *verdict, struct jp_flow *flow, const struc
 		jp_verdict_dispose(verdict);
 		rc = flow_validate_value(verdict, flow, r, NULL);
 		if (rc < 0)
-			return jp_error_set(err, rc, "%s", _("out of memory"));
+			return jp_error_oom(err);
 	}
 	return 0;
 }
@@ -551,7 +556,7 @@ int jp_flow_validate(struct jp_verdict *verdict, const struct jp_flow *flow, con
 		return bad_key(err, key);
 	rc = flow_validate_value(verdict, flow, &r, value);
 	if (rc < 0)
-		return jp_error_set(err, rc, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return 0;
 }
 

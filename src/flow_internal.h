@@ -158,6 +158,10 @@ char *flow_expand_template(const struct jp_flow *flow, const char *tmpl, const c
 /* The flow's looks at paths run on the person's thread: each is bounded by
  * jp_probe_interactive_timeout_ms() (jobprep/probe.h). */
 #define flow_fs_timeout_ms() jp_probe_interactive_timeout_ms()
+/* A bounded look at path that classifies its storage (JP_PROBE_CLASSIFY,
+ * flow_fs_timeout_ms()) into *r, which the caller disposes; returns
+ * jp_probe_path's code (JP_ETIMEOUT when the storage did not answer). */
+int flow_probe_classify(struct jp_probe_result *r, const struct jp_flow *flow, const char *path);
 /* Empty or missing; false with errno ETIMEDOUT when it did not answer. */
 bool flow_dir_is_empty(const char *path, size_t *entries);
 /* Files (not directories) anywhere under path; 0 when it does not exist. */
@@ -203,6 +207,9 @@ int flow_inspected_copy(struct inspected *dst, const struct inspected *src);
 bool flow_insp_current(const struct jp_flow *flow);
 void flow_verdict_set(struct jp_verdict *v, enum jp_check_status st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* An absolute path; else a failing verdict that says so (the one message
+ * for the rule, for a value typed and a value stored). */
+bool flow_check_absolute(struct jp_verdict *v, const char *s);
 const char *flow_shared_root(const struct jp_flow *flow);
 /* Every failing active field into err as "[ORIGIN: ]KEY: message";
  * JP_ECHECK if any. */

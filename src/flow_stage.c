@@ -124,12 +124,8 @@ static int look(bool *there, bool *is_dir, enum jp_storage_class *cls, const str
 		const char *path)
 {
 	struct jp_probe_result r = JP_PROBE_RESULT_INIT;
-	struct jp_probe_opts o = JP_PROBE_OPTS_INIT;
-	int rc;
+	int rc = flow_probe_classify(&r, flow, path);
 
-	o.flags = JP_PROBE_CLASSIFY;
-	o.timeout_ms = flow_fs_timeout_ms();
-	rc = jp_probe_path(&r, flow->profile, path, &o, NULL);
 	*there = rc == 0 && r.exists;
 	*is_dir = r.is_dir;
 	*cls = r.info.cls;
@@ -153,7 +149,7 @@ int jp_flow_stage_offer(struct jp_stage_offer *out, const struct jp_flow *flow, 
 		kind = JP_STAGE_OFFER_DOWNLOAD;
 	} else if (typed[0] == '/') {
 		if (look(&there, &is_dir, &cls, flow, typed) < 0)
-			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			return jp_error_oom(err);
 		if (there && !is_dir && jp_stage_archive_suffix(typed))
 			kind = JP_STAGE_OFFER_UNPACK;
 		else if (there && (cls == JP_STORAGE_LOCAL || cls == JP_STORAGE_EPHEMERAL))
@@ -165,7 +161,7 @@ int jp_flow_stage_offer(struct jp_stage_offer *out, const struct jp_flow *flow, 
 	    !(out->dest = jp_path_join(base, name))) {
 		free(name);
 		free(base);
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	free(name);
 	free(base);

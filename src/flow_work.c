@@ -301,7 +301,7 @@ int jp_flow_work_new(struct jp_flow_work **out, const struct jp_flow *flow, enum
 	return 0;
 fail:
 	if (rc == JP_ENOMEM)
-		jp_error_set(err, rc, "%s", _("out of memory"));
+		jp_error_oom(err);
 	jp_flow_work_free(t);
 	return rc;
 }
@@ -395,7 +395,7 @@ static int sync_checkout(struct jp_flow_work *t, const struct jp_port *port, str
 		rc = jp_set_str(&t->insp.note, res.summary);
 	}
 	if (rc == JP_ENOMEM)
-		jp_error_set(err, rc, "%s", _("out of memory"));
+		jp_error_oom(err);
 	jp_error_dispose(&why);
 	jp_git_update_result_dispose(&res);
 	return rc;
@@ -456,7 +456,7 @@ static int claim_run(struct jp_flow_work *t, struct jp_error *err)
 	if (!slash || slash == t->run_tmpl || slash > nnn)
 		return jp_fs_mkdir_p(&t->created, t->out, 0755, err);
 	if (!(parent = strndup(t->run_tmpl, (size_t)(slash - t->run_tmpl))))
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	rc = jp_fs_mkdir_p(&t->created, parent, 0755, err);
 	free(parent);
 	for (int tries = 0; rc == 0 && tries < 10000; tries++) {
@@ -464,7 +464,7 @@ static int claim_run(struct jp_flow_work *t, struct jp_error *err)
 
 		if (mkdir(t->out, 0755) == 0)
 			return jp_strv_push(&t->created, t->out) < 0
-				       ? jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"))
+				       ? jp_error_oom(err)
 				       : 0;
 		if (errno != EEXIST)
 			return jp_error_set(err, errno == ENOSPC ? JP_ENOSPC : JP_EIO,
@@ -473,7 +473,7 @@ static int claim_run(struct jp_flow_work *t, struct jp_error *err)
 		if (!(next = run_name(t->run_tmpl, ++num)) ||
 		    move_under(&t->ckpt, t->out, next) < 0 || move_under(&t->log, t->out, next) < 0) {
 			free(next);
-			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			return jp_error_oom(err);
 		}
 		free(t->out);
 		t->out = next;

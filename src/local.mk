@@ -5,7 +5,7 @@ libjobprep_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(LIBGIT2_CFLAGS) $(XXHASH_CF
 libjobprep_a_SOURCES = \
 	include/jobprep/error.h src/error.c \
 	include/jobprep/strv.h src/strv.c \
-	include/jobprep/port.h \
+	include/jobprep/port.h src/port.c \
 	include/jobprep/i18n.h \
 	include/jobprep/profile.h src/profile.c \
 	include/jobprep/manifest.h src/manifest.c

@@ -82,6 +82,20 @@ const struct jp_field *jp_flow_fields(enum jp_step step);
  * NULL when unknown. Static. */
 const struct jp_field *jp_flow_field(const char *key);
 
+/* A list item's key: the field's key with the index in its "[]"
+ * ("data[].path", 2 -> "data[2].path"); a key without "[]" as it is. Into
+ * buf, cut to size as snprintf does; returns the length the whole key
+ * takes (a result >= size means it was cut). */
+size_t jp_flow_item_key(char *buf, size_t size, const char *generic, size_t index);
+
+/* The field a check is about, which fixes it: the longest prefix of the
+ * check's id that is a field key ("data[1].path.exists" -> "data[1].path";
+ * "outputs.log_dir.writable" -> "outputs.log_dir"); the launch lint's
+ * findings ("launch.*") are about job.launch_command. *step (may be NULL)
+ * is that field's step, JP_STEP_REVIEW when no field fixes it. Returns 0
+ * with *key the caller's to free() (NULL: no field), or JP_ENOMEM. */
+int jp_flow_check_field(char **key, enum jp_step *step, const char *check_id);
+
 /* The field keys, for reference (all are also in jp_flow_fields):
  *   job.name job.workers job.gpus_per_worker
  *   code.source           shared_storage | image | launch_clone

@@ -11,9 +11,7 @@ if why=$(jp_mountns_unavailable); then
 	echo "1..0 # SKIP $why"
 	exit 0
 fi
-T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-stage-full.XXXXXX") || exit 99
-trap 'rm -rf "$T"' EXIT
-jp_test_env "$T"
+jp_scratch stage-full
 
 mkdir -p "$T/src/sub 子" "$T/mnt" || exit 99
 i=0

@@ -12,11 +12,8 @@ set -u
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 . "$TOP_SRCDIR/tests/lib/filesrv.sh"
 command -v lighttpd >/dev/null 2>&1 || jp_skip_all "lighttpd is not installed"
-T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-stage-http.XXXXXX") || exit 99
-trap 'stop; [ -n "${JP_KEEP:-}" ] || rm -rf "$T"' EXIT
-jp_test_env "$T"
+jp_scratch stage-http stop
 unset JOBPREP_HTTP_TOKEN
-J=$JOBPREP
 mkdir -p "$T/www" "$T/tree/子 dir" "$T/out"
 head -c 3000000 /dev/urandom >"$T/www/big file.bin"
 head -c 2000000 /dev/urandom >"$T/www/changes.bin"

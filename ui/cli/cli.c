@@ -42,6 +42,14 @@ int jp_cli_report_as(const char *cmd, const struct jp_error *err)
 	return jp_exit_code(err->code);
 }
 
+int jp_cli_report_oom(const char *cmd)
+{
+	struct jp_error err = JP_ERROR_INIT;
+
+	err.code = JP_ENOMEM; /* no message: the code's own, after the prefix */
+	return cmd ? jp_cli_report_as(cmd, &err) : jp_cli_report(&err);
+}
+
 int jp_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -24,6 +24,10 @@ int jp_cli_report(const struct jp_error *err);
 /* The same, each line after "jobprep CMD: " (scan, clone: their messages
  * name a path or a URL, not the command that failed). */
 int jp_cli_report_as(const char *cmd, const struct jp_error *err);
+/* Print "jobprep: out of memory" ("jobprep CMD: ..." when cmd is not
+ * NULL) for a failure before any struct jp_error exists; returns its exit
+ * code (the words of JP_ENOMEM in error.h, as jp_error_oom records). */
+int jp_cli_report_oom(const char *cmd);
 /* Print "jobprep: " + message + usage hint to stderr; returns JP_EXIT_USAGE. */
 int jp_cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -218,8 +218,7 @@ int jp_cmd_stage(int argc, char **argv)
 
 	/* A token written in a URL: our own copy, blanked out of argv (ps). */
 	if (!(source = strdup(argv[optind]))) {
-		fprintf(stderr, "jobprep: %s\n", _("out of memory"));
-		return JP_EXIT_FAIL;
+		return jp_cli_report_oom(NULL);
 	}
 	if (strstr(argv[optind], "://"))
 		jp_url_blank_credentials(argv[optind]);
