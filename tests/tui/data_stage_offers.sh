@@ -122,7 +122,7 @@ tui_must review_shows_the_stage tui_wait "stage"
 tui_must then_asks_to_create tui_wait "Create the run's directories" 120
 tui_keys Enter
 tui_must checks tui_wait "Checks:"
-tui_must nothing_failed tui_wait " 0 failed"
+tui_must nothing_failed tui_wait " 0 failed" 60
 DRAFT=$T/home/.local/state/jobprep/demo-draft.json
 jp_expect draft_has_no_token sh -c '[ -s "$2" ] && ! grep -qF "$1" "$2"' sh "$TOK" "$DRAFT"
 jp_expect draft_keeps_the_url_without_it grep -qF "\"http://127.0.0.1:$PORT/text.tar\"" "$DRAFT"

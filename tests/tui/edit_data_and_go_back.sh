@@ -66,7 +66,7 @@ tui_walk_on 4 6
 tui_must asks_to_create tui_wait "Create the run's directories"
 tui_keys Enter
 tui_must checks tui_wait "Checks:"
-tui_must nothing_failed tui_wait " 0 failed"
+tui_must nothing_failed tui_wait " 0 failed" 60
 tui_keys Enter
 tui_must written tui_wait "Manifest written:"
 tui_keys Enter

@@ -71,7 +71,7 @@ tui_keys Enter
 tui_must launch_again tui_step 5 Launch
 tui_keys Enter
 tui_must review_again tui_step 6 Review
-tui_must nothing_fails tui_wait " 0 failed"
+tui_must nothing_fails tui_wait " 0 failed" 60
 tui_keys Enter
 tui_must written tui_wait "Manifest written:"
 tui_keys Enter

@@ -33,7 +33,7 @@ tui_must let_it_run_keeps_waiting tui_wait "Waiting for the background work"
 tui_must then_asks_to_create tui_wait "Create the run's directories" 120
 tui_keys Enter
 tui_must checks tui_wait "Checks:"
-tui_must nothing_failed tui_wait " 0 failed"
+tui_must nothing_failed tui_wait " 0 failed" 60
 tui_keys Enter
 tui_must written tui_wait "Manifest written:"
 tui_keys Enter

@@ -35,7 +35,7 @@ jp_expect password_not_on_screen never_shown
 tui_walk_on 3 6
 tui_must asks_to_create tui_wait "Create the run's directories"
 tui_keys Enter
-tui_must checks tui_wait " 0 failed"
+tui_must checks tui_wait " 0 failed" 60
 tui_keys Enter
 tui_must written tui_wait "Manifest written:"
 tui_keys Enter
