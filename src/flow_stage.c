@@ -38,19 +38,22 @@ void flow_data_extra_dispose(struct data_extra *x)
 	free(x->want_sha256);
 	free(x->staged_from);
 	free(x->staged_path);
+	free(x->unpacked_path);
 	x->scanned_path = x->want_sha256 = x->staged_from = x->staged_path = NULL;
+	x->unpacked_path = NULL;
 }
 
 int flow_data_extra_copy(struct data_extra *dst, const struct data_extra *src)
 {
 	*dst = *src;
 	dst->scanned_path = dst->from_secret = dst->want_sha256 = NULL;
-	dst->staged_from = dst->staged_path = NULL;
+	dst->staged_from = dst->staged_path = dst->unpacked_path = NULL;
 	if (jp_set_str(&dst->scanned_path, src->scanned_path) < 0 ||
 	    jp_set_str(&dst->from_secret, src->from_secret) < 0 ||
 	    jp_set_str(&dst->want_sha256, src->want_sha256) < 0 ||
 	    jp_set_str(&dst->staged_from, src->staged_from) < 0 ||
-	    jp_set_str(&dst->staged_path, src->staged_path) < 0)
+	    jp_set_str(&dst->staged_path, src->staged_path) < 0 ||
+	    jp_set_str(&dst->unpacked_path, src->unpacked_path) < 0)
 		return JP_ENOMEM;
 	return 0;
 }
@@ -101,7 +104,7 @@ int flow_stage_store(struct jp_flow *flow, size_t i, const char *value, struct j
 	return 0;
 }
 
-bool flow_stage_done(const struct jp_flow *flow, size_t i)
+bool flow_stage_from_done(const struct jp_flow *flow, size_t i)
 {
 	const struct jp_data_source *d = &flow->m->data[i];
 	const struct data_extra *x = &flow->dx[i];
@@ -109,6 +112,18 @@ bool flow_stage_done(const struct jp_flow *flow, size_t i)
 	return !d->origin.from ||
 	       (x->staged_from && str_eq(x->staged_from, d->origin.from) &&
 		str_eq(x->staged_path, d->path));
+}
+
+bool flow_stage_unpack_done(const struct jp_flow *flow, size_t i)
+{
+	const struct jp_data_source *d = &flow->m->data[i];
+
+	return !d->unpack_archives || (d->path && str_eq(flow->dx[i].unpacked_path, d->path));
+}
+
+bool flow_stage_done(const struct jp_flow *flow, size_t i)
+{
+	return flow_stage_from_done(flow, i) && flow_stage_unpack_done(flow, i);
 }
 
 /* --- what the wizard offers -------------------------------------------------------- */

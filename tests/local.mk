@@ -345,6 +345,7 @@ TESTS += $(STAGE_TESTS)
 EXTRA_DIST += $(STAGE_TESTS)
 # stage in the flow: the manifest records where staged data came from
 STAGEFLOW_TESTS = tests/integration/manifest_origin.sh tests/integration/init_stage.sh \
+	tests/integration/init_unpack_archives.sh \
 	tests/tui/data_stage_offers.sh
 TESTS += $(STAGEFLOW_TESTS)
 EXTRA_DIST += $(STAGEFLOW_TESTS)

@@ -66,7 +66,7 @@ _jobprep()
 	scan) opts="--quick --json --threads --profile -h --help" ;;
 	repo) opts="--remote --ref --into --submodules --exec --timeout --json -h --help" ;;
 	runs) opts="--json --profile -h --help" ;;
-	stage) opts="--verify --jobs --sha256 --no-unpack --shard --shards --emit --json --progress --no-progress -h --help" ;;
+	stage) opts="--verify --jobs --sha256 --no-unpack --unpack-archives --shard --shards --emit --json --progress --no-progress -h --help" ;;
 	esac
 
 	if [[ $cur == -* ]]; then
