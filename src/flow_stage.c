@@ -131,8 +131,8 @@ bool flow_stage_done(const struct jp_flow *flow, size_t i)
 void jp_stage_offer_dispose(struct jp_stage_offer *offer)
 {
 	free(offer->dest);
-	offer->dest = NULL;
-	offer->kind = JP_STAGE_OFFER_NONE;
+	jp_strv_dispose(&offer->archives);
+	*offer = (struct jp_stage_offer)JP_STAGE_OFFER_INIT;
 }
 
 static int look(bool *there, bool *is_dir, enum jp_storage_class *cls, const struct jp_flow *flow,
@@ -150,6 +150,41 @@ static int look(bool *there, bool *is_dir, enum jp_storage_class *cls, const str
 	*cls = r.info.cls;
 	jp_probe_result_dispose(&r);
 	return rc == JP_ENOMEM ? rc : 0;
+}
+
+/* A folder on shared storage holding archives still to unpack: offer to
+ * unpack them where they are (a quick look, bounded in time). */
+static int offer_within(struct jp_stage_offer *out, const struct jp_flow *flow, size_t index,
+			const char *typed, struct jp_error *err)
+{
+	struct jp_stage_packed p = JP_STAGE_PACKED_INIT;
+	struct jp_error ferr = JP_ERROR_INIT;
+	int rc;
+
+	if (flow->m->data[index].unpack_archives)
+		return 0;
+	/* a folder that cannot be looked at offers nothing */
+	rc = jp_stage_find_packed(&p, typed, true, &ferr);
+	jp_error_dispose(&ferr);
+	if (rc == JP_ENOMEM)
+		return jp_error_oom(err);
+	if (rc < 0)
+		return 0;
+	if (p.archives.n == 0) {
+		jp_stage_packed_dispose(&p);
+		return 0;
+	}
+	if (!(out->dest = jp_path_normalize(typed))) {
+		jp_stage_packed_dispose(&p);
+		return jp_error_oom(err);
+	}
+	out->archives = p.archives;
+	p.archives = (struct jp_strv)JP_STRV_INIT;
+	out->bytes = p.bytes;
+	out->complete = p.complete;
+	out->kind = JP_STAGE_OFFER_WITHIN;
+	jp_stage_packed_dispose(&p);
+	return 0;
 }
 
 int jp_flow_stage_offer(struct jp_stage_offer *out, const struct jp_flow *flow, size_t index,
@@ -173,6 +208,8 @@ int jp_flow_stage_offer(struct jp_stage_offer *out, const struct jp_flow *flow, 
 			kind = JP_STAGE_OFFER_UNPACK;
 		else if (there && (cls == JP_STORAGE_LOCAL || cls == JP_STORAGE_EPHEMERAL))
 			kind = JP_STAGE_OFFER_COPY;
+		else if (there && is_dir)
+			return offer_within(out, flow, index, typed, err);
 	}
 	if (kind == JP_STAGE_OFFER_NONE)
 		return 0;
@@ -203,8 +240,8 @@ int jp_flow_stage_take(struct jp_flow *flow, size_t index, const char *from, con
 		return jp_error_set(err, JP_EUSAGE, _("%s[%zu]: no such item"), "data", index);
 	flow_item_key(key, sizeof(key), K_DATA_PATH, index);
 	rc = jp_flow_set(NULL, flow, key, dest, err);
-	flow_item_key(key, sizeof(key), K_DATA_FROM, index);
+	flow_item_key(key, sizeof(key), from ? K_DATA_FROM : K_DATA_UNPACK, index);
 	if (rc == 0)
-		rc = jp_flow_set(NULL, flow, key, from, err);
+		rc = jp_flow_set(NULL, flow, key, from ? from : "true", err);
 	return rc;
 }

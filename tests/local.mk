@@ -346,7 +346,7 @@ EXTRA_DIST += $(STAGE_TESTS)
 # stage in the flow: the manifest records where staged data came from
 STAGEFLOW_TESTS = tests/integration/manifest_origin.sh tests/integration/init_stage.sh \
 	tests/integration/init_unpack_archives.sh \
-	tests/tui/data_stage_offers.sh
+	tests/tui/data_stage_offers.sh tests/tui/data_unpack_archives.sh
 TESTS += $(STAGEFLOW_TESTS)
 EXTRA_DIST += $(STAGEFLOW_TESTS)
 # a move of an existing checkout that a killed jobprep left half-done: the
