@@ -771,7 +771,10 @@ static int check_contents(struct verdict *v, const struct check_ctx *ctx, const 
 		stage_hint(v, s->path, f->stageable);
 	}
 	if (f->unpacked)
-		also(v, _("%" PRIu64 " archives are unpacked already, each in the folder beside it"),
+		also(v,
+		     P_("%" PRIu64 " archive is unpacked already, in the folder beside it",
+			"%" PRIu64 " archives are unpacked already, each in the folder beside it",
+			f->unpacked),
 		     f->unpacked);
 	if (r.unreadable) {
 		worsen(v, JP_CHECK_WARN);

@@ -3,7 +3,8 @@
 # in a dataset: unpack it there?"): imagenet/ with train.tar and
 # val.tar.gz, made by tar. `jobprep check` (and the checks `init` records)
 # says the job would unpack them and gives the `jobprep stage
-# --unpack-archives DIR` line that does it before the job; that line
+# --unpack-archives DIR` line that does it before the job (so does `jobprep
+# scan`); that line
 # unpacks each into the folder beside it named after it (train/, val/),
 # identical to `tar x`, the archives kept, no temporary left; the check then
 # says they are unpacked already. An answers file's
@@ -71,6 +72,9 @@ jp_expect plain_unpacks_nothing [ ! -e "$DS/train" ]
 sed 's/^/# /' "$T/check1.out"
 jp_expect check_gives_the_stage_line grep -qF "jobprep stage --unpack-archives '$DS'" "$T/check1.out"
 
+"$J" scan "$DS" >"$T/scan1.out" 2>&1
+jp_expect scan_gives_the_stage_line grep -qF "jobprep stage --unpack-archives '$DS'" "$T/scan1.out"
+
 # --- the line it gives: each archive into the folder beside it
 line=$(sed -n "s/.*\(jobprep stage --unpack-archives '[^']*'\).*/\1/p" "$T/check1.out" | head -1)
 eval "\"\$J\" stage --json${line#jobprep stage}" >"$T/line.json" 2>"$T/line.err"
@@ -84,6 +88,10 @@ jp_expect stage_line_leaves_no_temporary jp_no_temporaries "$DS"
 sed 's/^/# /' "$T/check2.out"
 jp_expect check_then_says_unpacked grep -q '2 archives are unpacked already' "$T/check2.out"
 jp_expect check_then_no_longer_warns sh -c '! grep -q "would have to be unpacked" "$1"' sh "$T/check2.out"
+"$J" scan "$DS" >"$T/scan2.out" 2>&1
+sed 's/^/# /' "$T/scan2.out"
+jp_expect scan_then_says_unpacked grep -q '2 archives are unpacked already' "$T/scan2.out"
+jp_expect scan_then_no_longer_warns sh -c '! grep -q "would have to be unpacked" "$1"' sh "$T/scan2.out"
 "$J" stage --unpack-archives --json "$DS" >"$T/again.json" 2>&1
 jp_expect stage_line_again_unpacks_nothing [ "$(jp_json_get "$T/again.json" archives)" = 0 ]
 jp_expect stage_line_again_finds_them_done [ "$(jp_json_get "$T/again.json" already)" = 2 ]
