@@ -80,6 +80,11 @@ static int on_item(const struct jp_scan_item *it, void *payload)
 	return 0;
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 int jp_stage_find_packed(struct jp_stage_packed *out, const char *dir, bool quick,
 			 struct jp_error *err)
 {
@@ -98,6 +103,9 @@ int jp_stage_find_packed(struct jp_stage_packed *out, const char *dir, bool quic
 		jp_stage_packed_dispose(out);
 		return rc;
 	}
+	/* in name order, whatever order the scan's threads met them in */
+	if (out->archives.n > 1)
+		qsort(out->archives.v, out->archives.n, sizeof(*out->archives.v), by_name);
 	out->complete = r.complete;
 	return 0;
 }
@@ -163,6 +171,12 @@ int jp_stage_unpack_within(struct jp_stage_result *out, const char *dir,
 		if (!dest) {
 			rc = jp_error_oom(err);
 			break;
+		}
+		/* train.tar and train.zip: the folder the first made is the second's */
+		if (jp_stage_unpacked(p.archives.v[i])) {
+			p.unpacked++;
+			free(dest);
+			continue;
 		}
 		rc = jp_stage(&one, p.archives.v[i], dest, &o, port, err);
 		free(dest);

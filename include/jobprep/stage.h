@@ -106,7 +106,7 @@ char *jp_stage_beside(const char *archive);
 bool jp_stage_unpacked(const char *archive);
 
 struct jp_stage_packed {
-	struct jp_strv archives; /* not unpacked yet, as reached from dir */
+	struct jp_strv archives; /* not unpacked yet, as reached from dir, sorted */
 	uint64_t bytes;          /* their sizes */
 	uint64_t unpacked;       /* archives found unpacked already */
 	bool complete;           /* the whole tree was looked at */

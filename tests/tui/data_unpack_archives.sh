@@ -46,9 +46,11 @@ tui_must second_source tui_wait "Data sources  (4)"
 tui_type "$DS"
 tui_keys Enter
 tui_must unpack_is_offered tui_wait "[ Unpack ]"
-tui_must offer_counts_them tui_wait_modal "imagenet holds 2 archives"
+# (a quick look under load may say "at least 2 archives", ", ...")
+tui_must offer_counts_them tui_wait_modal "2 archives"
+tui_must offer_names_the_data_set tui_wait_modal "datasets/imagenet holds"
 tui_must offer_names_them tui_wait_modal "train.tar, val.tar.gz"
-tui_must offer_names_the_folders tui_wait_modal "Unpack each into the folder beside it (train/, val/) now, in the background"
+tui_must offer_names_the_folders tui_wait_modal "Unpack each into the folder beside it (train/, val/"
 tui_keys Enter
 tui_must field_shows_it tui_wait "Unpack its archives"
 tui_must unpacked_then_scanned tui_wait "6 files  2 archives"
