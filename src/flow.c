@@ -221,6 +221,7 @@ static bool index_ok(const struct jp_flow *flow, const struct fref *r)
 	case K_DATA_KIND:
 	case K_DATA_RO:
 	case K_DATA_FROM:
+	case K_DATA_UNPACK:
 		return r->index < flow->m->n_data;
 	case K_ENV_NAME:
 	case K_ENV_VALUE:
@@ -254,6 +255,8 @@ static char *value_text(const struct jp_flow *flow, const struct fref *r)
 		return strdup(jp_data_kind_name(m->data[r->index].kind));
 	case K_DATA_RO:
 		return strdup(m->data[r->index].read_only ? "true" : "false");
+	case K_DATA_UNPACK:
+		return strdup(m->data[r->index].unpack_archives ? "true" : "false");
 	default: {
 		char **slot = str_slot((struct jp_flow *)flow, r);
 		return strdup(slot && *slot ? *slot : "");
@@ -286,6 +289,7 @@ bool jp_flow_is_set(const struct jp_flow *flow, const char *key)
 	case K_DATA_RO: return flow->dx[r.index].ro_set;
 	case K_DATA_PATH:
 	case K_DATA_FROM:
+	case K_DATA_UNPACK:
 	case K_ENV_NAME:
 	case K_ENV_VALUE:
 		return true; /* no defaults: whatever is there was given */
@@ -433,6 +437,9 @@ static int store_apply(struct jp_flow *flow, const struct fref *r, const char *v
 		flow->dx[r->index].ro_set = given;
 		if (given)
 			m->data[r->index].read_only = b;
+		break;
+	case K_DATA_UNPACK:
+		m->data[r->index].unpack_archives = given && b;
 		break;
 	case K_DATA_NAME:
 		flow->dx[r->index].name_set = given;
@@ -843,6 +850,8 @@ int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *ans, c
 		flow_item_key(key, sizeof(key), K_DATA_FROM, idx);
 		answer(&a, key, d->origin.from);
 		answer_digest(&a, idx, &d->origin);
+		flow_item_key(key, sizeof(key), K_DATA_UNPACK, idx);
+		answer(&a, key, d->unpack_archives ? "true" : NULL);
 	}
 
 	answer(&a, "outputs.output_dir", ans->outputs.output_dir);

@@ -58,6 +58,12 @@ static const struct jp_field data_items[] = {
 	     "URL. jobprep copies, unpacks or downloads it onto the path above before the "
 	     "checks (jobprep stage: incremental, resumable), never in the job."),
 	  NULL, 0, 0, NULL },
+	{ "data[].unpack_archives", JP_STEP_DATA, JP_FIELD_BOOL, JP_FIELD_OPTIONAL,
+	  N_("Unpack its archives"),
+	  N_("Unpack the archives this data set holds before the job, each into the folder "
+	     "beside it named after it (train.tar -> train/), the archives kept (jobprep stage "
+	     "--unpack-archives): the job then reads the folders and unpacks nothing."),
+	  NULL, 0, 0, NULL },
 	{ "data[].name", JP_STEP_DATA, JP_FIELD_TEXT, 0, N_("Name"),
 	  N_("A short name for this data source (defaults to the directory's name)."), NULL, 0,
 	  0, NULL },

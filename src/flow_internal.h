@@ -43,6 +43,7 @@
 	X(K_DATA_KIND, "data[].kind", JP_FIELD_CHOICE, NULL)                      \
 	X(K_DATA_RO, "data[].read_only", JP_FIELD_BOOL, check_data_ro)            \
 	X(K_DATA_FROM, "data[].from", JP_FIELD_TEXT, check_data_from)             \
+	X(K_DATA_UNPACK, "data[].unpack_archives", JP_FIELD_BOOL, NULL)           \
 	X(K_ENV, "job.env", JP_FIELD_LIST, NULL)                                  \
 	X(K_ENV_NAME, "job.env[].name", JP_FIELD_TEXT, check_env_name)            \
 	X(K_ENV_VALUE, "job.env[].value", JP_FIELD_TEXT, check_env_value)
@@ -85,6 +86,10 @@ struct data_extra {
 	char *want_sha256; /* the download must have this SHA-256 (answers) */
 	/* the last staging that finished: from what (as in the draft) to where */
 	char *staged_from, *staged_path;
+	/* the path whose archives were last unpacked where they are, and how
+	 * many (unpack_archives) */
+	char *unpacked_path;
+	uint64_t unpacked_n;
 };
 
 /* What an existing checkout turned out to be. */
@@ -186,8 +191,12 @@ int flow_pending_deep(enum jp_action **kinds, size_t **indices, size_t *n,
  * clears it. A URL's credentials stay in the flow, out of the draft. */
 int flow_stage_store(struct jp_flow *flow, size_t i, const char *value,
 		     struct jp_verdict *why);
-/* The staging of data[i] finished for the current from and path. */
+/* The staging of data[i] finished for the current from and path: the
+ * copy, unpack or download from `from` (from_done), the unpacking of the
+ * archives it holds when unpack_archives (unpack_done), both (done). */
 bool flow_stage_done(const struct jp_flow *flow, size_t i);
+bool flow_stage_from_done(const struct jp_flow *flow, size_t i);
+bool flow_stage_unpack_done(const struct jp_flow *flow, size_t i);
 /* Free what a data_extra owns (not the struct itself). */
 void flow_data_extra_dispose(struct data_extra *x);
 /* *dst = a deep copy of src; JP_ENOMEM leaves dst disposable. */

@@ -37,6 +37,10 @@ bool flow_active(const struct jp_flow *flow, const struct fref *r)
 	case K_DATA_FROM:
 		/* shown once there is something to stage (an offer sets it) */
 		return r->index < m->n_data && m->data[r->index].origin.from;
+	case K_DATA_UNPACK:
+		/* shown once it is asked for (an offer sets it), and after */
+		return r->index < m->n_data &&
+		       (m->data[r->index].unpack_archives || flow->dx[r->index].unpacked_path);
 	default:
 		return true;
 	}

@@ -124,6 +124,8 @@ static bool add_data(cJSON *root, const struct jp_manifest *m)
 		}
 		if (!add_origin(o, &d->origin))
 			return false;
+		if (d->unpack_archives && !cJSON_AddBoolToObject(o, "unpack_archives", true))
+			return false;
 	}
 	return true;
 }

@@ -340,12 +340,14 @@ STAGE_TESTS = tests/integration/stage_copy.sh tests/integration/stage_interrupt.
 	tests/integration/stage_full_disk.sh tests/integration/stage_archive.sh \
 	tests/integration/stage_http.sh tests/integration/stage_resume_partial.sh \
 	tests/integration/stage_http_ranges.sh tests/integration/stage_shards_slurm.sh \
-	tests/integration/stage_sshfs.sh
+	tests/integration/stage_sshfs.sh tests/integration/stage_many_members.sh \
+	tests/integration/stage_odd_names.sh
 TESTS += $(STAGE_TESTS)
 EXTRA_DIST += $(STAGE_TESTS)
 # stage in the flow: the manifest records where staged data came from
 STAGEFLOW_TESTS = tests/integration/manifest_origin.sh tests/integration/init_stage.sh \
-	tests/tui/data_stage_offers.sh
+	tests/integration/init_unpack_archives.sh \
+	tests/tui/data_stage_offers.sh tests/tui/data_unpack_archives.sh
 TESTS += $(STAGEFLOW_TESTS)
 EXTRA_DIST += $(STAGEFLOW_TESTS)
 # a move of an existing checkout that a killed jobprep left half-done: the

@@ -26,6 +26,7 @@
 #include "jobprep/manifest.h"
 #include "jobprep/port.h"
 #include "jobprep/profile.h"
+#include "jobprep/strv.h"
 
 /* --- Steps and fields (static data) -------------------------------------- */
 
@@ -308,14 +309,22 @@ enum jp_stage_offer_kind {
 	JP_STAGE_OFFER_COPY,     /* a folder or file on this machine's own disk */
 	JP_STAGE_OFFER_UNPACK,   /* an archive */
 	JP_STAGE_OFFER_DOWNLOAD, /* an http(s) URL typed as the path */
+	JP_STAGE_OFFER_WITHIN,   /* a folder on shared storage holding archives:
+				  * unpack each beside it (jp_stage_unpack_within) */
 };
 
 struct jp_stage_offer {
 	enum jp_stage_offer_kind kind;
-	char *dest; /* owned: {shared}/datasets/{name}; NULL with NONE */
+	char *dest; /* owned: {shared}/datasets/{name} (WITHIN: the folder
+		       itself); NULL with NONE */
+	/* WITHIN: the archives still to unpack (as found in a quick look:
+	 * maybe not all, see complete), their sizes */
+	struct jp_strv archives;
+	uint64_t bytes;
+	bool complete;
 };
 
-#define JP_STAGE_OFFER_INIT { JP_STAGE_OFFER_NONE, NULL }
+#define JP_STAGE_OFFER_INIT { JP_STAGE_OFFER_NONE, NULL, JP_STRV_INIT, 0, false }
 
 /* What to offer for `typed` as data[index]'s path: copy a folder or file on
  * local (or ephemeral) disk, unpack an archive, download a URL, each to
@@ -327,7 +336,9 @@ int jp_flow_stage_offer(struct jp_stage_offer *out, const struct jp_flow *flow, 
 			const char *typed, struct jp_error *err);
 void jp_stage_offer_dispose(struct jp_stage_offer *offer);
 /* Take an offer: data[index].from = from (a URL's credentials kept out of
- * the draft), data[index].path = dest; then start JP_ACTION_STAGE. */
+ * the draft), data[index].path = dest; then start JP_ACTION_STAGE. A
+ * WITHIN offer: from NULL, data[index].path = dest and its
+ * unpack_archives set. */
 int jp_flow_stage_take(struct jp_flow *flow, size_t index, const char *from, const char *dest,
 		       struct jp_error *err);
 

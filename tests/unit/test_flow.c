@@ -874,7 +874,8 @@ static void data_sources_are_a_list(void **state)
 
 /* What the Data step offers to stage, and where to: a folder on local
  * disk is copied, an archive unpacked, a URL downloaded, each to
- * {shared}/datasets/{name}; data already on shared storage is left alone.
+ * {shared}/datasets/{name}; data already on shared storage is left alone,
+ * unless it holds archives (unpack them there).
  * Taking an offer sets from and path, and staging comes before the scan. */
 static void staging_is_offered_for_what_the_job_cannot_use(void **state)
 {
@@ -913,9 +914,20 @@ static void staging_is_offered_for_what_the_job_cannot_use(void **state)
 	assert_string_equal(off.dest, want);
 	jp_stage_offer_dispose(&off);
 
-	snprintf(shared, sizeof(shared), "%s/shared/datasets/text", plat_b);
+	/* on shared storage, no archive in it: fine where it is */
+	snprintf(shared, sizeof(shared), "%s/shared/datasets/more", plat_b);
 	assert_int_equal(jp_flow_stage_offer(&off, flow, i, shared, NULL), 0);
 	assert_int_equal(off.kind, JP_STAGE_OFFER_NONE);
+	assert_null(off.dest);
+	/* holding an archive: unpack it there, into the folder beside it */
+	snprintf(shared, sizeof(shared), "%s/shared/datasets/text", plat_b);
+	assert_int_equal(jp_flow_stage_offer(&off, flow, i, shared, NULL), 0);
+	assert_int_equal(off.kind, JP_STAGE_OFFER_WITHIN);
+	assert_string_equal(off.dest, shared);
+	assert_int_equal(off.archives.n, 1);
+	snprintf(want, sizeof(want), "%s/shared/datasets/text/raw.tar.gz", plat_b);
+	assert_string_equal(off.archives.v[0], want);
+	jp_stage_offer_dispose(&off);
 	assert_null(off.dest);
 	assert_int_equal(jp_flow_stage_offer(&off, flow, i, "/does/not/exist", NULL), 0);
 	assert_int_equal(off.kind, JP_STAGE_OFFER_NONE);

@@ -67,7 +67,7 @@ _jobprep()
 	repo) opts="--remote --ref --into --submodules --exec --timeout --json -h --help" ;;
 	runs) opts="--json --profile -h --help" ;;
 	cache) opts="--clear -j --json -h --help" ;;
-	stage) opts="--verify --jobs --sha256 --no-unpack --shard --shards --emit --json --progress --no-progress -h --help" ;;
+	stage) opts="--verify --jobs --sha256 --no-unpack --unpack-archives --shard --shards --emit --json --progress --no-progress -h --help" ;;
 	esac
 
 	if [[ $cur == -* ]]; then

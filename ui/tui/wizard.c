@@ -120,17 +120,21 @@ static char *signature(const struct jp_wizard *w, enum jp_action kind, size_t in
 		jp_flow_item_key(key, sizeof(key), "data[].path", index);
 		keys = one;
 	} else if (kind == JP_ACTION_STAGE) {
-		/* the path and where it is staged from, one line */
-		char *p = NULL, *f = NULL;
+		/* the path, where it is staged from, whether its archives are
+		 * unpacked there: one line each */
+		char *p = NULL, *f = NULL, *u = NULL;
 
 		jp_flow_item_key(key, sizeof(key), "data[].path", index);
 		p = get(w, key);
 		jp_flow_item_key(key, sizeof(key), "data[].from", index);
 		f = get(w, key);
-		if (asprintf(&sig, "%s\n%s\n", p ? p : "", f ? f : "") < 0)
+		snprintf(key, sizeof(key), "data[%zu].unpack_archives", index);
+		u = get(w, key);
+		if (asprintf(&sig, "%s\n%s\n%s\n", p ? p : "", f ? f : "", u ? u : "") < 0)
 			sig = NULL;
 		free(p);
 		free(f);
+		free(u);
 		return sig;
 	} else {
 		return strdup("");
