@@ -288,7 +288,7 @@ TESTS += $(EXPORT_TESTS)
 EXTRA_DIST += $(EXPORT_TESTS) tests/lib/slurm.sh tests/data/kubeflow/pytorchjobs.crd.yaml
 # runs: every run in its own folder, -o a copy that replaces no other run's manifest;
 # export -o replaces only an unedited export; launch_clone clones the pinned commit first
-RUNS_TESTS = tests/integration/init_runs.sh tests/integration/export_replace.sh \
+RUNS_TESTS = tests/integration/init_runs.sh tests/integration/init_late_signal.sh tests/integration/export_replace.sh \
 	tests/integration/init_concurrent.sh \
 	tests/integration/launch_clone_pinned.sh tests/tui/review_o_copy.sh \
 	tests/integration/show_runs.sh tests/integration/check_output.sh

@@ -303,7 +303,9 @@ int jp_cmd_init(int argc, char **argv)
 	rc = jp_flow_finish(flow, flags, &port, &err);
 	jp_cli_port_finish(&cp);
 	port_on = false;
-	if (rc == JP_ECANCELED || jp_cli_interrupted()) {
+	/* A signal that came after the flow had finished (the manifest written,
+	 * whole) interrupted nothing: what was done is said, and exit 0. */
+	if (rc == JP_ECANCELED || (rc < 0 && jp_cli_interrupted())) {
 		const char *why = _("jobprep init: interrupted: nothing half-made was left behind");
 
 		fprintf(stderr, "%s\n", why);
