@@ -22,6 +22,8 @@
 
 #define POLL_MS 100
 #define CPU_SAMPLE_MS 500
+/* a gap between two looks this long: we were stopped, not it silent */
+#define STOPPED_GAP_MS 2000
 /* CPU spent in a sample that counts as a sign of life: 4% (an idle loop
  * that only reports spends far less; copying, removing, walking more). */
 #define CPU_LIFE_PERMILLE 40
@@ -191,7 +193,7 @@ static bool watch(pid_t pid, int fd, atomic_int *stop, const struct jp_watch *w,
 {
 	long tck = sysconf(_SC_CLK_TCK);
 	long long cpu_min = (tck > 0 ? tck : 100) * CPU_SAMPLE_MS * CPU_LIFE_PERMILLE / 1000000;
-	uint64_t life_ns = jp_now_ns(), sample_ns = life_ns;
+	uint64_t life_ns = jp_now_ns(), sample_ns = life_ns, last_ns = life_ns;
 	long long cpu = child_cpu(pid);
 
 	if (cpu_min < 1)
@@ -200,6 +202,13 @@ static bool watch(pid_t pid, int fd, atomic_int *stop, const struct jp_watch *w,
 		read_some(r, fd);
 		take_frames(r, w);
 		uint64_t now = jp_now_ns();
+		/* A long gap between two looks: this process was stopped (Ctrl-Z,
+		 * SIGSTOP), not the child silent: the wait starts again. */
+		if (now - last_ns >= (uint64_t)STOPPED_GAP_MS * 1000000u) {
+			life_ns = sample_ns = now;
+			cpu = child_cpu(pid);
+		}
+		last_ns = now;
 		if (r->life) {
 			r->life = false;
 			life_ns = now;
