@@ -40,8 +40,13 @@ static bool number(const char **p, uintmax_t *v)
 
 	while (**p >= '0' && **p <= '9')
 		(*p)++;
+	if (*p == start)
+		return false;
+	/* leading zeros are digits like any (RFC 9110: 1*DIGIT) */
+	while (start + 1 < *p && *start == '0')
+		start++;
 	size_t k = (size_t)(*p - start);
-	if (k == 0 || k >= sizeof(buf))
+	if (k >= sizeof(buf))
 		return false;
 	memcpy(buf, start, k);
 	buf[k] = '\0';
