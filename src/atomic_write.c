@@ -16,6 +16,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
 #include "jobprep/probe.h"
+#include "probe_watch.h"
 
 void (*jp_file_write_atomic_hook)(const char *tmp_path) = NULL;
 
@@ -54,15 +55,20 @@ static int write_all(int fd, const char *data, size_t len)
 static int write_now(const char *path, const char *data, size_t len, unsigned mode,
 		     struct jp_error *err);
 
-/* The write in a child process (jp_probe_call_flat): the answer is the
- * status and the message, copied back flat. */
+/* The write in a watched child process (probe_watch.c): it tells where it
+ * is (PHASE_*), so a rename or a flush that hangs has a deadline of its own
+ * and the message says what became of the file; the answer is the status
+ * and the message. */
+enum { PHASE_WRITING, PHASE_RENAMING = 'W', PHASE_RENAMED = 'R' };
+
 struct write_call {
-	int rc;
-	char msg[2048];
-	/* not copied back */
 	const char *path, *data;
 	size_t len;
 	unsigned mode;
+	/* the answer */
+	int rc;
+	char *msg;
+	int phase; /* the parent's: the last phase the child told */
 };
 
 static void write_run(void *arg)
@@ -71,8 +77,34 @@ static void write_run(void *arg)
 	struct jp_error e = JP_ERROR_INIT;
 
 	c->rc = write_now(c->path, c->data, c->len, c->mode, &e);
-	snprintf(c->msg, sizeof(c->msg), "%s", c->rc && jp_error_message(&e) ? jp_error_message(&e) : "");
+	c->msg = c->rc && jp_error_message(&e) ? strdup(jp_error_message(&e)) : NULL;
 	jp_error_dispose(&e);
+}
+
+static void write_pack(struct probe_bytes *out, void *arg)
+{
+	struct write_call *c = arg;
+
+	probe_bytes_put(out, &c->rc, sizeof(c->rc));
+	probe_bytes_put_str(out, c->msg);
+}
+
+static bool write_unpack(struct probe_bytes *in, void *arg)
+{
+	struct write_call *c = arg;
+
+	probe_bytes_get(in, &c->rc, sizeof(c->rc));
+	c->msg = probe_bytes_get_str(in);
+	return !in->bad;
+}
+
+static int write_report(const void *msg, size_t n, void *payload)
+{
+	struct write_call *c = payload;
+
+	if (n == 1)
+		c->phase = *(const char *)msg;
+	return 1; /* each phase begun is a sign of life: it has a deadline of its own */
 }
 
 unsigned jp_file_write_timeout_ms(void)
@@ -81,27 +113,63 @@ unsigned jp_file_write_timeout_ms(void)
 	return 4 * jp_probe_default_timeout_ms();
 }
 
+/* A write that did not answer: what became of the file, by the phase. */
+static int write_timed_out(const struct write_call *c, unsigned ms, struct jp_error *err)
+{
+	if (c->phase == PHASE_RENAMING)
+		return jp_error_set(err, JP_ETIMEOUT,
+				    _("%s: no answer within %u.%u s while putting the new file in "
+				      "place (is a network mount hung?): once the mount answers, it "
+				      "holds the old file or the new one, whole"),
+				    c->path, ms / 1000, (ms % 1000) / 100);
+	if (c->phase == PHASE_RENAMED)
+		return jp_error_set(err, JP_ETIMEOUT,
+				    _("%s: written and put in place, but its folder did not answer a "
+				      "flush within %u.%u s (is a network mount hung?)"),
+				    c->path, ms / 1000, (ms % 1000) / 100);
+	/* the rename was never asked for: the old file stays */
+	return jp_error_set(err, JP_ETIMEOUT,
+			    _("%s: no answer within %u.%u s (is a network mount hung?)"), c->path,
+			    ms / 1000, (ms % 1000) / 100);
+}
+
 int jp_file_write_atomic(const char *path, const char *data, size_t len, unsigned mode,
 			 struct jp_error *err)
 {
 	struct write_call c;
+	struct jp_watch w;
+	char mount[4096];
+	bool cancel_sent;
 	int rc;
 
 	/* The test hook watches the write in this process. */
 	if (jp_file_write_atomic_hook)
 		return write_now(path, data, len, mode, err);
+	if (path && jp_probe_mount_hung(path, mount, sizeof(mount)))
+		return jp_error_set(err, JP_ETIMEOUT,
+				    _("%s: no answer: %s, the mount it is on, has not answered an "
+				      "earlier look yet (is a network mount hung?)"),
+				    path, mount);
 	memset(&c, 0, sizeof(c));
 	c.path = path;
 	c.data = data;
 	c.len = len;
 	c.mode = mode;
-	rc = jp_probe_call_flat(write_run, &c, offsetof(struct write_call, path), path,
-				jp_file_write_timeout_ms(), err);
-	if (rc < 0) /* JP_ETIMEOUT: "PATH: no answer within N s (is a network mount hung?)" */
-		return rc;
-	if (c.rc < 0)
-		return jp_error_set(err, c.rc, "%s", c.msg[0] ? c.msg : jp_strerror(c.rc));
-	return 0;
+	c.phase = PHASE_WRITING;
+	memset(&w, 0, sizeof(w));
+	w.report = write_report;
+	w.payload = &c;
+	/* each phase (write and flush, rename, the folder's flush) within it */
+	w.stall_ms = jp_file_write_timeout_ms();
+	w.grace_ms = w.stall_ms;
+	w.path = path;
+	rc = jp_watch_call(write_run, &c, write_pack, write_unpack, &w, &cancel_sent, err);
+	if (rc == JP_ETIMEOUT)
+		rc = write_timed_out(&c, w.stall_ms, err);
+	else if (rc == 0 && c.rc < 0)
+		rc = jp_error_set(err, c.rc, "%s", c.msg ? c.msg : jp_strerror(c.rc));
+	free(c.msg);
+	return rc;
 }
 
 static int write_now(const char *path, const char *data, size_t len, unsigned mode,
@@ -192,13 +260,17 @@ static int write_now(const char *path, const char *data, size_t len, unsigned mo
 		jp_file_write_atomic_hook(tmp_path);
 
 	/* rename() replaces a symlink that appeared since fstatat, never its
-	 * target: nothing is ever written through a link. */
+	 * target: nothing is ever written through a link. The parent is told
+	 * before and after (no-ops in this process): the rename and the
+	 * folder's flush each have a deadline of their own. */
+	jp_watch_send("W", 1);
 	if (renameat(dfd, tmp, dfd, base) < 0) {
 		rc = jp_error_set(err, errno_code(errno), _("%s: cannot put it in place: %s"), path,
 				  strerror(errno));
 		goto out;
 	}
 	created = false;
+	jp_watch_send("R", 1);
 	/* Make the rename itself durable. Some filesystems cannot sync a
 	 * directory (EINVAL); the rename is then as durable as they allow. */
 	if (fsync(dfd) < 0 && errno != EINVAL && errno != ENOTSUP)

@@ -19,6 +19,7 @@
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
 #include "jobprep/lint.h"
+#include "jobprep/probe.h"
 #include "jobprep/scan.h"
 #include "jobprep/stage.h"
 #include "flow_internal.h"
@@ -601,17 +602,23 @@ static int add_data_notes(struct jp_flow_work *t)
 }
 
 /* mkdir -p of path's parent ({shared}/projects or {shared}/datasets may
- * not exist yet on a fresh platform), each folder made recorded in t. */
+ * not exist yet on a fresh platform), each folder made recorded in t. A
+ * bounded look at it first: on a hung mount "PATH: no answer within N s"
+ * (and the mount known hung, so the clone or stage after fails at once),
+ * not a mkdir that waits for the mount. */
 static int make_parent(struct jp_flow_work *t, const char *path, struct jp_error *err)
 {
 	char *parent = strdup(path), *slash = parent ? strrchr(parent, '/') : NULL;
-	int rc = 0;
+	struct stat st;
+	int rc = 0, errnum = 0;
 
 	if (!parent)
 		return jp_error_oom(err);
 	if (slash && slash != parent) {
 		*slash = '\0';
-		rc = jp_fs_mkdir_p(&t->created, parent, 0755, err);
+		rc = jp_probe_stat(&st, &errnum, parent, 0, 0, err);
+		if (rc == 0)
+			rc = jp_fs_mkdir_p(&t->created, parent, 0755, err);
 	}
 	free(parent);
 	return rc;

@@ -55,6 +55,7 @@ libjobprep_a_SOURCES += include/jobprep/git.h src/git_internal.h \
 libjobprep_a_SOURCES += src/mountinfo.h src/mountinfo.c \
 	include/jobprep/pathclass.h src/pathclass.c \
 	include/jobprep/probe.h src/probe.c src/probe_child.c src/probe_file.c src/probe_internal.h \
+	src/probe_watch.h src/probe_watch.c \
 	include/jobprep/scan.h src/scan.c
 # export: a manifest as a Slurm batch script or a Kubeflow PyTorchJob
 libjobprep_a_SOURCES += include/jobprep/export.h src/export_internal.h src/export.c \
@@ -80,4 +81,5 @@ src/preflight_body.h: $(srcdir)/src/preflight_body.sh
 # stage: data onto shared storage before the job (copy, unpack, download)
 libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c src/stage_name.c \
 	src/stage_archive.c src/stage_http.c src/stage_pool.c src/stage_unpack.c \
-	src/stage_http_ranges.c src/stage_slurm.c src/stage_within.c
+	src/stage_http_ranges.c src/stage_slurm.c src/stage_within.c src/stage_bounded.c \
+	src/stage_member.h src/stage_member.c src/stage_resume.h src/stage_resume.c

@@ -128,6 +128,12 @@ void probe_child_reap(void)
 	pthread_mutex_unlock(&kids_lock);
 }
 
+void probe_child_abandon(pid_t pid, const char *path)
+{
+	kill(pid, SIGKILL);
+	kid_add(pid, path ? probe_mount_of(path) : NULL);
+}
+
 /* --- the call -------------------------------------------------------------------- */
 
 static void write_all(int fd, const char *p, size_t n)
@@ -235,8 +241,7 @@ int probe_child_call(jp_probe_fn fn, void *arg, void (*pack)(struct probe_bytes 
 	bool answered = read_answer(&b, fds[0], timeout_ms);
 	close(fds[0]);
 	if (!answered) {
-		kill(pid, SIGKILL);
-		kid_add(pid, probe_mount_of(path));
+		probe_child_abandon(pid, path);
 		free(b.p);
 		return jp_error_set(err, JP_ETIMEOUT,
 				    _("%s: no answer within %u.%u s (is a network mount hung?)"),

@@ -1,4 +1,4 @@
-/* Shared by probe.c, probe_child.c and probe_file.c only: the list of mounts where a
+/* Shared by probe.c, probe_child.c, probe_file.c and probe_watch.c only: the list of mounts where a
  * bounded call is still stuck, and calls run in a child process. */
 #ifndef JOBPREP_PROBE_INTERNAL_H
 #define JOBPREP_PROBE_INTERNAL_H
@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "jobprep/error.h"
 #include "jobprep/probe.h"
@@ -40,5 +41,9 @@ int probe_child_call(jp_probe_fn fn, void *arg, void (*pack)(struct probe_bytes 
 		     unsigned timeout_ms, struct jp_error *err);
 /* Reap stuck children that have died, and trust their mounts again. */
 void probe_child_reap(void);
+/* Kill a child that does not answer and leave it behind (reaped by
+ * probe_child_reap); path's mount (path may be NULL) counts as hung until
+ * it dies. */
+void probe_child_abandon(pid_t pid, const char *path);
 
 #endif

@@ -209,9 +209,9 @@ out:
 	return rc;
 }
 
-int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
-	     const struct jp_stage_options *opts, const struct jp_port *port,
-	     struct jp_error *err)
+int jp_stage_now(struct jp_stage_result *out, const char *source, const char *dest,
+		 const struct jp_stage_options *opts, const struct jp_port *port,
+		 struct jp_error *err)
 {
 	struct jp_stage_result res = JP_STAGE_RESULT_INIT;
 	struct stat sb;

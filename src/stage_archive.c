@@ -24,6 +24,7 @@
 #include "jobprep/stage.h"
 #include "treecopy.h"
 #include "stage_internal.h"
+#include "stage_member.h"
 #include "treecopy_internal.h"
 #include "deadline_internal.h"
 
@@ -70,106 +71,6 @@ int jp_stage_note(struct jp_stage_result *out, const char *fmt, ...)
 	return 0;
 }
 
-/* ---- member names ---- */
-
-/* name without "./", "//" or "." parts into out; 0, 1 when nothing is left
- * (the top itself), -1 when it is absolute or climbs ("..").  */
-static int clean_name(const char *name, char *out, size_t n)
-{
-	size_t w = 0;
-
-	if (name[0] == '/')
-		return -1;
-	for (const char *p = name; *p;) {
-		size_t k = strcspn(p, "/");
-
-		if (k == 2 && p[0] == '.' && p[1] == '.')
-			return -1;
-		if (k > 0 && !(k == 1 && p[0] == '.')) {
-			if (w + k + 2 > n)
-				return -1;
-			if (w)
-				out[w++] = '/';
-			memcpy(out + w, p, k);
-			w += k;
-		}
-		p += k;
-		while (*p == '/')
-			p++;
-	}
-	out[w] = '\0';
-	return w ? 0 : 1;
-}
-
-/* The symlink members so far: a set of paths (open addressing). */
-struct linkset {
-	char **slot;
-	size_t n, cap;
-};
-
-static size_t hash(const char *p, size_t n)
-{
-	size_t h = 1469598103934665603ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
-	return h;
-}
-
-static char **ls_find(const struct linkset *s, const char *p, size_t n)
-{
-	size_t i = hash(p, n) & (s->cap - 1);
-
-	while (s->slot[i] && !(strlen(s->slot[i]) == n && memcmp(s->slot[i], p, n) == 0))
-		i = (i + 1) & (s->cap - 1);
-	return &s->slot[i];
-}
-
-static int ls_add(struct linkset *s, const char *p)
-{
-	char **slot;
-
-	if ((s->n + 1) * 2 > s->cap) {
-		struct linkset g = { calloc(s->cap ? s->cap * 2 : 64, sizeof(char *)), s->n,
-				     s->cap ? s->cap * 2 : 64 };
-
-		if (!g.slot)
-			return JP_ENOMEM;
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->slot[i])
-				*ls_find(&g, s->slot[i], strlen(s->slot[i])) = s->slot[i];
-		free(s->slot);
-		*s = g;
-	}
-	slot = ls_find(s, p, strlen(p));
-	if (*slot)
-		return 0;
-	if (!(*slot = strdup(p)))
-		return JP_ENOMEM;
-	s->n++;
-	return 0;
-}
-
-/* The symlink member that path (a clean name) would be written through,
- * or NULL: its every proper prefix is looked up. */
-static const char *ls_through(const struct linkset *s, const char *path)
-{
-	const char *hit = NULL;
-
-	if (!s->n)
-		return NULL;
-	for (const char *p = strchr(path, '/'); p && !hit; p = strchr(p + 1, '/'))
-		hit = *ls_find(s, path, (size_t)(p - path));
-	return hit;
-}
-
-static void ls_free(struct linkset *s)
-{
-	for (size_t i = 0; i < s->cap; i++)
-		free(s->slot[i]);
-	free(s->slot);
-}
-
 /* ---- unpacking ---- */
 
 struct ax {
@@ -181,7 +82,7 @@ struct ax {
 	unsigned jobs;
 	struct archive *r;
 	struct jp_unpack *u;
-	struct linkset links;
+	struct jp_member_set *links; /* the symlink members so far */
 	struct jp_stage_result *out;
 	const struct jp_port *port;
 	uint64_t t_start, t_last, members;
@@ -225,52 +126,57 @@ static bool tick(void *arg)
 	return x->canceled;
 }
 
-/* Refuse the entry, or leave it out, or clean it (set-uid bits); a hard
- * link's clean target into hard. 0 write it, 1 left out, < 0 error. */
-static int vet(struct ax *x, struct archive_entry *e, const char *name, char *hard,
-	       size_t hardsz, struct jp_error *err)
+/* Refuse the entry, or leave it out, or clean it (set-uid bits), by the
+ * member checks of stage_member.c; its clean name and a hard link's clean
+ * target into v. 0 write it, 1 left out (or the top itself), < 0 error. */
+static int vet(struct ax *x, struct archive_entry *e, struct jp_member_out *v,
+	       struct jp_error *err)
 {
-	char hl[PATH_MAX];
-	const char *through, *link = archive_entry_hardlink(e);
-	mode_t type = archive_entry_filetype(e), perm = archive_entry_perm(e);
-	int rc;
+	struct jp_member m = { archive_entry_pathname(e), archive_entry_filetype(e),
+			       archive_entry_perm(e), archive_entry_hardlink(e),
+			       archive_entry_symlink(e) };
+	const char *shown = m.name ? m.name : "?";
+	char why[PATH_MAX + 64];
+	int rc = jp_member_vet(x->links, &m, v);
 
-	if ((through = ls_through(&x->links, name)) != NULL) {
-		snprintf(hl, sizeof(hl), _("is written through the symlink member \"%s\""), through);
-		return refuse(x, err, name, hl);
+	if (rc < 0)
+		return jp_error_oom(err);
+	if (rc == JP_MEMBER_TOP)
+		return 1;
+	if (rc == JP_MEMBER_REFUSE) {
+		switch (v->why) {
+		case JP_MEMBER_THROUGH:
+			snprintf(why, sizeof(why), _("is written through the symlink member \"%s\""),
+				 v->through);
+			return refuse(x, err, v->clean, why);
+		case JP_MEMBER_HARD_OUTSIDE:
+			return refuse(x, err, v->clean, _("is a hard link to a name outside the destination"));
+		case JP_MEMBER_HARD_THROUGH:
+			return refuse(x, err, v->clean, _("is a hard link through a symlink member"));
+		default:
+			return refuse(x, err, shown,
+				      _("is named absolute or with \"..\": it would land outside the destination"));
+		}
 	}
-	if (type == AE_IFCHR || type == AE_IFBLK || type == AE_IFIFO || type == AE_IFSOCK) {
-		rc = jp_stage_note(x->out, _("%s: left out: a device node, FIFO or socket"), name);
+	if (rc == JP_MEMBER_LEAVE_OUT) {
+		rc = jp_stage_note(x->out, _("%s: left out: a device node, FIFO or socket"), v->clean);
 		return rc ? jp_error_set(err, rc, "%s", _("out of memory")) : 1;
 	}
-	if (perm & 06000) {
-		if ((rc = jp_stage_note(x->out, _("%s: set-uid/set-gid bit dropped"), name)) != 0)
+	if (v->perm_dropped) {
+		if ((rc = jp_stage_note(x->out, _("%s: set-uid/set-gid bit dropped"), v->clean)) != 0)
 			return jp_error_set(err, rc, "%s", _("out of memory"));
-		archive_entry_set_perm(e, perm & ~(mode_t)06000);
+		archive_entry_set_perm(e, v->perm);
 	}
-	hard[0] = '\0';
-	if (link) {
-		if (clean_name(link, hard, hardsz) != 0)
-			return refuse(x, err, name, _("is a hard link to a name outside the destination"));
-		if (ls_through(&x->links, hard))
-			return refuse(x, err, name, _("is a hard link through a symlink member"));
-	}
-	if (type == AE_IFLNK) {
-		const char *target = archive_entry_symlink(e);
+	if (v->link_leaves) {
+		char **o = realloc(x->out->outside, (x->out->n_outside + 1) * sizeof(*o));
 
-		if ((rc = ls_add(&x->links, name)) != 0)
-			return jp_error_set(err, rc, "%s", _("out of memory"));
-		if (target && jp_tc_link_leaves(name, target)) {
-			char **v = realloc(x->out->outside, (x->out->n_outside + 1) * sizeof(*v));
-
-			if (!v || !(v[x->out->n_outside] = strdup(name))) {
-				if (v)
-					x->out->outside = v;
-				return jp_error_oom(err);
-			}
-			x->out->outside = v;
-			x->out->n_outside++;
+		if (!o || !(o[x->out->n_outside] = strdup(v->clean))) {
+			if (o)
+				x->out->outside = o;
+			return jp_error_oom(err);
 		}
+		x->out->outside = o;
+		x->out->n_outside++;
 	}
 	return 0;
 }
@@ -330,20 +236,14 @@ static int unpack_all(struct ax *x, struct jp_error *err)
 	int r, rc = 0;
 
 	while ((r = archive_read_next_header(x->r, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
-		char name[PATH_MAX], hard[PATH_MAX] = "";
-		const char *raw = archive_entry_pathname(e);
+		struct jp_member_out v;
 
 		x->members++;
-		if (!raw || (rc = clean_name(raw, name, sizeof(name))) < 0)
-			return refuse(x, err, raw ? raw : "?",
-				      _("is named absolute or with \"..\": it would land outside the destination"));
-		if (rc == 1)
-			continue; /* "./": the top itself */
-		if ((rc = vet(x, e, name, hard, sizeof(hard), err)) < 0)
+		if ((rc = vet(x, e, &v, err)) < 0)
 			return rc;
 		if (rc == 1)
 			continue;
-		if ((rc = member(x, e, name, hard, err)) != 0)
+		if ((rc = member(x, e, v.clean, v.hard, err)) != 0)
 			return rc;
 		report(x, false);
 		if (x->canceled)
@@ -528,6 +428,8 @@ int jp_stage_archive(struct jp_stage_result *out, const char *path, const char *
 	x.port = port;
 	x.t_start = jp_now_ns();
 	out->kind = JP_STAGE_ARCHIVE;
+	if (!(x.links = jp_member_set_new()))
+		return jp_error_oom(err);
 	if ((rc = tmp_path(&x, err)) == 0 && (rc = open_all(&x, err)) == 0 &&
 	    (rc = unpack(&x, err)) == 0) {
 		report(&x, true);
@@ -546,7 +448,7 @@ int jp_stage_archive(struct jp_stage_result *out, const char *path, const char *
 	 * go on from. */
 	if ((rc == JP_ECANCELED || rc == JP_EREFUSED || rc == JP_EFORMAT) && x.tmp[0])
 		jp_treecopy_remove(x.tmp, 4, NULL);
-	ls_free(&x.links);
+	jp_member_set_free(x.links);
 	if (rc == 0 && !(out->dest = strdup(dest)))
 		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 	return rc;

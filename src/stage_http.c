@@ -26,6 +26,7 @@
 #include "treecopy.h"
 #include "jobprep/url.h"
 #include "stage_internal.h"
+#include "stage_resume.h"
 #include "deadline_internal.h"
 
 #define PROGRESS_NS 100000000ULL
@@ -42,7 +43,9 @@ struct dl {
 	off_t have;        /* bytes on disk when this attempt began */
 	long status;       /* of the response being received */
 	bool decided;      /* the first body byte of the last response seen */
-	char etag[512], lastmod[128];
+	char etag[512], lastmod[128], crange[128];
+	char asked[520];   /* the validator sent in If-Range, "" none */
+	bool again;        /* not the range asked for: drop the part, ask again */
 	uint64_t written, t_start, t_last;
 	const struct jp_port *port;
 	bool canceled;
@@ -67,8 +70,10 @@ static size_t on_header(char *b, size_t size, size_t n, void *arg)
 
 	if (len > 5 && strncmp(b, "HTTP/", 5) == 0) {
 		/* a new response (after a redirect, or a 100): forget the last */
-		d->etag[0] = d->lastmod[0] = '\0';
+		d->etag[0] = d->lastmod[0] = d->crange[0] = '\0';
 		d->decided = false;
+	} else if (len > 14 && strncasecmp(b, "Content-Range:", 14) == 0) {
+		jp_stage_header_value(d->crange, sizeof(d->crange), b + 14, len - 14);
 	} else if (len > 5 && strncasecmp(b, "ETag:", 5) == 0) {
 		jp_stage_header_value(d->etag, sizeof(d->etag), b + 5, len - 5);
 	} else if (len > 14 && strncasecmp(b, "Last-Modified:", 14) == 0) {
@@ -77,30 +82,42 @@ static size_t on_header(char *b, size_t size, size_t n, void *arg)
 	return len;
 }
 
-/* The first body byte of the final response: append (206) or start from
- * zero (200: the whole file, changed or never ranged), and keep its
- * validator for a later resume. */
+/* The first body byte of the final response: append (206 for the range
+ * asked, of the file kept), start from zero (200: the whole file, changed
+ * or never ranged) keeping its validator for a later resume, or ask again
+ * (stage_resume.c decides). */
 static int decide(struct dl *d)
 {
-	const char *v = d->etag[0] ? d->etag : d->lastmod;
+	struct jp_resume_ask ask = { (uint64_t)d->have, d->asked };
+	struct jp_resume_answer ans = { 0, d->etag, d->lastmod, d->crange };
+	struct jp_resume_plan plan;
 
 	curl_easy_getinfo(d->curl, CURLINFO_RESPONSE_CODE, &d->status);
+	ans.status = d->status;
 	d->decided = true;
-	if (d->status == 206)
-		return lseek(d->fd, d->have, SEEK_SET) < 0 ? -1 : 0;
-	if (d->status != 200)
+	jp_stage_resume_decide(&ask, &ans, &plan);
+	switch (plan.action) {
+	case JP_RESUME_APPEND:
+		return lseek(d->fd, (off_t)plan.offset, SEEK_SET) < 0 ? -1 : 0;
+	case JP_RESUME_SKIP:
 		return 0; /* an error page: not written */
+	case JP_RESUME_AGAIN:
+		d->again = true;
+		d->status = 0; /* its body is not written */
+		return 0;
+	case JP_RESUME_RESTART:
+		break;
+	}
 	if (ftruncate(d->fd, 0) != 0 || lseek(d->fd, 0, SEEK_SET) < 0)
 		return -1;
 	d->have = 0;
 	unlink(d->validator_path);
-	/* A weak ETag cannot validate a range (RFC 9110 13.1.5). */
-	if (v[0] && strncmp(v, "W/", 2) != 0) {
+	if (plan.keep[0]) {
 		FILE *f = fopen(d->validator_path, "we");
 
 		if (!f)
 			return -1;
-		fprintf(f, "%s\n", v);
+		fprintf(f, "%s\n", plan.keep);
 		if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
 			fclose(f);
 			return -1;
@@ -119,6 +136,8 @@ static size_t on_body(char *b, size_t size, size_t n, void *arg)
 		d->io_errno = errno;
 		return 0;
 	}
+	if (d->again)
+		return 0; /* stop: fetch asks again from zero */
 	if (d->status != 200 && d->status != 206)
 		return len;
 	while (w < len) {
@@ -237,6 +256,8 @@ static int fetch(struct dl *d, const char *url, struct jp_error *err)
 		return jp_error_set(err, JP_EIO, _("%s: cannot create: %s"), d->part, strerror(errno));
 	read_validator(d->validator_path, v, sizeof(v));
 	d->have = v[0] ? st.st_size : 0;
+	snprintf(d->asked, sizeof(d->asked), "%s", d->have > 0 ? v : "");
+	d->again = false;
 	if (!(d->curl = curl_easy_init())) {
 		close(d->fd);
 		return jp_error_oom(err);
@@ -263,6 +284,15 @@ static int fetch(struct dl *d, const char *url, struct jp_error *err)
 		decide(d); /* an empty body */
 	if (d->canceled)
 		rc = jp_error_set(err, JP_ECANCELED, _("%s: download canceled"), d->url);
+	else if (d->again) {
+		/* not the range asked for (another start, another file): the
+		 * part is dropped, and the next try asks for the whole file */
+		unlink(d->validator_path);
+		if (ftruncate(d->fd, 0) != 0)
+			rc = jp_error_set(err, JP_EIO, "%s: %s", d->part, strerror(errno));
+		else
+			rc = 1;
+	}
 	else if (d->io_errno)
 		rc = jp_error_set(err, d->io_errno == ENOSPC || d->io_errno == EDQUOT ? JP_ENOSPC : JP_EIO,
 				  _("%s: writing %s: %s"), d->url, d->part, strerror(d->io_errno));

@@ -12,6 +12,11 @@
 #include "jobprep/port.h"
 #include "jobprep/stage.h"
 
+/* jp_stage's work, on this process's threads (stage.c); jp_stage runs it
+ * in a watched child process (stage_bounded.c). */
+int jp_stage_now(struct jp_stage_result *out, const char *source, const char *dest,
+		 const struct jp_stage_options *opts, const struct jp_port *port,
+		 struct jp_error *err);
 /* Does the name say it is an archive stage unpacks (.tar, .tar.gz, .tgz,
  * .tar.zst, .tar.xz, .txz, .tar.bz2, .tbz2, .zip)? */
 bool jp_stage_is_archive(const char *name);

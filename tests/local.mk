@@ -136,7 +136,8 @@ tests_unit_test_utf8_break_CFLAGS = $(unit_cflags)
 tests_unit_test_utf8_break_LDADD = $(unit_ldadd)
 tests_unit_test_utf8_break_SOURCES = tests/unit/test_utf8_break.c ui/tui/utf8.h ui/tui/utf8.c
 # storage: mount table and path classes, probes, data-set scans
-STORAGE_TESTS = tests/unit/test_mountinfo tests/unit/test_probe tests/unit/test_scan
+STORAGE_TESTS = tests/unit/test_mountinfo tests/unit/test_probe tests/unit/test_scan \
+	tests/unit/test_probe_watch
 check_PROGRAMS += $(STORAGE_TESTS)
 TESTS += $(STORAGE_TESTS)
 tests_unit_test_mountinfo_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
@@ -144,6 +145,9 @@ tests_unit_test_mountinfo_CFLAGS = $(unit_cflags)
 tests_unit_test_mountinfo_LDADD = $(unit_ldadd)
 tests_unit_test_probe_CFLAGS = $(unit_cflags)
 tests_unit_test_probe_LDADD = $(unit_ldadd)
+tests_unit_test_probe_watch_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_unit_test_probe_watch_CFLAGS = $(unit_cflags)
+tests_unit_test_probe_watch_LDADD = $(unit_ldadd)
 tests_unit_test_scan_CFLAGS = $(unit_cflags)
 tests_unit_test_scan_LDADD = $(unit_ldadd)
 tests_unit_test_scan_SOURCES = tests/unit/test_scan.c tests/unit/scratch.h
@@ -167,12 +171,13 @@ endif
 # test (tests/fuzz/replay_NAME, the target plus replay.c's main()); with
 # --enable-fuzzing CC=clang the libFuzzer binaries tests/fuzz/fuzz_NAME are
 # built too: tests/fuzz/run.sh tests/fuzz 10 runs each briefly.
-FUZZ_NAMES = manifest profile answers mountinfo shell shquote url
+FUZZ_NAMES = manifest profile answers mountinfo shell shquote url member resume
 EXTRA_DIST += tests/fuzz/README.md tests/fuzz/run.sh tests/fuzz/ci.sh tests/fuzz/corpus \
 	$(FUZZ_NAMES:%=tests/fuzz/%.dict)
 FUZZ_REPLAYS = tests/fuzz/replay_manifest tests/fuzz/replay_profile \
 	tests/fuzz/replay_answers tests/fuzz/replay_mountinfo tests/fuzz/replay_shell \
-	tests/fuzz/replay_shquote tests/fuzz/replay_url
+	tests/fuzz/replay_shquote tests/fuzz/replay_url tests/fuzz/replay_member \
+	tests/fuzz/replay_resume
 check_PROGRAMS += $(FUZZ_REPLAYS)
 TESTS += $(FUZZ_REPLAYS)
 tests_fuzz_replay_manifest_SOURCES = tests/fuzz/fuzz_manifest.c tests/fuzz/replay.c
@@ -203,9 +208,18 @@ tests_fuzz_replay_url_SOURCES = tests/fuzz/fuzz_url.c tests/fuzz/replay.c
 tests_fuzz_replay_url_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_FUZZ_NAME='"url"'
 tests_fuzz_replay_url_CFLAGS = $(AM_CFLAGS) $(LIBGIT2_CFLAGS)
 tests_fuzz_replay_url_LDADD = $(CORE_LIBS)
+tests_fuzz_replay_member_SOURCES = tests/fuzz/fuzz_member.c tests/fuzz/replay.c
+tests_fuzz_replay_member_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_FUZZ_NAME='"member"'
+tests_fuzz_replay_member_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_replay_member_LDADD = $(CORE_LIBS)
+tests_fuzz_replay_resume_SOURCES = tests/fuzz/fuzz_resume.c tests/fuzz/replay.c
+tests_fuzz_replay_resume_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_FUZZ_NAME='"resume"'
+tests_fuzz_replay_resume_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_replay_resume_LDADD = $(CORE_LIBS)
 if ENABLE_FUZZING
 noinst_PROGRAMS += tests/fuzz/fuzz_manifest tests/fuzz/fuzz_profile tests/fuzz/fuzz_answers \
-	tests/fuzz/fuzz_mountinfo tests/fuzz/fuzz_shell tests/fuzz/fuzz_shquote tests/fuzz/fuzz_url
+	tests/fuzz/fuzz_mountinfo tests/fuzz/fuzz_shell tests/fuzz/fuzz_shquote tests/fuzz/fuzz_url \
+	tests/fuzz/fuzz_member tests/fuzz/fuzz_resume
 tests_fuzz_fuzz_manifest_SOURCES = tests/fuzz/fuzz_manifest.c
 tests_fuzz_fuzz_manifest_CPPFLAGS = $(AM_CPPFLAGS)
 tests_fuzz_fuzz_manifest_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
@@ -241,6 +255,16 @@ tests_fuzz_fuzz_url_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_fuzz_fuzz_url_CFLAGS = $(AM_CFLAGS) $(LIBGIT2_CFLAGS)
 tests_fuzz_fuzz_url_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_url_LDADD = $(CORE_LIBS)
+tests_fuzz_fuzz_member_SOURCES = tests/fuzz/fuzz_member.c
+tests_fuzz_fuzz_member_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_fuzz_fuzz_member_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_fuzz_member_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_member_LDADD = $(CORE_LIBS)
+tests_fuzz_fuzz_resume_SOURCES = tests/fuzz/fuzz_resume.c
+tests_fuzz_fuzz_resume_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_fuzz_fuzz_resume_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_fuzz_resume_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_resume_LDADD = $(CORE_LIBS)
 endif
 
 # integration tests
@@ -315,7 +339,8 @@ EXTRA_DIST += tests/tui/chinese_ui.sh tests/integration/po_complete.sh
 # storage: the platform's mount layout in a private namespace, sshfs over a loopback sshd;
 # a hung sshfs mount costs check and scan a timeout, and SIGTERM still ends them
 STORAGE_SH_TESTS = tests/integration/storage_platform.sh tests/integration/hung_mount.sh \
-	tests/integration/update_sshfs.sh
+	tests/integration/update_sshfs.sh tests/integration/stage_hung_mount.sh \
+	tests/integration/write_rename_hung.sh
 TESTS += $(STORAGE_SH_TESTS)
 EXTRA_DIST += $(STORAGE_SH_TESTS) tests/lib/ssh.sh tests/lib/platform.sh
 # preflight: the run's preflight.sh as Workers run it (dash, bash, busybox sh;

@@ -207,10 +207,14 @@ struct cJSON *jp_checks_to_json(const struct jp_manifest *m);
  * fsync, rename over `path`, fsync of the directory. Refuses a `path` that
  * is a symlink. On any failure the previous file is left intact and the
  * temporary removed. `mode` is the new file's permission bits. In bounded
- * time: the write runs in a forked child (jp_probe_call_flat), and on a hung
- * network mount it fails with JP_ETIMEOUT ("PATH: no answer within N s")
- * after jp_file_write_timeout_ms() (the child, killed, is left to the mount;
- * the old file stays, unless the rename itself was what hung). */
+ * time: the write runs in a watched child process (src/probe_watch.h), and
+ * on a hung network mount it fails with JP_ETIMEOUT when a phase does not
+ * answer within jp_file_write_timeout_ms() (the child, killed, is left to
+ * the mount): the write and its flush ("PATH: no answer within N s": the
+ * old file stays, the rename was never asked for), the rename ("... while
+ * putting the new file in place ...: once the mount answers, it holds the
+ * old file or the new one, whole"), the folder's flush (the new file is in
+ * place). */
 int jp_file_write_atomic(const char *path, const char *data, size_t len,
 			 unsigned mode, struct jp_error *err);
 /* Four times jp_probe_default_timeout_ms(): a flush on a slow but living

@@ -16,8 +16,8 @@
 # pack is coming in, or it has started and is still running), waits a
 # random delay more (the seed is printed), checks that jobprep is still
 # that process and still running, and only then injects the fault. The
-# read-only remount is tried from the start, with jobprep stopped
-# (SIGSTOP) for each try: the kernel refuses it while a file is open for
+# read-only remount is tried from the start, with jobprep and its children
+# (stage works in one) stopped (SIGSTOP) for each try: the kernel refuses it while a file is open for
 # writing, so it lands between two files, wherever a stop found a gap. A signal that finds the work already complete (exit 0) proves
 # nothing: the trial is counted as "missed" and run again (at most 6
 # times). Then it judges:
@@ -190,13 +190,26 @@ delay() {
 tmpfs() {
 	mkdir -p "$1" && mount -t tmpfs -o "size=$2,mode=755" jp-fault "$1"
 }
+# stop_children PID: once PID is stopped (it forks no more), its children
+# too (stage works in one)
+stop_children() {
+	_i=0
+	while [ $_i -lt 100 ] && ! sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | grep -q '^[TtZ]'; do
+		sleep 0.01
+		_i=$((_i + 1))
+	done
+	for _c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+		kill -STOP "$_c" 2>/dev/null
+	done
+	return 0
+}
 # remount_ro DIR: read-only while jobprep works. The kernel refuses while a
 # file there is open for writing (EBUSY), and the gaps between two files
-# are far shorter than a mount(8): jobprep is stopped (SIGSTOP) for each
-# try and continued after it, so a try lands in whatever gap it stopped in.
+# are far shorter than a mount(8): jobprep (and its children) is stopped
+# (SIGSTOP) for each try and continued after it, so a try lands in whatever gap it stopped in.
 # (mount(2) from python: a try every few milliseconds, not one per exec)
-# remount_ro DIR MAX: jobprep (stopped by the caller, so that python's
-# start costs it nothing) is continued, and after a random delay up to MAX
+# remount_ro DIR MAX: jobprep and its children (stopped by the caller, so
+# that python's start costs them nothing) are continued, and after a random delay up to MAX
 # seconds, the tries begin.
 remount_ro() {
 	rnd=$(( (rnd * 1103515245 + 12345) % 2147483648 ))
@@ -204,7 +217,30 @@ remount_ro() {
 import ctypes, os, random, signal, sys, time
 pid, target = int(sys.argv[1]), sys.argv[2].encode()
 random.seed(int(sys.argv[4]))
-os.kill(pid, signal.SIGCONT)
+# jobprep and its children (stage works in a child process): all stopped
+# for a try, as the kernel looks at every file open for writing
+def tree():
+    kids = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                if int(open("/proc/%s/stat" % d).read().rsplit(")", 1)[1].split()[1]) == pid:
+                    kids.append(int(d))
+            except (OSError, IndexError, ValueError):
+                pass
+    return [pid] + kids
+def signal_all(pids, sig):
+    for p in pids:
+        try:
+            os.kill(p, sig)
+        except ProcessLookupError:
+            pass
+def stopped(p):
+    try:
+        return open("/proc/%d/stat" % p).read().rsplit(")", 1)[1].split()[0] in ("T", "t", "Z")
+    except OSError:
+        return True
+signal_all(tree(), signal.SIGCONT)
 time.sleep(random.uniform(0, float(sys.argv[3])))
 libc = ctypes.CDLL(None, use_errno=True)
 MS_RDONLY, MS_REMOUNT = 1, 32
@@ -218,15 +254,14 @@ while state() not in ("gone", "Z"):
         os.kill(pid, signal.SIGSTOP)
     except ProcessLookupError:
         break
+    pids = tree()
+    signal_all(pids, signal.SIGSTOP)
     for _ in range(200):
-        if state() in ("T", "t", "gone", "Z"):
+        if state() in ("gone", "Z") or all(stopped(p) for p in pids):
             break
         time.sleep(0.0005)
     ok = libc.mount(None, target, None, MS_REMOUNT | MS_RDONLY, None) == 0
-    try:
-        os.kill(pid, signal.SIGCONT)
-    except ProcessLookupError:
-        pass
+    signal_all(pids, signal.SIGCONT)
     if ok:
         sys.exit(0)
     time.sleep(0.002)
@@ -441,7 +476,7 @@ trial() {
 	if [ "$FAULT" = readonly ]; then
 		# at once (the remount lands only while jobprep runs, which may be
 		# quick), once the background job has become jobprep
-		until_working 100 true && kill -STOP "$PID"
+		until_working 100 true && kill -STOP "$PID" && stop_children "$PID"
 	elif ! "working_$OP"; then
 		if [ "$FAULT" = enospc ]; then
 			: # it may fail at once: that is the fault

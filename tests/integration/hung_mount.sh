@@ -223,7 +223,7 @@ ends_by_itself init_answers 3 "no answer" init --answers "$T/mnt/answers.json" -
 ends_by_itself init_profile 3 "no answer" init --answers "$T/local.json" --profile "$T/mnt/profile.json"
 ends_by_itself runs_profile 3 "no answer" runs --profile "$T/mnt/profile.json" hung
 ends_by_itself scan_profile 3 "no answer" scan --profile "$T/mnt/profile.json" "$T/local"
-# (not yet: stage from or into a hung mount waits for it, issue 11)
+# (stage from or onto a hung mount: tests/integration/stage_hung_mount.sh)
 
 # --- resume the mount: the rest is reaped, with the status it chose.
 kill -CONT "$ssh_pid"

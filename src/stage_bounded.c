@@ -1,0 +1,271 @@
+/* jp_stage in bounded time: the work (stage.c) runs in a watched child
+ * process (probe_watch.c), so a source or destination on a network mount
+ * that stopped answering costs "PATH: no answer within N s", never a
+ * process stuck in the kernel; a cancel (Ctrl-C, SIGTERM) still ends it at
+ * once. Progress is passed on as it comes; the result and the messages
+ * come back as bytes. What a child given up leaves behind is what kill -9
+ * leaves (temporaries, never a half-made file under its final name): the
+ * next run goes on from there. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "jobprep/i18n.h"
+#include "jobprep/manifest.h"
+#include "jobprep/probe.h"
+#include "jobprep/stage.h"
+#include "probe_watch.h"
+#include "stage_internal.h"
+
+/* How long a cancelled stage may go without a sign of life. */
+#define CANCEL_GRACE_MS 2000
+
+struct stage_call {
+	const char *source, *dest;
+	const struct jp_stage_options *opts;
+	/* the answer */
+	int rc;
+	struct jp_error err;
+	struct jp_stage_result res;
+	/* the parent's: relaying progress */
+	const struct jp_port *port;
+	struct jp_progress last;
+	bool seen;
+};
+
+/* ---- in the child ---- */
+
+struct wire_progress {
+	uint32_t phase;
+	uint64_t done, total, bytes;
+	double rate;
+};
+
+static int child_progress(const struct jp_progress *p, void *payload)
+{
+	struct probe_bytes b = { NULL, 0, 0, 0, false };
+	struct wire_progress w = { (uint32_t)p->phase, p->done, p->total, p->bytes, p->rate };
+
+	(void)payload;
+	probe_bytes_put(&b, &w, sizeof(w));
+	probe_bytes_put_str(&b, p->what);
+	if (!b.bad)
+		jp_watch_send(b.p, b.n);
+	free(b.p);
+	return jp_watch_stop_asked() ? -1 : 0;
+}
+
+static int child_cancelled(void *payload)
+{
+	(void)payload;
+	return jp_watch_stop_asked();
+}
+
+static void stage_run(void *arg)
+{
+	struct stage_call *c = arg;
+	struct jp_port port = JP_PORT_INIT;
+
+	port.progress = child_progress;
+	port.cancelled = child_cancelled;
+	jp_error_init(&c->err);
+	c->rc = jp_stage_now(&c->res, c->source, c->dest, c->opts, &port, &c->err);
+}
+
+static void put_strv(struct probe_bytes *out, char **v, size_t n)
+{
+	uint64_t n64 = n;
+
+	probe_bytes_put(out, &n64, sizeof(n64));
+	for (size_t i = 0; i < n; i++)
+		probe_bytes_put_str(out, v[i]);
+}
+
+static void stage_pack(struct probe_bytes *out, void *arg)
+{
+	struct stage_call *c = arg;
+
+	probe_bytes_put(out, &c->rc, sizeof(c->rc));
+	probe_bytes_put(out, &c->err.code, sizeof(c->err.code));
+	put_strv(out, c->err.msgs, c->err.n);
+	probe_bytes_put(out, &c->res, sizeof(c->res)); /* its pointers are not used */
+	probe_bytes_put_str(out, c->res.dest);
+	put_strv(out, c->res.outside, c->res.n_outside);
+	put_strv(out, c->res.notes, c->res.n_notes);
+}
+
+/* ---- in the parent ---- */
+
+static bool get_strv(struct probe_bytes *in, char ***v, size_t *n)
+{
+	uint64_t n64 = 0;
+
+	*v = NULL;
+	*n = 0;
+	probe_bytes_get(in, &n64, sizeof(n64));
+	if (in->bad || n64 > (in->n - in->off) / sizeof(uint32_t))
+		return false;
+	if (n64 && !(*v = calloc((size_t)n64, sizeof(**v))))
+		return false;
+	for (; *n < n64; (*n)++)
+		if (!((*v)[*n] = probe_bytes_get_str(in)))
+			return false;
+	return true;
+}
+
+static bool stage_unpack(struct probe_bytes *in, void *arg)
+{
+	struct stage_call *c = arg;
+	char **msgs;
+	size_t n;
+	int code = 0;
+	bool ok;
+
+	probe_bytes_get(in, &c->rc, sizeof(c->rc));
+	probe_bytes_get(in, &code, sizeof(code));
+	ok = get_strv(in, &msgs, &n);
+	for (size_t i = 0; i < n; i++) {
+		jp_error_set(&c->err, code ? code : c->rc, "%s", msgs[i]);
+		free(msgs[i]);
+	}
+	free(msgs);
+	probe_bytes_get(in, &c->res, sizeof(c->res));
+	c->res.dest = NULL;
+	c->res.outside = c->res.notes = NULL;
+	c->res.n_outside = c->res.n_notes = 0;
+	if (!ok || in->bad)
+		return false;
+	c->res.dest = probe_bytes_get_str(in);
+	return get_strv(in, &c->res.outside, &c->res.n_outside) &&
+	       get_strv(in, &c->res.notes, &c->res.n_notes) && !in->bad;
+}
+
+static bool parent_cancelled(void *payload)
+{
+	const struct stage_call *c = payload;
+
+	return c->port && c->port->cancelled && c->port->cancelled(c->port->payload);
+}
+
+/* A progress report from the child: passed on; new counts are a sign of
+ * life. */
+static int parent_report(const void *msg, size_t n, void *payload)
+{
+	struct stage_call *c = payload;
+	struct probe_bytes in = { (char *)msg, n, n, 0, false };
+	struct wire_progress w;
+	struct jp_progress p;
+	char *what;
+	int moved, rc = 0;
+
+	probe_bytes_get(&in, &w, sizeof(w));
+	what = probe_bytes_get_str(&in);
+	if (in.bad) {
+		free(what);
+		return 0;
+	}
+	p.phase = (enum jp_phase)w.phase;
+	p.done = w.done;
+	p.total = w.total;
+	p.bytes = w.bytes;
+	p.rate = w.rate;
+	p.what = what;
+	moved = !c->seen || p.phase != c->last.phase || p.done != c->last.done ||
+		p.total != c->last.total || p.bytes != c->last.bytes;
+	c->last = p;
+	c->last.what = NULL;
+	c->seen = true;
+	if (c->port && c->port->progress && c->port->progress(&p, c->port->payload) < 0)
+		rc = -1;
+	free(what);
+	return rc < 0 ? rc : moved;
+}
+
+/* The path of the two that does not answer (a short look at each, which
+ * marks its mount hung when it does not); dest when both do. */
+static const char *silent_path(const char *source, const char *dest)
+{
+	unsigned quick = jp_probe_default_timeout_ms();
+	struct stat st;
+	int e;
+
+	if (quick > 1000)
+		quick = 1000;
+	if (jp_probe_stat(&st, &e, dest, 0, quick, NULL) == JP_ETIMEOUT)
+		return dest;
+	if (!jp_stage_is_url(source) && jp_probe_stat(&st, &e, source, 0, quick, NULL) == JP_ETIMEOUT)
+		return source;
+	return dest;
+}
+
+/* A path of the two on a mount known hung: fail at once. */
+static int fail_hung(const char *source, const char *dest, struct jp_error *err)
+{
+	const char *paths[2] = { dest, jp_stage_is_url(source) ? NULL : source };
+	char mp[4096];
+
+	for (int i = 0; i < 2; i++) {
+		if (paths[i] && jp_probe_mount_hung(paths[i], mp, sizeof(mp)))
+			return jp_error_set(err, JP_ETIMEOUT,
+					    _("%s: no answer: %s, the mount it is on, has not "
+					      "answered an earlier look yet (is a network mount "
+					      "hung?)"),
+					    paths[i], mp);
+	}
+	return 0;
+}
+
+int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
+	     const struct jp_stage_options *opts, const struct jp_port *port,
+	     struct jp_error *err)
+{
+	struct stage_call c;
+	struct jp_watch w;
+	bool cancel_sent;
+	int rc;
+
+	if (out)
+		*out = (struct jp_stage_result)JP_STAGE_RESULT_INIT;
+	if (!source || !source[0] || !dest || !dest[0])
+		return jp_stage_now(out, source, dest, opts, port, err); /* the usage error */
+	if ((rc = fail_hung(source, dest, err)) < 0)
+		return rc;
+	memset(&c, 0, sizeof(c));
+	c.source = source;
+	c.dest = dest;
+	c.opts = opts;
+	c.port = port;
+	jp_error_init(&c.err);
+	c.res = (struct jp_stage_result)JP_STAGE_RESULT_INIT;
+	memset(&w, 0, sizeof(w));
+	w.cancelled = parent_cancelled;
+	w.report = parent_report;
+	w.payload = &c;
+	/* as long as a write of a named file may take (a flush on a slow
+	 * mount), without a byte or a file moving on */
+	w.stall_ms = jp_file_write_timeout_ms();
+	w.grace_ms = w.stall_ms < CANCEL_GRACE_MS ? w.stall_ms : CANCEL_GRACE_MS;
+	rc = jp_watch_call(stage_run, &c, stage_pack, stage_unpack, &w, &cancel_sent, err);
+	if (rc == JP_ETIMEOUT) {
+		rc = jp_error_set(err, JP_ETIMEOUT,
+				  _("%s: no answer within %u.%u s (is a network mount hung?)"),
+				  silent_path(source, dest), w.stall_ms / 1000,
+				  (w.stall_ms % 1000) / 100);
+	} else if (rc == JP_ECANCELED) {
+		rc = jp_error_set(err, JP_ECANCELED, _("%s: copy canceled"), dest);
+	} else if (rc == 0) {
+		rc = c.rc;
+		for (size_t i = 0; i < c.err.n; i++)
+			jp_error_set(err, c.err.code ? c.err.code : rc, "%s", c.err.msgs[i]);
+		if (rc == 0 && out) {
+			*out = c.res;
+			c.res = (struct jp_stage_result)JP_STAGE_RESULT_INIT;
+		}
+	}
+	jp_stage_result_dispose(&c.res);
+	jp_error_dispose(&c.err);
+	return rc;
+}

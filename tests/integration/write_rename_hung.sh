@@ -1,0 +1,166 @@
+#!/bin/sh
+# The rename of a bounded write hangs (issue 11): jobprep writes the files a
+# person names (manifest, env.sh, exports) as a temporary beside the file,
+# flushed, then renamed over it, in a child process watched with a
+# deadline. Here the network mount answers everything but the rename: sshfs
+# runs its sftp server through a proxy that, while a flag file exists,
+# holds the first rename it sees (and everything after it). `jobprep export
+# -o` onto an existing file there must then end by itself (exit 1) saying
+# the new file was being put in place and that, once the mount answers, the
+# file is the old one or the new one, whole; and so it is, with no
+# temporary left, once the proxy lets the rename through. The case is
+# judged only once the proxy has said it holds the rename. Needs root
+# (sshfs in a mount namespace of the test's own) and python3.
+set -u
+
+if [ "${1:-}" != inside ]; then
+	. "$TOP_SRCDIR/tests/lib/ssh.sh"
+	if ! jp_ssh_available || ! command -v python3 >/dev/null 2>&1 ||
+		[ ! -x /usr/lib/openssh/sftp-server ]; then
+		echo "SKIP: needs root, unshare, sshd, ssh, sshfs, /dev/fuse, python3 and sftp-server"
+		exit 77
+	fi
+	T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-rename-hung.XXXXXX") || exit 99
+	trap 'jp_sshd_stop "$T/sshd"; rm -rf "$T"' EXIT
+	jp_sshd_start "$T/sshd" || exit 99
+	export T JP_SSHD_PORT
+	unshare -m --propagation private sh "$0" inside
+	exit $?
+fi
+
+# --- inside a private mount namespace -------------------------------------------
+. "$TOP_SRCDIR/tests/lib/ssh.sh"
+. "$TOP_SRCDIR/tests/lib/gitserv.sh" # the reporters: jp_pass, jp_fail, jp_expect
+unset JOBPREP_PROFILE JOBPREP_PROBE_TIMEOUT_MS
+LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}detect_leaks=0"
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+export LSAN_OPTIONS ASAN_OPTIONS
+J=$JOBPREP
+cleanup() {
+	rm -f "$H/hold"
+	jp_sshfs_umount "$T/mnt"
+	[ -n "${JP_SSHFS_PID:-}" ] && kill "$JP_SSHFS_PID" 2>/dev/null && wait "$JP_SSHFS_PID" 2>/dev/null
+}
+trap cleanup EXIT
+
+# the proxy, in a folder without spaces (sshfs runs it by its path)
+mkdir -p "$T/hold dir" "$T/export" "$T/local" || exit 99
+H=$(jp_nospace_path "$T/hold dir") || exit 99
+cat >"$H/sftp-hold" <<'PY'
+#!/usr/bin/python3
+# sftp-server behind a proxy: while HOLD exists, the first rename request
+# (SSH_FXP_RENAME, or the extension posix-rename@openssh.com) is held, and
+# everything after it, until HOLD is removed; "held" goes to LOG.
+import os, struct, subprocess, sys, threading, time
+here = os.path.dirname(os.path.abspath(sys.argv[0]))
+HOLD, LOG = os.path.join(here, "hold"), os.path.join(here, "log")
+srv = subprocess.Popen(["/usr/lib/openssh/sftp-server"], stdin=subprocess.PIPE,
+                       stdout=subprocess.PIPE, bufsize=0)
+def back():
+    while True:
+        b = os.read(srv.stdout.fileno(), 65536)
+        if not b:
+            os._exit(0)
+        os.write(1, b)
+threading.Thread(target=back, daemon=True).start()
+def read_n(n):
+    b = b""
+    while len(b) < n:
+        c = os.read(0, n - len(b))
+        if not c:
+            srv.stdin.close(); srv.wait(); os._exit(0)
+        b += c
+    return b
+while True:
+    head = read_n(4)
+    body = read_n(struct.unpack(">I", head)[0])
+    rename = body[0] == 18 or (body[0] == 200 and b"posix-rename@openssh.com" in body[5:40])
+    if rename and os.path.exists(HOLD):
+        with open(LOG, "a") as f:
+            f.write("held\n")
+        while os.path.exists(HOLD):
+            time.sleep(0.1)
+        with open(LOG, "a") as f:
+            f.write("released\n")
+    srv.stdin.write(head + body)
+PY
+chmod 755 "$H/sftp-hold"
+jp_sshfs_mount "$T/sshd" "$T/export" "$T/mnt" -o sftp_server="$H/sftp-hold" || exit 99
+
+cat >"$T/local/job.json" <<EOF
+{
+  "schema_version": 1,
+  "generator": {"name": "jobprep", "version": "0.1.0"},
+  "created_at": "2024-05-01T12:00:00Z",
+  "job": {"name": "hold", "workers": 2, "gpus_per_worker": 1,
+          "launch_command": "python train.py", "env": {}},
+  "code": {"source": "shared_storage", "path": "$T/local"},
+  "data": [],
+  "outputs": {"output_dir": "$T/local", "checkpoint_dir": "$T/local", "log_dir": "$T/local"},
+  "checks": []
+}
+EOF
+sed 's/"workers": 2/"workers": 4/' "$T/local/job.json" >"$T/local/job4.json"
+
+# healthy: the export is written there (the rename goes through)
+"$J" export --to slurm -o "$T/mnt/job.sbatch" "$T/local/job.json" >"$T/healthy.out" 2>&1
+jp_expect healthy_export_written_there [ -s "$T/export/job.sbatch" ]
+cp "$T/export/job.sbatch" "$T/old.sbatch"
+"$J" export --to slurm "$T/local/job4.json" >"$T/new.sbatch" 2>/dev/null
+jp_expect the_new_export_differs sh -c '! cmp -s "$1" "$2"' sh "$T/old.sbatch" "$T/new.sbatch"
+
+# main_gone PID: its main thread has exited (zombie or reaped).
+main_gone() {
+	[ ! -e "/proc/$1/stat" ] && return 0
+	[ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" = Z ]
+}
+wait_for() {
+	_n=$1
+	shift
+	_i=0
+	until "$@"; do
+		[ $_i -ge "$_n" ] && return 1
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+}
+held() { grep -q held "$H/log" 2>/dev/null; }
+
+# --- the rename hangs: export ends by itself (1 s probe bound: 4 s a
+# phase; the guard, 60 s, only a hang reaches), saying what became of it
+: >"$H/hold"
+JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" export --to slurm -o "$T/mnt/job.sbatch" "$T/local/job4.json" \
+	</dev/null >"$T/hung.out" 2>"$T/hung.err" &
+pid=$!
+wait_for 300 held
+jp_expect the_rename_is_held_by_the_mount held
+wait_for 600 main_gone $pid
+jp_expect export_with_hung_rename_ends_by_itself main_gone $pid
+if main_gone $pid; then
+	wait $pid
+	jp_expect export_with_hung_rename_exits_1 [ $? = 1 ]
+fi
+jp_expect export_with_hung_rename_says_it_was_being_put_in_place \
+	grep -qF "$T/mnt/job.sbatch: no answer within 4.0 s while putting the new file in place" "$T/hung.err"
+jp_expect export_with_hung_rename_says_old_or_new_whole \
+	grep -q "it holds the old file or the new one, whole" "$T/hung.err"
+
+# --- the mount answers: the file is the old one or the new one, whole
+rm -f "$H/hold"
+wait_for 100 grep -q released "$H/log"
+wait_for 50 sh -c '! ls -A "$1" | grep -q "^\.job\.sbatch\..*\.tmp$"' sh "$T/export"
+jp_expect after_the_rename_the_file_is_old_or_new_whole \
+	sh -c 'cmp -s "$1" "$3" || cmp -s "$2" "$3"' sh "$T/old.sbatch" "$T/new.sbatch" "$T/export/job.sbatch"
+jp_expect after_the_rename_no_temporary_is_left \
+	sh -c '! ls -A "$1" | grep -q "\.tmp$"' sh "$T/export"
+"$J" export --to slurm -o "$T/mnt/job.sbatch" "$T/local/job4.json" >"$T/again.out" 2>&1
+jp_expect the_next_export_succeeds cmp -s "$T/new.sbatch" "$T/export/job.sbatch"
+jp_sshfs_umount "$T/mnt"
+jp_expect mount_unmounts_cleanly sh -c '! grep -q " $1 " /proc/self/mountinfo' sh "$T/mnt"
+if [ "$JP_T_FAILED" != 0 ]; then
+	for f in "$T"/*.out "$T"/*.err "$H/log"; do
+		echo "--- $f"
+		cat "$f"
+	done
+fi
+exit $JP_T_FAILED
