@@ -15,6 +15,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
+#include "jobprep/probe.h"
 #include "jobprep/scan.h"
 #include "jobprep/stage.h"
 #include "treecopy.h"
@@ -39,6 +40,24 @@ bool jp_stage_unpacked(const char *archive)
 
 	free(dir);
 	return there;
+}
+
+/* jp_stage_unpacked in bounded time, for the caller's own thread: 1 when
+ * the folder is there, 0 when not, JP_ETIMEOUT when the mount does not
+ * answer (err says which path). */
+static int unpacked_bounded(const char *archive, struct jp_error *err)
+{
+	char *dir = jp_stage_beside(archive);
+	struct stat sb;
+	int e = 0, rc;
+
+	if (!dir)
+		return 0;
+	rc = jp_probe_stat(&sb, &e, dir, JP_PROBE_NOFOLLOW, jp_probe_default_timeout_ms(), err);
+	free(dir);
+	if (rc < 0)
+		return rc;
+	return e == 0 && S_ISDIR(sb.st_mode);
 }
 
 void jp_stage_packed_dispose(struct jp_stage_packed *p)
@@ -149,13 +168,16 @@ int jp_stage_unpack_within(struct jp_stage_result *out, const char *dir,
 	struct jp_stage_packed p = JP_STAGE_PACKED_INIT;
 	struct jp_stage_options o = JP_STAGE_OPTIONS_INIT;
 	struct stat sb;
-	int rc;
+	int rc, e = 0;
 
 	*out = sum;
 	if (!dir || !dir[0])
 		return jp_error_set(err, JP_EUSAGE, "%s", _("stage: a folder is needed"));
-	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-		return jp_error_set(err, errno == ENOENT ? JP_ENOENT : JP_EUSAGE,
+	/* a bounded look: the folder may be on a mount that stopped answering */
+	if ((rc = jp_probe_stat(&sb, &e, dir, 0, jp_probe_default_timeout_ms(), err)) < 0)
+		return rc;
+	if (e != 0 || !S_ISDIR(sb.st_mode))
+		return jp_error_set(err, e == ENOENT ? JP_ENOENT : JP_EUSAGE,
 				    _("%s: --unpack-archives is for a folder holding archives"), dir);
 	if (opts)
 		o = *opts;
@@ -173,7 +195,14 @@ int jp_stage_unpack_within(struct jp_stage_result *out, const char *dir,
 			break;
 		}
 		/* train.tar and train.zip: the folder the first made is the second's */
-		if (jp_stage_unpacked(p.archives.v[i])) {
+		int there = unpacked_bounded(p.archives.v[i], err);
+
+		if (there < 0) {
+			rc = there;
+			free(dest);
+			break;
+		}
+		if (there) {
 			p.unpacked++;
 			free(dest);
 			continue;

@@ -132,6 +132,19 @@ stage_ends stage_file_from_hung_mount "$T/mnt/data/a/f3" "$T/mnt/data/a/f3" "$T/
 stage_ends stage_onto_hung_mount "$T/mnt/staged" "$T/local/src" "$T/mnt/staged"
 stage_ends stage_archive_onto_hung_mount "$T/mnt/unpacked" "$T/local/src.tar" "$T/mnt/unpacked"
 
+# --- unpacking the archives inside a data set on the hung mount: the first
+# look at the folder is bounded; it ends by itself, exit 1, saying so.
+JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" stage --unpack-archives "$T/mnt/data" </dev/null \
+	>"$T/within.out" 2>"$T/within.err" &
+pid=$!
+wait_for 300 in_mount $pid
+jp_expect unpack_within_waits_in_the_mount in_mount $pid
+wait_for 600 gone $pid
+jp_expect unpack_within_on_hung_mount_ends_by_itself main_gone $pid
+jp_expect unpack_within_on_hung_mount_names_the_folder \
+	sh -c 'grep -F "$1" "$2" | grep -q "answer"' sh "$T/mnt/data" "$T/within.err"
+exits_while_hung unpack_within $pid 1
+
 # --- init staging a data source (data[].origin.from) onto the hung mount:
 # the same bounded stage; it ends by itself, says which path did not
 # answer, exits 1 and writes no manifest.
