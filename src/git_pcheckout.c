@@ -1,0 +1,494 @@
+/* The parallel checkout writer: blobs of the object database written as
+ * files into a work tree by many threads at once. On network storage every
+ * create, rename and stat is a round trip; libgit2's checkout makes them
+ * one after the other, here up to `threads` are in flight. Only for trees
+ * no filter applies to (jp_git_plain_tree): the bytes written are the
+ * blobs' bytes. libgit2 is called from the calling thread only (the
+ * objects are read there, in order); the writers do file I/O alone. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jobprep/i18n.h"
+#include "git_internal.h"
+#include "treecopy.h"
+
+#define MAX_THREADS 64
+/* Blob bytes read ahead of the writers at most. */
+#define INFLIGHT_MAX (64u << 20)
+
+struct pco {
+	struct jp_git_pco_file *v;
+	size_t n;
+	bool replace;
+	int top_fd;
+	int *dir_fd;  /* per file: the descriptor of its folder */
+	char **data;  /* per file: the blob, read ahead; NULL once written */
+	size_t *len;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t ready;  /* files read so far (0..ready-1 may be written) */
+	size_t next;   /* the next file a writer takes */
+	size_t done;
+	size_t inflight;
+	bool stop, reading_done;
+	uint64_t bytes;
+	int err_no;
+	char err_path[1024];
+};
+
+static void fail(struct pco *p, const char *path, int e)
+{
+	pthread_mutex_lock(&p->lock);
+	if (!p->err_no) {
+		p->err_no = e ? e : EIO;
+		snprintf(p->err_path, sizeof(p->err_path), "%s", path);
+	}
+	p->stop = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t k = write(fd, buf, len);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? errno : EIO;
+		buf += k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Modes as libgit2 gives them: 0666 or 0777 less the umask, and jobprep's
+ * exec pattern adds x where r is. */
+static mode_t file_mode(const struct jp_git_pco_file *f)
+{
+	mode_t m = f->mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666;
+
+	if (f->exec)
+		m |= (m & 0444) >> 2;
+	return m;
+}
+
+/* One regular file: under its own name (fresh), or under a temporary
+ * one renamed over it (replace: no file is ever half-made under its
+ * name, and a job still reading the old one keeps it). */
+static int put_file(struct pco *p, size_t i, const char *tmp)
+{
+	struct jp_git_pco_file *f = &p->v[i];
+	const char *name = p->replace ? tmp : base_name(f->path);
+	mode_t mode = file_mode(f);
+	int at = p->dir_fd[i], fd, e;
+
+	fd = openat(at, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0 && errno == EEXIST && p->replace) {
+		/* a temporary a killed run left */
+		unlinkat(at, name, 0);
+		fd = openat(at, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	}
+	if (fd < 0)
+		return errno;
+	/* (the umask applies, as in libgit2's checkout and jobprep's chmod +x) */
+	e = write_all(fd, p->data[i], p->len[i]);
+	if (e == 0 && !p->replace && fstat(fd, &f->st) != 0)
+		e = errno;
+	/* network filesystems report write errors (quota, space) at close */
+	if (close(fd) != 0 && e == 0)
+		e = errno;
+	if (e == 0 && p->replace && renameat(at, tmp, at, base_name(f->path)) != 0)
+		e = errno;
+	if (e != 0)
+		unlinkat(at, name, 0);
+	return e;
+}
+
+static int put_link(struct pco *p, size_t i, const char *tmp)
+{
+	struct jp_git_pco_file *f = &p->v[i];
+	const char *name = p->replace ? tmp : base_name(f->path);
+	int at = p->dir_fd[i];
+
+	if (symlinkat(p->data[i], at, name) != 0) {
+		if (errno != EEXIST || !p->replace)
+			return errno;
+		unlinkat(at, name, 0);
+		if (symlinkat(p->data[i], at, name) != 0)
+			return errno;
+	}
+	if (p->replace && renameat(at, tmp, at, base_name(f->path)) != 0) {
+		int e = errno;
+
+		unlinkat(at, tmp, 0);
+		return e;
+	}
+	return 0;
+}
+
+static int put(struct pco *p, size_t i)
+{
+	struct jp_git_pco_file *f = &p->v[i];
+	char tmp[1024];
+	int e;
+
+	if (f->mode == 0) {
+		if (unlinkat(p->dir_fd[i], base_name(f->path), 0) != 0 && errno != ENOENT)
+			return errno;
+		return 0;
+	}
+	if (snprintf(tmp, sizeof(tmp), JP_TREECOPY_TMP_PREFIX "%s", base_name(f->path)) >=
+	    (int)sizeof(tmp))
+		return ENAMETOOLONG;
+	e = f->mode == GIT_FILEMODE_LINK ? put_link(p, i, tmp) : put_file(p, i, tmp);
+	if (e == 0 && (p->replace || f->mode == GIT_FILEMODE_LINK) &&
+	    fstatat(p->dir_fd[i], base_name(f->path), &f->st, AT_SYMLINK_NOFOLLOW) != 0)
+		e = errno;
+	return e;
+}
+
+static void *writer(void *arg)
+{
+	struct pco *p = arg;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		while (!p->stop && p->next >= p->ready && !(p->reading_done && p->next >= p->n))
+			pthread_cond_wait(&p->cond, &p->lock);
+		if (p->stop || p->next >= p->n)
+			break;
+		size_t i = p->next++;
+
+		pthread_mutex_unlock(&p->lock);
+		int e = put(p, i);
+
+		pthread_mutex_lock(&p->lock);
+		if (e != 0) {
+			pthread_mutex_unlock(&p->lock);
+			fail(p, p->v[i].path, e);
+			pthread_mutex_lock(&p->lock);
+			break;
+		}
+		p->v[i].done = true;
+		p->done++;
+		p->bytes += p->len[i];
+		p->inflight -= p->len[i];
+		free(p->data[i]);
+		p->data[i] = NULL;
+		pthread_cond_broadcast(&p->cond);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* ---- folders --------------------------------------------------------------- */
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every folder the files are in, and their parents: sorted, unique, a
+ * parent before its children. */
+static int list_dirs(const struct pco *p, struct jp_strv *dirs)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const char *path = p->v[i].path;
+
+		for (const char *s = strchr(path, '/'); s; s = strchr(s + 1, '/')) {
+			char *d = strndup(path, (size_t)(s - path));
+
+			if (!d || jp_strv_push(dirs, d) < 0) {
+				free(d);
+				return -1;
+			}
+			free(d);
+		}
+	}
+	if (dirs->n > 1)
+		qsort(dirs->v, dirs->n, sizeof(*dirs->v), by_str);
+	size_t k = 0;
+
+	for (size_t i = 0; i < dirs->n; i++) {
+		if (k && strcmp(dirs->v[k - 1], dirs->v[i]) == 0) {
+			free(dirs->v[i]);
+			continue;
+		}
+		dirs->v[k++] = dirs->v[i];
+	}
+	dirs->n = k;
+	return 0;
+}
+
+/* A folder made unless there, and held open. */
+static int open_dir(int top, const char *rel, bool make)
+{
+	if (make && mkdirat(top, rel, 0777) != 0 && errno != EEXIST)
+		return -1;
+	return openat(top, rel, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Each file's folder descriptor (dfds[k] for dirs->v[k]). */
+static int open_dirs(struct pco *p, struct jp_strv *dirs, int *dfds, char *bad, size_t badlen)
+{
+	for (size_t k = 0; k < dirs->n; k++) {
+		bool make = !p->replace;
+
+		for (size_t i = 0; i < p->n && !make; i++) {
+			const char *path = p->v[i].path;
+			size_t dl = strlen(dirs->v[k]);
+
+			make = p->v[i].is_new && strncmp(path, dirs->v[k], dl) == 0 &&
+			       path[dl] == '/';
+		}
+		if ((dfds[k] = open_dir(p->top_fd, dirs->v[k], make)) < 0) {
+			snprintf(bad, badlen, "%s", dirs->v[k]);
+			return errno;
+		}
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		const char *s = strrchr(p->v[i].path, '/');
+		char key[4096];
+		char *kp = key;
+		char **hit;
+
+		if (!s) {
+			p->dir_fd[i] = p->top_fd;
+			continue;
+		}
+		snprintf(key, sizeof(key), "%.*s", (int)(s - p->v[i].path), p->v[i].path);
+		hit = bsearch(&kp, dirs->v, dirs->n, sizeof(*dirs->v), by_str);
+		p->dir_fd[i] = hit ? dfds[hit - dirs->v] : -1;
+	}
+	return 0;
+}
+
+/* ---- the reader: the calling thread -------------------------------------- */
+
+static int read_blob(struct pco *p, git_odb *odb, size_t i)
+{
+	git_odb_object *o = NULL;
+	size_t len;
+	int gerr;
+
+	if (p->v[i].mode == 0) {
+		p->len[i] = 0;
+		return 0;
+	}
+	if ((gerr = git_odb_read(&o, odb, &p->v[i].id)) != 0)
+		return gerr;
+	len = git_odb_object_size(o);
+	if (!(p->data[i] = malloc(len + 1))) {
+		git_odb_object_free(o);
+		return GIT_ERROR;
+	}
+	memcpy(p->data[i], git_odb_object_data(o), len);
+	p->data[i][len] = '\0';
+	p->len[i] = len;
+	git_odb_object_free(o);
+	return 0;
+}
+
+static int report(struct pco *p, struct jp_git_op *op, bool force)
+{
+	size_t done;
+	uint64_t bytes;
+
+	pthread_mutex_lock(&p->lock);
+	done = p->done;
+	bytes = p->bytes;
+	pthread_mutex_unlock(&p->lock);
+	if (op && jp_git_op_progress(op, JP_PHASE_CHECKOUT, done, p->n, bytes, force) < 0) {
+		pthread_mutex_lock(&p->lock);
+		p->stop = true;
+		pthread_cond_broadcast(&p->cond);
+		pthread_mutex_unlock(&p->lock);
+		return -1;
+	}
+	return 0;
+}
+
+static void wait_a_little(struct pco *p)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += 100 * 1000 * 1000;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&p->cond, &p->lock, &ts);
+}
+
+/* Read every blob in order, at most INFLIGHT_MAX ahead of the writers;
+ * then wait for them. 0, a libgit2 error, or -1 once canceled. */
+static int feed(struct pco *p, git_odb *odb, struct jp_git_op *op)
+{
+	int gerr = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		pthread_mutex_lock(&p->lock);
+		while (!p->stop && p->inflight > INFLIGHT_MAX) {
+			wait_a_little(p);
+			pthread_mutex_unlock(&p->lock);
+			if (report(p, op, false) < 0)
+				return -1;
+			pthread_mutex_lock(&p->lock);
+		}
+		bool stop = p->stop;
+
+		pthread_mutex_unlock(&p->lock);
+		if (stop)
+			return 0;
+		if ((gerr = read_blob(p, odb, i)) != 0)
+			break;
+		pthread_mutex_lock(&p->lock);
+		p->inflight += p->len[i];
+		p->ready = i + 1;
+		pthread_cond_broadcast(&p->cond);
+		pthread_mutex_unlock(&p->lock);
+		if ((i & 63) == 0 && report(p, op, false) < 0)
+			return -1;
+	}
+	pthread_mutex_lock(&p->lock);
+	p->reading_done = true;
+	if (gerr != 0)
+		p->stop = true;
+	pthread_cond_broadcast(&p->cond);
+	while (!p->stop && p->done < p->n) {
+		wait_a_little(p);
+		pthread_mutex_unlock(&p->lock);
+		if (report(p, op, false) < 0)
+			return -1;
+		pthread_mutex_lock(&p->lock);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return gerr;
+}
+
+static int set_error(struct pco *p, int gerr, bool canceled, const char *top,
+		     struct jp_git_op *op, struct jp_error *err)
+{
+	if (canceled)
+		return jp_error_set(err, JP_ECANCELED, _("%s: canceled"), top);
+	if (gerr != 0)
+		return jp_git_op_error(op, gerr, NULL, err, top);
+	if (p->err_no == ENOSPC || p->err_no == EDQUOT)
+		return jp_error_set(err, JP_ENOSPC, _("%s/%s: the disk is full: %s"), top,
+				    p->err_path, strerror(p->err_no));
+	return jp_error_set(err, p->err_no == ENOMEM ? JP_ENOMEM : JP_EIO,
+			    _("%s/%s: cannot write it: %s"), top, p->err_path, strerror(p->err_no));
+}
+
+static int run(struct pco *p, git_repository *repo, unsigned threads, struct jp_git_op *op,
+	       const char *top, struct jp_error *err)
+{
+	pthread_t tid[MAX_THREADS];
+	unsigned started = 0;
+	git_odb *odb = NULL;
+	int gerr;
+	bool canceled = false;
+
+	if ((gerr = git_repository_odb(&odb, repo)) != 0)
+		return jp_git_op_error(op, gerr, NULL, err, top);
+	for (; started < threads; started++)
+		if (pthread_create(&tid[started], NULL, writer, p) != 0)
+			break;
+	if (started == 0) {
+		git_odb_free(odb);
+		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+	}
+	gerr = feed(p, odb, op);
+	canceled = gerr == -1;
+	if (canceled)
+		gerr = 0;
+	pthread_mutex_lock(&p->lock);
+	p->reading_done = true;
+	if (gerr != 0 || canceled)
+		p->stop = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	git_odb_free(odb);
+	if (!canceled && !gerr && !p->err_no) {
+		report(p, op, true);
+		return 0;
+	}
+	return set_error(p, gerr, canceled, top, op, err);
+}
+
+int jp_git_pcheckout(git_repository *repo, const char *top, struct jp_git_pco_file *v, size_t n,
+		     unsigned threads, bool replace, struct jp_git_op *op, struct jp_error *err)
+{
+	struct pco p;
+	struct jp_strv dirs = JP_STRV_INIT;
+	int *dfds = NULL, rc = 0, e;
+	char bad[1024] = "";
+
+	memset(&p, 0, sizeof(p));
+	p.v = v;
+	p.n = n;
+	p.replace = replace;
+	if (threads == 0)
+		threads = 16;
+	if (threads > MAX_THREADS)
+		threads = MAX_THREADS;
+	if (n == 0)
+		return 0;
+	p.top_fd = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (p.top_fd < 0)
+		return jp_error_set(err, JP_EIO, _("%s: cannot open it: %s"), top, strerror(errno));
+	pthread_mutex_init(&p.lock, NULL);
+	pthread_cond_init(&p.cond, NULL);
+	p.dir_fd = calloc(n, sizeof(*p.dir_fd));
+	p.data = calloc(n, sizeof(*p.data));
+	p.len = calloc(n, sizeof(*p.len));
+	if (!p.dir_fd || !p.data || !p.len || list_dirs(&p, &dirs) < 0 ||
+	    !(dfds = malloc((dirs.n + 1) * sizeof(*dfds)))) {
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		goto out;
+	}
+	for (size_t k = 0; k < dirs.n; k++)
+		dfds[k] = -1;
+	if ((e = open_dirs(&p, &dirs, dfds, bad, sizeof(bad))) != 0) {
+		rc = jp_error_set(err, e == ENOSPC || e == EDQUOT ? JP_ENOSPC : JP_EIO,
+				  _("%s/%s: cannot make the folder: %s"), top, bad, strerror(e));
+		goto out;
+	}
+	rc = run(&p, repo, threads, op, top, err);
+out:
+	for (size_t k = 0; dfds && k < dirs.n; k++)
+		if (dfds[k] >= 0)
+			close(dfds[k]);
+	for (size_t i = 0; p.data && i < n; i++)
+		free(p.data[i]);
+	free(dfds);
+	free(p.dir_fd);
+	free(p.data);
+	free(p.len);
+	jp_strv_dispose(&dirs);
+	pthread_mutex_destroy(&p.lock);
+	pthread_cond_destroy(&p.cond);
+	close(p.top_fd);
+	return rc;
+}
