@@ -244,6 +244,13 @@ struct jp_git_pco_file {
 int jp_git_pcheckout(git_repository *repo, const char *top, struct jp_git_pco_file *v, size_t n,
 		     unsigned threads, bool replace, struct jp_git_op *op, struct jp_error *err);
 
+/* A fresh checkout of tree into the empty work tree dir of repo by the
+ * parallel writer, and the index of it with the files' stat: 0, 1 when
+ * not for this tree (filters, submodules: libgit2's checkout then), or an
+ * error as jp_git_pcheckout's. */
+int jp_git_pcheckout_tree(git_repository *repo, git_tree *tree, const char *dir, unsigned threads,
+			  struct jp_git_op *op, struct jp_error *err);
+
 /* ---- the parallel status (git_pstatus.c) ---- */
 
 /* Whether a checkout's files are exactly its blobs: no .gitattributes in

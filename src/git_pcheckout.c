@@ -492,3 +492,116 @@ out:
 	close(p.top_fd);
 	return rc;
 }
+
+/* ---- a fresh checkout of a whole tree ---------------------------------------- */
+
+static int index_with_stats(git_index *idx, const struct jp_git_pco_file *v, size_t n,
+			    time_t *newest)
+{
+	int gerr = 0;
+
+	for (size_t i = 0; gerr == 0 && i < n; i++) {
+		const git_index_entry *e = git_index_get_bypath(idx, v[i].path, 0);
+		git_index_entry ne;
+		const struct stat *st = &v[i].st;
+
+		if (!e)
+			return GIT_ENOTFOUND;
+		ne = *e;
+		ne.ctime.seconds = (int32_t)st->st_ctim.tv_sec;
+		ne.ctime.nanoseconds = (uint32_t)st->st_ctim.tv_nsec;
+		ne.mtime.seconds = (int32_t)st->st_mtim.tv_sec;
+		ne.mtime.nanoseconds = (uint32_t)st->st_mtim.tv_nsec;
+		ne.dev = (uint32_t)st->st_dev;
+		ne.ino = (uint32_t)st->st_ino;
+		ne.uid = st->st_uid;
+		ne.gid = st->st_gid;
+		ne.file_size = (uint32_t)st->st_size;
+		/* just written: libgit2's index write need not read it again */
+		ne.flags_extended |= GIT_INDEX_ENTRY_UPTODATE;
+		if (st->st_mtim.tv_sec > *newest)
+			*newest = st->st_mtim.tv_sec;
+		if (st->st_ctim.tv_sec > *newest)
+			*newest = st->st_ctim.tv_sec;
+		gerr = git_index_add(idx, &ne);
+	}
+	return gerr;
+}
+
+/* The index written, then dated after the newest file (none racily clean). */
+static int write_dated(git_index *idx, time_t newest)
+{
+	struct timespec ts[2];
+	int gerr = git_index_write(idx);
+
+	if (gerr != 0)
+		return gerr;
+	clock_gettime(CLOCK_REALTIME, &ts[0]);
+	if (ts[0].tv_sec <= newest)
+		ts[0].tv_sec = newest + 1;
+	ts[1] = ts[0];
+	utimensat(AT_FDCWD, git_index_path(idx), ts, 0);
+	return 0;
+}
+
+static int tree_files(git_index *idx, struct jp_git_pco_file **out, size_t *n)
+{
+	struct jp_git_pco_file *v;
+
+	*n = git_index_entrycount(idx);
+	if (!(v = calloc(*n + 1, sizeof(*v))))
+		return -1;
+	for (size_t i = 0; i < *n; i++) {
+		const git_index_entry *e = git_index_get_byindex(idx, i);
+
+		if (e->mode != GIT_FILEMODE_BLOB && e->mode != GIT_FILEMODE_BLOB_EXECUTABLE &&
+		    e->mode != GIT_FILEMODE_LINK) {
+			free(v);
+			return 1; /* a submodule */
+		}
+		v[i].path = e->path;
+		v[i].mode = e->mode;
+		git_oid_cpy(&v[i].id, &e->id);
+		v[i].is_new = true;
+	}
+	*out = v;
+	return 0;
+}
+
+int jp_git_pcheckout_tree(git_repository *repo, git_tree *tree, const char *dir, unsigned threads,
+			  struct jp_git_op *op, struct jp_error *err)
+{
+	struct jp_git_pco_file *v = NULL;
+	git_index *idx = NULL, *fresh = NULL;
+	size_t n = 0;
+	time_t newest = 0;
+	int gerr, rc;
+
+	if (!jp_git_plain_tree(repo, tree))
+		return 1;
+	/* the tree's index in memory: its paths stay put while written */
+	if ((gerr = git_index_new(&fresh)) != 0 || (gerr = git_index_read_tree(fresh, tree)) != 0)
+		goto fail;
+	if ((rc = tree_files(fresh, &v, &n)) != 0) {
+		git_index_free(fresh);
+		return rc < 0 ? jp_error_set(err, JP_ENOMEM, "%s", _("out of memory")) : 1;
+	}
+	if ((rc = jp_git_pcheckout(repo, dir, v, n, threads, false, op, err)) != 0) {
+		free(v);
+		git_index_free(fresh);
+		return rc;
+	}
+	if ((gerr = git_repository_index(&idx, repo)) != 0 ||
+	    (gerr = git_index_read_tree(idx, tree)) != 0 ||
+	    (gerr = index_with_stats(idx, v, n, &newest)) != 0 || (gerr = write_dated(idx, newest)) != 0)
+		goto fail;
+	free(v);
+	git_index_free(fresh);
+	git_index_free(idx);
+	return 0;
+fail:
+	free(v);
+	git_index_free(fresh);
+	git_index_free(idx);
+	return jp_git_op_error(op, gerr, dir, err, dir);
+}

@@ -1029,6 +1029,10 @@ static int index_put(git_index *idx, git_tree *tree, const char *path, const str
 		ne.uid = st->st_uid;
 		ne.gid = st->st_gid;
 		ne.file_size = (uint32_t)st->st_size;
+		/* just written with this stat: not racy, and libgit2's index
+		 * write need not read it again (it would, one file after the
+		 * other, for every entry newer than the index it read) */
+		ne.flags_extended |= GIT_INDEX_ENTRY_UPTODATE;
 		if (st->st_mtim.tv_sec > *newest)
 			*newest = st->st_mtim.tv_sec;
 		if (st->st_ctim.tv_sec > *newest)
