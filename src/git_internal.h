@@ -232,11 +232,12 @@ struct jp_git_pco_file {
 	bool done;        /* out: written (or removed) */
 };
 
-/* Write the blobs of v[0..n) (sorted by path) into the work tree at top
- * with `threads` writers (0 = 16): fresh (replace false: nothing is there;
- * every folder is made) or over what is there (each file written under
- * JP_TREECOPY_TMP_PREFIX NAME in its folder, then renamed over NAME; only
- * the folders of is_new files are made). No filters are applied: only for
+/* Write the blobs of v[0..n) into the work tree at top with `threads`
+ * writers (0 = 16), dealt out folder by folder: fresh (replace false:
+ * nothing is there; every folder is made) or over what is there (as git's
+ * checkout does: the old file unlinked, the new one made under its name; a
+ * symlink made as JP_TREECOPY_TMP_PREFIX NAME and renamed over; only the
+ * folders of is_new files are made). No filters are applied: only for
  * trees jp_git_plain_tree accepts. Progress (JP_PHASE_CHECKOUT) and cancel
  * through op. On failure, files already written stay (v[i].done): the
  * caller puts them back. 0, JP_ECANCELED, JP_ENOSPC, JP_EIO, JP_ENOMEM,

@@ -31,6 +31,8 @@ struct pco {
 	bool replace;
 	int top_fd;
 	int *dir_fd;  /* per file: the descriptor of its folder */
+	size_t *dir_ix; /* per file: its folder's number */
+	size_t *order;  /* the files in the order they are read and written */
 	char **data;  /* per file: the blob, read ahead; NULL once written */
 	size_t *len;
 	pthread_mutex_t lock;
@@ -90,35 +92,33 @@ static mode_t file_mode(const struct jp_git_pco_file *f)
 	return m;
 }
 
-/* One regular file: under its own name (fresh), or under a temporary
- * one renamed over it (replace: no file is ever half-made under its
- * name, and a job still reading the old one keeps it). */
-static int put_file(struct pco *p, size_t i, const char *tmp)
+/* One regular file under its name. Over an old one (replace), the old one
+ * is unlinked first, as git's checkout does: a job still reading it (sh
+ * reads a script as it goes) keeps it, and so does another hard link to
+ * it. The move's journal puts back whatever a kill leaves half-done. */
+static int put_file(struct pco *p, size_t i)
 {
 	struct jp_git_pco_file *f = &p->v[i];
-	const char *name = p->replace ? tmp : base_name(f->path);
+	const char *name = base_name(f->path);
 	mode_t mode = file_mode(f);
 	int at = p->dir_fd[i], fd, e;
 
+	if (p->replace && !f->is_new && unlinkat(at, name, 0) != 0 && errno != ENOENT)
+		return errno;
 	fd = openat(at, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-	if (fd < 0 && errno == EEXIST && p->replace) {
-		/* a temporary a killed run left */
-		unlinkat(at, name, 0);
-		fd = openat(at, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-	}
 	if (fd < 0)
 		return errno;
 	/* (the umask applies, as in libgit2's checkout and jobprep's chmod +x) */
 	e = write_all(fd, p->data[i], p->len[i]);
-	if (e == 0 && !p->replace && fstat(fd, &f->st) != 0)
+	/* the stat for the index, before close: one more lookup per file is
+	 * one more round trip */
+	if (e == 0 && fstat(fd, &f->st) != 0)
 		e = errno;
 	/* network filesystems report write errors (quota, space) at close */
 	if (close(fd) != 0 && e == 0)
 		e = errno;
-	if (e == 0 && p->replace && renameat(at, tmp, at, base_name(f->path)) != 0)
-		e = errno;
 	if (e != 0)
-		unlinkat(at, name, 0);
+		unlinkat(at, name, 0); /* (no half-made file under its name) */
 	return e;
 }
 
@@ -158,8 +158,8 @@ static int put(struct pco *p, size_t i)
 	if (snprintf(tmp, sizeof(tmp), JP_TREECOPY_TMP_PREFIX "%s", base_name(f->path)) >=
 	    (int)sizeof(tmp))
 		return ENAMETOOLONG;
-	e = f->mode == GIT_FILEMODE_LINK ? put_link(p, i, tmp) : put_file(p, i, tmp);
-	if (e == 0 && (p->replace || f->mode == GIT_FILEMODE_LINK) &&
+	e = f->mode == GIT_FILEMODE_LINK ? put_link(p, i, tmp) : put_file(p, i);
+	if (e == 0 && f->mode == GIT_FILEMODE_LINK &&
 	    fstatat(p->dir_fd[i], base_name(f->path), &f->st, AT_SYMLINK_NOFOLLOW) != 0)
 		e = errno;
 	return e;
@@ -175,7 +175,7 @@ static void *writer(void *arg)
 			pthread_cond_wait(&p->cond, &p->lock);
 		if (p->stop || p->next >= p->n)
 			break;
-		size_t i = p->next++;
+		size_t i = p->order[p->next++];
 
 		pthread_mutex_unlock(&p->lock);
 		int e = put(p, i);
@@ -272,12 +272,50 @@ static int open_dirs(struct pco *p, struct jp_strv *dirs, int *dfds, char *bad, 
 
 		if (!s) {
 			p->dir_fd[i] = p->top_fd;
+			p->dir_ix[i] = dirs->n;
 			continue;
 		}
 		snprintf(key, sizeof(key), "%.*s", (int)(s - p->v[i].path), p->v[i].path);
 		hit = bsearch(&kp, dirs->v, dirs->n, sizeof(*dirs->v), by_str);
 		p->dir_fd[i] = hit ? dfds[hit - dirs->v] : -1;
+		p->dir_ix[i] = hit ? (size_t)(hit - dirs->v) : dirs->n;
 	}
+	return 0;
+}
+
+struct slot {
+	size_t rank, dir, i;
+};
+
+static int by_rank(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->dir < y->dir ? -1 : x->dir > y->dir;
+}
+
+/* The files dealt out folder by folder (the first of each folder, then the
+ * second of each ...): a create or an unlink holds its folder's lock for a
+ * whole round trip, so writers in one folder would wait for each other. */
+static int deal_out(struct pco *p, size_t ndirs)
+{
+	size_t *count = calloc(ndirs + 1, sizeof(*count));
+	struct slot *sl = malloc((p->n + 1) * sizeof(*sl));
+
+	if (!count || !sl) {
+		free(count);
+		free(sl);
+		return -1;
+	}
+	for (size_t i = 0; i < p->n; i++)
+		sl[i] = (struct slot){ count[p->dir_ix[i]]++, p->dir_ix[i], i };
+	qsort(sl, p->n, sizeof(*sl), by_rank);
+	for (size_t j = 0; j < p->n; j++)
+		p->order[j] = sl[j].i;
+	free(count);
+	free(sl);
 	return 0;
 }
 
@@ -345,7 +383,9 @@ static int feed(struct pco *p, git_odb *odb, struct jp_git_op *op)
 {
 	int gerr = 0;
 
-	for (size_t i = 0; i < p->n; i++) {
+	for (size_t j = 0; j < p->n; j++) {
+		size_t i = p->order[j];
+
 		pthread_mutex_lock(&p->lock);
 		while (!p->stop && p->inflight > INFLIGHT_MAX) {
 			wait_a_little(p);
@@ -363,10 +403,10 @@ static int feed(struct pco *p, git_odb *odb, struct jp_git_op *op)
 			break;
 		pthread_mutex_lock(&p->lock);
 		p->inflight += p->len[i];
-		p->ready = i + 1;
+		p->ready = j + 1;
 		pthread_cond_broadcast(&p->cond);
 		pthread_mutex_unlock(&p->lock);
-		if ((i & 63) == 0 && report(p, op, false) < 0)
+		if ((j & 63) == 0 && report(p, op, false) < 0)
 			return -1;
 	}
 	pthread_mutex_lock(&p->lock);
@@ -461,9 +501,11 @@ int jp_git_pcheckout(git_repository *repo, const char *top, struct jp_git_pco_fi
 	pthread_mutex_init(&p.lock, NULL);
 	pthread_cond_init(&p.cond, NULL);
 	p.dir_fd = calloc(n, sizeof(*p.dir_fd));
+	p.dir_ix = calloc(n, sizeof(*p.dir_ix));
+	p.order = calloc(n, sizeof(*p.order));
 	p.data = calloc(n, sizeof(*p.data));
 	p.len = calloc(n, sizeof(*p.len));
-	if (!p.dir_fd || !p.data || !p.len || list_dirs(&p, &dirs) < 0 ||
+	if (!p.dir_fd || !p.dir_ix || !p.order || !p.data || !p.len || list_dirs(&p, &dirs) < 0 ||
 	    !(dfds = malloc((dirs.n + 1) * sizeof(*dfds)))) {
 		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 		goto out;
@@ -475,6 +517,10 @@ int jp_git_pcheckout(git_repository *repo, const char *top, struct jp_git_pco_fi
 				  _("%s/%s: cannot make the folder: %s"), top, bad, strerror(e));
 		goto out;
 	}
+	if (deal_out(&p, dirs.n) < 0) {
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		goto out;
+	}
 	rc = run(&p, repo, threads, op, top, err);
 out:
 	for (size_t k = 0; dfds && k < dirs.n; k++)
@@ -484,6 +530,8 @@ out:
 		free(p.data[i]);
 	free(dfds);
 	free(p.dir_fd);
+	free(p.dir_ix);
+	free(p.order);
 	free(p.data);
 	free(p.len);
 	jp_strv_dispose(&dirs);

@@ -481,8 +481,11 @@ static int plan(struct upd *u)
 	git_oid a, b;
 	git_tree *ta = NULL, *tb = NULL;
 	git_diff *diff = NULL;
+	git_diff_options dopts;
 	int gerr;
 
+	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
+	dopts.flags |= GIT_DIFF_SKIP_BINARY_CHECK;
 	git_oid_fromstr(&a, u->res->from);
 	git_oid_fromstr(&b, u->res->to);
 	if ((gerr = git_commit_lookup(&u->from, u->repo, &a)) != 0 ||
@@ -490,10 +493,14 @@ static int plan(struct upd *u)
 	    (gerr = git_graph_ahead_behind(&u->res->ahead, &u->res->back, u->repo, &b, &a)) != 0 ||
 	    (gerr = git_commit_tree(&ta, u->from)) != 0 ||
 	    (gerr = git_commit_tree(&tb, u->to)) != 0 ||
-	    (gerr = git_diff_tree_to_tree(&diff, u->repo, ta, tb, NULL)) != 0)
+	    (gerr = git_diff_tree_to_tree(&diff, u->repo, ta, tb, &dopts)) != 0)
 		goto fail;
-	if ((gerr = git_diff_foreach(diff, diff_cb, NULL, NULL, NULL, u)) != 0)
-		goto fail;
+	/* the deltas only: git_diff_foreach makes a patch of each, reading
+	 * both blobs and the diff attributes (one round trip after the other
+	 * in a work tree on network storage) */
+	for (size_t i = 0; i < git_diff_num_deltas(diff); i++)
+		if ((gerr = diff_cb(git_diff_get_delta(diff, i), 0, u)) != 0)
+			goto fail;
 	u->res->files = u->paths.n;
 	git_diff_free(diff);
 	git_tree_free(ta);

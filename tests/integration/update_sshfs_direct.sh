@@ -50,6 +50,7 @@ commit() { git -C "$W" add -A 2>/dev/null && git $JP_GIT_ID -C "$W" commit -qm "
 # v2: a changed file, a mode change only, a symlink retargeted, new files in
 # new folders
 echo changed >"$W/README"
+printf '#!/bin/sh\necho training v2\n' >"$W/scripts/train.sh"
 chmod +x "$W/src/train.py"
 ln -sfn README "$W/link.py"
 mkdir -p "$W/new/deep"
@@ -109,8 +110,13 @@ clean() {
 		[ -z "$(git -C "$P" diff-files | grep -v '	scripts/train.sh$')" ]
 }
 
+# a script a job is running: sh reads it as it goes
+exec 3<"$P/scripts/train.sh"
 init v2 v2 strace
 jp_expect direct_move_succeeds [ $? = 0 ]
+jp_expect running_script_keeps_its_content [ "$(cat <&3)" = "$(printf '#!/bin/sh\necho training')" ]
+exec 3<&-
+jp_expect running_script_is_v2 grep -q "training v2" "$P/scripts/train.sh"
 jp_expect direct_move_says_parallel_writers grep -q "moved $P from v1 (.*) to v2 (.*parallel writers" "$S/v2.out"
 jp_expect direct_move_is_at_v2 [ "$(git -C "$P" rev-parse HEAD)" = "$(git -C "$R" rev-parse v2)" ]
 jp_expect direct_move_tree_is_v2 same v2
@@ -137,11 +143,16 @@ jp_expect same_size_change_named grep -q "uncommitted changes to README" "$S/v3a
 jp_expect same_size_change_kept [ "$(cat "$P/README")" = CHANGED ]
 jp_expect same_size_change_head_stays [ "$(git -C "$P" rev-parse HEAD)" = "$(git -C "$R" rev-parse v2)" ]
 
-# only touched (the same content, a new mtime): not a change, the move goes
+# only touched (the same content, a new mtime): not a change, the move goes;
+# a file with a second hard link (a snapshot made with cp -al, server side)
+# is not written through: the other link keeps what it had
 echo changed >"$P/README"
 touch -d '2030-01-01' "$P/new/f5.txt"
+ln "$S/remote/proj/new/deep/a.txt" "$S/remote/a-link"
 init v3 v3
 jp_expect touched_file_moves [ $? = 0 ]
+jp_expect hard_link_keeps_its_content [ "$(cat "$S/remote/a-link")" = fresh ]
+jp_expect hard_linked_file_is_v3 [ "$(cat "$P/new/deep/a.txt")" = fresher ]
 jp_expect touched_move_is_at_v3 [ "$(git -C "$P" rev-parse HEAD)" = "$(git -C "$R" rev-parse v3)" ]
 jp_expect touched_move_tree_is_v3 same v3
 jp_expect touched_move_deleted_file_gone [ ! -e "$P/new/f0.txt" ]
