@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -425,6 +426,20 @@ static int feed(struct pco *p, git_odb *odb, struct jp_git_op *op)
 	return gerr;
 }
 
+/* Out of blocks or inodes: sshfs says EPERM for it (SFTP has no code
+ * for a full disk). */
+static bool looks_full(const char *top, int e)
+{
+	struct statvfs vfs;
+
+	if (e == ENOSPC || e == EDQUOT)
+		return true;
+	if (statvfs(top, &vfs) != 0)
+		return false;
+	return (uint64_t)vfs.f_bavail * vfs.f_frsize < 65536 ||
+	       (vfs.f_files > 0 && vfs.f_favail == 0);
+}
+
 static int set_error(struct pco *p, int gerr, bool canceled, const char *top,
 		     struct jp_git_op *op, struct jp_error *err)
 {
@@ -432,7 +447,7 @@ static int set_error(struct pco *p, int gerr, bool canceled, const char *top,
 		return jp_error_set(err, JP_ECANCELED, _("%s: canceled"), top);
 	if (gerr != 0)
 		return jp_git_op_error(op, gerr, NULL, err, top);
-	if (p->err_no == ENOSPC || p->err_no == EDQUOT)
+	if (looks_full(top, p->err_no))
 		return jp_error_set(err, JP_ENOSPC, _("%s/%s: the disk is full: %s"), top,
 				    p->err_path, strerror(p->err_no));
 	return jp_error_set(err, p->err_no == ENOMEM ? JP_ENOMEM : JP_EIO,

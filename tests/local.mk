@@ -315,7 +315,8 @@ EXTRA_DIST += tests/tui/chinese_ui.sh tests/integration/po_complete.sh
 # storage: the platform's mount layout in a private namespace, sshfs over a loopback sshd;
 # a hung sshfs mount costs check and scan a timeout, and SIGTERM still ends them
 STORAGE_SH_TESTS = tests/integration/storage_platform.sh tests/integration/hung_mount.sh \
-	tests/integration/update_sshfs.sh tests/integration/update_sshfs_direct.sh
+	tests/integration/update_sshfs.sh tests/integration/update_sshfs_direct.sh \
+	tests/integration/update_sshfs_full.sh
 TESTS += $(STORAGE_SH_TESTS)
 EXTRA_DIST += $(STORAGE_SH_TESTS) tests/lib/ssh.sh tests/lib/platform.sh
 # preflight: the run's preflight.sh as Workers run it (dash, bash, busybox sh;
