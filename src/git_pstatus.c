@@ -216,8 +216,12 @@ static unsigned char classify(const struct ps *p, int dfd, const git_index_entry
 	bool mode_changed = !link && (ie->mode == GIT_FILEMODE_BLOB_EXECUTABLE) !=
 					 ((st.st_mode & S_IXUSR) != 0);
 	bool size_ok = (uint32_t)st.st_size == ie->file_size;
+	/* as libgit2 does, but for the inode number (a FUSE mount makes its
+	 * own, another after each mount): size, mtime, ctime */
 	bool stat_ok = size_ok && ie->mtime.seconds == (int32_t)st.st_mtim.tv_sec &&
 		       ie->mtime.nanoseconds == (uint32_t)st.st_mtim.tv_nsec &&
+		       ie->ctime.seconds == (int32_t)st.st_ctim.tv_sec &&
+		       ie->ctime.nanoseconds == (uint32_t)st.st_ctim.tv_nsec &&
 		       (int64_t)ie->mtime.seconds < p->index_sec;
 
 	/* (a size of 0 is git's mark of a racily clean entry: read it) */
