@@ -46,6 +46,10 @@ struct pco {
 	uint64_t bytes;
 	int err_no;
 	char err_path[1024];
+	/* non-NULL: each writer reads its blobs itself, from an object
+	 * database of its own opened on this objects folder (a deep history's
+	 * delta chains make reading as costly as writing) */
+	const char *objects;
 };
 
 static void fail(struct pco *p, const char *path, int e)
@@ -454,6 +458,57 @@ static int set_error(struct pco *p, int gerr, bool canceled, const char *top,
 			    _("%s/%s: cannot write it: %s"), top, p->err_path, strerror(p->err_no));
 }
 
+/* A writer that reads its blobs itself (p->objects). */
+static void *reader_writer(void *arg)
+{
+	struct pco *p = arg;
+	git_odb *odb = NULL;
+
+	if (git_odb_open(&odb, p->objects) != 0) {
+		git_error_clear();
+		fail(p, p->objects, EIO);
+		return NULL;
+	}
+	pthread_mutex_lock(&p->lock);
+	while (!p->stop && p->next < p->n) {
+		size_t i = p->order[p->next++];
+		int e;
+
+		pthread_mutex_unlock(&p->lock);
+		e = read_blob(p, odb, i) != 0 ? (git_error_clear(), EIO) : put(p, i);
+		if (e != 0) {
+			fail(p, p->v[i].path, e);
+			pthread_mutex_lock(&p->lock);
+			break;
+		}
+		pthread_mutex_lock(&p->lock);
+		p->v[i].done = true;
+		p->done++;
+		p->bytes += p->len[i];
+		free(p->data[i]);
+		p->data[i] = NULL;
+		pthread_cond_broadcast(&p->cond);
+	}
+	pthread_mutex_unlock(&p->lock);
+	git_odb_free(odb);
+	return NULL;
+}
+
+/* While the reader_writers work: progress, and the cancel. -1 once canceled. */
+static int watch(struct pco *p, struct jp_git_op *op)
+{
+	pthread_mutex_lock(&p->lock);
+	while (!p->stop && p->done < p->n) {
+		wait_a_little(p);
+		pthread_mutex_unlock(&p->lock);
+		if (report(p, op, false) < 0)
+			return -1;
+		pthread_mutex_lock(&p->lock);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return 0;
+}
+
 static int run(struct pco *p, git_repository *repo, unsigned threads, struct jp_git_op *op,
 	       const char *top, struct jp_error *err)
 {
@@ -466,13 +521,13 @@ static int run(struct pco *p, git_repository *repo, unsigned threads, struct jp_
 	if ((gerr = git_repository_odb(&odb, repo)) != 0)
 		return jp_git_op_error(op, gerr, NULL, err, top);
 	for (; started < threads; started++)
-		if (pthread_create(&tid[started], NULL, writer, p) != 0)
+		if (pthread_create(&tid[started], NULL, p->objects ? reader_writer : writer, p) != 0)
 			break;
 	if (started == 0) {
 		git_odb_free(odb);
 		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
 	}
-	gerr = feed(p, odb, op);
+	gerr = p->objects ? watch(p, op) : feed(p, odb, op);
 	canceled = gerr == -1;
 	if (canceled)
 		gerr = 0;
@@ -492,8 +547,9 @@ static int run(struct pco *p, git_repository *repo, unsigned threads, struct jp_
 	return set_error(p, gerr, canceled, top, op, err);
 }
 
-int jp_git_pcheckout(git_repository *repo, const char *top, struct jp_git_pco_file *v, size_t n,
-		     unsigned threads, bool replace, struct jp_git_op *op, struct jp_error *err)
+static int pcheckout(git_repository *repo, const char *top, struct jp_git_pco_file *v, size_t n,
+		     unsigned threads, bool replace, const char *objects, struct jp_git_op *op,
+		     struct jp_error *err)
 {
 	struct pco p;
 	struct jp_strv dirs = JP_STRV_INIT;
@@ -504,6 +560,7 @@ int jp_git_pcheckout(git_repository *repo, const char *top, struct jp_git_pco_fi
 	p.v = v;
 	p.n = n;
 	p.replace = replace;
+	p.objects = objects;
 	if (threads == 0)
 		threads = 16;
 	if (threads > MAX_THREADS)
@@ -554,6 +611,12 @@ out:
 	pthread_cond_destroy(&p.cond);
 	close(p.top_fd);
 	return rc;
+}
+
+int jp_git_pcheckout(git_repository *repo, const char *top, struct jp_git_pco_file *v, size_t n,
+		     unsigned threads, bool replace, struct jp_git_op *op, struct jp_error *err)
+{
+	return pcheckout(repo, top, v, n, threads, replace, NULL, op, err);
 }
 
 /* ---- a fresh checkout of a whole tree ---------------------------------------- */
@@ -638,6 +701,7 @@ int jp_git_pcheckout_tree(git_repository *repo, git_tree *tree, const char *dir,
 	git_index *idx = NULL, *fresh = NULL;
 	size_t n = 0;
 	time_t newest = 0;
+	char objects[4096];
 	int gerr, rc;
 
 	if (!jp_git_plain_tree(repo, tree))
@@ -649,7 +713,12 @@ int jp_git_pcheckout_tree(git_repository *repo, git_tree *tree, const char *dir,
 		git_index_free(fresh);
 		return rc < 0 ? jp_error_set(err, JP_ENOMEM, "%s", _("out of memory")) : 1;
 	}
-	if ((rc = jp_git_pcheckout(repo, dir, v, n, threads, false, op, err)) != 0) {
+	/* (the clone's own objects, on local disk: each writer reads its own) */
+	if (snprintf(objects, sizeof(objects), "%sobjects", git_repository_path(repo)) >=
+	    (int)sizeof(objects))
+		objects[0] = '\0';
+	if ((rc = pcheckout(repo, dir, v, n, threads, false, objects[0] ? objects : NULL, op,
+			    err)) != 0) {
 		free(v);
 		git_index_free(fresh);
 		return rc;
