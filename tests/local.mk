@@ -255,6 +255,7 @@ EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
 # git: clone by ref, refusals, credentials over http and ssh, interrupts, remote pin,
 # a silent server (stall timeout and signals over ssh and git://), an ssh session that never answers
 GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refused.sh \
+	tests/integration/git_clone_parallel.sh \
 	tests/integration/git_clone_interrupt.sh tests/integration/git_clone_http.sh \
 	tests/integration/git_clone_ssh.sh tests/integration/git_remote.sh \
 	tests/integration/git_silent_server.sh tests/integration/git_ssh_silent_session.sh \
