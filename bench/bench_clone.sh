@@ -26,6 +26,8 @@ set -u
 : "${TOP_BUILDDIR:=$(pwd)}"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 . "$TOP_SRCDIR/tests/lib/ssh.sh"
+BENCH_NAME=bench_clone
+. "$TOP_SRCDIR/bench/lib.sh"
 for t in python3 git sshfs; do
 	command -v $t >/dev/null 2>&1 || { echo "bench_clone: $t is missing" >&2; exit 77; }
 done
@@ -37,34 +39,8 @@ RUNS=${BENCH_CLONE_RUNS:-3}
 T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-bench-clone.XXXXXX") || exit 1
 trap 'jp_gitd_stop "$T"; jp_sshd_stop "$T/sshd"; jp_httpd_stop "$T/httpd"; rm -rf "$T"' EXIT
 CACHE=${BENCH_CLONE_CACHE:-$T/cache}
-mkdir -p "$CACHE" "$T/home" "$T/scratch" "$T/local"
-HOME=$T/home
-XDG_CACHE_HOME=$T/home/.cache
-export HOME XDG_CACHE_HOME
-unset SSH_AUTH_SOCK JOBPREP_GIT_TOKEN
-
-# measure OUT CMD...: run CMD, append "wall_seconds max_rss_kib cpu_seconds"
-# to OUT.
-measure() {
-	_out=$1
-	shift
-	python3 - "$_out" "$@" <<'EOF'
-import resource, subprocess, sys, time
-out, cmd = sys.argv[1], sys.argv[2:]
-t = time.monotonic()
-rc = subprocess.call(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-wall = time.monotonic() - t
-ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-if rc != 0:
-    sys.exit("bench_clone: failed (%d): %s" % (rc, " ".join(cmd)))
-open(out, "a").write("%.3f %d %.3f\n" % (wall, ru.ru_maxrss, ru.ru_utime + ru.ru_stime))
-EOF
-}
-# median FILE COLUMN
-median() {
-	sort -n -k"$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+mkdir -p "$CACHE" "$T/scratch" "$T/local"
+jp_test_env "$T" # HOME=$T/home, its own mirror cache, no agent, no tokens
 
 # ---- the repositories ----
 if [ ! -d "$CACHE/mid.git" ]; then
@@ -90,34 +66,7 @@ if [ ! -d "$CACHE/mid.git" ]; then
 fi
 if [ ! -d "$CACHE/large.git" ]; then
 	echo "bench_clone: making a repository of ~200,000 objects (fast-import)..."
-	rm -rf "$CACHE/large.work"
-	git init -q --bare -b main "$CACHE/large.work" || exit 1
-	python3 - <<'EOF' | git -C "$CACHE/large.work" fast-import --quiet || exit 1
-import random, sys
-out = sys.stdout.buffer
-rnd = random.Random(42)
-NF, COMMITS, PER = 20000, 150, 1000
-words = [b"alpha", b"beta", b"gamma", b"delta", b"loss", b"step", b"grad", b"rank"]
-files = {}
-def line():
-    return b" ".join(rnd.choice(words) for _ in range(6)) + b" %d\n" % rnd.randrange(1 << 30)
-for i in range(NF):
-    files[i] = b"".join(line() for _ in range(4))
-def commit(n, paths):
-    msg = b"commit %d" % n
-    out.write(b"commit refs/heads/main\ncommitter bench <b@b> %d +0000\n" % (1700000000 + n))
-    out.write(b"data %d\n%s\n" % (len(msg), msg))
-    for i in paths:
-        data = files[i]
-        out.write(b"M 100644 inline d%03d/f%05d.txt\ndata %d\n%s\n" % (i % 200, i, len(data), data))
-commit(0, range(NF))
-for n in range(1, COMMITS + 1):
-    touched = rnd.sample(range(NF), PER)
-    for i in touched:
-        files[i] += line()
-    commit(n, sorted(touched))
-EOF
-	mv "$CACHE/large.work" "$CACHE/large.git"
+	bench_big_repo "$CACHE/large.git" 42 150 || exit 1
 fi
 # git/git-shaped (the issue's example), for 3. only: ~4,500 files in nested
 # folders, a deep history (2,000 commits of 100 changed files: ~300,000
@@ -170,28 +119,20 @@ if [ -z "${BENCH_CLONE_ONLY_REPEAT:-}" ]; then
 # ---- 1. onto an uncached sshfs mount ----
 jp_sshd_start "$T/sshd" || exit 1
 mkdir -p "$T/export" "$T/mnt"
-export T U JOBPREP RUNS TOP_SRCDIR JP_SSHD_PORT
+export T U JOBPREP RUNS TOP_SRCDIR JP_SSHD_PORT BENCH_NAME
 unshare -m --propagation private sh -c '
 	. "$TOP_SRCDIR/tests/lib/ssh.sh"
 	. "$TOP_SRCDIR/tests/lib/gitserv.sh"
-	measure() { python3 - "$@" <<EOF
-import subprocess, sys, time
-out, cmd = sys.argv[1], sys.argv[2:]
-t = time.monotonic()
-rc = subprocess.call(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-if rc: sys.exit("failed: " + " ".join(cmd))
-open(out, "a").write("%.3f 0\n" % (time.monotonic() - t))
-EOF
-	}
+	. "$TOP_SRCDIR/bench/lib.sh"
 	jp_sshfs_mount "$T/sshd" "$T/export" "$T/mnt" || exit 1
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		if [ $((i % 2)) = 0 ]; then
-			sync; measure "$T/sshfs.git" git clone -q "$U/mid.git" "$T/mnt/g$i"
-			sync; measure "$T/sshfs.jobprep" "$JOBPREP" clone --no-cache "$U/mid.git" "$T/mnt/j$i"
+			sync; bench_measure "$T/sshfs.git" git clone -q "$U/mid.git" "$T/mnt/g$i"
+			sync; bench_measure "$T/sshfs.jobprep" "$JOBPREP" clone --no-cache "$U/mid.git" "$T/mnt/j$i"
 		else
-			sync; measure "$T/sshfs.jobprep" "$JOBPREP" clone --no-cache "$U/mid.git" "$T/mnt/j$i"
-			sync; measure "$T/sshfs.git" git clone -q "$U/mid.git" "$T/mnt/g$i"
+			sync; bench_measure "$T/sshfs.jobprep" "$JOBPREP" clone --no-cache "$U/mid.git" "$T/mnt/j$i"
+			sync; bench_measure "$T/sshfs.git" git clone -q "$U/mid.git" "$T/mnt/g$i"
 		fi
 		i=$((i + 1))
 	done
@@ -200,10 +141,10 @@ EOF
 	wait' || exit 1
 jp_sshd_stop "$T/sshd"
 rm -rf "$T/export"
-g=$(median "$T/sshfs.git" 1)
-j=$(median "$T/sshfs.jobprep" 1)
+g=$(bench_median "$T/sshfs.git" 1)
+j=$(bench_median "$T/sshfs.jobprep" 1)
 echo "sshfs (uncached), ~400 files, 15 MiB pack: git clone ${g}s, jobprep clone ${j}s," \
-	"ratio $(ratio "$j" "$g") (goal <= 0.5)"
+	"ratio $(bench_ratio "$j" "$g") (goal <= 0.5)"
 
 # ---- 2. a large repository on local disk ----
 i=0
@@ -212,28 +153,28 @@ while [ $i -lt "$RUNS" ]; do
 		rm -rf "$T/local/x"
 		sync
 		case $who in
-		git) measure "$T/large.git" git clone -q "$U/large.git" "$T/local/x" ;;
-		jobprep) measure "$T/large.jobprep" "$JOBPREP" clone --no-cache --progress "$U/large.git" "$T/local/x" ;;
-		noprog) measure "$T/large.noprog" "$JOBPREP" clone --no-cache --no-progress "$U/large.git" "$T/local/x" ;;
-		git2) measure "$T/large.git2" "$G2" "$U/large.git" "$T/local/x" ;;
+		git) bench_measure "$T/large.git" git clone -q "$U/large.git" "$T/local/x" ;;
+		jobprep) bench_measure "$T/large.jobprep" "$JOBPREP" clone --no-cache --progress "$U/large.git" "$T/local/x" ;;
+		noprog) bench_measure "$T/large.noprog" "$JOBPREP" clone --no-cache --no-progress "$U/large.git" "$T/local/x" ;;
+		git2) bench_measure "$T/large.git2" "$G2" "$U/large.git" "$T/local/x" ;;
 		esac
 	done
 	i=$((i + 1))
 done
-g=$(median "$T/large.git" 1)
-j=$(median "$T/large.jobprep" 1)
-n=$(median "$T/large.noprog" 1)
-b=$(median "$T/large.git2" 1)
-jm=$(median "$T/large.jobprep" 2)
-bm=$(median "$T/large.git2" 2)
-jc=$(median "$T/large.jobprep" 3)
-nc=$(median "$T/large.noprog" 3)
+g=$(bench_median "$T/large.git" 1)
+j=$(bench_median "$T/large.jobprep" 1)
+n=$(bench_median "$T/large.noprog" 1)
+b=$(bench_median "$T/large.git2" 1)
+jm=$(bench_median "$T/large.jobprep" 2)
+bm=$(bench_median "$T/large.git2" 2)
+jc=$(bench_median "$T/large.jobprep" 3)
+nc=$(bench_median "$T/large.noprog" 3)
 echo "large repository ($objs objects), local disk: git clone ${g}s, bare libgit2 ${b}s," \
-	"jobprep clone ${j}s: ratio vs git $(ratio "$j" "$g") (goal <= 1.5)"
-echo "peak memory: jobprep ${jm} KiB, bare libgit2 ${bm} KiB: ratio $(ratio "$jm" "$bm") (goal <= 1.1)"
+	"jobprep clone ${j}s: ratio vs git $(bench_ratio "$j" "$g") (goal <= 1.5)"
+echo "peak memory: jobprep ${jm} KiB, bare libgit2 ${bm} KiB: ratio $(bench_ratio "$jm" "$bm") (goal <= 1.1)"
 # Progress is CPU work: judged on CPU time, which the disk's noise does not
 # swamp (wall times are printed too).
-echo "progress cost: CPU with ${jc}s, without ${nc}s: ratio $(ratio "$jc" "$nc") (goal < 1.03);" \
+echo "progress cost: CPU with ${jc}s, without ${nc}s: ratio $(bench_ratio "$jc" "$nc") (goal < 1.03);" \
 	"wall ${j}s vs ${n}s"
 
 fi
@@ -256,23 +197,23 @@ if [ "${BENCH_CLONE_SKIP_REPEAT:-}" = "" ]; then
 			rm -rf "$T/local/g" "$T/local/j$i"
 			sync
 			if [ $((i % 2)) = 0 ]; then
-				measure "$T/repeat.$repo.git" git clone -q "$H" "$T/local/g"
+				bench_measure "$T/repeat.$repo.git" git clone -q "$H" "$T/local/g"
 				sync
-				measure "$T/repeat.$repo.jobprep" "$JOBPREP" clone "$H" "$T/local/j$i"
+				bench_measure "$T/repeat.$repo.jobprep" "$JOBPREP" clone "$H" "$T/local/j$i"
 			else
-				measure "$T/repeat.$repo.jobprep" "$JOBPREP" clone "$H" "$T/local/j$i"
+				bench_measure "$T/repeat.$repo.jobprep" "$JOBPREP" clone "$H" "$T/local/j$i"
 				sync
-				measure "$T/repeat.$repo.git" git clone -q "$H" "$T/local/g"
+				bench_measure "$T/repeat.$repo.git" git clone -q "$H" "$T/local/g"
 			fi
 			[ "$(git -C "$T/local/j$i" rev-parse HEAD)" = "$(git -C "$T/local/g" rev-parse HEAD)" ] ||
 				{ echo "bench_clone: the two clones differ" >&2; exit 1; }
 			rm -rf "$T/local/j$i" "$T/local/g"
 			i=$((i + 1))
 		done
-		g=$(median "$T/repeat.$repo.git" 1)
-		j=$(median "$T/repeat.$repo.jobprep" 1)
+		g=$(bench_median "$T/repeat.$repo.git" 1)
+		j=$(bench_median "$T/repeat.$repo.jobprep" 1)
 		echo "repeat prep into a new folder ($repo: $f files, $n objects, http), warm cache:" \
-			"fresh git clone ${g}s, jobprep clone ${j}s: ratio $(ratio "$j" "$g") (goal <= 0.1)"
+			"fresh git clone ${g}s, jobprep clone ${j}s: ratio $(bench_ratio "$j" "$g") (goal <= 0.1)"
 	done
 	jp_httpd_stop "$T/httpd"
 fi

@@ -23,26 +23,15 @@ mktree=$TOP_BUILDDIR/bench/mktree
 [ -x /usr/bin/time ] || { echo "bench_scan: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 
 mkdir -p "$dir"
+BENCH_NAME=bench_scan BENCH_DIR=$dir
+. "$TOP_SRCDIR/bench/lib.sh"
 cleanup() {
-	if [ -n "${mnt:-}" ]; then
-		jp_sshfs_umount "$mnt"
-		[ -n "${JP_SSHFS_PID:-}" ] && wait "$JP_SSHFS_PID" 2>/dev/null
-	fi
-	[ -n "${sshd_dir:-}" ] && jp_sshd_stop "$sshd_dir"
+	bench_sshfs_stop "${mnt:-}" "${sshd_dir:-}"
 	[ "${JP_BENCH_KEEP:-0}" = 1 ] || rm -rf "$dir"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# run LABEL CMD... -> prints "LABEL: S s, M KiB", sets $secs and $kib
-run() {
-	_label=$1
-	shift
-	/usr/bin/time -f '%e %M' -o "$dir/time.out" "$@" >/dev/null 2>"$dir/err.out" ||
-		{ echo "bench_scan: $_label failed:" >&2; cat "$dir/err.out" >&2; exit 1; }
-	read -r secs kib <"$dir/time.out"
-	printf '  %-34s %7.2f s  %8d KiB\n' "$_label" "$secs" "$kib"
-}
 # cancel_ms PATH: how long `jobprep scan PATH` takes to exit after SIGINT,
 # sent 0.3 s into the scan (prints ms; "done" if it finished first).
 cancel_ms() {
@@ -57,7 +46,6 @@ cancel_ms() {
 	[ "$_rc" = 130 ] || { echo "done"; return; }
 	echo $(( (_t1 - _t0) / 1000000 ))
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }'; }
 best() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a < b) ? a : b }'; }
 
 # --- 1 and 2: local disk, warm cache -----------------------------------------------
@@ -73,12 +61,12 @@ du -s "$tree" >/dev/null # warm the cache
 echo "local disk, $files files, warm cache (best of 3):"
 du_best= scan_best= quick_best= scan_kib=0
 for i in 1 2 3; do
-	run "du -s" du -s "$tree"
+	bench_time "du -s" du -s "$tree"
 	du_best=$(best "$secs" "$du_best")
-	run "jobprep scan" "$JOBPREP" scan "$tree"
+	bench_time "jobprep scan" "$JOBPREP" scan "$tree"
 	scan_best=$(best "$secs" "$scan_best")
 	[ "$kib" -gt "$scan_kib" ] && scan_kib=$kib
-	run "jobprep scan --quick" "$JOBPREP" scan --quick "$tree"
+	bench_time "jobprep scan --quick" "$JOBPREP" scan --quick "$tree"
 	quick_best=$(best "$secs" "$quick_best")
 done
 got=$("$JOBPREP" scan --json "$tree" | tr -d ' \t\n')
@@ -86,7 +74,7 @@ case "$got" in
 *"\"files\":$want_files,\"bytes\":$want_bytes,\"archives\":$want_archives"*) ;;
 *) echo "bench_scan: the scan's counts are wrong: $got" >&2; exit 1 ;;
 esac
-echo "RESULT local full scan: $(ratio "$scan_best" "$du_best")x du -s ($scan_best s vs $du_best s; target <= 1.0x), peak $((scan_kib / 1024)) MiB (target < 32 MiB)"
+echo "RESULT local full scan: $(bench_ratio "$scan_best" "$du_best")x du -s ($scan_best s vs $du_best s; target <= 1.0x), peak $((scan_kib / 1024)) MiB (target < 32 MiB)"
 echo "RESULT local quick look: $quick_best s (target < 0.3 s)"
 echo "RESULT local cancel: exit $(cancel_ms "$tree") ms after SIGINT (target < 100 ms)"
 
@@ -109,9 +97,9 @@ jp_sshfs_mount "$sshd_dir" "$net" "$mnt" || exit 1
 echo "sshfs of a loopback sshd, $net_files files, dir_cache=no attr_timeout=0 entry_timeout=0 (best of 2):"
 du_best= scan_best=
 for i in 1 2; do
-	run "du -s" du -s "$mnt"
+	bench_time "du -s" du -s "$mnt"
 	du_best=$(best "$secs" "$du_best")
-	run "jobprep scan" "$JOBPREP" scan "$mnt"
+	bench_time "jobprep scan" "$JOBPREP" scan "$mnt"
 	scan_best=$(best "$secs" "$scan_best")
 done
 got=$("$JOBPREP" scan --json "$mnt" | tr -d ' \t\n')
@@ -119,5 +107,5 @@ case "$got" in
 *"\"files\":$want_files,\"bytes\":$want_bytes,\"archives\":$want_archives"*) ;;
 *) echo "bench_scan: the sshfs scan's counts are wrong: $got" >&2; exit 1 ;;
 esac
-echo "RESULT sshfs full scan: $(ratio "$scan_best" "$du_best")x du -s ($scan_best s vs $du_best s; target <= 0.35x)"
+echo "RESULT sshfs full scan: $(bench_ratio "$scan_best" "$du_best")x du -s ($scan_best s vs $du_best s; target <= 0.35x)"
 echo "RESULT sshfs cancel: exit $(cancel_ms "$mnt") ms after SIGINT (target < 100 ms)"

@@ -41,16 +41,14 @@ for t in /usr/bin/time rsync sshfs; do
 done
 . "$TOP_SRCDIR/tests/lib/ssh.sh"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh" # jp_free_port, jp_listening
+BENCH_NAME=bench_stage BENCH_DIR=$dir
+. "$TOP_SRCDIR/bench/lib.sh"
 jp_ssh_available || { echo "RESULT stage: skipped (needs root, sshd, sshfs, /dev/fuse)"; exit 0; }
 
 rm -rf "$dir"
 mkdir -p "$dir/remote"
 cleanup() {
-	if [ -n "${mnt:-}" ]; then
-		jp_sshfs_umount "$mnt"
-		[ -n "${JP_SSHFS_PID:-}" ] && wait "$JP_SSHFS_PID" 2>/dev/null
-	fi
-	[ -n "${sshd_dir:-}" ] && jp_sshd_stop "$sshd_dir"
+	bench_sshfs_stop "${mnt:-}" "${sshd_dir:-}"
 	if [ -s "$dir/httpd.pid" ]; then
 		_p=$(cat "$dir/httpd.pid")
 		kill "$_p" 2>/dev/null
@@ -61,16 +59,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# run LABEL CMD... -> prints "LABEL: S s, M KiB", sets $secs and $kib
-run() {
-	_label=$1
-	shift
-	/usr/bin/time -f '%e %M' -o "$dir/time.out" "$@" >/dev/null 2>"$dir/err.out" ||
-		{ echo "bench_stage: $_label failed:" >&2; cat "$dir/err.out" >&2; exit 1; }
-	read -r secs kib <"$dir/time.out"
-	printf '  %-34s %7.2f s  %8d KiB\n' "$_label" "$secs" "$kib"
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }'; }
 # bytes_in DIR: of every file below DIR (0 when it is not there)
 bytes_in() { find "$1" -type f -printf '%s\n' 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 min() { awk -v a="$1" -v b="$2" 'BEGIN { print (a < b ? a : b) }'; }
@@ -89,35 +77,35 @@ mnt=$dir/mnt
 jp_sshfs_mount "$sshd_dir" "$dir/remote" "$mnt" || exit 1
 echo "sshfs of a loopback sshd, $n_files files, $((n_bytes / 1048576)) MiB, every cache off:"
 
-run "rsync -a" rsync -a "$src/" "$mnt/rsync/"
+bench_time "rsync -a" rsync -a "$src/" "$mnt/rsync/"
 t_rsync=$secs
-run "cp -a" cp -a "$src" "$mnt/cp"
+bench_time "cp -a" cp -a "$src" "$mnt/cp"
 t_cp=$secs
 best=$(min "$t_rsync" "$t_cp")
 t_rc=
 if [ -n "$have_rclone" ]; then
-	run "rclone copy --transfers 32" rclone copy --links --transfers 32 "$src" "$mnt/rclone"
+	bench_time "rclone copy --transfers 32" rclone copy --links --transfers 32 "$src" "$mnt/rclone"
 	t_rc=$secs
 	best=$(min "$best" "$t_rc")
 fi
-run "jobprep stage" "$JOBPREP" stage --no-progress "$src" "$mnt/jp"
+bench_time "jobprep stage" "$JOBPREP" stage --no-progress "$src" "$mnt/jp"
 t_jp=$secs m_jp=$kib
 diff -r "$src" "$dir/remote/jp" >/dev/null || { echo "bench_stage: the staged copy differs" >&2; exit 1; }
-echo "RESULT small files: $(ratio "$t_jp" "$t_rsync")x rsync -a, $(ratio "$t_jp" "$t_cp")x cp -a${t_rc:+, $(ratio "$t_jp" "$t_rc")x rclone}, $(ratio "$t_jp" "$best")x the fastest ($t_jp s vs $t_rsync s, $t_cp s${t_rc:+, $t_rc s}; targets <= 0.3x rsync, <= 0.5x the fastest), peak $((m_jp / 1024)) MiB"
+echo "RESULT small files: $(bench_ratio "$t_jp" "$t_rsync")x rsync -a, $(bench_ratio "$t_jp" "$t_cp")x cp -a${t_rc:+, $(bench_ratio "$t_jp" "$t_rc")x rclone}, $(bench_ratio "$t_jp" "$best")x the fastest ($t_jp s vs $t_rsync s, $t_cp s${t_rc:+, $t_rc s}; targets <= 0.3x rsync, <= 0.5x the fastest), peak $((m_jp / 1024)) MiB"
 
-run "rsync -a (nothing changed)" rsync -a "$src/" "$mnt/rsync/"
+bench_time "rsync -a (nothing changed)" rsync -a "$src/" "$mnt/rsync/"
 t_rsync=$secs
-run "jobprep stage (nothing changed)" "$JOBPREP" stage --no-progress "$src" "$mnt/jp"
+bench_time "jobprep stage (nothing changed)" "$JOBPREP" stage --no-progress "$src" "$mnt/jp"
 t_jp=$secs
-echo "RESULT no-op re-run: $(ratio "$t_jp" "$t_rsync")x rsync -a ($t_jp s vs $t_rsync s; target <= 0.2x)"
+echo "RESULT no-op re-run: $(bench_ratio "$t_jp" "$t_rsync")x rsync -a ($t_jp s vs $t_rsync s; target <= 0.2x)"
 
 mkdir "$mnt/tar"
-run "tar xzf -C" tar xzf "$dir/tree.tar.gz" -C "$mnt/tar"
+bench_time "tar xzf -C" tar xzf "$dir/tree.tar.gz" -C "$mnt/tar"
 t_tar=$secs
-run "jobprep stage tree.tar.gz" "$JOBPREP" stage --no-progress "$dir/tree.tar.gz" "$mnt/jpx"
+bench_time "jobprep stage tree.tar.gz" "$JOBPREP" stage --no-progress "$dir/tree.tar.gz" "$mnt/jpx"
 t_jp=$secs m_jp=$kib
 diff -r "$src" "$dir/remote/jpx" >/dev/null || { echo "bench_stage: the unpacked tree differs" >&2; exit 1; }
-echo "RESULT unpack: $(ratio "$t_jp" "$t_tar")x tar xzf ($t_jp s vs $t_tar s; target <= 0.3x), peak $((m_jp / 1024)) MiB"
+echo "RESULT unpack: $(bench_ratio "$t_jp" "$t_tar")x tar xzf ($t_jp s vs $t_tar s; target <= 0.3x), peak $((m_jp / 1024)) MiB"
 
 # --- a few large files: bandwidth
 big=$dir/big
@@ -127,18 +115,18 @@ for i in 1 2 3; do
 done
 lbytes=$(find "$big" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }')
 echo "large files: 3 x $large_mib MiB:"
-run "rsync -a" rsync -a "$big/" "$mnt/big-rsync/"
+bench_time "rsync -a" rsync -a "$big/" "$mnt/big-rsync/"
 best=$secs
-run "cp -a" cp -a "$big" "$mnt/big-cp"
+bench_time "cp -a" cp -a "$big" "$mnt/big-cp"
 best=$(min "$best" "$secs")
 if [ -n "$have_rclone" ]; then
-	run "rclone copy --transfers 32" rclone copy --transfers 32 "$big" "$mnt/big-rclone"
+	bench_time "rclone copy --transfers 32" rclone copy --transfers 32 "$big" "$mnt/big-rclone"
 	best=$(min "$best" "$secs")
 fi
-run "jobprep stage" "$JOBPREP" stage --no-progress "$big" "$mnt/big-jp"
+bench_time "jobprep stage" "$JOBPREP" stage --no-progress "$big" "$mnt/big-jp"
 t_jp=$secs
 diff -r "$big" "$dir/remote/big-jp" >/dev/null || { echo "bench_stage: the large files differ" >&2; exit 1; }
-echo "RESULT large files: $(ratio "$best" "$t_jp")x the fastest peer's throughput ($(ratio $((lbytes / 1048576)) "$t_jp") MiB/s vs $(ratio $((lbytes / 1048576)) "$best") MiB/s; target >= 0.9x)"
+echo "RESULT large files: $(bench_ratio "$best" "$t_jp")x the fastest peer's throughput ($(bench_ratio $((lbytes / 1048576)) "$t_jp") MiB/s vs $(bench_ratio $((lbytes / 1048576)) "$best") MiB/s; target >= 0.9x)"
 
 # --- kill -9 half-way through the large files, then the rest
 "$JOBPREP" stage --progress "$big" "$mnt/big-kill" 2>/dev/null &
@@ -179,13 +167,13 @@ C
 		w=$((w + 1))
 	done
 	echo "download of $dl_mib MiB from loopback lighttpd to local disk:"
-	run "curl -o" curl -s -f -o "$dir/dl/curl.bin" "http://127.0.0.1:$port/dl.bin"
+	bench_time "curl -o" curl -s -f -o "$dir/dl/curl.bin" "http://127.0.0.1:$port/dl.bin"
 	t_curl=$secs
 	rm -f "$dir/dl/curl.bin"
-	run "jobprep stage" "$JOBPREP" stage --no-progress "http://127.0.0.1:$port/dl.bin" "$dir/dl/jp.bin"
+	bench_time "jobprep stage" "$JOBPREP" stage --no-progress "http://127.0.0.1:$port/dl.bin" "$dir/dl/jp.bin"
 	t_jp=$secs m_jp=$kib
 	cmp -s "$dir/www/dl.bin" "$dir/dl/jp.bin" || { echo "bench_stage: the download differs" >&2; exit 1; }
-	echo "RESULT download: $(ratio "$t_curl" "$t_jp")x curl's throughput ($t_jp s vs $t_curl s; target >= 0.9x), peak $((m_jp / 1024)) MiB"
+	echo "RESULT download: $(bench_ratio "$t_curl" "$t_jp")x curl's throughput ($t_jp s vs $t_curl s; target >= 0.9x), peak $((m_jp / 1024)) MiB"
 else
 	echo "RESULT download: skipped (needs lighttpd and curl)"
 fi
@@ -193,7 +181,7 @@ fi
 # --- peak memory by tree size, on local disk
 for n in ${JP_BENCH_RSS_FILES:-}; do
 	"$mktree" "$dir/rss-$n" "$n" 500 50 >/dev/null || exit 1
-	run "jobprep stage ($n files, local)" "$JOBPREP" stage --no-progress "$dir/rss-$n" "$dir/rss-$n-copy"
+	bench_time "jobprep stage ($n files, local)" "$JOBPREP" stage --no-progress "$dir/rss-$n" "$dir/rss-$n-copy"
 	echo "RESULT peak memory, $n files: $((kib / 1024)) MiB"
 	rm -rf "$dir/rss-$n" "$dir/rss-$n-copy"
 done

@@ -25,6 +25,8 @@ set -u
 : "${TOP_SRCDIR:=$(pwd)}"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 . "$TOP_SRCDIR/tests/lib/ssh.sh"
+BENCH_NAME=bench_update
+. "$TOP_SRCDIR/bench/lib.sh"
 for t in python3 git; do
 	command -v $t >/dev/null 2>&1 || { echo "bench_update: $t is missing" >&2; exit 77; }
 done
@@ -33,65 +35,13 @@ RUNS=${BENCH_UPDATE_RUNS:-3}
 T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-bench-update.XXXXXX") || exit 1
 trap 'jp_gitd_stop "$T"; jp_sshd_stop "$T/sshd"; rm -rf "$T"' EXIT
 CACHE=${BENCH_UPDATE_CACHE:-$T/cache}
-mkdir -p "$CACHE" "$T/home" "$T/srv" "$T/shared/projects"
-HOME=$T/home
-XDG_CACHE_HOME=$T/home/.cache
-export HOME XDG_CACHE_HOME
-unset SSH_AUTH_SOCK JOBPREP_GIT_TOKEN
-
-# measure OUT CMD...: run CMD, append its wall seconds to OUT.
-measure() {
-	_out=$1
-	shift
-	python3 - "$_out" "$@" <<'EOF'
-import subprocess, sys, time
-out, cmd = sys.argv[1], sys.argv[2:]
-t = time.monotonic()
-rc = subprocess.call(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-wall = time.monotonic() - t
-if rc != 0:
-    sys.exit("bench_update: failed (%d): %s" % (rc, " ".join(cmd)))
-open(out, "a").write("%.3f\n" % wall)
-EOF
-}
-median() {
-	sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+mkdir -p "$CACHE" "$T/srv" "$T/shared/projects"
+jp_test_env "$T" # HOME=$T/home, its own mirror cache, no agent, no tokens
 
 # ---- the repository, and its copy that ends at r1 ----
 if [ ! -d "$CACHE/full.git" ]; then
 	echo "bench_update: making a repository of ~80,000 objects (fast-import)..."
-	rm -rf "$CACHE/full.work"
-	git init -q --bare -b main "$CACHE/full.work" || exit 1
-	python3 - <<'EOF' | git -C "$CACHE/full.work" fast-import --quiet || exit 1
-import random, sys
-out = sys.stdout.buffer
-rnd = random.Random(7)
-NF, COMMITS, PER = 20000, 60, 1000
-words = [b"alpha", b"beta", b"gamma", b"delta", b"loss", b"step", b"grad", b"rank"]
-files = {}
-def line():
-    return b" ".join(rnd.choice(words) for _ in range(6)) + b" %d\n" % rnd.randrange(1 << 30)
-for i in range(NF):
-    files[i] = b"".join(line() for _ in range(4))
-def commit(n, paths):
-    msg = b"commit %d" % n
-    out.write(b"commit refs/heads/main\nmark :%d\ncommitter bench <b@b> %d +0000\n" % (n + 1, 1700000000 + n))
-    out.write(b"data %d\n%s\n" % (len(msg), msg))
-    for i in paths:
-        data = files[i]
-        out.write(b"M 100644 inline d%03d/f%05d.txt\ndata %d\n%s\n" % (i % 200, i, len(data), data))
-    if n in (50, 60):
-        out.write(b"\ntag r%d\nfrom :%d\ntagger bench <b@b> %d +0000\ndata 7\nrelease\n" % (n // 10 - 4, n + 1, 1700000000 + n))
-commit(0, range(NF))
-for n in range(1, COMMITS + 1):
-    touched = rnd.sample(range(NF), PER)
-    for i in touched:
-        files[i] += line()
-    commit(n, sorted(touched))
-EOF
-	mv "$CACHE/full.work" "$CACHE/full.git"
+	bench_big_repo "$CACHE/full.git" 7 60 r1=50 r2=60 || exit 1
 	git init -q --bare -b main "$CACHE/old.git" &&
 		git -C "$CACHE/full.git" push -q "$CACHE/old.git" r1 'r1^{commit}:refs/heads/main' || exit 1
 fi
@@ -128,18 +78,18 @@ git clone -q "$URL" "$T/git-same" && git -C "$T/git-same" -c advice.detachedHead
 i=0
 while [ $i -lt "$RUNS" ]; do
 	if [ $((i % 2)) = 0 ]; then
-		measure "$T/same.git" "$T/gitmove" "$T/git-same" r2
-		measure "$T/same.jobprep" "$T/init" same
+		bench_measure "$T/same.git" "$T/gitmove" "$T/git-same" r2
+		bench_measure "$T/same.jobprep" "$T/init" same
 	else
-		measure "$T/same.jobprep" "$T/init" same
-		measure "$T/same.git" "$T/gitmove" "$T/git-same" r2
+		bench_measure "$T/same.jobprep" "$T/init" same
+		bench_measure "$T/same.git" "$T/gitmove" "$T/git-same" r2
 	fi
 	i=$((i + 1))
 done
-g=$(median "$T/same.git")
-j=$(median "$T/same.jobprep")
+g=$(bench_median "$T/same.git")
+j=$(bench_median "$T/same.jobprep")
 echo "same answers again (nothing to fetch): git fetch && git checkout ${g}s," \
-	"jobprep init (the whole prep) ${j}s (goal < 0.5 s), ratio $(ratio "$j" "$g")"
+	"jobprep init (the whole prep) ${j}s (goal < 0.5 s), ratio $(bench_ratio "$j" "$g")"
 
 # ---- 2. from r1 to r2 ----
 i=0
@@ -154,22 +104,22 @@ while [ $i -lt "$RUNS" ]; do
 	answers move r2
 	sync
 	if [ $((i % 2)) = 0 ]; then
-		measure "$T/move.git" "$T/gitmove" "$T/git-move" r2
+		bench_measure "$T/move.git" "$T/gitmove" "$T/git-move" r2
 		sync
-		measure "$T/move.jobprep" "$T/init" move
+		bench_measure "$T/move.jobprep" "$T/init" move
 	else
-		measure "$T/move.jobprep" "$T/init" move
+		bench_measure "$T/move.jobprep" "$T/init" move
 		sync
-		measure "$T/move.git" "$T/gitmove" "$T/git-move" r2
+		bench_measure "$T/move.git" "$T/gitmove" "$T/git-move" r2
 	fi
 	[ "$(git -C "$T/shared/projects/move" rev-parse HEAD)" = "$(git -C "$T/git-move" rev-parse HEAD)" ] ||
 		{ echo "bench_update: the two checkouts differ" >&2; exit 1; }
 	i=$((i + 1))
 done
-g=$(median "$T/move.git")
-j=$(median "$T/move.jobprep")
+g=$(bench_median "$T/move.git")
+j=$(bench_median "$T/move.jobprep")
 echo "r1 -> r2 ($changed files), local disk: git fetch && git checkout ${g}s," \
-	"jobprep init (the whole prep) ${j}s: ratio $(ratio "$j" "$g") (goal <= 1.0)"
+	"jobprep init (the whole prep) ${j}s: ratio $(bench_ratio "$j" "$g") (goal <= 1.0)"
 
 # ---- 3. from r1 to r2 on an uncached sshfs mount ----
 if ! jp_ssh_available || ! command -v sshfs >/dev/null 2>&1; then
@@ -179,19 +129,11 @@ fi
 jp_sshd_start "$T/sshd" || exit 1
 mkdir -p "$T/export" "$T/mnt"
 SRUNS=${BENCH_UPDATE_SSHFS_RUNS:-1}
-export T URL SRUNS CACHE TOP_SRCDIR JP_SSHD_PORT
+export T URL SRUNS CACHE TOP_SRCDIR JP_SSHD_PORT BENCH_NAME
 unshare -m --propagation private sh -c '
 	. "$TOP_SRCDIR/tests/lib/ssh.sh"
 	. "$TOP_SRCDIR/tests/lib/gitserv.sh"
-	measure() { python3 - "$@" <<EOF
-import subprocess, sys, time
-out, cmd = sys.argv[1], sys.argv[2:]
-t = time.monotonic()
-rc = subprocess.call(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-if rc: sys.exit("failed: " + " ".join(cmd))
-open(out, "a").write("%.3f\n" % (time.monotonic() - t))
-EOF
-	}
+	. "$TOP_SRCDIR/bench/lib.sh"
 	serve() { rm -f "$T/srv/repo.git" && ln -s "$CACHE/$1.git" "$T/srv/repo.git"; }
 	smove() {
 		printf "{\"job\": {\"name\": \"smove\", \"launch_command\": \"python train.py\"}, \"code\": {\"source\": \"shared_storage\", \"path\": \"%s\", \"repo\": {\"url\": \"%s\", \"ref\": \"%s\"}}}\n" \
@@ -210,13 +152,13 @@ EOF
 		smove r2
 		sync
 		if [ $((i % 2)) = 0 ]; then
-			measure "$T/smove.git" "$T/gitmove" "$T/mnt/git-move" r2
+			bench_measure "$T/smove.git" "$T/gitmove" "$T/mnt/git-move" r2
 			sync
-			measure "$T/smove.jobprep" "$T/init" smove
+			bench_measure "$T/smove.jobprep" "$T/init" smove
 		else
-			measure "$T/smove.jobprep" "$T/init" smove
+			bench_measure "$T/smove.jobprep" "$T/init" smove
 			sync
-			measure "$T/smove.git" "$T/gitmove" "$T/mnt/git-move" r2
+			bench_measure "$T/smove.git" "$T/gitmove" "$T/mnt/git-move" r2
 		fi
 		[ "$(git -C "$T/mnt/move" rev-parse HEAD)" = "$(git -C "$T/mnt/git-move" rev-parse HEAD)" ] ||
 			{ echo "bench_update: the two sshfs checkouts differ" >&2; exit 1; }
@@ -227,7 +169,7 @@ EOF
 	kill $JP_SSHFS_PID 2>/dev/null
 	wait' || exit 1
 jp_sshd_stop "$T/sshd"
-g=$(median "$T/smove.git")
-j=$(median "$T/smove.jobprep")
+g=$(bench_median "$T/smove.git")
+j=$(bench_median "$T/smove.jobprep")
 echo "r1 -> r2 ($changed files), uncached sshfs: git fetch && git checkout ${g}s," \
-	"jobprep init (the whole prep) ${j}s: ratio $(ratio "$j" "$g") (goal <= 0.5)"
+	"jobprep init (the whole prep) ${j}s: ratio $(bench_ratio "$j" "$g") (goal <= 0.5)"

@@ -1,7 +1,7 @@
 # Benchmarks: run by hand (`make bench`, or `make bench BENCH=scan`), never by
 # `make check`. Each bench/bench_*.sh measures jobprep side by side with the
 # tool a user would otherwise run and prints the ratio.
-EXTRA_DIST += bench/README.md
+EXTRA_DIST += bench/README.md bench/lib.sh
 bench_list =
 EXTRA_DIST += $(bench_list)
 # tui: startup to the first screen, key-to-echo during a clone (vs dialog)

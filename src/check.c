@@ -28,6 +28,7 @@
 #include "jobprep/probe.h"
 #include "jobprep/scan.h"
 #include "jobprep/shellwords.h"
+#include "jobprep/stage.h"
 #include "jobprep/units.h"
 
 enum role {
@@ -427,18 +428,30 @@ static int storage_probe(const struct check_ctx *ctx, const struct subject *s,
 	return 0;
 }
 
+/* The storage look a check stands on: 1 when it was made (s->cache holds
+ * it), 0 when the check is skipped (no profile, or `needs` false), or a
+ * negative code. */
+static int probed(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
+		  bool needs, struct jp_error *err)
+{
+	int rc;
+
+	if (!ctx->profile || !needs) {
+		v->skip = true;
+		return 0;
+	}
+	rc = storage_probe(ctx, s, err);
+	return rc < 0 ? rc : 1;
+}
+
 static int check_storage(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
 			 struct jp_error *err)
 {
 	char name[PATH_MAX * 2 + 128], at[PATH_MAX + 64], to[PATH_MAX];
 	int rc;
 
-	if (!ctx->profile) {
-		v->skip = true;
-		return 0;
-	}
-	rc = storage_probe(ctx, s, err);
-	if (rc < 0)
+	rc = probed(v, ctx, s, true, err);
+	if (rc <= 0)
 		return rc;
 	if (s->cache->rc == JP_ETIMEOUT) {
 		hung(v, s);
@@ -526,12 +539,8 @@ static int check_public(struct verdict *v, const struct check_ctx *ctx, const st
 	char at[PATH_MAX + 64];
 	int rc;
 
-	if (!p || !s->data) {
-		v->skip = true;
-		return 0;
-	}
-	rc = storage_probe(ctx, s, err);
-	if (rc < 0)
+	rc = probed(v, ctx, s, s->data != NULL, err);
+	if (rc <= 0)
 		return rc;
 	if (s->cache->rc < 0) {
 		v->skip = true;
@@ -577,12 +586,8 @@ static int check_space(struct verdict *v, const struct check_ctx *ctx, const str
 	char free_s[32], disk[32];
 	int rc;
 
-	if (!ctx->profile) {
-		v->skip = true;
-		return 0;
-	}
-	rc = storage_probe(ctx, s, err);
-	if (rc < 0)
+	rc = probed(v, ctx, s, true, err);
+	if (rc <= 0)
 		return rc;
 	const struct jp_probe_result *r = &s->cache->probe;
 	if (s->cache->rc < 0 || !r->has_space) {
@@ -612,9 +617,14 @@ static int check_space(struct verdict *v, const struct check_ctx *ctx, const str
 }
 
 /* What a data scan found worth telling, a few of each. */
+#define LOOKUPS 1000
 struct findings {
 	char archives[EXAMPLES][PATH_MAX];
 	size_t n_archives;
+	/* archives with the folder they unpack into beside them (looked up
+	 * for the first LOOKUPS), and those still packed that jobprep stage
+	 * --unpack-archives would unpack */
+	uint64_t unpacked, lookups, stageable;
 	char outside[EXAMPLES][PATH_MAX];
 	char targets[EXAMPLES][PATH_MAX];
 	size_t n_outside;
@@ -629,10 +639,20 @@ static int on_finding(const struct jp_scan_item *it, void *payload)
 	struct findings *f = payload;
 
 	switch (it->kind) {
-	case JP_SCAN_ITEM_ARCHIVE:
+	case JP_SCAN_ITEM_ARCHIVE: {
+		char *beside = jp_stage_beside(it->path);
+
+		if (beside && f->lookups++ < LOOKUPS && jp_stage_unpacked(it->path)) {
+			f->unpacked++;
+			free(beside);
+			break;
+		}
+		f->stageable += beside != NULL;
+		free(beside);
 		if (f->n_archives < EXAMPLES)
 			snprintf(f->archives[f->n_archives++], PATH_MAX, "%s", it->path);
 		break;
+	}
 	case JP_SCAN_ITEM_LINK_OUTSIDE:
 		if (f->n_outside < EXAMPLES) {
 			snprintf(f->outside[f->n_outside], PATH_MAX, "%s", it->path);
@@ -673,6 +693,20 @@ static void worsen(struct verdict *v, enum jp_check_status st)
 {
 	if (st > v->status)
 		v->status = st;
+}
+
+/* The `jobprep stage` line that unpacks a data set's archives where they
+ * are, before the job. */
+static void stage_hint(struct verdict *v, const char *path, uint64_t stageable)
+{
+	char *q = NULL;
+
+	if (!stageable || jp_sh_quote(&q, path) < 0)
+		return;
+	also(v, _("to unpack each into the folder beside it (train.tar -> train/) before the job: "
+		  "jobprep stage --unpack-archives %s"),
+	     q);
+	free(q);
 }
 
 static int check_contents(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
@@ -729,15 +763,23 @@ static int check_contents(struct verdict *v, const struct check_ctx *ctx, const 
 			  "(e.g. %s -> %s)"),
 		     lb, r.symlinks_outside, f->n_outside ? f->outside[0] : "?",
 		     f->n_outside ? f->targets[0] : "?");
-	if (r.stats.archives) {
+	if (r.stats.archives > f->unpacked) {
 		jp_units_format_bytes(abytes, sizeof(abytes), r.archive_bytes);
 		worsen(v, JP_CHECK_WARN);
 		also(v,
 		     _("%s%" PRIu64 " archives (%s, e.g. %s) would have to be unpacked in the job, "
 		       "with the GPUs waiting: unpack them before submitting, unless the training "
 		       "code reads them as they are (e.g. WebDataset shards)"),
-		     lb, r.stats.archives, abytes, f->n_archives ? f->archives[0] : "?");
+		     lb, r.stats.archives - f->unpacked, abytes,
+		     f->n_archives ? f->archives[0] : "?");
+		stage_hint(v, s->path, f->stageable);
 	}
+	if (f->unpacked)
+		also(v,
+		     P_("%" PRIu64 " archive is unpacked already, in the folder beside it",
+			"%" PRIu64 " archives are unpacked already, each in the folder beside it",
+			f->unpacked),
+		     f->unpacked);
 	if (r.unreadable) {
 		worsen(v, JP_CHECK_WARN);
 		also(v, _("%s%" PRIu64 " entries cannot be read (e.g. %s): fix their permissions"),
@@ -928,6 +970,6 @@ int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile, u
 	if (rc == 0)
 		rc = jp_check_repo(m, err);
 	if (rc == JP_ENOMEM)
-		return jp_error_set(err, rc, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return rc;
 }

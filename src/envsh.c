@@ -36,7 +36,7 @@ static int add_export(struct jp_buf *b, const char *field, const char *name, con
 	jp_buf_addc(b, '\n');
 	free(quoted);
 	if (b->rc < 0)
-		return jp_error_set(err, b->rc, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return 0;
 }
 

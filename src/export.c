@@ -80,7 +80,7 @@ int export_buf_finish(char **out, struct jp_buf *b, struct jp_error *err)
 	int rc = jp_buf_take(out, b);
 
 	if (rc < 0)
-		return jp_error_set(err, rc, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return 0;
 }
 

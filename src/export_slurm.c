@@ -110,7 +110,7 @@ int jp_export_slurm(char **out, const struct jp_manifest *m, const char *origin,
 		goto out;
 	rc = jp_sh_quote(&launch, m->job.launch_command ? m->job.launch_command : "");
 	if (rc < 0) {
-		rc = jp_error_set(err, rc, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 		goto out;
 	}
 

@@ -32,6 +32,15 @@ void flow_verdict_set(struct jp_verdict *v, enum jp_check_status st, const char 
 	va_end(ap);
 }
 
+bool flow_check_absolute(struct jp_verdict *v, const char *s)
+{
+	if (s[0] == '/')
+		return true;
+	flow_verdict_set(v, JP_CHECK_FAIL,
+			 _("expected an absolute path (starting with /), got \"%s\""), s);
+	return false;
+}
+
 void jp_verdict_dispose(struct jp_verdict *v)
 {
 	if (!v)
@@ -212,6 +221,7 @@ static bool index_ok(const struct jp_flow *flow, const struct fref *r)
 	case K_DATA_KIND:
 	case K_DATA_RO:
 	case K_DATA_FROM:
+	case K_DATA_UNPACK:
 		return r->index < flow->m->n_data;
 	case K_ENV_NAME:
 	case K_ENV_VALUE:
@@ -245,6 +255,8 @@ static char *value_text(const struct jp_flow *flow, const struct fref *r)
 		return strdup(jp_data_kind_name(m->data[r->index].kind));
 	case K_DATA_RO:
 		return strdup(m->data[r->index].read_only ? "true" : "false");
+	case K_DATA_UNPACK:
+		return strdup(m->data[r->index].unpack_archives ? "true" : "false");
 	default: {
 		char **slot = str_slot((struct jp_flow *)flow, r);
 		return strdup(slot && *slot ? *slot : "");
@@ -277,6 +289,7 @@ bool jp_flow_is_set(const struct jp_flow *flow, const char *key)
 	case K_DATA_RO: return flow->dx[r.index].ro_set;
 	case K_DATA_PATH:
 	case K_DATA_FROM:
+	case K_DATA_UNPACK:
 	case K_ENV_NAME:
 	case K_ENV_VALUE:
 		return true; /* no defaults: whatever is there was given */
@@ -377,12 +390,8 @@ static int store_parse(const struct jp_field *f, const char **value, long long *
 		}
 		break;
 	case JP_FIELD_PATH:
-		if (v[0] != '/') {
-			flow_verdict_set(why, JP_CHECK_FAIL,
-					 _("expected an absolute path (starting with /), got \"%s\""),
-					 v);
+		if (!flow_check_absolute(why, v))
 			return JP_EUSAGE;
-		}
 		*normal = jp_path_normalize(v);
 		if (!*normal)
 			return JP_ENOMEM;
@@ -428,6 +437,9 @@ static int store_apply(struct jp_flow *flow, const struct fref *r, const char *v
 		flow->dx[r->index].ro_set = given;
 		if (given)
 			m->data[r->index].read_only = b;
+		break;
+	case K_DATA_UNPACK:
+		m->data[r->index].unpack_archives = given && b;
 		break;
 	case K_DATA_NAME:
 		flow->dx[r->index].name_set = given;
@@ -514,7 +526,7 @@ static int set_one(struct jp_verdict *verdict, struct jp_flow *flow, const struc
 	}
 	jp_verdict_dispose(&why);
 	if (rc < 0)
-		return jp_error_set(err, rc, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	flow->gen++;
 	if (r->key >= K_CODE_SOURCE && r->key <= K_IMAGE)
 		flow->code_gen++;
@@ -525,7 +537,7 @@ static int set_one(struct jp_verdict *verdict, struct jp_flow *flow, const struc
 		jp_verdict_dispose(verdict);
 		rc = flow_validate_value(verdict, flow, r, NULL);
 		if (rc < 0)
-			return jp_error_set(err, rc, "%s", _("out of memory"));
+			return jp_error_oom(err);
 	}
 	return 0;
 }
@@ -551,7 +563,7 @@ int jp_flow_validate(struct jp_verdict *verdict, const struct jp_flow *flow, con
 		return bad_key(err, key);
 	rc = flow_validate_value(verdict, flow, &r, value);
 	if (rc < 0)
-		return jp_error_set(err, rc, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return 0;
 }
 
@@ -838,6 +850,8 @@ int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *ans, c
 		flow_item_key(key, sizeof(key), K_DATA_FROM, idx);
 		answer(&a, key, d->origin.from);
 		answer_digest(&a, idx, &d->origin);
+		flow_item_key(key, sizeof(key), K_DATA_UNPACK, idx);
+		answer(&a, key, d->unpack_archives ? "true" : NULL);
 	}
 
 	answer(&a, "outputs.output_dir", ans->outputs.output_dir);

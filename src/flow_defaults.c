@@ -137,6 +137,15 @@ static void dir_empty_run(void *arg)
 		c->errnum = errno;
 }
 
+int flow_probe_classify(struct jp_probe_result *r, const struct jp_flow *flow, const char *path)
+{
+	struct jp_probe_opts o = JP_PROBE_OPTS_INIT;
+
+	o.flags = JP_PROBE_CLASSIFY;
+	o.timeout_ms = flow_fs_timeout_ms();
+	return jp_probe_path(r, flow->profile, path, &o, NULL);
+}
+
 bool flow_dir_is_empty(const char *path, size_t *entries)
 {
 	struct dir_call *c = dir_call_new(path, 0);

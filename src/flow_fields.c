@@ -58,6 +58,12 @@ static const struct jp_field data_items[] = {
 	     "URL. jobprep copies, unpacks or downloads it onto the path above before the "
 	     "checks (jobprep stage: incremental, resumable), never in the job."),
 	  NULL, 0, 0, NULL },
+	{ "data[].unpack_archives", JP_STEP_DATA, JP_FIELD_BOOL, JP_FIELD_OPTIONAL,
+	  N_("Unpack its archives"),
+	  N_("Unpack the archives this data set holds before the job, each into the folder "
+	     "beside it named after it (train.tar -> train/), the archives kept (jobprep stage "
+	     "--unpack-archives): the job then reads the folders and unpacks nothing."),
+	  NULL, 0, 0, NULL },
 	{ "data[].name", JP_STEP_DATA, JP_FIELD_TEXT, 0, N_("Name"),
 	  N_("A short name for this data source (defaults to the directory's name)."), NULL, 0,
 	  0, NULL },
@@ -186,15 +192,22 @@ const char *flow_key_name(enum fkey key)
 	return (unsigned)key < K_COUNT ? key_names[key] : "";
 }
 
-void flow_item_key(char *buf, size_t size, enum fkey key, size_t index)
+size_t jp_flow_item_key(char *buf, size_t size, const char *generic, size_t index)
 {
-	const char *name = flow_key_name(key);
-	const char *open = strstr(name, "[]");
+	const char *open = strstr(generic, "[]");
+	int n;
 
 	if (open)
-		snprintf(buf, size, "%.*s[%zu]%s", (int)(open - name), name, index, open + 2);
+		n = snprintf(buf, size, "%.*s[%zu]%s", (int)(open - generic), generic, index,
+			     open + 2);
 	else
-		snprintf(buf, size, "%s", name);
+		n = snprintf(buf, size, "%s", generic);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+void flow_item_key(char *buf, size_t size, enum fkey key, size_t index)
+{
+	jp_flow_item_key(buf, size, flow_key_name(key), index);
 }
 
 static const struct jp_field *find_in(const struct jp_field *fields, const char *generic)
@@ -257,4 +270,38 @@ const struct jp_field *jp_flow_field(const char *key)
 {
 	struct fref ref;
 	return flow_parse_key(&ref, key) == 0 ? ref.field : NULL;
+}
+
+int jp_flow_check_field(char **key, enum jp_step *step, const char *check_id)
+{
+	enum jp_step dummy;
+	const struct jp_field *f;
+	char *dot;
+
+	*key = NULL;
+	step = step ? step : &dummy;
+	*step = JP_STEP_REVIEW;
+	if (!check_id)
+		return 0;
+	/* the launch lint's findings ("launch.cd") are about the command */
+	if (strncmp(check_id, "launch.", 7) == 0) {
+		*step = JP_STEP_LAUNCH;
+		return (*key = strdup("job.launch_command")) ? 0 : JP_ENOMEM;
+	}
+	if (!(*key = strdup(check_id)))
+		return JP_ENOMEM;
+	for (;;) {
+		f = jp_flow_field(*key);
+		if (f) {
+			*step = f->step;
+			return 0;
+		}
+		dot = strrchr(*key, '.');
+		if (!dot)
+			break;
+		*dot = '\0';
+	}
+	free(*key);
+	*key = NULL;
+	return 0;
 }

@@ -179,7 +179,7 @@ int flow_copy_allowed(const struct jp_flow *flow, const char *copy, bool force, 
 	int rc = flow_copy_state(&st, &other, flow, copy);
 
 	if (rc < 0)
-		return jp_error_set(err, rc, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	switch (st) {
 	case COPY_FREE:
 	case COPY_OURS:

@@ -45,7 +45,8 @@ int jp_flow_take_manifest(struct jp_manifest **out, const struct jp_flow *flow,
 	if (rc < 0) {
 		jp_manifest_free(*out);
 		*out = NULL;
-		return jp_error_set(err, rc, "%s", _("out of memory"));
+		/* the stamp's clock failing is not a lack of memory */
+		return rc == JP_ENOMEM ? jp_error_oom(err) : jp_error_set(err, rc, "%s", jp_strerror(rc));
 	}
 	return 0;
 }
@@ -72,7 +73,7 @@ int jp_flow_platform_command(char **out, const struct jp_flow *flow, struct jp_e
 	free(q);
 	free(qpf);
 	free(pf);
-	return rc < 0 ? jp_error_set(err, rc, "%s", _("out of memory")) : 0;
+	return rc < 0 ? jp_error_oom(err) : 0;
 }
 
 /* The first action still to do other than the checks; false when none. */
@@ -150,7 +151,7 @@ static int write_files(struct jp_flow *flow, bool force, const struct jp_port *p
 		/* what was written is what the draft says, time included */
 		rc = jp_set_str(&flow->m->created_at, m->created_at);
 		if (rc < 0)
-			rc = jp_error_set(err, rc, "%s", _("out of memory"));
+			rc = jp_error_oom(err);
 	}
 	free(env);
 	free(pf);
@@ -169,7 +170,7 @@ static int copy_refused_early(const struct jp_flow *flow, bool force, const stru
 	int rc = flow_run_files(&manifest, &copy, flow);
 
 	if (rc < 0)
-		rc = jp_error_set(err, rc, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 	else if (copy)
 		rc = flow_copy_allowed(flow, copy, force, false, port, err);
 	free(manifest);

@@ -43,6 +43,7 @@
 	X(K_DATA_KIND, "data[].kind", JP_FIELD_CHOICE, NULL)                      \
 	X(K_DATA_RO, "data[].read_only", JP_FIELD_BOOL, check_data_ro)            \
 	X(K_DATA_FROM, "data[].from", JP_FIELD_TEXT, check_data_from)             \
+	X(K_DATA_UNPACK, "data[].unpack_archives", JP_FIELD_BOOL, NULL)           \
 	X(K_ENV, "job.env", JP_FIELD_LIST, NULL)                                  \
 	X(K_ENV_NAME, "job.env[].name", JP_FIELD_TEXT, check_env_name)            \
 	X(K_ENV_VALUE, "job.env[].value", JP_FIELD_TEXT, check_env_value)
@@ -85,6 +86,10 @@ struct data_extra {
 	char *want_sha256; /* the download must have this SHA-256 (answers) */
 	/* the last staging that finished: from what (as in the draft) to where */
 	char *staged_from, *staged_path;
+	/* the path whose archives were last unpacked where they are, and how
+	 * many (unpack_archives) */
+	char *unpacked_path;
+	uint64_t unpacked_n;
 };
 
 /* What an existing checkout turned out to be. */
@@ -158,6 +163,10 @@ char *flow_expand_template(const struct jp_flow *flow, const char *tmpl, const c
 /* The flow's looks at paths run on the person's thread: each is bounded by
  * jp_probe_interactive_timeout_ms() (jobprep/probe.h). */
 #define flow_fs_timeout_ms() jp_probe_interactive_timeout_ms()
+/* A bounded look at path that classifies its storage (JP_PROBE_CLASSIFY,
+ * flow_fs_timeout_ms()) into *r, which the caller disposes; returns
+ * jp_probe_path's code (JP_ETIMEOUT when the storage did not answer). */
+int flow_probe_classify(struct jp_probe_result *r, const struct jp_flow *flow, const char *path);
 /* Empty or missing; false with errno ETIMEDOUT when it did not answer. */
 bool flow_dir_is_empty(const char *path, size_t *entries);
 /* Files (not directories) anywhere under path; 0 when it does not exist. */
@@ -182,8 +191,12 @@ int flow_pending_deep(enum jp_action **kinds, size_t **indices, size_t *n,
  * clears it. A URL's credentials stay in the flow, out of the draft. */
 int flow_stage_store(struct jp_flow *flow, size_t i, const char *value,
 		     struct jp_verdict *why);
-/* The staging of data[i] finished for the current from and path. */
+/* The staging of data[i] finished for the current from and path: the
+ * copy, unpack or download from `from` (from_done), the unpacking of the
+ * archives it holds when unpack_archives (unpack_done), both (done). */
 bool flow_stage_done(const struct jp_flow *flow, size_t i);
+bool flow_stage_from_done(const struct jp_flow *flow, size_t i);
+bool flow_stage_unpack_done(const struct jp_flow *flow, size_t i);
 /* Free what a data_extra owns (not the struct itself). */
 void flow_data_extra_dispose(struct data_extra *x);
 /* *dst = a deep copy of src; JP_ENOMEM leaves dst disposable. */
@@ -203,6 +216,9 @@ int flow_inspected_copy(struct inspected *dst, const struct inspected *src);
 bool flow_insp_current(const struct jp_flow *flow);
 void flow_verdict_set(struct jp_verdict *v, enum jp_check_status st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* An absolute path; else a failing verdict that says so (the one message
+ * for the rule, for a value typed and a value stored). */
+bool flow_check_absolute(struct jp_verdict *v, const char *s);
 const char *flow_shared_root(const struct jp_flow *flow);
 /* Every failing active field into err as "[ORIGIN: ]KEY: message";
  * JP_ECHECK if any. */

@@ -38,19 +38,22 @@ void flow_data_extra_dispose(struct data_extra *x)
 	free(x->want_sha256);
 	free(x->staged_from);
 	free(x->staged_path);
+	free(x->unpacked_path);
 	x->scanned_path = x->want_sha256 = x->staged_from = x->staged_path = NULL;
+	x->unpacked_path = NULL;
 }
 
 int flow_data_extra_copy(struct data_extra *dst, const struct data_extra *src)
 {
 	*dst = *src;
 	dst->scanned_path = dst->from_secret = dst->want_sha256 = NULL;
-	dst->staged_from = dst->staged_path = NULL;
+	dst->staged_from = dst->staged_path = dst->unpacked_path = NULL;
 	if (jp_set_str(&dst->scanned_path, src->scanned_path) < 0 ||
 	    jp_set_str(&dst->from_secret, src->from_secret) < 0 ||
 	    jp_set_str(&dst->want_sha256, src->want_sha256) < 0 ||
 	    jp_set_str(&dst->staged_from, src->staged_from) < 0 ||
-	    jp_set_str(&dst->staged_path, src->staged_path) < 0)
+	    jp_set_str(&dst->staged_path, src->staged_path) < 0 ||
+	    jp_set_str(&dst->unpacked_path, src->unpacked_path) < 0)
 		return JP_ENOMEM;
 	return 0;
 }
@@ -101,7 +104,7 @@ int flow_stage_store(struct jp_flow *flow, size_t i, const char *value, struct j
 	return 0;
 }
 
-bool flow_stage_done(const struct jp_flow *flow, size_t i)
+bool flow_stage_from_done(const struct jp_flow *flow, size_t i)
 {
 	const struct jp_data_source *d = &flow->m->data[i];
 	const struct data_extra *x = &flow->dx[i];
@@ -111,30 +114,73 @@ bool flow_stage_done(const struct jp_flow *flow, size_t i)
 		str_eq(x->staged_path, d->path));
 }
 
+bool flow_stage_unpack_done(const struct jp_flow *flow, size_t i)
+{
+	const struct jp_data_source *d = &flow->m->data[i];
+
+	return !d->unpack_archives || (d->path && str_eq(flow->dx[i].unpacked_path, d->path));
+}
+
+bool flow_stage_done(const struct jp_flow *flow, size_t i)
+{
+	return flow_stage_from_done(flow, i) && flow_stage_unpack_done(flow, i);
+}
+
 /* --- what the wizard offers -------------------------------------------------------- */
 
 void jp_stage_offer_dispose(struct jp_stage_offer *offer)
 {
 	free(offer->dest);
-	offer->dest = NULL;
-	offer->kind = JP_STAGE_OFFER_NONE;
+	jp_strv_dispose(&offer->archives);
+	*offer = (struct jp_stage_offer)JP_STAGE_OFFER_INIT;
 }
 
 static int look(bool *there, bool *is_dir, enum jp_storage_class *cls, const struct jp_flow *flow,
 		const char *path)
 {
 	struct jp_probe_result r = JP_PROBE_RESULT_INIT;
-	struct jp_probe_opts o = JP_PROBE_OPTS_INIT;
-	int rc;
+	int rc = flow_probe_classify(&r, flow, path);
 
-	o.flags = JP_PROBE_CLASSIFY;
-	o.timeout_ms = flow_fs_timeout_ms();
-	rc = jp_probe_path(&r, flow->profile, path, &o, NULL);
 	*there = rc == 0 && r.exists;
 	*is_dir = r.is_dir;
 	*cls = r.info.cls;
 	jp_probe_result_dispose(&r);
 	return rc == JP_ENOMEM ? rc : 0;
+}
+
+/* A folder on shared storage holding archives still to unpack: offer to
+ * unpack them where they are (a quick look, bounded in time). */
+static int offer_within(struct jp_stage_offer *out, const struct jp_flow *flow, size_t index,
+			const char *typed, struct jp_error *err)
+{
+	struct jp_stage_packed p = JP_STAGE_PACKED_INIT;
+	struct jp_error ferr = JP_ERROR_INIT;
+	int rc;
+
+	if (flow->m->data[index].unpack_archives)
+		return 0;
+	/* a folder that cannot be looked at offers nothing */
+	rc = jp_stage_find_packed(&p, typed, true, &ferr);
+	jp_error_dispose(&ferr);
+	if (rc == JP_ENOMEM)
+		return jp_error_oom(err);
+	if (rc < 0)
+		return 0;
+	if (p.archives.n == 0) {
+		jp_stage_packed_dispose(&p);
+		return 0;
+	}
+	if (!(out->dest = jp_path_normalize(typed))) {
+		jp_stage_packed_dispose(&p);
+		return jp_error_oom(err);
+	}
+	out->archives = p.archives;
+	p.archives = (struct jp_strv)JP_STRV_INIT;
+	out->bytes = p.bytes;
+	out->complete = p.complete;
+	out->kind = JP_STAGE_OFFER_WITHIN;
+	jp_stage_packed_dispose(&p);
+	return 0;
 }
 
 int jp_flow_stage_offer(struct jp_stage_offer *out, const struct jp_flow *flow, size_t index,
@@ -153,11 +199,13 @@ int jp_flow_stage_offer(struct jp_stage_offer *out, const struct jp_flow *flow, 
 		kind = JP_STAGE_OFFER_DOWNLOAD;
 	} else if (typed[0] == '/') {
 		if (look(&there, &is_dir, &cls, flow, typed) < 0)
-			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			return jp_error_oom(err);
 		if (there && !is_dir && jp_stage_archive_suffix(typed))
 			kind = JP_STAGE_OFFER_UNPACK;
 		else if (there && (cls == JP_STORAGE_LOCAL || cls == JP_STORAGE_EPHEMERAL))
 			kind = JP_STAGE_OFFER_COPY;
+		else if (there && is_dir)
+			return offer_within(out, flow, index, typed, err);
 	}
 	if (kind == JP_STAGE_OFFER_NONE)
 		return 0;
@@ -165,7 +213,7 @@ int jp_flow_stage_offer(struct jp_stage_offer *out, const struct jp_flow *flow, 
 	    !(out->dest = jp_path_join(base, name))) {
 		free(name);
 		free(base);
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	free(name);
 	free(base);
@@ -188,8 +236,8 @@ int jp_flow_stage_take(struct jp_flow *flow, size_t index, const char *from, con
 		return jp_error_set(err, JP_EUSAGE, _("%s[%zu]: no such item"), "data", index);
 	flow_item_key(key, sizeof(key), K_DATA_PATH, index);
 	rc = jp_flow_set(NULL, flow, key, dest, err);
-	flow_item_key(key, sizeof(key), K_DATA_FROM, index);
+	flow_item_key(key, sizeof(key), from ? K_DATA_FROM : K_DATA_UNPACK, index);
 	if (rc == 0)
-		rc = jp_flow_set(NULL, flow, key, from, err);
+		rc = jp_flow_set(NULL, flow, key, from ? from : "true", err);
 	return rc;
 }

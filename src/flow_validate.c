@@ -37,6 +37,10 @@ bool flow_active(const struct jp_flow *flow, const struct fref *r)
 	case K_DATA_FROM:
 		/* shown once there is something to stage (an offer sets it) */
 		return r->index < m->n_data && m->data[r->index].origin.from;
+	case K_DATA_UNPACK:
+		/* shown once it is asked for (an offer sets it), and after */
+		return r->index < m->n_data &&
+		       (m->data[r->index].unpack_archives || flow->dx[r->index].unpacked_path);
 	default:
 		return true;
 	}
@@ -227,17 +231,14 @@ static int classify(struct jp_path_info *info, bool *exists, struct jp_verdict *
 		    const struct jp_flow *flow, const char *path)
 {
 	struct jp_probe_result r = JP_PROBE_RESULT_INIT;
-	struct jp_probe_opts o = JP_PROBE_OPTS_INIT;
 	int rc;
 
-	o.flags = JP_PROBE_CLASSIFY;
-	o.timeout_ms = flow_fs_timeout_ms();
-	rc = jp_probe_path(&r, flow->profile, path, &o, NULL);
+	rc = flow_probe_classify(&r, flow, path);
 	if (rc == JP_ETIMEOUT) {
 		flow_verdict_set(v, JP_CHECK_WARN,
 				 _("%s did not answer within %u ms: its storage may be hung; the "
 				   "checks look again before anything is written"),
-				 path, o.timeout_ms);
+				 path, flow_fs_timeout_ms());
 		return 1;
 	}
 	if (rc == JP_ENOMEM)
@@ -506,14 +507,6 @@ static bool required(struct jp_verdict *v, bool empty, const char *why)
 	return !empty;
 }
 
-static bool absolute(struct jp_verdict *v, const char *s)
-{
-	if (s[0] == '/')
-		return true;
-	flow_verdict_set(v, JP_CHECK_FAIL, _("expected an absolute path, got \"%s\""), s);
-	return false;
-}
-
 /* An integer within the field's min..max. */
 static bool in_range(struct jp_verdict *v, const struct jp_field *f, const char *s, bool empty)
 {
@@ -699,7 +692,7 @@ static int check_code_path(struct jp_verdict *v, const struct jp_flow *flow, con
 			      ? _("the code directory inside the image is required")
 			      : _("a project directory is required (fill in the job name for "
 				  "the default)")) ||
-	    !absolute(v, s))
+	    !flow_check_absolute(v, s))
 		return 0;
 	if (m->code.source == JP_CODE_SHARED_STORAGE)
 		return judge_storage(v, flow, K_CODE_PATH, s, false);
@@ -713,7 +706,7 @@ static int check_output_path(struct jp_verdict *v, const struct jp_flow *flow,
 	int rc;
 
 	if (!required(v, empty, _("a directory is required (fill in the job name for the default)")) ||
-	    !absolute(v, s))
+	    !flow_check_absolute(v, s))
 		return 0;
 	/* a default inside the output directory is judged with it */
 	if (r->key != K_OUTPUT_DIR && !flow->set[r->key] && under(s, m->outputs.output_dir))
@@ -752,7 +745,7 @@ static int check_review_path(struct jp_verdict *v, const struct jp_flow *flow,
 {
 	int rc;
 
-	if (!required(v, empty, _("a file path is required")) || !absolute(v, s))
+	if (!required(v, empty, _("a file path is required")) || !flow_check_absolute(v, s))
 		return 0;
 	if (!parent_exists(s) && !under(s, flow->m->outputs.output_dir)) {
 		flow_verdict_set(v, JP_CHECK_FAIL, _("the directory for %s does not exist"), s);
@@ -768,7 +761,7 @@ static int check_review_path(struct jp_verdict *v, const struct jp_flow *flow,
 static int check_data_path(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
 			   const char *s, bool empty)
 {
-	if (!required(v, empty, _("the data set's path is required")) || !absolute(v, s))
+	if (!required(v, empty, _("the data set's path is required")) || !flow_check_absolute(v, s))
 		return 0;
 	return judge_data_path(v, flow, r->index, s);
 }
@@ -806,7 +799,7 @@ static int check_data_from(struct jp_verdict *v, const struct jp_flow *flow, con
 				 path ? path : "?");
 		return 0;
 	}
-	if (!absolute(v, s))
+	if (!flow_check_absolute(v, s))
 		return 0;
 	if (path && strcmp(path, s) == 0) {
 		flow_verdict_set(v, JP_CHECK_FAIL,

@@ -55,6 +55,10 @@ struct jp_flow_work {
 	 * shows it, and the SHA-256 the download must have */
 	char *from, *from_shown, *sha256;
 	char staged_at[32];
+	/* STAGE: also unpack the archives path holds (unpack_archives), the
+	 * count that did */
+	bool unpack;
+	struct jp_stage_result within;
 };
 
 static bool str_eq(const char *a, const char *b)
@@ -88,6 +92,7 @@ void jp_flow_work_free(struct jp_flow_work *t)
 	jp_git_clone_result_dispose(&t->clone);
 	jp_git_remote_info_dispose(&t->remote);
 	jp_stage_result_dispose(&t->stage);
+	jp_stage_result_dispose(&t->within);
 	jp_strv_dispose(&t->created);
 	if (t->from)
 		explicit_bzero(t->from, strlen(t->from));
@@ -154,14 +159,20 @@ static int snapshot_data(struct jp_flow_work *t, const struct jp_flow *flow, siz
 					    index);
 		return jp_set_str(&t->path, m->data[index].path) < 0 ? JP_ENOMEM : 0;
 	}
-	if (index >= m->n_data || !m->data[index].path || !m->data[index].origin.from)
+	if (index >= m->n_data || !m->data[index].path ||
+	    (!m->data[index].origin.from && !m->data[index].unpack_archives))
 		return jp_error_set(err, JP_EUSAGE, _("data[%zu]: nothing to stage"), index);
 	x = &flow->dx[index];
+	t->unpack = !flow_stage_unpack_done(flow, index);
 	if (jp_set_str(&t->path, m->data[index].path) < 0 ||
-	    jp_set_str(&t->from_shown, m->data[index].origin.from) < 0 ||
-	    jp_set_str(&t->from, x->from_secret ? x->from_secret : m->data[index].origin.from) < 0 ||
-	    jp_set_str(&t->sha256, x->want_sha256) < 0)
+	    jp_set_str(&t->from_shown, m->data[index].origin.from) < 0)
 		return JP_ENOMEM; /* the caller says so */
+	/* staged from there already (a download is not fetched again) */
+	if (t->unpack && flow_stage_from_done(flow, index))
+		return 0;
+	if (jp_set_str(&t->from, x->from_secret ? x->from_secret : m->data[index].origin.from) < 0 ||
+	    jp_set_str(&t->sha256, x->want_sha256) < 0)
+		return JP_ENOMEM;
 	return 0;
 }
 
@@ -233,6 +244,7 @@ static int snapshot_check(struct jp_flow_work *t, const struct jp_flow *flow)
 			/* the notes only: no string of the flow's is shared */
 			t->dx[i].scanned_path = t->dx[i].from_secret = NULL;
 			t->dx[i].want_sha256 = t->dx[i].staged_from = t->dx[i].staged_path = NULL;
+			t->dx[i].unpacked_path = NULL;
 			/* only a scan of the path as it is now counts */
 			t->dx[i].complete = str_eq(flow->dx[i].scanned_path, m->data[i].path);
 		}
@@ -301,7 +313,7 @@ int jp_flow_work_new(struct jp_flow_work **out, const struct jp_flow *flow, enum
 	return 0;
 fail:
 	if (rc == JP_ENOMEM)
-		jp_error_set(err, rc, "%s", _("out of memory"));
+		jp_error_oom(err);
 	jp_flow_work_free(t);
 	return rc;
 }
@@ -395,7 +407,7 @@ static int sync_checkout(struct jp_flow_work *t, const struct jp_port *port, str
 		rc = jp_set_str(&t->insp.note, res.summary);
 	}
 	if (rc == JP_ENOMEM)
-		jp_error_set(err, rc, "%s", _("out of memory"));
+		jp_error_oom(err);
 	jp_error_dispose(&why);
 	jp_git_update_result_dispose(&res);
 	return rc;
@@ -456,7 +468,7 @@ static int claim_run(struct jp_flow_work *t, struct jp_error *err)
 	if (!slash || slash == t->run_tmpl || slash > nnn)
 		return jp_fs_mkdir_p(&t->created, t->out, 0755, err);
 	if (!(parent = strndup(t->run_tmpl, (size_t)(slash - t->run_tmpl))))
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	rc = jp_fs_mkdir_p(&t->created, parent, 0755, err);
 	free(parent);
 	for (int tries = 0; rc == 0 && tries < 10000; tries++) {
@@ -464,7 +476,7 @@ static int claim_run(struct jp_flow_work *t, struct jp_error *err)
 
 		if (mkdir(t->out, 0755) == 0)
 			return jp_strv_push(&t->created, t->out) < 0
-				       ? jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"))
+				       ? jp_error_oom(err)
 				       : 0;
 		if (errno != EEXIST)
 			return jp_error_set(err, errno == ENOSPC ? JP_ENOSPC : JP_EIO,
@@ -473,7 +485,7 @@ static int claim_run(struct jp_flow_work *t, struct jp_error *err)
 		if (!(next = run_name(t->run_tmpl, ++num)) ||
 		    move_under(&t->ckpt, t->out, next) < 0 || move_under(&t->log, t->out, next) < 0) {
 			free(next);
-			return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+			return jp_error_oom(err);
 		}
 		free(t->out);
 		t->out = next;
@@ -606,25 +618,36 @@ static int make_parent(struct jp_flow_work *t, const char *path, struct jp_error
 }
 
 /* Copy, unpack or download from onto path ({shared}/datasets may not
- * exist yet); a failure says which data source it was. */
+ * exist yet), then unpack the archives it holds when asked; a failure says
+ * which data source it was. */
 static int run_stage(struct jp_flow_work *t, const struct jp_port *port, struct jp_error *err)
 {
 	struct jp_stage_options o = JP_STAGE_OPTIONS_INIT;
 	time_t now;
 	struct tm tm;
-	int rc = make_parent(t, t->path, err);
+	char *why;
+	int rc = t->from ? make_parent(t, t->path, err) : 0;
 
 	if (rc < 0)
 		return rc;
 	o.sha256 = t->sha256;
-	rc = jp_stage(&t->stage, t->from, t->path, &o, port, err);
-	if (rc < 0) {
+	if (t->from && (rc = jp_stage(&t->stage, t->from, t->path, &o, port, err)) < 0) {
 		jp_fs_unmake(&t->created);
 		if (rc != JP_ECANCELED)
 			jp_error_set(err, rc, _("data[%zu]: staging %s onto %s failed (nothing "
 						"half-made is left under its name; a re-run goes on "
 						"from there)"),
 				     t->index, t->from_shown, t->path);
+		return rc;
+	}
+	if (t->unpack && (rc = jp_stage_unpack_within(&t->within, t->path, NULL, port, err)) < 0) {
+		if (rc != JP_ECANCELED && (why = strdup(jp_error_message(err))) != NULL) {
+			jp_error_set(err, rc, _("data[%zu]: unpacking the archives %s holds failed: "
+						"%s (nothing half-made is left under its name; a "
+						"re-run goes on from there)"),
+				     t->index, t->path, why);
+			free(why);
+		}
 		return rc;
 	}
 	now = time(NULL);
@@ -719,6 +742,15 @@ static int apply_stage(struct jp_flow *flow, const struct jp_flow_work *t, struc
 		return stale(err, _("the staging"));
 	d = &flow->m->data[t->index];
 	x = &flow->dx[t->index];
+	if (t->unpack && d->unpack_archives) {
+		if (jp_set_str(&x->unpacked_path, t->path) < 0)
+			return JP_ENOMEM;
+		x->unpacked_n = t->within.archives + t->within.already;
+		free(x->scanned_path);
+		x->scanned_path = NULL;
+	}
+	if (!t->from)
+		return 0;
 	d->origin.kind = strncasecmp(t->from_shown, "http", 4) == 0 ? JP_ORIGIN_URL
 								   : kinds[t->stage.kind];
 	if (jp_set_str(&d->origin.staged_at, t->staged_at) < 0 ||

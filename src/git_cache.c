@@ -541,3 +541,165 @@ void jp_git_cache_close(struct jp_git_cache *c)
 	free(keep);
 	jp_git_cache_dispose(c);
 }
+
+/* ---- what `jobprep cache` shows and clears -------------------------------- */
+
+/* The URL a mirror's config names for origin (the clean URL it was made
+ * with); NULL when it cannot be read. */
+static char *mirror_url(const char *mirror)
+{
+	git_config *cfg = NULL;
+	git_buf url = GIT_BUF_INIT_CONST(NULL, 0);
+	char *path = NULL, *out = NULL;
+
+	if (asprintf(&path, "%s/config", mirror) < 0)
+		return NULL;
+	if (git_config_open_ondisk(&cfg, path) == 0 &&
+	    git_config_get_string_buf(&url, cfg, "remote.origin.url") == 0 && url.ptr)
+		out = strdup(url.ptr);
+	git_error_clear();
+	git_buf_dispose(&url);
+	git_config_free(cfg);
+	free(path);
+	return out;
+}
+
+/* Whether another jobprep holds the mirror whose lock is at lock. */
+static bool mirror_busy(const char *lock)
+{
+	int fd = open(lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	bool busy = false;
+
+	if (fd < 0)
+		return false;
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+		busy = errno == EWOULDBLOCK;
+	close(fd);
+	return busy;
+}
+
+void jp_git_cache_list_dispose(struct jp_git_cache_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].path);
+		free(l->v[i].url);
+	}
+	free(l->v);
+	free(l->dir);
+	*l = (struct jp_git_cache_list)JP_GIT_CACHE_LIST_INIT;
+}
+
+int jp_git_cache_list(struct jp_git_cache_list *out, struct jp_error *err)
+{
+	struct mirror_use *m = NULL;
+	size_t n;
+	int rc;
+
+	*out = (struct jp_git_cache_list)JP_GIT_CACHE_LIST_INIT;
+	out->cap = cache_max();
+	if ((rc = jp_git_global_init(err)) != 0)
+		return rc;
+	if (!(out->dir = cache_dir()))
+		return 0;
+	n = list_mirrors(&m, out->dir);
+	if (n > 1)
+		qsort(m, n, sizeof(*m), older_first);
+	if (n && !(out->v = calloc(n, sizeof(*out->v)))) {
+		for (size_t i = 0; i < n; i++) {
+			free(m[i].path);
+			free(m[i].lock);
+		}
+		free(m);
+		jp_git_cache_list_dispose(out);
+		return jp_error_oom(err);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct jp_git_cache_entry *e = &out->v[out->n++];
+
+		e->path = m[i].path;
+		e->url = mirror_url(m[i].path);
+		e->bytes = m[i].bytes;
+		e->used = m[i].used;
+		e->busy = mirror_busy(m[i].lock);
+		free(m[i].lock);
+	}
+	free(m);
+	return 0;
+}
+
+/* Remove one mirror under its lock: renamed aside first, so that a clear
+ * cut short leaves either the whole mirror or a ".gone-" folder the next
+ * clear removes, never a half mirror under its own name. */
+static int remove_mirror(const char *dir, const struct mirror_use *m, struct jp_error *err)
+{
+	char *aside = NULL;
+	int fd, rc = 0;
+
+	fd = open(m->lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		close(fd);
+		return 1; /* in use */
+	}
+	if (asprintf(&aside, "%s/.gone-%s", dir, strrchr(m->path, '/') + 1) < 0) {
+		rc = jp_error_oom(err);
+	} else if (rename(m->path, aside) != 0 || jp_fs_rm_rf(aside) != 0) {
+		rc = jp_error_set(err, JP_EIO, _("%s: could not remove it: %s"), m->path,
+				  strerror(errno));
+	}
+	free(aside);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* What an earlier clear cut short left aside. */
+static void remove_leftovers(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *p = NULL;
+
+		if (strncmp(de->d_name, ".gone-", 6) != 0 || asprintf(&p, "%s/%s", dir, de->d_name) < 0)
+			continue;
+		jp_fs_rm_rf(p);
+		free(p);
+	}
+	closedir(d);
+}
+
+int jp_git_cache_clear(size_t *removed, size_t *busy, unsigned long long *freed,
+		       struct jp_error *err)
+{
+	struct mirror_use *m = NULL;
+	char *dir = cache_dir();
+	size_t n;
+	int rc = 0;
+
+	*removed = *busy = 0;
+	*freed = 0;
+	if (!dir)
+		return 0;
+	remove_leftovers(dir);
+	n = list_mirrors(&m, dir);
+	for (size_t i = 0; i < n; i++) {
+		int r = remove_mirror(dir, &m[i], err);
+
+		if (r == 0) {
+			(*removed)++;
+			*freed += m[i].bytes;
+		} else if (r > 0) {
+			(*busy)++;
+		} else if (rc == 0) {
+			rc = r;
+		}
+		free(m[i].path);
+		free(m[i].lock);
+	}
+	free(m);
+	free(dir);
+	return rc;
+}

@@ -237,7 +237,7 @@ static int place_inside(const struct jp_git_target *t, const char *tree, struct 
 		rc = JP_ENOMEM;
 	if (rc != 0) {
 		jp_strv_dispose(&names);
-		return jp_error_set(err, rc, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	for (; moved < names.n; moved++) {
 		char from[PATH_MAX], to[PATH_MAX];

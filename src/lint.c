@@ -1248,7 +1248,7 @@ int jp_lint_manifest(struct jp_manifest *m, const struct jp_profile *profile,
 					   r.items[i].fails ? JP_CHECK_FAIL : JP_CHECK_WARN,
 					   r.items[i].path, "%s", r.items[i].message);
 		if (rc < 0) {
-			rc = jp_error_set(err, rc, "%s", _("out of memory"));
+			rc = jp_error_oom(err);
 			break;
 		}
 	}

@@ -5,7 +5,7 @@ libjobprep_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(LIBGIT2_CFLAGS) $(XXHASH_CF
 libjobprep_a_SOURCES = \
 	include/jobprep/error.h src/error.c \
 	include/jobprep/strv.h src/strv.c \
-	include/jobprep/port.h \
+	include/jobprep/port.h src/port.c \
 	include/jobprep/i18n.h \
 	include/jobprep/profile.h src/profile.c \
 	include/jobprep/manifest.h src/manifest.c
@@ -80,4 +80,4 @@ src/preflight_body.h: $(srcdir)/src/preflight_body.sh
 # stage: data onto shared storage before the job (copy, unpack, download)
 libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c src/stage_name.c \
 	src/stage_archive.c src/stage_http.c src/stage_pool.c src/stage_unpack.c \
-	src/stage_http_ranges.c src/stage_slurm.c
+	src/stage_http_ranges.c src/stage_slurm.c src/stage_within.c

@@ -663,6 +663,11 @@ static void rd_data_origin(struct reader *r, const cJSON *it, struct jp_manifest
 	}
 }
 
+static void rd_data_unpack(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	read_bool(r, it, &m->data[i].unpack_archives);
+}
+
 static const struct field data_fields[] = {
 	{ "name", true, rd_data_name },
 	{ "path", true, rd_data_path },
@@ -670,6 +675,7 @@ static const struct field data_fields[] = {
 	{ "read_only", true, rd_data_read_only },
 	{ "stats", false, rd_data_stats },
 	{ "origin", false, rd_data_origin },
+	{ "unpack_archives", false, rd_data_unpack },
 };
 
 /* outputs */

@@ -10,7 +10,6 @@
 
 #include <cjson/cJSON.h>
 
-#include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
 
 /* Absent (NULL) strings are left out, not written as null. */
@@ -125,6 +124,8 @@ static bool add_data(cJSON *root, const struct jp_manifest *m)
 		}
 		if (!add_origin(o, &d->origin))
 			return false;
+		if (d->unpack_archives && !cJSON_AddBoolToObject(o, "unpack_archives", true))
+			return false;
 	}
 	return true;
 }
@@ -210,7 +211,7 @@ int jp_manifest_to_text(char **out, const struct jp_manifest *m, struct jp_error
 	rc = 0;
 out:
 	if (rc < 0)
-		jp_error_set(err, rc, "%s", _("out of memory"));
+		jp_error_oom(err);
 	cJSON_free(printed);
 	cJSON_Delete(root);
 	return rc;

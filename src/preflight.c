@@ -214,7 +214,7 @@ int jp_preflight_render(char **out, const struct jp_manifest *m, struct jp_error
 	if (rc == 0)
 		rc = jp_buf_take(out, &b);
 	if (rc < 0)
-		rc = jp_error_set(err, rc, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 	jp_buf_dispose(&b);
 	jp_profile_free(own);
 	return rc;

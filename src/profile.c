@@ -44,7 +44,6 @@ static struct jp_profile *profile_alloc(void)
 int jp_profile_new_default(struct jp_profile **out, struct jp_error *err)
 {
 	struct jp_profile *p = profile_alloc();
-	int rc = JP_ENOMEM;
 
 	*out = NULL;
 	if (!p)
@@ -65,7 +64,7 @@ int jp_profile_new_default(struct jp_profile **out, struct jp_error *err)
 	return 0;
 fail:
 	jp_profile_free(p);
-	return jp_error_set(err, rc, "%s", _("out of memory"));
+	return jp_error_oom(err);
 }
 
 void jp_profile_free(struct jp_profile *p)

@@ -149,7 +149,7 @@ static int list_base(struct jp_run **runs, size_t *n, const char *base, const ch
 	}
 	closedir(d);
 	if (rc == JP_ENOMEM)
-		jp_error_set(err, rc, "%s", _("out of memory"));
+		jp_error_oom(err);
 	return rc;
 }
 
@@ -195,7 +195,7 @@ static int runs_list_now(struct jp_run **out, size_t *n, const struct jp_profile
 	rc = list_base(&runs, &count, *base ? base : "/", prefix, nnn + 3, err);
 out:
 	if (rc == JP_ENOMEM && err && err->n == 0)
-		jp_error_set(err, rc, "%s", _("out of memory"));
+		jp_error_oom(err);
 	free(expanded);
 	free(base);
 	free(prefix);
@@ -341,7 +341,7 @@ int jp_runs_list(struct jp_run **out, size_t *n, const struct jp_profile *profil
 	*out = NULL;
 	*n = 0;
 	if (!c)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	c->profile = profile;
 	c->job = job;
 	rc = jp_probe_call_flat(runs_call_run, c, offsetof(struct runs_call, profile), where, 0,
@@ -349,7 +349,7 @@ int jp_runs_list(struct jp_run **out, size_t *n, const struct jp_profile *profil
 	if (rc == 0 && c->rc < 0)
 		rc = jp_error_set(err, c->rc, "%s", c->error);
 	else if (rc == 0 && unpack(out, n, c) < 0)
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 	free(c);
 	return rc;
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/units.h"
 #include "treecopy.h"
 #include "treecopy_internal.h"
 #include "deadline_internal.h"
@@ -246,7 +247,7 @@ static int walk(struct ctx *c, const char *rel, ssize_t self, unsigned depth,
 	}
 	closedir(d);
 	if (rc == JP_ENOMEM)
-		jp_error_set(err, rc, "%s", _("out of memory"));
+		jp_error_oom(err);
 	return rc;
 }
 
@@ -535,7 +536,7 @@ static int run_phase(struct ctx *c, unsigned threads, struct progress_state *ps)
  * lacks the room (a network filesystem may still refuse later: quotas). */
 static int check_room(const struct ctx *c, const char *dst, struct jp_error *err)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], need_s[32], avail_s[32];
 	struct statvfs vfs;
 	uint64_t need = 0, avail;
 	char *slash;
@@ -551,9 +552,9 @@ static int check_room(const struct ctx *c, const char *dst, struct jp_error *err
 	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 	if (avail >= need)
 		return 0;
-	return jp_error_set(err, JP_ENOSPC,
-			    _("%s: not enough room: %.1f MiB to copy, %.1f MiB free there"), dir,
-			    (double)need / 1048576.0, (double)avail / 1048576.0);
+	return jp_error_set(err, JP_ENOSPC, _("%s: not enough room: %s to copy, %s free there"), dir,
+			    jp_units_format_bytes(need_s, sizeof(need_s), need),
+			    jp_units_format_bytes(avail_s, sizeof(avail_s), avail));
 }
 
 static int by_size_desc(const void *a, const void *b, void *arg)
@@ -707,7 +708,7 @@ out:
 	free(sizes);
 	free(names);
 	free(where);
-	return rc ? jp_error_set(err, rc, "%s", _("out of memory")) : 0;
+	return rc ? jp_error_oom(err) : 0;
 }
 
 /* c->tree_tmp for dst: ".jobprep-tmp-stage-NAME" in dst's folder; none
@@ -726,7 +727,7 @@ static int tree_tmp_path(struct ctx *c, const char *dst, struct jp_error *err)
 	if (asprintf(&c->tree_tmp, "%.*s%s%.*s", (int)b, dst, JP_TREECOPY_TMP_PREFIX "stage-",
 		     (int)(n - b), dst + b) < 0) {
 		c->tree_tmp = NULL;
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	return 0;
 }

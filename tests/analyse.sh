@@ -53,22 +53,8 @@ if want scan-build; then
 		echo "ok - scan-build # SKIP scan-build or clang is not installed (apt-get install clang-tools clang)"
 	else
 		copy=$scratch/src
-		mkdir -p "$copy"
-		# the sources without anything a build made: git's list when there
-		# is one, else the tree after a distclean of the copy
-		# (plus the generated autotools files, so no autoreconf is needed)
-		if git -C "$srcdir" rev-parse --git-dir >/dev/null 2>&1; then
-			(cd "$srcdir" && {
-				git ls-files -co --exclude-standard
-				for f in configure Makefile.in aclocal.m4 config.h.in; do
-					[ -f "$f" ] && echo "$f"
-				done
-				find autotools/build-aux autotools/m4 -type f 2>/dev/null
-			} | tar -cf - --no-recursion --ignore-failed-read -T - 2>/dev/null) |
-				tar -xf - -C "$copy"
-		else
-			cp -a "$srcdir/." "$copy/" && (cd "$copy" && make -s distclean >/dev/null 2>&1)
-		fi
+		. "$srcdir/tests/lib/srccopy.sh"
+		jp_source_copy "$srcdir" "$copy"
 		if ! (cd "$copy" && { [ -x configure ] || autoreconf -fi; } && scan-build ./configure -q) >"$scratch/scan-configure.out" 2>&1; then
 			tail -n 20 "$scratch/scan-configure.out"
 			echo "not ok - scan-build: could not configure the scratch copy"

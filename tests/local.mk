@@ -259,7 +259,7 @@ GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refu
 	tests/integration/git_clone_interrupt.sh tests/integration/git_clone_http.sh \
 	tests/integration/git_clone_ssh.sh tests/integration/git_remote.sh \
 	tests/integration/git_silent_server.sh tests/integration/git_ssh_silent_session.sh \
-	tests/integration/git_cache.sh
+	tests/integration/git_cache.sh tests/integration/cache_cmd.sh
 TESTS += $(GIT_TESTS)
 EXTRA_DIST += $(GIT_TESTS) tests/lib/gitserv.sh
 # manifest: the schema and check agree on every sample; env read back by four shells
@@ -333,7 +333,7 @@ tests_unit_test_preflight_SOURCES = tests/unit/test_preflight.c tests/unit/scrat
 
 # static analysis and valgrind (tests/analyse.sh): cppcheck, scan-build, the
 # unit tests and fuzz replays under valgrind; not part of make check
-EXTRA_DIST += tests/analyse.sh tests/valgrind.supp tests/scan-build.known tests/cppcheck.supp
+EXTRA_DIST += tests/analyse.sh tests/lib/srccopy.sh tests/valgrind.supp tests/scan-build.known tests/cppcheck.supp
 analyse:
 	$(SHELL) $(srcdir)/tests/analyse.sh $(abs_top_builddir)
 .PHONY: analyse
@@ -342,12 +342,14 @@ STAGE_TESTS = tests/integration/stage_copy.sh tests/integration/stage_interrupt.
 	tests/integration/stage_full_disk.sh tests/integration/stage_archive.sh \
 	tests/integration/stage_http.sh tests/integration/stage_resume_partial.sh \
 	tests/integration/stage_http_ranges.sh tests/integration/stage_shards_slurm.sh \
-	tests/integration/stage_sshfs.sh
+	tests/integration/stage_sshfs.sh tests/integration/stage_many_members.sh \
+	tests/integration/stage_odd_names.sh
 TESTS += $(STAGE_TESTS)
 EXTRA_DIST += $(STAGE_TESTS)
 # stage in the flow: the manifest records where staged data came from
 STAGEFLOW_TESTS = tests/integration/manifest_origin.sh tests/integration/init_stage.sh \
-	tests/tui/data_stage_offers.sh
+	tests/integration/init_unpack_archives.sh \
+	tests/tui/data_stage_offers.sh tests/tui/data_unpack_archives.sh
 TESTS += $(STAGEFLOW_TESTS)
 EXTRA_DIST += $(STAGEFLOW_TESTS)
 # a move of an existing checkout that a killed jobprep left half-done: the

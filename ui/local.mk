@@ -26,6 +26,8 @@ jobprep_SOURCES += ui/cli/cmd_export.c
 jobprep_SOURCES += ui/cli/cmd_preflight.c
 # what a manifest says, and the runs prepared for a job
 jobprep_SOURCES += ui/cli/cmd_show.c ui/cli/cmd_runs.c
+# the local mirror cache: list it, clear it
+jobprep_SOURCES += ui/cli/cmd_cache.c
 jobprep_SOURCES += ui/cli/cmd_stage.c
 # what several commands print alike: checks, JSON documents
 jobprep_SOURCES += ui/cli/output.h ui/cli/output.c

@@ -26,6 +26,7 @@
 #include "jobprep/manifest.h"
 #include "jobprep/port.h"
 #include "jobprep/profile.h"
+#include "jobprep/strv.h"
 
 /* --- Steps and fields (static data) -------------------------------------- */
 
@@ -81,6 +82,20 @@ const struct jp_field *jp_flow_fields(enum jp_step step);
 /* The field for a key, indexed keys too ("data[3].path" finds "data[].path");
  * NULL when unknown. Static. */
 const struct jp_field *jp_flow_field(const char *key);
+
+/* A list item's key: the field's key with the index in its "[]"
+ * ("data[].path", 2 -> "data[2].path"); a key without "[]" as it is. Into
+ * buf, cut to size as snprintf does; returns the length the whole key
+ * takes (a result >= size means it was cut). */
+size_t jp_flow_item_key(char *buf, size_t size, const char *generic, size_t index);
+
+/* The field a check is about, which fixes it: the longest prefix of the
+ * check's id that is a field key ("data[1].path.exists" -> "data[1].path";
+ * "outputs.log_dir.writable" -> "outputs.log_dir"); the launch lint's
+ * findings ("launch.*") are about job.launch_command. *step (may be NULL)
+ * is that field's step, JP_STEP_REVIEW when no field fixes it. Returns 0
+ * with *key the caller's to free() (NULL: no field), or JP_ENOMEM. */
+int jp_flow_check_field(char **key, enum jp_step *step, const char *check_id);
 
 /* The field keys, for reference (all are also in jp_flow_fields):
  *   job.name job.workers job.gpus_per_worker
@@ -294,14 +309,22 @@ enum jp_stage_offer_kind {
 	JP_STAGE_OFFER_COPY,     /* a folder or file on this machine's own disk */
 	JP_STAGE_OFFER_UNPACK,   /* an archive */
 	JP_STAGE_OFFER_DOWNLOAD, /* an http(s) URL typed as the path */
+	JP_STAGE_OFFER_WITHIN,   /* a folder on shared storage holding archives:
+				  * unpack each beside it (jp_stage_unpack_within) */
 };
 
 struct jp_stage_offer {
 	enum jp_stage_offer_kind kind;
-	char *dest; /* owned: {shared}/datasets/{name}; NULL with NONE */
+	char *dest; /* owned: {shared}/datasets/{name} (WITHIN: the folder
+		       itself); NULL with NONE */
+	/* WITHIN: the archives still to unpack (as found in a quick look:
+	 * maybe not all, see complete), their sizes */
+	struct jp_strv archives;
+	uint64_t bytes;
+	bool complete;
 };
 
-#define JP_STAGE_OFFER_INIT { JP_STAGE_OFFER_NONE, NULL }
+#define JP_STAGE_OFFER_INIT { JP_STAGE_OFFER_NONE, NULL, JP_STRV_INIT, 0, false }
 
 /* What to offer for `typed` as data[index]'s path: copy a folder or file on
  * local (or ephemeral) disk, unpack an archive, download a URL, each to
@@ -313,7 +336,9 @@ int jp_flow_stage_offer(struct jp_stage_offer *out, const struct jp_flow *flow, 
 			const char *typed, struct jp_error *err);
 void jp_stage_offer_dispose(struct jp_stage_offer *offer);
 /* Take an offer: data[index].from = from (a URL's credentials kept out of
- * the draft), data[index].path = dest; then start JP_ACTION_STAGE. */
+ * the draft), data[index].path = dest; then start JP_ACTION_STAGE. A
+ * WITHIN offer: from NULL, data[index].path = dest and its
+ * unpack_archives set. */
 int jp_flow_stage_take(struct jp_flow *flow, size_t index, const char *from, const char *dest,
 		       struct jp_error *err);
 

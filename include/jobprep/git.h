@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 #include <stdint.h>
 
 #include "jobprep/error.h"
@@ -270,6 +271,38 @@ enum jp_git_cmd_flags {
  * shell-quoted; url is redacted. *out is the caller's, free with free(). */
 int jp_git_clone_command(char **out, const char *url, const char *commit,
 			 const char *dir, unsigned flags, struct jp_error *err);
+
+/* ---- the local mirror cache ---------------------------------------------- */
+
+/* One mirror in the cache ($XDG_CACHE_HOME/jobprep/git; see README). */
+struct jp_git_cache_entry {
+	char *path;               /* the bare mirror's folder */
+	char *url;                /* the server's URL it mirrors (no credentials); NULL if unreadable */
+	unsigned long long bytes; /* its size on disk */
+	time_t used;              /* its last use (a clone, an update) */
+	bool busy;                /* another jobprep is using it now */
+};
+
+struct jp_git_cache_list {
+	char *dir; /* the cache folder; NULL when HOME and XDG_CACHE_HOME name none */
+	struct jp_git_cache_entry *v;
+	size_t n;
+	unsigned long long cap; /* JOBPREP_CACHE_MAX, default 4 GiB */
+};
+
+#define JP_GIT_CACHE_LIST_INIT { NULL, NULL, 0, 0 }
+
+/* The cache's mirrors, least recently used first. A missing cache folder
+ * is an empty list. Returns 0 or JP_ENOMEM. */
+int jp_git_cache_list(struct jp_git_cache_list *out, struct jp_error *err);
+void jp_git_cache_list_dispose(struct jp_git_cache_list *l);
+
+/* Remove every mirror no other jobprep is using (each under its lock, so a
+ * clone reading one is never cut short); *removed and *freed say what went,
+ * *busy how many were left because they were in use. Returns 0, JP_EIO
+ * (a mirror could not be removed: named in err), JP_ENOMEM. */
+int jp_git_cache_clear(size_t *removed, size_t *busy, unsigned long long *freed,
+		       struct jp_error *err);
 
 /* ---- URLs ------------------------------------------------------------------ */
 

@@ -76,6 +76,9 @@ struct jp_data_source {
 	bool has_stats;
 	struct jp_data_stats stats;
 	struct jp_data_origin origin; /* origin.from NULL: none recorded */
+	/* the archives it holds are unpacked, each into the folder beside it,
+	 * before the job (jobprep stage --unpack-archives) */
+	bool unpack_archives;
 };
 
 struct jp_check {

@@ -7,6 +7,7 @@
 #ifndef JOBPREP_PORT_H
 #define JOBPREP_PORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,11 @@ enum jp_phase {
 	JP_PHASE_UNPACK,   /* unpacking an archive */
 	JP_PHASE_DONE,
 };
+
+/* The phase's name, translated; static. brief: the short word that fits
+ * beside a progress bar ("receiving"), else what a progress line says
+ * ("receiving objects"). "" for a value outside the enum. */
+const char *jp_phase_name(enum jp_phase phase, bool brief);
 
 struct jp_progress {
 	enum jp_phase phase;

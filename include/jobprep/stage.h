@@ -14,6 +14,7 @@
 
 #include "jobprep/error.h"
 #include "jobprep/port.h"
+#include "jobprep/strv.h"
 
 struct jp_stage_options {
 	unsigned jobs; /* parallel writers; 0 = 16, at most 64 */
@@ -53,6 +54,9 @@ struct jp_stage_result {
 	 * (a device node skipped, a set-uid bit dropped) */
 	char **notes;
 	size_t n_notes;
+	/* jp_stage_unpack_within: archives unpacked, and those found
+	 * unpacked already (left as they are) */
+	uint64_t archives, already;
 };
 
 #define JP_STAGE_RESULT_INIT { .kind = JP_STAGE_DIR }
@@ -85,6 +89,45 @@ const char *jp_stage_archive_suffix(const char *name);
  * archive's suffix left out ("c4.tar.zst" is "c4"); "data" when that
  * leaves nothing usable. The caller frees it; NULL when out of memory. */
 char *jp_stage_suggest_name(const char *source);
+
+/* --- The archives a data set holds (stage_within.c) ----------------------
+ * A data set on shared storage holding archives (train.tar, val.tar.gz)
+ * would have the job unpack them while its GPUs wait. Each archive
+ * jp_stage unpacks (by its name) is unpacked into the folder beside it
+ * named after it (train.tar -> train/), the archive kept; one with that
+ * folder beside it is unpacked already. */
+
+/* The folder archive is unpacked into: its path without the suffix
+ * ("/d/train.tar.gz" -> "/d/train"); NULL when it names no archive jp_stage
+ * unpacks (or one with nothing before the suffix), or out of memory. The
+ * caller frees it. */
+char *jp_stage_beside(const char *archive);
+/* The folder beside archive is there (a directory, not followed). */
+bool jp_stage_unpacked(const char *archive);
+
+struct jp_stage_packed {
+	struct jp_strv archives; /* not unpacked yet, as reached from dir, sorted */
+	uint64_t bytes;          /* their sizes */
+	uint64_t unpacked;       /* archives found unpacked already */
+	bool complete;           /* the whole tree was looked at */
+};
+
+#define JP_STAGE_PACKED_INIT { JP_STRV_INIT, 0, 0, false }
+
+/* The archives under dir still to unpack; quick: a look bounded in time
+ * (jp_scan's quick look), so the list may be partial (!complete).
+ * Temporaries a killed run left are no part of it. 0 or a negative code. */
+int jp_stage_find_packed(struct jp_stage_packed *out, const char *dir, bool quick,
+			 struct jp_error *err);
+void jp_stage_packed_dispose(struct jp_stage_packed *p);
+/* Unpack every archive under dir still to unpack into the folder beside
+ * it, one jp_stage each (so each folder appears whole, a killed run's
+ * unpack folder is gone on from, progress and cancel through port); out's
+ * counts are the sums, out->archives how many were unpacked, out->already
+ * how many were found unpacked, out->notes prefixed by their archive. */
+int jp_stage_unpack_within(struct jp_stage_result *out, const char *dir,
+			   const struct jp_stage_options *opts, const struct jp_port *port,
+			   struct jp_error *err);
 
 /* The script `jobprep stage --shards N --emit slurm` writes (stage_slurm.c):
  * run with sh, it submits a Slurm array of `shards` tasks, task i running

@@ -18,18 +18,8 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/jp-fuzz-ci.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 trap 'exit 130' INT TERM HUP
 copy=$scratch/src
-mkdir -p "$copy"
-if git -C "$srcdir" rev-parse --git-dir >/dev/null 2>&1; then
-	(cd "$srcdir" && {
-		git ls-files -co --exclude-standard
-		for f in configure Makefile.in aclocal.m4 config.h.in; do
-			[ -f "$f" ] && echo "$f"
-		done
-		find autotools/build-aux autotools/m4 -type f 2>/dev/null
-	} | tar -cf - --no-recursion --ignore-failed-read -T - 2>/dev/null) | tar -xf - -C "$copy"
-else
-	cp -a "$srcdir/." "$copy/" && (cd "$copy" && make -s distclean >/dev/null 2>&1)
-fi
+. "$srcdir/tests/lib/srccopy.sh"
+jp_source_copy "$srcdir" "$copy"
 targets=$(sed -n 's/^FUZZ_NAMES = //p' "$srcdir/tests/local.mk" | tr ' ' '\n' | sed 's|^|tests/fuzz/fuzz_|')
 if ! (cd "$copy" && { [ -x configure ] || autoreconf -fi; } &&
 	./configure -q --enable-fuzzing --enable-sanitizers CC=clang &&

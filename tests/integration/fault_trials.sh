@@ -150,25 +150,7 @@ for i in range(12000):
         f.write(os.urandom(512 + i % 1000))
 EOF
 tar -C "$S/unpacksrc" -cf "$S/data.tar" . || exit 99
-python3 - "$S/tree" <<'EOF' || exit 99
-import os, sys
-for d in range(100):
-    os.makedirs("%s/d%d" % (sys.argv[1], d))
-    for f in range(200):
-        open("%s/d%d/f%d" % (sys.argv[1], d, f), "w").close()
-EOF
-# with_trees N CMD...: CMD with "$S/tree" appended N times (one word each,
-# however many spaces $TMPDIR has)
-with_trees() {
-	_n=$1
-	shift
-	_i=0
-	while [ $_i -lt "$_n" ]; do
-		set -- "$@" "$S/tree"
-		_i=$((_i + 1))
-	done
-	"$@"
-}
+jp_empty_tree "$S/tree" || exit 99
 
 # --- helpers ---------------------------------------------------------------
 # must WHAT COMMAND...: COMMAND succeeds, else WHAT is added to WHY
@@ -177,17 +159,11 @@ must() {
 	shift
 	"$@" >>"$C/judge.err" 2>&1 || WHY="$WHY; $_what"
 }
-is_jobprep() {
-	{ [ "/proc/$PID/exe" -ef "$J" ] || [ "$(cat "/proc/$PID/comm" 2>/dev/null)" = lt-jobprep ]; } &&
-		kill -0 "$PID" 2>/dev/null && [ "$(sed 's/.*) //' "/proc/$PID/stat" | cut -d' ' -f1)" != Z ]
-}
+is_jobprep() { jp_is_jobprep "$PID"; }
 # run_bg ARG...: jobprep ARG... in the background (PID), output in $C/out, $C/err
 run_bg() {
-	(
-		trap - EXIT
-		exec "$J" "$@" </dev/null >"$C/out" 2>"$C/err"
-	) &
-	PID=$!
+	jp_bg "$C/out" "$C/err" "$J" "$@"
+	PID=$JP_PID
 }
 # until_working TENTHS COMMAND...: COMMAND (a sign of work) holds within TENTHS
 until_working() {
@@ -204,15 +180,6 @@ until_working() {
 temps_in() { find "$1" -name '*jobprep-tmp-*' -o -name '.*.tmp' -o -name 'index.jobprep-*' 2>/dev/null; }
 no_temps() { [ -z "$(temps_in "$1")" ] || { temps_in "$1" >&2; return 1; }; }
 has_text() { grep -q "$2" "$1" 2>/dev/null; }
-has_temp() { ls -A "$1" 2>/dev/null | grep -q 'jobprep-tmp-'; }
-# pack_coming DIR: a pack is being received, into DIR's checkout or into
-# the mirror cache that feeds it
-pack_coming() {
-	for _d in "$1/.git/objects/pack" "${XDG_CACHE_HOME:-/nonexistent}"/jobprep/git/*.git/objects/pack; do
-		ls "$_d" 2>/dev/null | grep -qv '^pack-' && return 0
-	done
-	return 1
-}
 rnd=$SEED
 # delay MAX: sleep a random time from 0 to MAX seconds
 delay() {
@@ -265,18 +232,6 @@ while state() not in ("gone", "Z"):
     time.sleep(0.002)
 sys.exit(1)
 PY
-}
-# snap DIR: HEAD, git status, every path with its mode and bytes' hash
-snap() {
-	git -C "$1" rev-parse HEAD
-	git -C "$1" status --porcelain
-	(cd "$1" && find . -path ./.git -prune -o -print | LC_ALL=C sort | while read -r f; do
-		if [ -f "$f" ] && [ ! -L "$f" ]; then
-			echo "$f $(stat -c %a "$f") $(sha256sum <"$f")"
-		else
-			echo "$f $(stat -c %F "$f")"
-		fi
-	done)
 }
 # none_half_made SRC DEST: every file under its final name in DEST is SRC's
 none_half_made() {
@@ -335,12 +290,12 @@ setup_update() {
 	cat >"$C/answers.json" <<EOF
 {"job": {"name": "$JOB"}, "code": {"source": "shared_storage", "repo": {"url": "$URL/train.git", "ref": "v-big"}}}
 EOF
-	snap "$D" >"$C/before"
+	jp_git_snapshot "$D" >"$C/before"
 }
 start_update() { run_bg init --answers "$C/answers.json" --profile "$S/profile.json"; }
-working_update() { until_working 300 pack_coming "$D"; }
+working_update() { until_working 300 jp_pack_coming "$D" "${XDG_CACHE_HOME:-/nonexistent}"; }
 judge_update() {
-	snap "$D" >"$C/after"
+	jp_git_snapshot "$D" >"$C/after"
 	if [ "$1" = KILL ]; then
 		must "HEAD moved" [ "$(head -n 1 "$C/before")" = "$(head -n 1 "$C/after")" ]
 	else
@@ -416,7 +371,7 @@ next_stage_unpack() {
 
 # scan: the big tree, named 60 times
 setup_scan() { MNT=; }
-start_scan() { with_trees 60 run_bg scan; }
+start_scan() { jp_with_repeated 60 "$S/tree" run_bg scan; }
 working_scan() { sleep 0.2; is_jobprep; }
 judge_scan() {
 	case $1 in KILL) ;; *) must "it did not say it was interrupted" grep -q interrupted "$C/err" ;; esac

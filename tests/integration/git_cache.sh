@@ -129,7 +129,8 @@ jp_expect clone_after_a_push_transfers_no_more_packs [ "$(packs)" = $((before + 
 # --- a corrupted mirror is fetched again, never trusted blindly ---------------
 mirror=$(ls -d "$C"/*.git | head -n 1)
 for pack in "$mirror"/objects/pack/*.pack; do
-	truncate -s -64 "$pack"
+	# (packs are read-only: only root could truncate them as they are)
+	chmod u+w "$pack" && truncate -s -64 "$pack" || exit 99
 done
 before=$(packs)
 clone "$URL" "$P/after-truncate"

@@ -121,17 +121,6 @@ in_mount() {
 	done
 	return 1
 }
-# wait_for TENTHS COMMAND...: poll COMMAND, at most TENTHS tenths of a second.
-wait_for() {
-	_n=$1
-	shift
-	_i=0
-	until "$@"; do
-		[ $_i -ge "$_n" ] && return 1
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-}
 # exits_while_hung NAME PID WANT: PID is gone with the mount still hung, and
 # its exit status is WANT (read only when gone: `wait` would block else).
 exits_while_hung() {
@@ -149,7 +138,7 @@ late_pids=
 # guard (60 s) is far above the bound: only a hang reaches it.
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" check --json "$T/code-there.json" >"$T/hung.out" 2>"$T/hung.err" &
 pid=$!
-wait_for 600 gone $pid
+jp_poll 600 gone $pid
 jp_expect check_on_hung_mount_ends_by_itself main_gone $pid
 jp_expect check_on_hung_mount_says_code_storage_hung \
 	sh -c 'grep -A2 "\"code.path.storage\"" "$1" | grep -q "did not answer in time"' sh "$T/hung.out"
@@ -162,10 +151,10 @@ exits_while_hung check_on_hung_mount $pid 1
 # bound far above the test's patience, so only the signal can end it.
 JOBPREP_PROBE_TIMEOUT_MS=120000 "$J" check --json "$T/script-there.json" >"$T/term.out" 2>"$T/term.err" &
 pid=$!
-wait_for 300 in_mount $pid
+jp_poll 300 in_mount $pid
 jp_expect sigterm_lands_while_check_waits_in_the_mount in_mount $pid
 kill -TERM $pid
-wait_for 100 gone $pid
+jp_poll 100 gone $pid
 jp_expect sigterm_ends_check_on_hung_mount_at_once main_gone $pid
 exits_while_hung sigterm_check $pid 143
 
@@ -173,7 +162,7 @@ exits_while_hung sigterm_check $pid 143
 # the scan does not wait a second time on a mount known to hang.
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" scan "$T/mnt/data" >"$T/scan.out" 2>"$T/scan.err" &
 pid=$!
-wait_for 600 gone $pid
+jp_poll 600 gone $pid
 jp_expect scan_on_hung_mount_ends_by_itself main_gone $pid
 jp_expect scan_on_hung_mount_says_its_mount_did_not_answer \
 	grep -q "$T/mnt/data: no answer: $T/mnt, the mount it is on, has not answered" "$T/scan.err"
@@ -184,20 +173,20 @@ exits_while_hung scan_on_hung_mount $pid 1
 # `runs` for a job whose runs are there.
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" clone "$T/src.git" "$T/mnt/clone" >"$T/clone.out" 2>"$T/clone.err" &
 pid=$!
-wait_for 600 gone $pid
+jp_poll 600 gone $pid
 jp_expect clone_into_hung_mount_ends_by_itself main_gone $pid
 jp_expect clone_into_hung_mount_says_no_answer grep -q "no answer within 1.0 s" "$T/clone.err"
 exits_while_hung clone_into_hung_mount $pid 1
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" clone "$T/mnt/src.git" "$T/local/from-hung" >"$T/from.out" 2>"$T/from.err" &
 pid=$!
-wait_for 600 gone $pid
+jp_poll 600 gone $pid
 jp_expect clone_from_hung_mount_ends_by_itself main_gone $pid
 jp_expect clone_from_hung_mount_says_no_answer grep -q "no answer" "$T/from.err"
 exits_while_hung clone_from_hung_mount $pid 1
 jp_expect clone_from_hung_mount_leaves_nothing sh -c '! ls -A "$1" | grep -q from-hung' sh "$T/local"
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" repo "$T/mnt/repo" >"$T/repo.out" 2>"$T/repo.err" &
 pid=$!
-wait_for 600 gone $pid
+jp_poll 600 gone $pid
 jp_expect repo_on_hung_mount_ends_by_itself main_gone $pid
 jp_expect repo_on_hung_mount_says_no_answer grep -q "no answer" "$T/repo.err"
 exits_while_hung repo_on_hung_mount $pid 1
@@ -205,7 +194,7 @@ exits_while_hung repo_on_hung_mount $pid 1
 # --- runs for a job whose runs are on the hung mount: ends by itself.
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" runs --profile "$T/mnt-profile.json" hung >"$T/runs.out" 2>"$T/runs.err" &
 pid=$!
-wait_for 600 gone $pid
+jp_poll 600 gone $pid
 jp_expect runs_on_hung_mount_ends_by_itself main_gone $pid
 jp_expect runs_on_hung_mount_says_no_answer grep -q "no answer" "$T/runs.err"
 exits_while_hung runs_on_hung_mount $pid 1
@@ -219,7 +208,7 @@ ends_by_itself() {
 	shift 3
 	JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" "$@" </dev/null >"$T/$_name.out" 2>"$T/$_name.err" &
 	pid=$!
-	wait_for 600 gone $pid
+	jp_poll 600 gone $pid
 	jp_expect "${_name}_on_hung_mount_ends_by_itself" main_gone $pid
 	jp_expect "${_name}_on_hung_mount_says_no_answer" grep -q "$_text" "$T/$_name.err"
 	exits_while_hung "${_name}_on_hung_mount" $pid "$_want"

@@ -51,20 +51,6 @@ check_of() {
 for c in json.load(open(sys.argv[1]))["checks"]:
     if c["id"] == sys.argv[2]: print(c["status"], c["message"])' "$1" "$2"
 }
-# snap DIR: HEAD, the branch, git status, and every path with its type,
-# mode and bytes' hash (but .git): what "nothing touched" compares
-snap() {
-	git -C "$1" rev-parse HEAD
-	git -C "$1" symbolic-ref -q HEAD
-	git -C "$1" status --porcelain
-	(cd "$1" && find . -path ./.git -prune -o -print | LC_ALL=C sort | while read -r f; do
-		if [ -f "$f" ] && [ ! -L "$f" ]; then
-			echo "$f $(stat -c %a "$f") $(sha256sum <"$f")"
-		else
-			echo "$f $(stat -c %F "$f")"
-		fi
-	done)
-}
 clean() { [ -z "$(git -C "$1" -c core.fileMode=false status --porcelain)" ]; }
 head_is() { [ "$(git -C "$1" rev-parse HEAD)" = "$2" ]; }
 
@@ -146,11 +132,11 @@ jp_expect new_tag_is_detached_at_the_tag [ -z "$(git -C "$P/move" symbolic-ref -
 
 # --- a changed tracked file: the move is refused, nothing touched
 echo "my change" >>"$P/dirty/README"
-snap "$P/dirty" >"$S/dirty.before"
+jp_git_snapshot "$P/dirty" >"$S/dirty.before"
 answers dirty v2
 prep dirty
 rc=$?
-snap "$P/dirty" >"$S/dirty.after"
+jp_git_snapshot "$P/dirty" >"$S/dirty.after"
 jp_expect dirty_tracked_file_refuses_the_move [ "$rc" = 1 ]
 jp_expect dirty_tracked_file_is_named grep -q "uncommitted changes to README: commit or stash them" "$S/dirty.err"
 jp_expect dirty_tracked_file_touches_nothing cmp -s "$S/dirty.before" "$S/dirty.after"
@@ -164,7 +150,7 @@ jp_expect dirty_at_the_ref_is_allowed [ "$rc" = 0 ]
 jp_expect dirty_at_the_ref_warns_in_the_manifest sh -c \
 	'echo "$1" | grep -q "^warn .*uncommitted change(s) (README): the job runs code no commit records"' \
 	sh "$(check_of "$O/dirty/run-002/job.json" code.repo.clean)"
-snap "$P/dirty" >"$S/dirty.after2"
+jp_git_snapshot "$P/dirty" >"$S/dirty.after2"
 jp_expect dirty_at_the_ref_leaves_the_change cmp -s "$S/dirty.before" "$S/dirty.after2"
 
 # --- a local commit on no remote: moving would leave it behind
@@ -173,11 +159,11 @@ echo mine >"$P/local/MINE"
 git -C "$P/local" add MINE
 # shellcheck disable=SC2086
 git $JP_GIT_ID -C "$P/local" commit -qm mine || exit 99
-snap "$P/local" >"$S/local.before"
+jp_git_snapshot "$P/local" >"$S/local.before"
 answers local v2
 prep local
 rc=$?
-snap "$P/local" >"$S/local.after"
+jp_git_snapshot "$P/local" >"$S/local.after"
 jp_expect local_commit_refuses_the_move [ "$rc" = 1 ]
 jp_expect local_commit_is_named grep -q "1 local commit(s) in $P/local are on no remote" "$S/local.err"
 jp_expect local_commit_touches_nothing cmp -s "$S/local.before" "$S/local.after"
@@ -193,11 +179,11 @@ jp_expect untracked_only_is_kept [ "$(cat "$P/untracked/notes.txt")" = "my notes
 
 mkdir -p "$P/inway/extra"
 echo mine >"$P/inway/extra/added.txt"
-snap "$P/inway" >"$S/inway.before"
+jp_git_snapshot "$P/inway" >"$S/inway.before"
 answers inway v2
 prep inway
 rc=$?
-snap "$P/inway" >"$S/inway.after"
+jp_git_snapshot "$P/inway" >"$S/inway.after"
 jp_expect untracked_in_the_way_refuses_the_move [ "$rc" = 1 ]
 jp_expect untracked_in_the_way_is_named grep -q "would be overwritten by v2 (.*): extra/added.txt" "$S/inway.err"
 jp_expect untracked_in_the_way_touches_nothing cmp -s "$S/inway.before" "$S/inway.after"
@@ -206,11 +192,11 @@ jp_expect untracked_in_the_way_writes_no_manifest [ ! -e "$O/inway/run-002/job.j
 # --- another repository's checkout, and a folder that is no checkout
 jp_git_repo "$S/repos/other.git" >/dev/null 2>&1 || exit 99
 git clone -q "$S/repos/other.git" "$P/other" || exit 99
-snap "$P/other" >"$S/other.before"
+jp_git_snapshot "$P/other" >"$S/other.before"
 answers other v1
 prep other
 rc=$?
-snap "$P/other" >"$S/other.after"
+jp_git_snapshot "$P/other" >"$S/other.after"
 jp_expect another_repository_is_refused [ "$rc" = 1 ]
 jp_expect another_repository_says_the_way_out grep -q "is a checkout of .*other.git, not of $URL: choose another path, or leave code.repo.url out" "$S/other.err"
 jp_expect another_repository_touches_nothing cmp -s "$S/other.before" "$S/other.after"
@@ -260,7 +246,7 @@ for how in server_killed sigint; do
 	jp_gitd_start "$S/gitd" "$S/repos" slow || exit 99
 	URL=git://127.0.0.1:$JP_GITD_PORT/train.git
 	git -C "$P/move" remote set-url origin "$URL"
-	snap "$P/move" >"$S/$how.before"
+	jp_git_snapshot "$P/move" >"$S/$how.before"
 	if mid_fetch move; then
 		sleep 0.3
 		if [ $how = server_killed ]; then
@@ -270,7 +256,7 @@ for how in server_killed sigint; do
 		fi
 		wait $pid
 		rc=$?
-		snap "$P/move" >"$S/$how.after"
+		jp_git_snapshot "$P/move" >"$S/$how.after"
 		if [ $how = server_killed ]; then
 			jp_expect "${how}_mid_fetch_fails" [ "$rc" = 1 ]
 		else
@@ -328,7 +314,7 @@ for i in range(20000):
 EOF
 git -C "$S/work" fast-import --quiet <"$S/many.fi" && git -C "$S/work" reset -q --hard main &&
 	git -C "$S/work" tag v4 && git -C "$S/work" push -q origin main v4 || exit 99
-snap "$P/move" >"$S/mid-checkout.before"
+jp_git_snapshot "$P/move" >"$S/mid-checkout.before"
 BEFORE=$(git -C "$P/move" rev-parse HEAD)
 answers move v4
 $T "$JOBPREP" init --answers "$S/move.json" --profile "$S/profile.json" \
@@ -347,7 +333,7 @@ if [ -d "$P/move/many" ]; then
 	written=$(find "$P/move/many" -type f | wc -l)
 	wait $pid
 	rc=$?
-	snap "$P/move" >"$S/mid-checkout.after"
+	jp_git_snapshot "$P/move" >"$S/mid-checkout.after"
 	# the signal landed mid-checkout: fewer than all files were there
 	jp_expect sigint_mid_checkout_landed_mid_checkout [ "$written" -lt 20000 ]
 	jp_expect sigint_mid_checkout_exits_130 [ "$rc" = 130 ]

@@ -56,17 +56,6 @@ prep() {
 	timeout -s KILL 120 "$JOBPREP" init --answers "$S/tiny.json" --profile "$S/profile.json" \
 		</dev/null >"$S/tiny.out" 2>"$S/tiny.err"
 }
-snap() {
-	git -C "$1" rev-parse HEAD
-	git -C "$1" status --porcelain
-	(cd "$1" && find . -path ./.git -prune -o -print | LC_ALL=C sort | while read -r f; do
-		if [ -f "$f" ] && [ ! -L "$f" ]; then
-			echo "$f $(stat -c %a "$f") $(sha256sum <"$f")"
-		else
-			echo "$f $(stat -c %F "$f")"
-		fi
-	done)
-}
 answers light
 prep || { echo "first prep failed: $(cat "$S/tiny.err")"; exit 99; }
 before_head=$(git -C "$P/tiny" rev-parse HEAD)
@@ -74,11 +63,11 @@ before_head=$(git -C "$P/tiny" rev-parse HEAD)
 # --- not enough room for the new files: refused before any is written
 used=$(df -k --output=used "$P" | tail -1)
 mount -o remount,size=$((used + 1024))k "$P" || exit 99
-snap "$P/tiny" >"$S/room.before"
+jp_git_snapshot "$P/tiny" >"$S/room.before"
 answers big
 prep
 rc=$?
-snap "$P/tiny" >"$S/room.after"
+jp_git_snapshot "$P/tiny" >"$S/room.after"
 jp_expect no_room_refuses_the_move [ "$rc" = 1 ]
 jp_expect no_room_says_so grep -q "the new files take 4.0 MiB and the disk has" "$S/tiny.err"
 jp_expect no_room_touches_nothing cmp -s "$S/room.before" "$S/room.after"
@@ -88,11 +77,11 @@ mount -o remount,size=16m "$P" || exit 99
 # --- out of inodes half-way through the checkout: put back
 iused=$(df --output=iused "$P" | tail -1)
 mount -o remount,nr_inodes=$((iused + 300)) "$P" || exit 99
-snap "$P/tiny" >"$S/inodes.before"
+jp_git_snapshot "$P/tiny" >"$S/inodes.before"
 answers many
 prep
 rc=$?
-snap "$P/tiny" >"$S/inodes.after"
+jp_git_snapshot "$P/tiny" >"$S/inodes.after"
 jp_expect no_inodes_fails [ "$rc" = 1 ]
 # the fetch got through (the commit is there): the checkout is what failed
 jp_expect no_inodes_failed_after_the_fetch git -C "$P/tiny" cat-file -e "$MANY^{commit}"

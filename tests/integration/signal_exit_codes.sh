@@ -40,13 +40,7 @@ git -C "$S/work" add -A
 git $JP_GIT_ID -C "$S/work" commit -qm big && git -C "$S/work" tag v-big &&
 	git -C "$S/work" push -q origin main v-big || exit 99
 # a tree for scan and check --deep: 20,000 empty files, named 40 times
-python3 - "$S/tree" <<'EOF' || exit 99
-import os, sys
-for d in range(100):
-    os.makedirs("%s/d%d" % (sys.argv[1], d))
-    for f in range(200):
-        open("%s/d%d/f%d" % (sys.argv[1], d, f), "w").close()
-EOF
+jp_empty_tree "$S/tree" || exit 99
 # a tree for stage: 400 files, each flushed before its rename
 python3 - "$S/stagesrc" <<'EOF' || exit 99
 import os, sys
@@ -59,18 +53,6 @@ EOF
 # and 20,000 small sparse files (bench/mktree): the copy, without a flush per
 # file, takes a second or more even on tmpfs, so a signal lands mid-copy
 "${TOP_BUILDDIR:?}/bench/mktree" "$S/stagesrc/filler" 20000 500 50 >/dev/null || exit 99
-# with_trees N CMD...: CMD with "$S/tree" appended N times (one word each,
-# however many spaces $TMPDIR has)
-with_trees() {
-	_n=$1
-	shift
-	_i=0
-	while [ $_i -lt "$_n" ]; do
-		set -- "$@" "$S/tree"
-		_i=$((_i + 1))
-	done
-	"$@"
-}
 data=$(i=0; while [ $i -lt 40 ]; do [ $i = 0 ] || printf ', '; printf '{"name": "t%d", "path": "%s", "kind": "team", "read_only": true}' $i "$S/tree"; i=$((i + 1)); done)
 sed -e "s|@DATA@|$data|" -e "s|@T@|$S|g" >"$S/deep.json" <<'EOF'
 {"schema_version": 1, "generator": {"name": "jobprep", "version": "0.1.0"},
@@ -85,43 +67,14 @@ EOF
 mkdir -p "$S/shared/outputs/deep/ckpt" "$S/shared/outputs/deep/logs"
 
 # start CASE ARG...: jobprep ARG... in the background (PID), its stdout and
-# stderr in $S/CASE.out and .err. The subshell drops the EXIT trap before it
-# becomes jobprep.
+# stderr in $S/CASE.out and .err (jp_bg: the EXIT trap is dropped before
+# the exec). Each case its own (cold) mirror cache: a warm one would serve
+# the clone and the update locally, done before a signal could land.
 start() {
 	C=$1
 	shift
-	# each case its own (cold) mirror cache: a warm one would serve the
-	# clone and the update locally, done before a signal could land
-	(
-		trap - EXIT
-		XDG_CACHE_HOME=$S/cache-$C exec "$J" "$@" </dev/null >"$S/$C.out" 2>"$S/$C.err"
-	) &
-	PID=$!
-}
-# is_jobprep: PID is the jobprep program, still running
-is_jobprep() {
-	{ [ "/proc/$PID/exe" -ef "$J" ] || [ "$(cat "/proc/$PID/comm" 2>/dev/null)" = lt-jobprep ]; } &&
-		kill -0 "$PID" 2>/dev/null
-}
-# wait_until TENTHS COMMAND...: COMMAND succeeds within TENTHS tenths of a second
-wait_until() {
-	_n=$1
-	shift
-	_i=0
-	until "$@"; do
-		[ $_i -ge "$_n" ] && return 1
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-}
-has_temporary() { ls -A "$1" 2>/dev/null | grep -q 'jobprep-tmp-'; }
-# pack_coming DIR: a pack is being received, into DIR's checkout or into
-# the mirror cache that feeds it
-pack_coming() {
-	for _d in "$1/.git/objects/pack" "$S/cache-$C"/jobprep/git/*.git/objects/pack; do
-		ls "$_d" 2>/dev/null | grep -qv '^pack-' && return 0
-	done
-	return 1
+	jp_bg "$S/$C.out" "$S/$C.err" env XDG_CACHE_HOME="$S/cache-$C" "$J" "$@"
+	PID=$JP_PID
 }
 status_of() {
 	case $1 in INT) echo 130 ;; TERM) echo 143 ;; HUP) echo 129 ;; esac
@@ -129,7 +82,7 @@ status_of() {
 # judge NAME SIG [MESSAGE]: signal PID with SIG (it is at work), wait for
 # it; it exits 128 + SIG and its stderr has MESSAGE
 judge() {
-	if ! is_jobprep; then
+	if ! jp_is_jobprep "$PID"; then
 		jp_fail "$1" "jobprep was not at work when the signal was to be sent: $(tail -n 2 "$S/$C.err")"
 		return 1
 	fi
@@ -147,7 +100,7 @@ for sig in ${JP_SIGS:-INT TERM HUP}; do
 {"job": {"name": "init-$s"}, "code": {"source": "shared_storage", "repo": {"url": "$URL/big.git"}}}
 EOF
 	start "init-$s" init --answers "$S/init-$s.json" --profile "$S/profile.json"
-	wait_until 600 has_temporary "$P"
+	jp_poll 600 jp_has_temporary "$P"
 	if judge "init_sig$s" "$sig" "interrupted"; then
 		jp_expect "init_sig${s}_leaves_no_project" [ ! -e "$P/init-$s" ]
 		jp_expect "init_sig${s}_leaves_no_temporary" jp_no_temporaries "$P"
@@ -160,7 +113,7 @@ EOF
 {"job": {"name": "upd-$s"}, "code": {"source": "shared_storage", "repo": {"url": "$URL/train.git", "ref": "v-big"}}}
 EOF
 	start "upd-$s" init --answers "$S/upd-$s.json" --profile "$S/profile.json"
-	wait_until 600 pack_coming "$P/upd-$s"
+	jp_poll 600 jp_pack_coming "$P/upd-$s" "$S/cache-$C"
 	if judge "update_sig$s" "$sig" "interrupted"; then
 		jp_expect "update_sig${s}_keeps_head" [ "$(git -C "$P/upd-$s" rev-parse HEAD)" = "$before" ]
 		jp_expect "update_sig${s}_is_clean" [ -z "$(git -C "$P/upd-$s" status --porcelain)" ]
@@ -185,7 +138,7 @@ EOF
 	fi
 
 	# --- scan, mid-tree (the same tree named 40 times)
-	with_trees 40 start "scan-$s" scan
+	jp_with_repeated 40 "$S/tree" start "scan-$s" scan
 	sleep 0.5
 	judge "scan_sig$s" "$sig" "interrupted"
 

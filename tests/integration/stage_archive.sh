@@ -12,10 +12,7 @@
 set -u
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
-T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-stage-ar.XXXXXX") || exit 99
-trap 'rm -rf "$T"' EXIT
-jp_test_env "$T"
-J=$JOBPREP
+jp_scratch stage-ar
 
 mkdir -p "$T/tree/数据 set/sub dir" "$T/tree/empty" || exit 99
 printf 'hello\n' >"$T/tree/数据 set/文件 a.txt"

@@ -8,10 +8,7 @@
 set -u
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
-T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-stage-copy.XXXXXX") || exit 99
-trap 'rm -rf "$T"' EXIT
-jp_test_env "$T"
-J=$JOBPREP
+jp_scratch stage-copy
 
 S="$T/源 data"
 mkdir -p "$S/a b/子目录" "$S/empty dir" "$S/ro" || exit 99

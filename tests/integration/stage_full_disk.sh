@@ -3,7 +3,9 @@
 # of the test's own (a private mount namespace) takes part of the tree; the
 # run fails with exit 1 and a message that says there is no space left,
 # leaves no temporary and no half-made file; once space is freed (the tmpfs
-# made bigger), the next run resumes and ends identical. Needs root.
+# made bigger), the next run resumes and ends identical; the same for an
+# archive, and for a download from lighttpd on loopback (the next run asks
+# only for the rest, with a Range). Needs root.
 set -u
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
@@ -11,9 +13,20 @@ if why=$(jp_mountns_unavailable); then
 	echo "1..0 # SKIP $why"
 	exit 0
 fi
-T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-stage-full.XXXXXX") || exit 99
-trap 'rm -rf "$T"' EXIT
-jp_test_env "$T"
+jp_scratch stage-full '[ -z "${URL:-}" ] || jp_filesrv_stop "$T"'
+# a file to download, from a server outside the test's mount namespace
+# (loopback is the same inside it)
+URL=
+if command -v lighttpd >/dev/null 2>&1; then
+	. "$TOP_SRCDIR/tests/lib/filesrv.sh"
+	mkdir -p "$T/www" || exit 99
+	head -c 3000000 /dev/urandom >"$T/www/big.bin"
+	touch -d '1 hour ago' "$T/www/big.bin" # else lighttpd sends no validator
+	PORT=$(jp_free_port) || exit 99
+	jp_filesrv_start "$T" "$PORT" 0 || exit 99
+	URL=http://127.0.0.1:$PORT
+fi
+export URL
 
 mkdir -p "$T/src/sub 子" "$T/mnt" || exit 99
 i=0
@@ -69,6 +82,28 @@ jp_expect full_disk_archive_next_run_is_identical diff -r "$T/src" "$T/mnt2/unpa
 jp_expect full_disk_archive_next_run_leaves_no_temporary \
 	sh -c '! ls -A "$1" | grep -q jobprep-tmp' sh "$T/mnt2"
 umount "$T/mnt2"
+# a download that does not fit: exit 1 with the reason, no final file; once
+# there is room the next run asks only for the rest and ends identical
+if [ -n "$URL" ]; then
+	mkdir -p "$T/mnt3"
+	mount -t tmpfs -o size=1m,mode=755 jp-stage-tiny3 "$T/mnt3" || exit 99
+	"$JOBPREP" stage --no-progress "$URL/big.bin" "$T/mnt3/big.bin" >/dev/null 2>"$T/dl.err"
+	rc=$?
+	echo "# download: exit $rc: $(cat "$T/dl.err")"
+	jp_expect full_disk_download_exits_1 [ "$rc" = 1 ]
+	jp_expect full_disk_download_says_so grep -q 'No space left on device' "$T/dl.err"
+	jp_expect full_disk_download_no_final_file [ ! -e "$T/mnt3/big.bin" ]
+	mount -o remount,size=8m "$T/mnt3" || exit 99
+	"$JOBPREP" stage --json --no-progress "$URL/big.bin" "$T/mnt3/big.bin" >"$T/dl2.json" 2>"$T/dl2.err"
+	rc=$?
+	jp_expect full_disk_download_next_run_exits_0 [ "$rc" = 0 ]
+	jp_expect full_disk_download_next_run_identical cmp -s "$T/www/big.bin" "$T/mnt3/big.bin"
+	jp_expect full_disk_download_next_run_fetches_the_rest \
+		[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bytes_written"])' "$T/dl2.json")" -lt 3000000 ]
+	jp_expect full_disk_download_leaves_no_temporary \
+		sh -c '! ls -A "$1" | grep -q jobprep-tmp' sh "$T/mnt3"
+	umount "$T/mnt3"
+fi
 mount -o remount,size=8m "$T/mnt" || exit 99
 "$JOBPREP" stage --json "$T/src" "$T/mnt/d" >"$T/resume.json" 2>"$T/resume.err"
 rc=$?

@@ -13,11 +13,8 @@ set -u
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 . "$TOP_SRCDIR/tests/lib/filesrv.sh"
 command -v lighttpd >/dev/null 2>&1 || jp_skip_all "lighttpd is not installed"
-T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-stage-ranges.XXXXXX") || exit 99
-trap 'stop; [ -n "${JP_KEEP:-}" ] || rm -rf "$T"' EXIT
-jp_test_env "$T"
+jp_scratch stage-ranges stop
 unset JOBPREP_HTTP_TOKEN
-J=$JOBPREP
 size=$((24 * 1048576 + 13))
 mkdir -p "$T/www" "$T/out"
 head -c $size /dev/urandom >"$T/www/large 大.bin"

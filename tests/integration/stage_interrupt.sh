@@ -17,19 +17,10 @@
 set -u
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
-T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-stage-int.XXXXXX") || exit 99
-trap 'rm -rf "$T"' EXIT
-jp_test_env "$T"
-J=$JOBPREP
+jp_scratch stage-int
 
 S="$T/src 数据"
-i=0
-while [ $i -lt 400 ]; do
-	d="$S/d$((i % 8)) 目录"
-	[ -d "$d" ] || mkdir -p "$d"
-	head -c $((65536 + i * 97)) /dev/urandom >"$d/f $i.bin"
-	i=$((i + 1))
-done
+jp_random_tree "$S" 400 8 65536 97 || exit 99
 # and a few files bigger than a writer's 1 MiB buffer, copied first (the
 # biggest go first): a signal then finds one half-written
 i=0

@@ -9,10 +9,7 @@
 set -u
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
-T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-stage-part.XXXXXX") || exit 99
-trap 'rm -rf "$T"' EXIT
-jp_test_env "$T"
-J=$JOBPREP
+jp_scratch stage-part
 
 S="$T/源 src"
 mkdir -p "$S/sub" || exit 99

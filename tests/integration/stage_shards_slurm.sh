@@ -26,13 +26,7 @@ jp_test_env "$T"
 J=$JOBPREP
 
 S="$T/源 data"
-i=0
-while [ $i -lt 120 ]; do
-	d="$S/d$((i % 6)) 目录"
-	[ -d "$d" ] || mkdir -p "$d"
-	head -c $((1000 + i * 3000)) /dev/urandom >"$d/f $i.bin"
-	i=$((i + 1))
-done
+jp_random_tree "$S" 120 6 1000 3000 || exit 99
 head -c 3000000 /dev/urandom >"$S/large one"
 ln -s "large one" "$S/link"
 total=$(find "$S" -type f -o -type l | wc -l)

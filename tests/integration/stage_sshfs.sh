@@ -11,16 +11,12 @@ set -u
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 . "$TOP_SRCDIR/tests/lib/ssh.sh"
 jp_ssh_available || jp_skip_all "needs root, sshd, sshfs and /dev/fuse"
-T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-stage-sshfs.XXXXXX") || exit 99
 cleanup() {
 	jp_sshfs_umount "$T/mnt"
 	[ -n "${JP_SSHFS_PID:-}" ] && wait "$JP_SSHFS_PID" 2>/dev/null
 	jp_sshd_stop "$T/sshd"
-	rm -rf "$T"
 }
-trap cleanup EXIT
-jp_test_env "$T"
-J=$JOBPREP
+jp_scratch stage-sshfs cleanup
 mkdir -p "$T/export" "$T/src/子 dir" || exit 99
 i=0
 while [ $i -lt 60 ]; do

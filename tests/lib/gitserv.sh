@@ -326,6 +326,37 @@ jp_no_temporaries() {
 	return 0
 }
 
+# jp_has_temporary DIR: a jobprep temporary (jobprep-tmp-*) is in DIR now:
+# a sign that jobprep is at work there.
+jp_has_temporary() {
+	ls -A "$1" 2>/dev/null | grep -q 'jobprep-tmp-'
+}
+
+# jp_pack_coming CHECKOUT CACHE: a pack is being received, into CHECKOUT's
+# .git or into a mirror under CACHE (an $XDG_CACHE_HOME) that feeds it.
+jp_pack_coming() {
+	for _d in "$1/.git/objects/pack" "$2"/jobprep/git/*.git/objects/pack; do
+		ls "$_d" 2>/dev/null | grep -qv '^pack-' && return 0
+	done
+	return 1
+}
+
+# jp_git_snapshot DIR: a checkout as "nothing touched" compares it: HEAD,
+# the branch it is on, git status, and every path (but .git) with its mode
+# and its bytes' hash.
+jp_git_snapshot() {
+	git -C "$1" rev-parse HEAD
+	git -C "$1" symbolic-ref -q HEAD
+	git -C "$1" status --porcelain
+	(cd "$1" && find . -path ./.git -prune -o -print | LC_ALL=C sort | while read -r f; do
+		if [ -f "$f" ] && [ ! -L "$f" ]; then
+			echo "$f $(stat -c %a "$f") $(sha256sum <"$f")"
+		else
+			echo "$f $(stat -c %F "$f")"
+		fi
+	done)
+}
+
 # jp_test_env DIR: a private HOME (and so a private mirror cache), no agent,
 # no tokens, no system git config.
 jp_test_env() {
@@ -336,6 +367,32 @@ jp_test_env() {
 	unset SSH_AUTH_SOCK JOBPREP_GIT_TOKEN JOBPREP_GIT_USER JOBPREP_SCRATCH GIT_ASKPASS SSH_ASKPASS
 	LC_ALL=C
 	export LC_ALL
+}
+
+# jp_scratch NAME [CLEANUP]: the opening of a test that works in a folder of
+# its own: T, a new ${TMPDIR:-/tmp}/jobprep-NAME.XXXXXX (exit 99 when it
+# cannot be made), removed at exit after CLEANUP (shell code, e.g. stopping
+# the test's servers) has run, unless JP_KEEP is set; a private environment
+# in it (jp_test_env); J, the program under test.
+jp_scratch() {
+	T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-$1.XXXXXX") || exit 99
+	# shellcheck disable=SC2064 # CLEANUP is the test's code, fixed now
+	trap "${2:-:}"'; [ -n "${JP_KEEP:-}" ] || rm -rf "$T"' EXIT
+	jp_test_env "$T"
+	J=$JOBPREP
+}
+
+# jp_random_tree DIR N DIRS BASE STEP: N files of random bytes, file i
+# "DIR/dK 目录/f i.bin" (K = i % DIRS, names with a space and CJK in them)
+# of BASE + i * STEP bytes.
+jp_random_tree() {
+	_rt_i=0
+	while [ $_rt_i -lt "$2" ]; do
+		_rt_d="$1/d$((_rt_i % $3)) 目录"
+		[ -d "$_rt_d" ] || mkdir -p "$_rt_d" || return 1
+		head -c $(($4 + _rt_i * $5)) /dev/urandom >"$_rt_d/f $_rt_i.bin" || return 1
+		_rt_i=$((_rt_i + 1))
+	done
 }
 
 # jp_wait_text FILE TEXT [SECS]: wait until FILE contains TEXT (default 30 s).

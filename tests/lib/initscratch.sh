@@ -19,6 +19,9 @@
 #                                      checks' messages dropped (they quote free
 #                                      space and this machine's mounts): their
 #                                      ids, statuses and paths stay
+#   jp_empty_tree DIR                  DIR/d0..d99, 200 empty files each
+#                                      (20,000): a tree that takes scan and
+#                                      check --deep a while to walk
 
 jp_init_scratch() {
 	_s=$1
@@ -52,4 +55,14 @@ jp_normalise() {
 		-e 's|"version":\([[:space:]]*\)"[^"]*"|"version":\1"@VERSION@"|' \
 		-e 's|[0-9a-f]\{40\}|@COMMIT@|g' \
 		-e '/^[[:space:]]*"message":/d'
+}
+
+jp_empty_tree() {
+	python3 - "$1" <<'EOF'
+import os, sys
+for d in range(100):
+    os.makedirs("%s/d%d" % (sys.argv[1], d))
+    for f in range(200):
+        open("%s/d%d/f%d" % (sys.argv[1], d, f), "w").close()
+EOF
 }

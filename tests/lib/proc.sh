@@ -1,5 +1,11 @@
-# Shell helpers shared by the server libraries (tests/lib/gitserv.sh,
-# tests/lib/ssh.sh), which source it.
+# Shell helpers for processes: the server libraries (tests/lib/gitserv.sh,
+# tests/lib/ssh.sh) source it, and the tests that start jobprep in the
+# background and signal it mid-work (signal_exit_codes.sh, fault_trials.sh):
+#
+#   jp_bg OUT ERR CMD...     CMD in the background; its pid in JP_PID
+#   jp_is_jobprep PID        PID is the jobprep program, running
+#   jp_poll TENTHS CMD...    CMD succeeds within TENTHS tenths of a second
+#   jp_with_repeated N WORD CMD...   CMD with WORD appended N times
 
 # jp_mountns_unavailable: prints why this test cannot make a mount namespace
 # of its own and mount in it (unshare -m needs root), and returns 0; returns
@@ -67,4 +73,55 @@ jp_nospace_path_remove() {
 	[ -L "$_l" ] && rm -f "$_l"
 	rm -f "$1/.jp-nospace-link"
 	return 0
+}
+
+# jp_bg OUT ERR CMD...: CMD in the background, stdin from /dev/null, stdout
+# into OUT and stderr into ERR; its pid in JP_PID. The subshell drops the
+# EXIT trap before it becomes CMD (a bash subshell inherits the test's and
+# would run it, removing the test's folder, if signalled before the exec).
+jp_bg() {
+	_bg_out=$1
+	_bg_err=$2
+	shift 2
+	(
+		trap - EXIT
+		exec "$@" </dev/null >"$_bg_out" 2>"$_bg_err"
+	) &
+	JP_PID=$!
+}
+
+# jp_is_jobprep PID: PID is the jobprep program ($JOBPREP, or libtool's
+# lt-jobprep), still running and not a zombie: not the shell's fork before
+# its exec, nor a process that has already ended.
+jp_is_jobprep() {
+	{ [ "/proc/$1/exe" -ef "$JOBPREP" ] || [ "$(cat "/proc/$1/comm" 2>/dev/null)" = lt-jobprep ]; } &&
+		kill -0 "$1" 2>/dev/null &&
+		[ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]
+}
+
+# jp_poll TENTHS CMD...: CMD succeeds within TENTHS tenths of a second
+# (tried every tenth); 1 when it never did.
+jp_poll() {
+	_poll_n=$1
+	shift
+	_poll_i=0
+	until "$@"; do
+		[ $_poll_i -ge "$_poll_n" ] && return 1
+		sleep 0.1
+		_poll_i=$((_poll_i + 1))
+	done
+}
+
+# jp_with_repeated N WORD CMD...: CMD with WORD appended N times, one
+# argument each however many spaces WORD has (a $TMPDIR with one).
+jp_with_repeated() {
+	_rep_n=$1
+	_rep_w=$2
+	shift 2
+	_rep_i=0
+	while [ $_rep_i -lt "$_rep_n" ]; do
+		set -- "$@" "$_rep_w"
+		_rep_i=$((_rep_i + 1))
+	done
+	"$@"
 }

@@ -45,11 +45,7 @@ while [ $w -lt 50 ] && ! { [ -s "$T/httpd.pid" ] && jp_listening "$PORT"; }; do
 done
 
 tui_start 100 30 -- --demo
-tui_must starts tui_step 1 Job
-tui_keys Enter
-tui_must code tui_step 2 Code
-tui_keys Enter
-tui_must data tui_step 3 Data
+tui_walk_to 3
 
 # --- a folder on this machine's own disk: copy it
 tui_keys a
@@ -120,18 +116,13 @@ tui_must from_shown_without_the_token tui_wait "  http://127.0.0.1:$PORT/text.ta
 
 # --- Review waits for it
 tui_keys Tab Tab Tab Tab Tab Tab Tab Tab Tab Tab
-tui_keys Enter
-tui_must outputs tui_step 4 Outputs
-tui_keys Enter
-tui_must launch tui_step 5 Launch
-tui_keys Enter
-tui_must review tui_step 6 Review
+tui_walk_on 3 6
 tui_must review_waits_for_the_download tui_wait "Waiting for the background work"
 tui_must review_shows_the_stage tui_wait "stage"
 tui_must then_asks_to_create tui_wait "Create the run's directories" 120
 tui_keys Enter
 tui_must checks tui_wait "Checks:"
-tui_must nothing_failed tui_wait " 0 failed"
+tui_must nothing_failed tui_wait " 0 failed" 60
 DRAFT=$T/home/.local/state/jobprep/demo-draft.json
 jp_expect draft_has_no_token sh -c '[ -s "$2" ] && ! grep -qF "$1" "$2"' sh "$TOK" "$DRAFT"
 jp_expect draft_keeps_the_url_without_it grep -qF "\"http://127.0.0.1:$PORT/text.tar\"" "$DRAFT"

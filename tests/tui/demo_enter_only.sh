@@ -25,7 +25,7 @@ tui_must enter_goes_to_review tui_step 6 Review
 tui_must review_asks_before_creating_directories tui_wait "Create the run's directories"
 tui_keys Enter
 tui_must checks_are_shown tui_wait "Checks:"
-tui_must no_check_failed tui_wait " 0 failed"
+tui_must no_check_failed tui_wait " 0 failed" 60
 tui_keys Enter
 tui_must manifest_written_screen tui_wait "Manifest written:"
 tui_must preflight_sh_named_on_the_written_screen tui_wait "preflight.sh: "

@@ -62,14 +62,11 @@ tui_must three_sources_kept tui_wait "Data sources  (3)"
 tui_keys Enter
 tui_must outputs_after_rename tui_step 4 Outputs
 tui_must output_dir_follows_the_name tui_wait "outputs/llama-sft/run-001 "
-tui_keys Enter
-tui_must launch tui_step 5 Launch
-tui_keys Enter
-tui_must review tui_step 6 Review
+tui_walk_on 4 6
 tui_must asks_to_create tui_wait "Create the run's directories"
 tui_keys Enter
 tui_must checks tui_wait "Checks:"
-tui_must nothing_failed tui_wait " 0 failed"
+tui_must nothing_failed tui_wait " 0 failed" 60
 tui_keys Enter
 tui_must written tui_wait "Manifest written:"
 tui_keys Enter

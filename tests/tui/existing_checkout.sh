@@ -20,9 +20,7 @@ draft() { rm -rf "$T/home/.local/state/jobprep"; }
 # --- the same answers again: already there
 draft
 tui_start 100 30 -- --demo
-tui_must starts tui_step 1 Job
-tui_keys Enter
-tui_must code tui_step 2 Code
+tui_walk_to 2
 tui_keys Enter
 tui_must says_already_there tui_wait "already at main ($(echo "$OLD" | cut -c1-7))"
 tui_keys C-c
@@ -51,12 +49,7 @@ tui_keys n
 tui_must says_it_stays tui_wait "stays at main"
 jp_expect no_leaves_the_checkout [ "$(git -C "$proj" rev-parse HEAD)" = "$OLD" ]
 tui_must data tui_step 3 Data
-tui_keys Enter
-tui_must outputs tui_step 4 Outputs
-tui_keys Enter
-tui_must launch tui_step 5 Launch
-tui_keys Enter
-tui_must review tui_step 6 Review
+tui_walk_on 3 6
 tui_wait "Create the run's directories" 5 >/dev/null 2>&1 && tui_keys Enter
 tui_must refusal_is_a_failed_check tui_wait "1 failed"
 tui_must refusal_is_in_the_list tui_wait "code.repo.ref"
@@ -78,7 +71,7 @@ tui_keys Enter
 tui_must launch_again tui_step 5 Launch
 tui_keys Enter
 tui_must review_again tui_step 6 Review
-tui_must nothing_fails tui_wait " 0 failed"
+tui_must nothing_fails tui_wait " 0 failed" 60
 tui_keys Enter
 tui_must written tui_wait "Manifest written:"
 tui_keys Enter

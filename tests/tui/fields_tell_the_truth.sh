@@ -17,9 +17,7 @@ tui_on_exit 'jp_gitd_stop "$T/gitd"'
 URL=git://127.0.0.1:$JP_GITD_PORT/nanoGPT.git
 
 tui_start 100 30 -- --demo
-tui_must starts tui_step 1 Job
-tui_keys Enter
-tui_must code tui_step 2 Code
+tui_walk_to 2
 tui_must url_typed tui_set "Repository URL" "$URL"
 tui_must ref_typed tui_set "Branch, tag or commit" main
 tui_must miss_shown_as_typed tui_wait "nanoGPT has no branch or tag 'main'"

@@ -35,10 +35,7 @@ tui_must code tui_step 2 Code
 tui_keys '?'
 tui_must question_mark_opens_help_on_a_choice tui_wait "Help: Code"
 tui_keys Escape
-tui_keys Enter
-tui_must data tui_step 3 Data
-tui_keys Enter
-tui_must outputs tui_step 4 Outputs
+tui_walk_on 2 4
 
 tui_keys C-u
 tui_type "$D/shared/数"

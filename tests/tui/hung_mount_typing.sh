@@ -29,13 +29,7 @@ jp_sshfs_mount "$T/sshd" "$T/export" "$T/mnt" || exit 99
 [ -d "$T/mnt/out" ] || { echo "the sshfs mount shows nothing"; exit 99; }
 
 tui_start 120 30 -- --demo
-tui_must starts tui_step 1 Job
-tui_keys Enter
-tui_must code tui_step 2 Code
-tui_keys Enter
-tui_must data tui_step 3 Data
-tui_keys Enter
-tui_must outputs tui_step 4 Outputs
+tui_walk_to 4
 
 ssh_pid=$(jp_sshfs_ssh_pid "$T/sshd")
 [ -n "$ssh_pid" ] || { echo "sshfs's ssh client not found"; exit 99; }

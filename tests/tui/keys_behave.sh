@@ -16,11 +16,7 @@ col() {
 }
 
 tui_start 100 30 -- --demo
-tui_must starts tui_step 1 Job
-tui_keys Enter
-tui_must code tui_step 2 Code
-tui_keys Enter
-tui_must data tui_step 3 Data
+tui_walk_to 3
 # one folder holding exactly one subfolder
 mkdir -p "$D/public/extra-corpus/only-sub"
 

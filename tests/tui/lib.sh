@@ -238,6 +238,31 @@ tui_step() {
 	tui_wait "$1/6  $2"
 }
 
+# tui_walk_to N: from the first step, Enter on each step's answers until
+# step N is on screen, each step on the way a case of its own (starts,
+# code, data, outputs, launch, review): the opening every walk through the
+# wizard shares. tui_walk_on FROM TO: the same from step FROM, on screen.
+tui_walk_to() {
+	tui_must starts tui_step 1 Job
+	tui_walk_on 1 "$1"
+}
+
+tui_walk_on() {
+	_walk=$1
+	while [ "$_walk" -lt "$2" ]; do
+		_walk=$((_walk + 1))
+		case $_walk in
+		2) _walk_step=Code ;;
+		3) _walk_step=Data ;;
+		4) _walk_step=Outputs ;;
+		5) _walk_step=Launch ;;
+		*) _walk_step=Review ;;
+		esac
+		tui_keys Enter
+		tui_must "$(echo "$_walk_step" | tr 'A-Z' 'a-z')" tui_step "$_walk" "$_walk_step"
+	done
+}
+
 # tui_must NAME COMMAND...: like jp_expect, and stop the script on failure
 # (later steps make no sense once the wizard is somewhere else): the plan
 # then counts the cases run so far.

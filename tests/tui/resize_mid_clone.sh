@@ -11,9 +11,7 @@ tui_on_exit 'jp_gitd_stop "$T/gitd"'
 URL=git://127.0.0.1:$JP_GITD_PORT/big.git
 
 tui_start 100 30 -- --demo
-tui_must starts tui_step 1 Job
-tui_keys Enter
-tui_must code tui_step 2 Code
+tui_walk_to 2
 tui_must url_typed_in_its_field tui_set "Repository URL" "$URL"
 tui_keys Enter
 tui_must data tui_step 3 Data

@@ -7,18 +7,9 @@ set -u
 tui_init review-jump
 
 tui_start 100 30 -- --demo
-tui_must starts tui_step 1 Job
-tui_keys Enter
-tui_must code tui_step 2 Code
-tui_keys Enter
-tui_must data tui_step 3 Data
-tui_keys Enter
-tui_must outputs tui_step 4 Outputs
+tui_walk_to 4
 rm -rf "$T/work/jobprep-demo/shared/datasets/demo-data"
-tui_keys Enter
-tui_must launch tui_step 5 Launch
-tui_keys Enter
-tui_must review tui_step 6 Review
+tui_walk_on 4 6
 tui_must asks_to_create tui_wait "Create the run's directories"
 tui_keys Enter
 tui_must check_fails tui_wait " failed"

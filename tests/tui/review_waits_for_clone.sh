@@ -13,9 +13,7 @@ URL=git://127.0.0.1:$JP_GITD_PORT/big.git
 COMMIT=$(git --git-dir="$T/srv/big.git" rev-parse main)
 
 tui_start 100 30 -- --demo
-tui_must starts tui_step 1 Job
-tui_keys Enter
-tui_must code tui_step 2 Code
+tui_walk_to 2
 tui_must url_typed_in_its_field tui_set "Repository URL" "$URL"
 tui_keys Enter
 tui_must data tui_step 3 Data
@@ -35,7 +33,7 @@ tui_must let_it_run_keeps_waiting tui_wait "Waiting for the background work"
 tui_must then_asks_to_create tui_wait "Create the run's directories" 120
 tui_keys Enter
 tui_must checks tui_wait "Checks:"
-tui_must nothing_failed tui_wait " 0 failed"
+tui_must nothing_failed tui_wait " 0 failed" 60
 tui_keys Enter
 tui_must written tui_wait "Manifest written:"
 tui_keys Enter

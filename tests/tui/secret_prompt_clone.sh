@@ -15,9 +15,7 @@ URL=http://127.0.0.1:$JP_HTTPD_PORT/git/private/train.git
 SECRET=s3cret
 
 tui_start 100 30 -- --demo
-tui_must starts tui_step 1 Job
-tui_keys Enter
-tui_must code tui_step 2 Code
+tui_walk_to 2
 tui_must url_typed_in_its_field tui_set "Repository URL" "$URL"
 tui_keys Enter
 tui_must data tui_step 3 Data
@@ -34,15 +32,10 @@ done
 tui_keys Enter
 tui_must clone_goes_on tui_wait "cloned into" 60
 jp_expect password_not_on_screen never_shown
-tui_keys Enter
-tui_must outputs tui_step 4 Outputs
-tui_keys Enter
-tui_must launch tui_step 5 Launch
-tui_keys Enter
-tui_must review tui_step 6 Review
+tui_walk_on 3 6
 tui_must asks_to_create tui_wait "Create the run's directories"
 tui_keys Enter
-tui_must checks tui_wait " 0 failed"
+tui_must checks tui_wait " 0 failed" 60
 tui_keys Enter
 tui_must written tui_wait "Manifest written:"
 tui_keys Enter

@@ -7,13 +7,7 @@ set -u
 tui_init tmp-output
 
 tui_start 100 30 -- --demo
-tui_must starts tui_step 1 Job
-tui_keys Enter
-tui_must code tui_step 2 Code
-tui_keys Enter
-tui_must data tui_step 3 Data
-tui_keys Enter
-tui_must outputs tui_step 4 Outputs
+tui_walk_to 4
 tui_keys C-u
 tui_type /tmp/out
 tui_must tmp_output_is_marked_failed_as_typed tui_wait "✗ "

@@ -791,6 +791,63 @@ static void fields_are_data(void **state)
 			assert_non_null(f->label);
 }
 
+/* One builder of a list item's key, for the core and both front ends. */
+static void an_item_key_has_its_index(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_int_equal(jp_flow_item_key(buf, sizeof(buf), "data[].path", 2), 12);
+	assert_string_equal(buf, "data[2].path");
+	assert_int_equal(jp_flow_item_key(buf, sizeof(buf), "job.env[].value", 10), 17);
+	assert_string_equal(buf, "job.env[10].value");
+	assert_int_equal(jp_flow_item_key(buf, sizeof(buf), "job.name", 3), 8);
+	assert_string_equal(buf, "job.name");
+	/* cut to size like snprintf, with the length it needed */
+	assert_int_equal(jp_flow_item_key(buf, 6, "data[].path", 123), 14);
+	assert_string_equal(buf, "data[");
+	assert_int_equal(jp_flow_item_key(NULL, 0, "data[].from", 7), 12);
+}
+
+/* One rule for both front ends: a check id names the field that fixes it. */
+static void a_check_names_the_field_that_fixes_it(void **state)
+{
+	static const struct {
+		const char *id, *key;
+		enum jp_step step;
+	} cases[] = {
+		{ "data[1].path.exists", "data[1].path", JP_STEP_DATA },
+		{ "data[0].from.reachable", "data[0].from", JP_STEP_DATA },
+		{ "outputs.log_dir.writable", "outputs.log_dir", JP_STEP_OUTPUTS },
+		{ "code.path.shared", "code.path", JP_STEP_CODE },
+		{ "job.name", "job.name", JP_STEP_JOB },
+		{ "launch.cd", "job.launch_command", JP_STEP_LAUNCH },
+		{ "launch.not_shared", "job.launch_command", JP_STEP_LAUNCH },
+		{ "profile.shared_storage", NULL, JP_STEP_REVIEW },
+		{ "data[x].path.exists", NULL, JP_STEP_REVIEW },
+		{ "data", "data", JP_STEP_DATA },
+		{ "", NULL, JP_STEP_REVIEW },
+		{ NULL, NULL, JP_STEP_REVIEW },
+	};
+	enum jp_step step;
+	char *key;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		step = JP_STEP_COUNT;
+		assert_int_equal(jp_flow_check_field(&key, &step, cases[i].id), 0);
+		if (cases[i].key)
+			assert_string_equal(key, cases[i].key);
+		else
+			assert_null(key);
+		assert_int_equal(step, cases[i].step);
+		free(key);
+	}
+	assert_int_equal(jp_flow_check_field(&key, NULL, "code.repo.url.reachable"), 0);
+	assert_string_equal(key, "code.repo.url");
+	free(key);
+}
+
 static void data_sources_are_a_list(void **state)
 {
 	struct jp_flow *flow = new_flow();
@@ -817,7 +874,8 @@ static void data_sources_are_a_list(void **state)
 
 /* What the Data step offers to stage, and where to: a folder on local
  * disk is copied, an archive unpacked, a URL downloaded, each to
- * {shared}/datasets/{name}; data already on shared storage is left alone.
+ * {shared}/datasets/{name}; data already on shared storage is left alone,
+ * unless it holds archives (unpack them there).
  * Taking an offer sets from and path, and staging comes before the scan. */
 static void staging_is_offered_for_what_the_job_cannot_use(void **state)
 {
@@ -856,9 +914,20 @@ static void staging_is_offered_for_what_the_job_cannot_use(void **state)
 	assert_string_equal(off.dest, want);
 	jp_stage_offer_dispose(&off);
 
-	snprintf(shared, sizeof(shared), "%s/shared/datasets/text", plat_b);
+	/* on shared storage, no archive in it: fine where it is */
+	snprintf(shared, sizeof(shared), "%s/shared/datasets/more", plat_b);
 	assert_int_equal(jp_flow_stage_offer(&off, flow, i, shared, NULL), 0);
 	assert_int_equal(off.kind, JP_STAGE_OFFER_NONE);
+	assert_null(off.dest);
+	/* holding an archive: unpack it there, into the folder beside it */
+	snprintf(shared, sizeof(shared), "%s/shared/datasets/text", plat_b);
+	assert_int_equal(jp_flow_stage_offer(&off, flow, i, shared, NULL), 0);
+	assert_int_equal(off.kind, JP_STAGE_OFFER_WITHIN);
+	assert_string_equal(off.dest, shared);
+	assert_int_equal(off.archives.n, 1);
+	snprintf(want, sizeof(want), "%s/shared/datasets/text/raw.tar.gz", plat_b);
+	assert_string_equal(off.archives.v[0], want);
+	jp_stage_offer_dispose(&off);
 	assert_null(off.dest);
 	assert_int_equal(jp_flow_stage_offer(&off, flow, i, "/does/not/exist", NULL), 0);
 	assert_int_equal(off.kind, JP_STAGE_OFFER_NONE);
@@ -915,6 +984,8 @@ int main(void)
 		cmocka_unit_test(checkout_of_another_repository_is_refused),
 		cmocka_unit_test(existing_checkout_moves_to_another_branch_only_when_told),
 		cmocka_unit_test(fields_are_data),
+		cmocka_unit_test(an_item_key_has_its_index),
+		cmocka_unit_test(a_check_names_the_field_that_fixes_it),
 		cmocka_unit_test(data_sources_are_a_list),
 		cmocka_unit_test(staging_is_offered_for_what_the_job_cannot_use),
 	};

@@ -192,6 +192,21 @@ static void cancel_declines_a_parked_request(void **state)
 	jp_worker_free(t);
 }
 
+/* One list of the phases' names for both front ends: every phase has a
+ * line's text and a bar's word, and nothing outside the enum has one. */
+static void every_phase_has_its_names(void **state)
+{
+	(void)state;
+	for (int ph = JP_PHASE_CONNECT; ph <= JP_PHASE_DONE; ph++) {
+		assert_true(jp_phase_name((enum jp_phase)ph, false)[0] != '\0');
+		assert_true(jp_phase_name((enum jp_phase)ph, true)[0] != '\0');
+	}
+	assert_string_equal(jp_phase_name(JP_PHASE_FETCH, false), "receiving objects");
+	assert_string_equal(jp_phase_name(JP_PHASE_FETCH, true), "receiving");
+	assert_string_equal(jp_phase_name(JP_PHASE_DONE, false), "done");
+	assert_string_equal(jp_phase_name((enum jp_phase)(JP_PHASE_DONE + 1), true), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +217,7 @@ int main(void)
 		cmocka_unit_test(worker_blocks_terminal_signals),
 		cmocka_unit_test(requests_park_until_the_front_end_replies),
 		cmocka_unit_test(cancel_declines_a_parked_request),
+		cmocka_unit_test(every_phase_has_its_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

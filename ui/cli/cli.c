@@ -15,7 +15,7 @@
 const struct jp_cli_cmd *const jp_cli_commands[] = {
 	&jp_cli_cmd_init,  &jp_cli_cmd_check, &jp_cli_cmd_clone, &jp_cli_cmd_stage,
 	&jp_cli_cmd_env,   &jp_cli_cmd_preflight, &jp_cli_cmd_export, &jp_cli_cmd_scan,
-	&jp_cli_cmd_repo,  &jp_cli_cmd_show,  &jp_cli_cmd_runs,  &jp_cli_cmd_schema,
+	&jp_cli_cmd_repo,  &jp_cli_cmd_show,  &jp_cli_cmd_runs,  &jp_cli_cmd_cache, &jp_cli_cmd_schema,
 };
 const size_t jp_cli_n_commands = JP_CLI_N(jp_cli_commands);
 
@@ -40,6 +40,14 @@ int jp_cli_report_as(const char *cmd, const struct jp_error *err)
 	for (size_t i = 0; i < err->n; i++)
 		fprintf(stderr, "jobprep %s: %s\n", cmd, jp_cli_text(err->msgs[i]));
 	return jp_exit_code(err->code);
+}
+
+int jp_cli_report_oom(const char *cmd)
+{
+	struct jp_error err = JP_ERROR_INIT;
+
+	err.code = JP_ENOMEM; /* no message: the code's own, after the prefix */
+	return cmd ? jp_cli_report_as(cmd, &err) : jp_cli_report(&err);
 }
 
 int jp_cli_usage_error(const char *cmd, const char *fmt, ...)

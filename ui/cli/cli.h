@@ -24,6 +24,10 @@ int jp_cli_report(const struct jp_error *err);
 /* The same, each line after "jobprep CMD: " (scan, clone: their messages
  * name a path or a URL, not the command that failed). */
 int jp_cli_report_as(const char *cmd, const struct jp_error *err);
+/* Print "jobprep: out of memory" ("jobprep CMD: ..." when cmd is not
+ * NULL) for a failure before any struct jp_error exists; returns its exit
+ * code (the words of JP_ENOMEM in error.h, as jp_error_oom records). */
+int jp_cli_report_oom(const char *cmd);
 /* Print "jobprep: " + message + usage hint to stderr; returns JP_EXIT_USAGE. */
 int jp_cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -34,7 +38,8 @@ void jp_cli_print_version(FILE *out);
 struct jp_cli_cmd;
 extern const struct jp_cli_cmd jp_cli_cmd_schema, jp_cli_cmd_check, jp_cli_cmd_env,
 	jp_cli_cmd_preflight, jp_cli_cmd_export, jp_cli_cmd_init, jp_cli_cmd_scan,
-	jp_cli_cmd_clone, jp_cli_cmd_repo, jp_cli_cmd_show, jp_cli_cmd_runs, jp_cli_cmd_stage;
+	jp_cli_cmd_clone, jp_cli_cmd_repo, jp_cli_cmd_show, jp_cli_cmd_runs, jp_cli_cmd_stage,
+	jp_cli_cmd_cache;
 int jp_cmd_schema(int argc, char **argv);
 int jp_cmd_check(int argc, char **argv);
 int jp_cmd_env(int argc, char **argv);
@@ -46,6 +51,7 @@ int jp_cmd_clone(int argc, char **argv);
 int jp_cmd_repo(int argc, char **argv);
 int jp_cmd_show(int argc, char **argv);
 int jp_cmd_runs(int argc, char **argv);
+int jp_cmd_cache(int argc, char **argv);
 int jp_cmd_stage(int argc, char **argv);
 
 #endif

@@ -9,7 +9,6 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "jobprep/i18n.h"
 #include "jobprep/units.h"
 #include "cli.h"
 #include "cli_port.h"
@@ -41,31 +40,6 @@ static int cancelled(void *payload)
 	return jp_cli_interrupted();
 }
 
-static const char *phase_name(enum jp_phase ph)
-{
-	switch (ph) {
-	case JP_PHASE_CONNECT:
-		return _("connecting");
-	case JP_PHASE_FETCH:
-		return _("receiving objects");
-	case JP_PHASE_INDEX:
-		return _("resolving deltas");
-	case JP_PHASE_CHECKOUT:
-		return _("checking out");
-	case JP_PHASE_COPY:
-		return _("copying to shared storage");
-	case JP_PHASE_SCAN:
-		return _("scanning");
-	case JP_PHASE_DOWNLOAD:
-		return _("downloading");
-	case JP_PHASE_UNPACK:
-		return _("unpacking");
-	case JP_PHASE_DONE:
-		break;
-	}
-	return _("done");
-}
-
 static int on_progress(const struct jp_progress *p, void *payload)
 {
 	struct jp_cli_port *cp = payload;
@@ -83,10 +57,10 @@ static int on_progress(const struct jp_progress *p, void *payload)
 		}
 		if (p->total)
 			fprintf(stderr, "\r\033[K%s: %" PRIu64 "/%" PRIu64 " (%" PRIu64 "%%) %s %s",
-				phase_name(p->phase), p->done, p->total, p->done * 100 / p->total,
+				jp_phase_name(p->phase, false), p->done, p->total, p->done * 100 / p->total,
 				bytes, rate);
 		else
-			fprintf(stderr, "\r\033[K%s %s %s", phase_name(p->phase), bytes, rate);
+			fprintf(stderr, "\r\033[K%s %s %s", jp_phase_name(p->phase, false), bytes, rate);
 		fflush(stderr);
 		cp->shown = true;
 	}

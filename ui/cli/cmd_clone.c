@@ -147,8 +147,7 @@ int jp_cmd_clone(int argc, char **argv)
 	/* A token written in the URL: keep our own copy and blank it out of
 	 * argv, so ps(1) and /proc/PID/cmdline stop showing it. */
 	if (!(url = strdup(argv[optind]))) {
-		fprintf(stderr, "jobprep clone: %s\n", _("out of memory"));
-		return JP_EXIT_FAIL;
+		return jp_cli_report_oom("clone");
 	}
 	jp_url_blank_credentials(argv[optind]);
 	opts.url = url;

@@ -202,8 +202,7 @@ int jp_cmd_repo(int argc, char **argv)
 		/* A token written in the URL: keep our own copy and blank it out
 		 * of argv, so ps(1) and /proc/PID/cmdline stop showing it. */
 		if (!(url_copy = strdup(url))) {
-			fprintf(stderr, "jobprep: %s\n", _("out of memory"));
-			return JP_EXIT_FAIL;
+			return jp_cli_report_oom(NULL);
 		}
 		jp_url_blank_credentials(url);
 		rc = remote(url_copy, a.ref, a.into, a.submodules, a.timeout_s, a.json);

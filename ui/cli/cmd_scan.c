@@ -21,10 +21,13 @@
 #include <cjson/cJSON.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/path.h"
 #include "jobprep/pathclass.h"
 #include "jobprep/probe.h"
 #include "jobprep/profile.h"
 #include "jobprep/scan.h"
+#include "jobprep/shellwords.h"
+#include "jobprep/stage.h"
 #include "jobprep/units.h"
 #include "cli.h"
 #include "options.h"
@@ -39,12 +42,21 @@ struct examples {
 	size_t n[4];
 	char *targets[EXAMPLES]; /* for LINK_OUTSIDE */
 	int errnums[EXAMPLES];   /* for UNREADABLE */
+	/* archives with the folder they unpack into beside them (jobprep
+	 * stage --unpack-archives), looked up for the first LOOKUPS */
+	uint64_t unpacked, lookups;
 };
+#define LOOKUPS 1000
 
 static int on_item(const struct jp_scan_item *item, void *payload)
 {
 	struct examples *ex = payload;
 	size_t k = (size_t)item->kind;
+	if (item->kind == JP_SCAN_ITEM_ARCHIVE && ex->lookups++ < LOOKUPS &&
+	    jp_stage_unpacked(item->path)) {
+		ex->unpacked++;
+		return 0;
+	}
 	if (k >= 4 || ex->n[k] >= EXAMPLES)
 		return 0;
 	char *copy = strdup(item->path);
@@ -90,6 +102,29 @@ static int on_progress(const struct jp_progress *p, void *payload)
 	return jp_signals_first() ? -1 : 0;
 }
 
+/* The `jobprep stage` line that unpacks a folder's archives where they
+ * are, when one of those shown is still packed. */
+static void print_stage_hint(const char *path, const struct jp_scan_result *r,
+			     const struct examples *ex)
+{
+	bool packed = false;
+	char *abs, *q = NULL, *line = NULL;
+
+	for (size_t i = 0; r->dirs && i < ex->n[JP_SCAN_ITEM_ARCHIVE] && !packed; i++) {
+		char *beside = jp_stage_beside(ex->v[JP_SCAN_ITEM_ARCHIVE][i]);
+		packed = beside && !jp_stage_unpacked(ex->v[JP_SCAN_ITEM_ARCHIVE][i]);
+		free(beside);
+	}
+	if (!packed || !(abs = jp_path_absolute(path)))
+		return;
+	if (jp_sh_quote(&q, abs) == 0 && asprintf(&line, "jobprep stage --unpack-archives %s", q) >= 0)
+		printf(_("  to unpack each into the folder beside it before the job: %s\n"),
+		       jp_cli_text(line));
+	free(line);
+	free(q);
+	free(abs);
+}
+
 static void print_text(const char *path, const struct jp_scan_result *r,
 		       const struct examples *ex, const struct jp_path_info *info, bool quick)
 {
@@ -117,7 +152,17 @@ static void print_text(const char *path, const struct jp_scan_result *r,
 			  "(run without --quick for exact counts)\n",
 			  r->top_entries),
 		       r->top_entries, r->seconds);
-	if (r->stats.archives) {
+	if (ex->unpacked) {
+		char line[256];
+		snprintf(line, sizeof(line),
+			 P_("%" PRIu64 " archive is unpacked already, in the folder beside it",
+			    "%" PRIu64 " archives are unpacked already, each in the folder beside it",
+			    ex->unpacked),
+			 ex->unpacked);
+		printf("  %s\n", line);
+	}
+	if (r->stats.archives > ex->unpacked) {
+		uint64_t n = r->stats.archives - ex->unpacked;
 		jp_units_format_bytes(asize, sizeof(asize), r->archive_bytes);
 		printf(P_("  %s%" PRIu64 " archive (%s) would have to be unpacked in the job: unpack "
 			  "it before submitting, unless the training code reads it as it is "
@@ -125,10 +170,11 @@ static void print_text(const char *path, const struct jp_scan_result *r,
 			  "  %s%" PRIu64 " archives (%s) would have to be unpacked in the job: unpack "
 			  "them before submitting, unless the training code reads them as they are "
 			  "(e.g. WebDataset shards)\n",
-			  r->stats.archives),
-		       lb, r->stats.archives, asize);
+			  n),
+		       lb, n, asize);
 		for (size_t i = 0; i < ex->n[JP_SCAN_ITEM_ARCHIVE]; i++)
 			printf("    %s\n", jp_cli_name(ex->v[JP_SCAN_ITEM_ARCHIVE][i]));
+		print_stage_hint(path, r, ex);
 	}
 	if (r->unreadable) {
 		printf(P_("  %s%" PRIu64 " entry cannot be read: fix its permissions so the "

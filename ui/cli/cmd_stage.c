@@ -30,6 +30,7 @@ struct stage_args {
 	enum jp_cli_progress progress;
 	unsigned shards; /* --shards N, with --emit slurm */
 	bool json, emit;
+	bool within; /* --unpack-archives DIR */
 };
 
 static int parse_sha256(void *field, const char *arg, const char *cmd)
@@ -79,19 +80,23 @@ static const struct jp_cli_opt stage_opts[] = {
 	  .at = AT(stage.jobs), .min = 1, .max = 64, .range = N_("--jobs: expected 1 to 64, got '%s'") },
 	{ .name = "sha256", .short_name = 's', .arg = "HEX",
 	  .help = N_("a URL's download must have this SHA-256, else it is removed"),
-	  .kind = JP_OPT_CALL, .at = AT(stage.sha256), .parse = parse_sha256 },
+	  .kind = JP_OPT_CALL, .at = AT(stage.sha256), .parse = parse_sha256, .forms = 1 },
 	{ .name = "no-unpack", .help = N_("copy an archive (or download one) as it is, not unpacked"),
-	  .kind = JP_OPT_TRUE, .at = AT(stage.no_unpack) },
+	  .kind = JP_OPT_TRUE, .at = AT(stage.no_unpack), .forms = 1 },
 	{ .name = "shard", .arg = "I/N",
 	  .help = N_("stage shard I (0 to N-1) of a directory cut in N by bytes and files"),
-	  .kind = JP_OPT_CALL, .at = AT(stage), .parse = parse_shard },
+	  .kind = JP_OPT_CALL, .at = AT(stage), .parse = parse_shard, .forms = 1 },
 	{ .name = "shards", .arg = "N",
 	  .help = N_("with --emit slurm: cut the directory in N shards (2 to 10000)"),
 	  .kind = JP_OPT_UINT, .at = AT(shards), .min = 2, .max = 10000,
-	  .range = N_("--shards: expected 2 to 10000, got '%s'") },
+	  .range = N_("--shards: expected 2 to 10000, got '%s'"), .forms = 1 },
 	{ .name = "emit", .arg = "slurm",
 	  .help = N_("print a script that submits the shards as a Slurm array, then a job over the whole"),
-	  .kind = JP_OPT_CALL, .at = AT(emit), .parse = parse_emit },
+	  .kind = JP_OPT_CALL, .at = AT(emit), .parse = parse_emit, .forms = 1 },
+	{ .name = "unpack-archives",
+	  .help = N_("unpack each archive the folder DIR holds into a folder beside it named after it\n"
+		     "(train.tar -> train/), the archives kept; those unpacked already are left"),
+	  .kind = JP_OPT_TRUE, .at = AT(within), .forms = 2, .flags = JP_OPT_REQUIRED },
 	{ .name = "json", .help = N_("print the result as JSON"), .kind = JP_OPT_TRUE, .at = AT(json) },
 	{ .name = "progress", .help = N_("progress on stderr even when it is not a terminal"),
 	  .kind = JP_OPT_SET, .at = AT(progress), .value = JP_CLI_PROGRESS_ALWAYS, .group = 1 },
@@ -105,7 +110,7 @@ const struct jp_cli_cmd jp_cli_cmd_stage = {
 	.name = "stage",
 	.run = jp_cmd_stage,
 	.summary = N_("copy, unpack or download data onto shared storage before the job: parallel, resumable, never half-made"),
-	.operands = { "SOURCE DEST" },
+	.operands = { "SOURCE DEST", "DIR" },
 	.description =
 		N_("Copy SOURCE (a directory or a file) onto DEST with parallel writers, or unpack\n"
 		   "SOURCE (.tar, .tar.gz, .tgz, .tar.zst, .tar.xz, .tar.bz2, .zip) into DEST, or\n"
@@ -114,6 +119,8 @@ const struct jp_cli_cmd jp_cli_cmd_stage = {
 		   "skips the files already complete (same size and mtime) and deletes nothing;\n"
 		   "every file is written under a temporary name and renamed when flushed, so an\n"
 		   "interrupted run leaves no half-made file and the next run finishes the work."),
+	.footer = N_("With --unpack-archives, unpack the archives a data set DIR already on shared\n"
+		     "storage holds, each into the folder beside it, so the job does not."),
 	.opts = stage_opts,
 	.n_opts = JP_CLI_N(stage_opts),
 };
@@ -144,7 +151,10 @@ static int print_json(const struct jp_stage_result *r)
 	    !cJSON_AddNumberToObject(o, "written", (double)r->written) ||
 	    !cJSON_AddNumberToObject(o, "bytes_written", (double)r->bytes_written) ||
 	    !cJSON_AddNumberToObject(o, "skipped", (double)r->skipped) ||
-	    !cJSON_AddNumberToObject(o, "bytes_skipped", (double)r->bytes_skipped)) {
+	    !cJSON_AddNumberToObject(o, "bytes_skipped", (double)r->bytes_skipped) ||
+	    (r->archives + r->already &&
+	     (!cJSON_AddNumberToObject(o, "archives", (double)r->archives) ||
+	      !cJSON_AddNumberToObject(o, "already", (double)r->already)))) {
 		cJSON_Delete(o);
 		return JP_EXIT_FAIL;
 	}
@@ -194,6 +204,53 @@ static int emit_slurm(const char *source, const char *dest, unsigned shards,
 	return rc;
 }
 
+/* The notes and warnings of a finished run, on stderr. */
+static void print_notes(const struct jp_stage_result *res)
+{
+	for (size_t i = 0; i < res->n_notes; i++)
+		fprintf(stderr, _("jobprep stage: note: %s\n"), jp_cli_text(res->notes[i]));
+	for (size_t i = 0; i < res->n_outside; i++)
+		fprintf(stderr, _("jobprep stage: warning: %s: the symlink leads outside the tree (kept as it is)\n"),
+			jp_cli_name(res->outside[i]));
+}
+
+/* --unpack-archives DIR */
+static int unpack_within(const char *dir, const struct stage_args *a)
+{
+	struct jp_stage_result res = JP_STAGE_RESULT_INIT;
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_cli_port cp;
+	int rc;
+
+	if (!dir)
+		return jp_cli_usage_error("stage", "%s", _("--unpack-archives: expected one DIR"));
+	if (a->stage.sha256 || a->stage.no_unpack || a->stage.shards || a->emit)
+		return jp_cli_usage_error("stage", "%s",
+					  _("--unpack-archives goes with --jobs, --verify, --json and "
+					    "the progress options only"));
+	jp_cli_port_init(&cp, a->progress);
+	rc = jp_stage_unpack_within(&res, dir, &a->stage, &cp.port, &err);
+	jp_cli_port_finish(&cp);
+	if (rc != 0) {
+		rc = jp_cli_port_failed(NULL, rc, &err);
+	} else {
+		print_notes(&res);
+		if (a->json) {
+			rc = print_json(&res);
+		} else {
+			/* TRANSLATORS: after `jobprep stage --unpack-archives DIR` */
+			printf(_("%s: %" PRIu64 " archives unpacked, each into the folder beside it; "
+				 "%" PRIu64 " unpacked already\n"),
+			       jp_cli_name(dir), res.archives, res.already);
+			print_text(&res);
+			rc = JP_EXIT_OK;
+		}
+	}
+	jp_stage_result_dispose(&res);
+	jp_error_dispose(&err);
+	return rc;
+}
+
 int jp_cmd_stage(int argc, char **argv)
 {
 	struct stage_args a = { .stage = JP_STAGE_OPTIONS_INIT, .progress = JP_CLI_PROGRESS_AUTO };
@@ -209,6 +266,8 @@ int jp_cmd_stage(int argc, char **argv)
 		return rc;
 	opts = a.stage;
 	json = a.json;
+	if (a.within)
+		return unpack_within(argc - optind == 1 ? argv[optind] : NULL, &a);
 	if (argc - optind != 2)
 		return jp_cli_usage_error("stage", "%s", _("expected a SOURCE and a DEST"));
 	if (a.emit != (a.shards > 0))
@@ -218,8 +277,7 @@ int jp_cmd_stage(int argc, char **argv)
 
 	/* A token written in a URL: our own copy, blanked out of argv (ps). */
 	if (!(source = strdup(argv[optind]))) {
-		fprintf(stderr, "jobprep: %s\n", _("out of memory"));
-		return JP_EXIT_FAIL;
+		return jp_cli_report_oom(NULL);
 	}
 	if (strstr(argv[optind], "://"))
 		jp_url_blank_credentials(argv[optind]);
@@ -231,11 +289,7 @@ int jp_cmd_stage(int argc, char **argv)
 	if (rc != 0) {
 		rc = jp_cli_port_failed(NULL, rc, &err);
 	} else {
-		for (size_t i = 0; i < res.n_notes; i++)
-			fprintf(stderr, _("jobprep stage: note: %s\n"), jp_cli_text(res.notes[i]));
-		for (size_t i = 0; i < res.n_outside; i++)
-			fprintf(stderr, _("jobprep stage: warning: %s: the symlink leads outside the tree (kept as it is)\n"),
-				jp_cli_name(res.outside[i]));
+		print_notes(&res);
 		rc = json ? print_json(&res) : (print_text(&res), JP_EXIT_OK);
 	}
 	jp_stage_result_dispose(&res);

@@ -87,8 +87,7 @@ int jp_cli_parse_options(const struct jp_cli_cmd *cmd, int argc, char **argv, vo
 	if (!longopts || !shorts) {
 		free(longopts);
 		free(shorts);
-		fprintf(stderr, "jobprep: %s\n", _("out of memory"));
-		return JP_EXIT_FAIL;
+		return jp_cli_report_oom(NULL);
 	}
 	p = shorts;
 	*p++ = '+';

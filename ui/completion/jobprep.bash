@@ -18,7 +18,7 @@ _jobprep()
 	COMPREPLY=()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	local commands="init check clone env preflight export scan stage repo show runs schema"
+	local commands="init check clone env preflight export scan stage repo show runs cache schema"
 
 	cmd=
 	for ((i = 1; i < COMP_CWORD; i++)); do
@@ -66,7 +66,8 @@ _jobprep()
 	scan) opts="--quick --json --threads --profile -h --help" ;;
 	repo) opts="--remote --ref --into --submodules --exec --timeout --json -h --help" ;;
 	runs) opts="--json --profile -h --help" ;;
-	stage) opts="--verify --jobs --sha256 --no-unpack --shard --shards --emit --json --progress --no-progress -h --help" ;;
+	cache) opts="--clear -j --json -h --help" ;;
+	stage) opts="--verify --jobs --sha256 --no-unpack --unpack-archives --shard --shards --emit --json --progress --no-progress -h --help" ;;
 	esac
 
 	if [[ $cur == -* ]]; then

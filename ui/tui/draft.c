@@ -122,12 +122,9 @@ static int save_values(cJSON *arr, const struct jp_flow *flow)
 			rc = add_count(arr, f->key, n);
 			for (i = 0; i < n && rc == 0; i++) {
 				for (it = f->items; it && it->key && rc == 0; it++) {
-					const char *br = strstr(it->key, "[]");
-
-					if (!br)
+					if (!strstr(it->key, "[]"))
 						continue;
-					snprintf(key, sizeof(key), "%.*s[%zu]%s", (int)(br - it->key),
-						 it->key, i, br + 2);
+					jp_flow_item_key(key, sizeof(key), it->key, i);
 					rc = save_field(arr, flow, key);
 				}
 			}
@@ -181,7 +178,7 @@ int jp_draft_save(const char *path, const struct jp_flow *flow, int step, bool d
 	rc = jp_file_write_atomic(path, text, strlen(text), 0600, err);
 out:
 	if (rc == JP_ENOMEM)
-		jp_error_set(err, rc, "%s", _("out of memory"));
+		jp_error_oom(err);
 	free(name);
 	free(dir);
 	if (text)

@@ -1,4 +1,5 @@
-/* Drawing helpers: text that never spills past its width. */
+/* Drawing helpers: text that never spills past its width, and the notice
+ * for a screen below the minimum (term.c only measures it). */
 #include "config.h"
 
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <curses.h>
 
 #include "jobprep/error.h"
+#include "jobprep/i18n.h"
 #include "jobprep/strv.h"
 #include "tui/draw.h"
 #include "tui/utf8.h"
@@ -281,4 +283,21 @@ const char *jp_fmt_count(char *buf, size_t len, uint64_t n)
 	out[o] = '\0';
 	snprintf(buf, len, "%s", out);
 	return buf;
+}
+
+void jp_draw_too_small(void)
+{
+	char msg[256];
+	int y;
+
+	erase();
+	snprintf(msg, sizeof(msg), _("Terminal too small: %dx%d. jobprep needs at least %dx%d."),
+		 COLS, LINES, JP_TERM_MIN_COLS, JP_TERM_MIN_LINES);
+	y = LINES > 4 ? LINES / 2 - 2 : 0;
+	y += jp_draw_wrap(y, 1, COLS - 2, LINES - y, JP_STYLE_WARN, msg);
+	if (y < LINES)
+		jp_draw_wrap(y, 1, COLS - 2, LINES - y, JP_STYLE_DIM,
+			     _("Enlarge the window, or press Ctrl-C to quit."));
+	jp_term_cursor(false);
+	refresh();
 }

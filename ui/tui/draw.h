@@ -1,6 +1,6 @@
 /* Drawing helpers on stdscr: clipped UTF-8 text, wrapping, boxes, a
- * progress bar, numbers for people. Every string is UTF-8; widths are
- * display columns (CJK takes two). */
+ * progress bar, numbers for people, the too-small notice. Every string
+ * is UTF-8; widths are display columns (CJK takes two). */
 #ifndef JOBPREP_TUI_DRAW_H
 #define JOBPREP_TUI_DRAW_H
 
@@ -43,6 +43,10 @@ void jp_draw_box(int y, int x, int h, int w, const char *title);
 void jp_draw_separator(int y, int x, int w);
 /* A bar `width` cells wide, filled to fraction (0..1), in eighths. */
 void jp_draw_bar(int y, int x, int width, double fraction);
+
+/* The notice for a screen below the minimum (jp_term_too_small): its size,
+ * the size needed, how to go on; clears the screen first. */
+void jp_draw_too_small(void);
 
 /* "401,233" (grouped thousands, as people read them). */
 const char *jp_fmt_count(char *buf, size_t len, uint64_t n);

@@ -104,18 +104,11 @@ static void validate_row(const struct jp_form *form, struct jp_form_row *r,
 /* "data[].path" with index 2 -> "data[2].path". */
 char *jp_form_item_key(const char *generic, size_t index)
 {
-	const char *br = strstr(generic, "[]");
-	char *s;
-	size_t head;
+	size_t n = jp_flow_item_key(NULL, 0, generic, index);
+	char *s = malloc(n + 1);
 
-	if (!br)
-		return strdup(generic);
-	head = (size_t)(br - generic);
-	s = malloc(strlen(generic) + 24);
-	if (!s)
-		return NULL;
-	memcpy(s, generic, head);
-	sprintf(s + head, "[%zu]%s", index, br + 2);
+	if (s)
+		jp_flow_item_key(s, n + 1, generic, index);
 	return s;
 }
 

@@ -4,6 +4,7 @@
 
 #include <curses.h>
 
+#include "tui/draw.h"
 #include "tui/widgets.h"
 
 int jp_ui_next_key(const struct jp_ui *ui, struct jp_key *key,
@@ -14,7 +15,7 @@ int jp_ui_next_key(const struct jp_ui *ui, struct jp_key *key,
 			return 0;
 		if (*redraw) {
 			if (jp_term_too_small()) {
-				jp_term_draw_too_small();
+				jp_draw_too_small();
 			} else {
 				erase();
 				if (ui && ui->draw)

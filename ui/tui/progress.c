@@ -4,36 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jobprep/i18n.h"
 #include "jobprep/units.h"
 #include "tui/draw.h"
 #include "tui/utf8.h"
 #include "tui/widgets.h"
-
-const char *jp_progress_phase_name(enum jp_phase phase)
-{
-	switch (phase) {
-	case JP_PHASE_CONNECT:
-		return _("connecting");
-	case JP_PHASE_FETCH:
-		return _("receiving");
-	case JP_PHASE_INDEX:
-		return _("resolving");
-	case JP_PHASE_CHECKOUT:
-		return _("checking out");
-	case JP_PHASE_COPY:
-		return _("copying");
-	case JP_PHASE_SCAN:
-		return _("scanning");
-	case JP_PHASE_DOWNLOAD:
-		return _("downloading");
-	case JP_PHASE_UNPACK:
-		return _("unpacking");
-	case JP_PHASE_DONE:
-		return _("done");
-	}
-	return "";
-}
 
 void jp_progress_draw(int y, int x, int width, const char *label,
 		      const struct jp_progress *p)
@@ -50,9 +24,9 @@ void jp_progress_draw(int y, int x, int width, const char *label,
 
 	if (p->total)
 		snprintf(tail, sizeof(tail), "%3d%%  %s", (int)(frac * 100),
-			 jp_progress_phase_name(p->phase));
+			 jp_phase_name(p->phase, true));
 	else
-		snprintf(tail, sizeof(tail), "%s", jp_progress_phase_name(p->phase));
+		snprintf(tail, sizeof(tail), "%s", jp_phase_name(p->phase, true));
 	if (p->rate > 0) {
 		size_t l = strlen(tail);
 

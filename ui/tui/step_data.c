@@ -5,7 +5,9 @@
  * would be unpacked while GPUs wait. Enter on a path that is on this
  * machine's own disk, an archive, or a URL offers to stage it (copy,
  * unpack, download) to {shared}/datasets/{name} in the background, as the
- * clone runs; Review waits for it. */
+ * clone runs; Review waits for it. Enter on a folder on shared storage that
+ * holds archives offers to unpack them there, each into the folder beside
+ * it (train.tar -> train/). */
 #include "config.h"
 
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/stage.h"
 #include "jobprep/units.h"
 #include "jobprep/url.h"
 #include "tui/draw.h"
@@ -105,19 +108,34 @@ static void draw_source(void *arg, const char *list_key, size_t i, int y, int x,
 static void update_note(struct jp_wizard *w)
 {
 	const struct jp_manifest *m = jp_flow_manifest(w->flow);
-	char note[512];
+	char note[768], head[512];
 	size_t i;
 
 	free(w->form.note);
 	w->form.note = NULL;
 	for (i = 0; m && i < m->n_data; i++) {
-		if (!m->data[i].has_stats || m->data[i].stats.archives == 0)
+		const char *name = m->data[i].name ? m->data[i].name : m->data[i].path;
+		unsigned long long n = m->data[i].stats.archives;
+
+		if (!m->data[i].has_stats || n == 0)
 			continue;
-		snprintf(note, sizeof(note),
+		free(w->form.note);
+		/* asked to unpack them there: done by the staging, before the job */
+		if (m->data[i].unpack_archives) {
+			snprintf(note, sizeof(note),
+				 _("%llu archive(s) under %s: unpacked before the job, each into "
+				   "the folder beside it."),
+				 n, name);
+			w->form.note = strdup(note);
+			w->form.note_status = JP_CHECK_PASS;
+			continue;
+		}
+		snprintf(head, sizeof(head),
 			 _("%llu archive(s) under %s: unpack them before submitting, not in the "
 			   "job's first step while the GPUs wait."),
-			 (unsigned long long)m->data[i].stats.archives,
-			 m->data[i].name ? m->data[i].name : m->data[i].path);
+			 n, name);
+		snprintf(note, sizeof(note), "%s %s", head,
+			 _("Enter on its path offers to unpack them there."));
 		w->form.note = strdup(note);
 		w->form.note_status = JP_CHECK_WARN;
 		return;
@@ -152,10 +170,53 @@ static const char *offer_question(enum jp_stage_offer_kind kind)
 	case JP_STAGE_OFFER_DOWNLOAD:
 		return _("%s is a URL: the job must not download its data. Download it to %s "
 			 "now, in the background, and use that?");
+	case JP_STAGE_OFFER_WITHIN:
 	case JP_STAGE_OFFER_NONE:
 		break;
 	}
 	return "%s %s";
+}
+
+/* "train.tar, val.tar.gz" and "train/, val/": the first few archives of a
+ * WITHIN offer, named from the folder, and the folders they go to. */
+static void within_names(char *names, char *dirs, size_t size, const struct jp_stage_offer *off)
+{
+	size_t dl = strlen(off->dest), k;
+
+	names[0] = dirs[0] = '\0';
+	for (k = 0; k < off->archives.n && k < 3; k++) {
+		const char *a = off->archives.v[k];
+		char *beside = jp_stage_beside(a);
+		const char *rel = strncmp(a, off->dest, dl) == 0 && a[dl] == '/' ? a + dl + 1 : a;
+
+		snprintf(names + strlen(names), size - strlen(names), "%s%s", k ? ", " : "", rel);
+		if (beside)
+			snprintf(dirs + strlen(dirs), size - strlen(dirs), "%s%s/", k ? ", " : "",
+				 strlen(beside) > dl ? beside + dl + 1 : beside);
+		free(beside);
+	}
+	if (off->archives.n > 3 || !off->complete) {
+		snprintf(names + strlen(names), size - strlen(names), ", ...");
+		snprintf(dirs + strlen(dirs), size - strlen(dirs), ", ...");
+	}
+}
+
+/* The question of a WITHIN offer. */
+static void within_question(char *q, size_t size, const struct jp_stage_offer *off)
+{
+	char names[512], dirs[512], count[32], bytes[32], what[96];
+
+	within_names(names, dirs, sizeof(names), off);
+	jp_fmt_count(count, sizeof(count), off->archives.n);
+	/* TRANSLATORS: archives found in a data set ("2 archives") */
+	snprintf(what, sizeof(what), P_("%s%s archive", "%s%s archives", off->archives.n),
+		 off->complete ? "" : _("at least "), count);
+	jp_units_format_bytes(bytes, sizeof(bytes), off->bytes);
+	snprintf(q, size,
+		 _("%s holds %s (%s, %s): the job would unpack them while the GPUs wait. Unpack "
+		   "each into the folder beside it (%s) now, in the background? The archives "
+		   "stay."),
+		 off->dest, what, bytes, names, dirs);
 }
 
 /* Enter on a data path that should be staged first: offer it. */
@@ -180,13 +241,16 @@ static int data_key(struct jp_wizard *w, enum jp_act act, const struct jp_key *k
 	}
 	/* a token typed in the URL is not shown again */
 	shown = jp_url_redact(from);
-	snprintf(q, sizeof(q), offer_question(off.kind), shown ? shown : "URL", off.dest);
+	if (off.kind == JP_STAGE_OFFER_WITHIN)
+		within_question(q, sizeof(q), &off);
+	else
+		snprintf(q, sizeof(q), offer_question(off.kind), shown ? shown : "URL", off.dest);
 	free(shown);
 	w->modal_depth++;
 	rc = jp_confirm(&w->ui, _("Stage the data first?"), q,
-			off.kind == JP_STAGE_OFFER_COPY     ? _("Copy")
-			: off.kind == JP_STAGE_OFFER_UNPACK ? _("Unpack")
-							    : _("Download"),
+			off.kind == JP_STAGE_OFFER_COPY	      ? _("Copy")
+			: off.kind == JP_STAGE_OFFER_DOWNLOAD ? _("Download")
+							      : _("Unpack"),
 			_("Not now"), true);
 	w->modal_depth--;
 	w->redraw = true;
@@ -196,7 +260,8 @@ static int data_key(struct jp_wizard *w, enum jp_act act, const struct jp_key *k
 		jp_stage_offer_dispose(&off);
 		return JP_EV_IGNORED;
 	}
-	if (jp_flow_stage_take(w->flow, (size_t)i, from, off.dest, &err) < 0) {
+	if (jp_flow_stage_take(w->flow, (size_t)i, off.kind == JP_STAGE_OFFER_WITHIN ? NULL : from,
+			       off.dest, &err) < 0) {
 		jp_wizard_status(w, JP_CHECK_FAIL, "%s", jp_error_message(&err));
 	} else {
 		struct jp_form_row *r = jp_form_focused(&w->form);
@@ -207,7 +272,10 @@ static int data_key(struct jp_wizard *w, enum jp_act act, const struct jp_key *k
 		w->form.changed = true;
 		jp_form_build(&w->form);
 		if (jp_wizard_start(w, JP_ACTION_STAGE, (size_t)i, false) == 0)
-			jp_wizard_status(w, JP_CHECK_PASS, _("staging onto %s in the background"),
+			jp_wizard_status(w, JP_CHECK_PASS,
+					 off.kind == JP_STAGE_OFFER_WITHIN
+						 ? _("unpacking the archives %s holds in the background")
+						 : _("staging onto %s in the background"),
 					 off.dest);
 	}
 	explicit_bzero(from, strlen(from));

@@ -75,38 +75,6 @@ static void clear_checks(struct review *r)
 	memset(r->counts, 0, sizeof(r->counts));
 }
 
-/* The field a check is about: the longest prefix of its id that names a
- * field ("data[1].path.exists" -> "data[1].path"); launch lint findings
- * are about the launch command. */
-static char *field_of(const struct jp_check *c, enum jp_step *step)
-{
-	const struct jp_field *f;
-	char *key;
-	char *dot;
-
-	*step = JP_STEP_REVIEW;
-	if (!c->id)
-		return NULL;
-	if (strncmp(c->id, "launch.", 7) == 0) {
-		*step = JP_STEP_LAUNCH;
-		return strdup("job.launch_command");
-	}
-	key = strdup(c->id);
-	while (key) {
-		f = jp_flow_field(key);
-		if (f) {
-			*step = f->step;
-			return key;
-		}
-		dot = strrchr(key, '.');
-		if (!dot)
-			break;
-		*dot = '\0';
-	}
-	free(key);
-	return NULL;
-}
-
 static bool outputs_pending(struct jp_wizard *w);
 
 /* A run folder's "does not exist" while the person said "Not now" to
@@ -167,7 +135,9 @@ static void load_checks(struct jp_wizard *w)
 		struct row *row = &r->rows[i];
 
 		row->check = i;
-		row->field = field_of(&m->checks[i], &row->group);
+		/* out of memory: a row without its field (Enter does not jump) */
+		if (jp_flow_check_field(&row->field, &row->group, m->checks[i].id) < 0)
+			row->group = JP_STEP_REVIEW;
 		row->kind = kind_of(&m->checks[i], dirs);
 		if (row->kind == ROW_CREATE &&
 		    asprintf(&row->text,

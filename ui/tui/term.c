@@ -1,4 +1,5 @@
-/* The terminal: curses start and stop, colours, glyphs, keys, signals.
+/* The terminal: curses start and stop, colours, glyphs, keys, signals;
+ * it draws nothing (the too-small notice is in draw.c).
  * The only file that calls newterm/endwin. */
 #include "config.h"
 
@@ -16,7 +17,6 @@
 #include <term.h>
 
 #include "jobprep/i18n.h"
-#include "tui/draw.h"
 #include "tui/term.h"
 #include "signals.h"
 
@@ -346,23 +346,6 @@ bool jp_term_has_color(void)
 bool jp_term_too_small(void)
 {
 	return COLS < JP_TERM_MIN_COLS || LINES < JP_TERM_MIN_LINES;
-}
-
-void jp_term_draw_too_small(void)
-{
-	char msg[256];
-	int y;
-
-	erase();
-	snprintf(msg, sizeof(msg), _("Terminal too small: %dx%d. jobprep needs at least %dx%d."),
-		 COLS, LINES, JP_TERM_MIN_COLS, JP_TERM_MIN_LINES);
-	y = LINES > 4 ? LINES / 2 - 2 : 0;
-	y += jp_draw_wrap(y, 1, COLS - 2, LINES - y, JP_STYLE_WARN, msg);
-	if (y < LINES)
-		jp_draw_wrap(y, 1, COLS - 2, LINES - y, JP_STYLE_DIM,
-			     _("Enlarge the window, or press Ctrl-C to quit."));
-	jp_term_cursor(false);
-	refresh();
 }
 
 int jp_term_read_key(struct jp_key *key, int timeout_ms)

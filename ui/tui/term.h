@@ -1,5 +1,6 @@
 /* The terminal: the only place that starts and ends curses, owns colours,
- * glyphs, the minimum size, key reading and signals.
+ * glyphs, the minimum size (draw.c draws the notice: this file draws
+ * nothing), key reading and signals.
  *
  * Every way out restores the terminal: jp_term_stop on a normal exit; on
  * SIGINT/SIGTERM/SIGHUP/SIGQUIT the wizard's loop sees jp_term_signal() and
@@ -70,10 +71,9 @@ attr_t jp_term_attr(enum jp_style style);
 const struct jp_glyphs *jp_term_glyphs(void);
 bool jp_term_has_color(void);
 
-/* The screen is below the minimum: draw the notice instead (and return
- * true), so the caller skips its own drawing. */
+/* The screen is below the minimum: the caller draws the notice
+ * (jp_draw_too_small) instead of its own screen. */
 bool jp_term_too_small(void);
-void jp_term_draw_too_small(void);
 
 /* A key as read: a character (fn false, code = code point) or a function key
  * (fn true, code = KEY_*). */

@@ -132,7 +132,5 @@ int jp_listbox_key(struct jp_listbox *lb, enum jp_act act, enum jp_listbox_op *o
 /* "clone  ███████▌   58%  12.4 MiB/s  9,812/16,904 objects" in `width`. */
 void jp_progress_draw(int y, int x, int width, const char *label,
 		      const struct jp_progress *p);
-/* The phase as a word people read ("receiving", "checking out"). */
-const char *jp_progress_phase_name(enum jp_phase phase);
 
 #endif

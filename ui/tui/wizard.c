@@ -117,20 +117,24 @@ static char *signature(const struct jp_wizard *w, enum jp_action kind, size_t in
 	} else if (kind == JP_ACTION_OUTPUTS) {
 		keys = out_keys;
 	} else if (kind == JP_ACTION_SCAN) {
-		snprintf(key, sizeof(key), "data[%zu].path", index);
+		jp_flow_item_key(key, sizeof(key), "data[].path", index);
 		keys = one;
 	} else if (kind == JP_ACTION_STAGE) {
-		/* the path and where it is staged from, one line */
-		char *p = NULL, *f = NULL;
+		/* the path, where it is staged from, whether its archives are
+		 * unpacked there: one line each */
+		char *p = NULL, *f = NULL, *u = NULL;
 
-		snprintf(key, sizeof(key), "data[%zu].path", index);
+		jp_flow_item_key(key, sizeof(key), "data[].path", index);
 		p = get(w, key);
-		snprintf(key, sizeof(key), "data[%zu].from", index);
+		jp_flow_item_key(key, sizeof(key), "data[].from", index);
 		f = get(w, key);
-		if (asprintf(&sig, "%s\n%s\n", p ? p : "", f ? f : "") < 0)
+		snprintf(key, sizeof(key), "data[%zu].unpack_archives", index);
+		u = get(w, key);
+		if (asprintf(&sig, "%s\n%s\n%s\n", p ? p : "", f ? f : "", u ? u : "") < 0)
 			sig = NULL;
 		free(p);
 		free(f);
+		free(u);
 		return sig;
 	} else {
 		return strdup("");
@@ -361,7 +365,7 @@ static void finished(struct jp_wizard *w, struct jp_running *b)
 	case JP_ACTION_SCAN: {
 		const struct jp_manifest *m = jp_flow_manifest(w->flow);
 
-		snprintf(key, sizeof(key), "data[%zu].name", b->index);
+		jp_flow_item_key(key, sizeof(key), "data[].name", b->index);
 		name = get(w, key);
 		if (m && b->index < m->n_data && m->data[b->index].has_stats)
 			jp_wizard_status(w, JP_CHECK_PASS, _("scanned %s: %s files, %s"),
@@ -378,7 +382,7 @@ static void finished(struct jp_wizard *w, struct jp_running *b)
 		break;
 	case JP_ACTION_STAGE:
 		/* the data is there now: look at it */
-		snprintf(key, sizeof(key), "data[%zu].path", b->index);
+		jp_flow_item_key(key, sizeof(key), "data[].path", b->index);
 		v = get(w, key);
 		jp_wizard_status(w, JP_CHECK_PASS, _("staged onto %s"), v ? v : "");
 		break;
@@ -830,7 +834,7 @@ int jp_wizard_run(struct jp_wizard *w)
 		if (w->redraw) {
 			w->redraw = false;
 			if (jp_term_too_small())
-				jp_term_draw_too_small();
+				jp_draw_too_small();
 			else
 				jp_wizard_draw(w);
 			refresh();
