@@ -68,6 +68,45 @@ if [ ! -d "$CACHE/large.git" ]; then
 	echo "bench_clone: making a repository of ~200,000 objects (fast-import)..."
 	bench_big_repo "$CACHE/large.git" 42 150 || exit 1
 fi
+# git/git-shaped (the issue's example), for 3. only: ~4,500 files in nested
+# folders, a deep history (2,000 commits of 100 changed files: ~300,000
+# objects)
+if [ "${BENCH_CLONE_SKIP_REPEAT:-}" = "" ] && [ ! -d "$CACHE/gitlike.git" ]; then
+	echo "bench_clone: making a git/git-shaped repository (~4,500 files, ~300,000 objects)..."
+	rm -rf "$CACHE/gitlike.work"
+	git init -q --bare -b main "$CACHE/gitlike.work" || exit 1
+	python3 - <<'EOF' | git -C "$CACHE/gitlike.work" fast-import --quiet || exit 1
+import random, sys
+out = sys.stdout.buffer
+rnd = random.Random(4500)
+NF, COMMITS, PER = 4500, 2000, 100
+words = [b"strbuf", b"oid", b"repo", b"index", b"tree", b"commit", b"refs", b"pack"]
+files = {}
+def path(i):
+    top = i % 12
+    if top < 4:
+        return b"%c%04d.c" % (b"abcd"[top], i)
+    return b"t%d/s%d/f%04d.%s" % (top, i % 7, i, b"sh" if i % 5 == 0 else b"txt")
+def line():
+    return b" ".join(rnd.choice(words) for _ in range(7)) + b" %d\n" % rnd.randrange(1 << 30)
+for i in range(NF):
+    files[i] = b"".join(line() for _ in range(20))
+def commit(n, paths):
+    msg = b"commit %d" % n
+    out.write(b"commit refs/heads/main\ncommitter bench <b@b> %d +0000\n" % (1700000000 + n))
+    out.write(b"data %d\n%s\n" % (len(msg), msg))
+    for i in paths:
+        data = files[i]
+        out.write(b"M 100644 inline %s\ndata %d\n%s\n" % (path(i), len(data), data))
+commit(0, range(NF))
+for n in range(1, COMMITS + 1):
+    touched = rnd.sample(range(NF), PER)
+    for i in touched:
+        files[i] += line()
+    commit(n, sorted(touched))
+EOF
+	mv "$CACHE/gitlike.work" "$CACHE/gitlike.git"
+fi
 objs=$(git -C "$CACHE/large.git" count-objects -v | awk '/^in-pack/ { print $2 }')
 packk=$(git -C "$CACHE/mid.git" count-objects -v | awk '/^size-pack/ { print $2 }')
 echo "bench_clone: mid: $(git -C "$CACHE/mid.git" ls-tree -r main | wc -l) files, pack $((packk / 1024)) MiB;" \
@@ -76,6 +115,7 @@ echo "bench_clone: mid: $(git -C "$CACHE/mid.git" ls-tree -r main | wc -l) files
 jp_gitd_start "$T" "$CACHE" || exit 1
 U=git://127.0.0.1:$JP_GITD_PORT
 
+if [ -z "${BENCH_CLONE_ONLY_REPEAT:-}" ]; then
 # ---- 1. onto an uncached sshfs mount ----
 jp_sshd_start "$T/sshd" || exit 1
 mkdir -p "$T/export" "$T/mnt"
@@ -137,35 +177,43 @@ echo "peak memory: jobprep ${jm} KiB, bare libgit2 ${bm} KiB: ratio $(bench_rati
 echo "progress cost: CPU with ${jc}s, without ${nc}s: ratio $(bench_ratio "$jc" "$nc") (goal < 1.03);" \
 	"wall ${j}s vs ${n}s"
 
+fi
+
 # ---- 3. the repeat prep into a new folder, warm cache, over http ----
+# Both repositories: the large one (20,000 files) and the git/git-shaped one.
 if [ "${BENCH_CLONE_SKIP_REPEAT:-}" = "" ]; then
 	mkdir -p "$T/httpd"
 	jp_httpd_start "$T/httpd" "$CACHE" || exit 1
-	H=http://127.0.0.1:$JP_HTTPD_PORT/git/large.git
-	rm -rf "$T/local/warm"
-	"$JOBPREP" clone "$H" "$T/local/warm" >/dev/null 2>&1 ||
-		{ echo "bench_clone: the first (cache-filling) clone failed" >&2; exit 1; }
-	i=0
-	while [ $i -lt "$RUNS" ]; do
-		rm -rf "$T/local/g" "$T/local/j$i"
-		sync
-		if [ $((i % 2)) = 0 ]; then
-			bench_measure "$T/repeat.git" git clone -q "$H" "$T/local/g"
+	for repo in large gitlike; do
+		H=http://127.0.0.1:$JP_HTTPD_PORT/git/$repo.git
+		n=$(git -C "$CACHE/$repo.git" count-objects -v | awk '/^in-pack/ { print $2 }')
+		f=$(git -C "$CACHE/$repo.git" ls-tree -r main | wc -l)
+		rm -rf "$T/local/warm"
+		"$JOBPREP" clone "$H" "$T/local/warm" >/dev/null 2>&1 ||
+			{ echo "bench_clone: the first (cache-filling) clone failed" >&2; exit 1; }
+		rm -rf "$T/local/warm"
+		i=0
+		while [ $i -lt "$RUNS" ]; do
+			rm -rf "$T/local/g" "$T/local/j$i"
 			sync
-			bench_measure "$T/repeat.jobprep" "$JOBPREP" clone "$H" "$T/local/j$i"
-		else
-			bench_measure "$T/repeat.jobprep" "$JOBPREP" clone "$H" "$T/local/j$i"
-			sync
-			bench_measure "$T/repeat.git" git clone -q "$H" "$T/local/g"
-		fi
-		[ "$(git -C "$T/local/j$i" rev-parse HEAD)" = "$(git -C "$T/local/g" rev-parse HEAD)" ] ||
-			{ echo "bench_clone: the two clones differ" >&2; exit 1; }
-		rm -rf "$T/local/j$i"
-		i=$((i + 1))
+			if [ $((i % 2)) = 0 ]; then
+				bench_measure "$T/repeat.$repo.git" git clone -q "$H" "$T/local/g"
+				sync
+				bench_measure "$T/repeat.$repo.jobprep" "$JOBPREP" clone "$H" "$T/local/j$i"
+			else
+				bench_measure "$T/repeat.$repo.jobprep" "$JOBPREP" clone "$H" "$T/local/j$i"
+				sync
+				bench_measure "$T/repeat.$repo.git" git clone -q "$H" "$T/local/g"
+			fi
+			[ "$(git -C "$T/local/j$i" rev-parse HEAD)" = "$(git -C "$T/local/g" rev-parse HEAD)" ] ||
+				{ echo "bench_clone: the two clones differ" >&2; exit 1; }
+			rm -rf "$T/local/j$i" "$T/local/g"
+			i=$((i + 1))
+		done
+		g=$(bench_median "$T/repeat.$repo.git" 1)
+		j=$(bench_median "$T/repeat.$repo.jobprep" 1)
+		echo "repeat prep into a new folder ($repo: $f files, $n objects, http), warm cache:" \
+			"fresh git clone ${g}s, jobprep clone ${j}s: ratio $(bench_ratio "$j" "$g") (goal <= 0.1)"
 	done
 	jp_httpd_stop "$T/httpd"
-	g=$(bench_median "$T/repeat.git" 1)
-	j=$(bench_median "$T/repeat.jobprep" 1)
-	echo "repeat prep into a new folder ($objs objects, http), warm cache: fresh git clone ${g}s," \
-		"jobprep clone ${j}s: ratio $(bench_ratio "$j" "$g") (goal <= 0.1)"
 fi

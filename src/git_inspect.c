@@ -126,6 +126,10 @@ static int count_changes(struct jp_git_repo_info *info, git_repository *repo, co
 	git_status_list *st = NULL;
 	int gerr;
 
+	/* on network storage, with many threads (git_pstatus.c) */
+	if (jp_git_on_network(info->workdir) &&
+	    (gerr = jp_git_pstatus(info, repo, pattern)) != JP_GIT_PSTATUS_FALLBACK)
+		return gerr;
 	git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
 	so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
 	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_EXCLUDE_SUBMODULES;

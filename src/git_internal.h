@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include <git2.h>
 
@@ -218,6 +219,57 @@ void jp_git_cache_discard(struct jp_git_cache *c);
  * recently used mirrors first. Safe on a closed c. */
 void jp_git_cache_close(struct jp_git_cache *c);
 void jp_git_cache_dispose(struct jp_git_cache *c);
+
+/* ---- the parallel checkout writer (git_pcheckout.c) ---- */
+
+struct jp_git_pco_file {
+	const char *path; /* relative to the top, borrowed */
+	git_oid id;       /* the blob */
+	unsigned mode;    /* GIT_FILEMODE_BLOB, _BLOB_EXECUTABLE, _LINK; 0: remove path */
+	bool exec;        /* made executable too (jobprep's exec pattern) */
+	bool is_new;      /* the path is not there yet: its folders may be made */
+	struct stat st;   /* out: the file's stat under its final name */
+	bool done;        /* out: written (or removed) */
+};
+
+/* Write the blobs of v[0..n) into the work tree at top with `threads`
+ * writers (0 = 16), dealt out folder by folder: fresh (replace false:
+ * nothing is there; every folder is made) or over what is there (as git's
+ * checkout does: the old file unlinked, the new one made under its name; a
+ * symlink made as JP_TREECOPY_TMP_PREFIX NAME and renamed over; only the
+ * folders of is_new files are made). No filters are applied: only for
+ * trees jp_git_plain_tree accepts. Progress (JP_PHASE_CHECKOUT) and cancel
+ * through op. On failure, files already written stay (v[i].done): the
+ * caller puts them back. 0, JP_ECANCELED, JP_ENOSPC, JP_EIO, JP_ENOMEM,
+ * JP_EGIT. */
+int jp_git_pcheckout(git_repository *repo, const char *top, struct jp_git_pco_file *v, size_t n,
+		     unsigned threads, bool replace, struct jp_git_op *op, struct jp_error *err);
+
+/* A fresh checkout of tree into the empty work tree dir of repo by the
+ * parallel writer, and the index of it with the files' stat: 0, 1 when
+ * not for this tree (filters, submodules: libgit2's checkout then), or an
+ * error as jp_git_pcheckout's. */
+int jp_git_pcheckout_tree(git_repository *repo, git_tree *tree, const char *dir, unsigned threads,
+			  struct jp_git_op *op, struct jp_error *err);
+
+/* ---- the parallel status (git_pstatus.c) ---- */
+
+/* Whether a checkout's files are exactly its blobs: no .gitattributes in
+ * tree (NULL: in repo's index), no info/attributes, no core.autocrlf,
+ * core.eol, core.attributesFile, core.filemode or core.symlinks false,
+ * core.ignorecase. Anything else goes through libgit2. */
+bool jp_git_plain_tree(git_repository *repo, git_tree *tree);
+/* On network storage (the mount table's filesystem type). */
+bool jp_git_on_network(const char *path);
+#define JP_GIT_PSTATUS_FALLBACK 2
+/* count_changes of git_inspect.c with many threads: every tracked file
+ * lstat'ed in parallel and compared with the index's stat data (hashed only
+ * when it differs or is racily clean), the folders read in parallel for
+ * untracked files. 0 (info's dirty, dirty_paths, untracked, exec_only
+ * filled), JP_GIT_PSTATUS_FALLBACK for a checkout it does not handle
+ * (filters, conflicts, sparse entries: ask libgit2), 1 when out of memory,
+ * or a libgit2 error (< 0). */
+int jp_git_pstatus(struct jp_git_repo_info *info, git_repository *repo, const char *pattern);
 
 /* ---- running a helper program (git_run.c) ---- */
 

@@ -481,8 +481,11 @@ static int plan(struct upd *u)
 	git_oid a, b;
 	git_tree *ta = NULL, *tb = NULL;
 	git_diff *diff = NULL;
+	git_diff_options dopts;
 	int gerr;
 
+	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
+	dopts.flags |= GIT_DIFF_SKIP_BINARY_CHECK;
 	git_oid_fromstr(&a, u->res->from);
 	git_oid_fromstr(&b, u->res->to);
 	if ((gerr = git_commit_lookup(&u->from, u->repo, &a)) != 0 ||
@@ -490,10 +493,14 @@ static int plan(struct upd *u)
 	    (gerr = git_graph_ahead_behind(&u->res->ahead, &u->res->back, u->repo, &b, &a)) != 0 ||
 	    (gerr = git_commit_tree(&ta, u->from)) != 0 ||
 	    (gerr = git_commit_tree(&tb, u->to)) != 0 ||
-	    (gerr = git_diff_tree_to_tree(&diff, u->repo, ta, tb, NULL)) != 0)
+	    (gerr = git_diff_tree_to_tree(&diff, u->repo, ta, tb, &dopts)) != 0)
 		goto fail;
-	if ((gerr = git_diff_foreach(diff, diff_cb, NULL, NULL, NULL, u)) != 0)
-		goto fail;
+	/* the deltas only: git_diff_foreach makes a patch of each, reading
+	 * both blobs and the diff attributes (one round trip after the other
+	 * in a work tree on network storage) */
+	for (size_t i = 0; i < git_diff_num_deltas(diff); i++)
+		if ((gerr = diff_cb(git_diff_get_delta(diff, i), 0, u)) != 0)
+			goto fail;
 	u->res->files = u->paths.n;
 	git_diff_free(diff);
 	git_tree_free(ta);
@@ -605,8 +612,23 @@ static int summarise(struct upd *u, const char *from_label, const char *to_label
 	} else {
 		if (counts(&what, u->res) < 0)
 			return nomem(u);
+		char how[160] = "";
+
+		if (u->res->direct)
+			snprintf(how, sizeof(how), _(" (written onto network storage by %u parallel "
+						     "writers)"),
+				 u->res->writers);
 		n = asprintf(&u->res->summary, _("moved %s from %s to %s: %s"), u->opts->path,
 			     from_label, to_label, what);
+		if (n >= 0 && how[0]) {
+			char *longer = NULL;
+
+			n = asprintf(&longer, "%s%s", u->res->summary, how);
+			free(u->res->summary);
+			u->res->summary = n >= 0 ? longer : NULL;
+			if (n < 0)
+				return nomem(u);
+		}
 		free(what);
 	}
 	if (n < 0) {
@@ -920,23 +942,14 @@ static int set_refs(struct upd *u)
 /* ---- the move onto network storage -------------------------------------- */
 
 #define NET_WRITERS 16
+#define DIRECT_WRITERS 32
 #define SCRATCH_PREFIX "jobprep-update-"
 
 /* Decided as for a clone's target: by the filesystem type the mount table
  * gives (fuse.sshfs, nfs...: a FUSE superblock magic says nothing). */
 static bool on_network(const char *path)
 {
-	struct jp_mount_table table = JP_MOUNT_TABLE_INIT;
-	const struct jp_mount *m;
-	char real[PATH_MAX];
-	bool net = false;
-
-	if (!realpath(path, real) || jp_mount_table_load(&table, NULL, NULL) != 0)
-		return false;
-	m = jp_mount_table_find(&table, real);
-	net = m && m->fstype && jp_fs_kind_of(m->fstype) == JP_FS_NETWORK;
-	jp_mount_table_dispose(&table);
-	return net;
+	return jp_git_on_network(path);
 }
 
 /* A local folder for the new files: $JOBPREP_SCRATCH, $TMPDIR, /var/tmp. */
@@ -998,11 +1011,50 @@ static int by_path(const void *key, const void *elem)
 	return strcmp(key, ((const struct jp_treecopy_file *)elem)->path);
 }
 
-/* The index of `to` for the paths written (with the copies' stat, so that
- * the next status does not read them again) and without those deleted; then
- * dated after them, so none looks racily clean. */
-static int write_index(struct upd *u, const struct jp_strv *written,
-		       const struct jp_treecopy_result *copied)
+/* The index entry of path as `tree` has it, with the file's stat (NULL:
+ * none, the next status reads it). */
+static int index_put(git_index *idx, git_tree *tree, const char *path, const struct stat *st,
+		     time_t *newest)
+{
+	git_tree_entry *e = NULL;
+	git_index_entry ne;
+	int gerr;
+
+	if ((gerr = git_tree_entry_bypath(&e, tree, path)) != 0)
+		return gerr;
+	memset(&ne, 0, sizeof(ne));
+	ne.path = path;
+	ne.mode = git_tree_entry_filemode(e);
+	git_oid_cpy(&ne.id, git_tree_entry_id(e));
+	if (st) {
+		ne.ctime.seconds = (int32_t)st->st_ctim.tv_sec;
+		ne.ctime.nanoseconds = (uint32_t)st->st_ctim.tv_nsec;
+		ne.mtime.seconds = (int32_t)st->st_mtim.tv_sec;
+		ne.mtime.nanoseconds = (uint32_t)st->st_mtim.tv_nsec;
+		ne.dev = (uint32_t)st->st_dev;
+		ne.ino = (uint32_t)st->st_ino;
+		ne.uid = st->st_uid;
+		ne.gid = st->st_gid;
+		ne.file_size = (uint32_t)st->st_size;
+		/* just written with this stat: not racy, and libgit2's index
+		 * write need not read it again (it would, one file after the
+		 * other, for every entry newer than the index it read) */
+		ne.flags_extended |= GIT_INDEX_ENTRY_UPTODATE;
+		if (st->st_mtim.tv_sec > *newest)
+			*newest = st->st_mtim.tv_sec;
+		if (st->st_ctim.tv_sec > *newest)
+			*newest = st->st_ctim.tv_sec;
+	}
+	gerr = git_index_add(idx, &ne);
+	git_tree_entry_free(e);
+	return gerr;
+}
+
+/* The index of `to` for the n paths written (with their files' stat, so
+ * that the next status does not read them again) and without those
+ * deleted. */
+static int write_index(struct upd *u, size_t n, const char *const *paths,
+		       const struct stat *const *stats)
 {
 	git_index *idx = NULL;
 	git_tree *tree = NULL;
@@ -1015,58 +1067,50 @@ static int write_index(struct upd *u, const struct jp_strv *written,
 	for (size_t i = 0; gerr == 0 && i < u->gone.n; i++)
 		if (git_index_remove(idx, u->gone.v[i], 0) != 0)
 			git_error_clear();
-	for (size_t i = 0; gerr == 0 && i < written->n; i++) {
-		git_tree_entry *e = NULL;
+	for (size_t i = 0; gerr == 0 && i < n; i++)
+		gerr = index_put(idx, tree, paths[i], stats[i], &newest);
+	/* Not dated after the files (as it was): a file changed in the same
+	 * second as its entry was written, to the same size, would then look
+	 * clean to git and to the next prep (sshfs keeps whole seconds), and
+	 * be overwritten. Those entries stay racily clean: read again. */
+	(void)newest;
+	if (gerr == 0)
+		gerr = git_index_write(idx);
+out:
+	git_tree_free(tree);
+	git_index_free(idx);
+	return gerr;
+}
+
+/* write_index for the files the treecopy wrote: the stat of each under
+ * its final name (a rename may give it another inode number, as sshfs
+ * does). */
+static int write_index_copied(struct upd *u, const struct jp_strv *written,
+			      const struct jp_treecopy_result *copied)
+{
+	struct stat *now = calloc(written->n + 1, sizeof(*now));
+	const struct stat **stats = calloc(written->n + 1, sizeof(*stats));
+	int gerr;
+
+	if (!now || !stats) {
+		free(now);
+		free(stats);
+		return GIT_ERROR;
+	}
+	for (size_t i = 0; i < written->n; i++) {
 		const struct jp_treecopy_file *f = copied->n_copied
 			? bsearch(written->v[i], copied->copied, copied->n_copied,
 				  sizeof(*copied->copied), by_path)
 			: NULL;
-		struct jp_treecopy_file now;
 		char *p = NULL;
-		git_index_entry ne;
 
-		/* the stat of the file under its final name (a rename may give
-		 * it another inode number, as sshfs does) */
-		if (f && join(&p, u->info.workdir, written->v[i]) == 0 && lstat(p, &now.st) == 0)
-			f = &now;
+		if (f && join(&p, u->info.workdir, written->v[i]) == 0 && lstat(p, &now[i]) == 0)
+			stats[i] = &now[i];
 		free(p);
-
-		if ((gerr = git_tree_entry_bypath(&e, tree, written->v[i])) != 0)
-			break;
-		memset(&ne, 0, sizeof(ne));
-		ne.path = written->v[i];
-		ne.mode = git_tree_entry_filemode(e);
-		git_oid_cpy(&ne.id, git_tree_entry_id(e));
-		if (f) {
-			ne.ctime.seconds = (int32_t)f->st.st_ctim.tv_sec;
-			ne.ctime.nanoseconds = (uint32_t)f->st.st_ctim.tv_nsec;
-			ne.mtime.seconds = (int32_t)f->st.st_mtim.tv_sec;
-			ne.mtime.nanoseconds = (uint32_t)f->st.st_mtim.tv_nsec;
-			ne.dev = (uint32_t)f->st.st_dev;
-			ne.ino = (uint32_t)f->st.st_ino;
-			ne.uid = f->st.st_uid;
-			ne.gid = f->st.st_gid;
-			ne.file_size = (uint32_t)f->st.st_size;
-			if (f->st.st_mtim.tv_sec > newest)
-				newest = f->st.st_mtim.tv_sec;
-			if (f->st.st_ctim.tv_sec > newest)
-				newest = f->st.st_ctim.tv_sec;
-		}
-		gerr = git_index_add(idx, &ne);
-		git_tree_entry_free(e);
 	}
-	if (gerr == 0 && (gerr = git_index_write(idx)) == 0) {
-		struct timeval tv[2];
-
-		gettimeofday(&tv[0], NULL);
-		if (tv[0].tv_sec <= newest)
-			tv[0].tv_sec = newest + 1;
-		tv[1] = tv[0];
-		utimes(git_index_path(idx), tv);
-	}
-out:
-	git_tree_free(tree);
-	git_index_free(idx);
+	gerr = write_index(u, written->n, (const char *const *)written->v, stats);
+	free(now);
+	free(stats);
 	return gerr;
 }
 
@@ -1117,7 +1161,7 @@ static int move_net(struct upd *u)
 	    (rc = jp_treecopy(&copied, scr.tree, u->info.workdir, &to, u->op.port, u->err)) != 0)
 		goto out;
 	remove_gone(u);
-	gerr = write_index(u, &written, &copied);
+	gerr = write_index_copied(u, &written, &copied);
 out:
 	if (gerr != 0 && rc == 0)
 		rc = jp_git_op_error(&u->op, gerr, u->info.workdir, u->err, u->opts->path);
@@ -1125,6 +1169,97 @@ out:
 	jp_strv_dispose(&written);
 	if (scr.dir)
 		jp_git_tmp_remove(&scr);
+	return rc;
+}
+
+/* The entries of the parallel writer for the move: the blobs `to` has,
+ * removals for the paths it lacks. 1: a path it does not handle (a
+ * submodule; then move_net). */
+static int direct_files(struct upd *u, git_tree *to, git_tree *from, struct jp_git_pco_file *v)
+{
+	const char *pattern = u->opts->exec_pattern ? u->opts->exec_pattern : JP_GIT_EXEC_DEFAULT;
+
+	for (size_t i = 0; i < u->paths.n; i++) {
+		git_tree_entry *e = NULL, *old = NULL;
+		int gerr = git_tree_entry_bypath(&e, to, u->paths.v[i]);
+
+		v[i].path = u->paths.v[i];
+		if (gerr == GIT_ENOTFOUND) {
+			git_error_clear();
+			continue; /* (mode 0: removed) */
+		}
+		if (gerr != 0)
+			return gerr;
+		v[i].mode = git_tree_entry_filemode(e);
+		git_oid_cpy(&v[i].id, git_tree_entry_id(e));
+		git_tree_entry_free(e);
+		if (v[i].mode != GIT_FILEMODE_BLOB && v[i].mode != GIT_FILEMODE_BLOB_EXECUTABLE &&
+		    v[i].mode != GIT_FILEMODE_LINK)
+			return 1;
+		v[i].exec = v[i].mode != GIT_FILEMODE_LINK && *pattern &&
+			    fnmatch(pattern, v[i].path, FNM_PATHNAME) == 0;
+		v[i].is_new = git_tree_entry_bypath(&old, from, u->paths.v[i]) != 0;
+		git_tree_entry_free(old);
+		git_error_clear();
+	}
+	return 0;
+}
+
+/* Onto network storage, for a tree no filter applies to: the files the
+ * move changes written straight into the checkout by the parallel checkout
+ * writer (git_pcheckout.c; the blobs read from the mirror cache first,
+ * each file under a temporary name renamed over the old one), the deleted
+ * ones removed, the index written with the new files' stat and the old
+ * stat of the rest: no local copy, no walk of the work tree. 1: not for
+ * this tree (.gitattributes, a filtering config, a submodule: move_net,
+ * where libgit2 applies the filters). Whatever fails is put back by
+ * rollback() (the old versions come from `from`). */
+static int move_direct(struct upd *u)
+{
+	struct jp_git_pco_file *v = NULL;
+	const char **paths = NULL;
+	const struct stat **stats = NULL;
+	git_tree *to = NULL, *from = NULL;
+	size_t n = 0;
+	int gerr, rc = 0;
+
+	if ((gerr = git_commit_tree(&to, u->to)) != 0 || (gerr = git_commit_tree(&from, u->from)) != 0)
+		goto out;
+	if (!jp_git_plain_tree(u->repo, to)) {
+		rc = 1;
+		goto out;
+	}
+	v = calloc(u->paths.n + 1, sizeof(*v));
+	paths = calloc(u->paths.n + 1, sizeof(*paths));
+	stats = calloc(u->paths.n + 1, sizeof(*stats));
+	if (!v || !paths || !stats) {
+		rc = nomem(u);
+		goto out;
+	}
+	if ((gerr = direct_files(u, to, from, v)) != 0) {
+		rc = gerr == 1 ? 1 : 0;
+		gerr = gerr == 1 ? 0 : gerr;
+		goto out;
+	}
+	rc = jp_git_pcheckout(u->repo, u->info.workdir, v, u->paths.n, DIRECT_WRITERS, true, &u->op,
+			      u->err);
+	if (rc != 0)
+		goto out;
+	remove_gone(u);
+	for (size_t i = 0; i < u->paths.n; i++)
+		if (v[i].mode) {
+			paths[n] = v[i].path;
+			stats[n++] = &v[i].st;
+		}
+	gerr = write_index(u, n, paths, stats);
+out:
+	if (gerr != 0 && rc == 0)
+		rc = jp_git_op_error(&u->op, gerr, u->info.workdir, u->err, u->opts->path);
+	git_tree_free(to);
+	git_tree_free(from);
+	free(v);
+	free(paths);
+	free(stats);
 	return rc;
 }
 
@@ -1197,6 +1332,22 @@ static void remove_empty_parents(struct upd *u)
 	}
 }
 
+/* The temporaries a killed parallel writer left beside the files it was
+ * writing (JP_TREECOPY_TMP_PREFIX NAME). */
+static void remove_temporaries(struct upd *u)
+{
+	for (size_t i = 0; i < u->paths.n; i++) {
+		const char *path = u->paths.v[i], *slash = strrchr(path, '/');
+		char *p = NULL;
+
+		if (asprintf(&p, "%s/%.*s%s" JP_TREECOPY_TMP_PREFIX "%s", u->info.workdir,
+			     slash ? (int)(slash - path) : 0, path, slash ? "/" : "",
+			     slash ? slash + 1 : path) >= 0)
+			unlink(p);
+		free(p);
+	}
+}
+
 /* A move a killed jobprep left half-done (see JOURNAL): 0 when there was
  * none or it is now undone (u->info inspected again), else refused. */
 static int recover(struct upd *u)
@@ -1250,6 +1401,7 @@ static int recover(struct upd *u)
 		free(p);
 		return rc;
 	}
+	remove_temporaries(u);
 	u->index_copy = strcmp(idx, "-") != 0 ? strdup(idx) : NULL;
 	if (rollback(u) != 0) {
 		rc = jp_error_set(u->err, JP_EIO,
@@ -1292,7 +1444,12 @@ static int move(struct upd *u, const char *to_label)
 	    (rc = write_journal(u)) != 0)
 		return rc;
 	if (!u->typechange && (u->opts->net_writers || on_network(u->info.workdir))) {
-		if ((rc = move_net(u)) == 0 && (gerr = set_refs(u)) != 0)
+		if ((rc = move_direct(u)) == 1)
+			rc = move_net(u);
+		else
+			u->res->direct = rc == 0;
+		u->res->writers = u->res->direct ? DIRECT_WRITERS : 0;
+		if (rc == 0 && (gerr = set_refs(u)) != 0)
 			rc = jp_git_op_error(&u->op, gerr, u->info.workdir, u->err, u->opts->path);
 		if (rc != 0) {
 			if (rollback(u) != 0)

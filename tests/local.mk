@@ -279,6 +279,7 @@ EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
 # git: clone by ref, refusals, credentials over http and ssh, interrupts, remote pin,
 # a silent server (stall timeout and signals over ssh and git://), an ssh session that never answers
 GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refused.sh \
+	tests/integration/git_clone_parallel.sh \
 	tests/integration/git_clone_interrupt.sh tests/integration/git_clone_http.sh \
 	tests/integration/git_clone_ssh.sh tests/integration/git_remote.sh \
 	tests/integration/git_silent_server.sh tests/integration/git_ssh_silent_session.sh \
@@ -340,7 +341,8 @@ EXTRA_DIST += tests/tui/chinese_ui.sh tests/integration/po_complete.sh
 # a hung sshfs mount costs check and scan a timeout, and SIGTERM still ends them
 STORAGE_SH_TESTS = tests/integration/storage_platform.sh tests/integration/hung_mount.sh \
 	tests/integration/update_sshfs.sh tests/integration/stage_hung_mount.sh \
-	tests/integration/write_rename_hung.sh
+	tests/integration/write_rename_hung.sh tests/integration/update_sshfs_direct.sh \
+	tests/integration/update_sshfs_full.sh
 TESTS += $(STORAGE_SH_TESTS)
 EXTRA_DIST += $(STORAGE_SH_TESTS) tests/lib/ssh.sh tests/lib/platform.sh
 # preflight: the run's preflight.sh as Workers run it (dash, bash, busybox sh;

@@ -207,6 +207,10 @@ struct jp_git_update_result {
 	/* The changed files were written on local disk, then copied with
 	 * parallel writers (a checkout on network storage). */
 	bool parallel;
+	/* ... by the parallel checkout writer, straight from the objects into
+	 * the checkout (no local copy first): a tree no filter applies to. */
+	bool direct;
+	unsigned writers; /* how many wrote at once */
 };
 
 #define JP_GIT_UPDATE_RESULT_INIT { .moved = false, .ref_kind = JP_GIT_REF_BRANCH, .checkout = JP_GIT_REPO_INFO_INIT }

@@ -1,0 +1,185 @@
+#!/bin/sh
+# Moving a checkout on network storage the direct way (an uncached sshfs
+# mount of a loopback sshd, in a private mount namespace): the status is
+# taken by parallel lstat of the tracked files against the index
+# (src/git_pstatus.c, not libgit2's walk: no lstat of a tracked file by its
+# full path), and the changed files are written straight into the checkout
+# by the parallel checkout writer (src/git_pcheckout.c; the summary says
+# so). Proved here: the tree is exactly a local `git checkout` of the ref
+# (contents, modes, a symlink retargeted, a mode change, deletions, new
+# folders), the index matches the files, no temporary is left; a tracked
+# file changed to the same size is refused by name, one only touched is
+# not; an untracked file in the way is refused; and a tree with a
+# .gitattributes goes through libgit2 (its filter applied).
+set -u
+
+if [ "${1:-}" != inside ]; then
+	: "${JOBPREP:?}" "${TOP_SRCDIR:?}"
+	. "$TOP_SRCDIR/tests/lib/report.sh"
+	. "$TOP_SRCDIR/tests/lib/ssh.sh"
+	jp_ssh_available || jp_skip_all "needs root, unshare, sshd, ssh, sshfs and /dev/fuse"
+	command -v strace >/dev/null 2>&1 || jp_skip_all "needs strace (to see which way the status went)"
+	S=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-update-direct.XXXXXX") || exit 99
+	S=$(cd -P "$S" && pwd)
+	trap 'jp_sshd_stop "$S/sshd"; rm -rf "$S"' EXIT
+	mkdir -p "$S/remote"
+	jp_sshd_start "$S/sshd" || exit 99
+	export S JP_SSHD_PORT
+	unshare -m --propagation private sh "$0" inside
+	exit $?
+fi
+
+. "$TOP_SRCDIR/tests/lib/ssh.sh"
+. "$TOP_SRCDIR/tests/lib/gitserv.sh"
+. "$TOP_SRCDIR/tests/lib/initscratch.sh"
+sshfs_pid=
+cleanup_inside() {
+	jp_sshfs_umount "$S/shared/net"
+	[ -n "$sshfs_pid" ] && wait "$sshfs_pid" 2>/dev/null
+}
+trap cleanup_inside EXIT
+jp_test_env "$S"
+jp_init_scratch "$S" || { jp_fail scratch_platform; jp_done; }
+jp_sshfs_mount "$S/sshd" "$S/remote" "$S/shared/net" || { jp_fail sshfs_mounts; jp_done; }
+sshfs_pid=$JP_SSHFS_PID
+R=$S/repos/train.git
+W=$S/work
+git clone -q "$R" "$W"
+commit() { git -C "$W" add -A 2>/dev/null && git $JP_GIT_ID -C "$W" commit -qm "$1" && git -C "$W" tag "$1" &&
+	git -C "$W" push -q origin main "$1"; }
+# v2: a changed file, a mode change only, a symlink retargeted, new files in
+# new folders
+echo changed >"$W/README"
+printf '#!/bin/sh\necho training v2\n' >"$W/scripts/train.sh"
+chmod +x "$W/src/train.py"
+ln -sfn README "$W/link.py"
+mkdir -p "$W/new/deep"
+echo fresh >"$W/new/deep/a.txt"
+i=0
+while [ $i -lt 60 ]; do
+	echo "more $i" >"$W/new/f$i.txt"
+	i=$((i + 1))
+done
+commit v2 || { jp_fail v2; jp_done; }
+# v3: a deletion, a change deep down
+git -C "$W" rm -q new/f0.txt
+echo fresher >"$W/new/deep/a.txt"
+commit v3 || { jp_fail v3; jp_done; }
+# v4: a new file at the top
+echo added >"$W/added.txt"
+commit v4 || { jp_fail v4; jp_done; }
+# v5: a .gitattributes with a filter (line endings); v6: a file it filters
+printf '*.txt text eol=crlf\n' >"$W/.gitattributes"
+commit v5 || { jp_fail v5; jp_done; }
+echo crlf >"$W/new/deep/b.txt"
+commit v6 || { jp_fail v6; jp_done; }
+
+P=$S/shared/net/proj
+"$JOBPREP" clone --ref v1 "file://$R" "$P" >"$S/clone.out" 2>&1 ||
+	{ jp_fail clone_onto_sshfs "$(cat "$S/clone.out")"; jp_done; }
+jp_expect the_checkout_is_on_sshfs [ "$(findmnt -n -o FSTYPE -T "$P")" = fuse.sshfs ]
+
+# init NAME REF [strace]: jobprep init moving $P to REF
+init() {
+	cat >"$S/$1.json" <<EOF
+{"job": {"name": "$1"},
+ "code": {"source": "shared_storage", "path": "$P", "repo": {"url": "file://$R", "ref": "$2"}}}
+EOF
+	if [ "${3:-}" = strace ]; then
+		strace -f -qq -e trace=lstat,newfstatat,statx -o "$S/$1.trace" \
+			"$JOBPREP" init --verbose --answers "$S/$1.json" --profile "$S/profile.json" \
+			>"$S/$1.out" 2>"$S/$1.err"
+	else
+		"$JOBPREP" init --verbose --answers "$S/$1.json" --profile "$S/profile.json" \
+			>"$S/$1.out" 2>"$S/$1.err"
+	fi
+}
+# same REF: $P is exactly a local checkout of REF (contents, modes, links)
+same() {
+	rm -rf "$S/ref"
+	git clone -q --no-checkout "$R" "$S/ref" &&
+		git -C "$S/ref" -c advice.detachedHead=false checkout -q "$1" 2>/dev/null &&
+		chmod +x "$S/ref/scripts/train.sh" &&
+		diff -r --no-dereference -x .git "$S/ref" "$P" >"$S/diff.out" 2>&1 &&
+		[ "$(cd "$S/ref" && find . -path ./.git -prune -o -printf '%y %m %p\n' | sort)" = \
+			"$(cd "$P" && find . -path ./.git -prune -o -printf '%y %m %p\n' | sort)" ]
+}
+clean() {
+	# (but for scripts/train.sh: jobprep makes scripts/*.sh executable)
+	[ -z "$(git -C "$P" status --porcelain | grep -v ' scripts/train.sh$')" ] &&
+		[ -z "$(git -C "$P" diff-files | grep -v '	scripts/train.sh$')" ]
+}
+
+# a script a job is running: sh reads it as it goes
+exec 3<"$P/scripts/train.sh"
+init v2 v2 strace
+jp_expect direct_move_succeeds [ $? = 0 ]
+jp_expect running_script_keeps_its_content [ "$(cat <&3)" = "$(printf '#!/bin/sh\necho training')" ]
+exec 3<&-
+jp_expect running_script_is_v2 grep -q "training v2" "$P/scripts/train.sh"
+jp_expect direct_move_says_parallel_writers grep -q "moved $P from v1 (.*) to v2 (.*parallel writers" "$S/v2.out"
+jp_expect direct_move_is_at_v2 [ "$(git -C "$P" rev-parse HEAD)" = "$(git -C "$R" rev-parse v2)" ]
+jp_expect direct_move_tree_is_v2 same v2
+jp_expect direct_move_mode_change [ -x "$P/src/train.py" ]
+jp_expect direct_move_link_retargeted [ "$(readlink "$P/link.py")" = README ]
+jp_expect direct_move_is_clean clean
+jp_expect direct_move_leaves_no_temporary \
+	[ -z "$(find "$P" -name '.jobprep-tmp-*' -o -name '*.jobprep-*' | head -n 1)" ]
+# the status went the parallel way: no lstat of a tracked file by its full
+# path (libgit2's status makes one of each, before and after the move), and
+# an unchanged tracked file stat'ed relative to its folder by a thread
+# other than the main one
+jp_expect status_is_not_libgit2s \
+	[ -z "$(grep -F "\"$P/link.py\"" "$S/v2.trace" | grep AT_SYMLINK_NOFOLLOW | head -n 1)" ]
+main=$(head -n 1 "$S/v2.trace" | awk '{ print $1 }')
+by=$(grep -E 'newfstatat\([0-9]+, "train\.sh"' "$S/v2.trace" | awk '{ print $1 }' | grep -vx "$main" | head -n 1)
+jp_expect status_is_parallel [ -n "$by" ]
+
+# a tracked file changed to the same size: refused by name, nothing touched
+printf 'CHANGED\n' >"$P/README"
+init v3a v3
+jp_expect same_size_change_refused [ $? != 0 ]
+jp_expect same_size_change_named grep -q "uncommitted changes to README" "$S/v3a.out" "$S/v3a.err"
+jp_expect same_size_change_kept [ "$(cat "$P/README")" = CHANGED ]
+jp_expect same_size_change_head_stays [ "$(git -C "$P" rev-parse HEAD)" = "$(git -C "$R" rev-parse v2)" ]
+
+# only touched (the same content, a new mtime): not a change, the move goes;
+# a file with a second hard link (a snapshot made with cp -al, server side)
+# is not written through: the other link keeps what it had
+echo changed >"$P/README"
+touch -d '2030-01-01' "$P/new/f5.txt"
+ln "$S/remote/proj/new/deep/a.txt" "$S/remote/a-link"
+init v3 v3
+jp_expect touched_file_moves [ $? = 0 ]
+jp_expect hard_link_keeps_its_content [ "$(cat "$S/remote/a-link")" = fresh ]
+jp_expect hard_linked_file_is_v3 [ "$(cat "$P/new/deep/a.txt")" = fresher ]
+jp_expect touched_move_is_at_v3 [ "$(git -C "$P" rev-parse HEAD)" = "$(git -C "$R" rev-parse v3)" ]
+jp_expect touched_move_tree_is_v3 same v3
+jp_expect touched_move_deleted_file_gone [ ! -e "$P/new/f0.txt" ]
+jp_expect touched_move_is_clean clean
+
+# an untracked file where v4 adds one: refused, untouched
+echo mine >"$P/added.txt"
+echo other >"$P/untracked-elsewhere.txt"
+init v4a v4
+jp_expect untracked_in_the_way_refused [ $? != 0 ]
+jp_expect untracked_in_the_way_named grep -q "added.txt" "$S/v4a.out" "$S/v4a.err"
+jp_expect untracked_in_the_way_kept [ "$(cat "$P/added.txt")" = mine ]
+rm -f "$P/added.txt" "$P/untracked-elsewhere.txt"
+init v4 v4
+jp_expect then_v4_moves [ $? = 0 ]
+jp_expect v4_tree same v4
+
+# a .gitattributes: libgit2 writes the files (with their filter), not the
+# parallel writer
+init v5 v5
+jp_expect attributes_move_succeeds [ $? = 0 ]
+jp_expect attributes_move_is_at_v5 [ "$(git -C "$P" rev-parse HEAD)" = "$(git -C "$R" rev-parse v5)" ]
+jp_expect attributes_move_not_direct sh -c "! grep -q 'parallel writers' '$S/v5.out'"
+init v6 v6
+jp_expect filtered_move_succeeds [ $? = 0 ]
+jp_expect filtered_move_not_direct sh -c "! grep -q 'parallel writers' '$S/v6.out'"
+jp_expect attributes_filter_applied grep -q "$(printf 'crlf\r')" "$P/new/deep/b.txt"
+jp_expect attributes_move_is_clean clean
+cat "$S/diff.out" "$S/v2.err" 2>/dev/null | sed "s/^/# /" | head -20
+jp_done

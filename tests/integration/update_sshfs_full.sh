@@ -1,0 +1,101 @@
+#!/bin/sh
+# The direct move on network storage (src/git_pcheckout.c) running out of
+# room half-way: the sshfs mount serves a tmpfs with few inodes left, the
+# move adds 300 files (the room check, which counts bytes, lets it start),
+# the writers fail with ENOSPC part of the way, and the checkout is put back
+# exactly as it was: HEAD, git status clean, the changed file's old
+# content, none of the added files or folders left, no journal, no
+# temporary; then, with room again, the same move succeeds.
+set -u
+
+if [ "${1:-}" != inside ]; then
+	: "${JOBPREP:?}" "${TOP_SRCDIR:?}"
+	. "$TOP_SRCDIR/tests/lib/report.sh"
+	. "$TOP_SRCDIR/tests/lib/ssh.sh"
+	jp_ssh_available || jp_skip_all "needs root, unshare, sshd, ssh, sshfs and /dev/fuse"
+	S=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-update-full.XXXXXX") || exit 99
+	S=$(cd -P "$S" && pwd)
+	trap 'rm -rf "$S"' EXIT
+	export S
+	unshare -m --propagation private sh "$0" inside
+	exit $?
+fi
+
+. "$TOP_SRCDIR/tests/lib/ssh.sh"
+. "$TOP_SRCDIR/tests/lib/gitserv.sh"
+. "$TOP_SRCDIR/tests/lib/initscratch.sh"
+sshfs_pid=
+cleanup_inside() {
+	jp_sshfs_umount "$S/shared/net"
+	[ -n "$sshfs_pid" ] && wait "$sshfs_pid" 2>/dev/null
+	jp_sshd_stop "$S/sshd"
+	umount "$S/remote" 2>/dev/null
+}
+trap cleanup_inside EXIT
+jp_test_env "$S"
+jp_init_scratch "$S" || { jp_fail scratch_platform; jp_done; }
+# the server's disk: a tmpfs of its own in this namespace (the sshd started
+# below sees it)
+mkdir -p "$S/remote"
+mount -t tmpfs -o size=64m,nr_inodes=4000 jobprep-full "$S/remote" ||
+	{ jp_fail tmpfs_mounts; jp_done; }
+jp_sshd_start "$S/sshd" || { jp_fail sshd_starts; jp_done; }
+jp_sshfs_mount "$S/sshd" "$S/remote" "$S/shared/net" || { jp_fail sshfs_mounts; jp_done; }
+sshfs_pid=$JP_SSHFS_PID
+R=$S/repos/train.git
+W=$S/work
+git clone -q "$R" "$W"
+echo changed >"$W/README"
+mkdir -p "$W/many"
+i=0
+while [ $i -lt 300 ]; do
+	echo "file $i" >"$W/many/f$i.txt"
+	i=$((i + 1))
+done
+git -C "$W" add -A && git $JP_GIT_ID -C "$W" commit -qm big && git -C "$W" tag big &&
+	git -C "$W" push -q origin main big || { jp_fail big_commit; jp_done; }
+
+P=$S/shared/net/proj
+"$JOBPREP" clone --ref v1 "file://$R" "$P" >"$S/clone.out" 2>&1 ||
+	{ jp_fail clone_onto_sshfs "$(cat "$S/clone.out")"; jp_done; }
+jp_expect the_checkout_is_on_sshfs [ "$(findmnt -n -o FSTYPE -T "$P")" = fuse.sshfs ]
+# few inodes left: 100 more, the move adds 300 files and a folder
+used=$(df --output=iused "$S/remote" | tail -n 1 | tr -d ' ')
+mount -o remount,nr_inodes=$((used + 100)) "$S/remote" || jp_fail tmpfs_shrinks
+git -C "$P" rev-parse HEAD >"$S/head.before"
+cp -p "$S/remote/proj/.git/index" "$S/index.before"
+cat >"$S/answers.json" <<EOF
+{"job": {"name": "proj"},
+ "code": {"source": "shared_storage", "path": "$P", "repo": {"url": "file://$R", "ref": "big"}}}
+EOF
+"$JOBPREP" init --verbose --answers "$S/answers.json" --profile "$S/profile.json" \
+	>"$S/init.out" 2>"$S/init.err"
+rc=$?
+jp_expect full_move_fails [ "$rc" != 0 ]
+jp_expect full_move_says_no_space grep -qi "disk is full\|no space" "$S/init.out" "$S/init.err"
+# (the parallel writer's word: it is the one that ran out of room)
+jp_expect full_move_failed_in_the_writer \
+	grep -q "$P/many/f[0-9]*\.txt: the disk is full" "$S/init.out" "$S/init.err"
+jp_expect full_move_head_stays [ "$(git -C "$P" rev-parse HEAD)" = "$(cat "$S/head.before")" ]
+jp_expect full_move_old_content_back [ "$(cat "$P/README")" = one ]
+jp_expect full_move_leaves_no_added_file [ ! -e "$P/many" ]
+jp_expect full_move_index_put_back cmp -s "$S/index.before" "$S/remote/proj/.git/index"
+# (but for scripts/train.sh: jobprep makes scripts/*.sh executable)
+jp_expect full_move_status_clean \
+	[ -z "$(git -C "$P" status --porcelain | grep -v ' scripts/train.sh$')" ]
+jp_expect full_move_no_journal [ ! -e "$P/.git/jobprep-move" ]
+jp_expect full_move_no_temporary \
+	[ -z "$(find "$P" -name '.jobprep-tmp-*' -o -name '*.jobprep-*' | head -n 1)" ]
+
+# room again: the same move goes through, the direct way
+mount -o remount,nr_inodes=8000 "$S/remote" || jp_fail tmpfs_grows
+"$JOBPREP" init --verbose --answers "$S/answers.json" --profile "$S/profile.json" \
+	>"$S/init2.out" 2>"$S/init2.err"
+jp_expect then_the_move_succeeds [ $? = 0 ]
+jp_expect then_it_went_the_direct_way grep -q "parallel writers" "$S/init2.out"
+jp_expect then_it_is_at_big [ "$(git -C "$P" rev-parse HEAD)" = "$(git -C "$R" rev-parse big)" ]
+jp_expect then_all_files_there [ "$(ls "$P/many" | wc -l)" = 300 ]
+jp_expect then_it_is_clean \
+	[ -z "$(git -C "$P" status --porcelain | grep -v ' scripts/train.sh$')" ]
+sed "s/^/# /" "$S/init.err" | head -5
+jp_done
