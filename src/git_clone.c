@@ -313,7 +313,7 @@ static int stage_join(struct stage *st, bool stop, struct jp_treecopy_result *st
 		} else {
 			rc = jp_treecopy_stream_finish(st->stream, streamed, err);
 			if (rc == 0 && st->stream_failed)
-				rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+				rc = jp_error_oom(err);
 		}
 		st->stream = NULL;
 	}
@@ -510,7 +510,7 @@ gitfail:
 	rc = git_fail(b, gerr, dir);
 	goto out;
 nomem:
-	rc = jp_error_set(b->err, JP_ENOMEM, "%s", _("out of memory"));
+	rc = jp_error_oom(b->err);
 out:
 	git_commit_free(commit);
 	git_object_free(obj);
@@ -1040,7 +1040,7 @@ static int op_setup(struct jp_git_op *op, const struct jp_git_url *url,
 		op->ssh_port = url->port;
 	}
 	if (jp_git_creds_new(&op->creds, url, port) != 0)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return 0;
 }
 
@@ -1158,7 +1158,7 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 	if ((rc = jp_git_target_place(&target, tmp.tree, err)) != 0)
 		goto out;
 	if (!(res.url = strdup(url.clean)) || !(res.path = strdup(target.path))) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 		goto out;
 	}
 	*out = res;

@@ -525,7 +525,7 @@ static int run(struct pco *p, git_repository *repo, unsigned threads, struct jp_
 			break;
 	if (started == 0) {
 		git_odb_free(odb);
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	}
 	gerr = p->objects ? watch(p, op) : feed(p, odb, op);
 	canceled = gerr == -1;
@@ -579,7 +579,7 @@ static int pcheckout(git_repository *repo, const char *top, struct jp_git_pco_fi
 	p.len = calloc(n, sizeof(*p.len));
 	if (!p.dir_fd || !p.dir_ix || !p.order || !p.data || !p.len || list_dirs(&p, &dirs) < 0 ||
 	    !(dfds = malloc((dirs.n + 1) * sizeof(*dfds)))) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 		goto out;
 	}
 	for (size_t k = 0; k < dirs.n; k++)
@@ -590,7 +590,7 @@ static int pcheckout(git_repository *repo, const char *top, struct jp_git_pco_fi
 		goto out;
 	}
 	if (deal_out(&p, dirs.n) < 0) {
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 		goto out;
 	}
 	rc = run(&p, repo, threads, op, top, err);
@@ -704,7 +704,7 @@ int jp_git_pcheckout_tree(git_repository *repo, git_tree *tree, const char *dir,
 		goto fail;
 	if ((rc = tree_files(fresh, &v, &n)) != 0) {
 		git_index_free(fresh);
-		return rc < 0 ? jp_error_set(err, JP_ENOMEM, "%s", _("out of memory")) : 1;
+		return rc < 0 ? jp_error_oom(err) : 1;
 	}
 	/* (the clone's own objects, on local disk: each writer reads its own) */
 	if (snprintf(objects, sizeof(objects), "%sobjects", git_repository_path(repo)) >=

@@ -72,7 +72,7 @@ void jp_git_update_result_dispose(struct jp_git_update_result *res)
 
 static int nomem(struct upd *u)
 {
-	return jp_error_set(u->err, JP_ENOMEM, "%s", _("out of memory"));
+	return jp_error_oom(u->err);
 }
 
 /* "v1.8.1 (f5513f1)", or "f5513f1" without a name. */

@@ -450,6 +450,6 @@ int jp_stage_archive(struct jp_stage_result *out, const char *path, const char *
 		jp_treecopy_remove(x.tmp, 4, NULL);
 	jp_member_set_free(x.links);
 	if (rc == 0 && !(out->dest = strdup(dest)))
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 	return rc;
 }

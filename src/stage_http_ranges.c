@@ -332,7 +332,7 @@ int jp_stage_http_ranges(const char *url, const char *part, const char *shown,
 	int rc = 1;
 
 	if (!g)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	g->url = url;
 	g->part = part;
 	g->shown = shown;
@@ -361,7 +361,7 @@ int jp_stage_http_ranges(const char *url, const char *part, const char *shown,
 	for (unsigned i = 0; i < SEGS && rc == 0; i++)
 		rc = add(g, m, &g->seg[i]);
 	if (rc != 0)
-		rc = jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		rc = jp_error_oom(err);
 	else
 		rc = finish(g, run(g, m), err);
 	*written = g->written;

@@ -44,7 +44,7 @@ int jp_stage_slurm_script(char **out, const char *exe, const char *source, const
 		return jp_error_set(err, JP_EUSAGE, "%s",
 				    _("--emit slurm: a path with a newline cannot go into the script"));
 	if (jp_sh_quote(&qe, exe) != 0)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	rc = jp_buf_addf(&b,
 			 "#!/bin/sh\n"
 			 "# Written by `jobprep stage --shards %u --emit slurm`. Run it with sh\n"
@@ -83,6 +83,6 @@ int jp_stage_slurm_script(char **out, const char *exe, const char *source, const
 		rc = jp_buf_take(out, &b);
 	jp_buf_dispose(&b);
 	if (rc != 0)
-		return jp_error_set(err, JP_ENOMEM, "%s", _("out of memory"));
+		return jp_error_oom(err);
 	return 0;
 }
