@@ -10,6 +10,7 @@ set -u
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
 . "$TOP_SRCDIR/tests/lib/report.sh"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
+. "$TOP_SRCDIR/tests/lib/proc.sh"
 command -v strace >/dev/null 2>&1 || jp_skip_all "needs strace (to see who writes the files)"
 S=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-clone-parallel.XXXXXX") || exit 99
 trap 'rm -rf "$S"' EXIT
@@ -33,7 +34,7 @@ printf '*.txt text eol=crlf\n' >"$W/.gitattributes"
 git -C "$W" add -A 2>/dev/null && git $JP_GIT_ID -C "$W" commit -qm attrs || exit 99
 git clone -q --bare "$W" "$S/attrs.git" || exit 99
 
-strace -f -qq -e trace=openat -o "$S/trace" "$JOBPREP" clone "file://$S/plain.git" "$S/j" \
+jp_traced -f -qq -e trace=openat -o "$S/trace" "$JOBPREP" clone "file://$S/plain.git" "$S/j" \
 	>"$S/clone.out" 2>&1
 jp_expect parallel_clone_succeeds [ $? = 0 ]
 git clone -q "file://$S/plain.git" "$S/g" && chmod +x "$S/g/scripts/run.sh"

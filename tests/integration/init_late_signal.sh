@@ -20,14 +20,16 @@ T=$(cd -P "$T" && pwd)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 jp_init_scratch "$T" || { echo "not ok - scratch platform: cannot lay it out"; exit 99; }
 # strace may not trace here (a container without ptrace): then nothing to judge
-strace -f -o /dev/null true 2>/dev/null || { echo "1..0 # SKIP strace cannot trace here"; exit 0; }
+jp_traced -f -o /dev/null true 2>/dev/null || { echo "1..0 # SKIP strace cannot trace here"; exit 0; }
 C=$T/shared/copies
 mkdir -p "$C" || exit 99
 jp_answers shared-existing "$T" "$T/answers.json"
 
 for sig in HUP INT TERM; do
 	printf '{"old": "manifest"}\n' >"$C/$sig.json"
-	strace -f -o /dev/null -e trace=rename,renameat,renameat2 \
+	# (strace itself is $!, jobprep its child: jp_traced would add a shell)
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -f -o /dev/null -e trace=rename,renameat,renameat2 \
 		-e inject=rename,renameat,renameat2:delay_exit=1000000 \
 		"$JOBPREP" init --answers "$T/answers.json" --profile "$T/profile.json" --force \
 		-o "$C/$sig.json" </dev/null >"$T/$sig.out" 2>"$T/$sig.err" &

@@ -31,6 +31,7 @@ fi
 
 . "$TOP_SRCDIR/tests/lib/ssh.sh"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
+. "$TOP_SRCDIR/tests/lib/proc.sh"
 . "$TOP_SRCDIR/tests/lib/initscratch.sh"
 sshfs_pid=
 cleanup_inside() {
@@ -86,7 +87,7 @@ init() {
  "code": {"source": "shared_storage", "path": "$P", "repo": {"url": "file://$R", "ref": "$2"}}}
 EOF
 	if [ "${3:-}" = strace ]; then
-		strace -f -qq -e trace=lstat,newfstatat,statx -o "$S/$1.trace" \
+		jp_traced -f -qq -e trace=lstat,newfstatat,statx -o "$S/$1.trace" \
 			"$JOBPREP" init --verbose --answers "$S/$1.json" --profile "$S/profile.json" \
 			>"$S/$1.out" 2>"$S/$1.err"
 	else

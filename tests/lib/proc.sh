@@ -125,3 +125,10 @@ jp_with_repeated() {
 	done
 	"$@"
 }
+
+# jp_traced ARG...: strace ARG..., with LeakSanitizer off for the traced
+# program (it refuses to run under ptrace and fails the program: the
+# sanitizer build of distcheck), the rest of ASAN_OPTIONS kept.
+jp_traced() {
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace "$@"
+}
