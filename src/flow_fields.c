@@ -274,7 +274,7 @@ const struct jp_field *jp_flow_field(const char *key)
 
 int jp_flow_check_field(char **key, enum jp_step *step, const char *check_id)
 {
-	enum jp_step dummy;
+	enum jp_step dummy = JP_STEP_REVIEW;
 	const struct jp_field *f;
 	char *dot;
 

@@ -580,7 +580,7 @@ static bool mirror_busy(const char *lock)
 
 void jp_git_cache_list_dispose(struct jp_git_cache_list *l)
 {
-	for (size_t i = 0; i < l->n; i++) {
+	for (size_t i = 0; l->v && i < l->n; i++) {
 		free(l->v[i].path);
 		free(l->v[i].url);
 	}

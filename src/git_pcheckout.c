@@ -281,7 +281,7 @@ static int open_dirs(struct pco *p, struct jp_strv *dirs, int *dfds, char *bad, 
 			continue;
 		}
 		snprintf(key, sizeof(key), "%.*s", (int)(s - p->v[i].path), p->v[i].path);
-		hit = bsearch(&kp, dirs->v, dirs->n, sizeof(*dirs->v), by_str);
+		hit = dirs->n ? bsearch(&kp, dirs->v, dirs->n, sizeof(*dirs->v), by_str) : NULL;
 		p->dir_fd[i] = hit ? dfds[hit - dirs->v] : -1;
 		p->dir_ix[i] = hit ? (size_t)(hit - dirs->v) : dirs->n;
 	}

@@ -174,7 +174,7 @@ int jp_cmd_cache(int argc, char **argv)
 	if (a.clear)
 		return clear(a.json);
 	status = JP_EXIT_OK;
-	if ((rc = jp_git_cache_list(&l, &err)) < 0) {
+	if (jp_git_cache_list(&l, &err) < 0) {
 		status = jp_cli_report_as("cache", &err);
 		goto out;
 	}
