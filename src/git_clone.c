@@ -924,19 +924,7 @@ static void refresh_index(const char *tree, const struct jp_treecopy_result *cr,
 		if (!f || (uint64_t)f->st.st_size != e->file_size)
 			continue;
 		ne = *e;
-		ne.ctime.seconds = (int32_t)f->st.st_ctim.tv_sec;
-		ne.ctime.nanoseconds = (uint32_t)f->st.st_ctim.tv_nsec;
-		ne.mtime.seconds = (int32_t)f->st.st_mtim.tv_sec;
-		ne.mtime.nanoseconds = (uint32_t)f->st.st_mtim.tv_nsec;
-		ne.dev = (uint32_t)f->st.st_dev;
-		ne.ino = (uint32_t)f->st.st_ino;
-		ne.uid = f->st.st_uid;
-		ne.gid = f->st.st_gid;
-		ne.flags_extended |= GIT_INDEX_ENTRY_UPTODATE;
-		if (f->st.st_mtim.tv_sec > newest)
-			newest = f->st.st_mtim.tv_sec;
-		if (f->st.st_ctim.tv_sec > newest)
-			newest = f->st.st_ctim.tv_sec;
+		jp_git_entry_stat(&ne, &f->st, &newest);
 		git_index_add(index, &ne);
 	}
 	if (git_index_write(index) != 0)

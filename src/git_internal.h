@@ -222,6 +222,12 @@ void jp_git_cache_dispose(struct jp_git_cache *c);
 
 /* ---- the parallel checkout writer (git_pcheckout.c) ---- */
 
+/* Give an index entry the stat of the file just written for it (times,
+ * device, inode, owner, size), marked up to date so that libgit2's index
+ * write does not read the file again; *newest becomes the latest of its
+ * mtime and ctime seen so far. */
+void jp_git_entry_stat(git_index_entry *ne, const struct stat *st, time_t *newest);
+
 struct jp_git_pco_file {
 	const char *path; /* relative to the top, borrowed */
 	git_oid id;       /* the blob */

@@ -621,6 +621,28 @@ int jp_git_pcheckout(git_repository *repo, const char *top, struct jp_git_pco_fi
 
 /* ---- a fresh checkout of a whole tree ---------------------------------------- */
 
+
+void jp_git_entry_stat(git_index_entry *ne, const struct stat *st, time_t *newest)
+{
+	ne->ctime.seconds = (int32_t)st->st_ctim.tv_sec;
+	ne->ctime.nanoseconds = (uint32_t)st->st_ctim.tv_nsec;
+	ne->mtime.seconds = (int32_t)st->st_mtim.tv_sec;
+	ne->mtime.nanoseconds = (uint32_t)st->st_mtim.tv_nsec;
+	ne->dev = (uint32_t)st->st_dev;
+	ne->ino = (uint32_t)st->st_ino;
+	ne->uid = st->st_uid;
+	ne->gid = st->st_gid;
+	ne->file_size = (uint32_t)st->st_size;
+	/* just written with this stat: not racy, and libgit2's index write
+	 * need not read it again (it would, one file after the other, for
+	 * every entry newer than the index it read) */
+	ne->flags_extended |= GIT_INDEX_ENTRY_UPTODATE;
+	if (st->st_mtim.tv_sec > *newest)
+		*newest = st->st_mtim.tv_sec;
+	if (st->st_ctim.tv_sec > *newest)
+		*newest = st->st_ctim.tv_sec;
+}
+
 static int index_with_stats(git_index *idx, const struct jp_git_pco_file *v, size_t n,
 			    time_t *newest)
 {
@@ -634,21 +656,7 @@ static int index_with_stats(git_index *idx, const struct jp_git_pco_file *v, siz
 		if (!e)
 			return GIT_ENOTFOUND;
 		ne = *e;
-		ne.ctime.seconds = (int32_t)st->st_ctim.tv_sec;
-		ne.ctime.nanoseconds = (uint32_t)st->st_ctim.tv_nsec;
-		ne.mtime.seconds = (int32_t)st->st_mtim.tv_sec;
-		ne.mtime.nanoseconds = (uint32_t)st->st_mtim.tv_nsec;
-		ne.dev = (uint32_t)st->st_dev;
-		ne.ino = (uint32_t)st->st_ino;
-		ne.uid = st->st_uid;
-		ne.gid = st->st_gid;
-		ne.file_size = (uint32_t)st->st_size;
-		/* just written: libgit2's index write need not read it again */
-		ne.flags_extended |= GIT_INDEX_ENTRY_UPTODATE;
-		if (st->st_mtim.tv_sec > *newest)
-			*newest = st->st_mtim.tv_sec;
-		if (st->st_ctim.tv_sec > *newest)
-			*newest = st->st_ctim.tv_sec;
+		jp_git_entry_stat(&ne, st, newest);
 		gerr = git_index_add(idx, &ne);
 	}
 	return gerr;

@@ -1026,25 +1026,8 @@ static int index_put(git_index *idx, git_tree *tree, const char *path, const str
 	ne.path = path;
 	ne.mode = git_tree_entry_filemode(e);
 	git_oid_cpy(&ne.id, git_tree_entry_id(e));
-	if (st) {
-		ne.ctime.seconds = (int32_t)st->st_ctim.tv_sec;
-		ne.ctime.nanoseconds = (uint32_t)st->st_ctim.tv_nsec;
-		ne.mtime.seconds = (int32_t)st->st_mtim.tv_sec;
-		ne.mtime.nanoseconds = (uint32_t)st->st_mtim.tv_nsec;
-		ne.dev = (uint32_t)st->st_dev;
-		ne.ino = (uint32_t)st->st_ino;
-		ne.uid = st->st_uid;
-		ne.gid = st->st_gid;
-		ne.file_size = (uint32_t)st->st_size;
-		/* just written with this stat: not racy, and libgit2's index
-		 * write need not read it again (it would, one file after the
-		 * other, for every entry newer than the index it read) */
-		ne.flags_extended |= GIT_INDEX_ENTRY_UPTODATE;
-		if (st->st_mtim.tv_sec > *newest)
-			*newest = st->st_mtim.tv_sec;
-		if (st->st_ctim.tv_sec > *newest)
-			*newest = st->st_ctim.tv_sec;
-	}
+	if (st)
+		jp_git_entry_stat(&ne, st, newest);
 	gerr = git_index_add(idx, &ne);
 	git_tree_entry_free(e);
 	return gerr;
