@@ -30,6 +30,7 @@ fi
 # --- inside a private mount namespace -------------------------------------------
 . "$TOP_SRCDIR/tests/lib/ssh.sh"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh" # the reporters: jp_pass, jp_fail, jp_expect
+. "$TOP_SRCDIR/tests/lib/proc.sh" # jp_poll
 unset JOBPREP_PROFILE JOBPREP_PROBE_TIMEOUT_MS
 # A thread the kernel holds in a FUSE request cannot be stopped by
 # LeakSanitizer at exit (see hung_mount.sh).
@@ -81,17 +82,6 @@ in_mount() {
 	done
 	return 1
 }
-# wait_for TENTHS COMMAND...: poll COMMAND, at most TENTHS tenths of a second.
-wait_for() {
-	_n=$1
-	shift
-	_i=0
-	until "$@"; do
-		[ $_i -ge "$_n" ] && return 1
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-}
 late_pids=
 # exits_while_hung NAME PID WANT: PID is gone with the mount still hung, and
 # its exit status is WANT (read only when gone: `wait` would block else).
@@ -114,9 +104,9 @@ stage_ends() {
 	_name=$1 _silent=$2
 	JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" stage "$3" "$4" </dev/null >"$T/$_name.out" 2>"$T/$_name.err" &
 	pid=$!
-	wait_for 300 in_mount $pid
+	jp_poll 300 in_mount $pid
 	jp_expect "${_name}_waits_in_the_mount" in_mount $pid
-	wait_for 600 gone $pid
+	jp_poll 600 gone $pid
 	jp_expect "${_name}_on_hung_mount_ends_by_itself" main_gone $pid
 	jp_expect "${_name}_says_the_silent_path_did_not_answer" \
 		grep -qF "$_silent: no answer within 4.0 s" "$T/$_name.err"
@@ -137,9 +127,9 @@ stage_ends stage_archive_onto_hung_mount "$T/mnt/unpacked" "$T/local/src.tar" "$
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" stage --unpack-archives "$T/mnt/data" </dev/null \
 	>"$T/within.out" 2>"$T/within.err" &
 pid=$!
-wait_for 300 in_mount $pid
+jp_poll 300 in_mount $pid
 jp_expect unpack_within_waits_in_the_mount in_mount $pid
-wait_for 600 gone $pid
+jp_poll 600 gone $pid
 jp_expect unpack_within_on_hung_mount_ends_by_itself main_gone $pid
 jp_expect unpack_within_on_hung_mount_names_the_folder \
 	sh -c 'grep -F "$1" "$2" | grep -q "answer"' sh "$T/mnt/data" "$T/within.err"
@@ -158,9 +148,9 @@ A
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" init --answers "$T/answers.json" --profile "$T/profile.json" \
 	-o "$T/local/job.json" </dev/null >"$T/init.out" 2>"$T/init.err" &
 pid=$!
-wait_for 300 in_mount $pid
+jp_poll 300 in_mount $pid
 jp_expect init_stage_waits_in_the_mount in_mount $pid
-wait_for 600 gone $pid
+jp_poll 600 gone $pid
 jp_expect init_stage_on_hung_mount_ends_by_itself main_gone $pid
 jp_expect init_stage_on_hung_mount_says_no_answer grep -q "no answer" "$T/init.err"
 exits_while_hung init_stage $pid 1
@@ -170,10 +160,10 @@ jp_expect init_stage_on_hung_mount_writes_no_manifest [ ! -e "$T/local/job.json"
 # the test's patience (120 s a probe): only the signal can end it.
 JOBPREP_PROBE_TIMEOUT_MS=120000 "$J" stage "$T/local/src" "$T/mnt/term" >"$T/term.out" 2>"$T/term.err" &
 pid=$!
-wait_for 300 in_mount $pid
+jp_poll 300 in_mount $pid
 jp_expect sigterm_lands_while_stage_waits_in_the_mount in_mount $pid
 kill -TERM $pid
-wait_for 100 gone $pid
+jp_poll 100 gone $pid
 jp_expect sigterm_ends_stage_on_hung_mount_at_once main_gone $pid
 exits_while_hung sigterm_stage $pid 143
 

@@ -31,6 +31,7 @@ fi
 # --- inside a private mount namespace -------------------------------------------
 . "$TOP_SRCDIR/tests/lib/ssh.sh"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh" # the reporters: jp_pass, jp_fail, jp_expect
+. "$TOP_SRCDIR/tests/lib/proc.sh" # jp_poll
 unset JOBPREP_PROFILE JOBPREP_PROBE_TIMEOUT_MS
 LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}detect_leaks=0"
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
@@ -114,16 +115,6 @@ main_gone() {
 	[ ! -e "/proc/$1/stat" ] && return 0
 	[ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" = Z ]
 }
-wait_for() {
-	_n=$1
-	shift
-	_i=0
-	until "$@"; do
-		[ $_i -ge "$_n" ] && return 1
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-}
 held() { grep -q held "$H/log" 2>/dev/null; }
 
 # --- the rename hangs: export ends by itself (1 s probe bound: 4 s a
@@ -132,9 +123,9 @@ held() { grep -q held "$H/log" 2>/dev/null; }
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" export --to slurm -o "$T/mnt/job.sbatch" "$T/local/job4.json" \
 	</dev/null >"$T/hung.out" 2>"$T/hung.err" &
 pid=$!
-wait_for 300 held
+jp_poll 300 held
 jp_expect the_rename_is_held_by_the_mount held
-wait_for 600 main_gone $pid
+jp_poll 600 main_gone $pid
 jp_expect export_with_hung_rename_ends_by_itself main_gone $pid
 if main_gone $pid; then
 	wait $pid
@@ -147,8 +138,8 @@ jp_expect export_with_hung_rename_says_old_or_new_whole \
 
 # --- the mount answers: the file is the old one or the new one, whole
 rm -f "$H/hold"
-wait_for 100 grep -q released "$H/log"
-wait_for 50 sh -c '! ls -A "$1" | grep -q "^\.job\.sbatch\..*\.tmp$"' sh "$T/export"
+jp_poll 100 grep -q released "$H/log"
+jp_poll 50 sh -c '! ls -A "$1" | grep -q "^\.job\.sbatch\..*\.tmp$"' sh "$T/export"
 jp_expect after_the_rename_the_file_is_old_or_new_whole \
 	sh -c 'cmp -s "$1" "$3" || cmp -s "$2" "$3"' sh "$T/old.sbatch" "$T/new.sbatch" "$T/export/job.sbatch"
 jp_expect after_the_rename_no_temporary_is_left \
