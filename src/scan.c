@@ -753,14 +753,10 @@ static size_t fd_budget(unsigned *nthreads)
 	return cap < 8 ? 8 : cap > QUEUE_CAP_MAX ? QUEUE_CAP_MAX : (size_t)cap;
 }
 
-/* The first look at the top (open, statfs, realpath) runs on a thread of
- * its own, so that a hung mount cannot hold the caller: it can still be
- * cancelled. The last one out frees it. */
+/* The first look at the top (open, statfs, realpath) runs as a bounded
+ * call (jp_probe_start), so that a hung mount cannot hold the caller: it
+ * can still be cancelled, and the call's thread frees it if it is left. */
 struct prep {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	atomic_uint refs;
-	bool done;
 	char *path;
 	int fd;          /* the top directory, or -1 */
 	int open_errno;
@@ -771,58 +767,39 @@ struct prep {
 	char *root_real;
 };
 
-static void prep_release(struct prep *p)
+static void prep_free(void *arg)
 {
-	if (atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) != 1)
-		return;
+	struct prep *p = arg;
+
 	if (p->fd >= 0)
 		close(p->fd);
 	free(p->root_real);
 	free(p->path);
-	pthread_mutex_destroy(&p->lock);
-	pthread_cond_destroy(&p->cond);
 	free(p);
 }
 
-static void *prep_main(void *arg)
+static void prep_look(void *arg)
 {
 	struct prep *p = arg;
-	int fd = open(p->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
-	int e = fd < 0 ? errno : 0;
-	bool is_file = false, network = false;
-	int se = 0;
-	struct statx stx;
-	char *real = NULL;
 
-	memset(&stx, 0, sizeof(stx));
-	if (fd < 0 && e == ENOTDIR) {
-		is_file = true;
-		if (statx(AT_FDCWD, p->path, 0, STATX_WANT, &stx) < 0)
-			se = errno;
+	memset(&p->stx, 0, sizeof(p->stx));
+	p->fd = open(p->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+	p->open_errno = p->fd < 0 ? errno : 0;
+	if (p->fd < 0 && p->open_errno == ENOTDIR) {
+		p->is_file = true;
+		if (statx(AT_FDCWD, p->path, 0, STATX_WANT, &p->stx) < 0)
+			p->stat_errno = errno;
 	}
-	if (fd >= 0) {
+	if (p->fd >= 0) {
 		struct statfs sfs;
-		if (fstatfs(fd, &sfs) == 0) {
+		if (fstatfs(p->fd, &sfs) == 0) {
 			bool known;
 			enum jp_fs_kind k = jp_fs_kind_of_magic((int64_t)sfs.f_type, &known, NULL);
 			/* FUSE is unknown to statfs: treat it as remote, like sshfs. */
-			network = k == JP_FS_NETWORK || (uint32_t)sfs.f_type == 0x65735546u;
+			p->network = k == JP_FS_NETWORK || (uint32_t)sfs.f_type == 0x65735546u;
 		}
-		real = realpath(p->path, NULL);
+		p->root_real = realpath(p->path, NULL);
 	}
-	pthread_mutex_lock(&p->lock);
-	p->fd = fd;
-	p->open_errno = e;
-	p->is_file = is_file;
-	p->stat_errno = se;
-	p->stx = stx;
-	p->network = network;
-	p->root_real = real;
-	p->done = true;
-	pthread_cond_signal(&p->cond);
-	pthread_mutex_unlock(&p->lock);
-	prep_release(p);
-	return NULL;
 }
 
 static bool cancel_requested(const struct jp_scan_opts *o)
@@ -830,17 +807,16 @@ static bool cancel_requested(const struct jp_scan_opts *o)
 	return o->cancel && atomic_load(o->cancel);
 }
 
-/* Start the first look and wait for it, watching for a cancel. Returns the
- * prep (the caller holds one reference), or NULL with *rc set. */
+/* Start the first look and wait for it, watching for a cancel, showing
+ * progress. Returns the prep (the caller's to prep_free), or NULL with
+ * *rc set. */
 static struct prep *prepare(const char *path, const struct jp_scan_opts *o,
 			    const struct jp_port *port, unsigned progress_ms, int *rc,
 			    struct jp_error *err)
 {
 	struct prep *p = calloc(1, sizeof(*p));
-	pthread_condattr_t ca;
-	pthread_attr_t ta;
-	pthread_t tid;
-	sigset_t all, old;
+	struct jp_probe_job *job = NULL;
+	struct jp_error ignored = JP_ERROR_INIT;
 
 	if (!p || !(p->path = strdup(path))) {
 		free(p);
@@ -848,36 +824,18 @@ static struct prep *prepare(const char *path, const struct jp_scan_opts *o,
 		return NULL;
 	}
 	p->fd = -1;
-	atomic_init(&p->refs, 2);
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&p->cond, &ca);
-	pthread_condattr_destroy(&ca);
-	pthread_attr_init(&ta);
-	pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int e = pthread_create(&tid, &ta, prep_main, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&ta);
-	if (e) {
+	if (jp_probe_start(&job, prep_look, p, prep_free, &ignored) < 0) {
 		/* No thread: look on this one. */
-		prep_main(p);
+		jp_error_dispose(&ignored);
+		prep_look(p);
+		return p;
 	}
 
 	double t0 = now_s(), next = t0 + progress_ms / 1000.0;
 	/* Bounded like every look at a user path (jobprep/probe.h). */
 	unsigned limit_ms = jp_probe_default_timeout_ms();
 	bool cancel = false, hung = false;
-	pthread_mutex_lock(&p->lock);
-	while (!p->done && !cancel && !hung) {
-		struct timespec ts;
-		deadline_after_ms(&ts, CLOCK_MONOTONIC, TICK_MS);
-		pthread_cond_timedwait(&p->cond, &p->lock, &ts);
-		if (p->done)
-			break;
-		pthread_mutex_unlock(&p->lock);
+	while (!jp_probe_wait(job, TICK_MS) && !cancel && !hung) {
 		cancel = cancel_requested(o);
 		double t = now_s();
 		hung = (t - t0) * 1000.0 >= limit_ms;
@@ -886,18 +844,18 @@ static struct prep *prepare(const char *path, const struct jp_scan_opts *o,
 			cancel = port->progress(&pr, port->payload) < 0;
 			next = t + progress_ms / 1000.0;
 		}
-		pthread_mutex_lock(&p->lock);
 	}
-	pthread_mutex_unlock(&p->lock);
-	if (cancel || (hung && !p->done)) {
-		prep_release(p);
-		*rc = cancel ? jp_error_set(err, JP_ECANCELED, _("%s: scan cancelled"), path)
-			     : jp_error_set(err, JP_ETIMEOUT,
-					    _("%s: no answer within %u.%u s (is a network mount hung?)"),
-					    path, limit_ms / 1000, (limit_ms % 1000) / 100);
-		return NULL;
-	}
-	return p;
+	/* an answer as the wait ended counts, unless the person cancelled */
+	p = jp_probe_end(job);
+	if (p && !cancel)
+		return p;
+	if (p)
+		prep_free(p);
+	*rc = cancel ? jp_error_set(err, JP_ECANCELED, _("%s: scan cancelled"), path)
+		     : jp_error_set(err, JP_ETIMEOUT,
+				    _("%s: no answer within %u.%u s (is a network mount hung?)"),
+				    path, limit_ms / 1000, (limit_ms % 1000) / 100);
+	return NULL;
 }
 
 /* Watch a running scan until it finishes, or stops and its threads have
@@ -967,7 +925,6 @@ struct first_look {
 
 static void take_first_look(struct first_look *fl, struct prep *p)
 {
-	pthread_mutex_lock(&p->lock);
 	fl->fd = p->fd;
 	p->fd = -1;
 	fl->root_real = p->root_real;
@@ -977,8 +934,7 @@ static void take_first_look(struct first_look *fl, struct prep *p)
 	fl->is_file = p->is_file;
 	fl->stat_errno = p->stat_errno;
 	fl->stx = p->stx;
-	pthread_mutex_unlock(&p->lock);
-	prep_release(p);
+	prep_free(p);
 }
 
 /* A new scan of the tree whose real path is root_real (the scan owns it),
