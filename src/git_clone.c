@@ -8,8 +8,6 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <inttypes.h>
 #include <linux/magic.h>
 #include <stdio.h>
@@ -18,7 +16,6 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "jobprep/i18n.h"
@@ -165,175 +162,6 @@ static const char *pick_scratch(const struct jp_git_clone_options *opts, uint64_
 
 /* ---- building the clone ---- */
 
-/* ---- staging ---- */
-
-/* The objects (almost all the bytes: the pack) go onto shared storage on a
- * thread of their own while the checkout runs on scratch disk; the rest of
- * the tree follows once it is complete. */
-struct stage {
-	char *src;     /* the scratch tree */
-	char *dst;     /* the tree on shared storage */
-	pthread_t tid;
-	bool started;
-	atomic_bool stop;
-	int rc;
-	struct jp_error err;
-	/* the work tree's files, copied as the checkout writes them */
-	struct jp_treecopy_stream *stream;
-	bool stream_failed;
-	struct jp_treecopy_result git_done; /* .git files copied early */
-};
-
-#define OBJECTS_THREADS 4
-#define STREAM_THREADS 12
-
-static int copied_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct jp_treecopy_file *)a)->path,
-		      ((const struct jp_treecopy_file *)b)->path);
-}
-
-static int stage_progress(const struct jp_progress *p, void *payload)
-{
-	struct stage *st = payload;
-
-	(void)p;
-	return atomic_load(&st->stop) ? -1 : 0;
-}
-
-static void *stage_run(void *arg)
-{
-	struct stage *st = arg;
-	struct jp_treecopy_options to = JP_TREECOPY_OPTIONS_INIT;
-	struct jp_port port = JP_PORT_INIT;
-	char src[PATH_MAX], dst[PATH_MAX];
-	struct stat sb;
-
-	port.progress = stage_progress;
-	port.payload = st;
-	to.threads = OBJECTS_THREADS;
-	/* The tree and its .git first, with their own modes. */
-	if (stat(st->src, &sb) != 0 ||
-	    (mkdir(st->dst, (sb.st_mode & 07777) | S_IRWXU) != 0 && errno != EEXIST)) {
-		st->rc = jp_error_set(&st->err, errno == ENOSPC ? JP_ENOSPC : JP_EIO, "%s: %s",
-				      st->dst, strerror(errno));
-		return NULL;
-	}
-	snprintf(src, sizeof(src), "%s/.git", st->src);
-	snprintf(dst, sizeof(dst), "%s/.git", st->dst);
-	if (stat(src, &sb) != 0 || mkdir(dst, (sb.st_mode & 07777) | S_IRWXU) != 0) {
-		st->rc = jp_error_set(&st->err, errno == ENOSPC ? JP_ENOSPC : JP_EIO, "%s: %s", dst,
-				      strerror(errno));
-		return NULL;
-	}
-	snprintf(src, sizeof(src), "%s/.git/objects", st->src);
-	snprintf(dst, sizeof(dst), "%s/.git/objects", st->dst);
-	st->rc = jp_treecopy(NULL, src, dst, &to, &port, &st->err);
-	if (st->rc != 0)
-		return NULL;
-	/* The rest of .git is final too, once the ref is resolved, but for
-	 * what the checkout, the submodules and the scrubbing still write. */
-	{
-		static const char *const mutable[] = { "objects", "index", "config", "modules",
-						       NULL };
-
-		snprintf(src, sizeof(src), "%s/.git", st->src);
-		snprintf(dst, sizeof(dst), "%s/.git", st->dst);
-		to.skip = mutable;
-		to.skip_suffix = ".lock"; /* the checkout's, in flight */
-		to.dst_exists = true;
-		to.record_stats = true;
-		st->rc = jp_treecopy(&st->git_done, src, dst, &to, &port, &st->err);
-	}
-	return NULL;
-}
-
-/* a's and b's paths (b's under prefix) in one sorted list, stats kept. */
-static int combine_done(struct jp_treecopy_result *out, const struct jp_treecopy_result *a,
-			const struct jp_treecopy_result *b, const char *prefix)
-{
-	size_t n = a->n_copied + b->n_copied, k = 0;
-
-	*out = (struct jp_treecopy_result)JP_TREECOPY_RESULT_INIT;
-	if (!(out->copied = calloc(n + 1, sizeof(*out->copied))))
-		return JP_ENOMEM;
-	for (size_t i = 0; i < a->n_copied; i++, k++) {
-		out->copied[k].st = a->copied[i].st;
-		if (!(out->copied[k].path = strdup(a->copied[i].path)))
-			goto nomem;
-	}
-	for (size_t i = 0; i < b->n_copied; i++, k++) {
-		out->copied[k].st = b->copied[i].st;
-		if (asprintf(&out->copied[k].path, "%s/%s", prefix, b->copied[i].path) < 0) {
-			out->copied[k].path = NULL;
-			goto nomem;
-		}
-	}
-	out->n_copied = k;
-	if (k > 1)
-		qsort(out->copied, k, sizeof(*out->copied), copied_cmp);
-	return 0;
-nomem:
-	out->n_copied = k;
-	jp_treecopy_result_dispose(out);
-	return JP_ENOMEM;
-}
-
-static int stage_objects(struct stage *st, const char *dir, struct jp_error *err)
-{
-	int rc;
-
-	(void)dir;
-	if ((rc = jp_treecopy_stream_start(&st->stream, st->src, st->dst, STREAM_THREADS, err)) != 0)
-		return rc;
-	if (pthread_create(&st->tid, NULL, stage_run, st) != 0)
-		return jp_error_set(err, JP_EINTERNAL, "%s", _("cannot start a thread"));
-	st->started = true;
-	return 0;
-}
-
-static void stage_file(void *ctx, const char *path)
-{
-	struct stage *st = ctx;
-
-	if (st->stream && jp_treecopy_stream_add(st->stream, path) != 0)
-		st->stream_failed = true;
-}
-
-/* Wait for the objects' copy and the stream (whose result goes to
- * *streamed); with stop, make them give up first. */
-static int stage_join(struct stage *st, bool stop, struct jp_treecopy_result *streamed,
-		      struct jp_error *err)
-{
-	int rc = 0;
-
-	if (st->stream) {
-		if (stop) {
-			jp_treecopy_stream_abort(st->stream);
-		} else {
-			rc = jp_treecopy_stream_finish(st->stream, streamed, err);
-			if (rc == 0 && st->stream_failed)
-				rc = jp_error_oom(err);
-		}
-		st->stream = NULL;
-	}
-	if (!st->started)
-		return rc;
-	if (stop)
-		atomic_store(&st->stop, true);
-	pthread_join(st->tid, NULL);
-	st->started = false;
-	if (rc != 0)
-		return rc;
-	if (st->rc != 0 && !stop) {
-		for (size_t i = 0; i < st->err.n; i++)
-			jp_error_set(err, st->rc, "%s", st->err.msgs[i]);
-		if (st->err.n == 0)
-			jp_error_set(err, st->rc, "%s", jp_strerror(st->rc));
-	}
-	return stop ? 0 : st->rc;
-}
-
 struct build {
 	const struct jp_git_clone_options *opts;
 	const struct jp_git_url *url;
@@ -342,7 +170,7 @@ struct build {
 	struct jp_error *err;
 	/* Staging: once the objects are final, start copying them onto shared
 	 * storage while the checkout runs. NULL when not staging. */
-	struct stage *stage;
+	struct jp_git_stage *stage;
 	/* The local mirror the clone copies from (lock_fd < 0: none, the
 	 * server itself). */
 	struct jp_git_cache *cache;
@@ -558,7 +386,7 @@ static int checkout(struct build *b, git_repository *repo, const char *dir)
 	co.checkout_strategy = GIT_CHECKOUT_FORCE;
 	if (b->stage && b->stage->stream) {
 		/* Each finished file starts on its way to shared storage. */
-		b->op->on_file = stage_file;
+		b->op->on_file = jp_git_stage_file;
 		b->op->on_file_ctx = b->stage;
 	}
 	jp_git_op_checkout_callbacks(&co, b->op);
@@ -822,7 +650,7 @@ static int build_clone_once(struct build *b, const char *dir)
 	}
 	if ((rc = resolve_and_set_head(b, repo, dir, &commit)) != 0)
 		goto out;
-	if (b->stage && (rc = stage_objects(b->stage, dir, b->err)) != 0)
+	if (b->stage && (rc = jp_git_stage_start(b->stage, b->err)) != 0)
 		goto out;
 	if ((rc = checkout(b, repo, dir)) != 0)
 		goto out;
@@ -857,94 +685,6 @@ static int build_clone(struct build *b, const char *dir)
 	return rc;
 }
 
-/* ---- staging: copy onto shared storage ---- */
-
-static int by_path(const void *key, const void *elem)
-{
-	return strcmp(key, ((const struct jp_treecopy_file *)elem)->path);
-}
-
-/* Give the copied index the stat data of the copied files, so the first
- * `git status` on shared storage does not re-read every file; then date the
- * index after them so none of them looks "racily clean". */
-static const struct jp_treecopy_file *find_copied(const char *path,
-						  const struct jp_treecopy_result *a,
-						  const struct jp_treecopy_result *b)
-{
-	const struct jp_treecopy_file *f = NULL;
-
-	if (a && a->n_copied)
-		f = bsearch(path, a->copied, a->n_copied, sizeof(*a->copied), by_path);
-	if (!f && b && b->n_copied)
-		f = bsearch(path, b->copied, b->n_copied, sizeof(*b->copied), by_path);
-	return f;
-}
-
-/* Files streamed during the checkout kept the mode they were written with;
- * those changed since (made executable) get the new mode, and the new stat
- * for the index. */
-static int fix_streamed_modes(const char *src, const char *dst, struct jp_treecopy_result *streamed,
-			      struct jp_error *err)
-{
-	for (size_t i = 0; i < streamed->n_copied; i++) {
-		struct jp_treecopy_file *f = &streamed->copied[i];
-		char a[PATH_MAX], b[PATH_MAX];
-		struct stat sb;
-
-		if (!S_ISREG(f->st.st_mode))
-			continue;
-		snprintf(a, sizeof(a), "%s/%s", src, f->path);
-		if (lstat(a, &sb) != 0 || (sb.st_mode & 07777) == (f->st.st_mode & 07777))
-			continue;
-		snprintf(b, sizeof(b), "%s/%s", dst, f->path);
-		if (chmod(b, sb.st_mode & 07777) != 0 || lstat(b, &f->st) != 0)
-			return jp_error_set(err, JP_EIO, "%s: %s", b, strerror(errno));
-	}
-	return 0;
-}
-
-static void refresh_index(const char *tree, const struct jp_treecopy_result *cr,
-			  const struct jp_treecopy_result *streamed)
-{
-	git_repository *repo = NULL;
-	git_index *index = NULL;
-	char path[8192];
-	time_t newest = 0;
-
-	if (git_repository_open(&repo, tree) != 0 || git_repository_index(&index, repo) != 0)
-		goto out;
-	for (size_t i = 0; i < git_index_entrycount(index); i++) {
-		const git_index_entry *e = git_index_get_byindex(index, i);
-		const struct jp_treecopy_file *f;
-		git_index_entry ne;
-
-		if (!e || !(S_ISREG(e->mode) || S_ISLNK(e->mode)))
-			continue;
-		f = find_copied(e->path, cr, streamed);
-		if (!f || (uint64_t)f->st.st_size != e->file_size)
-			continue;
-		ne = *e;
-		jp_git_entry_stat(&ne, &f->st, &newest);
-		git_index_add(index, &ne);
-	}
-	if (git_index_write(index) != 0)
-		goto out;
-	/* git (without USE_NSEC) calls an entry racy when its mtime is not
-	 * older than the index's, to the second. */
-	snprintf(path, sizeof(path), "%s", git_index_path(index));
-	{
-		struct timeval tv[2];
-		gettimeofday(&tv[0], NULL);
-		if (tv[0].tv_sec <= newest)
-			tv[0].tv_sec = newest + 1;
-		tv[1] = tv[0];
-		utimes(path, tv);
-	}
-out:
-	git_index_free(index);
-	git_repository_free(repo);
-}
-
 /* ---- the whole clone ---- */
 
 static int check_local_source(const struct jp_git_url *url, struct jp_error *err)
@@ -961,40 +701,6 @@ static int check_local_source(const struct jp_git_url *url, struct jp_error *err
 		return jp_error_set(err, JP_ENOENT, _("%s: no such repository (not a directory)"),
 				    url->path);
 	return 0;
-}
-
-/* Everything the objects' copy and the stream have not done (.git,
- * submodules, anything the checkout did not report) onto shared storage. */
-static int copy_staged(struct jp_git_clone_result *res, const struct jp_git_clone_options *opts,
-		       const char *src, const char *dst, struct stage *stage,
-		       const struct jp_treecopy_result *streamed_in, const struct jp_port *port,
-		       struct jp_error *err)
-{
-	static const char *const skip[] = { ".git/objects", NULL };
-	struct jp_treecopy_options to = JP_TREECOPY_OPTIONS_INIT;
-	struct jp_treecopy_result cr = JP_TREECOPY_RESULT_INIT;
-	struct jp_treecopy_result done = JP_TREECOPY_RESULT_INIT;
-	struct jp_treecopy_result *streamed = (struct jp_treecopy_result *)streamed_in;
-	int rc;
-
-	to.threads = opts->copy_threads ? opts->copy_threads : DEFAULT_COPY_THREADS;
-	to.record_stats = true;
-	to.skip = skip;
-	to.dst_exists = true;
-	rc = combine_done(&done, streamed, &stage->git_done, ".git");
-	if (rc != 0)
-		return jp_error_set(err, rc, "%s", _("out of memory"));
-	to.done = &done;
-	rc = jp_treecopy(&cr, src, dst, &to, port, err);
-	if (rc == 0)
-		rc = fix_streamed_modes(src, dst, streamed, err);
-	if (rc == 0) {
-		refresh_index(dst, &cr, streamed);
-		res->staged = true;
-	}
-	jp_treecopy_result_dispose(&cr);
-	jp_treecopy_result_dispose(&done);
-	return rc;
 }
 
 /* The mirror to clone from, when the cache is wanted and can be had:
@@ -1043,16 +749,15 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 	const struct jp_profile *profile = opts->profile;
 	struct jp_git_op op;
 	struct build b;
-	struct stage stage;
+	struct jp_git_stage stage;
 	struct jp_treecopy_result streamed = JP_TREECOPY_RESULT_INIT;
 	struct jp_git_cache cache = JP_GIT_CACHE_INIT;
 	bool planned = false, staged = false;
 	int rc;
 
 	memset(&target, 0, sizeof(target));
-	memset(&stage, 0, sizeof(stage));
+	jp_git_stage_init(&stage, NULL, NULL);
 	memset(&b, 0, sizeof(b));
-	jp_error_init(&stage.err);
 	*out = (struct jp_git_clone_result)JP_GIT_CLONE_RESULT_INIT;
 	jp_git_op_init(&op, port);
 	if ((rc = jp_git_global_init(err)) != 0)
@@ -1096,8 +801,7 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 
 		if (dir && jp_git_tmp_clean_stale(dir, SCRATCH_PREFIX, NULL, NULL, 0) == 0 &&
 		    jp_git_tmp_create(&scratch, dir, SCRATCH_PREFIX, NULL) == 0) {
-			stage.src = scratch.tree;
-			stage.dst = tmp.tree;
+			jp_git_stage_init(&stage, scratch.tree, tmp.tree);
 			b.stage = &stage;
 			/* The pack, its index and the checkout must fit: stop
 			 * fetching here once the pack alone takes a third. */
@@ -1110,9 +814,9 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 			b.stage = NULL;
 			b.err = err;
 			if (rc == 0)
-				rc = stage_join(&stage, false, &streamed, &serr);
+				rc = jp_git_stage_join(&stage, false, &streamed, &serr);
 			else
-				stage_join(&stage, true, NULL, NULL);
+				jp_git_stage_join(&stage, true, NULL, NULL);
 			if (rc == 0) {
 				staged = true;
 			} else if (op.out_of_room || (rc == JP_ENOSPC && !stage.rc)) {
@@ -1132,7 +836,10 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 		}
 	}
 	if (staged) {
-		rc = copy_staged(&res, opts, scratch.tree, tmp.tree, &stage, &streamed, port, err);
+		rc = jp_git_stage_finish(&stage, opts->copy_threads ? opts->copy_threads
+								    : DEFAULT_COPY_THREADS,
+					 &streamed, port, err);
+		res.staged = rc == 0;
 		jp_git_tmp_remove(&scratch);
 		if (rc != 0)
 			goto out;
@@ -1152,10 +859,8 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 	*out = res;
 	res = (struct jp_git_clone_result)JP_GIT_CLONE_RESULT_INIT;
 out:
-	stage_join(&stage, true, NULL, NULL);
-	jp_error_dispose(&stage.err);
+	jp_git_stage_dispose(&stage);
 	jp_treecopy_result_dispose(&streamed);
-	jp_treecopy_result_dispose(&stage.git_done);
 	jp_git_cache_close(&cache);
 	jp_git_op_leave(&op);
 	if (scratch.dir)

@@ -3,6 +3,7 @@
 #ifndef JOBPREP_GIT_INTERNAL_H
 #define JOBPREP_GIT_INTERNAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,6 +16,7 @@
 #include "deadline_internal.h"
 #include "jobprep/port.h"
 #include "jobprep/strv.h"
+#include "treecopy.h"
 
 /* ---- URLs (git_url.c) ---- */
 
@@ -298,6 +300,42 @@ int jp_git_remote_resolve(struct jp_git_remote_info *info, const git_remote_head
 			  size_t n, const char *ref, const char *shown, struct jp_error *err);
 /* Refuse a ref that is empty, begins with '-' or is no valid name or id. */
 int jp_git_ref_check(const char *ref, struct jp_error *err);
+
+/* ---- staging a clone onto shared storage (git_stage.c) ---- */
+
+/* A clone built on scratch disk (src) copied to its place on network
+ * storage (dst) while it is built: jp_git_stage_start once the ref is
+ * resolved (the objects, then the rest of .git, on a thread of their own,
+ * and a stream for the work tree's files), jp_git_stage_file for each file
+ * the checkout finishes (an on_file callback, ctx the stage), then
+ * jp_git_stage_join (stop: make them give up first; else the stream's
+ * result goes to *streamed) and jp_git_stage_finish: everything not yet
+ * copied (.git, submodules, what the checkout did not report), modes made
+ * since, and the copied index given the copies' stat data. */
+struct jp_git_stage {
+	char *src;     /* the scratch tree (borrowed) */
+	char *dst;     /* the tree on shared storage (borrowed) */
+	pthread_t tid;
+	bool started;
+	atomic_bool stop;
+	int rc;
+	struct jp_error err;
+	/* the work tree's files, copied as the checkout writes them */
+	struct jp_treecopy_stream *stream;
+	bool stream_failed;
+	struct jp_treecopy_result git_done; /* .git files copied early */
+};
+
+void jp_git_stage_init(struct jp_git_stage *st, char *src, char *dst);
+int jp_git_stage_start(struct jp_git_stage *st, struct jp_error *err);
+void jp_git_stage_file(void *ctx, const char *path);
+int jp_git_stage_join(struct jp_git_stage *st, bool stop, struct jp_treecopy_result *streamed,
+		      struct jp_error *err);
+int jp_git_stage_finish(struct jp_git_stage *st, unsigned threads,
+			const struct jp_treecopy_result *streamed, const struct jp_port *port,
+			struct jp_error *err);
+/* Stops what still runs and frees what the stage holds. */
+void jp_git_stage_dispose(struct jp_git_stage *st);
 
 /* ---- socket stream with stall timeout and cancel (git_stream.c) ---- */
 
