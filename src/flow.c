@@ -5,7 +5,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,41 +13,6 @@
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
 #include "flow_internal.h"
-
-void flow_verdict_set(struct jp_verdict *v, enum jp_check_status st, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!v)
-		return;
-	free(v->message);
-	v->message = NULL;
-	v->status = st;
-	if (!fmt)
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(&v->message, fmt, ap) < 0)
-		v->message = NULL;
-	va_end(ap);
-}
-
-bool flow_check_absolute(struct jp_verdict *v, const char *s)
-{
-	if (s[0] == '/')
-		return true;
-	flow_verdict_set(v, JP_CHECK_FAIL,
-			 _("expected an absolute path (starting with /), got \"%s\""), s);
-	return false;
-}
-
-void jp_verdict_dispose(struct jp_verdict *v)
-{
-	if (!v)
-		return;
-	free(v->message);
-	v->message = NULL;
-	v->status = JP_CHECK_PASS;
-}
 
 void flow_inspected_dispose(struct inspected *i)
 {
@@ -78,21 +42,6 @@ int flow_inspected_copy(struct inspected *dst, const struct inspected *src)
 	    jp_set_str(&dst->refusal, src->refusal) < 0)
 		return JP_ENOMEM;
 	return 0;
-}
-
-static bool same_str(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
-bool flow_insp_current(const struct jp_flow *flow)
-{
-	const struct jp_manifest *m = flow->m;
-	const struct inspected *in = &flow->insp;
-
-	return in->path && m->code.path && strcmp(in->path, m->code.path) == 0 &&
-	       same_str(in->req_url, flow->set[K_REPO_URL] ? m->code.repo_url : NULL) &&
-	       same_str(in->req_ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL);
 }
 
 void jp_flow_set_options(struct jp_flow *flow, unsigned options)
@@ -303,6 +252,20 @@ bool jp_flow_field_active(const struct jp_flow *flow, const char *key)
 	struct fref r;
 
 	return flow_parse_key(&r, key) == 0 && index_ok(flow, &r) && flow_active(flow, &r);
+}
+
+/* flow_validate_value on value, or on the field's current value. */
+static int validate_current(struct jp_verdict *v, const struct jp_flow *flow,
+			    const struct fref *r, const char *value)
+{
+	char *own = NULL;
+	int rc;
+
+	if (!value && !(value = own = value_text(flow, r)))
+		return JP_ENOMEM;
+	rc = flow_validate_value(v, flow, r, value);
+	free(own);
+	return rc;
 }
 
 /* --- setting fields ------------------------------------------------------------ */
@@ -535,7 +498,7 @@ static int set_one(struct jp_verdict *verdict, struct jp_flow *flow, const struc
 		return rc;
 	if (verdict) {
 		jp_verdict_dispose(verdict);
-		rc = flow_validate_value(verdict, flow, r, NULL);
+		rc = validate_current(verdict, flow, r, NULL);
 		if (rc < 0)
 			return jp_error_oom(err);
 	}
@@ -552,6 +515,23 @@ int jp_flow_set(struct jp_verdict *verdict, struct jp_flow *flow, const char *ke
 	return set_one(verdict, flow, &r, value, key, err);
 }
 
+/* A stage offer taken: two fields set (data[].path first). */
+int jp_flow_stage_take(struct jp_flow *flow, size_t index, const char *from, const char *dest,
+		       struct jp_error *err)
+{
+	char key[64];
+	int rc;
+
+	if (index >= flow->m->n_data)
+		return jp_error_set(err, JP_EUSAGE, _("%s[%zu]: no such item"), "data", index);
+	flow_item_key(key, sizeof(key), K_DATA_PATH, index);
+	rc = jp_flow_set(NULL, flow, key, dest, err);
+	flow_item_key(key, sizeof(key), from ? K_DATA_FROM : K_DATA_UNPACK, index);
+	if (rc == 0)
+		rc = jp_flow_set(NULL, flow, key, from ? from : "true", err);
+	return rc;
+}
+
 int jp_flow_validate(struct jp_verdict *verdict, const struct jp_flow *flow, const char *key,
 		     const char *value, struct jp_error *err)
 {
@@ -561,7 +541,7 @@ int jp_flow_validate(struct jp_verdict *verdict, const struct jp_flow *flow, con
 	jp_verdict_dispose(verdict);
 	if (flow_parse_key(&r, key) < 0 || !index_ok(flow, &r))
 		return bad_key(err, key);
-	rc = flow_validate_value(verdict, flow, &r, value);
+	rc = validate_current(verdict, flow, &r, value);
 	if (rc < 0)
 		return jp_error_oom(err);
 	return 0;

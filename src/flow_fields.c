@@ -305,3 +305,31 @@ int jp_flow_check_field(char **key, enum jp_step *step, const char *check_id)
 	*key = NULL;
 	return 0;
 }
+
+bool flow_active(const struct jp_flow *flow, const struct fref *r)
+{
+	const struct jp_manifest *m = flow->m;
+	bool shared = m->code.source == JP_CODE_SHARED_STORAGE;
+	bool lclone = m->code.source == JP_CODE_LAUNCH_CLONE;
+
+	switch (r->key) {
+	case K_CODE_CHECKOUT:
+		return shared;
+	case K_REPO_URL:
+	case K_REPO_COMMIT:
+		return shared || lclone;
+	case K_REPO_REF:
+		return shared || lclone;
+	case K_IMAGE:
+		return m->code.source == JP_CODE_IMAGE;
+	case K_DATA_FROM:
+		/* shown once there is something to stage (an offer sets it) */
+		return r->index < m->n_data && m->data[r->index].origin.from;
+	case K_DATA_UNPACK:
+		/* shown once it is asked for (an offer sets it), and after */
+		return r->index < m->n_data &&
+		       (m->data[r->index].unpack_archives || flow->dx[r->index].unpacked_path);
+	default:
+		return true;
+	}
+}

@@ -155,11 +155,16 @@ const char *flow_key_name(enum fkey key);
 /* The concrete key: K_DATA_PATH, 2 -> "data[2].path"; a scalar's name as
  * it is (index unused). Into buf, cut to size like snprintf. */
 void flow_item_key(char *buf, size_t size, enum fkey key, size_t index);
+/* Whether the field applies to the current answers (an image only for
+ * code in an image, ...). */
+bool flow_active(const struct jp_flow *flow, const struct fref *ref);
 
 /* flow_defaults.c: recompute every field the user has not set. */
 int flow_recompute(struct jp_flow *flow, struct jp_error *err);
 /* The template with {shared} {job} {output} filled in, NNN left alone. */
 char *flow_expand_template(const struct jp_flow *flow, const char *tmpl, const char *output);
+/* The profile's shared storage root. */
+const char *flow_shared_root(const struct jp_flow *flow);
 /* The flow's looks at paths run on the person's thread: each is bounded by
  * jp_probe_interactive_timeout_ms() (jobprep/probe.h). */
 #define flow_fs_timeout_ms() jp_probe_interactive_timeout_ms()
@@ -175,9 +180,13 @@ size_t flow_dir_files(const char *path);
 int flow_launch_clone_line(char **out, const struct jp_flow *flow, struct jp_error *err);
 
 /* flow_validate.c */
+/* The verdict on value (never NULL) for the field r names. */
 int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow,
 			const struct fref *ref, const char *value);
-bool flow_active(const struct jp_flow *flow, const struct fref *ref);
+/* The inspection of code.path was made for the current code answers. */
+bool flow_insp_current(const struct jp_flow *flow);
+/* Actions whose results defaults wait for (a clone still to come ...). */
+bool flow_code_pending(const struct jp_flow *flow);
 /* An image reference: registry/name:tag or name@sha256:<64 hex>.
  * Returns NULL when fine, else why not (static text). */
 const char *flow_image_problem(const char *ref, bool *no_tag);
@@ -212,19 +221,16 @@ void flow_inspected_dispose(struct inspected *i);
 /* *dst = a deep copy of src (every string its own); on JP_ENOMEM dst holds
  * what was copied so far, for flow_inspected_dispose. */
 int flow_inspected_copy(struct inspected *dst, const struct inspected *src);
-/* The inspection of code.path was made for the current code answers. */
-bool flow_insp_current(const struct jp_flow *flow);
+/* Every failing active field into err as "[ORIGIN: ]KEY: message";
+ * JP_ECHECK if any. */
+int flow_report_failures(const struct jp_flow *flow, const char *origin, struct jp_error *err);
+
+/* flow_verdict.c */
 void flow_verdict_set(struct jp_verdict *v, enum jp_check_status st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* An absolute path; else a failing verdict that says so (the one message
  * for the rule, for a value typed and a value stored). */
 bool flow_check_absolute(struct jp_verdict *v, const char *s);
-const char *flow_shared_root(const struct jp_flow *flow);
-/* Every failing active field into err as "[ORIGIN: ]KEY: message";
- * JP_ECHECK if any. */
-int flow_report_failures(const struct jp_flow *flow, const char *origin, struct jp_error *err);
-/* Actions whose results defaults wait for (a clone still to come ...). */
-bool flow_code_pending(const struct jp_flow *flow);
 
 /* flow_files.c: where a run's files go. The run's manifest is
  * review.manifest_path when that lies in the run's folder, else

@@ -225,19 +225,3 @@ int jp_flow_stage_offer(struct jp_stage_offer *out, const struct jp_flow *flow, 
 	out->kind = kind;
 	return 0;
 }
-
-int jp_flow_stage_take(struct jp_flow *flow, size_t index, const char *from, const char *dest,
-		       struct jp_error *err)
-{
-	char key[64];
-	int rc;
-
-	if (index >= flow->m->n_data)
-		return jp_error_set(err, JP_EUSAGE, _("%s[%zu]: no such item"), "data", index);
-	flow_item_key(key, sizeof(key), K_DATA_PATH, index);
-	rc = jp_flow_set(NULL, flow, key, dest, err);
-	flow_item_key(key, sizeof(key), from ? K_DATA_FROM : K_DATA_UNPACK, index);
-	if (rc == 0)
-		rc = jp_flow_set(NULL, flow, key, from ? from : "true", err);
-	return rc;
-}

@@ -18,32 +18,19 @@
 #include "jobprep/shellwords.h"
 #include "flow_internal.h"
 
-bool flow_active(const struct jp_flow *flow, const struct fref *r)
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+bool flow_insp_current(const struct jp_flow *flow)
 {
 	const struct jp_manifest *m = flow->m;
-	bool shared = m->code.source == JP_CODE_SHARED_STORAGE;
-	bool lclone = m->code.source == JP_CODE_LAUNCH_CLONE;
+	const struct inspected *in = &flow->insp;
 
-	switch (r->key) {
-	case K_CODE_CHECKOUT:
-		return shared;
-	case K_REPO_URL:
-	case K_REPO_COMMIT:
-		return shared || lclone;
-	case K_REPO_REF:
-		return shared || lclone;
-	case K_IMAGE:
-		return m->code.source == JP_CODE_IMAGE;
-	case K_DATA_FROM:
-		/* shown once there is something to stage (an offer sets it) */
-		return r->index < m->n_data && m->data[r->index].origin.from;
-	case K_DATA_UNPACK:
-		/* shown once it is asked for (an offer sets it), and after */
-		return r->index < m->n_data &&
-		       (m->data[r->index].unpack_archives || flow->dx[r->index].unpacked_path);
-	default:
-		return true;
-	}
+	return in->path && m->code.path && strcmp(in->path, m->code.path) == 0 &&
+	       same_str(in->req_url, flow->set[K_REPO_URL] ? m->code.repo_url : NULL) &&
+	       same_str(in->req_ref, flow->set[K_REPO_REF] ? m->code.repo_ref : NULL);
 }
 
 bool flow_code_pending(const struct jp_flow *flow)
@@ -222,7 +209,6 @@ static char *suggestion(const struct jp_flow *flow, enum fkey key)
 		s = strdup(flow_shared_root(flow));
 	return s;
 }
-
 
 /* Where a path lives, and whether it exists, in bounded time. Returns 0
  * (info filled), 1 when the storage did not answer in time (verdict set),
@@ -902,18 +888,9 @@ static check_fn *const checks[K_COUNT] = { FLOW_FIELDS(FIELD_CHECK) };
 int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
 			const char *value)
 {
-	char *own = NULL;
 	int rc = 0;
 
 	flow_verdict_set(v, JP_CHECK_PASS, NULL);
-	if (!value) {
-		/* the current value */
-		char key[96];
-		flow_item_key(key, sizeof(key), r->key, r->index);
-		if (jp_flow_get(&own, flow, key, NULL) < 0)
-			return JP_ENOMEM;
-		value = own;
-	}
 	bool empty = !value || !*value;
 	bool optional = r->field && (r->field->flags & JP_FIELD_OPTIONAL);
 
@@ -921,6 +898,5 @@ int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow, const 
 		rc = checks[r->key](v, flow, r, value, empty);
 	if (rc == 0 && empty && optional && v->status == JP_CHECK_PASS)
 		flow_verdict_set(v, JP_CHECK_PASS, NULL);
-	free(own);
 	return rc;
 }
