@@ -41,7 +41,7 @@ tui_must starts_again tui_step 1 Job
 tui_keys Enter
 tui_must code_again tui_step 2 Code
 tui_keys Enter
-tui_must asks_before_moving tui_wait "Move the checkout in"
+tui_must asks_before_moving tui_wait "Move the checkout in" 60
 tui_must shows_from tui_wait "from main ($(echo "$OLD" | cut -c1-7))"
 tui_must shows_to tui_wait "to   main ($(echo "$NEW" | cut -c1-7))"
 tui_must shows_what_changes tui_wait "1 commit(s) forward, 1 file(s) changed"

@@ -120,9 +120,14 @@ tui_resize() {
 	tmux -L "$TUI_SOCK" resize-window -x "$1" -y "$2"
 }
 
+# (a run of like lines, the blank rows of a box, is one line and a count:
+# the whole screen fits in the few lines a CI log shows of a failure)
 _tui_dump() {
 	echo "--- screen ($1) ---" >&2
-	tui_screen >&2
+	tui_screen | awk '$0 == prev { n++; next }
+		n { printf "  (the line above %d more times)\n", n; n = 0 }
+		{ print; prev = $0 }
+		END { if (n) printf "  (the line above %d more times)\n", n }' >&2
 	echo "--- stderr ---" >&2
 	cat "$T/stderr" >&2 2>/dev/null
 	echo "---" >&2

@@ -322,6 +322,8 @@ void jp_form_dispose(struct jp_form *form)
 	jp_completion_dispose(&form->comp);
 	free(form->item_status);
 	free(form->note);
+	free(form->refused_key);
+	free(form->refused_msg);
 	memset(form, 0, sizeof(*form));
 }
 
@@ -449,6 +451,21 @@ bool jp_form_focus_key(struct jp_form *form, const char *key)
 	return false;
 }
 
+/* Enter refused: what failed (the row's key and verdict, else key and
+ * msg as the step's verdict gave them), for the wizard to say. */
+static void refused(struct jp_form *form, const struct jp_form_row *r, const char *key,
+		    const char *msg)
+{
+	form->accept_tried = true;
+	if (r) {
+		key = r->key;
+		if (r->verdict.status == JP_CHECK_FAIL && r->verdict.message)
+			msg = r->verdict.message;
+	}
+	form->refused_key = key ? strdup(key) : NULL;
+	form->refused_msg = msg ? strdup(msg) : NULL;
+}
+
 int jp_form_accept(struct jp_form *form)
 {
 	struct jp_error err = JP_ERROR_INIT;
@@ -457,9 +474,12 @@ int jp_form_accept(struct jp_form *form)
 	size_t i;
 	int rc;
 
+	free(form->refused_key);
+	free(form->refused_msg);
+	form->refused_key = form->refused_msg = NULL;
 	rc = jp_form_commit(form);
 	if (rc < 0) {
-		form->accept_tried = true;
+		refused(form, &form->rows[form->focus], NULL, NULL);
 		return JP_ECHECK;
 	}
 	for (i = 0; i < form->n; i++) {
@@ -471,23 +491,23 @@ int jp_form_accept(struct jp_form *form)
 				    r->verdict.status == JP_CHECK_FAIL &&
 				    jp_flow_field_active(form->flow, r->key))) {
 			form->focus = i;
-			form->accept_tried = true;
+			refused(form, r, NULL, NULL);
 			return JP_ECHECK;
 		}
 	}
 	rc = jp_flow_step_verdict(&v, &bad, form->flow, form->step, &err);
 	if (rc == 0 && v.status == JP_CHECK_FAIL) {
-		if (bad)
-			jp_form_focus_key(form, bad);
+		bool has_row = bad && jp_form_focus_key(form, bad);
+
+		refused(form, has_row ? &form->rows[form->focus] : NULL, bad, v.message);
 		rc = JP_ECHECK;
 	} else if (rc < 0) {
+		refused(form, NULL, NULL, jp_error_message(&err));
 		rc = JP_ECHECK;
 	}
 	free(bad);
 	jp_verdict_dispose(&v);
 	jp_error_dispose(&err);
-	if (rc < 0)
-		form->accept_tried = true;
 	return rc;
 }
 

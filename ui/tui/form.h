@@ -81,6 +81,11 @@ struct jp_form {
 	int cursor_y, cursor_x;
 	/* Set when a stored value changed the flow (for the draft). */
 	bool changed;
+	/* Why the last Enter was refused (owned; NULL: it was not): the
+	 * failing field's key and what is wrong with it, also when that
+	 * field has no row of its own to focus. */
+	char *refused_key;
+	char *refused_msg;
 };
 
 int jp_form_init(struct jp_form *form, struct jp_flow *flow, enum jp_step step,
@@ -111,7 +116,8 @@ int jp_form_idle(struct jp_form *form);
 int jp_form_commit(struct jp_form *form);
 /* Enter: store, then ask the flow for the step's verdict. Returns 0 when
  * the step may be left (warnings allowed), JP_ECHECK with the focus on the
- * failing field otherwise. */
+ * failing field (when it has a row) and refused_key/refused_msg set
+ * otherwise. */
 int jp_form_accept(struct jp_form *form);
 /* Put the focus on a field by key ("data[1].path" selects item 1). */
 bool jp_form_focus_key(struct jp_form *form, const char *key);

@@ -706,12 +706,18 @@ static void accept_step(struct jp_wizard *w)
 	const char *msg;
 
 	if (jp_form_accept(&w->form) < 0) {
+		const char *key = w->form.refused_key;
 		struct jp_form_row *r = jp_form_focused(&w->form);
 
-		msg = r && r->verdict.message ? r->verdict.message
-					      : _("a field needs fixing before going on");
-		/* The field's label, then what is wrong with its value. */
-		jp_wizard_status(w, JP_CHECK_FAIL, _("%s: %s"), r ? _(r->field->label) : "", msg);
+		if (r && (!key || strcmp(r->key, key) != 0))
+			r = NULL; /* the failing field has no row here */
+		msg = w->form.refused_msg ? w->form.refused_msg
+					  : _("a field needs fixing before going on");
+		/* The field's label (its key when it has no row), then what is
+		 * wrong with its value. */
+		jp_wizard_status(w, JP_CHECK_FAIL, _("%s: %s"),
+				 r ? _(r->field->label) : key ? key : "", msg);
+		/* it leaves the status line once the field is fixed (a row's) */
 		if (r)
 			w->status_key = strdup(r->key);
 		return;
