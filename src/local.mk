@@ -54,7 +54,7 @@ libjobprep_a_SOURCES += include/jobprep/git.h src/git_internal.h \
 # storage: mount table, path classes, bounded probes, data-set scans
 libjobprep_a_SOURCES += src/mountinfo.h src/mountinfo.c \
 	include/jobprep/pathclass.h src/pathclass.c \
-	include/jobprep/probe.h src/probe.c src/probe_child.c src/probe_file.c src/probe_internal.h \
+	include/jobprep/probe.h src/probe.c src/probe_hung.c src/probe_child.c src/probe_file.c src/probe_internal.h \
 	src/probe_watch.h src/probe_watch.c \
 	include/jobprep/scan.h src/scan.c
 # export: a manifest as a Slurm batch script or a Kubeflow PyTorchJob
