@@ -1,4 +1,5 @@
-/* Opening and reading a file a person named; see jobprep/input.h. */
+/* Opening and reading a file a person named, on this thread; see
+ * jobprep/input.h. The bounded jp_input_read is probe_file.c's. */
 #include "config.h"
 
 #include <errno.h>
@@ -10,7 +11,6 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/input.h"
-#include "jobprep/probe.h"
 
 int jp_input_open(int *fd, struct stat *st, const char *path, struct jp_error *err)
 {
@@ -45,12 +45,6 @@ int jp_input_open(int *fd, struct stat *st, const char *path, struct jp_error *e
 	}
 	*fd = f;
 	return 0;
-}
-
-int jp_input_read(char **text, size_t *len, const char *path, size_t max,
-		  struct jp_error *err)
-{
-	return jp_probe_read_file(text, len, path, max, 0, err);
 }
 
 int jp_input_read_now(char **text, size_t *len, const char *path, size_t max,

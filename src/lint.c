@@ -1,7 +1,8 @@
 /* The launch-command lint: downloads, installs, unpacking, ephemeral outputs,
  * missing scripts, cd away from the project, multi-Worker paths and sync.
  * What each program does is in lint_rules.c; the look at the project's code
- * in lint_walk.c. */
+ * in lint_walk.c; the findings and the variables the command sets in
+ * lint_findings.c and lint_vars.c. */
 #include "config.h"
 
 #include <ctype.h>
@@ -91,156 +92,6 @@ static bool is_system_path(const char *path)
 		if (jp_path_is_under(path, sys[i]))
 			return true;
 	return false;
-}
-
-/* --- findings ------------------------------------------------------------- */
-
-static const char *kind_id(enum jp_lint_kind k)
-{
-	switch (k) {
-	case JP_LINT_DOWNLOAD: return "launch.download";
-	case JP_LINT_INSTALL: return "launch.install";
-	case JP_LINT_UNPACK: return "launch.unpack";
-	case JP_LINT_EPHEMERAL: return "launch.ephemeral_output";
-	case JP_LINT_SCRIPT: return "launch.script";
-	case JP_LINT_CD: return "launch.cd";
-	case JP_LINT_NOT_SHARED: return "launch.not_shared";
-	case JP_LINT_SYNC: return "launch.sync";
-	case JP_LINT_SYNTAX: return "launch.syntax";
-	case JP_LINT_CLONE_FIRST: return "launch.clone_first";
-	case JP_LINT_LAUNCHER: return "launch.launcher";
-	case JP_LINT_OUTPUTS: return "launch.outputs";
-	case JP_LINT_ENV_PATH: return "launch.env_path";
-	}
-	return "launch";
-}
-
-void jp_lint_add(struct lint *L, enum jp_lint_kind kind, const char *word, const char *path,
-		 const char *fmt, ...)
-{
-	struct jp_lint_report *r = L->out;
-	struct jp_lint_finding f = { kind, NULL, NULL, NULL, NULL, kind == JP_LINT_SYNC,
-				     kind == JP_LINT_CLONE_FIRST };
-	va_list ap;
-
-	/* One finding per kind and word. */
-	for (size_t i = 0; i < r->n; i++)
-		if (r->items[i].kind == kind && strcmp(r->items[i].word, word ? word : "") == 0)
-			return;
-	va_start(ap, fmt);
-	if (vasprintf(&f.message, fmt, ap) < 0)
-		f.message = NULL;
-	va_end(ap);
-	f.id = strdup(kind_id(kind));
-	f.word = strdup(word ? word : "");
-	f.path = path ? strdup(path) : NULL;
-	struct jp_lint_finding *g = realloc(r->items, (r->n + 1) * sizeof(*g));
-	if (!f.message || !f.id || !f.word || (path && !f.path) || !g) {
-		free(f.message);
-		free(f.id);
-		free(f.word);
-		free(f.path);
-		if (g)
-			r->items = g;
-		L->oom = 1;
-		return;
-	}
-	r->items = g;
-	r->items[r->n++] = f;
-}
-
-void jp_lint_report_dispose(struct jp_lint_report *r)
-{
-	if (!r)
-		return;
-	for (size_t i = 0; i < r->n; i++) {
-		free(r->items[i].id);
-		free(r->items[i].word);
-		free(r->items[i].message);
-		free(r->items[i].path);
-	}
-	free(r->items);
-	r->items = NULL;
-	r->n = 0;
-}
-
-/* --- variables ------------------------------------------------------------ */
-
-static const char *var_get(const struct lint *L, const char *name, size_t len)
-{
-	for (size_t i = L->n_vars; i-- > 0;)
-		if (strlen(L->vars[i].name) == len && strncmp(L->vars[i].name, name, len) == 0)
-			return L->vars[i].value;
-	return NULL;
-}
-
-static void var_set(struct lint *L, const char *name, size_t len, const char *value)
-{
-	struct var *g = realloc(L->vars, (L->n_vars + 1) * sizeof(*g));
-	if (!g) {
-		L->oom = 1;
-		return;
-	}
-	L->vars = g;
-	g[L->n_vars].name = strndup(name, len);
-	g[L->n_vars].value = value ? strdup(value) : NULL;
-	if (!g[L->n_vars].name || (value && !g[L->n_vars].value)) {
-		free(g[L->n_vars].name);
-		free(g[L->n_vars].value);
-		L->oom = 1;
-		return;
-	}
-	L->n_vars++;
-}
-
-/* The word's text with $NAME / ${NAME} replaced by what we know; NULL when
- * it holds anything we cannot know (an unknown variable, a substitution). */
-char *jp_lint_expand(const struct lint *L, const struct jp_sh_word *w)
-{
-	const char *s = w->text;
-	char *out = NULL;
-	size_t n = 0;
-	FILE *f;
-
-	if (!w->has_var)
-		return strdup(s);
-	f = open_memstream(&out, &n);
-	if (!f)
-		return NULL;
-	while (*s) {
-		if (*s != '$') {
-			fputc(*s++, f);
-			continue;
-		}
-		const char *name = s + 1;
-		size_t len = 0;
-		if (*name == '{') {
-			name++;
-			while (name[len] && (isalnum((unsigned char)name[len]) || name[len] == '_'))
-				len++;
-			if (name[len] != '}')
-				goto unknown;
-			s = name + len + 1;
-		} else {
-			while (isalnum((unsigned char)name[len]) || name[len] == '_')
-				len++;
-			if (len == 0) {
-				fputc(*s++, f);
-				continue;
-			}
-			s = name + len;
-		}
-		const char *v = var_get(L, name, len);
-		if (!v)
-			goto unknown;
-		fputs(v, f);
-	}
-	fclose(f);
-	return out;
-unknown:
-	fclose(f);
-	free(out);
-	return NULL;
 }
 
 /* An absolute, normalised path from a word (relative ones are resolved
@@ -751,7 +602,7 @@ static void remember_assignments(struct lint *L, const struct jp_sh_command *sh,
 		for (size_t k = 0; k < sh->n_assigns; k++) {
 			const char *t = sh->assigns[k].text, *eq = strchr(t, '=');
 			char *e = jp_lint_expand(L, &sh->assigns[k]);
-			var_set(L, t, (size_t)(eq - t), e ? strchr(e, '=') + 1 : NULL);
+			jp_lint_var_set(L, t, (size_t)(eq - t), e ? strchr(e, '=') + 1 : NULL);
 			free(e);
 		}
 	}
@@ -761,7 +612,7 @@ static void remember_assignments(struct lint *L, const struct jp_sh_command *sh,
 			if (!eq)
 				continue;
 			char *e = jp_lint_expand(L, c->args[k]);
-			var_set(L, t, (size_t)(eq - t), e ? strchr(e, '=') + 1 : NULL);
+			jp_lint_var_set(L, t, (size_t)(eq - t), e ? strchr(e, '=') + 1 : NULL);
 			free(e);
 		}
 	}
@@ -1179,7 +1030,7 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 				   { "DATA_DIR", L.ctx->data_dir } };
 	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
 		if (known[k][1])
-			var_set(&L, known[k][0], strlen(known[k][0]), known[k][1]);
+			jp_lint_var_set(&L, known[k][0], strlen(known[k][0]), known[k][1]);
 
 	if (command)
 		jp_lint_line(&L, command, 0);

@@ -1,6 +1,7 @@
-/* Inside the launch-command lint (lint.c, lint_rules.c, lint_walk.c): the
- * state of one lint run, a simple command's words, and what the three files
- * share. Not for the front ends: they use jobprep/lint.h. */
+/* Inside the launch-command lint (lint.c, lint_rules.c, lint_walk.c,
+ * lint_stage.c, lint_findings.c, lint_vars.c): the state of one lint run, a
+ * simple command's words, and what the files share. Not for the front ends:
+ * they use jobprep/lint.h. */
 #ifndef JOBPREP_LINT_INTERNAL_H
 #define JOBPREP_LINT_INTERNAL_H
 
@@ -95,10 +96,14 @@ static inline bool is_shell(const char *name)
 	       strcmp(name, "dash") == 0 || strcmp(name, "ksh") == 0;
 }
 
-/* lint.c: a finding (one per kind and word; L->oom when memory ran out). */
+/* lint_findings.c: a finding (one per kind and word; L->oom when memory ran
+ * out). */
 void jp_lint_add(struct lint *L, enum jp_lint_kind kind, const char *word, const char *path,
 		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* lint.c: the word's text with the variables known so far; NULL when it
+/* lint_vars.c: variable name (its first len bytes) is value (NULL: set to
+ * something not known) from here on; L->oom when memory ran out. */
+void jp_lint_var_set(struct lint *L, const char *name, size_t len, const char *value);
+/* lint_vars.c: the word's text with the variables known so far; NULL when it
  * holds one that is not known (or memory ran out). Free it. */
 char *jp_lint_expand(const struct lint *L, const struct jp_sh_word *w);
 /* lint.c: a script the command runs must exist (and be executable when run

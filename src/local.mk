@@ -39,7 +39,8 @@ libjobprep_a_SOURCES += include/jobprep/worker.h src/worker.c
 libjobprep_a_SOURCES += src/deadline_internal.h
 # flow: the wizard's flow as data, the launch lint, sh splitting, the demo
 libjobprep_a_SOURCES += include/jobprep/shellwords.h src/shellwords.c \
-	include/jobprep/lint.h src/lint_internal.h src/lint.c src/lint_rules.c src/lint_walk.c src/lint_stage.c \
+	include/jobprep/lint.h src/lint_internal.h src/lint.c src/lint_findings.c src/lint_vars.c \
+	src/lint_rules.c src/lint_walk.c src/lint_stage.c \
 	include/jobprep/flow.h src/flow_internal.h src/flow.c src/flow_fields.c \
 	src/flow_defaults.c src/flow_validate.c src/flow_verdict.c src/flow_work.c src/flow_stage.c src/flow_finish.c \
 	src/flow_copy.c src/flow_check.c \
@@ -49,12 +50,12 @@ libjobprep_a_SOURCES += include/jobprep/git.h src/git_internal.h \
 	src/git_global.c src/git_url.c src/git_op.c src/git_cred.c src/git_hostkey.c \
 	src/git_run.c src/git_stream.c src/git_tmp.c src/git_target.c src/git_clone.c src/git_stage.c \
 	src/git_inspect.c src/git_remote.c src/git_update.c src/git_cache.c src/git_pcheckout.c src/git_pstatus.c \
-	src/treecopy.h src/treecopy_internal.h src/treecopy.c src/treecopy_stream.c \
+	src/treecopy.h src/treecopy_internal.h src/treecopy.c src/treecopy_file.c src/treecopy_stream.c \
 	src/treecopy_stage.c src/treecopy_shard.c
 # storage: mount table, path classes, bounded probes, data-set scans
 libjobprep_a_SOURCES += src/mountinfo.h src/mountinfo.c \
 	include/jobprep/pathclass.h src/pathclass.c \
-	include/jobprep/probe.h src/probe.c src/probe_child.c src/probe_file.c src/probe_internal.h \
+	include/jobprep/probe.h src/probe.c src/probe_hung.c src/probe_child.c src/probe_file.c src/probe_internal.h \
 	src/probe_watch.h src/probe_watch.c \
 	include/jobprep/scan.h src/scan.c
 # export: a manifest as a Slurm batch script or a Kubeflow PyTorchJob
@@ -80,6 +81,6 @@ src/preflight_body.h: $(srcdir)/src/preflight_body.sh
 		$(srcdir)/src/preflight_body.sh > $@-t && mv -f $@-t $@
 # stage: data onto shared storage before the job (copy, unpack, download)
 libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c src/stage_name.c \
-	src/stage_archive.c src/stage_http.c src/stage_pool.c src/stage_unpack.c \
+	src/stage_archive.c src/stage_curl.c src/stage_http.c src/stage_pool.c src/stage_unpack.c \
 	src/stage_http_ranges.c src/stage_slurm.c src/stage_within.c src/stage_bounded.c \
 	src/stage_member.h src/stage_member.c src/stage_resume.h src/stage_resume.c

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "jobprep/i18n.h"
-#include "mountinfo.h"
 #include "jobprep/path.h"
 #include "jobprep/probe.h"
 #include "deadline_internal.h"
@@ -212,92 +211,17 @@ struct jp_probe_job {
 	jp_probe_fn fn;
 	void *arg;
 	void (*release)(void *arg);
-	char *hung_mount; /* jp_probe_call gave up on it there (see below) */
+	char *hung_mount; /* jp_probe_call gave up on it there (probe_hung.c) */
 };
 
-/* Mounts where a call is still stuck: a later look there fails at once
- * instead of waiting a timeout of its own, so a command pays one timeout
- * per hung mount, not one per path. A mount leaves the list when its last
- * stuck call returns (the mount answers again). */
-static pthread_mutex_t hung_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct hung_mount {
-	char *mount_point;
-	unsigned stuck;
-} *hung;
-static size_t n_hung;
-
-/* The mount point holding path, from the mount table (which never touches
- * the mount itself); NULL when unknown or the root. */
-char *probe_mount_of(const char *path)
-{
-	struct jp_mount_table t;
-	char *mp = NULL;
-
-	if (!path || path[0] != '/' || jp_mount_table_load(&t, NULL, NULL) != 0)
-		return NULL;
-	const struct jp_mount *m = jp_mount_table_find(&t, path);
-	if (m && m->mount_point && strcmp(m->mount_point, "/") != 0)
-		mp = strdup(m->mount_point);
-	jp_mount_table_dispose(&t);
-	return mp;
-}
-
-void probe_hung_add(const char *mp)
-{
-	pthread_mutex_lock(&hung_lock);
-	for (size_t i = 0; i < n_hung; i++) {
-		if (strcmp(hung[i].mount_point, mp) == 0) {
-			hung[i].stuck++;
-			pthread_mutex_unlock(&hung_lock);
-			return;
-		}
-	}
-	struct hung_mount *g = realloc(hung, (n_hung + 1) * sizeof(*g));
-	char *copy = strdup(mp);
-	if (g)
-		hung = g;
-	if (g && copy) {
-		hung[n_hung].mount_point = copy;
-		hung[n_hung].stuck = 1;
-		n_hung++;
-	} else {
-		free(copy);
-	}
-	pthread_mutex_unlock(&hung_lock);
-}
-
-void probe_hung_remove(const char *mp)
-{
-	pthread_mutex_lock(&hung_lock);
-	for (size_t i = 0; i < n_hung; i++) {
-		if (strcmp(hung[i].mount_point, mp) != 0)
-			continue;
-		if (--hung[i].stuck == 0) {
-			free(hung[i].mount_point);
-			hung[i] = hung[--n_hung];
-		}
-		break;
-	}
-	pthread_mutex_unlock(&hung_lock);
-}
-
-/* The hung mount path is under, copied into buf; false when none. */
+/* The hung mount path is under, copied into buf; false when none. The
+ * children that have died first let their mounts go. */
 static bool under_hung(const char *path, char *buf, size_t len)
 {
-	bool found = false;
-
 	if (!path || path[0] != '/')
 		return false;
 	probe_child_reap();
-	pthread_mutex_lock(&hung_lock);
-	for (size_t i = 0; i < n_hung && !found; i++) {
-		if (jp_path_is_under(path, hung[i].mount_point)) {
-			snprintf(buf, len, "%s", hung[i].mount_point);
-			found = true;
-		}
-	}
-	pthread_mutex_unlock(&hung_lock);
-	return found;
+	return probe_hung_find(path, buf, len);
 }
 
 static void job_release(struct jp_probe_job *j)

@@ -1,6 +1,8 @@
 /* A file a person named (manifest, answers, profile, draft), read in
  * bounded time: the read runs in a forked child (probe_child.c), so a hung
- * network mount costs a timeout, never a process stuck in the kernel. */
+ * network mount costs a timeout, never a process stuck in the kernel. The
+ * child reads with jp_input_read_now (input.c); jp_input_read, every
+ * reader's way in, is this read with the default timeout. */
 #include "config.h"
 
 #include <errno.h>
@@ -108,4 +110,10 @@ int jp_probe_read_file(char **text, size_t *len, const char *path, size_t max,
 	*text = c.text;
 	*len = c.len;
 	return 0;
+}
+
+int jp_input_read(char **text, size_t *len, const char *path, size_t max,
+		  struct jp_error *err)
+{
+	return jp_probe_read_file(text, len, path, max, 0, err);
 }

@@ -1,5 +1,5 @@
-/* Shared by probe.c, probe_child.c, probe_file.c and probe_watch.c only: the list of mounts where a
- * bounded call is still stuck, and calls run in a child process. */
+/* Shared by probe.c, probe_hung.c, probe_child.c, probe_file.c and probe_watch.c only: the list
+ * of mounts where a bounded call is still stuck, and calls run in a child process. */
 #ifndef JOBPREP_PROBE_INTERNAL_H
 #define JOBPREP_PROBE_INTERNAL_H
 
@@ -11,12 +11,17 @@
 #include "jobprep/error.h"
 #include "jobprep/probe.h"
 
+/* --- mounts known hung (probe_hung.c, a leaf: probe.c and probe_child.c use it) --- */
+
 /* The mount point holding path (from the mount table); NULL when unknown or
  * the root. The caller frees it. */
 char *probe_mount_of(const char *path);
 /* One more (or one fewer) call stuck in mount_point. */
 void probe_hung_add(const char *mount_point);
 void probe_hung_remove(const char *mount_point);
+/* The hung mount absolute path is under, copied into buf; false when none.
+ * It does not reap dead children first (probe.c does). */
+bool probe_hung_find(const char *path, char *buf, size_t len);
 
 /* The answer of a call in a child process, as bytes. */
 struct probe_bytes {

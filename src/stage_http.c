@@ -53,16 +53,6 @@ struct dl {
 	CURL *curl;
 };
 
-/* A header's value, its spaces and line end trimmed, into out (cut to n). */
-void jp_stage_header_value(char *out, size_t n, const char *v, size_t len)
-{
-	while (len && (*v == ' ' || *v == '\t'))
-		v++, len--;
-	while (len && (v[len - 1] == '\r' || v[len - 1] == '\n' || v[len - 1] == ' '))
-		len--;
-	snprintf(out, n, "%.*s", (int)len, v);
-}
-
 static size_t on_header(char *b, size_t size, size_t n, void *arg)
 {
 	struct dl *d = arg;
@@ -216,31 +206,6 @@ out:
 		close(fd);
 	EVP_MD_CTX_free(ctx);
 	return rc;
-}
-
-void jp_stage_http_setup(void *curl, const char *url, char *errbuf)
-{
-	CURL *h = curl;
-	const char *token = getenv("JOBPREP_HTTP_TOKEN");
-
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
-	/* credentials go to the host named, never to one a redirect names */
-	curl_easy_setopt(h, CURLOPT_UNRESTRICTED_AUTH, 0L);
-	curl_easy_setopt(h, CURLOPT_FAILONERROR, 1L);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_FILETIME, 1L);
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 120L);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "jobprep/" PACKAGE_VERSION);
-	if (token && token[0]) {
-		curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
-		curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, token);
-	}
 }
 
 static int fetch(struct dl *d, const char *url, struct jp_error *err)

@@ -31,12 +31,12 @@ bool jp_stage_is_url(const char *s);
 int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest,
 		  const struct jp_stage_options *opts, const struct jp_port *port,
 		  struct jp_error *err);
-/* The options every request of a download shares (stage_http.c): the
+/* The options every request of a download shares (stage_curl.c): the
  * URL, http(s) only, redirects followed without the credentials, errors
  * into errbuf, the token from JOBPREP_HTTP_TOKEN as a bearer. curl: a
  * CURL easy handle. */
 void jp_stage_http_setup(void *curl, const char *url, char *errbuf);
-/* stage_http.c: a header's value, its spaces and line end trimmed, into out
+/* stage_curl.c: a header's value, its spaces and line end trimmed, into out
  * (cut to n). */
 void jp_stage_header_value(char *out, size_t n, const char *v, size_t len);
 /* Download url into part over several connections at once (ranges

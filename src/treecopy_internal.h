@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+/* ---- one file's bytes (treecopy_file.c, a leaf) ---- */
+
 /* Copy one regular file src_at/src_name to a new dst_at/dst_name with mode
  * (bits the umask took back restored), through buf; count bytes, give up
  * when *stop (errno ECANCELED); fill *st_out (may be NULL) from the copy.
@@ -22,6 +24,8 @@ mode_t jp_tc_umask(void);
  * when *stop. 0, or an errno value (ECANCELED when *stop). */
 int jp_tc_pump(int in, int out, char *buf, size_t bufsz, atomic_uint_fast64_t *bytes,
 	       atomic_bool *stop);
+
+/* ---- staging one entry (treecopy_stage.c) ---- */
 
 /* What jp_tc_stage_entry did. */
 enum jp_tc_staged { JP_TC_WRITTEN, JP_TC_SKIPPED };
