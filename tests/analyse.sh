@@ -8,7 +8,9 @@
 # 2. scan-build (clang's static analyser) over the programs, built from a
 #    scratch copy of the sources so BUILDDIR is left alone; a finding not
 #    in tests/scan-build.known (each there with its reason) fails.
-# 3. valgrind (memcheck, --leak-check=full) over every unit test and every
+# 3. circles: no call circle between src/ files (tests/circles.py) but the
+#    dispatcher/backend pairs in tests/circles.known, each with its reason.
+# 4. valgrind (memcheck, --leak-check=full) over every unit test and every
 #    fuzz seed replay of BUILDDIR (default: the source tree's own build, made
 #    with plain ./configure: a sanitizer build cannot run under valgrind);
 #    tests/valgrind.supp holds the few suppressions, each with its reason.
@@ -16,7 +18,7 @@
 # the findings above it, and exits 1 when any found something (0 when all are
 # clean; a tool that is not installed is a "# SKIP" line, not a pass).
 # JP_ANALYSE_JOBS (default 2) programs run at once; JP_ANALYSE_ONLY=cppcheck,
-# scan-build or valgrind runs one of them.
+# scan-build, circles or valgrind runs one of them.
 set -u
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$srcdir}" && pwd) || exit 2
@@ -42,6 +44,23 @@ if want cppcheck; then
 		cat "$scratch/cppcheck.out"
 		n=$(grep -cE '^[^ ]+:[0-9]+:[0-9]+: ' "$scratch/cppcheck.out")
 		echo "not ok - cppcheck: $n finding(s) ($(($(now) - t0)) s)"
+		failed=1
+	fi
+fi
+
+# --- circles ------------------------------------------------------------------
+# No call circle between the core's files but a dispatcher and its backends
+# (tests/circles.known, each with its reason).
+if want circles; then
+	t0=$(now)
+	if ! command -v python3 >/dev/null 2>&1; then
+		echo "ok - circles # SKIP python3 is not installed"
+	elif python3 "$srcdir/tests/circles.py" "$srcdir/src" "$srcdir/tests/circles.known" \
+		>"$scratch/circles.out" 2>&1; then
+		echo "ok - circles: $(grep -c '^circle:' "$scratch/circles.out") known dispatcher/backend circle(s) in src, no other ($(($(now) - t0)) s)"
+	else
+		cat "$scratch/circles.out"
+		echo "not ok - circles: a call circle between src files not in tests/circles.known"
 		failed=1
 	fi
 fi

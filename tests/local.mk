@@ -358,7 +358,8 @@ tests_unit_test_preflight_SOURCES = tests/unit/test_preflight.c tests/unit/scrat
 
 # static analysis and valgrind (tests/analyse.sh): cppcheck, scan-build, the
 # unit tests and fuzz replays under valgrind; not part of make check
-EXTRA_DIST += tests/analyse.sh tests/lib/srccopy.sh tests/valgrind.supp tests/scan-build.known tests/cppcheck.supp
+EXTRA_DIST += tests/analyse.sh tests/lib/srccopy.sh tests/valgrind.supp tests/scan-build.known tests/cppcheck.supp \
+	tests/circles.py tests/circles.known
 analyse:
 	$(SHELL) $(srcdir)/tests/analyse.sh $(abs_top_builddir)
 .PHONY: analyse
