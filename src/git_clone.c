@@ -635,9 +635,12 @@ static int build_clone_once(struct build *b, const char *dir)
 	if (b->op->canceled)
 		return jp_error_set(b->err, JP_ECANCELED, _("%s: canceled"), b->url->clean);
 	if (b->cache && b->cache->lock_fd >= 0) {
-		/* A local copy of the mirror's objects (nothing to index), then
-		 * origin is the server again, as if cloned from it. */
-		co.local = GIT_CLONE_LOCAL_NO_LINKS;
+		/* The mirror's objects (nothing to index): hard links where the
+		 * mirror and the clone share a filesystem, else a copy. Packs are
+		 * never written in place (a fetch or repack writes new ones and
+		 * unlinks old ones), so neither side can change the other's.
+		 * Then origin is the server again, as if cloned from it. */
+		co.local = GIT_CLONE_LOCAL;
 		gerr = git_clone(&repo, b->cache->mirror, dir, &co);
 		if (gerr == 0)
 			gerr = git_remote_set_url(repo, "origin", b->url->clean);

@@ -73,6 +73,10 @@ jp_expect second_clone_origin_is_the_server [ "$(git -C "$P/two" remote get-url 
 jp_expect second_clone_has_the_tags [ "$(git -C "$P/two" tag | sort | tr '\n' ' ')" = "light v1 " ]
 has_ref() { git -C "$1" rev-parse -q --verify "$2" >/dev/null; }
 jp_expect second_clone_has_the_branches has_ref "$P/two" refs/remotes/origin/dev
+# on the mirror's own filesystem the pack is a hard link (as git clone of a
+# local path makes it), not a second copy of every object
+linked_packs() { find "$1/.git/objects/pack" -name '*.pack' -links +1 | wc -l; }
+jp_expect second_clone_links_the_mirror_s_pack [ "$(linked_packs "$P/two")" -ge 1 ]
 
 clone --no-cache "$URL" "$P/three"
 jp_expect no_cache_clone_succeeds same_as_server "$P/three"
