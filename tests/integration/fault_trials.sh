@@ -458,7 +458,7 @@ trial() {
 	N=$((N + 1))
 	unmount_under "$S/t/"
 	C=$S/t/$N-$OP-$FAULT
-	WHY=
+	WHY= D=
 	mkdir -p "$C"
 	# each trial its own mirror cache, cold: the fault lands in the fetch
 	# from the server (a warm one serves clone and update locally, done
@@ -530,6 +530,20 @@ trial() {
 	fi
 }
 
+# tidy_trial: a trial that passed (or missed) leaves nothing behind, its
+# folder and the checkout it moved: TMPDIR may be a small tmpfs (CI's 1 GiB
+# /tmp), where every trial's copies would add up; a failed one is kept to
+# look at.
+tidy_trial() {
+	unmount_under "$C/"
+	rm -rf "$C"
+	case $D in
+	"$P"/upd-*)
+		unmount_under "$D"
+		rm -rf "$D" ;;
+	esac
+}
+
 # cell OP FAULT MAXDELAY: TRIALS trials, a TAP case and a table row
 cell() {
 	MAXDELAY=$3
@@ -541,6 +555,7 @@ cell() {
 		while :; do
 			_a=$((_a + 1))
 			trial "$1" "$2"
+			[ "$RESULT" = fail ] || tidy_trial
 			[ "$RESULT" = missed ] && [ $_a -lt 6 ] && { _missed=$((_missed + 1)); continue; }
 			break
 		done
