@@ -145,6 +145,12 @@ before=$(packs)
 clone "$URL" "$P/after-missing"
 jp_expect refs_to_missing_objects_clone_succeeds same_as_server "$P/after-missing"
 jp_expect refs_to_missing_objects_are_fetched_again [ "$(packs)" = $((before + 1)) ]
+# the mirror goes (jobprep cache --clear): a clone whose pack is a link to
+# the mirror's stays whole
+jp_expect refetched_clone_links_the_mirror_s_pack [ "$(linked_packs "$P/after-missing")" -ge 1 ]
+"$JOBPREP" cache --clear >/dev/null 2>&1
+jp_expect the_cache_is_cleared [ -z "$(ls -d "$C"/*.git 2>/dev/null)" ]
+jp_expect a_linked_clone_outlives_its_mirror same_as_server "$P/after-missing"
 
 # --- a token in the URL is used, and stored nowhere under the cache ------------
 clone "$TOKEN_URL" "$P/private"
