@@ -14,41 +14,14 @@
 # keeps: check, scan, repo and clones into and from there exit, and their
 # status is read, while the mount is still hung.
 set -u
-
-if [ "${1:-}" != inside ]; then
-	. "$TOP_SRCDIR/tests/lib/ssh.sh"
-	if ! jp_ssh_available; then
-		echo "SKIP: needs root, unshare, sshd, ssh, sshfs and /dev/fuse"
-		exit 77
-	fi
-	T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-hung.XXXXXX") || exit 99
-	trap 'jp_sshd_stop "$T/sshd"; rm -rf "$T"' EXIT
-	jp_sshd_start "$T/sshd" || exit 99
-	export T JP_SSHD_PORT
-	unshare -m --propagation private sh "$0" inside
-	exit $?
-fi
+. "$TOP_SRCDIR/tests/lib/ssh.sh"
+jp_sshfs_test_open T hung "${1:-}"
 
 # --- inside a private mount namespace -------------------------------------------
-. "$TOP_SRCDIR/tests/lib/ssh.sh"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh" # the reporters: jp_pass, jp_fail, jp_expect
-unset JOBPREP_PROFILE JOBPREP_PROBE_TIMEOUT_MS
-# Under --enable-sanitizers, LeakSanitizer stops every thread at exit, and
-# cannot stop one the kernel holds in a FUSE request: the exit would wait for
-# the mount. The leak check has nothing to say about a thread left behind.
-# (ASAN_OPTIONS too: CI sets detect_leaks=1 there, which LSAN_OPTIONS may
-# not override.)
-LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}detect_leaks=0"
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-export LSAN_OPTIONS ASAN_OPTIONS
+jp_hung_mount_env
 J=$JOBPREP
-ssh_pid=
-cleanup() {
-	[ -n "$ssh_pid" ] && kill -CONT "$ssh_pid" 2>/dev/null
-	jp_sshfs_umount "$T/mnt"
-	[ -n "${JP_SSHFS_PID:-}" ] && kill "$JP_SSHFS_PID" 2>/dev/null && wait "$JP_SSHFS_PID" 2>/dev/null
-}
-trap cleanup EXIT
+trap 'jp_sshfs_close "$T/mnt"' EXIT
 
 mkdir -p "$T/export/proj/scripts" "$T/export/data/a/b" "$T/local/proj" "$T/out/ckpt" "$T/out/logs"
 echo 'python train.py' >"$T/export/proj/scripts/train.sh"
@@ -98,9 +71,7 @@ jp_expect healthy_mount_check_finds_the_script \
 "$J" runs --profile "$T/mnt-profile.json" hung >"$T/runs-healthy.out" 2>&1
 jp_expect healthy_mount_runs_lists_the_run grep -q "run-001" "$T/runs-healthy.out"
 
-ssh_pid=$(jp_sshfs_ssh_pid "$T/sshd")
-[ -n "$ssh_pid" ] || { echo "sshfs's ssh client not found"; exit 99; }
-kill -STOP "$ssh_pid"
+jp_sshfs_freeze "$T/sshd"
 
 # main_gone PID: its main thread has exited (zombie or reaped).
 main_gone() {
@@ -226,8 +197,7 @@ ends_by_itself scan_profile 3 "no answer" scan --profile "$T/mnt/profile.json" "
 # (stage from or onto a hung mount: tests/integration/stage_hung_mount.sh)
 
 # --- resume the mount: the rest is reaped, with the status it chose.
-kill -CONT "$ssh_pid"
-ssh_pid=
+jp_sshfs_thaw
 jp_expect clone_into_hung_mount_leaves_nothing sh -c '! ls -A "$1" | grep -q clone' sh "$T/export"
 for p in $late_pids; do wait "$p"; done
 jp_expect resumed_mount_answers [ -f "$T/mnt/proj/scripts/train.sh" ]

@@ -12,39 +12,14 @@
 # exits, and its status is read, while the mount is still hung. Then ssh
 # resumes, the mount unmounts cleanly, and a stage there succeeds.
 set -u
-
-if [ "${1:-}" != inside ]; then
-	. "$TOP_SRCDIR/tests/lib/ssh.sh"
-	if ! jp_ssh_available; then
-		echo "SKIP: needs root, unshare, sshd, ssh, sshfs and /dev/fuse"
-		exit 77
-	fi
-	T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-stage-hung.XXXXXX") || exit 99
-	trap 'jp_sshd_stop "$T/sshd"; rm -rf "$T"' EXIT
-	jp_sshd_start "$T/sshd" || exit 99
-	export T JP_SSHD_PORT
-	unshare -m --propagation private sh "$0" inside
-	exit $?
-fi
+. "$TOP_SRCDIR/tests/lib/ssh.sh"
+jp_sshfs_test_open T stage-hung "${1:-}"
 
 # --- inside a private mount namespace -------------------------------------------
-. "$TOP_SRCDIR/tests/lib/ssh.sh"
-. "$TOP_SRCDIR/tests/lib/gitserv.sh" # the reporters: jp_pass, jp_fail, jp_expect
-. "$TOP_SRCDIR/tests/lib/proc.sh" # jp_poll
-unset JOBPREP_PROFILE JOBPREP_PROBE_TIMEOUT_MS
-# A thread the kernel holds in a FUSE request cannot be stopped by
-# LeakSanitizer at exit (see hung_mount.sh).
-LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}detect_leaks=0"
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-export LSAN_OPTIONS ASAN_OPTIONS
+. "$TOP_SRCDIR/tests/lib/gitserv.sh" # the reporters: jp_pass, jp_fail, jp_expect; jp_poll
+jp_hung_mount_env
 J=$JOBPREP
-ssh_pid=
-cleanup() {
-	[ -n "$ssh_pid" ] && kill -CONT "$ssh_pid" 2>/dev/null
-	jp_sshfs_umount "$T/mnt"
-	[ -n "${JP_SSHFS_PID:-}" ] && kill "$JP_SSHFS_PID" 2>/dev/null && wait "$JP_SSHFS_PID" 2>/dev/null
-}
-trap cleanup EXIT
+trap 'jp_sshfs_close "$T/mnt"' EXIT
 
 mkdir -p "$T/export/data/a" "$T/local/src/b" "$T/local/out" || exit 99
 for i in 1 2 3 4 5 6; do
@@ -61,9 +36,7 @@ jp_expect healthy_mount_stage_from_it diff -r "$T/export/data" "$T/local/out/hea
 "$J" stage "$T/local/src" "$T/mnt/healthy" >"$T/healthy2.out" 2>&1
 jp_expect healthy_mount_stage_onto_it diff -r "$T/local/src" "$T/export/healthy"
 
-ssh_pid=$(jp_sshfs_ssh_pid "$T/sshd")
-[ -n "$ssh_pid" ] || { echo "sshfs's ssh client not found"; exit 99; }
-kill -STOP "$ssh_pid"
+jp_sshfs_freeze "$T/sshd"
 
 # main_gone PID: its main thread has exited (zombie or reaped).
 main_gone() {
@@ -169,8 +142,7 @@ exits_while_hung sigterm_stage $pid 143
 
 # --- resume the mount: nothing half-made under a final name there, and a
 # stage onto it now succeeds.
-kill -CONT "$ssh_pid"
-ssh_pid=
+jp_sshfs_thaw
 for p in $late_pids; do wait "$p"; done
 jp_expect resumed_mount_answers [ -f "$T/mnt/data/a/f1" ]
 for d in staged unpacked term; do

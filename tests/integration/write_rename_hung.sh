@@ -12,37 +12,16 @@
 # judged only once the proxy has said it holds the rename. Needs root
 # (sshfs in a mount namespace of the test's own) and python3.
 set -u
-
-if [ "${1:-}" != inside ]; then
-	. "$TOP_SRCDIR/tests/lib/ssh.sh"
-	if ! jp_ssh_available || ! command -v python3 >/dev/null 2>&1 ||
-		[ ! -x /usr/lib/openssh/sftp-server ]; then
-		echo "SKIP: needs root, unshare, sshd, ssh, sshfs, /dev/fuse, python3 and sftp-server"
-		exit 77
-	fi
-	T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-rename-hung.XXXXXX") || exit 99
-	trap 'jp_sshd_stop "$T/sshd"; rm -rf "$T"' EXIT
-	jp_sshd_start "$T/sshd" || exit 99
-	export T JP_SSHD_PORT
-	unshare -m --propagation private sh "$0" inside
-	exit $?
-fi
+. "$TOP_SRCDIR/tests/lib/ssh.sh"
+command -v python3 >/dev/null 2>&1 && [ -x /usr/lib/openssh/sftp-server ] ||
+	jp_skip_all "needs python3 and /usr/lib/openssh/sftp-server"
+jp_sshfs_test_open T rename-hung "${1:-}"
 
 # --- inside a private mount namespace -------------------------------------------
-. "$TOP_SRCDIR/tests/lib/ssh.sh"
-. "$TOP_SRCDIR/tests/lib/gitserv.sh" # the reporters: jp_pass, jp_fail, jp_expect
-. "$TOP_SRCDIR/tests/lib/proc.sh" # jp_poll
-unset JOBPREP_PROFILE JOBPREP_PROBE_TIMEOUT_MS
-LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}detect_leaks=0"
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-export LSAN_OPTIONS ASAN_OPTIONS
+. "$TOP_SRCDIR/tests/lib/gitserv.sh" # the reporters: jp_pass, jp_fail, jp_expect; jp_poll
+jp_hung_mount_env
 J=$JOBPREP
-cleanup() {
-	rm -f "$H/hold"
-	jp_sshfs_umount "$T/mnt"
-	[ -n "${JP_SSHFS_PID:-}" ] && kill "$JP_SSHFS_PID" 2>/dev/null && wait "$JP_SSHFS_PID" 2>/dev/null
-}
-trap cleanup EXIT
+trap '[ -z "${H:-}" ] || rm -f "$H/hold"; jp_sshfs_close "$T/mnt"' EXIT
 
 # the proxy, in a folder without spaces (sshfs runs it by its path)
 mkdir -p "$T/hold dir" "$T/export" "$T/local" || exit 99
