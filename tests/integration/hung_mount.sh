@@ -73,102 +73,64 @@ jp_expect healthy_mount_runs_lists_the_run grep -q "run-001" "$T/runs-healthy.ou
 
 jp_sshfs_freeze "$T/sshd"
 
-# main_gone PID: its main thread has exited (zombie or reaped).
-main_gone() {
-	[ ! -e "/proc/$1/stat" ] && return 0
-	[ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" = Z ]
-}
-# gone PID: no thread of it is left either, so `wait` returns at once. (A
-# thread stuck in the mount would keep it: jobprep's looks that can run in a
-# child process do, and the child is what stays stuck.)
-gone() {
-	main_gone "$1" || return 1
-	[ ! -d "/proc/$1/task" ] || [ "$(ls "/proc/$1/task" | wc -l)" -le 1 ]
-}
-# in_mount PID: it, or a child of it, waits in a FUSE request.
-in_mount() {
-	for _p in "$1" $(ps -o pid= --ppid "$1" 2>/dev/null); do
-		grep -qs 'fuse\|request_wait' /proc/"$_p"/task/*/wchan && return 0
-	done
-	return 1
-}
-# exits_while_hung NAME PID WANT: PID is gone with the mount still hung, and
-# its exit status is WANT (read only when gone: `wait` would block else).
-exits_while_hung() {
-	if gone "$2"; then
-		wait "$2"
-		jp_expect "$1_exits_$3_while_the_mount_is_still_hung" [ $? = "$3" ]
-	else
-		jp_fail "$1_exits_$3_while_the_mount_is_still_hung" "a thread of it is still there"
-		late_pids="$late_pids $2"
-	fi
-}
-late_pids=
-
 # --- check ends within its bound (1 s a probe), with a clear message. The
 # guard (60 s) is far above the bound: only a hang reaches it.
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" check --json "$T/code-there.json" >"$T/hung.out" 2>"$T/hung.err" &
 pid=$!
-jp_poll 600 gone $pid
-jp_expect check_on_hung_mount_ends_by_itself main_gone $pid
+jp_poll 600 jp_threads_gone $pid
+jp_expect check_on_hung_mount_ends_by_itself jp_main_gone $pid
 jp_expect check_on_hung_mount_says_code_storage_hung \
 	sh -c 'grep -A2 "\"code.path.storage\"" "$1" | grep -q "did not answer in time"' sh "$T/hung.out"
 jp_expect check_on_hung_mount_says_the_script_did_not_answer \
 	grep -q "scripts/train.sh did not answer in time" "$T/hung.out"
-exits_while_hung check_on_hung_mount $pid 1
+jp_exits_while_hung check_on_hung_mount $pid 1
 
 # --- SIGTERM while check waits on the hung mount: the launch script is the
 # first thing there it looks at (code.path is on local disk), with a probe
 # bound far above the test's patience, so only the signal can end it.
 JOBPREP_PROBE_TIMEOUT_MS=120000 "$J" check --json "$T/script-there.json" >"$T/term.out" 2>"$T/term.err" &
-pid=$!
-jp_poll 300 in_mount $pid
-jp_expect sigterm_lands_while_check_waits_in_the_mount in_mount $pid
-kill -TERM $pid
-jp_poll 100 gone $pid
-jp_expect sigterm_ends_check_on_hung_mount_at_once main_gone $pid
-exits_while_hung sigterm_check $pid 143
+jp_sigterm_while_hung check $!
 
 # --- a full scan there ends by itself: its classification times out, and
 # the scan does not wait a second time on a mount known to hang.
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" scan "$T/mnt/data" >"$T/scan.out" 2>"$T/scan.err" &
 pid=$!
-jp_poll 600 gone $pid
-jp_expect scan_on_hung_mount_ends_by_itself main_gone $pid
+jp_poll 600 jp_threads_gone $pid
+jp_expect scan_on_hung_mount_ends_by_itself jp_main_gone $pid
 jp_expect scan_on_hung_mount_says_its_mount_did_not_answer \
 	grep -q "$T/mnt/data: no answer: $T/mnt, the mount it is on, has not answered" "$T/scan.err"
-exits_while_hung scan_on_hung_mount $pid 1
+jp_exits_while_hung scan_on_hung_mount $pid 1
 
 # --- clone into the hung mount, from a source there, and repo on a checkout
 # there: each ends by itself, saying the path did not answer; so does
 # `runs` for a job whose runs are there.
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" clone "$T/src.git" "$T/mnt/clone" >"$T/clone.out" 2>"$T/clone.err" &
 pid=$!
-jp_poll 600 gone $pid
-jp_expect clone_into_hung_mount_ends_by_itself main_gone $pid
+jp_poll 600 jp_threads_gone $pid
+jp_expect clone_into_hung_mount_ends_by_itself jp_main_gone $pid
 jp_expect clone_into_hung_mount_says_no_answer grep -q "no answer within 1.0 s" "$T/clone.err"
-exits_while_hung clone_into_hung_mount $pid 1
+jp_exits_while_hung clone_into_hung_mount $pid 1
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" clone "$T/mnt/src.git" "$T/local/from-hung" >"$T/from.out" 2>"$T/from.err" &
 pid=$!
-jp_poll 600 gone $pid
-jp_expect clone_from_hung_mount_ends_by_itself main_gone $pid
+jp_poll 600 jp_threads_gone $pid
+jp_expect clone_from_hung_mount_ends_by_itself jp_main_gone $pid
 jp_expect clone_from_hung_mount_says_no_answer grep -q "no answer" "$T/from.err"
-exits_while_hung clone_from_hung_mount $pid 1
+jp_exits_while_hung clone_from_hung_mount $pid 1
 jp_expect clone_from_hung_mount_leaves_nothing sh -c '! ls -A "$1" | grep -q from-hung' sh "$T/local"
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" repo "$T/mnt/repo" >"$T/repo.out" 2>"$T/repo.err" &
 pid=$!
-jp_poll 600 gone $pid
-jp_expect repo_on_hung_mount_ends_by_itself main_gone $pid
+jp_poll 600 jp_threads_gone $pid
+jp_expect repo_on_hung_mount_ends_by_itself jp_main_gone $pid
 jp_expect repo_on_hung_mount_says_no_answer grep -q "no answer" "$T/repo.err"
-exits_while_hung repo_on_hung_mount $pid 1
+jp_exits_while_hung repo_on_hung_mount $pid 1
 
 # --- runs for a job whose runs are on the hung mount: ends by itself.
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" runs --profile "$T/mnt-profile.json" hung >"$T/runs.out" 2>"$T/runs.err" &
 pid=$!
-jp_poll 600 gone $pid
-jp_expect runs_on_hung_mount_ends_by_itself main_gone $pid
+jp_poll 600 jp_threads_gone $pid
+jp_expect runs_on_hung_mount_ends_by_itself jp_main_gone $pid
 jp_expect runs_on_hung_mount_says_no_answer grep -q "no answer" "$T/runs.err"
-exits_while_hung runs_on_hung_mount $pid 1
+jp_exits_while_hung runs_on_hung_mount $pid 1
 
 # --- every other command, each with what it reads or writes there: it ends
 # by itself within its bound, saying the storage did not answer, with the
@@ -179,10 +141,10 @@ ends_by_itself() {
 	shift 3
 	JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" "$@" </dev/null >"$T/$_name.out" 2>"$T/$_name.err" &
 	pid=$!
-	jp_poll 600 gone $pid
-	jp_expect "${_name}_on_hung_mount_ends_by_itself" main_gone $pid
+	jp_poll 600 jp_threads_gone $pid
+	jp_expect "${_name}_on_hung_mount_ends_by_itself" jp_main_gone $pid
 	jp_expect "${_name}_on_hung_mount_says_no_answer" grep -q "$_text" "$T/$_name.err"
-	exits_while_hung "${_name}_on_hung_mount" $pid "$_want"
+	jp_exits_while_hung "${_name}_on_hung_mount" $pid "$_want"
 }
 ends_by_itself check_manifest 3 "no answer" check "$T/mnt/job.json"
 ends_by_itself env_manifest 3 "no answer" env "$T/mnt/job.json"
@@ -199,7 +161,7 @@ ends_by_itself scan_profile 3 "no answer" scan --profile "$T/mnt/profile.json" "
 # --- resume the mount: the rest is reaped, with the status it chose.
 jp_sshfs_thaw
 jp_expect clone_into_hung_mount_leaves_nothing sh -c '! ls -A "$1" | grep -q clone' sh "$T/export"
-for p in $late_pids; do wait "$p"; done
+for p in $JP_HUNG_LATE; do wait "$p"; done
 jp_expect resumed_mount_answers [ -f "$T/mnt/proj/scripts/train.sh" ]
 jp_sshfs_umount "$T/mnt"
 jp_expect mount_unmounts_cleanly sh -c '! grep -q " $1 " /proc/self/mountinfo' sh "$T/mnt"

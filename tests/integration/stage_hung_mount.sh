@@ -12,11 +12,10 @@
 # exits, and its status is read, while the mount is still hung. Then ssh
 # resumes, the mount unmounts cleanly, and a stage there succeeds.
 set -u
-. "$TOP_SRCDIR/tests/lib/ssh.sh"
+. "$TOP_SRCDIR/tests/lib/ssh.sh" # and the reporters (jp_expect...), jp_poll
 jp_sshfs_test_open T stage-hung "${1:-}"
 
 # --- inside a private mount namespace -------------------------------------------
-. "$TOP_SRCDIR/tests/lib/gitserv.sh" # the reporters: jp_pass, jp_fail, jp_expect; jp_poll
 jp_hung_mount_env
 J=$JOBPREP
 trap 'jp_sshfs_close "$T/mnt"' EXIT
@@ -38,36 +37,6 @@ jp_expect healthy_mount_stage_onto_it diff -r "$T/local/src" "$T/export/healthy"
 
 jp_sshfs_freeze "$T/sshd"
 
-# main_gone PID: its main thread has exited (zombie or reaped).
-main_gone() {
-	[ ! -e "/proc/$1/stat" ] && return 0
-	[ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" = Z ]
-}
-# gone PID: no thread of it is left either, so `wait` returns at once.
-gone() {
-	main_gone "$1" || return 1
-	[ ! -d "/proc/$1/task" ] || [ "$(ls "/proc/$1/task" | wc -l)" -le 1 ]
-}
-# in_mount PID: it, or a child of it, waits in a FUSE request.
-in_mount() {
-	for _p in "$1" $(ps -o pid= --ppid "$1" 2>/dev/null); do
-		grep -qs 'fuse\|request_wait' /proc/"$_p"/task/*/wchan && return 0
-	done
-	return 1
-}
-late_pids=
-# exits_while_hung NAME PID WANT: PID is gone with the mount still hung, and
-# its exit status is WANT (read only when gone: `wait` would block else).
-exits_while_hung() {
-	if gone "$2"; then
-		wait "$2"
-		jp_expect "$1_exits_$3_while_the_mount_is_still_hung" [ $? = "$3" ]
-	else
-		jp_fail "$1_exits_$3_while_the_mount_is_still_hung" "a thread of it is still there"
-		late_pids="$late_pids $2"
-	fi
-}
-
 # stage_ends NAME SILENT SOURCE DEST: stage with a 1 s probe bound (4 s
 # without a sign of life) is seen waiting in the mount, then ends by itself
 # (the guard, 60 s, is far above the bound: only a hang reaches it), naming
@@ -77,13 +46,13 @@ stage_ends() {
 	_name=$1 _silent=$2
 	JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" stage "$3" "$4" </dev/null >"$T/$_name.out" 2>"$T/$_name.err" &
 	pid=$!
-	jp_poll 300 in_mount $pid
-	jp_expect "${_name}_waits_in_the_mount" in_mount $pid
-	jp_poll 600 gone $pid
-	jp_expect "${_name}_on_hung_mount_ends_by_itself" main_gone $pid
+	jp_poll 300 jp_in_fuse_request $pid
+	jp_expect "${_name}_waits_in_the_mount" jp_in_fuse_request $pid
+	jp_poll 600 jp_threads_gone $pid
+	jp_expect "${_name}_on_hung_mount_ends_by_itself" jp_main_gone $pid
 	jp_expect "${_name}_says_the_silent_path_did_not_answer" \
 		grep -qF "$_silent: no answer within 4.0 s" "$T/$_name.err"
-	exits_while_hung "$_name" $pid 1
+	jp_exits_while_hung "$_name" $pid 1
 	case $4 in
 	"$T/mnt"/*) ;;
 	*) jp_expect "${_name}_leaves_nothing_under_the_final_name" [ ! -e "$4" ] ;;
@@ -100,13 +69,13 @@ stage_ends stage_archive_onto_hung_mount "$T/mnt/unpacked" "$T/local/src.tar" "$
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" stage --unpack-archives "$T/mnt/data" </dev/null \
 	>"$T/within.out" 2>"$T/within.err" &
 pid=$!
-jp_poll 300 in_mount $pid
-jp_expect unpack_within_waits_in_the_mount in_mount $pid
-jp_poll 600 gone $pid
-jp_expect unpack_within_on_hung_mount_ends_by_itself main_gone $pid
+jp_poll 300 jp_in_fuse_request $pid
+jp_expect unpack_within_waits_in_the_mount jp_in_fuse_request $pid
+jp_poll 600 jp_threads_gone $pid
+jp_expect unpack_within_on_hung_mount_ends_by_itself jp_main_gone $pid
 jp_expect unpack_within_on_hung_mount_names_the_folder \
 	sh -c 'grep -F "$1" "$2" | grep -q "answer"' sh "$T/mnt/data" "$T/within.err"
-exits_while_hung unpack_within $pid 1
+jp_exits_while_hung unpack_within $pid 1
 
 # --- init staging a data source (data[].origin.from) onto the hung mount:
 # the same bounded stage; it ends by itself, says which path did not
@@ -121,29 +90,23 @@ A
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" init --answers "$T/answers.json" --profile "$T/profile.json" \
 	-o "$T/local/job.json" </dev/null >"$T/init.out" 2>"$T/init.err" &
 pid=$!
-jp_poll 300 in_mount $pid
-jp_expect init_stage_waits_in_the_mount in_mount $pid
-jp_poll 600 gone $pid
-jp_expect init_stage_on_hung_mount_ends_by_itself main_gone $pid
+jp_poll 300 jp_in_fuse_request $pid
+jp_expect init_stage_waits_in_the_mount jp_in_fuse_request $pid
+jp_poll 600 jp_threads_gone $pid
+jp_expect init_stage_on_hung_mount_ends_by_itself jp_main_gone $pid
 jp_expect init_stage_on_hung_mount_says_no_answer grep -q "no answer" "$T/init.err"
-exits_while_hung init_stage $pid 1
+jp_exits_while_hung init_stage $pid 1
 jp_expect init_stage_on_hung_mount_writes_no_manifest [ ! -e "$T/local/job.json" ]
 
 # --- SIGTERM while stage waits on the hung mount, with a bound far above
 # the test's patience (120 s a probe): only the signal can end it.
 JOBPREP_PROBE_TIMEOUT_MS=120000 "$J" stage "$T/local/src" "$T/mnt/term" >"$T/term.out" 2>"$T/term.err" &
-pid=$!
-jp_poll 300 in_mount $pid
-jp_expect sigterm_lands_while_stage_waits_in_the_mount in_mount $pid
-kill -TERM $pid
-jp_poll 100 gone $pid
-jp_expect sigterm_ends_stage_on_hung_mount_at_once main_gone $pid
-exits_while_hung sigterm_stage $pid 143
+jp_sigterm_while_hung stage $!
 
 # --- resume the mount: nothing half-made under a final name there, and a
 # stage onto it now succeeds.
 jp_sshfs_thaw
-for p in $late_pids; do wait "$p"; done
+for p in $JP_HUNG_LATE; do wait "$p"; done
 jp_expect resumed_mount_answers [ -f "$T/mnt/data/a/f1" ]
 for d in staged unpacked term; do
 	jp_expect "nothing_named_${d}_after_the_hang" [ ! -e "$T/export/$d" ]

@@ -12,13 +12,12 @@
 # judged only once the proxy has said it holds the rename. Needs root
 # (sshfs in a mount namespace of the test's own) and python3.
 set -u
-. "$TOP_SRCDIR/tests/lib/ssh.sh"
+. "$TOP_SRCDIR/tests/lib/ssh.sh" # and the reporters (jp_expect...), jp_poll
 command -v python3 >/dev/null 2>&1 && [ -x /usr/lib/openssh/sftp-server ] ||
 	jp_skip_all "needs python3 and /usr/lib/openssh/sftp-server"
 jp_sshfs_test_open T rename-hung "${1:-}"
 
 # --- inside a private mount namespace -------------------------------------------
-. "$TOP_SRCDIR/tests/lib/gitserv.sh" # the reporters: jp_pass, jp_fail, jp_expect; jp_poll
 jp_hung_mount_env
 J=$JOBPREP
 trap '[ -z "${H:-}" ] || rm -f "$H/hold"; jp_sshfs_close "$T/mnt"' EXIT
@@ -89,11 +88,6 @@ cp "$T/export/job.sbatch" "$T/old.sbatch"
 "$J" export --to slurm "$T/local/job4.json" >"$T/new.sbatch" 2>/dev/null
 jp_expect the_new_export_differs sh -c '! cmp -s "$1" "$2"' sh "$T/old.sbatch" "$T/new.sbatch"
 
-# main_gone PID: its main thread has exited (zombie or reaped).
-main_gone() {
-	[ ! -e "/proc/$1/stat" ] && return 0
-	[ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" = Z ]
-}
 held() { grep -q held "$H/log" 2>/dev/null; }
 
 # --- the rename hangs: export ends by itself (1 s probe bound: 4 s a
@@ -104,9 +98,9 @@ JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" export --to slurm -o "$T/mnt/job.sbatch" "$T/
 pid=$!
 jp_poll 300 held
 jp_expect the_rename_is_held_by_the_mount held
-jp_poll 600 main_gone $pid
-jp_expect export_with_hung_rename_ends_by_itself main_gone $pid
-if main_gone $pid; then
+jp_poll 600 jp_main_gone $pid
+jp_expect export_with_hung_rename_ends_by_itself jp_main_gone $pid
+if jp_main_gone $pid; then
 	wait $pid
 	jp_expect export_with_hung_rename_exits_1 [ $? = 1 ]
 fi

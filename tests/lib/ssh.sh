@@ -17,7 +17,8 @@
 # sshd.pid, sshd.log. sshd listens on 127.0.0.1 only, on a free port. It runs
 # in a mount namespace of its own whose /run is a private tmpfs, because
 # sshd insists on /run/sshd and a test must not create it on the machine.
-# Needs root (unshare -m) and openssh-server, openssh-client, sshfs.
+# Needs root (unshare -m) and openssh-server, openssh-client, sshfs. It
+# brings the reporter (tests/lib/report.sh) and tests/lib/proc.sh.
 
 . "$TOP_SRCDIR/tests/lib/report.sh"
 . "$TOP_SRCDIR/tests/lib/proc.sh"
@@ -171,6 +172,39 @@ jp_sshfs_thaw() {
 	[ -n "${JP_SSHFS_FROZEN:-}" ] && kill -CONT "$JP_SSHFS_FROZEN" 2>/dev/null
 	JP_SSHFS_FROZEN=
 	return 0
+}
+
+# jp_exits_while_hung NAME PID WANT: the case NAME_exits_WANT_while_the_mount_is_still_hung:
+# PID, run in the background on a frozen mount (jp_sshfs_freeze), is
+# gone, no thread of it left (jp_threads_gone), and its exit status is
+# WANT. The status is read only then (`wait` would block else); a PID not
+# gone fails the case and is added to JP_HUNG_LATE, the pids to wait for
+# once the mount is thawed.
+JP_HUNG_LATE=
+jp_exits_while_hung() {
+	if jp_threads_gone "$2"; then
+		wait "$2"
+		jp_expect "$1_exits_$3_while_the_mount_is_still_hung" [ $? = "$3" ]
+	else
+		jp_fail "$1_exits_$3_while_the_mount_is_still_hung" "a thread of it is still there"
+		JP_HUNG_LATE="$JP_HUNG_LATE $2"
+	fi
+}
+
+# jp_sigterm_while_hung WORD PID: SIGTERM ends jobprep WORD (PID, run in the
+# background with a probe bound far above the test's patience) at once while
+# it waits on a frozen mount. The cases: sigterm_lands_while_WORD_waits_in_the_mount
+# (it, or a child of it, is seen in a FUSE request before the signal),
+# sigterm_ends_WORD_on_hung_mount_at_once (its main thread is gone within
+# 10 s of it) and sigterm_WORD_exits_143_while_the_mount_is_still_hung
+# (jp_exits_while_hung).
+jp_sigterm_while_hung() {
+	jp_poll 300 jp_in_fuse_request "$2"
+	jp_expect "sigterm_lands_while_$1_waits_in_the_mount" jp_in_fuse_request "$2"
+	kill -TERM "$2"
+	jp_poll 100 jp_threads_gone "$2"
+	jp_expect "sigterm_ends_$1_on_hung_mount_at_once" jp_main_gone "$2"
+	jp_exits_while_hung "sigterm_$1" "$2" 143
 }
 
 # jp_sshfs_umount MOUNTPOINT: unmount (lazily if it is busy or hung).
