@@ -21,12 +21,7 @@ jp_numbered_files "$W/new" 200 more
 jp_push_tag "$W" v3 third || { jp_fail third_commit; jp_done; }
 
 jp_sshfs_clone_v1 "$S"
-cat >"$S/answers.json" <<EOF
-{"job": {"name": "proj"},
- "code": {"source": "shared_storage", "path": "$P", "repo": {"url": "file://$R", "ref": "v3"}}}
-EOF
-"$JOBPREP" init --verbose --answers "$S/answers.json" --profile "$S/profile.json" \
-	>"$S/init.out" 2>"$S/init.err"
+jp_init_move "$S" init v3 proj
 rc=$?
 jp_expect move_on_sshfs_succeeds [ "$rc" = 0 ]
 jp_expect move_on_sshfs_says_what_moved grep -q "moved $P from v1 (.*) to v3 (" "$S/init.out"

@@ -44,19 +44,13 @@ jp_push_tag "$W" v6 || { jp_fail v6; jp_done; }
 
 jp_sshfs_clone_v1 "$S"
 
-# init NAME REF [strace]: jobprep init moving $P to REF
+# init NAME REF [strace]: jobprep init moving $P to REF (jp_init_move), as
+# the job NAME, its files $S/NAME.*
 init() {
-	cat >"$S/$1.json" <<EOF
-{"job": {"name": "$1"},
- "code": {"source": "shared_storage", "path": "$P", "repo": {"url": "file://$R", "ref": "$2"}}}
-EOF
 	if [ "${3:-}" = strace ]; then
-		jp_traced -f -qq -e trace=lstat,newfstatat,statx -o "$S/$1.trace" \
-			"$JOBPREP" init --verbose --answers "$S/$1.json" --profile "$S/profile.json" \
-			>"$S/$1.out" 2>"$S/$1.err"
+		jp_init_move "$S" "$1" "$2" "$1" jp_traced -f -qq -e trace=lstat,newfstatat,statx -o "$S/$1.trace"
 	else
-		"$JOBPREP" init --verbose --answers "$S/$1.json" --profile "$S/profile.json" \
-			>"$S/$1.out" 2>"$S/$1.err"
+		jp_init_move "$S" "$1" "$2"
 	fi
 }
 # same REF: $P is exactly a local checkout of REF (contents, modes, links)

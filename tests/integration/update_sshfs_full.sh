@@ -25,12 +25,7 @@ used=$(df --output=iused "$S/remote" | tail -n 1 | tr -d ' ')
 mount -o remount,nr_inodes=$((used + 100)) "$S/remote" || jp_fail tmpfs_shrinks
 git -C "$P" rev-parse HEAD >"$S/head.before"
 cp -p "$S/remote/proj/.git/index" "$S/index.before"
-cat >"$S/answers.json" <<EOF
-{"job": {"name": "proj"},
- "code": {"source": "shared_storage", "path": "$P", "repo": {"url": "file://$R", "ref": "big"}}}
-EOF
-"$JOBPREP" init --verbose --answers "$S/answers.json" --profile "$S/profile.json" \
-	>"$S/init.out" 2>"$S/init.err"
+jp_init_move "$S" init big proj
 rc=$?
 jp_expect full_move_fails [ "$rc" != 0 ]
 jp_expect full_move_says_no_space grep -qi "disk is full\|no space" "$S/init.out" "$S/init.err"
@@ -50,8 +45,7 @@ jp_expect full_move_no_temporary \
 
 # room again: the same move goes through, the direct way
 mount -o remount,nr_inodes=8000 "$S/remote" || jp_fail tmpfs_grows
-"$JOBPREP" init --verbose --answers "$S/answers.json" --profile "$S/profile.json" \
-	>"$S/init2.out" 2>"$S/init2.err"
+jp_init_move "$S" init2 big proj
 jp_expect then_the_move_succeeds [ $? = 0 ]
 jp_expect then_it_went_the_direct_way grep -q "parallel writers" "$S/init2.out"
 jp_expect then_it_is_at_big [ "$(git -C "$P" rev-parse HEAD)" = "$(git -C "$R" rev-parse big)" ]

@@ -32,6 +32,10 @@
 #                                      DIR/work to make commits in
 #   jp_sshfs_clone_v1 DIR              P: a jobprep clone of train.git at
 #                                      v1 in DIR/shared/net/proj
+#   jp_init_move DIR NAME REF [JOB [CMD...]]
+#                                      jobprep init moving that checkout
+#                                      to REF; its output in DIR/NAME.out
+#                                      and DIR/NAME.err
 
 jp_init_scratch() {
 	_s=$1
@@ -126,4 +130,23 @@ jp_sshfs_clone_v1() {
 		{ jp_fail clone_onto_sshfs "$(cat "$1/clone.out")"; jp_done; }
 	# (findmnt, not a grep of mountinfo: the kernel writes a space there as \040)
 	jp_expect the_checkout_is_on_sshfs [ "$(findmnt -n -o FSTYPE -T "$P")" = fuse.sshfs ]
+}
+
+# jp_init_move DIR NAME REF [JOB [CMD...]]: `jobprep init --verbose` with
+# DIR's profile and the answers DIR/NAME.json, written here: job JOB
+# (default NAME), code on shared storage at DIR/shared/net/proj (the
+# checkout of jp_sshfs_clone_v1) from DIR's train.git at REF, so that init
+# moves the checkout there. Its output goes to DIR/NAME.out and
+# DIR/NAME.err; with CMD..., jobprep runs under it (e.g. jp_traced ...).
+# Returns init's status.
+jp_init_move() {
+	_im_dir=$1 _im_name=$2 _im_ref=$3 _im_job=${4:-$2}
+	shift 3
+	[ $# = 0 ] || shift
+	cat >"$_im_dir/$_im_name.json" <<EOF
+{"job": {"name": "$_im_job"},
+ "code": {"source": "shared_storage", "path": "$_im_dir/shared/net/proj", "repo": {"url": "file://$_im_dir/repos/train.git", "ref": "$_im_ref"}}}
+EOF
+	"$@" "$JOBPREP" init --verbose --answers "$_im_dir/$_im_name.json" --profile "$_im_dir/profile.json" \
+		>"$_im_dir/$_im_name.out" 2>"$_im_dir/$_im_name.err"
 }
