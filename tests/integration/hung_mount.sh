@@ -101,61 +101,43 @@ jp_expect scan_on_hung_mount_says_its_mount_did_not_answer \
 	grep -q "$T/mnt/data: no answer: $T/mnt, the mount it is on, has not answered" "$T/scan.err"
 jp_exits_while_hung scan_on_hung_mount $pid 1
 
-# --- clone into the hung mount, from a source there, and repo on a checkout
-# there: each ends by itself, saying the path did not answer; so does
-# `runs` for a job whose runs are there.
-JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" clone "$T/src.git" "$T/mnt/clone" >"$T/clone.out" 2>"$T/clone.err" &
-pid=$!
-jp_poll 600 jp_threads_gone $pid
-jp_expect clone_into_hung_mount_ends_by_itself jp_main_gone $pid
-jp_expect clone_into_hung_mount_says_no_answer grep -q "no answer within 1.0 s" "$T/clone.err"
-jp_exits_while_hung clone_into_hung_mount $pid 1
-JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" clone "$T/mnt/src.git" "$T/local/from-hung" >"$T/from.out" 2>"$T/from.err" &
-pid=$!
-jp_poll 600 jp_threads_gone $pid
-jp_expect clone_from_hung_mount_ends_by_itself jp_main_gone $pid
-jp_expect clone_from_hung_mount_says_no_answer grep -q "no answer" "$T/from.err"
-jp_exits_while_hung clone_from_hung_mount $pid 1
-jp_expect clone_from_hung_mount_leaves_nothing sh -c '! ls -A "$1" | grep -q from-hung' sh "$T/local"
-JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" repo "$T/mnt/repo" >"$T/repo.out" 2>"$T/repo.err" &
-pid=$!
-jp_poll 600 jp_threads_gone $pid
-jp_expect repo_on_hung_mount_ends_by_itself jp_main_gone $pid
-jp_expect repo_on_hung_mount_says_no_answer grep -q "no answer" "$T/repo.err"
-jp_exits_while_hung repo_on_hung_mount $pid 1
-
-# --- runs for a job whose runs are on the hung mount: ends by itself.
-JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" runs --profile "$T/mnt-profile.json" hung >"$T/runs.out" 2>"$T/runs.err" &
-pid=$!
-jp_poll 600 jp_threads_gone $pid
-jp_expect runs_on_hung_mount_ends_by_itself jp_main_gone $pid
-jp_expect runs_on_hung_mount_says_no_answer grep -q "no answer" "$T/runs.err"
-jp_exits_while_hung runs_on_hung_mount $pid 1
-
-# --- every other command, each with what it reads or writes there: it ends
-# by itself within its bound, saying the storage did not answer, with the
-# status of an unreadable file (3) or of failed work (1)
-# ends_by_itself NAME WANT TEXT ARG...: jobprep ARG...
+# ends_by_itself CASE WANT TEXT ARG...: jobprep ARG... on the hung mount, with
+# a 1 s probe bound (the guard, 60 s, only a hang reaches), its output in
+# $T/CASE.out and $T/CASE.err: it ends by itself (CASE_ends_by_itself), says
+# TEXT (CASE_says_no_answer) and exits WANT while the mount is still hung.
 ends_by_itself() {
 	_name=$1 _want=$2 _text=$3
 	shift 3
 	JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" "$@" </dev/null >"$T/$_name.out" 2>"$T/$_name.err" &
 	pid=$!
 	jp_poll 600 jp_threads_gone $pid
-	jp_expect "${_name}_on_hung_mount_ends_by_itself" jp_main_gone $pid
-	jp_expect "${_name}_on_hung_mount_says_no_answer" grep -q "$_text" "$T/$_name.err"
-	jp_exits_while_hung "${_name}_on_hung_mount" $pid "$_want"
+	jp_expect "${_name}_ends_by_itself" jp_main_gone $pid
+	jp_expect "${_name}_says_no_answer" grep -q "$_text" "$T/$_name.err"
+	jp_exits_while_hung "$_name" $pid "$_want"
 }
-ends_by_itself check_manifest 3 "no answer" check "$T/mnt/job.json"
-ends_by_itself env_manifest 3 "no answer" env "$T/mnt/job.json"
-ends_by_itself preflight_manifest 3 "no answer" preflight "$T/mnt/job.json"
-ends_by_itself show_manifest 3 "no answer" show "$T/mnt/job.json"
-ends_by_itself export_manifest 3 "no answer" export --to slurm "$T/mnt/job.json"
-ends_by_itself export_output 1 "no answer" export --to slurm -o "$T/mnt/job.sbatch" "$T/local.json"
-ends_by_itself init_answers 3 "no answer" init --answers "$T/mnt/answers.json" --profile "$T/profile.json"
-ends_by_itself init_profile 3 "no answer" init --answers "$T/local.json" --profile "$T/mnt/profile.json"
-ends_by_itself runs_profile 3 "no answer" runs --profile "$T/mnt/profile.json" hung
-ends_by_itself scan_profile 3 "no answer" scan --profile "$T/mnt/profile.json" "$T/local"
+
+# --- clone into the hung mount, from a source there, and repo on a checkout
+# there: each ends by itself, saying the path did not answer; so does
+# `runs` for a job whose runs are there.
+ends_by_itself clone_into_hung_mount 1 "no answer within 1.0 s" clone "$T/src.git" "$T/mnt/clone"
+ends_by_itself clone_from_hung_mount 1 "no answer" clone "$T/mnt/src.git" "$T/local/from-hung"
+jp_expect clone_from_hung_mount_leaves_nothing sh -c '! ls -A "$1" | grep -q from-hung' sh "$T/local"
+ends_by_itself repo_on_hung_mount 1 "no answer" repo "$T/mnt/repo"
+ends_by_itself runs_on_hung_mount 1 "no answer" runs --profile "$T/mnt-profile.json" hung
+
+# --- every other command, each with what it reads or writes there: it ends
+# by itself within its bound, saying the storage did not answer, with the
+# status of an unreadable file (3) or of failed work (1)
+ends_by_itself check_manifest_on_hung_mount 3 "no answer" check "$T/mnt/job.json"
+ends_by_itself env_manifest_on_hung_mount 3 "no answer" env "$T/mnt/job.json"
+ends_by_itself preflight_manifest_on_hung_mount 3 "no answer" preflight "$T/mnt/job.json"
+ends_by_itself show_manifest_on_hung_mount 3 "no answer" show "$T/mnt/job.json"
+ends_by_itself export_manifest_on_hung_mount 3 "no answer" export --to slurm "$T/mnt/job.json"
+ends_by_itself export_output_on_hung_mount 1 "no answer" export --to slurm -o "$T/mnt/job.sbatch" "$T/local.json"
+ends_by_itself init_answers_on_hung_mount 3 "no answer" init --answers "$T/mnt/answers.json" --profile "$T/profile.json"
+ends_by_itself init_profile_on_hung_mount 3 "no answer" init --answers "$T/local.json" --profile "$T/mnt/profile.json"
+ends_by_itself runs_profile_on_hung_mount 3 "no answer" runs --profile "$T/mnt/profile.json" hung
+ends_by_itself scan_profile_on_hung_mount 3 "no answer" scan --profile "$T/mnt/profile.json" "$T/local"
 # (stage from or onto a hung mount: tests/integration/stage_hung_mount.sh)
 
 # --- resume the mount: the rest is reaped, with the status it chose.
@@ -166,12 +148,9 @@ jp_expect resumed_mount_answers [ -f "$T/mnt/proj/scripts/train.sh" ]
 jp_sshfs_umount "$T/mnt"
 jp_expect mount_unmounts_cleanly sh -c '! grep -q " $1 " /proc/self/mountinfo' sh "$T/mnt"
 if [ "$JP_T_FAILED" != 0 ]; then
-	for f in hung.out hung.err term.out term.err scan.out scan.err clone.err from.err repo.err \
-		check_manifest.err env_manifest.err preflight_manifest.err show_manifest.err \
-		export_manifest.err export_output.err init_answers.err init_profile.err runs_profile.err \
-		scan_profile.err; do
+	for f in "$T"/*.out "$T"/*.err; do
 		echo "--- $f"
-		cat "$T/$f"
+		cat "$f"
 	done
 fi
 exit $JP_T_FAILED
