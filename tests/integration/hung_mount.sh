@@ -145,12 +145,6 @@ jp_sshfs_thaw
 jp_expect clone_into_hung_mount_leaves_nothing sh -c '! ls -A "$1" | grep -q clone' sh "$T/export"
 for p in $JP_HUNG_LATE; do wait "$p"; done
 jp_expect resumed_mount_answers [ -f "$T/mnt/proj/scripts/train.sh" ]
-jp_sshfs_umount "$T/mnt"
-jp_expect mount_unmounts_cleanly sh -c '! grep -q " $1 " /proc/self/mountinfo' sh "$T/mnt"
-if [ "$JP_T_FAILED" != 0 ]; then
-	for f in "$T"/*.out "$T"/*.err; do
-		echo "--- $f"
-		cat "$f"
-	done
-fi
+jp_sshfs_unmounts_cleanly "$T/mnt"
+jp_show_if_failed "$T"/*.out "$T"/*.err
 exit $JP_T_FAILED

@@ -113,12 +113,6 @@ for d in staged unpacked term; do
 done
 "$J" stage "$T/local/src" "$T/mnt/staged" >"$T/after.out" 2>&1
 jp_expect stage_after_the_mount_resumed_succeeds diff -r "$T/local/src" "$T/export/staged"
-jp_sshfs_umount "$T/mnt"
-jp_expect mount_unmounts_cleanly sh -c '! grep -q " $1 " /proc/self/mountinfo' sh "$T/mnt"
-if [ "$JP_T_FAILED" != 0 ]; then
-	for f in "$T"/*.out "$T"/*.err; do
-		echo "--- $f"
-		cat "$f"
-	done
-fi
+jp_sshfs_unmounts_cleanly "$T/mnt"
+jp_show_if_failed "$T"/*.out "$T"/*.err
 exit $JP_T_FAILED

@@ -119,12 +119,6 @@ jp_expect after_the_rename_no_temporary_is_left \
 	sh -c '! ls -A "$1" | grep -q "\.tmp$"' sh "$T/export"
 "$J" export --to slurm -o "$T/mnt/job.sbatch" "$T/local/job4.json" >"$T/again.out" 2>&1
 jp_expect the_next_export_succeeds cmp -s "$T/new.sbatch" "$T/export/job.sbatch"
-jp_sshfs_umount "$T/mnt"
-jp_expect mount_unmounts_cleanly sh -c '! grep -q " $1 " /proc/self/mountinfo' sh "$T/mnt"
-if [ "$JP_T_FAILED" != 0 ]; then
-	for f in "$T"/*.out "$T"/*.err "$H/log"; do
-		echo "--- $f"
-		cat "$f"
-	done
-fi
+jp_sshfs_unmounts_cleanly "$T/mnt"
+jp_show_if_failed "$T"/*.out "$T"/*.err "$H/log"
 exit $JP_T_FAILED

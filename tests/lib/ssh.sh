@@ -214,6 +214,14 @@ jp_sshfs_umount() {
 	return 0
 }
 
+# jp_sshfs_unmounts_cleanly MNT: the case mount_unmounts_cleanly: MNT, an
+# sshfs mount that answers (thawed), unmounts (jp_sshfs_umount) and is no
+# longer in this namespace's mount table.
+jp_sshfs_unmounts_cleanly() {
+	jp_sshfs_umount "$1"
+	jp_expect mount_unmounts_cleanly sh -c '! grep -q " $1 " /proc/self/mountinfo' sh "$1"
+}
+
 # jp_sshfs_close MNT: the end of the sshfs mount on MNT, for a test's EXIT
 # trap: it thaws the mount if it is frozen (jp_sshfs_thaw), unmounts it
 # (jp_sshfs_umount) and ends and reaps its sshfs (JP_SSHFS_PID, set by
