@@ -14,41 +14,14 @@
 # keeps: check, scan, repo and clones into and from there exit, and their
 # status is read, while the mount is still hung.
 set -u
-
-if [ "${1:-}" != inside ]; then
-	. "$TOP_SRCDIR/tests/lib/ssh.sh"
-	if ! jp_ssh_available; then
-		echo "SKIP: needs root, unshare, sshd, ssh, sshfs and /dev/fuse"
-		exit 77
-	fi
-	T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-hung.XXXXXX") || exit 99
-	trap 'jp_sshd_stop "$T/sshd"; rm -rf "$T"' EXIT
-	jp_sshd_start "$T/sshd" || exit 99
-	export T JP_SSHD_PORT
-	unshare -m --propagation private sh "$0" inside
-	exit $?
-fi
+. "$TOP_SRCDIR/tests/lib/ssh.sh"
+jp_sshfs_test_open T hung "${1:-}"
 
 # --- inside a private mount namespace -------------------------------------------
-. "$TOP_SRCDIR/tests/lib/ssh.sh"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh" # the reporters: jp_pass, jp_fail, jp_expect
-unset JOBPREP_PROFILE JOBPREP_PROBE_TIMEOUT_MS
-# Under --enable-sanitizers, LeakSanitizer stops every thread at exit, and
-# cannot stop one the kernel holds in a FUSE request: the exit would wait for
-# the mount. The leak check has nothing to say about a thread left behind.
-# (ASAN_OPTIONS too: CI sets detect_leaks=1 there, which LSAN_OPTIONS may
-# not override.)
-LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}detect_leaks=0"
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-export LSAN_OPTIONS ASAN_OPTIONS
+jp_hung_mount_env
 J=$JOBPREP
-ssh_pid=
-cleanup() {
-	[ -n "$ssh_pid" ] && kill -CONT "$ssh_pid" 2>/dev/null
-	jp_sshfs_umount "$T/mnt"
-	[ -n "${JP_SSHFS_PID:-}" ] && kill "$JP_SSHFS_PID" 2>/dev/null && wait "$JP_SSHFS_PID" 2>/dev/null
-}
-trap cleanup EXIT
+trap 'jp_sshfs_close "$T/mnt"' EXIT
 
 mkdir -p "$T/export/proj/scripts" "$T/export/data/a/b" "$T/local/proj" "$T/out/ckpt" "$T/out/logs"
 echo 'python train.py' >"$T/export/proj/scripts/train.sh"
@@ -98,148 +71,80 @@ jp_expect healthy_mount_check_finds_the_script \
 "$J" runs --profile "$T/mnt-profile.json" hung >"$T/runs-healthy.out" 2>&1
 jp_expect healthy_mount_runs_lists_the_run grep -q "run-001" "$T/runs-healthy.out"
 
-ssh_pid=$(jp_sshfs_ssh_pid "$T/sshd")
-[ -n "$ssh_pid" ] || { echo "sshfs's ssh client not found"; exit 99; }
-kill -STOP "$ssh_pid"
-
-# main_gone PID: its main thread has exited (zombie or reaped).
-main_gone() {
-	[ ! -e "/proc/$1/stat" ] && return 0
-	[ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" = Z ]
-}
-# gone PID: no thread of it is left either, so `wait` returns at once. (A
-# thread stuck in the mount would keep it: jobprep's looks that can run in a
-# child process do, and the child is what stays stuck.)
-gone() {
-	main_gone "$1" || return 1
-	[ ! -d "/proc/$1/task" ] || [ "$(ls "/proc/$1/task" | wc -l)" -le 1 ]
-}
-# in_mount PID: it, or a child of it, waits in a FUSE request.
-in_mount() {
-	for _p in "$1" $(ps -o pid= --ppid "$1" 2>/dev/null); do
-		grep -qs 'fuse\|request_wait' /proc/"$_p"/task/*/wchan && return 0
-	done
-	return 1
-}
-# exits_while_hung NAME PID WANT: PID is gone with the mount still hung, and
-# its exit status is WANT (read only when gone: `wait` would block else).
-exits_while_hung() {
-	if gone "$2"; then
-		wait "$2"
-		jp_expect "$1_exits_$3_while_the_mount_is_still_hung" [ $? = "$3" ]
-	else
-		jp_fail "$1_exits_$3_while_the_mount_is_still_hung" "a thread of it is still there"
-		late_pids="$late_pids $2"
-	fi
-}
-late_pids=
+jp_sshfs_freeze "$T/sshd"
 
 # --- check ends within its bound (1 s a probe), with a clear message. The
 # guard (60 s) is far above the bound: only a hang reaches it.
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" check --json "$T/code-there.json" >"$T/hung.out" 2>"$T/hung.err" &
 pid=$!
-jp_poll 600 gone $pid
-jp_expect check_on_hung_mount_ends_by_itself main_gone $pid
+jp_poll 600 jp_threads_gone $pid
+jp_expect check_on_hung_mount_ends_by_itself jp_main_gone $pid
 jp_expect check_on_hung_mount_says_code_storage_hung \
 	sh -c 'grep -A2 "\"code.path.storage\"" "$1" | grep -q "did not answer in time"' sh "$T/hung.out"
 jp_expect check_on_hung_mount_says_the_script_did_not_answer \
 	grep -q "scripts/train.sh did not answer in time" "$T/hung.out"
-exits_while_hung check_on_hung_mount $pid 1
+jp_exits_while_hung check_on_hung_mount $pid 1
 
 # --- SIGTERM while check waits on the hung mount: the launch script is the
 # first thing there it looks at (code.path is on local disk), with a probe
 # bound far above the test's patience, so only the signal can end it.
 JOBPREP_PROBE_TIMEOUT_MS=120000 "$J" check --json "$T/script-there.json" >"$T/term.out" 2>"$T/term.err" &
-pid=$!
-jp_poll 300 in_mount $pid
-jp_expect sigterm_lands_while_check_waits_in_the_mount in_mount $pid
-kill -TERM $pid
-jp_poll 100 gone $pid
-jp_expect sigterm_ends_check_on_hung_mount_at_once main_gone $pid
-exits_while_hung sigterm_check $pid 143
+jp_sigterm_while_hung check $!
 
 # --- a full scan there ends by itself: its classification times out, and
 # the scan does not wait a second time on a mount known to hang.
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" scan "$T/mnt/data" >"$T/scan.out" 2>"$T/scan.err" &
 pid=$!
-jp_poll 600 gone $pid
-jp_expect scan_on_hung_mount_ends_by_itself main_gone $pid
+jp_poll 600 jp_threads_gone $pid
+jp_expect scan_on_hung_mount_ends_by_itself jp_main_gone $pid
 jp_expect scan_on_hung_mount_says_its_mount_did_not_answer \
 	grep -q "$T/mnt/data: no answer: $T/mnt, the mount it is on, has not answered" "$T/scan.err"
-exits_while_hung scan_on_hung_mount $pid 1
+jp_exits_while_hung scan_on_hung_mount $pid 1
 
-# --- clone into the hung mount, from a source there, and repo on a checkout
-# there: each ends by itself, saying the path did not answer; so does
-# `runs` for a job whose runs are there.
-JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" clone "$T/src.git" "$T/mnt/clone" >"$T/clone.out" 2>"$T/clone.err" &
-pid=$!
-jp_poll 600 gone $pid
-jp_expect clone_into_hung_mount_ends_by_itself main_gone $pid
-jp_expect clone_into_hung_mount_says_no_answer grep -q "no answer within 1.0 s" "$T/clone.err"
-exits_while_hung clone_into_hung_mount $pid 1
-JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" clone "$T/mnt/src.git" "$T/local/from-hung" >"$T/from.out" 2>"$T/from.err" &
-pid=$!
-jp_poll 600 gone $pid
-jp_expect clone_from_hung_mount_ends_by_itself main_gone $pid
-jp_expect clone_from_hung_mount_says_no_answer grep -q "no answer" "$T/from.err"
-exits_while_hung clone_from_hung_mount $pid 1
-jp_expect clone_from_hung_mount_leaves_nothing sh -c '! ls -A "$1" | grep -q from-hung' sh "$T/local"
-JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" repo "$T/mnt/repo" >"$T/repo.out" 2>"$T/repo.err" &
-pid=$!
-jp_poll 600 gone $pid
-jp_expect repo_on_hung_mount_ends_by_itself main_gone $pid
-jp_expect repo_on_hung_mount_says_no_answer grep -q "no answer" "$T/repo.err"
-exits_while_hung repo_on_hung_mount $pid 1
-
-# --- runs for a job whose runs are on the hung mount: ends by itself.
-JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" runs --profile "$T/mnt-profile.json" hung >"$T/runs.out" 2>"$T/runs.err" &
-pid=$!
-jp_poll 600 gone $pid
-jp_expect runs_on_hung_mount_ends_by_itself main_gone $pid
-jp_expect runs_on_hung_mount_says_no_answer grep -q "no answer" "$T/runs.err"
-exits_while_hung runs_on_hung_mount $pid 1
-
-# --- every other command, each with what it reads or writes there: it ends
-# by itself within its bound, saying the storage did not answer, with the
-# status of an unreadable file (3) or of failed work (1)
-# ends_by_itself NAME WANT TEXT ARG...: jobprep ARG...
+# ends_by_itself CASE WANT TEXT ARG...: jobprep ARG... on the hung mount, with
+# a 1 s probe bound (the guard, 60 s, only a hang reaches), its output in
+# $T/CASE.out and $T/CASE.err: it ends by itself (CASE_ends_by_itself), says
+# TEXT (CASE_says_no_answer) and exits WANT while the mount is still hung.
 ends_by_itself() {
 	_name=$1 _want=$2 _text=$3
 	shift 3
 	JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" "$@" </dev/null >"$T/$_name.out" 2>"$T/$_name.err" &
 	pid=$!
-	jp_poll 600 gone $pid
-	jp_expect "${_name}_on_hung_mount_ends_by_itself" main_gone $pid
-	jp_expect "${_name}_on_hung_mount_says_no_answer" grep -q "$_text" "$T/$_name.err"
-	exits_while_hung "${_name}_on_hung_mount" $pid "$_want"
+	jp_poll 600 jp_threads_gone $pid
+	jp_expect "${_name}_ends_by_itself" jp_main_gone $pid
+	jp_expect "${_name}_says_no_answer" grep -q "$_text" "$T/$_name.err"
+	jp_exits_while_hung "$_name" $pid "$_want"
 }
-ends_by_itself check_manifest 3 "no answer" check "$T/mnt/job.json"
-ends_by_itself env_manifest 3 "no answer" env "$T/mnt/job.json"
-ends_by_itself preflight_manifest 3 "no answer" preflight "$T/mnt/job.json"
-ends_by_itself show_manifest 3 "no answer" show "$T/mnt/job.json"
-ends_by_itself export_manifest 3 "no answer" export --to slurm "$T/mnt/job.json"
-ends_by_itself export_output 1 "no answer" export --to slurm -o "$T/mnt/job.sbatch" "$T/local.json"
-ends_by_itself init_answers 3 "no answer" init --answers "$T/mnt/answers.json" --profile "$T/profile.json"
-ends_by_itself init_profile 3 "no answer" init --answers "$T/local.json" --profile "$T/mnt/profile.json"
-ends_by_itself runs_profile 3 "no answer" runs --profile "$T/mnt/profile.json" hung
-ends_by_itself scan_profile 3 "no answer" scan --profile "$T/mnt/profile.json" "$T/local"
+
+# --- clone into the hung mount, from a source there, and repo on a checkout
+# there: each ends by itself, saying the path did not answer; so does
+# `runs` for a job whose runs are there.
+ends_by_itself clone_into_hung_mount 1 "no answer within 1.0 s" clone "$T/src.git" "$T/mnt/clone"
+ends_by_itself clone_from_hung_mount 1 "no answer" clone "$T/mnt/src.git" "$T/local/from-hung"
+jp_expect clone_from_hung_mount_leaves_nothing sh -c '! ls -A "$1" | grep -q from-hung' sh "$T/local"
+ends_by_itself repo_on_hung_mount 1 "no answer" repo "$T/mnt/repo"
+ends_by_itself runs_on_hung_mount 1 "no answer" runs --profile "$T/mnt-profile.json" hung
+
+# --- every other command, each with what it reads or writes there: it ends
+# by itself within its bound, saying the storage did not answer, with the
+# status of an unreadable file (3) or of failed work (1)
+ends_by_itself check_manifest_on_hung_mount 3 "no answer" check "$T/mnt/job.json"
+ends_by_itself env_manifest_on_hung_mount 3 "no answer" env "$T/mnt/job.json"
+ends_by_itself preflight_manifest_on_hung_mount 3 "no answer" preflight "$T/mnt/job.json"
+ends_by_itself show_manifest_on_hung_mount 3 "no answer" show "$T/mnt/job.json"
+ends_by_itself export_manifest_on_hung_mount 3 "no answer" export --to slurm "$T/mnt/job.json"
+ends_by_itself export_output_on_hung_mount 1 "no answer" export --to slurm -o "$T/mnt/job.sbatch" "$T/local.json"
+ends_by_itself init_answers_on_hung_mount 3 "no answer" init --answers "$T/mnt/answers.json" --profile "$T/profile.json"
+ends_by_itself init_profile_on_hung_mount 3 "no answer" init --answers "$T/local.json" --profile "$T/mnt/profile.json"
+ends_by_itself runs_profile_on_hung_mount 3 "no answer" runs --profile "$T/mnt/profile.json" hung
+ends_by_itself scan_profile_on_hung_mount 3 "no answer" scan --profile "$T/mnt/profile.json" "$T/local"
 # (stage from or onto a hung mount: tests/integration/stage_hung_mount.sh)
 
 # --- resume the mount: the rest is reaped, with the status it chose.
-kill -CONT "$ssh_pid"
-ssh_pid=
+jp_sshfs_thaw
 jp_expect clone_into_hung_mount_leaves_nothing sh -c '! ls -A "$1" | grep -q clone' sh "$T/export"
-for p in $late_pids; do wait "$p"; done
+for p in $JP_HUNG_LATE; do wait "$p"; done
 jp_expect resumed_mount_answers [ -f "$T/mnt/proj/scripts/train.sh" ]
-jp_sshfs_umount "$T/mnt"
-jp_expect mount_unmounts_cleanly sh -c '! grep -q " $1 " /proc/self/mountinfo' sh "$T/mnt"
-if [ "$JP_T_FAILED" != 0 ]; then
-	for f in hung.out hung.err term.out term.err scan.out scan.err clone.err from.err repo.err \
-		check_manifest.err env_manifest.err preflight_manifest.err show_manifest.err \
-		export_manifest.err export_output.err init_answers.err init_profile.err runs_profile.err \
-		scan_profile.err; do
-		echo "--- $f"
-		cat "$T/$f"
-	done
-fi
+jp_sshfs_unmounts_cleanly "$T/mnt"
+jp_show_if_failed "$T"/*.out "$T"/*.err
 exit $JP_T_FAILED

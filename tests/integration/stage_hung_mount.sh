@@ -12,39 +12,13 @@
 # exits, and its status is read, while the mount is still hung. Then ssh
 # resumes, the mount unmounts cleanly, and a stage there succeeds.
 set -u
-
-if [ "${1:-}" != inside ]; then
-	. "$TOP_SRCDIR/tests/lib/ssh.sh"
-	if ! jp_ssh_available; then
-		echo "SKIP: needs root, unshare, sshd, ssh, sshfs and /dev/fuse"
-		exit 77
-	fi
-	T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-stage-hung.XXXXXX") || exit 99
-	trap 'jp_sshd_stop "$T/sshd"; rm -rf "$T"' EXIT
-	jp_sshd_start "$T/sshd" || exit 99
-	export T JP_SSHD_PORT
-	unshare -m --propagation private sh "$0" inside
-	exit $?
-fi
+. "$TOP_SRCDIR/tests/lib/ssh.sh" # and the reporters (jp_expect...), jp_poll
+jp_sshfs_test_open T stage-hung "${1:-}"
 
 # --- inside a private mount namespace -------------------------------------------
-. "$TOP_SRCDIR/tests/lib/ssh.sh"
-. "$TOP_SRCDIR/tests/lib/gitserv.sh" # the reporters: jp_pass, jp_fail, jp_expect
-. "$TOP_SRCDIR/tests/lib/proc.sh" # jp_poll
-unset JOBPREP_PROFILE JOBPREP_PROBE_TIMEOUT_MS
-# A thread the kernel holds in a FUSE request cannot be stopped by
-# LeakSanitizer at exit (see hung_mount.sh).
-LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}detect_leaks=0"
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-export LSAN_OPTIONS ASAN_OPTIONS
+jp_hung_mount_env
 J=$JOBPREP
-ssh_pid=
-cleanup() {
-	[ -n "$ssh_pid" ] && kill -CONT "$ssh_pid" 2>/dev/null
-	jp_sshfs_umount "$T/mnt"
-	[ -n "${JP_SSHFS_PID:-}" ] && kill "$JP_SSHFS_PID" 2>/dev/null && wait "$JP_SSHFS_PID" 2>/dev/null
-}
-trap cleanup EXIT
+trap 'jp_sshfs_close "$T/mnt"' EXIT
 
 mkdir -p "$T/export/data/a" "$T/local/src/b" "$T/local/out" || exit 99
 for i in 1 2 3 4 5 6; do
@@ -61,39 +35,7 @@ jp_expect healthy_mount_stage_from_it diff -r "$T/export/data" "$T/local/out/hea
 "$J" stage "$T/local/src" "$T/mnt/healthy" >"$T/healthy2.out" 2>&1
 jp_expect healthy_mount_stage_onto_it diff -r "$T/local/src" "$T/export/healthy"
 
-ssh_pid=$(jp_sshfs_ssh_pid "$T/sshd")
-[ -n "$ssh_pid" ] || { echo "sshfs's ssh client not found"; exit 99; }
-kill -STOP "$ssh_pid"
-
-# main_gone PID: its main thread has exited (zombie or reaped).
-main_gone() {
-	[ ! -e "/proc/$1/stat" ] && return 0
-	[ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" = Z ]
-}
-# gone PID: no thread of it is left either, so `wait` returns at once.
-gone() {
-	main_gone "$1" || return 1
-	[ ! -d "/proc/$1/task" ] || [ "$(ls "/proc/$1/task" | wc -l)" -le 1 ]
-}
-# in_mount PID: it, or a child of it, waits in a FUSE request.
-in_mount() {
-	for _p in "$1" $(ps -o pid= --ppid "$1" 2>/dev/null); do
-		grep -qs 'fuse\|request_wait' /proc/"$_p"/task/*/wchan && return 0
-	done
-	return 1
-}
-late_pids=
-# exits_while_hung NAME PID WANT: PID is gone with the mount still hung, and
-# its exit status is WANT (read only when gone: `wait` would block else).
-exits_while_hung() {
-	if gone "$2"; then
-		wait "$2"
-		jp_expect "$1_exits_$3_while_the_mount_is_still_hung" [ $? = "$3" ]
-	else
-		jp_fail "$1_exits_$3_while_the_mount_is_still_hung" "a thread of it is still there"
-		late_pids="$late_pids $2"
-	fi
-}
+jp_sshfs_freeze "$T/sshd"
 
 # stage_ends NAME SILENT SOURCE DEST: stage with a 1 s probe bound (4 s
 # without a sign of life) is seen waiting in the mount, then ends by itself
@@ -104,13 +46,13 @@ stage_ends() {
 	_name=$1 _silent=$2
 	JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" stage "$3" "$4" </dev/null >"$T/$_name.out" 2>"$T/$_name.err" &
 	pid=$!
-	jp_poll 300 in_mount $pid
-	jp_expect "${_name}_waits_in_the_mount" in_mount $pid
-	jp_poll 600 gone $pid
-	jp_expect "${_name}_on_hung_mount_ends_by_itself" main_gone $pid
+	jp_poll 300 jp_in_fuse_request $pid
+	jp_expect "${_name}_waits_in_the_mount" jp_in_fuse_request $pid
+	jp_poll 600 jp_threads_gone $pid
+	jp_expect "${_name}_on_hung_mount_ends_by_itself" jp_main_gone $pid
 	jp_expect "${_name}_says_the_silent_path_did_not_answer" \
 		grep -qF "$_silent: no answer within 4.0 s" "$T/$_name.err"
-	exits_while_hung "$_name" $pid 1
+	jp_exits_while_hung "$_name" $pid 1
 	case $4 in
 	"$T/mnt"/*) ;;
 	*) jp_expect "${_name}_leaves_nothing_under_the_final_name" [ ! -e "$4" ] ;;
@@ -127,13 +69,13 @@ stage_ends stage_archive_onto_hung_mount "$T/mnt/unpacked" "$T/local/src.tar" "$
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" stage --unpack-archives "$T/mnt/data" </dev/null \
 	>"$T/within.out" 2>"$T/within.err" &
 pid=$!
-jp_poll 300 in_mount $pid
-jp_expect unpack_within_waits_in_the_mount in_mount $pid
-jp_poll 600 gone $pid
-jp_expect unpack_within_on_hung_mount_ends_by_itself main_gone $pid
+jp_poll 300 jp_in_fuse_request $pid
+jp_expect unpack_within_waits_in_the_mount jp_in_fuse_request $pid
+jp_poll 600 jp_threads_gone $pid
+jp_expect unpack_within_on_hung_mount_ends_by_itself jp_main_gone $pid
 jp_expect unpack_within_on_hung_mount_names_the_folder \
 	sh -c 'grep -F "$1" "$2" | grep -q "answer"' sh "$T/mnt/data" "$T/within.err"
-exits_while_hung unpack_within $pid 1
+jp_exits_while_hung unpack_within $pid 1
 
 # --- init staging a data source (data[].origin.from) onto the hung mount:
 # the same bounded stage; it ends by itself, says which path did not
@@ -148,42 +90,29 @@ A
 JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" init --answers "$T/answers.json" --profile "$T/profile.json" \
 	-o "$T/local/job.json" </dev/null >"$T/init.out" 2>"$T/init.err" &
 pid=$!
-jp_poll 300 in_mount $pid
-jp_expect init_stage_waits_in_the_mount in_mount $pid
-jp_poll 600 gone $pid
-jp_expect init_stage_on_hung_mount_ends_by_itself main_gone $pid
+jp_poll 300 jp_in_fuse_request $pid
+jp_expect init_stage_waits_in_the_mount jp_in_fuse_request $pid
+jp_poll 600 jp_threads_gone $pid
+jp_expect init_stage_on_hung_mount_ends_by_itself jp_main_gone $pid
 jp_expect init_stage_on_hung_mount_says_no_answer grep -q "no answer" "$T/init.err"
-exits_while_hung init_stage $pid 1
+jp_exits_while_hung init_stage $pid 1
 jp_expect init_stage_on_hung_mount_writes_no_manifest [ ! -e "$T/local/job.json" ]
 
 # --- SIGTERM while stage waits on the hung mount, with a bound far above
 # the test's patience (120 s a probe): only the signal can end it.
 JOBPREP_PROBE_TIMEOUT_MS=120000 "$J" stage "$T/local/src" "$T/mnt/term" >"$T/term.out" 2>"$T/term.err" &
-pid=$!
-jp_poll 300 in_mount $pid
-jp_expect sigterm_lands_while_stage_waits_in_the_mount in_mount $pid
-kill -TERM $pid
-jp_poll 100 gone $pid
-jp_expect sigterm_ends_stage_on_hung_mount_at_once main_gone $pid
-exits_while_hung sigterm_stage $pid 143
+jp_sigterm_while_hung stage $!
 
 # --- resume the mount: nothing half-made under a final name there, and a
 # stage onto it now succeeds.
-kill -CONT "$ssh_pid"
-ssh_pid=
-for p in $late_pids; do wait "$p"; done
+jp_sshfs_thaw
+for p in $JP_HUNG_LATE; do wait "$p"; done
 jp_expect resumed_mount_answers [ -f "$T/mnt/data/a/f1" ]
 for d in staged unpacked term; do
 	jp_expect "nothing_named_${d}_after_the_hang" [ ! -e "$T/export/$d" ]
 done
 "$J" stage "$T/local/src" "$T/mnt/staged" >"$T/after.out" 2>&1
 jp_expect stage_after_the_mount_resumed_succeeds diff -r "$T/local/src" "$T/export/staged"
-jp_sshfs_umount "$T/mnt"
-jp_expect mount_unmounts_cleanly sh -c '! grep -q " $1 " /proc/self/mountinfo' sh "$T/mnt"
-if [ "$JP_T_FAILED" != 0 ]; then
-	for f in "$T"/*.out "$T"/*.err; do
-		echo "--- $f"
-		cat "$f"
-	done
-fi
+jp_sshfs_unmounts_cleanly "$T/mnt"
+jp_show_if_failed "$T"/*.out "$T"/*.err
 exit $JP_T_FAILED

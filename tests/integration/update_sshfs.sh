@@ -6,63 +6,22 @@
 # copies (git diff-files says nothing without a refresh), a deleted file
 # gone, a new one there, no temporary left.
 set -u
-
-if [ "${1:-}" != inside ]; then
-	: "${JOBPREP:?}" "${TOP_SRCDIR:?}"
-	. "$TOP_SRCDIR/tests/lib/report.sh"
-	. "$TOP_SRCDIR/tests/lib/ssh.sh"
-	jp_ssh_available || jp_skip_all "needs root, unshare, sshd, ssh, sshfs and /dev/fuse"
-	command -v unshare >/dev/null 2>&1 || jp_skip_all "needs unshare"
-	S=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-update-sshfs.XXXXXX") || exit 99
-	S=$(cd -P "$S" && pwd)
-	trap 'jp_sshd_stop "$S/sshd"; rm -rf "$S"' EXIT
-	mkdir -p "$S/remote"
-	jp_sshd_start "$S/sshd" || exit 99
-	export S JP_SSHD_PORT
-	unshare -m --propagation private sh "$0" inside
-	exit $?
-fi
-
 . "$TOP_SRCDIR/tests/lib/ssh.sh"
+jp_sshfs_test_open S update-sshfs "${1:-}"
+
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 . "$TOP_SRCDIR/tests/lib/initscratch.sh"
-sshfs_pid=
-cleanup_inside() {
-	jp_sshfs_umount "$S/shared/net"
-	[ -n "$sshfs_pid" ] && wait "$sshfs_pid" 2>/dev/null
-}
-trap cleanup_inside EXIT
-jp_test_env "$S"
-jp_init_scratch "$S" || { jp_fail scratch_platform; jp_done; }
-jp_sshfs_mount "$S/sshd" "$S/remote" "$S/shared/net" || { jp_fail sshfs_mounts; jp_done; }
-sshfs_pid=$JP_SSHFS_PID
-R=$S/repos/train.git
+jp_init_scratch_sshfs "$S"
 # a third commit: one file changed, one deleted, one added in a new folder
-W=$S/work
-git clone -q "$R" "$W"
 echo changed >"$W/README"
 git -C "$W" rm -q link.py
 mkdir -p "$W/new/deep"
 echo fresh >"$W/new/deep/file.txt"
-i=0
-while [ $i -lt 200 ]; do
-	echo "more $i" >"$W/new/f$i.txt"
-	i=$((i + 1))
-done
-git -C "$W" add -A && git $JP_GIT_ID -C "$W" commit -qm third && git -C "$W" tag v3 &&
-	git -C "$W" push -q origin main v3 || { jp_fail third_commit; jp_done; }
+jp_numbered_files "$W/new" 200 more
+jp_push_tag "$W" v3 third || { jp_fail third_commit; jp_done; }
 
-P=$S/shared/net/proj
-"$JOBPREP" clone --ref v1 "file://$R" "$P" >"$S/clone.out" 2>&1 ||
-	{ jp_fail clone_onto_sshfs "$(cat "$S/clone.out")"; jp_done; }
-# (findmnt, not a grep of mountinfo: the kernel writes a space there as \040)
-jp_expect the_checkout_is_on_sshfs [ "$(findmnt -n -o FSTYPE -T "$P")" = fuse.sshfs ]
-cat >"$S/answers.json" <<EOF
-{"job": {"name": "proj"},
- "code": {"source": "shared_storage", "path": "$P", "repo": {"url": "file://$R", "ref": "v3"}}}
-EOF
-"$JOBPREP" init --verbose --answers "$S/answers.json" --profile "$S/profile.json" \
-	>"$S/init.out" 2>"$S/init.err"
+jp_sshfs_clone_v1 "$S"
+jp_init_move "$S" init v3 proj
 rc=$?
 jp_expect move_on_sshfs_succeeds [ "$rc" = 0 ]
 jp_expect move_on_sshfs_says_what_moved grep -q "moved $P from v1 (.*) to v3 (" "$S/init.out"

@@ -12,42 +12,13 @@
 # not; an untracked file in the way is refused; and a tree with a
 # .gitattributes goes through libgit2 (its filter applied).
 set -u
-
-if [ "${1:-}" != inside ]; then
-	: "${JOBPREP:?}" "${TOP_SRCDIR:?}"
-	. "$TOP_SRCDIR/tests/lib/report.sh"
-	. "$TOP_SRCDIR/tests/lib/ssh.sh"
-	jp_ssh_available || jp_skip_all "needs root, unshare, sshd, ssh, sshfs and /dev/fuse"
-	command -v strace >/dev/null 2>&1 || jp_skip_all "needs strace (to see which way the status went)"
-	S=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-update-direct.XXXXXX") || exit 99
-	S=$(cd -P "$S" && pwd)
-	trap 'jp_sshd_stop "$S/sshd"; rm -rf "$S"' EXIT
-	mkdir -p "$S/remote"
-	jp_sshd_start "$S/sshd" || exit 99
-	export S JP_SSHD_PORT
-	unshare -m --propagation private sh "$0" inside
-	exit $?
-fi
-
 . "$TOP_SRCDIR/tests/lib/ssh.sh"
+command -v strace >/dev/null 2>&1 || jp_skip_all "needs strace (to see which way the status went)"
+jp_sshfs_test_open S update-direct "${1:-}"
+
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
-. "$TOP_SRCDIR/tests/lib/proc.sh"
 . "$TOP_SRCDIR/tests/lib/initscratch.sh"
-sshfs_pid=
-cleanup_inside() {
-	jp_sshfs_umount "$S/shared/net"
-	[ -n "$sshfs_pid" ] && wait "$sshfs_pid" 2>/dev/null
-}
-trap cleanup_inside EXIT
-jp_test_env "$S"
-jp_init_scratch "$S" || { jp_fail scratch_platform; jp_done; }
-jp_sshfs_mount "$S/sshd" "$S/remote" "$S/shared/net" || { jp_fail sshfs_mounts; jp_done; }
-sshfs_pid=$JP_SSHFS_PID
-R=$S/repos/train.git
-W=$S/work
-git clone -q "$R" "$W"
-commit() { git -C "$W" add -A 2>/dev/null && git $JP_GIT_ID -C "$W" commit -qm "$1" && git -C "$W" tag "$1" &&
-	git -C "$W" push -q origin main "$1"; }
+jp_init_scratch_sshfs "$S"
 # v2: a changed file, a mode change only, a symlink retargeted, new files in
 # new folders
 echo changed >"$W/README"
@@ -56,43 +27,30 @@ chmod +x "$W/src/train.py"
 ln -sfn README "$W/link.py"
 mkdir -p "$W/new/deep"
 echo fresh >"$W/new/deep/a.txt"
-i=0
-while [ $i -lt 60 ]; do
-	echo "more $i" >"$W/new/f$i.txt"
-	i=$((i + 1))
-done
-commit v2 || { jp_fail v2; jp_done; }
+jp_numbered_files "$W/new" 60 more
+jp_push_tag "$W" v2 || { jp_fail v2; jp_done; }
 # v3: a deletion, a change deep down
 git -C "$W" rm -q new/f0.txt
 echo fresher >"$W/new/deep/a.txt"
-commit v3 || { jp_fail v3; jp_done; }
+jp_push_tag "$W" v3 || { jp_fail v3; jp_done; }
 # v4: a new file at the top
 echo added >"$W/added.txt"
-commit v4 || { jp_fail v4; jp_done; }
+jp_push_tag "$W" v4 || { jp_fail v4; jp_done; }
 # v5: a .gitattributes with a filter (line endings); v6: a file it filters
 printf '*.txt text eol=crlf\n' >"$W/.gitattributes"
-commit v5 || { jp_fail v5; jp_done; }
+jp_push_tag "$W" v5 || { jp_fail v5; jp_done; }
 echo crlf >"$W/new/deep/b.txt"
-commit v6 || { jp_fail v6; jp_done; }
+jp_push_tag "$W" v6 || { jp_fail v6; jp_done; }
 
-P=$S/shared/net/proj
-"$JOBPREP" clone --ref v1 "file://$R" "$P" >"$S/clone.out" 2>&1 ||
-	{ jp_fail clone_onto_sshfs "$(cat "$S/clone.out")"; jp_done; }
-jp_expect the_checkout_is_on_sshfs [ "$(findmnt -n -o FSTYPE -T "$P")" = fuse.sshfs ]
+jp_sshfs_clone_v1 "$S"
 
-# init NAME REF [strace]: jobprep init moving $P to REF
+# init NAME REF [strace]: jobprep init moving $P to REF (jp_init_move), as
+# the job NAME, its files $S/NAME.*
 init() {
-	cat >"$S/$1.json" <<EOF
-{"job": {"name": "$1"},
- "code": {"source": "shared_storage", "path": "$P", "repo": {"url": "file://$R", "ref": "$2"}}}
-EOF
 	if [ "${3:-}" = strace ]; then
-		jp_traced -f -qq -e trace=lstat,newfstatat,statx -o "$S/$1.trace" \
-			"$JOBPREP" init --verbose --answers "$S/$1.json" --profile "$S/profile.json" \
-			>"$S/$1.out" 2>"$S/$1.err"
+		jp_init_move "$S" "$1" "$2" "$1" jp_traced -f -qq -e trace=lstat,newfstatat,statx -o "$S/$1.trace"
 	else
-		"$JOBPREP" init --verbose --answers "$S/$1.json" --profile "$S/profile.json" \
-			>"$S/$1.out" 2>"$S/$1.err"
+		jp_init_move "$S" "$1" "$2"
 	fi
 }
 # same REF: $P is exactly a local checkout of REF (contents, modes, links)

@@ -7,69 +7,25 @@
 # content, none of the added files or folders left, no journal, no
 # temporary; then, with room again, the same move succeeds.
 set -u
-
-if [ "${1:-}" != inside ]; then
-	: "${JOBPREP:?}" "${TOP_SRCDIR:?}"
-	. "$TOP_SRCDIR/tests/lib/report.sh"
-	. "$TOP_SRCDIR/tests/lib/ssh.sh"
-	jp_ssh_available || jp_skip_all "needs root, unshare, sshd, ssh, sshfs and /dev/fuse"
-	S=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-update-full.XXXXXX") || exit 99
-	S=$(cd -P "$S" && pwd)
-	trap 'rm -rf "$S"' EXIT
-	export S
-	unshare -m --propagation private sh "$0" inside
-	exit $?
-fi
-
 . "$TOP_SRCDIR/tests/lib/ssh.sh"
+jp_sshfs_test_open S update-full "${1:-}" nosshd
+
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 . "$TOP_SRCDIR/tests/lib/initscratch.sh"
-sshfs_pid=
-cleanup_inside() {
-	jp_sshfs_umount "$S/shared/net"
-	[ -n "$sshfs_pid" ] && wait "$sshfs_pid" 2>/dev/null
-	jp_sshd_stop "$S/sshd"
-	umount "$S/remote" 2>/dev/null
-}
-trap cleanup_inside EXIT
-jp_test_env "$S"
-jp_init_scratch "$S" || { jp_fail scratch_platform; jp_done; }
-# the server's disk: a tmpfs of its own in this namespace (the sshd started
-# below sees it)
-mkdir -p "$S/remote"
-mount -t tmpfs -o size=64m,nr_inodes=4000 jobprep-full "$S/remote" ||
-	{ jp_fail tmpfs_mounts; jp_done; }
-jp_sshd_start "$S/sshd" || { jp_fail sshd_starts; jp_done; }
-jp_sshfs_mount "$S/sshd" "$S/remote" "$S/shared/net" || { jp_fail sshfs_mounts; jp_done; }
-sshfs_pid=$JP_SSHFS_PID
-R=$S/repos/train.git
-W=$S/work
-git clone -q "$R" "$W"
+# the server's disk: a tmpfs of its own in this namespace (the sshd, started
+# after it, sees it)
+jp_init_scratch_sshfs "$S" size=64m,nr_inodes=4000
 echo changed >"$W/README"
-mkdir -p "$W/many"
-i=0
-while [ $i -lt 300 ]; do
-	echo "file $i" >"$W/many/f$i.txt"
-	i=$((i + 1))
-done
-git -C "$W" add -A && git $JP_GIT_ID -C "$W" commit -qm big && git -C "$W" tag big &&
-	git -C "$W" push -q origin main big || { jp_fail big_commit; jp_done; }
+jp_numbered_files "$W/many" 300 file
+jp_push_tag "$W" big || { jp_fail big_commit; jp_done; }
 
-P=$S/shared/net/proj
-"$JOBPREP" clone --ref v1 "file://$R" "$P" >"$S/clone.out" 2>&1 ||
-	{ jp_fail clone_onto_sshfs "$(cat "$S/clone.out")"; jp_done; }
-jp_expect the_checkout_is_on_sshfs [ "$(findmnt -n -o FSTYPE -T "$P")" = fuse.sshfs ]
+jp_sshfs_clone_v1 "$S"
 # few inodes left: 100 more, the move adds 300 files and a folder
 used=$(df --output=iused "$S/remote" | tail -n 1 | tr -d ' ')
 mount -o remount,nr_inodes=$((used + 100)) "$S/remote" || jp_fail tmpfs_shrinks
 git -C "$P" rev-parse HEAD >"$S/head.before"
 cp -p "$S/remote/proj/.git/index" "$S/index.before"
-cat >"$S/answers.json" <<EOF
-{"job": {"name": "proj"},
- "code": {"source": "shared_storage", "path": "$P", "repo": {"url": "file://$R", "ref": "big"}}}
-EOF
-"$JOBPREP" init --verbose --answers "$S/answers.json" --profile "$S/profile.json" \
-	>"$S/init.out" 2>"$S/init.err"
+jp_init_move "$S" init big proj
 rc=$?
 jp_expect full_move_fails [ "$rc" != 0 ]
 jp_expect full_move_says_no_space grep -qi "disk is full\|no space" "$S/init.out" "$S/init.err"
@@ -89,8 +45,7 @@ jp_expect full_move_no_temporary \
 
 # room again: the same move goes through, the direct way
 mount -o remount,nr_inodes=8000 "$S/remote" || jp_fail tmpfs_grows
-"$JOBPREP" init --verbose --answers "$S/answers.json" --profile "$S/profile.json" \
-	>"$S/init2.out" 2>"$S/init2.err"
+jp_init_move "$S" init2 big proj
 jp_expect then_the_move_succeeds [ $? = 0 ]
 jp_expect then_it_went_the_direct_way grep -q "parallel writers" "$S/init2.out"
 jp_expect then_it_is_at_big [ "$(git -C "$P" rev-parse HEAD)" = "$(git -C "$R" rev-parse big)" ]

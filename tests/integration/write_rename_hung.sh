@@ -12,37 +12,15 @@
 # judged only once the proxy has said it holds the rename. Needs root
 # (sshfs in a mount namespace of the test's own) and python3.
 set -u
-
-if [ "${1:-}" != inside ]; then
-	. "$TOP_SRCDIR/tests/lib/ssh.sh"
-	if ! jp_ssh_available || ! command -v python3 >/dev/null 2>&1 ||
-		[ ! -x /usr/lib/openssh/sftp-server ]; then
-		echo "SKIP: needs root, unshare, sshd, ssh, sshfs, /dev/fuse, python3 and sftp-server"
-		exit 77
-	fi
-	T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-rename-hung.XXXXXX") || exit 99
-	trap 'jp_sshd_stop "$T/sshd"; rm -rf "$T"' EXIT
-	jp_sshd_start "$T/sshd" || exit 99
-	export T JP_SSHD_PORT
-	unshare -m --propagation private sh "$0" inside
-	exit $?
-fi
+. "$TOP_SRCDIR/tests/lib/ssh.sh" # and the reporters (jp_expect...), jp_poll
+command -v python3 >/dev/null 2>&1 && [ -x /usr/lib/openssh/sftp-server ] ||
+	jp_skip_all "needs python3 and /usr/lib/openssh/sftp-server"
+jp_sshfs_test_open T rename-hung "${1:-}"
 
 # --- inside a private mount namespace -------------------------------------------
-. "$TOP_SRCDIR/tests/lib/ssh.sh"
-. "$TOP_SRCDIR/tests/lib/gitserv.sh" # the reporters: jp_pass, jp_fail, jp_expect
-. "$TOP_SRCDIR/tests/lib/proc.sh" # jp_poll
-unset JOBPREP_PROFILE JOBPREP_PROBE_TIMEOUT_MS
-LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}detect_leaks=0"
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-export LSAN_OPTIONS ASAN_OPTIONS
+jp_hung_mount_env
 J=$JOBPREP
-cleanup() {
-	rm -f "$H/hold"
-	jp_sshfs_umount "$T/mnt"
-	[ -n "${JP_SSHFS_PID:-}" ] && kill "$JP_SSHFS_PID" 2>/dev/null && wait "$JP_SSHFS_PID" 2>/dev/null
-}
-trap cleanup EXIT
+trap '[ -z "${H:-}" ] || rm -f "$H/hold"; jp_sshfs_close "$T/mnt"' EXIT
 
 # the proxy, in a folder without spaces (sshfs runs it by its path)
 mkdir -p "$T/hold dir" "$T/export" "$T/local" || exit 99
@@ -110,11 +88,6 @@ cp "$T/export/job.sbatch" "$T/old.sbatch"
 "$J" export --to slurm "$T/local/job4.json" >"$T/new.sbatch" 2>/dev/null
 jp_expect the_new_export_differs sh -c '! cmp -s "$1" "$2"' sh "$T/old.sbatch" "$T/new.sbatch"
 
-# main_gone PID: its main thread has exited (zombie or reaped).
-main_gone() {
-	[ ! -e "/proc/$1/stat" ] && return 0
-	[ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" = Z ]
-}
 held() { grep -q held "$H/log" 2>/dev/null; }
 
 # --- the rename hangs: export ends by itself (1 s probe bound: 4 s a
@@ -125,9 +98,9 @@ JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" export --to slurm -o "$T/mnt/job.sbatch" "$T/
 pid=$!
 jp_poll 300 held
 jp_expect the_rename_is_held_by_the_mount held
-jp_poll 600 main_gone $pid
-jp_expect export_with_hung_rename_ends_by_itself main_gone $pid
-if main_gone $pid; then
+jp_poll 600 jp_main_gone $pid
+jp_expect export_with_hung_rename_ends_by_itself jp_main_gone $pid
+if jp_main_gone $pid; then
 	wait $pid
 	jp_expect export_with_hung_rename_exits_1 [ $? = 1 ]
 fi
@@ -146,12 +119,6 @@ jp_expect after_the_rename_no_temporary_is_left \
 	sh -c '! ls -A "$1" | grep -q "\.tmp$"' sh "$T/export"
 "$J" export --to slurm -o "$T/mnt/job.sbatch" "$T/local/job4.json" >"$T/again.out" 2>&1
 jp_expect the_next_export_succeeds cmp -s "$T/new.sbatch" "$T/export/job.sbatch"
-jp_sshfs_umount "$T/mnt"
-jp_expect mount_unmounts_cleanly sh -c '! grep -q " $1 " /proc/self/mountinfo' sh "$T/mnt"
-if [ "$JP_T_FAILED" != 0 ]; then
-	for f in "$T"/*.out "$T"/*.err "$H/log"; do
-		echo "--- $f"
-		cat "$f"
-	done
-fi
+jp_sshfs_unmounts_cleanly "$T/mnt"
+jp_show_if_failed "$T"/*.out "$T"/*.err "$H/log"
 exit $JP_T_FAILED

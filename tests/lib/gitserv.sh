@@ -382,6 +382,25 @@ jp_scratch() {
 	J=$JOBPREP
 }
 
+# jp_push_tag WORK TAG [MESSAGE]: commit everything in the clone WORK (git
+# add -A; the message MESSAGE, else TAG), tag the commit TAG (lightweight)
+# and push main and TAG to WORK's origin.
+jp_push_tag() {
+	git -C "$1" add -A 2>/dev/null && git $JP_GIT_ID -C "$1" commit -qm "${3:-$2}" &&
+		git -C "$1" tag "$2" && git -C "$1" push -q origin main "$2"
+}
+
+# jp_numbered_files DIR N TEXT: N small files DIR/f0.txt ... DIR/f<N-1>.txt,
+# file i holding the line "TEXT i" (DIR made if need be).
+jp_numbered_files() {
+	mkdir -p "$1" || return 1
+	_nf_i=0
+	while [ $_nf_i -lt "$2" ]; do
+		echo "$3 $_nf_i" >"$1/f$_nf_i.txt" || return 1
+		_nf_i=$((_nf_i + 1))
+	done
+}
+
 # jp_random_tree DIR N DIRS BASE STEP: N files of random bytes, file i
 # "DIR/dK 目录/f i.bin" (K = i % DIRS, names with a space and CJK in them)
 # of BASE + i * STEP bytes.

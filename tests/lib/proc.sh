@@ -6,6 +6,9 @@
 #   jp_is_jobprep PID        PID is the jobprep program, running
 #   jp_poll TENTHS CMD...    CMD succeeds within TENTHS tenths of a second
 #   jp_with_repeated N WORD CMD...   CMD with WORD appended N times
+#   jp_main_gone PID         its main thread has exited
+#   jp_threads_gone PID      and no thread of it is left
+#   jp_in_fuse_request PID   it, or a child of it, waits in a FUSE request
 
 # jp_mountns_unavailable: prints why this test cannot make a mount namespace
 # of its own and mount in it (unshare -m needs root), and returns 0; returns
@@ -131,4 +134,28 @@ jp_with_repeated() {
 # sanitizer build of distcheck), the rest of ASAN_OPTIONS kept.
 jp_traced() {
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace "$@"
+}
+
+# jp_main_gone PID: the main thread of PID has exited (a zombie, or reaped).
+jp_main_gone() {
+	[ ! -e "/proc/$1/stat" ] && return 0
+	[ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" = Z ]
+}
+
+# jp_threads_gone PID: no thread of PID is left either, so `wait` returns at
+# once. (A thread the kernel holds in a request to a hung mount keeps its
+# process: jobprep's looks that can run in a child process do, and the child
+# is what stays stuck.)
+jp_threads_gone() {
+	jp_main_gone "$1" || return 1
+	[ ! -d "/proc/$1/task" ] || [ "$(ls "/proc/$1/task" | wc -l)" -le 1 ]
+}
+
+# jp_in_fuse_request PID: PID, or a child of it, waits in a FUSE request (a
+# thread's wchan says so): it is held by a FUSE mount, e.g. a hung sshfs.
+jp_in_fuse_request() {
+	for _p in "$1" $(ps -o pid= --ppid "$1" 2>/dev/null); do
+		grep -qs 'fuse\|request_wait' /proc/"$_p"/task/*/wchan && return 0
+	done
+	return 1
 }

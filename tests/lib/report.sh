@@ -12,6 +12,8 @@
 #                                 "1..0 # SKIP WHY" and exits 0
 #   jp_done                       prints the plan (1..N) and exits 1 when a
 #                                 case failed, else 0: every script ends so
+#   jp_show_if_failed FILE...     when a case has failed, each FILE (that
+#                                 exists) as TAP comments, for the log
 #
 # A script that stops before jp_done prints no plan, which the harness
 # reports as an error: a test cannot pass by ending early.
@@ -57,4 +59,13 @@ jp_skip_all() {
 jp_done() {
 	echo "1..$JP_T_N"
 	exit $JP_T_FAILED
+}
+
+jp_show_if_failed() {
+	[ "$JP_T_FAILED" != 0 ] || return 0
+	for _jp_f in "$@"; do
+		[ -e "$_jp_f" ] || continue
+		echo "# --- $_jp_f"
+		sed 's/^/# /' "$_jp_f"
+	done
 }

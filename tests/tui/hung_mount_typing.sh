@@ -21,8 +21,7 @@ fi
 . "$TOP_SRCDIR/tests/tui/lib.sh"
 . "$TOP_SRCDIR/tests/lib/ssh.sh"
 tui_init hung-typing
-ssh_pid=
-tui_on_exit '[ -n "$ssh_pid" ] && kill -CONT "$ssh_pid" 2>/dev/null; jp_sshfs_umount "$T/mnt"; [ -n "${JP_SSHFS_PID:-}" ] && kill "$JP_SSHFS_PID" 2>/dev/null; jp_sshd_stop "$T/sshd"'
+tui_on_exit 'jp_sshfs_close "$T/mnt"; jp_sshd_stop "$T/sshd"'
 jp_sshd_start "$T/sshd" || exit 99
 mkdir -p "$T/export/out"
 jp_sshfs_mount "$T/sshd" "$T/export" "$T/mnt" || exit 99
@@ -31,9 +30,7 @@ jp_sshfs_mount "$T/sshd" "$T/export" "$T/mnt" || exit 99
 tui_start 120 30 -- --demo
 tui_walk_to 4
 
-ssh_pid=$(jp_sshfs_ssh_pid "$T/sshd")
-[ -n "$ssh_pid" ] || { echo "sshfs's ssh client not found"; exit 99; }
-kill -STOP "$ssh_pid"
+jp_sshfs_freeze "$T/sshd"
 
 tui_keys C-u
 tui_type "$T/mnt/out"
@@ -49,8 +46,7 @@ tui_keys Tab
 tui_type ZQ
 tui_must tab_on_the_hung_mount_gives_up_and_keys_stay_live tui_wait "ZQ"
 
-kill -CONT "$ssh_pid"
-ssh_pid=
+jp_sshfs_thaw
 tui_keys C-c
 rc=$(tui_wait_exit)
 jp_expect ctrl_c_quits_with_130 [ "$rc" = 130 ]
