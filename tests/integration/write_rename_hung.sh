@@ -20,7 +20,7 @@ jp_sshfs_test_open T rename-hung "${1:-}"
 # --- inside a private mount namespace -------------------------------------------
 jp_hung_mount_env
 J=$JOBPREP
-trap '[ -z "${H:-}" ] || rm -f "$H/hold"; jp_sshfs_close "$T/mnt"' EXIT
+trap '[ -z "${H:-}" ] || rm -f "$H/hold"; jp_nospace_path_remove "$T/hold dir"; jp_sshfs_close "$T/mnt"' EXIT
 
 # the proxy, in a folder without spaces (sshfs runs it by its path)
 mkdir -p "$T/hold dir" "$T/export" "$T/local" || exit 99
