@@ -492,6 +492,7 @@ trial() {
 		delay "$MAXDELAY"
 		if ! is_jobprep; then
 			wait "$PID"
+			rc=$?
 			RESULT=missed
 			return
 		fi
@@ -502,6 +503,7 @@ trial() {
 	readonly)
 		if ! remount_ro "$MNT" "$MAXDELAY"; then
 			wait "$PID"
+			rc=$?
 			RESULT=missed
 			return
 		fi ;;
@@ -530,10 +532,10 @@ trial() {
 	fi
 }
 
-# tidy_trial: a trial that passed (or missed) leaves nothing behind, its
-# folder and the checkout it moved: TMPDIR may be a small tmpfs (CI's 1 GiB
-# /tmp), where every trial's copies would add up; a failed one is kept to
-# look at.
+# tidy_trial: a trial that passed (or missed, and is tried again) leaves
+# nothing behind, its folder and the checkout it moved: TMPDIR may be a
+# small tmpfs (CI's 1 GiB /tmp), where every trial's copies would add up; a
+# failed one is kept to look at.
 tidy_trial() {
 	unmount_under "$C/"
 	rm -rf "$C"
@@ -554,8 +556,12 @@ cell() {
 		_a=0
 		while :; do
 			_a=$((_a + 1))
+			rc=
 			trial "$1" "$2"
-			[ "$RESULT" = fail ] || tidy_trial
+			# (the last of the tries that missed is kept: it says why)
+			if [ "$RESULT" = pass ] || { [ "$RESULT" = missed ] && [ $_a -lt 6 ]; }; then
+				tidy_trial
+			fi
 			[ "$RESULT" = missed ] && [ $_a -lt 6 ] && { _missed=$((_missed + 1)); continue; }
 			break
 		done
@@ -571,7 +577,7 @@ cell() {
 				_ebusy=$((${_ebusy:-0} + 1))
 			else
 				_fail=$((_fail + 1))
-				_why="$_why [trial $_t: the fault never landed mid-work]"
+				_why="$_why [trial $_t: the fault never landed mid-work; the last try ($C) exited ${rc:-?}: $(tr '\r' '\n' <"$C/err" 2>/dev/null | tail -n 1)]"
 			fi ;;
 		*) _fail=$((_fail + 1)); _why="$_why [trial $_t ($C): $WHY]" ;;
 		esac
