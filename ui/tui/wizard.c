@@ -715,8 +715,11 @@ static void accept_step(struct jp_wizard *w)
 					  : _("a field needs fixing before going on");
 		/* The field's label (its key when it has no row), then what is
 		 * wrong with its value. */
-		jp_wizard_status(w, JP_CHECK_FAIL, _("%s: %s"),
-				 r ? _(r->field->label) : key ? key : "", msg);
+		if (r || key)
+			jp_wizard_status(w, JP_CHECK_FAIL, _("%s: %s"), r ? _(r->field->label) : key,
+					 msg);
+		else
+			jp_wizard_status(w, JP_CHECK_FAIL, "%s", msg);
 		/* it leaves the status line once the field is fixed (a row's) */
 		if (r)
 			w->status_key = strdup(r->key);
