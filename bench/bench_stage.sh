@@ -188,27 +188,34 @@ C
 		sleep 0.1
 		w=$((w + 1))
 	done
-	echo "download of $dl_mib MiB from loopback lighttpd to local disk (each twice, curl first then jobprep first, its best; every run after a sync, with nothing of the other's left):"
-	t_curl= t_jp=
-	dl_curl() {
+	echo "download of $dl_mib MiB from loopback lighttpd to local disk (each twice, in opposite orders, its best; every run after a sync, with nothing of the other's left):"
+	t_curl= t_curls= t_jp=
+	dl_run() { # LABEL VAR CMD...
+		_dl_label=$1 _dl_var=$2
+		shift 2
 		rm -f "$dir/dl/"*.bin
 		sync
-		bench_time "curl -o" curl -s -f -o "$dir/dl/curl.bin" "http://127.0.0.1:$port/dl.bin"
-		t_curl=$(min "${t_curl:-$secs}" "$secs")
+		bench_time "$_dl_label" "$@"
+		eval "_dl_old=\${$_dl_var:-$secs}"
+		eval "$_dl_var=$(min "$_dl_old" "$secs")"
 	}
+	url="http://127.0.0.1:$port/dl.bin"
+	dl_curl() { dl_run "curl -o" t_curl curl -s -f -o "$dir/dl/curl.bin" "$url"; }
+	# the same end as jobprep's: the bytes on disk, not only in the page cache
+	dl_curls() { dl_run "curl -o, then sync -f" t_curls sh -c 'curl -s -f -o "$1" "$2" && sync -f "$1"' sh "$dir/dl/curl.bin" "$url"; }
 	dl_jp() {
-		rm -f "$dir/dl/"*.bin
-		sync
-		bench_time "jobprep stage" "$JOBPREP" stage --no-progress "http://127.0.0.1:$port/dl.bin" "$dir/dl/jp.bin"
-		t_jp=$(min "${t_jp:-$secs}" "$secs") m_jp=$kib
+		dl_run "jobprep stage" t_jp "$JOBPREP" stage --no-progress "$url" "$dir/dl/jp.bin"
+		m_jp=$kib
 		cmp -s "$dir/www/dl.bin" "$dir/dl/jp.bin" || { echo "bench_stage: the download differs" >&2; exit 1; }
 	}
 	dl_curl
+	dl_curls
 	dl_jp
 	dl_jp
+	dl_curls
 	dl_curl
 	rm -f "$dir/dl/"*.bin
-	echo "RESULT download: $(bench_ratio "$t_curl" "$t_jp")x curl's throughput ($t_jp s vs $t_curl s, best of two; jobprep flushes the file before its rename, curl does not; target >= 0.9x), peak $((m_jp / 1024)) MiB"
+	echo "RESULT download: $(bench_ratio "$t_curls" "$t_jp")x the throughput of curl with the file flushed, as jobprep leaves it ($t_jp s vs $t_curls s), $(bench_ratio "$t_curl" "$t_jp")x plain curl's, which leaves it in the page cache ($t_curl s); best of two each; target >= 0.9x; peak $((m_jp / 1024)) MiB"
 else
 	echo "RESULT download: skipped (needs lighttpd and curl)"
 fi
