@@ -150,30 +150,31 @@ static void write_all(int fd, const char *p, size_t n)
 	}
 }
 
-static void child_main(int fd, pid_t parent, jp_probe_fn fn, void *arg,
-		       void (*pack)(struct probe_bytes *out, void *arg))
+void probe_child_enter(pid_t parent)
 {
-	struct probe_bytes b = { NULL, 0, 0, 0, false };
 	sigset_t none;
 
-	/* The parent gone (it ended, or was killed) before the answer came:
-	 * the look is no one's, so it ends too, never spinning on alone. (A
-	 * child forked while another thread held a lock it then needs waits
-	 * for ever: seen in a sanitizer build, a probe child left behind by an
-	 * ended wizard, busy at 80% of a core for an hour.) */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(1);
-
-	/* The parent decides what a signal means (a Ctrl-C to the process
-	 * group must not turn the look into a failure); a child left behind
-	 * is killed with SIGKILL. A parent gone: writing ends it (SIGPIPE). */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+static void child_main(int fd, pid_t parent, jp_probe_fn fn, void *arg,
+		       void (*pack)(struct probe_bytes *out, void *arg))
+{
+	struct probe_bytes b = { NULL, 0, 0, 0, false };
+
+	/* (A child forked while another thread held a lock it then needs
+	 * waits for ever: seen in a sanitizer build, a probe child of an
+	 * ended wizard busy at 80% of a core for an hour. With its parent
+	 * gone it ends.) */
+	probe_child_enter(parent);
 	fn(arg);
 	pack(&b, arg);
 	if (b.bad)

@@ -50,5 +50,11 @@ void probe_child_reap(void);
  * probe_child_reap); path's mount (path may be NULL) counts as hung until
  * it dies. */
 void probe_child_abandon(pid_t pid, const char *path);
+/* First thing in a child forked by parent: it ends with its parent
+ * (PR_SET_PDEATHSIG; at once when the parent is gone already), never
+ * spinning on alone; SIGINT, SIGTERM and SIGHUP are the parent's to act on
+ * (a Ctrl-C to the process group must not turn the work into a failure),
+ * SIGPIPE ends it, and no signal is blocked. */
+void probe_child_enter(pid_t parent);
 
 #endif

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -79,20 +78,11 @@ static void child_main(int fd, atomic_int *stop, pid_t parent, jp_probe_fn fn, v
 		       void (*pack)(struct probe_bytes *out, void *arg))
 {
 	struct probe_bytes b = { NULL, 0, 0, 0, false };
-	sigset_t none;
 
 	/* A parent killed (kill -9) takes the work with it: no second writer
-	 * on the destination behind the next run's back. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1);
-	/* The parent decides what a signal means and passes a cancel on. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	signal(SIGPIPE, SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	 * on the destination behind the next run's back. The parent decides
+	 * what a signal means and passes a cancel on. */
+	probe_child_enter(parent);
 	child_fd = fd;
 	child_stop = stop;
 	fn(arg);
