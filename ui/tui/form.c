@@ -479,7 +479,7 @@ int jp_form_accept(struct jp_form *form)
 	form->refused_key = form->refused_msg = NULL;
 	rc = jp_form_commit(form);
 	if (rc < 0) {
-		refused(form, &form->rows[form->focus], NULL, NULL);
+		refused(form, jp_form_focused(form), NULL, NULL);
 		return JP_ECHECK;
 	}
 	for (i = 0; i < form->n; i++) {
@@ -499,7 +499,7 @@ int jp_form_accept(struct jp_form *form)
 	if (rc == 0 && v.status == JP_CHECK_FAIL) {
 		bool has_row = bad && jp_form_focus_key(form, bad);
 
-		refused(form, has_row ? &form->rows[form->focus] : NULL, bad, v.message);
+		refused(form, has_row ? jp_form_focused(form) : NULL, bad, v.message);
 		rc = JP_ECHECK;
 	} else if (rc < 0) {
 		refused(form, NULL, NULL, jp_error_message(&err));
