@@ -39,6 +39,9 @@ void jp_stage_http_setup(void *curl, const char *url, char *errbuf)
 	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
 	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 120L);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "jobprep/" PACKAGE_VERSION);
+	/* libcurl's 16 KiB means a read and a write per 16 KiB: 512 KiB
+	 * (CURL_MAX_READ_SIZE) makes each a thirty-second of that */
+	curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 512L * 1024);
 	if (token && token[0]) {
 		curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
 		curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, token);
