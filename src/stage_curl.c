@@ -1,14 +1,28 @@
 /* The libcurl pieces every request of a download shares (stage_http.c's
  * one connection, stage_http_ranges.c's several): the options of a handle
- * and a header's value. */
+ * a header's value, and the writeback of what they receive. */
 #include "config.h"
 
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <curl/curl.h>
 
 #include "stage_internal.h"
+
+#define WRITEBACK_EVERY (8u << 20)
+
+void jp_stage_writeback(int fd, uint64_t *unflushed, size_t len)
+{
+	*unflushed += len;
+	if (*unflushed < WRITEBACK_EVERY)
+		return;
+	*unflushed = 0;
+	/* the whole file: pages already on their way are not waited for */
+	(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+}
 
 /* A header's value, its spaces and line end trimmed, into out (cut to n). */
 void jp_stage_header_value(char *out, size_t n, const char *v, size_t len)

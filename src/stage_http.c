@@ -46,7 +46,7 @@ struct dl {
 	char etag[512], lastmod[128], crange[128];
 	char asked[520];   /* the validator sent in If-Range, "" none */
 	bool again;        /* not the range asked for: drop the part, ask again */
-	uint64_t written, t_start, t_last;
+	uint64_t written, t_start, t_last, unflushed;
 	const struct jp_port *port;
 	bool canceled;
 	int io_errno;
@@ -142,6 +142,7 @@ static size_t on_body(char *b, size_t size, size_t n, void *arg)
 		w += (size_t)k;
 	}
 	d->written += len;
+	jp_stage_writeback(d->fd, &d->unflushed, len);
 	return len;
 }
 

@@ -45,7 +45,7 @@ struct rg {
 	char state[PATH_MAX + 16];
 	char validator[520], errbuf[CURL_ERROR_SIZE];
 	bool ranges;
-	uint64_t size, written;
+	uint64_t size, written, unflushed;
 	long filetime;
 	int fd, io_errno;
 	bool changed;
@@ -194,6 +194,7 @@ static size_t on_body(char *b, size_t size, size_t n, void *arg)
 	}
 	s->pos += len;
 	g->written += len;
+	jp_stage_writeback(g->fd, &g->unflushed, len);
 	return len;
 }
 

@@ -39,6 +39,10 @@ void jp_stage_http_setup(void *curl, const char *url, char *errbuf);
 /* stage_curl.c: a header's value, its spaces and line end trimmed, into out
  * (cut to n). */
 void jp_stage_header_value(char *out, size_t n, const char *v, size_t len);
+/* len more bytes written to fd: every few MiB, start writing the file's
+ * dirty pages to disk without waiting, so that a flush finds little left
+ * and the download goes on meanwhile (*unflushed counts since the last). */
+void jp_stage_writeback(int fd, uint64_t *unflushed, size_t len);
 /* Download url into part over several connections at once (ranges
  * written in place with pwrite), resumably (the ranges done so far kept
  * beside part, in part.ranges, with the remote's validator) when the file
