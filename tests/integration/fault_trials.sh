@@ -13,7 +13,9 @@
 #               read-only remount mid-write (`mount -o remount,ro`)
 #
 # A trial waits until jobprep is at work (its progress line is out, the
-# pack is coming in, or it has started and is still running), waits a
+# pack is coming in, or it has its handler for SIGINT in place: a
+# background job starts with SIGINT ignored, and one sent before then was
+# lost, 12 of 18 tries in a sanitizer build), waits a
 # random delay more (the seed is printed), checks that jobprep is still
 # that process and still running, and only then injects the fault. The
 # read-only remount is tried from the start, with jobprep and its children
@@ -407,7 +409,7 @@ next_stage_unpack() {
 # scan: the big tree, named 60 times
 setup_scan() { MNT=; }
 start_scan() { jp_with_repeated 60 "$S/tree" run_bg scan; }
-working_scan() { sleep 0.2; is_jobprep; }
+working_scan() { until_working 300 jp_catches "$PID" 2; }
 judge_scan() {
 	case $1 in KILL) ;; *) must "it did not say it was interrupted" grep -q interrupted "$C/err" ;; esac
 }
@@ -437,7 +439,7 @@ EOF
 start_manifest() {
 	run_bg init --deep --force --answers "$C/answers.json" --profile "$S/profile.json" -o "$D/job.json"
 }
-working_manifest() { sleep 0.1; is_jobprep; }
+working_manifest() { until_working 300 jp_catches "$PID" 2; }
 judge_manifest() {
 	must "the old manifest changed" cmp -s "$C/old.json" "$D/job.json"
 	[ "$1" = KILL ] || [ "$1" = readonly ] || must "temporaries were left" no_temps "$D"

@@ -102,6 +102,15 @@ jp_is_jobprep() {
 		[ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]
 }
 
+# jp_catches PID SIGNUM: PID has a handler for SIGNUM (1-31) installed:
+# jobprep has got to where it hears of that signal. (A background job of
+# a non-interactive shell starts with SIGINT ignored: sent before then, it
+# is lost, and proves nothing about jobprep.)
+jp_catches() {
+	_c_mask=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null | sed 's/.*\(........\)$/\1/')
+	[ -n "$_c_mask" ] && [ $(((0x$_c_mask >> ($2 - 1)) & 1)) = 1 ]
+}
+
 # jp_poll TENTHS CMD...: CMD succeeds within TENTHS tenths of a second
 # (tried every tenth); 1 when it never did.
 jp_poll() {
