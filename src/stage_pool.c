@@ -19,7 +19,7 @@
 #include "stage_internal.h"
 #include "treecopy_internal.h"
 
-#define MAX_THREADS 64
+#define MAX_THREADS JP_STAGE_JOBS_MAX
 
 struct jp_stage_pool {
 	pthread_t tid[MAX_THREADS];
@@ -159,7 +159,7 @@ int jp_stage_pool_start(struct jp_stage_pool **out, unsigned threads, size_t max
 	if (!p)
 		return JP_ENOMEM;
 	if (threads == 0)
-		threads = 16;
+		threads = JP_STAGE_JOBS_DEFAULT;
 	if (threads > MAX_THREADS)
 		threads = MAX_THREADS;
 	p->cap = 4096;

@@ -20,13 +20,14 @@
 #include <unistd.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/stage.h"
 #include "jobprep/units.h"
 #include "treecopy.h"
 #include "treecopy_internal.h"
 #include "deadline_internal.h"
 
-#define DEFAULT_THREADS 16
-#define MAX_THREADS 64
+#define DEFAULT_THREADS JP_STAGE_JOBS_DEFAULT
+#define MAX_THREADS JP_STAGE_JOBS_MAX
 #define BUF_SIZE (1 << 20)
 #define TICK_NS 50000000L
 #define PROGRESS_NS 100000000ULL

@@ -16,8 +16,15 @@
 #include "jobprep/port.h"
 #include "jobprep/strv.h"
 
+/* Parallel writers of a copy or an unpack. On network storage each file
+ * is a few round trips (create, set its time, close): 64 in flight copied
+ * 4,000 small files onto sshfs in 3.1-3.3 s where 16 took 4.5-4.9 s (and
+ * on local ext4 0.87 s against 1.1-1.3 s), for the same peak memory. */
+#define JP_STAGE_JOBS_DEFAULT 64
+#define JP_STAGE_JOBS_MAX 64
+
 struct jp_stage_options {
-	unsigned jobs; /* parallel writers; 0 = 16, at most 64 */
+	unsigned jobs; /* parallel writers; 0 = JP_STAGE_JOBS_DEFAULT */
 	/* A file already at the destination is complete when its size and
 	 * content (XXH3-64) match, not merely its size and mtime. */
 	bool verify;

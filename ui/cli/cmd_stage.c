@@ -76,7 +76,7 @@ static const struct jp_cli_opt stage_opts[] = {
 	  .help = N_("a file already there is complete only when its content matches (XXH3)"),
 	  .kind = JP_OPT_TRUE, .at = AT(stage.verify) },
 	{ .name = "jobs", .short_name = 'j', .arg = "N",
-	  .help = N_("parallel writers, 1 to 64 (default 16)"), .kind = JP_OPT_UINT,
+	  .help = N_("parallel writers, 1 to 64 (default 64)"), .kind = JP_OPT_UINT,
 	  .at = AT(stage.jobs), .min = 1, .max = 64, .range = N_("--jobs: expected 1 to 64, got '%s'") },
 	{ .name = "sha256", .short_name = 's', .arg = "HEX",
 	  .help = N_("a URL's download must have this SHA-256, else it is removed"),
