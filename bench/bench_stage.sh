@@ -227,7 +227,10 @@ fi
 # --- peak memory by tree size, on local disk
 for n in ${JP_BENCH_RSS_FILES:-}; do
 	"$mktree" "$dir/rss-$n" "$n" 500 50 >/dev/null || exit 1
-	bench_time "jobprep stage ($n files, local)" "$JOBPREP" stage --no-progress "$dir/rss-$n" "$dir/rss-$n-copy"
-	echo "RESULT peak memory, $n files: $((kib / 1024)) MiB"
-	rm -rf "$dir/rss-$n" "$dir/rss-$n-copy"
+	settled_time "jobprep stage ($n files, local)" "$JOBPREP" stage --no-progress "$dir/rss-$n" "$dir/rss-$n-copy"
+	m_jp=$kib
+	# rsync holds its file list too: the same tree, side by side
+	settled_time "rsync -a ($n files, local)" rsync -a "$dir/rss-$n/" "$dir/rss-$n-rsync/"
+	echo "RESULT peak memory, $n files: jobprep $((m_jp / 1024)) MiB, rsync -a $((kib / 1024)) MiB (the list of names grows with the tree; the bytes in flight do not)"
+	rm -rf "$dir/rss-$n" "$dir/rss-$n-copy" "$dir/rss-$n-rsync"
 done
