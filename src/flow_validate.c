@@ -210,6 +210,17 @@ static char *suggestion(const struct jp_flow *flow, enum fkey key)
 	return s;
 }
 
+/* A look at path that did not answer in time says so, and no more: it is
+ * not a failure of the value (on a loaded machine, or a mount that is slow
+ * for a moment, the same path answers the next time). */
+static void verdict_no_answer(struct jp_verdict *v, const char *path)
+{
+	flow_verdict_set(v, JP_CHECK_WARN,
+			 _("%s did not answer within %u ms: its storage may be hung; the "
+			   "checks look again before anything is written"),
+			 path, flow_fs_timeout_ms());
+}
+
 /* Where a path lives, and whether it exists, in bounded time. Returns 0
  * (info filled), 1 when the storage did not answer in time (verdict set),
  * or a negative code. */
@@ -221,10 +232,7 @@ static int classify(struct jp_path_info *info, bool *exists, struct jp_verdict *
 
 	rc = flow_probe_classify(&r, flow, path);
 	if (rc == JP_ETIMEOUT) {
-		flow_verdict_set(v, JP_CHECK_WARN,
-				 _("%s did not answer within %u ms: its storage may be hung; the "
-				   "checks look again before anything is written"),
-				 path, flow_fs_timeout_ms());
+		verdict_no_answer(v, path);
 		return 1;
 	}
 	if (rc == JP_ENOMEM)
@@ -572,20 +580,25 @@ static int check_checkout(struct jp_verdict *v, const struct jp_flow *flow, cons
 	if (!path)
 		return 0;
 	bool ours = flow->cloned_path && strcmp(flow->cloned_path, path) == 0;
-	if (strcmp(s, "clone") == 0 && !ours && !flow_dir_is_empty(path, &n) && n > 0)
-		flow_verdict_set(v, JP_CHECK_FAIL,
-				 _("%s already holds files: choose \"use an existing checkout\", "
-				   "or an empty or new directory to clone into"),
-				 path);
-	else if (strcmp(s, "clone") == 0 && !ours && !flow_dir_is_empty(path, NULL) &&
-		 errno != ENOENT)
-		flow_verdict_set(v, JP_CHECK_FAIL, _("%s is not a directory jobprep can clone into"),
-				 path);
-	else if (strcmp(s, "existing") == 0) {
+	if (strcmp(s, "clone") == 0 && !ours && !flow_dir_is_empty(path, &n)) {
+		if (n > 0)
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("%s already holds files: choose \"use an existing "
+					   "checkout\", or an empty or new directory to clone into"),
+					 path);
+		else if (errno == ETIMEDOUT)
+			verdict_no_answer(v, path);
+		else if (errno != ENOENT)
+			flow_verdict_set(v, JP_CHECK_FAIL,
+					 _("%s is not a directory jobprep can clone into"), path);
+	} else if (strcmp(s, "existing") == 0) {
 		struct stat st;
 		int errnum = 0;
-		if (jp_probe_stat(&st, &errnum, path, 0, flow_fs_timeout_ms(), NULL) != 0 || errnum ||
-		    !S_ISDIR(st.st_mode))
+		int rc = jp_probe_stat(&st, &errnum, path, 0, flow_fs_timeout_ms(), NULL);
+
+		if (rc == JP_ETIMEOUT)
+			verdict_no_answer(v, path);
+		else if (rc != 0 || errnum || !S_ISDIR(st.st_mode))
 			flow_verdict_set(v, JP_CHECK_FAIL,
 					 _("%s is not a directory: choose \"clone it now\", or the "
 					   "directory that holds the code"),

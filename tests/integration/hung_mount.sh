@@ -62,6 +62,8 @@ printf '{"job": {"name": "hung-answers"}}\n' >"$T/export/answers.json"
 printf '{"shared_roots": ["%s"]}\n' "$T/local" >"$T/export/profile.json"
 printf '{"shared_roots": ["%s"]}\n' "$T/local" >"$T/profile.json"
 manifest "$T/local.json" "$T/local/proj" 'python train.py'
+printf '{"job": {"name": "hung-clone"}, "code": {"source": "shared_storage", "path": "%s", "repo": {"url": "file://%s"}}}\n' \
+	"$T/mnt/new-clone" "$T/src.git" >"$T/clone-answers.json"
 
 # Before hanging it: the mount answers, and check sees the script.
 "$J" check --json "$T/code-there.json" >"$T/healthy.out" 2>&1
@@ -137,6 +139,12 @@ ends_by_itself export_output_on_hung_mount 1 "no answer" export --to slurm -o "$
 ends_by_itself init_answers_on_hung_mount 3 "no answer" init --answers "$T/mnt/answers.json" --profile "$T/profile.json"
 ends_by_itself init_profile_on_hung_mount 3 "no answer" init --answers "$T/local.json" --profile "$T/mnt/profile.json"
 ends_by_itself runs_profile_on_hung_mount 3 "no answer" runs --profile "$T/mnt/profile.json" hung
+# a clone into a new folder there: the look at that folder did not answer,
+# which is no verdict on the folder ("not a directory jobprep can clone
+# into" stopped init before it tried, and refused Enter in the wizard)
+ends_by_itself init_clone_into_hung_mount 1 "no answer" init --answers "$T/clone-answers.json" --profile "$T/mnt-profile.json"
+jp_expect init_clone_into_hung_mount_blames_no_folder \
+	sh -c '! grep -q "not a directory jobprep can clone into" "$1"' sh "$T/init_clone_into_hung_mount.err"
 ends_by_itself scan_profile_on_hung_mount 3 "no answer" scan --profile "$T/mnt/profile.json" "$T/local"
 # (stage from or onto a hung mount: tests/integration/stage_hung_mount.sh)
 
