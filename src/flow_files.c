@@ -11,6 +11,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
+#include "jobprep/probe.h"
 #include "flow_internal.h"
 
 /* Far more than any manifest jobprep writes. */
@@ -81,7 +82,10 @@ int flow_copy_state(enum copy_state *st, char **other_run, const struct jp_flow 
 		*other_run = NULL;
 	if (!path || in_run_folder(flow, path))
 		return 0;
-	if (lstat(path, &sb) != 0)
+	/* bounded: a hung mount is no answer, and the write says so */
+	int errnum = 0;
+	if (jp_probe_stat(&sb, &errnum, path, JP_PROBE_NOFOLLOW, flow_fs_timeout_ms(), NULL) != 0 ||
+	    errnum)
 		return 0; /* nothing there yet (or the write will say why not) */
 	if (S_ISLNK(sb.st_mode)) {
 		*st = COPY_LINK;

@@ -448,24 +448,26 @@ static int judge_launch(struct jp_verdict *v, const struct jp_flow *flow, const 
 	return 0;
 }
 
-static bool parent_exists(const char *path)
+/* The directory path is in: 1 there, 0 not, JP_ETIMEOUT when the look
+ * did not answer in time. */
+static int parent_exists(const char *path)
 {
 	char *dir = strdup(path);
 	struct stat st;
-	bool ok;
+	int errnum = 0, rc;
 
 	if (!dir)
-		return false;
+		return 0;
 	char *slash = strrchr(dir, '/');
 	if (slash == dir)
 		slash[1] = '\0';
 	else if (slash)
 		*slash = '\0';
-	int errnum = 0;
-	ok = jp_probe_stat(&st, &errnum, dir, 0, flow_fs_timeout_ms(), NULL) == 0 && !errnum &&
-	     S_ISDIR(st.st_mode);
+	rc = jp_probe_stat(&st, &errnum, dir, 0, flow_fs_timeout_ms(), NULL);
 	free(dir);
-	return ok;
+	if (rc == JP_ETIMEOUT)
+		return rc;
+	return rc == 0 && !errnum && S_ISDIR(st.st_mode);
 }
 
 static bool under(const char *path, const char *root)
@@ -746,7 +748,13 @@ static int check_review_path(struct jp_verdict *v, const struct jp_flow *flow,
 
 	if (!required(v, empty, _("a file path is required")) || !flow_check_absolute(v, s))
 		return 0;
-	if (!parent_exists(s) && !under(s, flow->m->outputs.output_dir)) {
+	int there = under(s, flow->m->outputs.output_dir) ? 1 : parent_exists(s);
+
+	if (there == JP_ETIMEOUT) {
+		verdict_no_answer(v, s);
+		return 0;
+	}
+	if (!there) {
 		flow_verdict_set(v, JP_CHECK_FAIL, _("the directory for %s does not exist"), s);
 		return 0;
 	}

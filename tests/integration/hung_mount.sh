@@ -64,6 +64,9 @@ printf '{"shared_roots": ["%s"]}\n' "$T/local" >"$T/profile.json"
 manifest "$T/local.json" "$T/local/proj" 'python train.py'
 printf '{"job": {"name": "hung-clone"}, "code": {"source": "shared_storage", "path": "%s", "repo": {"url": "file://%s"}}}\n' \
 	"$T/mnt/new-clone" "$T/src.git" >"$T/clone-answers.json"
+printf '{"job": {"name": "hung-out", "launch_command": "python train.py"}, "code": {"source": "shared_storage", "path": "%s"}}\n' \
+	"$T/local/code" >"$T/local-answers.json"
+mkdir -p "$T/local/code" && echo 'print(1)' >"$T/local/code/train.py"
 
 # Before hanging it: the mount answers, and check sees the script.
 "$J" check --json "$T/code-there.json" >"$T/healthy.out" 2>&1
@@ -145,6 +148,10 @@ ends_by_itself runs_profile_on_hung_mount 3 "no answer" runs --profile "$T/mnt/p
 ends_by_itself init_clone_into_hung_mount 1 "no answer" init --answers "$T/clone-answers.json" --profile "$T/mnt-profile.json"
 jp_expect init_clone_into_hung_mount_blames_no_folder \
 	sh -c '! grep -q "not a directory jobprep can clone into" "$1"' sh "$T/init_clone_into_hung_mount.err"
+# the manifest written there (-o): likewise, not "does not exist"
+ends_by_itself init_output_on_hung_mount 1 "no answer" init --answers "$T/local-answers.json" --profile "$T/profile.json" -o "$T/mnt/runs/job.json"
+jp_expect init_output_on_hung_mount_blames_no_folder \
+	sh -c '! grep -q "does not exist" "$1"' sh "$T/init_output_on_hung_mount.err"
 ends_by_itself scan_profile_on_hung_mount 3 "no answer" scan --profile "$T/mnt/profile.json" "$T/local"
 # (stage from or onto a hung mount: tests/integration/stage_hung_mount.sh)
 
