@@ -1,5 +1,5 @@
 /* The libcurl pieces every request of a download shares (stage_http.c's
- * one connection, stage_http_ranges.c's several): the options of a handle
+ * one connection, stage_http_ranges.c's several): the options of a handle,
  * a header's value, and the writeback of what they receive. */
 #include "config.h"
 
