@@ -77,7 +77,7 @@ static const struct jp_cli_opt stage_opts[] = {
 	  .kind = JP_OPT_TRUE, .at = AT(stage.verify) },
 	{ .name = "jobs", .short_name = 'j', .arg = "N",
 	  .help = N_("parallel writers, 1 to 64 (default 64)"), .kind = JP_OPT_UINT,
-	  .at = AT(stage.jobs), .min = 1, .max = 64, .range = N_("--jobs: expected 1 to 64, got '%s'") },
+	  .at = AT(stage.jobs), .min = 1, .max = JP_STAGE_JOBS_MAX, .range = N_("--jobs: expected 1 to 64, got '%s'") },
 	{ .name = "sha256", .short_name = 's', .arg = "HEX",
 	  .help = N_("a URL's download must have this SHA-256, else it is removed"),
 	  .kind = JP_OPT_CALL, .at = AT(stage.sha256), .parse = parse_sha256, .forms = 1 },
