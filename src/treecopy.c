@@ -1,7 +1,13 @@
 /* Parallel tree copy (and removal) for network filesystems: walk the source
- * once on local disk, create directories level by level, then hand files and
- * symlinks to a pool of writers, biggest files first. The calling thread
- * only reports progress and watches for a cancel. */
+ * on local disk, create directories level by level, then hand files and
+ * symlinks to a pool of writers, biggest files first. A staging run goes
+ * through the tree in batches of BATCH entries (a first walk only counts
+ * them, for the room and the progress), so its memory does not grow with
+ * the tree; a run that must see every file at once (a shard's cut, a
+ * clone's record of what it wrote) takes the tree as one batch. A folder
+ * gets its own mode (with stage, its times too) back once everything in
+ * it is done. The calling thread only reports progress and watches for a
+ * cancel. */
 #include "config.h"
 
 #include <dirent.h>
@@ -31,34 +37,69 @@
 #define BUF_SIZE (1 << 20)
 #define TICK_NS 50000000L
 #define PROGRESS_NS 100000000ULL
+/* Entries a staging run holds at once: about 1 MiB of names and stats. */
+#define BATCH 8192
+/* Entries walked between two looks for a cancel. */
+#define CANCEL_EVERY 64
 
 enum kind { K_DIR, K_FILE, K_LINK };
 
+/* A folder of the destination while anything in it is still to do. */
+struct dnode {
+	struct dnode *up;          /* NULL: the top */
+	struct dnode *prev, *next; /* the live list (ctx.live), under ctx.lock */
+	char *rel;                 /* "" for the top */
+	const char *base;          /* last component, inside rel */
+	mode_t mode;
+	struct timespec atime, mtime;
+	int dfd;    /* held open (O_PATH) so that what goes in is one lookup; -1 */
+	bool fresh; /* this run made it: empty but for what it puts */
+	/* What still holds it: the walk while inside, its mkdir to come, and
+	 * each entry in it not done yet (a subfolder until it is finished).
+	 * The last to let go finishes it. */
+	atomic_uint refs;
+};
+
 struct item {
 	char *rel;
-	const char *base; /* last component, inside rel */
-	ssize_t parent;   /* index of the parent directory's item; -1: the top */
+	const char *base;   /* last component, inside rel */
+	struct dnode *up;   /* the folder it goes into (NULL: a removal's) */
+	struct dnode *self; /* K_DIR: its own (NULL: a removal's) */
 	mode_t mode;
 	off_t size;
 	struct timespec atime, mtime;
 	unsigned depth;
 	enum kind kind;
-	bool fresh; /* a directory this run made: empty but for what it puts */
 	bool other; /* another shard's file */
+};
+
+struct progress_state {
+	const struct jp_port *port;
+	uint64_t t_last, t_start;
+	uint64_t done_before, total;
+	bool canceled;
 };
 
 struct ctx {
 	int src_fd, dst_fd;
+	/* the batch */
 	struct item *v;
 	size_t n, cap;
-	unsigned max_depth;
+	unsigned min_depth, max_depth; /* of its folders */
+	/* the walk: counting only (a staging run's first), or the batches'
+	 * size (SIZE_MAX: the whole tree at once) */
+	bool counting;
+	size_t batch;
+	uint64_t total, need, seen; /* entries and file bytes counted; walked */
+	uint64_t n_dirs, n_files, n_links; /* copied (of this shard) */
+	struct dnode top;
+	struct dnode *live;
+	/* folders held open at most (each an open file), and now */
+	int held_max;
+	atomic_int held;
 	mode_t umask;
 	bool record;
 	struct stat *stats; /* per item, with record */
-	/* Created directories held open (O_PATH), so a file is created with
-	 * one lookup, not one per path component: on an uncached network
-	 * filesystem each is a round trip. -1 when not held. */
-	int *dfd;
 	const char *const *skip;
 	const char *skip_suffix;
 	bool dst_exists;
@@ -66,7 +107,6 @@ struct ctx {
 	/* With stage, a dst not there yet is written whole into tree_tmp
 	 * (".jobprep-tmp-stage-NAME" beside it), renamed to dst at the end. */
 	char *tree_tmp;
-	bool top_fresh;
 	unsigned stage_flags; /* JP_TC_* for every entry */
 	unsigned shard, shards;
 	const struct jp_treecopy_result *already; /* copied by a stream */
@@ -75,6 +115,8 @@ struct ctx {
 	char **outside; /* with stage: symlinks leaving the tree */
 	size_t n_outside;
 	/* the phase running */
+	unsigned threads;
+	struct progress_state *ps;
 	size_t *order;
 	size_t n_order;
 	int (*fn)(struct ctx *c, struct item *it, size_t idx, char *buf);
@@ -100,9 +142,109 @@ static void fail(struct ctx *c, int code, const char *rel, int e)
 	atomic_store(&c->stop, true);
 }
 
-static int push(struct ctx *c, const char *rel, const struct stat *st, unsigned depth,
-		enum kind k, ssize_t parent)
+/* Where to create what goes into folder up: its held descriptor and base,
+ * or the top's descriptor and the whole relative path. */
+static int dst_at(const struct ctx *c, const struct dnode *up, const char *rel,
+		  const char *base, const char **name)
 {
+	if (up && up->dfd >= 0) {
+		*name = base;
+		return up->dfd;
+	}
+	*name = rel;
+	return c->dst_fd;
+}
+
+/* A folder and all in it done: its own mode back (it was made writable
+ * for us), and with stage its times (writing into it changed them). */
+static void finish_dir(struct ctx *c, struct dnode *d)
+{
+	const char *name;
+	int at = dst_at(c, d->up, d->rel, d->base, &name);
+	mode_t m = d->mode & 07777;
+
+	if (atomic_load(&c->stop))
+		return;
+	if (((m | S_IRWXU) & ~c->umask) != m && fchmodat(at, name, m, 0) != 0) {
+		fail(c, 0, d->rel, errno);
+		return;
+	}
+	if (c->stage) {
+		struct timespec t[2] = { d->atime, d->mtime };
+
+		if (utimensat(at, name, t, AT_SYMLINK_NOFOLLOW) != 0)
+			fail(c, 0, d->rel, errno);
+	}
+}
+
+static void node_free(struct ctx *c, struct dnode *d)
+{
+	if (d->dfd >= 0) {
+		close(d->dfd);
+		atomic_fetch_sub(&c->held, 1);
+	}
+	free(d->rel);
+	free(d);
+}
+
+/* Let go of folder d; the last to let go finishes it, which lets go of
+ * its own folder in turn. The top is finished by the run itself. */
+static void release(struct ctx *c, struct dnode *d)
+{
+	while (d && d->up && atomic_fetch_sub(&d->refs, 1) == 1) {
+		struct dnode *up = d->up;
+
+		finish_dir(c, d);
+		pthread_mutex_lock(&c->lock);
+		if (d->prev)
+			d->prev->next = d->next;
+		else
+			c->live = d->next;
+		if (d->next)
+			d->next->prev = d->prev;
+		pthread_mutex_unlock(&c->lock);
+		node_free(c, d);
+		d = up;
+	}
+}
+
+/* A folder's node, held by the walk (inside it) and its mkdir to come;
+ * it holds its own folder up. */
+static struct dnode *node_new(struct ctx *c, const char *rel, const struct stat *st,
+			      struct dnode *up)
+{
+	struct dnode *d = calloc(1, sizeof(*d));
+	const char *slash;
+
+	if (!d || !(d->rel = strdup(rel))) {
+		free(d);
+		return NULL;
+	}
+	slash = strrchr(d->rel, '/');
+	d->base = slash ? slash + 1 : d->rel;
+	d->up = up;
+	d->mode = st->st_mode;
+	d->atime = st->st_atim;
+	d->mtime = st->st_mtim;
+	d->dfd = -1;
+	atomic_init(&d->refs, 2);
+	pthread_mutex_lock(&c->lock);
+	d->next = c->live;
+	if (c->live)
+		c->live->prev = d;
+	c->live = d;
+	pthread_mutex_unlock(&c->lock);
+	return d;
+}
+
+/* An entry into the batch, in folder up; a folder's node (node not NULL)
+ * is made too. */
+static int push(struct ctx *c, const char *rel, const struct stat *st, unsigned depth,
+		enum kind k, struct dnode *up, struct dnode **node)
+{
+	struct item *it;
+	const char *slash;
+
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 1024;
 		struct item *v = realloc(c->v, cap * sizeof(*v));
@@ -112,22 +254,32 @@ static int push(struct ctx *c, const char *rel, const struct stat *st, unsigned 
 		c->v = v;
 		c->cap = cap;
 	}
-	if (!(c->v[c->n].rel = strdup(rel)))
+	it = &c->v[c->n];
+	memset(it, 0, sizeof(*it));
+	if (!(it->rel = strdup(rel)))
 		return JP_ENOMEM;
-	const char *slash = strrchr(c->v[c->n].rel, '/');
-	c->v[c->n].base = slash ? slash + 1 : c->v[c->n].rel;
-	c->v[c->n].parent = parent;
-	c->v[c->n].mode = st->st_mode;
-	c->v[c->n].size = st->st_size;
-	c->v[c->n].atime = st->st_atim;
-	c->v[c->n].mtime = st->st_mtim;
-	c->v[c->n].depth = depth;
-	c->v[c->n].kind = k;
-	c->v[c->n].fresh = false;
-	c->v[c->n].other = false;
+	if (node && !(*node = it->self = node_new(c, rel, st, up))) {
+		free(it->rel);
+		return JP_ENOMEM;
+	}
+	slash = strrchr(it->rel, '/');
+	it->base = slash ? slash + 1 : it->rel;
+	it->up = up;
+	it->mode = st->st_mode;
+	it->size = st->st_size;
+	it->atime = st->st_atim;
+	it->mtime = st->st_mtim;
+	it->depth = depth;
+	it->kind = k;
+	if (up)
+		atomic_fetch_add(&up->refs, 1);
 	c->n++;
-	if (depth > c->max_depth)
-		c->max_depth = depth;
+	if (k == K_DIR) {
+		if (!c->min_depth || depth < c->min_depth)
+			c->min_depth = depth;
+		if (depth > c->max_depth)
+			c->max_depth = depth;
+	}
 	return 0;
 }
 
@@ -178,13 +330,55 @@ static int note_link(struct ctx *c, int at, const char *name, const char *rel)
 	return 0;
 }
 
-/* Walk the source below rel (a directory, "" for the top; self is its
- * item, -1 for the top). */
-static int walk(struct ctx *c, const char *rel, ssize_t self, unsigned depth,
+static int run_batch(struct ctx *c);
+static void batch_free(struct ctx *c);
+
+/* Has the user asked to stop? (looked at by the walk now and then) */
+static bool poll_cancel(struct ctx *c)
+{
+	const struct jp_port *port = c->ps ? c->ps->port : NULL;
+
+	if (port && port->cancelled && !c->ps->canceled && port->cancelled(port->payload)) {
+		c->ps->canceled = true;
+		atomic_store(&c->stop, true);
+	}
+	return c->ps && c->ps->canceled;
+}
+
+/* An entry the walk found in folder up: counted, and unless counting
+ * only, into the batch, which is copied first when full. */
+static int add(struct ctx *c, const char *rel, const struct stat *st, unsigned depth,
+	       enum kind k, struct dnode *up, struct dnode **node)
+{
+	int rc;
+
+	if (node)
+		*node = NULL;
+	if (c->counting || c->batch == SIZE_MAX) {
+		c->total++;
+		if (k == K_FILE)
+			c->need += (uint64_t)st->st_size;
+	}
+	if (++c->seen % CANCEL_EVERY == 0 && poll_cancel(c))
+		return JP_ECANCELED;
+	if (c->counting)
+		return 0;
+	if (c->n >= c->batch) {
+		rc = run_batch(c);
+		batch_free(c);
+		if (rc != 0)
+			return rc;
+	}
+	return push(c, rel, st, depth, k, up, k == K_DIR ? node : NULL);
+}
+
+/* Walk the source below rel (a folder, "" for the top; self: its node). */
+static int walk(struct ctx *c, const char *rel, struct dnode *self, unsigned depth,
 		struct jp_error *err)
 {
-	int fd = rel[0] ? openat(c->src_fd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-			: dup(c->src_fd);
+	/* (the top opened anew: a dup would share where an earlier walk
+	 * stopped reading it) */
+	int fd = openat(c->src_fd, rel[0] ? rel : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct dirent *de;
 	DIR *d;
 	int rc = 0;
@@ -199,6 +393,7 @@ static int walk(struct ctx *c, const char *rel, ssize_t self, unsigned depth,
 	while ((de = readdir(d)) != NULL) {
 		char child[8192];
 		struct stat st;
+		struct dnode *sub;
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
@@ -214,15 +409,19 @@ static int walk(struct ctx *c, const char *rel, ssize_t self, unsigned depth,
 			break;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			if ((rc = push(c, child, &st, depth + 1, K_DIR, self)) != 0 ||
-			    (rc = walk(c, child, (ssize_t)c->n - 1, depth + 1, err)) != 0)
+			if ((rc = add(c, child, &st, depth + 1, K_DIR, self, &sub)) != 0)
+				break;
+			rc = walk(c, child, sub, depth + 1, err);
+			release(c, sub); /* the walk is out of it */
+			if (rc != 0)
 				break;
 		} else if (S_ISREG(st.st_mode) && !already_done(c, child)) {
-			if ((rc = push(c, child, &st, depth + 1, K_FILE, self)) != 0)
+			if ((rc = add(c, child, &st, depth + 1, K_FILE, self, NULL)) != 0)
 				break;
 		} else if (S_ISLNK(st.st_mode) && !already_done(c, child)) {
-			if ((rc = push(c, child, &st, depth + 1, K_LINK, self)) != 0 ||
-			    (c->stage && (rc = note_link(c, dirfd(d), de->d_name, child)) != 0))
+			if ((rc = add(c, child, &st, depth + 1, K_LINK, self, NULL)) != 0 ||
+			    (c->stage && !c->counting &&
+			     (rc = note_link(c, dirfd(d), de->d_name, child)) != 0))
 				break;
 		}
 		/* sockets, fifos, devices: nothing a checkout makes */
@@ -233,26 +432,25 @@ static int walk(struct ctx *c, const char *rel, ssize_t self, unsigned depth,
 	return rc;
 }
 
-/* Where to create an item: its parent's held descriptor and its own name,
- * or the top's descriptor and its whole relative path. */
-static int dst_at(const struct ctx *c, const struct item *it, const char **name)
+/* A folder is held open while the open files allow it. */
+static void hold_dir(struct ctx *c, struct dnode *d, int at, const char *name)
 {
-	if (c->dfd && it->parent >= 0 && c->dfd[it->parent] >= 0) {
-		*name = it->base;
-		return c->dfd[it->parent];
+	if (atomic_fetch_add(&c->held, 1) >= c->held_max ||
+	    (d->dfd = openat(at, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		d->dfd = -1;
+		atomic_fetch_sub(&c->held, 1);
 	}
-	*name = it->rel;
-	return c->dst_fd;
 }
 
 static int do_mkdir(struct ctx *c, struct item *it, size_t idx, char *buf)
 {
 	const char *name;
-	int at = dst_at(c, it, &name);
+	int at = dst_at(c, it->up, it->rel, it->base, &name);
 
 	(void)buf;
+	(void)idx;
 	if (mkdirat(at, name, (it->mode & 07777) | S_IRWXU) == 0) {
-		it->fresh = true;
+		it->self->fresh = true;
 	} else {
 		struct stat st;
 
@@ -267,18 +465,17 @@ static int do_mkdir(struct ctx *c, struct item *it, size_t idx, char *buf)
 			return -1;
 		}
 	}
-	if (c->dfd)
-		c->dfd[idx] = openat(at, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	hold_dir(c, it->self, at, name);
 	return 0;
 }
 
 static int do_stage(struct ctx *c, struct item *it, char *buf)
 {
 	const char *name;
-	int at = dst_at(c, it, &name);
+	int at = dst_at(c, it->up, it->rel, it->base, &name);
 	enum jp_tc_staged what;
 	struct stat sst;
-	bool fresh = it->parent >= 0 ? c->v[it->parent].fresh : c->top_fresh;
+	bool fresh = it->up->fresh;
 
 	memset(&sst, 0, sizeof(sst));
 	sst.st_mode = it->mode;
@@ -302,7 +499,7 @@ static int do_stage(struct ctx *c, struct item *it, char *buf)
 static int do_copy(struct ctx *c, struct item *it, size_t idx, char *buf)
 {
 	const char *name;
-	int at = dst_at(c, it, &name);
+	int at = dst_at(c, it->up, it->rel, it->base, &name);
 
 	if (c->stage)
 		return do_stage(c, it, buf);
@@ -345,8 +542,12 @@ static void *worker(void *arg)
 
 		if (i >= c->n_order)
 			break;
-		if (c->fn(c, &c->v[c->order[i]], c->order[i], buf) != 0)
+		struct item *it = &c->v[c->order[i]];
+
+		if (c->fn(c, it, c->order[i], buf) != 0)
 			break;
+		/* its mkdir, or a file of its folder, done */
+		release(c, it->kind == K_DIR ? it->self : it->up);
 		atomic_fetch_add(&c->done, 1);
 	}
 	free(buf);
@@ -356,13 +557,6 @@ static void *worker(void *arg)
 	pthread_mutex_unlock(&c->lock);
 	return NULL;
 }
-
-struct progress_state {
-	const struct jp_port *port;
-	uint64_t t_last, t_start;
-	uint64_t done_before, total;
-	bool canceled;
-};
 
 static void report(struct progress_state *ps, struct ctx *c, bool force)
 {
@@ -453,12 +647,9 @@ static int check_room(const struct ctx *c, const char *dst, struct jp_error *err
 {
 	char dir[PATH_MAX], need_s[32], avail_s[32];
 	struct statvfs vfs;
-	uint64_t need = 0, avail;
+	uint64_t need = c->need, avail;
 	char *slash;
 
-	for (size_t i = 0; i < c->n; i++)
-		if (c->v[i].kind == K_FILE)
-			need += (uint64_t)c->v[i].size;
 	snprintf(dir, sizeof(dir), "%s", dst);
 	if ((!c->dst_exists || access(dst, F_OK) != 0) && (slash = strrchr(dir, '/')) != NULL)
 		*(slash == dir ? slash + 1 : slash) = '\0';
@@ -491,29 +682,6 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* With stage: directories get the source's mtimes back, deepest first
- * (writing into a folder changed its mtime). */
-static int restore_dir_times(struct ctx *c, const struct stat *top, const char *dst)
-{
-	for (unsigned depth = c->max_depth; depth >= 1; depth--)
-		for (size_t i = 0; i < c->n; i++) {
-			struct timespec t[2] = { c->v[i].atime, c->v[i].mtime };
-
-			if (c->v[i].kind != K_DIR || c->v[i].depth != depth)
-				continue;
-			if (utimensat(c->dst_fd, c->v[i].rel, t, AT_SYMLINK_NOFOLLOW) != 0) {
-				fail(c, 0, c->v[i].rel, errno);
-				return c->err_code;
-			}
-		}
-	struct timespec t[2] = { top->st_atim, top->st_mtim };
-	if (futimens(c->dst_fd, t) != 0) {
-		fail(c, 0, dst, errno);
-		return c->err_code;
-	}
-	return 0;
-}
-
 void jp_treecopy_result_dispose(struct jp_treecopy_result *res)
 {
 	if (!res)
@@ -531,6 +699,9 @@ static void ctx_init(struct ctx *c, const struct jp_treecopy_options *opts)
 {
 	memset(c, 0, sizeof(*c));
 	c->src_fd = c->dst_fd = -1;
+	c->top.rel = (char *)"";
+	c->top.base = "";
+	c->top.dfd = -1;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->idle, NULL);
 	c->record = opts && opts->record_stats;
@@ -545,16 +716,27 @@ static void ctx_init(struct ctx *c, const struct jp_treecopy_options *opts)
 		c->shard = opts->shard;
 		c->shards = opts->shards;
 	}
+	/* in batches, unless every file must be seen at once */
+	c->batch = c->stage && !c->shards && !c->record ? BATCH : SIZE_MAX;
+}
+
+static void batch_free(struct ctx *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i].rel);
+	c->n = 0;
+	c->min_depth = c->max_depth = 0;
 }
 
 static void ctx_free(struct ctx *c)
 {
-	for (size_t i = 0; i < c->n; i++) {
-		free(c->v[i].rel);
-		if (c->dfd && c->dfd[i] >= 0)
-			close(c->dfd[i]);
+	batch_free(c);
+	while (c->live) {
+		struct dnode *d = c->live;
+
+		c->live = d->next;
+		node_free(c, d);
 	}
-	free(c->dfd);
 	free(c->v);
 	free(c->order);
 	free(c->stats);
@@ -570,20 +752,18 @@ static void ctx_free(struct ctx *c)
 	pthread_cond_destroy(&c->idle);
 }
 
-/* Hold the directories open if they fit well within the limit on open
- * files; otherwise create by path. */
-static void hold_dirs(struct ctx *c)
+/* How many folders may be held open: well within the limit on open
+ * files (the rest are created into by path). */
+static void hold_budget(struct ctx *c)
 {
 	struct rlimit rl;
-	size_t ndirs = 0;
 
-	for (size_t i = 0; i < c->n; i++)
-		ndirs += c->v[i].kind == K_DIR;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    ndirs + 256 < rl.rlim_cur / 2 && (c->dfd = malloc((c->n + 1) * sizeof(int)))) {
-		for (size_t i = 0; i <= c->n; i++)
-			c->dfd[i] = -1;
-	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		c->held_max = 0;
+	else if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur / 2 > INT_MAX)
+		c->held_max = INT_MAX / 2;
+	else
+		c->held_max = rl.rlim_cur / 2 > 256 ? (int)(rl.rlim_cur / 2 - 256) : 0;
 }
 
 /* With shards: every file and symlink not of this shard marked other. */
@@ -660,7 +840,8 @@ static int finish_tree(struct ctx *c, const char *dst, struct jp_error *err)
 	return 0;
 }
 
-/* Walk the source, check the room, make dst and open both tops. */
+/* Walk the source (a staging run's walk only counts), check the room,
+ * make dst and open both tops. */
 static int prepare(struct ctx *c, const char *src, const char *dst, struct stat *top,
 		   struct jp_error *err)
 {
@@ -672,7 +853,13 @@ static int prepare(struct ctx *c, const char *src, const char *dst, struct stat 
 	c->src_fd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c->src_fd < 0 || fstat(c->src_fd, top) != 0)
 		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), src, strerror(errno));
-	if ((rc = walk(c, "", -1, 0, err)) != 0 || (rc = mark_shard(c, err)) != 0)
+	c->top.mode = top->st_mode;
+	c->top.atime = top->st_atim;
+	c->top.mtime = top->st_mtim;
+	c->counting = c->batch != SIZE_MAX;
+	rc = walk(c, "", &c->top, 0, err);
+	c->counting = false;
+	if (rc != 0 || (rc = mark_shard(c, err)) != 0)
 		return rc;
 	/* A staging run onto an existing dst may need little more room. */
 	exists = lstat(dst, &sb) == 0;
@@ -682,7 +869,7 @@ static int prepare(struct ctx *c, const char *src, const char *dst, struct stat 
 		return rc;
 	make = c->tree_tmp ? c->tree_tmp : dst;
 	if (mkdir(make, (top->st_mode & 07777) | S_IRWXU) == 0) {
-		c->top_fresh = true;
+		c->top.fresh = true;
 	} else if (!(errno == EEXIST && c->dst_exists)) {
 		int e = errno;
 		return jp_error_set(err, e == ENOSPC ? JP_ENOSPC : JP_EIO, _("%s: cannot create: %s"),
@@ -699,68 +886,80 @@ static int prepare(struct ctx *c, const char *src, const char *dst, struct stat 
 		c->stage_flags |= JP_TC_NOSYNC;
 	if (c->stage && jp_tc_on_fuse(c->dst_fd))
 		c->stage_flags |= JP_TC_QUICKSTAT;
-	if (!(c->order = malloc((c->n + 1) * sizeof(*c->order))) ||
+	if (!(c->order = malloc(((c->batch == SIZE_MAX ? c->n : c->batch) + 1) * sizeof(*c->order))) ||
 	    (c->record && !(c->stats = calloc(c->n + 1, sizeof(*c->stats)))))
 		return jp_error_oom(err);
-	hold_dirs(c);
+	hold_budget(c);
 	return 0;
 }
 
-/* Directories level by level, then files and symlinks, then the
- * directories' own modes (and with stage, times). */
-static int copy_all(struct ctx *c, unsigned threads, struct progress_state *ps,
-		    const struct stat *top, const char *dst)
+/* The batch: its folders level by level (a level's parents exist), then
+ * its files and symlinks, the biggest first so no writer is left with a
+ * large file at the end. */
+static int run_batch(struct ctx *c)
 {
 	int rc = 0;
 
-	/* Directories, one depth at a time: a level's parents exist. */
 	c->fn = do_mkdir;
-	for (unsigned depth = 1; depth <= c->max_depth && rc == 0; depth++) {
+	for (unsigned depth = c->min_depth; depth && depth <= c->max_depth && rc == 0; depth++) {
 		c->n_order = 0;
 		for (size_t i = 0; i < c->n; i++)
 			if (c->v[i].kind == K_DIR && c->v[i].depth == depth)
 				c->order[c->n_order++] = i;
-		rc = run_phase(c, threads, ps);
+		rc = run_phase(c, c->threads, c->ps);
 	}
-	/* Files and symlinks, the biggest first so no writer is left with a
-	 * large file at the end. */
-	if (rc == 0) {
-		c->fn = do_copy;
-		c->n_order = 0;
-		for (size_t i = 0; i < c->n; i++)
-			if (c->v[i].kind != K_DIR && !c->v[i].other)
-				c->order[c->n_order++] = i;
-		qsort_r(c->order, c->n_order, sizeof(*c->order), by_size_desc, c->v);
-		rc = run_phase(c, threads, ps);
-	}
-	/* Directories created writable for us get their own modes back. */
-	for (size_t i = 0; rc == 0 && i < c->n; i++) {
-		mode_t m = c->v[i].mode & 07777;
+	if (rc != 0)
+		return rc;
+	c->fn = do_copy;
+	c->n_order = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		struct item *it = &c->v[i];
 
-		if (c->v[i].kind == K_DIR && ((m | S_IRWXU) & ~c->umask) != m &&
-		    fchmodat(c->dst_fd, c->v[i].rel, m, 0) != 0)
-			fail(c, 0, c->v[i].rel, errno), rc = c->err_code;
+		if (it->kind == K_DIR)
+			c->n_dirs++;
+		else if (it->other)
+			release(c, it->up); /* another shard's */
+		else
+			c->order[c->n_order++] = i;
+		c->n_files += it->kind == K_FILE && !it->other;
+		c->n_links += it->kind == K_LINK && !it->other;
 	}
-	if (rc == 0 && (((top->st_mode & 07777) | S_IRWXU) & ~c->umask) != (top->st_mode & 07777) &&
-	    fchmod(c->dst_fd, top->st_mode & 07777) != 0)
-		fail(c, 0, dst, errno), rc = c->err_code;
-	if (rc == 0 && c->stage)
-		rc = restore_dir_times(c, top, dst);
+	qsort_r(c->order, c->n_order, sizeof(*c->order), by_size_desc, c->v);
+	return run_phase(c, c->threads, c->ps);
+}
+
+/* The top, all in it done: its own mode back, and with stage its times. */
+static int finish_top(struct ctx *c, const char *dst)
+{
+	mode_t m = c->top.mode & 07777;
+	struct timespec t[2] = { c->top.atime, c->top.mtime };
+
+	if ((((m | S_IRWXU) & ~c->umask) != m && fchmod(c->dst_fd, m) != 0) ||
+	    (c->stage && futimens(c->dst_fd, t) != 0))
+		fail(c, 0, dst, errno);
+	return c->err_code;
+}
+
+/* The batches (a staging run walks again, copying as it goes; any other
+ * has the whole tree in one), then the top. */
+static int copy_all(struct ctx *c, const char *dst, struct jp_error *err)
+{
+	int rc = 0;
+
+	if (c->batch != SIZE_MAX)
+		rc = walk(c, "", &c->top, 0, err);
+	if (rc == 0)
+		rc = run_batch(c);
+	if (rc == 0)
+		rc = finish_top(c, dst);
 	return rc;
 }
 
 static int fill_result(struct ctx *c, struct jp_treecopy_result *out, struct jp_error *err)
 {
-	for (size_t i = 0; i < c->n; i++) {
-		if (c->v[i].other)
-			continue;
-		if (c->v[i].kind == K_DIR)
-			out->dirs++;
-		else if (c->v[i].kind == K_LINK)
-			out->symlinks++;
-		else
-			out->files++;
-	}
+	out->dirs = c->n_dirs;
+	out->files = c->n_files;
+	out->symlinks = c->n_links;
 	out->bytes = atomic_load(&c->bytes);
 	out->skipped = atomic_load(&c->skipped);
 	out->skipped_bytes = atomic_load(&c->skipped_bytes);
@@ -787,6 +986,18 @@ static int fill_result(struct ctx *c, struct jp_treecopy_result *out, struct jp_
 	return 0;
 }
 
+/* rc from a walk or a phase as the run's error: a cancel, a writer's
+ * failure (its message), or the walk's own (already in err). */
+static int copy_error(struct ctx *c, int rc, const struct progress_state *ps, const char *dst,
+		      struct jp_error *err)
+{
+	if (rc == JP_ECANCELED || ps->canceled)
+		return jp_error_set(err, JP_ECANCELED, _("%s: copy canceled"), dst);
+	if (c->err_code)
+		return jp_error_set(err, c->err_code, _("copying onto %s: %s"), dst, c->err_msg);
+	return rc;
+}
+
 int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst,
 		const struct jp_treecopy_options *opts, const struct jp_port *port,
 		struct jp_error *err)
@@ -799,24 +1010,22 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 
 	if (out)
 		*out = (struct jp_treecopy_result)JP_TREECOPY_RESULT_INIT;
-	if (threads > MAX_THREADS)
-		threads = MAX_THREADS;
 	ctx_init(&c, opts);
-	if ((rc = prepare(&c, src, dst, &top, err)) != 0)
-		goto out;
-	ps.total = c.n;
-	rc = copy_all(&c, threads, &ps, &top, dst);
-	if (rc == JP_ECANCELED) {
-		jp_error_set(err, rc, _("%s: copy canceled"), dst);
+	c.threads = threads > MAX_THREADS ? MAX_THREADS : threads;
+	c.ps = &ps;
+	if ((rc = prepare(&c, src, dst, &top, err)) != 0) {
+		if (rc == JP_ECANCELED)
+			rc = copy_error(&c, rc, &ps, dst, err);
 		goto out;
 	}
-	if (rc != 0) {
-		jp_error_set(err, rc, _("copying onto %s: %s"), dst, c.err_msg);
+	ps.total = c.total;
+	if ((rc = copy_all(&c, dst, err)) != 0) {
+		rc = copy_error(&c, rc, &ps, dst, err);
 		goto out;
 	}
 	report(&ps, &c, true);
 	if (ps.canceled) {
-		rc = jp_error_set(err, JP_ECANCELED, _("%s: copy canceled"), dst);
+		rc = copy_error(&c, JP_ECANCELED, &ps, dst, err);
 		goto out;
 	}
 	if ((rc = finish_tree(&c, dst, err)) == 0 && out)
@@ -860,7 +1069,7 @@ static int walk_dst(struct ctx *c, const char *rel, unsigned depth)
 			type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
 		}
 		st.st_mode = type == DT_DIR ? S_IFDIR : S_IFREG;
-		if ((rc = push(c, child, &st, depth + 1, type == DT_DIR ? K_DIR : K_FILE, -1)) != 0)
+		if ((rc = push(c, child, &st, depth + 1, type == DT_DIR ? K_DIR : K_FILE, NULL, NULL)) != 0)
 			break;
 		if (type == DT_DIR && (rc = walk_dst(c, child, depth + 1)) != 0)
 			break;

@@ -363,13 +363,14 @@ EXTRA_DIST += tests/analyse.sh tests/lib/srccopy.sh tests/valgrind.supp tests/sc
 analyse:
 	$(SHELL) $(srcdir)/tests/analyse.sh $(abs_top_builddir)
 .PHONY: analyse
-# stage: data onto shared storage (copy, resume after kill -9, a full disk)
+# stage: data onto shared storage (copy, resume after kill -9, a full disk,
+# a tree bigger than a batch)
 STAGE_TESTS = tests/integration/stage_copy.sh tests/integration/stage_interrupt.sh \
 	tests/integration/stage_full_disk.sh tests/integration/stage_archive.sh \
 	tests/integration/stage_http.sh tests/integration/stage_resume_partial.sh \
 	tests/integration/stage_http_ranges.sh tests/integration/stage_shards_slurm.sh \
 	tests/integration/stage_sshfs.sh tests/integration/stage_many_members.sh \
-	tests/integration/stage_odd_names.sh
+	tests/integration/stage_odd_names.sh tests/integration/stage_big_tree.sh
 TESTS += $(STAGE_TESTS)
 EXTRA_DIST += $(STAGE_TESTS)
 # stage in the flow: the manifest records where staged data came from
