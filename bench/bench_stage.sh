@@ -19,7 +19,8 @@
 #      hand) from loopback lighttpd to local disk: vs `curl -o` (target
 #      >= 0.9x curl's throughput; needs lighttpd and curl);
 #   7. with JP_BENCH_RSS_FILES="20000 100000": jobprep's peak memory
-#      copying trees of that many files on local disk.
+#      copying trees of that many files on local disk, and rsync's (target:
+#      the same whatever the tree size).
 #   with jobprep's peak memory for each. Needs root (sshd, sshfs), rsync,
 #   /usr/bin/time.
 #   make bench BENCH=stage             # or: sh bench/bench_stage.sh
@@ -224,13 +225,23 @@ else
 	echo "RESULT download: skipped (needs lighttpd and curl)"
 fi
 
-# --- peak memory by tree size, on local disk
+# --- peak memory by tree size, on local disk: the largest resident set
+# (with the shared libraries' pages: about 11 MiB of jobprep's are
+# libgit2, curl, gnutls, ICU and libc, there before anything is done), and
+# the private memory of the whole run (rsync -a runs three processes)
 for n in ${JP_BENCH_RSS_FILES:-}; do
 	"$mktree" "$dir/rss-$n" "$n" 500 50 >/dev/null || exit 1
 	settled_time "jobprep stage ($n files, local)" "$JOBPREP" stage --no-progress "$dir/rss-$n" "$dir/rss-$n-copy"
 	m_jp=$kib
-	# rsync holds its file list too: the same tree, side by side
+	rm -rf "$dir/rss-$n-copy"
+	sync
+	bench_private "jobprep stage ($n files, local)" "$JOBPREP" stage --no-progress "$dir/rss-$n" "$dir/rss-$n-copy"
+	p_jp=$priv
 	settled_time "rsync -a ($n files, local)" rsync -a "$dir/rss-$n/" "$dir/rss-$n-rsync/"
-	echo "RESULT peak memory, $n files: jobprep $((m_jp / 1024)) MiB, rsync -a $((kib / 1024)) MiB (the list of names grows with the tree; the bytes in flight do not)"
+	m_rs=$kib
+	rm -rf "$dir/rss-$n-rsync"
+	sync
+	bench_private "rsync -a ($n files, local)" rsync -a "$dir/rss-$n/" "$dir/rss-$n-rsync/"
+	echo "RESULT peak memory, $n files: jobprep $((m_jp / 1024)) MiB resident, $((p_jp / 1024)) MiB private; rsync -a $((m_rs / 1024)) MiB resident, $((priv / 1024)) MiB private (jobprep holds at most 8,192 entries at once; target: the same whatever the tree size)"
 	rm -rf "$dir/rss-$n" "$dir/rss-$n-copy" "$dir/rss-$n-rsync"
 done

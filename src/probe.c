@@ -31,7 +31,9 @@ void jp_probe_result_dispose(struct jp_probe_result *r)
 	*r = empty;
 }
 
-unsigned jp_probe_default_timeout_ms(void)
+/* JOBPREP_PROBE_TIMEOUT_MS when set to a bound from 1 ms to 10 minutes,
+ * else 0. */
+static unsigned timeout_from_env(void)
 {
 	const char *s = getenv("JOBPREP_PROBE_TIMEOUT_MS");
 	if (s && *s) {
@@ -41,14 +43,21 @@ unsigned jp_probe_default_timeout_ms(void)
 		if (!errno && !*end && v > 0 && v <= 600000)
 			return (unsigned)v;
 	}
-	return JP_PROBE_DEFAULT_TIMEOUT_MS;
+	return 0;
+}
+
+unsigned jp_probe_default_timeout_ms(void)
+{
+	unsigned v = timeout_from_env();
+
+	return v ? v : JP_PROBE_DEFAULT_TIMEOUT_MS;
 }
 
 unsigned jp_probe_interactive_timeout_ms(void)
 {
-	unsigned dflt = jp_probe_default_timeout_ms();
+	unsigned v = timeout_from_env();
 
-	return dflt < JP_PROBE_INTERACTIVE_MS ? dflt : JP_PROBE_INTERACTIVE_MS;
+	return v ? v : JP_PROBE_INTERACTIVE_MS;
 }
 
 /* The nearest existing ancestor of an absolute path (or the path). */

@@ -53,7 +53,9 @@ struct dnode {
 	mode_t mode;
 	struct timespec atime, mtime;
 	int dfd;    /* held open (O_PATH) so that what goes in is one lookup; -1 */
-	bool fresh; /* this run made it: empty but for what it puts */
+	bool fresh;   /* this run made it: empty but for what it puts */
+	bool widened; /* there already, read-only: made writable for this run */
+	mode_t was;   /* its mode before, put back if the run fails */
 	/* What still holds it: the walk while inside, its mkdir to come, and
 	 * each entry in it not done yet (a subfolder until it is finished).
 	 * The last to let go finishes it. */
@@ -114,6 +116,13 @@ struct ctx {
 	atomic_uint_fast64_t skipped_bytes;
 	char **outside; /* with stage: symlinks leaving the tree */
 	size_t n_outside;
+	/* the pool: its threads (pool_size at most), a phase each time gen
+	 * moves on, until quit; own_buf when the caller's thread works alone */
+	pthread_t tid[MAX_THREADS];
+	unsigned started, gen, pool_size;
+	bool pool_up, quit;
+	pthread_cond_t work;
+	char *own_buf;
 	/* the phase running */
 	unsigned threads;
 	struct progress_state *ps;
@@ -165,7 +174,7 @@ static void finish_dir(struct ctx *c, struct dnode *d)
 
 	if (atomic_load(&c->stop))
 		return;
-	if (((m | S_IRWXU) & ~c->umask) != m && fchmodat(at, name, m, 0) != 0) {
+	if ((d->widened || ((m | S_IRWXU) & ~c->umask) != m) && fchmodat(at, name, m, 0) != 0) {
 		fail(c, 0, d->rel, errno);
 		return;
 	}
@@ -464,6 +473,14 @@ static int do_mkdir(struct ctx *c, struct item *it, size_t idx, char *buf)
 			fail(c, 0, it->rel, ENOTDIR);
 			return -1;
 		}
+		/* One an earlier run made read-only (the source's mode) is
+		 * opened up for this one, and closed again when it is done;
+		 * one of someone else's stays as it is, and says so. */
+		if ((st.st_mode & S_IRWXU) != S_IRWXU &&
+		    fchmodat(at, name, (st.st_mode & 07777) | S_IRWXU, 0) == 0) {
+			it->self->widened = true;
+			it->self->was = st.st_mode & 07777;
+		}
 	}
 	hold_dir(c, it->self, at, name);
 	return 0;
@@ -528,15 +545,9 @@ static int do_copy(struct ctx *c, struct item *it, size_t idx, char *buf)
 	return 0;
 }
 
-static void *worker(void *arg)
+/* Run c->fn over the phase's order until it is done or the run stops. */
+static void drain(struct ctx *c, char *buf)
 {
-	struct ctx *c = arg;
-	char *buf = malloc(BUF_SIZE);
-
-	if (!buf) {
-		fail(c, JP_ENOMEM, "copy", ENOMEM);
-		return NULL;
-	}
 	while (!atomic_load(&c->stop)) {
 		size_t i = atomic_fetch_add(&c->next, 1);
 
@@ -550,12 +561,58 @@ static void *worker(void *arg)
 		release(c, it->kind == K_DIR ? it->self : it->up);
 		atomic_fetch_add(&c->done, 1);
 	}
-	free(buf);
+}
+
+/* One of the pool: a phase each time c->gen moves on, until c->quit. */
+static void *worker(void *arg)
+{
+	struct ctx *c = arg;
+	char *buf = malloc(BUF_SIZE);
+	unsigned seen = 0;
+
+	if (!buf)
+		fail(c, JP_ENOMEM, "copy", ENOMEM);
 	pthread_mutex_lock(&c->lock);
-	if (--c->running == 0)
-		pthread_cond_signal(&c->idle);
+	for (;;) {
+		while (c->gen == seen && !c->quit)
+			pthread_cond_wait(&c->work, &c->lock);
+		if (c->quit)
+			break;
+		seen = c->gen;
+		pthread_mutex_unlock(&c->lock);
+		if (buf)
+			drain(c, buf);
+		pthread_mutex_lock(&c->lock);
+		if (--c->running == 0)
+			pthread_cond_signal(&c->idle);
+	}
 	pthread_mutex_unlock(&c->lock);
+	free(buf);
 	return NULL;
+}
+
+/* The pool's threads, the same for every phase of the run: n of them
+ * (fewer when the system gives fewer; none: the caller's thread works). */
+static void pool_start(struct ctx *c, unsigned n)
+{
+	if (n > MAX_THREADS)
+		n = MAX_THREADS;
+	while (c->started < n && pthread_create(&c->tid[c->started], NULL, worker, c) == 0)
+		c->started++;
+	c->pool_up = true;
+}
+
+static void pool_stop(struct ctx *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->quit = true;
+	pthread_cond_broadcast(&c->work);
+	pthread_mutex_unlock(&c->lock);
+	for (unsigned i = 0; i < c->started; i++)
+		pthread_join(c->tid[i], NULL);
+	c->started = 0;
+	free(c->own_buf);
+	c->own_buf = NULL;
 }
 
 static void report(struct progress_state *ps, struct ctx *c, bool force)
@@ -589,31 +646,27 @@ static void report(struct progress_state *ps, struct ctx *c, bool force)
 	}
 }
 
-/* Run c->fn over c->order with n threads; the caller's thread reports. */
+/* Run c->fn over c->order on the pool (started with the first phase: the
+ * phase's size, at most threads); the caller's thread reports. */
 static int run_phase(struct ctx *c, unsigned threads, struct progress_state *ps)
 {
-	pthread_t tid[MAX_THREADS];
-	unsigned started = 0;
-
 	atomic_store(&c->next, 0);
 	atomic_store(&c->done, 0);
 	if (c->n_order == 0)
 		return 0;
-	if (threads > c->n_order)
-		threads = (unsigned)c->n_order;
+	if (!c->pool_up)
+		pool_start(c, threads < c->pool_size ? threads : c->pool_size);
+	if (c->started == 0) {
+		if (!c->own_buf && !(c->own_buf = malloc(BUF_SIZE)))
+			fail(c, JP_ENOMEM, "copy", ENOMEM);
+		else
+			drain(c, c->own_buf);
+	}
 	pthread_mutex_lock(&c->lock);
-	c->running = threads;
-	for (unsigned i = 0; i < threads; i++) {
-		if (pthread_create(&tid[started], NULL, worker, c) != 0)
-			break;
-		started++;
-	}
-	c->running = started;
+	c->running = c->started;
+	c->gen++;
+	pthread_cond_broadcast(&c->work);
 	pthread_mutex_unlock(&c->lock);
-	if (started == 0) {
-		c->running = 1;
-		worker(c);
-	}
 	/* Wake when the phase ends, or every tick to report and see a cancel. */
 	pthread_mutex_lock(&c->lock);
 	while (c->running > 0) {
@@ -632,8 +685,6 @@ static int run_phase(struct ctx *c, unsigned threads, struct progress_state *ps)
 		}
 	}
 	pthread_mutex_unlock(&c->lock);
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(tid[i], NULL);
 	/* counted once: the final report adds c->done again */
 	ps->done_before += atomic_exchange(&c->done, 0);
 	if (ps->canceled)
@@ -704,6 +755,7 @@ static void ctx_init(struct ctx *c, const struct jp_treecopy_options *opts)
 	c->top.dfd = -1;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->idle, NULL);
+	pthread_cond_init(&c->work, NULL);
 	c->record = opts && opts->record_stats;
 	c->skip = opts ? opts->skip : NULL;
 	c->skip_suffix = opts ? opts->skip_suffix : NULL;
@@ -728,9 +780,26 @@ static void batch_free(struct ctx *c)
 	c->min_depth = c->max_depth = 0;
 }
 
+/* A run that failed or was canceled: the folders it opened up that are
+ * not done get their modes back (those done have the source's). */
+static void close_widened(struct ctx *c)
+{
+	for (struct dnode *d = c->live; d; d = d->next) {
+		const char *name = NULL;
+		int at = dst_at(c, d->up, d->rel, d->base, &name);
+
+		if (d->widened)
+			(void)fchmodat(at, name, d->was, 0);
+	}
+	if (c->top.widened && c->dst_fd >= 0)
+		(void)fchmod(c->dst_fd, c->top.was);
+}
+
 static void ctx_free(struct ctx *c)
 {
+	pool_stop(c);
 	batch_free(c);
+	close_widened(c);
 	while (c->live) {
 		struct dnode *d = c->live;
 
@@ -750,6 +819,7 @@ static void ctx_free(struct ctx *c)
 		close(c->dst_fd);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->idle);
+	pthread_cond_destroy(&c->work);
 }
 
 /* How many folders may be held open: well within the limit on open
@@ -878,6 +948,12 @@ static int prepare(struct ctx *c, const char *src, const char *dst, struct stat 
 	c->dst_fd = open(make, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (c->dst_fd < 0)
 		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), make, strerror(errno));
+	/* a top an earlier run made read-only: opened up as its folders are */
+	if (!c->top.fresh && fstat(c->dst_fd, &sb) == 0 && (sb.st_mode & S_IRWXU) != S_IRWXU &&
+	    fchmod(c->dst_fd, (sb.st_mode & 07777) | S_IRWXU) == 0) {
+		c->top.widened = true;
+		c->top.was = sb.st_mode & 07777;
+	}
 	/* No fsync per file where it is a round trip (network storage), nor in
 	 * a whole-tree temporary (flushed once before its rename). */
 	if (c->tree_tmp)
@@ -934,9 +1010,11 @@ static int finish_top(struct ctx *c, const char *dst)
 	mode_t m = c->top.mode & 07777;
 	struct timespec t[2] = { c->top.atime, c->top.mtime };
 
-	if ((((m | S_IRWXU) & ~c->umask) != m && fchmod(c->dst_fd, m) != 0) ||
+	if (((c->top.widened || ((m | S_IRWXU) & ~c->umask) != m) && fchmod(c->dst_fd, m) != 0) ||
 	    (c->stage && futimens(c->dst_fd, t) != 0))
 		fail(c, 0, dst, errno);
+	else
+		c->top.widened = false; /* its mode is the source's now */
 	return c->err_code;
 }
 
@@ -1019,6 +1097,7 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 		goto out;
 	}
 	ps.total = c.total;
+	c.pool_size = c.total < MAX_THREADS ? (unsigned)(c.total ? c.total : 1) : MAX_THREADS;
 	if ((rc = copy_all(&c, dst, err)) != 0) {
 		rc = copy_error(&c, rc, &ps, dst, err);
 		goto out;
@@ -1111,6 +1190,7 @@ int jp_treecopy_remove(const char *path, unsigned threads, struct jp_error *err)
 	memset(&c, 0, sizeof(c));
 	pthread_mutex_init(&c.lock, NULL);
 	pthread_cond_init(&c.idle, NULL);
+	pthread_cond_init(&c.work, NULL);
 	if (!threads)
 		threads = DEFAULT_THREADS;
 	if (threads > MAX_THREADS)
@@ -1125,6 +1205,7 @@ int jp_treecopy_remove(const char *path, unsigned threads, struct jp_error *err)
 		goto out;
 	}
 	c.fn = do_unlink;
+	c.pool_size = c.n < MAX_THREADS ? (unsigned)(c.n ? c.n : 1) : MAX_THREADS;
 	c.n_order = 0;
 	for (size_t i = 0; i < c.n; i++)
 		if (c.v[i].kind != K_DIR)
@@ -1143,6 +1224,7 @@ int jp_treecopy_remove(const char *path, unsigned threads, struct jp_error *err)
 		rc = jp_error_set(err, JP_EIO, _("%s: could not remove everything: %s"), path,
 				  c.err_code ? c.err_msg : strerror(errno));
 out:
+	pool_stop(&c);
 	for (size_t i = 0; i < c.n; i++)
 		free(c.v[i].rel);
 	free(c.v);
@@ -1151,5 +1233,6 @@ out:
 		close(c.dst_fd);
 	pthread_mutex_destroy(&c.lock);
 	pthread_cond_destroy(&c.idle);
+	pthread_cond_destroy(&c.work);
 	return rc;
 }

@@ -161,12 +161,13 @@ if want valgrind; then
 				[ "$code" -eq 0 ] && continue
 				bad=$((bad + 1))
 				base=${rc%.rc}
-				# the logs of the program and of any child it forked
-				if cat "$base".*.vg 2>/dev/null | grep -q .; then
-					cat "$base".*.vg | sed "s|^|$prog: |" | head -n 60
-				else
-					tail -n 20 "$base.out" | sed "s|^|$prog: |"
-				fi
+				# what the program said (a failed case names itself
+				# there), then the logs of the program and of any child
+				# it forked, the program's own first (the lowest pid)
+				grep -v '^\[ *\(RUN\|OK\) *\]' "$base.out" | tail -n 15 | sed "s|^|$prog: |"
+				for vg in $(ls "$base".*.vg 2>/dev/null | awk -F. '{ print $(NF - 1), $0 }' | sort -n | cut -d' ' -f2-); do
+					[ -s "$vg" ] && sed "s|^|$prog: |" "$vg"
+				done | head -n 60
 				echo "# $prog: exit $code (99: valgrind found errors)"
 			done
 			if [ "$bad" -eq 0 ]; then

@@ -66,7 +66,9 @@ void jp_probe_result_dispose(struct jp_probe_result *r);
 /* The timeout jp_probe_path uses for opts->timeout_ms == 0. */
 unsigned jp_probe_default_timeout_ms(void);
 /* For looks a person waits on at the keyboard (the wizard's defaults,
- * checks, completion, browser): the default, at most 1.5 s. */
+ * checks, completion, browser): 1.5 s, or JOBPREP_PROBE_TIMEOUT_MS when
+ * set (whoever set it knows their mounts: shorter, or longer under
+ * valgrind, where each look is a fork of a slow process). */
 #define JP_PROBE_INTERACTIVE_MS 1500
 unsigned jp_probe_interactive_timeout_ms(void);
 

@@ -153,6 +153,23 @@ static void the_default_timeout_comes_from_the_environment(void **state)
 	unsetenv("JOBPREP_PROBE_TIMEOUT_MS");
 }
 
+/* The wizard's own looks: 1.5 s, unless the variable says otherwise, longer
+ * too (under valgrind each look is a fork of a slow process, and the flow's
+ * checks failed on a loaded machine at 1.5 s). */
+static void the_interactive_timeout_follows_the_environment_both_ways(void **state)
+{
+	(void)state;
+	unsetenv("JOBPREP_PROBE_TIMEOUT_MS");
+	assert_int_equal(jp_probe_interactive_timeout_ms(), JP_PROBE_INTERACTIVE_MS);
+	setenv("JOBPREP_PROBE_TIMEOUT_MS", "700", 1);
+	assert_int_equal(jp_probe_interactive_timeout_ms(), 700);
+	setenv("JOBPREP_PROBE_TIMEOUT_MS", "120000", 1);
+	assert_int_equal(jp_probe_interactive_timeout_ms(), 120000);
+	setenv("JOBPREP_PROBE_TIMEOUT_MS", "soon", 1);
+	assert_int_equal(jp_probe_interactive_timeout_ms(), JP_PROBE_INTERACTIVE_MS);
+	unsetenv("JOBPREP_PROBE_TIMEOUT_MS");
+}
+
 static void an_empty_path_is_a_usage_error(void **state)
 {
 	struct jp_probe_result r = JP_PROBE_RESULT_INIT;
@@ -249,6 +266,7 @@ int main(void)
 		cmocka_unit_test(a_missing_path_is_judged_by_its_nearest_existing_ancestor),
 		cmocka_unit_test(a_file_is_read),
 		cmocka_unit_test(the_default_timeout_comes_from_the_environment),
+		cmocka_unit_test(the_interactive_timeout_follows_the_environment_both_ways),
 		cmocka_unit_test(an_empty_path_is_a_usage_error),
 		cmocka_unit_test(a_call_that_does_not_answer_times_out_and_is_released_later),
 		cmocka_unit_test(stat_in_bounded_time_says_why_it_failed),
