@@ -10,12 +10,11 @@
 #   bench_time LABEL CMD...     CMD under /usr/bin/time (its files in
 #                               $BENCH_DIR): prints "LABEL S s M KiB", sets
 #                               secs and kib; exits when CMD fails
-#   bench_private LABEL CMD...  CMD with the most private memory (RssAnon:
-#                               shared library pages left out) of it and
-#                               every process it starts, summed, looked at
-#                               every 10 ms: prints "LABEL S s P KiB
-#                               private", sets secs and priv; exits when
-#                               CMD fails
+#   bench_private LABEL CMD...  CMD with the most private memory of it and
+#                               every process it starts
+#                               (tests/lib/peak_private.py): prints "LABEL
+#                               S s P KiB private", sets secs and priv;
+#                               exits when CMD fails
 #   bench_sshfs_stop MNT SSHD   unmount MNT (jp_sshfs_mount) and stop the
 #                               sshd in SSHD (jp_sshd_start); either may be ""
 #   bench_big_repo DIR SEED COMMITS [TAG=N...]
@@ -62,37 +61,7 @@ bench_time() {
 bench_private() {
 	_bp_label=$1
 	shift
-	python3 - "$@" >"$BENCH_DIR/priv.out" 2>"$BENCH_DIR/err.out" <<'EOF' ||
-import os, subprocess, sys, time
-def tree(pid):
-    pids = [pid]
-    try:
-        for t in os.listdir("/proc/%d/task" % pid):
-            with open("/proc/%d/task/%s/children" % (pid, t)) as f:
-                for c in f.read().split():
-                    pids += tree(int(c))
-    except OSError:
-        pass
-    return pids
-def anon(pid):
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith("RssAnon:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-t = time.monotonic()
-p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=sys.stderr)
-peak = 0
-while p.poll() is None:
-    peak = max(peak, sum(anon(q) for q in tree(p.pid)))
-    time.sleep(0.01)
-if p.returncode:
-    sys.exit(p.returncode)
-print("%.2f %d" % (time.monotonic() - t, peak))
-EOF
+	python3 "${TOP_SRCDIR:?}/tests/lib/peak_private.py" "$@" >"$BENCH_DIR/priv.out" 2>"$BENCH_DIR/err.out" ||
 		{ echo "${BENCH_NAME:-bench}: $_bp_label failed:" >&2; cat "$BENCH_DIR/err.out" >&2; exit 1; }
 	read -r secs priv <"$BENCH_DIR/priv.out"
 	printf '  %-34s %7.2f s  %8d KiB private\n' "$_bp_label" "$secs" "$priv"

@@ -217,20 +217,26 @@ static void release(struct ctx *c, struct dnode *d)
 	}
 }
 
+/* The last component of a relative path, inside it. */
+static const char *base_of(const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+
+	return slash ? slash + 1 : rel;
+}
+
 /* A folder's node, held by the walk (inside it) and its mkdir to come;
  * it holds its own folder up. */
 static struct dnode *node_new(struct ctx *c, const char *rel, const struct stat *st,
 			      struct dnode *up)
 {
 	struct dnode *d = calloc(1, sizeof(*d));
-	const char *slash;
 
 	if (!d || !(d->rel = strdup(rel))) {
 		free(d);
 		return NULL;
 	}
-	slash = strrchr(d->rel, '/');
-	d->base = slash ? slash + 1 : d->rel;
+	d->base = base_of(d->rel);
 	d->up = up;
 	d->mode = st->st_mode;
 	d->atime = st->st_atim;
@@ -252,7 +258,6 @@ static int push(struct ctx *c, const char *rel, const struct stat *st, unsigned 
 		enum kind k, struct dnode *up, struct dnode **node)
 {
 	struct item *it;
-	const char *slash;
 
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 1024;
@@ -271,8 +276,7 @@ static int push(struct ctx *c, const char *rel, const struct stat *st, unsigned 
 		free(it->rel);
 		return JP_ENOMEM;
 	}
-	slash = strrchr(it->rel, '/');
-	it->base = slash ? slash + 1 : it->rel;
+	it->base = base_of(it->rel);
 	it->up = up;
 	it->mode = st->st_mode;
 	it->size = st->st_size;

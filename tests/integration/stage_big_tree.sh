@@ -40,21 +40,14 @@ touch -d '2020-02-02 02:02:02' "$S/deep/l02/m38" "$S/zz last/空 folder" "$S/dee
 touch -d '2019-01-01 00:00:00' "$S/a wide" "$S/deep/l03/m39"
 D="$T/dest"
 
-# meta DIR: one line per entry (path, type, mode, size, mtime; a link's
-# target); a folder's size left out (file systems count it their own way)
-meta() {
-	(cd "$1" && find . -printf '%P|%y|%m|%s|%T@|%l\n' | grep -v '^|' |
-		awk -F'|' 'BEGIN { OFS = "|" } $2 == "d" { $4 = "-" } { print }' |
-		LC_ALL=C sort)
-}
 entries=$(find "$S" -mindepth 1 | wc -l)
 
 "$JOBPREP" stage --json --progress "$S" "$D" >"$T/first.json" 2>"$T/first.err"
 rc=$?
 jp_expect big_tree_copy_exits_0 [ "$rc" = 0 ]
 jp_expect big_tree_copy_is_identical diff -r --no-dereference "$S" "$D"
-meta "$S" >"$T/meta.src"
-meta "$D" >"$T/meta.dst"
+jp_tree_meta "$S" >"$T/meta.src"
+jp_tree_meta "$D" >"$T/meta.dst"
 diff "$T/meta.src" "$T/meta.dst" >"$T/meta.diff"
 jp_expect big_tree_modes_and_times_kept [ ! -s "$T/meta.diff" ]
 jp_show_if_failed "$T/meta.diff"
@@ -71,7 +64,7 @@ jp_expect big_tree_progress_ends_at_the_total grep -q "^$entries $entries\$" "$T
 "$JOBPREP" stage --json "$S" "$D" >"$T/second.json" 2>/dev/null
 jp_expect big_tree_rerun_writes_nothing [ "$(jp_json_get "$T/second.json" written)" = 0 ]
 jp_expect big_tree_rerun_skips_every_file [ "$(jp_json_get "$T/second.json" skipped)" = 19001 ]
-meta "$D" >"$T/meta.dst2"
+jp_tree_meta "$D" >"$T/meta.dst2"
 jp_expect big_tree_rerun_keeps_the_times cmp -s "$T/meta.src" "$T/meta.dst2"
 chmod -R u+w "$S" "$D"
 rm -rf "$S" "$D"
@@ -88,41 +81,12 @@ for top, n in ((sys.argv[1], int(sys.argv[2])), (sys.argv[3], int(sys.argv[4])))
         with open(os.path.join(d, "file-%06d" % i), "w") as f:
             f.write("x" * 100)
 EOF
-# peak_kib DIR: the most private memory (RssAnon: the shared libraries'
-# pages, the same in any run, left out), in KiB, of staging DIR, looked at
-# every 10 ms, of jobprep and the process it stages in (the list the copy
-# works from is held all through it)
+# peak_kib DIR: the most private memory of staging DIR, in KiB, jobprep's
+# and the process it stages in (tests/lib/peak_private.py; the list the
+# copy works from was held all through it)
 peak_kib() {
-	python3 - "$JOBPREP" stage --no-progress "$1" "$1-copy" <<'EOF'
-import os, subprocess, sys, time
-p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-def tree(pid):
-    pids = [pid]
-    try:
-        for t in os.listdir("/proc/%d/task" % pid):
-            with open("/proc/%d/task/%s/children" % (pid, t)) as f:
-                for c in f.read().split():
-                    pids += tree(int(c))
-    except OSError:
-        pass
-    return pids
-def anon(pid):
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith("RssAnon:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-peak = 0
-while p.poll() is None:
-    peak = max(peak, sum(anon(q) for q in tree(p.pid)))
-    time.sleep(0.01)
-if p.returncode:
-    sys.exit(p.returncode)
-print(peak)
-EOF
+	python3 "$TOP_SRCDIR/tests/lib/peak_private.py" "$JOBPREP" stage --no-progress "$1" "$1-copy" |
+		cut -d' ' -f2
 }
 if ldd "$JOBPREP" 2>/dev/null | grep -q libasan; then
 	jp_skip big_tree_peak_memory_does_not_grow "AddressSanitizer's allocator keeps what is freed (its quarantine)"

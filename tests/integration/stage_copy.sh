@@ -29,13 +29,6 @@ touch -h -d '2019-01-01 00:00:00' "$S/link in"
 touch -d '2020-02-02 02:02:02' "$S/a b/子目录" "$S/empty dir"
 D="$T/目标 dest"
 
-# meta DIR: one line per entry (path, type, mode, size, mtime; a link's target).
-# A folder's size is left out: tmpfs counts its entries in it, ext4 does not.
-meta() {
-	(cd "$1" && find . -printf '%P|%y|%m|%s|%T@|%l\n' | grep -v '^|' |
-		awk -F'|' 'BEGIN { OFS = "|" } $2 == "d" { $4 = "-" } { print }' |
-		LC_ALL=C sort)
-}
 inodes() {
 	(cd "$1" && find . -type f -printf '%P|%i\n' | LC_ALL=C sort)
 }
@@ -44,8 +37,8 @@ inodes() {
 rc=$?
 jp_expect first_copy_exits_0 [ "$rc" = 0 ]
 jp_expect first_copy_is_identical diff -r --no-dereference "$S" "$D"
-meta "$S" >"$T/meta.src"
-meta "$D" >"$T/meta.dst"
+jp_tree_meta "$S" >"$T/meta.src"
+jp_tree_meta "$D" >"$T/meta.dst"
 jp_expect modes_mtimes_and_links_kept cmp -s "$T/meta.src" "$T/meta.dst"
 jp_expect link_leaving_the_tree_reported grep -q 'a b/link out.*leads outside the tree' "$T/first.err"
 jp_expect link_leaving_the_tree_in_json grep -q '"a b/link out"' "$T/first.json"
@@ -64,7 +57,7 @@ jp_expect rerun_skips_every_file [ "$(jp_json_get "$T/second.json" skipped)" = 8
 inodes "$D" >"$T/ino.after"
 jp_expect rerun_keeps_every_inode cmp -s "$T/ino.before" "$T/ino.after"
 jp_expect rerun_deletes_nothing [ -f "$D/a b/only at dest" ]
-meta "$D" | grep -v 'only at dest' >"$T/meta.dst2"
+jp_tree_meta "$D" | grep -v 'only at dest' >"$T/meta.dst2"
 jp_expect rerun_keeps_mtimes cmp -s "$T/meta.src" "$T/meta.dst2"
 rm -f "$D/a b/only at dest"
 

@@ -39,11 +39,6 @@ as_user sh -c '
 S=$W/src
 D=$W/dst
 
-meta() {
-	(cd "$1" && find . -printf '%P|%y|%m|%s|%T@\n' | grep -v '^|' |
-		awk -F'|' 'BEGIN { OFS = "|" } $2 == "d" { $4 = "-" } { print }' | LC_ALL=C sort)
-}
-
 as_user "$J" stage "$S" "$D" >"$T/first.out" 2>"$T/first.err"
 jp_expect first_stage_exits_0 [ $? = 0 ]
 jp_expect first_stage_keeps_read_only_modes [ "$(stat -c %a "$D/ro" "$D/ro/inner" "$D")" = "555
@@ -62,8 +57,8 @@ jp_expect restage_into_read_only_folders_exits_0 [ "$rc" = 0 ]
 jp_show_if_failed "$T/second.err"
 jp_expect restage_writes_the_new_and_changed [ "$(jp_json_get "$T/second.json" written 2>/dev/null)" = 4 ]
 jp_expect restage_copy_is_identical diff -r "$S" "$D"
-meta "$S" >"$T/meta.src"
-meta "$D" >"$T/meta.dst"
+jp_tree_meta "$S" >"$T/meta.src"
+jp_tree_meta "$D" >"$T/meta.dst"
 jp_expect restage_folders_read_only_again_with_their_times cmp -s "$T/meta.src" "$T/meta.dst"
 
 # a run that fails half-way (a file it cannot read) leaves the folders as

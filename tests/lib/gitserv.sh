@@ -436,15 +436,24 @@ jp_wait_gone() {
 	return 0
 }
 
-# jp_wait_exit PID [SECS]: wait for a background job and set JP_RC to its
-# exit code, or to "hung" (killing it) when it runs longer than SECS
-# (default 60). Not in $(...): a subshell cannot wait for our children.
 # jp_dir_empty DIR: 0 when DIR is a folder with nothing in it; a missing
 # DIR fails (what was to be left empty may have been removed wholesale).
 jp_dir_empty() {
 	[ -d "$1" ] && [ -z "$(ls -A "$1")" ]
 }
 
+# jp_tree_meta DIR: one line per entry below DIR, sorted: path, type, mode,
+# size, mtime (to the nanosecond), a link's target. A folder's size is left
+# out: tmpfs counts its entries in it, ext4 its blocks.
+jp_tree_meta() {
+	(cd "$1" && find . -printf '%P|%y|%m|%s|%T@|%l\n' | grep -v '^|' |
+		awk -F'|' 'BEGIN { OFS = "|" } $2 == "d" { $4 = "-" } { print }' |
+		LC_ALL=C sort)
+}
+
+# jp_wait_exit PID [SECS]: wait for a background job and set JP_RC to its
+# exit code, or to "hung" (killing it) when it runs longer than SECS
+# (default 60). Not in $(...): a subshell cannot wait for our children.
 jp_wait_exit() {
 	_w=0
 	while kill -0 "$1" 2>/dev/null && [ $_w -lt $((${2:-60} * 10)) ]; do
