@@ -2,8 +2,8 @@
 # jobprep stage side by side with the tools a user would run instead, onto
 # an sshfs mount of a loopback sshd with every cache off (testing.md), in
 # one run, on the same data (issue 14's benchmarks):
-#   1. a tree of small files (mktree: file i is i % 65521 bytes), into a
-#      new folder: vs `rsync -a`, `cp -a` and `rclone copy --transfers 32`
+#   1. a tree of small files (1 KiB to 1 MiB, log-uniform; JP_BENCH_MAX_KIB
+#      for another top), into a new folder: vs `rsync -a`, `cp -a` and `rclone copy --transfers 32`
 #      (when installed) (targets: <= 0.3x rsync, <= 0.5x the fastest);
 #   2. the same again with nothing changed: vs a no-op `rsync -a`
 #      (target <= 0.2x);
@@ -67,11 +67,26 @@ have_rclone=
 command -v rclone >/dev/null 2>&1 && have_rclone=1
 
 src=$dir/src
-"$mktree" "$src" "$files" 100 10 >"$dir/tree.done" || exit 1
-# real bytes, not mktree's sparse holes (a copy writes them all)
-find "$src" -type f -size +0 -exec sh -c 'for f; do head -c "$(stat -c %s "$f")" /dev/urandom >"$f"; done' sh {} +
+# the issue's small files: 1 KiB to 1 MiB (log-uniform: as many of 1-32 KiB
+# as of 32 KiB-1 MiB, about 150 KiB on average), random bytes, 100 to a
+# folder, 10 folders to a top one; the same tree in every run
+python3 - "$src" "$files" "${JP_BENCH_MAX_KIB:-1024}" >"$dir/tree.done" <<'EOF' || exit 1
+import os, random, sys
+top, n, max_kib = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rnd = random.Random(14)
+total = 0
+for i in range(n):
+    d = os.path.join(top, "t%02d" % (i // 1000), "d%04d" % (i // 100))
+    if i % 100 == 0:
+        os.makedirs(d)
+    size = int(1024 * max_kib ** rnd.random())
+    with open(os.path.join(d, "f%06d.bin" % i), "wb") as f:
+        f.write(rnd.randbytes(size))
+    total += size
+print(n, total)
+EOF
 (cd "$src" && tar czf "$dir/tree.tar.gz" .) || exit 1
-read -r n_files n_bytes _ _ <"$dir/tree.done"
+read -r n_files n_bytes <"$dir/tree.done"
 sshd_dir=$dir/sshd
 jp_sshd_start "$sshd_dir" || exit 1
 mnt=$dir/mnt

@@ -449,7 +449,7 @@ static int judge_launch(struct jp_verdict *v, const struct jp_flow *flow, const 
 }
 
 /* The directory path is in: 1 there, 0 not, JP_ETIMEOUT when the look
- * did not answer in time. */
+ * did not answer in time (or could not be made). */
 static int parent_exists(const char *path)
 {
 	char *dir = strdup(path);
@@ -465,8 +465,8 @@ static int parent_exists(const char *path)
 		*slash = '\0';
 	rc = jp_probe_stat(&st, &errnum, dir, 0, flow_fs_timeout_ms(), NULL);
 	free(dir);
-	if (rc == JP_ETIMEOUT)
-		return rc;
+	if (rc < 0) /* no answer, or no look at all: not "does not exist" */
+		return JP_ETIMEOUT;
 	return rc == 0 && !errnum && S_ISDIR(st.st_mode);
 }
 
@@ -588,7 +588,7 @@ static int check_checkout(struct jp_verdict *v, const struct jp_flow *flow, cons
 					 _("%s already holds files: choose \"use an existing "
 					   "checkout\", or an empty or new directory to clone into"),
 					 path);
-		else if (errno == ETIMEDOUT)
+		else if (errno == ETIMEDOUT || errno == ENOMEM) /* no look: not the value's fault */
 			verdict_no_answer(v, path);
 		else if (errno != ENOENT)
 			flow_verdict_set(v, JP_CHECK_FAIL,
@@ -598,7 +598,7 @@ static int check_checkout(struct jp_verdict *v, const struct jp_flow *flow, cons
 		int errnum = 0;
 		int rc = jp_probe_stat(&st, &errnum, path, 0, flow_fs_timeout_ms(), NULL);
 
-		if (rc == JP_ETIMEOUT)
+		if (rc < 0) /* it did not answer, or could not be looked at */
 			verdict_no_answer(v, path);
 		else if (rc != 0 || errnum || !S_ISDIR(st.st_mode))
 			flow_verdict_set(v, JP_CHECK_FAIL,

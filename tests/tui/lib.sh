@@ -238,9 +238,12 @@ tui_set() {
 	tui_type "$2"
 }
 
-# tui_step N NAME: wait for step N/6 to be on screen.
+# tui_step N NAME: wait for step N/6 to be on screen, up to a minute: Enter
+# re-checks the step in the wizard's thread, each look a fork with its
+# 1.5 s bound, and a sanitizer build beside CI's other work took over 20 s
+# to leave Code (review_long_list's notnow walk).
 tui_step() {
-	tui_wait "$1/6  $2"
+	tui_wait "$1/6  $2" 60
 }
 
 # tui_walk_to N: from the first step, Enter on each step's answers until
