@@ -35,8 +35,6 @@ files=${JP_BENCH_FILES:-2000}
 large_mib=${JP_BENCH_LARGE_MIB:-64}
 dl_mib=${JP_BENCH_DL_MIB:-256}
 dir=${JP_BENCH_DIR:-$TOP_BUILDDIR/bench/stage-data}
-mktree=$TOP_BUILDDIR/bench/mktree
-[ -x "$mktree" ] || { echo "bench_stage: build first (make bench builds bench/mktree)" >&2; exit 1; }
 for t in /usr/bin/time rsync sshfs; do
 	command -v "$t" >/dev/null 2>&1 || { echo "bench_stage: needs $t" >&2; exit 1; }
 done
@@ -244,8 +242,21 @@ fi
 # (with the shared libraries' pages: about 11 MiB of jobprep's are
 # libgit2, curl, gnutls, ICU and libc, there before anything is done), and
 # the private memory of the whole run (rsync -a runs three processes)
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 for n in ${JP_BENCH_RSS_FILES:-}; do
-	"$mktree" "$dir/rss-$n" "$n" 500 50 >/dev/null || exit 1
+	# sizes spread over 0-64 KiB from the first files on (mktree's i % 65521
+	# grows with i: a 20,000-file tree would have no file over 20 KB, and
+	# each writer's buffer is touched as far as the largest file it copies)
+	python3 - "$dir/rss-$n" "$n" <<'EOF' || exit 1
+import os, sys
+top, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    d = os.path.join(top, "d%04d" % (i // 500))
+    if i % 500 == 0:
+        os.makedirs(d)
+    with open(os.path.join(d, "f%06d" % i), "wb") as f:
+        f.truncate(i * 2654435761 % 65521)
+EOF
 	settled_time "jobprep stage ($n files, local)" "$JOBPREP" stage --no-progress "$dir/rss-$n" "$dir/rss-$n-copy"
 	m_jp=$kib
 	rm -rf "$dir/rss-$n-copy"
@@ -257,6 +268,6 @@ for n in ${JP_BENCH_RSS_FILES:-}; do
 	rm -rf "$dir/rss-$n-rsync"
 	sync
 	bench_private "rsync -a ($n files, local)" rsync -a "$dir/rss-$n/" "$dir/rss-$n-rsync/"
-	echo "RESULT peak memory, $n files: jobprep $((m_jp / 1024)) MiB resident, $((p_jp / 1024)) MiB private; rsync -a $((m_rs / 1024)) MiB resident, $((priv / 1024)) MiB private (jobprep holds at most 8,192 entries at once; target: the same whatever the tree size)"
+	echo "RESULT peak memory, $n files: jobprep $(mib "$m_jp") MiB resident, $(mib "$p_jp") MiB private; rsync -a $(mib "$m_rs") MiB resident, $(mib "$priv") MiB private (jobprep holds at most 8,192 entries at once; target: the same whatever the tree size)"
 	rm -rf "$dir/rss-$n" "$dir/rss-$n-copy" "$dir/rss-$n-rsync"
 done
