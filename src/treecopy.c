@@ -172,8 +172,12 @@ static void finish_dir(struct ctx *c, struct dnode *d)
 	int at = dst_at(c, d->up, d->rel, d->base, &name);
 	mode_t m = d->mode & 07777;
 
-	if (atomic_load(&c->stop))
+	if (atomic_load(&c->stop)) {
+		/* the run failed: one it opened up is put back as it was */
+		if (d->widened)
+			(void)fchmodat(at, name, d->was, 0);
 		return;
+	}
 	if ((d->widened || ((m | S_IRWXU) & ~c->umask) != m) && fchmodat(at, name, m, 0) != 0) {
 		fail(c, 0, d->rel, errno);
 		return;
