@@ -137,9 +137,12 @@ EOF
 			sh -c '! find "$1" -name ".jobprep-tmp-*" | grep -q .' sh "$S/stage-$s"
 	fi
 
-	# --- scan, mid-tree (the same tree named 40 times)
+	# --- scan, mid-tree (the same tree named 40 times), once it hears of
+	# the signal (0.5 s after its start was too soon for a sanitizer build
+	# beside CI's other work: SIGHUP's default death, no message)
 	jp_with_repeated 40 "$S/tree" start "scan-$s" scan
 	sleep 0.5
+	jp_poll 300 jp_catches "$PID" $(($(status_of "$sig") - 128))
 	judge "scan_sig$s" "$sig" "interrupted"
 
 	# --- check --deep, mid-scan (40 data sets)
