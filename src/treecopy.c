@@ -654,8 +654,9 @@ static void report(struct progress_state *ps, struct ctx *c, bool force)
 	}
 }
 
-/* Run c->fn over c->order on the pool (started with the first phase: the
- * phase's size, at most threads); the caller's thread reports. */
+/* Run c->fn over c->order on the pool (started with the first phase:
+ * threads, at most c->pool_size: the run's entries); the caller's thread
+ * reports. */
 static int run_phase(struct ctx *c, unsigned threads, struct progress_state *ps)
 {
 	atomic_store(&c->next, 0);

@@ -15,7 +15,7 @@
 #include "jobprep/port.h"
 
 struct jp_treecopy_options {
-	unsigned threads;  /* parallel writers; 0 = 16, at most 64 */
+	unsigned threads;  /* parallel writers; 0 = JP_STAGE_JOBS_DEFAULT (64), at most JP_STAGE_JOBS_MAX */
 	bool record_stats; /* keep each copied file's stat (for an index refresh) */
 	/* Relative paths (files or whole directories) not to copy; NULL-
 	 * terminated, borrowed; NULL = none. */
