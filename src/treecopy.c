@@ -54,8 +54,13 @@ struct dnode {
 	struct timespec atime, mtime;
 	int dfd;    /* held open (O_PATH) so that what goes in is one lookup; -1 */
 	bool fresh;   /* this run made it: empty but for what it puts */
-	bool widened; /* there already, read-only: made writable for this run */
-	mode_t was;   /* its mode before, put back if the run fails */
+	bool existed; /* there already, with mode was */
+	bool widened; /* and read-only: made writable for this run */
+	mode_t was;   /* put back if the run fails */
+	/* There already with the source's mode and modification time: left
+	 * as it is at the end unless this run puts something in it. */
+	bool as_is;
+	atomic_bool changed; /* this run made or replaced something in it */
 	/* What still holds it: the walk while inside, its mkdir to come, and
 	 * each entry in it not done yet (a subfolder until it is finished).
 	 * The last to let go finishes it. */
@@ -145,7 +150,7 @@ static void fail(struct ctx *c, int code, const char *rel, int e)
 	pthread_mutex_lock(&c->lock);
 	if (!c->err_code) {
 		c->err_code = code ? code : (e == ENOSPC || e == EDQUOT ? JP_ENOSPC : JP_EIO);
-		snprintf(c->err_msg, sizeof(c->err_msg), "%s: %s", rel, strerror(e));
+		snprintf(c->err_msg, sizeof(c->err_msg), "%s: %s", rel[0] ? rel : ".", strerror(e));
 	}
 	pthread_mutex_unlock(&c->lock);
 	atomic_store(&c->stop, true);
@@ -164,13 +169,57 @@ static int dst_at(const struct ctx *c, const struct dnode *up, const char *rel,
 	return c->dst_fd;
 }
 
+/* Where folder d itself is: in its folder, or the top's own descriptor. */
+static int node_at(const struct ctx *c, const struct dnode *d, const char **name)
+{
+	if (!d->up) {
+		*name = ".";
+		return c->dst_fd;
+	}
+	return dst_at(c, d->up, d->rel, d->base, name);
+}
+
+/* Folder d, there already and read-only (an earlier run gave it the
+ * source's mode), when something must go in: opened up for the rest of
+ * the run, and closed again when it is done. A re-run that puts nothing
+ * in it leaves it alone. False when it is not such a folder (or cannot be
+ * opened up: someone else's). */
+static bool widen(struct ctx *c, struct dnode *d)
+{
+	const char *name;
+	int at = node_at(c, d, &name);
+	bool ok;
+
+	pthread_mutex_lock(&c->lock);
+	ok = d->widened;
+	if (!ok && d->existed && (d->was & S_IRWXU) != S_IRWXU &&
+	    fchmodat(at, name, d->was | S_IRWXU, 0) == 0)
+		ok = d->widened = true;
+	pthread_mutex_unlock(&c->lock);
+	return ok;
+}
+
+/* Whether folder d's mode is to be set when it is done: one this run made
+ * when mkdir's umask or the u+rwx it was made with changed it; one there
+ * already when it differs from the source's or was opened up. */
+static bool mode_to_set(const struct ctx *c, const struct dnode *d)
+{
+	mode_t m = d->mode & 07777;
+
+	if (d->existed)
+		return d->widened || d->was != m;
+	return ((m | S_IRWXU) & ~c->umask) != m;
+}
+
 /* A folder and all in it done: its own mode back (it was made writable
- * for us), and with stage its times (writing into it changed them). */
+ * for us), and with stage its times (writing into it changed them). A
+ * re-run's folder nothing went into, with them already, costs no round
+ * trip. */
 static void finish_dir(struct ctx *c, struct dnode *d)
 {
 	const char *name;
-	int at = dst_at(c, d->up, d->rel, d->base, &name);
-	mode_t m = d->mode & 07777;
+	int at = node_at(c, d, &name);
+	bool times = c->stage && !(d->as_is && !atomic_load(&d->changed));
 
 	if (atomic_load(&c->stop)) {
 		/* the run failed: one it opened up is put back as it was */
@@ -178,11 +227,13 @@ static void finish_dir(struct ctx *c, struct dnode *d)
 			(void)fchmodat(at, name, d->was, 0);
 		return;
 	}
-	if ((d->widened || ((m | S_IRWXU) & ~c->umask) != m) && fchmodat(at, name, m, 0) != 0) {
+	/* one there already that is someone else's keeps its own mode */
+	if (mode_to_set(c, d) && fchmodat(at, name, d->mode & 07777, 0) != 0 &&
+	    !(errno == EPERM && d->existed && !d->widened)) {
 		fail(c, 0, d->rel, errno);
 		return;
 	}
-	if (c->stage) {
+	if (times) {
 		struct timespec t[2] = { d->atime, d->mtime };
 
 		if (utimensat(at, name, t, AT_SYMLINK_NOFOLLOW) != 0)
@@ -247,6 +298,7 @@ static struct dnode *node_new(struct ctx *c, const char *rel, const struct stat 
 	d->mtime = st->st_mtim;
 	d->dfd = -1;
 	atomic_init(&d->refs, 2);
+	atomic_init(&d->changed, false);
 	pthread_mutex_lock(&c->lock);
 	d->next = c->live;
 	if (c->live)
@@ -459,6 +511,32 @@ static void hold_dir(struct ctx *c, struct dnode *d, int at, const char *name)
 	}
 }
 
+/* Folder d, already there and open (fd, O_PATH): its mode and times as
+ * the look-up that opened it brought them. */
+static int adopt_dir(struct ctx *c, struct dnode *d, int fd)
+{
+	struct statx x;
+	mode_t have;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MODE | STATX_MTIME, &x) != 0) {
+		fail(c, 0, d->rel, errno);
+		close(fd);
+		return -1;
+	}
+	have = x.stx_mode & 07777;
+	d->existed = true;
+	d->was = have;
+	d->as_is = have == (d->mode & 07777) && x.stx_mtime.tv_sec == d->mtime.tv_sec &&
+		   ((long)x.stx_mtime.tv_nsec == d->mtime.tv_nsec || x.stx_mtime.tv_nsec == 0);
+	if (atomic_fetch_add(&c->held, 1) >= c->held_max) {
+		atomic_fetch_sub(&c->held, 1);
+		close(fd);
+	} else {
+		d->dfd = fd;
+	}
+	return 0;
+}
+
 static int do_mkdir(struct ctx *c, struct item *it, size_t idx, char *buf)
 {
 	const char *name;
@@ -466,34 +544,41 @@ static int do_mkdir(struct ctx *c, struct item *it, size_t idx, char *buf)
 
 	(void)buf;
 	(void)idx;
-	if (mkdirat(at, name, (it->mode & 07777) | S_IRWXU) == 0) {
-		it->self->fresh = true;
-	} else {
-		struct stat st;
+	if (c->dst_exists && !it->up->fresh) {
+		/* On a re-run most are there: one look-up opens it. Never into
+		 * what is there unless it is a folder: a symlink there would
+		 * lead the copy out of dst. */
+		int fd = openat(at, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-		if (!(errno == EEXIST && c->dst_exists)) {
-			fail(c, 0, it->rel, errno);
+		if (fd >= 0)
+			return adopt_dir(c, it->self, fd);
+		if (errno != ENOENT) {
+			fail(c, 0, it->rel, errno == ELOOP ? ENOTDIR : errno);
 			return -1;
-		}
-		/* Never into what is there unless it is a folder: a symlink
-		 * there would lead the copy out of dst. */
-		if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) {
-			fail(c, 0, it->rel, ENOTDIR);
-			return -1;
-		}
-		/* One an earlier run made read-only (the source's mode) is
-		 * opened up for this one, and closed again when it is done;
-		 * one of someone else's stays as it is, and says so. */
-		if ((st.st_mode & S_IRWXU) != S_IRWXU &&
-		    fchmodat(at, name, (st.st_mode & 07777) | S_IRWXU, 0) == 0) {
-			it->self->widened = true;
-			it->self->was = st.st_mode & 07777;
 		}
 	}
+	if (mkdirat(at, name, (it->mode & 07777) | S_IRWXU) != 0 &&
+	    !(errno == EACCES && widen(c, it->up) &&
+	      mkdirat(at, name, (it->mode & 07777) | S_IRWXU) == 0)) {
+		fail(c, 0, it->rel, errno);
+		return -1;
+	}
+	it->self->fresh = true;
+	atomic_store(&it->up->changed, true);
 	hold_dir(c, it->self, at, name);
 	return 0;
 }
 
+static int stage_one(struct ctx *c, const struct item *it, const struct stat *sst, int at,
+		     const char *name, bool fresh, char *buf, enum jp_tc_staged *what)
+{
+	return jp_tc_stage_entry(c->src_fd, it->rel, sst, at, name, c->verify,
+				 c->stage_flags | (fresh ? JP_TC_FRESH : 0), c->umask, buf, BUF_SIZE,
+				 &c->bytes, &c->stop, what);
+}
+
+/* An entry staged; into a read-only folder of an earlier run (denied), once
+ * more after the folder is opened up. */
 static int do_stage(struct ctx *c, struct item *it, char *buf)
 {
 	const char *name;
@@ -507,13 +592,15 @@ static int do_stage(struct ctx *c, struct item *it, char *buf)
 	sst.st_size = it->size;
 	sst.st_atim = it->atime;
 	sst.st_mtim = it->mtime;
-	if (jp_tc_stage_entry(c->src_fd, it->rel, &sst, at, name, c->verify,
-			      c->stage_flags | (fresh ? JP_TC_FRESH : 0), c->umask, buf, BUF_SIZE,
-			      &c->bytes, &c->stop, &what) != 0) {
+	if (stage_one(c, it, &sst, at, name, fresh, buf, &what) != 0 &&
+	    !(errno == EACCES && widen(c, it->up) &&
+	      stage_one(c, it, &sst, at, name, fresh, buf, &what) == 0)) {
 		if (errno != ECANCELED)
 			fail(c, 0, it->rel, errno);
 		return -1;
 	}
+	if (what == JP_TC_WRITTEN)
+		atomic_store(&it->up->changed, true);
 	if (what == JP_TC_SKIPPED) {
 		atomic_fetch_add(&c->skipped, 1);
 		atomic_fetch_add(&c->skipped_bytes, (uint_fast64_t)(it->kind == K_FILE ? it->size : 0));
@@ -957,11 +1044,14 @@ static int prepare(struct ctx *c, const char *src, const char *dst, struct stat 
 	c->dst_fd = open(make, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (c->dst_fd < 0)
 		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), make, strerror(errno));
-	/* a top an earlier run made read-only: opened up as its folders are */
-	if (!c->top.fresh && fstat(c->dst_fd, &sb) == 0 && (sb.st_mode & S_IRWXU) != S_IRWXU &&
-	    fchmod(c->dst_fd, (sb.st_mode & 07777) | S_IRWXU) == 0) {
-		c->top.widened = true;
+	/* a top there already: its folders' rules (as_is, opened up when
+	 * something must go in) */
+	if (!c->top.fresh && fstat(c->dst_fd, &sb) == 0) {
+		c->top.existed = true;
 		c->top.was = sb.st_mode & 07777;
+		c->top.as_is = c->top.was == (top->st_mode & 07777) &&
+			       sb.st_mtim.tv_sec == top->st_mtim.tv_sec &&
+			       (sb.st_mtim.tv_nsec == top->st_mtim.tv_nsec || sb.st_mtim.tv_nsec == 0);
 	}
 	/* No fsync per file where it is a round trip (network storage), nor in
 	 * a whole-tree temporary (flushed once before its rename). */
@@ -1013,23 +1103,18 @@ static int run_batch(struct ctx *c)
 	return run_phase(c, c->threads, c->ps);
 }
 
-/* The top, all in it done: its own mode back, and with stage its times. */
-static int finish_top(struct ctx *c, const char *dst)
+/* The top, all in it done: as any folder. */
+static int finish_top(struct ctx *c)
 {
-	mode_t m = c->top.mode & 07777;
-	struct timespec t[2] = { c->top.atime, c->top.mtime };
-
-	if (((c->top.widened || ((m | S_IRWXU) & ~c->umask) != m) && fchmod(c->dst_fd, m) != 0) ||
-	    (c->stage && futimens(c->dst_fd, t) != 0))
-		fail(c, 0, dst, errno);
-	else
+	finish_dir(c, &c->top);
+	if (!c->err_code)
 		c->top.widened = false; /* its mode is the source's now */
 	return c->err_code;
 }
 
 /* The batches (a staging run walks again, copying as it goes; any other
  * has the whole tree in one), then the top. */
-static int copy_all(struct ctx *c, const char *dst, struct jp_error *err)
+static int copy_all(struct ctx *c, struct jp_error *err)
 {
 	int rc = 0;
 
@@ -1038,7 +1123,7 @@ static int copy_all(struct ctx *c, const char *dst, struct jp_error *err)
 	if (rc == 0)
 		rc = run_batch(c);
 	if (rc == 0)
-		rc = finish_top(c, dst);
+		rc = finish_top(c);
 	return rc;
 }
 
@@ -1107,7 +1192,7 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 	}
 	ps.total = c.total;
 	c.pool_size = c.total < MAX_THREADS ? (unsigned)(c.total ? c.total : 1) : MAX_THREADS;
-	if ((rc = copy_all(&c, dst, err)) != 0) {
+	if ((rc = copy_all(&c, err)) != 0) {
 		rc = copy_error(&c, rc, &ps, dst, err);
 		goto out;
 	}
