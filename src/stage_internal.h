@@ -77,6 +77,11 @@ struct jp_stage_pool;
 /* Write j now, on this thread: created (a file there replaced unless
  * fresh), its mode and times, closed. 0, or -1 with errno (nothing left). */
 int jp_stage_job_write(const struct jp_stage_job *j, mode_t umask_bits);
+/* The two halves of it: j's file created, its fd (or -1 with errno); then
+ * its bytes, mode and times written into fd, closed (0, or -1 with errno,
+ * the file removed). */
+int jp_stage_job_create(const struct jp_stage_job *j);
+int jp_stage_job_fill(const struct jp_stage_job *j, int fd, mode_t umask_bits);
 void jp_stage_job_free(struct jp_stage_job *j);
 /* threads writers (0 = 16, at most 64), holding at most max_bytes of
  * queued data. 0, JP_ENOMEM or JP_EINTERNAL. */

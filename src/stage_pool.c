@@ -2,7 +2,13 @@
  * hands each small member, its bytes in memory, to a pool that writes many
  * at once, so on network storage (a round trip per create, per time set,
  * per close) the writes overlap each other and the decompression. The
- * bytes held are bounded: put() waits while the pool holds too many. */
+ * bytes held are bounded: put() waits while the pool holds too many.
+ *
+ * An archive lists a folder's files one after the other, and the kernel
+ * makes the creates in one folder wait for each other (two round trips
+ * each, under the folder's lock). So a writer takes the first job whose
+ * folder has no create under way, not simply the next one: the others
+ * work on the folders queued behind, instead of all waiting in one. */
 #include "config.h"
 
 #include <errno.h>
@@ -25,11 +31,13 @@ struct jp_stage_pool {
 	pthread_t tid[MAX_THREADS];
 	unsigned nthreads;
 	pthread_mutex_t lock;
-	pthread_cond_t more, room, idle;
+	pthread_cond_t more, room, idle, folder_free;
 	struct jp_stage_job **q; /* ring */
 	size_t head, n, cap;
 	size_t held, max_held; /* bytes of the jobs queued or being written */
 	unsigned busy;
+	int creating[MAX_THREADS]; /* the folders (their fds) a create is under way in */
+	unsigned ncreating;
 	bool closing;
 	atomic_bool stop;
 	atomic_uint_fast64_t bytes, written, skipped, bytes_skipped;
@@ -46,17 +54,19 @@ static bool complete_at(int at, const char *name, const struct jp_stage_job *j)
 	       (st.st_mtim.tv_nsec == j->times[1].tv_nsec || st.st_mtim.tv_nsec == 0);
 }
 
-int jp_stage_job_write(const struct jp_stage_job *j, mode_t umask_bits)
+int jp_stage_job_create(const struct jp_stage_job *j)
 {
-	int fd, e;
-	size_t w = 0;
-
 	/* a file a killed run left (maybe read-only): replaced whole */
 	if (!j->fresh && unlinkat(j->at, j->name, 0) != 0 && errno != ENOENT)
 		return -1;
-	fd = openat(j->at, j->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, j->mode);
-	if (fd < 0)
-		return -1;
+	return openat(j->at, j->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, j->mode);
+}
+
+int jp_stage_job_fill(const struct jp_stage_job *j, int fd, mode_t umask_bits)
+{
+	size_t w = 0;
+	int e;
+
 	while (w < j->len) {
 		ssize_t k = pwrite(fd, j->data + w, j->len - w, (off_t)w);
 
@@ -75,13 +85,25 @@ int jp_stage_job_write(const struct jp_stage_job *j, mode_t umask_bits)
 	    futimens(fd, j->times) != 0)
 		goto bad;
 	/* network filesystems report write errors (quota, space) at close */
-	return close(fd);
+	if (close(fd) == 0)
+		return 0;
+	e = errno;
+	unlinkat(j->at, j->name, 0);
+	errno = e;
+	return -1;
 bad:
 	e = errno;
 	close(fd);
 	unlinkat(j->at, j->name, 0);
 	errno = e;
 	return -1;
+}
+
+int jp_stage_job_write(const struct jp_stage_job *j, mode_t umask_bits)
+{
+	int fd = jp_stage_job_create(j);
+
+	return fd < 0 ? -1 : jp_stage_job_fill(j, fd, umask_bits);
 }
 
 void jp_stage_job_free(struct jp_stage_job *j)
@@ -93,24 +115,103 @@ void jp_stage_job_free(struct jp_stage_job *j)
 	free(j);
 }
 
+static bool creating_in(const struct jp_stage_pool *p, int at)
+{
+	for (unsigned i = 0; i < p->ncreating; i++)
+		if (p->creating[i] == at)
+			return true;
+	return false;
+}
+
+/* A job that looks at what is there first (a re-run's): most are found
+ * complete, with a look-up that needs no folder to itself. */
+static bool looks_first(const struct jp_stage_job *j)
+{
+	return j->check_dest >= 0 || !j->fresh;
+}
+
+/* Under the lock: the first queued job whose folder has no create under
+ * way (or that looks first), out of the queue, the others' order kept; its
+ * folder taken for its create. NULL when there is none. */
+static struct jp_stage_job *take(struct jp_stage_pool *p)
+{
+	int busy_at = -1;
+
+	for (size_t k = 0; k < p->n; k++) {
+		struct jp_stage_job *j = p->q[(p->head + k) % p->cap];
+
+		/* a folder's jobs come in a row: one look for all of them */
+		if (j->at == busy_at || (!looks_first(j) && creating_in(p, j->at))) {
+			busy_at = j->at;
+			continue;
+		}
+		for (size_t m = k; m > 0; m--)
+			p->q[(p->head + m) % p->cap] = p->q[(p->head + m - 1) % p->cap];
+		p->head = (p->head + 1) % p->cap;
+		p->n--;
+		p->busy++;
+		if (!looks_first(j))
+			p->creating[p->ncreating++] = j->at;
+		return j;
+	}
+	return NULL;
+}
+
+/* j's folder, for its create: taken (waiting while another writer creates
+ * there), or let go of. */
+static void hold_folder(struct jp_stage_pool *p, int at)
+{
+	pthread_mutex_lock(&p->lock);
+	while (creating_in(p, at))
+		pthread_cond_wait(&p->folder_free, &p->lock);
+	p->creating[p->ncreating++] = at;
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void let_go(struct jp_stage_pool *p, int at)
+{
+	pthread_mutex_lock(&p->lock);
+	for (unsigned i = 0; i < p->ncreating; i++)
+		if (p->creating[i] == at) {
+			p->creating[i] = p->creating[--p->ncreating];
+			break;
+		}
+	/* the next job in this folder can go now */
+	pthread_cond_broadcast(&p->folder_free);
+	pthread_cond_signal(&p->more);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void write_failed(struct jp_stage_pool *p, const struct jp_stage_job *j, int e)
+{
+	pthread_mutex_lock(&p->lock);
+	if (!p->err_code) {
+		p->err_code = e == ENOSPC || e == EDQUOT ? JP_ENOSPC : JP_EIO;
+		snprintf(p->err_msg, sizeof(p->err_msg), "%s: %s", j->rel, strerror(e));
+	}
+	pthread_mutex_unlock(&p->lock);
+	atomic_store(&p->stop, true);
+}
+
+/* j, taken (its folder too unless it looks first). */
 static void run_job(struct jp_stage_pool *p, struct jp_stage_job *j, mode_t umask_bits)
 {
-	if ((j->check_dest >= 0 && complete_at(j->check_dest, j->rel, j)) ||
-	    (!j->fresh && complete_at(j->at, j->name, j))) {
-		atomic_fetch_add(&p->skipped, 1);
-		atomic_fetch_add(&p->bytes_skipped, j->size);
-		return;
-	}
-	if (jp_stage_job_write(j, umask_bits) != 0) {
-		int e = errno;
+	int fd;
 
-		pthread_mutex_lock(&p->lock);
-		if (!p->err_code) {
-			p->err_code = e == ENOSPC || e == EDQUOT ? JP_ENOSPC : JP_EIO;
-			snprintf(p->err_msg, sizeof(p->err_msg), "%s: %s", j->rel, strerror(e));
+	if (looks_first(j)) {
+		if ((j->check_dest >= 0 && complete_at(j->check_dest, j->rel, j)) ||
+		    (!j->fresh && complete_at(j->at, j->name, j))) {
+			atomic_fetch_add(&p->skipped, 1);
+			atomic_fetch_add(&p->bytes_skipped, j->size);
+			return;
 		}
-		pthread_mutex_unlock(&p->lock);
-		atomic_store(&p->stop, true);
+		hold_folder(p, j->at);
+	}
+	fd = atomic_load(&p->stop) ? (errno = ECANCELED, -1) : jp_stage_job_create(j);
+	let_go(p, j->at);
+	if (fd < 0 || jp_stage_job_fill(j, fd, umask_bits) != 0) {
+		if (!atomic_load(&p->stop))
+			write_failed(p, j, errno);
 		return;
 	}
 	atomic_fetch_add(&p->written, 1);
@@ -126,25 +227,25 @@ static void *worker(void *arg)
 		struct jp_stage_job *j = NULL;
 
 		pthread_mutex_lock(&p->lock);
-		while (p->n == 0 && !p->closing)
+		while (!(j = take(p)) && !(p->closing && p->n == 0))
 			pthread_cond_wait(&p->more, &p->lock);
-		if (p->n > 0) {
-			j = p->q[p->head];
-			p->head = (p->head + 1) % p->cap;
-			p->n--;
-			p->busy++;
-		}
 		pthread_mutex_unlock(&p->lock);
 		if (!j)
 			break;
 		if (!atomic_load(&p->stop))
 			run_job(p, j, umask_bits);
+		else if (!looks_first(j))
+			let_go(p, j->at);
 		pthread_mutex_lock(&p->lock);
 		p->busy--;
 		p->held -= j->len;
 		pthread_cond_signal(&p->room);
 		if (p->n == 0 && p->busy == 0)
 			pthread_cond_broadcast(&p->idle);
+		/* closing: the others, asleep while the rest was in busy
+		 * folders, may have nothing left to wait for */
+		if (p->closing)
+			pthread_cond_broadcast(&p->more);
 		pthread_mutex_unlock(&p->lock);
 		jp_stage_job_free(j);
 	}
@@ -172,6 +273,7 @@ int jp_stage_pool_start(struct jp_stage_pool **out, unsigned threads, size_t max
 	pthread_cond_init(&p->more, NULL);
 	pthread_cond_init(&p->room, NULL);
 	pthread_cond_init(&p->idle, NULL);
+	pthread_cond_init(&p->folder_free, NULL);
 	for (; p->nthreads < threads; p->nthreads++)
 		if (pthread_create(&p->tid[p->nthreads], NULL, worker, p) != 0)
 			break;
@@ -275,6 +377,7 @@ int jp_stage_pool_finish(struct jp_stage_pool *p, struct jp_stage_result *out, c
 	pthread_cond_destroy(&p->more);
 	pthread_cond_destroy(&p->room);
 	pthread_cond_destroy(&p->idle);
+	pthread_cond_destroy(&p->folder_free);
 	free(p);
 	return rc;
 }
