@@ -537,29 +537,41 @@ static int adopt_dir(struct ctx *c, struct dnode *d, int fd)
 	return 0;
 }
 
+/* Open folder it where it is there already: 1 adopted, 0 not there, -1
+ * failed. Never into what is there unless it is a folder: a symlink there
+ * would lead the copy out of dst. */
+static int open_existing(struct ctx *c, struct item *it, int at, const char *name)
+{
+	int fd = openat(at, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0)
+		return adopt_dir(c, it->self, fd) == 0 ? 1 : -1;
+	if (errno == ENOENT)
+		return 0;
+	fail(c, 0, it->rel, errno == ELOOP ? ENOTDIR : errno);
+	return -1;
+}
+
 static int do_mkdir(struct ctx *c, struct item *it, size_t idx, char *buf)
 {
 	const char *name;
 	int at = dst_at(c, it->up, it->rel, it->base, &name);
+	mode_t mode = (it->mode & 07777) | S_IRWXU;
+	int r;
 
 	(void)buf;
 	(void)idx;
-	if (c->dst_exists && !it->up->fresh) {
-		/* On a re-run most are there: one look-up opens it. Never into
-		 * what is there unless it is a folder: a symlink there would
-		 * lead the copy out of dst. */
-		int fd = openat(at, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-		if (fd >= 0)
-			return adopt_dir(c, it->self, fd);
-		if (errno != ENOENT) {
-			fail(c, 0, it->rel, errno == ELOOP ? ENOTDIR : errno);
-			return -1;
+	/* on a re-run most are there: one look-up opens it */
+	if (c->dst_exists && !it->up->fresh && (r = open_existing(c, it, at, name)) != 0)
+		return r > 0 ? 0 : -1;
+	if (mkdirat(at, name, mode) != 0 &&
+	    !(errno == EACCES && widen(c, it->up) && mkdirat(at, name, mode) == 0)) {
+		/* made meanwhile by another shard's run into the same dst */
+		if (errno == EEXIST && c->dst_exists) {
+			if ((r = open_existing(c, it, at, name)) == 0)
+				fail(c, 0, it->rel, ENOENT); /* and gone again */
+			return r > 0 ? 0 : -1;
 		}
-	}
-	if (mkdirat(at, name, (it->mode & 07777) | S_IRWXU) != 0 &&
-	    !(errno == EACCES && widen(c, it->up) &&
-	      mkdirat(at, name, (it->mode & 07777) | S_IRWXU) == 0)) {
 		fail(c, 0, it->rel, errno);
 		return -1;
 	}
