@@ -187,7 +187,7 @@ static int node_at(const struct ctx *c, const struct dnode *d, const char **name
 static bool widen(struct ctx *c, struct dnode *d)
 {
 	const char *name;
-	int at = node_at(c, d, &name);
+	int at = node_at(c, d, &name), e = errno;
 	bool ok;
 
 	pthread_mutex_lock(&c->lock);
@@ -196,6 +196,8 @@ static bool widen(struct ctx *c, struct dnode *d)
 	    fchmodat(at, name, d->was | S_IRWXU, 0) == 0)
 		ok = d->widened = true;
 	pthread_mutex_unlock(&c->lock);
+	if (!ok)
+		errno = e; /* the denial stands, as it was */
 	return ok;
 }
 
