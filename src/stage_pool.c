@@ -141,7 +141,7 @@ static struct jp_stage_job *take(struct jp_stage_pool *p)
 		struct jp_stage_job *j = p->q[(p->head + k) % p->cap];
 
 		/* a folder's jobs come in a row: one look for all of them */
-		if (j->at == busy_at || (!looks_first(j) && creating_in(p, j->at))) {
+		if (!looks_first(j) && (j->at == busy_at || creating_in(p, j->at))) {
 			busy_at = j->at;
 			continue;
 		}

@@ -518,6 +518,7 @@ static void hold_dir(struct ctx *c, struct dnode *d, int at, const char *name)
 static int adopt_dir(struct ctx *c, struct dnode *d, int fd)
 {
 	struct statx x;
+	struct timespec mt;
 	mode_t have;
 
 	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MODE | STATX_MTIME, &x) != 0) {
@@ -526,10 +527,11 @@ static int adopt_dir(struct ctx *c, struct dnode *d, int fd)
 		return -1;
 	}
 	have = x.stx_mode & 07777;
+	mt.tv_sec = x.stx_mtime.tv_sec;
+	mt.tv_nsec = x.stx_mtime.tv_nsec;
 	d->existed = true;
 	d->was = have;
-	d->as_is = have == (d->mode & 07777) && x.stx_mtime.tv_sec == d->mtime.tv_sec &&
-		   ((long)x.stx_mtime.tv_nsec == d->mtime.tv_nsec || x.stx_mtime.tv_nsec == 0);
+	d->as_is = have == (d->mode & 07777) && jp_tc_same_time(&d->mtime, &mt);
 	if (atomic_fetch_add(&c->held, 1) >= c->held_max) {
 		atomic_fetch_sub(&c->held, 1);
 		close(fd);
@@ -1064,8 +1066,7 @@ static int prepare(struct ctx *c, const char *src, const char *dst, struct stat 
 		c->top.existed = true;
 		c->top.was = sb.st_mode & 07777;
 		c->top.as_is = c->top.was == (top->st_mode & 07777) &&
-			       sb.st_mtim.tv_sec == top->st_mtim.tv_sec &&
-			       (sb.st_mtim.tv_nsec == top->st_mtim.tv_nsec || sb.st_mtim.tv_nsec == 0);
+			       jp_tc_same_time(&top->st_mtim, &sb.st_mtim);
 	}
 	/* No fsync per file where it is a round trip (network storage), nor in
 	 * a whole-tree temporary (flushed once before its rename). */

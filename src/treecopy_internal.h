@@ -72,6 +72,9 @@ int jp_tc_shard_plan(size_t n, const uint64_t *sizes, const char *const *names, 
 		     unsigned *out);
 /* Is the folder open at fd on a FUSE filesystem? */
 bool jp_tc_on_fuse(int fd);
+/* The same modification time, b read back from storage that may keep
+ * whole seconds only (nanoseconds 0, as sshfs gives back). */
+bool jp_tc_same_time(const struct timespec *a, const struct timespec *b);
 /* Is the folder open at fd on network storage (or FUSE, which may be)? */
 bool jp_tc_on_network(int fd);
 /* A symlink at rel (relative to the tree's top) whose target leads outside

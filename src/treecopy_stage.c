@@ -64,7 +64,7 @@ out:
 	return e ? -1 : 0;
 }
 
-static bool same_time(const struct timespec *a, const struct timespec *b)
+bool jp_tc_same_time(const struct timespec *a, const struct timespec *b)
 {
 	/* Storage that keeps whole seconds only (some network filesystems)
 	 * gives back nanoseconds 0. */
@@ -82,7 +82,7 @@ static int file_complete(int src_at, const char *src_name, const struct stat *ss
 	if (!S_ISREG(dst->st_mode) || dst->st_size != sst->st_size)
 		return 0;
 	if (!verify)
-		return same_time(&sst->st_mtim, &dst->st_mtim) &&
+		return jp_tc_same_time(&sst->st_mtim, &dst->st_mtim) &&
 		       (dst->st_mode & 07777) == (sst->st_mode & 07777);
 	if (digest(src_at, src_name, buf, bufsz, stop, &a) != 0 ||
 	    digest(dst_at, dst_name, buf, bufsz, stop, &b) != 0)
@@ -90,7 +90,7 @@ static int file_complete(int src_at, const char *src_name, const struct stat *ss
 	if (a != b)
 		return 0;
 	/* The same bytes: give it the source's mode and times if it lacks them. */
-	if (!same_time(&sst->st_mtim, &dst->st_mtim)) {
+	if (!jp_tc_same_time(&sst->st_mtim, &dst->st_mtim)) {
 		struct timespec times[2] = { sst->st_atim, sst->st_mtim };
 
 		if (utimensat(dst_at, dst_name, times, AT_SYMLINK_NOFOLLOW) != 0)
