@@ -38,6 +38,13 @@ _no_fail_row() {
 	! _rows | grep -q '✗'
 }
 
+# _no_space_added: the paths on the screen are the paths (the manifest
+# path's verdict, cut to its last line, once joined the wrapped lines of a
+# path broken after a CJK character with a space: "jp-数据集 -XXXXXX").
+_no_space_added() {
+	! tui_screen | grep -qF '数据集 -'
+}
+
 _not_0_failed() {
 	! tui_screen | grep -q ' 0 failed'
 }
@@ -168,10 +175,15 @@ for run in first second; do
 	tui_must "${run}_asks" tui_wait "Create the run's directories"
 	tui_keys Enter
 	tui_must "${run}_checks" tui_wait "Checks:"
+	# (Enter writes only from the button: no check may have failed)
+	tui_must "${run}_nothing_failed" tui_wait " 0 failed" 2
+	[ $run = second ] &&
+		jp_expect second_paths_shown_as_they_are _no_space_added
 	tui_keys Enter
 	[ $run = first ] && tui_must first_written tui_wait "Manifest written:"
 done
-tui_must asks_before_replacing tui_wait "holds the manifest of another run"
+# (the box wraps its text to its width, a long path anywhere)
+tui_must asks_before_replacing tui_wait_modal "holds the manifest of another run"
 tui_keys n
 tui_must refusal_is_a_row tui_wait "Write    "
 jp_expect refusal_counted_as_failed tui_wait "1 failed" 2

@@ -136,6 +136,21 @@ static int verdict_lines(const struct jp_form *form, const struct jp_form_row *r
 }
 
 /* The launch command's findings, one a line (cut with an ellipsis). */
+/* Where line k of text wrapped by jp_wrap_lines starts in text: its lines
+ * are text's own bytes, in order, with the spaces at their breaks left out. */
+static const char *wrapped_line_start(const char *text, const struct jp_strv *lines, size_t k)
+{
+	const char *p = text;
+	size_t j;
+
+	for (j = 0; j < k && p; j++) {
+		p = strstr(p, lines->v[j]);
+		if (p)
+			p += strlen(lines->v[j]);
+	}
+	return p ? strstr(p, lines->v[k]) : NULL;
+}
+
 static void split_lines(struct jp_strv *out, const char *text)
 {
 	const char *p = text, *nl;
@@ -333,16 +348,23 @@ static void draw_row(struct jp_form *form, struct jp_form_row *r, bool focused,
 				jp_draw_text(ly, vx, 2, status_style(r->verdict.status),
 					     status_glyph(r->verdict.status));
 			if (k + 1 == (size_t)verdict_max(r) && lines.n > k + 1) {
-				/* More lines than room: the last says so. */
+				/* More lines than room: the last says so. A wrapped
+				 * line goes on with the message itself (a path
+				 * broken after a CJK character gets no space). */
 				char *more = NULL;
+				const char *rest = is_multiline(r)
+							   ? NULL
+							   : wrapped_line_start(r->verdict.message,
+										&lines, k);
 
-				if (asprintf(&more, "%s %s", lines.v[k], lines.v[k + 1]) < 0)
+				if (!rest &&
+				    asprintf(&more, "%s %s", lines.v[k], lines.v[k + 1]) < 0)
 					more = NULL;
 				jp_draw_text_fit(ly, vx + 2, vw - 2,
 						 r->verdict.status == JP_CHECK_PASS
 							 ? JP_STYLE_DIM
 							 : status_style(r->verdict.status),
-						 more ? more : lines.v[k]);
+						 rest ? rest : more ? more : lines.v[k]);
 				free(more);
 				continue;
 			}
