@@ -70,7 +70,7 @@ int jp_flow_preflight_file(char **out, const struct jp_flow *flow)
 }
 
 int flow_copy_state(enum copy_state *st, char **other_run, const struct jp_flow *flow,
-		    const char *path)
+		    const char *path, unsigned timeout_ms, struct jp_error *why)
 {
 	struct jp_manifest *old = NULL;
 	struct jp_error quiet = JP_ERROR_INIT;
@@ -82,10 +82,17 @@ int flow_copy_state(enum copy_state *st, char **other_run, const struct jp_flow 
 		*other_run = NULL;
 	if (!path || in_run_folder(flow, path))
 		return 0;
-	/* bounded: a hung mount is no answer, and the write says so */
+	/* bounded: no answer is no verdict (a loaded machine's look can take
+	 * longer than the bound), never "nothing there" */
 	int errnum = 0;
-	if (jp_probe_stat(&sb, &errnum, path, JP_PROBE_NOFOLLOW, flow_fs_timeout_ms(), NULL) != 0 ||
-	    errnum)
+	int rc = jp_probe_stat(&sb, &errnum, path, JP_PROBE_NOFOLLOW, timeout_ms, why);
+	if (rc == JP_ENOMEM)
+		return rc;
+	if (rc < 0) {
+		*st = COPY_NO_ANSWER;
+		return 0;
+	}
+	if (errnum)
 		return 0; /* nothing there yet (or the write will say why not) */
 	if (S_ISLNK(sb.st_mode)) {
 		*st = COPY_LINK;
@@ -119,10 +126,12 @@ int flow_copy_state(enum copy_state *st, char **other_run, const struct jp_flow 
 
 static int judge_manifest_path(struct jp_verdict *v, const struct jp_flow *flow, const char *path)
 {
+	struct jp_error quiet = JP_ERROR_INIT;
 	enum copy_state st;
 	char *other = NULL;
-	int rc = flow_copy_state(&st, &other, flow, path);
+	int rc = flow_copy_state(&st, &other, flow, path, flow_fs_timeout_ms(), &quiet);
 
+	jp_error_dispose(&quiet);
 	if (rc < 0)
 		return rc;
 	switch (st) {
@@ -146,6 +155,12 @@ static int judge_manifest_path(struct jp_verdict *v, const struct jp_flow *flow,
 				 _("%s already exists and is not a manifest of this run: writing "
 				   "asks before replacing it"),
 				 path);
+		break;
+	case COPY_NO_ANSWER:
+		flow_verdict_set(v, JP_CHECK_WARN,
+				 _("%s did not answer within %u ms: writing looks again, and asks "
+				   "before replacing another run's manifest"),
+				 path, flow_fs_timeout_ms());
 		break;
 	case COPY_FREE:
 	case COPY_OURS:
@@ -177,16 +192,27 @@ int flow_judge_review_path(struct jp_verdict *v, const struct jp_flow *flow, enu
 int flow_copy_allowed(const struct jp_flow *flow, const char *copy, bool force, bool ask,
 		      const struct jp_port *port, struct jp_error *err)
 {
+	struct jp_error why = JP_ERROR_INIT;
 	enum copy_state st;
 	char *other = NULL, *q = NULL;
 	bool yes;
-	int rc = flow_copy_state(&st, &other, flow, copy);
+	/* when writing: the commands' bound, not the one for typing */
+	int rc = flow_copy_state(&st, &other, flow, copy, jp_probe_default_timeout_ms(), &why);
 
-	if (rc < 0)
+	if (rc < 0) {
+		jp_error_dispose(&why);
 		return jp_error_oom(err);
+	}
 	switch (st) {
 	case COPY_FREE:
 	case COPY_OURS:
+		goto out;
+	case COPY_NO_ANSWER:
+		if (!force)
+			rc = jp_error_set(err, JP_ETIMEOUT,
+					  _("%s; nothing was written: what is there could not be "
+					    "seen, and it may be another run's manifest"),
+					  jp_error_message(&why));
 		goto out;
 	case COPY_LINK:
 		rc = jp_error_set(err, JP_EREFUSED,
@@ -239,6 +265,7 @@ int flow_copy_allowed(const struct jp_flow *flow, const char *copy, bool force, 
 				      "was written; give another file, or --force to replace it"),
 				    copy);
 out:
+	jp_error_dispose(&why);
 	free(q);
 	free(other);
 	return rc;

@@ -245,9 +245,12 @@ enum copy_state {
 	COPY_OTHER_FILE, /* a regular file that is no manifest */
 	COPY_LINK,       /* a symbolic link: never written through */
 	COPY_NOT_FILE,   /* a directory, a device ... */
+	COPY_NO_ANSWER,  /* the look did not answer within timeout_ms: unknown */
 };
+/* What is at a manifest copy's path, looked at in timeout_ms (lstat, then
+ * the file if it is one); COPY_NO_ANSWER puts why into *why. */
 int flow_copy_state(enum copy_state *st, char **other_run, const struct jp_flow *flow,
-		    const char *path);
+		    const char *path, unsigned timeout_ms, struct jp_error *why);
 /* The inline verdict of review.manifest_path (what is at the copy's path)
  * or review.env_path (in the run's folder), past the path's own checks. */
 int flow_judge_review_path(struct jp_verdict *v, const struct jp_flow *flow, enum fkey key,
@@ -255,7 +258,10 @@ int flow_judge_review_path(struct jp_verdict *v, const struct jp_flow *flow, enu
 /* May the copy be written? A link or a non-file: never (JP_EREFUSED).
  * Another run's manifest or another file: with `force`; else, when `ask`,
  * when port->confirm says yes; when not `ask`, whenever port->confirm
- * exists (it is asked later). JP_EREFUSED with the way out otherwise. */
+ * exists (it is asked later). JP_EREFUSED with the way out otherwise.
+ * A path that does not answer even in the commands' longer bound is never
+ * taken for a free one: what it holds is unknown (JP_ETIMEOUT; with
+ * `force` the write goes on, and says so itself if the storage is hung). */
 int flow_copy_allowed(const struct jp_flow *flow, const char *copy, bool force, bool ask,
 		      const struct jp_port *port, struct jp_error *err);
 
