@@ -30,6 +30,7 @@
 #include "jobprep/shellwords.h"
 #include "jobprep/stage.h"
 #include "jobprep/units.h"
+#include "mountinfo.h"
 
 enum role {
 	ROLE_CODE = 1 << 0,   /* the project checkout: read by every Worker */
@@ -87,15 +88,42 @@ static void say(struct verdict *v, enum jp_check_status status, const char *fmt,
  * hung network mount fails its subject in bounded time instead of holding
  * the check (and the process) in the kernel. */
 
-/* A call that did not answer in time: fail the subject, look no further. */
+/* The path sits on this machine's own storage (a disk, tmpfs, a container
+ * layer), by the mount table alone: the path itself is not touched. */
+static bool on_own_storage(const char *path)
+{
+	struct jp_mount_table t = JP_MOUNT_TABLE_INIT;
+	const struct jp_mount *m;
+	bool own;
+
+	if (!path || path[0] != '/' || jp_mount_table_load(&t, NULL, NULL) != 0)
+		return false;
+	m = jp_mount_table_find(&t, path);
+	own = m && jp_fs_kind_of(m->fstype) != JP_FS_NETWORK;
+	jp_mount_table_dispose(&t);
+	return own;
+}
+
+/* A call that did not answer in time: look no further at the subject. On
+ * network storage it fails (a mount that lost its server hangs the job
+ * too); on this machine's own disk the machine was too busy to answer in
+ * time, which says nothing of the path: a warning, to check again. */
 static void hung(struct verdict *v, const struct subject *s)
 {
+	unsigned ms = jp_probe_default_timeout_ms();
+
 	v->stop = true;
-	say(v, JP_CHECK_FAIL,
-	    _("%s: %s did not answer in time: the storage it is on seems hung (a network "
-	      "mount that lost its server?). Fix or remount it on this machine, then check "
-	      "again."),
-	    s->field, s->path);
+	if (on_own_storage(s->path))
+		say(v, JP_CHECK_WARN,
+		    _("%s: %s did not answer within %u.%u s, though it is on this machine's own "
+		      "storage: the machine may be too busy; check again before submitting."),
+		    s->field, s->path, ms / 1000, (ms % 1000) / 100);
+	else
+		say(v, JP_CHECK_FAIL,
+		    _("%s: %s did not answer in time: the storage it is on seems hung (a network "
+		      "mount that lost its server?). Fix or remount it on this machine, then "
+		      "check again."),
+		    s->field, s->path);
 }
 
 static int check_exists(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,

@@ -342,7 +342,8 @@ EXTRA_DIST += tests/tui/chinese_ui.sh tests/integration/po_complete.sh
 STORAGE_SH_TESTS = tests/integration/storage_platform.sh tests/integration/hung_mount.sh \
 	tests/integration/update_sshfs.sh tests/integration/stage_hung_mount.sh \
 	tests/integration/write_rename_hung.sh tests/integration/update_sshfs_direct.sh \
-	tests/integration/update_sshfs_full.sh tests/integration/copy_look_unanswered.sh
+	tests/integration/update_sshfs_full.sh tests/integration/copy_look_unanswered.sh \
+	tests/integration/check_own_disk_slow.sh
 TESTS += $(STORAGE_SH_TESTS)
 EXTRA_DIST += $(STORAGE_SH_TESTS) tests/lib/ssh.sh tests/lib/platform.sh
 # preflight: the run's preflight.sh as Workers run it (dash, bash, busybox sh;
