@@ -24,64 +24,42 @@ trap '[ -z "${H:-}" ] || rm -f "$H/hold"; jp_nospace_path_remove "$T/hold dir"; 
 # the proxy, in a folder without spaces (sshfs runs it by its path)
 mkdir -p "$T/hold dir" "$T/export" "$T/local/code" "$T/out" || exit 99
 H=$(jp_nospace_path "$T/hold dir") || exit 99
+cp "$TOP_SRCDIR/tests/lib/sftp_proxy.py" "$H/" || exit 99
 cat >"$H/sftp-look" <<'PY'
 #!/usr/bin/python3
 # sftp-server behind a proxy: while HOLD exists, each LSTAT or STAT of a
 # path ending in /job.json is held back ("held" to LOG) and sent on once
 # HOLD is gone; every other request goes through; each OPEN's path is
 # logged ("open PATH").
-import os, struct, subprocess, sys, threading, time
+import os, sys, threading, time
 here = os.path.dirname(os.path.abspath(sys.argv[0]))
+sys.path.insert(0, here)
+import sftp_proxy
 HOLD, LOG = os.path.join(here, "hold"), os.path.join(here, "log")
-srv = subprocess.Popen(["/usr/lib/openssh/sftp-server"], stdin=subprocess.PIPE,
-                       stdout=subprocess.PIPE, bufsize=0)
 lock = threading.Lock()
 held = []
 def log(line):
     with open(LOG, "a") as f:
         f.write(line + "\n")
-def send(b):
-    with lock:
-        srv.stdin.write(b)
-def back():
-    while True:
-        b = os.read(srv.stdout.fileno(), 65536)
-        if not b:
-            os._exit(0)
-        os.write(1, b)
-def release():
+def handle(packet, body, send):
+    if body[0] == 3:
+        log("open " + sftp_proxy.path_of(body))
+    if body[0] in (7, 17) and sftp_proxy.path_of(body).endswith("/job.json"):
+        with lock:
+            if os.path.exists(HOLD):
+                log("held")
+                held.append(packet)
+                return
+    send(packet)
+def release(send):
     while True:
         time.sleep(0.05)
         if not os.path.exists(HOLD):
             with lock:
                 while held:
-                    srv.stdin.write(held.pop(0))
-threading.Thread(target=back, daemon=True).start()
-threading.Thread(target=release, daemon=True).start()
-def read_n(n):
-    b = b""
-    while len(b) < n:
-        c = os.read(0, n - len(b))
-        if not c:
-            srv.stdin.close(); srv.wait(); os._exit(0)
-        b += c
-    return b
-def path_of(body):
-    n = struct.unpack(">I", body[5:9])[0]
-    return body[9:9 + n].decode("utf-8", "replace")
-while True:
-    head = read_n(4)
-    body = read_n(struct.unpack(">I", head)[0])
-    kind = body[0]
-    if kind == 3:
-        log("open " + path_of(body))
-    if kind in (7, 17) and path_of(body).endswith("/job.json") and os.path.exists(HOLD):
-        log("held")
-        with lock:
-            if os.path.exists(HOLD):
-                held.append(head + body)
-                continue
-    send(head + body)
+                    send(held.pop(0))
+sftp_proxy.run(handle, on_start=lambda send: threading.Thread(
+    target=release, args=(send,), daemon=True).start())
 PY
 chmod 755 "$H/sftp-look"
 

@@ -25,34 +25,18 @@ trap '[ -z "${H:-}" ] || rm -f "$H/hold"; jp_nospace_path_remove "$T/hold dir"; 
 # the proxy, in a folder without spaces (sshfs runs it by its path)
 mkdir -p "$T/hold dir" "$T/export" "$T/local" || exit 99
 H=$(jp_nospace_path "$T/hold dir") || exit 99
+cp "$TOP_SRCDIR/tests/lib/sftp_proxy.py" "$H/" || exit 99
 cat >"$H/sftp-hold" <<'PY'
 #!/usr/bin/python3
 # sftp-server behind a proxy: while HOLD exists, the first rename request
 # (SSH_FXP_RENAME, or the extension posix-rename@openssh.com) is held, and
 # everything after it, until HOLD is removed; "held" goes to LOG.
-import os, struct, subprocess, sys, threading, time
+import os, sys, time
 here = os.path.dirname(os.path.abspath(sys.argv[0]))
+sys.path.insert(0, here)
+import sftp_proxy
 HOLD, LOG = os.path.join(here, "hold"), os.path.join(here, "log")
-srv = subprocess.Popen(["/usr/lib/openssh/sftp-server"], stdin=subprocess.PIPE,
-                       stdout=subprocess.PIPE, bufsize=0)
-def back():
-    while True:
-        b = os.read(srv.stdout.fileno(), 65536)
-        if not b:
-            os._exit(0)
-        os.write(1, b)
-threading.Thread(target=back, daemon=True).start()
-def read_n(n):
-    b = b""
-    while len(b) < n:
-        c = os.read(0, n - len(b))
-        if not c:
-            srv.stdin.close(); srv.wait(); os._exit(0)
-        b += c
-    return b
-while True:
-    head = read_n(4)
-    body = read_n(struct.unpack(">I", head)[0])
+def handle(packet, body, send):
     rename = body[0] == 18 or (body[0] == 200 and b"posix-rename@openssh.com" in body[5:40])
     if rename and os.path.exists(HOLD):
         with open(LOG, "a") as f:
@@ -61,7 +45,8 @@ while True:
             time.sleep(0.1)
         with open(LOG, "a") as f:
             f.write("released\n")
-    srv.stdin.write(head + body)
+    send(packet)
+sftp_proxy.run(handle)
 PY
 chmod 755 "$H/sftp-hold"
 jp_sshfs_mount "$T/sshd" "$T/export" "$T/mnt" -o sftp_server="$H/sftp-hold" || exit 99
