@@ -158,8 +158,8 @@ static int judge_manifest_path(struct jp_verdict *v, const struct jp_flow *flow,
 		break;
 	case COPY_NO_ANSWER:
 		flow_verdict_set(v, JP_CHECK_WARN,
-				 _("%s did not answer within %u ms: writing looks again, and asks "
-				   "before replacing another run's manifest"),
+				 _("%s did not answer within %u ms: writing looks again before it "
+				   "replaces anything"),
 				 path, flow_fs_timeout_ms());
 		break;
 	case COPY_FREE:

@@ -135,7 +135,6 @@ static int verdict_lines(const struct jp_form *form, const struct jp_form_row *r
 	}
 }
 
-/* The launch command's findings, one a line (cut with an ellipsis). */
 /* Where line k of text wrapped by jp_wrap_lines starts in text: its lines
  * are text's own bytes, in order, with the spaces at their breaks left out. */
 static const char *wrapped_line_start(const char *text, const struct jp_strv *lines, size_t k)
@@ -151,6 +150,7 @@ static const char *wrapped_line_start(const char *text, const struct jp_strv *li
 	return p ? strstr(p, lines->v[k]) : NULL;
 }
 
+/* The launch command's findings, one a line (cut with an ellipsis). */
 static void split_lines(struct jp_strv *out, const char *text)
 {
 	const char *p = text, *nl;
