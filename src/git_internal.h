@@ -10,6 +10,11 @@
 #include <sys/stat.h>
 
 #include <git2.h>
+/* libgit2 1.8 moved git_error_set, git_error_set_str and git_error_clear
+ * out of git2.h into git2/sys/errors.h. */
+#if LIBGIT2_VER_MAJOR > 1 || LIBGIT2_VER_MINOR >= 8
+#include <git2/sys/errors.h>
+#endif
 
 #include "jobprep/error.h"
 #include "jobprep/git.h"
