@@ -9,7 +9,8 @@
  *
  * libgit2's ssh transport hands the socket to libssh2 by reading the `s`
  * member of its own git_socket_stream, so this struct starts with exactly
- * that layout (stable through libgit2 1.x). libssh2 then does its own I/O
+ * that layout (the same from libgit2 1.5 through 1.9; configure refuses
+ * another version). libssh2 then does its own I/O
  * on the descriptor, blocking in poll() with no timeout (and libgit2 retries
  * its handshake when a signal interrupts that poll). So for ssh a watchdog
  * thread watches the connection instead: when the port says stop, or the
@@ -38,8 +39,9 @@
 
 /* configure checks this too (and says what to do); this catches a build
  * whose headers are not the libgit2 configure found. */
-#if !defined(JP_LIBGIT2_UNCHECKED) && (LIBGIT2_VER_MAJOR != 1 || LIBGIT2_VER_MINOR != 5)
-#error "struct jp_stream mirrors libgit2 1.5's git_socket_stream; see configure --enable-unchecked-libgit2"
+#if !defined(JP_LIBGIT2_UNCHECKED) && \
+	(LIBGIT2_VER_MAJOR != 1 || LIBGIT2_VER_MINOR < 5 || LIBGIT2_VER_MINOR > 9)
+#error "struct jp_stream mirrors libgit2 1.5-1.9's git_socket_stream; see configure --enable-unchecked-libgit2"
 #endif
 
 #include "jobprep/i18n.h"
