@@ -293,6 +293,9 @@ TESTS += tests/integration/schema.sh tests/integration/env.sh tests/integration/
 EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh tests/integration/url_credentials.sh \
 	tests/integration/input_not_regular.sh tests/integration/env_special_names.sh \
 	tests/integration/control_chars_escaped.sh
+# the harness: a script that ends before jp_done fails; jp_skip_all REASON is the skip
+TESTS += tests/integration/harness_end_marker.sh
+EXTRA_DIST += tests/integration/harness_end_marker.sh
 # signals: every command that works a while exits 128 + SIGINT/SIGTERM/SIGHUP, cleaned up
 TESTS += tests/integration/signal_exit_codes.sh
 EXTRA_DIST += tests/integration/signal_exit_codes.sh
