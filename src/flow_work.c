@@ -67,11 +67,6 @@ static bool str_eq(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-enum jp_action jp_flow_work_action(const struct jp_flow_work *task)
-{
-	return task->action;
-}
-
 void jp_flow_work_free(struct jp_flow_work *t)
 {
 	if (!t)

@@ -295,7 +295,6 @@ int jp_flow_work_run(struct jp_flow_work *task, const struct jp_port *port,
  * an existing checkout if the person goes back to that path). */
 int jp_flow_work_apply(struct jp_flow *flow, const struct jp_flow_work *task,
 		       struct jp_error *err);
-enum jp_action jp_flow_work_action(const struct jp_flow_work *task);
 void jp_flow_work_free(struct jp_flow_work *task);
 
 /* Run one task start to end on this thread: new, run, apply, free. */

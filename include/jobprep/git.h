@@ -100,12 +100,6 @@ struct jp_git_clone_result {
 
 void jp_git_clone_result_dispose(struct jp_git_clone_result *res);
 
-/* The refusals, with no network use: a URL, path or ref beginning with '-',
- * a target that is a file, a non-empty directory, or a symlink into
- * ephemeral storage. Stale temporaries of killed runs are removed first. */
-int jp_git_clone_precheck(const struct jp_git_clone_options *opts,
-			  struct jp_error *err);
-
 /* Clone opts->url into opts->target. The clone is built under a temporary
  * name (".<name>.jobprep-tmp-<pid>-<random>" beside the target) and renamed
  * into place only when complete: on any failure, cancel (port->progress
