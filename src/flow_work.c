@@ -16,13 +16,16 @@
 
 #include "jobprep/check.h"
 #include "jobprep/fs.h"
+#include "fs_internal.h"
 #include "jobprep/git.h"
+#include "git_internal.h"
 #include "jobprep/i18n.h"
 #include "jobprep/lint.h"
 #include "jobprep/probe.h"
 #include "jobprep/scan.h"
 #include "jobprep/stage.h"
 #include "flow_internal.h"
+#include "manifest_internal.h"
 
 struct jp_flow_work {
 	enum jp_action action;

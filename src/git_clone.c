@@ -24,6 +24,7 @@
 #include "jobprep/probe.h"
 #include "treecopy.h"
 #include "git_internal.h"
+#include "profile_internal.h"
 
 #define SCRATCH_PREFIX "jobprep-clone-"
 #define SCRATCH_MIN_FREE (256ULL << 20)

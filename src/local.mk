@@ -8,17 +8,17 @@ libjobprep_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(LIBGIT2_CFLAGS) $(XXHASH_CF
 # the core's contracts: the codes and struct jp_error, lists of strings, the
 # port to a person (progress, questions, cancelling), gettext's _()
 libjobprep_a_SOURCES = \
-	include/jobprep/error.h src/error.c \
-	include/jobprep/strv.h src/strv.c \
+	include/jobprep/error.h src/error_internal.h src/error.c \
+	include/jobprep/strv.h src/strv_internal.h src/strv.c \
 	include/jobprep/port.h src/port.c \
 	include/jobprep/i18n.h
 # leaf helpers, one file each (HACKING.md: look here before writing one)
 # path: lexical paths (normalise, join, absolute, is normal, is under)
-libjobprep_a_SOURCES += include/jobprep/path.h src/path.c
+libjobprep_a_SOURCES += include/jobprep/path.h src/path_internal.h src/path.c
 # units: sizes for people
 libjobprep_a_SOURCES += include/jobprep/units.h src/units.c
 # fs: mkdir -p with undo, rm -rf (no links, no mounts crossed), empty or not
-libjobprep_a_SOURCES += include/jobprep/fs.h src/fs.c
+libjobprep_a_SOURCES += include/jobprep/fs.h src/fs_internal.h src/fs.c
 # str: an owned string field set to a copy (a leaf: error codes only)
 libjobprep_a_SOURCES += src/str.h src/str.c
 # utf8: the one UTF-8 decoder and encoder
@@ -26,22 +26,22 @@ libjobprep_a_SOURCES += include/jobprep/utf8.h src/utf8.c
 # buf: a growing text with a sticky failure
 libjobprep_a_SOURCES += src/buf.h src/buf.c
 # url: where a URL's user info (password, token) is, for every caller
-libjobprep_a_SOURCES += include/jobprep/url.h src/url.c
+libjobprep_a_SOURCES += include/jobprep/url.h src/url_internal.h src/url.c
 # textquote: names made safe for a terminal (git's quote_path)
 libjobprep_a_SOURCES += include/jobprep/textquote.h src/textquote.c
 # input: opening a file a person named (never blocks on a FIFO; regular files only)
-libjobprep_a_SOURCES += include/jobprep/input.h src/input.c
+libjobprep_a_SOURCES += include/jobprep/input.h src/input_internal.h src/input.c
 # shellwords: sh splitting and quoting
-libjobprep_a_SOURCES += include/jobprep/shellwords.h src/shellwords.c
+libjobprep_a_SOURCES += include/jobprep/shellwords.h src/shellwords_internal.h src/shellwords.c
 # atomic_write: a file replaced whole: readers see the old or the new, never a mix
 libjobprep_a_SOURCES += src/atomic_write.c
 # deadline: time for the bounded waits of worker.c, probe.c, scan.c and git_stream.c
 libjobprep_a_SOURCES += src/deadline_internal.h
 # profile: the platform profile: its storage roots, the default places
-libjobprep_a_SOURCES += include/jobprep/profile.h src/profile.c
+libjobprep_a_SOURCES += include/jobprep/profile.h src/profile_internal.h src/profile.c
 # manifest: the job's JSON file, read and written (more files appended below by their owners)
-libjobprep_a_SOURCES += include/jobprep/manifest.h src/manifest.c src/manifest_read.c \
-	src/manifest_write.c
+libjobprep_a_SOURCES += include/jobprep/manifest.h src/manifest_internal.h src/manifest.c \
+	src/manifest_read.c src/manifest_write.c
 # valid: the small validators the manifest, the flow and the UI share
 libjobprep_a_SOURCES += src/valid.c
 # schema: the manifest's JSON Schema (`jobprep schema`)
@@ -49,11 +49,11 @@ libjobprep_a_SOURCES += src/schema.c
 # jsonstrict: strict JSON (UTF-8, no duplicate keys, no lone surrogates)
 libjobprep_a_SOURCES += src/jsonstrict.h src/jsonstrict.c
 # envsh: a manifest's environment as POSIX sh export lines (env.sh)
-libjobprep_a_SOURCES += include/jobprep/envsh.h src/envsh.c
+libjobprep_a_SOURCES += include/jobprep/envsh.h src/envsh_internal.h src/envsh.c
 # check: a manifest's paths and its checkout judged (`jobprep check`)
-libjobprep_a_SOURCES += include/jobprep/check.h src/check.c src/check_repo.c
+libjobprep_a_SOURCES += include/jobprep/check.h src/check_internal.h src/check.c src/check_repo.c
 # worker: long work on a worker thread (the wizard's clone and scans)
-libjobprep_a_SOURCES += include/jobprep/worker.h src/worker.c
+libjobprep_a_SOURCES += include/jobprep/worker.h src/worker_internal.h src/worker.c
 # lint: the launch command's lint
 libjobprep_a_SOURCES += include/jobprep/lint.h src/lint_internal.h src/lint.c src/lint_findings.c \
 	src/lint_vars.c src/lint_rules.c src/lint_walk.c src/lint_stage.c
@@ -74,17 +74,17 @@ libjobprep_a_SOURCES += src/treecopy.h src/treecopy_internal.h src/treecopy.c sr
 # storage: the mount table (mountinfo), what a path is on (pathclass), bounded
 # looks at paths that may hang (probe), data-set scans (scan)
 libjobprep_a_SOURCES += src/mountinfo.h src/mountinfo.c
-libjobprep_a_SOURCES += include/jobprep/pathclass.h src/pathclass.c
+libjobprep_a_SOURCES += include/jobprep/pathclass.h src/pathclass_internal.h src/pathclass.c
 libjobprep_a_SOURCES += include/jobprep/probe.h src/probe.c src/probe_hung.c src/probe_child.c \
 	src/probe_file.c src/probe_internal.h src/probe_watch.h src/probe_watch.c
-libjobprep_a_SOURCES += include/jobprep/scan.h src/scan.c
+libjobprep_a_SOURCES += include/jobprep/scan.h src/scan_internal.h src/scan.c
 # export: a manifest as a Slurm batch script or a Kubeflow PyTorchJob; the
 # digest line that tells an unedited export from an edited file (export_stamp.c)
 libjobprep_a_SOURCES += include/jobprep/export.h src/export_internal.h src/export.c \
 	src/export_slurm.c src/export_pytorchjob.c src/export_stamp.c
 # preflight: the run's preflight.sh every Worker runs before the launch command;
 # its fixed part is src/preflight_body.sh, made into a C string here
-libjobprep_a_SOURCES += include/jobprep/preflight.h src/preflight.c
+libjobprep_a_SOURCES += include/jobprep/preflight.h src/preflight_internal.h src/preflight.c
 nodist_libjobprep_a_SOURCES = src/preflight_body.h
 # runs: the runs prepared for a job (`jobprep runs`)
 libjobprep_a_SOURCES += include/jobprep/runs.h src/runs.c
