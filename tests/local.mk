@@ -3,7 +3,9 @@
 # no home directory of the person running them (a test that needs one makes
 # its own), no system git configuration, none of jobprep's own variables.
 # The shell tests (*.sh) speak TAP (tests/lib/report.sh): automake's
-# tap-driver.sh counts their cases, one PASS:/FAIL:/SKIP: line each. The unit
+# tap-driver.sh counts their cases, one PASS:/FAIL:/SKIP: line each; each
+# ends with jp_done, and tests/lib/tap-run.sh fails one that ends without
+# it (a script that cannot run here skips whole with jp_skip_all). The unit
 # tests (cmocka programs, no extension) keep the plain test-driver.
 TEST_EXTENSIONS = .sh
 SH_LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/autotools/build-aux/tap-driver.sh
