@@ -4,6 +4,7 @@
 #define JOBPREP_MANIFEST_INTERNAL_H
 
 #include "jobprep/manifest.h"
+#include "path_internal.h" /* jp_path_is_normal, the manifest's rule for paths */
 
 /* An empty manifest (schema_version 1, generator jobprep/VERSION, workers 1,
  * gpus_per_worker 0). */

@@ -12,7 +12,6 @@
 #include <stdint.h>
 
 #include "jobprep/error.h"
-#include "jobprep/path.h" /* jp_path_is_normal, the manifest's rule for paths */
 #include "jobprep/profile.h"
 #include "jobprep/url.h" /* jp_url_has_credentials, the manifest's rule for URLs */
 
