@@ -15,7 +15,9 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
 #include "jobprep/probe.h"
+#include "probe_internal.h"
 #include "probe_watch.h"
 
 void (*jp_file_write_atomic_hook)(const char *tmp_path) = NULL;

@@ -22,15 +22,19 @@
 #include <unistd.h>
 
 #include "jobprep/check.h"
+#include "check_internal.h"
 #include "jobprep/lint.h"
+#include "lint_internal.h"
 #include "jobprep/i18n.h"
 #include "jobprep/pathclass.h"
 #include "jobprep/probe.h"
+#include "probe_internal.h"
 #include "jobprep/scan.h"
 #include "jobprep/shellwords.h"
 #include "jobprep/stage.h"
 #include "jobprep/units.h"
 #include "mountinfo.h"
+#include "manifest_internal.h"
 
 enum role {
 	ROLE_CODE = 1 << 0,   /* the project checkout: read by every Worker */

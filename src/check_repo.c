@@ -7,9 +7,12 @@
 #include <string.h>
 
 #include "jobprep/check.h"
+#include "check_internal.h"
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
 #include "jobprep/probe.h"
+#include "probe_internal.h"
+#include "manifest_internal.h"
 
 /* code.path.exists passed: the path answered and is there. */
 static bool code_path_there(const struct jp_manifest *m)

@@ -15,9 +15,11 @@
 #include "jobprep/demo.h"
 #include "jobprep/fs.h"
 #include "jobprep/git.h"
+#include "git_internal.h"
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
 #include "jobprep/path.h"
+#include "profile_internal.h"
 
 #define DEMO_DIR "jobprep-demo"
 #define DEMO_JOB "demo"

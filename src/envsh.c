@@ -9,8 +9,10 @@
 
 #include "buf.h"
 #include "jobprep/envsh.h"
+#include "envsh_internal.h"
 #include "jobprep/i18n.h"
 #include "jobprep/shellwords.h"
+#include "manifest_internal.h"
 
 static int add_export(struct jp_buf *b, const char *field, const char *name, const char *value,
 		      struct jp_error *err)

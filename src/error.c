@@ -8,6 +8,7 @@
 
 #define JP_ERROR_SET_DEFINITION /* the analyser model in error.h is not for here */
 #include "jobprep/error.h"
+#include "error_internal.h"
 #include "jobprep/i18n.h"
 
 void jp_error_init(struct jp_error *err)

@@ -10,6 +10,7 @@
 #include "jobprep/export.h"
 #include "jobprep/i18n.h"
 #include "export_internal.h"
+#include "manifest_internal.h"
 
 static const char *const target_names[] = {
 	[JP_EXPORT_SLURM] = "slurm",

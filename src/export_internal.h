@@ -1,5 +1,6 @@
 /* Shared by the exporters (export.c, export_slurm.c, export_pytorchjob.c):
- * finishing a text (buf.h) and the lines every engine runs first. */
+ * finishing a text (buf.h) and the lines every engine runs first; and what
+ * of jobprep/export.h only the core calls (the engines, the stamp's check). */
 #ifndef JOBPREP_EXPORT_INTERNAL_H
 #define JOBPREP_EXPORT_INTERNAL_H
 
@@ -7,6 +8,7 @@
 
 #include "buf.h"
 #include "jobprep/error.h"
+#include "jobprep/export.h"
 #include "jobprep/manifest.h"
 
 /* Hand the text to *out (the caller's, free with free()), or record the
@@ -31,5 +33,37 @@ const char *export_preflight_line(void);
 /* The directory the job starts in: code.path for shared_storage and image,
  * outputs.output_dir for launch_clone. Borrowed; may be NULL. */
 const char *export_workdir(const struct jp_manifest *m);
+
+/* ---- of jobprep/export.h, what no front end calls ---- */
+
+/* "slurm" or "pytorchjob"; static. */
+const char *jp_export_target_name(enum jp_export_target target);
+
+/* Whether text (len bytes) is an export nobody edited: its digest line
+ * matches the rest (jp_export_stamp). */
+bool jp_export_is_unedited(const char *text, size_t len);
+
+/* The two exporters, for a manifest already validated.
+ *
+ * Slurm: `#!/bin/bash`, #SBATCH --job-name, --nodes (workers),
+ * --ntasks-per-node=1, --gpus-per-node (left out when 0), --partition,
+ * --time, --account, --qos (from the recorded profile's "slurm", each only
+ * when set), --output and
+ * --error as %x-%j.out / %x-%j.err in outputs.log_dir, --chdir; then the
+ * rendezvous variables PyTorchJob sets (MASTER_ADDR, MASTER_PORT,
+ * WORLD_SIZE, RANK), the env lines, mkdir, and the launch command run with
+ * `bash -c` (one Worker) or `srun` once per node (several). Refused
+ * (JP_EREFUSED): code in an image, a line break in a directory named in an
+ * #SBATCH line, a backslash in outputs.log_dir (Slurm then expands no %j). */
+int jp_export_slurm(char **out, const struct jp_manifest *m, const char *origin,
+		    struct jp_error *err);
+/* PyTorchJob: Master (1 replica) and Worker (workers - 1, left out when
+ * none), container "pytorch" running ["/bin/sh", "-c", env lines, mkdir,
+ * launch command], nvidia.com/gpu limits when gpus_per_worker > 0, and
+ * hostPath volumes at the same paths for the profile's shared roots, its
+ * public roots (read-only) and any manifest path outside them. Every
+ * string is a double-quoted YAML scalar. */
+int jp_export_pytorchjob(char **out, unsigned *notes, const struct jp_manifest *m,
+			 const char *origin, struct jp_error *err);
 
 #endif

@@ -12,6 +12,7 @@
 #include "jobprep/export.h"
 #include "jobprep/i18n.h"
 #include "jobprep/profile.h"
+#include "profile_internal.h"
 #include "jobprep/utf8.h"
 #include "export_internal.h"
 

@@ -17,9 +17,11 @@
 #include <xxhash.h>
 
 #include "jobprep/export.h"
+#include "export_internal.h"
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
 #include "jobprep/probe.h"
+#include "probe_internal.h"
 
 #define STAMP_PREFIX "# jobprep-export-digest: xxh3-64="
 #define STAMP_HEX 16

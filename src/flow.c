@@ -12,7 +12,9 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
+#include "path_internal.h"
 #include "flow_internal.h"
+#include "manifest_internal.h"
 
 void flow_inspected_dispose(struct inspected *i)
 {

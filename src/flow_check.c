@@ -12,6 +12,7 @@
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
 #include "jobprep/probe.h"
+#include "probe_internal.h"
 #include "flow_internal.h"
 
 /* What the check's thread owns while it runs. */

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "flow_internal.h"
+#include "manifest_internal.h"
+#include "strv_internal.h"
 
 int flow_manifest_copy(struct jp_manifest **out, const struct jp_manifest *src)
 {

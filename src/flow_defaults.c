@@ -12,10 +12,13 @@
 #include <sys/stat.h>
 
 #include "jobprep/fs.h"
+#include "fs_internal.h"
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
 #include "jobprep/probe.h"
+#include "probe_internal.h"
 #include "flow_internal.h"
+#include "manifest_internal.h"
 
 #define DEFAULT_LAUNCH "cd \"$PROJECT_DIR\" && bash scripts/train.sh"
 #define DEFAULT_SCRIPT "scripts/train.sh"

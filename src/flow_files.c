@@ -11,7 +11,9 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
+#include "path_internal.h"
 #include "jobprep/probe.h"
+#include "probe_internal.h"
 #include "flow_internal.h"
 
 /* Far more than any manifest jobprep writes. */

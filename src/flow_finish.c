@@ -9,10 +9,12 @@
 
 #include "jobprep/envsh.h"
 #include "jobprep/fs.h"
+#include "fs_internal.h"
 #include "jobprep/i18n.h"
 #include "jobprep/preflight.h"
 #include "jobprep/shellwords.h"
 #include "flow_internal.h"
+#include "manifest_internal.h"
 
 #define MAX_ACTIONS 64
 

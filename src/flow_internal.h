@@ -265,4 +265,15 @@ int flow_judge_review_path(struct jp_verdict *v, const struct jp_flow *flow, enu
 int flow_copy_allowed(const struct jp_flow *flow, const char *copy, bool force, bool ask,
 		      const struct jp_port *port, struct jp_error *err);
 
+/* ---- of jobprep/flow.h, what no front end calls ---- */
+
+/* Run one task start to end on this thread: new, run, apply, free. */
+int jp_flow_run(struct jp_flow *flow, enum jp_action kind, size_t index,
+		bool deep, const struct jp_port *port, struct jp_error *err);
+
+/* The finished manifest (a deep copy, with created_at set). *out is the
+ * caller's, free with jp_manifest_free. */
+int jp_flow_take_manifest(struct jp_manifest **out, const struct jp_flow *flow,
+			  struct jp_error *err);
+
 #endif

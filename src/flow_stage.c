@@ -12,11 +12,14 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
+#include "path_internal.h"
 #include "jobprep/pathclass.h"
 #include "jobprep/probe.h"
 #include "jobprep/stage.h"
+#include "stage_internal.h"
 #include "jobprep/url.h"
 #include "flow_internal.h"
+#include "manifest_internal.h"
 
 static bool str_eq(const char *a, const char *b)
 {

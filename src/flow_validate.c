@@ -13,10 +13,13 @@
 #include "buf.h"
 #include "jobprep/i18n.h"
 #include "jobprep/lint.h"
+#include "lint_internal.h"
 #include "jobprep/pathclass.h"
+#include "pathclass_internal.h"
 #include "jobprep/probe.h"
 #include "jobprep/shellwords.h"
 #include "flow_internal.h"
+#include "manifest_internal.h"
 
 static bool same_str(const char *a, const char *b)
 {

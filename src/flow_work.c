@@ -16,13 +16,16 @@
 
 #include "jobprep/check.h"
 #include "jobprep/fs.h"
+#include "fs_internal.h"
 #include "jobprep/git.h"
+#include "git_internal.h"
 #include "jobprep/i18n.h"
 #include "jobprep/lint.h"
 #include "jobprep/probe.h"
 #include "jobprep/scan.h"
 #include "jobprep/stage.h"
 #include "flow_internal.h"
+#include "manifest_internal.h"
 
 struct jp_flow_work {
 	enum jp_action action;
@@ -65,11 +68,6 @@ struct jp_flow_work {
 static bool str_eq(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
-enum jp_action jp_flow_work_action(const struct jp_flow_work *task)
-{
-	return task->action;
 }
 
 void jp_flow_work_free(struct jp_flow_work *t)

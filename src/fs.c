@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "jobprep/fs.h"
+#include "fs_internal.h"
 #include "jobprep/i18n.h"
 
 /* One component of mkdir -p: p exists as a directory afterwards, or err. */

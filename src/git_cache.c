@@ -23,6 +23,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/fs.h"
+#include "fs_internal.h"
 #include "git_internal.h"
 
 #define DEFAULT_CACHE_MAX (4ULL << 30)

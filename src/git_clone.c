@@ -24,6 +24,7 @@
 #include "jobprep/probe.h"
 #include "treecopy.h"
 #include "git_internal.h"
+#include "profile_internal.h"
 
 #define SCRATCH_PREFIX "jobprep-clone-"
 #define SCRATCH_MIN_FREE (256ULL << 20)
@@ -68,29 +69,6 @@ int jp_git_ref_check(const char *ref, struct jp_error *err)
 					    ref);
 	}
 	return 0;
-}
-
-int jp_git_clone_precheck(const struct jp_git_clone_options *opts, struct jp_error *err)
-{
-	struct jp_git_url url = JP_GIT_URL_INIT;
-	struct jp_git_target t;
-	struct jp_profile *def = NULL;
-	const struct jp_profile *profile = opts->profile;
-	int rc;
-
-	if ((rc = jp_git_global_init(err)) != 0)
-		return rc;
-	if ((rc = jp_git_url_parse(&url, opts->url, err)) != 0)
-		return rc;
-	jp_git_url_dispose(&url);
-	if ((rc = jp_git_ref_check(opts->ref, err)) != 0)
-		return rc;
-	if (!profile && jp_profile_new_default(&def, NULL) == 0)
-		profile = def;
-	rc = jp_git_target_plan(&t, opts->target, profile, err);
-	jp_git_target_dispose(&t);
-	jp_profile_free(def);
-	return rc;
 }
 
 /* ---- scratch disk ---- */

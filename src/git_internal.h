@@ -346,4 +346,36 @@ void jp_git_stage_dispose(struct jp_git_stage *st);
 
 int jp_git_stream_register(void);
 
+/* ---- of jobprep/git.h, what no front end calls ---- */
+
+/* libgit2's global state, set up once per process (thread-safe; every jp_git_*
+ * call does it on demand). A front end may call jp_git_global_shutdown once
+ * at exit, after all git work has finished. */
+int jp_git_global_init(struct jp_error *err);
+
+void jp_git_update_result_dispose(struct jp_git_update_result *res);
+
+/* Bring the checkout at opts->path to the commit opts->ref names on the
+ * server: resolve it there (ls-remote) and compare commits; already there,
+ * nothing is touched; elsewhere, fetch what is missing (objects and
+ * remote-tracking refs only), then move: the branch fast-forwarded, or
+ * HEAD detached at a tag or commit. Only the files that differ are written
+ * (libgit2's safe checkout; an untracked file in the way refuses before any
+ * is written); when the checkout fails or is cancelled half-way, those
+ * files and the index are put back, so the work tree is as it was.
+ * Never loses work: refuses (JP_EREFUSED, nothing touched, the message
+ * names the files and what to do) uncommitted changes to tracked files,
+ * local commits the move would leave behind, a local branch that cannot be
+ * fast-forwarded, a checkout of another repository, a directory that is no
+ * checkout, a declined question, too little room for the new files.
+ * *out is filled as far as known, on failure too (dispose it). Returns 0,
+ * JP_EREFUSED, JP_EUSAGE, JP_ENOENT (no such ref), JP_EAUTH, JP_ENET,
+ * JP_ETIMEOUT, JP_ENOSPC, JP_ECANCELED, JP_EIO, JP_EGIT. */
+int jp_git_update(struct jp_git_update_result *out, const struct jp_git_update_options *opts,
+		  const struct jp_port *port, struct jp_error *err);
+
+/* A copy of url safe to show and store: no password or token; for http(s)
+ * no user info at all. NULL when out of memory. */
+char *jp_git_url_redact(const char *url);
+
 #endif

@@ -20,6 +20,7 @@
 #include "jobprep/i18n.h"
 #include "treecopy.h"
 #include "git_internal.h"
+#include "error_internal.h"
 
 #define OBJECTS_THREADS 4
 #define STREAM_THREADS 12

@@ -15,11 +15,15 @@
 #include <unistd.h>
 
 #include "jobprep/fs.h"
+#include "fs_internal.h"
 #include "jobprep/i18n.h"
 #include "mountinfo.h"
 #include "jobprep/path.h"
+#include "path_internal.h"
 #include "jobprep/pathclass.h"
+#include "pathclass_internal.h"
 #include "jobprep/probe.h"
+#include "probe_internal.h"
 #include "jobprep/strv.h"
 #include "git_internal.h"
 

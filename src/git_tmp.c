@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "jobprep/fs.h"
+#include "fs_internal.h"
 #include "jobprep/i18n.h"
 #include "git_internal.h"
 

@@ -24,6 +24,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
 #include "mountinfo.h"
 #include "jobprep/strv.h"
 #include "treecopy.h"

@@ -12,6 +12,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/url.h"
+#include "url_internal.h"
 #include "git_internal.h"
 
 void jp_secret_free(char *s)

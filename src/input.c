@@ -11,6 +11,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/input.h"
+#include "input_internal.h"
 
 int jp_input_open(int *fd, struct stat *st, const char *path, struct jp_error *err)
 {

@@ -21,10 +21,13 @@
 #include "jobprep/input.h"
 #include "jobprep/lint.h"
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
 #include "mountinfo.h"
 #include "jobprep/path.h"
+#include "path_internal.h"
 #include "jobprep/probe.h"
 #include "jobprep/shellwords.h"
+#include "shellwords_internal.h"
 #include "lint_internal.h"
 
 /* --- small helpers -------------------------------------------------------- */

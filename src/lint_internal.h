@@ -130,4 +130,23 @@ size_t jp_lint_clone_url_index(const struct cmd *c, size_t sub);
  * NUL-terminated (NULL when it cannot be read); *n its length. */
 char *jp_lint_read_head(const char *path, size_t *n);
 
+/* ---- of jobprep/lint.h, what no front end calls ---- */
+
+/* Does the code under project_dir appear to synchronise Workers (barrier,
+ * torch.distributed, accelerate, deepspeed, init_process_group, horovod in
+ * its .py or .sh files)? 1 yes, 0 no, -1 nothing to look at. Reads at most
+ * 5000 files (1 MiB each), skipping dot folders, venvs and caches. */
+int jp_lint_project_syncs(const char *project_dir);
+
+/* Lint `command`; findings go into *out (caller disposes). Returns 0, or
+ * JP_ENOMEM. A syntax problem is a finding, not an error. */
+int jp_lint_command(struct jp_lint_report *out, const char *command,
+		    const struct jp_lint_context *ctx, struct jp_error *err);
+
+/* jp_lint_manifest_report, then one check per finding appended to m->checks:
+ * a warning, or a failure for a finding that fails. For `jobprep check` and
+ * the flow's review alike. */
+int jp_lint_manifest(struct jp_manifest *m, const struct jp_profile *profile,
+		     struct jp_error *err);
+
 #endif

@@ -13,6 +13,7 @@
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
 #include "lint_internal.h"
+#include "manifest_internal.h"
 
 /* Words that only ask a tool about itself. */
 static bool only_info_options(const struct cmd *c, size_t from)

@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "jobprep/path.h"
+#include "path_internal.h"
 #include "jobprep/profile.h"
 #include "jobprep/shellwords.h"
 #include "jobprep/stage.h"
+#include "stage_internal.h"
 #include "lint_internal.h"
 
 static bool is_http(const char *s)

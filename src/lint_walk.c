@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "jobprep/input.h"
+#include "input_internal.h"
 #include "jobprep/probe.h"
+#include "probe_internal.h"
 #include "lint_internal.h"
 
 #define SYNC_MAX_FILES 5000

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
 #include "str.h"
 
 int jp_manifest_stamp(struct jp_manifest *m)

@@ -22,7 +22,11 @@
 #include "jobprep/input.h"
 #include "jsonstrict.h"
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
 #include "str.h"
+#include "path_internal.h"
+#include "profile_internal.h"
+#include "url_internal.h"
 
 struct reader {
 	const char *origin;

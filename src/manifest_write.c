@@ -11,6 +11,8 @@
 #include <cjson/cJSON.h>
 
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
+#include "profile_internal.h"
 
 /* Absent (NULL) strings are left out, not written as null. */
 static bool add_str(cJSON *obj, const char *key, const char *value)

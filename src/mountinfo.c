@@ -14,6 +14,7 @@
 
 #include "jobprep/i18n.h"
 #include "mountinfo.h"
+#include "path_internal.h"
 
 #define MOUNTINFO_MAX_BYTES (64u << 20)
 

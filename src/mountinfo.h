@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "jobprep/error.h"
-#include "jobprep/path.h" /* jp_path_is_under, which jp_mount_table_find uses */
+#include "path_internal.h" /* jp_path_is_under, which jp_mount_table_find uses */
 
 /* What a filesystem type means for a job. */
 enum jp_fs_kind {

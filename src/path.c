@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "jobprep/path.h"
+#include "path_internal.h"
 
 char *jp_path_normalize(const char *path)
 {

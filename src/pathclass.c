@@ -15,7 +15,9 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
+#include "path_internal.h"
 #include "jobprep/pathclass.h"
+#include "pathclass_internal.h"
 #include "mountinfo.h"
 
 #define MAX_SYMLINK_HOPS 40

@@ -9,9 +9,12 @@
 
 #include "buf.h"
 #include "jobprep/check.h"
+#include "check_internal.h"
 #include "jobprep/i18n.h"
 #include "jobprep/preflight.h"
+#include "preflight_internal.h"
 #include "jobprep/profile.h"
+#include "profile_internal.h"
 #include "jobprep/shellwords.h"
 
 /* src/preflight_body.sh as a C string, made by the build. */

@@ -20,6 +20,8 @@
 #include "jobprep/probe.h"
 #include "deadline_internal.h"
 #include "probe_internal.h"
+#include "error_internal.h"
+#include "pathclass_internal.h"
 
 #define PROBE_WRITE_BYTES 4096
 

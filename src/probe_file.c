@@ -11,6 +11,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/input.h"
+#include "input_internal.h"
 #include "jobprep/probe.h"
 #include "probe_internal.h"
 

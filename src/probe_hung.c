@@ -10,6 +10,7 @@
 
 #include "mountinfo.h"
 #include "jobprep/path.h"
+#include "path_internal.h"
 #include "probe_internal.h"
 
 /* Mounts where a call is still stuck: a later look there fails at once

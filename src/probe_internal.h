@@ -57,4 +57,45 @@ void probe_child_abandon(pid_t pid, const char *path);
  * SIGPIPE ends it, and no signal is blocked. */
 void probe_child_enter(pid_t parent);
 
+/* ---- of jobprep/probe.h, what no front end calls ---- */
+
+/* The timeout jp_probe_path uses for opts->timeout_ms == 0. */
+unsigned jp_probe_default_timeout_ms(void);
+
+/* True while a call on a path under the same mount as `path` has timed out
+ * and is still stuck there (so jp_probe_call on path would fail at once);
+ * the mount point is copied into mount (len bytes; may be NULL). */
+bool jp_probe_mount_hung(const char *path, char *mount, size_t len);
+
+/* fn(arg) in a forked child process, on its copy of the caller's memory:
+ * the first answer_size bytes of *arg (no pointers among them) are copied
+ * back when it answers within timeout_ms (0: the default). A child that does
+ * not answer is killed and left behind, so unlike a thread stuck in the
+ * kernel it does not keep the command from exiting: use this where the
+ * answer is flat. arg stays the caller's whatever the result. Returns 0,
+ * JP_ETIMEOUT (also at once while path's mount is known hung), or
+ * JP_EINTERNAL. jp_probe_stat and jp_probe_path work this way. */
+int jp_probe_call_flat(jp_probe_fn fn, void *arg, size_t answer_size, const char *path,
+		       unsigned timeout_ms, struct jp_error *err);
+
+/* jp_probe_call without waiting: start fn(arg), then poll with jp_probe_wait
+ * (timeout_ms 0: just look; true once fn has returned) and finish with
+ * jp_probe_end, which returns arg when fn has returned (the caller's again)
+ * or NULL when it has not (the thread then releases arg when it returns).
+ * Every started job is ended exactly once. */
+struct jp_probe_job;
+int jp_probe_start(struct jp_probe_job **out, jp_probe_fn fn, void *arg,
+		   void (*release)(void *arg), struct jp_error *err);
+bool jp_probe_wait(struct jp_probe_job *job, unsigned timeout_ms);
+void *jp_probe_end(struct jp_probe_job *job);
+
+/* jp_input_read_now (a whole file a person named: manifest, answers,
+ * profile, draft) in a forked child, answered within timeout_ms (0: the
+ * default). Its result, message and errno as if read here; JP_EFORMAT
+ * "PATH: no answer within N s" (exit 3, unreadable) when the child does not
+ * answer (it is killed and left to the mount), also at once while path's
+ * mount is known hung. jp_input_read reads this way. */
+int jp_probe_read_file(char **text, size_t *len, const char *path, size_t max,
+		       unsigned timeout_ms, struct jp_error *err);
+
 #endif

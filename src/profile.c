@@ -16,8 +16,11 @@
 #include "jobprep/input.h"
 #include "jsonstrict.h"
 #include "jobprep/path.h"
+#include "path_internal.h"
 #include "jobprep/profile.h"
+#include "profile_internal.h"
 #include "str.h"
+#include "strv_internal.h"
 
 #define GIB (1024ULL * 1024 * 1024)
 #define PROFILE_MAX_BYTES (1024 * 1024)

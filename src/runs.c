@@ -17,6 +17,7 @@
 #include "jobprep/manifest.h"
 #include "jobprep/path.h"
 #include "jobprep/probe.h"
+#include "probe_internal.h"
 #include "jobprep/runs.h"
 
 /* tmpl with {shared} and {job} replaced; NULL when out of memory. */

@@ -30,8 +30,11 @@
 #include "jobprep/i18n.h"
 #include "mountinfo.h"
 #include "jobprep/scan.h"
+#include "scan_internal.h"
 #include "jobprep/probe.h"
+#include "probe_internal.h"
 #include "deadline_internal.h"
+#include "path_internal.h"
 
 #define BATCH_SLOTS 128        /* names per batch on local storage */
 #define BATCH_SLOTS_NET 16     /* smaller batches spread latency across threads */

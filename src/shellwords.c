@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "jobprep/i18n.h"
 #include "jobprep/shellwords.h"
+#include "shellwords_internal.h"
 
 #define MAX_DEPTH 32
 

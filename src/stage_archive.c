@@ -21,6 +21,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
+#include "path_internal.h"
 #include "jobprep/stage.h"
 #include "treecopy.h"
 #include "stage_internal.h"

@@ -15,10 +15,13 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
 #include "jobprep/probe.h"
+#include "probe_internal.h"
 #include "jobprep/stage.h"
 #include "probe_watch.h"
 #include "stage_internal.h"
+#include "error_internal.h"
 
 /* How long a cancelled stage may go without a sign of life. */
 #define CANCEL_GRACE_MS 2000

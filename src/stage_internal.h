@@ -133,4 +133,22 @@ bool jp_unpack_failed(struct jp_unpack *u);
 int jp_unpack_finish(struct jp_unpack *u, bool ok, struct jp_stage_result *out, char *msg,
 		     size_t msgsz);
 
+/* ---- of jobprep/stage.h, what no front end calls ---- */
+
+/* The archive suffix that makes jp_stage unpack `name` (".tar.gz",
+ * ".zip", ...): a pointer into name, or NULL when it names no archive. */
+const char *jp_stage_archive_suffix(const char *name);
+/* The name a data set staged from source gets by default: the last
+ * component of its path (of a URL's path, before '?' and '#'), an
+ * archive's suffix left out ("c4.tar.zst" is "c4"); "data" when that
+ * leaves nothing usable. The caller frees it; NULL when out of memory. */
+char *jp_stage_suggest_name(const char *source);
+
+/* The archives under dir still to unpack; quick: a look bounded in time
+ * (jp_scan's quick look), so the list may be partial (!complete).
+ * Temporaries a killed run left are no part of it. 0 or a negative code. */
+int jp_stage_find_packed(struct jp_stage_packed *out, const char *dir, bool quick,
+			 struct jp_error *err);
+void jp_stage_packed_dispose(struct jp_stage_packed *p);
+
 #endif

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "jobprep/stage.h"
+#include "stage_internal.h"
 
 char *jp_stage_suggest_name(const char *source)
 {

@@ -16,8 +16,10 @@
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
 #include "jobprep/probe.h"
+#include "probe_internal.h"
 #include "jobprep/scan.h"
 #include "jobprep/stage.h"
+#include "stage_internal.h"
 #include "treecopy.h"
 
 char *jp_stage_beside(const char *archive)

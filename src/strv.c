@@ -6,6 +6,7 @@
 
 #include "jobprep/error.h"
 #include "jobprep/strv.h"
+#include "strv_internal.h"
 
 int jp_strv_push(struct jp_strv *sv, const char *s)
 {

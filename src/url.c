@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "jobprep/url.h"
+#include "url_internal.h"
 
 static bool is_scheme_char(char c)
 {

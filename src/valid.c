@@ -10,6 +10,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
 
 static bool is_lower_alnum(char c)
 {

@@ -13,7 +13,9 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/worker.h"
+#include "worker_internal.h"
 #include "deadline_internal.h"
+#include "error_internal.h"
 
 struct jp_worker {
 	pthread_mutex_t lock;

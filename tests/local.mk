@@ -3,7 +3,9 @@
 # no home directory of the person running them (a test that needs one makes
 # its own), no system git configuration, none of jobprep's own variables.
 # The shell tests (*.sh) speak TAP (tests/lib/report.sh): automake's
-# tap-driver.sh counts their cases, one PASS:/FAIL:/SKIP: line each. The unit
+# tap-driver.sh counts their cases, one PASS:/FAIL:/SKIP: line each; each
+# ends with jp_done, and tests/lib/tap-run.sh fails one that ends without
+# it (a script that cannot run here skips whole with jp_skip_all). The unit
 # tests (cmocka programs, no extension) keep the plain test-driver.
 TEST_EXTENSIONS = .sh
 SH_LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/autotools/build-aux/tap-driver.sh
@@ -37,17 +39,20 @@ tests_unit_test_treecopy_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_treecopy_CFLAGS = $(unit_cflags) $(LIBGIT2_CFLAGS)
 tests_unit_test_treecopy_LDADD = $(unit_ldadd)
 tests_unit_test_treecopy_SOURCES = tests/unit/test_treecopy.c tests/unit/scratch.h
+tests_unit_test_git_update_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_git_update_CFLAGS = $(unit_cflags)
 tests_unit_test_git_update_LDADD = $(unit_ldadd)
 # path: lexical paths (normalise, join, absolute, is normal, is under)
 check_PROGRAMS += tests/unit/test_path
 TESTS += tests/unit/test_path
+tests_unit_test_path_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_path_CFLAGS = $(unit_cflags)
 tests_unit_test_path_LDADD = $(unit_ldadd)
 tests_unit_test_path_SOURCES = tests/unit/test_path.c tests/unit/scratch.h
 # fs: mkdir -p with undo, rm -rf, dir_is_empty
 check_PROGRAMS += tests/unit/test_fs
 TESTS += tests/unit/test_fs
+tests_unit_test_fs_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_fs_CFLAGS = $(unit_cflags)
 tests_unit_test_fs_LDADD = $(unit_ldadd)
 tests_unit_test_fs_SOURCES = tests/unit/test_fs.c tests/unit/scratch.h
@@ -81,11 +86,13 @@ tests_unit_test_lint_LDADD = $(unit_ldadd)
 # flow: the flow API field by field vs `jobprep init`, and the flow's rules
 check_PROGRAMS += tests/unit/test_flow
 TESTS += tests/unit/test_flow
+tests_unit_test_flow_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_flow_CFLAGS = $(unit_cflags)
 tests_unit_test_flow_LDADD = $(unit_ldadd)
 # profile: the built-in default, profile files, malformed profiles
 check_PROGRAMS += tests/unit/test_profile
 TESTS += tests/unit/test_profile
+tests_unit_test_profile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_profile_CFLAGS = $(unit_cflags)
 tests_unit_test_profile_LDADD = $(unit_ldadd)
 tests_unit_test_profile_SOURCES = tests/unit/test_profile.c tests/unit/scratch.h
@@ -94,6 +101,7 @@ MANIFEST_TESTS = tests/unit/test_manifest_read tests/unit/test_manifest_write \
 	tests/unit/test_atomic_write tests/unit/test_envsh tests/unit/test_check
 check_PROGRAMS += $(MANIFEST_TESTS)
 TESTS += $(MANIFEST_TESTS)
+tests_unit_test_manifest_read_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_manifest_read_CFLAGS = $(unit_cflags)
 tests_unit_test_manifest_read_LDADD = $(unit_ldadd)
 tests_unit_test_manifest_write_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
@@ -114,6 +122,7 @@ tests_unit_test_check_SOURCES = tests/unit/test_check.c tests/unit/scratch.h
 # tui: the worker thread (core), the line editor and completion (ui objects linked in)
 check_PROGRAMS += tests/unit/test_worker
 TESTS += tests/unit/test_worker
+tests_unit_test_worker_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_worker_CFLAGS = $(unit_cflags)
 tests_unit_test_worker_LDADD = $(unit_ldadd)
 check_PROGRAMS += tests/unit/test_lineedit tests/unit/test_complete
@@ -143,11 +152,13 @@ TESTS += $(STORAGE_TESTS)
 tests_unit_test_mountinfo_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_mountinfo_CFLAGS = $(unit_cflags)
 tests_unit_test_mountinfo_LDADD = $(unit_ldadd)
+tests_unit_test_probe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_probe_CFLAGS = $(unit_cflags)
 tests_unit_test_probe_LDADD = $(unit_ldadd)
 tests_unit_test_probe_watch_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_probe_watch_CFLAGS = $(unit_cflags)
 tests_unit_test_probe_watch_LDADD = $(unit_ldadd)
+tests_unit_test_scan_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_scan_CFLAGS = $(unit_cflags)
 tests_unit_test_scan_LDADD = $(unit_ldadd)
 tests_unit_test_scan_SOURCES = tests/unit/test_scan.c tests/unit/scratch.h
@@ -160,6 +171,7 @@ tests_unit_test_export_LDADD = $(unit_ldadd)
 # export: the digest line that tells an unedited export from an edited file
 check_PROGRAMS += tests/unit/test_export_stamp
 TESTS += tests/unit/test_export_stamp
+tests_unit_test_export_stamp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_export_stamp_CFLAGS = $(unit_cflags)
 tests_unit_test_export_stamp_LDADD = $(unit_ldadd)
 tests_unit_test_export_stamp_SOURCES = tests/unit/test_export_stamp.c tests/unit/scratch.h
@@ -181,7 +193,7 @@ FUZZ_REPLAYS = tests/fuzz/replay_manifest tests/fuzz/replay_profile \
 check_PROGRAMS += $(FUZZ_REPLAYS)
 TESTS += $(FUZZ_REPLAYS)
 tests_fuzz_replay_manifest_SOURCES = tests/fuzz/fuzz_manifest.c tests/fuzz/replay.c
-tests_fuzz_replay_manifest_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"manifest"'
+tests_fuzz_replay_manifest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_FUZZ_NAME='"manifest"'
 tests_fuzz_replay_manifest_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_replay_manifest_LDADD = $(CORE_LIBS)
 tests_fuzz_replay_profile_SOURCES = tests/fuzz/fuzz_profile.c tests/fuzz/replay.c
@@ -189,7 +201,7 @@ tests_fuzz_replay_profile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_FUZ
 tests_fuzz_replay_profile_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_replay_profile_LDADD = $(CORE_LIBS)
 tests_fuzz_replay_answers_SOURCES = tests/fuzz/fuzz_answers.c tests/fuzz/replay.c
-tests_fuzz_replay_answers_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"answers"'
+tests_fuzz_replay_answers_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_FUZZ_NAME='"answers"'
 tests_fuzz_replay_answers_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_replay_answers_LDADD = $(CORE_LIBS)
 tests_fuzz_replay_mountinfo_SOURCES = tests/fuzz/fuzz_mountinfo.c tests/fuzz/replay.c
@@ -197,11 +209,11 @@ tests_fuzz_replay_mountinfo_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_F
 tests_fuzz_replay_mountinfo_CFLAGS = $(AM_CFLAGS)
 tests_fuzz_replay_mountinfo_LDADD = $(CORE_LIBS)
 tests_fuzz_replay_shell_SOURCES = tests/fuzz/fuzz_shell.c tests/fuzz/replay.c
-tests_fuzz_replay_shell_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"shell"'
+tests_fuzz_replay_shell_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_FUZZ_NAME='"shell"'
 tests_fuzz_replay_shell_CFLAGS = $(AM_CFLAGS)
 tests_fuzz_replay_shell_LDADD = $(CORE_LIBS)
 tests_fuzz_replay_shquote_SOURCES = tests/fuzz/fuzz_shquote.c tests/fuzz/replay.c
-tests_fuzz_replay_shquote_CPPFLAGS = $(AM_CPPFLAGS) -DJP_FUZZ_NAME='"shquote"'
+tests_fuzz_replay_shquote_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_FUZZ_NAME='"shquote"'
 tests_fuzz_replay_shquote_CFLAGS = $(AM_CFLAGS)
 tests_fuzz_replay_shquote_LDADD = $(CORE_LIBS)
 tests_fuzz_replay_url_SOURCES = tests/fuzz/fuzz_url.c tests/fuzz/replay.c
@@ -221,7 +233,7 @@ noinst_PROGRAMS += tests/fuzz/fuzz_manifest tests/fuzz/fuzz_profile tests/fuzz/f
 	tests/fuzz/fuzz_mountinfo tests/fuzz/fuzz_shell tests/fuzz/fuzz_shquote tests/fuzz/fuzz_url \
 	tests/fuzz/fuzz_member tests/fuzz/fuzz_resume
 tests_fuzz_fuzz_manifest_SOURCES = tests/fuzz/fuzz_manifest.c
-tests_fuzz_fuzz_manifest_CPPFLAGS = $(AM_CPPFLAGS)
+tests_fuzz_fuzz_manifest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_fuzz_fuzz_manifest_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_manifest_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_manifest_LDADD = $(CORE_LIBS)
@@ -231,7 +243,7 @@ tests_fuzz_fuzz_profile_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_profile_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_profile_LDADD = $(CORE_LIBS)
 tests_fuzz_fuzz_answers_SOURCES = tests/fuzz/fuzz_answers.c
-tests_fuzz_fuzz_answers_CPPFLAGS = $(AM_CPPFLAGS)
+tests_fuzz_fuzz_answers_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_fuzz_fuzz_answers_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_fuzz_fuzz_answers_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_answers_LDADD = $(CORE_LIBS)
@@ -241,12 +253,12 @@ tests_fuzz_fuzz_mountinfo_CFLAGS = $(AM_CFLAGS)
 tests_fuzz_fuzz_mountinfo_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_mountinfo_LDADD = $(CORE_LIBS)
 tests_fuzz_fuzz_shell_SOURCES = tests/fuzz/fuzz_shell.c
-tests_fuzz_fuzz_shell_CPPFLAGS = $(AM_CPPFLAGS)
+tests_fuzz_fuzz_shell_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_fuzz_fuzz_shell_CFLAGS = $(AM_CFLAGS)
 tests_fuzz_fuzz_shell_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_shell_LDADD = $(CORE_LIBS)
 tests_fuzz_fuzz_shquote_SOURCES = tests/fuzz/fuzz_shquote.c
-tests_fuzz_fuzz_shquote_CPPFLAGS = $(AM_CPPFLAGS)
+tests_fuzz_fuzz_shquote_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_fuzz_fuzz_shquote_CFLAGS = $(AM_CFLAGS)
 tests_fuzz_fuzz_shquote_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_shquote_LDADD = $(CORE_LIBS)
@@ -293,6 +305,9 @@ TESTS += tests/integration/schema.sh tests/integration/env.sh tests/integration/
 EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh tests/integration/url_credentials.sh \
 	tests/integration/input_not_regular.sh tests/integration/env_special_names.sh \
 	tests/integration/control_chars_escaped.sh
+# the harness: a script that ends before jp_done fails; jp_skip_all REASON is the skip
+TESTS += tests/integration/harness_end_marker.sh
+EXTRA_DIST += tests/integration/harness_end_marker.sh
 # signals: every command that works a while exits 128 + SIGINT/SIGTERM/SIGHUP, cleaned up
 TESTS += tests/integration/signal_exit_codes.sh
 EXTRA_DIST += tests/integration/signal_exit_codes.sh
@@ -353,6 +368,7 @@ TESTS += $(PREFLIGHT_TESTS)
 EXTRA_DIST += $(PREFLIGHT_TESTS)
 check_PROGRAMS += tests/unit/test_preflight
 TESTS += tests/unit/test_preflight
+tests_unit_test_preflight_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_preflight_CFLAGS = $(unit_cflags)
 tests_unit_test_preflight_LDADD = $(unit_ldadd)
 tests_unit_test_preflight_SOURCES = tests/unit/test_preflight.c tests/unit/scratch.h
@@ -360,7 +376,7 @@ tests_unit_test_preflight_SOURCES = tests/unit/test_preflight.c tests/unit/scrat
 # static analysis and valgrind (tests/analyse.sh): cppcheck, scan-build, the
 # unit tests and fuzz replays under valgrind; not part of make check
 EXTRA_DIST += tests/analyse.sh tests/lib/srccopy.sh tests/valgrind.supp tests/scan-build.known tests/cppcheck.supp \
-	tests/circles.py tests/circles.known
+	tests/circles.py tests/circles.known tests/public_api.sh
 analyse:
 	$(SHELL) $(srcdir)/tests/analyse.sh $(abs_top_builddir)
 .PHONY: analyse

@@ -20,12 +20,6 @@ enum jp_check_flags {
 int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile,
 		      unsigned flags, struct jp_error *err);
 
-/* The checkout's checks (code on shared storage whose path passed
- * code.path.exists): code.repo.recorded (not a git checkout), code.repo.clean
- * (uncommitted changes), code.repo.pushed (commits on no remote), appended
- * to m->checks. jp_check_manifest runs them last. Returns 0 or JP_ENOMEM. */
-int jp_check_repo(struct jp_manifest *m, struct jp_error *err);
-
 /* The paths the checks judge, in order: code.path (code on shared storage
  * only: an image's code path lives inside the image, a launch_clone's does
  * not exist yet), data[i].path, then outputs.output_dir, checkpoint_dir and
@@ -43,9 +37,5 @@ struct jp_check_path {
 	enum jp_check_role role;
 	size_t data_index; /* JP_CHECK_ROLE_DATA: its index in m->data */
 };
-
-/* *out (the caller's, free()) gets *n entries; absent paths are left out.
- * Returns 0 or JP_ENOMEM. */
-int jp_check_paths(struct jp_check_path **out, size_t *n, const struct jp_manifest *m);
 
 #endif

@@ -21,10 +21,4 @@ int jp_envsh_render(char **out, const struct jp_manifest *m, struct jp_error *er
 /* Longest variable name jp_envsh_data_var writes, with its NUL. */
 #define JP_ENVSH_NAME_MAX 80
 
-/* The variable env.sh gives data source i: DATA_DIR_ + its name in upper
- * case with every character but ASCII letters and digits as '_'
- * ("sft-data" -> DATA_DIR_SFT_DATA); DATA_DIR_<i> for a name without a
- * letter or digit, or one an earlier source already took. */
-void jp_envsh_data_var(char buf[JP_ENVSH_NAME_MAX], const struct jp_manifest *m, size_t i);
-
 #endif

@@ -48,7 +48,6 @@ struct jp_error {
 
 #define JP_ERROR_INIT { 0, NULL, 0 }
 
-void jp_error_init(struct jp_error *err);
 void jp_error_dispose(struct jp_error *err);
 /* Forget recorded messages, keep the object usable. */
 void jp_error_clear(struct jp_error *err);

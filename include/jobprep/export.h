@@ -35,8 +35,6 @@ enum jp_export_note {
  * filling it in fails with InvalidImageName instead of pulling anything. */
 #define JP_EXPORT_IMAGE_PLACEHOLDER "FILL-IN-IMAGE"
 
-/* "slurm" or "pytorchjob"; static. */
-const char *jp_export_target_name(enum jp_export_target target);
 /* The reverse: 0, or JP_EUSAGE for another name. */
 int jp_export_target_from_name(enum jp_export_target *out, const char *name);
 /* Permission bits for the written file: 0755 for a script, 0644 for YAML. */
@@ -66,30 +64,6 @@ int jp_export_render(char **out, unsigned *notes, const struct jp_manifest *m,
  * export; JP_EREFUSED (the message names the file and why) for an edited
  * file, another file, a symbolic link or a non-file; JP_EIO when unreadable. */
 int jp_export_stamp(char **out, const char *text, struct jp_error *err);
-bool jp_export_is_unedited(const char *text, size_t len);
 int jp_export_may_replace(const char *path, struct jp_error *err);
-
-/* The two exporters, for a manifest already validated.
- *
- * Slurm: `#!/bin/bash`, #SBATCH --job-name, --nodes (workers),
- * --ntasks-per-node=1, --gpus-per-node (left out when 0), --partition,
- * --time, --account, --qos (from the recorded profile's "slurm", each only
- * when set), --output and
- * --error as %x-%j.out / %x-%j.err in outputs.log_dir, --chdir; then the
- * rendezvous variables PyTorchJob sets (MASTER_ADDR, MASTER_PORT,
- * WORLD_SIZE, RANK), the env lines, mkdir, and the launch command run with
- * `bash -c` (one Worker) or `srun` once per node (several). Refused
- * (JP_EREFUSED): code in an image, a line break in a directory named in an
- * #SBATCH line, a backslash in outputs.log_dir (Slurm then expands no %j). */
-int jp_export_slurm(char **out, const struct jp_manifest *m, const char *origin,
-		    struct jp_error *err);
-/* PyTorchJob: Master (1 replica) and Worker (workers - 1, left out when
- * none), container "pytorch" running ["/bin/sh", "-c", env lines, mkdir,
- * launch command], nvidia.com/gpu limits when gpus_per_worker > 0, and
- * hostPath volumes at the same paths for the profile's shared roots, its
- * public roots (read-only) and any manifest path outside them. Every
- * string is a double-quoted YAML scalar. */
-int jp_export_pytorchjob(char **out, unsigned *notes, const struct jp_manifest *m,
-			 const char *origin, struct jp_error *err);
 
 #endif

@@ -295,12 +295,7 @@ int jp_flow_work_run(struct jp_flow_work *task, const struct jp_port *port,
  * an existing checkout if the person goes back to that path). */
 int jp_flow_work_apply(struct jp_flow *flow, const struct jp_flow_work *task,
 		       struct jp_error *err);
-enum jp_action jp_flow_work_action(const struct jp_flow_work *task);
 void jp_flow_work_free(struct jp_flow_work *task);
-
-/* Run one task start to end on this thread: new, run, apply, free. */
-int jp_flow_run(struct jp_flow *flow, enum jp_action kind, size_t index,
-		bool deep, const struct jp_port *port, struct jp_error *err);
 
 /* --- Staging data (data[].from) ------------------------------------------ */
 
@@ -389,10 +384,5 @@ int jp_flow_preflight_file(char **out, const struct jp_flow *flow);
  * (one line). *out is the caller's, free with free(). */
 int jp_flow_platform_command(char **out, const struct jp_flow *flow,
 			     struct jp_error *err);
-
-/* The finished manifest (a deep copy, with created_at set). *out is the
- * caller's, free with jp_manifest_free. */
-int jp_flow_take_manifest(struct jp_manifest **out, const struct jp_flow *flow,
-			  struct jp_error *err);
 
 #endif

@@ -9,11 +9,6 @@
 
 #include "jobprep/error.h"
 
-/* Open path read-only (O_NONBLOCK for the open itself, cleared after) and
- * fstat it: 0 and *fd (the caller's to close) and *st; JP_EFORMAT with
- * "PATH: not a regular file" for a FIFO, a directory, a device or a socket,
- * "PATH: cannot read it: ..." when it cannot be opened (errno kept). */
-int jp_input_open(int *fd, struct stat *st, const char *path, struct jp_error *err);
 /* The whole file, NUL-terminated, in *text (the caller's to free) and its
  * length in *len; JP_EFORMAT "PATH: expected at most MAX bytes" when it is
  * larger than max. In bounded time (jp_probe_read_file: a child process,
@@ -22,8 +17,5 @@ int jp_input_open(int *fd, struct stat *st, const char *path, struct jp_error *e
  * failure to open (ENOENT for a file that is not there). */
 int jp_input_read(char **text, size_t *len, const char *path, size_t max,
 		  struct jp_error *err);
-/* The same, on this thread, unbounded: for jp_probe_read_file's child. */
-int jp_input_read_now(char **text, size_t *len, const char *path, size_t max,
-		      struct jp_error *err);
 
 #endif

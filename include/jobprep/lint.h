@@ -89,17 +89,6 @@ struct jp_lint_context {
 #define JP_LINT_SYNCS_LOOK (-2)
 #define JP_LINT_CONTEXT_INIT { .profile = NULL, .workers = 1, .syncs = JP_LINT_SYNCS_LOOK }
 
-/* Does the code under project_dir appear to synchronise Workers (barrier,
- * torch.distributed, accelerate, deepspeed, init_process_group, horovod in
- * its .py or .sh files)? 1 yes, 0 no, -1 nothing to look at. Reads at most
- * 5000 files (1 MiB each), skipping dot folders, venvs and caches. */
-int jp_lint_project_syncs(const char *project_dir);
-
-/* Lint `command`; findings go into *out (caller disposes). Returns 0, or
- * JP_ENOMEM. A syntax problem is a finding, not an error. */
-int jp_lint_command(struct jp_lint_report *out, const char *command,
-		    const struct jp_lint_context *ctx, struct jp_error *err);
-
 /* Lint m->job.launch_command with the context taken from m (and `profile`,
  * which wins over m->profile): the findings into *out (caller disposes).
  * For launch_clone the context carries code.repo.url and .commit, so a
@@ -107,11 +96,5 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
  * finding (launch.clone_first). Returns 0 or JP_ENOMEM. */
 int jp_lint_manifest_report(struct jp_lint_report *out, const struct jp_manifest *m,
 			    const struct jp_profile *profile, struct jp_error *err);
-
-/* jp_lint_manifest_report, then one check per finding appended to m->checks:
- * a warning, or a failure for a finding that fails. For `jobprep check` and
- * the flow's review alike. */
-int jp_lint_manifest(struct jp_manifest *m, const struct jp_profile *profile,
-		     struct jp_error *err);
 
 #endif

@@ -6,10 +6,6 @@
 
 #include <stdbool.h>
 
-/* `path` without "//", "." or ".." components and without a trailing '/';
- * always absolute: a relative path is read from "/", and ".." at "/" stays
- * at "/". NULL when out of memory, else the caller's (free()). */
-char *jp_path_normalize(const char *path);
 /* dir + "/" + name, without doubling a '/' that ends dir ("" counts as "/").
  * Not normalised. NULL when out of memory, else the caller's (free()). */
 char *jp_path_join(const char *dir, const char *name);
@@ -17,14 +13,5 @@ char *jp_path_join(const char *dir, const char *name);
  * copied as it is (not normalised). NULL with errno set when the working
  * directory cannot be read or memory runs out, else the caller's (free()). */
 char *jp_path_absolute(const char *path);
-
-/* Absolute, no "." or ".." components, no "//", no trailing '/' (except "/"):
- * what jp_path_normalize returns, and what the manifest's JSON Schema
- * accepts as a path (schema.c). */
-bool jp_path_is_normal(const char *path);
-/* True when `path` is `root` or lies below it, comparing whole components:
- * "/data/x" is under "/data", "/data2" is not, everything is under "/".
- * Both must be absolute; trailing slashes are ignored. */
-bool jp_path_is_under(const char *path, const char *root);
 
 #endif

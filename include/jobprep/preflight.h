@@ -42,8 +42,4 @@
  * JP_ENOMEM. */
 int jp_preflight_render(char **out, const struct jp_manifest *m, struct jp_error *err);
 
-/* The ids the script can report for a path of `role` (jp_check_role), in
- * order, NULL-terminated; static. */
-const char *const *jp_preflight_checks(unsigned role);
-
 #endif

@@ -14,8 +14,6 @@
 #include "jobprep/error.h"
 #include "jobprep/strv.h"
 
-struct cJSON;
-
 #define JP_PROFILE_MAX_GPUS 1024
 #define JP_PROFILE_DEFAULT_GPUS 8
 
@@ -41,20 +39,13 @@ struct jp_profile {
 	char *slurm_qos;
 };
 
-/* A new profile holding the embedded default (the source document's
- * platform). *out is the caller's, free with jp_profile_free. */
-int jp_profile_new_default(struct jp_profile **out, struct jp_error *err);
-/* Read a profile from JSON text; `origin` names the file in messages. */
-int jp_profile_from_json(struct jp_profile **out, const struct cJSON *json,
-			 const char *origin, struct jp_error *err);
+/* Read a profile file. */
 int jp_profile_load(struct jp_profile **out, const char *path,
 		    struct jp_error *err);
 /* The profile to use: `path` if given, else $JOBPREP_PROFILE, else the
  * embedded default. */
 int jp_profile_resolve(struct jp_profile **out, const char *path,
 		       struct jp_error *err);
-/* A new cJSON object for the profile; NULL when out of memory. */
-struct cJSON *jp_profile_to_json(const struct jp_profile *profile);
 int jp_profile_copy(struct jp_profile **out, const struct jp_profile *src);
 void jp_profile_free(struct jp_profile *profile);
 

@@ -99,9 +99,4 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 	    const struct jp_scan_output *output, const struct jp_port *port,
 	    struct jp_error *err);
 
-/* True when a file name looks like an archive or a compressed file a job
- * would have to unpack (.tar .tar.gz .tgz .tar.bz2 .tar.xz .tar.zst .zip .7z
- * .rar .gz .bz2 .xz .zst ...), compared without regard to case. */
-bool jp_scan_is_archive_name(const char *name);
-
 #endif

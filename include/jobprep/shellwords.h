@@ -41,11 +41,6 @@ struct jp_sh_line {
 
 #define JP_SH_LINE_INIT { NULL, 0, false }
 
-/* Split `line`; *out is the caller's to dispose. An unbalanced line is still
- * split as far as it goes (out->unbalanced set). Returns 0 or JP_ENOMEM. */
-int jp_sh_split(struct jp_sh_line *out, const char *line, struct jp_error *err);
-void jp_sh_line_dispose(struct jp_sh_line *line);
-
 /* The text `s` single-quoted for POSIX sh, every ' written as '\'':
  * 'it'\''s'. *out is the caller's, free with free(). Returns 0 or JP_ENOMEM. */
 int jp_sh_quote(char **out, const char *s);

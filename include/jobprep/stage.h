@@ -88,14 +88,6 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 	     const struct jp_stage_options *opts, const struct jp_port *port,
 	     struct jp_error *err);
 void jp_stage_result_dispose(struct jp_stage_result *res);
-/* The archive suffix that makes jp_stage unpack `name` (".tar.gz",
- * ".zip", ...): a pointer into name, or NULL when it names no archive. */
-const char *jp_stage_archive_suffix(const char *name);
-/* The name a data set staged from source gets by default: the last
- * component of its path (of a URL's path, before '?' and '#'), an
- * archive's suffix left out ("c4.tar.zst" is "c4"); "data" when that
- * leaves nothing usable. The caller frees it; NULL when out of memory. */
-char *jp_stage_suggest_name(const char *source);
 
 /* --- The archives a data set holds (stage_within.c) ----------------------
  * A data set on shared storage holding archives (train.tar, val.tar.gz)
@@ -121,12 +113,6 @@ struct jp_stage_packed {
 
 #define JP_STAGE_PACKED_INIT { JP_STRV_INIT, 0, 0, false }
 
-/* The archives under dir still to unpack; quick: a look bounded in time
- * (jp_scan's quick look), so the list may be partial (!complete).
- * Temporaries a killed run left are no part of it. 0 or a negative code. */
-int jp_stage_find_packed(struct jp_stage_packed *out, const char *dir, bool quick,
-			 struct jp_error *err);
-void jp_stage_packed_dispose(struct jp_stage_packed *p);
 /* Unpack every archive under dir still to unpack into the folder beside
  * it, one jp_stage each (so each folder appears whole, a killed run's
  * unpack folder is gone on from, progress and cancel through port); out's

@@ -13,8 +13,6 @@ struct jp_strv {
 
 /* Append a copy of s. Returns 0 or JP_ENOMEM. */
 int jp_strv_push(struct jp_strv *sv, const char *s);
-/* Replace dst's contents with copies of src's. */
-int jp_strv_copy(struct jp_strv *dst, const struct jp_strv *src);
 void jp_strv_dispose(struct jp_strv *sv);
 
 #endif

@@ -16,14 +16,6 @@ struct jp_url_userinfo {
 	bool scp;         /* [user@]host:path (an ssh account, never a secret) */
 };
 
-/* Find the user info of url: true and *out filled, or false when it has
- * none. For scheme://authority/path the authority ends at the first '/'
- * (whatever '?' or '#' come before it: a raw one in a password must not
- * end the user info early) and the user info at the last '@' in it; the
- * first ':' in the user info starts the secret. For git's scp-like
- * [user@]host:path the user is what comes before an '@' ahead of the first
- * ':'. Local paths have none. */
-bool jp_url_userinfo(struct jp_url_userinfo *out, const char *url);
 /* True when the URL carries a password or token: user:secret@ in any
  * scheme, or a lone user@ over http(s) (a token). */
 bool jp_url_has_credentials(const char *url);

@@ -57,17 +57,12 @@ int jp_worker_start(struct jp_worker **out, const char *label, jp_worker_fn fn,
 
 /* Copy the current state into *out. Never blocks on the work itself. */
 void jp_worker_poll(struct jp_worker_status *out, struct jp_worker *t);
-bool jp_worker_is_done(struct jp_worker *t);
 /* Borrowed; valid until jp_worker_free. */
 const char *jp_worker_label(const struct jp_worker *t);
 
 /* Ask the work to stop: its next progress call returns < 0 and a parked
  * request is answered "declined". Does not wait. */
 void jp_worker_cancel(struct jp_worker *t);
-
-/* Wait for the work to finish, at most timeout_ms (< 0: forever). Returns 0
- * when it has finished, JP_ETIMEOUT otherwise. */
-int jp_worker_wait(struct jp_worker *t, int timeout_ms);
 
 /* The work's return code; only meaningful once done. If err is not NULL it
  * is pointed at the worker's error (borrowed, valid until jp_worker_free). */

@@ -12,7 +12,9 @@
 
 #include "jobprep/flow.h"
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
 #include "jobprep/profile.h"
+#include "profile_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 
 #include "jobprep/path.h"
+#include "path_internal.h"
 #include "stage_member.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -12,8 +12,11 @@
 
 #include "mountinfo.h"
 #include "jobprep/path.h"
+#include "path_internal.h"
 #include "jobprep/pathclass.h"
+#include "pathclass_internal.h"
 #include "jobprep/profile.h"
+#include "profile_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

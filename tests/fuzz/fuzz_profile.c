@@ -14,6 +14,7 @@
 
 #include "jsonstrict.h"
 #include "jobprep/profile.h"
+#include "profile_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

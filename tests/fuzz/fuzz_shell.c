@@ -11,8 +11,11 @@
 #include <string.h>
 
 #include "jobprep/lint.h"
+#include "lint_internal.h"
 #include "jobprep/profile.h"
+#include "profile_internal.h"
 #include "jobprep/shellwords.h"
+#include "shellwords_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,7 +15,9 @@
 
 #include "jobprep/envsh.h"
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
 #include "jobprep/shellwords.h"
+#include "shellwords_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

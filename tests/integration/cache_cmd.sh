@@ -8,10 +8,11 @@
 set -u
 
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
+. "$TOP_SRCDIR/tests/lib/report.sh"
 for tool in git lighttpd flock python3; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: $tool is not installed"; exit 77; }
+	command -v "$tool" >/dev/null 2>&1 || jp_skip_all "$tool is not installed"
 done
-[ -x /usr/lib/git-core/git-http-backend ] || { echo "SKIP: no git-http-backend"; exit 77; }
+[ -x /usr/lib/git-core/git-http-backend ] || jp_skip_all "no git-http-backend"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-cache-cmd.XXXXXX") || exit 99

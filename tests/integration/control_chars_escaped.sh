@@ -80,4 +80,4 @@ timeout -s KILL 60 "$JOBPREP" repo --remote "git://127.0.0.1:$P/x.git" </dev/nul
 jp_expect err_line_repo_remote_is_escaped clean "$T/err"
 kill "$ERR_PID" 2>/dev/null
 ERR_PID=
-exit $JP_T_FAILED
+jp_done

@@ -10,7 +10,7 @@
 set -u
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 for s in dash bash zsh; do
-	command -v "$s" >/dev/null 2>&1 || { echo "SKIP: $s is not installed"; exit 77; }
+	command -v "$s" >/dev/null 2>&1 || jp_skip_all "$s is not installed"
 done
 T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-envnames.XXXXXX") || exit 99
 trap 'rm -rf "$T"' EXIT
@@ -69,4 +69,4 @@ d = json.load(open(sys.argv[1])); d["job"]["env"] = {"PATH": "/opt/bin:/usr/bin"
 json.dump(d, open(sys.argv[2], "w"))' "$T/base.json" "$T/ok.json"
 "$JOBPREP" env "$T/ok.json" >"$T/out" 2>"$T/err"
 jp_expect ordinary_names_and_PATH_are_kept grep -qF "export PATH='/opt/bin:/usr/bin'" "$T/out"
-exit $JP_T_FAILED
+jp_done

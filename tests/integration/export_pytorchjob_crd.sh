@@ -14,16 +14,14 @@
 set -u
 
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
+. "$TOP_SRCDIR/tests/lib/report.sh"
 PY=/usr/bin/python3
-if ! "$PY" -c 'import yaml; from jsonschema import Draft202012Validator' 2>/dev/null; then
-	echo "SKIP: python3 with PyYAML and jsonschema is needed (apt-get install python3-yaml python3-jsonschema)"
-	exit 77
-fi
+"$PY" -c 'import yaml; from jsonschema import Draft202012Validator' 2>/dev/null ||
+	jp_skip_all "python3 with PyYAML and jsonschema is needed (apt-get install python3-yaml python3-jsonschema)"
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-export-crd.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 trap 'exit 130' INT TERM
-failed=0
 
 "$PY" - "$scratch" <<'PY' || exit 1
 import json, os, sys
@@ -57,13 +55,14 @@ PY
 
 for job in crd-1 crd-1-public crd-4 crd-4-public; do
 	"$JOBPREP" export --to pytorchjob -o "$scratch/$job.yaml" "$scratch/$job.json" \
-		>"$scratch/$job.err" 2>&1 || {
-		echo "FAIL: $job: export exited $?: $(cat "$scratch/$job.err")"
-		failed=$((failed + 1))
-	}
+		>"$scratch/$job.err" 2>&1
+	rc=$?
+	jp_expect "$job: exported" [ "$rc" = 0 ]
+	[ "$rc" = 0 ] || echo "# $job: export exited $rc: $(cat "$scratch/$job.err")"
 done
 
-"$PY" - "$scratch" "$TOP_SRCDIR/tests/data/kubeflow/pytorchjobs.crd.yaml" <<'PY' || failed=$((failed + 1))
+# the validator says "pass CASE" or "fail CASE: WHY", a line a case
+"$PY" - "$scratch" "$TOP_SRCDIR/tests/data/kubeflow/pytorchjobs.crd.yaml" >"$scratch/cases" 2>"$scratch/py.err" <<'PY'
 import copy, re, sys, yaml
 from jsonschema import Draft202012Validator
 
@@ -134,7 +133,6 @@ def problems(doc):
                     found.append("volumeMount %r names no volume" % vm["name"])
     return found
 
-failures = 0
 for job, workers, public in (("crd-1", 1, False), ("crd-1-public", 1, True),
                              ("crd-4", 4, False), ("crd-4-public", 4, True)):
     doc = yaml.safe_load(open("%s/%s.yaml" % (s, job)))
@@ -151,11 +149,10 @@ for job, workers, public in (("crd-1", 1, False), ("crd-1-public", 1, True),
     cmd = specs["Master"]["template"]["spec"]["containers"][0]["command"][2]
     if 'sh "$OUTPUT_DIR/preflight.sh" || exit 1\n' not in cmd:
         p.append("the command does not run the preflight first")
-    for x in p:
-        print("FAIL: %s: %s" % (job, x))
-    failures += bool(p)
-    if not p:
-        print("ok - %s: a valid PyTorchJob" % job)
+    if p:
+        print("fail %s: a valid PyTorchJob: %s" % (job, "; ".join(p)))
+    else:
+        print("pass %s: a valid PyTorchJob" % job)
 
     # the validator bites: each broken copy must fail
     breakers = {
@@ -168,11 +165,19 @@ for job, workers, public in (("crd-1", 1, False), ("crd-1-public", 1, True),
     for what, brk in breakers.items():
         bad = copy.deepcopy(doc)
         brk(bad)
-        if not problems(bad):
-            print("FAIL: %s: %s passed the validation" % (job, what))
-            failures += 1
-sys.exit(1 if failures else 0)
+        if problems(bad):
+            print("pass %s: %s is refused" % (job, what))
+        else:
+            print("fail %s: %s is refused: it passed the validation" % (job, what))
 PY
-
-echo "PyTorchJob exports against the training operator's CRD; $failed failures"
-[ "$failed" -eq 0 ]
+rc=$?
+while IFS= read -r line; do
+	case $line in
+	"pass "*) jp_pass "${line#pass }" ;;
+	"fail "*) jp_fail "${line#fail }" ;;
+	*) echo "# $line" ;;
+	esac
+done <"$scratch/cases"
+jp_expect the_validator_ran_to_its_end [ "$rc" = 0 ]
+jp_show_if_failed "$scratch/py.err"
+jp_done

@@ -8,8 +8,9 @@
 set -u
 
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
+. "$TOP_SRCDIR/tests/lib/report.sh"
 for tool in git sed cmp; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: $tool is not installed"; exit 77; }
+	command -v "$tool" >/dev/null 2>&1 || jp_skip_all "$tool is not installed"
 done
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 . "$TOP_SRCDIR/tests/lib/initscratch.sh"
@@ -84,5 +85,4 @@ jp_expect a_file_jobprep_never_wrote_is_untouched cmp -s "$T/mine.sbatch" "$T/mi
 export_to slurm "$T/job.slurm"
 jp_expect replaced_script_is_executable [ "$(rc)" = 0 -a "$(stat -c %a "$T/job.slurm")" = 755 ]
 
-[ "$JP_T_FAILED" = 0 ] || exit 1
-echo "export replace: an unedited export is replaced, an edited file only with --force"
+jp_done

@@ -635,6 +635,12 @@ skip_cell() {
 	printf '%-9s %-13s %6s %6s %6s  skipped: %s\n' "$2" "$1" 0 0 0 "$3" >>"$TABLE"
 	jp_skip "$1 x $2" "$3"
 }
+# no_cell OP FAULT WHY: a pair that cannot happen anywhere: a row of the
+# table, no case (a skip is a case that could run elsewhere)
+no_cell() {
+	printf '%-9s %-13s %6s %6s %6s  no trial: %s\n' "$2" "$1" 0 0 0 "$3" >>"$TABLE"
+	echo "# $1 x $2: no trial: $3"
+}
 
 for op in ${JOBPREP_FAULT_OPS:-clone update stage_copy stage_unpack scan manifest}; do
 	case $op in
@@ -648,7 +654,7 @@ for op in ${JOBPREP_FAULT_OPS:-clone update stage_copy stage_unpack scan manifes
 		clone/server | update/server) ;;
 		update/readonly)
 			# (tried: not even a SIGSTOPped update lets it land)
-			skip_cell "$op" "$f" "cannot happen: jobprep holds .git/jobprep.lock open for writing from start to end, and the kernel refuses remount,ro under an open writer (EBUSY)"
+			no_cell "$op" "$f" "cannot happen: jobprep holds .git/jobprep.lock open for writing from start to end, and the kernel refuses remount,ro under an open writer (EBUSY)"
 			continue ;;
 		*/server | scan/enospc | scan/readonly) continue ;;
 		esac

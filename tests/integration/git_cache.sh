@@ -9,10 +9,11 @@
 set -u
 
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
+. "$TOP_SRCDIR/tests/lib/report.sh"
 for tool in git lighttpd truncate; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: $tool is not installed"; exit 77; }
+	command -v "$tool" >/dev/null 2>&1 || jp_skip_all "$tool is not installed"
 done
-[ -x /usr/lib/git-core/git-http-backend ] || { echo "SKIP: no git-http-backend"; exit 77; }
+[ -x /usr/lib/git-core/git-http-backend ] || jp_skip_all "no git-http-backend"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 . "$TOP_SRCDIR/tests/lib/initscratch.sh"
 

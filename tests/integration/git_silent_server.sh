@@ -8,7 +8,7 @@
 # trickle out.
 set -u
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is needed for the silent server"; exit 77; }
+command -v python3 >/dev/null 2>&1 || jp_skip_all "python3 is needed for the silent server"
 T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-silent.XXXXXX") || exit 99
 silent_pid=
 trap '[ -n "$silent_pid" ] && kill "$silent_pid" 2>/dev/null; jp_gitd_stop "$T/slow"; rm -rf "$T"' EXIT
@@ -129,4 +129,4 @@ jp_wait_exit $pid 30; rc=$JP_RC
 jp_expect no_progress_sigint_exits_130 [ "$rc" = 130 ]
 nothing_left no_progress_sigint "$T/np/x"
 
-exit $JP_T_FAILED
+jp_done

@@ -8,10 +8,7 @@
 set -u
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 . "$TOP_SRCDIR/tests/lib/ssh.sh"
-if ! jp_ssh_available; then
-	echo "SKIP: needs root, openssh-server, ssh and ssh-keygen"
-	exit 77
-fi
+jp_ssh_available || jp_skip_all "needs root, openssh-server, ssh and ssh-keygen"
 T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-ssh-silent.XXXXXX") || exit 99
 cleanup() {
 	# The sleeping session commands, by the pids they wrote.
@@ -78,4 +75,4 @@ jp_wait_exit $pid 30; rc=$JP_RC
 jp_expect sigterm_in_silent_session_exits_143 [ "$rc" = 143 ]
 nothing_left sigterm_in_silent_session "$T/term"
 
-exit $JP_T_FAILED
+jp_done

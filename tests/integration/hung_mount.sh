@@ -162,4 +162,4 @@ for p in $JP_HUNG_LATE; do wait "$p"; done
 jp_expect resumed_mount_answers [ -f "$T/mnt/proj/scripts/train.sh" ]
 jp_sshfs_unmounts_cleanly "$T/mnt"
 jp_show_if_failed "$T"/*.out "$T"/*.err
-exit $JP_T_FAILED
+jp_done

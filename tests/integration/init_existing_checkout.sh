@@ -352,4 +352,4 @@ rc=$?
 jp_expect after_sigint_the_same_answers_move_it [ "$rc" = 0 ] && head_is "$P/move" "$(git -C "$S/work" rev-parse v4)"
 jp_expect after_sigint_the_checkout_is_clean clean "$P/move"
 
-exit $JP_T_FAILED
+jp_done

@@ -8,11 +8,10 @@
 set -u
 
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
-if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null 2>&1; then
-	echo "SKIP: needs root and unshare (a tmpfs of the test's own)"
-	exit 77
-fi
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
+if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null 2>&1; then
+	jp_skip_all "needs root and unshare (a tmpfs of the test's own)"
+fi
 . "$TOP_SRCDIR/tests/lib/initscratch.sh"
 S=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-fulldisk.XXXXXX") || exit 99
 trap 'jp_gitd_stop "$S/gitd"; rm -rf "$S"' EXIT
@@ -89,7 +88,7 @@ jp_expect no_inodes_says_no_space grep -qi "no space" "$S/tiny.err"
 jp_expect no_inodes_puts_the_checkout_back cmp -s "$S/inodes.before" "$S/inodes.after"
 jp_expect no_inodes_is_still_at_light [ "$(git -C "$P/tiny" rev-parse HEAD)" = "$before_head" ]
 jp_expect no_inodes_writes_no_manifest [ ! -e "$S/shared/outputs/tiny/run-002/job.json" ]
-exit $JP_T_FAILED
+jp_done
 EOF
-unshare -m --propagation private sh "$S/inner.sh" "$S" "$URL" "$(git -C "$S/work" rev-parse many)"
-exit $?
+jp_cases_in unshare -m --propagation private sh "$S/inner.sh" "$S" "$URL" "$(git -C "$S/work" rev-parse many)"
+jp_done

@@ -8,8 +8,9 @@
 set -u
 
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
+. "$TOP_SRCDIR/tests/lib/report.sh"
 for tool in git strace; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "1..0 # SKIP $tool is not installed"; exit 0; }
+	command -v "$tool" >/dev/null 2>&1 || jp_skip_all "$tool is not installed"
 done
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 . "$TOP_SRCDIR/tests/lib/initscratch.sh"
@@ -20,7 +21,7 @@ T=$(cd -P "$T" && pwd)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 jp_init_scratch "$T" || { echo "not ok - scratch platform: cannot lay it out"; exit 99; }
 # strace may not trace here (a container without ptrace): then nothing to judge
-jp_traced -f -o /dev/null true 2>/dev/null || { echo "1..0 # SKIP strace cannot trace here"; exit 0; }
+jp_traced -f -o /dev/null true 2>/dev/null || jp_skip_all "strace cannot trace here"
 C=$T/shared/copies
 mkdir -p "$C" || exit 99
 jp_answers shared-existing "$T" "$T/answers.json"

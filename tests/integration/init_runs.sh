@@ -8,8 +8,9 @@
 set -u
 
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
+. "$TOP_SRCDIR/tests/lib/report.sh"
 for tool in git sed cmp sha256sum; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: $tool is not installed"; exit 77; }
+	command -v "$tool" >/dev/null 2>&1 || jp_skip_all "$tool is not installed"
 done
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 . "$TOP_SRCDIR/tests/lib/initscratch.sh"
@@ -110,5 +111,4 @@ jp_expect o_in_the_run_folder_succeeds [ "$(rc)" = 0 ]
 jp_expect o_in_the_run_folder_is_the_manifest \
 	[ -s "$runs/run-001/manifest.json" -a ! -e "$runs/run-001/job.json" -a -s "$runs/run-001/env.sh" ]
 
-[ "$JP_T_FAILED" = 0 ] || exit 1
-echo "init runs: every run in its own folder, -o is a copy that replaces no other run"
+jp_done

@@ -56,4 +56,4 @@ if command -v script >/dev/null 2>&1; then
 else
 	jp_fail wizard_profile_fifo "script(1) is not installed (bsdutils)"
 fi
-exit $JP_T_FAILED
+jp_done

@@ -11,8 +11,9 @@
 set -u
 
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
+. "$TOP_SRCDIR/tests/lib/report.sh"
 for tool in git sed python3; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: $tool is not installed"; exit 77; }
+	command -v "$tool" >/dev/null 2>&1 || jp_skip_all "$tool is not installed"
 done
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 . "$TOP_SRCDIR/tests/lib/initscratch.sh"
@@ -119,5 +120,4 @@ sh -c "$clone" >"$T/clone.out" 2>&1
 jp_expect pinned_line_checks_out_the_recorded_commit \
 	[ "$(git -C "$T/work" rev-parse HEAD 2>/dev/null)" = "$commit" ]
 
-[ "$JP_T_FAILED" = 0 ] || exit 1
-echo "launch_clone: no clone of the pinned commit first is a failed check with the line to add"
+jp_done

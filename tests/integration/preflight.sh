@@ -17,18 +17,14 @@ if [ "${1:-}" != inside ]; then
 	. "$TOP_SRCDIR/tests/lib/ssh.sh"
 	. "$TOP_SRCDIR/tests/lib/unpriv.sh"
 	if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null 2>&1; then
-		echo "SKIP: needs root and unshare (private mounts: tmpfs, read-only binds)"
-		exit 77
+		jp_skip_all "needs root and unshare (private mounts: tmpfs, read-only binds)"
 	fi
 	for sh in dash bash busybox python3; do
-		command -v $sh >/dev/null 2>&1 || {
-			echo "SKIP: $sh is not installed (autotools/bootstrap.sh --tests installs it)"
-			exit 77
-		}
+		command -v $sh >/dev/null 2>&1 ||
+			jp_skip_all "$sh is not installed (autotools/bootstrap.sh --tests installs it)"
 	done
 	if why=$(jp_unpriv_unavailable); then
-		echo "SKIP: $why"
-		exit 77
+		jp_skip_all "$why"
 	fi
 	S=$(jp_unpriv_dir) || exit 1
 	SSH=no
@@ -39,19 +35,13 @@ if [ "${1:-}" != inside ]; then
 	trap 'exit 130' INT TERM
 	export S SSH JP_SSHD_PORT
 	self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
-	unshare -m --propagation private sh "$self" inside
-	exit $?
+	jp_cases_in unshare -m --propagation private sh "$self" inside
+	jp_done
 fi
 
 # --- inside a private mount namespace ----------------------------------------
 . "$TOP_SRCDIR/tests/lib/ssh.sh"
 . "$TOP_SRCDIR/tests/lib/unpriv.sh"
-failures=0
-ok() { echo "ok - $1"; }
-not_ok() {
-	echo "not ok - $1"
-	failures=$((failures + 1))
-}
 host=$(uname -n)
 shells="dash bash busybox"
 # cmd SHELL: how to start it ("busybox sh")
@@ -121,12 +111,12 @@ for sh in $shells; do
 	# (on a tmpfs $TMPDIR the shared root gets a [warn] line: allowed)
 	if [ "$(rc good-$sh)" = 0 ] && ! grep -q '^\[FAIL\]' "$S/good-$sh.err" &&
 		[ "$(cat "$S/good-$sh.out")" = "[pass] preflight: every check passed on Worker $host" ]; then
-		ok "$sh: all good: exit 0, one pass line"
+		jp_pass "$sh: all good: exit 0, one pass line"
 	else
-		not_ok "$sh: all good: exit $(rc good-$sh): $(cat "$S/good-$sh.out" "$S/good-$sh.err")"
+		jp_fail "$sh: all good: exit $(rc good-$sh): $(cat "$S/good-$sh.out" "$S/good-$sh.err")"
 	fi
 done
-ls -A "$S/shared/good" | grep -q jobprep-preflight- && not_ok "a probe file was left behind"
+ls -A "$S/shared/good" | grep -q jobprep-preflight- && jp_fail "a probe file was left behind"
 
 # --- each bad path its own line ----------------------------------------------
 mount -t tmpfs -o size=1m jobprep-pf-data "$S/elsewhere/tmpfs"
@@ -136,7 +126,7 @@ mount --bind "$S/shared/bad/logs" "$S/shared/bad/logs"
 mount -o remount,bind,ro "$S/shared/bad/logs"
 for sh in $shells; do
 	run $sh bad bad-$sh
-	[ "$(rc bad-$sh)" = 1 ] && ok "$sh: bad paths: exit 1" || not_ok "$sh: bad paths: exit $(rc bad-$sh)"
+	[ "$(rc bad-$sh)" = 1 ] && jp_pass "$sh: bad paths: exit 1" || jp_fail "$sh: bad paths: exit $(rc bad-$sh)"
 	for line in \
 		"[FAIL] data[0].path.exists: $S/shared/data/missing does not exist on this Worker ($host)" \
 		"[FAIL] data[1].path.storage: $S/elsewhere/tmpfs is on tmpfs at $S/elsewhere/tmpfs on this Worker ($host), which is wiped" \
@@ -144,10 +134,10 @@ for sh in $shells; do
 		"[FAIL] outputs.checkpoint_dir.space: $S/shared/bad/checkpoints has only " \
 		"[FAIL] outputs.log_dir.writable: $S/shared/bad/logs cannot be written on this Worker ($host)" \
 		"[FAIL] preflight: Worker $host: the launch command was not started (problems found: 5)"; do
-		has bad-$sh "$line" && ok "$sh: ${line%%:*}" || not_ok "$sh: no line '$line' in: $(cat "$S/bad-$sh.err")"
+		has bad-$sh "$line" && jp_pass "$sh: ${line%%:*}" || jp_fail "$sh: no line '$line' in: $(cat "$S/bad-$sh.err")"
 	done
 	[ "$(grep -c '^\[FAIL\]' "$S/bad-$sh.err")" = 6 ] ||
-		not_ok "$sh: not one line per problem: $(cat "$S/bad-$sh.err")"
+		jp_fail "$sh: not one line per problem: $(cat "$S/bad-$sh.err")"
 done
 umount "$S/shared/bad/logs" "$S/shared/bad/checkpoints" "$S/elsewhere/tmpfs"
 
@@ -162,9 +152,9 @@ for sh in $shells; do
 	echo $? >"$S/secret-$sh.rc"
 	if [ "$(rc secret-$sh)" = 1 ] &&
 		has secret-$sh "[FAIL] data[0].path.readable: $S/shared/data/secret cannot be read on this Worker ($host)"; then
-		ok "$sh: unreadable data: its line, exit 1"
+		jp_pass "$sh: unreadable data: its line, exit 1"
 	else
-		not_ok "$sh: unreadable data: exit $(rc secret-$sh): $(cat "$S/secret-$sh.err")"
+		jp_fail "$sh: unreadable data: exit $(rc secret-$sh): $(cat "$S/secret-$sh.err")"
 	fi
 done
 
@@ -179,9 +169,9 @@ if [ "$SSH" = yes ]; then
 			run $sh hung hung-$sh JOBPREP_PREFLIGHT_TIMEOUT=2
 			if [ "$(rc hung-$sh)" = 1 ] &&
 				has hung-$sh "[FAIL] data[0].path.storage: $S/sshfs/data did not answer within 2 s on this Worker ($host)"; then
-				ok "$sh: hung sshfs: a timeout line, exit 1"
+				jp_pass "$sh: hung sshfs: a timeout line, exit 1"
 			else
-				not_ok "$sh: hung sshfs: exit $(rc hung-$sh): $(cat "$S/hung-$sh.err")"
+				jp_fail "$sh: hung sshfs: exit $(rc hung-$sh): $(cat "$S/hung-$sh.err")"
 			fi
 		done
 		kill -CONT "$ssh_pid"
@@ -189,10 +179,10 @@ if [ "$SSH" = yes ]; then
 		kill "$JP_SSHFS_PID" 2>/dev/null
 		wait "$JP_SSHFS_PID" 2>/dev/null
 	else
-		not_ok "sshfs mount"
+		jp_fail "sshfs mount"
 	fi
 else
-	echo "SKIP: the hung mount case (no sshd/sshfs here)"
+	jp_skip "a hung sshfs mount" "no sshd/sshfs here"
 fi
 
 # --- four Workers ------------------------------------------------------------
@@ -203,17 +193,17 @@ cp "$out/preflight.sh" "$S/four.sh"
 printf 'run=%s attempt=earlier\n' "$out" >"$out/.jobprep-preflight-ready"
 run dash four stale RANK=1 JOBPREP_ATTEMPT=now JOBPREP_PREFLIGHT_WAIT=2
 if [ "$(rc stale)" = 1 ] && has stale "[FAIL] outputs.output_dir.same_storage: Worker $host, rank 1 did not see rank 0's mark $out/.jobprep-preflight-ready"; then
-	ok "an earlier attempt's mark does not let a Worker through"
+	jp_pass "an earlier attempt's mark does not let a Worker through"
 else
-	not_ok "stale mark: exit $(rc stale): $(cat "$S/stale.out" "$S/stale.err")"
+	jp_fail "stale mark: exit $(rc stale): $(cat "$S/stale.out" "$S/stale.err")"
 fi
 # a one-Worker manifest that Slurm started on two nodes: the second still
 # waits for rank 0's mark of this job (SLURM_JOB_ID) and, alone, fails
 run dash good nnodes SLURM_NNODES=2 SLURM_JOB_ID=7 SLURM_NODEID=1 JOBPREP_PREFLIGHT_WAIT=1
 if [ "$(rc nnodes)" = 1 ] && has nnodes "[FAIL] outputs.output_dir.same_storage: Worker $host, rank 1 did not see rank 0's mark"; then
-	ok "more nodes than the manifest's Workers: they meet all the same"
+	jp_pass "more nodes than the manifest's Workers: they meet all the same"
 else
-	not_ok "SLURM_NNODES=2: exit $(rc nnodes): $(cat "$S/nnodes.out" "$S/nnodes.err")"
+	jp_fail "SLURM_NNODES=2: exit $(rc nnodes): $(cat "$S/nnodes.out" "$S/nnodes.err")"
 fi
 attempt=attempt-$$
 for r in 3 2 1 0; do
@@ -237,19 +227,18 @@ while [ $w -lt 600 ] && ! { [ -s "$S/w0.rc" ] && [ -s "$S/w1.rc" ] && [ -s "$S/w
 done
 for r in 0 1 2; do
 	if [ "$(cat "$S/w$r.rc" 2>/dev/null)" = 0 ] && ! grep -q '^\[FAIL\]' "$S/w$r.err"; then
-		ok "Worker rank $r: passes"
+		jp_pass "Worker rank $r: passes"
 	else
-		not_ok "Worker rank $r: exit $(cat "$S/w$r.rc" 2>/dev/null || echo none): $(cat "$S/w$r.err")"
+		jp_fail "Worker rank $r: exit $(cat "$S/w$r.rc" 2>/dev/null || echo none): $(cat "$S/w$r.err")"
 	fi
 done
 if [ "$(cat "$S/w3.rc" 2>/dev/null)" = 1 ] &&
 	grep -qF "[FAIL] outputs.output_dir.same_storage: Worker $host, rank 3 did not see rank 0's mark $out/.jobprep-preflight-ready for this attempt within 5 s" "$S/w3.err"; then
-	ok "the Worker with another output directory fails, naming itself and the path"
+	jp_pass "the Worker with another output directory fails, naming itself and the path"
 else
-	not_ok "Worker rank 3: exit $(cat "$S/w3.rc" 2>/dev/null || echo none): $(cat "$S/w3.err")"
+	jp_fail "Worker rank 3: exit $(cat "$S/w3.rc" 2>/dev/null || echo none): $(cat "$S/w3.err")"
 fi
 [ "$(cat "$out/.jobprep-preflight-ready")" = "run=$out attempt=$attempt" ] ||
-	not_ok "rank 0's mark: $(cat "$out/.jobprep-preflight-ready")"
+	jp_fail "rank 0's mark: $(cat "$out/.jobprep-preflight-ready")"
 
-echo "preflight.sh under $shells; $failures failures"
-[ $failures -eq 0 ]
+jp_done

@@ -7,8 +7,9 @@
 set -u
 
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
+. "$TOP_SRCDIR/tests/lib/report.sh"
 for tool in git sed; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "1..0 # SKIP $tool is not installed"; exit 0; }
+	command -v "$tool" >/dev/null 2>&1 || jp_skip_all "$tool is not installed"
 done
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 . "$TOP_SRCDIR/tests/lib/initscratch.sh"

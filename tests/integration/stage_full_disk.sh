@@ -10,8 +10,7 @@ set -u
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 if why=$(jp_mountns_unavailable); then
-	echo "1..0 # SKIP $why"
-	exit 0
+	jp_skip_all "$why"
 fi
 jp_scratch stage-full '[ -z "${URL:-}" ] || jp_filesrv_stop "$T"'
 # a file to download, from a server outside the test's mount namespace
@@ -114,4 +113,5 @@ jp_expect after_space_freed_identical diff -r "$T/src" "$T/mnt/d"
 umount "$T/mnt"
 jp_done
 IN
-unshare -m --propagation private sh "$T/inner.sh" "$T"
+jp_cases_in unshare -m --propagation private sh "$T/inner.sh" "$T"
+jp_done

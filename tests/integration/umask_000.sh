@@ -18,4 +18,4 @@ jp_expect nothing_made_is_writable_by_others [ ! -s "$T/writable" ]
 head -n 5 "$T/writable"
 jp_expect run_folder_is_0755 [ "$(stat -c %a "$S/outputs/demo/run-001")" = 755 ]
 jp_expect env_sh_is_0644 [ "$(stat -c %a "$S/outputs/demo/run-001/env.sh")" = 644 ]
-exit $JP_T_FAILED
+jp_done

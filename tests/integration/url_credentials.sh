@@ -35,4 +35,4 @@ EOF2
 	jp_expect "init_${name}_refuses_or_writes_a_manifest_check_accepts" \
 		sh -c "[ $rc != 0 ] || '$JOBPREP' check '$T/job-$name.json' >/dev/null 2>&1 || [ \$? = 1 ]"
 done
-exit $JP_T_FAILED
+jp_done

@@ -106,4 +106,4 @@ jp_expect after_the_rename_no_temporary_is_left \
 jp_expect the_next_export_succeeds cmp -s "$T/new.sbatch" "$T/export/job.sbatch"
 jp_sshfs_unmounts_cleanly "$T/mnt"
 jp_show_if_failed "$T"/*.out "$T"/*.err "$H/log"
-exit $JP_T_FAILED
+jp_done

@@ -248,7 +248,8 @@ jp_sshfs_close() {
 # JP_SSHD_PORT) unless nosshd is given (for a test whose sshd must see a
 # mount made inside the namespace: it starts the sshd there); stops that
 # sshd and removes VAR at exit; runs the test again, as `sh $0 inside`, in
-# a private mount namespace; and exits with its status. Run with ARG
+# a private mount namespace, whose cases are this test's (jp_cases_in); and
+# ends with jp_done. Run with ARG
 # "inside", it returns at once. Needs JOBPREP and TOP_SRCDIR set; exits 99
 # when the folder or the sshd cannot be made.
 jp_sshfs_test_open() {
@@ -262,8 +263,8 @@ jp_sshfs_test_open() {
 	if [ "${4:-}" != nosshd ]; then
 		jp_sshd_start "$_open_dir/sshd" || exit 99
 	fi
-	unshare -m --propagation private sh "$0" inside
-	exit $?
+	jp_cases_in unshare -m --propagation private sh "$0" inside
+	jp_done
 }
 
 # jp_hung_mount_env: the environment for running jobprep on a mount that

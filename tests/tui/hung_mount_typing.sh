@@ -10,11 +10,8 @@ set -u
 
 if [ "${1:-}" != inside ]; then
 	. "$TOP_SRCDIR/tests/lib/ssh.sh"
-	if ! jp_ssh_available; then
-		echo "SKIP: needs root, unshare, sshd, ssh, sshfs and /dev/fuse"
-		exit 77
-	fi
-	command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux is not installed"; exit 77; }
+	jp_ssh_available || jp_skip_all "needs root, unshare, sshd, ssh, sshfs and /dev/fuse"
+	command -v tmux >/dev/null 2>&1 || jp_skip_all "tmux is not installed"
 	exec unshare -m --propagation private sh "$0" inside
 fi
 

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
 #include "str.h"
 #include "scratch.h"
 

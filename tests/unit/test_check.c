@@ -19,6 +19,7 @@
 
 #include "jobprep/check.h"
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
 #include "str.h"
 #include "scratch.h"
 

@@ -14,7 +14,9 @@
 #include <cmocka.h>
 
 #include "jobprep/envsh.h"
+#include "envsh_internal.h"
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
 #include "jobprep/shellwords.h"
 #include "str.h"
 

@@ -15,8 +15,11 @@
 #include <cmocka.h>
 
 #include "jobprep/export.h"
+#include "export_internal.h"
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
 #include "jobprep/profile.h"
+#include "profile_internal.h"
 #include "str.h"
 
 #define HEAD_SLURM(name)                                                                           \

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "jobprep/export.h"
+#include "export_internal.h"
 #include "scratch.h"
 
 #define SCRIPT "#!/bin/bash\n#SBATCH --nodes=1\nexec bash -c 'python train.py'\n"

@@ -21,9 +21,12 @@
 #include <cmocka.h>
 
 #include "jobprep/flow.h"
+#include "flow_internal.h"
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
 #include "jobprep/profile.h"
 #include "jobprep/worker.h"
+#include "worker_internal.h"
 
 /* libgit2 1.5 caches PCRE2 match data per thread and never frees it when a
  * worker thread (the one an action runs on) exits: not ours to fix, so

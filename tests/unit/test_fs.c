@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "jobprep/fs.h"
+#include "fs_internal.h"
 #include "scratch.h"
 
 static int is_dir(const char *path)

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "jobprep/git.h"
+#include "git_internal.h"
 
 static char top[PATH_MAX];
 static char url[PATH_MAX + 16];

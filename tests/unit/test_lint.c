@@ -17,9 +17,13 @@
 #include <cmocka.h>
 
 #include "jobprep/lint.h"
+#include "lint_internal.h"
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
 #include "jobprep/profile.h"
+#include "profile_internal.h"
 #include "jobprep/shellwords.h"
+#include "shellwords_internal.h"
 #include "str.h"
 
 static char scratch[PATH_MAX - 64]; /* holds project/ and elsewhere/ */

@@ -17,6 +17,8 @@
 #include <cjson/cJSON.h>
 
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
+#include "path_internal.h"
 
 static const char base[] =
 	"{\n"

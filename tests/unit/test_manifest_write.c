@@ -16,7 +16,9 @@
 #include <cmocka.h>
 
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
 #include "jobprep/profile.h"
+#include "profile_internal.h"
 #include "str.h"
 #include "scratch.h"
 

@@ -25,7 +25,10 @@
 
 #include "mountinfo.h"
 #include "jobprep/pathclass.h"
+#include "pathclass_internal.h"
 #include "jobprep/profile.h"
+#include "profile_internal.h"
+#include "path_internal.h"
 
 static char datadir[PATH_MAX];
 

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "jobprep/path.h"
+#include "path_internal.h"
 #include "scratch.h"
 
 static void assert_normal(const char *path, const char *want)

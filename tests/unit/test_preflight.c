@@ -17,9 +17,13 @@
 #include <cmocka.h>
 
 #include "jobprep/check.h"
+#include "check_internal.h"
 #include "jobprep/manifest.h"
+#include "manifest_internal.h"
 #include "jobprep/preflight.h"
+#include "preflight_internal.h"
 #include "jobprep/profile.h"
+#include "profile_internal.h"
 #include "jobprep/strv.h"
 #include "scratch.h"
 

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "jobprep/probe.h"
+#include "probe_internal.h"
 
 static char scratch[PATH_MAX - 256];
 

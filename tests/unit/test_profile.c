@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "jobprep/profile.h"
+#include "profile_internal.h"
 #include "scratch.h"
 
 static char *write_file(const struct scratch *s, const char *name, const char *text)

@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "jobprep/scan.h"
+#include "scan_internal.h"
 #include "scratch.h"
 
 static char scratch[PATH_MAX - 256];

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "jobprep/worker.h"
+#include "worker_internal.h"
 
 struct work {
 	int steps;       /* progress reports before finishing */

@@ -321,11 +321,6 @@ void jp_term_stop(void)
 	restore_len = 0;
 }
 
-bool jp_term_active(void)
-{
-	return screen != NULL;
-}
-
 attr_t jp_term_attr(enum jp_style style)
 {
 	if (style < 0 || style >= JP_STYLE_COUNT)
@@ -336,11 +331,6 @@ attr_t jp_term_attr(enum jp_style style)
 const struct jp_glyphs *jp_term_glyphs(void)
 {
 	return glyphs;
-}
-
-bool jp_term_has_color(void)
-{
-	return use_color;
 }
 
 bool jp_term_too_small(void)

@@ -65,11 +65,9 @@ const char *jp_term_unusable(void);
 int jp_term_start(struct jp_error *err);
 /* Restore the terminal exactly as it was. Safe to call twice. */
 void jp_term_stop(void);
-bool jp_term_active(void);
 
 attr_t jp_term_attr(enum jp_style style);
 const struct jp_glyphs *jp_term_glyphs(void);
-bool jp_term_has_color(void);
 
 /* The screen is below the minimum: the caller draws the notice
  * (jp_draw_too_small) instead of its own screen. */

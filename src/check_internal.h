@@ -1,0 +1,18 @@
+/* The core's side of jobprep/check.h: what only src/ (and the unit tests)
+ * call. The front ends use include/jobprep/check.h. */
+#ifndef JOBPREP_CHECK_INTERNAL_H
+#define JOBPREP_CHECK_INTERNAL_H
+
+#include "jobprep/check.h"
+
+/* The checkout's checks (code on shared storage whose path passed
+ * code.path.exists): code.repo.recorded (not a git checkout), code.repo.clean
+ * (uncommitted changes), code.repo.pushed (commits on no remote), appended
+ * to m->checks. jp_check_manifest runs them last. Returns 0 or JP_ENOMEM. */
+int jp_check_repo(struct jp_manifest *m, struct jp_error *err);
+
+/* *out (the caller's, free()) gets *n entries; absent paths are left out.
+ * Returns 0 or JP_ENOMEM. */
+int jp_check_paths(struct jp_check_path **out, size_t *n, const struct jp_manifest *m);
+
+#endif

@@ -1,0 +1,13 @@
+/* The core's side of jobprep/scan.h: what only src/ (and the unit tests)
+ * call. The front ends use include/jobprep/scan.h. */
+#ifndef JOBPREP_SCAN_INTERNAL_H
+#define JOBPREP_SCAN_INTERNAL_H
+
+#include "jobprep/scan.h"
+
+/* True when a file name looks like an archive or a compressed file a job
+ * would have to unpack (.tar .tar.gz .tgz .tar.bz2 .tar.xz .tar.zst .zip .7z
+ * .rar .gz .bz2 .xz .zst ...), compared without regard to case. */
+bool jp_scan_is_archive_name(const char *name);
+
+#endif
