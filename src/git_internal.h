@@ -10,9 +10,18 @@
 #include <sys/stat.h>
 
 #include <git2.h>
+/* The version, by 1.8's names (LIBGIT2_VERSION_*) or 1.5's (LIBGIT2_VER_*,
+ * which 1.8 keeps only in git2/deprecated.h). */
+#ifdef LIBGIT2_VERSION_MINOR
+#define JP_LIBGIT2_MAJOR LIBGIT2_VERSION_MAJOR
+#define JP_LIBGIT2_MINOR LIBGIT2_VERSION_MINOR
+#else
+#define JP_LIBGIT2_MAJOR LIBGIT2_VER_MAJOR
+#define JP_LIBGIT2_MINOR LIBGIT2_VER_MINOR
+#endif
 /* libgit2 1.8 moved git_error_set, git_error_set_str and git_error_clear
  * out of git2.h into git2/sys/errors.h. */
-#if LIBGIT2_VER_MAJOR > 1 || LIBGIT2_VER_MINOR >= 8
+#if JP_LIBGIT2_MAJOR > 1 || JP_LIBGIT2_MINOR >= 8
 #include <git2/sys/errors.h>
 #endif
 

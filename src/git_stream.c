@@ -37,15 +37,15 @@
 #include <git2/sys/stream.h>
 #include <git2/version.h>
 
+#include "jobprep/i18n.h"
+#include "git_internal.h"
+
 /* configure checks this too (and says what to do); this catches a build
  * whose headers are not the libgit2 configure found. */
 #if !defined(JP_LIBGIT2_UNCHECKED) && \
-	(LIBGIT2_VER_MAJOR != 1 || LIBGIT2_VER_MINOR < 5 || LIBGIT2_VER_MINOR > 9)
+	(JP_LIBGIT2_MAJOR != 1 || JP_LIBGIT2_MINOR < 5 || JP_LIBGIT2_MINOR > 9)
 #error "struct jp_stream mirrors libgit2 1.5-1.9's git_socket_stream; see configure --enable-unchecked-libgit2"
 #endif
-
-#include "jobprep/i18n.h"
-#include "git_internal.h"
 #include "deadline_internal.h"
 
 #define TICK_MS 200
