@@ -40,7 +40,7 @@ libjobprep_a_SOURCES += src/deadline_internal.h
 # flow: the wizard's flow as data, the launch lint, sh splitting, the demo
 libjobprep_a_SOURCES += include/jobprep/shellwords.h src/shellwords.c \
 	include/jobprep/lint.h src/lint_internal.h src/lint.c src/lint_findings.c src/lint_vars.c \
-	src/lint_rules.c src/lint_walk.c src/lint_stage.c \
+	src/lint_rules.c src/lint_walk.c src/lint_stage.c src/lint_files.c src/lint_script.c \
 	include/jobprep/flow.h src/flow_internal.h src/flow.c src/flow_fields.c \
 	src/flow_defaults.c src/flow_validate.c src/flow_verdict.c src/flow_work.c src/flow_stage.c src/flow_finish.c \
 	src/flow_copy.c src/flow_check.c \

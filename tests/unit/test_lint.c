@@ -142,7 +142,8 @@ static const struct row rows[] = {
 	{ "grep -r wget . # wget in a comment", 1, "" },
 	{ "python -c 'import wget'", 1, "" },
 	{ "TMPDIR=/tmp python -V", 1, "" },
-	{ "cd $PROJECT_DIR/scripts && ./train.sh", 1, "" },
+	/* train.sh runs `python train.py` from where it is started: scripts/ */
+	{ "cd $PROJECT_DIR/scripts && ./train.sh", 1, "launch.script scripts/train.sh:2: train.py\n" },
 	{ "cd \"$PROJECT_DIR\" && python train.py --output_dir \"$PROJECT_DIR/out\"", 1, "" },
 	{ "cd \"$PROJECT_DIR\" && exec nohup bash scripts/train.sh 2>&1", 1, "" },
 	{ "cd \"$PROJECT_DIR\" && torchrun --nnodes=4 --nproc_per_node 8 train.py", 4, "" },
@@ -334,8 +335,11 @@ static void download_and_unpack_point_to_the_stage_line(void **state)
 		  "jobprep stage 'https://h.example/w.bin' '/mnt/public/datasets/w'" },
 	};
 
+	struct jp_profile *dflt = NULL;
+
 	(void)state;
-	ctx.profile = profile;
+	assert_int_equal(jp_profile_new_default(&dflt, NULL), 0); /* /mnt/public is shared */
+	ctx.profile = dflt;
 	ctx.data_dir = "/mnt/public/datasets/sft";
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		const char *end = NULL;
@@ -348,6 +352,7 @@ static void download_and_unpack_point_to_the_stage_line(void **state)
 		assert_string_equal(end + strlen("before submitting with: "), cases[k].line);
 		jp_lint_report_dispose(&r);
 	}
+	jp_profile_free(dflt);
 }
 
 static void messages_name_the_word_and_say_why(void **state)
@@ -392,7 +397,8 @@ static void messages_name_the_word_and_say_why(void **state)
 
 	f = lint_one(&r, "cd \"$PROJECT_DIR\" && bash scripts/missing.sh", 1, project);
 	snprintf(expect, sizeof(expect),
-		 "'scripts/missing.sh': %s/scripts/missing.sh does not exist in the project (%s)",
+		 "'scripts/missing.sh': %s/scripts/missing.sh does not exist in the project (%s): "
+		 "the job stops there; add it to the code (and commit it), or fix the name",
 		 project, project);
 	assert_string_equal(f->message, expect);
 	jp_lint_report_dispose(&r);
@@ -754,7 +760,9 @@ static const struct ctx_row launcher_rows[] = {
 	{ "cd \"$PROJECT_DIR\" && srun python train.py --out $CHECKPOINT_DIR", "" },
 	{ "cd \"$PROJECT_DIR\" && mpirun -np 32 python train.py --out $CHECKPOINT_DIR", "" },
 	{ "python -c 'print(1)' && echo $OUTPUT_DIR", "" },
-	{ "cd \"$PROJECT_DIR\" && bash scripts/train.sh $CHECKPOINT_DIR", "" },
+	/* the script's own launcher is judged, at its line (issue 21) */
+	{ "cd \"$PROJECT_DIR\" && bash scripts/train.sh $CHECKPOINT_DIR",
+	  "launch.launcher scripts/train.sh:2: python\n" },
 };
 
 static void several_workers_need_a_launcher_that_knows_them(void **state)
