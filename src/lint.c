@@ -436,22 +436,31 @@ bool jp_lint_output_option(const char *opt, size_t len)
 	return false;
 }
 
+/* Names whose folder is scratch by design (TMPDIR): nothing kept there. */
+static bool scratch_variable(const char *name)
+{
+	static const char *const names[] = { "TMPDIR", "TMP", "TEMP", "TEMPDIR", "XDG_RUNTIME_DIR",
+					      NULL };
+
+	for (size_t i = 0; names[i]; i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Environment variables that say "write here" (HF_HOME, WANDB_DIR, ...). */
 static bool output_variable(const char *name, size_t len)
 {
 	static const char *const parts[] = { "HOME", "DIR", "CACHE", "OUTPUT", "LOG", "CKPT",
 					     "CHECKPOINT", "SAVE", "RESULT", NULL };
-	static const char *const scratch[] = { "HOME", "TMPDIR", "TMP", "TEMP", "TEMPDIR",
-					       "XDG_RUNTIME_DIR", NULL };
 	char v[128];
 
 	if (len >= sizeof(v))
 		return false;
 	memcpy(v, name, len);
 	v[len] = '\0';
-	for (size_t i = 0; scratch[i]; i++)
-		if (strcmp(v, scratch[i]) == 0)
-			return false;
+	if (strcmp(v, "HOME") == 0 || scratch_variable(v))
+		return false;
 	for (size_t i = 0; parts[i]; i++)
 		if (strstr(v, parts[i]))
 			return true;
@@ -999,18 +1008,6 @@ static void lint_outputs(struct lint *L, const char *command)
 		      "them by default, not into the run's folder: pass the run's directories on, "
 		      "e.g. --output_dir \"$CHECKPOINT_DIR\""),
 		    L->scripts.v[0]);
-}
-
-/* Names whose folder is scratch by design (TMPDIR): nothing kept there. */
-static bool scratch_variable(const char *name)
-{
-	static const char *const names[] = { "TMPDIR", "TMP", "TEMP", "TEMPDIR", "XDG_RUNTIME_DIR",
-					      NULL };
-
-	for (size_t i = 0; names[i]; i++)
-		if (strcmp(name, names[i]) == 0)
-			return true;
-	return false;
 }
 
 /* job.env names whose value is a folder the job keeps things in. */

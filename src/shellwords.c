@@ -397,6 +397,50 @@ static void command_mark(const struct parser *p, struct jp_sh_command *c, int li
 	}
 }
 
+/* A command separator c (; & | newline, && || |& ;;) at p->i: the command
+ * ends; after a newline, the here-documents it opened are skipped. */
+static void separator(struct parser *p, struct jp_sh_command *cmd, int c)
+{
+	char sep = (char)c;
+
+	p->i++;
+	if (c == '&' && peek(p, 0) == '&') {
+		sep = 'A';
+		p->i++;
+	} else if (c == '|' && peek(p, 0) == '|') {
+		sep = 'O';
+		p->i++;
+	} else if ((c == '|' && peek(p, 0) == '&') || (c == ';' && peek(p, 0) == ';')) {
+		p->i++;
+	}
+	command_end(p, cmd, sep);
+	if (c == '\n' && p->n_heredocs > 0)
+		heredoc_skip(p);
+}
+
+/* A word of the command: an assignment before its first word, a reserved
+ * word there (dropped), or one of its words. */
+static void command_word(struct parser *p, struct jp_sh_command *cmd, struct jp_sh_word *w)
+{
+	int rc;
+
+	if (cmd->n_words == 0 && is_assignment(w)) {
+		rc = word_push(&cmd->assigns, &cmd->n_assigns, w);
+	} else if (cmd->n_words == 0 && is_reserved(w)) {
+		compound_word(p, w, true);
+		word_dispose(w);
+		rc = 0;
+	} else {
+		if (cmd->n_words == 0)
+			compound_word(p, w, false);
+		rc = word_push(&cmd->words, &cmd->n_words, w);
+	}
+	if (rc < 0) {
+		word_dispose(w);
+		p->oom = 1;
+	}
+}
+
 static void parse_list(struct parser *p, int depth, int closer)
 {
 	struct jp_sh_command cmd;
@@ -472,21 +516,8 @@ static void parse_list(struct parser *p, int depth, int closer)
 			continue;
 		}
 		if (c == '\n' || c == ';' || c == '&' || c == '|') {
-			char sep = (char)c;
-			p->i++;
-			if (c == '&' && peek(p, 0) == '&') {
-				sep = 'A';
-				p->i++;
-			} else if (c == '|' && peek(p, 0) == '|') {
-				sep = 'O';
-				p->i++;
-			} else if ((c == '|' && peek(p, 0) == '&') || (c == ';' && peek(p, 0) == ';')) {
-				p->i++;
-			}
-			command_end(p, &cmd, sep);
+			separator(p, &cmd, c);
 			cmd.depth = depth;
-			if (c == '\n' && p->n_heredocs > 0)
-				heredoc_skip(p);
 			continue;
 		}
 
@@ -499,22 +530,7 @@ static void parse_list(struct parser *p, int depth, int closer)
 			p->i++;
 			continue;
 		}
-		int rc;
-		if (cmd.n_words == 0 && is_assignment(&w)) {
-			rc = word_push(&cmd.assigns, &cmd.n_assigns, &w);
-		} else if (cmd.n_words == 0 && is_reserved(&w)) {
-			compound_word(p, &w, true);
-			word_dispose(&w);
-			rc = 0;
-		} else {
-			if (cmd.n_words == 0)
-				compound_word(p, &w, false);
-			rc = word_push(&cmd.words, &cmd.n_words, &w);
-		}
-		if (rc < 0) {
-			word_dispose(&w);
-			p->oom = 1;
-		}
+		command_word(p, &cmd, &w);
 	}
 	command_dispose(&cmd);
 }
