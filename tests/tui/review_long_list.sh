@@ -17,7 +17,9 @@ TMPDIR=$cjk
 tui_init review-long
 tui_on_exit "rm -rf '$cjk'"
 
-launch='cd /tmp && pip install torch && wget http://example.com/d.tar.gz && tar xf d.tar.gz && python train.py --out /tmp/out && rsync -a /tmp/out /root/keep'
+# An output under /tmp fails the launch command (issue 21): behind a test's
+# && it is a warning, so the wizard reaches the review with every finding.
+launch='cd /tmp && pip install torch && wget http://example.com/d.tar.gz && tar xf d.tar.gz && [ -w /tmp ] && python train.py --out /tmp/out && rsync -a /tmp/out /root/keep'
 
 # _rows: the check list's rows on the screen (glyph after the frame).
 _rows() {
@@ -69,6 +71,11 @@ to_review() {
 	tui_must "$1_outputs" tui_step 4 Outputs
 	tui_keys Enter
 	tui_must "$1_launch" tui_step 5 Launch
+	# surely run, it fails: Enter stays on the step and says why
+	tui_set "Launch command" 'cd "$PROJECT_DIR" && bash scripts/train.sh --out /tmp/out'
+	tui_keys Enter
+	tui_must "$1_tmp_output_fails" tui_wait "✗ Launch command: '--out /tmp/out' writes to /tmp/out"
+	jp_expect "$1_tmp_output_stays_on_launch" tui_step 5 Launch
 	tui_set "Launch command" "$launch"
 	rm -rf "$T/work/jobprep-demo/shared/datasets/demo-data"
 	tui_keys Enter
