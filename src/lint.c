@@ -905,11 +905,15 @@ static void python_workers(struct lint *L, const struct cmd *c, size_t i)
 	}
 	if (j >= c->n)
 		return;
+	/* a module runs as `-m NAME`, under torchrun too */
+	char what[256];
+	snprintf(what, sizeof(what), "%s%s", strcmp(c->args[j - 1]->text, "-m") == 0 ? "-m " : "",
+		 c->args[j]->text);
 	snprintf(form, sizeof(form), "torchrun %s%lld", launcher_rules[0].form, processes(L, false));
 	jp_lint_add(L, JP_LINT_LAUNCHER, base_name(c->args[i]->text), NULL,
 	    _("'%s %s' starts one process on each of the %lld Workers, and none of them knows "
 	      "the others (unless the script starts its own): run it as %s %s"),
-	    base_name(c->args[i]->text), c->args[j]->text, L->ctx->workers, form, c->args[j]->text);
+	    base_name(c->args[i]->text), what, L->ctx->workers, form, what);
 }
 
 static void lint_launcher_workers(struct lint *L, const struct cmd *c, size_t i)
@@ -920,7 +924,10 @@ static void lint_launcher_workers(struct lint *L, const struct cmd *c, size_t i)
 		return;
 	name = base_name(c->args[i]->text);
 	if (is_python(name)) {
-		python_workers(L, c, i);
+		/* in a script: only a line that surely runs, beside no launcher
+		 * (a rank-0 step, a preparation before torchrun is no mistake) */
+		if (!L->reading.n || (L->certain && !L->script_launches))
+			python_workers(L, c, i);
 		return;
 	}
 	for (size_t k = 0; k < sizeof(launcher_rules) / sizeof(launcher_rules[0]); k++) {

@@ -53,6 +53,8 @@ struct lint {
 	/* reading the scripts the command runs (lint_script.c) */
 	char *where;            /* "scripts/train.sh:3" while judging its lines; NULL: the command */
 	struct jp_strv reading; /* the scripts being read, outermost first (no cycles) */
+	bool script_launches;   /* the script read names a launcher (torchrun, srun, ...):
+				 * its plain python lines are the helpers around it */
 	unsigned looks;         /* stats and reads of the user's files so far */
 	bool hung;              /* one did not answer: no more looks */
 	struct jp_strv written; /* paths the command writes before they are read */

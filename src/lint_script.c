@@ -35,6 +35,19 @@ static bool is_sh_text(const char *path, const char *text)
 	return false;
 }
 
+/* The script starts its processes with a launcher that knows the other
+ * Workers (or may): its `python X.py` lines prepare or follow the job. */
+static bool names_a_launcher(const char *text)
+{
+	static const char *const marks[] = { "torchrun", "accelerate launch", "deepspeed", "srun",
+					     "mpirun", "torch.distributed.", NULL };
+
+	for (size_t i = 0; marks[i]; i++)
+		if (strstr(text, marks[i]))
+			return true;
+	return false;
+}
+
 static bool reading_now(const struct lint *L, const char *path)
 {
 	for (size_t i = 0; i < L->reading.n; i++)
@@ -88,7 +101,10 @@ void jp_lint_script(struct lint *L, const char *path, const struct jp_sh_word *w
 	const char *name = path + strlen(ctx->project_dir);
 	while (*name == '/')
 		name++;
+	bool launches = L->script_launches;
+	L->script_launches = names_a_launcher(text);
 	jp_lint_line(L, text, nesting, name);
+	L->script_launches = launches;
 	free(L->reading.v[--L->reading.n]);
 	free(L->where);
 	L->where = where;

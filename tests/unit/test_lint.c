@@ -1164,6 +1164,51 @@ static void split_gives_lines_compounds_and_skips_heredocs(void **state)
 	jp_sh_line_dispose(&l);
 }
 
+/* On several Workers, a script's launcher is judged; its plain python lines
+ * only when they surely run and no launcher is beside them. */
+static void launchers_inside_scripts_on_several_workers(void **state)
+{
+	static const struct ctx_row rows_[] = {
+		{ "cd \"$PROJECT_DIR\" && bash scripts/w_torchrun.sh",
+		  "launch.launcher scripts/w_torchrun.sh:3: torchrun\n" },
+		{ "cd \"$PROJECT_DIR\" && bash scripts/w_rank0.sh", "" },
+		{ "cd \"$PROJECT_DIR\" && bash scripts/w_plain.sh",
+		  "launch.launcher scripts/w_plain.sh:1: python3\n" },
+		{ "cd \"$PROJECT_DIR\" && bash scripts/w_good.sh", "" },
+	};
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+
+	char pkg[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(pkg, sizeof(pkg), "%s/pkg", project);
+	(void)mkdir(pkg, 0755); /* the files test may have made it */
+	write_file(pkg, "ok.py", "print(1)\n", 0644);
+	write_file(project, "scripts/w_torchrun.sh",
+		   "#!/bin/sh\npython3 train.py --out \"$CHECKPOINT_DIR\"\n"
+		   "torchrun --nproc_per_node 8 train.py --out \"$CHECKPOINT_DIR\"\n",
+		   0644);
+	write_file(project, "scripts/w_rank0.sh",
+		   "if [ \"$RANK\" = 0 ]; then python3 train.py --out \"$CHECKPOINT_DIR\"; fi\n", 0644);
+	write_file(project, "scripts/w_plain.sh", "python3 -m pkg.ok --out \"$CHECKPOINT_DIR\"\n", 0644);
+	write_file(project, "scripts/w_good.sh",
+		   "torchrun --nnodes=\"$WORLD_SIZE\" --nproc_per_node=8 train.py --out \"$CHECKPOINT_DIR\"\n",
+		   0644);
+	check_rows(rows_, sizeof(rows_) / sizeof(rows_[0]), 4, project);
+	/* a module runs as -m NAME, in the form to use too */
+	ctx.profile = profile;
+	ctx.project_dir = project;
+	ctx.project_is_local = 1;
+	ctx.workers = 2;
+	ctx.gpus_per_worker = 8;
+	assert_int_equal(jp_lint_command(&r, "cd \"$PROJECT_DIR\" && python3 -m pkg.ok", &ctx, NULL), 0);
+	assert_int_equal(r.n, 1);
+	assert_non_null(strstr(r.items[0].message, "'python3 -m pkg.ok' starts one process"));
+	assert_non_null(strstr(r.items[0].message, "--nproc_per_node=8 -m pkg.ok"));
+	jp_lint_report_dispose(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1185,6 +1230,7 @@ int main(void)
 		cmocka_unit_test(files_the_command_names_must_be_in_the_code),
 		cmocka_unit_test(stage_line_never_targets_a_wiped_folder),
 		cmocka_unit_test(split_gives_lines_compounds_and_skips_heredocs),
+		cmocka_unit_test(launchers_inside_scripts_on_several_workers),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
