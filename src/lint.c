@@ -751,7 +751,12 @@ void jp_lint_line(struct lint *L, const char *line, int nesting, const char *scr
 		L->oom = 1;
 		return;
 	}
-	if (sl.unbalanced)
+	if (sl.unbalanced && script) {
+		free(L->where);
+		if (!(L->where = strdup(script)))
+			L->oom = 1;
+	}
+	if (sl.unbalanced && !L->oom)
 		jp_lint_add(L, JP_LINT_SYNTAX, "", NULL, "%s",
 		    script ? _("the script has an unterminated quote or substitution: the shell "
 			       "will refuse it")

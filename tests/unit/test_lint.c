@@ -1061,6 +1061,8 @@ static const struct ctx_row script_rows[] = {
 	{ "cd \"$PROJECT_DIR\" && . scripts/loop_a.sh", "" },
 	/* a python script run directly is not read as sh */
 	{ "cd \"$PROJECT_DIR\" && ./scripts/tool", "" },
+	/* a script the shell would refuse says so, by its name */
+	{ "cd \"$PROJECT_DIR\" && sh scripts/broken.sh", "launch.syntax scripts/broken.sh:  0\n" },
 };
 
 static void files_the_command_names_must_be_in_the_code(void **state)
@@ -1093,6 +1095,7 @@ static void files_the_command_names_must_be_in_the_code(void **state)
 	write_file(project, "scripts/loop_a.sh",
 		   "cat > x.yaml <<EOF\npython heredoc_gone.py\nEOF\n. scripts/loop_b.sh\n", 0644);
 	write_file(project, "scripts/loop_b.sh", "bash scripts/loop_a.sh\n", 0644);
+	write_file(project, "scripts/broken.sh", "echo 'open\n", 0644);
 	write_file(project, "scripts/tool", "#!/usr/bin/env python3\nimport os; os.system('x')\n",
 		   0755);
 	check_fail_rows(script_rows, sizeof(script_rows) / sizeof(script_rows[0]), 1, project);
