@@ -162,6 +162,25 @@ void jp_lint_operands(struct lint *L, const struct cmd *c, size_t j)
 	}
 }
 
+void jp_lint_config_options(struct lint *L, const struct cmd *c, size_t from, size_t to)
+{
+	for (size_t k = from; k < to && k < c->n && !L->oom && !L->hung; k++) {
+		const struct jp_sh_word *w = c->args[k];
+		const char *t = w->text, *eq = strchr(t, '=');
+
+		if (t[0] != '-')
+			continue;
+		if (eq && config_option(t, (size_t)(eq - t))) {
+			struct jp_sh_word v = *w;
+			v.text = (char *)eq + 1;
+			judge_operand(L, &v, t, (size_t)(eq - t));
+		} else if (!eq && k + 1 < to && config_option(t, strlen(t))) {
+			judge_operand(L, c->args[k + 1], t, strlen(t));
+			k++;
+		}
+	}
+}
+
 /* rel (a module's path, "pkg/train") under dir: as rel.py or a package
  * that runs (rel/__main__.py). 1 found, 0 not, -1 no answer. */
 static int module_found(struct lint *L, const char *dir, const char *rel, bool as_file_only)

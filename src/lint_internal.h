@@ -159,6 +159,9 @@ int jp_lint_stat(struct lint *L, struct stat *st, int *errnum, const char *path)
 /* lint_files.c: the operands of the program at c's word i whose script is
  * word j (c->n: none): configs and path-like words must be in the code. */
 void jp_lint_operands(struct lint *L, const struct cmd *c, size_t j);
+/* lint_files.c: a launcher's own config options (accelerate launch
+ * --config_file X), words from..to-1: their files must be in the code. */
+void jp_lint_config_options(struct lint *L, const struct cmd *c, size_t from, size_t to);
 /* lint_files.c: `python -m MODULE`, MODULE being word k: in the code when
  * its top package is. */
 void jp_lint_module(struct lint *L, const struct cmd *c, size_t k);

@@ -232,14 +232,16 @@ static void lint_launcher(struct lint *L, const struct cmd *c, size_t i, int nes
 	for (size_t k = i + 1; k < c->n; k++) {
 		const char *t = c->args[k]->text;
 		size_t n = strlen(t);
-		if ((n > 3 && strcmp(t + n - 3, ".py") == 0) ||
-		    (n > 3 && strcmp(t + n - 3, ".sh") == 0)) {
+		if (t[0] != '-' && ((n > 3 && strcmp(t + n - 3, ".py") == 0) ||
+				    (n > 3 && strcmp(t + n - 3, ".sh") == 0))) {
+			jp_lint_config_options(L, c, i + 1, k);
 			jp_lint_check_script(L, c->args[k], t[n - 2] == 's' ? 's' : 0, nesting);
 			jp_lint_operands(L, c, k);
 			return;
 		}
 		/* torchrun -m pkg.train, deepspeed --module pkg.train */
 		if ((strcmp(t, "-m") == 0 || strcmp(t, "--module") == 0) && k + 1 < c->n) {
+			jp_lint_config_options(L, c, i + 1, k);
 			jp_lint_module(L, c, k + 1);
 			jp_lint_operands(L, c, k + 1);
 			return;

@@ -77,6 +77,7 @@ static int setup(void **state)
 	write_file(project, "scripts/prep.sh", "#!/bin/sh\necho prep\n", 0644);
 	write_file(project, "train.py",
 		   "import torch.distributed as dist\ndist.barrier()\n", 0644);
+	write_file(project, "cfg.yaml", "num_machines: 4\n", 0644); /* accelerate's --config_file */
 	make_dir(scratch, "nosync");
 	write_file(nosync, "train.py", "print('hello')\n", 0644);
 	make_dir(scratch, "elsewhere");
@@ -1037,6 +1038,9 @@ static const struct ctx_row file_rows[] = {
 	{ "cd \"$PROJECT_DIR\" && deepspeed train.py --deepspeed_config ds.json",
 	  "launch.file ds.json 1\n" },
 	{ "cd \"$PROJECT_DIR\" && accelerate launch nothere.py", "launch.script nothere.py 1\n" },
+	{ "cd \"$PROJECT_DIR\" && accelerate launch --config_file acc.yaml --num_processes 8 train.py",
+	  "launch.file acc.yaml 1\n" },
+	{ "cd \"$PROJECT_DIR\" && accelerate launch --config_file=scripts/prep.sh train.py", "" },
 	{ "cd \"$PROJECT_DIR\" && python train.py --data scripts/nothere",
 	  "launch.file scripts/nothere 0\n" },
 	{ "cd \"$PROJECT_DIR\" && python -m pkg.train", "launch.script pkg.train 1\n" },
