@@ -174,6 +174,19 @@ static size_t skip_wrappers(struct lint *L, const struct cmd *c, const struct jp
 
 static void lint_launcher_workers(struct lint *L, const struct cmd *c, size_t i);
 
+/* A script named relative to the job's starting directory (no cd before
+ * it): say to cd first, once. */
+static void relative_warning(struct lint *L, const struct jp_sh_word *w)
+{
+	if (!L->warned_relative && L->ctx->project_dir && !L->reading.n)
+		jp_lint_add(L, JP_LINT_SCRIPT, w->text, NULL,
+		    _("'%s' is relative to the job's starting directory, which is not the project: "
+		      "cd \"$PROJECT_DIR\" first, or give the script's absolute path"),
+		    w->text);
+	L->warned_relative = L->warned_relative || !L->reading.n;
+	L->script_unseen = true;
+}
+
 /* A script the command runs: it must exist (and be executable when run
  * directly); a sh script in the project is read and its lines judged. */
 void jp_lint_check_script(struct lint *L, const struct jp_sh_word *w, char how, int nesting)
@@ -184,19 +197,16 @@ void jp_lint_check_script(struct lint *L, const struct jp_sh_word *w, char how, 
 
 	if (!e || !e[0])
 		goto out;
+	/* relative to the starting directory: looked up in the project, where
+	 * the exports start the job (what the platform's form does is not known) */
+	bool from_start = e[0] != '/' && !L->cwd;
 	if (e[0] == '/') {
 		path = jp_path_normalize(e);
-	} else if (L->cwd) {
-		path = join(L->cwd, e);
+	} else if (jp_lint_dir(L)) {
+		path = join(jp_lint_dir(L), e);
 	} else {
 		/* in a script, a directory not known (cd "$1"): nothing to say */
-		if (!L->warned_relative && ctx->project_dir && !L->reading.n)
-			jp_lint_add(L, JP_LINT_SCRIPT, w->text, NULL,
-			    _("'%s' is relative to the job's starting directory, which is not the project: "
-			      "cd \"$PROJECT_DIR\" first, or give the script's absolute path"),
-			    w->text);
-		L->warned_relative = L->warned_relative || !L->reading.n;
-		L->script_unseen = true;
+		relative_warning(L, w);
 		goto out;
 	}
 	if (!path) {
@@ -224,7 +234,8 @@ void jp_lint_check_script(struct lint *L, const struct jp_sh_word *w, char how, 
 		L->script_unseen = true; /* too many looks already, or a mount hung */
 	} else if (errnum) {
 		L->script_unseen = true;
-		/* the job stops here: a failure when the line surely runs */
+		/* the job stops here: a failure when the line surely runs (from
+		 * the starting directory too: it is in no directory) */
 		if (in_project)
 			jp_lint_fail(L, JP_LINT_SCRIPT, w->text, path,
 			    _("'%s': %s does not exist in the project (%s): the job stops there; add "
@@ -243,6 +254,8 @@ void jp_lint_check_script(struct lint *L, const struct jp_sh_word *w, char how, 
 	}
 	if (rc != 0 || errnum || !S_ISREG(st.st_mode))
 		goto out;
+	if (from_start)
+		relative_warning(L, w);
 	/* read later for where it writes (launch.outputs) */
 	if (jp_strv_push(&L->scripts, path) < 0) {
 		L->oom = 1;
@@ -521,9 +534,9 @@ static void written_relative(struct lint *L, const char *rel)
 {
 	char *p;
 
-	if (!L->cwd || !rel[0] || rel[0] == '/')
+	if (!jp_lint_dir(L) || !rel[0] || rel[0] == '/')
 		return;
-	if (!(p = join(L->cwd, rel))) {
+	if (!(p = join(jp_lint_dir(L), rel))) {
 		L->oom = 1;
 		return;
 	}
@@ -617,6 +630,7 @@ static void lint_cd(struct lint *L, const struct cmd *c, size_t i)
 		snprintf(word, sizeof(word), "cd");
 		free(L->cwd);
 		L->cwd = NULL;
+		L->cwd_moved = true;
 		if (ctx->project_dir)
 			jp_lint_add(L, JP_LINT_CD, word, NULL,
 			    _("'cd' without a directory goes to the home directory, not the project (%s)"),
@@ -632,6 +646,7 @@ static void lint_cd(struct lint *L, const struct cmd *c, size_t i)
 	free(e);
 	free(L->cwd);
 	L->cwd = target;
+	L->cwd_moved = true;
 	if (!target || !ctx->project_dir)
 		return;
 	if (!jp_path_is_under(target, ctx->project_dir))

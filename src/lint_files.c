@@ -16,6 +16,15 @@
 #include "jobprep/probe.h"
 #include "lint_internal.h"
 
+const char *jp_lint_dir(const struct lint *L)
+{
+	const struct jp_lint_context *ctx = L->ctx;
+
+	if (L->cwd || L->cwd_moved)
+		return L->cwd;
+	return ctx->project_dir && ctx->project_is_local ? ctx->project_dir : NULL;
+}
+
 int jp_lint_stat(struct lint *L, struct stat *st, int *errnum, const char *path)
 {
 	int rc;
@@ -99,8 +108,8 @@ static void judge_operand(struct lint *L, const struct jp_sh_word *w, const char
 	bool sure = opt ? config_option(opt, optlen) : ext;
 	if (e[0] == '/') {
 		path = jp_path_normalize(e);
-	} else if (L->cwd) {
-		char *j = jp_path_join(L->cwd, e);
+	} else if (jp_lint_dir(L)) {
+		char *j = jp_path_join(jp_lint_dir(L), e);
 		path = j ? jp_path_normalize(j) : NULL;
 		free(j);
 		if (!j)
@@ -211,9 +220,10 @@ void jp_lint_module(struct lint *L, const struct cmd *c, size_t k)
 	const struct jp_lint_context *ctx = L->ctx;
 	const struct jp_sh_word *w = k < c->n ? c->args[k] : NULL;
 	char *rel = NULL, *top = NULL;
+	const char *dir = jp_lint_dir(L);
 
-	if (!w || w->has_var || !L->cwd || !ctx->project_dir || !ctx->project_is_local ||
-	    !jp_path_is_under(L->cwd, ctx->project_dir))
+	if (!w || w->has_var || !dir || !ctx->project_dir || !ctx->project_is_local ||
+	    !jp_path_is_under(dir, ctx->project_dir))
 		return;
 	const char *mod = w->text;
 	if (!mod[0] || strspn(mod, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") !=
@@ -227,14 +237,14 @@ void jp_lint_module(struct lint *L, const struct cmd *c, size_t k)
 		if (*p == '.')
 			*p = '/';
 	/* a top package that is not in the code is installed (python -m pip) */
-	if (module_found(L, L->cwd, top, false) != 1)
+	if (module_found(L, dir, top, false) != 1)
 		goto out;
-	if (module_found(L, L->cwd, rel, true) == 0)
+	if (module_found(L, dir, rel, true) == 0)
 		jp_lint_fail(L, JP_LINT_SCRIPT, mod, NULL,
 		    _("'python -m %s': %s is in the code (%s) but %s.py (or %s/__main__.py) is not: "
 		      "the job stops there; add it to the code (and commit it), or fix the module's "
 		      "name"),
-		    mod, top, L->cwd, rel, rel);
+		    mod, top, dir, rel, rel);
 out:
 	free(rel);
 	free(top);

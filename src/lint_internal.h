@@ -33,6 +33,7 @@ struct lint {
 	struct var *vars; /* assignments seen so far, and the job's variables */
 	size_t n_vars;
 	char *cwd;        /* NULL: unknown (the job's starting directory) */
+	bool cwd_moved;   /* a cd ran: with cwd NULL, not the starting directory */
 	int oom;
 	int warned_relative;
 	struct jp_strv code_remotes; /* `git remote add NAME URL` of the code */
@@ -152,6 +153,10 @@ size_t jp_lint_clone_url_index(const struct cmd *c, size_t sub);
 /* lint.c: option opt (its first len bytes) says "write here" (--out,
  * --save_dir, -o, ...). */
 bool jp_lint_output_option(const char *opt, size_t len);
+/* lint_files.c: where relative files are looked up: the known directory,
+ * else the starting one, presumed the project's (the exports start the
+ * job there: Slurm's --chdir, the Pod's workingDir); NULL: unknown. */
+const char *jp_lint_dir(const struct lint *L);
 /* lint_files.c: stat(2) of a file the command names, bounded in time and
  * in number (L->looks, L->hung): 0 it answered (*errnum 0 or why not), -1
  * no look (too many, a look hung, out of memory). */

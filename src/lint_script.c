@@ -84,6 +84,7 @@ void jp_lint_script(struct lint *L, const char *path, const struct jp_sh_word *w
 	char *text = NULL, *cwd = NULL, *where = NULL;
 	size_t n_vars = L->n_vars;
 	int warned = L->warned_relative;
+	bool moved = L->cwd_moved;
 
 	(void)w;
 	if (L->reading.n >= MAX_SCRIPT_DEPTH || reading_now(L, path) || !ctx->project_dir)
@@ -112,6 +113,7 @@ void jp_lint_script(struct lint *L, const char *path, const struct jp_sh_word *w
 	if (!source) {
 		free(L->cwd);
 		L->cwd = cwd;
+		L->cwd_moved = moved;
 		cwd = NULL;
 		while (L->n_vars > n_vars) {
 			L->n_vars--;

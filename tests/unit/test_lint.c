@@ -1024,8 +1024,10 @@ static const struct ctx_row file_rows[] = {
 	{ "cd \"$PROJECT_DIR\" && python train.py --out_dir gen && python train.py gen/cfg.json", "" },
 	{ "cd \"$PROJECT_DIR\" && python train.py 'lr=0.1' +exp=base.yaml https://x/y.json", "" },
 	{ "cd \"$PROJECT_DIR\" && python -m mypkg.train && python -m pkg.ok", "" },
-	/* where it runs is not known: the one warning it had */
-	{ "python train.py config/nope.py", "launch.script train.py 0\n" },
+	/* no cd: cd first, it says; the files are looked up where the exports
+	 * start the job, the project */
+	{ "python train.py config/nope.py", "launch.script train.py 0\nlaunch.file config/nope.py 1\n" },
+	{ "python3 trian.py", "launch.script trian.py 1\n" },
 	/* not in the code */
 	{ "cd \"$PROJECT_DIR\" && python3 train.py config/nope.py",
 	  "launch.file config/nope.py 1\n" },
