@@ -234,14 +234,14 @@ void jp_lint_check_script(struct lint *L, const struct jp_sh_word *w, char how, 
 		L->script_unseen = true; /* too many looks already, or a mount hung */
 	} else if (errnum) {
 		L->script_unseen = true;
-		/* the job stops here: a failure when the line surely runs (from
-		 * the starting directory too: it is in no directory) */
-		if (in_project)
+		/* the job stops here: a failure when the line surely runs; of a
+		 * project not on this machine at all, code.path's check speaks */
+		if (in_project && jp_lint_project_here(L))
 			jp_lint_fail(L, JP_LINT_SCRIPT, w->text, path,
 			    _("'%s': %s does not exist in the project (%s): the job stops there; add "
 			      "it to the code (and commit it), or fix the name"),
 			    w->text, path, ctx->project_dir);
-		else
+		else if (!in_project)
 			jp_lint_add(L, JP_LINT_SCRIPT, w->text, path, _("'%s': %s does not exist"),
 			    w->text, path);
 	} else if (!S_ISREG(st.st_mode)) {

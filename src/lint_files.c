@@ -38,6 +38,19 @@ int jp_lint_stat(struct lint *L, struct stat *st, int *errnum, const char *path)
 	return rc;
 }
 
+bool jp_lint_project_here(struct lint *L)
+{
+	struct stat st;
+	int errnum = 0;
+
+	if (L->project_here == 0 && L->ctx->project_dir)
+		L->project_here = jp_lint_stat(L, &st, &errnum, L->ctx->project_dir) == 0 && !errnum &&
+					  S_ISDIR(st.st_mode)
+				  ? 1
+				  : -1;
+	return L->project_here == 1;
+}
+
 void jp_lint_written(struct lint *L, const char *path)
 {
 	if (path && jp_strv_push(&L->written, path) < 0)
@@ -119,7 +132,7 @@ static void judge_operand(struct lint *L, const struct jp_sh_word *w, const char
 	    !jp_path_is_under(path, ctx->project_dir) || strcmp(path, ctx->project_dir) == 0 ||
 	    was_written(L, path))
 		goto out;
-	if (jp_lint_stat(L, &st, &errnum, path) != 0 || errnum != ENOENT)
+	if (jp_lint_stat(L, &st, &errnum, path) != 0 || errnum != ENOENT || !jp_lint_project_here(L))
 		goto out;
 	if (!sure) {
 		/* meta-llama/Llama-2-7b is a model's name, not a folder of the code:
@@ -239,7 +252,7 @@ void jp_lint_module(struct lint *L, const struct cmd *c, size_t k)
 	/* a top package that is not in the code is installed (python -m pip) */
 	if (module_found(L, dir, top, false) != 1)
 		goto out;
-	if (module_found(L, dir, rel, true) == 0)
+	if (module_found(L, dir, rel, true) == 0 && jp_lint_project_here(L))
 		jp_lint_fail(L, JP_LINT_SCRIPT, mod, NULL,
 		    _("'python -m %s': %s is in the code (%s) but %s.py (or %s/__main__.py) is not: "
 		      "the job stops there; add it to the code (and commit it), or fix the module's "

@@ -58,6 +58,7 @@ struct lint {
 				 * its plain python lines are the helpers around it */
 	unsigned looks;         /* stats and reads of the user's files so far */
 	bool hung;              /* one did not answer: no more looks */
+	int project_here;       /* project_dir is a folder here: 1, not: -1, not looked yet: 0 */
 	struct jp_strv written; /* paths the command writes before they are read */
 };
 
@@ -157,6 +158,9 @@ bool jp_lint_output_option(const char *opt, size_t len);
  * else the starting one, presumed the project's (the exports start the
  * job there: Slurm's --chdir, the Pod's workingDir); NULL: unknown. */
 const char *jp_lint_dir(const struct lint *L);
+/* lint_files.c: the project is a folder on this machine (looked at once):
+ * else a file "missing" from it says nothing (check on another machine). */
+bool jp_lint_project_here(struct lint *L);
 /* lint_files.c: stat(2) of a file the command names, bounded in time and
  * in number (L->looks, L->hung): 0 it answered (*errnum 0 or why not), -1
  * no look (too many, a look hung, out of memory). */

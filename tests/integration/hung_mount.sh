@@ -26,6 +26,7 @@ trap 'jp_sshfs_close "$T/mnt"' EXIT
 mkdir -p "$T/export/proj/scripts" "$T/export/data/a/b" "$T/local/proj" "$T/out/ckpt" "$T/out/logs"
 echo 'python train.py' >"$T/export/proj/scripts/train.sh"
 echo 'print(1)' >"$T/export/proj/train.py"
+echo 'print(1)' >"$T/local/proj/train.py" # local.json's 'python train.py'
 mkdir -p "$T/export/proj/configs" && echo 'lr: 1' >"$T/export/proj/configs/a.yaml"
 echo 'python train.py' >"$T/export/run.sh"
 for i in 1 2 3 4 5 6 7 8; do : >"$T/export/data/a/b/f$i"; done

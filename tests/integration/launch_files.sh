@@ -110,6 +110,15 @@ case_init tmpout 1 'cd "$PROJECT_DIR" && python3 train.py --config configs/base.
 jp_expect tmp_output_fails_init [ "$(rc tmpout)" = 1 -a -z "$(manifest tmpout)" ]
 says tmpout "'--out /tmp/out' writes to /tmp/out, under /tmp, which is wiped" tmp_output_says_why
 
+case_init tmpout 1 'cd "$PROJECT_DIR" && python3 train.py --config configs/base.yaml --out /tmp/out' '{}' --force
+"$J" export --to slurm -o "$T/tmpout.sbatch" "$(manifest tmpout)" >"$T/export.out" 2>&1
+jp_expect export_refuses_the_tmp_output [ $? = 1 -a ! -e "$T/tmpout.sbatch" ]
+# its recorded checks emptied: export lints the command again
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["checks"]=[]; json.dump(m, open(sys.argv[2], "w"))' "$(manifest tmpout)" "$T/bare.json"
+"$J" export --to slurm -o "$T/bare.sbatch" "$T/bare.json" >"$T/export.out" 2>&1
+says export "the launch command fails its checks; fix it, or export anyway with --force" \
+	export_says_the_command_fails_its_checks
+
 case_init envtmp 1 'cd "$PROJECT_DIR" && python3 train.py --config configs/base.yaml' '{"HF_HOME": "/tmp/hf"}'
 jp_expect ephemeral_job_env_fails_init [ "$(rc envtmp)" = 1 -a -z "$(manifest envtmp)" ]
 case_init scratch 1 'cd "$PROJECT_DIR" && python3 train.py --config configs/base.yaml' '{"TMPDIR": "/tmp"}'
@@ -120,6 +129,17 @@ case_init unpack 1 "tar xzf '$T/shared/raw/corpus.tar.gz' -C /workspace && cd \"
 says unpack "before submitting with: jobprep stage '$T/shared/raw/corpus.tar.gz' '$T/shared/datasets/corpus'" \
 	unpack_hint_stages_onto_shared_storage
 jp_expect unpack_hint_never_names_workspace sh -c '! grep -qF "'"'/workspace'"'" "$1"' sh "$T/unpack.out"
+
+# --- a checkout not on this machine: nothing is missing from it --------------
+M=$(manifest good)
+sed "s|$P/good|$T/elsewhere/good|g" "$M" >"$T/moved.json"
+"$J" check --json "$T/moved.json" >"$T/moved.out" 2>&1
+python3 - "$T/moved.out" <<'PY' || jp_fail moved_checkout_fails_code_path_only
+import json, sys
+ids = {c["id"]: c["status"] for c in json.load(open(sys.argv[1]))}
+sys.exit(0 if ids.get("code.path.exists") == "fail" and "launch.file" not in ids
+         and "launch.script" not in ids else 1)
+PY
 
 # --- in Chinese ----------------------------------------------------------------
 case_init zh 1 'cd "$PROJECT_DIR" && python3 train.py config/nope.py'

@@ -1081,6 +1081,16 @@ static void files_the_command_names_must_be_in_the_code(void **state)
 	write_file(pkg, "__init__.py", "", 0644);
 	write_file(pkg, "ok.py", "print(1)\n", 0644);
 	check_fail_rows(file_rows, sizeof(file_rows) / sizeof(file_rows[0]), 1, project);
+	/* a project that is not on this machine: nothing is missing from it */
+	{
+		char gone[PATH_MAX + 16];
+		snprintf(gone, sizeof(gone), "%s/not-here", scratch);
+		char *got = summarise_fails("cd \"$PROJECT_DIR\" && python3 nothere.py --config c.yaml && "
+					    "python3 -m gone.mod",
+					    1, gone, NULL, 0);
+		assert_string_equal(got, "");
+		free(got);
+	}
 
 	write_file(project, "scripts/run.sh",
 		   "#!/bin/bash\n"
