@@ -121,12 +121,12 @@ static void judge_operand(struct lint *L, const struct jp_sh_word *w, const char
 	bool sure = opt ? config_option(opt, optlen) : ext;
 	if (e[0] == '/') {
 		path = jp_path_normalize(e);
+		L->oom |= !path;
 	} else if (jp_lint_dir(L)) {
 		char *j = jp_path_join(jp_lint_dir(L), e);
 		path = j ? jp_path_normalize(j) : NULL;
 		free(j);
-		if (!j)
-			L->oom = 1;
+		L->oom |= !path;
 	}
 	if (!path || !ctx->project_dir || !ctx->project_is_local ||
 	    !jp_path_is_under(path, ctx->project_dir) || strcmp(path, ctx->project_dir) == 0 ||
