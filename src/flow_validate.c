@@ -416,17 +416,20 @@ static int judge_launch(struct jp_verdict *v, const struct jp_flow *flow, const 
 	rc = jp_lint_command(&r, cmd, &ctx, NULL);
 	if (rc < 0)
 		return rc;
-	/* A failing finding comes first; it fails only once the commit to
-	 * pin is known (the review's check then gives the exact line). */
+	/* A failing finding comes first; clone_first fails only once the
+	 * commit to pin is known (the review's check then gives the exact
+	 * line). */
 	size_t first = 0;
 	for (size_t i = 0; i < r.n; i++)
 		if (r.items[i].fails) {
 			first = i;
 			break;
 		}
-	enum jp_check_status st = r.n && r.items[first].fails && m->code.repo_commit
-					  ? JP_CHECK_FAIL
-					  : JP_CHECK_WARN;
+	enum jp_check_status st =
+		r.n && r.items[first].fails &&
+				(r.items[first].kind != JP_LINT_CLONE_FIRST || m->code.repo_commit)
+			? JP_CHECK_FAIL
+			: JP_CHECK_WARN;
 	if (r.n == 1) {
 		flow_verdict_set(v, st, "%s", r.items[first].message);
 	} else if (r.n > 1) {
@@ -895,7 +898,8 @@ static int check_env_value(struct jp_verdict *v, const struct jp_flow *flow, con
 	}
 	rc = jp_lint_command(&rep, cmd, &ctx, NULL);
 	if (rc == 0 && rep.n > 0)
-		flow_verdict_set(v, JP_CHECK_WARN, "%s", rep.items[0].message);
+		flow_verdict_set(v, rep.items[0].fails ? JP_CHECK_FAIL : JP_CHECK_WARN, "%s",
+				 rep.items[0].message);
 	jp_lint_report_dispose(&rep);
 	free(q);
 	free(cmd);

@@ -177,9 +177,22 @@ static size_t skip_wrappers(struct lint *L, const struct cmd *c, const struct jp
 
 static void lint_launcher_workers(struct lint *L, const struct cmd *c, size_t i);
 
+/* A script named relative to the job's starting directory (no cd before
+ * it): say to cd first, once. */
+static void relative_warning(struct lint *L, const struct jp_sh_word *w)
+{
+	if (!L->warned_relative && L->ctx->project_dir && !L->reading.n)
+		jp_lint_add(L, JP_LINT_SCRIPT, w->text, NULL,
+		    _("'%s' is relative to the job's starting directory, which is not the project: "
+		      "cd \"$PROJECT_DIR\" first, or give the script's absolute path"),
+		    w->text);
+	L->warned_relative = L->warned_relative || !L->reading.n;
+	L->script_unseen = true;
+}
+
 /* A script the command runs: it must exist (and be executable when run
- * directly). */
-void jp_lint_check_script(struct lint *L, const struct jp_sh_word *w, bool need_exec)
+ * directly); a sh script in the project is read and its lines judged. */
+void jp_lint_check_script(struct lint *L, const struct jp_sh_word *w, char how, int nesting)
 {
 	const struct jp_lint_context *ctx = L->ctx;
 	char *e = jp_lint_expand(L, w), *path = NULL;
@@ -187,18 +200,16 @@ void jp_lint_check_script(struct lint *L, const struct jp_sh_word *w, bool need_
 
 	if (!e || !e[0])
 		goto out;
+	/* relative to the starting directory: looked up in the project, where
+	 * the exports start the job (what the platform's form does is not known) */
+	bool from_start = e[0] != '/' && !L->cwd;
 	if (e[0] == '/') {
 		path = jp_path_normalize(e);
-	} else if (L->cwd) {
-		path = join(L->cwd, e);
+	} else if (jp_lint_dir(L)) {
+		path = join(jp_lint_dir(L), e);
 	} else {
-		if (!L->warned_relative && ctx->project_dir)
-			jp_lint_add(L, JP_LINT_SCRIPT, w->text, NULL,
-			    _("'%s' is relative to the job's starting directory, which is not the project: "
-			      "cd \"$PROJECT_DIR\" first, or give the script's absolute path"),
-			    w->text);
-		L->warned_relative = 1;
-		L->script_unseen = true;
+		/* in a script, a directory not known (cd "$1"): nothing to say */
+		relative_warning(L, w);
 		goto out;
 	}
 	if (!path) {
@@ -206,41 +217,55 @@ void jp_lint_check_script(struct lint *L, const struct jp_sh_word *w, bool need_
 		goto out;
 	}
 	/* Inside an image, or cloned when the job starts: not to be seen here. */
-	if (ctx->project_dir && jp_path_is_under(path, ctx->project_dir) && !ctx->project_is_local) {
+	bool in_project = ctx->project_dir && jp_path_is_under(path, ctx->project_dir);
+	if (in_project && !ctx->project_is_local) {
 		L->script_unseen = true;
 		goto out;
 	}
 	/* Bounded: the project may sit on a network mount that hung. */
 	int errnum = 0;
-	int rc = jp_probe_stat(&st, &errnum, path, 0, 0, NULL);
+	int rc = jp_lint_stat(L, &st, &errnum, path);
 	if (rc == JP_ENOMEM) {
 		L->oom = 1;
-	} else if (rc < 0) {
+	} else if (rc == JP_ETIMEOUT) {
 		L->script_unseen = true;
 		jp_lint_add(L, JP_LINT_SCRIPT, w->text, path,
 		    _("'%s': %s did not answer in time: the storage it is on seems hung (a "
 		      "network mount that lost its server?)"),
 		    w->text, path);
+	} else if (rc != 0) {
+		L->script_unseen = true; /* too many looks already, or a mount hung */
 	} else if (errnum) {
 		L->script_unseen = true;
-		if (ctx->project_dir && jp_path_is_under(path, ctx->project_dir))
-			jp_lint_add(L, JP_LINT_SCRIPT, w->text, path,
-			    _("'%s': %s does not exist in the project (%s)"), w->text, path,
-			    ctx->project_dir);
-		else
+		/* the job stops here: a failure when the line surely runs; of a
+		 * project not on this machine at all, code.path's check speaks */
+		if (in_project && jp_lint_project_here(L))
+			jp_lint_fail(L, JP_LINT_SCRIPT, w->text, path,
+			    _("'%s': %s does not exist in the project (%s): the job stops there; add "
+			      "it to the code (and commit it), or fix the name"),
+			    w->text, path, ctx->project_dir);
+		else if (!in_project)
 			jp_lint_add(L, JP_LINT_SCRIPT, w->text, path, _("'%s': %s does not exist"),
 			    w->text, path);
 	} else if (!S_ISREG(st.st_mode)) {
 		jp_lint_add(L, JP_LINT_SCRIPT, w->text, path, _("'%s': %s is not a regular file"),
 		    w->text, path);
-	} else if (need_exec && !(st.st_mode & 0111)) {
+	} else if (how == 'x' && !(st.st_mode & 0111)) {
 		jp_lint_add(L, JP_LINT_SCRIPT, w->text, path,
 		    _("'%s': %s is not executable: chmod +x it before submitting, or run it with bash"),
 		    w->text, path);
 	}
+	if (rc != 0 || errnum || !S_ISREG(st.st_mode))
+		goto out;
+	if (from_start)
+		relative_warning(L, w);
 	/* read later for where it writes (launch.outputs) */
-	if (rc == 0 && !errnum && S_ISREG(st.st_mode) && jp_strv_push(&L->scripts, path) < 0)
+	if (jp_strv_push(&L->scripts, path) < 0) {
 		L->oom = 1;
+		goto out;
+	}
+	if (how && in_project)
+		jp_lint_script(L, path, w, how == '.', nesting);
 out:
 	free(e);
 	free(path);
@@ -337,7 +362,7 @@ static void clone_step(struct lint *L, const struct cmd *c, size_t i)
 	const char *name;
 
 	if (!L->ctx->code_repo_url || L->clone_state == CLONE_PINNED || L->ran_first ||
-	    c->sh->depth > 0 || i >= c->n)
+	    c->sh->depth > 0 || i >= c->n || L->reading.n > 0)
 		return;
 	name = base_name(c->args[i]->text);
 	if (strcmp(name, "git") == 0) {
@@ -404,7 +429,7 @@ static bool contains_ci(const char *hay, const char *needle)
 }
 
 /* Option names that say "write here". */
-static bool output_option(const char *opt, size_t len)
+bool jp_lint_output_option(const char *opt, size_t len)
 {
 	static const char *const parts[] = { "out", "save", "ckpt", "checkpoint", "log", "dir",
 					     "cache", "home", "result", "tensorboard", "wandb",
@@ -427,22 +452,31 @@ static bool output_option(const char *opt, size_t len)
 	return false;
 }
 
+/* Names whose folder is scratch by design (TMPDIR): nothing kept there. */
+static bool scratch_variable(const char *name)
+{
+	static const char *const names[] = { "TMPDIR", "TMP", "TEMP", "TEMPDIR", "XDG_RUNTIME_DIR",
+					      NULL };
+
+	for (size_t i = 0; names[i]; i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Environment variables that say "write here" (HF_HOME, WANDB_DIR, ...). */
 static bool output_variable(const char *name, size_t len)
 {
 	static const char *const parts[] = { "HOME", "DIR", "CACHE", "OUTPUT", "LOG", "CKPT",
 					     "CHECKPOINT", "SAVE", "RESULT", NULL };
-	static const char *const scratch[] = { "HOME", "TMPDIR", "TMP", "TEMP", "TEMPDIR",
-					       "XDG_RUNTIME_DIR", NULL };
 	char v[128];
 
 	if (len >= sizeof(v))
 		return false;
 	memcpy(v, name, len);
 	v[len] = '\0';
-	for (size_t i = 0; scratch[i]; i++)
-		if (strcmp(v, scratch[i]) == 0)
-			return false;
+	if (strcmp(v, "HOME") == 0 || scratch_variable(v))
+		return false;
 	for (size_t i = 0; parts[i]; i++)
 		if (strstr(v, parts[i]))
 			return true;
@@ -455,15 +489,17 @@ static const char *first_shared_root(const struct lint *L)
 	return pr && pr->shared_roots.n ? pr->shared_roots.v[0] : "/mnt/public";
 }
 
-/* A path the job writes to: not under an ephemeral root. Returns true when
- * it was flagged. */
+/* A path the job writes to: not under an ephemeral root (what it writes
+ * there is lost, as from a checkpoint folder there: a failure when the
+ * line surely runs). Returns true when it was flagged. */
 static bool check_output_path(struct lint *L, const char *word, const char *path)
 {
 	const char *root = ephemeral_root(L, path);
 
+	jp_lint_written(L, path);
 	if (!root)
 		return false;
-	jp_lint_add(L, JP_LINT_EPHEMERAL, word, path,
+	jp_lint_fail(L, JP_LINT_EPHEMERAL, word, path,
 	    _("'%s' writes to %s, under %s, which is wiped when the job ends: write it under "
 	      "%s instead (e.g. \"$OUTPUT_DIR\")"),
 	    word, path, root, first_shared_root(L));
@@ -493,6 +529,22 @@ static void check_shared_path(struct lint *L, const char *word, const char *path
 	    _("'%s': %s is not on shared storage, so each of the %lld Workers sees its own copy "
 	      "(or none): use a path under %s"),
 	    word, path, ctx->workers, first_shared_root(L));
+}
+
+/* A relative path the command writes (> x.json, --out=x): a later
+ * operand naming it is no missing file. */
+static void written_relative(struct lint *L, const char *rel)
+{
+	char *p;
+
+	if (!jp_lint_dir(L) || !rel[0] || rel[0] == '/')
+		return;
+	if (!(p = join(jp_lint_dir(L), rel))) {
+		L->oom = 1;
+		return;
+	}
+	jp_lint_written(L, p);
+	free(p);
 }
 
 /* Every path in a command: outputs under ephemeral roots, and for
@@ -529,19 +581,26 @@ static void lint_paths(struct lint *L, const struct jp_sh_command *sh,
 		if (w->redir == '>') {
 			path = e[0] == '/' ? jp_path_normalize(e) : NULL;
 			out = true;
+			written_relative(L, e);
 		} else if (w->redir) {
 			path = e[0] == '/' ? jp_path_normalize(e) : NULL;
 		} else if (e[0] == '-' && strchr(e, '=')) {
 			const char *eq = strchr(e, '=');
 			if (eq[1] == '/')
 				path = jp_path_normalize(eq + 1);
-			out = output_option(e, (size_t)(eq - e));
+			out = jp_lint_output_option(e, (size_t)(eq - e));
+			if (out)
+				written_relative(L, eq + 1);
+		} else if (k > 0 && e[0] != '/' && sh->words[k - 1].text[0] == '-' &&
+			   !sh->words[k - 1].redir &&
+			   jp_lint_output_option(sh->words[k - 1].text, strlen(sh->words[k - 1].text))) {
+			written_relative(L, e); /* --out_dir out/x */
 		} else if (e[0] == '/') {
 			path = jp_path_normalize(e);
 			/* "--output_dir /tmp/x": the option before it says what it is */
 			if (k > 0 && !sh->words[k - 1].redir && sh->words[k - 1].text[0] == '-') {
 				const char *opt = sh->words[k - 1].text;
-				out = output_option(opt, strlen(opt));
+				out = jp_lint_output_option(opt, strlen(opt));
 				if (out && asprintf(&label, "%s %s", opt, w->text) < 0)
 					label = NULL;
 			} else if (k > 0 && strcmp(base_name(sh->words[0].text), "tee") == 0) {
@@ -574,6 +633,7 @@ static void lint_cd(struct lint *L, const struct cmd *c, size_t i)
 		snprintf(word, sizeof(word), "cd");
 		free(L->cwd);
 		L->cwd = NULL;
+		L->cwd_moved = true;
 		if (ctx->project_dir)
 			jp_lint_add(L, JP_LINT_CD, word, NULL,
 			    _("'cd' without a directory goes to the home directory, not the project (%s)"),
@@ -589,6 +649,7 @@ static void lint_cd(struct lint *L, const struct cmd *c, size_t i)
 	free(e);
 	free(L->cwd);
 	L->cwd = target;
+	L->cwd_moved = true;
 	if (!target || !ctx->project_dir)
 		return;
 	if (!jp_path_is_under(target, ctx->project_dir))
@@ -677,20 +738,61 @@ static void lint_command(struct lint *L, const struct jp_sh_command *sh, int nes
 	free(c.args);
 }
 
-void jp_lint_line(struct lint *L, const char *line, int nesting)
+/* Does command k of the line surely run when the line does? Not inside
+ * if/while/case/{ }, not in a substitution, not after || or a test's &&. */
+static bool surely_runs(const struct jp_sh_line *sl, size_t k)
+{
+	const struct jp_sh_command *c = &sl->cmds[k];
+	size_t p = k;
+
+	if (c->compound > 0 || c->depth > 0)
+		return false;
+	while (p > 0 && sl->cmds[p - 1].depth > c->depth)
+		p--;
+	if (p == 0)
+		return true;
+	const struct jp_sh_command *prev = &sl->cmds[p - 1];
+	const char *name = prev->n_words ? prev->words[0].text : "";
+	if (prev->sep == 'O')
+		return false;
+	return !(prev->sep == 'A' && (strcmp(name, "[") == 0 || strcmp(name, "test") == 0 ||
+				      strcmp(name, "[[") == 0));
+}
+
+void jp_lint_line(struct lint *L, const char *line, int nesting, const char *script)
 {
 	struct jp_sh_line sl = JP_SH_LINE_INIT;
+	/* a line run by another (sh -c, a script) runs when that one does */
+	bool outer = nesting == 0 && L->reading.n == 0 ? true : L->certain;
 
 	if (jp_sh_split(&sl, line, NULL) < 0) {
 		L->oom = 1;
 		return;
 	}
-	if (sl.unbalanced)
+	if (sl.unbalanced && script) {
+		free(L->where);
+		if (!(L->where = strdup(script)))
+			L->oom = 1;
+	}
+	if (sl.unbalanced && !L->oom)
 		jp_lint_add(L, JP_LINT_SYNTAX, "", NULL, "%s",
-		    _("the launch command has an unterminated quote or substitution: the shell "
-		      "will refuse it"));
-	for (size_t k = 0; k < sl.n && !L->oom; k++)
+		    script ? _("the script has an unterminated quote or substitution: the shell "
+			       "will refuse it")
+			   : _("the launch command has an unterminated quote or substitution: the shell "
+			       "will refuse it"));
+	for (size_t k = 0; k < sl.n && !L->oom; k++) {
+		if (script) {
+			free(L->where);
+			if (asprintf(&L->where, "%s:%d", script, sl.cmds[k].line) < 0) {
+				L->where = NULL;
+				L->oom = 1;
+				break;
+			}
+		}
+		L->certain = outer && surely_runs(&sl, k);
 		lint_command(L, &sl.cmds[k], nesting);
+	}
+	L->certain = outer;
 	jp_sh_line_dispose(&sl);
 }
 
@@ -826,11 +928,15 @@ static void python_workers(struct lint *L, const struct cmd *c, size_t i)
 	}
 	if (j >= c->n)
 		return;
+	/* a module runs as `-m NAME`, under torchrun too */
+	char what[256];
+	snprintf(what, sizeof(what), "%s%s", strcmp(c->args[j - 1]->text, "-m") == 0 ? "-m " : "",
+		 c->args[j]->text);
 	snprintf(form, sizeof(form), "torchrun %s%lld", launcher_rules[0].form, processes(L, false));
 	jp_lint_add(L, JP_LINT_LAUNCHER, base_name(c->args[i]->text), NULL,
 	    _("'%s %s' starts one process on each of the %lld Workers, and none of them knows "
 	      "the others (unless the script starts its own): run it as %s %s"),
-	    base_name(c->args[i]->text), c->args[j]->text, L->ctx->workers, form, c->args[j]->text);
+	    base_name(c->args[i]->text), what, L->ctx->workers, form, what);
 }
 
 static void lint_launcher_workers(struct lint *L, const struct cmd *c, size_t i)
@@ -841,7 +947,10 @@ static void lint_launcher_workers(struct lint *L, const struct cmd *c, size_t i)
 		return;
 	name = base_name(c->args[i]->text);
 	if (is_python(name)) {
-		python_workers(L, c, i);
+		/* in a script: only a line that surely runs, beside no launcher
+		 * (a rank-0 step, a preparation before torchrun is no mistake) */
+		if (!L->reading.n || (L->certain && !L->script_launches))
+			python_workers(L, c, i);
 		return;
 	}
 	for (size_t k = 0; k < sizeof(launcher_rules) / sizeof(launcher_rules[0]); k++) {
@@ -966,7 +1075,11 @@ static void env_path(struct lint *L, const char *name, const char *path)
 	struct stat st;
 
 	if (cls == 2 || (cls < 0 && (mnt = ephemeral_mount(L, path)))) {
-		jp_lint_add(L, JP_LINT_ENV_PATH, name, path,
+		/* lost like a checkpoint there; TMPDIR and the like are scratch by
+		 * design: a warning (the system disk may fill) */
+		void (*report)(struct lint *, enum jp_lint_kind, const char *, const char *,
+			       const char *, ...) = scratch_variable(name) ? jp_lint_add : jp_lint_fail;
+		report(L, JP_LINT_ENV_PATH, name, path,
 		    _("job.env %s=%s is on %s, which is wiped when the job ends: what the job keeps "
 		      "there is lost, and fetched again by every run: set %s to a folder under %s "
 		      "(e.g. %s/cache)"),
@@ -976,7 +1089,8 @@ static void env_path(struct lint *L, const char *name, const char *path)
 	/* an image's own folders are not to be seen from here */
 	if (cls < 0 && !L->ctx->project_is_local)
 		return;
-	if (stat(path, &st) != 0 && errno == ENOENT) {
+	int errnum = 0;
+	if (jp_lint_stat(L, &st, &errnum, path) == 0 && errnum == ENOENT) {
 		char *q = NULL;
 
 		if (jp_sh_quote(&q, path) < 0) {
@@ -1036,13 +1150,16 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 			jp_lint_var_set(&L, known[k][0], strlen(known[k][0]), known[k][1]);
 
 	if (command)
-		jp_lint_line(&L, command, 0);
+		jp_lint_line(&L, command, 0, NULL);
 	if (!L.oom && command && *command)
 		clone_verdict(&L);
 	if (!L.oom && command && *command)
 		lint_sync(&L);
 	if (!L.oom && command && *command)
 		lint_outputs(&L, command);
+	free(L.where);
+	L.where = NULL;
+	L.certain = true; /* job.env holds for the whole job */
 	if (!L.oom)
 		lint_env_paths(&L);
 
@@ -1058,6 +1175,9 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 	free(L.cwd);
 	free(L.ran_first);
 	jp_strv_dispose(&L.scripts);
+	jp_strv_dispose(&L.reading);
+	jp_strv_dispose(&L.written);
+	free(L.where);
 	jp_strv_dispose(&L.code_remotes);
 	jp_mount_table_dispose(&L.mounts);
 	return rc;

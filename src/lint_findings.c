@@ -1,5 +1,6 @@
 /* The launch lint's findings: one per kind and word, with its check id
- * (launch.download, ...), and the report that holds them. */
+ * (launch.download, ...), a warning or a failure, and the report that
+ * holds them. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -26,28 +27,43 @@ static const char *kind_id(enum jp_lint_kind k)
 	case JP_LINT_LAUNCHER: return "launch.launcher";
 	case JP_LINT_OUTPUTS: return "launch.outputs";
 	case JP_LINT_ENV_PATH: return "launch.env_path";
+	case JP_LINT_FILE: return "launch.file";
 	}
 	return "launch";
 }
 
-void jp_lint_add(struct lint *L, enum jp_lint_kind kind, const char *word, const char *path,
-		 const char *fmt, ...)
+static void add_finding(struct lint *L, enum jp_lint_kind kind, bool fails, const char *word,
+			const char *path, const char *fmt, va_list ap)
 {
 	struct jp_lint_report *r = L->out;
-	struct jp_lint_finding f = { kind, NULL, NULL, NULL, NULL, kind == JP_LINT_SYNC,
-				     kind == JP_LINT_CLONE_FIRST };
-	va_list ap;
+	struct jp_lint_finding f = { kind, NULL, NULL, NULL, NULL, kind == JP_LINT_SYNC, fails };
+	char *msg = NULL, *w = NULL;
 
+	if (!word)
+		word = "";
+	/* in a script: where it is, first */
+	if (L->where && asprintf(&w, "%s: %s", L->where, word) < 0) {
+		L->oom = 1;
+		return;
+	}
 	/* One finding per kind and word. */
 	for (size_t i = 0; i < r->n; i++)
-		if (r->items[i].kind == kind && strcmp(r->items[i].word, word ? word : "") == 0)
+		if (r->items[i].kind == kind && strcmp(r->items[i].word, w ? w : word) == 0) {
+			r->items[i].fails |= fails;
+			free(w);
 			return;
-	va_start(ap, fmt);
-	if (vasprintf(&f.message, fmt, ap) < 0)
-		f.message = NULL;
-	va_end(ap);
+		}
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	if (msg && L->where) {
+		if (asprintf(&f.message, "%s: %s", L->where, msg) < 0)
+			f.message = NULL;
+		free(msg);
+	} else {
+		f.message = msg;
+	}
 	f.id = strdup(kind_id(kind));
-	f.word = strdup(word ? word : "");
+	f.word = w ? w : strdup(word);
 	f.path = path ? strdup(path) : NULL;
 	struct jp_lint_finding *g = realloc(r->items, (r->n + 1) * sizeof(*g));
 	if (!f.message || !f.id || !f.word || (path && !f.path) || !g) {
@@ -62,6 +78,26 @@ void jp_lint_add(struct lint *L, enum jp_lint_kind kind, const char *word, const
 	}
 	r->items = g;
 	r->items[r->n++] = f;
+}
+
+void jp_lint_add(struct lint *L, enum jp_lint_kind kind, const char *word, const char *path,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_finding(L, kind, kind == JP_LINT_CLONE_FIRST, word, path, fmt, ap);
+	va_end(ap);
+}
+
+void jp_lint_fail(struct lint *L, enum jp_lint_kind kind, const char *word, const char *path,
+		  const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_finding(L, kind, L->certain, word, path, fmt, ap);
+	va_end(ap);
 }
 
 void jp_lint_report_dispose(struct jp_lint_report *r)

@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -17,6 +18,9 @@
 
 #define MAX_NESTING 4                 /* sh -c "sh -c ..." looked into */
 #define SYNC_READ_BYTES (1024 * 1024) /* what is read of a script or code file */
+#define MAX_SCRIPT_DEPTH 4            /* a script that runs a script that ... */
+#define MAX_SCRIPT_BYTES (256 * 1024) /* a larger sh script is not read */
+#define MAX_LOOKS 256                 /* stats and reads per lint run */
 
 struct var {
 	char *name;
@@ -29,6 +33,7 @@ struct lint {
 	struct var *vars; /* assignments seen so far, and the job's variables */
 	size_t n_vars;
 	char *cwd;        /* NULL: unknown (the job's starting directory) */
+	bool cwd_moved;   /* a cd ran: with cwd NULL, not the starting directory */
 	int oom;
 	int warned_relative;
 	struct jp_strv code_remotes; /* `git remote add NAME URL` of the code */
@@ -42,6 +47,19 @@ struct lint {
 	 * one could not (in an image, relative, missing) */
 	struct jp_strv scripts;
 	bool script_unseen;
+	/* the line being judged surely runs (not inside if/while/case, not
+	 * after || or a test's &&): what it misses or loses fails */
+	bool certain;
+	bool outer_certain; /* the command that runs this line (sh -c, a script) surely runs */
+	/* reading the scripts the command runs (lint_script.c) */
+	char *where;            /* "scripts/train.sh:3" while judging its lines; NULL: the command */
+	struct jp_strv reading; /* the scripts being read, outermost first (no cycles) */
+	bool script_launches;   /* the script read names a launcher (torchrun, srun, ...):
+				 * its plain python lines are the helpers around it */
+	unsigned looks;         /* stats and reads of the user's files so far */
+	bool hung;              /* one did not answer: no more looks */
+	int project_here;       /* project_dir is a folder here: 1, not: -1, not looked yet: 0 */
+	struct jp_strv written; /* paths the command writes before they are read */
 };
 
 /* A simple command's words, redirections left out. */
@@ -97,20 +115,27 @@ static inline bool is_shell(const char *name)
 }
 
 /* lint_findings.c: a finding (one per kind and word; L->oom when memory ran
- * out). */
+ * out); in a script, its message and word start with "script:line: ". */
 void jp_lint_add(struct lint *L, enum jp_lint_kind kind, const char *word, const char *path,
 		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The same, a failure when the line surely runs (L->certain), else a
+ * warning. */
+void jp_lint_fail(struct lint *L, enum jp_lint_kind kind, const char *word, const char *path,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* lint_vars.c: variable name (its first len bytes) is value (NULL: set to
  * something not known) from here on; L->oom when memory ran out. */
 void jp_lint_var_set(struct lint *L, const char *name, size_t len, const char *value);
 /* lint_vars.c: the word's text with the variables known so far; NULL when it
  * holds one that is not known (or memory ran out). Free it. */
 char *jp_lint_expand(const struct lint *L, const struct jp_sh_word *w);
-/* lint.c: a script the command runs must exist (and be executable when run
- * directly). */
-void jp_lint_check_script(struct lint *L, const struct jp_sh_word *w, bool need_exec);
-/* lint.c: every command of a line (sh -c's argument, nesting deep). */
-void jp_lint_line(struct lint *L, const char *line, int nesting);
+/* lint.c: a script the command runs must exist; `how` it runs: 'x'
+ * directly (it must be executable; read when it is sh), 's' by a shell
+ * (read), '.' sourced (read, in the command's shell), 0 by another
+ * program (python, a launcher: not read). */
+void jp_lint_check_script(struct lint *L, const struct jp_sh_word *w, char how, int nesting);
+/* lint.c: every command of a line (sh -c's argument, nesting deep; a
+ * script's text, `script` naming it for its findings, else NULL). */
+void jp_lint_line(struct lint *L, const char *line, int nesting, const char *script);
 
 /* lint_stage.c: `jobprep stage 'SOURCE' 'DEST'` for what the command at
  * c's word i fetches (url: its first http(s) operand) or unpacks (its first
@@ -125,6 +150,39 @@ void jp_lint_program(struct lint *L, const struct cmd *c, size_t i, int nesting)
  * options skipped); of `git clone`'s repository operand, `clone` at sub. */
 size_t jp_lint_git_subcommand(const struct cmd *c, size_t i);
 size_t jp_lint_clone_url_index(const struct cmd *c, size_t sub);
+
+/* lint.c: option opt (its first len bytes) says "write here" (--out,
+ * --save_dir, -o, ...). */
+bool jp_lint_output_option(const char *opt, size_t len);
+/* lint_files.c: where relative files are looked up: the known directory,
+ * else the starting one, presumed the project's (the exports start the
+ * job there: Slurm's --chdir, the Pod's workingDir); NULL: unknown. */
+const char *jp_lint_dir(const struct lint *L);
+/* lint_files.c: the project is a folder on this machine (looked at once):
+ * else a file "missing" from it says nothing (check on another machine). */
+bool jp_lint_project_here(struct lint *L);
+/* lint_files.c: stat(2) of a file the command names, bounded in time and
+ * in number (L->looks, L->hung): 0 it answered (*errnum 0 or why not), -1
+ * no look (too many, a look hung, out of memory). */
+int jp_lint_stat(struct lint *L, struct stat *st, int *errnum, const char *path);
+/* lint_files.c: the operands of the program at c's word i whose script is
+ * word j (c->n: none): configs and path-like words must be in the code. */
+void jp_lint_operands(struct lint *L, const struct cmd *c, size_t j);
+/* lint_files.c: a launcher's own config options (accelerate launch
+ * --config_file X), words from..to-1: their files must be in the code. */
+void jp_lint_config_options(struct lint *L, const struct cmd *c, size_t from, size_t to);
+/* lint_files.c: `python -m MODULE`, MODULE being word k: in the code when
+ * its top package is. */
+void jp_lint_module(struct lint *L, const struct cmd *c, size_t k);
+/* lint_files.c: a path the command writes (a later read of it is no
+ * missing file). */
+void jp_lint_written(struct lint *L, const char *path);
+
+/* lint_script.c: read the sh script at path (found by jp_lint_check_script
+ * as word w) and judge its lines like the command's; `source`: run in the
+ * command's shell (its cd and variables stay). */
+void jp_lint_script(struct lint *L, const char *path, const struct jp_sh_word *w, bool source,
+		    int nesting);
 
 /* lint_walk.c: the first SYNC_READ_BYTES of the regular file at path,
  * NUL-terminated (NULL when it cannot be read); *n its length. */

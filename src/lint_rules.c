@@ -188,7 +188,7 @@ static void lint_pip(struct lint *L, const struct cmd *c, size_t sub, const char
 	}
 }
 
-static void lint_python(struct lint *L, const struct cmd *c, size_t i)
+static void lint_python(struct lint *L, const struct cmd *c, size_t i, int nesting)
 {
 	size_t j = i + 1;
 
@@ -208,28 +208,43 @@ static void lint_python(struct lint *L, const struct cmd *c, size_t i)
 					const char *t = c->args[k]->text;
 					size_t n = strlen(t);
 					if (n > 3 && strcmp(t + n - 3, ".py") == 0) {
-						jp_lint_check_script(L, c->args[k], false);
+						jp_lint_check_script(L, c->args[k], 0, nesting);
+						jp_lint_operands(L, c, k);
 						break;
 					}
 				}
+			} else {
+				jp_lint_module(L, c, j + 1);
+				jp_lint_operands(L, c, j + 1);
 			}
 			return;
 		}
 		j += (strcmp(a, "-W") == 0 || strcmp(a, "-X") == 0) ? 2 : 1;
 	}
-	if (j < c->n)
-		jp_lint_check_script(L, c->args[j], false);
+	if (j < c->n) {
+		jp_lint_check_script(L, c->args[j], 0, nesting);
+		jp_lint_operands(L, c, j);
+	}
 }
 
 /* torchrun, deepspeed, accelerate launch: the first .py or .sh operand. */
-static void lint_launcher(struct lint *L, const struct cmd *c, size_t i)
+static void lint_launcher(struct lint *L, const struct cmd *c, size_t i, int nesting)
 {
 	for (size_t k = i + 1; k < c->n; k++) {
 		const char *t = c->args[k]->text;
 		size_t n = strlen(t);
-		if ((n > 3 && strcmp(t + n - 3, ".py") == 0) ||
-		    (n > 3 && strcmp(t + n - 3, ".sh") == 0)) {
-			jp_lint_check_script(L, c->args[k], false);
+		if (t[0] != '-' && ((n > 3 && strcmp(t + n - 3, ".py") == 0) ||
+				    (n > 3 && strcmp(t + n - 3, ".sh") == 0))) {
+			jp_lint_config_options(L, c, i + 1, k);
+			jp_lint_check_script(L, c->args[k], t[n - 2] == 's' ? 's' : 0, nesting);
+			jp_lint_operands(L, c, k);
+			return;
+		}
+		/* torchrun -m pkg.train, deepspeed --module pkg.train */
+		if ((strcmp(t, "-m") == 0 || strcmp(t, "--module") == 0) && k + 1 < c->n) {
+			jp_lint_config_options(L, c, i + 1, k);
+			jp_lint_module(L, c, k + 1);
+			jp_lint_operands(L, c, k + 1);
 			return;
 		}
 	}
@@ -243,13 +258,15 @@ static void lint_shell(struct lint *L, const struct cmd *c, size_t i, int nestin
 		const char *a = c->args[j]->text;
 		if (strcmp(a, "-c") == 0) {
 			if (j + 1 < c->n && nesting < MAX_NESTING)
-				jp_lint_line(L, c->args[j + 1]->text, nesting + 1);
+				jp_lint_line(L, c->args[j + 1]->text, nesting + 1, NULL);
 			return;
 		}
 		j += (strcmp(a, "-o") == 0 || strcmp(a, "+o") == 0) ? 2 : 1;
 	}
-	if (j < c->n)
-		jp_lint_check_script(L, c->args[j], false);
+	if (j < c->n) {
+		jp_lint_check_script(L, c->args[j], 's', nesting);
+		jp_lint_operands(L, c, j);
+	}
 }
 
 
@@ -341,16 +358,14 @@ static void rule_python(struct lint *L, const struct cmd *c, size_t i, const cha
 			int nesting)
 {
 	(void)name;
-	(void)nesting;
-	lint_python(L, c, i);
+	lint_python(L, c, i, nesting);
 }
 
 static void rule_launcher(struct lint *L, const struct cmd *c, size_t i, const char *name,
 			  int nesting)
 {
 	(void)name;
-	(void)nesting;
-	lint_launcher(L, c, i);
+	lint_launcher(L, c, i, nesting);
 }
 
 static void rule_shell(struct lint *L, const struct cmd *c, size_t i, const char *name,
@@ -364,9 +379,8 @@ static void rule_source(struct lint *L, const struct cmd *c, size_t i, const cha
 			int nesting)
 {
 	(void)name;
-	(void)nesting;
 	if (i + 1 < c->n)
-		jp_lint_check_script(L, c->args[i + 1], false);
+		jp_lint_check_script(L, c->args[i + 1], '.', nesting);
 }
 
 /* ---- the unpacking tools ---- */
@@ -519,9 +533,10 @@ void jp_lint_program(struct lint *L, const struct cmd *c, size_t i, int nesting)
 		return; /* "$CMD args": unknowable */
 	if (apply_rules(programs, sizeof(programs) / sizeof(programs[0]), L, c, i, name, nesting))
 		return;
-	if (strchr(w->text, '/'))
-		jp_lint_check_script(L, w, true);
-	else
+	if (strchr(w->text, '/')) {
+		jp_lint_check_script(L, w, 'x', nesting);
+		jp_lint_operands(L, c, i);
+	} else
 		apply_rules(unpackers, sizeof(unpackers) / sizeof(unpackers[0]), L, c, i, name,
 			    nesting);
 }

@@ -20,6 +20,27 @@ static bool is_http(const char *s)
 	return starts_with(s, "http://") || starts_with(s, "https://");
 }
 
+/* Under a shared root of the profile, and under no more specific root of
+ * another kind (public data is read-only, ephemeral roots are wiped). */
+static bool on_shared(const struct lint *L, const char *path)
+{
+	const struct jp_profile *p = L->ctx->profile;
+	const struct jp_strv *others[] = { p ? &p->public_roots : NULL,
+					   p ? &p->ephemeral_roots : NULL };
+	size_t best = 0;
+
+	for (size_t i = 0; p && i < p->shared_roots.n; i++)
+		if (jp_path_is_under(path, p->shared_roots.v[i]) && strlen(p->shared_roots.v[i]) >= best)
+			best = strlen(p->shared_roots.v[i]) + 1;
+	if (!best)
+		return false;
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; others[k] && i < others[k]->n; i++)
+			if (jp_path_is_under(path, others[k]->v[i]) && strlen(others[k]->v[i]) >= best)
+				return false;
+	return true;
+}
+
 /* The folder the command itself puts its result in (tar -C DIR,
  * --directory=DIR, unzip -d DIR, wget -P DIR), expanded; NULL: none. */
 static char *own_dest(const struct lint *L, const struct cmd *c, size_t i)
@@ -68,12 +89,14 @@ char *jp_lint_stage_line(struct lint *L, const struct cmd *c, size_t i, bool url
 	}
 	if (!src)
 		return NULL;
+	/* the line runs before the job: onto shared storage, never onto a
+	 * folder the job's machine wipes (tar -C /workspace) */
 	dest = own_dest(L, c, i);
-	if (dest && (dest[0] != '/' || strchr(dest, '$'))) {
+	if (dest && (dest[0] != '/' || strchr(dest, '$') || !on_shared(L, dest))) {
 		free(dest);
 		dest = NULL;
 	}
-	if (!dest && L->ctx->data_dir)
+	if (!dest && L->ctx->data_dir && on_shared(L, L->ctx->data_dir))
 		dest = strdup(L->ctx->data_dir);
 	if (!dest && p && p->shared_roots.n && (name = jp_stage_suggest_name(src))) {
 		char *base = jp_path_join(p->shared_roots.v[0], "datasets");

@@ -37,6 +37,23 @@ void jp_lint_var_set(struct lint *L, const char *name, size_t len, const char *v
 	L->n_vars++;
 }
 
+/* How a script names its own folder: "$(dirname "$0")" and the like, at s;
+ * its length, 0 if none. */
+static size_t script_dir_idiom(const char *s)
+{
+	static const char *const forms[] = {
+		"$(dirname \"$0\")", "$(dirname $0)", "$(dirname \"${BASH_SOURCE[0]}\")",
+		"$(dirname ${BASH_SOURCE[0]})", "$(cd \"$(dirname \"$0\")\" && pwd)",
+		"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)", "$(cd $(dirname $0) && pwd)",
+		"$(dirname \"$(realpath \"$0\")\")", "$(dirname \"$(readlink -f \"$0\")\")", NULL
+	};
+
+	for (size_t i = 0; forms[i]; i++)
+		if (strncmp(s, forms[i], strlen(forms[i])) == 0)
+			return strlen(forms[i]);
+	return 0;
+}
+
 /* The word's text with $NAME / ${NAME} replaced by what we know; NULL when
  * it holds anything we cannot know (an unknown variable, a substitution). */
 char *jp_lint_expand(const struct lint *L, const struct jp_sh_word *w)
@@ -58,6 +75,14 @@ char *jp_lint_expand(const struct lint *L, const struct jp_sh_word *w)
 		}
 		const char *name = s + 1;
 		size_t len = 0;
+		size_t idiom = script_dir_idiom(s);
+		if (idiom && L->reading.n > 0) {
+			/* "$(dirname "$0")" in a script: the folder it is in */
+			const char *path = L->reading.v[L->reading.n - 1];
+			fwrite(path, 1, (size_t)(strrchr(path, '/') - path), f);
+			s += idiom;
+			continue;
+		}
 		if (*name == '{') {
 			name++;
 			while (name[len] && (isalnum((unsigned char)name[len]) || name[len] == '_'))

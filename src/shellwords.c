@@ -12,12 +12,33 @@
 
 #define MAX_DEPTH 32
 
+#define MAX_HEREDOCS 8
+
 struct parser {
 	const char *s;
 	size_t i, len;
 	struct jp_sh_line *out;
 	int oom;
+	size_t line_at; /* line_no is the line of s[line_at] */
+	int line_no;
+	int compound;   /* if/while/... opened and not closed yet */
+	/* here-documents whose bodies start after the next newline */
+	struct {
+		char *delim;
+		bool strip_tabs; /* <<- */
+	} heredocs[MAX_HEREDOCS];
+	int n_heredocs;
+	int heredoc; /* the last << was: 1 a here-document, 2 one with <<-, 0 not */
 };
+
+/* The line s[at] is on (at never goes back). */
+static int line_of(struct parser *p, size_t at)
+{
+	for (; p->line_at < at && p->line_at < p->len; p->line_at++)
+		if (p->s[p->line_at] == '\n')
+			p->line_no++;
+	return p->line_no;
+}
 
 static void word_dispose(struct jp_sh_word *w)
 {
@@ -298,8 +319,9 @@ static char redirection(struct parser *p)
 	kind = p->s[j++];
 	if (kind == '<' && j < p->len && p->s[j] == '<') {
 		j++;
+		p->heredoc = 1;
 		if (j < p->len && (p->s[j] == '-' || p->s[j] == '<'))
-			j++;
+			p->heredoc = p->s[j++] == '-' ? 2 : 0; /* <<- strips tabs; <<< is a string */
 		kind = 'h';
 	} else if (j < p->len && (p->s[j] == '>' || p->s[j] == '|' || p->s[j] == '&')) {
 		if (p->s[j] == '&')
@@ -310,6 +332,114 @@ static char redirection(struct parser *p)
 	}
 	p->i = j;
 	return kind;
+}
+
+/* A here-document's delimiter word: its body starts after the next newline. */
+static void heredoc_push(struct parser *p, const struct jp_sh_word *w)
+{
+	if (p->n_heredocs >= MAX_HEREDOCS || !p->heredoc)
+		return;
+	if (!(p->heredocs[p->n_heredocs].delim = strdup(w->text))) {
+		p->oom = 1;
+		return;
+	}
+	p->heredocs[p->n_heredocs++].strip_tabs = p->heredoc == 2;
+}
+
+/* At the start of a line after here-document redirections: skip each body
+ * up to the line that is its delimiter. */
+static void heredoc_skip(struct parser *p)
+{
+	for (int k = 0; k < p->n_heredocs; k++) {
+		const char *delim = p->heredocs[k].delim;
+		size_t n = strlen(delim);
+
+		while (p->i < p->len) {
+			size_t start = p->i, end = p->i;
+			while (end < p->len && p->s[end] != '\n')
+				end++;
+			if (p->heredocs[k].strip_tabs)
+				while (start < end && p->s[start] == '\t')
+					start++;
+			p->i = end < p->len ? end + 1 : end;
+			if (end - start == n && memcmp(p->s + start, delim, n) == 0)
+				break;
+		}
+		free(p->heredocs[k].delim);
+		p->heredocs[k].delim = NULL;
+	}
+	p->n_heredocs = 0;
+}
+
+/* Reserved words that open and close compound commands. */
+static void compound_word(struct parser *p, const struct jp_sh_word *w, bool reserved)
+{
+	static const char *const opens[] = { "if", "while", "until", "{", NULL };
+	static const char *const opens_cmd[] = { "for", "case", "select", "function", NULL };
+	static const char *const closes[] = { "fi", "done", "}", "esac", NULL };
+	const char *const *o = reserved ? opens : opens_cmd;
+
+	if (w->quoted || w->has_var)
+		return;
+	for (size_t k = 0; o[k]; k++)
+		if (strcmp(w->text, o[k]) == 0)
+			p->compound++;
+	for (size_t k = 0; reserved && closes[k]; k++)
+		if (strcmp(w->text, closes[k]) == 0 && p->compound > 0)
+			p->compound--;
+}
+
+/* The command's first word (or redirection) starts on line `line`. */
+static void command_mark(const struct parser *p, struct jp_sh_command *c, int line)
+{
+	if (c->n_words == 0 && c->n_assigns == 0) {
+		c->line = line;
+		c->compound = p->compound;
+	}
+}
+
+/* A command separator c (; & | newline, && || |& ;;) at p->i: the command
+ * ends; after a newline, the here-documents it opened are skipped. */
+static void separator(struct parser *p, struct jp_sh_command *cmd, int c)
+{
+	char sep = (char)c;
+
+	p->i++;
+	if (c == '&' && peek(p, 0) == '&') {
+		sep = 'A';
+		p->i++;
+	} else if (c == '|' && peek(p, 0) == '|') {
+		sep = 'O';
+		p->i++;
+	} else if ((c == '|' && peek(p, 0) == '&') || (c == ';' && peek(p, 0) == ';')) {
+		p->i++;
+	}
+	command_end(p, cmd, sep);
+	if (c == '\n' && p->n_heredocs > 0)
+		heredoc_skip(p);
+}
+
+/* A word of the command: an assignment before its first word, a reserved
+ * word there (dropped), or one of its words. */
+static void command_word(struct parser *p, struct jp_sh_command *cmd, struct jp_sh_word *w)
+{
+	int rc;
+
+	if (cmd->n_words == 0 && is_assignment(w)) {
+		rc = word_push(&cmd->assigns, &cmd->n_assigns, w);
+	} else if (cmd->n_words == 0 && is_reserved(w)) {
+		compound_word(p, w, true);
+		word_dispose(w);
+		rc = 0;
+	} else {
+		if (cmd->n_words == 0)
+			compound_word(p, w, false);
+		rc = word_push(&cmd->words, &cmd->n_words, w);
+	}
+	if (rc < 0) {
+		word_dispose(w);
+		p->oom = 1;
+	}
 }
 
 static void parse_list(struct parser *p, int depth, int closer)
@@ -347,6 +477,7 @@ static void parse_list(struct parser *p, int depth, int closer)
 			continue;
 		}
 		size_t before = p->i;
+		int line = line_of(p, before);
 		char kind = redirection(p);
 		if (kind) {
 			while (is_blank(peek(p, 0)))
@@ -354,11 +485,14 @@ static void parse_list(struct parser *p, int depth, int closer)
 			if (is_meta(peek(p, 0)))
 				continue; /* "2>&1" style or a dangling operator */
 			struct jp_sh_word w;
+			command_mark(p, &cmd, line);
 			parse_word(p, &w, depth, closer);
 			if (kind == 'd') {
 				word_dispose(&w);
 				continue;
 			}
+			if (kind == 'h')
+				heredoc_push(p, &w);
 			w.redir = kind;
 			if (word_push(&cmd.words, &cmd.n_words, &w) < 0) {
 				word_dispose(&w);
@@ -383,23 +517,13 @@ static void parse_list(struct parser *p, int depth, int closer)
 			continue;
 		}
 		if (c == '\n' || c == ';' || c == '&' || c == '|') {
-			char sep = (char)c;
-			p->i++;
-			if (c == '&' && peek(p, 0) == '&') {
-				sep = 'A';
-				p->i++;
-			} else if (c == '|' && peek(p, 0) == '|') {
-				sep = 'O';
-				p->i++;
-			} else if ((c == '|' && peek(p, 0) == '&') || (c == ';' && peek(p, 0) == ';')) {
-				p->i++;
-			}
-			command_end(p, &cmd, sep);
+			separator(p, &cmd, c);
 			cmd.depth = depth;
 			continue;
 		}
 
 		struct jp_sh_word w;
+		command_mark(p, &cmd, line);
 		parse_word(p, &w, depth, closer);
 		if (p->i == before) {
 			/* a character we do not know how to read: skip it */
@@ -407,31 +531,26 @@ static void parse_list(struct parser *p, int depth, int closer)
 			p->i++;
 			continue;
 		}
-		int rc;
-		if (cmd.n_words == 0 && is_assignment(&w)) {
-			rc = word_push(&cmd.assigns, &cmd.n_assigns, &w);
-		} else if (cmd.n_words == 0 && is_reserved(&w)) {
-			word_dispose(&w);
-			rc = 0;
-		} else {
-			rc = word_push(&cmd.words, &cmd.n_words, &w);
-		}
-		if (rc < 0) {
-			word_dispose(&w);
-			p->oom = 1;
-		}
+		command_word(p, &cmd, &w);
 	}
 	command_dispose(&cmd);
 }
 
 int jp_sh_split(struct jp_sh_line *out, const char *line, struct jp_error *err)
 {
-	struct parser p = { line ? line : "", 0, line ? strlen(line) : 0, out, 0 };
+	struct parser p;
 
+	memset(&p, 0, sizeof(p));
+	p.s = line ? line : "";
+	p.len = strlen(p.s);
+	p.out = out;
+	p.line_no = 1;
 	out->cmds = NULL;
 	out->n = 0;
 	out->unbalanced = false;
 	parse_list(&p, 0, 0);
+	for (int k = 0; k < p.n_heredocs; k++)
+		free(p.heredocs[k].delim);
 	if (p.oom) {
 		jp_sh_line_dispose(out);
 		return jp_error_oom(err);

@@ -330,7 +330,8 @@ EXTRA_DIST += $(EXPORT_TESTS) tests/lib/slurm.sh tests/data/kubeflow/pytorchjobs
 # export -o replaces only an unedited export; launch_clone clones the pinned commit first
 RUNS_TESTS = tests/integration/init_runs.sh tests/integration/init_late_signal.sh tests/integration/export_replace.sh \
 	tests/integration/init_concurrent.sh \
-	tests/integration/launch_clone_pinned.sh tests/tui/review_o_copy.sh \
+	tests/integration/launch_clone_pinned.sh tests/integration/launch_files.sh \
+	tests/tui/review_o_copy.sh \
 	tests/integration/show_runs.sh tests/integration/check_output.sh
 TESTS += $(RUNS_TESTS)
 EXTRA_DIST += $(RUNS_TESTS)

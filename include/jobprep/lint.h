@@ -10,7 +10,11 @@
  * starts one process per Worker unaware of the others (with the form to
  * use); a command whose outputs never go to the run's directories; job.env
  * paths (HF_HOME, TORCH_HOME, WANDB_DIR, TMPDIR, any absolute path) that are
- * ephemeral or missing. Every finding names the offending word. */
+ * ephemeral or missing; files the command names (configs, operands that
+ * look like paths, python -m modules) that are not in the code. The sh
+ * scripts the command runs are read (bounded) and their lines judged the
+ * same way, a finding there naming script:line. Every finding names the
+ * offending word. */
 #ifndef JOBPREP_LINT_H
 #define JOBPREP_LINT_H
 
@@ -38,6 +42,8 @@ enum jp_lint_kind {
 	JP_LINT_OUTPUTS,      /* nothing sends outputs to the run's directories */
 	JP_LINT_ENV_PATH,     /* a path-valued job.env entry that is ephemeral or
 			       * missing */
+	JP_LINT_FILE,         /* a file the command names (a config, an operand
+			       * that looks like a path) is not in the code */
 };
 
 struct jp_lint_finding {
@@ -47,7 +53,9 @@ struct jp_lint_finding {
 	char *message; /* one line: the word, why, and what to do instead */
 	char *path;    /* the path concerned, NULL if none */
 	int is_hint;   /* 1: phrased as a hint (sync); still a warning */
-	int fails;     /* 1: a failed check, not a warning (clone_first) */
+	int fails;     /* 1: a failed check, not a warning: clone_first, an
+			* output or job.env path that is wiped, a file the job
+			* surely runs or reads that is not in the code */
 };
 
 struct jp_lint_report {

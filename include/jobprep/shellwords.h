@@ -3,7 +3,8 @@
  * separators (; & && || | newline) and $( ) / `...` substitutions opening
  * new commands, leading NAME=value words kept apart as assignments.
  * Reserved words (if then do ! { ...) are dropped; `( )` subshells split
- * commands. Commands inside a substitution precede the one holding it. */
+ * commands. Commands inside a substitution precede the one holding it.
+ * Here-document bodies are skipped (they are text, not commands). */
 #ifndef JOBPREP_SHELLWORDS_H
 #define JOBPREP_SHELLWORDS_H
 
@@ -28,6 +29,10 @@ struct jp_sh_command {
 				     * redirection targets (redir != 0) */
 	size_t n_words;
 	int depth;                  /* 0: top level; >0: inside $( ) or `...` */
+	int line;                   /* the line it starts on, from 1 */
+	int compound;               /* if/while/until/for/case/{ }/function bodies
+				     * open around it: 0 when it runs unless the
+				     * commands before it on its list say otherwise */
 	char sep;                   /* what ended it: ';' '&' 'A' (&&) 'O' (||) '|' '\n';
 				     * '(' a subshell opening, ')' or '`' a subshell or
 				     * substitution closing; or 0 */

@@ -25,6 +25,9 @@ trap 'jp_sshfs_close "$T/mnt"' EXIT
 
 mkdir -p "$T/export/proj/scripts" "$T/export/data/a/b" "$T/local/proj" "$T/out/ckpt" "$T/out/logs"
 echo 'python train.py' >"$T/export/proj/scripts/train.sh"
+echo 'print(1)' >"$T/export/proj/train.py"
+echo 'print(1)' >"$T/local/proj/train.py" # local.json's 'python train.py'
+mkdir -p "$T/export/proj/configs" && echo 'lr: 1' >"$T/export/proj/configs/a.yaml"
 echo 'python train.py' >"$T/export/run.sh"
 for i in 1 2 3 4 5 6 7 8; do : >"$T/export/data/a/b/f$i"; done
 git init -q "$T/export/repo" && git -C "$T/export/repo" -c user.name=t -c user.email=t@t \
@@ -53,7 +56,9 @@ manifest() {
 }
 EOF
 }
-manifest "$T/code-there.json" "$T/mnt/proj" 'bash \"$PROJECT_DIR/scripts/train.sh\"'
+# the files it names are looked at there too (issue 21): the script is read,
+# configs/b.yaml is missing; hung, the first look costs the bound, no more
+manifest "$T/code-there.json" "$T/mnt/proj" 'cd \"$PROJECT_DIR\" && bash scripts/train.sh --config configs/a.yaml --config configs/b.yaml && python train.py c1.yaml c2.yaml c3.yaml c4.yaml'
 manifest "$T/script-there.json" "$T/local/proj" "bash \\\"$T/mnt/run.sh\\\""
 
 # files a person names, there: a manifest, answers, a profile
@@ -72,6 +77,8 @@ mkdir -p "$T/local/code" && echo 'print(1)' >"$T/local/code/train.py"
 "$J" check --json "$T/code-there.json" >"$T/healthy.out" 2>&1
 jp_expect healthy_mount_check_finds_the_script \
 	sh -c '! grep -q "launch.script" "$1"' sh "$T/healthy.out"
+jp_expect healthy_mount_check_finds_a_config_missing \
+	grep -q "configs/b.yaml is not in the code" "$T/healthy.out"
 
 "$J" runs --profile "$T/mnt-profile.json" hung >"$T/runs-healthy.out" 2>&1
 jp_expect healthy_mount_runs_lists_the_run grep -q "run-001" "$T/runs-healthy.out"

@@ -85,6 +85,8 @@ mkdir -p /mnt/public/projects/llama-sft/scripts "/mnt/public/data/my data set/pa
 line" /mnt/public/outputs/llama-sft/run-001/checkpoints \
 	/mnt/public/outputs/llama-sft/run-001/logs /mnt/public/outputs/llama-sft/run-002
 echo 'python train.py' >/mnt/public/projects/llama-sft/scripts/train.sh
+# the file it runs: the launch lint reads the script and wants it in the code
+echo 'import torch.distributed' >/mnt/public/projects/llama-sft/train.py
 truncate -s 1000 "/mnt/public/data/my data set/part 1/a.bin"
 truncate -s 2000 "/mnt/public/data/my data set/shards.tar.gz"
 ln -s /mnt/public/projects "/mnt/public/data/my data set/code-link"

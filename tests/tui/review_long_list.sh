@@ -17,7 +17,10 @@ TMPDIR=$cjk
 tui_init review-long
 tui_on_exit "rm -rf '$cjk'"
 
-launch='cd /tmp && pip install torch && wget http://example.com/d.tar.gz && tar xf d.tar.gz && python train.py --out /tmp/out && rsync -a /tmp/out /root/keep'
+# An output under /tmp and a config not in the code fail the launch command
+# (issue 21): behind a test's && they are warnings, so the wizard reaches
+# the review with every finding.
+launch='cd /tmp && pip install torch && wget http://example.com/d.tar.gz && tar xf d.tar.gz && [ -w /tmp ] && python train.py --out /tmp/out && rsync -a /tmp/out /root/keep && [ -w /tmp ] && python3 "$PROJECT_DIR/train.py" --config "$PROJECT_DIR/configs/none.yaml"'
 
 # _rows: the check list's rows on the screen (glyph after the frame).
 _rows() {
@@ -69,6 +72,15 @@ to_review() {
 	tui_must "$1_outputs" tui_step 4 Outputs
 	tui_keys Enter
 	tui_must "$1_launch" tui_step 5 Launch
+	# surely run, it fails: Enter stays on the step and says why
+	tui_set "Launch command" 'cd "$PROJECT_DIR" && bash scripts/train.sh --out /tmp/out'
+	tui_keys Enter
+	tui_must "$1_tmp_output_fails" tui_wait "✗ Launch command: '--out /tmp/out' writes to /tmp/out"
+	jp_expect "$1_tmp_output_stays_on_launch" tui_step 5 Launch
+	tui_set "Launch command" 'cd "$PROJECT_DIR" && python3 train.py --config configs/none.yaml'
+	tui_keys Enter
+	tui_must "$1_missing_config_fails" tui_wait "✗ Launch command: 'configs/none.yaml': "
+	jp_expect "$1_missing_config_stays_on_launch" tui_step 5 Launch
 	tui_set "Launch command" "$launch"
 	rm -rf "$T/work/jobprep-demo/shared/datasets/demo-data"
 	tui_keys Enter
@@ -128,6 +140,7 @@ walk() { # NAME COLS ROWS
 	[ -s "$T/cut" ] && sed 's/^/# cut: /' "$T/cut"
 	jp_expect "$1_long_messages_end_with_an_ellipsis" grep -q '…' "$T/seen"
 	jp_expect "$1_cjk_paths_shown" grep -q '数据集' "$T/seen"
+	jp_expect "$1_review_lists_the_missing_config" grep -q "configs/none.yaml'" "$T/seen"
 	tui_keys Home
 	tui_must "$1_home_on_a_failure" tui_wait "data[0].path.exists"
 	tui_keys Enter

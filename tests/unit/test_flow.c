@@ -529,6 +529,41 @@ static void tmp_output_dir_fails_inline_with_the_reason(void **state)
 
 /* The inline check off the flow's thread answers what jp_flow_validate
  * answers, on the flow as it was when the check started. */
+/* Issue 21: the launch command's output under /tmp and a job.env folder
+ * there fail inline like the output fields; TMPDIR=/tmp does not. */
+static void tmp_launch_output_and_env_fail_inline(void **state)
+{
+	struct jp_flow *flow = new_flow();
+	struct jp_verdict v = JP_VERDICT_INIT;
+	size_t idx;
+
+	(void)state;
+	set(flow, "job.name", "eps");
+	assert_int_equal(jp_flow_validate(&v, flow, "job.launch_command",
+					  "python train.py --out /tmp/out", NULL),
+			 0);
+	assert_int_equal(v.status, JP_CHECK_FAIL);
+	assert_non_null(strstr(v.message, "'--out /tmp/out' writes to /tmp/out, under /tmp"));
+	jp_verdict_dispose(&v);
+	/* inside if: a warning */
+	assert_int_equal(jp_flow_validate(&v, flow, "job.launch_command",
+					  "if [ -n \"$D\" ]; then python train.py --out /tmp/o; fi", NULL),
+			 0);
+	assert_int_equal(v.status, JP_CHECK_WARN);
+	jp_verdict_dispose(&v);
+
+	assert_int_equal(jp_flow_list_add(&idx, flow, "job.env", NULL), 0);
+	set(flow, "job.env[0].name", "HF_HOME");
+	assert_int_equal(jp_flow_validate(&v, flow, "job.env[0].value", "/tmp/hf", NULL), 0);
+	assert_int_equal(v.status, JP_CHECK_FAIL);
+	jp_verdict_dispose(&v);
+	set(flow, "job.env[0].name", "TMPDIR");
+	assert_int_equal(jp_flow_validate(&v, flow, "job.env[0].value", "/tmp", NULL), 0);
+	assert_int_not_equal(v.status, JP_CHECK_FAIL);
+	jp_verdict_dispose(&v);
+	jp_flow_free(flow);
+}
+
 static void inline_check_off_thread_judges_a_snapshot(void **state)
 {
 	struct jp_flow *flow = new_flow();
@@ -979,6 +1014,7 @@ int main(void)
 		cmocka_unit_test(defaults_follow_job_name_unless_edited),
 		cmocka_unit_test(next_run_number_follows_the_highest),
 		cmocka_unit_test(tmp_output_dir_fails_inline_with_the_reason),
+		cmocka_unit_test(tmp_launch_output_and_env_fail_inline),
 		cmocka_unit_test(inline_check_off_thread_judges_a_snapshot),
 		cmocka_unit_test(values_that_cannot_be_stored_are_refused),
 		cmocka_unit_test(image_references_are_checked),

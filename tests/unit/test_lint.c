@@ -81,6 +81,7 @@ static int setup(void **state)
 	write_file(project, "scripts/prep.sh", "#!/bin/sh\necho prep\n", 0644);
 	write_file(project, "train.py",
 		   "import torch.distributed as dist\ndist.barrier()\n", 0644);
+	write_file(project, "cfg.yaml", "num_machines: 4\n", 0644); /* accelerate's --config_file */
 	make_dir(scratch, "nosync");
 	write_file(nosync, "train.py", "print('hello')\n", 0644);
 	make_dir(scratch, "elsewhere");
@@ -146,7 +147,8 @@ static const struct row rows[] = {
 	{ "grep -r wget . # wget in a comment", 1, "" },
 	{ "python -c 'import wget'", 1, "" },
 	{ "TMPDIR=/tmp python -V", 1, "" },
-	{ "cd $PROJECT_DIR/scripts && ./train.sh", 1, "" },
+	/* train.sh runs `python train.py` from where it is started: scripts/ */
+	{ "cd $PROJECT_DIR/scripts && ./train.sh", 1, "launch.script scripts/train.sh:2: train.py\n" },
 	{ "cd \"$PROJECT_DIR\" && python train.py --output_dir \"$PROJECT_DIR/out\"", 1, "" },
 	{ "cd \"$PROJECT_DIR\" && exec nohup bash scripts/train.sh 2>&1", 1, "" },
 	{ "cd \"$PROJECT_DIR\" && torchrun --nnodes=4 --nproc_per_node 8 train.py", 4, "" },
@@ -338,8 +340,11 @@ static void download_and_unpack_point_to_the_stage_line(void **state)
 		  "jobprep stage 'https://h.example/w.bin' '/mnt/public/datasets/w'" },
 	};
 
+	struct jp_profile *dflt = NULL;
+
 	(void)state;
-	ctx.profile = profile;
+	assert_int_equal(jp_profile_new_default(&dflt, NULL), 0); /* /mnt/public is shared */
+	ctx.profile = dflt;
 	ctx.data_dir = "/mnt/public/datasets/sft";
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		const char *end = NULL;
@@ -352,6 +357,7 @@ static void download_and_unpack_point_to_the_stage_line(void **state)
 		assert_string_equal(end + strlen("before submitting with: "), cases[k].line);
 		jp_lint_report_dispose(&r);
 	}
+	jp_profile_free(dflt);
 }
 
 static void messages_name_the_word_and_say_why(void **state)
@@ -396,7 +402,8 @@ static void messages_name_the_word_and_say_why(void **state)
 
 	f = lint_one(&r, "cd \"$PROJECT_DIR\" && bash scripts/missing.sh", 1, project);
 	snprintf(expect, sizeof(expect),
-		 "'scripts/missing.sh': %s/scripts/missing.sh does not exist in the project (%s)",
+		 "'scripts/missing.sh': %s/scripts/missing.sh does not exist in the project (%s): "
+		 "the job stops there; add it to the code (and commit it), or fix the name",
 		 project, project);
 	assert_string_equal(f->message, expect);
 	jp_lint_report_dispose(&r);
@@ -758,7 +765,9 @@ static const struct ctx_row launcher_rows[] = {
 	{ "cd \"$PROJECT_DIR\" && srun python train.py --out $CHECKPOINT_DIR", "" },
 	{ "cd \"$PROJECT_DIR\" && mpirun -np 32 python train.py --out $CHECKPOINT_DIR", "" },
 	{ "python -c 'print(1)' && echo $OUTPUT_DIR", "" },
-	{ "cd \"$PROJECT_DIR\" && bash scripts/train.sh $CHECKPOINT_DIR", "" },
+	/* the script's own launcher is judged, at its line (issue 21) */
+	{ "cd \"$PROJECT_DIR\" && bash scripts/train.sh $CHECKPOINT_DIR",
+	  "launch.launcher scripts/train.sh:2: python\n" },
 };
 
 static void several_workers_need_a_launcher_that_knows_them(void **state)
@@ -922,6 +931,307 @@ static void path_valued_job_env_is_judged_like_an_output(void **state)
 	jp_lint_report_dispose(&r);
 }
 
+/* --- issue 21: files the command names, the scripts it runs, wiped outputs --- */
+
+/* "id word fails" per finding. */
+static char *summarise_fails(const char *command, long long workers, const char *proj,
+			     const struct jp_env_var *env, size_t n_env)
+{
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
+
+	ctx.profile = profile;
+	ctx.project_dir = proj;
+	ctx.project_is_local = 1;
+	ctx.workers = workers;
+	ctx.env = env;
+	ctx.n_env = n_env;
+	assert_int_equal(jp_lint_command(&r, command, &ctx, NULL), 0);
+	for (size_t i = 0; i < r.n; i++)
+		fprintf(f, "%s %s %d\n", r.items[i].id, r.items[i].word, r.items[i].fails);
+	fclose(f);
+	jp_lint_report_dispose(&r);
+	return out;
+}
+
+static void check_fail_rows(const struct ctx_row *rows_, size_t n, long long workers,
+			    const char *proj)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *got = summarise_fails(rows_[i].command, workers, proj, NULL, 0);
+		if (strcmp(got, rows_[i].expect) != 0)
+			fail_msg("command: %s\nexpected:\n%sgot:\n%s", rows_[i].command, rows_[i].expect,
+				 got);
+		free(got);
+	}
+}
+
+static const struct ctx_row wiped_rows[] = {
+	{ "cd \"$PROJECT_DIR\" && python train.py --out /tmp/out",
+	  "launch.ephemeral_output --out /tmp/out 1\n" },
+	{ "cd \"$PROJECT_DIR\" && python train.py --save-dir=/workspace/ckpt",
+	  "launch.ephemeral_output --save-dir=/workspace/ckpt 1\n" },
+	{ "cd \"$PROJECT_DIR\" && bash scripts/train.sh > /root/train.log",
+	  "launch.ephemeral_output /root/train.log 1\n" },
+	{ "HF_HOME=/tmp/hf python \"$PROJECT_DIR/train.py\"", "launch.ephemeral_output HF_HOME=/tmp/hf 1\n" },
+	/* not surely run: a warning */
+	{ "cd \"$PROJECT_DIR\" && if [ -n \"$DEBUG\" ]; then python train.py --out /tmp/dbg; fi",
+	  "launch.ephemeral_output --out /tmp/dbg 0\n" },
+	{ "cd \"$PROJECT_DIR\" && [ -d /mnt/x ] && python train.py --out /tmp/o",
+	  "launch.ephemeral_output --out /tmp/o 0\n" },
+	/* scratch by design */
+	{ "TMPDIR=/tmp python -V", "" },
+};
+
+static void wiped_outputs_fail_like_a_checkpoint_there(void **state)
+{
+	struct jp_env_var env[] = {
+		{ E("HF_HOME"), E("/tmp/hf") },
+		{ E("TMPDIR"), E("/tmp") },
+		{ E("WANDB_DIR"), E("/workspace/wandb") },
+	};
+	struct jp_manifest *m = NULL;
+	struct jp_error err = JP_ERROR_INIT;
+	char *got;
+
+	(void)state;
+	check_fail_rows(wiped_rows, sizeof(wiped_rows) / sizeof(wiped_rows[0]), 1, project);
+	got = summarise_fails("cd \"$PROJECT_DIR\" && python train.py --out \"$OUTPUT_DIR\"", 1, project,
+			      env, 3);
+	assert_string_equal(got, "launch.env_path HF_HOME 1\n"
+				 "launch.env_path TMPDIR 0\n"
+				 "launch.env_path WANDB_DIR 1\n");
+	free(got);
+
+	/* recorded as a failed check: init and the wizard write no manifest */
+	assert_int_equal(jp_manifest_new(&m), 0);
+	m->code.source = JP_CODE_SHARED_STORAGE;
+	assert_int_equal(jp_set_str(&m->code.path, project), 0);
+	assert_int_equal(jp_set_str(&m->job.launch_command,
+				    "cd \"$PROJECT_DIR\" && python train.py --output_dir /tmp/out"),
+			 0);
+	assert_int_equal(jp_lint_manifest(m, profile, &err), 0);
+	assert_int_equal(jp_manifest_worst(m), JP_CHECK_FAIL);
+	assert_string_equal(m->checks[m->n_checks - 1].id, "launch.ephemeral_output");
+	jp_manifest_free(m);
+	jp_error_dispose(&err);
+}
+
+static const struct ctx_row file_rows[] = {
+	/* the code's files are there: quiet */
+	{ "cd \"$PROJECT_DIR\" && python train.py --config scripts/prep.sh", "" },
+	{ "cd \"$PROJECT_DIR\" && python train.py --model meta-llama/Llama-2-7b --data nowhere/x", "" },
+	{ "cd \"$PROJECT_DIR\" && python train.py --out_dir out/run1 --log=logs/x.json", "" },
+	{ "cd \"$PROJECT_DIR\" && python train.py --out_dir gen && python train.py gen/cfg.json", "" },
+	{ "cd \"$PROJECT_DIR\" && python train.py 'lr=0.1' +exp=base.yaml https://x/y.json", "" },
+	{ "cd \"$PROJECT_DIR\" && python -m mypkg.train && python -m pkg.ok", "" },
+	/* no cd: cd first, it says; the files are looked up where the exports
+	 * start the job, the project */
+	{ "python train.py config/nope.py", "launch.script train.py 0\nlaunch.file config/nope.py 1\n" },
+	{ "python3 trian.py", "launch.script trian.py 1\n" },
+	/* not in the code */
+	{ "cd \"$PROJECT_DIR\" && python3 train.py config/nope.py",
+	  "launch.file config/nope.py 1\n" },
+	{ "cd \"$PROJECT_DIR\" && python train.py --config configs/x.yaml",
+	  "launch.file configs/x.yaml 1\n" },
+	{ "cd \"$PROJECT_DIR\" && python train.py --config-file=configs/y.toml -c c.cfg",
+	  "launch.file configs/y.toml 1\nlaunch.file c.cfg 1\n" },
+	{ "cd \"$PROJECT_DIR\" && torchrun --nproc_per_node 8 train.py --cfg configs/z.yml",
+	  "launch.file configs/z.yml 1\n" },
+	{ "cd \"$PROJECT_DIR\" && deepspeed train.py --deepspeed_config ds.json",
+	  "launch.file ds.json 1\n" },
+	{ "cd \"$PROJECT_DIR\" && accelerate launch nothere.py", "launch.script nothere.py 1\n" },
+	{ "cd \"$PROJECT_DIR\" && accelerate launch --config_file acc.yaml --num_processes 8 train.py",
+	  "launch.file acc.yaml 1\n" },
+	{ "cd \"$PROJECT_DIR\" && accelerate launch --config_file=scripts/prep.sh train.py", "" },
+	{ "cd \"$PROJECT_DIR\" && python train.py --data scripts/nothere",
+	  "launch.file scripts/nothere 0\n" },
+	{ "cd \"$PROJECT_DIR\" && python -m pkg.train", "launch.script pkg.train 1\n" },
+	{ "cd \"$PROJECT_DIR\" && bash scripts/train.sh configs/run.yaml",
+	  "launch.file configs/run.yaml 1\n" },
+	{ "cd \"$PROJECT_DIR\" && test -f x.py && python x.py", "launch.script x.py 0\n" },
+};
+
+/* The scripts the command runs are read, their lines judged where they are. */
+static const struct ctx_row script_rows[] = {
+	{ "cd \"$PROJECT_DIR\" && bash scripts/run.sh",
+	  "launch.download scripts/run.sh:4: wget 0\n"
+	  "launch.script scripts/run.sh:5: gone.py 1\n"
+	  "launch.script scripts/run.sh:7: maybe.py 0\n"
+	  "launch.file scripts/run.sh:9: configs/x.yaml 1\n"
+	  "launch.ephemeral_output scripts/run.sh:11: --output_dir /tmp/o 1\n"
+	  "launch.script scripts/inner.sh:2: inner_gone.py 1\n" },
+	/* run from elsewhere: its own folder, by $(dirname "$0") */
+	{ "cd /tmp && sh \"$PROJECT_DIR/scripts/own_dir.sh\"",
+	  "launch.cd cd /tmp 0\nlaunch.script scripts/own_dir.sh:3: own_gone.py 1\n" },
+	/* a cycle ends; a here-document's body is text */
+	{ "cd \"$PROJECT_DIR\" && . scripts/loop_a.sh", "" },
+	/* a python script run directly is not read as sh */
+	{ "cd \"$PROJECT_DIR\" && ./scripts/tool", "" },
+	/* a script the shell would refuse says so, by its name */
+	{ "cd \"$PROJECT_DIR\" && sh scripts/broken.sh", "launch.syntax scripts/broken.sh:  0\n" },
+};
+
+static void files_the_command_names_must_be_in_the_code(void **state)
+{
+	char pkg[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(pkg, sizeof(pkg), "%s/pkg", project);
+	make_dir(project, "pkg");
+	write_file(pkg, "__init__.py", "", 0644);
+	write_file(pkg, "ok.py", "print(1)\n", 0644);
+	check_fail_rows(file_rows, sizeof(file_rows) / sizeof(file_rows[0]), 1, project);
+	/* a project that is not on this machine: nothing is missing from it */
+	{
+		char gone[PATH_MAX + 16];
+		snprintf(gone, sizeof(gone), "%s/not-here", scratch);
+		char *got = summarise_fails("cd \"$PROJECT_DIR\" && python3 nothere.py --config c.yaml && "
+					    "python3 -m gone.mod",
+					    1, gone, NULL, 0);
+		assert_string_equal(got, "");
+		free(got);
+	}
+
+	write_file(project, "scripts/run.sh",
+		   "#!/bin/bash\n"
+		   "set -e\n"
+		   "python train.py --config scripts/prep.sh\n"
+		   "wget -q \"$URL\"\n"
+		   "python gone.py\n"
+		   "if [ -f maybe.py ]; then\n"
+		   "  python maybe.py\n"
+		   "fi\n"
+		   "python train.py \\\n  --config configs/x.yaml\n"
+		   "python train.py --output_dir /tmp/o\n"
+		   "bash scripts/inner.sh\n",
+		   0755);
+	write_file(project, "scripts/inner.sh", "cd \"$PROJECT_DIR\"\npython inner_gone.py\n", 0644);
+	write_file(project, "scripts/own_dir.sh",
+		   "#!/bin/sh\ncd \"$(dirname \"$0\")/..\"\npython own_gone.py\npython train.py\n", 0644);
+	write_file(project, "scripts/loop_a.sh",
+		   "cat > x.yaml <<EOF\npython heredoc_gone.py\nEOF\n. scripts/loop_b.sh\n", 0644);
+	write_file(project, "scripts/loop_b.sh", "bash scripts/loop_a.sh\n", 0644);
+	write_file(project, "scripts/broken.sh", "echo 'open\n", 0644);
+	write_file(project, "scripts/tool", "#!/usr/bin/env python3\nimport os; os.system('x')\n",
+		   0755);
+	check_fail_rows(script_rows, sizeof(script_rows) / sizeof(script_rows[0]), 1, project);
+}
+
+/* tar -C /workspace: the stage line unpacks onto shared storage instead. */
+static void stage_line_never_targets_a_wiped_folder(void **state)
+{
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+	struct jp_profile *dflt = NULL;
+	static const struct {
+		const char *command, *data_dir, *line;
+	} cases[] = {
+		{ "tar xzf /mnt/public/raw/c4.tar.gz -C /workspace", "/mnt/public/datasets/c4",
+		  "jobprep stage '/mnt/public/raw/c4.tar.gz' '/mnt/public/datasets/c4'" },
+		{ "tar xzf /mnt/public/raw/c4.tar.gz -C /workspace", NULL,
+		  "jobprep stage '/mnt/public/raw/c4.tar.gz' '/mnt/public/datasets/c4'" },
+		{ "unzip /mnt/public/raw/img.zip -d /tmp/img", "/infini-data/img",
+		  "jobprep stage '/mnt/public/raw/img.zip' '/mnt/public/datasets/img'" },
+	};
+
+	(void)state;
+	assert_int_equal(jp_profile_new_default(&dflt, NULL), 0);
+	ctx.profile = dflt;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const char *end = NULL;
+
+		ctx.data_dir = cases[k].data_dir;
+		assert_int_equal(jp_lint_command(&r, cases[k].command, &ctx, NULL), 0);
+		for (size_t j = 0; j < r.n && !end; j++)
+			if (strcmp(r.items[j].id, "launch.unpack") == 0)
+				end = strstr(r.items[j].message, "before submitting with: ");
+		assert_non_null(end);
+		assert_string_equal(end + strlen("before submitting with: "), cases[k].line);
+		jp_lint_report_dispose(&r);
+	}
+	jp_profile_free(dflt);
+}
+
+static void split_gives_lines_compounds_and_skips_heredocs(void **state)
+{
+	struct jp_sh_line l = JP_SH_LINE_INIT;
+
+	(void)state;
+	assert_int_equal(jp_sh_split(&l,
+				     "a\n"
+				     "cat <<EOF\nnot a command\nEOF\n"
+				     "if x; then\n  b \\\n c\nfi\n"
+				     "\tcat <<-'E'\n\tno\n\tE\n"
+				     "d $(e)\n",
+				     NULL),
+			 0);
+	assert_int_equal(l.n, 7);
+	assert_string_equal(l.cmds[0].words[0].text, "a");
+	assert_int_equal(l.cmds[0].line, 1);
+	assert_int_equal(l.cmds[1].line, 2); /* cat, its body skipped */
+	assert_string_equal(l.cmds[2].words[0].text, "x");
+	assert_int_equal(l.cmds[2].line, 5);
+	assert_int_equal(l.cmds[2].compound, 1);
+	assert_string_equal(l.cmds[3].words[0].text, "b");
+	assert_int_equal(l.cmds[3].line, 6);
+	assert_int_equal(l.cmds[3].n_words, 2);
+	assert_int_equal(l.cmds[3].compound, 1);
+	assert_int_equal(l.cmds[4].line, 9);
+	assert_int_equal(l.cmds[4].compound, 0);
+	assert_string_equal(l.cmds[5].words[0].text, "e");
+	assert_int_equal(l.cmds[6].line, 12);
+	jp_sh_line_dispose(&l);
+}
+
+/* On several Workers, a script's launcher is judged; its plain python lines
+ * only when they surely run and no launcher is beside them. */
+static void launchers_inside_scripts_on_several_workers(void **state)
+{
+	static const struct ctx_row rows_[] = {
+		{ "cd \"$PROJECT_DIR\" && bash scripts/w_torchrun.sh",
+		  "launch.launcher scripts/w_torchrun.sh:3: torchrun\n" },
+		{ "cd \"$PROJECT_DIR\" && bash scripts/w_rank0.sh", "" },
+		{ "cd \"$PROJECT_DIR\" && bash scripts/w_plain.sh",
+		  "launch.launcher scripts/w_plain.sh:1: python3\n" },
+		{ "cd \"$PROJECT_DIR\" && bash scripts/w_good.sh", "" },
+	};
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+
+	char pkg[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(pkg, sizeof(pkg), "%s/pkg", project);
+	(void)mkdir(pkg, 0755); /* the files test may have made it */
+	write_file(pkg, "ok.py", "print(1)\n", 0644);
+	write_file(project, "scripts/w_torchrun.sh",
+		   "#!/bin/sh\npython3 train.py --out \"$CHECKPOINT_DIR\"\n"
+		   "torchrun --nproc_per_node 8 train.py --out \"$CHECKPOINT_DIR\"\n",
+		   0644);
+	write_file(project, "scripts/w_rank0.sh",
+		   "if [ \"$RANK\" = 0 ]; then python3 train.py --out \"$CHECKPOINT_DIR\"; fi\n", 0644);
+	write_file(project, "scripts/w_plain.sh", "python3 -m pkg.ok --out \"$CHECKPOINT_DIR\"\n", 0644);
+	write_file(project, "scripts/w_good.sh",
+		   "torchrun --nnodes=\"$WORLD_SIZE\" --nproc_per_node=8 train.py --out \"$CHECKPOINT_DIR\"\n",
+		   0644);
+	check_rows(rows_, sizeof(rows_) / sizeof(rows_[0]), 4, project);
+	/* a module runs as -m NAME, in the form to use too */
+	ctx.profile = profile;
+	ctx.project_dir = project;
+	ctx.project_is_local = 1;
+	ctx.workers = 2;
+	ctx.gpus_per_worker = 8;
+	assert_int_equal(jp_lint_command(&r, "cd \"$PROJECT_DIR\" && python3 -m pkg.ok", &ctx, NULL), 0);
+	assert_int_equal(r.n, 1);
+	assert_non_null(strstr(r.items[0].message, "'python3 -m pkg.ok' starts one process"));
+	assert_non_null(strstr(r.items[0].message, "--nproc_per_node=8 -m pkg.ok"));
+	jp_lint_report_dispose(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -939,6 +1249,11 @@ int main(void)
 		cmocka_unit_test(several_workers_need_a_launcher_that_knows_them),
 		cmocka_unit_test(outputs_must_go_to_the_run_directories),
 		cmocka_unit_test(path_valued_job_env_is_judged_like_an_output),
+		cmocka_unit_test(wiped_outputs_fail_like_a_checkpoint_there),
+		cmocka_unit_test(files_the_command_names_must_be_in_the_code),
+		cmocka_unit_test(stage_line_never_targets_a_wiped_folder),
+		cmocka_unit_test(split_gives_lines_compounds_and_skips_heredocs),
+		cmocka_unit_test(launchers_inside_scripts_on_several_workers),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -81,7 +81,8 @@ static int refuse_failed(const struct jp_manifest *m, const char *path)
 }
 
 /* The lint's failing findings now (a launch_clone command that does not
- * clone the pinned commit first), whatever checks the manifest recorded. */
+ * clone the pinned commit first, an output on the wiped disk, a file not
+ * in the code), whatever checks the manifest recorded. */
 static int refuse_unpinned(const struct jp_manifest *m, const char *path)
 {
 	struct jp_lint_report r = JP_LINT_REPORT_INIT;
@@ -95,10 +96,15 @@ static int refuse_unpinned(const struct jp_manifest *m, const char *path)
 	for (size_t i = 0; i < r.n; i++) {
 		if (!r.items[i].fails)
 			continue;
-		if (status == JP_EXIT_OK)
+		if (status == JP_EXIT_OK && r.items[i].kind == JP_LINT_CLONE_FIRST)
 			fprintf(stderr,
 				_("jobprep export: %s: the job would run without its code; fix the "
 				  "launch command, or export anyway with --force:\n"),
+				path);
+		else if (status == JP_EXIT_OK)
+			fprintf(stderr,
+				_("jobprep export: %s: the launch command fails its checks; fix it, "
+				  "or export anyway with --force:\n"),
 				path);
 		fprintf(stderr, "  %s: %s\n", r.items[i].id, r.items[i].message);
 		status = JP_EXIT_FAIL;
