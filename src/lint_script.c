@@ -13,6 +13,7 @@
 #include "jobprep/path.h"
 #include "jobprep/probe.h"
 #include "lint_internal.h"
+#include "probe_internal.h"
 
 /* A script run directly is read when it is sh: its name or its #! says so. */
 static bool is_sh_text(const char *path, const char *text)
