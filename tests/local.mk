@@ -305,6 +305,9 @@ TESTS += tests/integration/option_without_argument.sh tests/integration/cli_mess
 	tests/integration/completion.sh tests/integration/cli_options.sh tests/integration/man_page.sh
 EXTRA_DIST += tests/integration/option_without_argument.sh tests/integration/cli_messages.sh \
 	tests/integration/completion.sh tests/integration/cli_options.sh tests/integration/man_page.sh
+# cli: README's examples run as printed
+TESTS += tests/integration/readme_examples.sh
+EXTRA_DIST += tests/integration/readme_examples.sh
 # export: scripts run by a real single-node Slurm; PyTorchJob YAML read by PyYAML
 # and validated against the Kubeflow training operator's CRD
 EXPORT_TESTS = tests/integration/export_slurm.sh tests/integration/export_pytorchjob.sh \

@@ -54,7 +54,8 @@ static const struct jp_cli_opt repo_opts[] = {
 		     "(default 120)"),
 	  .kind = JP_OPT_UINT, .at = AT(timeout_s), .min = 1, .max = UINT_MAX,
 	  .range = N_("--timeout: expected seconds >= 1, got '%s'"), .forms = REMOTE },
-	{ .name = "json", .help = N_("print the result as JSON"), .kind = JP_OPT_TRUE, .at = AT(json) },
+	{ .name = "json", .short_name = 'j', .help = N_("print the result as JSON"), .kind = JP_OPT_TRUE,
+	  .at = AT(json) },
 	{ .name = "exec", .arg = "PATTERN",
 	  .help = N_("the files jobprep makes executable (default: scripts/" "*.sh): "
 		     "a change of their exec bit alone is not an uncommitted change"),

@@ -75,7 +75,7 @@ static const struct jp_cli_opt stage_opts[] = {
 	{ .name = "verify",
 	  .help = N_("a file already there is complete only when its content matches (XXH3)"),
 	  .kind = JP_OPT_TRUE, .at = AT(stage.verify) },
-	{ .name = "jobs", .short_name = 'j', .arg = "N",
+	{ .name = "jobs", .arg = "N",
 	  .help = N_("parallel writers, 1 to 64 (default 64)"), .kind = JP_OPT_UINT,
 	  .at = AT(stage.jobs), .min = 1, .max = JP_STAGE_JOBS_MAX, .range = N_("--jobs: expected 1 to 64, got '%s'") },
 	{ .name = "sha256", .short_name = 's', .arg = "HEX",
@@ -97,7 +97,8 @@ static const struct jp_cli_opt stage_opts[] = {
 	  .help = N_("unpack each archive the folder DIR holds into a folder beside it named after it\n"
 		     "(train.tar -> train/), the archives kept; those unpacked already are left"),
 	  .kind = JP_OPT_TRUE, .at = AT(within), .forms = 2, .flags = JP_OPT_REQUIRED },
-	{ .name = "json", .help = N_("print the result as JSON"), .kind = JP_OPT_TRUE, .at = AT(json) },
+	{ .name = "json", .short_name = 'j', .help = N_("print the result as JSON"), .kind = JP_OPT_TRUE,
+	  .at = AT(json) },
 	{ .name = "progress", .help = N_("progress on stderr even when it is not a terminal"),
 	  .kind = JP_OPT_SET, .at = AT(progress), .value = JP_CLI_PROGRESS_ALWAYS, .group = 1 },
 	{ .name = "no-progress", .help = N_("no progress (by default: when stderr is a terminal)"),
