@@ -611,7 +611,7 @@ static int check_public(struct verdict *v, const struct check_ctx *ctx, const st
 static int check_space(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
 		       struct jp_error *err)
 {
-	char free_s[32], disk[32];
+	char free_s[32], disk[32], need[32];
 	int rc;
 
 	rc = probed(v, ctx, s, true, err);
@@ -624,11 +624,13 @@ static int check_space(struct verdict *v, const struct check_ctx *ctx, const str
 	}
 	jp_units_format_bytes(free_s, sizeof(free_s), r->free_bytes);
 	jp_units_format_bytes(disk, sizeof(disk), ctx->profile->system_disk_bytes);
+	jp_units_format_bytes(need, sizeof(need), SPACE_FAIL_BYTES);
 	if (r->free_bytes < SPACE_FAIL_BYTES)
 		say(v, JP_CHECK_FAIL,
-		    _("%s has only %s free on its storage: free some space there, or choose "
-		      "other shared storage, before the job writes to it."),
-		    s->path, free_s);
+		    _("%s has only %s free on its storage, and a job needs at least %s there: "
+		      "free some space there, or choose other shared storage, before the job "
+		      "writes to it."),
+		    s->path, free_s, need);
 	else if (r->total_inodes && r->free_inodes < INODES_WARN)
 		say(v, JP_CHECK_WARN,
 		    _("%s has only %" PRIu64 " free inodes on its storage: a job writing many "

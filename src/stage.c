@@ -17,6 +17,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
 #include "jobprep/stage.h"
+#include "jobprep/url.h"
 #include "treecopy.h"
 #include "stage_internal.h"
 #include "treecopy_internal.h"
@@ -221,6 +222,19 @@ int jp_stage_now(struct jp_stage_result *out, const char *source, const char *de
 		*out = res;
 	if (!source || !source[0] || !dest || !dest[0])
 		return jp_error_set(err, JP_EUSAGE, "%s", _("stage: a source and a destination are needed"));
+	size_t scheme;
+
+	if (jp_url_fetch_kind(source, &scheme) == JP_FETCH_OTHER) {
+		char *shown = jp_url_redact(source);
+		int ret = jp_error_set(err, JP_EUSAGE,
+				       _("%s: unsupported scheme '%.*s': jobprep downloads http:// "
+					 "and https:// URLs only (fetch it first, then stage the "
+					 "local copy)"),
+				       shown ? shown : "?", (int)scheme, source);
+
+		free(shown);
+		return ret;
+	}
 	if (jp_stage_is_url(source) && opts && opts->shards > 1)
 		return jp_error_set(err, JP_EUSAGE, _("%s: --shard is for a directory source"), source);
 	if (jp_stage_is_url(source)) {

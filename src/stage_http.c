@@ -33,7 +33,7 @@
 
 bool jp_stage_is_url(const char *s)
 {
-	return strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0;
+	return jp_url_fetch_kind(s, NULL) == JP_FETCH_HTTP;
 }
 
 struct dl {

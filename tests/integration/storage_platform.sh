@@ -246,6 +246,8 @@ expect_match "bad layout: it names the link and the target" "$(message "$out" da
 manifest "$S/full.json" /mnt/public/projects/llama-sft '[]' /mnt/full/out /mnt/full/out /mnt/full/out
 out=$("$JOBPREP" check --json "$S/full.json")
 expect "full disk: the space check fails" "$(status "$out" outputs.output_dir.space)" fail
+expect_match "full disk: it says what is needed" "$(message "$out" outputs.output_dir.space)" \
+	"has only .* free on its storage, and a job needs at least .* there"
 expect "full disk: the write probe fails" "$(status "$out" outputs.output_dir.writable)" fail
 expect "full disk: a tmpfs output fails as ephemeral" "$(status "$out" outputs.output_dir.storage)" fail
 

@@ -24,21 +24,16 @@ void jp_cli_print_version(FILE *out)
 	fprintf(out, "jobprep %s\n", PACKAGE_VERSION);
 }
 
-int jp_cli_report(const struct jp_error *err)
+int jp_cli_report(const char *cmd, const struct jp_error *err)
 {
-	if (err->n == 0)
-		fprintf(stderr, "jobprep: %s\n", jp_strerror(err->code));
-	for (size_t i = 0; i < err->n; i++)
-		fprintf(stderr, "%s\n", jp_cli_text(err->msgs[i])); /* a server's words too */
-	return jp_exit_code(err->code);
-}
+	const char *sep = cmd ? " " : "";
 
-int jp_cli_report_as(const char *cmd, const struct jp_error *err)
-{
+	if (!cmd)
+		cmd = "";
 	if (err->n == 0)
-		fprintf(stderr, "jobprep %s: %s\n", cmd, jp_strerror(err->code));
-	for (size_t i = 0; i < err->n; i++)
-		fprintf(stderr, "jobprep %s: %s\n", cmd, jp_cli_text(err->msgs[i]));
+		fprintf(stderr, "jobprep%s%s: %s\n", sep, cmd, jp_strerror(err->code));
+	for (size_t i = 0; i < err->n; i++) /* a server's words too */
+		fprintf(stderr, "jobprep%s%s: %s\n", sep, cmd, jp_cli_text(err->msgs[i]));
 	return jp_exit_code(err->code);
 }
 
@@ -47,7 +42,7 @@ int jp_cli_report_oom(const char *cmd)
 	struct jp_error err = JP_ERROR_INIT;
 
 	err.code = JP_ENOMEM; /* no message: the code's own, after the prefix */
-	return cmd ? jp_cli_report_as(cmd, &err) : jp_cli_report(&err);
+	return jp_cli_report(cmd, &err);
 }
 
 int jp_cli_usage_error(const char *cmd, const char *fmt, ...)

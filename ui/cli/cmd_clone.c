@@ -154,7 +154,7 @@ int jp_cmd_clone(int argc, char **argv)
 	opts.target = argv[optind + 1];
 
 	if (jp_profile_resolve(&profile, a.profile_path, &err) != 0) {
-		rc = jp_cli_report_as("clone", &err);
+		rc = jp_cli_report("clone", &err);
 		jp_error_dispose(&err);
 		explicit_bzero(url, strlen(url));
 		free(url);

@@ -89,7 +89,7 @@ static int refuse_unpinned(const struct jp_manifest *m, const char *path)
 	int status = JP_EXIT_OK;
 
 	if (jp_lint_manifest_report(&r, m, NULL, &err) < 0) {
-		status = jp_cli_report(&err);
+		status = jp_cli_report("export", &err);
 		goto out;
 	}
 	for (size_t i = 0; i < r.n; i++) {
@@ -151,7 +151,7 @@ int jp_cmd_export(int argc, char **argv)
 
 	rc = jp_manifest_load(&m, path, JP_READ_MANIFEST, &err);
 	if (rc < 0) {
-		status = jp_cli_report(&err);
+		status = jp_cli_report("export", &err);
 		goto out;
 	}
 	if (!force && jp_manifest_worst(m) == JP_CHECK_FAIL) {
@@ -178,7 +178,7 @@ int jp_cmd_export(int argc, char **argv)
 		rc = jp_file_write_atomic(output, stamped, strlen(stamped),
 					  jp_export_file_mode(target), &err);
 	if (rc < 0) {
-		status = jp_cli_report(&err);
+		status = jp_cli_report("export", &err);
 		goto out;
 	}
 	if (notes & JP_EXPORT_NOTE_IMAGE_PLACEHOLDER)

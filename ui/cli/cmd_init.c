@@ -324,7 +324,7 @@ int jp_cmd_init(int argc, char **argv)
 			print_json(flow, false, &err);
 		else
 			jp_cli_print_checks(jp_flow_manifest(flow), shown);
-		status = jp_cli_report(&err);
+		status = jp_cli_report("init", &err);
 		goto out;
 	}
 	if (rc < 0)
@@ -339,7 +339,7 @@ int jp_cmd_init(int argc, char **argv)
 fail:
 	if (json) /* a script reads why on stdout too; stderr says it as always */
 		print_json(flow, false, &err);
-	status = jp_cli_report(&err);
+	status = jp_cli_report("init", &err);
 out:
 	if (port_on)
 		jp_cli_port_finish(&cp);

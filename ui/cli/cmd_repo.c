@@ -98,7 +98,7 @@ static int inspect(const char *dir, const char *exec_pattern, bool json)
 	int rc;
 
 	if (jp_git_inspect(&info, dir, exec_pattern, &err) != 0) {
-		rc = jp_cli_report(&err);
+		rc = jp_cli_report("repo", &err);
 		jp_error_dispose(&err);
 		return rc;
 	}
@@ -159,7 +159,7 @@ static int remote(const char *url, const char *ref, const char *into, bool submo
 		rc = jp_git_clone_command(&cmd, info.url, info.commit, into,
 					  submodules ? JP_GIT_CMD_SUBMODULES : 0, &err);
 	if (rc != 0) {
-		rc = jp_cli_port_failed(NULL, rc, &err);
+		rc = jp_cli_port_failed("repo", rc, &err);
 		goto out;
 	}
 	if (json) {
@@ -203,7 +203,7 @@ int jp_cmd_repo(int argc, char **argv)
 		/* A token written in the URL: keep our own copy and blank it out
 		 * of argv, so ps(1) and /proc/PID/cmdline stop showing it. */
 		if (!(url_copy = strdup(url))) {
-			return jp_cli_report_oom(NULL);
+			return jp_cli_report_oom("repo");
 		}
 		jp_url_blank_credentials(url);
 		rc = remote(url_copy, a.ref, a.into, a.submodules, a.timeout_s, a.json);

@@ -196,7 +196,7 @@ static int emit_slurm(const char *source, const char *dest, unsigned shards,
 	}
 	if (rc == 0 && (fputs(script, stdout) == EOF || fflush(stdout) != 0))
 		rc = jp_error_set(&err, JP_EIO, _("stage: cannot write the script: %s"), strerror(errno));
-	rc = rc ? jp_cli_report(&err) : JP_EXIT_OK;
+	rc = rc ? jp_cli_report("stage", &err) : JP_EXIT_OK;
 	free(script);
 	free(exe);
 	free(src);
@@ -233,7 +233,7 @@ static int unpack_within(const char *dir, const struct stage_args *a)
 	rc = jp_stage_unpack_within(&res, dir, &a->stage, &cp.port, &err);
 	jp_cli_port_finish(&cp);
 	if (rc != 0) {
-		rc = jp_cli_port_failed(NULL, rc, &err);
+		rc = jp_cli_port_failed("stage", rc, &err);
 	} else {
 		print_notes(&res);
 		if (a->json) {
@@ -278,7 +278,7 @@ int jp_cmd_stage(int argc, char **argv)
 
 	/* A token written in a URL: our own copy, blanked out of argv (ps). */
 	if (!(source = strdup(argv[optind]))) {
-		return jp_cli_report_oom(NULL);
+		return jp_cli_report_oom("stage");
 	}
 	if (strstr(argv[optind], "://"))
 		jp_url_blank_credentials(argv[optind]);
@@ -288,7 +288,7 @@ int jp_cmd_stage(int argc, char **argv)
 	free(source);
 	jp_cli_port_finish(&cp);
 	if (rc != 0) {
-		rc = jp_cli_port_failed(NULL, rc, &err);
+		rc = jp_cli_port_failed("stage", rc, &err);
 	} else {
 		print_notes(&res);
 		rc = json ? print_json(&res) : (print_text(&res), JP_EXIT_OK);

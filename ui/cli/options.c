@@ -87,7 +87,7 @@ int jp_cli_parse_options(const struct jp_cli_cmd *cmd, int argc, char **argv, vo
 	if (!longopts || !shorts) {
 		free(longopts);
 		free(shorts);
-		return jp_cli_report_oom(NULL);
+		return jp_cli_report_oom(cmd->name);
 	}
 	p = shorts;
 	*p++ = '+';
