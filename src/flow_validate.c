@@ -748,7 +748,8 @@ static int check_review_path(struct jp_verdict *v, const struct jp_flow *flow,
 
 	if (!required(v, empty, _("a file path is required")) || !flow_check_absolute(v, s))
 		return 0;
-	int there = under(s, flow->m->outputs.output_dir) ? 1 : parent_exists(s);
+	bool in_run = under(s, flow->m->outputs.output_dir);
+	int there = in_run ? 1 : parent_exists(s);
 
 	if (there == JP_ETIMEOUT) {
 		verdict_no_answer(v, s);
@@ -758,8 +759,10 @@ static int check_review_path(struct jp_verdict *v, const struct jp_flow *flow,
 		flow_verdict_set(v, JP_CHECK_FAIL, _("the directory for %s does not exist"), s);
 		return 0;
 	}
-	/* the launch line sources env.sh on every Worker */
-	rc = judge_storage(v, flow, r->key, s, true);
+	/* The launch line sources env.sh and reads the manifest in the run's
+	 * folder on every Worker; a manifest outside it is the person's copy
+	 * (-o), on whatever storage they like: only what is there matters. */
+	rc = r->key == K_MANIFEST_PATH && !in_run ? 0 : judge_storage(v, flow, r->key, s, true);
 	if (rc == 0 && v->status == JP_CHECK_PASS)
 		rc = flow_judge_review_path(v, flow, r->key, s);
 	return rc;

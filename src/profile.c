@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/suggest.h"
 #include "jobprep/input.h"
 #include "jsonstrict.h"
 #include "jobprep/path.h"
@@ -265,6 +266,27 @@ static int read_slurm(struct jp_profile *p, const cJSON *obj, const char *origin
 	return rc;
 }
 
+/* "expected one of the profile's fields", and the one meant when it is near */
+static int unknown_key(struct jp_error *err, const char *key, const char *const *allowed,
+		       const char *prefix, const char *origin)
+{
+	struct jp_suggest near;
+	const char *best;
+
+	jp_suggest_init(&near, key);
+	for (size_t i = 0; allowed[i]; i++)
+		jp_suggest_add(&near, allowed[i]);
+	best = jp_suggest_best(&near);
+	if (best)
+		return jp_error_set(err, JP_EFORMAT,
+				    _("%s: %s%s: expected one of the profile's fields, got an unknown "
+				      "field (did you mean '%s'?)"),
+				    origin, prefix, key, best);
+	return jp_error_set(err, JP_EFORMAT,
+			    _("%s: %s%s: expected one of the profile's fields, got an unknown field"),
+			    origin, prefix, key);
+}
+
 static int check_keys(const cJSON *obj, const char *const *allowed,
 		      const char *prefix, const char *origin,
 		      struct jp_error *err)
@@ -279,9 +301,7 @@ static int check_keys(const cJSON *obj, const char *const *allowed,
 			if (strcmp(allowed[i], it->string) == 0)
 				break;
 		if (!allowed[i])
-			rc = jp_error_set(err, JP_EFORMAT,
-					  _("%s: %s%s: expected one of the profile's fields, got an unknown field"),
-					  origin, prefix, it->string);
+			rc = unknown_key(err, it->string, allowed, prefix, origin);
 	}
 	return rc;
 }

@@ -51,6 +51,11 @@ TESTS += tests/unit/test_fs
 tests_unit_test_fs_CFLAGS = $(unit_cflags)
 tests_unit_test_fs_LDADD = $(unit_ldadd)
 tests_unit_test_fs_SOURCES = tests/unit/test_fs.c tests/unit/scratch.h
+# suggest: "did you mean" (Damerau-Levenshtein, the nearest known name)
+check_PROGRAMS += tests/unit/test_suggest
+TESTS += tests/unit/test_suggest
+tests_unit_test_suggest_CFLAGS = $(unit_cflags)
+tests_unit_test_suggest_LDADD = $(unit_ldadd)
 # utf8: the one decoder (strict) and encoder
 check_PROGRAMS += tests/unit/test_utf8
 TESTS += tests/unit/test_utf8

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/suggest.h"
 #include "cli.h"
 #include "options.h"
 #include "output.h"
@@ -61,8 +62,18 @@ int jp_cli_main(int argc, char **argv)
 {
 	const char *name = argv[1];
 
-	for (size_t i = 0; i < jp_cli_n_commands; i++)
+	struct jp_suggest near;
+	const char *best;
+
+	jp_suggest_init(&near, name);
+	for (size_t i = 0; i < jp_cli_n_commands; i++) {
 		if (strcmp(jp_cli_commands[i]->name, name) == 0)
 			return jp_cli_commands[i]->run(argc - 1, argv + 1);
+		jp_suggest_add(&near, jp_cli_commands[i]->name);
+	}
+	best = jp_suggest_best(&near);
+	if (best)
+		return jp_cli_usage_error(NULL, _("unknown command '%s'; did you mean '%s'?"), name,
+					  best);
 	return jp_cli_usage_error(NULL, _("unknown command '%s'"), name);
 }

@@ -111,7 +111,9 @@ static void print_done(const struct jp_flow *flow, enum jp_cli_checks shown)
 	printf(_("Wrote %s\n"), env ? jp_cli_name(env) : "?");
 	printf(_("Wrote %s\n"), pf ? jp_cli_name(pf) : "?");
 	if (copy)
-		printf(_("Wrote %s (a copy of the run's manifest)\n"), jp_cli_name(copy));
+		printf(_("Wrote %s (a copy for you: the job's Workers read the manifest in the "
+			 "run's folder, %s)\n"),
+		       jp_cli_name(copy), manifest ? jp_cli_name(manifest) : "?");
 	if (cmd)
 		printf("%s\n  %s\n", _("Launch command for the platform's form:"), jp_cli_text(cmd));
 out:

@@ -195,7 +195,7 @@ static int emit_slurm(const char *source, const char *dest, unsigned shards,
 		rc = jp_stage_slurm_script(&script, exe, src, dst, shards, opts, &err);
 	}
 	if (rc == 0 && (fputs(script, stdout) == EOF || fflush(stdout) != 0))
-		rc = jp_error_set(&err, JP_EIO, _("stage: cannot write the script: %s"), strerror(errno));
+		rc = jp_error_set(&err, JP_EIO, _("cannot write the script: %s"), strerror(errno));
 	rc = rc ? jp_cli_report("stage", &err) : JP_EXIT_OK;
 	free(script);
 	free(exe);
