@@ -9,6 +9,16 @@
 #include "jobprep/error.h"
 #include "jobprep/manifest.h"
 
+/* The keys of a PyTorchJob's lines that are the person's (jp_export_fill):
+ * the exporter writes them, the digest leaves their values out, and a
+ * re-export keeps what is there. */
+#define EXPORT_KEY_IMAGE "image: "
+#define EXPORT_KEY_NAMESPACE "namespace: "
+#define EXPORT_KEY_PRIORITY "priorityClassName: "
+#define EXPORT_KEY_QUEUE "kueue.x-k8s.io/queue-name: "
+/* A comment line the person may drop once done (the image to fill in). */
+#define EXPORT_FILL_IN_COMMENT "# FILL IN"
+
 /* Hand the text to *out (the caller's, free with free()), or record the
  * failure in err and free it. Returns 0 or the failure. */
 int export_buf_finish(char **out, struct jp_buf *b, struct jp_error *err);

@@ -55,8 +55,11 @@ for workers in (1, 4):
             json.dump(m, f)
 PY
 
-for job in crd-1 crd-1-public crd-4 crd-4-public; do
-	"$JOBPREP" export --to pytorchjob -o "$scratch/$job.yaml" "$scratch/$job.json" \
+for job in crd-1 crd-1-public crd-4 crd-4-public crd-4-filled; do
+	fill=
+	[ "$job" = crd-4-filled ] && fill="--namespace team-a --queue gpu-queue --priority-class high"
+	# shellcheck disable=SC2086 # the options are words
+	"$JOBPREP" export --to pytorchjob -o "$scratch/$job.yaml" $fill "$scratch/${job%-filled}.json" \
 		>"$scratch/$job.err" 2>&1 || {
 		echo "FAIL: $job: export exited $?: $(cat "$scratch/$job.err")"
 		failed=$((failed + 1))
@@ -136,7 +139,8 @@ def problems(doc):
 
 failures = 0
 for job, workers, public in (("crd-1", 1, False), ("crd-1-public", 1, True),
-                             ("crd-4", 4, False), ("crd-4-public", 4, True)):
+                             ("crd-4", 4, False), ("crd-4-public", 4, True),
+                             ("crd-4-filled", 4, False)):
     doc = yaml.safe_load(open("%s/%s.yaml" % (s, job)))
     p = problems(doc)
     specs = doc["spec"]["pytorchReplicaSpecs"]
@@ -148,6 +152,12 @@ for job, workers, public in (("crd-1", 1, False), ("crd-1-public", 1, True),
     ro = [m["mountPath"] for m in mounts if m.get("readOnly")]
     if public and ro != [s + "/public"]:
         p.append("the public data root is not mounted read-only: %r" % ro)
+    if job.endswith("-filled"):
+        meta = doc["metadata"]
+        if meta.get("namespace") != "team-a" or meta.get("labels") != {"kueue.x-k8s.io/queue-name": "gpu-queue"}:
+            p.append("--namespace/--queue are not the job's metadata: %r" % meta)
+        if any(r["template"]["spec"].get("priorityClassName") != "high" for r in specs.values()):
+            p.append("--priority-class is not every Pod's priorityClassName")
     cmd = specs["Master"]["template"]["spec"]["containers"][0]["command"][2]
     if 'sh "$OUTPUT_DIR/preflight.sh" || exit 1\n' not in cmd:
         p.append("the command does not run the preflight first")

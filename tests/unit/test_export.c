@@ -77,7 +77,7 @@ static char *render(const struct jp_manifest *m, enum jp_export_target target, u
 {
 	struct jp_error err = JP_ERROR_INIT;
 	char *text = NULL;
-	int rc = jp_export_render(&text, notes, m, target, "job.json", &err);
+	int rc = jp_export_render(&text, notes, m, target, NULL, "job.json", &err);
 
 	if (rc != 0)
 		fail_msg("export failed (%d): %s", rc, jp_error_message(&err));
@@ -281,7 +281,7 @@ static void slurm_refuses_what_it_cannot_run_or_write(void **state)
 		} else {
 			assert_int_equal(jp_set_str(&m->outputs.log_dir, cases[i].value), 0);
 		}
-		assert_int_equal(jp_export_render(&text, NULL, m, JP_EXPORT_SLURM, "job.json", &err),
+		assert_int_equal(jp_export_render(&text, NULL, m, JP_EXPORT_SLURM, NULL, "job.json", &err),
 				 JP_EREFUSED);
 		assert_null(text);
 		assert_string_equal(jp_error_message(&err), cases[i].message);
@@ -299,7 +299,7 @@ static void invalid_manifest_is_not_exported(void **state)
 	(void)state;
 	m->job.workers = 0;
 	assert_int_equal(jp_set_str(&m->job.name, "Not_A_Label"), 0);
-	assert_int_equal(jp_export_render(&text, NULL, m, JP_EXPORT_PYTORCHJOB, "job.json", &err),
+	assert_int_equal(jp_export_render(&text, NULL, m, JP_EXPORT_PYTORCHJOB, NULL, "job.json", &err),
 			 JP_EFORMAT);
 	assert_null(text);
 	assert_true(err.n >= 2); /* every problem, not just the first */
@@ -319,7 +319,11 @@ static void invalid_manifest_is_not_exported(void **state)
 	"# so the manifest's paths hold in the Pods. Where the cluster reaches\n"                  \
 	"# shared storage through a PVC or a CSI driver, put that volume here\n"                   \
 	"# with the same mountPath. Type Directory fails a Pod on a node without\n"                \
-	"# the mount, rather than let it write into a local folder that is lost.\n"
+	"# the mount, rather than let it write into a local folder that is lost.\n"                \
+	"# Yours, kept when jobprep export -o replaces this file: the values of\n"                \
+	"# image, namespace, priorityClassName and kueue.x-k8s.io/queue-name\n"                   \
+	"# (--image, --namespace, --priority-class, --queue). Every other line is\n"              \
+	"# jobprep's, made from the manifest: change the manifest, not the file.\n"
 
 #define YAML_COMMAND                                                                               \
 	"              command:\n"                                                                 \
@@ -415,7 +419,8 @@ static void pytorchjob_without_an_image_carries_a_placeholder_and_says_so(void *
 	assert_int_equal(notes, JP_EXPORT_NOTE_IMAGE_PLACEHOLDER);
 	assert_string_equal(text, HEAD_YAML("tiny", "2024-05-01T12:00:00Z")
 		"# FILL IN the image: the manifest names none (its code is on shared storage).\n"
-		"# \"FILL-IN-IMAGE\" is not a valid image, so a job submitted with it fails.\n"
+		"# FILL IN: \"FILL-IN-IMAGE\" is not a valid image, so a job submitted with it fails "
+		"(or export with --image).\n"
 		"apiVersion: kubeflow.org/v1\n"
 		"kind: PyTorchJob\n"
 		"metadata:\n"

@@ -25,8 +25,11 @@
 /* What the command line asked for. */
 struct export_args {
 	const char *to, *output;
+	const char *image, *k8s_namespace, *priority_class, *queue;
 	bool force;
 };
+
+#define AT(member) offsetof(struct export_args, member)
 
 static const struct jp_cli_opt export_opts[] = {
 	{ .name = "to", .short_name = 't', .arg = "slurm|pytorchjob",
@@ -39,13 +42,28 @@ static const struct jp_cli_opt export_opts[] = {
 		     "digest line still matches)"),
 	  .kind = JP_OPT_STRING, .at = offsetof(struct export_args, output),
 	  .flags = JP_OPT_SYN_SHORT },
+	{ .name = "image", .short_name = 'i', .arg = "IMAGE",
+	  .help = N_("PyTorchJob: the container image (default: the manifest's code.image; "
+		     "else the one in the FILE -o replaces)"),
+	  .kind = JP_OPT_STRING, .at = AT(image) },
+	{ .name = "namespace", .short_name = 'n', .arg = "NAMESPACE",
+	  .help = N_("PyTorchJob: its metadata.namespace"), .kind = JP_OPT_STRING,
+	  .at = AT(k8s_namespace) },
+	{ .name = "queue", .arg = "QUEUE",
+	  .help = N_("PyTorchJob: the Kueue queue (the label kueue.x-k8s.io/queue-name)"),
+	  .kind = JP_OPT_STRING, .at = AT(queue) },
+	{ .name = "priority-class", .arg = "NAME",
+	  .help = N_("PyTorchJob: each Pod's priorityClassName"), .kind = JP_OPT_STRING,
+	  .at = AT(priority_class) },
 	{ .name = "force", .short_name = 'f',
 	  .help = N_("export even when the manifest records a failed check or "
 		     "its launch command does not clone the pinned code first, "
-		     "and let -o replace any FILE"),
-	  .kind = JP_OPT_TRUE, .at = offsetof(struct export_args, force) },
+		     "and let -o replace any FILE (an export's image, namespace, "
+		     "queue and priority class are still kept)"),
+	  .kind = JP_OPT_TRUE, .at = AT(force) },
 	JP_OPT_HELP_ENTRY,
 };
+#undef AT
 
 const struct jp_cli_cmd jp_cli_cmd_export = {
 	.name = "export",
@@ -56,7 +74,9 @@ const struct jp_cli_cmd jp_cli_cmd_export = {
 		N_("Write a job file for an engine from MANIFEST: a Slurm batch script (sbatch)\n"
 		   "or a Kubeflow PyTorchJob (kubectl create -f). Both set the manifest's paths\n"
 		   "and environment as `jobprep env` does, create the checkpoint and log\n"
-		   "directories, and run the launch command."),
+		   "directories, and run the launch command. What the manifest does not hold\n"
+		   "(a PyTorchJob's image, namespace, queue, priority class) comes from the\n"
+		   "options, else from the export -o replaces, which keeps them."),
 	.opts = export_opts,
 	.n_opts = JP_CLI_N(export_opts),
 };
@@ -119,30 +139,83 @@ static int write_stdout(const char *text)
 	return JP_EXIT_OK;
 }
 
+/* The options over what the file being replaced holds; a usage error's
+ * exit code when one is too long, else -1. */
+static int fill_from_options(struct jp_export_fill *fill, const struct export_args *a)
+{
+	const struct {
+		const char *opt, *value;
+		char *field;
+	} given[] = {
+		{ "--image", a->image, fill->image },
+		{ "--namespace", a->k8s_namespace, fill->k8s_namespace },
+		{ "--priority-class", a->priority_class, fill->priority_class },
+		{ "--queue", a->queue, fill->queue },
+	};
+
+	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++) {
+		if (!given[i].value)
+			continue;
+		if (strlen(given[i].value) >= JP_EXPORT_FILL_MAX)
+			return jp_cli_usage_error("export", _("%s: expected at most %d bytes"),
+						  given[i].opt, JP_EXPORT_FILL_MAX - 1);
+		snprintf(given[i].field, JP_EXPORT_FILL_MAX, "%s", given[i].value);
+	}
+	return -1;
+}
+
+/* May -o replace what is there? 0 (kept: the person's values in it),
+ * JP_EXIT_FAIL after saying why not, or a failure in err. With --force
+ * only the values matter: what cannot be looked at keeps none. */
+static int look_at_output(struct jp_export_fill *kept, const char *output, bool force,
+			  struct jp_error *err)
+{
+	int rc = jp_export_may_replace(output, force, kept, err);
+
+	if (rc == 0)
+		return 0;
+	if (force) {
+		memset(kept, 0, sizeof(*kept));
+		jp_error_clear(err);
+		return 0;
+	}
+	if (rc == JP_EREFUSED) {
+		fprintf(stderr,
+			_("jobprep export: %s; export to another file, or replace it "
+			  "with --force\n"),
+			jp_error_message(err));
+		return JP_EXIT_FAIL;
+	}
+	return rc;
+}
+
 int jp_cmd_export(int argc, char **argv)
 {
-	struct export_args a = { NULL, NULL, false };
+	struct export_args a = { 0 };
 	struct jp_error err = JP_ERROR_INIT;
+	struct jp_export_fill fill;
 	struct jp_manifest *m = NULL;
 	enum jp_export_target target = JP_EXPORT_SLURM;
-	const char *to, *output, *path;
-	bool force;
+	const char *output, *path;
 	char *text = NULL, *stamped = NULL;
 	unsigned notes = 0;
-	int rc, status = jp_cli_parse_options(&jp_cli_cmd_export, argc, argv, &a);
+	int rc = 0, status = jp_cli_parse_options(&jp_cli_cmd_export, argc, argv, &a);
 
 	if (status >= 0)
 		return status;
 	status = JP_EXIT_OK;
-	to = a.to;
 	output = a.output;
-	force = a.force;
-	if (!to)
+	memset(&fill, 0, sizeof(fill));
+	if (!a.to)
 		return jp_cli_usage_error("export", "%s",
 					  _("expected --to slurm or --to pytorchjob"));
-	if (jp_export_target_from_name(&target, to) < 0)
+	if (jp_export_target_from_name(&target, a.to) < 0)
 		return jp_cli_usage_error("export", _("--to: expected slurm or pytorchjob, got '%s'"),
-					  to);
+					  a.to);
+	if (target == JP_EXPORT_SLURM && (a.image || a.k8s_namespace || a.priority_class || a.queue))
+		return jp_cli_usage_error("export", "%s",
+					  _("--image, --namespace, --priority-class and --queue go "
+					    "with --to pytorchjob"));
 	if (argc - optind != 1)
 		return jp_cli_usage_error("export", "%s", _("expected one argument: the manifest"));
 	path = argv[optind];
@@ -154,26 +227,24 @@ int jp_cmd_export(int argc, char **argv)
 		status = jp_cli_report("export", &err);
 		goto out;
 	}
-	if (!force && jp_manifest_worst(m) == JP_CHECK_FAIL) {
+	if (!a.force && jp_manifest_worst(m) == JP_CHECK_FAIL) {
 		status = refuse_failed(m, path);
 		goto out;
 	}
-	if (!force && (status = refuse_unpinned(m, path)) != JP_EXIT_OK)
+	if (!a.force && (status = refuse_unpinned(m, path)) != JP_EXIT_OK)
 		goto out;
-	rc = jp_export_render(&text, &notes, m, target, path, &err);
+	/* what the file being replaced holds of the person's, then the options */
+	if (output && (rc = look_at_output(&fill, output, a.force, &err)) != 0) {
+		status = rc > 0 ? rc : jp_cli_report("export", &err);
+		goto out;
+	}
+	if ((rc = fill_from_options(&fill, &a)) >= 0) {
+		status = rc;
+		goto out;
+	}
+	rc = jp_export_render(&text, &notes, m, target, &fill, path, &err);
 	if (rc == 0)
 		rc = jp_export_stamp(&stamped, text, &err);
-	if (rc == 0 && output && !force) {
-		rc = jp_export_may_replace(output, &err);
-		if (rc == JP_EREFUSED) {
-			fprintf(stderr,
-				_("jobprep export: %s; export to another file, or replace it "
-				  "with --force\n"),
-				jp_error_message(&err));
-			status = JP_EXIT_FAIL;
-			goto out;
-		}
-	}
 	if (rc == 0 && output)
 		rc = jp_file_write_atomic(output, stamped, strlen(stamped),
 					  jp_export_file_mode(target), &err);
@@ -184,7 +255,8 @@ int jp_cmd_export(int argc, char **argv)
 	if (notes & JP_EXPORT_NOTE_IMAGE_PLACEHOLDER)
 		fprintf(stderr,
 			_("jobprep export: warning: %s names no container image; replace %s in "
-			  "the PyTorchJob with the image the job runs in before submitting it\n"),
+			  "the PyTorchJob with the image the job runs in, or export with --image, "
+			  "before submitting it\n"),
 			path, JP_EXPORT_IMAGE_PLACEHOLDER);
 	if (!output)
 		status = write_stdout(stamped);
