@@ -3,7 +3,7 @@
 # "jobprep CMD: " (each command run with a bad argument, a missing file, a
 # file that is no JSON), counts take the right English plural ("1 file",
 # "1 archive", "1 directory", "2 files"), an unknown command or field gets
-# "did you mean", an ftp:// URL is refused as a scheme, not read as a path,
+# "did you mean" (an option too), an ftp:// URL is refused as a scheme, not read as a path,
 # and the demo without a terminal points to `init --demo`.
 set -u
 
@@ -76,6 +76,8 @@ jp_expect unknown_command_exits_2 [ $? = 2 ]
 jp_expect unknown_command_gets_did_you_mean grep -qF "unknown command 'chek'; did you mean 'check'?" "$T/err"
 "$JOBPREP" xyzzy >/dev/null 2>"$T/err"
 jp_expect far_command_gets_no_guess sh -c '! grep -q "did you mean" "$1"' sh "$T/err"
+"$JOBPREP" check --jsn x >/dev/null 2>"$T/err"
+jp_expect unknown_option_gets_did_you_mean grep -qF "jobprep check: unknown option '--jsn'; did you mean '--json'?" "$T/err"
 printf '{"job": {"gpus": 8}}\n' >"$T/gpus.json"
 "$JOBPREP" init --answers "$T/gpus.json" </dev/null >/dev/null 2>"$T/err"
 jp_expect unknown_answers_field_gets_did_you_mean \
