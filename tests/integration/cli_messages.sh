@@ -96,6 +96,18 @@ jp_expect ftp_url_is_not_read_as_a_path sh -c '! grep -q "No such file" "$1"' sh
 jp_expect ftp_url_secret_is_not_shown sh -c '! grep -q secret "$1"' sh "$T/err"
 jp_expect ftp_url_makes_nothing [ ! -e "$T/ftp-dest" ]
 
+# stage names the folder given, not the temporary it is made under
+# (.jobprep-tmp-stage-NAME): onto a read-only bind mount of the case's own
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1; then
+	mkdir -p "$T/ro" "$T/src/sub" && echo x >"$T/src/sub/f"
+	unshare -m sh -c 'mount --bind "$1/ro" "$1/ro" && mount -o remount,bind,ro "$1/ro" &&
+		exec "$2" stage "$1/src" "$1/ro/d00"' sh "$T" "$JOBPREP" </dev/null >/dev/null 2>"$T/err"
+	jp_expect stage_error_names_the_folder_given \
+		sh -c 'grep -qF "jobprep stage: $2/ro/d00: cannot create: " "$1" && ! grep -q jobprep-tmp "$1"' sh "$T/err" "$T"
+else
+	jp_skip stage_error_names_the_folder_given "needs root and unshare (a read-only bind mount)"
+fi
+
 # the demo without a terminal: init --demo runs it
 (cd "$T" && TERM=xterm setsid "$JOBPREP" --demo </dev/null >/dev/null 2>"$T/err")
 jp_expect demo_without_terminal_exits_2 [ $? = 2 ]
