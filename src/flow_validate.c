@@ -12,6 +12,7 @@
 
 #include "buf.h"
 #include "jobprep/i18n.h"
+#include "jobprep/url.h"
 #include "jobprep/lint.h"
 #include "jobprep/pathclass.h"
 #include "jobprep/probe.h"
@@ -804,7 +805,7 @@ static int check_data_from(struct jp_verdict *v, const struct jp_flow *flow, con
 
 	if (empty)
 		return 0;
-	if (strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0) {
+	if (jp_url_fetch_kind(s, NULL) == JP_FETCH_HTTP) {
 		flow_verdict_set(v, JP_CHECK_PASS, _("downloaded onto %s before the checks"),
 				 path ? path : "?");
 		return 0;

@@ -11,11 +11,12 @@
 #include "jobprep/profile.h"
 #include "jobprep/shellwords.h"
 #include "jobprep/stage.h"
+#include "jobprep/url.h"
 #include "lint_internal.h"
 
 static bool is_http(const char *s)
 {
-	return starts_with(s, "http://") || starts_with(s, "https://");
+	return jp_url_fetch_kind(s, NULL) == JP_FETCH_HTTP;
 }
 
 /* The folder the command itself puts its result in (tar -C DIR,
