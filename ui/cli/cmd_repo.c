@@ -176,8 +176,8 @@ static int remote(const char *url, const char *ref, const char *into, bool submo
 		printf("%s %s\n", info.commit, info.ref_name ? jp_cli_name(info.ref_name) : "");
 		if (info.commit_unverified)
 			fprintf(stderr, "%s\n",
-				_("warning: the server does not list this commit as a branch or tag "
-				  "tip; it could not be confirmed without fetching"));
+				_("jobprep repo: warning: the server does not list this commit as a "
+				  "branch or tag tip; it could not be confirmed without fetching"));
 		printf("%s\n", jp_cli_text(cmd));
 		rc = JP_EXIT_OK;
 	}
