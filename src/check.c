@@ -633,9 +633,10 @@ static int check_space(struct verdict *v, const struct check_ctx *ctx, const str
 		    s->path, free_s, need);
 	else if (r->total_inodes && r->free_inodes < INODES_WARN)
 		say(v, JP_CHECK_WARN,
-		    _("%s has only %" PRIu64 " free inodes on its storage: a job writing many "
-		      "small files (logs, shards) will fail; free some or choose other storage."),
-		    s->path, r->free_inodes);
+		    _("%s has only %" PRIu64 " free inodes on its storage, and a job needs at "
+		      "least %" PRIu64 " there: one writing many small files (logs, shards) will "
+		      "fail; free some or choose other storage."),
+		    s->path, r->free_inodes, (uint64_t)INODES_WARN);
 	else if (r->free_bytes < ctx->profile->system_disk_bytes)
 		say(v, JP_CHECK_WARN,
 		    _("%s has %s free, less than a Worker's %s system disk: large checkpoints may "
