@@ -58,8 +58,12 @@ int jp_export_render(char **out, unsigned *notes, const struct jp_manifest *m,
 			return jp_error_set(err, JP_EUSAGE, "%s",
 					    _("the image, namespace, priority class and queue are "
 					      "a PyTorchJob's; a Slurm script has none of them"));
-		return jp_export_slurm(out, m, origin, err);
+		return jp_export_slurm(out, m, fill, origin, err);
 	case JP_EXPORT_PYTORCHJOB:
+		if (fill && (fill->partition[0] || fill->account[0] || fill->qos[0] || fill->time[0]))
+			return jp_error_set(err, JP_EUSAGE, "%s",
+					    _("the partition, account, QoS and time are a Slurm "
+					      "script's; a PyTorchJob has none of them"));
 		return jp_export_pytorchjob(out, notes, m, fill, origin, err);
 	}
 	return jp_error_set(err, JP_EUSAGE, _("unknown export target %d"), (int)target);

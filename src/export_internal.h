@@ -16,6 +16,11 @@
 #define EXPORT_KEY_NAMESPACE "namespace: "
 #define EXPORT_KEY_PRIORITY "priorityClassName: "
 #define EXPORT_KEY_QUEUE "kueue.x-k8s.io/queue-name: "
+/* A Slurm script's: its #SBATCH lines that are the person's. */
+#define EXPORT_KEY_PARTITION "#SBATCH --partition="
+#define EXPORT_KEY_ACCOUNT "#SBATCH --account="
+#define EXPORT_KEY_QOS "#SBATCH --qos="
+#define EXPORT_KEY_TIME "#SBATCH --time="
 /* A comment line the person may drop once done (the image to fill in). */
 #define EXPORT_FILL_IN_COMMENT "# FILL IN"
 

@@ -28,74 +28,101 @@
 /* Larger than any job file jobprep writes: beyond it, not an export. */
 #define STAMP_MAX_BYTES (16 * 1024 * 1024)
 
-/* The lines of a PyTorchJob that are the person's (jp_export_fill), by
- * their key after the indentation; in one table for the digest and for
- * reading them back. */
+/* The lines that are the person's (jp_export_fill), by their key: in a
+ * PyTorchJob after the indentation, in a Slurm script at the start of a
+ * line of its #SBATCH header (a launch command's line further down may say
+ * anything). One table for the digest and for reading them back. */
 static const struct yours {
 	const char *key;
-	size_t at; /* offsetof the field in struct jp_export_fill */
+	size_t at;   /* offsetof the field in struct jp_export_fill */
+	bool script; /* a Slurm script's, else a PyTorchJob's */
 } yours[] = {
-	{ EXPORT_KEY_IMAGE, offsetof(struct jp_export_fill, image) },
-	{ EXPORT_KEY_NAMESPACE, offsetof(struct jp_export_fill, k8s_namespace) },
-	{ EXPORT_KEY_PRIORITY, offsetof(struct jp_export_fill, priority_class) },
-	{ EXPORT_KEY_QUEUE, offsetof(struct jp_export_fill, queue) },
+	{ EXPORT_KEY_IMAGE, offsetof(struct jp_export_fill, image), false },
+	{ EXPORT_KEY_NAMESPACE, offsetof(struct jp_export_fill, k8s_namespace), false },
+	{ EXPORT_KEY_PRIORITY, offsetof(struct jp_export_fill, priority_class), false },
+	{ EXPORT_KEY_QUEUE, offsetof(struct jp_export_fill, queue), false },
+	{ EXPORT_KEY_PARTITION, offsetof(struct jp_export_fill, partition), true },
+	{ EXPORT_KEY_ACCOUNT, offsetof(struct jp_export_fill, account), true },
+	{ EXPORT_KEY_QOS, offsetof(struct jp_export_fill, qos), true },
+	{ EXPORT_KEY_TIME, offsetof(struct jp_export_fill, time), true },
 };
 #define N_YOURS (sizeof(yours) / sizeof(yours[0]))
 
-/* The entry of yours[] the line [p, end) is, or NULL. A Slurm script (it
- * starts "#!") has none: a launch command's line there may say "image: ". */
-static const struct yours *yours_line(const char *p, const char *end, bool yaml)
+/* How a walk over the lines knows where it is. */
+struct walk {
+	bool yaml;   /* a PyTorchJob (no "#!" line) */
+	bool header; /* a script's lines so far were all comments */
+};
+
+/* The entry of yours[] the line [p, end) is, or NULL; *key: where its key
+ * starts. A line that is no comment ends a script's header. */
+static const struct yours *yours_line(struct walk *w, const char *p, const char *end,
+				      const char **key)
 {
-	if (!yaml)
+	const char *k = p;
+
+	if (w->yaml) {
+		while (k < end && *k == ' ')
+			k++;
+	} else if (p < end && *p != '#') {
+		w->header = false;
+	}
+	if (!w->yaml && !w->header)
 		return NULL;
-	while (p < end && *p == ' ')
-		p++;
 	for (size_t i = 0; i < N_YOURS; i++) {
 		size_t n = strlen(yours[i].key);
 
-		if ((size_t)(end - p) >= n && memcmp(p, yours[i].key, n) == 0)
+		if (yours[i].script == !w->yaml && (size_t)(end - k) >= n &&
+		    memcmp(k, yours[i].key, n) == 0) {
+			*key = k;
 			return &yours[i];
+		}
 	}
 	return NULL;
 }
 
-static bool fill_in_comment(const char *p, const char *end, bool yaml)
+static bool fill_in_comment(const struct walk *w, const char *p, const char *end)
 {
 	size_t n = strlen(EXPORT_FILL_IN_COMMENT);
 
-	return yaml && (size_t)(end - p) >= n && memcmp(p, EXPORT_FILL_IN_COMMENT, n) == 0;
+	return w->yaml && (size_t)(end - p) >= n && memcmp(p, EXPORT_FILL_IN_COMMENT, n) == 0;
 }
 
 /* Feed [p, end) line by line: a line of the person's up to its key only,
  * a "# FILL IN" comment not at all, every other byte as it is. */
-static void feed(XXH3_state_t *st, const char *p, const char *end, bool yaml)
+static void feed(XXH3_state_t *st, struct walk *w, const char *p, const char *end)
 {
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *eol = nl ? nl + 1 : end;
-		const struct yours *y = yours_line(p, eol, yaml);
+		const char *eol = nl ? nl + 1 : end, *k = NULL;
+		const struct yours *y = yours_line(w, p, eol, &k);
 
 		if (y) {
-			const char *k = p + strspn(p, " "); /* after the indentation */
-
 			XXH3_64bits_update(st, p, (size_t)(k - p) + strlen(y->key));
 			XXH3_64bits_update(st, "\n", 1);
-		} else if (!fill_in_comment(p, eol, yaml)) {
+		} else if (!fill_in_comment(w, p, eol)) {
 			XXH3_64bits_update(st, p, (size_t)(eol - p));
 		}
 		p = eol;
 	}
 }
 
-/* XXH3 (64 bits) over a and then b, the person's lines left out in a
- * PyTorchJob (yaml): a digest against edits, not attacks. */
-static uint64_t digest(const char *a, size_t na, const char *b, size_t nb, bool yaml)
+/* XXH3 (64 bits) over a and then b, the person's lines left out unless
+ * `all` (how exports were stamped before): a digest against edits, not
+ * attacks. A text with its digest line at 0 is a PyTorchJob. */
+static uint64_t digest(const char *a, size_t na, const char *b, size_t nb, bool all)
 {
 	XXH3_state_t st;
+	struct walk w = { .yaml = na == 0, .header = true };
 
 	XXH3_64bits_reset(&st);
-	feed(&st, a, a + na, yaml);
-	feed(&st, b, b + nb, yaml);
+	if (all) {
+		XXH3_64bits_update(&st, a, na);
+		XXH3_64bits_update(&st, b, nb);
+	} else {
+		feed(&st, &w, a, a + na);
+		feed(&st, &w, b, b + nb);
+	}
 	return XXH3_64bits_digest(&st);
 }
 
@@ -113,7 +140,7 @@ static size_t stamp_offset(const char *text, size_t len)
 int jp_export_stamp(char **out, const char *text, struct jp_error *err)
 {
 	size_t len = strlen(text), at = stamp_offset(text, len);
-	uint64_t h = digest(text, at, text + at, len - at, at == 0);
+	uint64_t h = digest(text, at, text + at, len - at, false);
 
 	if (asprintf(out, "%.*s" STAMP_PREFIX "%016" PRIx64 STAMP_REST "%s", (int)at, text, h,
 		     text + at) < 0) {
@@ -154,8 +181,8 @@ bool jp_export_is_unedited(const char *text, size_t len)
 	size_t nr = rest ? len - (size_t)(rest - text) : 0;
 
 	/* an export of before the person's lines were left out counts too */
-	return rest && (digest(text, at, rest, nr, at == 0) == want ||
-			digest(text, at, rest, nr, false) == want);
+	return rest && (digest(text, at, rest, nr, false) == want ||
+			digest(text, at, rest, nr, true) == want);
 }
 
 /* The value of a line of the person's: a double-quoted scalar as jobprep
@@ -190,22 +217,20 @@ static void read_value(char *out, size_t size, const char *p, const char *end)
 void jp_export_read_fill(struct jp_export_fill *out, const char *text, size_t len)
 {
 	uint64_t want;
+	size_t at = stamp_offset(text, len);
 	const char *p = stamp_line(text, len, &want), *end = text + len;
+	struct walk w = { .yaml = at == 0, .header = true };
 
 	memset(out, 0, sizeof(*out));
-	if (!p || stamp_offset(text, len) != 0) /* no export, or a Slurm script */
+	if (!p) /* no export */
 		return;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *eol = nl ? nl : end;
-		const struct yours *y = yours_line(p, eol, true);
+		const char *eol = nl ? nl : end, *k = NULL;
+		const struct yours *y = yours_line(&w, p, eol, &k);
 
-		if (y) {
-			char *field = (char *)out + y->at;
-			const char *v = p + strspn(p, " ") + strlen(y->key);
-
-			read_value(field, JP_EXPORT_FILL_MAX, v, eol);
-		}
+		if (y)
+			read_value((char *)out + y->at, JP_EXPORT_FILL_MAX, k + strlen(y->key), eol);
 		p = nl ? nl + 1 : end;
 	}
 	if (strcmp(out->image, JP_EXPORT_IMAGE_PLACEHOLDER) == 0)
@@ -263,10 +288,11 @@ static int refuse_edited(const char *path, bool slurm, struct jp_error *err)
 {
 	if (slurm)
 		return jp_error_set(err, JP_EREFUSED,
-				    _("%s: edited since jobprep exported it (its digest line no "
-				      "longer matches): refusing to replace it. Every line of a Slurm "
-				      "script is jobprep's, made from the manifest: change the "
-				      "manifest (or its profile's slurm), not the script"),
+				    _("%s: edited in lines that are jobprep's (its digest line no "
+				      "longer matches): refusing to replace it. Yours, and kept, are "
+				      "the values of the #SBATCH lines --partition, --time, --account "
+				      "and --qos (or give them with those options); every other line "
+				      "is jobprep's, made from the manifest"),
 				    path);
 	return jp_error_set(err, JP_EREFUSED,
 			    _("%s: edited in lines that are jobprep's (its digest line no longer "

@@ -221,7 +221,7 @@ static const struct slurm_key {
 
 /* A value an #SBATCH line holds as one word: printable ASCII, no space,
  * quote, backslash or '#'. */
-static bool sbatch_word(const char *s)
+bool jp_profile_sbatch_word(const char *s)
 {
 	if (!*s)
 		return false;
@@ -252,7 +252,7 @@ static int read_slurm(struct jp_profile *p, const cJSON *obj, const char *origin
 					  _("%s: profile.slurm.%s: expected one of partition, time, "
 					    "account, qos, got an unknown field"),
 					  origin, it->string);
-		} else if (!cJSON_IsString(it) || !sbatch_word(it->valuestring)) {
+		} else if (!cJSON_IsString(it) || !jp_profile_sbatch_word(it->valuestring)) {
 			rc = jp_error_set(err, JP_EFORMAT,
 					  _("%s: profile.slurm.%s: expected one word for sbatch (no "
 					    "spaces, quotes, backslashes or '#'), got %s"),

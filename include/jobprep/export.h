@@ -35,16 +35,22 @@ enum jp_export_note {
  * filling it in fails with InvalidImageName instead of pulling anything. */
 #define JP_EXPORT_IMAGE_PLACEHOLDER "FILL-IN-IMAGE"
 
-/* What a person fills in by hand in a PyTorchJob, which the manifest does
- * not hold: given with `export --image` and the like, or kept from the
- * export being replaced. "" is unset. Flat, so a bounded look in a child
- * process can hand it back. */
+/* What a person fills in by hand, which the manifest does not hold: given
+ * with `export --image` and the like, or kept from the export being
+ * replaced. "" is unset. Flat, so a bounded look in a child process can
+ * hand it back. */
 #define JP_EXPORT_FILL_MAX 512
 struct jp_export_fill {
+	/* a PyTorchJob's */
 	char image[JP_EXPORT_FILL_MAX];          /* each container's image */
 	char k8s_namespace[JP_EXPORT_FILL_MAX];  /* metadata.namespace */
 	char priority_class[JP_EXPORT_FILL_MAX]; /* each Pod's priorityClassName */
 	char queue[JP_EXPORT_FILL_MAX];          /* the Kueue label kueue.x-k8s.io/queue-name */
+	/* a Slurm script's #SBATCH lines, over the profile's "slurm" */
+	char partition[JP_EXPORT_FILL_MAX];
+	char account[JP_EXPORT_FILL_MAX];
+	char qos[JP_EXPORT_FILL_MAX];
+	char time[JP_EXPORT_FILL_MAX];
 };
 
 /* "slurm" or "pytorchjob"; static. */
@@ -61,8 +67,8 @@ unsigned jp_export_file_mode(enum jp_export_target target);
  * jp_export_note bits. *out is the caller's, free with free(). Returns 0,
  * JP_EFORMAT, JP_EREFUSED (the engine cannot run this manifest; the message
  * says why) or JP_ENOMEM.
- * fill (may be NULL) sets what a person fills in; a Slurm script has none
- * of it (JP_EUSAGE when any is set). */
+ * fill (may be NULL) sets what a person fills in, each engine its own
+ * (JP_EUSAGE for another's, or a Slurm value that is no sbatch word). */
 int jp_export_render(char **out, unsigned *notes, const struct jp_manifest *m,
 		     enum jp_export_target target, const struct jp_export_fill *fill,
 		     const char *origin, struct jp_error *err);
@@ -71,9 +77,11 @@ int jp_export_render(char **out, unsigned *notes, const struct jp_manifest *m,
  * comment line,
  *   # jobprep-export-digest: xxh3-64=<16 hex> (jobprep export -o replaces ...)
  * right after a #! line (else first), holding the XXH3 digest of every
- * other byte of the file but the person's: in a PyTorchJob, the values of
- * the lines jp_export_fill names (image:, namespace:, priorityClassName:,
- * kueue.x-k8s.io/queue-name:) and the "# FILL IN" comments. A file whose
+ * other byte of the file but the person's: the values of the lines
+ * jp_export_fill names (in a PyTorchJob image:, namespace:,
+ * priorityClassName:, kueue.x-k8s.io/queue-name:, and the "# FILL IN"
+ * comments; in a Slurm script's #SBATCH header --partition=, --account=,
+ * --qos=, --time=). A file whose
  * line is there and still matches is an export nobody edited since in
  * jobprep's lines; anything else (edited there, or written by someone
  * else) is not replaced without being told.
@@ -97,16 +105,16 @@ int jp_export_may_replace(const char *path, bool force, struct jp_export_fill *k
  *
  * Slurm: `#!/bin/bash`, #SBATCH --job-name, --nodes (workers),
  * --ntasks-per-node=1, --gpus-per-node (left out when 0), --partition,
- * --time, --account, --qos (from the recorded profile's "slurm", each only
- * when set), --output and
+ * --time, --account, --qos (fill's, else the recorded profile's "slurm",
+ * each only when set), --output and
  * --error as %x-%j.out / %x-%j.err in outputs.log_dir, --chdir; then the
  * rendezvous variables PyTorchJob sets (MASTER_ADDR, MASTER_PORT,
  * WORLD_SIZE, RANK), the env lines, mkdir, and the launch command run with
  * `bash -c` (one Worker) or `srun` once per node (several). Refused
  * (JP_EREFUSED): code in an image, a line break in a directory named in an
  * #SBATCH line, a backslash in outputs.log_dir (Slurm then expands no %j). */
-int jp_export_slurm(char **out, const struct jp_manifest *m, const char *origin,
-		    struct jp_error *err);
+int jp_export_slurm(char **out, const struct jp_manifest *m, const struct jp_export_fill *fill,
+		    const char *origin, struct jp_error *err);
 /* PyTorchJob: Master (1 replica) and Worker (workers - 1, left out when
  * none), container "pytorch" running ["/bin/sh", "-c", env lines, mkdir,
  * launch command], nvidia.com/gpu limits when gpus_per_worker > 0, and

@@ -137,11 +137,31 @@ jp_expect force_replaces_jobprep_lines sh -c '[ "$(cat "$1")" = 0 ] && ! grep -q
 jp_expect force_keeps_your_lines \
 	sh -c 'grep -q "image: \"registry.example/train:3\"" "$1" && grep -q "namespace: \"team-b\"" "$1"' sh "$P"
 
-# a Slurm script has none of them; its refusal says every line is jobprep's
+# each engine its own: a Slurm script has no image, a PyTorchJob no partition
 export_to slurm "$T/x.slurm" --image a
 jp_expect image_with_slurm_is_a_usage_error [ "$(rc)" = 2 ]
-export_to slurm "$T/y.slurm" && printf '#SBATCH --mail-user=me\n' >>"$T/y.slurm"
-export_to slurm "$T/y.slurm"
-jp_expect slurm_refusal_says_every_line_is_jobpreps grep -qF "Every line of a Slurm script is jobprep's" "$T/err"
+export_to pytorchjob "$T/x.yaml" --partition a
+jp_expect partition_with_pytorchjob_is_a_usage_error [ "$(rc)" = 2 ]
+
+# a Slurm script's #SBATCH --partition, --account, --qos and --time are yours
+Y=$T/y.slurm
+export_to slurm "$Y" --partition gpu --account team --qos high --time 2:00:00
+jp_expect slurm_options_fill_the_script [ "$(rc)" = 0 ]
+jp_expect slurm_options_are_sbatch_lines sh -c 'grep -qx "#SBATCH --partition=gpu" "$1" &&
+	grep -qx "#SBATCH --account=team" "$1" && grep -qx "#SBATCH --qos=high" "$1" &&
+	grep -qx "#SBATCH --time=2:00:00" "$1"' sh "$Y"
+sed -i 's/^#SBATCH --partition=gpu$/#SBATCH --partition=a100/' "$Y"
+export_to slurm "$Y"
+jp_expect slurm_partition_edited_is_not_refused [ "$(rc)" = 0 ]
+jp_expect slurm_partition_edited_is_kept grep -qx "#SBATCH --partition=a100" "$Y"
+jp_expect slurm_other_lines_are_kept grep -qx "#SBATCH --time=2:00:00" "$Y"
+export_to slurm "$T/z.slurm" --time "2 days"
+jp_expect slurm_value_with_a_space_is_refused [ "$(rc)" = 2 ]
+jp_expect slurm_value_with_a_space_writes_nothing [ ! -e "$T/z.slurm" ]
+printf '#SBATCH --mail-user=me\n' >>"$Y"
+export_to slurm "$Y"
+jp_expect slurm_edit_elsewhere_is_refused [ "$(rc)" = 1 ]
+jp_expect slurm_refusal_says_which_lines_are_yours \
+	grep -qF "Yours, and kept, are the values of the #SBATCH lines --partition, --time, --account and --qos" "$T/err"
 jp_done
 

@@ -25,7 +25,11 @@
 	" from its\n"                                                                              \
 	"# manifest (created 2024-05-01T12:00:00Z). Submit it with: sbatch FILE\n"                 \
 	"# The log directory must exist when the job starts: Slurm opens the\n"                    \
-	"# output files there before this script runs (jobprep init made it).\n"
+	"# output files there before this script runs (jobprep init made it).\n"                   \
+	"# Yours, kept when jobprep export -o replaces this file: the values of\n"                \
+	"# the #SBATCH lines --partition, --time, --account and --qos (or give\n"                 \
+	"# them with those options). Every other line is jobprep's, made from\n"                  \
+	"# the manifest: change the manifest, not the script.\n"
 
 #define RENDEZVOUS                                                                                 \
 	"\n"                                                                                       \
@@ -185,7 +189,7 @@ static void slurm_script_asks_for_the_profiles_partition_time_account_and_qos(vo
 				     "#SBATCH --time=1-12:00:00\n"
 				     "#SBATCH --qos=high\n"
 				     "#SBATCH --output="));
-	assert_null(strstr(text, "--account"));
+	assert_null(strstr(text, "#SBATCH --account"));
 	free(text);
 	jp_manifest_free(m);
 	jp_error_dispose(&err);

@@ -163,17 +163,31 @@ static void the_persons_lines_are_no_edit_and_read_back(void **state)
 	free(y);
 }
 
-static void a_script_has_no_lines_of_the_persons(void **state)
+static void a_scripts_own_are_its_sbatch_header_lines(void **state)
 {
-	char buf[512], *s = stamp("#!/bin/bash\ncat <<EOF\n  image: \"a\"\nEOF\n");
+	char buf[512], *s = stamp("#!/bin/bash\n# comment\n#SBATCH --nodes=1\n"
+				  "#SBATCH --partition=gpu\n\ncat <<EOF\n  image: \"a\"\n"
+				  "#SBATCH --qos=x\nEOF\n");
 	struct jp_export_fill fill;
 
 	(void)state;
 	snprintf(buf, sizeof(buf), "%s", s);
+	jp_export_read_fill(&fill, buf, strlen(buf));
+	assert_string_equal(fill.partition, "gpu");
+	assert_string_equal(fill.qos, ""); /* past the header: the launch command's */
+	edit(buf, "--partition=gpu", "--partition=a100");
+	assert_true(jp_export_is_unedited(buf, strlen(buf)));
 	edit(buf, "image: \"a\"", "image: \"b\"");
 	assert_false(jp_export_is_unedited(buf, strlen(buf))); /* a launch command's line */
+	edit(buf, "image: \"b\"", "image: \"a\"");
+	edit(buf, "--qos=x", "--qos=y");
+	assert_false(jp_export_is_unedited(buf, strlen(buf)));
+	edit(buf, "--qos=y", "--qos=x");
+	edit(buf, "--nodes=1", "--nodes=2");
+	assert_false(jp_export_is_unedited(buf, strlen(buf)));
 	jp_export_read_fill(&fill, buf, strlen(buf));
 	assert_string_equal(fill.image, "");
+	assert_string_equal(fill.partition, "a100");
 	free(s);
 }
 
@@ -183,7 +197,7 @@ int main(void)
 		cmocka_unit_test(digest_line_goes_after_the_shebang_else_first),
 		cmocka_unit_test(any_edit_breaks_the_digest),
 		cmocka_unit_test(the_persons_lines_are_no_edit_and_read_back),
-		cmocka_unit_test(a_script_has_no_lines_of_the_persons),
+		cmocka_unit_test(a_scripts_own_are_its_sbatch_header_lines),
 		cmocka_unit_test_setup_teardown(may_replace_only_nothing_or_an_unedited_export,
 						scratch_setup, scratch_teardown),
 	};

@@ -26,6 +26,7 @@
 struct export_args {
 	const char *to, *output;
 	const char *image, *k8s_namespace, *priority_class, *queue;
+	const char *partition, *account, *qos, *time;
 	bool force;
 };
 
@@ -55,11 +56,21 @@ static const struct jp_cli_opt export_opts[] = {
 	{ .name = "priority-class", .arg = "NAME",
 	  .help = N_("PyTorchJob: each Pod's priorityClassName"), .kind = JP_OPT_STRING,
 	  .at = AT(priority_class) },
+	{ .name = "partition", .arg = "NAME",
+	  .help = N_("Slurm: #SBATCH --partition (default: the one in the FILE -o replaces, "
+		     "else the profile's)"),
+	  .kind = JP_OPT_STRING, .at = AT(partition) },
+	{ .name = "account", .arg = "NAME", .help = N_("Slurm: #SBATCH --account"),
+	  .kind = JP_OPT_STRING, .at = AT(account) },
+	{ .name = "qos", .arg = "NAME", .help = N_("Slurm: #SBATCH --qos"), .kind = JP_OPT_STRING,
+	  .at = AT(qos) },
+	{ .name = "time", .arg = "LIMIT", .help = N_("Slurm: #SBATCH --time"),
+	  .kind = JP_OPT_STRING, .at = AT(time) },
 	{ .name = "force", .short_name = 'f',
 	  .help = N_("export even when the manifest records a failed check or "
 		     "its launch command does not clone the pinned code first, "
-		     "and let -o replace any FILE (an export's image, namespace, "
-		     "queue and priority class are still kept)"),
+		     "and let -o replace any FILE (the values that are yours, "
+		     "such as the image or the partition, are still kept)"),
 	  .kind = JP_OPT_TRUE, .at = AT(force) },
 	JP_OPT_HELP_ENTRY,
 };
@@ -75,8 +86,9 @@ const struct jp_cli_cmd jp_cli_cmd_export = {
 		   "or a Kubeflow PyTorchJob (kubectl create -f). Both set the manifest's paths\n"
 		   "and environment as `jobprep env` does, create the checkpoint and log\n"
 		   "directories, and run the launch command. What the manifest does not hold\n"
-		   "(a PyTorchJob's image, namespace, queue, priority class) comes from the\n"
-		   "options, else from the export -o replaces, which keeps them."),
+		   "(a PyTorchJob's image, namespace, queue, priority class; a Slurm script's\n"
+		   "partition, account, QoS, time) comes from the options, else from the\n"
+		   "export -o replaces, which keeps them (the profile's Slurm values last)."),
 	.opts = export_opts,
 	.n_opts = JP_CLI_N(export_opts),
 };
@@ -151,6 +163,10 @@ static int fill_from_options(struct jp_export_fill *fill, const struct export_ar
 		{ "--namespace", a->k8s_namespace, fill->k8s_namespace },
 		{ "--priority-class", a->priority_class, fill->priority_class },
 		{ "--queue", a->queue, fill->queue },
+		{ "--partition", a->partition, fill->partition },
+		{ "--account", a->account, fill->account },
+		{ "--qos", a->qos, fill->qos },
+		{ "--time", a->time, fill->time },
 	};
 
 	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++) {
@@ -161,6 +177,20 @@ static int fill_from_options(struct jp_export_fill *fill, const struct export_ar
 						  given[i].opt, JP_EXPORT_FILL_MAX - 1);
 		snprintf(given[i].field, JP_EXPORT_FILL_MAX, "%s", given[i].value);
 	}
+	return -1;
+}
+
+/* Each engine's own options only: -1, or the usage error's exit code. */
+static int engine_options(enum jp_export_target target, const struct export_args *a)
+{
+	if (target == JP_EXPORT_SLURM && (a->image || a->k8s_namespace || a->priority_class || a->queue))
+		return jp_cli_usage_error("export", "%s",
+					  _("--image, --namespace, --priority-class and --queue go "
+					    "with --to pytorchjob"));
+	if (target == JP_EXPORT_PYTORCHJOB && (a->partition || a->account || a->qos || a->time))
+		return jp_cli_usage_error("export", "%s",
+					  _("--partition, --account, --qos and --time go with --to "
+					    "slurm"));
 	return -1;
 }
 
@@ -212,10 +242,8 @@ int jp_cmd_export(int argc, char **argv)
 	if (jp_export_target_from_name(&target, a.to) < 0)
 		return jp_cli_usage_error("export", _("--to: expected slurm or pytorchjob, got '%s'"),
 					  a.to);
-	if (target == JP_EXPORT_SLURM && (a.image || a.k8s_namespace || a.priority_class || a.queue))
-		return jp_cli_usage_error("export", "%s",
-					  _("--image, --namespace, --priority-class and --queue go "
-					    "with --to pytorchjob"));
+	if ((rc = engine_options(target, &a)) >= 0)
+		return rc;
 	if (argc - optind != 1)
 		return jp_cli_usage_error("export", "%s", _("expected one argument: the manifest"));
 	path = argv[optind];
@@ -238,6 +266,9 @@ int jp_cmd_export(int argc, char **argv)
 		status = rc > 0 ? rc : jp_cli_report("export", &err);
 		goto out;
 	}
+	/* an image the manifest names is the manifest's, not the file's */
+	if (m->code.image)
+		fill.image[0] = '\0';
 	if ((rc = fill_from_options(&fill, &a)) >= 0) {
 		status = rc;
 		goto out;

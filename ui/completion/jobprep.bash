@@ -62,7 +62,7 @@ _jobprep()
 	check) opts="-j --json -q --quiet -v --verbose --deep --profile -h --help" ;;
 	clone) opts="--ref --submodules --exec --stage --scratch --threads --timeout --profile --progress --no-progress -j --json --no-cache -h --help" ;;
 	env | preflight | show | schema) opts="-h --help" ;;
-	export) opts="--to -o --output -i --image -n --namespace --queue --priority-class --force -h --help" ;;
+	export) opts="--to -o --output -i --image -n --namespace --queue --priority-class --partition --account --qos --time --force -h --help" ;;
 	scan) opts="--quick -j --json --threads --profile -h --help" ;;
 	repo) opts="--remote --ref --into --submodules --exec --timeout -j --json -h --help" ;;
 	runs) opts="-j --json --profile -h --help" ;;
