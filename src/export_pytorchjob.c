@@ -292,12 +292,19 @@ int jp_export_pytorchjob(char **out, unsigned *notes, const struct jp_manifest *
 			"# so the manifest's paths hold in the Pods. Where the cluster reaches\n"
 			"# shared storage through a PVC or a CSI driver, put that volume here\n"
 			"# with the same mountPath. Type Directory fails a Pod on a node without\n"
-			"# the mount, rather than let it write into a local folder that is lost.\n"
-			"# Yours, kept when jobprep export -o replaces this file: the values of\n"
-			"# image, namespace, priorityClassName and kueue.x-k8s.io/queue-name\n"
-			"# (--image, --namespace, --priority-class, --queue). Every other line is\n"
-			"# jobprep's, made from the manifest: change the manifest, not the file.\n",
+			"# the mount, rather than let it write into a local folder that is lost.\n",
 			m->job.name, PACKAGE_VERSION, m->created_at ? m->created_at : "-");
+	if (m->code.image) /* the manifest's own, then */
+		jp_buf_add(&b, "# Yours, kept when jobprep export -o replaces this file: the values of\n"
+			       "# namespace, priorityClassName and kueue.x-k8s.io/queue-name\n"
+			       "# (--namespace, --priority-class, --queue); the image is the manifest's\n"
+			       "# code.image (or --image). Every other line is jobprep's, made from the\n"
+			       "# manifest: change the manifest, not the file.\n");
+	else
+		jp_buf_add(&b, "# Yours, kept when jobprep export -o replaces this file: the values of\n"
+			       "# image, namespace, priorityClassName and kueue.x-k8s.io/queue-name\n"
+			       "# (--image, --namespace, --priority-class, --queue). Every other line is\n"
+			       "# jobprep's, made from the manifest: change the manifest, not the file.\n");
 	if (pod.placeholder)
 		jp_buf_addf(&b,
 				EXPORT_FILL_IN_COMMENT " the image: the manifest names none (its code is %s).\n"

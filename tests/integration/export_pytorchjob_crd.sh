@@ -66,6 +66,15 @@ for job in crd-1 crd-1-public crd-4 crd-4-public crd-4-filled; do
 	}
 done
 
+# An image the manifest names is the manifest's: edited by hand, the next
+# export -o puts the manifest's back (only --image overrides it).
+cp "$scratch/crd-1.yaml" "$scratch/own-image.yaml"
+sed -i 's|image: "registry.example.com/team/train:v1"|image: "mine:2"|' "$scratch/own-image.yaml"
+"$JOBPREP" export --to pytorchjob -o "$scratch/own-image.yaml" "$scratch/crd-1.json" 2>"$scratch/own.err" &&
+	grep -q 'image: "registry.example.com/team/train:v1"$' "$scratch/own-image.yaml" &&
+	echo "ok - the manifest's image is the manifest's" ||
+	{ echo "FAIL: the manifest's image was not put back: $(cat "$scratch/own.err")"; failed=$((failed + 1)); }
+
 "$PY" - "$scratch" "$TOP_SRCDIR/tests/data/kubeflow/pytorchjobs.crd.yaml" <<'PY' || failed=$((failed + 1))
 import copy, re, sys, yaml
 from jsonschema import Draft202012Validator

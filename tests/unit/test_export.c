@@ -323,11 +323,18 @@ static void invalid_manifest_is_not_exported(void **state)
 	"# so the manifest's paths hold in the Pods. Where the cluster reaches\n"                  \
 	"# shared storage through a PVC or a CSI driver, put that volume here\n"                   \
 	"# with the same mountPath. Type Directory fails a Pod on a node without\n"                \
-	"# the mount, rather than let it write into a local folder that is lost.\n"                \
+	"# the mount, rather than let it write into a local folder that is lost.\n"
+#define YOURS_YAML                                                                                 \
 	"# Yours, kept when jobprep export -o replaces this file: the values of\n"                \
 	"# image, namespace, priorityClassName and kueue.x-k8s.io/queue-name\n"                   \
 	"# (--image, --namespace, --priority-class, --queue). Every other line is\n"              \
 	"# jobprep's, made from the manifest: change the manifest, not the file.\n"
+#define YOURS_YAML_IMAGE                                                                           \
+	"# Yours, kept when jobprep export -o replaces this file: the values of\n"                \
+	"# namespace, priorityClassName and kueue.x-k8s.io/queue-name\n"                          \
+	"# (--namespace, --priority-class, --queue); the image is the manifest's\n"               \
+	"# code.image (or --image). Every other line is jobprep's, made from the\n"               \
+	"# manifest: change the manifest, not the file.\n"
 
 #define YAML_COMMAND                                                                               \
 	"              command:\n"                                                                 \
@@ -397,7 +404,7 @@ static void pytorchjob_for_an_image_has_master_workers_gpus_and_volumes(void **s
 	m->profile = profile;
 	text = render(m, JP_EXPORT_PYTORCHJOB, &notes);
 	assert_int_equal(notes, 0);
-	assert_string_equal(text, HEAD_YAML("tiny", "2024-05-01T12:00:00Z")
+	assert_string_equal(text, HEAD_YAML("tiny", "2024-05-01T12:00:00Z") YOURS_YAML_IMAGE
 		"apiVersion: kubeflow.org/v1\n"
 		"kind: PyTorchJob\n"
 		"metadata:\n"
@@ -421,7 +428,7 @@ static void pytorchjob_without_an_image_carries_a_placeholder_and_says_so(void *
 	(void)state;
 	text = render(m, JP_EXPORT_PYTORCHJOB, &notes);
 	assert_int_equal(notes, JP_EXPORT_NOTE_IMAGE_PLACEHOLDER);
-	assert_string_equal(text, HEAD_YAML("tiny", "2024-05-01T12:00:00Z")
+	assert_string_equal(text, HEAD_YAML("tiny", "2024-05-01T12:00:00Z") YOURS_YAML
 		"# FILL IN the image: the manifest names none (its code is on shared storage).\n"
 		"# FILL IN: \"FILL-IN-IMAGE\" is not a valid image, so a job submitted with it fails "
 		"(or export with --image).\n"
