@@ -137,6 +137,13 @@ jp_expect force_replaces_jobprep_lines sh -c '[ "$(cat "$1")" = 0 ] && ! grep -q
 jp_expect force_keeps_your_lines \
 	sh -c 'grep -q "image: \"registry.example/train:3\"" "$1" && grep -q "namespace: \"team-b\"" "$1"' sh "$P"
 
+# a Slurm script over an export of a PyTorchJob (--force): its image is no
+# Slurm script's, and is not carried over
+cp "$P" "$T/cross"
+export_to slurm "$T/cross" --force
+jp_expect an_export_of_the_other_engine_is_replaced_whole \
+	sh -c '[ "$(cat "$1")" = 0 ] && head -n 1 "$2" | grep -q "^#!/bin/bash" && ! grep -q "registry.example" "$2"' sh "$T/rc" "$T/cross"
+
 # each engine its own: a Slurm script has no image, a PyTorchJob no partition
 export_to slurm "$T/x.slurm" --image a
 jp_expect image_with_slurm_is_a_usage_error [ "$(rc)" = 2 ]

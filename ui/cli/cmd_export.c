@@ -194,6 +194,16 @@ static int engine_options(enum jp_export_target target, const struct export_args
 	return -1;
 }
 
+/* Forget what of the file's is the other engine's. */
+static void keep_own(struct jp_export_fill *fill, enum jp_export_target target)
+{
+	if (target == JP_EXPORT_SLURM) {
+		fill->image[0] = fill->k8s_namespace[0] = fill->priority_class[0] = fill->queue[0] = '\0';
+	} else {
+		fill->partition[0] = fill->account[0] = fill->qos[0] = fill->time[0] = '\0';
+	}
+}
+
 /* May -o replace what is there? 0 (kept: the person's values in it),
  * JP_EXIT_FAIL after saying why not, or a failure in err. With --force
  * only the values matter: what cannot be looked at keeps none. */
@@ -266,7 +276,9 @@ int jp_cmd_export(int argc, char **argv)
 		status = rc > 0 ? rc : jp_cli_report("export", &err);
 		goto out;
 	}
-	/* an image the manifest names is the manifest's, not the file's */
+	/* only this engine's (the file may be the other's), and an image the
+	 * manifest names is the manifest's, not the file's */
+	keep_own(&fill, target);
 	if (m->code.image)
 		fill.image[0] = '\0';
 	if ((rc = fill_from_options(&fill, &a)) >= 0) {
