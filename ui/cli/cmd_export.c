@@ -39,8 +39,9 @@ static const struct jp_cli_opt export_opts[] = {
 	{ .name = "output", .short_name = 'o', .arg = "FILE",
 	  .help = N_("write to FILE (atomically; a script is made executable) "
 		     "instead of standard output; an existing FILE is replaced "
-		     "only when it is an earlier export nobody edited (its "
-		     "digest line still matches)"),
+		     "only when it is an earlier export nobody edited in "
+		     "jobprep's lines (its digest line still matches), and the "
+		     "values that are yours in it are kept"),
 	  .kind = JP_OPT_STRING, .at = offsetof(struct export_args, output),
 	  .flags = JP_OPT_SYN_SHORT },
 	{ .name = "image", .short_name = 'i', .arg = "IMAGE",
