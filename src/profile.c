@@ -244,10 +244,20 @@ static int read_slurm(struct jp_profile *p, const cJSON *obj, const char *origin
 	{
 		size_t k;
 
-		for (k = 0; k < N_SLURM_KEYS; k++)
+		struct jp_suggest near;
+
+		jp_suggest_init(&near, it->string);
+		for (k = 0; k < N_SLURM_KEYS; k++) {
 			if (strcmp(slurm_keys[k].key, it->string) == 0)
 				break;
-		if (k == N_SLURM_KEYS) {
+			jp_suggest_add(&near, slurm_keys[k].key);
+		}
+		if (k == N_SLURM_KEYS && jp_suggest_best(&near)) {
+			rc = jp_error_set(err, JP_EFORMAT,
+					  _("%s: profile.slurm.%s: expected one of partition, time, "
+					    "account, qos, got an unknown field (did you mean '%s'?)"),
+					  origin, it->string, jp_suggest_best(&near));
+		} else if (k == N_SLURM_KEYS) {
 			rc = jp_error_set(err, JP_EFORMAT,
 					  _("%s: profile.slurm.%s: expected one of partition, time, "
 					    "account, qos, got an unknown field"),

@@ -88,6 +88,11 @@ printf '{}\n' >"$T/empty.json"
 jp_expect unknown_profile_field_gets_did_you_mean \
 	grep -qF "profile.ephemral_roots: expected one of the profile's fields, got an unknown field (did you mean 'ephemeral_roots'?)" "$T/err"
 
+printf '{"slurm": {"partiton": "gpu"}}\n' >"$T/slurm.json"
+"$JOBPREP" init --answers "$T/empty.json" --profile "$T/slurm.json" </dev/null >/dev/null 2>"$T/err"
+jp_expect unknown_slurm_field_gets_did_you_mean \
+	grep -qF "profile.slurm.partiton: expected one of partition, time, account, qos, got an unknown field (did you mean 'partition'?)" "$T/err"
+
 # ftp:// is a scheme jobprep does not download, not a local path
 "$JOBPREP" stage "ftp://user:secret@127.0.0.1/data.tar" "$T/ftp-dest" </dev/null >/dev/null 2>"$T/err"
 jp_expect ftp_url_exits_2 [ $? = 2 ]
