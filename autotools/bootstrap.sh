@@ -32,11 +32,12 @@ for arg in "$@"; do
 	esac
 done
 
-# The build and the program: compilers, autotools, gettext, the libraries, and
-# git (jobprep asks `git credential` for tokens).
+# The build and the program: compilers, autotools, gettext, the libraries,
+# git (jobprep asks `git credential` for tokens) and bash-completion (what
+# loads the completion `make install` puts in its completions folder).
 packages="build-essential autoconf automake autopoint gettext pkg-config
   libgit2-dev libcjson-dev libncurses-dev libxxhash-dev libarchive-dev
-  libcurl4-openssl-dev libssl-dev libmount-dev git"
+  libcurl4-openssl-dev libssl-dev libmount-dev git bash-completion"
 # The tests: real servers and tools, started by the tests themselves.
 test_packages="libcmocka-dev tmux lighttpd lighttpd-mod-openssl openssl
   openssh-server openssh-client sshfs fuse3 python3 python3-jsonschema python3-yaml

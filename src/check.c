@@ -615,7 +615,7 @@ static int check_public(struct verdict *v, const struct check_ctx *ctx, const st
 static int check_space(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
 		       struct jp_error *err)
 {
-	char free_s[32], disk[32];
+	char free_s[32], disk[32], need[32];
 	int rc;
 
 	rc = probed(v, ctx, s, true, err);
@@ -628,16 +628,19 @@ static int check_space(struct verdict *v, const struct check_ctx *ctx, const str
 	}
 	jp_units_format_bytes(free_s, sizeof(free_s), r->free_bytes);
 	jp_units_format_bytes(disk, sizeof(disk), ctx->profile->system_disk_bytes);
+	jp_units_format_bytes(need, sizeof(need), SPACE_FAIL_BYTES);
 	if (r->free_bytes < SPACE_FAIL_BYTES)
 		say(v, JP_CHECK_FAIL,
-		    _("%s has only %s free on its storage: free some space there, or choose "
-		      "other shared storage, before the job writes to it."),
-		    s->path, free_s);
+		    _("%s has only %s free on its storage, and a job needs at least %s there: "
+		      "free some space there, or choose other shared storage, before the job "
+		      "writes to it."),
+		    s->path, free_s, need);
 	else if (r->total_inodes && r->free_inodes < INODES_WARN)
 		say(v, JP_CHECK_WARN,
-		    _("%s has only %" PRIu64 " free inodes on its storage: a job writing many "
-		      "small files (logs, shards) will fail; free some or choose other storage."),
-		    s->path, r->free_inodes);
+		    _("%s has only %" PRIu64 " free inodes on its storage, and a job needs at "
+		      "least %" PRIu64 " there: one writing many small files (logs, shards) will "
+		      "fail; free some or choose other storage."),
+		    s->path, r->free_inodes, (uint64_t)INODES_WARN);
 	else if (r->free_bytes < ctx->profile->system_disk_bytes)
 		say(v, JP_CHECK_WARN,
 		    _("%s has %s free, less than a Worker's %s system disk: large checkpoints may "

@@ -41,7 +41,8 @@ unsigned jp_export_file_mode(enum jp_export_target target)
 }
 
 int jp_export_render(char **out, unsigned *notes, const struct jp_manifest *m,
-		     enum jp_export_target target, const char *origin, struct jp_error *err)
+		     enum jp_export_target target, const struct jp_export_fill *fill,
+		     const char *origin, struct jp_error *err)
 {
 	int rc;
 
@@ -53,9 +54,18 @@ int jp_export_render(char **out, unsigned *notes, const struct jp_manifest *m,
 		return rc;
 	switch (target) {
 	case JP_EXPORT_SLURM:
-		return jp_export_slurm(out, m, origin, err);
+		if (fill && (fill->image[0] || fill->k8s_namespace[0] || fill->priority_class[0] ||
+			     fill->queue[0]))
+			return jp_error_set(err, JP_EUSAGE, "%s",
+					    _("the image, namespace, priority class and queue are "
+					      "a PyTorchJob's; a Slurm script has none of them"));
+		return jp_export_slurm(out, m, fill, origin, err);
 	case JP_EXPORT_PYTORCHJOB:
-		return jp_export_pytorchjob(out, notes, m, origin, err);
+		if (fill && (fill->partition[0] || fill->account[0] || fill->qos[0] || fill->time[0]))
+			return jp_error_set(err, JP_EUSAGE, "%s",
+					    _("the partition, account, QoS and time are a Slurm "
+					      "script's; a PyTorchJob has none of them"));
+		return jp_export_pytorchjob(out, notes, m, fill, origin, err);
 	}
 	return jp_error_set(err, JP_EUSAGE, _("unknown export target %d"), (int)target);
 }

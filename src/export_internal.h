@@ -11,6 +11,21 @@
 #include "jobprep/export.h"
 #include "jobprep/manifest.h"
 
+/* The keys of a PyTorchJob's lines that are the person's (jp_export_fill):
+ * the exporter writes them, the digest leaves their values out, and a
+ * re-export keeps what is there. */
+#define EXPORT_KEY_IMAGE "image: "
+#define EXPORT_KEY_NAMESPACE "namespace: "
+#define EXPORT_KEY_PRIORITY "priorityClassName: "
+#define EXPORT_KEY_QUEUE "kueue.x-k8s.io/queue-name: "
+/* A Slurm script's: its #SBATCH lines that are the person's. */
+#define EXPORT_KEY_PARTITION "#SBATCH --partition="
+#define EXPORT_KEY_ACCOUNT "#SBATCH --account="
+#define EXPORT_KEY_QOS "#SBATCH --qos="
+#define EXPORT_KEY_TIME "#SBATCH --time="
+/* A comment line the person may drop once done (the image to fill in). */
+#define EXPORT_FILL_IN_COMMENT "# FILL IN"
+
 /* Hand the text to *out (the caller's, free with free()), or record the
  * failure in err and free it. Returns 0 or the failure. */
 int export_buf_finish(char **out, struct jp_buf *b, struct jp_error *err);
@@ -47,16 +62,16 @@ bool jp_export_is_unedited(const char *text, size_t len);
  *
  * Slurm: `#!/bin/bash`, #SBATCH --job-name, --nodes (workers),
  * --ntasks-per-node=1, --gpus-per-node (left out when 0), --partition,
- * --time, --account, --qos (from the recorded profile's "slurm", each only
- * when set), --output and
+ * --time, --account, --qos (fill's, else the recorded profile's "slurm",
+ * each only when set), --output and
  * --error as %x-%j.out / %x-%j.err in outputs.log_dir, --chdir; then the
  * rendezvous variables PyTorchJob sets (MASTER_ADDR, MASTER_PORT,
  * WORLD_SIZE, RANK), the env lines, mkdir, and the launch command run with
  * `bash -c` (one Worker) or `srun` once per node (several). Refused
  * (JP_EREFUSED): code in an image, a line break in a directory named in an
  * #SBATCH line, a backslash in outputs.log_dir (Slurm then expands no %j). */
-int jp_export_slurm(char **out, const struct jp_manifest *m, const char *origin,
-		    struct jp_error *err);
+int jp_export_slurm(char **out, const struct jp_manifest *m, const struct jp_export_fill *fill,
+		    const char *origin, struct jp_error *err);
 /* PyTorchJob: Master (1 replica) and Worker (workers - 1, left out when
  * none), container "pytorch" running ["/bin/sh", "-c", env lines, mkdir,
  * launch command], nvidia.com/gpu limits when gpus_per_worker > 0, and
@@ -64,6 +79,7 @@ int jp_export_slurm(char **out, const struct jp_manifest *m, const char *origin,
  * public roots (read-only) and any manifest path outside them. Every
  * string is a double-quoted YAML scalar. */
 int jp_export_pytorchjob(char **out, unsigned *notes, const struct jp_manifest *m,
-			 const char *origin, struct jp_error *err);
+			 const struct jp_export_fill *fill, const char *origin,
+			 struct jp_error *err);
 
 #endif

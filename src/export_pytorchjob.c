@@ -132,6 +132,7 @@ static int collect_volumes(struct volumes *vs, const struct jp_manifest *m,
 
 struct pod {
 	const char *image;
+	const char *priority_class; /* NULL: none */
 	bool placeholder;
 	const char *workdir;
 	const char *command; /* the sh -c script */
@@ -149,12 +150,18 @@ static int replica(struct jp_buf *b, const char *role, int64_t replicas, const s
 			"      replicas: %" PRId64 "\n"
 			"      restartPolicy: OnFailure\n"
 			"      template:\n"
-			"        spec:\n"
-			"          containers:\n"
-			"            - name: pytorch\n"
-			"              image: ",
+			"        spec:\n",
 			role, replicas);
-	rc = yaml_quoted(b, pod->image, "code.image", origin, err);
+	if (pod->priority_class) {
+		jp_buf_add(b, "          " EXPORT_KEY_PRIORITY);
+		rc = yaml_quoted(b, pod->priority_class, "--priority-class", origin, err);
+		jp_buf_add(b, "\n");
+	}
+	jp_buf_add(b, "          containers:\n"
+			  "            - name: pytorch\n"
+			  "              " EXPORT_KEY_IMAGE);
+	if (rc == 0)
+		rc = yaml_quoted(b, pod->image, "code.image", origin, err);
 	if (pod->placeholder)
 		jp_buf_add(b, "  # FILL IN: the image the job runs in");
 	jp_buf_add(b, "\n");
@@ -205,8 +212,33 @@ static int replica(struct jp_buf *b, const char *role, int64_t replicas, const s
 	return rc;
 }
 
+/* metadata: the name, and what the person gave (namespace, queue label) */
+static int metadata(struct jp_buf *b, const struct jp_manifest *m, const struct jp_export_fill *fill,
+		    const char *origin, struct jp_error *err)
+{
+	int rc;
+
+	jp_buf_add(b, "metadata:\n"
+			  "  name: ");
+	rc = yaml_quoted(b, m->job.name, "job.name", origin, err);
+	jp_buf_add(b, "\n");
+	if (rc == 0 && fill && fill->k8s_namespace[0]) {
+		jp_buf_add(b, "  " EXPORT_KEY_NAMESPACE);
+		rc = yaml_quoted(b, fill->k8s_namespace, "--namespace", origin, err);
+		jp_buf_add(b, "\n");
+	}
+	if (rc == 0 && fill && fill->queue[0]) {
+		jp_buf_add(b, "  labels:\n"
+				  "    " EXPORT_KEY_QUEUE);
+		rc = yaml_quoted(b, fill->queue, "--queue", origin, err);
+		jp_buf_add(b, "\n");
+	}
+	return rc;
+}
+
 int jp_export_pytorchjob(char **out, unsigned *notes, const struct jp_manifest *m,
-			 const char *origin, struct jp_error *err)
+			 const struct jp_export_fill *fill, const char *origin,
+			 struct jp_error *err)
 {
 	struct jp_buf b = JP_BUF_INIT;
 	struct jp_profile *own_profile = NULL;
@@ -240,9 +272,13 @@ int jp_export_pytorchjob(char **out, unsigned *notes, const struct jp_manifest *
 		goto out;
 	}
 
-	/* An image recorded beside code on shared storage is the runtime too */
-	pod.placeholder = !m->code.image;
-	pod.image = pod.placeholder ? JP_EXPORT_IMAGE_PLACEHOLDER : m->code.image;
+	/* An image recorded beside code on shared storage is the runtime too;
+	 * the one given (--image, or kept from the file replaced) comes first */
+	pod.image = fill && fill->image[0] ? fill->image : m->code.image;
+	pod.placeholder = !pod.image;
+	if (pod.placeholder)
+		pod.image = JP_EXPORT_IMAGE_PLACEHOLDER;
+	pod.priority_class = fill && fill->priority_class[0] ? fill->priority_class : NULL;
 	pod.workdir = export_workdir(m);
 	pod.command = command;
 	pod.gpus = m->job.gpus_per_worker;
@@ -259,21 +295,29 @@ int jp_export_pytorchjob(char **out, unsigned *notes, const struct jp_manifest *
 			"# with the same mountPath. Type Directory fails a Pod on a node without\n"
 			"# the mount, rather than let it write into a local folder that is lost.\n",
 			m->job.name, PACKAGE_VERSION, m->created_at ? m->created_at : "-");
+	if (m->code.image) /* the manifest's own, then */
+		jp_buf_add(&b, "# Yours, kept when jobprep export -o replaces this file: the values of\n"
+			       "# namespace, priorityClassName and kueue.x-k8s.io/queue-name\n"
+			       "# (--namespace, --priority-class, --queue); the image is the manifest's\n"
+			       "# code.image (or --image). Every other line is jobprep's, made from the\n"
+			       "# manifest: change the manifest, not the file.\n");
+	else
+		jp_buf_add(&b, "# Yours, kept when jobprep export -o replaces this file: the values of\n"
+			       "# image, namespace, priorityClassName and kueue.x-k8s.io/queue-name\n"
+			       "# (--image, --namespace, --priority-class, --queue). Every other line is\n"
+			       "# jobprep's, made from the manifest: change the manifest, not the file.\n");
 	if (pod.placeholder)
 		jp_buf_addf(&b,
-				"# FILL IN the image: the manifest names none (its code is %s).\n"
-				"# \"" JP_EXPORT_IMAGE_PLACEHOLDER "\" is not a valid image, so a job "
-				"submitted with it fails.\n",
+				EXPORT_FILL_IN_COMMENT " the image: the manifest names none (its code is %s).\n"
+				EXPORT_FILL_IN_COMMENT ": \"" JP_EXPORT_IMAGE_PLACEHOLDER "\" is not a "
+				"valid image, so a job submitted with it fails (or export with --image).\n",
 				m->code.source == JP_CODE_LAUNCH_CLONE
 					? "cloned by the launch command"
 					: "on shared storage");
 	jp_buf_add(&b, "apiVersion: kubeflow.org/v1\n"
-			   "kind: PyTorchJob\n"
-			   "metadata:\n"
-			   "  name: ");
-	rc = yaml_quoted(&b, m->job.name, "job.name", origin, err);
-	jp_buf_add(&b, "\n"
-			   "spec:\n"
+			   "kind: PyTorchJob\n");
+	rc = metadata(&b, m, fill, origin, err);
+	jp_buf_add(&b, "spec:\n"
 			   "  pytorchReplicaSpecs:\n");
 	if (rc == 0)
 		rc = replica(&b, "Master", 1, &pod, origin, err);

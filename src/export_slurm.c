@@ -8,6 +8,7 @@
 
 #include "jobprep/export.h"
 #include "jobprep/i18n.h"
+#include "jobprep/profile.h"
 #include "jobprep/shellwords.h"
 #include "export_internal.h"
 
@@ -52,28 +53,40 @@ static int refuse_unrepresentable(const struct jp_manifest *m, const char *origi
 	return 0;
 }
 
-static void directives(struct jp_buf *b, const struct jp_manifest *m)
+/* fill's value when given, else the profile's (either may be none) */
+static const char *sched_value(const char *given, const char *profiles)
+{
+	return given && given[0] ? given : profiles;
+}
+
+static void directives(struct jp_buf *b, const struct jp_manifest *m,
+		       const struct jp_export_fill *fill)
 {
 	const char *workdir = export_workdir(m);
+	const struct jp_profile *p = m->profile;
 
 	jp_buf_addf(b, "#SBATCH --job-name=%s\n", m->job.name);
 	jp_buf_addf(b, "#SBATCH --nodes=%" PRId64 "\n", m->job.workers);
 	jp_buf_add(b, "#SBATCH --ntasks-per-node=1\n");
 	if (m->job.gpus_per_worker > 0)
 		jp_buf_addf(b, "#SBATCH --gpus-per-node=%" PRId64 "\n", m->job.gpus_per_worker);
-	/* the platform's scheduling options, from the profile the manifest
-	 * records (one word each: the profile reader sees to that) */
-	if (m->profile) {
+	/* the platform's scheduling options: the person's (--partition ...,
+	 * or kept from the script replaced), else the profile's the manifest
+	 * records; one word each (the readers see to that) */
+	{
 		const char *const sched[][2] = {
-			{ "--partition", m->profile->slurm_partition },
-			{ "--time", m->profile->slurm_time },
-			{ "--account", m->profile->slurm_account },
-			{ "--qos", m->profile->slurm_qos },
+			{ EXPORT_KEY_PARTITION, sched_value(fill ? fill->partition : NULL,
+							    p ? p->slurm_partition : NULL) },
+			{ EXPORT_KEY_TIME, sched_value(fill ? fill->time : NULL,
+						       p ? p->slurm_time : NULL) },
+			{ EXPORT_KEY_ACCOUNT, sched_value(fill ? fill->account : NULL,
+							  p ? p->slurm_account : NULL) },
+			{ EXPORT_KEY_QOS, sched_value(fill ? fill->qos : NULL, p ? p->slurm_qos : NULL) },
 		};
 
 		for (size_t i = 0; i < sizeof(sched) / sizeof(sched[0]); i++)
 			if (sched[i][1])
-				jp_buf_addf(b, "#SBATCH %s=%s\n", sched[i][0], sched[i][1]);
+				jp_buf_addf(b, "%s%s\n", sched[i][0], sched[i][1]);
 	}
 	if (m->outputs.log_dir) {
 		static const char *const streams[][2] = {
@@ -94,15 +107,38 @@ static void directives(struct jp_buf *b, const struct jp_manifest *m)
 	}
 }
 
-int jp_export_slurm(char **out, const struct jp_manifest *m, const char *origin,
-		    struct jp_error *err)
+/* The person's values, each one word an #SBATCH line can hold. */
+static int refuse_bad_fill(const struct jp_export_fill *fill, struct jp_error *err)
+{
+	const struct {
+		const char *what, *value;
+	} given[] = {
+		{ "--partition", fill ? fill->partition : "" },
+		{ "--account", fill ? fill->account : "" },
+		{ "--qos", fill ? fill->qos : "" },
+		{ "--time", fill ? fill->time : "" },
+	};
+
+	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++)
+		if (given[i].value[0] && !jp_profile_sbatch_word(given[i].value))
+			return jp_error_set(err, JP_EUSAGE,
+					    _("%s: expected one word for sbatch (no spaces, quotes, "
+					      "backslashes or '#'), got %s"),
+					    given[i].what, given[i].value);
+	return 0;
+}
+
+int jp_export_slurm(char **out, const struct jp_manifest *m, const struct jp_export_fill *fill,
+		    const char *origin, struct jp_error *err)
 {
 	struct jp_buf b = JP_BUF_INIT;
 	char *prelude = NULL, *launch = NULL;
 	int rc;
 
 	*out = NULL;
-	rc = refuse_unrepresentable(m, origin, err);
+	rc = refuse_bad_fill(fill, err);
+	if (rc == 0)
+		rc = refuse_unrepresentable(m, origin, err);
 	if (rc < 0)
 		goto out;
 	rc = export_prelude(&prelude, m, err);
@@ -119,9 +155,13 @@ int jp_export_slurm(char **out, const struct jp_manifest *m, const char *origin,
 			"# Slurm batch script for the job \"%s\", made by jobprep %s from its\n"
 			"# manifest (created %s). Submit it with: sbatch FILE\n"
 			"# The log directory must exist when the job starts: Slurm opens the\n"
-			"# output files there before this script runs (jobprep init made it).\n",
+			"# output files there before this script runs (jobprep init made it).\n"
+			"# Yours, kept when jobprep export -o replaces this file: the values of\n"
+			"# the #SBATCH lines --partition, --time, --account and --qos (or give\n"
+			"# them with those options). Every other line is jobprep's, made from\n"
+			"# the manifest: change the manifest, not the script.\n",
 			m->job.name, PACKAGE_VERSION, m->created_at ? m->created_at : "-");
-	directives(&b, m);
+	directives(&b, m, fill);
 	jp_buf_add(&b,
 		       "\n"
 		       "# Where the Workers meet, named as Kubeflow's PyTorchJob names it, so one\n"

@@ -22,6 +22,7 @@
 #include "jobprep/manifest.h"
 #include "jobprep/probe.h"
 #include "probe_internal.h"
+#include "export_internal.h"
 
 #define STAMP_PREFIX "# jobprep-export-digest: xxh3-64="
 #define STAMP_HEX 16
@@ -29,14 +30,101 @@
 /* Larger than any job file jobprep writes: beyond it, not an export. */
 #define STAMP_MAX_BYTES (16 * 1024 * 1024)
 
-/* XXH3 (64 bits) over a and then b: a digest against edits, not attacks. */
-static uint64_t digest(const char *a, size_t na, const char *b, size_t nb)
+/* The lines that are the person's (jp_export_fill), by their key: in a
+ * PyTorchJob after the indentation, in a Slurm script at the start of a
+ * line of its #SBATCH header (a launch command's line further down may say
+ * anything). One table for the digest and for reading them back. */
+static const struct yours {
+	const char *key;
+	size_t at;   /* offsetof the field in struct jp_export_fill */
+	bool script; /* a Slurm script's, else a PyTorchJob's */
+} yours[] = {
+	{ EXPORT_KEY_IMAGE, offsetof(struct jp_export_fill, image), false },
+	{ EXPORT_KEY_NAMESPACE, offsetof(struct jp_export_fill, k8s_namespace), false },
+	{ EXPORT_KEY_PRIORITY, offsetof(struct jp_export_fill, priority_class), false },
+	{ EXPORT_KEY_QUEUE, offsetof(struct jp_export_fill, queue), false },
+	{ EXPORT_KEY_PARTITION, offsetof(struct jp_export_fill, partition), true },
+	{ EXPORT_KEY_ACCOUNT, offsetof(struct jp_export_fill, account), true },
+	{ EXPORT_KEY_QOS, offsetof(struct jp_export_fill, qos), true },
+	{ EXPORT_KEY_TIME, offsetof(struct jp_export_fill, time), true },
+};
+#define N_YOURS (sizeof(yours) / sizeof(yours[0]))
+
+/* How a walk over the lines knows where it is. */
+struct walk {
+	bool yaml;   /* a PyTorchJob (no "#!" line) */
+	bool header; /* a script's lines so far were all comments */
+};
+
+/* The entry of yours[] the line [p, end) is, or NULL; *key: where its key
+ * starts. A line that is no comment ends a script's header. */
+static const struct yours *yours_line(struct walk *w, const char *p, const char *end,
+				      const char **key)
+{
+	const char *k = p;
+
+	if (w->yaml) {
+		while (k < end && *k == ' ')
+			k++;
+	} else if (p < end && *p != '#') {
+		w->header = false;
+	}
+	if (!w->yaml && !w->header)
+		return NULL;
+	for (size_t i = 0; i < N_YOURS; i++) {
+		size_t n = strlen(yours[i].key);
+
+		if (yours[i].script == !w->yaml && (size_t)(end - k) >= n &&
+		    memcmp(k, yours[i].key, n) == 0) {
+			*key = k;
+			return &yours[i];
+		}
+	}
+	return NULL;
+}
+
+static bool fill_in_comment(const struct walk *w, const char *p, const char *end)
+{
+	size_t n = strlen(EXPORT_FILL_IN_COMMENT);
+
+	return w->yaml && (size_t)(end - p) >= n && memcmp(p, EXPORT_FILL_IN_COMMENT, n) == 0;
+}
+
+/* Feed [p, end) line by line: a line of the person's up to its key only,
+ * a "# FILL IN" comment not at all, every other byte as it is. */
+static void feed(XXH3_state_t *st, struct walk *w, const char *p, const char *end)
+{
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl + 1 : end, *k = NULL;
+		const struct yours *y = yours_line(w, p, eol, &k);
+
+		if (y) {
+			XXH3_64bits_update(st, p, (size_t)(k - p) + strlen(y->key));
+			XXH3_64bits_update(st, "\n", 1);
+		} else if (!fill_in_comment(w, p, eol)) {
+			XXH3_64bits_update(st, p, (size_t)(eol - p));
+		}
+		p = eol;
+	}
+}
+
+/* XXH3 (64 bits) over a and then b, the person's lines left out unless
+ * `all` (how exports were stamped before): a digest against edits, not
+ * attacks. A text with its digest line at 0 is a PyTorchJob. */
+static uint64_t digest(const char *a, size_t na, const char *b, size_t nb, bool all)
 {
 	XXH3_state_t st;
+	struct walk w = { .yaml = na == 0, .header = true };
 
 	XXH3_64bits_reset(&st);
-	XXH3_64bits_update(&st, a, na);
-	XXH3_64bits_update(&st, b, nb);
+	if (all) {
+		XXH3_64bits_update(&st, a, na);
+		XXH3_64bits_update(&st, b, nb);
+	} else {
+		feed(&st, &w, a, a + na);
+		feed(&st, &w, b, b + nb);
+	}
 	return XXH3_64bits_digest(&st);
 }
 
@@ -54,7 +142,7 @@ static size_t stamp_offset(const char *text, size_t len)
 int jp_export_stamp(char **out, const char *text, struct jp_error *err)
 {
 	size_t len = strlen(text), at = stamp_offset(text, len);
-	uint64_t h = digest(text, at, text + at, len - at);
+	uint64_t h = digest(text, at, text + at, len - at, false);
 
 	if (asprintf(out, "%.*s" STAMP_PREFIX "%016" PRIx64 STAMP_REST "%s", (int)at, text, h,
 		     text + at) < 0) {
@@ -64,37 +152,104 @@ int jp_export_stamp(char **out, const char *text, struct jp_error *err)
 	return 0;
 }
 
-bool jp_export_is_unedited(const char *text, size_t len)
+/* Where the text after the digest line starts, and the digest it says;
+ * NULL when the line is not there as jobprep writes it. */
+static const char *stamp_line(const char *text, size_t len, uint64_t *want)
 {
-	size_t at = stamp_offset(text, len), pl = strlen(STAMP_PREFIX);
-	const char *line = text + at, *nl;
-	uint64_t want = 0;
+	size_t at = stamp_offset(text, len), pl = strlen(STAMP_PREFIX), rl = strlen(STAMP_REST);
+	const char *line = text + at;
 
-	if (len - at < pl + STAMP_HEX || memcmp(line, STAMP_PREFIX, pl) != 0)
-		return false;
+	*want = 0;
+	if (len - at < pl + STAMP_HEX + rl || memcmp(line, STAMP_PREFIX, pl) != 0)
+		return NULL;
 	for (size_t i = 0; i < STAMP_HEX; i++) {
 		char c = line[pl + i];
 		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 		if (v < 0)
-			return false;
-		want = want << 4 | (uint64_t)v;
+			return NULL;
+		*want = *want << 4 | (uint64_t)v;
 	}
 	/* the line exactly as written, its words too */
-	size_t rl = strlen(STAMP_REST);
-	if (len - at < pl + STAMP_HEX + rl || memcmp(line + pl + STAMP_HEX, STAMP_REST, rl) != 0)
-		return false;
-	nl = line + pl + STAMP_HEX + rl;
-	return digest(text, at, nl, len - (size_t)(nl - text)) == want;
+	if (memcmp(line + pl + STAMP_HEX, STAMP_REST, rl) != 0)
+		return NULL;
+	return line + pl + STAMP_HEX + rl;
 }
 
-static int may_replace_now(const char *path, struct jp_error *err);
+bool jp_export_is_unedited(const char *text, size_t len)
+{
+	size_t at = stamp_offset(text, len);
+	uint64_t want;
+	const char *rest = stamp_line(text, len, &want);
+	size_t nr = rest ? len - (size_t)(rest - text) : 0;
 
-/* The look in a child process (jp_probe_call_flat): the status and the
- * message come back flat. */
+	/* an export of before the person's lines were left out counts too */
+	return rest && (digest(text, at, rest, nr, false) == want ||
+			digest(text, at, rest, nr, true) == want);
+}
+
+/* The value of a line of the person's: a double-quoted scalar as jobprep
+ * writes it, a single-quoted or a plain one as a person might; a comment
+ * after it dropped. */
+static void read_value(char *out, size_t size, const char *p, const char *end)
+{
+	size_t n = 0;
+
+	if (p < end && (*p == '"' || *p == '\'')) {
+		char q = *p++;
+
+		for (; p < end && *p != q; p++) {
+			if (q == '"' && *p == '\\' && p + 1 < end)
+				p++;
+			if (n + 1 < size)
+				out[n++] = *p;
+		}
+	} else {
+		const char *hash = p;
+
+		while (hash < end && !(*hash == '#' && hash > p && hash[-1] == ' '))
+			hash++;
+		while (hash > p && (hash[-1] == ' ' || hash[-1] == '\r' || hash[-1] == '\n'))
+			hash--;
+		n = (size_t)(hash - p) < size ? (size_t)(hash - p) : size - 1;
+		memcpy(out, p, n);
+	}
+	out[n] = '\0';
+}
+
+void jp_export_read_fill(struct jp_export_fill *out, const char *text, size_t len)
+{
+	uint64_t want;
+	size_t at = stamp_offset(text, len);
+	const char *p = stamp_line(text, len, &want), *end = text + len;
+	struct walk w = { .yaml = at == 0, .header = true };
+
+	memset(out, 0, sizeof(*out));
+	if (!p) /* no export */
+		return;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end, *k = NULL;
+		const struct yours *y = yours_line(&w, p, eol, &k);
+
+		if (y)
+			read_value((char *)out + y->at, JP_EXPORT_FILL_MAX, k + strlen(y->key), eol);
+		p = nl ? nl + 1 : end;
+	}
+	if (strcmp(out->image, JP_EXPORT_IMAGE_PLACEHOLDER) == 0)
+		out->image[0] = '\0';
+}
+
+static int may_replace_now(const char *path, bool force, struct jp_export_fill *kept,
+			   struct jp_error *err);
+
+/* The look in a child process (jp_probe_call_flat): the status, the
+ * message and the person's values come back flat. */
 struct replace_call {
 	int rc;
 	char msg[2048];
+	struct jp_export_fill kept;
 	const char *path; /* not copied back */
+	bool force;
 };
 
 static void replace_run(void *arg)
@@ -102,33 +257,61 @@ static void replace_run(void *arg)
 	struct replace_call *c = arg;
 	struct jp_error e = JP_ERROR_INIT;
 
-	c->rc = may_replace_now(c->path, &e);
+	c->rc = may_replace_now(c->path, c->force, &c->kept, &e);
 	snprintf(c->msg, sizeof(c->msg), "%s",
 		 c->rc && jp_error_message(&e) ? jp_error_message(&e) : "");
 	jp_error_dispose(&e);
 }
 
-int jp_export_may_replace(const char *path, struct jp_error *err)
+int jp_export_may_replace(const char *path, bool force, struct jp_export_fill *kept,
+			  struct jp_error *err)
 {
 	struct replace_call c;
 	int rc;
 
 	memset(&c, 0, sizeof(c));
+	if (kept)
+		memset(kept, 0, sizeof(*kept));
 	c.path = path;
+	c.force = force;
 	/* a hung mount: "PATH: no answer within N s" (JP_ETIMEOUT) */
 	rc = jp_probe_call_flat(replace_run, &c, offsetof(struct replace_call, path), path, 0, err);
 	if (rc < 0)
 		return rc;
+	if (kept)
+		*kept = c.kept;
 	if (c.rc < 0)
 		return jp_error_set(err, c.rc, "%s", c.msg[0] ? c.msg : jp_strerror(c.rc));
 	return 0;
 }
 
-static int may_replace_now(const char *path, struct jp_error *err)
+/* Why an edited export is not replaced, and which of its lines are whose. */
+static int refuse_edited(const char *path, bool slurm, struct jp_error *err)
+{
+	if (slurm)
+		return jp_error_set(err, JP_EREFUSED,
+				    _("%s: edited in lines that are jobprep's (its digest line no "
+				      "longer matches): refusing to replace it. Yours, and kept, are "
+				      "the values of the #SBATCH lines --partition, --time, --account "
+				      "and --qos (or give them with those options); every other line "
+				      "is jobprep's, made from the manifest"),
+				    path);
+	return jp_error_set(err, JP_EREFUSED,
+			    _("%s: edited in lines that are jobprep's (its digest line no longer "
+			      "matches): refusing to replace it. Yours, and kept, are the values of "
+			      "image, namespace, priorityClassName and kueue.x-k8s.io/queue-name "
+			      "(--image, --namespace, --priority-class, --queue); every other line "
+			      "is jobprep's, made from the manifest"),
+			    path);
+}
+
+static int may_replace_now(const char *path, bool force, struct jp_export_fill *kept,
+			   struct jp_error *err)
 {
 	struct stat st;
 	char *buf = NULL;
 	size_t n = 0;
+	uint64_t want;
 	int fd, rc = 0;
 
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -168,9 +351,17 @@ static int may_replace_now(const char *path, struct jp_error *err)
 			break;
 		n += (size_t)got;
 	}
-	if (jp_export_is_unedited(buf, n))
+	buf[n] = '\0';
+	jp_export_read_fill(kept, buf, n);
+	if (force || jp_export_is_unedited(buf, n))
 		goto out;
+	if (stamp_line(buf, n, &want)) {
+		rc = refuse_edited(path, stamp_offset(buf, n) != 0, err);
+		goto out;
+	}
 not_ours:
+	if (force)
+		goto out;
 	rc = jp_error_set(err, JP_EREFUSED,
 			  _("%s: exists and is not an unedited jobprep export (its digest line is "
 			    "missing or no longer matches): refusing to replace it"),

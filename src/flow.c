@@ -645,8 +645,14 @@ static int fail_walk_one(const char *key, void *payload)
 		return 1;
 	}
 	if (v.status == JP_CHECK_FAIL) {
+		const struct jp_field *f = jp_flow_field(key);
+
 		w->failed = 1;
-		if (w->origin)
+		/* A key of the flow's own (review.manifest_path is -o) is no name
+		 * the person gave: its message names the path they did. */
+		if (f && (f->flags & JP_FIELD_FLOW_ONLY))
+			jp_error_set(w->err, JP_ECHECK, "%s", v.message ? v.message : key);
+		else if (w->origin)
 			jp_error_set(w->err, JP_ECHECK, "%s: %s: %s", w->origin, key,
 				     v.message ? v.message : "");
 		else

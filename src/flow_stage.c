@@ -63,7 +63,7 @@ int flow_data_extra_copy(struct data_extra *dst, const struct data_extra *src)
 
 static bool is_url(const char *s)
 {
-	return strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0;
+	return jp_url_fetch_kind(s, NULL) == JP_FETCH_HTTP;
 }
 
 int flow_stage_store(struct jp_flow *flow, size_t i, const char *value, struct jp_verdict *why)

@@ -12,6 +12,7 @@
 
 #include "buf.h"
 #include "jobprep/i18n.h"
+#include "jobprep/url.h"
 #include "jobprep/lint.h"
 #include "lint_internal.h"
 #include "jobprep/pathclass.h"
@@ -754,7 +755,8 @@ static int check_review_path(struct jp_verdict *v, const struct jp_flow *flow,
 
 	if (!required(v, empty, _("a file path is required")) || !flow_check_absolute(v, s))
 		return 0;
-	int there = under(s, flow->m->outputs.output_dir) ? 1 : parent_exists(s);
+	bool in_run = under(s, flow->m->outputs.output_dir);
+	int there = in_run ? 1 : parent_exists(s);
 
 	if (there == JP_ETIMEOUT) {
 		verdict_no_answer(v, s);
@@ -764,8 +766,10 @@ static int check_review_path(struct jp_verdict *v, const struct jp_flow *flow,
 		flow_verdict_set(v, JP_CHECK_FAIL, _("the directory for %s does not exist"), s);
 		return 0;
 	}
-	/* the launch line sources env.sh on every Worker */
-	rc = judge_storage(v, flow, r->key, s, true);
+	/* The launch line sources env.sh and reads the manifest in the run's
+	 * folder on every Worker; a manifest outside it is the person's copy
+	 * (-o), on whatever storage they like: only what is there matters. */
+	rc = r->key == K_MANIFEST_PATH && !in_run ? 0 : judge_storage(v, flow, r->key, s, true);
 	if (rc == 0 && v->status == JP_CHECK_PASS)
 		rc = flow_judge_review_path(v, flow, r->key, s);
 	return rc;
@@ -807,7 +811,7 @@ static int check_data_from(struct jp_verdict *v, const struct jp_flow *flow, con
 
 	if (empty)
 		return 0;
-	if (strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0) {
+	if (jp_url_fetch_kind(s, NULL) == JP_FETCH_HTTP) {
 		flow_verdict_set(v, JP_CHECK_PASS, _("downloaded onto %s before the checks"),
 				 path ? path : "?");
 		return 0;

@@ -13,11 +13,12 @@
 #include "jobprep/shellwords.h"
 #include "jobprep/stage.h"
 #include "stage_internal.h"
+#include "jobprep/url.h"
 #include "lint_internal.h"
 
 static bool is_http(const char *s)
 {
-	return starts_with(s, "http://") || starts_with(s, "https://");
+	return jp_url_fetch_kind(s, NULL) == JP_FETCH_HTTP;
 }
 
 /* Under a shared root of the profile, and under no more specific root of

@@ -27,6 +27,8 @@ libjobprep_a_SOURCES += include/jobprep/utf8.h src/utf8.c
 libjobprep_a_SOURCES += src/buf.h src/buf.c
 # url: where a URL's user info (password, token) is, for every caller
 libjobprep_a_SOURCES += include/jobprep/url.h src/url_internal.h src/url.c
+# "did you mean": the nearest known name (commands, answers and profile fields)
+libjobprep_a_SOURCES += include/jobprep/suggest.h src/suggest.c
 # textquote: names made safe for a terminal (git's quote_path)
 libjobprep_a_SOURCES += include/jobprep/textquote.h src/textquote.c
 # input: opening a file a person named (never blocks on a FIFO; regular files only)

@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/suggest.h"
 #include "jobprep/input.h"
 #include "jsonstrict.h"
 #include "jobprep/manifest.h"
@@ -348,11 +349,19 @@ static void read_fields(struct reader *r, const cJSON *obj, const struct field *
 		if (k < n) {
 			fields[k].read(r, it, m, i);
 		} else {
-			char known[256], expected[320];
+			char known[256], expected[320], got[128];
+			struct jp_suggest near;
+			const char *best;
 
 			list_keys(known, sizeof(known), fields, n);
 			snprintf(expected, sizeof(expected), _("one of the fields %s"), known);
-			fail(r, expected, _("an unknown field"));
+			jp_suggest_init(&near, it->string);
+			for (size_t f = 0; f < n; f++)
+				jp_suggest_add(&near, fields[f].key);
+			best = jp_suggest_best(&near);
+			if (best)
+				snprintf(got, sizeof(got), _("an unknown field (did you mean '%s'?)"), best);
+			fail(r, expected, best ? got : _("an unknown field"));
 		}
 		jp_json_path_pop(&r->path, mark);
 	}

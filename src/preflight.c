@@ -46,8 +46,8 @@ static const struct message {
 	{ "jp_m_unwritable",
 	  N_("%s cannot be written on this Worker (%s): creating a file there failed") },
 	{ "jp_m_full",
-	  N_("%s has only %s KiB free on this Worker (%s): the job's writes there will "
-	     "fail") },
+	  N_("%s has only %s KiB free on this Worker (%s), and the job needs at least %s KiB "
+	     "there: its writes will fail") },
 	{ "jp_m_hung",
 	  N_("%s did not answer within %s s on this Worker (%s): the storage it is on seems "
 	     "hung") },

@@ -142,7 +142,7 @@ jp_probe() {
 	fi
 	jp_kb=$(df -Pk "$jp_p" 2>/dev/null | awk 'NR == 2 { print $4 }')
 	if jp_num "$jp_kb" && [ "$jp_kb" -lt "$jp_min_free_kb" ]; then
-		jp_fail "$jp_f.space" "$jp_m_full" "$jp_p" "$jp_kb" "$jp_who"
+		jp_fail "$jp_f.space" "$jp_m_full" "$jp_p" "$jp_kb" "$jp_who" "$jp_min_free_kb"
 	fi
 	exit "$jp_n"
 }

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/suggest.h"
 #include "jobprep/input.h"
 #include "jsonstrict.h"
 #include "jobprep/path.h"
@@ -223,7 +224,7 @@ static const struct slurm_key {
 
 /* A value an #SBATCH line holds as one word: printable ASCII, no space,
  * quote, backslash or '#'. */
-static bool sbatch_word(const char *s)
+bool jp_profile_sbatch_word(const char *s)
 {
 	if (!*s)
 		return false;
@@ -246,15 +247,25 @@ static int read_slurm(struct jp_profile *p, const cJSON *obj, const char *origin
 	{
 		size_t k;
 
-		for (k = 0; k < N_SLURM_KEYS; k++)
+		struct jp_suggest near;
+
+		jp_suggest_init(&near, it->string);
+		for (k = 0; k < N_SLURM_KEYS; k++) {
 			if (strcmp(slurm_keys[k].key, it->string) == 0)
 				break;
-		if (k == N_SLURM_KEYS) {
+			jp_suggest_add(&near, slurm_keys[k].key);
+		}
+		if (k == N_SLURM_KEYS && jp_suggest_best(&near)) {
+			rc = jp_error_set(err, JP_EFORMAT,
+					  _("%s: profile.slurm.%s: expected one of partition, time, "
+					    "account, qos, got an unknown field (did you mean '%s'?)"),
+					  origin, it->string, jp_suggest_best(&near));
+		} else if (k == N_SLURM_KEYS) {
 			rc = jp_error_set(err, JP_EFORMAT,
 					  _("%s: profile.slurm.%s: expected one of partition, time, "
 					    "account, qos, got an unknown field"),
 					  origin, it->string);
-		} else if (!cJSON_IsString(it) || !sbatch_word(it->valuestring)) {
+		} else if (!cJSON_IsString(it) || !jp_profile_sbatch_word(it->valuestring)) {
 			rc = jp_error_set(err, JP_EFORMAT,
 					  _("%s: profile.slurm.%s: expected one word for sbatch (no "
 					    "spaces, quotes, backslashes or '#'), got %s"),
@@ -266,6 +277,27 @@ static int read_slurm(struct jp_profile *p, const cJSON *obj, const char *origin
 		}
 	}
 	return rc;
+}
+
+/* "expected one of the profile's fields", and the one meant when it is near */
+static int unknown_key(struct jp_error *err, const char *key, const char *const *allowed,
+		       const char *prefix, const char *origin)
+{
+	struct jp_suggest near;
+	const char *best;
+
+	jp_suggest_init(&near, key);
+	for (size_t i = 0; allowed[i]; i++)
+		jp_suggest_add(&near, allowed[i]);
+	best = jp_suggest_best(&near);
+	if (best)
+		return jp_error_set(err, JP_EFORMAT,
+				    _("%s: %s%s: expected one of the profile's fields, got an unknown "
+				      "field (did you mean '%s'?)"),
+				    origin, prefix, key, best);
+	return jp_error_set(err, JP_EFORMAT,
+			    _("%s: %s%s: expected one of the profile's fields, got an unknown field"),
+			    origin, prefix, key);
 }
 
 static int check_keys(const cJSON *obj, const char *const *allowed,
@@ -282,9 +314,7 @@ static int check_keys(const cJSON *obj, const char *const *allowed,
 			if (strcmp(allowed[i], it->string) == 0)
 				break;
 		if (!allowed[i])
-			rc = jp_error_set(err, JP_EFORMAT,
-					  _("%s: %s%s: expected one of the profile's fields, got an unknown field"),
-					  origin, prefix, it->string);
+			rc = unknown_key(err, it->string, allowed, prefix, origin);
 	}
 	return rc;
 }

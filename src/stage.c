@@ -17,6 +17,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
 #include "jobprep/stage.h"
+#include "jobprep/url.h"
 #include "treecopy.h"
 #include "stage_internal.h"
 #include "treecopy_internal.h"
@@ -209,6 +210,22 @@ out:
 	return rc;
 }
 
+/* ftp://, s3:// ...: a URL, so no path, and not one jobprep downloads. */
+static int refuse_scheme(const char *source, struct jp_error *err)
+{
+	char *shown = jp_url_redact(source);
+	size_t scheme;
+	int rc;
+
+	jp_url_fetch_kind(source, &scheme);
+	rc = jp_error_set(err, JP_EUSAGE,
+			  _("%s: unsupported scheme '%.*s': jobprep downloads http:// and https:// "
+			    "URLs only (fetch it first, then stage the local copy)"),
+			  shown ? shown : "?", (int)scheme, source);
+	free(shown);
+	return rc;
+}
+
 int jp_stage_now(struct jp_stage_result *out, const char *source, const char *dest,
 		 const struct jp_stage_options *opts, const struct jp_port *port,
 		 struct jp_error *err)
@@ -221,6 +238,8 @@ int jp_stage_now(struct jp_stage_result *out, const char *source, const char *de
 		*out = res;
 	if (!source || !source[0] || !dest || !dest[0])
 		return jp_error_set(err, JP_EUSAGE, "%s", _("stage: a source and a destination are needed"));
+	if (jp_url_fetch_kind(source, NULL) == JP_FETCH_OTHER)
+		return refuse_scheme(source, err);
 	if (jp_stage_is_url(source) && opts && opts->shards > 1)
 		return jp_error_set(err, JP_EUSAGE, _("%s: --shard is for a directory source"), source);
 	if (jp_stage_is_url(source)) {

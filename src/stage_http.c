@@ -34,11 +34,12 @@
 
 bool jp_stage_is_url(const char *s)
 {
-	return strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0;
+	return jp_url_fetch_kind(s, NULL) == JP_FETCH_HTTP;
 }
 
 struct dl {
 	const char *url;   /* for messages: redacted */
+	const char *dest;  /* for messages: the file it becomes, not the part */
 	char part[PATH_MAX], validator_path[PATH_MAX];
 	int fd;
 	off_t have;        /* bytes on disk when this attempt began */
@@ -220,7 +221,7 @@ static int fetch(struct dl *d, const char *url, struct jp_error *err)
 
 	d->fd = open(d->part, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (d->fd < 0 || fstat(d->fd, &st) != 0)
-		return jp_error_set(err, JP_EIO, _("%s: cannot create: %s"), d->part, strerror(errno));
+		return jp_error_set(err, JP_EIO, _("%s: cannot create: %s"), d->dest, strerror(errno));
 	read_validator(d->validator_path, v, sizeof(v));
 	d->have = v[0] ? st.st_size : 0;
 	snprintf(d->asked, sizeof(d->asked), "%s", d->have > 0 ? v : "");
@@ -256,13 +257,13 @@ static int fetch(struct dl *d, const char *url, struct jp_error *err)
 		 * part is dropped, and the next try asks for the whole file */
 		unlink(d->validator_path);
 		if (ftruncate(d->fd, 0) != 0)
-			rc = jp_error_set(err, JP_EIO, "%s: %s", d->part, strerror(errno));
+			rc = jp_error_set(err, JP_EIO, "%s: %s", d->dest, strerror(errno));
 		else
 			rc = 1;
 	}
 	else if (d->io_errno)
 		rc = jp_error_set(err, d->io_errno == ENOSPC || d->io_errno == EDQUOT ? JP_ENOSPC : JP_EIO,
-				  _("%s: writing %s: %s"), d->url, d->part, strerror(d->io_errno));
+				  _("%s: writing %s: %s"), d->url, d->dest, strerror(d->io_errno));
 	else if (cc == CURLE_HTTP_RETURNED_ERROR && d->have > 0 &&
 		 (curl_easy_getinfo(d->curl, CURLINFO_RESPONSE_CODE, &d->status), d->status == 416)) {
 		/* the range is past the remote's end: start again */
@@ -273,7 +274,7 @@ static int fetch(struct dl *d, const char *url, struct jp_error *err)
 				  _("%s: download failed: %s"), d->url,
 				  errbuf[0] ? errbuf : curl_easy_strerror(cc));
 	else if (fsync(d->fd) != 0)
-		rc = jp_error_set(err, JP_EIO, "%s: %s", d->part, strerror(errno));
+		rc = jp_error_set(err, JP_EIO, "%s: %s", d->dest, strerror(errno));
 	if (rc == 0) {
 		long t = -1;
 
@@ -366,7 +367,8 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
 		goto out;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	/* a large file from a server that takes ranges: several connections */
-	rc = jp_stage_http_ranges(url, d.part, d.url, port, &d.written, err);
+	d.dest = final;
+	rc = jp_stage_http_ranges(url, d.part, d.url, final, port, &d.written, err);
 	if (rc < 0)
 		goto out;
 	if (rc == 1) {

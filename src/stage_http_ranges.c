@@ -41,7 +41,7 @@ struct seg {
 };
 
 struct rg {
-	const char *url, *part, *shown;
+	const char *url, *part, *shown, *dest; /* dest: what messages name */
 	char state[PATH_MAX + 16];
 	char validator[520], errbuf[CURL_ERROR_SIZE];
 	bool ranges;
@@ -310,12 +310,12 @@ static int finish(struct rg *g, int rc, struct jp_error *err)
 		if (g->io_errno)
 			return jp_error_set(err, g->io_errno == ENOSPC || g->io_errno == EDQUOT ? JP_ENOSPC
 												: JP_EIO,
-					    _("%s: writing %s: %s"), g->shown, g->part,
+					    _("%s: writing %s: %s"), g->shown, g->dest,
 					    strerror(g->io_errno));
 		return jp_error_set(err, JP_ENET, _("%s: download failed: %s"), g->shown, g->errbuf);
 	}
 	if (fsync(g->fd) != 0)
-		return jp_error_set(err, JP_EIO, "%s: %s", g->part, strerror(errno));
+		return jp_error_set(err, JP_EIO, "%s: %s", g->dest, strerror(errno));
 	if (g->filetime > 0) {
 		struct timespec ts[2] = { { g->filetime, 0 }, { g->filetime, 0 } };
 
@@ -325,7 +325,7 @@ static int finish(struct rg *g, int rc, struct jp_error *err)
 	return 0;
 }
 
-int jp_stage_http_ranges(const char *url, const char *part, const char *shown,
+int jp_stage_http_ranges(const char *url, const char *part, const char *shown, const char *dest,
 			 const struct jp_port *port, uint64_t *written, struct jp_error *err)
 {
 	struct rg *g = calloc(1, sizeof(*g));
@@ -337,6 +337,7 @@ int jp_stage_http_ranges(const char *url, const char *part, const char *shown,
 	g->url = url;
 	g->part = part;
 	g->shown = shown;
+	g->dest = dest;
 	g->port = port;
 	g->fd = -1;
 	snprintf(g->state, sizeof(g->state), "%s.ranges", part);
@@ -351,11 +352,11 @@ int jp_stage_http_ranges(const char *url, const char *part, const char *shown,
 	}
 	g->fd = open(part, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (g->fd < 0 || ftruncate(g->fd, (off_t)g->size) != 0) {
-		rc = jp_error_set(err, JP_EIO, _("%s: cannot create: %s"), part, strerror(errno));
+		rc = jp_error_set(err, JP_EIO, _("%s: cannot create: %s"), dest, strerror(errno));
 		goto out;
 	}
 	if (save(g) != 0 || !(m = curl_multi_init())) {
-		rc = jp_error_set(err, JP_EIO, _("%s: cannot create: %s"), g->state, strerror(errno));
+		rc = jp_error_set(err, JP_EIO, _("%s: cannot create: %s"), dest, strerror(errno));
 		goto out;
 	}
 	rc = 0;

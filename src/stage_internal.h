@@ -50,8 +50,9 @@ void jp_stage_writeback(int fd, uint64_t *unflushed, size_t len);
  * complete and flushed; *written: the bytes received); 1 not for this URL
  * (small, no ranges, no strong validator, or it changed mid-way: part is
  * removed), use one connection; < 0 a JP_E* error, err set (what was
- * received is kept for the next run). shown: the URL for messages. */
-int jp_stage_http_ranges(const char *url, const char *part, const char *shown,
+ * received is kept for the next run). shown: the URL for messages; dest:
+ * the file it becomes, which messages name (never the temporary part). */
+int jp_stage_http_ranges(const char *url, const char *part, const char *shown, const char *dest,
 			 const struct jp_port *port, uint64_t *written, struct jp_error *err);
 /* Add a note (a member stripped or skipped) to out; 0 or JP_ENOMEM. */
 int jp_stage_note(struct jp_stage_result *out, const char *fmt, ...)

@@ -1016,7 +1016,7 @@ static int finish_tree(struct ctx *c, const char *dst, struct jp_error *err)
 		return 0;
 	if (syncfs(c->dst_fd) != 0)
 		return jp_error_set(err, errno == ENOSPC || errno == EDQUOT ? JP_ENOSPC : JP_EIO,
-				    "%s: %s", c->tree_tmp, strerror(errno));
+				    "%s: %s", dst, strerror(errno)); /* the name given, not ours */
 	if (rename(c->tree_tmp, dst) != 0)
 		return jp_error_set(err, JP_EIO, _("%s: cannot create: %s"), dst, strerror(errno));
 	return 0;
@@ -1054,12 +1054,13 @@ static int prepare(struct ctx *c, const char *src, const char *dst, struct stat 
 		c->top.fresh = true;
 	} else if (!(errno == EEXIST && c->dst_exists)) {
 		int e = errno;
+		/* dst, the name the person gave, even while it is made as make */
 		return jp_error_set(err, e == ENOSPC ? JP_ENOSPC : JP_EIO, _("%s: cannot create: %s"),
-				    make, strerror(e));
+				    dst, strerror(e));
 	}
 	c->dst_fd = open(make, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (c->dst_fd < 0)
-		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), make, strerror(errno));
+		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), dst, strerror(errno));
 	/* a top there already: its folders' rules (as_is, opened up when
 	 * something must go in) */
 	if (!c->top.fresh && fstat(c->dst_fd, &sb) == 0) {

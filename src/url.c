@@ -27,6 +27,19 @@ static size_t scheme_len(const char *url)
 	return strncmp(url + n, "://", 3) == 0 ? n : 0;
 }
 
+enum jp_url_fetch jp_url_fetch_kind(const char *s, size_t *scheme_n)
+{
+	size_t n = s ? scheme_len(s) : 0;
+
+	if (scheme_n)
+		*scheme_n = n;
+	if (n == 0)
+		return JP_FETCH_PATH;
+	if ((n == 4 && strncasecmp(s, "http", 4) == 0) || (n == 5 && strncasecmp(s, "https", 5) == 0))
+		return JP_FETCH_HTTP;
+	return JP_FETCH_OTHER;
+}
+
 bool jp_url_userinfo(struct jp_url_userinfo *out, const char *url)
 {
 	size_t n, i, at = 0;

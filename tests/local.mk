@@ -56,6 +56,11 @@ tests_unit_test_fs_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_fs_CFLAGS = $(unit_cflags)
 tests_unit_test_fs_LDADD = $(unit_ldadd)
 tests_unit_test_fs_SOURCES = tests/unit/test_fs.c tests/unit/scratch.h
+# suggest: "did you mean" (Damerau-Levenshtein, the nearest known name)
+check_PROGRAMS += tests/unit/test_suggest
+TESTS += tests/unit/test_suggest
+tests_unit_test_suggest_CFLAGS = $(unit_cflags)
+tests_unit_test_suggest_LDADD = $(unit_ldadd)
 # utf8: the one decoder (strict) and encoder
 check_PROGRAMS += tests/unit/test_utf8
 TESTS += tests/unit/test_utf8
@@ -320,6 +325,9 @@ TESTS += tests/integration/option_without_argument.sh tests/integration/cli_mess
 	tests/integration/completion.sh tests/integration/cli_options.sh tests/integration/man_page.sh
 EXTRA_DIST += tests/integration/option_without_argument.sh tests/integration/cli_messages.sh \
 	tests/integration/completion.sh tests/integration/cli_options.sh tests/integration/man_page.sh
+# cli: README's examples run as printed
+TESTS += tests/integration/readme_examples.sh
+EXTRA_DIST += tests/integration/readme_examples.sh
 # export: scripts run by a real single-node Slurm; PyTorchJob YAML read by PyYAML
 # and validated against the Kubeflow training operator's CRD
 EXPORT_TESTS = tests/integration/export_slurm.sh tests/integration/export_pytorchjob.sh \

@@ -83,9 +83,10 @@ static int run_wizard(int argc, char **argv)
 	return jp_tui_main(&opts);
 }
 
-/* `jobprep --dump-options` and `jobprep --dump-man TEMPLATE`: the option
- * tables for the tests and the completion scripts' drift check, and the
- * man page made from its template at build time. Not in --help: nobody
+/* `jobprep --dump-options`, `--dump-synopsis` and `--dump-man TEMPLATE`:
+ * the option tables for the tests and the completion scripts' drift check,
+ * the synopses README lists, and the man page made from its template at
+ * build time. Not in --help: nobody
  * runs them by hand. */
 static int dump(int argc, char **argv)
 {
@@ -94,6 +95,10 @@ static int dump(int argc, char **argv)
 
 	if (strcmp(argv[1], "--dump-options") == 0 && argc == 2) {
 		jp_cli_dump_options(stdout);
+		return fflush(stdout) == 0 && !ferror(stdout) ? JP_EXIT_OK : JP_EXIT_FAIL;
+	}
+	if (strcmp(argv[1], "--dump-synopsis") == 0 && argc == 2) {
+		jp_cli_dump_synopsis(stdout);
 		return fflush(stdout) == 0 && !ferror(stdout) ? JP_EXIT_OK : JP_EXIT_FAIL;
 	}
 	if (argc != 3)
@@ -126,7 +131,8 @@ int main(int argc, char **argv)
 	bind_textdomain_codeset("jobprep", "UTF-8");
 #endif
 
-	if (argc > 1 && (strcmp(argv[1], "--dump-options") == 0 || strcmp(argv[1], "--dump-man") == 0))
+	if (argc > 1 && (strcmp(argv[1], "--dump-options") == 0 ||
+			 strcmp(argv[1], "--dump-synopsis") == 0 || strcmp(argv[1], "--dump-man") == 0))
 		return dump(argc, argv);
 	/* A first argument that is not an option names a sub-command. */
 	if (argc > 1 && argv[1][0] != '-')

@@ -23,6 +23,19 @@ jp_expect no_option_named_twice sh -c '
 	{ cut -f1,2 "$1"; cut -f1,3 "$1" | grep -v "	-\$"; } | sort | uniq -d | grep -q . && exit 1
 	exit 0' sh "$T/dump"
 
+# One letter, one meaning: in every command -j is --json, and every --json
+# has it (stage's --jobs once took it).
+jp_expect short_j_is_json_everywhere sh -c '
+	awk -F "\t" "\$3 == \"-j\" && \$2 != \"--json\" { print; bad = 1 }
+		\$2 == \"--json\" && \$3 != \"-j\" { print; bad = 1 } END { exit bad }" "$1"' sh "$T/dump"
+
+# README's list of commands is the synopses the tables make, as printed
+# (`jobprep --dump-synopsis`: each form on one line), none missing.
+"$JOBPREP" --dump-synopsis >"$T/synopsis" 2>&1
+sed -n '/^## Commands$/,/^[^ ]/p' "$TOP_SRCDIR/README.md" | sed -n 's/^    \(jobprep .*\)$/\1/p' |
+	grep -v -e '^jobprep --help | --version$' >"$T/readme.synopsis"
+jp_expect readme_synopses_are_the_generated_ones diff "$T/synopsis" "$T/readme.synopsis"
+
 # The commands `jobprep --help` lists are the ones with a table.
 "$JOBPREP" --help >"$T/top" 2>&1
 sed -n '/^Commands:/,/^$/p' "$T/top" | sed -n 's/^  \([a-z][a-z]*\)\( .*\)\{0,1\}$/\1/p' | uniq >"$T/listed"

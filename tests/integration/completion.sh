@@ -29,6 +29,17 @@ if command -v bash >/dev/null 2>&1; then
 	jp_expect bash_completes_to_values [ "$(bcomp export --to '' | tr '\n' ' ')" = "slurm pytorchjob " ]
 	mkdir -p "$T/files" && : >"$T/files/job.json"
 	jp_expect bash_completes_files [ "$(bcomp show "$T/files/j")" = "$T/files/job.json" ]
+	# `make install` puts the script in $(datadir)/bash-completion/completions,
+	# where bash-completion (bootstrap.sh installs it) loads it on first use.
+	jp_expect bootstrap_installs_bash_completion \
+		grep -q '^  libcurl4-openssl-dev .* bash-completion"$' "$TOP_SRCDIR/autotools/bootstrap.sh"
+	mkdir -p "$T/share/bash-completion/completions"
+	cp "$C/jobprep.bash" "$T/share/bash-completion/completions/jobprep"
+	BC=/usr/share/bash-completion/bash_completion
+	jp_expect installed_completion_loads_through_bash_completion \
+		env XDG_DATA_DIRS="$T/share" bash -c '[ -r "$1" ] || { echo "# no $1"; exit 1; }
+			. "$1"; __load_completion jobprep 2>/dev/null || _completion_loader jobprep
+			complete -p jobprep >/dev/null' bash "$BC"
 else
 	jp_skip bash_completion "bash is not installed"
 fi

@@ -124,7 +124,7 @@ sed 's/"workers": 1/"workers": "one"/' "$scratch/job.json" >"$scratch/bad.json"
 "$JOBPREP" env "$scratch/bad.json" >"$scratch/out" 2>"$scratch/err"
 rc=$?
 [ $rc -eq 3 ] || fail "env on an invalid manifest exited $rc, expected 3"
-grep -q "^$scratch/bad.json: job.workers: expected an integer >= 1, got \"one\"$" "$scratch/err" ||
+grep -q "^jobprep env: $scratch/bad.json: job.workers: expected an integer >= 1, got \"one\"$" "$scratch/err" ||
 	fail "unexpected error: $(cat "$scratch/err")"
 [ -s "$scratch/out" ] && fail "env printed exports for an invalid manifest"
 "$JOBPREP" env >/dev/null 2>&1

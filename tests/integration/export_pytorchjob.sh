@@ -238,7 +238,7 @@ done
 "$JOBPREP" export --to pytorchjob "$scratch/invalid.json" >"$scratch/inv.out" 2>"$scratch/inv.err"
 rc=$?
 [ $rc -eq 3 ] || fail "export of an invalid manifest exited $rc, expected 3"
-grep -qxF "$scratch/invalid.json: job.workers: expected an integer >= 1, got \"two\"" "$scratch/inv.err" ||
+grep -qxF "jobprep export: $scratch/invalid.json: job.workers: expected an integer >= 1, got \"two\"" "$scratch/inv.err" ||
 	fail "unexpected error for an invalid manifest: $(cat "$scratch/inv.err")"
 [ -s "$scratch/inv.out" ] && fail "export printed a job file for an invalid manifest"
 "$JOBPREP" export --to pytorchjob "$scratch/missing.json" >/dev/null 2>&1

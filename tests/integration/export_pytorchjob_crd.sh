@@ -53,13 +53,27 @@ for workers in (1, 4):
             json.dump(m, f)
 PY
 
-for job in crd-1 crd-1-public crd-4 crd-4-public; do
-	"$JOBPREP" export --to pytorchjob -o "$scratch/$job.yaml" "$scratch/$job.json" \
+for job in crd-1 crd-1-public crd-4 crd-4-public crd-4-filled; do
+	fill=
+	[ "$job" = crd-4-filled ] && fill="--namespace team-a --queue gpu-queue --priority-class high"
+	# shellcheck disable=SC2086 # the options are words
+	"$JOBPREP" export --to pytorchjob -o "$scratch/$job.yaml" $fill "$scratch/${job%-filled}.json" \
 		>"$scratch/$job.err" 2>&1
 	rc=$?
 	jp_expect "$job: exported" [ "$rc" = 0 ]
 	[ "$rc" = 0 ] || echo "# $job: export exited $rc: $(cat "$scratch/$job.err")"
 done
+
+# An image the manifest names is the manifest's: edited by hand, the next
+# export -o puts the manifest's back (only --image overrides it).
+cp "$scratch/crd-1.yaml" "$scratch/own-image.yaml"
+sed -i 's|image: "registry.example.com/team/train:v1"|image: "mine:2"|' "$scratch/own-image.yaml"
+if "$JOBPREP" export --to pytorchjob -o "$scratch/own-image.yaml" "$scratch/crd-1.json" 2>"$scratch/own.err" &&
+	grep -q 'image: "registry.example.com/team/train:v1"$' "$scratch/own-image.yaml"; then
+	jp_pass "the manifest's image is the manifest's"
+else
+	jp_fail "the manifest's image is the manifest's" "not put back: $(cat "$scratch/own.err")"
+fi
 
 # the validator says "pass CASE" or "fail CASE: WHY", a line a case
 "$PY" - "$scratch" "$TOP_SRCDIR/tests/data/kubeflow/pytorchjobs.crd.yaml" >"$scratch/cases" 2>"$scratch/py.err" <<'PY'
@@ -134,7 +148,8 @@ def problems(doc):
     return found
 
 for job, workers, public in (("crd-1", 1, False), ("crd-1-public", 1, True),
-                             ("crd-4", 4, False), ("crd-4-public", 4, True)):
+                             ("crd-4", 4, False), ("crd-4-public", 4, True),
+                             ("crd-4-filled", 4, False)):
     doc = yaml.safe_load(open("%s/%s.yaml" % (s, job)))
     p = problems(doc)
     specs = doc["spec"]["pytorchReplicaSpecs"]
@@ -146,6 +161,12 @@ for job, workers, public in (("crd-1", 1, False), ("crd-1-public", 1, True),
     ro = [m["mountPath"] for m in mounts if m.get("readOnly")]
     if public and ro != [s + "/public"]:
         p.append("the public data root is not mounted read-only: %r" % ro)
+    if job.endswith("-filled"):
+        meta = doc["metadata"]
+        if meta.get("namespace") != "team-a" or meta.get("labels") != {"kueue.x-k8s.io/queue-name": "gpu-queue"}:
+            p.append("--namespace/--queue are not the job's metadata: %r" % meta)
+        if any(r["template"]["spec"].get("priorityClassName") != "high" for r in specs.values()):
+            p.append("--priority-class is not every Pod's priorityClassName")
     cmd = specs["Master"]["template"]["spec"]["containers"][0]["command"][2]
     if 'sh "$OUTPUT_DIR/preflight.sh" || exit 1\n' not in cmd:
         p.append("the command does not run the preflight first")

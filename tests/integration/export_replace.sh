@@ -3,8 +3,11 @@
 # edited. Every export carries a digest line; an existing FILE is replaced
 # only while that line still matches the rest (an earlier export nobody
 # touched), otherwise refused (exit 1, a message naming the file and
-# --force, the file untouched); --force replaces it. The manifest comes
-# from a real `jobprep init`.
+# --force, the file untouched); --force replaces it. What a PyTorchJob
+# needs and the manifest does not hold (image, namespace, queue, priority
+# class) is set with options, and a person's edits of those lines are no
+# edit of jobprep's: the next export keeps them, --force too. The manifest
+# comes from a real `jobprep init`.
 set -u
 
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
@@ -85,4 +88,87 @@ jp_expect a_file_jobprep_never_wrote_is_untouched cmp -s "$T/mine.sbatch" "$T/mi
 export_to slurm "$T/job.slurm"
 jp_expect replaced_script_is_executable [ "$(rc)" = 0 -a "$(stat -c %a "$T/job.slurm")" = 755 ]
 
+# --- what the manifest does not hold: the person's, kept -----------------------
+P=$T/fill.yaml
+export_to pytorchjob "$P" --image registry.example/train:1 --namespace team-a \
+	--queue gpu-queue --priority-class high
+jp_expect options_fill_the_pytorchjob [ "$(rc)" = 0 ]
+jp_expect image_option_is_the_image grep -q '^              image: "registry.example/train:1"$' "$P"
+jp_expect image_option_means_no_placeholder sh -c '! grep -q "FILL-IN-IMAGE" "$1" && ! grep -q "names no container image" "$2"' sh "$P" "$T/err"
+jp_expect namespace_option_is_the_namespace grep -q '^  namespace: "team-a"$' "$P"
+jp_expect queue_option_is_the_kueue_label grep -q '^    kueue.x-k8s.io/queue-name: "gpu-queue"$' "$P"
+jp_expect priority_class_option_is_every_pods grep -q '^          priorityClassName: "high"$' "$P"
+jp_expect the_file_says_which_lines_are_yours grep -q "^# Yours, kept when jobprep export -o replaces this file" "$P"
+
+# the person changes their lines by hand: not an edit of jobprep's, and the
+# next export keeps them
+sed -i -e 's|image: "registry.example/train:1"|image: registry.example/train:2  # mine|' \
+	-e 's|namespace: "team-a"|namespace: '"'"'team-b'"'"'|' "$P"
+export_to pytorchjob "$P"
+jp_expect your_lines_edited_is_not_refused [ "$(rc)" = 0 ]
+[ "$(rc)" = 0 ] || sed 's/^/# /' "$T/err"
+jp_expect your_image_is_kept grep -q '^              image: "registry.example/train:2"$' "$P"
+jp_expect your_namespace_is_kept grep -q '^  namespace: "team-b"$' "$P"
+jp_expect your_queue_and_priority_class_are_kept \
+	sh -c 'grep -q "queue-name: \"gpu-queue\"" "$1" && grep -q "priorityClassName: \"high\"" "$1"' sh "$P"
+# an option given again wins over the file's
+export_to pytorchjob "$P" --image registry.example/train:3
+jp_expect an_option_wins_over_the_file grep -q '^              image: "registry.example/train:3"$' "$P"
+
+# the placeholder filled in by hand, its FILL IN comments dropped: kept too
+F=$T/filled.yaml
+export_to pytorchjob "$F"
+sed -i -e 's|"FILL-IN-IMAGE"  # FILL IN: the image the job runs in|"mine/img:7"|' -e '/^# FILL IN/d' "$F"
+export_to pytorchjob "$F"
+jp_expect filled_placeholder_is_not_refused [ "$(rc)" = 0 ]
+jp_expect filled_placeholder_is_kept grep -q '^              image: "mine/img:7"$' "$F"
+jp_expect filled_placeholder_gets_no_warning sh -c '! grep -q "names no container image" "$1"' sh "$T/err"
+
+# a line of jobprep's edited: refused, saying exactly which lines are whose;
+# --force replaces it and still keeps the person's
+sed -i 's/^      restartPolicy: OnFailure$/      restartPolicy: Never/' "$P"
+cp "$P" "$T/fill.edited"
+export_to pytorchjob "$P"
+jp_expect jobprep_line_edited_is_refused [ "$(rc)" = 1 ]
+jp_expect jobprep_line_edited_is_untouched cmp -s "$P" "$T/fill.edited"
+jp_expect the_refusal_says_which_lines_are_yours \
+	grep -qF "Yours, and kept, are the values of image, namespace, priorityClassName and kueue.x-k8s.io/queue-name" "$T/err"
+export_to pytorchjob "$P" --force
+jp_expect force_replaces_jobprep_lines sh -c '[ "$(cat "$1")" = 0 ] && ! grep -q "restartPolicy: Never" "$2"' sh "$T/rc" "$P"
+jp_expect force_keeps_your_lines \
+	sh -c 'grep -q "image: \"registry.example/train:3\"" "$1" && grep -q "namespace: \"team-b\"" "$1"' sh "$P"
+
+# a Slurm script over an export of a PyTorchJob (--force): its image is no
+# Slurm script's, and is not carried over
+cp "$P" "$T/cross"
+export_to slurm "$T/cross" --force
+jp_expect an_export_of_the_other_engine_is_replaced_whole \
+	sh -c '[ "$(cat "$1")" = 0 ] && head -n 1 "$2" | grep -q "^#!/bin/bash" && ! grep -q "registry.example" "$2"' sh "$T/rc" "$T/cross"
+
+# each engine its own: a Slurm script has no image, a PyTorchJob no partition
+export_to slurm "$T/x.slurm" --image a
+jp_expect image_with_slurm_is_a_usage_error [ "$(rc)" = 2 ]
+export_to pytorchjob "$T/x.yaml" --partition a
+jp_expect partition_with_pytorchjob_is_a_usage_error [ "$(rc)" = 2 ]
+
+# a Slurm script's #SBATCH --partition, --account, --qos and --time are yours
+Y=$T/y.slurm
+export_to slurm "$Y" --partition gpu --account team --qos high --time 2:00:00
+jp_expect slurm_options_fill_the_script [ "$(rc)" = 0 ]
+jp_expect slurm_options_are_sbatch_lines sh -c 'grep -qx "#SBATCH --partition=gpu" "$1" &&
+	grep -qx "#SBATCH --account=team" "$1" && grep -qx "#SBATCH --qos=high" "$1" &&
+	grep -qx "#SBATCH --time=2:00:00" "$1"' sh "$Y"
+sed -i 's/^#SBATCH --partition=gpu$/#SBATCH --partition=a100/' "$Y"
+export_to slurm "$Y"
+jp_expect slurm_partition_edited_is_not_refused [ "$(rc)" = 0 ]
+jp_expect slurm_partition_edited_is_kept grep -qx "#SBATCH --partition=a100" "$Y"
+jp_expect slurm_other_lines_are_kept grep -qx "#SBATCH --time=2:00:00" "$Y"
+export_to slurm "$T/z.slurm" --time "2 days"
+jp_expect slurm_value_with_a_space_is_refused [ "$(rc)" = 2 ]
+jp_expect slurm_value_with_a_space_writes_nothing [ ! -e "$T/z.slurm" ]
+printf '#SBATCH --mail-user=me\n' >>"$Y"
+export_to slurm "$Y"
+jp_expect slurm_edit_elsewhere_is_refused [ "$(rc)" = 1 ]
+jp_expect slurm_refusal_says_which_lines_are_yours \
+	grep -qF "Yours, and kept, are the values of the #SBATCH lines --partition, --time, --account and --qos" "$T/err"
 jp_done

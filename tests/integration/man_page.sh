@@ -40,7 +40,7 @@ jp_expect every_option_has_its_entry_and_no_other diff "$T/dump" "$T/page"
 
 missing=
 for c in $(cut -f1 "$T/dump" | grep -v '^-$' | uniq); do
-	grep -q "^\\\\fBjobprep\\\\fR \\\\fB\\\\%$c\\\\fR" "$MAN" || missing="$missing synopsis:$c"
+	grep -q "^\\\\fBjobprep\\\\fR \\\\%\\\\fB$c\\\\fR" "$MAN" || missing="$missing synopsis:$c"
 	sed -n '/^\.SH COMMANDS/,/^\.SH /p' "$MAN" | grep -q "^\.BI\{0,1\} \"\{0,1\}$c\\b" ||
 		missing="$missing commands:$c"
 done
@@ -50,6 +50,18 @@ jp_expect every_command_has_a_synopsis_and_a_description [ -z "$missing" ]
 if command -v groff >/dev/null 2>&1; then
 	jp_expect groff_formats_it_without_warnings \
 		sh -c '[ -z "$(LC_ALL=C groff -man -ww -z "$1" 2>&1)" ]' sh "$MAN"
+	# Each option line as typed: at 70 and 100 columns no SYNOPSIS or OPTIONS
+	# line ends in a hyphen ("[-" then "--json" on the next), none starts
+	# inside a bracket's option, and no line is stretched with wide gaps.
+	for w in 70 100; do
+		LC_ALL=C.UTF-8 groff -man -Tutf8 -rLL=${w}n -P-cbou "$MAN" 2>/dev/null |
+			awk '/^[A-Z]/ { on = ($1 == "SYNOPSIS" || $1 == "OPTIONS") ; next } on' >"$T/synopsis.$w"
+	done
+	jp_expect synopsis_has_lines [ -s "$T/synopsis.70" ]
+	jp_expect option_lines_are_not_hyphenated \
+		sh -c '! grep -n -e "\[$(printf "\342\200\220")\$" -e "\[-\$" -e "^ *--*[a-z]*\]" "$@"' sh "$T"/synopsis.*
+	jp_expect synopsis_is_not_adjusted \
+		sh -c '! sed -n "1,/^ *$/p" "$1" | grep -n "[^ ]   *[^ ]"' sh "$T/synopsis.70"
 else
 	jp_skip groff_formats_it_without_warnings "groff is not installed"
 fi

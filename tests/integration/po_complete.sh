@@ -111,4 +111,15 @@ else
 	echo "#   untranslated ($missing): run 'make update-po', then translate in ui/po/zh_CN.po:"
 	sed 's/^/#   /' "$T/untranslated"
 fi
+
+# One word for the manifest in the Chinese text: "manifest" (the term of
+# nearly every message, as "Worker" is kept), never 清单 or 任务清单 beside it.
+msgattrib --translated --no-obsolete "$T/merged.po" | awk '/^msgstr/ { on = 1 } /^(msgid|#)/ { on = 0 } on' |
+	grep -n "清单" >"$T/other-words"
+if [ -s "$T/other-words" ]; then
+	fail "zh_CN_says_manifest_one_way"
+	sed 's/^/#   /' "$T/other-words"
+else
+	pass "zh_CN_says_manifest_one_way"
+fi
 jp_done

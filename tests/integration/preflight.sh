@@ -136,6 +136,10 @@ for sh in $shells; do
 		"[FAIL] preflight: Worker $host: the launch command was not started (problems found: 5)"; do
 		has bad-$sh "$line" && jp_pass "$sh: ${line%%:*}" || jp_fail "$sh: no line '$line' in: $(cat "$S/bad-$sh.err")"
 	done
+	# what is needed, not only what is free
+	grep -q "checkpoints has only [0-9]* KiB free on this Worker ($host), and the job needs at least [0-9]* KiB there" "$S/bad-$sh.err" &&
+		ok "$sh: the space line says what is needed" ||
+		not_ok "$sh: the space line does not say what is needed: $(grep '\.space:' "$S/bad-$sh.err")"
 	[ "$(grep -c '^\[FAIL\]' "$S/bad-$sh.err")" = 6 ] ||
 		jp_fail "$sh: not one line per problem: $(cat "$S/bad-$sh.err")"
 done

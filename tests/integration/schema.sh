@@ -172,7 +172,7 @@ grep -q "^\[FAIL\] outputs.log_dir.exists: .*mkdir -p '$root/out/logs'" "$scratc
 [ $? -eq 2 ] || fail "check --bogus did not exit 2"
 "$JOBPREP" check "$scratch/missing.json" >/dev/null 2>"$scratch/err"
 [ $? -eq 3 ] || fail "check on a missing file did not exit 3"
-grep -q "^$scratch/missing.json: " "$scratch/err" || fail "the error does not name the missing file"
+grep -q "^jobprep check: $scratch/missing.json: " "$scratch/err" || fail "the error does not name the missing file"
 "$JOBPREP" schema extra >/dev/null 2>&1
 [ $? -eq 2 ] || fail "schema with an argument did not exit 2"
 

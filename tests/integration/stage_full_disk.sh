@@ -47,6 +47,7 @@ echo "# full: exit $rc, $n files under final names: $(cat "$T/full.err")"
 jp_expect full_disk_exits_1 [ "$rc" = 1 ]
 jp_expect full_disk_says_so grep -q 'No space left on device' "$T/full.err"
 jp_expect full_disk_names_the_file grep -q 'sub 子/f' "$T/full.err"
+jp_expect full_disk_names_no_temporary sh -c '! grep -q "jobprep-tmp" "$1"' sh "$T/full.err"
 jp_expect full_disk_wrote_part sh -c '[ "$1" -gt 0 ] && [ "$1" -lt 24 ]' sh "$n"
 jp_expect full_disk_leaves_no_temporary sh -c '! find "$1" -name ".jobprep-tmp-*" | grep -q .' sh "$T/mnt/d"
 (cd "$T/mnt/d" && find . -type f) | while IFS= read -r f; do
@@ -91,6 +92,8 @@ if [ -n "$URL" ]; then
 	echo "# download: exit $rc: $(cat "$T/dl.err")"
 	jp_expect full_disk_download_exits_1 [ "$rc" = 1 ]
 	jp_expect full_disk_download_says_so grep -q 'No space left on device' "$T/dl.err"
+	jp_expect full_disk_download_names_the_file_given \
+		sh -c 'grep -qF "$2: No space" "$1" && ! grep -q "jobprep-tmp" "$1"' sh "$T/dl.err" "$T/mnt3/big.bin"
 	jp_expect full_disk_download_no_final_file [ ! -e "$T/mnt3/big.bin" ]
 	mount -o remount,size=8m "$T/mnt3" || exit 99
 	"$JOBPREP" stage --json --no-progress "$URL/big.bin" "$T/mnt3/big.bin" >"$T/dl2.json" 2>"$T/dl2.err"

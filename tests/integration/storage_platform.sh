@@ -74,6 +74,9 @@ mkdir -p /mnt/full
 mount -t tmpfs -o size=1m jp-full /mnt/full
 mkdir -p /mnt/full/out
 dd if=/dev/zero of=/mnt/full/fill bs=64k 2>/dev/null
+mkdir -p /mnt/fewinodes
+mount -t tmpfs -o size=100g,nr_inodes=50 jp-fewinodes /mnt/fewinodes
+mkdir -p /mnt/fewinodes/out
 mkdir -p /srv/local
 mount --bind "$S/local" /srv/local
 mkdir -p /srv/local/logs
@@ -248,8 +251,18 @@ expect_match "bad layout: it names the link and the target" "$(message "$out" da
 manifest "$S/full.json" /mnt/public/projects/llama-sft '[]' /mnt/full/out /mnt/full/out /mnt/full/out
 out=$("$JOBPREP" check --json "$S/full.json")
 expect "full disk: the space check fails" "$(status "$out" outputs.output_dir.space)" fail
+expect_match "full disk: it says what is needed" "$(message "$out" outputs.output_dir.space)" \
+	"has only .* free on its storage, and a job needs at least .* there"
 expect "full disk: the write probe fails" "$(status "$out" outputs.output_dir.writable)" fail
 expect "full disk: a tmpfs output fails as ephemeral" "$(status "$out" outputs.output_dir.storage)" fail
+
+# Few inodes left: the space check warns, saying how many a job needs.
+manifest "$S/inodes.json" /mnt/public/projects/llama-sft '[]' /mnt/fewinodes/out /mnt/fewinodes/out \
+	/mnt/fewinodes/out
+out=$("$JOBPREP" check --json "$S/inodes.json")
+expect "few inodes: the space check warns" "$(status "$out" outputs.output_dir.space)" warn
+expect_match "few inodes: it says what is needed" "$(message "$out" outputs.output_dir.space)" \
+	"has only [0-9]+ free inodes on its storage, and a job needs at least [0-9]+ there"
 
 # --- a hung network mount ------------------------------------------------------------
 manifest "$S/hung.json" /mnt/public/projects/llama-sft '[]' /mnt/sshfs/out /mnt/sshfs/out/ckpt \

@@ -38,4 +38,12 @@ tui_must with_the_defaults tui_wait "demo     "
 jp_expect start_over_forgets_the_draft jp_wait_gone "$DRAFT"
 tui_keys C-c
 tui_wait_exit >/dev/null
+
+# A draft that is no draft (cut short, edited) is said, not passed over.
+mkdir -p "${DRAFT%/*}" && printf '{"draft_version": 1, "answ' >"$DRAFT"
+tui_start 100 30 -- --demo
+tui_must corrupt_draft_starts_at_job tui_step 1 Job
+tui_must corrupt_draft_is_reported tui_wait "not a draft"
+tui_keys C-c
+tui_wait_exit >/dev/null
 tui_finish

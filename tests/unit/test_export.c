@@ -28,7 +28,11 @@
 	" from its\n"                                                                              \
 	"# manifest (created 2024-05-01T12:00:00Z). Submit it with: sbatch FILE\n"                 \
 	"# The log directory must exist when the job starts: Slurm opens the\n"                    \
-	"# output files there before this script runs (jobprep init made it).\n"
+	"# output files there before this script runs (jobprep init made it).\n"                   \
+	"# Yours, kept when jobprep export -o replaces this file: the values of\n"                \
+	"# the #SBATCH lines --partition, --time, --account and --qos (or give\n"                 \
+	"# them with those options). Every other line is jobprep's, made from\n"                  \
+	"# the manifest: change the manifest, not the script.\n"
 
 #define RENDEZVOUS                                                                                 \
 	"\n"                                                                                       \
@@ -80,7 +84,7 @@ static char *render(const struct jp_manifest *m, enum jp_export_target target, u
 {
 	struct jp_error err = JP_ERROR_INIT;
 	char *text = NULL;
-	int rc = jp_export_render(&text, notes, m, target, "job.json", &err);
+	int rc = jp_export_render(&text, notes, m, target, NULL, "job.json", &err);
 
 	if (rc != 0)
 		fail_msg("export failed (%d): %s", rc, jp_error_message(&err));
@@ -188,7 +192,7 @@ static void slurm_script_asks_for_the_profiles_partition_time_account_and_qos(vo
 				     "#SBATCH --time=1-12:00:00\n"
 				     "#SBATCH --qos=high\n"
 				     "#SBATCH --output="));
-	assert_null(strstr(text, "--account"));
+	assert_null(strstr(text, "#SBATCH --account"));
 	free(text);
 	jp_manifest_free(m);
 	jp_error_dispose(&err);
@@ -284,7 +288,7 @@ static void slurm_refuses_what_it_cannot_run_or_write(void **state)
 		} else {
 			assert_int_equal(jp_set_str(&m->outputs.log_dir, cases[i].value), 0);
 		}
-		assert_int_equal(jp_export_render(&text, NULL, m, JP_EXPORT_SLURM, "job.json", &err),
+		assert_int_equal(jp_export_render(&text, NULL, m, JP_EXPORT_SLURM, NULL, "job.json", &err),
 				 JP_EREFUSED);
 		assert_null(text);
 		assert_string_equal(jp_error_message(&err), cases[i].message);
@@ -302,7 +306,7 @@ static void invalid_manifest_is_not_exported(void **state)
 	(void)state;
 	m->job.workers = 0;
 	assert_int_equal(jp_set_str(&m->job.name, "Not_A_Label"), 0);
-	assert_int_equal(jp_export_render(&text, NULL, m, JP_EXPORT_PYTORCHJOB, "job.json", &err),
+	assert_int_equal(jp_export_render(&text, NULL, m, JP_EXPORT_PYTORCHJOB, NULL, "job.json", &err),
 			 JP_EFORMAT);
 	assert_null(text);
 	assert_true(err.n >= 2); /* every problem, not just the first */
@@ -323,6 +327,17 @@ static void invalid_manifest_is_not_exported(void **state)
 	"# shared storage through a PVC or a CSI driver, put that volume here\n"                   \
 	"# with the same mountPath. Type Directory fails a Pod on a node without\n"                \
 	"# the mount, rather than let it write into a local folder that is lost.\n"
+#define YOURS_YAML                                                                                 \
+	"# Yours, kept when jobprep export -o replaces this file: the values of\n"                \
+	"# image, namespace, priorityClassName and kueue.x-k8s.io/queue-name\n"                   \
+	"# (--image, --namespace, --priority-class, --queue). Every other line is\n"              \
+	"# jobprep's, made from the manifest: change the manifest, not the file.\n"
+#define YOURS_YAML_IMAGE                                                                           \
+	"# Yours, kept when jobprep export -o replaces this file: the values of\n"                \
+	"# namespace, priorityClassName and kueue.x-k8s.io/queue-name\n"                          \
+	"# (--namespace, --priority-class, --queue); the image is the manifest's\n"               \
+	"# code.image (or --image). Every other line is jobprep's, made from the\n"               \
+	"# manifest: change the manifest, not the file.\n"
 
 #define YAML_COMMAND                                                                               \
 	"              command:\n"                                                                 \
@@ -392,7 +407,7 @@ static void pytorchjob_for_an_image_has_master_workers_gpus_and_volumes(void **s
 	m->profile = profile;
 	text = render(m, JP_EXPORT_PYTORCHJOB, &notes);
 	assert_int_equal(notes, 0);
-	assert_string_equal(text, HEAD_YAML("tiny", "2024-05-01T12:00:00Z")
+	assert_string_equal(text, HEAD_YAML("tiny", "2024-05-01T12:00:00Z") YOURS_YAML_IMAGE
 		"apiVersion: kubeflow.org/v1\n"
 		"kind: PyTorchJob\n"
 		"metadata:\n"
@@ -416,9 +431,10 @@ static void pytorchjob_without_an_image_carries_a_placeholder_and_says_so(void *
 	(void)state;
 	text = render(m, JP_EXPORT_PYTORCHJOB, &notes);
 	assert_int_equal(notes, JP_EXPORT_NOTE_IMAGE_PLACEHOLDER);
-	assert_string_equal(text, HEAD_YAML("tiny", "2024-05-01T12:00:00Z")
+	assert_string_equal(text, HEAD_YAML("tiny", "2024-05-01T12:00:00Z") YOURS_YAML
 		"# FILL IN the image: the manifest names none (its code is on shared storage).\n"
-		"# \"FILL-IN-IMAGE\" is not a valid image, so a job submitted with it fails.\n"
+		"# FILL IN: \"FILL-IN-IMAGE\" is not a valid image, so a job submitted with it fails "
+		"(or export with --image).\n"
 		"apiVersion: kubeflow.org/v1\n"
 		"kind: PyTorchJob\n"
 		"metadata:\n"

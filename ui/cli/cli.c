@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/suggest.h"
 #include "cli.h"
 #include "options.h"
 #include "output.h"
@@ -24,21 +25,16 @@ void jp_cli_print_version(FILE *out)
 	fprintf(out, "jobprep %s\n", PACKAGE_VERSION);
 }
 
-int jp_cli_report(const struct jp_error *err)
+int jp_cli_report(const char *cmd, const struct jp_error *err)
 {
-	if (err->n == 0)
-		fprintf(stderr, "jobprep: %s\n", jp_strerror(err->code));
-	for (size_t i = 0; i < err->n; i++)
-		fprintf(stderr, "%s\n", jp_cli_text(err->msgs[i])); /* a server's words too */
-	return jp_exit_code(err->code);
-}
+	const char *sep = cmd ? " " : "";
 
-int jp_cli_report_as(const char *cmd, const struct jp_error *err)
-{
+	if (!cmd)
+		cmd = "";
 	if (err->n == 0)
-		fprintf(stderr, "jobprep %s: %s\n", cmd, jp_strerror(err->code));
-	for (size_t i = 0; i < err->n; i++)
-		fprintf(stderr, "jobprep %s: %s\n", cmd, jp_cli_text(err->msgs[i]));
+		fprintf(stderr, "jobprep%s%s: %s\n", sep, cmd, jp_strerror(err->code));
+	for (size_t i = 0; i < err->n; i++) /* a server's words too */
+		fprintf(stderr, "jobprep%s%s: %s\n", sep, cmd, jp_cli_text(err->msgs[i]));
 	return jp_exit_code(err->code);
 }
 
@@ -47,7 +43,7 @@ int jp_cli_report_oom(const char *cmd)
 	struct jp_error err = JP_ERROR_INIT;
 
 	err.code = JP_ENOMEM; /* no message: the code's own, after the prefix */
-	return cmd ? jp_cli_report_as(cmd, &err) : jp_cli_report(&err);
+	return jp_cli_report(cmd, &err);
 }
 
 int jp_cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -66,8 +62,18 @@ int jp_cli_main(int argc, char **argv)
 {
 	const char *name = argv[1];
 
-	for (size_t i = 0; i < jp_cli_n_commands; i++)
+	struct jp_suggest near;
+	const char *best;
+
+	jp_suggest_init(&near, name);
+	for (size_t i = 0; i < jp_cli_n_commands; i++) {
 		if (strcmp(jp_cli_commands[i]->name, name) == 0)
 			return jp_cli_commands[i]->run(argc - 1, argv + 1);
+		jp_suggest_add(&near, jp_cli_commands[i]->name);
+	}
+	best = jp_suggest_best(&near);
+	if (best)
+		return jp_cli_usage_error(NULL, _("unknown command '%s'; did you mean '%s'?"), name,
+					  best);
 	return jp_cli_usage_error(NULL, _("unknown command '%s'"), name);
 }

@@ -18,12 +18,9 @@
 
 /* Dispatch `jobprep COMMAND ...` (argv[0] is the program). */
 int jp_cli_main(int argc, char **argv);
-/* Print every message in err to stderr, one line each; returns the exit
- * code for err->code. */
-int jp_cli_report(const struct jp_error *err);
-/* The same, each line after "jobprep CMD: " (scan, clone: their messages
- * name a path or a URL, not the command that failed). */
-int jp_cli_report_as(const char *cmd, const struct jp_error *err);
+/* Print every message in err to stderr, one line each after "jobprep CMD: "
+ * ("jobprep: " when cmd is NULL); returns the exit code for err->code. */
+int jp_cli_report(const char *cmd, const struct jp_error *err);
 /* Print "jobprep: out of memory" ("jobprep CMD: ..." when cmd is not
  * NULL) for a failure before any struct jp_error exists; returns its exit
  * code (the words of JP_ENOMEM in error.h, as jp_error_oom records). */

@@ -29,7 +29,7 @@ int jp_cli_exit_interrupted(void)
 int jp_cli_port_failed(const char *cmd, int rc, const struct jp_error *err)
 {
 	bool stopped = rc == JP_ECANCELED && jp_cli_interrupted();
-	int status = cmd ? jp_cli_report_as(cmd, err) : jp_cli_report(err);
+	int status = jp_cli_report(cmd, err);
 
 	return stopped ? jp_cli_exit_interrupted() : status;
 }

@@ -32,7 +32,7 @@ bool jp_cli_interrupted(void);
  * (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP); 130 when none was seen. */
 int jp_cli_exit_interrupted(void);
 /* The exit status of work that failed with rc: err is reported (each line
- * after "jobprep CMD: " when cmd is not NULL, as jp_cli_report_as), and
+ * after "jobprep CMD: ", as jp_cli_report), and
  * when a signal canceled the work, 128 + that signal (jp_signals.h). */
 int jp_cli_port_failed(const char *cmd, int rc, const struct jp_error *err);
 

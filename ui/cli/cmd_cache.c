@@ -155,7 +155,7 @@ static int clear(bool json)
 		status = JP_EXIT_FAIL;
 	}
 	if (rc < 0)
-		status = jp_cli_report_as("cache", &err);
+		status = jp_cli_report("cache", &err);
 	jp_error_dispose(&err);
 	return status;
 }
@@ -175,7 +175,7 @@ int jp_cmd_cache(int argc, char **argv)
 		return clear(a.json);
 	status = JP_EXIT_OK;
 	if (jp_git_cache_list(&l, &err) < 0) {
-		status = jp_cli_report_as("cache", &err);
+		status = jp_cli_report("cache", &err);
 		goto out;
 	}
 	if (a.json) {

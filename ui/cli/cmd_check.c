@@ -93,7 +93,7 @@ int jp_cmd_check(int argc, char **argv)
 	if (rc == 0)
 		rc = jp_check_manifest(m, profile, flags, &err);
 	if (rc < 0) {
-		status = jp_cli_report(&err);
+		status = jp_cli_report("check", &err);
 		goto out;
 	}
 

@@ -83,7 +83,7 @@ static const struct jp_cli_opt clone_opts[] = {
 	{ .name = "no-progress",
 	  .help = N_("no progress (by default: when stderr is a terminal)"), .kind = JP_OPT_SET,
 	  .at = AT(progress), .value = JP_CLI_PROGRESS_NEVER, .group = 1 },
-	{ .name = "json", .help = N_("print the result as JSON"), .kind = JP_OPT_TRUE,
+	{ .name = "json", .short_name = 'j', .help = N_("print the result as JSON"), .kind = JP_OPT_TRUE,
 	  .at = AT(json) },
 	{ .name = "no-cache",
 	  .help = N_("fetch from the server only, not through the local mirror cache "
@@ -154,7 +154,7 @@ int jp_cmd_clone(int argc, char **argv)
 	opts.target = argv[optind + 1];
 
 	if (jp_profile_resolve(&profile, a.profile_path, &err) != 0) {
-		rc = jp_cli_report_as("clone", &err);
+		rc = jp_cli_report("clone", &err);
 		jp_error_dispose(&err);
 		explicit_bzero(url, strlen(url));
 		free(url);

@@ -111,7 +111,9 @@ static void print_done(const struct jp_flow *flow, enum jp_cli_checks shown)
 	printf(_("Wrote %s\n"), env ? jp_cli_name(env) : "?");
 	printf(_("Wrote %s\n"), pf ? jp_cli_name(pf) : "?");
 	if (copy)
-		printf(_("Wrote %s (a copy of the run's manifest)\n"), jp_cli_name(copy));
+		printf(_("Wrote %s (a copy for you: the job's Workers read the manifest in the "
+			 "run's folder, %s)\n"),
+		       jp_cli_name(copy), manifest ? jp_cli_name(manifest) : "?");
 	if (cmd)
 		printf("%s\n  %s\n", _("Launch command for the platform's form:"), jp_cli_text(cmd));
 out:
@@ -324,7 +326,7 @@ int jp_cmd_init(int argc, char **argv)
 			print_json(flow, false, &err);
 		else
 			jp_cli_print_checks(jp_flow_manifest(flow), shown);
-		status = jp_cli_report(&err);
+		status = jp_cli_report("init", &err);
 		goto out;
 	}
 	if (rc < 0)
@@ -339,7 +341,7 @@ int jp_cmd_init(int argc, char **argv)
 fail:
 	if (json) /* a script reads why on stdout too; stderr says it as always */
 		print_json(flow, false, &err);
-	status = jp_cli_report(&err);
+	status = jp_cli_report("init", &err);
 out:
 	if (port_on)
 		jp_cli_port_finish(&cp);

@@ -54,7 +54,8 @@ static const struct jp_cli_opt repo_opts[] = {
 		     "(default 120)"),
 	  .kind = JP_OPT_UINT, .at = AT(timeout_s), .min = 1, .max = UINT_MAX,
 	  .range = N_("--timeout: expected seconds >= 1, got '%s'"), .forms = REMOTE },
-	{ .name = "json", .help = N_("print the result as JSON"), .kind = JP_OPT_TRUE, .at = AT(json) },
+	{ .name = "json", .short_name = 'j', .help = N_("print the result as JSON"), .kind = JP_OPT_TRUE,
+	  .at = AT(json) },
 	{ .name = "exec", .arg = "PATTERN",
 	  .help = N_("the files jobprep makes executable (default: scripts/" "*.sh): "
 		     "a change of their exec bit alone is not an uncommitted change"),
@@ -97,7 +98,7 @@ static int inspect(const char *dir, const char *exec_pattern, bool json)
 	int rc;
 
 	if (jp_git_inspect(&info, dir, exec_pattern, &err) != 0) {
-		rc = jp_cli_report(&err);
+		rc = jp_cli_report("repo", &err);
 		jp_error_dispose(&err);
 		return rc;
 	}
@@ -158,7 +159,7 @@ static int remote(const char *url, const char *ref, const char *into, bool submo
 		rc = jp_git_clone_command(&cmd, info.url, info.commit, into,
 					  submodules ? JP_GIT_CMD_SUBMODULES : 0, &err);
 	if (rc != 0) {
-		rc = jp_cli_port_failed(NULL, rc, &err);
+		rc = jp_cli_port_failed("repo", rc, &err);
 		goto out;
 	}
 	if (json) {
@@ -175,8 +176,8 @@ static int remote(const char *url, const char *ref, const char *into, bool submo
 		printf("%s %s\n", info.commit, info.ref_name ? jp_cli_name(info.ref_name) : "");
 		if (info.commit_unverified)
 			fprintf(stderr, "%s\n",
-				_("warning: the server does not list this commit as a branch or tag "
-				  "tip; it could not be confirmed without fetching"));
+				_("jobprep repo: warning: the server does not list this commit as a "
+				  "branch or tag tip; it could not be confirmed without fetching"));
 		printf("%s\n", jp_cli_text(cmd));
 		rc = JP_EXIT_OK;
 	}
@@ -202,7 +203,7 @@ int jp_cmd_repo(int argc, char **argv)
 		/* A token written in the URL: keep our own copy and blank it out
 		 * of argv, so ps(1) and /proc/PID/cmdline stop showing it. */
 		if (!(url_copy = strdup(url))) {
-			return jp_cli_report_oom(NULL);
+			return jp_cli_report_oom("repo");
 		}
 		jp_url_blank_credentials(url);
 		rc = remote(url_copy, a.ref, a.into, a.submodules, a.timeout_s, a.json);

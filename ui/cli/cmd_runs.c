@@ -113,7 +113,7 @@ int jp_cmd_runs(int argc, char **argv)
 	if (rc == 0)
 		rc = jp_runs_list(&runs, &n, profile, argv[optind], &err);
 	if (rc < 0) {
-		status = jp_cli_report(&err);
+		status = jp_cli_report("runs", &err);
 		goto out;
 	}
 	if (json) {

@@ -349,7 +349,7 @@ int jp_cmd_scan(int argc, char **argv)
 		return jp_cli_usage_error("scan", "%s", _("expected at least one PATH"));
 
 	if (jp_profile_resolve(&profile, profile_path, &err) < 0) {
-		status = jp_cli_report_as("scan", &err);
+		status = jp_cli_report("scan", &err);
 		goto out;
 	}
 	raise_nofile();
@@ -391,7 +391,7 @@ int jp_cmd_scan(int argc, char **argv)
 			fprintf(stderr, "%s\n", _("jobprep scan: interrupted"));
 			status = jp_signals_exit_status(); /* 130, 143, 129 */
 		} else if (rc < 0) {
-			jp_cli_report_as("scan", &err);
+			jp_cli_report("scan", &err);
 			status = JP_EXIT_FAIL;
 			if (arr)
 				cJSON_AddItemToArray(arr, to_json(path, &r, &ex, NULL,

@@ -158,7 +158,7 @@ int jp_cmd_show(int argc, char **argv)
 	if (argc - optind != 1)
 		return jp_cli_usage_error("show", "%s", _("expected one argument: the manifest"));
 	if (jp_manifest_load(&m, argv[optind], JP_READ_MANIFEST, &err) < 0) {
-		status = jp_cli_report(&err);
+		status = jp_cli_report("show", &err);
 		goto out;
 	}
 	show(m);

@@ -75,7 +75,7 @@ static const struct jp_cli_opt stage_opts[] = {
 	{ .name = "verify",
 	  .help = N_("a file already there is complete only when its content matches (XXH3)"),
 	  .kind = JP_OPT_TRUE, .at = AT(stage.verify) },
-	{ .name = "jobs", .short_name = 'j', .arg = "N",
+	{ .name = "jobs", .arg = "N",
 	  .help = N_("parallel writers, 1 to 64 (default 64)"), .kind = JP_OPT_UINT,
 	  .at = AT(stage.jobs), .min = 1, .max = JP_STAGE_JOBS_MAX, .range = N_("--jobs: expected 1 to 64, got '%s'") },
 	{ .name = "sha256", .short_name = 's', .arg = "HEX",
@@ -97,7 +97,8 @@ static const struct jp_cli_opt stage_opts[] = {
 	  .help = N_("unpack each archive the folder DIR holds into a folder beside it named after it\n"
 		     "(train.tar -> train/), the archives kept; those unpacked already are left"),
 	  .kind = JP_OPT_TRUE, .at = AT(within), .forms = 2, .flags = JP_OPT_REQUIRED },
-	{ .name = "json", .help = N_("print the result as JSON"), .kind = JP_OPT_TRUE, .at = AT(json) },
+	{ .name = "json", .short_name = 'j', .help = N_("print the result as JSON"), .kind = JP_OPT_TRUE,
+	  .at = AT(json) },
 	{ .name = "progress", .help = N_("progress on stderr even when it is not a terminal"),
 	  .kind = JP_OPT_SET, .at = AT(progress), .value = JP_CLI_PROGRESS_ALWAYS, .group = 1 },
 	{ .name = "no-progress", .help = N_("no progress (by default: when stderr is a terminal)"),
@@ -194,8 +195,8 @@ static int emit_slurm(const char *source, const char *dest, unsigned shards,
 		rc = jp_stage_slurm_script(&script, exe, src, dst, shards, opts, &err);
 	}
 	if (rc == 0 && (fputs(script, stdout) == EOF || fflush(stdout) != 0))
-		rc = jp_error_set(&err, JP_EIO, _("stage: cannot write the script: %s"), strerror(errno));
-	rc = rc ? jp_cli_report(&err) : JP_EXIT_OK;
+		rc = jp_error_set(&err, JP_EIO, _("cannot write the script: %s"), strerror(errno));
+	rc = rc ? jp_cli_report("stage", &err) : JP_EXIT_OK;
 	free(script);
 	free(exe);
 	free(src);
@@ -232,7 +233,7 @@ static int unpack_within(const char *dir, const struct stage_args *a)
 	rc = jp_stage_unpack_within(&res, dir, &a->stage, &cp.port, &err);
 	jp_cli_port_finish(&cp);
 	if (rc != 0) {
-		rc = jp_cli_port_failed(NULL, rc, &err);
+		rc = jp_cli_port_failed("stage", rc, &err);
 	} else {
 		print_notes(&res);
 		if (a->json) {
@@ -277,7 +278,7 @@ int jp_cmd_stage(int argc, char **argv)
 
 	/* A token written in a URL: our own copy, blanked out of argv (ps). */
 	if (!(source = strdup(argv[optind]))) {
-		return jp_cli_report_oom(NULL);
+		return jp_cli_report_oom("stage");
 	}
 	if (strstr(argv[optind], "://"))
 		jp_url_blank_credentials(argv[optind]);
@@ -287,7 +288,7 @@ int jp_cmd_stage(int argc, char **argv)
 	free(source);
 	jp_cli_port_finish(&cp);
 	if (rc != 0) {
-		rc = jp_cli_port_failed(NULL, rc, &err);
+		rc = jp_cli_port_failed("stage", rc, &err);
 	} else {
 		print_notes(&res);
 		rc = json ? print_json(&res) : (print_text(&res), JP_EXIT_OK);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/suggest.h"
 #include "cli.h"
 #include "options.h"
 #include "output.h"
@@ -67,9 +68,29 @@ static int apply(const struct jp_cli_cmd *cmd, const struct jp_cli_opt *o, const
 	return -1;
 }
 
+/* The long option of cmd nearest to an unknown "--name[=value]", or NULL. */
+static const char *near_option(const struct jp_cli_cmd *cmd, const char *given)
+{
+	char name[64];
+	struct jp_suggest near;
+
+	if (strncmp(given, "--", 2) != 0)
+		return NULL;
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(given + 2, "="), given + 2);
+	jp_suggest_init(&near, name);
+	for (size_t i = 0; i < cmd->n_opts; i++)
+		jp_suggest_add(&near, cmd->opts[i].name);
+	return jp_suggest_best(&near);
+}
+
 /* What getopt_long refused: c is ':' (a missing argument) or '?'. */
 static int refused(const struct jp_cli_cmd *cmd, int c, char **argv)
 {
+	const char *best = c == '?' ? near_option(cmd, argv[optind - 1]) : NULL;
+
+	if (best)
+		return jp_cli_usage_error(cmd->name, _("unknown option '%s'; did you mean '--%s'?"),
+					  argv[optind - 1], best);
 	if (c == '?' && !cmd->name)
 		return jp_cli_usage_error(NULL, _("unknown option '%s' for the wizard"),
 					  argv[optind - 1]);
@@ -87,7 +108,7 @@ int jp_cli_parse_options(const struct jp_cli_cmd *cmd, int argc, char **argv, vo
 	if (!longopts || !shorts) {
 		free(longopts);
 		free(shorts);
-		return jp_cli_report_oom(NULL);
+		return jp_cli_report_oom(cmd->name);
 	}
 	p = shorts;
 	*p++ = '+';

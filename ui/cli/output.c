@@ -135,7 +135,7 @@ int jp_cli_print_rendered(const struct jp_cli_cmd *entry, int argc, char **argv,
 	if (rc == 0)
 		rc = render(&text, m, &err);
 	if (rc < 0) {
-		status = jp_cli_report(&err);
+		status = jp_cli_report(cmd, &err);
 		goto out;
 	}
 	fputs(text, stdout);

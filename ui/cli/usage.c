@@ -392,6 +392,33 @@ void jp_cli_dump_options(FILE *out)
 		dump_command(out, jp_cli_commands[i]);
 }
 
+/* ---- one line per synopsis form, unwrapped ---- */
+
+static void plain_token(const char *tok, void *payload)
+{
+	fprintf(payload, " %s", tok);
+}
+
+static void dump_forms(FILE *out, const struct jp_cli_cmd *cmd)
+{
+	for (unsigned f = 0; f < JP_CLI_FORMS; f++) {
+		if (!form_used(cmd, f))
+			continue;
+		fputs("jobprep", out);
+		if (cmd->name)
+			fprintf(out, " %s", cmd->name);
+		synopsis_tokens(cmd, f, plain_token, out);
+		fputc('\n', out);
+	}
+}
+
+void jp_cli_dump_synopsis(FILE *out)
+{
+	dump_forms(out, &jp_cli_wizard);
+	for (size_t i = 0; i < jp_cli_n_commands; i++)
+		dump_forms(out, jp_cli_commands[i]);
+}
+
 /* ---- the man page ---- */
 
 static bool word_char(int c)
@@ -399,11 +426,10 @@ static bool word_char(int c)
 	return isalnum(c) || c == '-' || c == '_';
 }
 
-/* s in bold or italic, each '-' a minus sign, never hyphenated. */
-static void roff_word(FILE *out, const char *font, const char *s)
+/* s in bold or italic, each '-' a minus sign. */
+static void roff_chars(FILE *out, const char *font, const char *s)
 {
 	fputs(font, out);
-	fputs("\\%", out); /* not hyphenated */
 	for (; *s; s++)
 		if (*s == '-')
 			fputs("\\-", out);
@@ -414,6 +440,15 @@ static void roff_word(FILE *out, const char *font, const char *s)
 	fputs("\\fR", out);
 }
 
+/* The same, never hyphenated: "\\%" first in a word forbids it (inside
+ * one, after a '[', it would mark a place to break). */
+static void roff_word(FILE *out, const char *font, const char *s)
+{
+	fputs(font, out);
+	fputs("\\%", out);
+	roff_chars(out, "", s);
+}
+
 /* A synopsis token in roff: options and command names bold, argument
  * names (upper case) italic, brackets and bars roman; its spaces do not
  * break the line. */
@@ -422,7 +457,7 @@ static void roff_token(const char *tok, void *payload)
 	FILE *out = payload;
 	char word[TOKEN_SIZE];
 
-	fputc(' ', out);
+	fputs(" \\%", out); /* the whole token one word, never hyphenated */
 	for (const char *s = tok; *s;) {
 		size_t n = 0;
 
@@ -439,7 +474,7 @@ static void roff_token(const char *tok, void *payload)
 			continue;
 		}
 		snprintf(word, sizeof(word), "%.*s", (int)n, s);
-		roff_word(out, isupper((unsigned char)s[0]) ? "\\fI" : "\\fB", word);
+		roff_chars(out, isupper((unsigned char)s[0]) ? "\\fI" : "\\fB", word);
 		s += n;
 	}
 }
@@ -513,14 +548,21 @@ int jp_cli_print_man(FILE *out, FILE *template)
 	char line[4096];
 
 	while (fgets(line, sizeof(line), template)) {
+		/* Option lines are neither hyphenated nor stretched to the
+		 * margin: "[\-" at a line's end is not an option a reader can
+		 * type. The text after them is filled as usual again. */
 		if (strcmp(line, "@SYNOPSIS@\n") == 0) {
+			fputs(".nh\n.ad l\n", out);
 			man_synopsis(out, &jp_cli_wizard);
 			for (size_t i = 0; i < jp_cli_n_commands; i++)
 				man_synopsis(out, jp_cli_commands[i]);
+			fputs(".ad b\n.hy\n", out);
 		} else if (strcmp(line, "@OPTIONS@\n") == 0) {
+			fputs(".nh\n.ad l\n", out);
 			man_options(out, &jp_cli_wizard);
 			for (size_t i = 0; i < jp_cli_n_commands; i++)
 				man_options(out, jp_cli_commands[i]);
+			fputs(".ad b\n.hy\n", out);
 		} else {
 			fputs(line, out);
 		}

@@ -58,16 +58,16 @@ _jobprep()
 	local opts
 	case $cmd in
 	'') opts="--demo --profile -o --output -h --help -V --version" ;;
-	init) opts="--answers -o --output --profile --json -q --quiet -v --verbose --force --deep --demo --no-cache -h --help" ;;
-	check) opts="--json -q --quiet -v --verbose --deep --profile -h --help" ;;
-	clone) opts="--ref --submodules --exec --stage --scratch --threads --timeout --profile --progress --no-progress --json --no-cache -h --help" ;;
+	init) opts="--answers -o --output --profile -j --json -q --quiet -v --verbose --force --deep --demo --no-cache -h --help" ;;
+	check) opts="-j --json -q --quiet -v --verbose --deep --profile -h --help" ;;
+	clone) opts="--ref --submodules --exec --stage --scratch --threads --timeout --profile --progress --no-progress -j --json --no-cache -h --help" ;;
 	env | preflight | show | schema) opts="-h --help" ;;
-	export) opts="--to -o --output --force -h --help" ;;
-	scan) opts="--quick --json --threads --profile -h --help" ;;
-	repo) opts="--remote --ref --into --submodules --exec --timeout --json -h --help" ;;
-	runs) opts="--json --profile -h --help" ;;
+	export) opts="--to -o --output -i --image -n --namespace --queue --priority-class --partition --account --qos --time --force -h --help" ;;
+	scan) opts="--quick -j --json --threads --profile -h --help" ;;
+	repo) opts="--remote --ref --into --submodules --exec --timeout -j --json -h --help" ;;
+	runs) opts="-j --json --profile -h --help" ;;
 	cache) opts="--clear -j --json -h --help" ;;
-	stage) opts="--verify --jobs --sha256 --no-unpack --unpack-archives --shard --shards --emit --json --progress --no-progress -h --help" ;;
+	stage) opts="--verify --jobs --sha256 --no-unpack --unpack-archives --shard --shards --emit -j --json --progress --no-progress -h --help" ;;
 	esac
 
 	if [[ $cur == -* ]]; then

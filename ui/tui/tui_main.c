@@ -66,9 +66,14 @@ static void offer_resume(struct jp_wizard *w)
 	struct jp_error err = JP_ERROR_INIT;
 	char text[512];
 	bool same;
-	int rc, s;
+	int rc = 0, s;
 
-	if (!w->draft_path || jp_draft_load(&d, w->draft_path, &err) < 0) {
+	if (!w->draft_path || (rc = jp_draft_load(&d, w->draft_path, &err)) < 0) {
+		/* none is the usual case; one that cannot be read is said */
+		if (w->draft_path && rc != JP_ENOENT)
+			jp_wizard_status(w, JP_CHECK_WARN,
+					 _("%s; it cannot be resumed (going on replaces it)"),
+					 jp_error_message(&err));
 		jp_error_dispose(&err);
 		return;
 	}
@@ -122,6 +127,9 @@ int jp_tui_main(const struct jp_tui_options *opts)
 	why = jp_term_unusable();
 	if (why) {
 		fprintf(stderr, "%s\n", why);
+		if (opts->demo) /* the demo's own answers: nothing to write first */
+			fprintf(stderr, "%s\n",
+				_("jobprep: for the demo without a terminal, run 'jobprep init --demo'."));
 		return 2;
 	}
 
