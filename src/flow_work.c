@@ -37,6 +37,8 @@ struct jp_flow_work {
 	char *asked_out, *asked_ckpt, *asked_log; /* OUTPUTS: as the answers had them */
 	char *run_tmpl; /* OUTPUTS: the run folder's template (with NNN): the
 			 * folder is claimed, the next number taken when it exists */
+	bool run_reuse; /* OUTPUTS: run_tmpl's folder out was left empty by a prep
+			 * that stopped before writing: it is taken again */
 	bool out_ours; /* the output dir was made by this flow */
 	bool sync;     /* INSPECT: bring the checkout to url/ref */
 	bool ask;      /* ... asking port->confirm before moving it */
@@ -143,6 +145,7 @@ static int snapshot_outputs(struct jp_flow_work *t, const struct jp_flow *flow)
 	    (flow->set[K_CHECKPOINT_DIR] && under(t->ckpt, t->out)) ||
 	    (flow->set[K_LOG_DIR] && under(t->log, t->out)))
 		return 0;
+	t->run_reuse = flow->run_reuse;
 	return jp_set_str(&t->run_tmpl, flow->run_base);
 }
 
@@ -483,6 +486,12 @@ static int claim_run(struct jp_flow_work *t, struct jp_error *err)
 			return jp_error_set(err, errno == ENOSPC ? JP_ENOSPC : JP_EIO,
 					    _("%s: cannot create the directory: %s"), t->out,
 					    strerror(errno));
+		/* the folder a stopped prep left empty, still empty: ours now */
+		if (tries == 0 && t->run_reuse) {
+			errno = 0;
+			if (flow_dir_files(t->out) == 0 && errno != ETIMEDOUT && errno != ENOMEM)
+				return 0;
+		}
 		if (!(next = run_name(t->run_tmpl, ++num)) ||
 		    move_under(&t->ckpt, t->out, next) < 0 || move_under(&t->log, t->out, next) < 0) {
 			free(next);

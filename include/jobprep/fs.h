@@ -38,4 +38,10 @@ int jp_fs_dir_is_empty(const char *dir, const char *skip_prefix, char *first, si
 /* The number of entries in dir besides "." and "..": 0, or -1 with errno. */
 int jp_fs_dir_count(size_t *out, const char *dir);
 
+/* Files (anything but a directory) anywhere under path, looking at no more
+ * than `budget` entries (8 folders deep at most): a run folder holding only
+ * empty folders holds nothing of an earlier run. 0 when path does not
+ * exist; at least 1 when the budget ran out before any file was found. */
+size_t jp_fs_count_files(const char *path, size_t budget);
+
 #endif

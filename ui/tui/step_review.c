@@ -387,6 +387,7 @@ static void write_manifest(struct jp_wizard *w)
 	jp_flow_platform_command(&w->platform_command, w->flow, NULL);
 	w->written = true;
 	w->exit_code = 0;
+	jp_wizard_record_run(w);
 	w->accepted[JP_STEP_REVIEW] = true;
 	if (w->draft_path)
 		jp_draft_remove(w->draft_path);

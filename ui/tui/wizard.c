@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/jobindex.h"
 #include "jobprep/units.h"
 #include "jobprep/shellwords.h"
 #include "tui/draft.h"
@@ -379,6 +380,7 @@ static void finished(struct jp_wizard *w, struct jp_running *b)
 	case JP_ACTION_OUTPUTS:
 		v = get(w, "outputs.output_dir");
 		jp_wizard_status(w, JP_CHECK_PASS, _("created %s"), v ? v : "");
+		jp_wizard_record_run(w);
 		break;
 	case JP_ACTION_STAGE:
 		/* the data is there now: look at it */
@@ -687,6 +689,15 @@ const char *jp_wizard_resume_command(char *buf, size_t len, const struct jp_wiza
 		snprintf(buf, len, "jobprep%s", w->opts.demo ? " --demo" : "");
 	free(q);
 	return buf;
+}
+
+void jp_wizard_record_run(struct jp_wizard *w)
+{
+	const struct jp_manifest *m = jp_flow_manifest(w->flow);
+	struct jp_error ignored = JP_ERROR_INIT;
+
+	jp_jobindex_record(m->job.name, jp_flow_profile(w->flow), m->outputs.output_dir, &ignored);
+	jp_error_dispose(&ignored);
 }
 
 void jp_wizard_save_draft(struct jp_wizard *w)

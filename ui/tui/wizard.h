@@ -127,6 +127,9 @@ bool jp_wizard_busy(const struct jp_wizard *w);
 void jp_wizard_cancel_all(struct jp_wizard *w);
 /* Draw everything (the frame, the step, the status) without refresh. */
 void jp_wizard_draw(struct jp_wizard *w);
+/* Note the job's run and profile in the per-user index of jobs
+ * (jobprep/jobindex.h), for `jobprep runs JOB`; failures are ignored. */
+void jp_wizard_record_run(struct jp_wizard *w);
 /* Save the draft now (after a step, before quitting). */
 void jp_wizard_save_draft(struct jp_wizard *w);
 /* Show the help overlay for the step and the focused field. */
