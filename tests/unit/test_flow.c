@@ -639,7 +639,7 @@ static void nonempty_run_dir_is_not_reused_without_asking(void **state)
 	struct jp_error err = JP_ERROR_INIT;
 	char dir[PATH_MAX + 64];
 	int asked = 0;
-	struct jp_port yes = { NULL, NULL, say_yes, &asked, NULL };
+	struct jp_port yes = { NULL, NULL, say_yes, &asked, NULL, NULL };
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/shared/outputs/eps/run-003", plat_b);
@@ -673,7 +673,7 @@ static void cancel_leaves_no_directories_behind(void **state)
 	struct jp_flow *flow = new_flow();
 	struct jp_error err = JP_ERROR_INIT;
 	char out[PATH_MAX + 64], projects[PATH_MAX + 64];
-	struct jp_port port = { cancel_before_checks, NULL, NULL, out, NULL };
+	struct jp_port port = { cancel_before_checks, NULL, NULL, out, NULL, NULL };
 
 	(void)state;
 	snprintf(out, sizeof(out), "%s/shared/outputs/zeta/run-001", plat_b);

@@ -90,12 +90,14 @@ int jp_wizard_use_answers(struct jp_wizard *w, const struct jp_manifest *answers
 	return 0;
 }
 
-void jp_wizard_offer_run(struct jp_wizard *w)
+void jp_wizard_offer_run(struct jp_wizard *w, bool keep_typed)
 {
 	struct jp_error err = JP_ERROR_INIT;
 	struct jp_manifest *m = NULL;
 	struct jp_run *runs = NULL;
 	const struct jp_run *r = NULL;
+	static const char *const job_keys[] = { "job.workers", "job.gpus_per_worker" };
+	char *typed[2] = { NULL, NULL };
 	char *job = NULL, *path = NULL, text[1024], yes[96], when[32] = "?";
 	const char *folder;
 	size_t n = 0;
@@ -125,11 +127,23 @@ void jp_wizard_offer_run(struct jp_wizard *w)
 	w->redraw = true;
 	if (rc != 1)
 		goto out;
-	if (jp_wizard_use_answers(w, m, path, &err) < 0)
+	/* what was typed on the Job step before Enter asked stays */
+	for (size_t i = 0; keep_typed && i < sizeof(typed) / sizeof(typed[0]); i++)
+		if (jp_flow_is_set(w->flow, job_keys[i]))
+			jp_flow_get(&typed[i], w->flow, job_keys[i], NULL);
+	if (jp_wizard_use_answers(w, m, path, &err) < 0) {
 		jp_wizard_status(w, JP_CHECK_FAIL, "%s", jp_error_message(&err));
-	else
-		jp_wizard_status(w, JP_CHECK_PASS, _("started from %s"), folder);
+		goto out;
+	}
+	for (size_t i = 0; i < sizeof(typed) / sizeof(typed[0]); i++)
+		if (typed[i])
+			jp_flow_set(NULL, w->flow, job_keys[i], typed[i], NULL);
+	if (w->ops)
+		jp_wizard_goto(w, w->step);
+	jp_wizard_status(w, JP_CHECK_PASS, _("started from %s"), folder);
 out:
+	free(typed[0]);
+	free(typed[1]);
 	jp_runs_free(runs, n);
 	jp_manifest_free(m);
 	jp_error_dispose(&err);

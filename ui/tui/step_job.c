@@ -8,7 +8,7 @@
 /* The job has runs already: start from the last one's answers? */
 static void job_accepted(struct jp_wizard *w)
 {
-	jp_wizard_offer_run(w);
+	jp_wizard_offer_run(w, true);
 }
 
 const struct jp_step_ops jp_step_job_ops = {

@@ -153,6 +153,9 @@ int jp_tui_main(const struct jp_tui_options *opts)
 	jp_wizard_init(&w);
 	if (!answers)
 		offer_resume(&w); /* answers named on the command line start afresh */
+	/* the job (the demo's) has runs: start from the last one? (a typed
+	 * name is asked about when the Job step is left) */
+	jp_wizard_offer_run(&w, false);
 	code = jp_wizard_run(&w);
 	jp_term_stop();
 

@@ -150,8 +150,9 @@ bool jp_wizard_confirm_quit(struct jp_wizard *w, bool always);
 
 /* earlier_run.c: the job on the first step has runs already: offer to
  * start from the last one's answers (a yes/no question, yes the default);
- * once per job name. */
-void jp_wizard_offer_run(struct jp_wizard *w);
+ * once per job name. keep_typed: the Job step's Workers and GPUs the
+ * person set stay as they are (asked on leaving that step). */
+void jp_wizard_offer_run(struct jp_wizard *w, bool keep_typed);
 /* Start over from `answers` (an answers file or a run's manifest, `origin`
  * names it): a new flow under the wizard's profile takes them, -o kept;
  * running work is stopped and the current step's form built anew. A value
