@@ -15,6 +15,8 @@
 #   tui_wait_exit [SECS]          wait for jobprep to end; prints its exit code
 #   tui_field LABEL               Tab to the field labelled LABEL on this step
 #   tui_set LABEL TEXT            reach it, empty it (C-u) and type TEXT
+#   tui_earlier_run KEY           answer the offer to start from the job's
+#                                 last run (Enter takes it, n declines)
 #
 # Every wait polls the screen with a bounded timeout; no sleep is an
 # assertion. On a failed wait the screen is printed. The tmux server is
@@ -242,6 +244,15 @@ tui_set() {
 	tui_field "$1" || return 1
 	tui_keys C-u
 	tui_type "$2"
+}
+
+# tui_earlier_run KEY: the job has runs already: the wizard asks whether to
+# start from the last one; press KEY (Enter: yes, n: start afresh) and wait
+# for the question to go.
+tui_earlier_run() {
+	tui_wait_modal "Start from run-" || return 1
+	tui_keys "$1"
+	tui_wait_gone "Start afresh"
 }
 
 # tui_step N NAME: wait for step N/6 to be on screen, up to a minute: Enter

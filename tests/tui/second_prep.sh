@@ -6,11 +6,8 @@
 # Enter takes it), in its own run folder; changing one thing costs only
 # that change. The keys each prep took are counted (TUI_KEYS) and printed.
 # Also: `jobprep runs demo` finds the demo's runs without its profile; the
-# launch line on the closing screen breaks only after "&&" at 80 columns;
-# Esc on the first screen asks before quitting; Ctrl-C after Create asks,
-# and the folder left without a manifest is shown by `runs` and taken by
-# the next prep; the move of the checkout to a new commit is Yes by default
-# (a clean tree, a fast-forward).
+# launch line on the closing screen breaks only after "&&" at 80 columns.
+# (The old build fails 3 of the first 16 cases and stops at the offer.)
 set -u
 . "$TOP_SRCDIR/tests/tui/lib.sh"
 tui_init second-prep
@@ -136,75 +133,6 @@ K_ONE=$TUI_KEYS
 m4=$runs/run-004/job.json
 jp_expect one_change_kept_the_rest \
 	[ "$(field "$m4" 'm["job"]["workers"], len(m["data"]), m["job"]["env"]')" = "3 3 {'EPOCHS': '3'}" ]
-
-# --- 5. Esc on the first screen asks -----------------------------------------
-tui_start 100 30 -- --demo
-tui_must esc_offered tui_wait_modal "Start from run-004"
-tui_keys n
-tui_must esc_first_screen tui_wait_gone "Start afresh"
-tui_keys Escape
-tui_must esc_asks_before_quitting tui_wait_modal "Quit jobprep?"
-tui_keys n
-tui_must esc_no_stays tui_wait_gone "Keep going"
-jp_expect esc_no_still_on_job tui_step 1 Job
-jp_expect esc_no_did_not_exit [ ! -e "$T/exit" ]
-tui_keys Escape
-tui_must esc_asks_again tui_wait_modal "Quit jobprep?"
-tui_keys y
-jp_expect esc_yes_quits [ "$(tui_wait_exit)" = 130 ]
-rm -f "$T/home/.local/state/jobprep/demo-draft.json" # (kept by quitting)
-
-# --- 6. Ctrl-C after Create asks; the folder is taken by the next prep -----
-tui_start 100 30 -- --demo
-tui_must cc_offered tui_wait_modal "Start from run-004"
-tui_keys Enter
-tui_must cc_job tui_wait "started from run-004"
-tui_walk_on 1 6
-tui_must cc_asks_to_create tui_wait "Create the run's directories" 60
-tui_keys Enter
-tui_must cc_checks tui_wait " 0 failed" 60
-tui_keys C-c
-tui_must cc_asks tui_wait_modal "no manifest is written yet"
-tui_keys y
-jp_expect cc_quits [ "$(tui_wait_exit)" = 130 ]
-jp_expect cc_left_the_folder [ -d "$runs/run-005" -a ! -e "$runs/run-005/job.json" ]
-runs_cmd demo >"$T/runs5.out" 2>&1
-jp_expect runs_shows_it_unfinished \
-	sh -c 'grep -A4 "^$1/run-005\$" "$2" | grep -q "state  *unfinished: .*next prep takes this folder again"' \
-	sh "$runs" "$T/runs5.out"
-rm -rf "$T/home/.local/state/jobprep/demo-draft.json"
-tui_start 100 30 -- --demo
-tui_must reuse_offered tui_wait_modal "Start from run-004"
-tui_keys Enter
-tui_must reuse_job tui_wait "started from run-004"
-tui_walk_on 1 4
-tui_must reuse_takes_run_005_again tui_wait "outputs/demo/run-005"
-tui_keys C-c
-tui_wait_modal "Quit" 5 >/dev/null 2>&1 && tui_keys y
-tui_wait_exit >/dev/null
-
-# --- 7. a new commit: moving the checkout is Yes by default ----------------
-echo "# v2" >>"$D/repo/README.md"
-git -C "$D/repo" add README.md
-# shellcheck disable=SC2086
-git $JP_GIT_ID -C "$D/repo" commit -qm v2 || exit 99
-NEW=$(git -C "$D/repo" rev-parse HEAD)
-rm -rf "$T/home/.local/state/jobprep/demo-draft.json"
-tui_start 100 30 -- --demo
-tui_must move_offered tui_wait_modal "Start from run-004"
-tui_keys Enter
-tui_must move_job tui_wait "started from run-004"
-tui_keys Enter
-tui_must move_code tui_step 2 Code
-tui_keys Enter
-tui_must move_asks tui_wait_modal "Move the checkout in" 60
-tui_must move_yes_is_focused tui_wait "[ Yes ]"
-tui_keys Enter
-tui_must move_moved tui_wait "✓ moved " 60
-jp_expect move_checkout_at_the_new_commit [ "$(git -C "$D/shared/projects/demo" rev-parse HEAD)" = "$NEW" ]
-tui_keys C-c
-tui_wait_modal "Quit" 5 >/dev/null 2>&1 && tui_keys y
-tui_wait_exit >/dev/null
 
 echo "# keys: first prep (Enter only) $K1; prep setting Workers, a 3rd source, the command, job.env $K_RICH; the same again $K_AGAIN; one change (Workers) $K_ONE"
 jp_expect the_same_again_costs_one_key_more_than_the_first [ "$K_AGAIN" = $((K1 + 1)) ]
