@@ -134,6 +134,24 @@ m4=$runs/run-004/job.json
 jp_expect one_change_kept_the_rest \
 	[ "$(field "$m4" 'm["job"]["workers"], len(m["data"]), m["job"]["env"]')" = "3 3 {'EPOCHS': '3'}" ]
 
+# --- 5. jobprep --answers: a run's manifest pre-fills the wizard --------------
+# (no --demo, no --profile: the manifest's own profile; no offer: the
+# answers were named)
+tui_start 100 30 -- --answers "$m2"
+tui_must answers_starts tui_step 1 Job
+jp_expect answers_asks_nothing sh -c '! tmux -L "$1" capture-pane -p | grep -q "Start afresh"' sh "$TUI_SOCK"
+tui_must answers_workers_prefilled tui_wait "Workers          2"
+tui_walk_on 1 3
+tui_must answers_third_source tui_wait "Data sources  (3)"
+tui_walk_on 3 4
+tui_must answers_next_run_folder tui_wait "outputs/demo/run-005"
+tui_keys C-c
+tui_wait_modal "Quit" 5 >/dev/null 2>&1 && tui_keys y
+tui_wait_exit >/dev/null
+tui_start 100 30 -- --answers "$T/nothing.json"
+jp_expect answers_unreadable_exits_3 [ "$(tui_wait_exit)" = 3 ]
+jp_expect answers_unreadable_names_the_file grep -q "nothing.json" "$T/stderr"
+
 echo "# keys: first prep (Enter only) $K1; prep setting Workers, a 3rd source, the command, job.env $K_RICH; the same again $K_AGAIN; one change (Workers) $K_ONE"
 jp_expect the_same_again_costs_one_key_more_than_the_first [ "$K_AGAIN" = $((K1 + 1)) ]
 tui_finish

@@ -80,6 +80,22 @@ static void offer_resume(struct jp_wizard *w)
 	jp_error_dispose(&err);
 }
 
+/* The answers --answers names (*answers, NULL without), and the profile:
+ * profile_path's, else the answers' own (a manifest records it), else
+ * the built-in one. */
+static int load_profile(struct jp_profile **profile, struct jp_manifest **answers,
+			const char *answers_path, const char *profile_path, struct jp_error *err)
+{
+	int rc;
+
+	*answers = NULL;
+	if (answers_path && (rc = jp_manifest_load(answers, answers_path, JP_READ_ANSWERS, err)) < 0)
+		return rc;
+	if (*answers && (*answers)->profile && !(profile_path && profile_path[0]))
+		return jp_profile_copy(profile, (*answers)->profile) < 0 ? jp_error_oom(err) : 0;
+	return jp_profile_resolve(profile, profile_path, err);
+}
+
 int jp_tui_main(const struct jp_tui_options *opts)
 {
 	struct jp_demo demo = JP_DEMO_INIT;
@@ -115,17 +131,7 @@ int jp_tui_main(const struct jp_tui_options *opts)
 	if (profile_path && profile_path[0])
 		w.profile_path = jp_path_absolute(profile_path);
 
-	/* --answers: judged under their own profile when none is named */
-	if (opts->answers_path &&
-	    (rc = jp_manifest_load(&answers, opts->answers_path, JP_READ_ANSWERS, &err)) < 0) {
-		report(&err);
-		code = jp_exit_code(rc);
-		goto out;
-	}
-	if (answers && answers->profile && !(profile_path && profile_path[0]))
-		rc = jp_profile_copy(&w.profile, answers->profile) < 0 ? jp_error_oom(&err) : 0;
-	else
-		rc = jp_profile_resolve(&w.profile, profile_path, &err);
+	rc = load_profile(&w.profile, &answers, opts->answers_path, profile_path, &err);
 	if (rc == 0)
 		rc = jp_flow_new(&w.flow, w.profile, &err);
 	if (rc == 0 && opts->demo)
