@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 
 #include "jobprep/i18n.h"
@@ -71,6 +72,8 @@ int jp_flow_new(struct jp_flow **out, const struct jp_profile *profile, struct j
 	int rc = 0;
 
 	*out = NULL;
+	if (flow)
+		flow->run_lock = -1;
 	if (!flow || !(flow->cache = calloc(1, sizeof(*flow->cache))) ||
 	    jp_profile_copy(&flow->profile, profile) < 0 || jp_manifest_new(&flow->m) < 0 ||
 	    jp_profile_copy(&flow->m->profile, profile) < 0)
@@ -100,6 +103,8 @@ void jp_flow_free(struct jp_flow *flow)
 	free(flow->env_path);
 	free(flow->run_base);
 	free(flow->run_dir);
+	if (flow->run_lock >= 0)
+		close(flow->run_lock);
 	free(flow->cloned_url);
 	free(flow->cloned_req_ref);
 	free(flow->cloned_path);

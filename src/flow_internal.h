@@ -125,6 +125,7 @@ struct jp_flow {
 	char *run_base;
 	char *run_dir;
 	bool run_reuse; /* run_dir is there already, left without a manifest */
+	int run_lock;   /* holds the run folder this flow claimed (flock); -1 none */
 
 	/* results of actions, with what they were for */
 	char *cloned_url, *cloned_req_ref, *cloned_path, *cloned_ref;

@@ -3,10 +3,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -173,6 +175,20 @@ static size_t count_files(const char *path, int depth, size_t *budget)
 	}
 	closedir(d);
 	return n;
+}
+
+int jp_fs_lock_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), e;
+
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	e = errno == EAGAIN ? EWOULDBLOCK : errno;
+	close(fd);
+	errno = e;
+	return -1;
 }
 
 size_t jp_fs_count_files(const char *path, size_t budget)

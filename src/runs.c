@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "jobprep/fs.h"
@@ -79,6 +80,14 @@ static int read_run(struct jp_run *r)
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
 		free(path);
 		r->empty = jp_fs_count_files(r->dir, 10000) == 0;
+		if (r->empty) { /* a prep working in it right now holds it */
+			int fd = jp_fs_lock_dir(r->dir);
+
+			if (fd >= 0)
+				close(fd);
+			else if (errno == EWOULDBLOCK)
+				r->empty = false;
+		}
 		return 0;
 	}
 	r->manifest = path;

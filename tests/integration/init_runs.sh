@@ -141,5 +141,24 @@ mkdir -p "$runs/run-005/logs" && echo x >"$runs/run-005/logs/train.log"
 init
 jp_expect run_folder_with_a_file_is_not_taken [ "$(rc)" = 0 -a -s "$runs/run-006/job.json" -a ! -e "$runs/run-005/job.json" ]
 
+# one a prep is still working in (it holds the folder's lock: made it, has
+# not written yet) is not taken from under it
+if command -v flock >/dev/null 2>&1; then
+	mkdir -p "$runs/run-007/logs"
+	: >"$T/hold"
+	flock -n "$runs/run-007" sh -c 'echo held >"$1"; while [ -e "$2" ]; do sleep 0.05; done' \
+		sh "$T/held" "$T/hold" &
+	holder=$!
+	w=0
+	while [ ! -s "$T/held" ] && [ $w -lt 200 ]; do sleep 0.05; w=$((w + 1)); done
+	init
+	jp_expect run_folder_held_by_a_prep_is_not_taken \
+		[ "$(rc)" = 0 -a -s "$runs/run-008/job.json" -a ! -e "$runs/run-007/job.json" ]
+	rm -f "$T/hold" # the holder lets go and ends
+	wait "$holder" 2>/dev/null
+else
+	jp_skip run_folder_held_by_a_prep_is_not_taken "flock is not installed"
+fi
+
 [ "$JP_T_FAILED" = 0 ] || exit 1
 echo "init runs: every run in its own folder, -o is a copy that replaces no other run"
