@@ -3,9 +3,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <cjson/cJSON.h>
@@ -38,6 +40,18 @@ int jp_jobindex_path(char **out, struct jp_error *err)
 		return jp_error_oom(err);
 	}
 	return 0;
+}
+
+/* The index goes under $XDG_STATE_HOME (made if need be), else under an
+ * existing $HOME only: HOME=/nonexistent (a service, a test) gets none. */
+static bool home_is_there(void)
+{
+	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	struct stat st;
+
+	if (state && state[0] == '/')
+		return true;
+	return home && stat(home, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* The index as it is; a missing or unreadable one is an empty one. */
@@ -97,6 +111,10 @@ int jp_jobindex_record(const char *job, const struct jp_profile *profile, const 
 		return 0;
 	if ((rc = jp_jobindex_path(&path, err)) < 0)
 		return rc;
+	if (!home_is_there()) {
+		free(path);
+		return JP_ENOENT; /* a HOME that is not there is not made for a hint */
+	}
 	rc = JP_ENOMEM;
 	if (!(doc = load(path)) || entry(&e, profile, run_dir) < 0)
 		goto out;

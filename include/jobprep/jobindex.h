@@ -20,7 +20,9 @@
  * XDG_STATE_HOME nor HOME is an absolute path. */
 int jp_jobindex_path(char **out, struct jp_error *err);
 /* Record that job's run `run_dir` was made under `profile`. 0, JP_ENOMEM,
- * or JP_EIO when the index cannot be written (the caller may ignore it). */
+ * JP_ENOENT when there is no place for it (no XDG_STATE_HOME, and HOME is
+ * not an existing folder: none is made), or JP_EIO when the index cannot
+ * be written (the caller may ignore every failure). */
 int jp_jobindex_record(const char *job, const struct jp_profile *profile, const char *run_dir,
 		       struct jp_error *err);
 /* The profile job's runs were last made with: *out the caller's
