@@ -75,6 +75,13 @@ static void offer_resume(struct jp_wizard *w)
 		w->offered_job = d.job_name ? strdup(d.job_name) : NULL;
 	} else if (rc == 0) {
 		jp_draft_remove(w->draft_path);
+	} else if (rc == JP_CONFIRM_ESC) {
+		/* no answer: the draft stays as it is, offered again next time;
+		 * this session keeps none of its own over it */
+		free(w->draft_path);
+		w->draft_path = NULL;
+		jp_wizard_status(w, JP_CHECK_WARN, "%s",
+				 _("the draft is kept as it was: it is offered again next time"));
 	}
 	jp_draft_dispose(&d);
 	jp_error_dispose(&err);
