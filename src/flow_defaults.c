@@ -232,14 +232,14 @@ static void runs_run(void *arg)
 	 * prep takes it again instead of skipping a number for good. */
 	if (last[0] && asprintf(&p, "%s/%s", c->text, last) >= 0) {
 		struct stat st;
-		int fd;
+		int fd = -1;
 
 		c->reuse = stat(p, &st) == 0 && S_ISDIR(st.st_mode) &&
 			   jp_fs_count_files(p, 10000) == 0;
 		/* ... unless a prep still holds it (made it, not written yet) */
 		if (c->reuse && (fd = jp_fs_lock_dir(p)) < 0 && errno == EWOULDBLOCK)
 			c->reuse = false;
-		else if (c->reuse && fd >= 0)
+		if (fd >= 0)
 			close(fd);
 		free(p);
 	}
