@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 
 #include "jobprep/i18n.h"
@@ -73,6 +74,8 @@ int jp_flow_new(struct jp_flow **out, const struct jp_profile *profile, struct j
 	int rc = 0;
 
 	*out = NULL;
+	if (flow)
+		flow->run_lock = -1;
 	if (!flow || !(flow->cache = calloc(1, sizeof(*flow->cache))) ||
 	    jp_profile_copy(&flow->profile, profile) < 0 || jp_manifest_new(&flow->m) < 0 ||
 	    jp_profile_copy(&flow->m->profile, profile) < 0)
@@ -102,6 +105,8 @@ void jp_flow_free(struct jp_flow *flow)
 	free(flow->env_path);
 	free(flow->run_base);
 	free(flow->run_dir);
+	if (flow->run_lock >= 0)
+		close(flow->run_lock);
 	free(flow->cloned_url);
 	free(flow->cloned_req_ref);
 	free(flow->cloned_path);
@@ -793,6 +798,55 @@ static void answer_digest(struct answer_ctx *a, size_t idx, const struct jp_data
 		a->oom = 1;
 }
 
+/* *out = path moved from the run folder `from` into the flow's own, NULL
+ * where it is the profile's default (tmpl) for `from`: it follows. */
+static int rebase_output(char **out, const struct jp_flow *flow, const char *path,
+			 const char *from, const char *tmpl)
+{
+	const char *to = flow->m->outputs.output_dir;
+	char *was = flow_expand_template(flow, tmpl, from);
+	size_t n = strlen(from);
+	int rc = 0;
+
+	*out = NULL;
+	if (!path || (was && strcmp(was, path) == 0))
+		;
+	else if (to && strncmp(path, from, n) == 0 && (path[n] == '/' || !path[n]))
+		rc = asprintf(out, "%s%s", to, path + n) < 0 ? (*out = NULL, JP_ENOMEM) : 0;
+	else if (!(*out = strdup(path)))
+		rc = JP_ENOMEM;
+	free(was);
+	return rc;
+}
+
+/* The outputs. A manifest's (it has created_at) are a run's: its run folder
+ * is the template, not the place, so the next free run folder is taken (its
+ * checkpoints and logs where that run had them inside its folder), never
+ * the earlier run's own. */
+static void answer_outputs(struct answer_ctx *a, const struct jp_manifest *ans)
+{
+	const char *out = ans->outputs.output_dir;
+	char *ck = NULL, *lg = NULL;
+
+	if (!ans->created_at || !flow_is_run_folder(a->flow, out)) {
+		answer(a, "outputs.output_dir", out);
+		answer(a, "outputs.checkpoint_dir", ans->outputs.checkpoint_dir);
+		answer(a, "outputs.log_dir", ans->outputs.log_dir);
+		return;
+	}
+	if (flow_recompute(a->flow, a->err) < 0 ||
+	    rebase_output(&ck, a->flow, ans->outputs.checkpoint_dir, out,
+			  a->flow->profile->checkpoint_dir) < 0 ||
+	    rebase_output(&lg, a->flow, ans->outputs.log_dir, out, a->flow->profile->log_dir) < 0) {
+		a->oom = 1;
+	} else {
+		answer(a, "outputs.checkpoint_dir", ck);
+		answer(a, "outputs.log_dir", lg);
+	}
+	free(ck);
+	free(lg);
+}
+
 int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *ans, const char *origin,
 			  struct jp_error *err)
 {
@@ -842,9 +896,7 @@ int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *ans, c
 		answer(&a, key, d->unpack_archives ? "true" : NULL);
 	}
 
-	answer(&a, "outputs.output_dir", ans->outputs.output_dir);
-	answer(&a, "outputs.checkpoint_dir", ans->outputs.checkpoint_dir);
-	answer(&a, "outputs.log_dir", ans->outputs.log_dir);
+	answer_outputs(&a, ans);
 
 	answer(&a, "job.launch_command", ans->job.launch_command);
 	for (size_t i = 0; i < ans->job.n_env && !a.oom; i++) {

@@ -79,6 +79,7 @@ int flow_snapshot(struct jp_flow **out, const struct jp_flow *src)
 	f->manifest_path = f->env_path = NULL;
 	f->dx = NULL;
 	f->run_base = f->run_dir = NULL;
+	f->run_lock = -1; /* the flow's own: a snapshot holds no lock */
 	f->cloned_url = f->cloned_req_ref = f->cloned_path = f->cloned_ref = NULL;
 	memset(&f->insp, 0, sizeof(f->insp));
 	f->resolved_url = f->resolved_req_ref = f->resolved_ref = NULL;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "jobprep/fs.h"
 #include "fs_internal.h"
@@ -98,6 +99,7 @@ struct dir_call {
 	size_t n;        /* entries, or files for flow_dir_files */
 	int errnum;      /* why it could not be listed */
 	unsigned long max; /* next_run: the highest run number seen */
+	bool reuse;        /* next_run: that run's folder holds no manifest, no file */
 	const char *prefix, *suffix; /* next_run: point into text */
 	char text[];     /* the path, then (next_run) prefix and suffix */
 };
@@ -171,44 +173,10 @@ bool flow_dir_is_empty(const char *path, size_t *entries)
 	return n == 0;
 }
 
-/* Files (anything but a directory) under path, looking at most `budget`
- * entries deep into the tree: a run directory holding only empty
- * directories holds nothing of an earlier run. */
-static size_t count_files(const char *path, int depth, size_t *budget)
-{
-	DIR *d;
-	struct dirent *de;
-	size_t n = 0;
-
-	if (depth > 8 || *budget == 0)
-		return 0;
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) && *budget > 0) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		(*budget)--;
-		char *p = NULL;
-		struct stat st;
-		if (asprintf(&p, "%s/%s", path, de->d_name) < 0)
-			break;
-		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-			n += count_files(p, depth + 1, budget);
-		else
-			n++;
-		free(p);
-	}
-	closedir(d);
-	return n;
-}
-
 static void dir_files_run(void *arg)
 {
 	struct dir_call *c = arg;
-	size_t budget = 10000;
-
-	c->n = count_files(c->text, 0, &budget);
+	c->n = jp_fs_count_files(c->text, 10000);
 }
 
 size_t flow_dir_files(const char *path)
@@ -228,39 +196,85 @@ static bool str_eq(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
+/* The number in nm when it is prefix<digits>suffix, else -1. */
+static long run_number(const char *nm, const char *prefix, const char *suffix)
+{
+	size_t ln = strlen(nm), lp = strlen(prefix), ls = strlen(suffix);
+	unsigned long v = 0;
+
+	if (ln <= lp + ls || strncmp(nm, prefix, lp) != 0 || strcmp(nm + ln - ls, suffix) != 0)
+		return -1;
+	for (size_t k = lp; k < ln - ls; k++) {
+		if (!isdigit((unsigned char)nm[k]) || v > 100000000UL)
+			return -1;
+		v = v * 10 + (unsigned long)(nm[k] - '0');
+	}
+	return (long)v;
+}
+
 static void runs_run(void *arg)
 {
 	struct dir_call *c = arg;
 	DIR *d = opendir(c->text);
 	struct dirent *de;
-	size_t lp = strlen(c->prefix), ls = strlen(c->suffix);
+	char last[256] = "", *p = NULL;
 
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		const char *nm = de->d_name;
-		size_t ln = strlen(nm);
-		if (ln <= lp + ls || strncmp(nm, c->prefix, lp) != 0 ||
-		    strcmp(nm + ln - ls, c->suffix) != 0)
-			continue;
-		unsigned long v = 0;
-		bool digits = true;
-		for (size_t k = lp; k < ln - ls; k++) {
-			if (!isdigit((unsigned char)nm[k]) || v > 100000000UL) {
-				digits = false;
-				break;
-			}
-			v = v * 10 + (unsigned long)(nm[k] - '0');
+		long v = run_number(de->d_name, c->prefix, c->suffix);
+
+		if (v > 0 && (unsigned long)v > c->max && strlen(de->d_name) < sizeof(last)) {
+			c->max = (unsigned long)v;
+			strcpy(last, de->d_name);
 		}
-		if (digits && v > c->max)
-			c->max = v;
 	}
 	closedir(d);
+	/* The last run's folder left without a manifest (a prep stopped after
+	 * making it, before writing): it holds no file at all, so the next
+	 * prep takes it again instead of skipping a number for good. */
+	if (last[0] && asprintf(&p, "%s/%s", c->text, last) >= 0) {
+		struct stat st;
+		int fd = -1;
+
+		c->reuse = stat(p, &st) == 0 && S_ISDIR(st.st_mode) &&
+			   jp_fs_count_files(p, 10000) == 0;
+		/* ... unless a prep still holds it (made it, not written yet) */
+		if (c->reuse && (fd = jp_fs_lock_dir(p)) < 0 && errno == EWOULDBLOCK)
+			c->reuse = false;
+		if (fd >= 0)
+			close(fd);
+		free(p);
+	}
+}
+
+bool flow_is_run_folder(const struct jp_flow *flow, const char *path)
+{
+	char *expanded = flow_expand_template(flow, flow->profile->output_dir, NULL);
+	const char *nnn = expanded ? strstr(expanded, "NNN") : NULL;
+	const char *slash = nnn;
+	size_t lb;
+	bool yes = false;
+
+	while (slash && slash > expanded && *slash != '/')
+		slash--;
+	if (path && nnn && *slash == '/' && !strchr(nnn, '/')) {
+		lb = (size_t)(slash - expanded);
+		if (strncmp(path, expanded, lb + 1) == 0 && !strchr(path + lb + 1, '/')) {
+			char *prefix = strndup(slash + 1, (size_t)(nnn - slash - 1));
+
+			yes = prefix && run_number(path + lb + 1, prefix, nnn + 3) >= 0;
+			free(prefix);
+		}
+	}
+	free(expanded);
+	return yes;
 }
 
 /* "run-NNN" with NNN the next free number: one past the highest run-<n>
- * already in the base directory, at least three digits. */
-static char *next_run(const char *expanded)
+ * already in the base directory, at least three digits; the highest one
+ * itself when it was left without anything in it (*reuse). */
+static char *next_run(const char *expanded, bool *reuse)
 {
 	const char *nnn = strstr(expanded, "NNN");
 	const char *slash;
@@ -269,6 +283,7 @@ static char *next_run(const char *expanded)
 	unsigned long max = 0;
 	struct dir_call *c;
 
+	*reuse = false;
 	if (!nnn)
 		return strdup(expanded);
 	slash = nnn;
@@ -293,9 +308,10 @@ static char *next_run(const char *expanded)
 	/* A base that does not answer: start at 001 (creating it will tell). */
 	if ((c = dir_call_finish(runs_run, c)) != NULL) {
 		max = c->max;
+		*reuse = c->reuse && max > 0;
 		free(c);
 	}
-	if (asprintf(&out, "%s/%s%03lu%s", base, prefix, max + 1, suffix) < 0)
+	if (asprintf(&out, "%s/%s%03lu%s", base, prefix, *reuse ? max : max + 1, suffix) < 0)
 		out = NULL;
 out:
 	free(base);
@@ -317,7 +333,7 @@ static int default_output(struct jp_flow *flow, char **out)
 		*out = flow->run_dir ? strdup(flow->run_dir) : NULL;
 		return flow->run_dir && !*out ? JP_ENOMEM : 0;
 	}
-	char *dir = next_run(expanded);
+	char *dir = next_run(expanded, &flow->run_reuse);
 	free(flow->run_base);
 	free(flow->run_dir);
 	flow->run_base = expanded;

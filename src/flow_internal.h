@@ -124,6 +124,8 @@ struct jp_flow {
 	/* the next free run directory, remembered per base */
 	char *run_base;
 	char *run_dir;
+	bool run_reuse; /* run_dir is there already, left without a manifest */
+	int run_lock;   /* holds the run folder this flow claimed (flock); -1 none */
 
 	/* results of actions, with what they were for */
 	char *cloned_url, *cloned_req_ref, *cloned_path, *cloned_ref;
@@ -163,6 +165,9 @@ bool flow_active(const struct jp_flow *flow, const struct fref *ref);
 int flow_recompute(struct jp_flow *flow, struct jp_error *err);
 /* The template with {shared} {job} {output} filled in, NNN left alone. */
 char *flow_expand_template(const struct jp_flow *flow, const char *tmpl, const char *output);
+/* path is a run folder of the profile's output template for this job
+ * ({shared}/outputs/{job}/run-<digits>). */
+bool flow_is_run_folder(const struct jp_flow *flow, const char *path);
 /* The profile's shared storage root. */
 const char *flow_shared_root(const struct jp_flow *flow);
 /* The flow's looks at paths run on the person's thread: each is bounded by

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,9 @@ struct jp_flow_work {
 	char *asked_out, *asked_ckpt, *asked_log; /* OUTPUTS: as the answers had them */
 	char *run_tmpl; /* OUTPUTS: the run folder's template (with NNN): the
 			 * folder is claimed, the next number taken when it exists */
+	int run_lock;   /* OUTPUTS: holds the claimed run folder's lock; -1 none */
+	bool run_reuse; /* OUTPUTS: run_tmpl's folder out was left empty by a prep
+			 * that stopped before writing: it is taken again */
 	bool out_ours; /* the output dir was made by this flow */
 	bool sync;     /* INSPECT: bring the checkout to url/ref */
 	bool ask;      /* ... asking port->confirm before moving it */
@@ -74,6 +78,8 @@ void jp_flow_work_free(struct jp_flow_work *t)
 {
 	if (!t)
 		return;
+	if (t->run_lock >= 0)
+		close(t->run_lock);
 	free(t->url);
 	free(t->ref);
 	free(t->path);
@@ -141,6 +147,7 @@ static int snapshot_outputs(struct jp_flow_work *t, const struct jp_flow *flow)
 	    (flow->set[K_CHECKPOINT_DIR] && under(t->ckpt, t->out)) ||
 	    (flow->set[K_LOG_DIR] && under(t->log, t->out)))
 		return 0;
+	t->run_reuse = flow->run_reuse;
 	return jp_set_str(&t->run_tmpl, flow->run_base);
 }
 
@@ -266,6 +273,7 @@ int jp_flow_work_new(struct jp_flow_work **out, const struct jp_flow *flow, enum
 	*out = NULL;
 	if (!t)
 		return jp_error_oom(err);
+	t->run_lock = -1;
 	struct jp_git_clone_result cr = JP_GIT_CLONE_RESULT_INIT;
 	struct jp_git_remote_info ri = JP_GIT_REMOTE_INFO_INIT;
 	t->clone = cr;
@@ -473,14 +481,31 @@ static int claim_run(struct jp_flow_work *t, struct jp_error *err)
 	for (int tries = 0; rc == 0 && tries < 10000; tries++) {
 		char *next;
 
-		if (mkdir(t->out, 0755) == 0)
+		if (mkdir(t->out, 0755) == 0) {
+			/* held until the flow ends: no other prep takes it as one
+			 * left behind while this one works in it */
+			t->run_lock = jp_fs_lock_dir(t->out);
 			return jp_strv_push(&t->created, t->out) < 0
 				       ? jp_error_oom(err)
 				       : 0;
+		}
 		if (errno != EEXIST)
 			return jp_error_set(err, errno == ENOSPC ? JP_ENOSPC : JP_EIO,
 					    _("%s: cannot create the directory: %s"), t->out,
 					    strerror(errno));
+		/* the folder a stopped prep left empty, still empty: ours now */
+		if (tries == 0 && t->run_reuse) {
+			int fd = jp_fs_lock_dir(t->out);
+
+			errno = 0;
+			if ((fd >= 0 || errno != EWOULDBLOCK) && flow_dir_files(t->out) == 0 &&
+			    errno != ETIMEDOUT && errno != ENOMEM) {
+				t->run_lock = fd;
+				return 0;
+			}
+			if (fd >= 0)
+				close(fd);
+		}
 		if (!(next = run_name(t->run_tmpl, ++num)) ||
 		    move_under(&t->ckpt, t->out, next) < 0 || move_under(&t->log, t->out, next) < 0) {
 			free(next);
@@ -860,6 +885,12 @@ static int apply_outputs(struct jp_flow *flow, const struct jp_flow_work *t,
 	if (jp_set_str(&flow->made_out, t->out) < 0 || jp_set_str(&flow->made_ckpt, t->ckpt) < 0 ||
 	    jp_set_str(&flow->made_log, t->log) < 0)
 		return JP_ENOMEM;
+	/* the run folder's lock, for as long as the flow lives (a dup shares it) */
+	if (t->run_lock >= 0) {
+		if (flow->run_lock >= 0)
+			close(flow->run_lock);
+		flow->run_lock = fcntl(t->run_lock, F_DUPFD_CLOEXEC, 0);
+	}
 	return 0;
 }
 

@@ -3,10 +3,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -144,4 +146,56 @@ int jp_fs_dir_count(size_t *out, const char *dir)
 	closedir(d);
 	*out = n;
 	return 0;
+}
+
+static size_t count_files(const char *path, int depth, size_t *budget)
+{
+	DIR *d;
+	struct dirent *de;
+	size_t n = 0;
+
+	if (depth > 8 || *budget == 0)
+		return 0;
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && *budget > 0) {
+		char *p = NULL;
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		(*budget)--;
+		if (asprintf(&p, "%s/%s", path, de->d_name) < 0)
+			break;
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			n += count_files(p, depth + 1, budget);
+		else
+			n++;
+		free(p);
+	}
+	closedir(d);
+	return n;
+}
+
+int jp_fs_lock_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), e;
+
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	e = errno == EAGAIN ? EWOULDBLOCK : errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+size_t jp_fs_count_files(const char *path, size_t budget)
+{
+	size_t n = count_files(path, 0, &budget);
+
+	/* looked at everything it may: what was not looked at may hold files */
+	return n == 0 && budget == 0 ? 1 : n;
 }

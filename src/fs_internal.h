@@ -23,4 +23,17 @@ int jp_fs_dir_is_empty(const char *dir, const char *skip_prefix, char *first, si
 /* The number of entries in dir besides "." and "..": 0, or -1 with errno. */
 int jp_fs_dir_count(size_t *out, const char *dir);
 
+/* Files (anything but a directory) anywhere under path, looking at no more
+ * than `budget` entries (8 folders deep at most): a run folder holding only
+ * empty folders holds nothing of an earlier run. 0 when path does not
+ * exist; at least 1 when the budget ran out before any file was found. */
+size_t jp_fs_count_files(const char *path, size_t budget);
+
+/* Hold an exclusive advisory lock (flock) on the directory path without
+ * waiting: the descriptor that holds it (close it to let go; a dup shares
+ * it), or -1 with errno: EWOULDBLOCK when another open of it holds the
+ * lock (a prep still working in that run folder), anything else when it
+ * cannot be opened or the filesystem takes no locks. */
+int jp_fs_lock_dir(const char *path);
+
 #endif

@@ -653,8 +653,9 @@ static int ask(struct upd *u, const char *from_label, const char *to_label)
 		return nomem(u);
 	}
 	free(what);
-	if (u->op.port && u->op.port->confirm)
-		yes = u->op.port->confirm(q, u->op.port->payload) == 1;
+	/* A clean tree moved forward only loses nothing: Enter says yes. */
+	yes = jp_port_confirm(u->op.port, q,
+			      u->res->back == 0 && u->info.dirty == 0 && u->info.untracked == 0);
 	free(q);
 	if (yes)
 		return 0;

@@ -91,6 +91,7 @@ libjobprep_a_SOURCES += include/jobprep/preflight.h src/preflight_internal.h src
 nodist_libjobprep_a_SOURCES = src/preflight_body.h
 # runs: the runs prepared for a job (`jobprep runs`)
 libjobprep_a_SOURCES += include/jobprep/runs.h src/runs.c
+libjobprep_a_SOURCES += include/jobprep/jobindex.h src/jobindex.c
 BUILT_SOURCES = src/preflight_body.h
 # (BUILT_SOURCES is made for all/check/install only; `make jobprep` too)
 src/libjobprep_a-preflight.$(OBJEXT): src/preflight_body.h

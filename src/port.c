@@ -30,3 +30,12 @@ const char *jp_phase_name(enum jp_phase phase, bool brief)
 		return "";
 	return _(brief ? phases[phase].brief : phases[phase].text);
 }
+
+int jp_port_confirm(const struct jp_port *port, const char *question, bool default_yes)
+{
+	if (port && port->confirm_default)
+		return port->confirm_default(question, default_yes, port->payload) == 1;
+	if (port && port->confirm)
+		return port->confirm(question, port->payload) == 1;
+	return 0;
+}

@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
+#include "jobprep/fs.h"
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
 #include "jobprep/path.h"
@@ -78,6 +80,15 @@ static int read_run(struct jp_run *r)
 		return JP_ENOMEM;
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
 		free(path);
+		r->empty = jp_fs_count_files(r->dir, 10000) == 0;
+		if (r->empty) { /* a prep working in it right now holds it */
+			int fd = jp_fs_lock_dir(r->dir);
+
+			if (fd >= 0)
+				close(fd);
+			else if (errno == EWOULDBLOCK)
+				r->empty = false;
+		}
 		return 0;
 	}
 	r->manifest = path;
@@ -233,7 +244,8 @@ struct runs_call {
 	int rc;
 	char error[512];
 	size_t len;
-	char text[RUNS_TEXT_MAX]; /* number FS dir FS manifest FS created FS commit RS ... */
+	char text[RUNS_TEXT_MAX]; /* number FS dir FS manifest FS created FS commit FS
+				   * empty ("e" or "") RS ... */
 	/* the question (the child's copy) */
 	const struct jp_profile *profile;
 	const char *job;
@@ -269,7 +281,8 @@ static void runs_call_run(void *arg)
 		put_field(c, runs[i].dir, FS);
 		put_field(c, runs[i].manifest, FS);
 		put_field(c, runs[i].created_at, FS);
-		put_field(c, runs[i].commit, RS);
+		put_field(c, runs[i].commit, FS);
+		put_field(c, runs[i].empty ? "e" : NULL, RS);
 	}
 	if (c->len >= RUNS_TEXT_MAX) {
 		c->rc = JP_ENOMEM;
@@ -322,6 +335,11 @@ static int unpack(struct jp_run **out, size_t *n, const struct runs_call *c)
 			rc = take_field(&runs[count - 1].created_at, &p, end);
 		if (rc == 0)
 			rc = take_field(&runs[count - 1].commit, &p, end);
+		if (rc == 0 && (rc = take_field(&num, &p, end)) == 0) {
+			runs[count - 1].empty = num != NULL;
+			free(num);
+			num = NULL;
+		}
 	}
 	if (rc < 0) {
 		jp_runs_free(runs, count);

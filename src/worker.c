@@ -37,6 +37,7 @@ struct jp_worker {
 
 	enum jp_worker_request_kind request;
 	char prompt[256];
+	bool default_yes; /* of the parked confirmation */
 	bool replied;
 	int reply_rc;
 	char *reply_secret;
@@ -145,15 +146,22 @@ static int port_ask_secret(char *buf, size_t len, const char *prompt,
 	return rc < 0 ? -1 : 0;
 }
 
-static int port_confirm(const char *question, void *payload)
+static int port_confirm_default(const char *question, bool default_yes, void *payload)
 {
 	struct jp_worker *t = payload;
 	int rc;
 
 	pthread_mutex_lock(&t->lock);
+	t->default_yes = default_yes;
 	rc = park_request(t, JP_WORKER_REQ_CONFIRM, question);
+	t->default_yes = false;
 	pthread_mutex_unlock(&t->lock);
 	return rc == 1 ? 1 : 0;
+}
+
+static int port_confirm(const char *question, void *payload)
+{
+	return port_confirm_default(question, false, payload);
 }
 
 static void *worker(void *data)
@@ -174,6 +182,7 @@ static void *worker(void *data)
 	port.progress = port_progress;
 	port.ask_secret = port_ask_secret;
 	port.confirm = port_confirm;
+	port.confirm_default = port_confirm_default;
 	port.cancelled = port_cancelled;
 	port.payload = t;
 
@@ -247,6 +256,7 @@ void jp_worker_poll(struct jp_worker_status *out, struct jp_worker *t)
 	out->progress.what = out->what[0] ? out->what : NULL;
 	out->request = t->request;
 	memcpy(out->prompt, t->prompt, sizeof(out->prompt));
+	out->default_yes = t->default_yes;
 	pthread_mutex_unlock(&t->lock);
 }
 

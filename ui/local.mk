@@ -42,7 +42,7 @@ jobprep_SOURCES += ui/tui/tui.h ui/tui/tui_main.c \
 	ui/tui/listbox.c ui/tui/progress.c \
 	ui/tui/form.h ui/tui/form.c ui/tui/form_draw.c ui/tui/form_internal.h \
 	ui/tui/draft.h ui/tui/draft.c \
-	ui/tui/wizard.h ui/tui/wizard.c \
+	ui/tui/wizard.h ui/tui/wizard.c ui/tui/earlier_run.c \
 	ui/tui/step_job.c ui/tui/step_code.c ui/tui/step_data.c \
 	ui/tui/step_outputs.c ui/tui/step_launch.c ui/tui/step_review.c
 

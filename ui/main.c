@@ -48,7 +48,7 @@ static const char *locale_dir(char *buf, size_t size)
 
 static int run_wizard(int argc, char **argv);
 
-/* `jobprep [--demo] [--profile FILE] [-o MANIFEST]`: the wizard; and the
+/* `jobprep [--demo] [--profile FILE] [--answers FILE] [-o MANIFEST]`: the wizard; and the
  * program's own -h and -V. */
 static const struct jp_cli_opt wizard_opts[] = {
 	{ .name = "demo", .help = N_("run the wizard in a self-contained sandbox"),
@@ -56,6 +56,11 @@ static const struct jp_cli_opt wizard_opts[] = {
 	{ .name = "profile", .arg = "FILE",
 	  .help = N_("platform profile (default: $JOBPREP_PROFILE, else built in)"),
 	  .kind = JP_OPT_STRING, .at = offsetof(struct jp_tui_options, profile_path) },
+	{ .name = "answers", .arg = "FILE",
+	  .help = N_("start from these answers: an answers file, or a run's manifest "
+		     "(its answers; what is derived is worked out again, the next run "
+		     "folder is taken)"),
+	  .kind = JP_OPT_STRING, .at = offsetof(struct jp_tui_options, answers_path) },
 	{ .name = "output", .short_name = 'o', .arg = "MANIFEST",
 	  .help = N_("also write a copy of the manifest there"), .kind = JP_OPT_STRING,
 	  .at = offsetof(struct jp_tui_options, manifest_path), .flags = JP_OPT_SYN_SHORT },

@@ -52,8 +52,16 @@ struct jp_port {
 	 * thread (a watchdog over a call that blocks where progress cannot be
 	 * asked, e.g. inside libssh2); must not block. Non-zero: stop. */
 	int (*cancelled)(void *payload);
+	/* Ask a yes/no question whose likely answer is known: default_yes is
+	 * what Enter answers where a front end offers one (the wizard's
+	 * focused button). May be NULL: confirm is asked (jp_port_confirm). */
+	int (*confirm_default)(const char *question, bool default_yes, void *payload);
 };
 
 #define JP_PORT_INIT { .progress = NULL }
+
+/* Ask port's question: confirm_default when there is one, else confirm,
+ * else "no". 1 yes, 0 no. */
+int jp_port_confirm(const struct jp_port *port, const char *question, bool default_yes);
 
 #endif

@@ -4,6 +4,7 @@
 #ifndef JOBPREP_RUNS_H
 #define JOBPREP_RUNS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "jobprep/error.h"
@@ -15,6 +16,10 @@ struct jp_run {
 	char *manifest;     /* dir/job.json, NULL when there is none */
 	char *created_at;   /* the manifest's, NULL when unreadable */
 	char *commit;       /* code.repo.commit, NULL when none or unreadable */
+	/* No manifest and no file at all in it (a prep stopped after making
+	 * the folder, before writing): when it is the last run, the next prep
+	 * of the job takes this folder again instead of skipping its number. */
+	bool empty;
 };
 
 /* The runs of `job` under profile's output_dir template, oldest (lowest

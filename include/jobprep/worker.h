@@ -45,6 +45,7 @@ struct jp_worker_status {
 	char what[256];
 	enum jp_worker_request_kind request;
 	char prompt[256];
+	bool default_yes; /* JP_WORKER_REQ_CONFIRM: what Enter should answer */
 };
 
 struct jp_worker;

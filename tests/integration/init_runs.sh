@@ -18,6 +18,8 @@ done
 T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-init-runs.XXXXXX") || exit 99
 T=$(cd -P "$T" && pwd)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+XDG_STATE_HOME=$T/state
+export XDG_STATE_HOME
 jp_init_scratch "$T" || { echo "not ok - scratch platform: cannot lay it out"; exit 99; }
 runs=$T/shared/outputs/existing-job
 # -o copies go on the shared root: /tmp is refused as a place for them
@@ -110,5 +112,53 @@ init -o "$runs/run-001/manifest.json"
 jp_expect o_in_the_run_folder_succeeds [ "$(rc)" = 0 ]
 jp_expect o_in_the_run_folder_is_the_manifest \
 	[ -s "$runs/run-001/manifest.json" -a ! -e "$runs/run-001/job.json" -a -s "$runs/run-001/env.sh" ]
+
+# --- a run's manifest as the answers (issue 22) ----------------------------
+# Its outputs are the run template: the next free run folder is claimed, the
+# checkpoints and logs go into it, the earlier run is left as it was.
+rm -rf "$runs"
+init
+run1=$(sums "$runs/run-001/job.json" "$runs/run-001/env.sh")
+"$JOBPREP" init --answers "$runs/run-001/job.json" --profile "$T/profile.json" \
+	>"$T/last.out" 2>"$T/last.err"
+jp_expect manifest_as_answers_succeeds [ $? = 0 ]
+jp_expect manifest_as_answers_claims_the_next_run [ -s "$runs/run-002/job.json" -a -s "$runs/run-002/env.sh" ]
+jp_expect manifest_as_answers_leaves_its_run_alone \
+	[ "$run1" = "$(sums "$runs/run-001/job.json" "$runs/run-001/env.sh")" ]
+jp_expect manifest_as_answers_moves_checkpoints_into_the_new_run \
+	grep -q "\"checkpoint_dir\":[[:space:]]*\"$runs/run-002/checkpoints\"" "$runs/run-002/job.json"
+# the manifest's own profile when none is named
+"$JOBPREP" init --answers "$runs/run-002/job.json" >"$T/last.out" 2>"$T/last.err"
+jp_expect manifest_as_answers_uses_its_profile [ $? = 0 -a -s "$runs/run-003/job.json" ]
+
+# --- a run folder a stopped prep left without a manifest --------------------
+# (made, empty but for empty folders): the next prep takes it again.
+mkdir -p "$runs/run-004/checkpoints" "$runs/run-004/logs"
+init
+jp_expect empty_run_folder_is_taken_again [ "$(rc)" = 0 -a -s "$runs/run-004/job.json" ]
+jp_expect no_number_skipped [ ! -e "$runs/run-005" ]
+# one holding a file is somebody's: the next number
+mkdir -p "$runs/run-005/logs" && echo x >"$runs/run-005/logs/train.log"
+init
+jp_expect run_folder_with_a_file_is_not_taken [ "$(rc)" = 0 -a -s "$runs/run-006/job.json" -a ! -e "$runs/run-005/job.json" ]
+
+# one a prep is still working in (it holds the folder's lock: made it, has
+# not written yet) is not taken from under it
+if command -v flock >/dev/null 2>&1; then
+	mkdir -p "$runs/run-007/logs"
+	: >"$T/hold"
+	flock -n "$runs/run-007" sh -c 'echo held >"$1"; while [ -e "$2" ]; do sleep 0.05; done' \
+		sh "$T/held" "$T/hold" &
+	holder=$!
+	w=0
+	while [ ! -s "$T/held" ] && [ $w -lt 200 ]; do sleep 0.05; w=$((w + 1)); done
+	init
+	jp_expect run_folder_held_by_a_prep_is_not_taken \
+		[ "$(rc)" = 0 -a -s "$runs/run-008/job.json" -a ! -e "$runs/run-007/job.json" ]
+	rm -f "$T/hold" # the holder lets go and ends
+	wait "$holder" 2>/dev/null
+else
+	jp_skip run_folder_held_by_a_prep_is_not_taken "flock is not installed"
+fi
 
 jp_done

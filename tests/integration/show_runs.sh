@@ -17,6 +17,8 @@ done
 T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-show-runs.XXXXXX") || exit 99
 T=$(cd -P "$T" && pwd)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+XDG_STATE_HOME=$T/state
+export XDG_STATE_HOME
 jp_init_scratch "$T" || { echo "not ok - scratch platform: cannot lay it out"; exit 99; }
 runs=$T/shared/outputs/existing-job
 jp_answers shared-existing "$T" "$T/answers.json"
@@ -68,11 +70,26 @@ else
 	jp_skip runs_json_is_an_array_of_runs "python3 is not installed"
 fi
 
-# a run folder whose manifest is gone is still listed, without one
-mkdir -p "$runs/run-003"
+# without --profile: the profile the job's runs were made with (issue 22)
+"$JOBPREP" runs existing-job >"$T/runs-noprofile.out" 2>&1
+jp_expect runs_without_profile_finds_the_runs \
+	[ "$(grep -v '^ ' "$T/runs-noprofile.out" | tr '\n' ' ')" = "$runs/run-001 $runs/run-002 " ]
+XDG_STATE_HOME=$T/other-state "$JOBPREP" runs existing-job >"$T/runs-noindex.out" 2>&1
+jp_expect runs_without_profile_or_index_uses_the_built_in_one \
+	[ "$(cat "$T/runs-noindex.out")" = "No runs of existing-job yet" ]
+
+# a run folder whose manifest is gone is still listed, without one, and
+# said to be unfinished: the last one, empty, is taken by the next prep
+mkdir -p "$runs/run-003/logs"
 "$JOBPREP" runs --profile "$T/profile.json" existing-job >"$T/runs3.out"
 jp_expect runs_lists_a_run_without_manifest \
 	sh -c 'grep -A3 "^$1/run-003\$" "$2" | grep -q "^  manifest  *(none)\$"' sh "$runs" "$T/runs3.out"
+jp_expect runs_says_the_next_prep_takes_it_again \
+	sh -c 'grep -A4 "^$1/run-003\$" "$2" | grep -q "^  state  *unfinished: .*next prep takes this folder again\$"' \
+	sh "$runs" "$T/runs3.out"
+"$JOBPREP" runs --json --profile "$T/profile.json" existing-job >"$T/runs3.json"
+jp_expect runs_json_marks_it_unfinished \
+	grep -q '"taken_again":[[:space:]]*true' "$T/runs3.json"
 
 "$JOBPREP" runs --profile "$T/profile.json" other-job >"$T/none.out"
 jp_expect runs_of_a_job_without_runs_says_so [ $? = 0 -a "$(cat "$T/none.out")" = "No runs of other-job yet" ]

@@ -20,6 +20,7 @@ draft() { rm -rf "$T/home/.local/state/jobprep"; }
 # --- the same answers again: already there
 draft
 tui_start 100 30 -- --demo
+tui_must offers_the_earlier_run tui_earlier_run n
 tui_walk_to 2
 tui_keys Enter
 tui_must says_already_there tui_wait "already at main ($(echo "$OLD" | cut -c1-7))"
@@ -37,6 +38,7 @@ NEW=$(git -C "$demo/repo" rev-parse HEAD)
 
 draft
 tui_start 100 30 -- --demo
+tui_must offers_the_earlier_run_again tui_earlier_run n
 tui_must starts_again tui_step 1 Job
 tui_keys Enter
 tui_must code_again tui_step 2 Code

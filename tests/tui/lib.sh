@@ -3,7 +3,10 @@
 #
 #   . "$TOP_SRCDIR/tests/tui/lib.sh"
 #   tui_init NAME                 scratch dir $T, own tmux socket, pinned env
-#   tui_start COLS ROWS ARGS...   jobprep ARGS in a new session (cwd $T/work)
+#   tui_start COLS ROWS ARGS...   jobprep ARGS in a new session (cwd $T/work,
+#                                 or $TUI_CWD when set)
+#   TUI_KEYS                      keys sent so far (tui_keys, tui_type: one a
+#                                 character, tui_field's Tabs): what a walk costs
 #   tui_keys KEY...               tmux send-keys (names: Enter, Escape, C-c...)
 #   tui_type TEXT                 type TEXT literally
 #   tui_wait TEXT [SECS]          wait until TEXT is on the screen (default 20 s)
@@ -12,6 +15,8 @@
 #   tui_wait_exit [SECS]          wait for jobprep to end; prints its exit code
 #   tui_field LABEL               Tab to the field labelled LABEL on this step
 #   tui_set LABEL TEXT            reach it, empty it (C-u) and type TEXT
+#   tui_earlier_run KEY           answer the offer to start from the job's
+#                                 last run (Enter takes it, n declines)
 #
 # Every wait polls the screen with a bounded timeout; no sleep is an
 # assertion. On a failed wait the screen is printed. The tmux server is
@@ -28,6 +33,7 @@ tui_init() {
 	T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-tui-$1.XXXXXX") || exit 99
 	TUI_BASE=jp-tui-$1-$$
 	TUI_N=0
+	TUI_KEYS=0
 	TUI_SOCK=$TUI_BASE-0
 	mkdir -p "$T/home" "$T/work"
 	TUI_CLEANUP=
@@ -74,7 +80,7 @@ tui_start() {
 	TUI_N=$((TUI_N + 1))
 	TUI_SOCK=$TUI_BASE-$TUI_N
 	{
-		echo "cd '$T/work' || exit 1"
+		echo "cd '${TUI_CWD:-$T/work}' || exit 1"
 		echo "stty -a >'$T/stty.before'"
 		printf "env HOME='%s' TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC%s '%s'" \
 			"$T/home" "$_env" "$JOBPREP"
@@ -100,10 +106,12 @@ tui_start() {
 }
 
 tui_keys() {
+	TUI_KEYS=$((TUI_KEYS + $#))
 	tmux -L "$TUI_SOCK" send-keys "$@"
 }
 
 tui_type() {
+	TUI_KEYS=$((TUI_KEYS + ${#1}))
 	tmux -L "$TUI_SOCK" send-keys -l "$1"
 }
 
@@ -236,6 +244,15 @@ tui_set() {
 	tui_field "$1" || return 1
 	tui_keys C-u
 	tui_type "$2"
+}
+
+# tui_earlier_run KEY: the job has runs already: the wizard asks whether to
+# start from the last one; press KEY (Enter: yes, n: start afresh) and wait
+# for the question to go.
+tui_earlier_run() {
+	tui_wait_modal "Start from run-" || return 1
+	tui_keys "$1"
+	tui_wait_gone "Start afresh"
 }
 
 # tui_step N NAME: wait for step N/6 to be on screen, up to a minute: Enter

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Answers survive: quitting keeps them in a draft; starting again offers to
 # resume where the person left off (on the same step, with the same
-# answers); "start over" forgets the draft.
+# answers); Esc on that question keeps the draft untouched; "start over"
+# forgets it.
 set -u
 . "$TOP_SRCDIR/tests/tui/lib.sh"
 tui_init resume
@@ -28,6 +29,20 @@ tui_must resumes_on_the_step_left tui_step 2 Code
 tui_must with_the_answers tui_wait "projects/resume-me "
 tui_keys C-c
 tui_wait_exit >/dev/null
+
+# Esc is no answer (dialog's 255): the draft stays as it was, this
+# session keeps none over it, and the next start offers it again
+cp "$DRAFT" "$T/draft.before"
+tui_start 100 30 -- --demo
+tui_must offers_once_more tui_wait "Resume where"
+tui_keys Escape
+tui_must esc_starts_without_it tui_wait "the draft is kept as it was"
+tui_keys Enter
+tui_must esc_goes_on tui_step 2 Code
+tui_keys C-c
+tui_wait_modal "Quit" 3 >/dev/null 2>&1 && tui_keys y
+tui_wait_exit >/dev/null
+jp_expect esc_leaves_the_draft_as_it_was cmp -s "$DRAFT" "$T/draft.before"
 
 tui_start 100 30 -- --demo
 tui_must offers_again tui_wait "Resume where"

@@ -21,6 +21,9 @@ tui_must enter_goes_to_the_data_step tui_step 3 Data
 tui_must focus_on_the_path_field tui_wait "▸   Path"
 jp_expect nothing_written [ ! -e "$T/work/jobprep-demo/shared/outputs/demo/run-001/job.json" ]
 tui_keys C-c
+# the run's folders were made, no manifest yet: it asks first
+tui_must asks_before_quitting tui_wait_modal "no manifest is written yet"
+tui_keys y
 rc=$(tui_wait_exit)
 jp_expect quits [ "$rc" = 130 ]
 tui_finish

@@ -181,6 +181,7 @@ rm -rf "$T/work/jobprep-demo"
 for run in first second; do
 	tui_start 100 30 -- --demo -o "$copy"
 	tui_must "${run}_job" tui_step 1 Job
+	[ $run = second ] && tui_must second_from_run_001 tui_earlier_run Enter
 	for step in "2 Code" "3 Data" "4 Outputs" "5 Launch" "6 Review"; do
 		tui_keys Enter
 		tui_must "${run}_${step#* }" tui_step $step

@@ -15,6 +15,8 @@ copy=$T/work/jobprep-demo/shared/job.json # on the shared root: /tmp is refused
 # walk Enter through the five steps, then let Review make the directories
 to_review() {
 	tui_must "$1_starts_on_the_job_step" tui_step 1 Job
+	# the second: from run-001's answers (-o stays asked for)
+	[ "$1" = first ] || tui_must "$1_starts_from_run_001" tui_earlier_run Enter
 	for step in "2 Code" "3 Data" "4 Outputs" "5 Launch" "6 Review"; do
 		tui_keys Enter
 		tui_must "$1_goes_to_${step#* }" tui_step $step

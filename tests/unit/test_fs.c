@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -207,6 +209,50 @@ static void dir_is_empty_skips_the_given_prefix_and_names_the_first(void **state
 	assert_int_equal(jp_fs_dir_count(&n, missing), -1);
 }
 
+static void count_files_sees_files_not_empty_folders(void **state)
+{
+	struct scratch *s = *state;
+	char run[PATH_MAX];
+
+	snprintf(run, sizeof(run), "%s/run-001/checkpoints/deep", s->dir);
+	assert_int_equal(jp_fs_count_files(run, 100), 0); /* not there */
+	assert_int_equal(jp_fs_mkdir_p(NULL, run, 0755, NULL), 0);
+	snprintf(run, sizeof(run), "%s/run-001/logs", s->dir);
+	assert_int_equal(jp_fs_mkdir_p(NULL, run, 0755, NULL), 0);
+	snprintf(run, sizeof(run), "%s/run-001", s->dir);
+	assert_int_equal(jp_fs_count_files(run, 100), 0); /* empty folders only */
+	assert_int_equal(scratch_write(s->dir, "run-001/checkpoints/deep/x", "x\n"), 0);
+	assert_int_equal(jp_fs_count_files(run, 100), 1);
+	assert_int_equal(scratch_write(s->dir, "run-001/logs/train.log", "x\n"), 0);
+	assert_int_equal(jp_fs_count_files(run, 100), 2);
+	/* a budget spent before a file was seen: there may be some */
+	snprintf(run, sizeof(run), "%s/empty/a/b/c", s->dir);
+	assert_int_equal(jp_fs_mkdir_p(NULL, run, 0755, NULL), 0);
+	snprintf(run, sizeof(run), "%s/empty", s->dir);
+	assert_int_equal(jp_fs_count_files(run, 100), 0);
+	assert_int_equal(jp_fs_count_files(run, 2), 1);
+}
+
+static void a_locked_folder_is_held_until_let_go(void **state)
+{
+	struct scratch *s = *state;
+	char missing[PATH_MAX];
+	int a, b;
+
+	a = jp_fs_lock_dir(s->dir);
+	assert_true(a >= 0);
+	errno = 0;
+	assert_int_equal(jp_fs_lock_dir(s->dir), -1); /* another open: held */
+	assert_int_equal(errno, EWOULDBLOCK);
+	close(a);
+	b = jp_fs_lock_dir(s->dir);
+	assert_true(b >= 0); /* let go: free again */
+	close(b);
+	snprintf(missing, sizeof(missing), "%s/missing", s->dir);
+	assert_int_equal(jp_fs_lock_dir(missing), -1);
+	assert_int_equal(errno, ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -224,6 +270,10 @@ int main(void)
 						scratch_setup_for_nobody, scratch_teardown),
 		cmocka_unit_test_setup_teardown(dir_is_empty_skips_the_given_prefix_and_names_the_first,
 						scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(count_files_sees_files_not_empty_folders, scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(a_locked_folder_is_held_until_let_go, scratch_setup,
+						scratch_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -117,7 +117,7 @@ static int ask_secret(char *buf, size_t len, const char *prompt, void *payload)
 	return rc;
 }
 
-static int confirm(const char *question, void *payload)
+static int confirm_default(const char *question, bool default_yes, void *payload)
 {
 	struct jp_cli_port *cp = payload;
 	char line[16];
@@ -128,11 +128,18 @@ static int confirm(const char *question, void *payload)
 		fprintf(stderr, "\r\033[K");
 		cp->shown = false;
 	}
-	fprintf(stderr, "%s [y/N] ", question);
+	fprintf(stderr, "%s %s ", question, default_yes ? "[Y/n]" : "[y/N]");
 	fflush(stderr);
 	if (!fgets(line, sizeof(line), stdin))
 		return 0;
+	if (default_yes && (line[0] == '\n' || line[0] == '\0'))
+		return 1;
 	return line[0] == 'y' || line[0] == 'Y';
+}
+
+static int confirm(const char *question, void *payload)
+{
+	return confirm_default(question, false, payload);
 }
 
 void jp_cli_port_init(struct jp_cli_port *cp, enum jp_cli_progress mode)
@@ -145,6 +152,7 @@ void jp_cli_port_init(struct jp_cli_port *cp, enum jp_cli_progress mode)
 	cp->port.progress = on_progress;
 	cp->port.ask_secret = ask_secret;
 	cp->port.confirm = confirm;
+	cp->port.confirm_default = confirm_default;
 	cp->port.cancelled = cancelled;
 	cp->port.payload = cp;
 	jp_signals_catch(&saved_signals, NULL, false);

@@ -22,6 +22,7 @@
 #include "jobprep/flow.h"
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
+#include "jobprep/jobindex.h"
 #include "jobprep/manifest.h"
 #include "jobprep/path.h"
 #include "jobprep/profile.h"
@@ -122,6 +123,17 @@ out:
 	free(copy);
 	free(cmd);
 	free(pf);
+}
+
+/* `jobprep runs JOB` finds this run's profile again (a hint: a failure to
+ * note it changes nothing of the run). */
+static void record_run(const struct jp_flow *flow)
+{
+	const struct jp_manifest *m = jp_flow_manifest(flow);
+	struct jp_error ignored = JP_ERROR_INIT;
+
+	jp_jobindex_record(m->job.name, jp_flow_profile(flow), m->outputs.output_dir, &ignored);
+	jp_error_dispose(&ignored);
 }
 
 static int yes(const char *question, void *payload)
@@ -331,6 +343,7 @@ int jp_cmd_init(int argc, char **argv)
 	}
 	if (rc < 0)
 		goto fail;
+	record_run(flow);
 	if (json ? print_json(flow, true, NULL) < 0 : (print_done(flow, shown), 0))
 		status = JP_EXIT_FAIL;
 	if (fflush(stdout) != 0 || ferror(stdout)) {

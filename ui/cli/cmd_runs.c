@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/jobindex.h"
 #include "jobprep/manifest.h"
 #include "jobprep/profile.h"
 #include "jobprep/runs.h"
@@ -27,7 +28,8 @@ struct runs_args {
 
 static const struct jp_cli_opt runs_opts[] = {
 	{ .name = "profile", .short_name = 'p', .arg = "FILE",
-	  .help = N_("platform profile (default: $JOBPREP_PROFILE, else built in)"),
+	  .help = N_("platform profile (default: $JOBPREP_PROFILE, else the one the job's runs "
+		     "were made with, else built in)"),
 	  .kind = JP_OPT_STRING, .at = offsetof(struct runs_args, profile_path) },
 	{ .name = "json", .short_name = 'j', .help = N_("print the runs as a JSON array"),
 	  .kind = JP_OPT_TRUE, .at = offsetof(struct runs_args, json) },
@@ -41,7 +43,11 @@ const struct jp_cli_cmd jp_cli_cmd_runs = {
 	.operands = { "JOB" },
 	.description = N_("List the runs prepared for JOB (the profile's output folders for it,\n"
 			  "{shared}/outputs/JOB/run-NNN by default), oldest first: folder, when,\n"
-			  "commit, manifest."),
+			  "commit, manifest. A run folder without a manifest is unfinished; the\n"
+			  "last one, when it holds no file, is taken again by the next prep.\n"
+			  "Without --profile or $JOBPREP_PROFILE, the profile is the one the\n"
+			  "job's runs were last made with on this account\n"
+			  "($XDG_STATE_HOME/jobprep/jobs.json)."),
 	.opts = runs_opts,
 	.n_opts = JP_CLI_N(runs_opts),
 };
@@ -64,7 +70,9 @@ static cJSON *runs_json(const struct jp_run *runs, size_t n)
 		    !(runs[i].commit ? cJSON_AddStringToObject(o, "commit", runs[i].commit)
 				     : cJSON_AddNullToObject(o, "commit")) ||
 		    !(runs[i].manifest ? cJSON_AddStringToObject(o, "manifest", runs[i].manifest)
-				       : cJSON_AddNullToObject(o, "manifest"))) {
+				       : cJSON_AddNullToObject(o, "manifest")) ||
+		    !cJSON_AddBoolToObject(o, "unfinished", !runs[i].manifest) ||
+		    !cJSON_AddBoolToObject(o, "taken_again", runs[i].empty && i + 1 == n)) {
 			cJSON_Delete(arr);
 			return NULL;
 		}
@@ -84,7 +92,32 @@ static void runs_text(const char *job, const struct jp_run *runs, size_t n)
 		printf("  %-10s %s\n", _("commit"), runs[i].commit ? jp_cli_text(runs[i].commit) : "-");
 		printf("  %-10s %s\n", _("manifest"),
 		       runs[i].manifest ? jp_cli_name(runs[i].manifest) : _("(none)"));
+		if (!runs[i].manifest)
+			printf("  %-10s %s\n", _("state"),
+			       runs[i].empty && i + 1 == n
+				       ? _("unfinished: a prep stopped before writing its manifest; "
+					   "the next prep takes this folder again")
+				       : _("unfinished: no manifest"));
 	}
+}
+
+/* The profile to list under: --profile, else $JOBPREP_PROFILE, else the
+ * one the job's runs were last made with (the per-user index of jobs,
+ * jobprep/jobindex.h: the demo's sandbox profile), else the built-in one. */
+static int runs_profile(struct jp_profile **out, const char *path, const char *job,
+			struct jp_error *err)
+{
+	const char *env = getenv("JOBPREP_PROFILE");
+	int rc;
+
+	if (path || (env && env[0]))
+		return jp_profile_resolve(out, path, err);
+	rc = jp_jobindex_profile(out, job, err);
+	if (rc == JP_ENOENT || rc == JP_EFORMAT) {
+		jp_error_clear(err); /* a hint only: the built-in profile then */
+		rc = jp_profile_resolve(out, NULL, err);
+	}
+	return rc;
 }
 
 int jp_cmd_runs(int argc, char **argv)
@@ -109,7 +142,7 @@ int jp_cmd_runs(int argc, char **argv)
 		return jp_cli_usage_error("runs", _("%s is not a job name (lower-case letters, digits and '-')"),
 					  jp_cli_name(argv[optind]));
 
-	rc = jp_profile_resolve(&profile, profile_path, &err);
+	rc = runs_profile(&profile, profile_path, argv[optind], &err);
 	if (rc == 0)
 		rc = jp_runs_list(&runs, &n, profile, argv[optind], &err);
 	if (rc < 0) {

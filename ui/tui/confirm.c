@@ -51,7 +51,9 @@ int jp_confirm(const struct jp_ui *ui, const char *title, const char *text,
 	while (jp_ui_next_key(ui, &key, draw_confirm, &c, &redraw)) {
 		if (key.fn && key.code == KEY_ENTER)
 			return c.on_yes ? 1 : 0;
-		if (!key.fn && (key.code == 27 || key.code == JP_KEY_CTRL('c')))
+		if (!key.fn && key.code == 27)
+			return JP_CONFIRM_ESC;
+		if (!key.fn && key.code == JP_KEY_CTRL('c'))
 			return 0;
 		if (!key.fn && (key.code == 'y' || key.code == 'Y'))
 			return 1;

@@ -53,6 +53,17 @@ char *jp_form_value(const struct jp_form *form, const char *key)
 	return v ? v : strdup("");
 }
 
+char *jp_form_shown_value(const struct jp_form *form, const char *key)
+{
+	for (size_t i = 0; i < form->n; i++) {
+		const struct jp_form_row *r = &form->rows[i];
+
+		if (r->edited && is_text(r->field) && strcmp(r->key, key) == 0)
+			return strdup(jp_le_text(&r->le));
+	}
+	return jp_form_value(form, key);
+}
+
 /* A verdict that comes this fast is shown at once, with no "checking...". */
 #define CHECK_WAIT_MS 30
 

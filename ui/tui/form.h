@@ -121,6 +121,10 @@ int jp_form_commit(struct jp_form *form);
 int jp_form_accept(struct jp_form *form);
 /* Put the focus on a field by key ("data[1].path" selects item 1). */
 bool jp_form_focus_key(struct jp_form *form, const char *key);
+/* What a field shows now: the text in its editor while it is being edited
+ * (a list's row follows the item's fields as they are typed, not one edit
+ * behind), else the flow's value; never NULL but out of memory; free(). */
+char *jp_form_shown_value(const struct jp_form *form, const char *key);
 /* The focused row, or NULL. */
 struct jp_form_row *jp_form_focused(struct jp_form *form);
 

@@ -204,9 +204,9 @@ static void draw_default_item(struct jp_form *form, const char *list_key, size_t
 	ka = jp_form_item_key(f->items[0].key, i);
 	kb = f->items[1].key ? jp_form_item_key(f->items[1].key, i) : NULL;
 	if (ka)
-		a = jp_form_value(form, ka);
+		a = jp_form_shown_value(form, ka);
 	if (kb)
-		b = jp_form_value(form, kb);
+		b = jp_form_shown_value(form, kb);
 	snprintf(line, sizeof(line), "%2zu  %s%s%s", i + 1, a ? a : "", b ? "=" : "", b ? b : "");
 	jp_draw_text(y, x, width, st, line);
 	free(a);

@@ -63,7 +63,8 @@ static void draw_source(void *arg, const char *list_key, size_t i, int y, int x,
 	int rw, used, pathw;
 
 	(void)list_key;
-	path = get(w, "data[%zu].path", i);
+	snprintf(num, sizeof(num), "data[%zu].path", i);
+	path = jp_form_shown_value(&w->form, num); /* as it is typed */
 	kind = get(w, "data[%zu].kind", i);
 	if (i < w->form.n_items)
 		status = w->form.item_status[i];

@@ -387,6 +387,7 @@ static void write_manifest(struct jp_wizard *w)
 	jp_flow_platform_command(&w->platform_command, w->flow, NULL);
 	w->written = true;
 	w->exit_code = 0;
+	jp_wizard_record_run(w);
 	w->accepted[JP_STEP_REVIEW] = true;
 	if (w->draft_path)
 		jp_draft_remove(w->draft_path);
@@ -464,11 +465,72 @@ static void draw_work(struct jp_wizard *w, int y, int x, int h, int width)
 			     _("Esc stops the work and goes back; Ctrl-C quits."));
 }
 
+/* The length of the command's first piece: up to and with the first
+ * "&&", "||", ";" or "|" outside quotes, where a line may end and the shell
+ * still reads the next line as the same command. */
+static size_t first_piece(const char *s)
+{
+	char q = 0;
+
+	for (size_t i = 0; s[i]; i++) {
+		if (q) {
+			if (s[i] == '\\' && q == '"' && s[i + 1])
+				i++;
+			else if (s[i] == q)
+				q = 0;
+		} else if (s[i] == '\\' && s[i + 1]) {
+			i++;
+		} else if (s[i] == '\'' || s[i] == '"') {
+			q = s[i];
+		} else if ((s[i] == '&' && s[i + 1] == '&') || (s[i] == '|' && s[i + 1] == '|')) {
+			return i + 2;
+		} else if (s[i] == ';' || s[i] == '|') {
+			return i + 1;
+		}
+	}
+	return strlen(s);
+}
+
+/* The launch command over lines broken only where the shell lets a line
+ * end (after "&&"...), as many pieces a line as fit: copied lines paste as
+ * the same command. A piece wider than the screen wraps where it must
+ * (*cut); it is printed whole when the wizard ends. Returns the lines used. */
+static int draw_command(int y, int x, int width, int max_lines, const char *cmd, bool *cut)
+{
+	int lines = 0;
+
+	*cut = false;
+	while (*cmd == ' ')
+		cmd++;
+	while (*cmd && lines < max_lines) {
+		size_t n = first_piece(cmd), more;
+
+		while (cmd[n] && jp_utf8_width(cmd, n + (more = first_piece(cmd + n))) <= width)
+			n += more;
+		if (jp_utf8_width(cmd, n) <= width) {
+			jp_draw_textn(y + lines++, x, width, JP_STYLE_INPUT_FOCUS, cmd, n);
+		} else {
+			char *piece = strndup(cmd, n);
+
+			*cut = true;
+			if (piece)
+				lines += jp_draw_wrap(y + lines, x, width, max_lines - lines,
+						      JP_STYLE_INPUT_FOCUS, piece);
+			free(piece);
+		}
+		cmd += n;
+		while (*cmd == ' ')
+			cmd++;
+	}
+	return lines;
+}
+
 static void draw_written(struct jp_wizard *w, int y, int x, int h, int width)
 {
 	const struct jp_glyphs *g = jp_term_glyphs();
 	char line[1024];
 	int row = 0, used;
+	bool cut;
 
 	used = jp_draw_text(y + row, x, width, JP_STYLE_OK, g->ok);
 	used += jp_draw_text(y + row, x + used, width - used, JP_STYLE_NORMAL, " ");
@@ -498,8 +560,12 @@ static void draw_written(struct jp_wizard *w, int y, int x, int h, int width)
 	row++;
 	jp_draw_text(y + row++, x, width, JP_STYLE_TITLE,
 		     _("Launch command for the platform's form:"));
-	row += jp_draw_wrap(y + row, x + 2, width - 2, h - row - 3, JP_STYLE_INPUT_FOCUS,
-			    w->platform_command ? w->platform_command : "");
+	/* at the left edge, no indent: a line of it as wide as the screen allows */
+	row += draw_command(y + row, x, width, h - row - 3,
+			    w->platform_command ? w->platform_command : "", &cut);
+	if (cut && row < h - 2)
+		row += jp_draw_wrap(y + row, x, width, 1, JP_STYLE_DIM,
+				    _("(wider than this terminal: printed whole when you finish)"));
 	row++;
 	snprintf(line, sizeof(line), _("Check it again any time: jobprep check %s"),
 		 w->manifest_path ? w->manifest_path : "");

@@ -1,4 +1,4 @@
-/* jp_tui_main: set the flow up (profile, --demo, -o, a draft to resume),
+/* jp_tui_main: set the flow up (profile, --demo, --answers, -o, a draft to resume),
  * run the wizard in the terminal, and say what happened once the terminal
  * is back to normal. */
 #include "config.h"
@@ -12,6 +12,7 @@
 #include "jobprep/demo.h"
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
+#include "jobprep/path.h"
 #include "tui/draft.h"
 #include "tui/term.h"
 #include "tui/tui.h"
@@ -26,37 +27,6 @@ static void report(const struct jp_error *err)
 	for (i = 0; i < err->n; i++)
 		fprintf(stderr, "%s%s\n", strncmp(err->msgs[i], "jobprep", 7) ? "jobprep: " : "",
 			err->msgs[i]);
-}
-
-static char *absolute(const char *path)
-{
-	char cwd[4096];
-	char *s;
-
-	if (path[0] == '/')
-		return strdup(path);
-	if (!getcwd(cwd, sizeof(cwd)))
-		return NULL;
-	s = malloc(strlen(cwd) + strlen(path) + 2);
-	if (s)
-		sprintf(s, "%s/%s", cwd, path);
-	return s;
-}
-
-static int set_manifest_path(struct jp_flow *flow, const char *path, struct jp_error *err)
-{
-	struct jp_verdict v = JP_VERDICT_INIT;
-	char *abs = absolute(path);
-	int rc;
-
-	if (!abs)
-		return jp_error_oom(err);
-	rc = jp_flow_set(&v, flow, "review.manifest_path", abs, err);
-	if (rc < 0 && v.message)
-		jp_error_set(err, rc, "-o %s: %s", path, v.message);
-	jp_verdict_dispose(&v);
-	free(abs);
-	return rc;
 }
 
 /* A draft from an earlier session with the same setup: offer to resume. */
@@ -95,7 +65,7 @@ static void offer_resume(struct jp_wizard *w)
 	if (rc == 1) {
 		jp_draft_apply(&d, w->flow, &err);
 		if (w->opts.manifest_path)
-			set_manifest_path(w->flow, w->opts.manifest_path, &err);
+			jp_wizard_set_manifest_path(w->flow, w->opts.manifest_path, &err);
 		for (s = 0; s < d.step; s++)
 			w->accepted[s] = true;
 		jp_wizard_goto(w, (enum jp_step)d.step);
@@ -105,17 +75,44 @@ static void offer_resume(struct jp_wizard *w)
 							   (1u << JP_ACTION_RESOLVE) |
 							   (1u << JP_ACTION_SCAN));
 		jp_wizard_status(w, JP_CHECK_PASS, "%s", _("resumed from the draft"));
+		/* its answers are the person's: no earlier run offered for them */
+		free(w->offered_job);
+		w->offered_job = d.job_name ? strdup(d.job_name) : NULL;
 	} else if (rc == 0) {
 		jp_draft_remove(w->draft_path);
+	} else if (rc == JP_CONFIRM_ESC) {
+		/* no answer: the draft stays as it is, offered again next time;
+		 * this session keeps none of its own over it */
+		free(w->draft_path);
+		w->draft_path = NULL;
+		jp_wizard_status(w, JP_CHECK_WARN, "%s",
+				 _("the draft is kept as it was: it is offered again next time"));
 	}
 	jp_draft_dispose(&d);
 	jp_error_dispose(&err);
+}
+
+/* The answers --answers names (*answers, NULL without), and the profile:
+ * profile_path's, else the answers' own (a manifest records it), else
+ * the built-in one. */
+static int load_profile(struct jp_profile **profile, struct jp_manifest **answers,
+			const char *answers_path, const char *profile_path, struct jp_error *err)
+{
+	int rc;
+
+	*answers = NULL;
+	if (answers_path && (rc = jp_manifest_load(answers, answers_path, JP_READ_ANSWERS, err)) < 0)
+		return rc;
+	if (*answers && (*answers)->profile && !(profile_path && profile_path[0]))
+		return jp_profile_copy(profile, (*answers)->profile) < 0 ? jp_error_oom(err) : 0;
+	return jp_profile_resolve(profile, profile_path, err);
 }
 
 int jp_tui_main(const struct jp_tui_options *opts)
 {
 	struct jp_demo demo = JP_DEMO_INIT;
 	struct jp_error err = JP_ERROR_INIT;
+	struct jp_manifest *answers = NULL;
 	struct jp_wizard w;
 	const char *why, *profile_path;
 	int rc, code = 1;
@@ -147,17 +144,19 @@ int jp_tui_main(const struct jp_tui_options *opts)
 	if (!profile_path)
 		profile_path = getenv("JOBPREP_PROFILE");
 	if (profile_path && profile_path[0])
-		w.profile_path = absolute(profile_path);
+		w.profile_path = jp_path_absolute(profile_path);
 
-	rc = jp_profile_resolve(&w.profile, profile_path, &err);
+	rc = load_profile(&w.profile, &answers, opts->answers_path, profile_path, &err);
 	if (rc == 0)
 		rc = jp_flow_new(&w.flow, w.profile, &err);
 	if (rc == 0 && opts->demo)
 		rc = jp_demo_apply(w.flow, &demo, &err);
 	if (rc == 0 && opts->manifest_path)
-		rc = set_manifest_path(w.flow, opts->manifest_path, &err);
+		rc = jp_wizard_set_manifest_path(w.flow, opts->manifest_path, &err);
 	else if (rc == 0 && opts->demo && demo.manifest_path)
-		rc = set_manifest_path(w.flow, demo.manifest_path, &err);
+		rc = jp_wizard_set_manifest_path(w.flow, demo.manifest_path, &err);
+	if (rc == 0 && answers)
+		rc = jp_wizard_use_answers(&w, answers, opts->answers_path, &err);
 	if (rc < 0) {
 		report(&err);
 		code = rc == JP_EUSAGE ? 2 : jp_exit_code(rc);
@@ -173,7 +172,11 @@ int jp_tui_main(const struct jp_tui_options *opts)
 		goto out;
 	}
 	jp_wizard_init(&w);
-	offer_resume(&w);
+	if (!answers)
+		offer_resume(&w); /* answers named on the command line start afresh */
+	/* the job (the demo's) has runs: start from the last one? (a typed
+	 * name is asked about when the Job step is left) */
+	jp_wizard_offer_run(&w, false);
 	code = jp_wizard_run(&w);
 	jp_term_stop();
 
@@ -195,6 +198,7 @@ int jp_tui_main(const struct jp_tui_options *opts)
 			fprintf(stderr, "%s\n", _("jobprep: stopped."));
 	}
 out:
+	jp_manifest_free(answers);
 	jp_wizard_dispose(&w);
 	jp_flow_free(w.flow);
 	jp_profile_free(w.profile);

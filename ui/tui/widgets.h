@@ -43,8 +43,11 @@ void jp_ui_center(int *y, int *x, int *h, int *w);
 
 /* --- confirm.c ---------------------------------------------------------- */
 
-/* Ask a yes/no question. Returns 1 yes, 0 no (Esc, Ctrl-C, n), -1 when a
+/* Ask a yes/no question. Returns 1 yes, 0 no (the no button, n, Ctrl-C),
+ * JP_CONFIRM_ESC when dismissed with Esc (dialog's 255: no answer; a
+ * caller for which "no" loses something tells them apart), -1 when a
  * terminating signal arrived. `yes`/`no` label the buttons (NULL: Yes/No). */
+#define JP_CONFIRM_ESC 2
 int jp_confirm(const struct jp_ui *ui, const char *title, const char *text,
 	       const char *yes, const char *no, bool default_yes);
 

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/jobindex.h"
+#include "jobprep/path.h"
 #include "jobprep/units.h"
 #include "jobprep/shellwords.h"
 #include "tui/draft.h"
@@ -63,6 +65,28 @@ static void clear_fixed_status(struct jp_wizard *w)
 	}
 }
 
+/* A refusal about a field of another step: that field was fixed there
+ * (its step was left by Enter, or the value changed), so the line goes
+ * once the flow's own check of it passes; looked at once per step change,
+ * not at every key. */
+static void clear_fixed_elsewhere(struct jp_wizard *w)
+{
+	struct jp_verdict v = JP_VERDICT_INIT;
+
+	if (!w->status_key)
+		return;
+	for (size_t i = 0; i < w->form.n; i++)
+		if (strcmp(w->form.rows[i].key, w->status_key) == 0)
+			return; /* on this step: its row says (clear_fixed_status) */
+	if (jp_flow_validate(&v, w->flow, w->status_key, NULL, NULL) == 0 &&
+	    v.status != JP_CHECK_FAIL) {
+		w->status[0] = '\0';
+		free(w->status_key);
+		w->status_key = NULL;
+	}
+	jp_verdict_dispose(&v);
+}
+
 void jp_wizard_goto(struct jp_wizard *w, enum jp_step step)
 {
 	if (w->ops && w->ops->leave)
@@ -76,6 +100,7 @@ void jp_wizard_goto(struct jp_wizard *w, enum jp_step step)
 		jp_form_key(&w->form, JP_ACT_DOWN, NULL);
 	if (w->ops->enter)
 		w->ops->enter(w);
+	clear_fixed_elsewhere(w);
 	w->redraw = true;
 }
 
@@ -379,6 +404,8 @@ static void finished(struct jp_wizard *w, struct jp_running *b)
 	case JP_ACTION_OUTPUTS:
 		v = get(w, "outputs.output_dir");
 		jp_wizard_status(w, JP_CHECK_PASS, _("created %s"), v ? v : "");
+		w->created_run = true;
+		jp_wizard_record_run(w);
 		break;
 	case JP_ACTION_STAGE:
 		/* the data is there now: look at it */
@@ -407,7 +434,8 @@ static void answer_request(struct jp_wizard *w, struct jp_running *b,
 		jp_worker_reply(b->worker, rc, rc == 0 ? secret : NULL);
 		explicit_bzero(secret, sizeof(secret));
 	} else if (st->request == JP_WORKER_REQ_CONFIRM) {
-		rc = jp_confirm(&w->ui, action_label(b->kind), st->prompt, NULL, NULL, false);
+		rc = jp_confirm(&w->ui, action_label(b->kind), st->prompt, NULL, NULL,
+				st->default_yes);
 		jp_worker_reply(b->worker, rc == 1 ? 1 : 0, NULL);
 	}
 	w->modal_depth--;
@@ -656,20 +684,34 @@ void jp_wizard_help(struct jp_wizard *w)
 	w->redraw = true;
 }
 
-bool jp_wizard_confirm_quit(struct jp_wizard *w)
+bool jp_wizard_confirm_quit(struct jp_wizard *w, bool always)
 {
-	char text[512];
+	char text[1024], cmd[256], *out = NULL;
 	int rc;
 
-	if (w->written || !jp_wizard_busy(w))
+	if (w->written || (!always && !w->created_run && !jp_wizard_busy(w)))
 		return true;
-	char cmd[256];
-
-	snprintf(text, sizeof(text),
-		 _("Work is still running in the background (shown on the status line). "
-		   "Quitting stops it and removes what it half-made. Your answers are kept: "
-		   "run %s to resume. Quit now?"),
-		 jp_wizard_resume_command(cmd, sizeof(cmd), w));
+	jp_wizard_resume_command(cmd, sizeof(cmd), w);
+	if (jp_wizard_busy(w)) {
+		snprintf(text, sizeof(text),
+			 _("Work is still running in the background (shown on the status line). "
+			   "Quitting stops it and removes what it half-made. Your answers are kept: "
+			   "run %s to resume. Quit now?"),
+			 cmd);
+	} else if (w->created_run) {
+		jp_flow_get(&out, w->flow, "outputs.output_dir", NULL);
+		snprintf(text, sizeof(text),
+			 _("The run's folder %s was created, but no manifest is written yet: the "
+			   "job cannot be launched from it. Quit anyway? The next prep takes the "
+			   "folder again; your answers are kept: run %s to resume."),
+			 out ? out : "", cmd);
+		free(out);
+	} else {
+		snprintf(text, sizeof(text),
+			 _("Quit jobprep? Nothing is written yet. Your answers are kept: run %s "
+			   "to resume."),
+			 cmd);
+	}
 	w->modal_depth++;
 	rc = jp_confirm(&w->ui, _("Quit?"), text, _("Quit"), _("Keep going"), false);
 	w->modal_depth--;
@@ -687,6 +729,32 @@ const char *jp_wizard_resume_command(char *buf, size_t len, const struct jp_wiza
 		snprintf(buf, len, "jobprep%s", w->opts.demo ? " --demo" : "");
 	free(q);
 	return buf;
+}
+
+/* -o: relative to the folder jobprep was started in, as a shell user means it. */
+int jp_wizard_set_manifest_path(struct jp_flow *flow, const char *path, struct jp_error *err)
+{
+	struct jp_verdict v = JP_VERDICT_INIT;
+	char *abs = jp_path_absolute(path);
+	int rc;
+
+	if (!abs)
+		return jp_error_oom(err);
+	rc = jp_flow_set(&v, flow, "review.manifest_path", abs, err);
+	if (rc < 0 && v.message)
+		jp_error_set(err, rc, "-o %s: %s", path, v.message);
+	jp_verdict_dispose(&v);
+	free(abs);
+	return rc;
+}
+
+void jp_wizard_record_run(struct jp_wizard *w)
+{
+	const struct jp_manifest *m = jp_flow_manifest(w->flow);
+	struct jp_error ignored = JP_ERROR_INIT;
+
+	jp_jobindex_record(m->job.name, jp_flow_profile(w->flow), m->outputs.output_dir, &ignored);
+	jp_error_dispose(&ignored);
 }
 
 void jp_wizard_save_draft(struct jp_wizard *w)
@@ -773,7 +841,9 @@ static void handle_key(struct jp_wizard *w, const struct jp_key *key)
 		break;
 	case JP_ACT_BACK:
 		if (w->step == 0) {
-			if (jp_wizard_confirm_quit(w)) {
+			/* Esc is also "cancel this question": on the first screen
+			 * it never quits without asking. */
+			if (jp_wizard_confirm_quit(w, true)) {
 				w->quit = true;
 				w->exit_code = 130;
 			}
@@ -786,7 +856,7 @@ static void handle_key(struct jp_wizard *w, const struct jp_key *key)
 		jp_wizard_help(w);
 		break;
 	case JP_ACT_QUIT:
-		if (jp_wizard_confirm_quit(w)) {
+		if (jp_wizard_confirm_quit(w, false)) {
 			w->quit = true;
 			w->exit_code = w->written ? 0 : 130;
 		}
@@ -818,6 +888,8 @@ void jp_wizard_dispose(struct jp_wizard *w)
 	w->review = NULL;
 	free(w->status_key);
 	w->status_key = NULL;
+	free(w->offered_job);
+	w->offered_job = NULL;
 }
 
 int jp_wizard_run(struct jp_wizard *w)

@@ -103,6 +103,13 @@ struct jp_wizard {
 
 	/* The review step's state (step_review.c). */
 	void *review;
+
+	/* The job name "start from an earlier run" was offered (or answers
+	 * were given) for: asked once per name (earlier_run.c). Owned. */
+	char *offered_job;
+	/* The run's folders were created (Create) and no manifest written yet:
+	 * quitting asks first. */
+	bool created_run;
 };
 
 /* The current step's ops. */
@@ -127,6 +134,9 @@ bool jp_wizard_busy(const struct jp_wizard *w);
 void jp_wizard_cancel_all(struct jp_wizard *w);
 /* Draw everything (the frame, the step, the status) without refresh. */
 void jp_wizard_draw(struct jp_wizard *w);
+/* Note the job's run and profile in the per-user index of jobs
+ * (jobprep/jobindex.h), for `jobprep runs JOB`; failures are ignored. */
+void jp_wizard_record_run(struct jp_wizard *w);
 /* Save the draft now (after a step, before quitting). */
 void jp_wizard_save_draft(struct jp_wizard *w);
 /* Show the help overlay for the step and the focused field. */
@@ -134,8 +144,23 @@ void jp_wizard_help(struct jp_wizard *w);
 /* The command that resumes this session's draft: "jobprep --demo",
  * "jobprep --profile 'FILE'", or "jobprep", into buf. */
 const char *jp_wizard_resume_command(char *buf, size_t len, const struct jp_wizard *w);
-/* Ask before quitting when work would be lost; true: quit. */
-bool jp_wizard_confirm_quit(struct jp_wizard *w);
+/* Ask before quitting when work would be lost (background work running,
+ * the run's folders created without a manifest), or `always`; true: quit. */
+bool jp_wizard_confirm_quit(struct jp_wizard *w, bool always);
+
+/* earlier_run.c: the job on the first step has runs already: offer to
+ * start from the last one's answers (a yes/no question, yes the default);
+ * once per job name. keep_typed: the Job step's Workers and GPUs the
+ * person set stay as they are (asked on leaving that step). */
+void jp_wizard_offer_run(struct jp_wizard *w, bool keep_typed);
+/* Start over from `answers` (an answers file or a run's manifest, `origin`
+ * names it): a new flow under the wizard's profile takes them, -o kept;
+ * running work is stopped and the current step's form built anew. A value
+ * stored whose check fails is no error (the steps show it). */
+int jp_wizard_use_answers(struct jp_wizard *w, const struct jp_manifest *answers,
+			  const char *origin, struct jp_error *err);
+/* review.manifest_path = path (made absolute against the current folder). */
+int jp_wizard_set_manifest_path(struct jp_flow *flow, const char *path, struct jp_error *err);
 
 /* Set up the screen callbacks and the first step (after the terminal
  * started); jp_wizard_dispose releases what the wizard itself holds (not
