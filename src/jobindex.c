@@ -17,6 +17,7 @@
 #include "jobprep/input.h"
 #include "jobprep/jobindex.h"
 #include "jobprep/manifest.h"
+#include "profile_internal.h"
 
 #define INDEX_MAX (1 << 22)
 

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "jobprep/fs.h"
+#include "fs_internal.h"
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
 #include "jobprep/path.h"
