@@ -40,6 +40,7 @@ void jp_stage_result_dispose(struct jp_stage_result *res)
 	for (size_t i = 0; i < res->n_notes; i++)
 		free(res->notes[i]);
 	free(res->notes);
+	free(res->revision);
 	*res = (struct jp_stage_result)JP_STAGE_RESULT_INIT;
 }
 
@@ -221,8 +222,12 @@ int jp_stage_now(struct jp_stage_result *out, const char *source, const char *de
 		*out = res;
 	if (!source || !source[0] || !dest || !dest[0])
 		return jp_error_set(err, JP_EUSAGE, "%s", _("stage: a source and a destination are needed"));
-	if (jp_stage_is_url(source) && opts && opts->shards > 1)
+	if ((jp_stage_is_url(source) || jp_stage_is_hub(source)) && opts && opts->shards > 1)
 		return jp_error_set(err, JP_EUSAGE, _("%s: --shard is for a directory source"), source);
+	if (jp_stage_is_hub(source)) {
+		rc = jp_stage_hf(&res, source, dest, opts, port, err);
+		goto done;
+	}
 	if (jp_stage_is_url(source)) {
 		rc = jp_stage_http(&res, source, dest, opts, port, err);
 		goto done;

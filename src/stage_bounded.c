@@ -93,6 +93,7 @@ static void stage_pack(struct probe_bytes *out, void *arg)
 	put_strv(out, c->err.msgs, c->err.n);
 	probe_bytes_put(out, &c->res, sizeof(c->res)); /* its pointers are not used */
 	probe_bytes_put_str(out, c->res.dest);
+	probe_bytes_put_str(out, c->res.revision);
 	put_strv(out, c->res.outside, c->res.n_outside);
 	put_strv(out, c->res.notes, c->res.n_notes);
 }
@@ -133,12 +134,13 @@ static bool stage_unpack(struct probe_bytes *in, void *arg)
 	}
 	free(msgs);
 	probe_bytes_get(in, &c->res, sizeof(c->res));
-	c->res.dest = NULL;
+	c->res.dest = c->res.revision = NULL;
 	c->res.outside = c->res.notes = NULL;
 	c->res.n_outside = c->res.n_notes = 0;
 	if (!ok || in->bad)
 		return false;
 	c->res.dest = probe_bytes_get_str(in);
+	c->res.revision = probe_bytes_get_str(in);
 	return get_strv(in, &c->res.outside, &c->res.n_outside) &&
 	       get_strv(in, &c->res.notes, &c->res.n_notes) && !in->bad;
 }
@@ -196,7 +198,7 @@ static const char *silent_path(const char *source, const char *dest)
 		quick = 1000;
 	if (jp_probe_stat(&st, &e, dest, 0, quick, NULL) == JP_ETIMEOUT)
 		return dest;
-	if (!jp_stage_is_url(source) && jp_probe_stat(&st, &e, source, 0, quick, NULL) == JP_ETIMEOUT)
+	if (!jp_stage_is_url(source) && !jp_stage_is_hub(source) && jp_probe_stat(&st, &e, source, 0, quick, NULL) == JP_ETIMEOUT)
 		return source;
 	return dest;
 }
@@ -204,7 +206,7 @@ static const char *silent_path(const char *source, const char *dest)
 /* A path of the two on a mount known hung: fail at once. */
 static int fail_hung(const char *source, const char *dest, struct jp_error *err)
 {
-	const char *paths[2] = { dest, jp_stage_is_url(source) ? NULL : source };
+	const char *paths[2] = { dest, jp_stage_is_url(source) || jp_stage_is_hub(source) ? NULL : source };
 	char mp[4096];
 
 	for (int i = 0; i < 2; i++) {

@@ -31,11 +31,15 @@ bool jp_stage_is_url(const char *s);
 int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest,
 		  const struct jp_stage_options *opts, const struct jp_port *port,
 		  struct jp_error *err);
+/* Download a Hub repository into its cache layout under dest (stage_hf.c). */
+int jp_stage_hf(struct jp_stage_result *out, const char *source, const char *dest,
+		const struct jp_stage_options *opts, const struct jp_port *port,
+		struct jp_error *err);
 /* The options every request of a download shares (stage_curl.c): the
  * URL, http(s) only, redirects followed without the credentials, errors
- * into errbuf, the token from JOBPREP_HTTP_TOKEN as a bearer. curl: a
- * CURL easy handle. */
-void jp_stage_http_setup(void *curl, const char *url, char *errbuf);
+ * into errbuf, token (NULL: $JOBPREP_HTTP_TOKEN; "" none) as a bearer.
+ * curl: a CURL easy handle. */
+void jp_stage_http_setup(void *curl, const char *url, char *errbuf, const char *token);
 /* stage_curl.c: a header's value, its spaces and line end trimmed, into out
  * (cut to n). */
 void jp_stage_header_value(char *out, size_t n, const char *v, size_t len);
@@ -50,8 +54,9 @@ void jp_stage_writeback(int fd, uint64_t *unflushed, size_t len);
  * complete and flushed; *written: the bytes received); 1 not for this URL
  * (small, no ranges, no strong validator, or it changed mid-way: part is
  * removed), use one connection; < 0 a JP_E* error, err set (what was
- * received is kept for the next run). shown: the URL for messages. */
-int jp_stage_http_ranges(const char *url, const char *part, const char *shown,
+ * received is kept for the next run). shown: the URL for messages; token
+ * as for jp_stage_http_setup. */
+int jp_stage_http_ranges(const char *url, const char *part, const char *shown, const char *token,
 			 const struct jp_port *port, uint64_t *written, struct jp_error *err);
 /* Add a note (a member stripped or skipped) to out; 0 or JP_ENOMEM. */
 int jp_stage_note(struct jp_stage_result *out, const char *fmt, ...)

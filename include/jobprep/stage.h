@@ -37,6 +37,9 @@ struct jp_stage_options {
 	 * cut by bytes and files the same way in every run (treecopy.h);
 	 * several shards may run at once, on several machines. */
 	unsigned shard, shards;
+	/* A download's Bearer token instead of $JOBPREP_HTTP_TOKEN ("" none;
+	 * NULL: that variable): hf:// sends $HF_TOKEN this way. */
+	const char *bearer;
 };
 
 #define JP_STAGE_OPTIONS_INIT { .jobs = 0 }
@@ -45,6 +48,7 @@ enum jp_stage_kind {
 	JP_STAGE_DIR,  /* a directory tree */
 	JP_STAGE_FILE, /* one regular file */
 	JP_STAGE_ARCHIVE, /* an archive, unpacked */
+	JP_STAGE_HUB,  /* a Hugging Face Hub repository, into its cache layout */
 };
 
 struct jp_stage_result {
@@ -64,6 +68,8 @@ struct jp_stage_result {
 	/* jp_stage_unpack_within: archives unpacked, and those found
 	 * unpacked already (left as they are) */
 	uint64_t archives, already;
+	/* hf://: the commit staged (40 hex), owned; else NULL */
+	char *revision;
 };
 
 #define JP_STAGE_RESULT_INIT { .kind = JP_STAGE_DIR }
@@ -88,6 +94,16 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 	     const struct jp_stage_options *opts, const struct jp_port *port,
 	     struct jp_error *err);
 void jp_stage_result_dispose(struct jp_stage_result *res);
+/* hf://ORG/NAME, hf://datasets/ORG/NAME (optionally @REVISION): a Hugging
+ * Face Hub repository (stage_hf.c). jp_stage downloads it from
+ * $HF_ENDPOINT (default https://huggingface.co; $HF_TOKEN, if set, as a
+ * Bearer token to that host only) into the Hub's cache layout under
+ * dest/hub (models--ORG--NAME/{blobs,snapshots/COMMIT,refs/REVISION}), so
+ * that code run with HF_HOME=dest HF_HUB_OFFLINE=1 loads it without a
+ * network; res->dest is dest, res->revision the commit. Several files at
+ * once, each resumable and checked (an LFS file's SHA-256, else its git
+ * blob id); a re-run fetches only what is missing. */
+bool jp_stage_is_hub(const char *s);
 /* The archive suffix that makes jp_stage unpack `name` (".tar.gz",
  * ".zip", ...): a pointer into name, or NULL when it names no archive. */
 const char *jp_stage_archive_suffix(const char *name);
