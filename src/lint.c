@@ -1040,6 +1040,8 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 		lint_sync(&L);
 	if (!L.oom && command && *command)
 		lint_outputs(&L, command);
+	if (!L.oom && command && *command)
+		jp_lint_hub(&L);
 	if (!L.oom)
 		lint_env_paths(&L);
 

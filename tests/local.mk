@@ -78,6 +78,12 @@ TESTS += tests/unit/test_lint
 tests_unit_test_lint_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_lint_CFLAGS = $(unit_cflags)
 tests_unit_test_lint_LDADD = $(unit_ldadd)
+# the light Python reader and launch.hub_download (issue 21)
+check_PROGRAMS += tests/unit/test_pyscan
+TESTS += tests/unit/test_pyscan
+tests_unit_test_pyscan_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_unit_test_pyscan_CFLAGS = $(unit_cflags)
+tests_unit_test_pyscan_LDADD = $(unit_ldadd)
 # flow: the flow API field by field vs `jobprep init`, and the flow's rules
 check_PROGRAMS += tests/unit/test_flow
 TESTS += tests/unit/test_flow

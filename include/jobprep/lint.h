@@ -38,6 +38,10 @@ enum jp_lint_kind {
 	JP_LINT_OUTPUTS,      /* nothing sends outputs to the run's directories */
 	JP_LINT_ENV_PATH,     /* a path-valued job.env entry that is ephemeral or
 			       * missing */
+	JP_LINT_HUB_DOWNLOAD, /* Python code the command runs downloads from the
+			       * Hugging Face Hub at start (from_pretrained,
+			       * load_dataset, ...) without HF_HOME on shared
+			       * storage and HF_HUB_OFFLINE=1 (lint_hub.c) */
 };
 
 struct jp_lint_finding {

@@ -1,0 +1,533 @@
+/* A light reader of Python source (pyscan.h): a tokenizer that knows
+ * comments, string literals (prefixes, triple quotes, escapes) and
+ * brackets, enough to see calls, their first argument and the import
+ * statements; a walk from the scripts through the imports that resolve to
+ * files in the project, each file read once, bounded in files and bytes. */
+#include "config.h"
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jobprep/input.h"
+#include "jobprep/path.h"
+#include "jobprep/strv.h"
+#include "pyscan.h"
+
+enum tk { T_END, T_NAME, T_STR, T_OP, T_NL };
+
+struct lex {
+	const char *p, *end;
+	unsigned line;
+	int depth;          /* ( [ { open */
+};
+
+struct tok {
+	enum tk kind;
+	const char *s;      /* T_NAME: the name; T_STR: the contents; T_OP: the char */
+	size_t n;
+	unsigned line;
+	bool plain;         /* T_STR: no f-prefix, no backslash: its value is s */
+};
+
+static bool name_char(unsigned char c)
+{
+	return isalnum(c) || c == '_' || c >= 0x80;
+}
+
+/* A string literal from q (the opening quote). */
+static void string_tok(struct lex *L, struct tok *t, bool fstr)
+{
+	char q = *L->p;
+	bool triple = L->end - L->p >= 3 && L->p[1] == q && L->p[2] == q;
+	const char *s = L->p + (triple ? 3 : 1);
+
+	t->kind = T_STR;
+	t->s = s;
+	t->plain = !fstr;
+	for (L->p = s; L->p < L->end; L->p++) {
+		if (*L->p == '\\' && L->p + 1 < L->end) {
+			t->plain = false;
+			if (L->p[1] == '\n')
+				L->line++;
+			L->p++;
+			continue;
+		}
+		if (*L->p == '\n') {
+			if (!triple)
+				break; /* an unterminated string: stop at the line */
+			L->line++;
+		}
+		if (*L->p == q && (!triple || (L->end - L->p >= 3 && L->p[1] == q && L->p[2] == q))) {
+			t->n = (size_t)(L->p - s);
+			L->p += triple ? 3 : 1;
+			return;
+		}
+	}
+	t->n = (size_t)(L->p - s);
+	t->plain = false;
+}
+
+static bool string_prefix(const char *s, size_t n, bool *fstr)
+{
+	*fstr = false;
+	if (n > 2)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = (char)tolower((unsigned char)s[i]);
+
+		if (c == 'f')
+			*fstr = true;
+		else if (c != 'r' && c != 'b' && c != 'u')
+			return false;
+	}
+	return true;
+}
+
+static void next(struct lex *L, struct tok *t)
+{
+	for (;;) {
+		if (L->p >= L->end) {
+			t->kind = T_END;
+			return;
+		}
+		unsigned char c = (unsigned char)*L->p;
+
+		t->line = L->line;
+		if (c == '#') {
+			while (L->p < L->end && *L->p != '\n')
+				L->p++;
+		} else if (c == '\\' && L->p + 1 < L->end && L->p[1] == '\n') {
+			L->p += 2;
+			L->line++;
+		} else if (c == '\n') {
+			L->p++;
+			L->line++;
+			if (L->depth == 0) {
+				t->kind = T_NL;
+				return;
+			}
+		} else if (c == ' ' || c == '\t' || c == '\r' || c == '\f') {
+			L->p++;
+		} else if (c == '"' || c == '\'') {
+			string_tok(L, t, false);
+			return;
+		} else if (name_char(c) && !isdigit(c)) {
+			const char *s = L->p;
+			bool fstr;
+
+			while (L->p < L->end && name_char((unsigned char)*L->p))
+				L->p++;
+			if (L->p < L->end && (*L->p == '"' || *L->p == '\'') &&
+			    string_prefix(s, (size_t)(L->p - s), &fstr)) {
+				string_tok(L, t, fstr);
+				return;
+			}
+			t->kind = T_NAME;
+			t->s = s;
+			t->n = (size_t)(L->p - s);
+			return;
+		} else {
+			if (c == '(' || c == '[' || c == '{')
+				L->depth++;
+			else if ((c == ')' || c == ']' || c == '}') && L->depth > 0)
+				L->depth--;
+			t->kind = c == ';' && L->depth == 0 ? T_NL : T_OP;
+			t->s = L->p++;
+			t->n = 1;
+			return;
+		}
+	}
+}
+
+static bool is(const struct tok *t, enum tk kind, const char *s)
+{
+	return t->kind == kind && t->n == strlen(s) && memcmp(t->s, s, t->n) == 0;
+}
+
+/* ---- the files: read once each, found from the imports ---- */
+
+struct scan {
+	struct jp_pyscan_result *out;
+	const char *project, *hub_cache;
+	struct jp_strv seen;   /* every file queued, in order; read from index `at` */
+	size_t at;
+};
+
+static bool has(const struct jp_strv *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (strcmp(v->v[i], s) == 0)
+			return true;
+	return false;
+}
+
+static bool regular(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static void queue(struct scan *S, const char *path)
+{
+	char *norm = jp_path_normalize(path);
+
+	if (!norm)
+		return;
+	if ((!S->project || jp_path_is_under(norm, S->project)) && !has(&S->seen, norm)) {
+		if (S->seen.n >= JP_PYSCAN_MAX_FILES)
+			S->out->truncated = true;
+		else if (regular(norm))
+			(void)jp_strv_push(&S->seen, norm);
+	}
+	free(norm);
+}
+
+/* base/a/b/c.py, or base/a/b/c/__init__.py (and the packages' own
+ * __init__.py on the way, which importing runs too). */
+static bool resolve_in(struct scan *S, const char *base, const char *dotted, size_t n)
+{
+	char path[PATH_MAX];
+	size_t len;
+	int k = snprintf(path, sizeof(path), "%s/", base);
+
+	if (k < 0 || (size_t)k + n + 16 >= sizeof(path))
+		return false;
+	len = (size_t)k;
+	for (size_t i = 0; i < n; i++)
+		path[len++] = dotted[i] == '.' ? '/' : dotted[i];
+	path[len] = '\0';
+	for (size_t i = (size_t)k; i < len; i++) {
+		if (path[i] != '/')
+			continue;
+		path[i] = '\0';
+		{
+			char init[PATH_MAX + 16];
+
+			snprintf(init, sizeof(init), "%s/__init__.py", path);
+			queue(S, init);
+		}
+		path[i] = '/';
+	}
+	snprintf(path + len, sizeof(path) - len, ".py");
+	if (regular(path)) {
+		queue(S, path);
+		return true;
+	}
+	snprintf(path + len, sizeof(path) - len, "/__init__.py");
+	if (regular(path)) {
+		queue(S, path);
+		return true;
+	}
+	return false;
+}
+
+/* A module as Python finds it: beside the importing file (a script's own
+ * folder is on sys.path, as is the project when the job runs there), or
+ * relative (level dots up from the importing file's package). */
+static void resolve(struct scan *S, const char *file, int level, const char *dotted, size_t n)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(file, '/');
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - file) : 0, file);
+	if (level > 0) {
+		for (int i = 1; i < level; i++) {
+			char *up = strrchr(dir, '/');
+
+			if (!up)
+				return;
+			*up = '\0';
+		}
+		if (n == 0) {
+			char init[PATH_MAX + 16];
+
+			snprintf(init, sizeof(init), "%s/__init__.py", dir);
+			queue(S, init);
+		} else {
+			resolve_in(S, dir, dotted, n);
+		}
+		return;
+	}
+	if (n == 0 || resolve_in(S, dir, dotted, n))
+		return;
+	if (S->project && strcmp(dir, S->project) != 0)
+		resolve_in(S, S->project, dotted, n);
+}
+
+/* A dotted name from the tokens: into buf (cut at its size). */
+static void dotted_name(struct lex *L, struct tok *t, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	while (t->kind == T_NAME) {
+		if (len + t->n + 2 >= size)
+			break;
+		memcpy(buf + len, t->s, t->n);
+		len += t->n;
+		buf[len] = '\0';
+		next(L, t);
+		if (!is(t, T_OP, "."))
+			break;
+		buf[len++] = '.';
+		buf[len] = '\0';
+		next(L, t);
+	}
+}
+
+/* import a.b [as x], c */
+static void import_stmt(struct scan *S, const char *file, struct lex *L, struct tok *t)
+{
+	char mod[512];
+
+	next(L, t);
+	while (t->kind == T_NAME) {
+		dotted_name(L, t, mod, sizeof(mod));
+		resolve(S, file, 0, mod, strlen(mod));
+		if (is(t, T_NAME, "as")) {
+			next(L, t);
+			next(L, t);
+		}
+		if (!is(t, T_OP, ","))
+			break;
+		next(L, t);
+	}
+}
+
+/* from [.]a.b import c [as x], d   (or (c, d)) */
+static void from_stmt(struct scan *S, const char *file, struct lex *L, struct tok *t)
+{
+	char mod[512], sub[1024];
+	int level = 0;
+
+	next(L, t);
+	while (is(t, T_OP, ".")) {
+		level++;
+		next(L, t);
+	}
+	dotted_name(L, t, mod, sizeof(mod));
+	resolve(S, file, level, mod, strlen(mod));
+	if (!is(t, T_NAME, "import"))
+		return;
+	next(L, t);
+	if (is(t, T_OP, "("))
+		next(L, t);
+	/* a name imported may be a submodule: a.b.c */
+	while (t->kind == T_NAME) {
+		snprintf(sub, sizeof(sub), "%s%s%.*s", mod, mod[0] ? "." : "", (int)t->n, t->s);
+		resolve(S, file, level, sub, strlen(sub));
+		next(L, t);
+		if (is(t, T_NAME, "as")) {
+			next(L, t);
+			next(L, t);
+		}
+		if (!is(t, T_OP, ","))
+			break;
+		next(L, t);
+	}
+}
+
+/* ---- the calls ---- */
+
+static const char *const calls[] = { "from_pretrained", "load_dataset", "snapshot_download",
+				     "hf_hub_download", NULL };
+/* load_dataset's packaged builders: files named elsewhere, no Hub repository */
+static const char *const builders[] = { "json", "csv", "parquet", "text", "arrow", "pandas",
+					"sql", "webdataset", "imagefolder", "audiofolder",
+					"videofolder", "generator", "spark", "xml", "cache", NULL };
+
+bool jp_pyscan_is_hub_id(const char *s)
+{
+	size_t n = strlen(s), slashes = 0;
+
+	if (n == 0 || n > 96 * 2 + 1 || strstr(s, "--") || strstr(s, ".."))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		bool edge = i == 0 || i == n - 1 || s[i - 1] == '/' || s[i + 1] == '/';
+
+		if (c == '/') {
+			if (++slashes > 1 || i == 0 || i == n - 1)
+				return false;
+		} else if (!isalnum(c) && c != '_' && !((c == '-' || c == '.') && !edge)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static int call_index(const struct tok *t)
+{
+	for (int i = 0; calls[i]; i++)
+		if (is(t, T_NAME, calls[i]))
+			return i;
+	return -1;
+}
+
+/* Is value a path there is (beside the file, in the project)? */
+static bool existing_path(const struct scan *S, const char *file, const char *value)
+{
+	char p[PATH_MAX];
+	const char *slash = strrchr(file, '/');
+	struct stat st;
+
+	if (snprintf(p, sizeof(p), "%.*s/%s", slash ? (int)(slash - file) : 0, file, value) <
+		    (int)sizeof(p) &&
+	    stat(p, &st) == 0)
+		return true;
+	return S->project &&
+	       snprintf(p, sizeof(p), "%s/%s", S->project, value) < (int)sizeof(p) && stat(p, &st) == 0;
+}
+
+static bool staged(const struct scan *S, const char *repo, bool dataset)
+{
+	char p[PATH_MAX];
+	const char *slash = strchr(repo, '/');
+	struct stat st;
+
+	return S->hub_cache &&
+	       snprintf(p, sizeof(p), "%s/%s--%.*s%s%s/refs/main", S->hub_cache,
+			dataset ? "datasets" : "models",
+			slash ? (int)(slash - repo) : (int)strlen(repo), repo, slash ? "--" : "",
+			slash ? slash + 1 : "") < (int)sizeof(p) &&
+	       stat(p, &st) == 0;
+}
+
+/* The tokens after NAME(: the first argument, or a keyword naming the
+ * repository; repo_type="dataset" anywhere in the call makes it a data set. */
+static void call(struct scan *S, const char *file, struct lex *L, struct tok *t, int which,
+		 unsigned line)
+{
+	static const char *const keys[] = { "repo_id", "pretrained_model_name_or_path", "path", NULL };
+	char value[256] = "";
+	bool dataset = which == 1, found = false;
+	int depth = L->depth;
+
+	next(L, t);
+	if (t->kind == T_NAME) {
+		struct tok kw = *t;
+
+		next(L, t);
+		if (!is(t, T_OP, "="))
+			return;
+		for (int k = 0; keys[k] && !found; k++)
+			found = is(&kw, T_NAME, keys[k]);
+		if (!found)
+			return;
+		next(L, t);
+	}
+	if (t->kind != T_STR || !t->plain || t->n >= sizeof(value))
+		return;
+	memcpy(value, t->s, t->n);
+	value[t->n] = '\0';
+	/* repo_type="dataset" before the call's closing bracket */
+	for (next(L, t); t->kind != T_END && L->depth >= depth; next(L, t))
+		if (is(t, T_NAME, "repo_type")) {
+			next(L, t);
+			next(L, t);
+			dataset = dataset || (t->kind == T_STR && t->n == 7 && !memcmp(t->s, "dataset", 7));
+		}
+	if (!jp_pyscan_is_hub_id(value) || existing_path(S, file, value))
+		return;
+	for (int k = 0; which == 1 && builders[k]; k++)
+		if (strcmp(value, builders[k]) == 0)
+			return;
+	if (S->out->n_hits >= JP_PYSCAN_MAX_HITS) {
+		S->out->more_hits = true;
+		return;
+	}
+	struct jp_pyscan_hit *h = &S->out->hits[S->out->n_hits++];
+
+	snprintf(h->file, sizeof(h->file), "%s", file);
+	h->line = line;
+	snprintf(h->call, sizeof(h->call), "%s", calls[which]);
+	snprintf(h->repo, sizeof(h->repo), "%s", value);
+	h->dataset = dataset;
+	h->staged = staged(S, value, dataset);
+}
+
+static void scan_text(struct scan *S, const char *file, const char *text, size_t n)
+{
+	struct lex L = { text, text + n, 1, 0 };
+	struct tok t;
+	bool start = true; /* at a statement's start */
+
+	next(&L, &t);
+	while (t.kind != T_END) {
+		int which;
+
+		if (start && is(&t, T_NAME, "import")) {
+			import_stmt(S, file, &L, &t);
+		} else if (start && is(&t, T_NAME, "from")) {
+			from_stmt(S, file, &L, &t);
+		} else if ((which = call_index(&t)) >= 0) {
+			unsigned line = t.line;
+
+			next(&L, &t);
+			if (is(&t, T_OP, "("))
+				call(S, file, &L, &t, which, line);
+			start = false;
+			continue;
+		}
+		if (t.kind == T_END)
+			break;
+		/* `try: import x`, `if x: import y` begin a statement too */
+		start = t.kind == T_NL || (is(&t, T_OP, ":") && L.depth == 0);
+		next(&L, &t);
+	}
+}
+
+static char *read_head(const char *path, size_t *n)
+{
+	struct stat st;
+	char *buf = NULL;
+	ssize_t r;
+	int fd;
+
+	*n = 0;
+	if (jp_input_open(&fd, &st, path, NULL) != 0)
+		return NULL;
+	if ((buf = malloc(JP_PYSCAN_MAX_BYTES + 1)) != NULL) {
+		while (*n < JP_PYSCAN_MAX_BYTES &&
+		       (r = read(fd, buf + *n, JP_PYSCAN_MAX_BYTES - *n)) > 0)
+			*n += (size_t)r;
+		buf[*n] = '\0';
+	}
+	close(fd);
+	return buf;
+}
+
+void jp_pyscan_run(struct jp_pyscan_result *out, const char *const *scripts, size_t n,
+		   const char *project_dir, const char *hub_cache)
+{
+	struct scan S = { out, project_dir, hub_cache, JP_STRV_INIT, 0 };
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < n; i++) {
+		char *norm = jp_path_normalize(scripts[i]);
+
+		/* a script is read wherever it is; its imports only from the project */
+		if (norm && !has(&S.seen, norm) && regular(norm))
+			(void)jp_strv_push(&S.seen, norm);
+		free(norm);
+	}
+	for (; S.at < S.seen.n; S.at++) {
+		size_t len = 0;
+		char *text = read_head(S.seen.v[S.at], &len);
+
+		if (!text)
+			continue;
+		out->n_files++;
+		scan_text(&S, S.seen.v[S.at], text, len);
+		free(text);
+	}
+	jp_strv_dispose(&S.seen);
+}
