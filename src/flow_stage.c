@@ -58,9 +58,11 @@ int flow_data_extra_copy(struct data_extra *dst, const struct data_extra *src)
 	return 0;
 }
 
+/* Not a path: an http(s) URL, or an hf:// Hub repository */
 static bool is_url(const char *s)
 {
-	return strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0;
+	return strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0 ||
+	       strncmp(s, "hf://", 5) == 0;
 }
 
 int flow_stage_store(struct jp_flow *flow, size_t i, const char *value, struct jp_verdict *why)
@@ -71,8 +73,8 @@ int flow_stage_store(struct jp_flow *flow, size_t i, const char *value, struct j
 
 	if (value && *value && !is_url(value) && value[0] != '/') {
 		flow_verdict_set(why, JP_CHECK_FAIL,
-				 _("expected an absolute path or an http(s) URL to stage the data "
-				   "from, got \"%s\""),
+				 _("expected an absolute path, an http(s) URL or an hf://ORG/NAME "
+				   "repository to stage the data from, got \"%s\""),
 				 value);
 		return JP_EUSAGE;
 	}

@@ -789,7 +789,7 @@ static int check_data_name(struct jp_verdict *v, const struct jp_flow *flow, con
 	return 0;
 }
 
-/* Where the data is staged from: an http(s) URL, or a path that exists
+/* Where the data is staged from: an http(s) URL, an hf:// repository, or a path that exists
  * and is not the data path itself. */
 static int check_data_from(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
 			   const char *s, bool empty)
@@ -801,7 +801,8 @@ static int check_data_from(struct jp_verdict *v, const struct jp_flow *flow, con
 
 	if (empty)
 		return 0;
-	if (strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0) {
+	if (strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0 ||
+	    strncmp(s, "hf://", 5) == 0) {
 		flow_verdict_set(v, JP_CHECK_PASS, _("downloaded onto %s before the checks"),
 				 path ? path : "?");
 		return 0;
