@@ -349,7 +349,7 @@ STORAGE_SH_TESTS = tests/integration/storage_platform.sh tests/integration/hung_
 	tests/integration/update_sshfs.sh tests/integration/stage_hung_mount.sh \
 	tests/integration/write_rename_hung.sh tests/integration/update_sshfs_direct.sh \
 	tests/integration/update_sshfs_full.sh tests/integration/copy_look_unanswered.sh \
-	tests/integration/check_own_disk_slow.sh
+	tests/integration/check_own_disk_slow.sh tests/integration/lint_hub_hung.sh
 TESTS += $(STORAGE_SH_TESTS)
 EXTRA_DIST += $(STORAGE_SH_TESTS) tests/lib/ssh.sh tests/lib/platform.sh
 # preflight: the run's preflight.sh as Workers run it (dash, bash, busybox sh;
