@@ -330,7 +330,7 @@ TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/tmp_output_rejected.sh tests/tui/resize_mid_clone.sh \
 	tests/tui/ctrl_c_mid_clone.sh tests/tui/small_terminal.sh tests/tui/no_color.sh \
 	tests/tui/no_terminal.sh tests/tui/resume_draft.sh tests/tui/help_browse_cjk.sh \
-	tests/tui/secret_prompt_clone.sh tests/tui/review_jumps_to_field.sh \
+	tests/tui/secret_prompt_clone.sh tests/tui/review_jumps_to_field.sh tests/tui/launch_hub_download.sh \
 	tests/tui/review_long_list.sh tests/tui/fields_tell_the_truth.sh \
 	tests/tui/launch_multiline.sh tests/tui/keys_behave.sh \
 	tests/tui/signals_restore_terminal.sh tests/tui/review_waits_for_clone.sh \
