@@ -313,7 +313,9 @@ static void from_stmt(struct scan *S, const char *file, struct lex *L, struct to
 		level++;
 		next(L, t);
 	}
-	dotted_name(L, t, mod, sizeof(mod));
+	mod[0] = '\0';
+	if (!is(t, T_NAME, "import")) /* from . import x: no module name */
+		dotted_name(L, t, mod, sizeof(mod));
 	resolve(S, file, level, mod, strlen(mod));
 	if (!is(t, T_NAME, "import"))
 		return;

@@ -53,6 +53,26 @@ def git_id(data):
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
+IDS = {}  # path -> ((mtime, size), git id, sha256): a file is hashed once
+
+
+def ids(path):
+    st = os.stat(path)
+    key = (st.st_mtime_ns, st.st_size)
+    with LOCK:
+        got = IDS.get(path)
+    if got and got[0] == key:
+        return got[1], got[2]
+    g, s = hashlib.sha1(b"blob %d\0" % st.st_size), hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            g.update(chunk)
+            s.update(chunk)
+    with LOCK:
+        IDS[path] = (key, g.hexdigest(), s.hexdigest())
+    return g.hexdigest(), s.hexdigest()
+
+
 def repo_files(kind, repo):
     base = os.path.join(ROOT, kind, repo)
     if not os.path.isdir(base) or repo.count("/") != 1:
@@ -64,8 +84,7 @@ def repo_files(kind, repo):
     files.sort()
     h = hashlib.sha1()
     for n in files:
-        with open(os.path.join(base, n), "rb") as f:
-            h.update(n.encode() + b"\0" + git_id(f.read()).encode())
+        h.update(n.encode() + b"\0" + ids(os.path.join(base, n))[0].encode())
     return base, (files, h.hexdigest())
 
 
@@ -74,12 +93,9 @@ def blob_by_sha256(sha):
         for d, _, names in os.walk(os.path.join(ROOT, kind)):
             for n in names:
                 p = os.path.join(d, n)
-                if os.path.getsize(p) >= LFS_MIN:
-                    with open(p, "rb") as f:
-                        data = f.read()
-                    if hashlib.sha256(data).hexdigest() == sha:
-                        return p, data
-    return None, None
+                if os.path.getsize(p) >= LFS_MIN and ids(p)[1] == sha:
+                    return p
+    return None
 
 
 class Hub(http.server.BaseHTTPRequestHandler):
@@ -161,15 +177,17 @@ class Hub(http.server.BaseHTTPRequestHandler):
         base, info = repo_files(kind, repo)
         if not base or rev not in ("main", info[1]) or name not in info[0]:
             return self.answer(404, [("X-Error-Code", "EntryNotFound")])
-        with open(os.path.join(base, name), "rb") as f:
-            data = f.read()
+        path = os.path.join(base, name)
         common = [("X-Repo-Commit", info[1])]
-        if len(data) >= LFS_MIN:
-            sha = hashlib.sha256(data).hexdigest()
+        size = os.path.getsize(path)
+        if size >= LFS_MIN:
+            gid, sha = ids(path)
             return self.answer(302, common + [
-                ("X-Linked-Etag", '"%s"' % sha), ("X-Linked-Size", str(len(data))),
-                ("ETag", '"%s"' % git_id(data)),
+                ("X-Linked-Etag", '"%s"' % sha), ("X-Linked-Size", str(size)),
+                ("ETag", '"%s"' % gid),
                 ("Location", "http://127.0.0.2:%d/blob/%s" % (CDN_PORT, sha))])
+        with open(path, "rb") as f:
+            data = f.read()
         etag = '"%s"' % git_id(data)
         if name in config().get("corrupt", []):
             data = b"not " + data
@@ -177,30 +195,48 @@ class Hub(http.server.BaseHTTPRequestHandler):
 
     def cdn(self):
         m = re.match(r"^/blob/([0-9a-f]{64})$", self.path)
-        p, data = blob_by_sha256(m.group(1)) if m else (None, None)
-        if data is None:
+        p = blob_by_sha256(m.group(1)) if m else None
+        if p is None:
             return self.answer(404)
-        name = os.path.basename(p)
-        if name in config().get("corrupt", []):
-            data = bytes([data[0] ^ 1]) + data[1:]
+        size = os.path.getsize(p)
+        corrupt = os.path.basename(p) in config().get("corrupt", [])
         etag = '"%s"' % m.group(1)
         head = [("ETag", etag), ("Accept-Ranges", "bytes")]
         rng = self.headers.get("Range")
         ifr = self.headers.get("If-Range")
         r = re.match(r"^bytes=(\d+)-(\d*)$", rng or "")
+        a, b, status = 0, size - 1, 200
         if r and (not ifr or ifr == etag):
             a = int(r.group(1))
-            b = int(r.group(2)) if r.group(2) else len(data) - 1
-            if a >= len(data):
-                return self.answer(416, [("Content-Range", "bytes */%d" % len(data))])
-            b = min(b, len(data) - 1)
-            return self.answer(206, head + [("Content-Range", "bytes %d-%d/%d" % (a, b, len(data)))],
-                               data[a:b + 1])
-        self.answer(200, head, data)
+            b = min(int(r.group(2)) if r.group(2) else size - 1, size - 1)
+            if a >= size:
+                return self.answer(416, [("Content-Range", "bytes */%d" % size)])
+            status = 206
+            head.append(("Content-Range", "bytes %d-%d/%d" % (a, b, size)))
+        self.note(status)
+        self.send_response(status)
+        for k, v in head:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(b - a + 1))
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        with open(p, "rb") as f:
+            f.seek(a)
+            left = b - a + 1
+            while left > 0:
+                chunk = f.read(min(left, 1 << 20))
+                if not chunk:
+                    break
+                if corrupt and a == 0 and left == b + 1:
+                    chunk = bytes([chunk[0] ^ 1]) + chunk[1:]
+                self.body(chunk)
+                left -= len(chunk)
 
 
 class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128  # 8 workers connecting at once: no SYN dropped
     allow_reuse_address = True
 
 

@@ -76,6 +76,10 @@ static int setup(void **state)
 	put("p/models/layers.py", "from . import net\nhf_hub_download(\"acme/extra\", 'w.bin')\n");
 	put("p/models/net.py", "from ..models import layers\nimport models.net\n");
 	put("p/unused.py", "from_pretrained(\"never/imported\")\n");
+	/* a module reached only through `from . import` */
+	put("p/rel.py", "import relpkg\n");
+	put("p/relpkg/__init__.py", "from . import only\n");
+	put("p/relpkg/only.py", "from_pretrained(\"acme/only\")\n");
 	put("elsewhere/lib.py", "from_pretrained(\"out/side\")\n");
 
 	if (jp_profile_new_default(&profile, &err) < 0)
@@ -130,6 +134,15 @@ static void calls_found_through_imports(void **state)
 				 "utils/data.py:3 load_dataset imdb dataset\n"
 				 "utils/helpers.py:2 snapshot_download acme/tok dataset\n"
 				 "models/layers.py:2 hf_hub_download acme/extra\n");
+	free(got);
+}
+
+static void from_dot_import_names_a_module(void **state)
+{
+	char *got = hits("rel.py", NULL);
+
+	(void)state;
+	assert_string_equal(got, "relpkg/only.py:1 from_pretrained acme/only\n");
 	free(got);
 }
 
@@ -242,6 +255,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(calls_found_through_imports),
+		cmocka_unit_test(from_dot_import_names_a_module),
 		cmocka_unit_test(staged_copy_is_seen),
 		cmocka_unit_test(hub_ids),
 		cmocka_unit_test(lint_names_files_lines_and_the_fix),
