@@ -96,9 +96,9 @@ echo "a Hub repository of $total MiB ($shards x $mib MiB LFS files, 21 small one
 t_seq= t_seqs= t_par= t_pars= t_jp=
 one_round() {
 	run "curl -L -o, one after the other" t_seq $(cl seq "$dir/out/c")
-	run "the same, then sync -f" t_seqs $(cl seq "$dir/out/c" sync)
+	run "curl one after the other, sync -f" t_seqs $(cl seq "$dir/out/c" sync)
 	run "curl -L -o, 8 at once" t_par $(cl par "$dir/out/c")
-	run "the same, then sync -f" t_pars $(cl par "$dir/out/c" sync)
+	run "curl 8 at once, then sync -f" t_pars $(cl par "$dir/out/c" sync)
 	run "jobprep stage hf://" t_jp "$JOBPREP" stage --no-progress hf://bench/model "$dir/out/hf"
 	m_jp=$kib
 }
@@ -107,9 +107,9 @@ one_round
 run "jobprep stage hf://" t_jp "$JOBPREP" stage --no-progress hf://bench/model "$dir/out/hf"
 python3 "$TOP_SRCDIR/tests/lib/hf_offline.py" "$dir/out/hf" model bench/model config.json >/dev/null ||
 	{ echo "bench_hf: the staged copy does not load" >&2; exit 1; }
-run "the same, then sync -f" t_pars $(cl par "$dir/out/c" sync)
+run "curl 8 at once, then sync -f" t_pars $(cl par "$dir/out/c" sync)
 run "curl -L -o, 8 at once" t_par $(cl par "$dir/out/c")
-run "the same, then sync -f" t_seqs $(cl seq "$dir/out/c" sync)
+run "curl one after the other, sync -f" t_seqs $(cl seq "$dir/out/c" sync)
 run "curl -L -o, one after the other" t_seq $(cl seq "$dir/out/c")
 rm -rf "$dir/out/"*
 echo "RESULT stage hf://: $(bench_ratio "$t_jp" "$t_seqs")x the time of curl one file after the other with the files flushed, as jobprep leaves them ($t_jp s vs $t_seqs s), $(bench_ratio "$t_jp" "$t_pars")x curl 8 at once flushed ($t_pars s); unflushed: $(bench_ratio "$t_jp" "$t_seq")x ($t_seq s), $(bench_ratio "$t_jp" "$t_par")x ($t_par s); best of two each; peak $((m_jp / 1024)) MiB"
