@@ -8,7 +8,8 @@
 # Debian 12): HF_HOME=DEST, refs/main the commit without a newline,
 # snapshots/COMMIT/FILE relative symlinks into blobs/ named by SHA-256 or
 # git blob id. Also: a re-run fetches nothing; several ranges for a large
-# file; a run killed mid-file is resumed with Range; HF_TOKEN goes to the
+# file; a run killed mid-file is resumed with Range, one interrupted
+# (SIGINT) exits 130 with nothing under a final name; HF_TOKEN goes to the
 # Hub and not to the CDN, and is never printed; a data set; a commit as
 # revision; a corrupt LFS file and a corrupt small file are refused and
 # leave no blob, no link, no ref; a sibling named ../x is refused with
@@ -96,6 +97,24 @@ out=$($OFF "$T/k" model acme/tiny model.safetensors)
 jp_expect killed_run_resumed sh -c '[ "$1" -gt 0 ] && [ "$2" = "$3" ] && grep -q "GET /blob/.* 206 range=bytes=[1-9]" "$4"' \
 	sh "$have" "${out#* }" "$(sha "$R/model.safetensors")" "$T/hub/requests.log"
 jp_show_if_failed cat "$T/k.err"
+
+# --- Ctrl-C mid-file: 130, no blob under its name, no link, no ref
+echo '{"kbps": 300}' >"$T/hub/config.json"
+"$J" stage hf://acme/tiny "$T/i" 2>"$T/i.err" &
+pid=$!
+part=$T/i/hub/models--acme--tiny/blobs/.jobprep-tmp-$(sha "$R/model.safetensors")
+_w=0
+while [ $_w -lt 300 ] && [ "$(stat -c %s "$part" 2>/dev/null || echo 0)" -lt 50000 ]; do
+	sleep 0.05
+	_w=$((_w + 1))
+done
+kill -INT $pid
+wait $pid
+rc=$?
+echo '{}' >"$T/hub/config.json"
+M2=$T/i/hub/models--acme--tiny
+jp_expect interrupted_exits_130_advertising_nothing sh -c '[ $1 -eq 130 ] && [ ! -e "$2/refs/main" ] &&
+	[ ! -e "$2/blobs/$3" ] && [ ! -e "$2/snapshots" ]' sh $rc "$M2" "$(sha "$R/model.safetensors")"
 
 # --- HF_TOKEN: to the Hub, not to the CDN, never printed
 echo '{"token": "s3cret-hf"}' >"$T/hub/config.json"
