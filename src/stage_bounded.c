@@ -47,9 +47,16 @@ struct wire_progress {
 static int child_progress(const struct jp_progress *p, void *payload)
 {
 	struct probe_bytes b = { NULL, 0, 0, 0, false };
-	struct wire_progress w = { (uint32_t)p->phase, p->done, p->total, p->bytes, p->rate };
+	struct wire_progress w;
 
 	(void)payload;
+	/* its padding too: the bytes go to a pipe as they are */
+	memset(&w, 0, sizeof(w));
+	w.phase = (uint32_t)p->phase;
+	w.done = p->done;
+	w.total = p->total;
+	w.bytes = p->bytes;
+	w.rate = p->rate;
 	probe_bytes_put(&b, &w, sizeof(w));
 	probe_bytes_put_str(&b, p->what);
 	if (!b.bad)
