@@ -11,9 +11,10 @@
 # file; a run killed mid-file is resumed with Range, one interrupted
 # (SIGINT) exits 130 with nothing under a final name; HF_TOKEN goes to the
 # Hub and not to the CDN, and is never printed; a data set; a commit as
-# revision; a corrupt LFS file and a corrupt small file are refused and
-# leave no blob, no link, no ref; a sibling named ../x is refused with
-# nothing written; a repository that is not there.
+# revision; an empty file, and one named with spaces, + and %; a corrupt
+# LFS file and a corrupt small file are refused and leave no blob, no link,
+# no ref; a sibling named ../x is refused with nothing written; a
+# repository that is not there.
 set -u
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
@@ -26,6 +27,8 @@ mkdir -p "$R/sub/dir" "$T/hub/datasets/acme/ds/data" "$T/hub/models/acme/bad" \
 printf '{"model_type": "gpt2"}\n' >"$R/config.json"
 cp "$R/config.json" "$R/copy.json"
 printf 'tokens\n' >"$R/sub/dir/tok.txt"
+: >"$R/empty.txt"
+mkdir -p "$R/odd dir" && printf 'odd\n' >"$R/odd dir/a b+c%.txt"
 head -c 3000000 /dev/urandom >"$R/model.safetensors"
 head -c 17000000 /dev/urandom >"$T/hub/models/acme/big/weights.bin"
 printf 'a,b\n1,2\n' >"$T/hub/datasets/acme/ds/data/train.csv"
@@ -47,16 +50,16 @@ C=$(jp_json_get "$T/1.json" commit)
 jp_expect json_says_hub_and_commit sh -c '[ "$1" = hub ] && echo "$2" | grep -Eq "^[0-9a-f]{40}$"' \
 	sh "$(jp_json_get "$T/1.json" kind)" "$C"
 ok=yes
-for f in config.json copy.json sub/dir/tok.txt model.safetensors; do
+for f in config.json copy.json sub/dir/tok.txt model.safetensors empty.txt "odd dir/a b+c%.txt"; do
 	out=$($OFF "$D" model acme/tiny "$f") || ok=no
-	[ "${out#* }" = "$(sha "$R/$f")" ] || ok=no
+	[ "${out##* }" = "$(sha "$R/$f")" ] || ok=no
 done
 jp_expect offline_load_finds_every_file [ $ok = yes ]
 M=$D/hub/models--acme--tiny
 jp_expect ref_is_the_commit_without_newline sh -c '[ "$(cat "$1")" = "$2" ] && [ "$(stat -c %s "$1")" -eq 40 ]' sh "$M/refs/main" "$C"
 jp_expect nested_link_is_relative [ "$(readlink "$M/snapshots/$C/sub/dir/tok.txt")" = "../../../../blobs/$(git hash-object "$R/sub/dir/tok.txt")" ]
 jp_expect lfs_blob_named_by_sha256 [ -f "$M/blobs/$(sha "$R/model.safetensors")" ]
-jp_expect same_bytes_one_blob [ "$(ls "$M/blobs" | wc -l)" -eq 3 ]
+jp_expect same_bytes_one_blob [ "$(ls "$M/blobs" | wc -l)" -eq 5 ]
 jp_expect lfs_file_came_from_the_cdn sh -c 'grep -q "^127.0.0.2:[0-9]* GET /blob/$1 200" "$2"' sh "$(sha "$R/model.safetensors")" "$T/hub/requests.log"
 jp_expect no_temporaries_left sh -c '! find "$1" -name ".jobprep-tmp*" | grep -q .' sh "$D"
 
