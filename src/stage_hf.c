@@ -677,7 +677,13 @@ static int layout(struct hf *h, const char *dest, char **hf_home, struct jp_erro
 
 static int link_all(struct hf *h, struct jp_error *err)
 {
-	int rc = 0;
+	char snap[PATH_MAX + 64];
+	int rc;
+
+	/* there even for a repository with no file: an offline load lists it */
+	snprintf(snap, sizeof(snap), "%s/snapshots/%s", h->repo_dir, h->commit);
+	if ((rc = jp_hf_mkdirs(snap, err)) != 0)
+		return rc;
 
 	for (size_t i = 0; i < h->n && rc == 0; i++) {
 		if (h->f[i].have) {
