@@ -395,14 +395,14 @@ static int head_file(struct hf *h, size_t i, struct hf_worker *w)
 	for (int hops = 0; (rc = head_once(h, url, &r, &status, &len, &w->err)) == 0; hops++) {
 		if (status < 300 || status >= 400 || r.location[0] != '/' || hops >= 5)
 			break;
-		free(next);
 		if (asprintf(&next, "%s%s", h->endpoint, r.location) < 0) {
 			next = NULL;
 			rc = jp_error_oom(&w->err);
 			goto out;
 		}
 		free(url);
-		url = strdup(next);
+		url = next;
+		next = NULL;
 	}
 	if (rc != 0)
 		goto out;
@@ -481,7 +481,7 @@ static int fetch_blob(struct hf *h, size_t i, struct hf_worker *w)
 	struct jp_stage_result res = JP_STAGE_RESULT_INIT;
 	char blob[PATH_MAX], id[41] = "";
 	char *url = NULL;
-	struct stat st;
+	struct stat st = { .st_size = 0 };
 	int rc = 0;
 
 	atomic_store(&h->cur[w->i], 0);

@@ -11,7 +11,8 @@
 # file; a run killed mid-file is resumed with Range, one interrupted
 # (SIGINT) exits 130 with nothing under a final name; HF_TOKEN goes to the
 # Hub and not to the CDN, and is never printed; a data set; a commit as
-# revision; an empty file, and one named with spaces, + and %; a corrupt
+# revision; a renamed repository (relative redirects); an empty file, and
+# one named with spaces, + and %; a corrupt
 # LFS file and a corrupt small file are refused and leave no blob, no link,
 # no ref; a sibling named ../x is refused with nothing written; a
 # repository that is not there.
@@ -141,6 +142,16 @@ jp_expect dataset_staged sh -c '[ "$1" = "$2" ] && grep -q "GET /api/datasets/ac
 # --- a commit as the revision: no ref needed
 "$J" stage "hf://acme/tiny@$C" "$T/c" >/dev/null 2>"$T/c.err"
 jp_expect commit_revision_staged sh -c '$1 "$2" model acme/tiny config.json "$3" >/dev/null && [ ! -e "$2/hub/models--acme--tiny/refs/main" ]' sh "$OFF" "$T/c" "$C"
+
+# --- a renamed repository: the Hub's relative redirects are followed, the
+# cache keeps the name asked for (as huggingface_hub's does)
+echo '{"renamed": {"acme/old": "acme/tiny"}}' >"$T/hub/config.json"
+: >"$T/hub/requests.log"
+"$J" stage hf://acme/old "$T/old" >/dev/null 2>"$T/old.err"
+out=$($OFF "$T/old" model acme/old model.safetensors)
+jp_expect renamed_repo_followed sh -c '[ "$1" = "$2" ] && grep -q "HEAD /acme/old/resolve/.* 307" "$3"' \
+	sh "${out##* }" "$(sha "$R/model.safetensors")" "$T/hub/requests.log"
+jp_show_if_failed cat "$T/old.err"
 
 # --- corrupt bytes are refused, nothing advertised
 echo '{"corrupt": ["w.bin", "c.json"]}' >"$T/hub/config.json"

@@ -21,7 +21,9 @@ ROOT/datasets/ORG/NAME/ (their files, as they are) the way the Hub does
 COMMIT is a SHA-1 over the files' names and ids, so it changes when a file
 does. ROOT/config.json, read at each request, changes what it does:
 {"token": T} asks for "Authorization: Bearer T" on the Hub's own URLs
-(401 without); {"corrupt": [FILE]} serves other bytes for FILE than its
+(401 without); {"renamed": {OLD: NEW}} answers OLD's URLs with a
+relative redirect (307) to NEW's, as the Hub does for a renamed
+repository; {"corrupt": [FILE]} serves other bytes for FILE than its
 id says; {"extra": [NAME]} lists NAME among the siblings; {"kbps": N}
 slows each answer's body to N KiB/s. Each request is one line in
 ROOT/requests.log: `HOST METHOD PATH STATUS range=R auth=yes|no`.
@@ -153,6 +155,10 @@ class Hub(http.server.BaseHTTPRequestHandler):
         if not self.authorized():
             return self.answer(401, [("Content-Type", "application/json")],
                                b'{"error": "Invalid credentials"}')
+        for old, new in config().get("renamed", {}).items():
+            for pre in ("/api/models/", "/api/datasets/", "/", "/datasets/"):
+                if self.path.startswith(pre + old + "/"):
+                    return self.answer(307, [("Location", pre + new + self.path[len(pre + old):])])
         m = re.match(r"^/api/(models|datasets)/(.+)/revision/([^/]+)$", self.path)
         if m:
             return self.revision(m.group(1), urllib.parse.unquote(m.group(2)),
