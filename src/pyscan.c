@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -153,11 +154,30 @@ static bool is(const struct tok *t, enum tk kind, const char *s)
 
 /* ---- the files: read once each, found from the imports ---- */
 
+/* A folder's names, listed once: on network storage a failed stat is a round
+ * trip, and most imports (os, torch) name no file of the project, so each
+ * look-up is answered from its folder's listing instead. */
+struct entry {
+	char *name;
+	unsigned char type; /* d_type */
+};
+
+struct listing {
+	char *dir;
+	struct entry *e; /* sorted by name */
+	size_t n;
+	bool ok;         /* listed (else: not a folder, or unreadable) */
+};
+
+#define MAX_LISTINGS 4096
+
 struct scan {
 	struct jp_pyscan_result *out;
 	const char *project, *hub_cache;
 	struct jp_strv seen;   /* every file queued, in order; read from index `at` */
 	size_t at;
+	struct listing *dirs;
+	size_t n_dirs;
 };
 
 static bool has(const struct jp_strv *v, const char *s)
@@ -175,6 +195,105 @@ static bool regular(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct entry *)a)->name, ((const struct entry *)b)->name);
+}
+
+static void list_dir(struct listing *l)
+{
+	DIR *d = opendir(l->dir);
+	struct dirent *de;
+	size_t cap = 0;
+
+	if (!d)
+		return;
+	l->ok = true;
+	while ((de = readdir(d)) != NULL) {
+		if (l->n == cap) {
+			size_t nc = cap ? 2 * cap : 64;
+			struct entry *ne = realloc(l->e, nc * sizeof(*ne));
+
+			if (!ne) {
+				l->ok = false;
+				break;
+			}
+			l->e = ne;
+			cap = nc;
+		}
+		if (!(l->e[l->n].name = strdup(de->d_name))) {
+			l->ok = false;
+			break;
+		}
+		l->e[l->n++].type = de->d_type;
+	}
+	closedir(d);
+	if (l->n)
+		qsort(l->e, l->n, sizeof(*l->e), by_name);
+}
+
+static const struct listing *listing_of(struct scan *S, const char *dir)
+{
+	for (size_t i = S->n_dirs; i-- > 0;)
+		if (strcmp(S->dirs[i].dir, dir) == 0)
+			return &S->dirs[i];
+	if (S->n_dirs >= MAX_LISTINGS)
+		return NULL;
+	if (S->n_dirs % 64 == 0) {
+		struct listing *g = realloc(S->dirs, (S->n_dirs + 64) * sizeof(*g));
+
+		if (!g)
+			return NULL;
+		S->dirs = g;
+	}
+	S->dirs[S->n_dirs] = (struct listing){ .dir = strdup(dir) };
+	if (!S->dirs[S->n_dirs].dir)
+		return NULL;
+	list_dir(&S->dirs[S->n_dirs]);
+	return &S->dirs[S->n_dirs++];
+}
+
+static void listings_free(struct scan *S)
+{
+	for (size_t i = 0; i < S->n_dirs; i++) {
+		for (size_t k = 0; k < S->dirs[i].n; k++)
+			free(S->dirs[i].e[k].name);
+		free(S->dirs[i].e);
+		free(S->dirs[i].dir);
+	}
+	free(S->dirs);
+}
+
+/* path is a regular file, answered from its folder's listing (and the
+ * folder's from its parent's): a stat only for a symlink or an unknown type. */
+static bool lookup_file(struct scan *S, const char *path, bool want_dir)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	const struct listing *l;
+	struct entry key, *at;
+	struct stat st;
+
+	if (!slash || slash == path || (size_t)(slash - path) >= sizeof(dir))
+		return want_dir ? false : regular(path);
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	/* the folder itself must be there: ask its parent first (it is cached) */
+	if (S->project && jp_path_is_under(dir, S->project) && strcmp(dir, S->project) != 0 &&
+	    !lookup_file(S, dir, true))
+		return false;
+	if (!(l = listing_of(S, dir)) || !l->ok)
+		return l ? false : (want_dir ? false : regular(path));
+	key.name = (char *)(slash + 1);
+	at = l->n ? bsearch(&key, l->e, l->n, sizeof(*l->e), by_name) : NULL;
+	if (!at)
+		return false;
+	if (at->type == (want_dir ? DT_DIR : DT_REG))
+		return true;
+	if (at->type != DT_LNK && at->type != DT_UNKNOWN)
+		return false;
+	return stat(path, &st) == 0 && (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+}
+
 static void queue(struct scan *S, const char *path)
 {
 	char *norm = jp_path_normalize(path);
@@ -184,7 +303,7 @@ static void queue(struct scan *S, const char *path)
 	if ((!S->project || jp_path_is_under(norm, S->project)) && !has(&S->seen, norm)) {
 		if (S->seen.n >= JP_PYSCAN_MAX_FILES)
 			S->out->truncated = true;
-		else if (regular(norm))
+		else if (lookup_file(S, norm, false))
 			(void)jp_strv_push(&S->seen, norm);
 	}
 	free(norm);
@@ -217,12 +336,12 @@ static bool resolve_in(struct scan *S, const char *base, const char *dotted, siz
 		path[i] = '/';
 	}
 	snprintf(path + len, sizeof(path) - len, ".py");
-	if (regular(path)) {
+	if (lookup_file(S, path, false)) {
 		queue(S, path);
 		return true;
 	}
 	snprintf(path + len, sizeof(path) - len, "/__init__.py");
-	if (regular(path)) {
+	if (lookup_file(S, path, false)) {
 		queue(S, path);
 		return true;
 	}
@@ -510,7 +629,7 @@ static char *read_head(const char *path, size_t *n)
 void jp_pyscan_run(struct jp_pyscan_result *out, const char *const *scripts, size_t n,
 		   const char *project_dir, const char *hub_cache)
 {
-	struct scan S = { out, project_dir, hub_cache, JP_STRV_INIT, 0 };
+	struct scan S = { out, project_dir, hub_cache, JP_STRV_INIT, 0, NULL, 0 };
 
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < n; i++) {
@@ -532,4 +651,5 @@ void jp_pyscan_run(struct jp_pyscan_result *out, const char *const *scripts, siz
 		free(text);
 	}
 	jp_strv_dispose(&S.seen);
+	listings_free(&S);
 }
