@@ -15,7 +15,8 @@
 #      of ~150 lines in 10 packages, all imported from train.py, one of them
 #      calling from_pretrained; init with `python train.py` vs `python
 #      solo.py` (a script that imports nothing), the same otherwise; medians
-#      of JP_BENCH_RUNS (default 5) alternating runs.
+#      of JP_BENCH_RUNS (default 5) alternating runs; on local disk, and
+#   3. on an uncached sshfs mount of a loopback sshd (needs root, sshd, sshfs).
 #   make bench BENCH=hf             # or: sh bench/bench_hf.sh
 set -u
 
@@ -148,21 +149,38 @@ with open(os.path.join(root, "solo.py"), "w") as f:
 EOF
 n_py=$(find "$P" -name '*.py' | wc -l)
 printf '{"shared_roots": ["%s/shared"], "ephemeral_roots": []}\n' "$pdir" >"$dir/profile.json"
-answers() {
-	printf '{"job": {"name": "big", "launch_command": "cd \\"$PROJECT_DIR\\" && python %s --out \\"$OUTPUT_DIR\\""}, "code": {"source": "shared_storage", "path": "%s"}}\n' \
-		"$1" "$P" >"$dir/$1.json"
+# scan_cost WHERE PROJECT: init with train.py vs solo.py in PROJECT, medians
+# of $runs alternating runs, and the RESULT line
+scan_cost() {
+	for s in train.py solo.py; do
+		printf '{"job": {"name": "big", "launch_command": "cd \\"$PROJECT_DIR\\" && python %s --out \\"$OUTPUT_DIR\\""}, "code": {"source": "shared_storage", "path": "%s"}}\n' \
+			"$s" "$2" >"$dir/$s.json"
+	done
+	: >"$dir/t.train" && : >"$dir/t.solo"
+	i=0
+	while [ $i -lt "$runs" ]; do
+		bench_measure "$dir/t.train" "$JOBPREP" init --force --answers "$dir/train.py.json" --profile "$dir/profile.json" || exit 1
+		bench_measure "$dir/t.solo" "$JOBPREP" init --force --answers "$dir/solo.py.json" --profile "$dir/profile.json" || exit 1
+		i=$((i + 1))
+	done
+	"$JOBPREP" init --force --json --answers "$dir/train.py.json" --profile "$dir/profile.json" 2>/dev/null |
+		grep -q 'pkg0/m0.py:' || { echo "bench_hf: the scan did not find the call" >&2; exit 1; }
+	a=$(bench_median "$dir/t.train")
+	b=$(bench_median "$dir/t.solo")
+	echo "RESULT code scan in init, $1: $n_py Python files read: init $a s with them vs $b s without (medians of $runs), +$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", a - b }') s, $(bench_ratio "$a" "$b")x"
 }
-answers train.py
-answers solo.py
-: >"$dir/t.train" && : >"$dir/t.solo"
-i=0
-while [ $i -lt "$runs" ]; do
-	bench_measure "$dir/t.train" "$JOBPREP" init --force --answers "$dir/train.py.json" --profile "$dir/profile.json" || exit 1
-	bench_measure "$dir/t.solo" "$JOBPREP" init --force --answers "$dir/solo.py.json" --profile "$dir/profile.json" || exit 1
-	i=$((i + 1))
-done
-"$JOBPREP" init --force --json --answers "$dir/train.py.json" --profile "$dir/profile.json" 2>/dev/null |
-	grep -q 'pkg0/m0.py:' || { echo "bench_hf: the scan did not find the call" >&2; exit 1; }
-a=$(bench_median "$dir/t.train")
-b=$(bench_median "$dir/t.solo")
-echo "RESULT code scan in init: $n_py Python files read: init $a s with them vs $b s without (medians of $runs), +$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", a - b }') s, $(bench_ratio "$a" "$b")x"
+scan_cost "local disk" "$P"
+
+# --- 3. the same project on an uncached sshfs mount (where projects live)
+. "$TOP_SRCDIR/tests/lib/ssh.sh"
+if jp_ssh_available; then
+	mkdir -p "$pdir/remote" "$pdir/shared/net"
+	cp -a "$P" "$pdir/remote/big"
+	sshd_dir=$pdir/sshd mnt=$pdir/shared/net
+	trap 'bench_sshfs_stop "$mnt" "$sshd_dir"; cleanup; rm -rf "$pdir"' EXIT
+	jp_sshd_start "$sshd_dir" || exit 1
+	jp_sshfs_mount "$sshd_dir" "$pdir/remote" "$mnt" || exit 1
+	scan_cost "uncached sshfs" "$mnt/big"
+else
+	echo "RESULT code scan in init, uncached sshfs: skipped (needs root, sshd, sshfs, /dev/fuse)"
+fi
