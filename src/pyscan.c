@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,25 @@ struct listing {
 };
 
 #define MAX_LISTINGS 4096
+#define READERS 8   /* files read at once: on network storage each is round trips */
+#define AHEAD 32    /* read at most this far ahead of the parse (memory) */
+
+struct slot {
+	char *path;   /* owned */
+	char *text;   /* what was read, owned; NULL: unreadable */
+	size_t len;
+	bool done;
+};
+
+struct prefetch {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct slot *slots; /* capacity fixed at the start: never moves */
+	size_t cap, count, claim, at;
+	bool stop;
+	pthread_t tid[READERS];
+	unsigned n_tid;
+};
 
 struct scan {
 	struct jp_pyscan_result *out;
@@ -178,6 +198,7 @@ struct scan {
 	size_t at;
 	struct listing *dirs;
 	size_t n_dirs;
+	struct prefetch *pf;   /* reads the files queued ahead; NULL: read here */
 };
 
 static bool has(const struct jp_strv *v, const char *s)
@@ -294,6 +315,113 @@ static bool lookup_file(struct scan *S, const char *path, bool want_dir)
 	return stat(path, &st) == 0 && (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
 }
 
+static char *read_head(const char *path, size_t *n);
+
+static void *reader(void *arg)
+{
+	struct prefetch *P = arg;
+
+	pthread_mutex_lock(&P->mu);
+	for (;;) {
+		while (!P->stop && (P->claim >= P->count || P->claim >= P->at + AHEAD))
+			pthread_cond_wait(&P->cv, &P->mu);
+		if (P->stop)
+			break;
+		size_t i = P->claim++;
+		char *path = P->slots[i].path, *text;
+		size_t len = 0;
+
+		pthread_mutex_unlock(&P->mu);
+		text = read_head(path, &len);
+		pthread_mutex_lock(&P->mu);
+		P->slots[i].text = text;
+		P->slots[i].len = len;
+		P->slots[i].done = true;
+		pthread_cond_broadcast(&P->cv);
+	}
+	pthread_mutex_unlock(&P->mu);
+	return NULL;
+}
+
+/* The readers, for at most cap files; NULL (read on this thread) when they
+ * cannot start. */
+static struct prefetch *prefetch_start(size_t cap)
+{
+	struct prefetch *P = calloc(1, sizeof(*P));
+
+	if (!P || !(P->slots = calloc(cap, sizeof(*P->slots)))) {
+		free(P);
+		return NULL;
+	}
+	P->cap = cap;
+	pthread_mutex_init(&P->mu, NULL);
+	pthread_cond_init(&P->cv, NULL);
+	for (; P->n_tid < READERS; P->n_tid++)
+		if (pthread_create(&P->tid[P->n_tid], NULL, reader, P) != 0)
+			break;
+	return P;
+}
+
+static void publish(struct prefetch *P, const char *path)
+{
+	char *copy;
+
+	if (!P)
+		return;
+	copy = strdup(path);
+	pthread_mutex_lock(&P->mu);
+	if (P->count < P->cap) {
+		P->slots[P->count].path = copy;
+		/* no copy: nothing to read, done at once */
+		P->slots[P->count].done = !copy;
+		P->count++;
+		copy = NULL;
+	}
+	pthread_cond_broadcast(&P->cv);
+	pthread_mutex_unlock(&P->mu);
+	free(copy);
+}
+
+/* File i's text (the caller's to free), once a reader has it; read here
+ * when there are no readers. */
+static char *take(struct prefetch *P, size_t i, const char *path, size_t *len)
+{
+	char *text;
+
+	if (!P || P->n_tid == 0 || i >= P->count)
+		return read_head(path, len);
+	pthread_mutex_lock(&P->mu);
+	P->at = i;
+	pthread_cond_broadcast(&P->cv);
+	while (!P->slots[i].done)
+		pthread_cond_wait(&P->cv, &P->mu);
+	text = P->slots[i].text;
+	*len = P->slots[i].len;
+	P->slots[i].text = NULL;
+	pthread_mutex_unlock(&P->mu);
+	return text;
+}
+
+static void prefetch_stop(struct prefetch *P)
+{
+	if (!P)
+		return;
+	pthread_mutex_lock(&P->mu);
+	P->stop = true;
+	pthread_cond_broadcast(&P->cv);
+	pthread_mutex_unlock(&P->mu);
+	for (unsigned k = 0; k < P->n_tid; k++)
+		pthread_join(P->tid[k], NULL);
+	for (size_t i = 0; i < P->count; i++) {
+		free(P->slots[i].path);
+		free(P->slots[i].text);
+	}
+	free(P->slots);
+	pthread_cond_destroy(&P->cv);
+	pthread_mutex_destroy(&P->mu);
+	free(P);
+}
+
 static void queue(struct scan *S, const char *path)
 {
 	char *norm = jp_path_normalize(path);
@@ -303,8 +431,8 @@ static void queue(struct scan *S, const char *path)
 	if ((!S->project || jp_path_is_under(norm, S->project)) && !has(&S->seen, norm)) {
 		if (S->seen.n >= JP_PYSCAN_MAX_FILES)
 			S->out->truncated = true;
-		else if (lookup_file(S, norm, false))
-			(void)jp_strv_push(&S->seen, norm);
+		else if (lookup_file(S, norm, false) && jp_strv_push(&S->seen, norm) == 0)
+			publish(S->pf, norm);
 	}
 	free(norm);
 }
@@ -629,20 +757,21 @@ static char *read_head(const char *path, size_t *n)
 void jp_pyscan_run(struct jp_pyscan_result *out, const char *const *scripts, size_t n,
 		   const char *project_dir, const char *hub_cache)
 {
-	struct scan S = { out, project_dir, hub_cache, JP_STRV_INIT, 0, NULL, 0 };
+	struct scan S = { out, project_dir, hub_cache, JP_STRV_INIT, 0, NULL, 0, NULL };
 
 	memset(out, 0, sizeof(*out));
+	S.pf = prefetch_start(n + JP_PYSCAN_MAX_FILES);
 	for (size_t i = 0; i < n; i++) {
 		char *norm = jp_path_normalize(scripts[i]);
 
 		/* a script is read wherever it is; its imports only from the project */
-		if (norm && !has(&S.seen, norm) && regular(norm))
-			(void)jp_strv_push(&S.seen, norm);
+		if (norm && !has(&S.seen, norm) && regular(norm) && jp_strv_push(&S.seen, norm) == 0)
+			publish(S.pf, norm);
 		free(norm);
 	}
 	for (; S.at < S.seen.n; S.at++) {
 		size_t len = 0;
-		char *text = read_head(S.seen.v[S.at], &len);
+		char *text = take(S.pf, S.at, S.seen.v[S.at], &len);
 
 		if (!text)
 			continue;
@@ -650,6 +779,7 @@ void jp_pyscan_run(struct jp_pyscan_result *out, const char *const *scripts, siz
 		scan_text(&S, S.seen.v[S.at], text, len);
 		free(text);
 	}
+	prefetch_stop(S.pf);
 	jp_strv_dispose(&S.seen);
 	listings_free(&S);
 }
