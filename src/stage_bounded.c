@@ -17,6 +17,7 @@
 #include "jobprep/manifest.h"
 #include "jobprep/probe.h"
 #include "jobprep/stage.h"
+#include "jobprep/url.h"
 #include "probe_watch.h"
 #include "stage_internal.h"
 
@@ -193,8 +194,14 @@ static int parent_report(const void *msg, size_t n, void *payload)
 	return rc < 0 ? rc : moved;
 }
 
+static bool remote(const char *source)
+{
+	return jp_stage_is_url(source) || jp_stage_is_hub(source);
+}
+
 /* The path of the two that does not answer (a short look at each, which
- * marks its mount hung when it does not); dest when both do. */
+ * marks its mount hung when it does not); dest when both do, or NULL when
+ * both do and the source is a server's (which is then what went silent). */
 static const char *silent_path(const char *source, const char *dest)
 {
 	unsigned quick = jp_probe_default_timeout_ms();
@@ -205,15 +212,37 @@ static const char *silent_path(const char *source, const char *dest)
 		quick = 1000;
 	if (jp_probe_stat(&st, &e, dest, 0, quick, NULL) == JP_ETIMEOUT)
 		return dest;
-	if (!jp_stage_is_url(source) && !jp_stage_is_hub(source) && jp_probe_stat(&st, &e, source, 0, quick, NULL) == JP_ETIMEOUT)
+	if (remote(source))
+		return NULL;
+	if (jp_probe_stat(&st, &e, source, 0, quick, NULL) == JP_ETIMEOUT)
 		return source;
 	return dest;
+}
+
+static int stalled(const char *source, const char *dest, unsigned ms, struct jp_error *err)
+{
+	const char *path = silent_path(source, dest);
+	char *shown;
+	int rc;
+
+	if (path)
+		return jp_error_set(err, JP_ETIMEOUT,
+				    _("%s: no answer within %u.%u s (is a network mount hung?)"), path,
+				    ms / 1000, (ms % 1000) / 100);
+	/* a token written in the URL stays out of the message */
+	shown = jp_url_redact(source);
+	rc = jp_error_set(err, JP_ETIMEOUT,
+			  _("%s: the server sent nothing for %u.%u s (is it up? a proxy holding "
+			    "the connection?)"),
+			  shown ? shown : "URL", ms / 1000, (ms % 1000) / 100);
+	free(shown);
+	return rc;
 }
 
 /* A path of the two on a mount known hung: fail at once. */
 static int fail_hung(const char *source, const char *dest, struct jp_error *err)
 {
-	const char *paths[2] = { dest, jp_stage_is_url(source) || jp_stage_is_hub(source) ? NULL : source };
+	const char *paths[2] = { dest, remote(source) ? NULL : source };
 	char mp[4096];
 
 	for (int i = 0; i < 2; i++) {
@@ -259,10 +288,7 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 	w.grace_ms = w.stall_ms < CANCEL_GRACE_MS ? w.stall_ms : CANCEL_GRACE_MS;
 	rc = jp_watch_call(stage_run, &c, stage_pack, stage_unpack, &w, &cancel_sent, err);
 	if (rc == JP_ETIMEOUT) {
-		rc = jp_error_set(err, JP_ETIMEOUT,
-				  _("%s: no answer within %u.%u s (is a network mount hung?)"),
-				  silent_path(source, dest), w.stall_ms / 1000,
-				  (w.stall_ms % 1000) / 100);
+		rc = stalled(source, dest, w.stall_ms, err);
 	} else if (rc == JP_ECANCELED) {
 		rc = jp_error_set(err, JP_ECANCELED, _("%s: copy canceled"), dest);
 	} else if (rc == 0) {

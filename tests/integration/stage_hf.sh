@@ -15,7 +15,7 @@
 # one named with spaces, + and %; a corrupt
 # LFS file and a corrupt small file are refused and leave no blob, no link,
 # no ref; a sibling named ../x is refused with nothing written; a
-# repository that is not there.
+# repository that is not there; a Hub that never answers is named as such.
 set -u
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
@@ -173,6 +173,25 @@ echo '{}' >"$T/hub/config.json"
 # --- a repository that is not there; a name that is not one
 "$J" stage hf://acme/nothere "$T/nx" >/dev/null 2>"$T/nx.err"
 jp_expect missing_repo_named sh -c '[ $1 -eq 1 ] && grep -q "hf://acme/nothere: the revision: not found" "$2"' sh $? "$T/nx.err"
+# --- a Hub that takes the connection and never answers: the server is
+# named, not DEST's storage (it answers)
+SILENT=$(jp_free_port) || exit 99
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(16)
+open(sys.argv[2], "w").write("up")
+held = []
+while True: held.append(s.accept()[0])' "$SILENT" "$T/silent.up" &
+silent_pid=$!
+_w=0
+while [ ! -s "$T/silent.up" ] && [ $_w -lt 100 ]; do sleep 0.05; _w=$((_w + 1)); done
+HF_ENDPOINT=http://127.0.0.1:$SILENT JOBPREP_PROBE_TIMEOUT_MS=500 "$J" stage hf://acme/tiny "$T/sl" >/dev/null 2>"$T/sl.err"
+rc=$?
+kill $silent_pid 2>/dev/null
+wait $silent_pid 2>/dev/null
+jp_expect silent_hub_named_not_dest sh -c '[ $1 -eq 1 ] && grep -q "hf://acme/tiny: the server sent nothing for 2.0 s" "$2" &&
+	! grep -q "network mount" "$2"' sh $rc "$T/sl.err"
+jp_show_if_failed cat "$T/sl.err"
 "$J" stage 'hf://a/b/c' "$T/nx" >/dev/null 2>"$T/bad-name.err"
 jp_expect bad_name_is_a_usage_error sh -c '[ $1 -eq 2 ] && grep -q "expected hf://ORG/NAME" "$2"' sh $? "$T/bad-name.err"
 jp_done
