@@ -783,3 +783,13 @@ void jp_pyscan_run(struct jp_pyscan_result *out, const char *const *scripts, siz
 	jp_strv_dispose(&S.seen);
 	listings_free(&S);
 }
+
+void jp_pyscan_text(struct jp_pyscan_result *out, const char *file, const char *text, size_t n)
+{
+	struct scan S = { out, NULL, NULL, JP_STRV_INIT, 0, NULL, 0, NULL };
+
+	memset(out, 0, sizeof(*out));
+	scan_text(&S, file, text, n);
+	jp_strv_dispose(&S.seen);
+	listings_free(&S);
+}

@@ -42,6 +42,10 @@ struct jp_pyscan_result {
 void jp_pyscan_run(struct jp_pyscan_result *out, const char *const *scripts, size_t n,
 		   const char *project_dir, const char *hub_cache);
 
+/* One file's text alone, as read from file (no other file read; its
+ * imports only looked up): for the fuzz target. */
+void jp_pyscan_text(struct jp_pyscan_result *out, const char *file, const char *text, size_t n);
+
 /* The hub id test alone: s names a Hub repository ("org/name", "name":
  * letters, digits, '-', '_', '.'; no "--" or "..", not starting or ending
  * with '-' or '.'). */

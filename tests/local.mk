@@ -177,13 +177,13 @@ endif
 # test (tests/fuzz/replay_NAME, the target plus replay.c's main()); with
 # --enable-fuzzing CC=clang the libFuzzer binaries tests/fuzz/fuzz_NAME are
 # built too: tests/fuzz/run.sh tests/fuzz 10 runs each briefly.
-FUZZ_NAMES = manifest profile answers mountinfo shell shquote url member resume
+FUZZ_NAMES = manifest profile answers mountinfo shell shquote url member resume pyscan
 EXTRA_DIST += tests/fuzz/README.md tests/fuzz/run.sh tests/fuzz/ci.sh tests/fuzz/corpus \
 	$(FUZZ_NAMES:%=tests/fuzz/%.dict)
 FUZZ_REPLAYS = tests/fuzz/replay_manifest tests/fuzz/replay_profile \
 	tests/fuzz/replay_answers tests/fuzz/replay_mountinfo tests/fuzz/replay_shell \
 	tests/fuzz/replay_shquote tests/fuzz/replay_url tests/fuzz/replay_member \
-	tests/fuzz/replay_resume
+	tests/fuzz/replay_resume tests/fuzz/replay_pyscan
 check_PROGRAMS += $(FUZZ_REPLAYS)
 TESTS += $(FUZZ_REPLAYS)
 tests_fuzz_replay_manifest_SOURCES = tests/fuzz/fuzz_manifest.c tests/fuzz/replay.c
@@ -222,10 +222,14 @@ tests_fuzz_replay_resume_SOURCES = tests/fuzz/fuzz_resume.c tests/fuzz/replay.c
 tests_fuzz_replay_resume_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_FUZZ_NAME='"resume"'
 tests_fuzz_replay_resume_CFLAGS = $(AM_CFLAGS)
 tests_fuzz_replay_resume_LDADD = $(CORE_LIBS)
+tests_fuzz_replay_pyscan_SOURCES = tests/fuzz/fuzz_pyscan.c tests/fuzz/replay.c
+tests_fuzz_replay_pyscan_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_FUZZ_NAME='"pyscan"'
+tests_fuzz_replay_pyscan_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_replay_pyscan_LDADD = $(CORE_LIBS)
 if ENABLE_FUZZING
 noinst_PROGRAMS += tests/fuzz/fuzz_manifest tests/fuzz/fuzz_profile tests/fuzz/fuzz_answers \
 	tests/fuzz/fuzz_mountinfo tests/fuzz/fuzz_shell tests/fuzz/fuzz_shquote tests/fuzz/fuzz_url \
-	tests/fuzz/fuzz_member tests/fuzz/fuzz_resume
+	tests/fuzz/fuzz_member tests/fuzz/fuzz_resume tests/fuzz/fuzz_pyscan
 tests_fuzz_fuzz_manifest_SOURCES = tests/fuzz/fuzz_manifest.c
 tests_fuzz_fuzz_manifest_CPPFLAGS = $(AM_CPPFLAGS)
 tests_fuzz_fuzz_manifest_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
@@ -271,6 +275,11 @@ tests_fuzz_fuzz_resume_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_fuzz_fuzz_resume_CFLAGS = $(AM_CFLAGS)
 tests_fuzz_fuzz_resume_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_resume_LDADD = $(CORE_LIBS)
+tests_fuzz_fuzz_pyscan_SOURCES = tests/fuzz/fuzz_pyscan.c
+tests_fuzz_fuzz_pyscan_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_fuzz_fuzz_pyscan_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_fuzz_pyscan_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_pyscan_LDADD = $(CORE_LIBS)
 endif
 
 # integration tests
