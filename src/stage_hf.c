@@ -56,6 +56,8 @@ struct hf_file {
 	uint64_t size;      /* 0 unknown */
 	bool have;          /* linked in the snapshot already */
 	bool lead;          /* the first file with its blob: fetches it */
+	bool listed;        /* etag and size from the revision answer: no HEAD */
+	bool sized;         /* size known (0 included) */
 };
 
 struct hf {
@@ -214,6 +216,9 @@ static int get_api(struct hf *h, struct jp_buf *body, struct jp_error *err)
 	escape(&url, h->id, true);
 	jp_buf_add(&url, "/revision/");
 	escape(&url, h->revision, false);
+	/* each file's blob id and size in the answer: no HEAD per file (a
+	 * server that does not know the parameter leaves them out) */
+	jp_buf_add(&url, "?blobs=true");
 	if (!c || jp_buf_take(&u, &url) != 0) {
 		rc = jp_error_oom(err);
 		goto out;
@@ -248,6 +253,27 @@ static bool is_commit(const char *s)
 	return true;
 }
 
+/* ?blobs=true: an LFS file's "lfs": {"sha256", "size"}, else "blobId" and
+ * "size" -- what a HEAD of its resolve URL would say */
+static void blob_of(struct hf_file *f, const cJSON *it)
+{
+	const cJSON *lfs = cJSON_GetObjectItemCaseSensitive(it, "lfs");
+	const cJSON *id = cJSON_IsObject(lfs) ? cJSON_GetObjectItemCaseSensitive(lfs, "sha256")
+					      : cJSON_GetObjectItemCaseSensitive(it, "blobId");
+	const cJSON *size = cJSON_GetObjectItemCaseSensitive(cJSON_IsObject(lfs) ? lfs : it, "size");
+
+	if (!cJSON_IsString(id) || !cJSON_IsNumber(size) || size->valuedouble < 0 ||
+	    size->valuedouble > 9007199254740992.0 || strlen(id->valuestring) >= sizeof(f->etag))
+		return;
+	snprintf(f->etag, sizeof(f->etag), "%s", id->valuestring);
+	if (!jp_hf_etag_ok(f->etag)) {
+		f->etag[0] = '\0';
+		return;
+	}
+	f->size = (uint64_t)size->valuedouble;
+	f->listed = f->sized = true;
+}
+
 static int read_files(struct hf *h, const cJSON *siblings, struct jp_error *err)
 {
 	const cJSON *it;
@@ -264,8 +290,9 @@ static int read_files(struct hf *h, const cJSON *siblings, struct jp_error *err)
 					      "nothing written"),
 					    h->source,
 					    cJSON_IsString(name) ? name->valuestring : "?");
-		if (!(h->f[h->n++].name = strdup(name->valuestring)))
+		if (!(h->f[h->n].name = strdup(name->valuestring)))
 			return jp_error_oom(err);
+		blob_of(&h->f[h->n++], it);
 	}
 	return 0;
 }
@@ -385,7 +412,7 @@ static int head_file(struct hf *h, size_t i, struct hf_worker *w)
 	long status = 0;
 	int rc = 0;
 
-	if (f->have)
+	if (f->have || f->listed)
 		goto out;
 	if (!url) {
 		rc = jp_error_oom(&w->err);
@@ -417,6 +444,7 @@ static int head_file(struct hf *h, size_t i, struct hf_worker *w)
 				  h->source, f->name, r.linked_etag[0] ? r.linked_etag : r.etag);
 		goto out;
 	}
+	f->sized = r.linked_size[0] || (status == 200 && len >= 0);
 	if (r.linked_size[0])
 		f->size = strtoull(r.linked_size, NULL, 10);
 	else if (status == 200 && len >= 0)
@@ -492,7 +520,7 @@ static int fetch_blob(struct hf *h, size_t i, struct hf_worker *w)
 		goto done;
 	}
 	/* blobs appear whole and checked: one there is complete */
-	if (lstat(blob, &st) == 0 && S_ISREG(st.st_mode) && (!f->size || (uint64_t)st.st_size == f->size)) {
+	if (lstat(blob, &st) == 0 && S_ISREG(st.st_mode) && (!f->sized || (uint64_t)st.st_size == f->size)) {
 		count(h, true, (uint64_t)st.st_size);
 		goto done;
 	}
@@ -503,6 +531,8 @@ static int fetch_blob(struct hf *h, size_t i, struct hf_worker *w)
 	o.no_unpack = true;
 	o.bearer = h->token;
 	o.sha256 = strlen(f->etag) == 64 ? f->etag : NULL;
+	o.expect_known = f->sized;
+	o.expect_size = f->size;
 	rc = jp_stage_http(&res, url, blob, &o, &w->port, &w->err);
 	if (rc == 0 && strlen(f->etag) == 40 && (git_blob_id(blob, id) != 0 || strcmp(id, f->etag))) {
 		unlink(blob);
@@ -511,7 +541,7 @@ static int fetch_blob(struct hf *h, size_t i, struct hf_worker *w)
 				    "removed"),
 				  h->source, f->name, id[0] ? id : "?", f->etag);
 	}
-	if (rc == 0 && f->size && (stat(blob, &st) != 0 || (uint64_t)st.st_size != f->size)) {
+	if (rc == 0 && f->sized && (stat(blob, &st) != 0 || (uint64_t)st.st_size != f->size)) {
 		unlink(blob);
 		rc = jp_error_set(&w->err, JP_ECHECK,
 				  _("%s: %s: %llu bytes received, the Hub said %llu: the download "

@@ -367,7 +367,16 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
 		goto out;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	/* a large file from a server that takes ranges: several connections */
-	rc = jp_stage_http_ranges(url, d.part, d.url, d.token, port, &d.written, err);
+	if (opts && opts->expect_known && opts->expect_size < JP_STAGE_RANGES_MIN) {
+		char state[PATH_MAX + 16];
+
+		/* known small: no HEAD; the ranges of a larger earlier version go */
+		snprintf(state, sizeof(state), "%s.ranges", d.part);
+		unlink(state);
+		rc = 1;
+	} else {
+		rc = jp_stage_http_ranges(url, d.part, d.url, d.token, port, &d.written, err);
+	}
 	if (rc < 0)
 		goto out;
 	if (rc == 1) {

@@ -27,7 +27,7 @@
 #include "deadline_internal.h"
 
 #define SEGS 4
-#define MIN_SIZE (16ull << 20) /* below: one connection */
+#define MIN_SIZE JP_STAGE_RANGES_MIN
 #define SAVE_NS 1000000000ULL
 #define PROGRESS_NS 100000000ULL
 

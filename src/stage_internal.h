@@ -47,6 +47,9 @@ void jp_stage_header_value(char *out, size_t n, const char *v, size_t len);
  * dirty pages to disk without waiting, so that a flush finds little left
  * and the download goes on meanwhile (*unflushed counts since the last). */
 void jp_stage_writeback(int fd, uint64_t *unflushed, size_t len);
+/* A download this large or more, from a server that takes ranges, goes
+ * over several connections; below it, one. */
+#define JP_STAGE_RANGES_MIN (16ull << 20)
 /* Download url into part over several connections at once (ranges
  * written in place with pwrite), resumably (the ranges done so far kept
  * beside part, in part.ranges, with the remote's validator) when the file

@@ -40,6 +40,11 @@ struct jp_stage_options {
 	/* A download's Bearer token instead of $JOBPREP_HTTP_TOKEN ("" none;
 	 * NULL: that variable): hf:// sends $HF_TOKEN this way. */
 	const char *bearer;
+	/* A URL's size when the caller knows it already (expect_known): a
+	 * small one is fetched at once, without the HEAD that asks whether
+	 * ranges would pay (hf:// knows each file's size from the Hub). */
+	bool expect_known;
+	uint64_t expect_size;
 };
 
 #define JP_STAGE_OPTIONS_INIT { .jobs = 0 }

@@ -62,13 +62,15 @@ jp_expect nested_link_is_relative [ "$(readlink "$M/snapshots/$C/sub/dir/tok.txt
 jp_expect lfs_blob_named_by_sha256 [ -f "$M/blobs/$(sha "$R/model.safetensors")" ]
 jp_expect same_bytes_one_blob [ "$(ls "$M/blobs" | wc -l)" -eq 5 ]
 jp_expect lfs_file_came_from_the_cdn sh -c 'grep -q "^127.0.0.2:[0-9]* GET /blob/$1 200" "$2"' sh "$(sha "$R/model.safetensors")" "$T/hub/requests.log"
+jp_expect blobs_listed_no_head_per_file sh -c 'grep -q "GET /api/models/acme/tiny/revision/main?blobs=true 200" "$1" &&
+	! grep -q "HEAD /acme/tiny/resolve/" "$1"' sh "$T/hub/requests.log"
 jp_expect no_temporaries_left sh -c '! find "$1" -name ".jobprep-tmp*" | grep -q .' sh "$D"
 
 # --- a re-run asks the revision and fetches nothing
 : >"$T/hub/requests.log"
 "$J" stage --json hf://acme/tiny "$D" >"$T/2.json" 2>"$T/2.err"
 jp_expect rerun_fetches_nothing sh -c '[ $1 -eq 0 ] && [ "$2" = 0 ] &&
-	[ "$(wc -l <"$3")" -eq 1 ] && grep -q "GET /api/models/acme/tiny/revision/main 200" "$3"' \
+	[ "$(wc -l <"$3")" -eq 1 ] && grep -q "GET /api/models/acme/tiny/revision/main?blobs=true 200" "$3"' \
 	sh $? "$(jp_json_get "$T/2.json" written)" "$T/hub/requests.log"
 
 # --- a large file: several ranges at once from the CDN
@@ -132,7 +134,9 @@ jp_expect token_not_sent_to_the_cdn sh -c 'grep "^127.0.0.2" "$1" | grep -q . &&
 jp_expect token_never_printed sh -c '! cat "$@" | grep -q s3cret' sh "$T/t0.out" "$T/t0.err" "$T/t1.out" "$T/t1.err"
 echo '{}' >"$T/hub/config.json"
 
-# --- a data set
+# --- a data set, from a server that lists no blob ids (?blobs=true
+# unknown): each file's HEAD says them
+echo '{"noblobs": true}' >"$T/hub/config.json"
 : >"$T/hub/requests.log"
 "$J" stage hf://datasets/acme/ds "$T/ds" >/dev/null 2>"$T/ds.err"
 out=$($OFF "$T/ds" dataset acme/ds data/train.csv)
@@ -145,7 +149,7 @@ jp_expect commit_revision_staged sh -c '$1 "$2" model acme/tiny config.json "$3"
 
 # --- a renamed repository: the Hub's relative redirects are followed, the
 # cache keeps the name asked for (as huggingface_hub's does)
-echo '{"renamed": {"acme/old": "acme/tiny"}}' >"$T/hub/config.json"
+echo '{"renamed": {"acme/old": "acme/tiny"}, "noblobs": true}' >"$T/hub/config.json"
 : >"$T/hub/requests.log"
 "$J" stage hf://acme/old "$T/old" >/dev/null 2>"$T/old.err"
 out=$($OFF "$T/old" model acme/old model.safetensors)

@@ -9,7 +9,8 @@ ROOT/datasets/ORG/NAME/ (their files, as they are) the way the Hub does
 
   GET  /api/models/ORG/NAME/revision/REV     (and /api/datasets/...)
        {"id", "sha": COMMIT, "siblings": [{"rfilename"}]}; REV "main" or
-       the commit, else 404
+       the commit, else 404; with ?blobs=true each sibling has its "blobId"
+       and "size", and an LFS file its "lfs": {"sha256", "size"}
   HEAD|GET /ORG/NAME/resolve/REV/FILE        (and /datasets/ORG/NAME/...)
        X-Repo-Commit: COMMIT; a small file is answered here, ETag its git
        blob id (SHA-1 of "blob SIZE\\0" and its bytes); a file of LFS_MIN
@@ -21,7 +22,7 @@ ROOT/datasets/ORG/NAME/ (their files, as they are) the way the Hub does
 COMMIT is a SHA-1 over the files' names and ids, so it changes when a file
 does. ROOT/config.json, read at each request, changes what it does:
 {"token": T} asks for "Authorization: Bearer T" on the Hub's own URLs
-(401 without); {"renamed": {OLD: NEW}} answers OLD's URLs with a
+(401 without); {"noblobs": true} ignores ?blobs=true; {"renamed": {OLD: NEW}} answers OLD's URLs with a
 relative redirect (307) to NEW's, as the Hub does for a renamed
 repository; {"corrupt": [FILE]} serves other bytes for FILE than its
 id says; {"extra": [NAME]} lists NAME among the siblings; {"kbps": N}
@@ -159,24 +160,37 @@ class Hub(http.server.BaseHTTPRequestHandler):
             for pre in ("/api/models/", "/api/datasets/", "/", "/datasets/"):
                 if self.path.startswith(pre + old + "/"):
                     return self.answer(307, [("Location", pre + new + self.path[len(pre + old):])])
-        m = re.match(r"^/api/(models|datasets)/(.+)/revision/([^/]+)$", self.path)
+        url = urllib.parse.urlsplit(self.path)
+        m = re.match(r"^/api/(models|datasets)/(.+)/revision/([^/]+)$", url.path)
         if m:
+            blobs = urllib.parse.parse_qs(url.query).get("blobs") == ["true"]
             return self.revision(m.group(1), urllib.parse.unquote(m.group(2)),
-                                 urllib.parse.unquote(m.group(3)))
+                                 urllib.parse.unquote(m.group(3)),
+                                 blobs and not config().get("noblobs"))
         m = re.match(r"^/(datasets/)?([^/]+/[^/]+)/resolve/([^/]+)/(.+)$", path)
         if m:
             return self.resolve("datasets" if m.group(1) else "models", m.group(2),
                                 m.group(3), m.group(4))
         self.answer(404)
 
-    def revision(self, kind, repo, rev):
+    def revision(self, kind, repo, rev, blobs):
         base, info = repo_files(kind, repo)
         if not base or rev not in ("main", info[1]):
             return self.answer(404, [("Content-Type", "application/json")],
                                b'{"error": "Repository not found"}')
-        names = info[0] + config().get("extra", [])
-        body = json.dumps({"id": repo, "sha": info[1],
-                           "siblings": [{"rfilename": n} for n in names]}).encode()
+        siblings = []
+        for n in info[0]:
+            sib = {"rfilename": n}
+            if blobs:
+                p = os.path.join(base, n)
+                size = os.path.getsize(p)
+                gid, sha = ids(p)
+                sib.update({"blobId": gid, "size": size})
+                if size >= LFS_MIN:
+                    sib["lfs"] = {"sha256": sha, "size": size, "pointerSize": 134}
+            siblings.append(sib)
+        siblings += [{"rfilename": n} for n in config().get("extra", [])]
+        body = json.dumps({"id": repo, "sha": info[1], "siblings": siblings}).encode()
         self.answer(200, [("Content-Type", "application/json")], body)
 
     def resolve(self, kind, repo, rev, name):
