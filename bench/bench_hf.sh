@@ -9,7 +9,9 @@
 #      as jobprep leaves them; each twice in opposite orders, its best. The
 #      repository: JP_BENCH_HF_SHARDS (default 4) weight files of
 #      JP_BENCH_HF_MIB (default 64) MiB and 20 small files (config,
-#      tokenizer). A Python server: both tools meet the same one.
+#      tokenizer); and a data set of JP_BENCH_HF_SMALL (default 300) files of
+#      1-16 KiB, where each file's round trips count. A Python server: both
+#      tools meet the same one.
 #   2. the time launch.hub_download's look at the code adds to `jobprep
 #      init`: a project of JP_BENCH_PY_FILES (default 300) Python modules
 #      of ~150 lines in 10 packages, all imported from train.py, one of them
@@ -62,14 +64,18 @@ while [ $i -lt 20 ]; do
 	i=$((i + 1))
 done
 printf '{"model_type": "llama"}\n' >"$R/config.json"
-jp_hfhub_start "$dir/hub" || { echo "bench_hf: the Hub did not start" >&2; exit 1; }
-export HF_ENDPOINT=$HUB_URL
-unset HF_TOKEN
-(cd "$R" && find . -type f | sed 's|^\./||' | sort) >"$dir/files"
-total=$(du -sm "$R" | cut -f1)
-# warm the server's hashes, so no tool pays for them
-curl -s -f "$HUB_URL/api/models/bench/model/revision/main" >/dev/null
-while read -r f; do curl -s -f -I "$HUB_URL/bench/model/resolve/main/$f" >/dev/null; done <"$dir/files"
+# many small files: a data set of JP_BENCH_HF_SMALL (default 300) files
+# of 1-16 KiB, where each file's round trips are what counts
+small=${JP_BENCH_HF_SMALL:-300}
+S=$dir/hub/datasets/bench/small
+mkdir -p "$S/data"
+python3 - "$S/data" "$small" <<'EOF'
+import os, random, sys
+rnd = random.Random(21)
+for i in range(int(sys.argv[2])):
+    with open(os.path.join(sys.argv[1], "part-%05d.jsonl" % i), "wb") as f:
+        f.write(os.urandom(rnd.randint(1024, 16384)))
+EOF
 
 # $dir/curl.sh seq|par OUT LIST URL [sync]: every file of LIST with curl -L -o
 # from URL/FILE into OUT, one after the other or 8 at once; then sync -f
@@ -83,7 +89,6 @@ else
 fi
 [ -z "${5:-}" ] || sync -f "$out"
 EOF
-cl() { echo sh "$dir/curl.sh" "$1" "$2" "$dir/files" "$HUB_URL/bench/model/resolve/main" ${3:-}; }
 run() { # LABEL VAR CMD...
 	_label=$1 _var=$2
 	shift 2
@@ -93,27 +98,40 @@ run() { # LABEL VAR CMD...
 	eval "_old=\${$_var:-$secs}"
 	eval "$_var=$(min "$_old" "$secs")"
 }
-echo "a Hub repository of $total MiB ($shards x $mib MiB LFS files, 21 small ones) from loopback, to local disk (each twice, in opposite orders, its best; every run after a sync, into an empty folder):"
-t_seq= t_seqs= t_par= t_pars= t_jp=
-one_round() {
-	run "curl -L -o, one after the other" t_seq $(cl seq "$dir/out/c")
-	run "curl one after the other, sync -f" t_seqs $(cl seq "$dir/out/c" sync)
-	run "curl -L -o, 8 at once" t_par $(cl par "$dir/out/c")
-	run "curl 8 at once, then sync -f" t_pars $(cl par "$dir/out/c" sync)
-	run "jobprep stage hf://" t_jp "$JOBPREP" stage --no-progress hf://bench/model "$dir/out/hf"
+# compare NAME SOURCE ROOT URL KIND ID DESCRIPTION: jobprep stage SOURCE vs
+# curl of every file under ROOT from URL/FILE, each twice in opposite
+# orders; the RESULT line
+compare() {
+	_name=$1 _src=$2 _root=$3 _url=$4 _kind=$5 _id=$6
+	(cd "$_root" && find . -type f | sed 's|^\./||' | sort) >"$dir/files" || exit 1
+	_one=$(head -n 1 "$dir/files")
+	# warm the server's hashes, so no tool pays for them
+	while read -r f; do curl -s -f -I "$_url/$f" >/dev/null; done <"$dir/files"
+	echo "$7 from loopback, to local disk (each twice, in opposite orders, its best; every run after a sync, into an empty folder):"
+	t_seq= t_seqs= t_par= t_pars= t_jp=
+	run "curl -L -o, one after the other" t_seq sh "$dir/curl.sh" seq "$dir/out/c" "$dir/files" "$_url"
+	run "curl one after the other, sync -f" t_seqs sh "$dir/curl.sh" seq "$dir/out/c" "$dir/files" "$_url" sync
+	run "curl -L -o, 8 at once" t_par sh "$dir/curl.sh" par "$dir/out/c" "$dir/files" "$_url"
+	run "curl 8 at once, then sync -f" t_pars sh "$dir/curl.sh" par "$dir/out/c" "$dir/files" "$_url" sync
+	run "jobprep stage" t_jp "$JOBPREP" stage --no-progress "$_src" "$dir/out/hf"
 	m_jp=$kib
+	run "jobprep stage" t_jp "$JOBPREP" stage --no-progress "$_src" "$dir/out/hf"
+	python3 "$TOP_SRCDIR/tests/lib/hf_offline.py" "$dir/out/hf" "$_kind" "$_id" "$_one" >/dev/null ||
+		{ echo "bench_hf: the staged copy does not load" >&2; exit 1; }
+	run "curl 8 at once, then sync -f" t_pars sh "$dir/curl.sh" par "$dir/out/c" "$dir/files" "$_url" sync
+	run "curl -L -o, 8 at once" t_par sh "$dir/curl.sh" par "$dir/out/c" "$dir/files" "$_url"
+	run "curl one after the other, sync -f" t_seqs sh "$dir/curl.sh" seq "$dir/out/c" "$dir/files" "$_url" sync
+	run "curl -L -o, one after the other" t_seq sh "$dir/curl.sh" seq "$dir/out/c" "$dir/files" "$_url"
+	rm -rf "$dir/out/"*
+	echo "RESULT stage hf://, $_name: $(bench_ratio "$t_jp" "$t_seqs")x the time of curl one file after the other with the files flushed, as jobprep leaves them ($t_jp s vs $t_seqs s), $(bench_ratio "$t_jp" "$t_pars")x curl 8 at once flushed ($t_pars s); unflushed: $(bench_ratio "$t_jp" "$t_seq")x ($t_seq s), $(bench_ratio "$t_jp" "$t_par")x ($t_par s); best of two each; peak $((m_jp / 1024)) MiB"
 }
-one_round
-# the second round in the opposite order
-run "jobprep stage hf://" t_jp "$JOBPREP" stage --no-progress hf://bench/model "$dir/out/hf"
-python3 "$TOP_SRCDIR/tests/lib/hf_offline.py" "$dir/out/hf" model bench/model config.json >/dev/null ||
-	{ echo "bench_hf: the staged copy does not load" >&2; exit 1; }
-run "curl 8 at once, then sync -f" t_pars $(cl par "$dir/out/c" sync)
-run "curl -L -o, 8 at once" t_par $(cl par "$dir/out/c")
-run "curl one after the other, sync -f" t_seqs $(cl seq "$dir/out/c" sync)
-run "curl -L -o, one after the other" t_seq $(cl seq "$dir/out/c")
-rm -rf "$dir/out/"*
-echo "RESULT stage hf://: $(bench_ratio "$t_jp" "$t_seqs")x the time of curl one file after the other with the files flushed, as jobprep leaves them ($t_jp s vs $t_seqs s), $(bench_ratio "$t_jp" "$t_pars")x curl 8 at once flushed ($t_pars s); unflushed: $(bench_ratio "$t_jp" "$t_seq")x ($t_seq s), $(bench_ratio "$t_jp" "$t_par")x ($t_par s); best of two each; peak $((m_jp / 1024)) MiB"
+jp_hfhub_start "$dir/hub" || { echo "bench_hf: the Hub did not start" >&2; exit 1; }
+export HF_ENDPOINT=$HUB_URL
+unset HF_TOKEN
+compare "a model" hf://bench/model "$R" "$HUB_URL/bench/model/resolve/main" model bench/model \
+	"a model of $(du -sm "$R" | cut -f1) MiB ($shards x $mib MiB LFS files, 21 small ones)"
+compare "many small files" hf://datasets/bench/small "$S" "$HUB_URL/datasets/bench/small/resolve/main" \
+	dataset bench/small "a data set of $small files of 1-16 KiB ($(du -sm "$S" | cut -f1) MiB)"
 
 # --- 2. the code scan's cost in init
 # outside any git checkout (a build tree may be one), on local disk
