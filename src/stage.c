@@ -224,6 +224,11 @@ int jp_stage_now(struct jp_stage_result *out, const char *source, const char *de
 		return jp_error_set(err, JP_EUSAGE, "%s", _("stage: a source and a destination are needed"));
 	if ((jp_stage_is_url(source) || jp_stage_is_hub(source)) && opts && opts->shards > 1)
 		return jp_error_set(err, JP_EUSAGE, _("%s: --shard is for a directory source"), source);
+	if (jp_stage_is_hub(source) && opts && opts->sha256)
+		return jp_error_set(err, JP_EUSAGE,
+				    _("%s: --sha256 is for an http(s) URL: every file of a Hub "
+				      "repository is checked against the Hub's own digests"),
+				    source);
 	if (jp_stage_is_hub(source)) {
 		rc = jp_stage_hf(&res, source, dest, opts, port, err);
 		goto done;

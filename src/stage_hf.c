@@ -42,6 +42,7 @@
 #include "stage_internal.h"
 
 #define HF_WORKERS 8          /* files at once (huggingface_hub's snapshot_download: 8) */
+#define HF_WORKERS_MAX 16     /* --jobs asks for fewer, or up to this */
 #define API_MAX (256u << 20)  /* a revision answer larger than this is refused */
 #define HF_DEFAULT_ENDPOINT "https://huggingface.co"
 
@@ -72,7 +73,8 @@ struct hf {
 	atomic_size_t next;
 	atomic_bool stop;
 	atomic_uint_fast64_t done_bytes, files_done, finished;
-	atomic_uint_fast64_t cur[HF_WORKERS];
+	atomic_uint_fast64_t cur[HF_WORKERS_MAX];
+	unsigned workers;
 	pthread_mutex_t lock;
 	int rc, failed; /* the first failure, and the worker whose err says it */
 	uint64_t written, bytes_written, skipped, bytes_skipped;
@@ -612,7 +614,7 @@ static bool tell(struct hf *h, const struct jp_port *port, uint64_t t0, bool byt
 	if (!port || !port->progress)
 		return true;
 	p.bytes = atomic_load(&h->done_bytes);
-	for (unsigned k = 0; bytes && k < HF_WORKERS; k++)
+	for (unsigned k = 0; bytes && k < HF_WORKERS_MAX; k++)
 		p.bytes += atomic_load(&h->cur[k]);
 	p.rate = bytes && secs > 0.2 ? (double)p.bytes / secs : 0;
 	return port->progress(&p, port->payload) >= 0;
@@ -621,8 +623,8 @@ static bool tell(struct hf *h, const struct jp_port *port, uint64_t t0, bool byt
 static int pool(struct hf *h, int (*fn)(struct hf *, size_t, struct hf_worker *), bool bytes,
 		const struct jp_port *port, struct jp_error *err)
 {
-	struct hf_worker w[HF_WORKERS];
-	unsigned started = 0, want = h->n < HF_WORKERS ? (unsigned)h->n : HF_WORKERS;
+	struct hf_worker w[HF_WORKERS_MAX];
+	unsigned started = 0, want = h->n < h->workers ? (unsigned)h->n : h->workers;
 	uint64_t t0 = jp_now_ns();
 	bool canceled = false;
 	int rc;
@@ -739,6 +741,9 @@ int jp_stage_hf(struct jp_stage_result *out, const char *source, const char *des
 		return jp_error_oom(err);
 	h->source = source;
 	h->opts = opts;
+	/* --jobs N: N files at once, at most HF_WORKERS_MAX */
+	h->workers = !opts || !opts->jobs ? HF_WORKERS
+		     : opts->jobs > HF_WORKERS_MAX ? HF_WORKERS_MAX : opts->jobs;
 	pthread_mutex_init(&h->lock, NULL);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	if ((rc = parse(h, source, err)) != 0 || (rc = endpoint(h, err)) != 0 ||

@@ -177,6 +177,13 @@ echo '{}' >"$T/hub/config.json"
 # --- a repository that is not there; a name that is not one
 "$J" stage hf://acme/nothere "$T/nx" >/dev/null 2>"$T/nx.err"
 jp_expect missing_repo_named sh -c '[ $1 -eq 1 ] && grep -q "hf://acme/nothere: the revision: not found" "$2"' sh $? "$T/nx.err"
+# --- --sha256 is for a URL; --jobs 1 fetches one file at a time
+"$J" stage --sha256 "$(sha "$R/config.json")" hf://acme/tiny "$T/s256" >/dev/null 2>"$T/s256.err"
+jp_expect sha256_option_refused sh -c '[ $1 -eq 2 ] && grep -q "\-\-sha256 is for an http(s) URL" "$2"' sh $? "$T/s256.err"
+"$J" stage --jobs 1 hf://acme/tiny "$T/j1" >/dev/null 2>"$T/j1.err"
+out=$($OFF "$T/j1" model acme/tiny model.safetensors)
+jp_expect one_job_stages_too [ "${out##* }" = "$(sha "$R/model.safetensors")" ]
+
 # --- a Hub that takes the connection and never answers: the server is
 # named, not DEST's storage (it answers)
 SILENT=$(jp_free_port) || exit 99
