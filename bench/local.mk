@@ -20,6 +20,8 @@ bench_git2clone_LDADD = $(LIBGIT2_LIBS)
 bench_list += bench/bench_update.sh
 # stage: a tree, a no-op re-run and an unpack onto uncached sshfs, vs rsync -a, cp -a, tar xzf
 bench_list += bench/bench_stage.sh
+# hf: stage hf:// vs curl of the same files; the code scan's cost in init
+bench_list += bench/bench_hf.sh
 
 bench: all
 	@set -e; for b in $(bench_list); do \

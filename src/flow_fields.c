@@ -54,9 +54,11 @@ static const struct jp_field data_items[] = {
 	     "public data under the public data root."),
 	  NULL, 0, 0, NULL },
 	{ "data[].from", JP_STEP_DATA, JP_FIELD_TEXT, JP_FIELD_OPTIONAL, N_("Stage from"),
-	  N_("Where the data comes from: a folder or an archive on this machine, or an http(s) "
-	     "URL. jobprep copies, unpacks or downloads it onto the path above before the "
-	     "checks (jobprep stage: incremental, resumable), never in the job."),
+	  N_("Where the data comes from: a folder or an archive on this machine, an http(s) "
+	     "URL, or a Hugging Face Hub repository (hf://ORG/NAME, hf://datasets/ORG/NAME: "
+	     "into the Hub's cache layout, for HF_HOME set to the path above and "
+	     "HF_HUB_OFFLINE=1). jobprep copies, unpacks or downloads it onto the path above "
+	     "before the checks (jobprep stage: incremental, resumable), never in the job."),
 	  NULL, 0, 0, NULL },
 	{ "data[].unpack_archives", JP_STEP_DATA, JP_FIELD_BOOL, JP_FIELD_OPTIONAL,
 	  N_("Unpack its archives"),

@@ -61,9 +61,10 @@ int flow_data_extra_copy(struct data_extra *dst, const struct data_extra *src)
 	return 0;
 }
 
+/* Not a path: an http(s) URL, or an hf:// Hub repository */
 static bool is_url(const char *s)
 {
-	return jp_url_fetch_kind(s, NULL) == JP_FETCH_HTTP;
+	return jp_url_fetch_kind(s, NULL) == JP_FETCH_HTTP || strncmp(s, "hf://", 5) == 0;
 }
 
 int flow_stage_store(struct jp_flow *flow, size_t i, const char *value, struct jp_verdict *why)
@@ -74,8 +75,8 @@ int flow_stage_store(struct jp_flow *flow, size_t i, const char *value, struct j
 
 	if (value && *value && !is_url(value) && value[0] != '/') {
 		flow_verdict_set(why, JP_CHECK_FAIL,
-				 _("expected an absolute path or an http(s) URL to stage the data "
-				   "from, got \"%s\""),
+				 _("expected an absolute path, an http(s) URL or an hf://ORG/NAME "
+				   "repository to stage the data from, got \"%s\""),
 				 value);
 		return JP_EUSAGE;
 	}

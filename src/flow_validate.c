@@ -386,6 +386,23 @@ static int judge_data_path(struct jp_verdict *v, const struct jp_flow *flow, siz
 
 /* --- one field -------------------------------------------------------------------- */
 
+static void drop_env_paths(struct jp_lint_report *r)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->items[i].kind != JP_LINT_ENV_PATH) {
+			r->items[kept++] = r->items[i];
+			continue;
+		}
+		free(r->items[i].id);
+		free(r->items[i].word);
+		free(r->items[i].message);
+		free(r->items[i].path);
+	}
+	r->n = kept;
+}
+
 static int judge_launch(struct jp_verdict *v, const struct jp_flow *flow, const char *cmd)
 {
 	const struct jp_manifest *m = flow->m;
@@ -414,9 +431,15 @@ static int judge_launch(struct jp_verdict *v, const struct jp_flow *flow, const 
 		if (c->sync_path)
 			ctx.syncs = c->syncs;
 	}
+	/* job.env says where the Hub cache is and whether the job is offline
+	 * (launch.hub_download); its paths have their own rows' verdicts, so
+	 * launch.env_path is not repeated under the command */
+	ctx.env = m->job.env;
+	ctx.n_env = m->job.n_env;
 	rc = jp_lint_command(&r, cmd, &ctx, NULL);
 	if (rc < 0)
 		return rc;
+	drop_env_paths(&r);
 	/* A failing finding comes first; clone_first fails only once the
 	 * commit to pin is known (the review's check then gives the exact
 	 * line). */
@@ -799,7 +822,7 @@ static int check_data_name(struct jp_verdict *v, const struct jp_flow *flow, con
 	return 0;
 }
 
-/* Where the data is staged from: an http(s) URL, or a path that exists
+/* Where the data is staged from: an http(s) URL, an hf:// repository, or a path that exists
  * and is not the data path itself. */
 static int check_data_from(struct jp_verdict *v, const struct jp_flow *flow, const struct fref *r,
 			   const char *s, bool empty)
@@ -811,7 +834,7 @@ static int check_data_from(struct jp_verdict *v, const struct jp_flow *flow, con
 
 	if (empty)
 		return 0;
-	if (jp_url_fetch_kind(s, NULL) == JP_FETCH_HTTP) {
+	if (jp_url_fetch_kind(s, NULL) == JP_FETCH_HTTP || strncmp(s, "hf://", 5) == 0) {
 		flow_verdict_set(v, JP_CHECK_PASS, _("downloaded onto %s before the checks"),
 				 path ? path : "?");
 		return 0;

@@ -762,7 +762,9 @@ static int apply_stage(struct jp_flow *flow, const struct jp_flow_work *t, struc
 		[JP_STAGE_DIR] = JP_ORIGIN_DIR,
 		[JP_STAGE_FILE] = JP_ORIGIN_FILE,
 		[JP_STAGE_ARCHIVE] = JP_ORIGIN_ARCHIVE,
+		[JP_STAGE_HUB] = JP_ORIGIN_HUB,
 	};
+	const char *algorithm, *digest;
 
 	for (size_t i = 0; i < t->created.n; i++)
 		if (jp_strv_push(&flow->created, t->created.v[i]) < 0)
@@ -783,9 +785,12 @@ static int apply_stage(struct jp_flow *flow, const struct jp_flow_work *t, struc
 		return 0;
 	d->origin.kind = strncasecmp(t->from_shown, "http", 4) == 0 ? JP_ORIGIN_URL
 								   : kinds[t->stage.kind];
+	/* a Hub repository: the commit staged pins it */
+	algorithm = t->stage.revision ? "git-commit" : t->sha256 ? "sha256" : NULL;
+	digest = t->stage.revision ? t->stage.revision : t->sha256;
 	if (jp_set_str(&d->origin.staged_at, t->staged_at) < 0 ||
-	    jp_set_str(&d->origin.digest_algorithm, t->sha256 ? "sha256" : NULL) < 0 ||
-	    jp_set_str(&d->origin.digest, t->sha256) < 0 ||
+	    jp_set_str(&d->origin.digest_algorithm, algorithm) < 0 ||
+	    jp_set_str(&d->origin.digest, digest) < 0 ||
 	    jp_set_str(&x->staged_from, t->from_shown) < 0 || jp_set_str(&x->staged_path, t->path) < 0)
 		return JP_ENOMEM;
 	if (d->origin.digest)

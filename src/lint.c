@@ -1159,6 +1159,8 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 		lint_outputs(&L, command);
 	free(L.where);
 	L.where = NULL;
+	if (!L.oom && command && *command)
+		jp_lint_hub(&L);
 	L.certain = true; /* job.env holds for the whole job */
 	if (!L.oom)
 		lint_env_paths(&L);

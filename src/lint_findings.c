@@ -28,6 +28,7 @@ static const char *kind_id(enum jp_lint_kind k)
 	case JP_LINT_OUTPUTS: return "launch.outputs";
 	case JP_LINT_ENV_PATH: return "launch.env_path";
 	case JP_LINT_FILE: return "launch.file";
+	case JP_LINT_HUB_DOWNLOAD: return "launch.hub_download";
 	}
 	return "launch";
 }

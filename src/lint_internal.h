@@ -137,6 +137,11 @@ void jp_lint_check_script(struct lint *L, const struct jp_sh_word *w, char how, 
  * script's text, `script` naming it for its findings, else NULL). */
 void jp_lint_line(struct lint *L, const char *line, int nesting, const char *script);
 
+/* lint_hub.c: the Python files among L->scripts, and the project's modules
+ * they import, looked at (bounded in time) for downloads from the Hugging
+ * Face Hub at job start (launch.hub_download). */
+void jp_lint_hub(struct lint *L);
+
 /* lint_stage.c: `jobprep stage 'SOURCE' 'DEST'` for what the command at
  * c's word i fetches (url: its first http(s) operand) or unpacks (its first
  * archive operand): into the folder it names itself, else the first data

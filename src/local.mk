@@ -101,8 +101,12 @@ src/preflight_body.h: $(srcdir)/src/preflight_body.sh
 	$(AM_V_GEN)$(MKDIR_P) src && \
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' \
 		$(srcdir)/src/preflight_body.sh > $@-t && mv -f $@-t $@
+# the launch lint's look at the Python code for Hub downloads at start (a light
+# reader of Python source)
+libjobprep_a_SOURCES += src/lint_hub.c src/pyscan.h src/pyscan.c
 # stage: data onto shared storage before the job (copy, unpack, download)
 libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c src/stage_name.c \
 	src/stage_archive.c src/stage_curl.c src/stage_http.c src/stage_pool.c src/stage_unpack.c \
 	src/stage_http_ranges.c src/stage_slurm.c src/stage_within.c src/stage_bounded.c \
-	src/stage_member.h src/stage_member.c src/stage_resume.h src/stage_resume.c
+	src/stage_member.h src/stage_member.c src/stage_resume.h src/stage_resume.c \
+	src/stage_hf.h src/stage_hf.c src/stage_hf_cache.c

@@ -75,6 +75,8 @@ size_t jp_digest_hex_len(const char *algorithm)
 		return 64;
 	if (algorithm && strcmp(algorithm, "xxh3-64") == 0)
 		return 16;
+	if (algorithm && strcmp(algorithm, "git-commit") == 0)
+		return 40;
 	return 0;
 }
 
@@ -240,6 +242,7 @@ static const char *const origin_kind_names[] = {
 	[JP_ORIGIN_FILE] = "file",
 	[JP_ORIGIN_ARCHIVE] = "archive",
 	[JP_ORIGIN_URL] = "url",
+	[JP_ORIGIN_HUB] = "hub",
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))

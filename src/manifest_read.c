@@ -91,23 +91,37 @@ static bool is_http_url(const char *s)
 	       (strncasecmp(s, "https://", 8) == 0 && s[8]);
 }
 
+/* hf://ORG/NAME and the like: no space, control character or backslash
+ * (jobprep stage says what else is wrong with one) */
+static bool is_hub_source(const char *s)
+{
+	if (strncmp(s, "hf://", 5) != 0 || !s[5])
+		return false;
+	for (s += 5; *s; s++)
+		if ((unsigned char)*s <= 0x20 || *s == 0x7f || *s == '\\')
+			return false;
+	return true;
+}
+
 static bool origin_from_ok(const char *s)
 {
-	return jp_path_is_normal(s) || (is_http_url(s) && !jp_url_has_credentials(s));
+	return jp_path_is_normal(s) || is_hub_source(s) ||
+	       (is_http_url(s) && !jp_url_has_credentials(s));
 }
 
 static bool origin_from_answer_ok(const char *s)
 {
-	return jp_path_is_normal(s) || is_http_url(s);
+	return jp_path_is_normal(s) || is_http_url(s) || is_hub_source(s);
 }
 
 static const struct string_rule rule_origin_from = {
-	N_("an absolute, normalised path, or an http(s) URL without credentials (a token goes "
-	   "in JOBPREP_HTTP_TOKEN)"),
+	N_("an absolute, normalised path, an hf://ORG/NAME repository, or an http(s) URL without "
+	   "credentials (a token goes in JOBPREP_HTTP_TOKEN)"),
 	origin_from_ok, true
 };
 static const struct string_rule rule_origin_from_answer = {
-	N_("an absolute, normalised path, or an http(s) URL"), origin_from_answer_ok, true
+	N_("an absolute, normalised path, an hf://ORG/NAME repository, or an http(s) URL"),
+	origin_from_answer_ok, true
 };
 
 static bool lower_hex(const char *s)
@@ -615,13 +629,13 @@ static void rd_origin_kind(struct reader *r, const cJSON *it, struct jp_manifest
 {
 	if (!cJSON_IsString(it) ||
 	    jp_origin_kind_from_name(&m->data[i].origin.kind, it->valuestring) < 0)
-		fail_item(r, _("one of \"dir\", \"file\", \"archive\", \"url\""), it);
+		fail_item(r, _("one of \"dir\", \"file\", \"archive\", \"url\", \"hub\""), it);
 }
 
 static void rd_digest_algorithm(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
 {
 	if (!cJSON_IsString(it) || jp_digest_hex_len(it->valuestring) == 0)
-		fail_item(r, _("\"sha256\" or \"xxh3-64\""), it);
+		fail_item(r, _("\"sha256\", \"xxh3-64\" or \"git-commit\""), it);
 	else if (jp_set_str(&m->data[i].origin.digest_algorithm, it->valuestring) < 0)
 		r->oom = true;
 }

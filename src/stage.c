@@ -41,6 +41,7 @@ void jp_stage_result_dispose(struct jp_stage_result *res)
 	for (size_t i = 0; i < res->n_notes; i++)
 		free(res->notes[i]);
 	free(res->notes);
+	free(res->revision);
 	*res = (struct jp_stage_result)JP_STAGE_RESULT_INIT;
 }
 
@@ -238,10 +239,19 @@ int jp_stage_now(struct jp_stage_result *out, const char *source, const char *de
 		*out = res;
 	if (!source || !source[0] || !dest || !dest[0])
 		return jp_error_set(err, JP_EUSAGE, "%s", _("stage: a source and a destination are needed"));
-	if (jp_url_fetch_kind(source, NULL) == JP_FETCH_OTHER)
+	if (jp_url_fetch_kind(source, NULL) == JP_FETCH_OTHER && !jp_stage_is_hub(source))
 		return refuse_scheme(source, err);
-	if (jp_stage_is_url(source) && opts && opts->shards > 1)
+	if ((jp_stage_is_url(source) || jp_stage_is_hub(source)) && opts && opts->shards > 1)
 		return jp_error_set(err, JP_EUSAGE, _("%s: --shard is for a directory source"), source);
+	if (jp_stage_is_hub(source) && opts && opts->sha256)
+		return jp_error_set(err, JP_EUSAGE,
+				    _("%s: --sha256 is for an http(s) URL: every file of a Hub "
+				      "repository is checked against the Hub's own digests"),
+				    source);
+	if (jp_stage_is_hub(source)) {
+		rc = jp_stage_hf(&res, source, dest, opts, port, err);
+		goto done;
+	}
 	if (jp_stage_is_url(source)) {
 		rc = jp_stage_http(&res, source, dest, opts, port, err);
 		goto done;

@@ -19,6 +19,7 @@
 #include "jobprep/probe.h"
 #include "probe_internal.h"
 #include "jobprep/stage.h"
+#include "jobprep/url.h"
 #include "probe_watch.h"
 #include "stage_internal.h"
 #include "error_internal.h"
@@ -50,9 +51,16 @@ struct wire_progress {
 static int child_progress(const struct jp_progress *p, void *payload)
 {
 	struct probe_bytes b = { NULL, 0, 0, 0, false };
-	struct wire_progress w = { (uint32_t)p->phase, p->done, p->total, p->bytes, p->rate };
+	struct wire_progress w;
 
 	(void)payload;
+	/* its padding too: the bytes go to a pipe as they are */
+	memset(&w, 0, sizeof(w));
+	w.phase = (uint32_t)p->phase;
+	w.done = p->done;
+	w.total = p->total;
+	w.bytes = p->bytes;
+	w.rate = p->rate;
 	probe_bytes_put(&b, &w, sizeof(w));
 	probe_bytes_put_str(&b, p->what);
 	if (!b.bad)
@@ -96,6 +104,7 @@ static void stage_pack(struct probe_bytes *out, void *arg)
 	put_strv(out, c->err.msgs, c->err.n);
 	probe_bytes_put(out, &c->res, sizeof(c->res)); /* its pointers are not used */
 	probe_bytes_put_str(out, c->res.dest);
+	probe_bytes_put_str(out, c->res.revision);
 	put_strv(out, c->res.outside, c->res.n_outside);
 	put_strv(out, c->res.notes, c->res.n_notes);
 }
@@ -136,12 +145,13 @@ static bool stage_unpack(struct probe_bytes *in, void *arg)
 	}
 	free(msgs);
 	probe_bytes_get(in, &c->res, sizeof(c->res));
-	c->res.dest = NULL;
+	c->res.dest = c->res.revision = NULL;
 	c->res.outside = c->res.notes = NULL;
 	c->res.n_outside = c->res.n_notes = 0;
 	if (!ok || in->bad)
 		return false;
 	c->res.dest = probe_bytes_get_str(in);
+	c->res.revision = probe_bytes_get_str(in);
 	return get_strv(in, &c->res.outside, &c->res.n_outside) &&
 	       get_strv(in, &c->res.notes, &c->res.n_notes) && !in->bad;
 }
@@ -187,8 +197,14 @@ static int parent_report(const void *msg, size_t n, void *payload)
 	return rc < 0 ? rc : moved;
 }
 
+static bool remote(const char *source)
+{
+	return jp_stage_is_url(source) || jp_stage_is_hub(source);
+}
+
 /* The path of the two that does not answer (a short look at each, which
- * marks its mount hung when it does not); dest when both do. */
+ * marks its mount hung when it does not); dest when both do, or NULL when
+ * both do and the source is a server's (which is then what went silent). */
 static const char *silent_path(const char *source, const char *dest)
 {
 	unsigned quick = jp_probe_default_timeout_ms();
@@ -199,15 +215,37 @@ static const char *silent_path(const char *source, const char *dest)
 		quick = 1000;
 	if (jp_probe_stat(&st, &e, dest, 0, quick, NULL) == JP_ETIMEOUT)
 		return dest;
-	if (!jp_stage_is_url(source) && jp_probe_stat(&st, &e, source, 0, quick, NULL) == JP_ETIMEOUT)
+	if (remote(source))
+		return NULL;
+	if (jp_probe_stat(&st, &e, source, 0, quick, NULL) == JP_ETIMEOUT)
 		return source;
 	return dest;
+}
+
+static int stalled(const char *source, const char *dest, unsigned ms, struct jp_error *err)
+{
+	const char *path = silent_path(source, dest);
+	char *shown;
+	int rc;
+
+	if (path)
+		return jp_error_set(err, JP_ETIMEOUT,
+				    _("%s: no answer within %u.%u s (is a network mount hung?)"), path,
+				    ms / 1000, (ms % 1000) / 100);
+	/* a token written in the URL stays out of the message */
+	shown = jp_url_redact(source);
+	rc = jp_error_set(err, JP_ETIMEOUT,
+			  _("%s: the server sent nothing for %u.%u s (is it up? a proxy holding "
+			    "the connection?)"),
+			  shown ? shown : "URL", ms / 1000, (ms % 1000) / 100);
+	free(shown);
+	return rc;
 }
 
 /* A path of the two on a mount known hung: fail at once. */
 static int fail_hung(const char *source, const char *dest, struct jp_error *err)
 {
-	const char *paths[2] = { dest, jp_stage_is_url(source) ? NULL : source };
+	const char *paths[2] = { dest, remote(source) ? NULL : source };
 	char mp[4096];
 
 	for (int i = 0; i < 2; i++) {
@@ -253,10 +291,7 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 	w.grace_ms = w.stall_ms < CANCEL_GRACE_MS ? w.stall_ms : CANCEL_GRACE_MS;
 	rc = jp_watch_call(stage_run, &c, stage_pack, stage_unpack, &w, &cancel_sent, err);
 	if (rc == JP_ETIMEOUT) {
-		rc = jp_error_set(err, JP_ETIMEOUT,
-				  _("%s: no answer within %u.%u s (is a network mount hung?)"),
-				  silent_path(source, dest), w.stall_ms / 1000,
-				  (w.stall_ms % 1000) / 100);
+		rc = stalled(source, dest, w.stall_ms, err);
 	} else if (rc == JP_ECANCELED) {
 		rc = jp_error_set(err, JP_ECANCELED, _("%s: copy canceled"), dest);
 	} else if (rc == 0) {

@@ -34,10 +34,12 @@ void jp_stage_header_value(char *out, size_t n, const char *v, size_t len)
 	snprintf(out, n, "%.*s", (int)len, v);
 }
 
-void jp_stage_http_setup(void *curl, const char *url, char *errbuf)
+void jp_stage_http_setup(void *curl, const char *url, char *errbuf, const char *token)
 {
 	CURL *h = curl;
-	const char *token = getenv("JOBPREP_HTTP_TOKEN");
+
+	if (!token)
+		token = getenv("JOBPREP_HTTP_TOKEN");
 
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");

@@ -40,6 +40,7 @@ bool jp_stage_is_url(const char *s)
 struct dl {
 	const char *url;   /* for messages: redacted */
 	const char *dest;  /* for messages: the file it becomes, not the part */
+	const char *token; /* jp_stage_http_setup's */
 	char part[PATH_MAX], validator_path[PATH_MAX];
 	int fd;
 	off_t have;        /* bytes on disk when this attempt began */
@@ -230,7 +231,7 @@ static int fetch(struct dl *d, const char *url, struct jp_error *err)
 		close(d->fd);
 		return jp_error_oom(err);
 	}
-	jp_stage_http_setup(d->curl, url, errbuf);
+	jp_stage_http_setup(d->curl, url, errbuf, d->token);
 	curl_easy_setopt(d->curl, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(d->curl, CURLOPT_HEADERDATA, d);
 	curl_easy_setopt(d->curl, CURLOPT_WRITEFUNCTION, on_body);
@@ -360,6 +361,7 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
 	memset(&d, 0, sizeof(d));
 	d.url = shown ? shown : "URL";
 	d.port = port;
+	d.token = opts ? opts->bearer : NULL;
 	d.t_start = jp_now_ns();
 	url_name(url, name, sizeof(name));
 	archive = !(opts && opts->no_unpack) && jp_stage_is_archive(name);
@@ -367,8 +369,17 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
 		goto out;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	/* a large file from a server that takes ranges: several connections */
-	d.dest = final;
-	rc = jp_stage_http_ranges(url, d.part, d.url, final, port, &d.written, err);
+	if (opts && opts->expect_known && opts->expect_size < JP_STAGE_RANGES_MIN) {
+		char state[PATH_MAX + 16];
+
+		/* known small: no HEAD; the ranges of a larger earlier version go */
+		snprintf(state, sizeof(state), "%s.ranges", d.part);
+		unlink(state);
+		rc = 1;
+	} else {
+		d.dest = final;
+		rc = jp_stage_http_ranges(url, d.part, d.url, final, d.token, port, &d.written, err);
+	}
 	if (rc < 0)
 		goto out;
 	if (rc == 1) {

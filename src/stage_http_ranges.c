@@ -27,7 +27,7 @@
 #include "deadline_internal.h"
 
 #define SEGS 4
-#define MIN_SIZE (16ull << 20) /* below: one connection */
+#define MIN_SIZE JP_STAGE_RANGES_MIN
 #define SAVE_NS 1000000000ULL
 #define PROGRESS_NS 100000000ULL
 
@@ -41,7 +41,7 @@ struct seg {
 };
 
 struct rg {
-	const char *url, *part, *shown, *dest; /* dest: what messages name */
+	const char *url, *part, *shown, *dest, *token; /* dest: what messages name */
 	char state[PATH_MAX + 16];
 	char validator[520], errbuf[CURL_ERROR_SIZE];
 	bool ranges;
@@ -90,7 +90,7 @@ static int probe(struct rg *g)
 
 	if (!h)
 		return -1;
-	jp_stage_http_setup(h, g->url, g->errbuf);
+	jp_stage_http_setup(h, g->url, g->errbuf, g->token);
 	curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_head);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, g);
@@ -207,7 +207,7 @@ static int add(struct rg *g, CURLM *m, struct seg *s)
 		return 0;
 	if (!(s->h = curl_easy_init()))
 		return -1;
-	jp_stage_http_setup(s->h, g->url, g->errbuf);
+	jp_stage_http_setup(s->h, g->url, g->errbuf, g->token);
 	snprintf(s->range, sizeof(s->range), "%" PRIu64 "-%" PRIu64, s->pos, s->end - 1);
 	snprintf(ifr, sizeof(ifr), "If-Range: %s", g->validator);
 	s->hdrs = curl_slist_append(NULL, ifr);
@@ -326,6 +326,7 @@ static int finish(struct rg *g, int rc, struct jp_error *err)
 }
 
 int jp_stage_http_ranges(const char *url, const char *part, const char *shown, const char *dest,
+			 const char *token,
 			 const struct jp_port *port, uint64_t *written, struct jp_error *err)
 {
 	struct rg *g = calloc(1, sizeof(*g));
@@ -338,6 +339,7 @@ int jp_stage_http_ranges(const char *url, const char *part, const char *shown, c
 	g->part = part;
 	g->shown = shown;
 	g->dest = dest;
+	g->token = token;
 	g->port = port;
 	g->fd = -1;
 	snprintf(g->state, sizeof(g->state), "%s.ranges", part);

@@ -31,11 +31,15 @@ bool jp_stage_is_url(const char *s);
 int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest,
 		  const struct jp_stage_options *opts, const struct jp_port *port,
 		  struct jp_error *err);
+/* Download a Hub repository into its cache layout under dest (stage_hf.c). */
+int jp_stage_hf(struct jp_stage_result *out, const char *source, const char *dest,
+		const struct jp_stage_options *opts, const struct jp_port *port,
+		struct jp_error *err);
 /* The options every request of a download shares (stage_curl.c): the
  * URL, http(s) only, redirects followed without the credentials, errors
- * into errbuf, the token from JOBPREP_HTTP_TOKEN as a bearer. curl: a
- * CURL easy handle. */
-void jp_stage_http_setup(void *curl, const char *url, char *errbuf);
+ * into errbuf, token (NULL: $JOBPREP_HTTP_TOKEN; "" none) as a bearer.
+ * curl: a CURL easy handle. */
+void jp_stage_http_setup(void *curl, const char *url, char *errbuf, const char *token);
 /* stage_curl.c: a header's value, its spaces and line end trimmed, into out
  * (cut to n). */
 void jp_stage_header_value(char *out, size_t n, const char *v, size_t len);
@@ -43,6 +47,9 @@ void jp_stage_header_value(char *out, size_t n, const char *v, size_t len);
  * dirty pages to disk without waiting, so that a flush finds little left
  * and the download goes on meanwhile (*unflushed counts since the last). */
 void jp_stage_writeback(int fd, uint64_t *unflushed, size_t len);
+/* A download this large or more, from a server that takes ranges, goes
+ * over several connections; below it, one. */
+#define JP_STAGE_RANGES_MIN (16ull << 20)
 /* Download url into part over several connections at once (ranges
  * written in place with pwrite), resumably (the ranges done so far kept
  * beside part, in part.ranges, with the remote's validator) when the file
@@ -51,8 +58,10 @@ void jp_stage_writeback(int fd, uint64_t *unflushed, size_t len);
  * (small, no ranges, no strong validator, or it changed mid-way: part is
  * removed), use one connection; < 0 a JP_E* error, err set (what was
  * received is kept for the next run). shown: the URL for messages; dest:
- * the file it becomes, which messages name (never the temporary part). */
+ * the file it becomes, which messages name (never the temporary part);
+ * token as for jp_stage_http_setup. */
 int jp_stage_http_ranges(const char *url, const char *part, const char *shown, const char *dest,
+			 const char *token,
 			 const struct jp_port *port, uint64_t *written, struct jp_error *err);
 /* Add a note (a member stripped or skipped) to out; 0 or JP_ENOMEM. */
 int jp_stage_note(struct jp_stage_result *out, const char *fmt, ...)
@@ -136,6 +145,16 @@ int jp_unpack_finish(struct jp_unpack *u, bool ok, struct jp_stage_result *out, 
 
 /* ---- of jobprep/stage.h, what no front end calls ---- */
 
+/* hf://ORG/NAME, hf://datasets/ORG/NAME (optionally @REVISION): a Hugging
+ * Face Hub repository (stage_hf.c). jp_stage downloads it from
+ * $HF_ENDPOINT (default https://huggingface.co; $HF_TOKEN, if set, as a
+ * Bearer token to that host only) into the Hub's cache layout under
+ * dest/hub (models--ORG--NAME/{blobs,snapshots/COMMIT,refs/REVISION}), so
+ * that code run with HF_HOME=dest HF_HUB_OFFLINE=1 loads it without a
+ * network; res->dest is dest, res->revision the commit. Several files at
+ * once, each resumable and checked (an LFS file's SHA-256, else its git
+ * blob id); a re-run fetches only what is missing. */
+bool jp_stage_is_hub(const char *s);
 /* The archive suffix that makes jp_stage unpack `name` (".tar.gz",
  * ".zip", ...): a pointer into name, or NULL when it names no archive. */
 const char *jp_stage_archive_suffix(const char *name);

@@ -88,6 +88,12 @@ TESTS += tests/unit/test_lint
 tests_unit_test_lint_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_lint_CFLAGS = $(unit_cflags)
 tests_unit_test_lint_LDADD = $(unit_ldadd)
+# the light Python reader and launch.hub_download (issue 21)
+check_PROGRAMS += tests/unit/test_pyscan
+TESTS += tests/unit/test_pyscan
+tests_unit_test_pyscan_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_unit_test_pyscan_CFLAGS = $(unit_cflags)
+tests_unit_test_pyscan_LDADD = $(unit_ldadd)
 # flow: the flow API field by field vs `jobprep init`, and the flow's rules
 check_PROGRAMS += tests/unit/test_flow
 TESTS += tests/unit/test_flow
@@ -188,13 +194,13 @@ endif
 # test (tests/fuzz/replay_NAME, the target plus replay.c's main()); with
 # --enable-fuzzing CC=clang the libFuzzer binaries tests/fuzz/fuzz_NAME are
 # built too: tests/fuzz/run.sh tests/fuzz 10 runs each briefly.
-FUZZ_NAMES = manifest profile answers mountinfo shell shquote url member resume
+FUZZ_NAMES = manifest profile answers mountinfo shell shquote url member resume pyscan
 EXTRA_DIST += tests/fuzz/README.md tests/fuzz/run.sh tests/fuzz/ci.sh tests/fuzz/corpus \
 	$(FUZZ_NAMES:%=tests/fuzz/%.dict)
 FUZZ_REPLAYS = tests/fuzz/replay_manifest tests/fuzz/replay_profile \
 	tests/fuzz/replay_answers tests/fuzz/replay_mountinfo tests/fuzz/replay_shell \
 	tests/fuzz/replay_shquote tests/fuzz/replay_url tests/fuzz/replay_member \
-	tests/fuzz/replay_resume
+	tests/fuzz/replay_resume tests/fuzz/replay_pyscan
 check_PROGRAMS += $(FUZZ_REPLAYS)
 TESTS += $(FUZZ_REPLAYS)
 tests_fuzz_replay_manifest_SOURCES = tests/fuzz/fuzz_manifest.c tests/fuzz/replay.c
@@ -233,10 +239,14 @@ tests_fuzz_replay_resume_SOURCES = tests/fuzz/fuzz_resume.c tests/fuzz/replay.c
 tests_fuzz_replay_resume_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_FUZZ_NAME='"resume"'
 tests_fuzz_replay_resume_CFLAGS = $(AM_CFLAGS)
 tests_fuzz_replay_resume_LDADD = $(CORE_LIBS)
+tests_fuzz_replay_pyscan_SOURCES = tests/fuzz/fuzz_pyscan.c tests/fuzz/replay.c
+tests_fuzz_replay_pyscan_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src -DJP_FUZZ_NAME='"pyscan"'
+tests_fuzz_replay_pyscan_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_replay_pyscan_LDADD = $(CORE_LIBS)
 if ENABLE_FUZZING
 noinst_PROGRAMS += tests/fuzz/fuzz_manifest tests/fuzz/fuzz_profile tests/fuzz/fuzz_answers \
 	tests/fuzz/fuzz_mountinfo tests/fuzz/fuzz_shell tests/fuzz/fuzz_shquote tests/fuzz/fuzz_url \
-	tests/fuzz/fuzz_member tests/fuzz/fuzz_resume
+	tests/fuzz/fuzz_member tests/fuzz/fuzz_resume tests/fuzz/fuzz_pyscan
 tests_fuzz_fuzz_manifest_SOURCES = tests/fuzz/fuzz_manifest.c
 tests_fuzz_fuzz_manifest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_fuzz_fuzz_manifest_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
@@ -282,6 +292,11 @@ tests_fuzz_fuzz_resume_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_fuzz_fuzz_resume_CFLAGS = $(AM_CFLAGS)
 tests_fuzz_fuzz_resume_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_resume_LDADD = $(CORE_LIBS)
+tests_fuzz_fuzz_pyscan_SOURCES = tests/fuzz/fuzz_pyscan.c
+tests_fuzz_fuzz_pyscan_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_fuzz_fuzz_pyscan_CFLAGS = $(AM_CFLAGS)
+tests_fuzz_fuzz_pyscan_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_pyscan_LDADD = $(CORE_LIBS)
 endif
 
 # integration tests
@@ -350,6 +365,7 @@ TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/no_terminal.sh tests/tui/resume_draft.sh tests/tui/help_browse_cjk.sh \
 	tests/tui/secret_prompt_clone.sh tests/tui/review_jumps_to_field.sh tests/tui/second_prep.sh \
 	tests/tui/quit_asks.sh tests/tui/move_default_yes.sh tests/tui/fixed_field_clears.sh \
+	tests/tui/secret_prompt_clone.sh tests/tui/review_jumps_to_field.sh tests/tui/launch_hub_download.sh \
 	tests/tui/review_long_list.sh tests/tui/fields_tell_the_truth.sh \
 	tests/tui/launch_multiline.sh tests/tui/keys_behave.sh \
 	tests/tui/signals_restore_terminal.sh tests/tui/review_waits_for_clone.sh \
@@ -368,7 +384,7 @@ STORAGE_SH_TESTS = tests/integration/storage_platform.sh tests/integration/hung_
 	tests/integration/update_sshfs.sh tests/integration/stage_hung_mount.sh \
 	tests/integration/write_rename_hung.sh tests/integration/update_sshfs_direct.sh \
 	tests/integration/update_sshfs_full.sh tests/integration/copy_look_unanswered.sh \
-	tests/integration/check_own_disk_slow.sh
+	tests/integration/check_own_disk_slow.sh tests/integration/lint_hub_hung.sh
 TESTS += $(STORAGE_SH_TESTS)
 EXTRA_DIST += $(STORAGE_SH_TESTS) tests/lib/ssh.sh tests/lib/platform.sh
 # preflight: the run's preflight.sh as Workers run it (dash, bash, busybox sh;
@@ -399,7 +415,8 @@ STAGE_TESTS = tests/integration/stage_copy.sh tests/integration/stage_interrupt.
 	tests/integration/stage_sshfs.sh tests/integration/stage_many_members.sh \
 	tests/integration/stage_odd_names.sh tests/integration/stage_big_tree.sh \
 	tests/integration/stage_read_only_dirs.sh \
-	tests/integration/stage_rerun_folders.sh tests/integration/stage_unpack_folders.sh
+	tests/integration/stage_rerun_folders.sh tests/integration/stage_unpack_folders.sh \
+	tests/integration/stage_hf.sh tests/integration/init_stage_hf.sh
 TESTS += $(STAGE_TESTS)
 EXTRA_DIST += $(STAGE_TESTS)
 # stage in the flow: the manifest records where staged data came from

@@ -44,6 +44,10 @@ enum jp_lint_kind {
 			       * missing */
 	JP_LINT_FILE,         /* a file the command names (a config, an operand
 			       * that looks like a path) is not in the code */
+	JP_LINT_HUB_DOWNLOAD, /* Python code the command runs downloads from the
+			       * Hugging Face Hub at start (from_pretrained,
+			       * load_dataset, ...) without HF_HOME on shared
+			       * storage and HF_HUB_OFFLINE=1 (lint_hub.c) */
 };
 
 struct jp_lint_finding {

@@ -53,15 +53,18 @@ enum jp_origin_kind {
 	JP_ORIGIN_FILE,    /* one file, copied */
 	JP_ORIGIN_ARCHIVE, /* an archive, unpacked */
 	JP_ORIGIN_URL,     /* an http(s) download (unpacked when an archive) */
+	JP_ORIGIN_HUB,     /* a Hugging Face Hub repository (hf://), into its
+			    * cache layout; its digest the commit (git-commit) */
 };
 
 struct jp_data_origin {
-	/* An absolute path, or an http(s) URL without credentials (a manifest
+	/* An absolute path, an hf:// repository, or an http(s) URL without credentials (a manifest
 	 * never holds one; an answers file may, and the flow keeps it out of
 	 * its draft). NULL: the data was not staged by jobprep. */
 	char *from;
 	enum jp_origin_kind kind;
-	char *digest_algorithm; /* "sha256" (64 hex) or "xxh3-64" (16 hex); NULL: none */
+	char *digest_algorithm; /* "sha256" (64 hex), "xxh3-64" (16 hex) or, for hf://,
+				 * "git-commit" (40 hex); NULL: none */
 	char *digest;           /* lower-case hex, when digest_algorithm is set */
 	char *staged_at;        /* RFC 3339 UTC, when the staging finished;
 				 * NULL: not staged yet (not written) */

@@ -37,6 +37,14 @@ struct jp_stage_options {
 	 * cut by bytes and files the same way in every run (treecopy.h);
 	 * several shards may run at once, on several machines. */
 	unsigned shard, shards;
+	/* A download's Bearer token instead of $JOBPREP_HTTP_TOKEN ("" none;
+	 * NULL: that variable): hf:// sends $HF_TOKEN this way. */
+	const char *bearer;
+	/* A URL's size when the caller knows it already (expect_known): a
+	 * small one is fetched at once, without the HEAD that asks whether
+	 * ranges would pay (hf:// knows each file's size from the Hub). */
+	bool expect_known;
+	uint64_t expect_size;
 };
 
 #define JP_STAGE_OPTIONS_INIT { .jobs = 0 }
@@ -45,6 +53,7 @@ enum jp_stage_kind {
 	JP_STAGE_DIR,  /* a directory tree */
 	JP_STAGE_FILE, /* one regular file */
 	JP_STAGE_ARCHIVE, /* an archive, unpacked */
+	JP_STAGE_HUB,  /* a Hugging Face Hub repository, into its cache layout */
 };
 
 struct jp_stage_result {
@@ -64,6 +73,8 @@ struct jp_stage_result {
 	/* jp_stage_unpack_within: archives unpacked, and those found
 	 * unpacked already (left as they are) */
 	uint64_t archives, already;
+	/* hf://: the commit staged (40 hex), owned; else NULL */
+	char *revision;
 };
 
 #define JP_STAGE_RESULT_INIT { .kind = JP_STAGE_DIR }

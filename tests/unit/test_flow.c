@@ -851,6 +851,51 @@ static void an_item_key_has_its_index(void **state)
 }
 
 /* One rule for both front ends: a check id names the field that fixes it. */
+/* The Launch field's verdict reads job.env for launch.hub_download: with
+ * HF_HOME on shared storage holding the model and HF_HUB_OFFLINE=1 there
+ * is nothing to say; without them, the file, the line and the fix. */
+static void launch_verdict_reads_job_env_for_the_hub(void **state)
+{
+	struct jp_flow *flow = new_flow();
+	struct jp_verdict v = JP_VERDICT_INIT;
+	char proj[PATH_MAX + 64], home[PATH_MAX + 64], key[64];
+	const char *cmd = "cd \"$PROJECT_DIR\" && python train.py --out_dir \"$OUTPUT_DIR\"";
+	size_t idx;
+
+	(void)state;
+	snprintf(proj, sizeof(proj), "%s/shared/projects/hubjob", plat_b);
+	snprintf(home, sizeof(home), "%s/shared/hf", plat_b);
+	assert_int_equal(run("mkdir -p '%s' '%s/hub/models--acme--tiny/refs' && "
+			     "printf 'm = AutoModel.from_pretrained(\"acme/tiny\")\\n' >'%s/train.py' && "
+			     "printf '0123456789012345678901234567890123456789' "
+			     ">'%s/hub/models--acme--tiny/refs/main'",
+			     proj, home, proj, home),
+			 0);
+	set(flow, "job.name", "hubjob");
+	set(flow, "code.source", "shared_storage");
+	set(flow, "code.path", proj);
+	assert_int_equal(jp_flow_validate(&v, flow, "job.launch_command", cmd, NULL), 0);
+	assert_non_null(v.message);
+	assert_non_null(strstr(v.message, "train.py:1: from_pretrained(\"acme/tiny\")"));
+	assert_non_null(strstr(v.message, "job.env sets no HF_HOME"));
+	jp_verdict_dispose(&v);
+
+	assert_int_equal(jp_flow_list_add(&idx, flow, "job.env", NULL), 0);
+	snprintf(key, sizeof(key), "job.env[%zu].name", idx);
+	set(flow, key, "HF_HOME");
+	snprintf(key, sizeof(key), "job.env[%zu].value", idx);
+	set(flow, key, home);
+	assert_int_equal(jp_flow_list_add(&idx, flow, "job.env", NULL), 0);
+	snprintf(key, sizeof(key), "job.env[%zu].name", idx);
+	set(flow, key, "HF_HUB_OFFLINE");
+	snprintf(key, sizeof(key), "job.env[%zu].value", idx);
+	set(flow, key, "1");
+	assert_int_equal(jp_flow_validate(&v, flow, "job.launch_command", cmd, NULL), 0);
+	assert_null(v.message ? strstr(v.message, "Hugging Face") : NULL);
+	jp_verdict_dispose(&v);
+	jp_flow_free(flow);
+}
+
 static void a_check_names_the_field_that_fixes_it(void **state)
 {
 	static const struct {
@@ -864,6 +909,7 @@ static void a_check_names_the_field_that_fixes_it(void **state)
 		{ "job.name", "job.name", JP_STEP_JOB },
 		{ "launch.cd", "job.launch_command", JP_STEP_LAUNCH },
 		{ "launch.not_shared", "job.launch_command", JP_STEP_LAUNCH },
+		{ "launch.hub_download", "job.launch_command", JP_STEP_LAUNCH },
 		{ "profile.shared_storage", NULL, JP_STEP_REVIEW },
 		{ "data[x].path.exists", NULL, JP_STEP_REVIEW },
 		{ "data", "data", JP_STEP_DATA },
@@ -1027,6 +1073,7 @@ int main(void)
 		cmocka_unit_test(existing_checkout_moves_to_another_branch_only_when_told),
 		cmocka_unit_test(fields_are_data),
 		cmocka_unit_test(an_item_key_has_its_index),
+		cmocka_unit_test(launch_verdict_reads_job_env_for_the_hub),
 		cmocka_unit_test(a_check_names_the_field_that_fixes_it),
 		cmocka_unit_test(data_sources_are_a_list),
 		cmocka_unit_test(staging_is_offered_for_what_the_job_cannot_use),

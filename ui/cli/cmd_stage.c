@@ -116,7 +116,10 @@ const struct jp_cli_cmd jp_cli_cmd_stage = {
 		N_("Copy SOURCE (a directory or a file) onto DEST with parallel writers, or unpack\n"
 		   "SOURCE (.tar, .tar.gz, .tgz, .tar.zst, .tar.xz, .tar.bz2, .zip) into DEST, or\n"
 		   "download an http(s) URL (resumed where a killed run stopped; a token from\n"
-		   "JOBPREP_HTTP_TOKEN, never sent to another host) to DEST or unpack it there. A re-run\n"
+		   "JOBPREP_HTTP_TOKEN, never sent to another host) to DEST or unpack it there, or\n"
+		   "download a Hugging Face Hub repository (hf://ORG/NAME, hf://datasets/ORG/NAME,\n"
+		   "@REVISION; from HF_ENDPOINT, with HF_TOKEN) into the Hub's cache layout under DEST,\n"
+		   "for HF_HOME=DEST HF_HUB_OFFLINE=1. A re-run\n"
 		   "skips the files already complete (same size and mtime) and deletes nothing;\n"
 		   "every file is written under a temporary name and renamed when flushed, so an\n"
 		   "interrupted run leaves no half-made file and the next run finishes the work."),
@@ -145,7 +148,9 @@ static int print_json(const struct jp_stage_result *r)
 	if (!cJSON_AddStringToObject(o, "dest", r->dest) ||
 	    !cJSON_AddStringToObject(o, "kind", r->kind == JP_STAGE_FILE      ? "file"
 						: r->kind == JP_STAGE_ARCHIVE ? "archive"
+						: r->kind == JP_STAGE_HUB     ? "hub"
 									      : "dir") ||
+	    (r->revision && !cJSON_AddStringToObject(o, "commit", r->revision)) ||
 	    !cJSON_AddNumberToObject(o, "files", (double)r->files) ||
 	    !cJSON_AddNumberToObject(o, "dirs", (double)r->dirs) ||
 	    !cJSON_AddNumberToObject(o, "symlinks", (double)r->symlinks) ||
@@ -174,6 +179,11 @@ static void print_text(const struct jp_stage_result *r)
 		 " already complete (%s)\n"),
 	       jp_cli_name(r->dest), r->files + r->symlinks, r->written, written, r->skipped,
 	       skipped);
+	if (r->kind == JP_STAGE_HUB)
+		/* TRANSLATORS: after `jobprep stage hf://ORG/NAME DEST`; %s: DEST */
+		printf(_("commit %s, in the Hub's cache layout: the job loads it with "
+			 "HF_HOME=%s HF_HUB_OFFLINE=1 (in job.env)\n"),
+		       r->revision ? r->revision : "?", jp_cli_name(r->dest));
 }
 
 /* --shards N --emit slurm: the submit script on stdout */

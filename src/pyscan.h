@@ -1,0 +1,54 @@
+/* A light reader of Python source, no Python needed (pyscan.c): from the
+ * scripts a launch command runs, and the project's modules they import (as
+ * far as they resolve to files in the project), the calls that download
+ * from the Hugging Face Hub when the job starts: from_pretrained,
+ * load_dataset, snapshot_download, hf_hub_download whose first argument
+ * (or repo_id= / pretrained_model_name_or_path= / path=) is a string
+ * literal naming a Hub repository ("org/name" or "name") that is no
+ * existing path. Used by the launch lint (lint_hub.c). */
+#ifndef JOBPREP_PYSCAN_H
+#define JOBPREP_PYSCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define JP_PYSCAN_MAX_HITS 32
+#define JP_PYSCAN_MAX_FILES 2000          /* files read, at most */
+#define JP_PYSCAN_MAX_BYTES (1024 * 1024) /* of each file */
+
+struct jp_pyscan_hit {
+	char file[1024];  /* absolute */
+	unsigned line;
+	char call[24];    /* "from_pretrained" */
+	char repo[128];   /* "org/name" */
+	bool dataset;     /* load_dataset, or repo_type="dataset" */
+	bool staged;      /* found in the hub cache given (refs/main there) */
+};
+
+/* Flat (no pointers): it crosses a process boundary as bytes. */
+struct jp_pyscan_result {
+	struct jp_pyscan_hit hits[JP_PYSCAN_MAX_HITS];
+	size_t n_hits;
+	bool more_hits;   /* more than JP_PYSCAN_MAX_HITS */
+	size_t n_files;   /* Python files read */
+	bool truncated;   /* JP_PYSCAN_MAX_FILES reached */
+};
+
+/* Read scripts[0..n) (absolute paths of .py files) and, following their
+ * imports, the project's modules under project_dir (may be NULL: the
+ * scripts only). hub_cache (may be NULL): a Hub cache folder (HF_HOME/hub)
+ * to say which hits are staged there. Unreadable files are skipped. The
+ * caller bounds the time (it reads the filesystem). */
+void jp_pyscan_run(struct jp_pyscan_result *out, const char *const *scripts, size_t n,
+		   const char *project_dir, const char *hub_cache);
+
+/* One file's text alone, as read from file (no other file read; its
+ * imports only looked up): for the fuzz target. */
+void jp_pyscan_text(struct jp_pyscan_result *out, const char *file, const char *text, size_t n);
+
+/* The hub id test alone: s names a Hub repository ("org/name", "name":
+ * letters, digits, '-', '_', '.'; no "--" or "..", not starting or ending
+ * with '-' or '.'). */
+bool jp_pyscan_is_hub_id(const char *s);
+
+#endif

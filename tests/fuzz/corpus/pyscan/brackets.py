@@ -1,0 +1,3 @@
+def f(:
+    (((
+from_pretrained(

@@ -1,0 +1,2 @@
+x = """unterminated
+from_pretrained("a/b")
