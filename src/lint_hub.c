@@ -20,6 +20,8 @@
 #include "jobprep/shellwords.h"
 #include "lint_internal.h"
 #include "pyscan.h"
+#include "probe_internal.h"
+#include "manifest_internal.h"
 
 #define MAX_SCRIPTS 16
 #define SHOWN_PLACES 3

@@ -21,6 +21,8 @@
 #include "jobprep/path.h"
 #include "jobprep/strv.h"
 #include "pyscan.h"
+#include "input_internal.h"
+#include "path_internal.h"
 
 enum tk { T_END, T_NAME, T_STR, T_OP, T_NL };
 

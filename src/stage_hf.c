@@ -40,6 +40,7 @@
 #include "deadline_internal.h"
 #include "stage_hf.h"
 #include "stage_internal.h"
+#include "path_internal.h"
 
 #define HF_WORKERS 8          /* files at once (huggingface_hub's snapshot_download: 8) */
 #define HF_WORKERS_MAX 16     /* --jobs asks for fewer, or up to this */
