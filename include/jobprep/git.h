@@ -16,6 +16,7 @@
 #include "jobprep/error.h"
 #include "jobprep/port.h"
 #include "jobprep/profile.h"
+#include "jobprep/strv.h"
 
 /* libgit2's global state, set up once per process (thread-safe; every jp_git_*
  * call does it on demand). A front end may call jp_git_global_shutdown once
@@ -155,6 +156,55 @@ struct jp_git_repo_info {
 int jp_git_inspect(struct jp_git_repo_info *out, const char *path,
 		   const char *exec_pattern, struct jp_error *err);
 void jp_git_repo_info_dispose(struct jp_git_repo_info *info);
+
+/* ---- what a checkout may lack: Git LFS content, submodules ----------------- */
+
+/* A file stored with Git LFS whose work tree copy is still the pointer
+ * (`version https://git-lfs.github.com/spec/v1`, under 1 KiB): libgit2
+ * checks out the pointer, the content stays on the LFS server. */
+struct jp_git_lfs_file {
+	char *path;    /* relative to the work tree's top */
+	uint64_t size; /* the content's size, from the pointer's `size` line */
+};
+
+struct jp_git_lfs_report {
+	char *workdir;                  /* the work tree's top */
+	size_t tracked;                 /* files git holds as LFS pointers */
+	struct jp_git_lfs_file *v;      /* those still pointers in the work tree */
+	size_t n;
+	uint64_t bytes;                 /* their contents' total size */
+	bool unfinished;                /* a look did not answer in time */
+};
+
+#define JP_GIT_LFS_REPORT_INIT { NULL, 0, NULL, 0, 0, false }
+
+/* Find the LFS pointers in the checkout at or above `path`: files git holds
+ * as a pointer (by content) that the attributes put under filter=lfs or
+ * whose checked-out size is under 1 KiB, and whose work tree file still is
+ * the pointer. Only those files are read, each look in bounded time (a
+ * mount that does not answer sets `unfinished`). Returns 0, JP_ENOENT (no
+ * work tree), JP_EGIT, JP_ENOMEM. */
+int jp_git_lfs_find(struct jp_git_lfs_report *out, const char *path, struct jp_error *err);
+void jp_git_lfs_report_dispose(struct jp_git_lfs_report *r);
+
+/* The git-lfs program is on PATH (Debian: git-lfs). */
+bool jp_git_lfs_installed(void);
+
+struct jp_git_sm_report {
+	char *workdir;           /* the work tree's top */
+	size_t declared;         /* submodules .gitmodules declares and HEAD pins */
+	struct jp_strv missing;  /* the paths of those not cloned (no .git in them) */
+	bool unfinished;         /* a look did not answer in time */
+};
+
+#define JP_GIT_SM_REPORT_INIT { NULL, 0, JP_STRV_INIT, false }
+
+/* The submodules of the checkout at or above `path` that are declared
+ * (.gitmodules, with a commit in the index) but not cloned: their folder
+ * is empty or absent. Each look in bounded time. Returns 0, JP_ENOENT,
+ * JP_EGIT, JP_ENOMEM. */
+int jp_git_submodules_find(struct jp_git_sm_report *out, const char *path, struct jp_error *err);
+void jp_git_sm_report_dispose(struct jp_git_sm_report *r);
 
 /* ---- an existing checkout, moved to a ref ---------------------------------- */
 
