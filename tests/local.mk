@@ -276,6 +276,11 @@ INIT_TESTS = tests/integration/init_golden.sh tests/integration/init_errors.sh \
 	tests/integration/init_existing_full_disk.sh
 TESTS += $(INIT_TESTS)
 EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
+# what a libgit2 checkout lacks: Git LFS content (code.repo.lfs), submodules
+# (code.repo.submodules)
+LACKS_TESTS = tests/integration/check_lfs.sh
+TESTS += $(LACKS_TESTS)
+EXTRA_DIST += $(LACKS_TESTS) tests/lib/lfs.sh
 # git: clone by ref, refusals, credentials over http and ssh, interrupts, remote pin,
 # a silent server (stall timeout and signals over ssh and git://), an ssh session that never answers
 GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refused.sh \

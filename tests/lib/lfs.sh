@@ -1,0 +1,48 @@
+# Shell helpers for tests of repositories that store files with Git LFS,
+# made by the real git-lfs client. Source it after tests/lib/gitserv.sh:
+#
+#   jp_lfs_repo WORK BARE [LFS_URL]  a work tree WORK with git-lfs set up in
+#                                    it (its own config: the tests run with
+#                                    GIT_CONFIG_NOSYSTEM), one commit on main
+#                                    and a bare clone BARE (WORK's origin):
+#                                      .gitattributes   *.safetensors, *.bin: lfs
+#                                      model.safetensors  300,000 random bytes
+#                                      weights/big.bin     5,000 random bytes
+#                                      tiny.bin            "tiny\n" (smaller
+#                                                          than its pointer)
+#                                      legacy.pt           a pointer committed
+#                                                          as a plain file (no
+#                                                          attribute names it)
+#                                      train.py, scripts/train.sh
+#                                    With LFS_URL, .lfsconfig names it (lfs.url)
+#                                    and the push to BARE uploads the objects
+#                                    there, by git-lfs's pre-push hook.
+#   jp_no_lfs_path DIR               DIR/bin holding only git: a PATH on which
+#                                    jobprep finds no git-lfs (echoes it)
+
+jp_lfs_repo() {
+	_lw=$1 _lb=$2 _lu=${3:-}
+	rm -rf "$_lw" "$_lb"
+	git init -q -b main "$_lw" && git init -q --bare -b main "$_lb" || return 1
+	git -C "$_lw" lfs install --local >/dev/null || return 1
+	git -C "$_lw" remote add origin "$_lb" || return 1
+	git -C "$_lw" lfs track '*.safetensors' '*.bin' >/dev/null || return 1
+	mkdir -p "$_lw/weights" "$_lw/scripts"
+	head -c 300000 /dev/urandom >"$_lw/model.safetensors"
+	head -c 5000 /dev/urandom >"$_lw/weights/big.bin"
+	printf 'tiny\n' >"$_lw/tiny.bin"
+	# A pointer by content only: the object stored by git-lfs itself.
+	head -c 2048 /dev/urandom >"$_lw/legacy.content"
+	git -C "$_lw" lfs clean -- legacy.pt <"$_lw/legacy.content" >"$_lw/legacy.pt" || return 1
+	rm -f "$_lw/legacy.content"
+	printf 'print("training")\n' >"$_lw/train.py"
+	printf '#!/bin/sh\necho training\n' >"$_lw/scripts/train.sh"
+	[ -z "$_lu" ] || git config -f "$_lw/.lfsconfig" lfs.url "$_lu" || return 1
+	# shellcheck disable=SC2086
+	git -C "$_lw" add -A && git $JP_GIT_ID -C "$_lw" commit -qm "models" || return 1
+	git -C "$_lw" push -q origin main 2>"$_lw.push.err" || { cat "$_lw.push.err" >&2; return 1; }
+}
+
+jp_no_lfs_path() {
+	mkdir -p "$1/bin" && ln -sf "$(command -v git)" "$1/bin/git" && echo "$1/bin"
+}
