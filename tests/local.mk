@@ -278,7 +278,7 @@ TESTS += $(INIT_TESTS)
 EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
 # what a libgit2 checkout lacks: Git LFS content (code.repo.lfs), submodules
 # (code.repo.submodules)
-LACKS_TESTS = tests/integration/check_lfs.sh
+LACKS_TESTS = tests/integration/check_lfs.sh tests/integration/check_submodules.sh
 TESTS += $(LACKS_TESTS)
 EXTRA_DIST += $(LACKS_TESTS) tests/lib/lfs.sh
 # git: clone by ref, refusals, credentials over http and ssh, interrupts, remote pin,
