@@ -849,6 +849,11 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 	} else if ((rc = build_clone(&b, tmp.tree)) != 0) {
 		goto out;
 	}
+	/* Where the clone is whole, before it is put in place: the content of
+	 * the files stored with Git LFS. */
+	if ((rc = jp_git_lfs_pull(&op, tmp.tree, url.clean, &res.lfs_fetched, &res.lfs_left,
+				  err)) != 0)
+		goto out;
 	if (jp_git_op_progress(&op, JP_PHASE_DONE, 1, 1, 0, true) < 0) {
 		rc = jp_error_set(err, JP_ECANCELED, _("%s: canceled"), url.clean);
 		goto out;

@@ -289,6 +289,39 @@ int jp_git_pstatus(struct jp_git_repo_info *info, git_repository *repo, const ch
 int jp_run_capture(char *const argv[], const char *input, char *out, size_t cap,
 		   int timeout_ms);
 
+/* Run argv (PATH searched) in w->cwd, in a session of its own without a
+ * terminal, prompting off, plus w->env_add (NAME=value, NULL-ended; may be
+ * NULL). Its fd 3 is a pipe whose lines go to w->on_line (< 0 stops it); the
+ * end of its stdout and stderr is kept in w->errbuf. Stopped (its whole
+ * process group killed) when the current git operation is cancelled, or
+ * when neither pipe said anything for w->stall_ms (0: never). Returns the
+ * exit status (0-255), -1 when it could not run or died of a signal,
+ * JP_ECANCELED, JP_ETIMEOUT. */
+struct jp_run_watch {
+	const char *cwd;
+	char *const *env_add;
+	int (*on_line)(char *line, void *payload);
+	void *payload;
+	unsigned stall_ms;
+	char *errbuf;
+	size_t errcap;
+};
+int jp_run_watched(char *const argv[], const struct jp_run_watch *w);
+
+/* ---- Git LFS content for a clone (git_lfs.c) ---- */
+
+/* In the finished clone at dir: when it holds LFS pointers and git-lfs is
+ * installed, set git-lfs up in the clone's own config (`git lfs install
+ * --local`: the filter, so git sees the files as clean, and the hooks, so a
+ * push from it uploads) and fetch the content (`git lfs pull`), with
+ * progress (JP_PHASE_DOWNLOAD: files, bytes), cancel and op's stall timeout.
+ * *fetched and *left (may be NULL) count the files fetched and those still
+ * pointers (all of them when git-lfs is not installed). shown names the
+ * server in messages. Returns 0, JP_ECANCELED, JP_ETIMEOUT, JP_ENET (git-lfs
+ * failed: its last words in err), JP_ENOMEM. */
+int jp_git_lfs_pull(struct jp_git_op *op, const char *dir, const char *shown, size_t *fetched,
+		    size_t *left, struct jp_error *err);
+
 /* ---- refs (git_remote.c, git_clone.c) ---- */
 
 /* Resolve ref (NULL = the server's HEAD) among the heads a server listed:

@@ -49,7 +49,7 @@ libjobprep_a_SOURCES += include/jobprep/shellwords.h src/shellwords.c \
 libjobprep_a_SOURCES += include/jobprep/git.h src/git_internal.h \
 	src/git_global.c src/git_url.c src/git_op.c src/git_cred.c src/git_hostkey.c \
 	src/git_run.c src/git_stream.c src/git_tmp.c src/git_target.c src/git_clone.c src/git_stage.c \
-	src/git_inspect.c src/git_lacks.c src/git_remote.c src/git_update.c src/git_cache.c src/git_pcheckout.c src/git_pstatus.c \
+	src/git_inspect.c src/git_lacks.c src/git_lfs.c src/git_remote.c src/git_update.c src/git_cache.c src/git_pcheckout.c src/git_pstatus.c \
 	src/treecopy.h src/treecopy_internal.h src/treecopy.c src/treecopy_file.c src/treecopy_stream.c \
 	src/treecopy_stage.c src/treecopy_shard.c
 # storage: mount table, path classes, bounded probes, data-set scans

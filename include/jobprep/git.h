@@ -95,6 +95,10 @@ struct jp_git_clone_result {
 	bool staged;                 /* built on scratch disk, then copied */
 	uint64_t files;              /* files checked out (top repository) */
 	unsigned exec_files;         /* files made executable */
+	/* Files stored with Git LFS: fetched by git-lfs as part of the clone,
+	 * and those still pointers (all of them where git-lfs is not
+	 * installed: the check code.repo.lfs names them). */
+	size_t lfs_fetched, lfs_left;
 };
 
 #define JP_GIT_CLONE_RESULT_INIT { .commit = "", .ref_kind = JP_GIT_REF_BRANCH }
@@ -107,7 +111,11 @@ void jp_git_clone_result_dispose(struct jp_git_clone_result *res);
 int jp_git_clone_precheck(const struct jp_git_clone_options *opts,
 			  struct jp_error *err);
 
-/* Clone opts->url into opts->target. The clone is built under a temporary
+/* Clone opts->url into opts->target. Files stored with Git LFS get their
+ * content from the LFS server by the real git-lfs where it is installed
+ * (`git lfs install --local`, `git lfs pull`: progress as
+ * JP_PHASE_DOWNLOAD, cancel, the stall timeout; a failure fails the
+ * clone). The clone is built under a temporary
  * name (".<name>.jobprep-tmp-<pid>-<random>" beside the target) and renamed
  * into place only when complete: on any failure, cancel (port->progress
  * returning < 0) or crash, the target stays absent (or the empty directory

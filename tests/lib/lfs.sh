@@ -19,6 +19,11 @@
 #                                    there, by git-lfs's pre-push hook.
 #   jp_no_lfs_path DIR               DIR/bin holding only git: a PATH on which
 #                                    jobprep finds no git-lfs (echoes it)
+#   jp_lfs_server_start DIR          the LFS server of tests/lib/lfs_server.py
+#                                    (batch API, objects in DIR/objects, log in
+#                                    DIR/access.log, DIR/rate, DIR/hang); sets
+#                                    JP_LFS_PORT
+#   jp_lfs_server_stop DIR
 
 jp_lfs_repo() {
 	_lw=$1 _lb=$2 _lu=${3:-}
@@ -45,4 +50,26 @@ jp_lfs_repo() {
 
 jp_no_lfs_path() {
 	mkdir -p "$1/bin" && ln -sf "$(command -v git)" "$1/bin/git" && echo "$1/bin"
+}
+
+jp_lfs_server_start() {
+	mkdir -p "$1" && rm -f "$1/port"
+	python3 "$TOP_SRCDIR/tests/lib/lfs_server.py" "$1" >>"$1/server.log" 2>&1 &
+	echo $! >"$1/pid"
+	_ls_i=0
+	while [ ! -s "$1/port" ] && [ $_ls_i -lt 100 ]; do
+		kill -0 "$(cat "$1/pid")" 2>/dev/null || break
+		sleep 0.1
+		_ls_i=$((_ls_i + 1))
+	done
+	[ -s "$1/port" ] || { echo "jp_lfs_server_start: no port (see $1/server.log)" >&2; return 1; }
+	JP_LFS_PORT=$(cat "$1/port")
+	export JP_LFS_PORT
+}
+
+jp_lfs_server_stop() {
+	[ -s "$1/pid" ] || return 0
+	kill "$(cat "$1/pid")" 2>/dev/null
+	wait "$(cat "$1/pid")" 2>/dev/null
+	rm -f "$1/pid"
 }
