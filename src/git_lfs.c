@@ -55,16 +55,25 @@ static int on_progress_line(char *line, void *payload)
 				  false) < 0 ? -1 : 0;
 }
 
-/* The last line git-lfs wrote, for a message. */
+/* The last lines git-lfs wrote (its error, then its summary), on one line
+ * for a message. */
 static const char *last_words(char *buf)
 {
 	size_t n = strlen(buf);
-	char *nl;
+	char *start = buf;
+	int lines = 0;
 
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
+	while (n > 0 && strchr("\r\n ", buf[n - 1]))
 		buf[--n] = '\0';
-	nl = strrchr(buf, '\n');
-	return nl ? nl + 1 : n ? buf : _("no message");
+	for (char *p = buf + n; p > buf; p--)
+		if ((p[-1] == '\n' || p[-1] == '\r') && ++lines == 3) {
+			start = p;
+			break;
+		}
+	for (char *p = start; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	return *start ? start : _("no message");
 }
 
 static int run_lfs(struct jp_git_op *op, const char *dir, char *const argv[],

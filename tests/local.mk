@@ -278,9 +278,10 @@ TESTS += $(INIT_TESTS)
 EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
 # what a libgit2 checkout lacks: Git LFS content (code.repo.lfs), submodules
 # (code.repo.submodules)
-LACKS_TESTS = tests/integration/check_lfs.sh tests/integration/check_submodules.sh
+LACKS_TESTS = tests/integration/check_lfs.sh tests/integration/check_submodules.sh \
+	tests/integration/git_clone_lfs.sh
 TESTS += $(LACKS_TESTS)
-EXTRA_DIST += $(LACKS_TESTS) tests/lib/lfs.sh
+EXTRA_DIST += $(LACKS_TESTS) tests/lib/lfs.sh tests/lib/lfs_server.py
 # git: clone by ref, refusals, credentials over http and ssh, interrupts, remote pin,
 # a silent server (stall timeout and signals over ssh and git://), an ssh session that never answers
 GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refused.sh \
