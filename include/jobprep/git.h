@@ -214,6 +214,25 @@ struct jp_git_sm_report {
 int jp_git_submodules_find(struct jp_git_sm_report *out, const char *path, struct jp_error *err);
 void jp_git_sm_report_dispose(struct jp_git_sm_report *r);
 
+/* What jp_git_fill_in did. */
+struct jp_git_fill_result {
+	size_t submodules;  /* submodules cloned */
+	size_t lfs_fetched; /* files stored with Git LFS fetched */
+	size_t lfs_left;    /* still pointers (git-lfs not installed, or left) */
+};
+
+/* Give the checkout at or above `path` what a clone without them left out:
+ * its submodules (initialised and cloned, recursively, from the URLs
+ * .gitmodules names, as jp_git_clone with submodules does, over the
+ * checkout's origin's transport) and the content of its files stored with
+ * Git LFS (git-lfs, as in jp_git_clone). Progress and cancel through port;
+ * a submodule cloned before a failure stays (the check names the rest).
+ * Returns 0, JP_ENOENT (no checkout), JP_EREFUSED (a submodule URL or path
+ * refused, as for a clone), JP_EAUTH, JP_ENET, JP_ETIMEOUT, JP_ECANCELED,
+ * JP_EGIT. */
+int jp_git_fill_in(struct jp_git_fill_result *out, const char *path,
+		   const struct jp_port *port, struct jp_error *err);
+
 /* ---- an existing checkout, moved to a ref ---------------------------------- */
 
 struct jp_git_update_options {
