@@ -49,7 +49,7 @@ static int check_lfs(struct jp_manifest *m, const char *path)
 	struct jp_error quiet = JP_ERROR_INIT;
 	char *names = NULL, *dir = NULL;
 	char total[32];
-	int rc = jp_git_lfs_find(&r, path, &quiet);
+	int rc = jp_git_lfs_check(&r, path, &quiet);
 
 	jp_error_dispose(&quiet);
 	if (rc < 0)
@@ -98,7 +98,7 @@ static int check_submodules(struct jp_manifest *m, const char *path)
 	struct jp_error quiet = JP_ERROR_INIT;
 	struct jp_buf b = JP_BUF_INIT;
 	char *names = NULL, *dir = NULL;
-	int rc = jp_git_submodules_find(&r, path, &quiet);
+	int rc = jp_git_submodules_check(&r, path, &quiet);
 
 	jp_error_dispose(&quiet);
 	if (rc < 0)
@@ -108,10 +108,10 @@ static int check_submodules(struct jp_manifest *m, const char *path)
 					   _("%s: the look at its submodules did not answer in time "
 					     "(a slow or hung mount?): check again before submitting"),
 					   path);
-	else if (r.declared && !r.missing.n)
+	else if (r.declared && !r.n_missing)
 		rc = jp_manifest_add_check(m, "code.repo.submodules", JP_CHECK_PASS, path,
 					   _("%s: its %zu submodule(s) are cloned"), path, r.declared);
-	if (r.unfinished || !r.missing.n)
+	if (r.unfinished || !r.n_missing)
 		goto out;
 	for (size_t i = 0; i < r.missing.n && i <= JP_GIT_NAMES_MAX; i++)
 		jp_buf_addf(&b, "%s%s", i ? ", " : "",
@@ -123,7 +123,7 @@ static int check_submodules(struct jp_manifest *m, const char *path)
 		_("%s declares %zu submodule(s) that are not cloned (%s): their folders are empty, "
 		  "so the job would miss that code. Clone them: git -C %s submodule update --init "
 		  "--recursive (or clone it again with jobprep clone --submodules)"),
-		path, r.missing.n, names, dir);
+		path, r.n_missing, names, dir);
 out:
 	jp_buf_dispose(&b);
 	free(names);

@@ -23,6 +23,8 @@
 #define LFS_POINTER_MAX 1024
 #define LFS_SPEC "version https://git-lfs.github.com/spec/v1\n"
 #define LFS_SPEC_OLD "version https://hawser.github.com/spec/v1\n"
+/* The shortest pointer: the version line, "oid sha256:" and 64 hex, "size 0". */
+#define LFS_POINTER_MIN 120
 /* Work tree looks per bounded call: a hung mount costs one timeout, and a
  * slow one answers a batch well within it. */
 #define LOOK_BATCH 256
@@ -131,10 +133,12 @@ static void look_run(void *arg)
 	}
 }
 
-/* state[i] for each of paths[0..n) under root; JP_ETIMEOUT when a batch
- * did not answer (the rest then unlooked: STATE_GONE). */
+/* state[i] for each of paths[0..n) under root, each batch in a bounded
+ * call (direct: here, inside a look already bounded as a whole);
+ * JP_ETIMEOUT when a batch did not answer (the rest then unlooked:
+ * STATE_GONE). */
 static int look_all(unsigned char *state, enum look_kind kind, const char *root,
-		    char *const *paths, size_t n)
+		    char *const *paths, size_t n, bool direct)
 {
 	struct look_call c;
 
@@ -145,8 +149,10 @@ static int look_all(unsigned char *state, enum look_kind kind, const char *root,
 		c.root = root;
 		c.paths = paths + off;
 		c.n = n - off < LOOK_BATCH ? n - off : LOOK_BATCH;
-		if (jp_probe_call_flat(look_run, &c, offsetof(struct look_call, kind), root, 0,
-				       NULL) != 0)
+		if (direct)
+			look_run(&c);
+		else if (jp_probe_call_flat(look_run, &c, offsetof(struct look_call, kind), root,
+					    0, NULL) != 0)
 			return JP_ETIMEOUT;
 		memcpy(state + off, c.state, c.n);
 	}
@@ -198,7 +204,7 @@ void jp_git_lfs_report_dispose(struct jp_git_lfs_report *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; i < r->listed; i++)
 		free(r->v[i].path);
 	free(r->v);
 	free(r->workdir);
@@ -249,7 +255,7 @@ static bool blob_is_pointer(git_odb *odb, const git_oid *id, uint64_t *size)
 	bool yes;
 
 	if (git_odb_read_header(&len, &type, odb, id) != 0 || type != GIT_OBJECT_BLOB ||
-	    len >= LFS_POINTER_MAX) {
+	    len >= LFS_POINTER_MAX || len < LFS_POINTER_MIN) {
 		git_error_clear();
 		return false;
 	}
@@ -285,6 +291,42 @@ static int candidate_add(struct lfs_candidates *c, const char *path, uint64_t si
 	return 0;
 }
 
+/* An attributes file of the checkout (any .gitattributes in the index,
+ * .git/info/attributes) names the LFS filter at all: else no file's
+ * attributes need looking up. */
+static bool names_lfs_filter(git_repository *repo, git_index *index, git_odb *odb)
+{
+	git_buf info = { NULL, 0, 0 };
+	bool yes = false;
+
+	for (size_t i = 0; !yes && i < git_index_entrycount(index); i++) {
+		const git_index_entry *e = git_index_get_byindex(index, i);
+		size_t n = e ? strlen(e->path) : 0;
+		git_odb_object *obj = NULL;
+
+		if (n < 14 || strcmp(e->path + n - 14, ".gitattributes") != 0 ||
+		    (n > 14 && e->path[n - 15] != '/') || git_odb_read(&obj, odb, &e->id) != 0)
+			continue;
+		yes = memmem(git_odb_object_data(obj), git_odb_object_size(obj), "lfs", 3) != NULL;
+		git_odb_object_free(obj);
+	}
+	if (!yes && git_repository_item_path(&info, repo, GIT_REPOSITORY_ITEM_INFO) == 0) {
+		char path[4096], buf[65536];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%sattributes", info.ptr);
+		if ((f = fopen(path, "re"))) {
+			size_t got = fread(buf, 1, sizeof(buf), f);
+
+			yes = memmem(buf, got, "lfs", 3) != NULL;
+			fclose(f);
+		}
+	}
+	git_buf_dispose(&info);
+	git_error_clear();
+	return yes;
+}
+
 /* The index's files git holds as LFS pointers, found by their attributes or,
  * checked out small, by content. */
 static int lfs_candidates(struct lfs_candidates *c, git_repository *repo, const char *workdir,
@@ -298,6 +340,8 @@ static int lfs_candidates(struct lfs_candidates *c, git_repository *repo, const 
 		rc = git_failed(workdir, err);
 		goto out;
 	}
+	bool attrs = names_lfs_filter(repo, index, odb);
+
 	for (size_t i = 0; i < git_index_entrycount(index); i++) {
 		const git_index_entry *e = git_index_get_byindex(index, i);
 		uint64_t size = 0;
@@ -305,9 +349,18 @@ static int lfs_candidates(struct lfs_candidates *c, git_repository *repo, const 
 		if (!e || (e->mode != GIT_FILEMODE_BLOB && e->mode != GIT_FILEMODE_BLOB_EXECUTABLE) ||
 		    GIT_INDEX_ENTRY_STAGE(e) != 0)
 			continue;
-		if (e->file_size >= LFS_POINTER_MAX && !lfs_attr(repo, e->path))
+		/* Checked out the size of a pointer (the index's record of the
+		 * work tree; 0: not recorded), else named by the attributes. Git's
+		 * copy is read first (nothing of the work tree is touched), the
+		 * attributes looked up only for a pointer (the lookup stats the
+		 * file). */
+		bool small = e->file_size == 0 ||
+			     (e->file_size >= LFS_POINTER_MIN && e->file_size < LFS_POINTER_MAX);
+
+		if ((!small && !attrs) || !blob_is_pointer(odb, &e->id, &size) ||
+		    (!small && !lfs_attr(repo, e->path)))
 			continue;
-		if (blob_is_pointer(odb, &e->id, &size) && candidate_add(c, e->path, size) != 0) {
+		if (candidate_add(c, e->path, size) != 0) {
 			rc = jp_error_oom(err);
 			goto out;
 		}
@@ -318,7 +371,8 @@ out:
 	return rc;
 }
 
-int jp_git_lfs_find(struct jp_git_lfs_report *out, const char *path, struct jp_error *err)
+static int lfs_find(struct jp_git_lfs_report *out, const char *path, bool direct,
+		    struct jp_error *err)
 {
 	struct jp_git_lfs_report r = JP_GIT_LFS_REPORT_INIT;
 	struct lfs_candidates c = { JP_STRV_INIT, NULL, 0 };
@@ -338,13 +392,14 @@ int jp_git_lfs_find(struct jp_git_lfs_report *out, const char *path, struct jp_e
 		rc = jp_error_oom(err);
 		goto out;
 	}
-	r.unfinished = look_all(state, LOOK_POINTER, r.workdir, c.paths.v, c.paths.n) != 0;
+	r.unfinished = look_all(state, LOOK_POINTER, r.workdir, c.paths.v, c.paths.n, direct) != 0;
 	for (size_t i = 0; i < c.paths.n; i++) {
 		if (state[i] != STATE_YES)
 			continue;
 		r.v[r.n].path = c.paths.v[i];
 		c.paths.v[i] = NULL;
 		r.v[r.n++].size = c.sizes[i];
+		r.listed = r.n;
 		r.bytes += c.sizes[i];
 	}
 done:
@@ -382,7 +437,8 @@ static int collect_pinned(git_submodule *sm, const char *name, void *payload)
 	return jp_strv_push(paths, git_submodule_path(sm)) == 0 ? 0 : -1;
 }
 
-int jp_git_submodules_find(struct jp_git_sm_report *out, const char *path, struct jp_error *err)
+static int sm_find(struct jp_git_sm_report *out, const char *path, bool direct,
+		   struct jp_error *err)
 {
 	struct jp_git_sm_report r = JP_GIT_SM_REPORT_INIT;
 	struct jp_strv pinned = JP_STRV_INIT;
@@ -404,7 +460,7 @@ int jp_git_submodules_find(struct jp_git_sm_report *out, const char *path, struc
 			rc = jp_error_oom(err);
 			goto out;
 		}
-		r.unfinished = look_all(state, LOOK_CLONED, r.workdir, pinned.v, pinned.n) != 0;
+		r.unfinished = look_all(state, LOOK_CLONED, r.workdir, pinned.v, pinned.n, direct) != 0;
 		for (size_t i = 0; i < pinned.n; i++)
 			if (state[i] != STATE_YES && !r.unfinished &&
 			    jp_strv_push(&r.missing, pinned.v[i]) != 0) {
@@ -412,6 +468,7 @@ int jp_git_submodules_find(struct jp_git_sm_report *out, const char *path, struc
 				goto out;
 			}
 	}
+	r.n_missing = r.missing.n;
 	*out = r;
 	r = (struct jp_git_sm_report)JP_GIT_SM_REPORT_INIT;
 out:
@@ -420,4 +477,164 @@ out:
 	jp_git_sm_report_dispose(&r);
 	git_repository_free(repo);
 	return rc;
+}
+
+/* ---- the whole look bounded: for the checks of a path on a user's storage ---- */
+
+int jp_git_lfs_find(struct jp_git_lfs_report *out, const char *path, struct jp_error *err)
+{
+	return lfs_find(out, path, false, err);
+}
+
+int jp_git_submodules_find(struct jp_git_sm_report *out, const char *path, struct jp_error *err)
+{
+	return sm_find(out, path, false, err);
+}
+
+#define NAMED (JP_GIT_NAMES_MAX + 1)
+
+/* A look's answer, flat (it comes back from a child process), then its
+ * input. */
+struct lacks_call {
+	int rc;
+	bool unfinished;
+	size_t count, total; /* LFS: tracked, pointers; submodules: declared, missing */
+	uint64_t bytes;
+	uint64_t sizes[NAMED];
+	char names[NAMED][1024];
+	char workdir[4096];
+	bool lfs; /* input: which look */
+	char path[];
+};
+
+static void named(struct lacks_call *c, size_t i, const char *name, uint64_t size)
+{
+	if (i >= NAMED)
+		return;
+	snprintf(c->names[i], sizeof(c->names[i]), "%s", name);
+	c->sizes[i] = size;
+}
+
+static void lacks_run(void *arg)
+{
+	struct lacks_call *c = arg;
+	struct jp_git_lfs_report l = JP_GIT_LFS_REPORT_INIT;
+	struct jp_git_sm_report s = JP_GIT_SM_REPORT_INIT;
+	const char *wd;
+
+	if (c->lfs) {
+		c->rc = lfs_find(&l, c->path, true, NULL);
+		c->count = l.tracked;
+		c->total = l.n;
+		c->bytes = l.bytes;
+		c->unfinished = l.unfinished;
+		for (size_t i = 0; i < l.n; i++)
+			named(c, i, l.v[i].path, l.v[i].size);
+		wd = l.workdir;
+	} else {
+		c->rc = sm_find(&s, c->path, true, NULL);
+		c->count = s.declared;
+		c->total = s.missing.n;
+		c->unfinished = s.unfinished;
+		for (size_t i = 0; i < s.missing.n; i++)
+			named(c, i, s.missing.v[i], 0);
+		wd = s.workdir;
+	}
+	snprintf(c->workdir, sizeof(c->workdir), "%s", wd ? wd : c->path);
+	jp_git_lfs_report_dispose(&l);
+	jp_git_sm_report_dispose(&s);
+}
+
+/* Run the look in a child process, bounded as a whole: twice the probe
+ * timeout (it reads git's index and objects, then the few files that
+ * matter). A look that did not answer is unfinished. */
+static int lacks_look(struct lacks_call **out, const char *path, bool lfs, struct jp_error *err)
+{
+	size_t n = strlen(path) + 1;
+	struct lacks_call *c = calloc(1, sizeof(*c) + n);
+	int rc;
+
+	*out = NULL;
+	if (!c)
+		return jp_error_oom(err);
+	memcpy(c->path, path, n);
+	c->lfs = lfs;
+	snprintf(c->workdir, sizeof(c->workdir), "%s", path);
+	if ((rc = jp_git_global_init(err)) != 0) {
+		free(c);
+		return rc;
+	}
+	rc = jp_probe_call_flat(lacks_run, c, offsetof(struct lacks_call, lfs), path,
+				2 * jp_probe_default_timeout_ms(), NULL);
+	if (rc == JP_ETIMEOUT) {
+		c->rc = 0;
+		c->unfinished = true;
+		c->total = 0;
+	} else if (rc < 0) {
+		free(c);
+		return jp_error_set(err, rc, "%s: %s", path, jp_strerror(rc));
+	}
+	if (c->rc < 0) {
+		rc = c->rc;
+		free(c);
+		return jp_error_set(err, rc, "%s: %s", path, jp_strerror(rc));
+	}
+	*out = c;
+	return 0;
+}
+
+int jp_git_lfs_check(struct jp_git_lfs_report *out, const char *path, struct jp_error *err)
+{
+	struct jp_git_lfs_report r = JP_GIT_LFS_REPORT_INIT;
+	struct lacks_call *c = NULL;
+	int rc = lacks_look(&c, path, true, err);
+
+	*out = r;
+	if (rc < 0)
+		return rc;
+	r.tracked = c->count;
+	r.bytes = c->bytes;
+	r.unfinished = c->unfinished;
+	r.n = c->total;
+	r.listed = r.n < NAMED ? r.n : NAMED;
+	if (!(r.workdir = strdup(c->workdir)) || (r.listed && !(r.v = calloc(r.listed, sizeof(*r.v)))))
+		goto nomem;
+	for (size_t i = 0; i < r.listed; i++) {
+		if (!(r.v[i].path = strdup(c->names[i])))
+			goto nomem;
+		r.v[i].size = c->sizes[i];
+	}
+	free(c);
+	*out = r;
+	return 0;
+nomem:
+	free(c);
+	r.n = r.listed;
+	jp_git_lfs_report_dispose(&r);
+	return jp_error_oom(err);
+}
+
+int jp_git_submodules_check(struct jp_git_sm_report *out, const char *path,
+			    struct jp_error *err)
+{
+	struct jp_git_sm_report r = JP_GIT_SM_REPORT_INIT;
+	struct lacks_call *c = NULL;
+	int rc = lacks_look(&c, path, false, err);
+
+	*out = r;
+	if (rc < 0)
+		return rc;
+	r.declared = c->count;
+	r.unfinished = c->unfinished;
+	r.n_missing = c->total;
+	rc = (r.workdir = strdup(c->workdir)) ? 0 : JP_ENOMEM;
+	for (size_t i = 0; rc == 0 && i < c->total && i < NAMED; i++)
+		rc = jp_strv_push(&r.missing, c->names[i]);
+	free(c);
+	if (rc < 0) {
+		jp_git_sm_report_dispose(&r);
+		return jp_error_oom(err);
+	}
+	*out = r;
+	return 0;
 }

@@ -178,13 +178,14 @@ struct jp_git_lfs_file {
 struct jp_git_lfs_report {
 	char *workdir;                  /* the work tree's top */
 	size_t tracked;                 /* files git holds as LFS pointers */
-	struct jp_git_lfs_file *v;      /* those still pointers in the work tree */
-	size_t n;
+	size_t n;                       /* files still pointers in the work tree */
+	struct jp_git_lfs_file *v;      /* them (jp_git_lfs_check: the first few) */
+	size_t listed;                  /* entries in v */
 	uint64_t bytes;                 /* their contents' total size */
 	bool unfinished;                /* a look did not answer in time */
 };
 
-#define JP_GIT_LFS_REPORT_INIT { NULL, 0, NULL, 0, 0, false }
+#define JP_GIT_LFS_REPORT_INIT { NULL, 0, 0, NULL, 0, 0, false }
 
 /* Find the LFS pointers in the checkout at or above `path`: files git holds
  * as a pointer (by content) that the attributes put under filter=lfs or
@@ -193,6 +194,12 @@ struct jp_git_lfs_report {
  * mount that does not answer sets `unfinished`). Returns 0, JP_ENOENT (no
  * work tree), JP_EGIT, JP_ENOMEM. */
 int jp_git_lfs_find(struct jp_git_lfs_report *out, const char *path, struct jp_error *err);
+/* The same look as a whole in a child process, in bounded time (twice the
+ * probe timeout: git's index and objects are on that storage too), for a
+ * check of a path on a user's storage: v lists the first
+ * JP_GIT_NAMES_MAX + 1 pointers; a look that did not answer is
+ * `unfinished`. */
+int jp_git_lfs_check(struct jp_git_lfs_report *out, const char *path, struct jp_error *err);
 void jp_git_lfs_report_dispose(struct jp_git_lfs_report *r);
 
 /* The git-lfs program is on PATH (Debian: git-lfs). */
@@ -201,17 +208,21 @@ bool jp_git_lfs_installed(void);
 struct jp_git_sm_report {
 	char *workdir;           /* the work tree's top */
 	size_t declared;         /* submodules .gitmodules declares and HEAD pins */
-	struct jp_strv missing;  /* the paths of those not cloned (no .git in them) */
+	size_t n_missing;        /* of them, not cloned (no .git in the folder) */
+	struct jp_strv missing;  /* their paths (jp_git_submodules_check: the first few) */
 	bool unfinished;         /* a look did not answer in time */
 };
 
-#define JP_GIT_SM_REPORT_INIT { NULL, 0, JP_STRV_INIT, false }
+#define JP_GIT_SM_REPORT_INIT { NULL, 0, 0, JP_STRV_INIT, false }
 
 /* The submodules of the checkout at or above `path` that are declared
  * (.gitmodules, with a commit in the index) but not cloned: their folder
  * is empty or absent. Each look in bounded time. Returns 0, JP_ENOENT,
  * JP_EGIT, JP_ENOMEM. */
 int jp_git_submodules_find(struct jp_git_sm_report *out, const char *path, struct jp_error *err);
+/* The same, bounded as a whole, as jp_git_lfs_check. */
+int jp_git_submodules_check(struct jp_git_sm_report *out, const char *path,
+			    struct jp_error *err);
 void jp_git_sm_report_dispose(struct jp_git_sm_report *r);
 
 /* What jp_git_fill_in did. */
