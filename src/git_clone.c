@@ -754,6 +754,20 @@ static int op_setup(struct jp_git_op *op, const struct jp_git_url *url,
 	return 0;
 }
 
+/* The content of the files stored with Git LFS, into the finished tree;
+ * onto network storage with git-lfs's objects kept on local scratch disk
+ * meanwhile (not a second copy of each on shared storage). */
+static int fetch_lfs(struct jp_git_op *op, const struct jp_git_clone_options *opts,
+		     const struct jp_git_target *target, const char *tree, const char *shown,
+		     struct jp_git_clone_result *res, struct jp_error *err)
+{
+	struct jp_git_lfs_pull_opts lo = { shown, NULL, 0 };
+
+	if (target->network || opts->staging == JP_GIT_STAGE_ALWAYS)
+		lo.scratch = pick_scratch(opts, SCRATCH_MIN_FREE, &lo.room);
+	return jp_git_lfs_pull(op, tree, &lo, &res->lfs_fetched, &res->lfs_left, err);
+}
+
 int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_options *opts,
 		 const struct jp_port *port, struct jp_error *err)
 {
@@ -864,8 +878,7 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 	}
 	/* Where the clone is whole, before it is put in place: the content of
 	 * the files stored with Git LFS. */
-	if ((rc = jp_git_lfs_pull(&op, tmp.tree, url.clean, &res.lfs_fetched, &res.lfs_left,
-				  err)) != 0)
+	if ((rc = fetch_lfs(&op, opts, &target, tmp.tree, url.clean, &res, err)) != 0)
 		goto out;
 	if (jp_git_op_progress(&op, JP_PHASE_DONE, 1, 1, 0, true) < 0) {
 		rc = jp_error_set(err, JP_ECANCELED, _("%s: canceled"), url.clean);
@@ -970,8 +983,11 @@ int jp_git_fill_in(struct jp_git_fill_result *out, const char *path,
 	if (rc == 0 && scrub_all(repo, 0) != 0)
 		rc = jp_error_set(err, JP_EIO,
 				  _("%s: could not remove a password from .git/config"), dir);
-	if (rc == 0)
-		rc = jp_git_lfs_pull(&op, dir, url.clean, &out->lfs_fetched, &out->lfs_left, err);
+	if (rc == 0) {
+		struct jp_git_lfs_pull_opts lo = { url.clean, NULL, 0 };
+
+		rc = jp_git_lfs_pull(&op, dir, &lo, &out->lfs_fetched, &out->lfs_left, err);
+	}
 	jp_git_op_leave(&op);
 out:
 	jp_git_creds_free(op.creds);

@@ -319,8 +319,18 @@ int jp_run_watched(char *const argv[], const struct jp_run_watch *w);
  * pointers (all of them when git-lfs is not installed). shown names the
  * server in messages. Returns 0, JP_ECANCELED, JP_ETIMEOUT, JP_ENET (git-lfs
  * failed: its last words in err), JP_ENOMEM. */
-int jp_git_lfs_pull(struct jp_git_op *op, const char *dir, const char *shown, size_t *fetched,
-		    size_t *left, struct jp_error *err);
+struct jp_git_lfs_pull_opts {
+	const char *shown;    /* the server, in messages */
+	/* Local scratch disk (NULL: none) with room bytes free: when the
+	 * content fits there, git-lfs keeps its objects in a temporary there
+	 * (lfs.storage) and only writes each file into the clone, not a
+	 * second copy into its .git on shared storage. */
+	const char *scratch;
+	uint64_t room;
+};
+
+int jp_git_lfs_pull(struct jp_git_op *op, const char *dir, const struct jp_git_lfs_pull_opts *o,
+		    size_t *fetched, size_t *left, struct jp_error *err);
 
 /* ---- refs (git_remote.c, git_clone.c) ---- */
 

@@ -76,7 +76,8 @@ static const char *last_words(char *buf)
 	return *start ? start : _("no message");
 }
 
-static int run_lfs(struct jp_git_op *op, const char *dir, char *const argv[],
+/* argv (the `git lfs` command `what`) in dir. */
+static int run_lfs(struct jp_git_op *op, const char *dir, char *const argv[], const char *what,
 		   struct pull_state *ps, const char *shown, struct jp_error *err)
 {
 	char progress_env[] = "GIT_LFS_PROGRESS=/dev/fd/3";
@@ -98,16 +99,38 @@ static int run_lfs(struct jp_git_op *op, const char *dir, char *const argv[],
 	return jp_error_set(err, JP_ENET,
 			    _("%s: git-lfs could not fetch the files stored with Git LFS (git lfs "
 			      "%s: %s); nothing was cloned"),
-			    shown, argv[1], last_words(said));
+			    shown, what, last_words(said));
 }
 
-int jp_git_lfs_pull(struct jp_git_op *op, const char *dir, const char *shown, size_t *fetched,
-		    size_t *left, struct jp_error *err)
+/* Where git-lfs keeps the objects: a temporary on local scratch when the
+ * content fits there with room to spare, else its default (.git/lfs). */
+#define SCRATCH_SPARE (256ULL << 20)
+#define LFS_TMP_PREFIX "jobprep-lfs-"
+
+static void local_storage(struct jp_git_tmp *tmp, char *setting, size_t len,
+			  const struct jp_git_lfs_pull_opts *o, uint64_t bytes)
+{
+	setting[0] = '\0';
+	if (!o->scratch || o->room < bytes + SCRATCH_SPARE ||
+	    jp_git_tmp_clean_stale(o->scratch, LFS_TMP_PREFIX, NULL, NULL, 0) != 0 ||
+	    jp_git_tmp_create(tmp, o->scratch, LFS_TMP_PREFIX, NULL) != 0)
+		return;
+	snprintf(setting, len, "lfs.storage=%s", tmp->dir);
+}
+
+int jp_git_lfs_pull(struct jp_git_op *op, const char *dir, const struct jp_git_lfs_pull_opts *o,
+		    size_t *fetched, size_t *left, struct jp_error *err)
 {
 	struct jp_git_lfs_report r = JP_GIT_LFS_REPORT_INIT, after = JP_GIT_LFS_REPORT_INIT;
 	struct jp_error quiet = JP_ERROR_INIT;
+	struct jp_git_tmp tmp = JP_GIT_TMP_INIT;
+	char storage[4200];
 	char *install[] = { (char *)"git-lfs", (char *)"install", (char *)"--local", NULL };
 	char *pull[] = { (char *)"git-lfs", (char *)"pull", NULL };
+	/* git passes -c on to git-lfs (GIT_CONFIG_PARAMETERS) */
+	char *pull_via_git[] = { (char *)"git", (char *)"-c", storage, (char *)"lfs", (char *)"pull",
+				 NULL };
+	const char *shown = o->shown;
 	struct pull_state ps;
 	int rc;
 
@@ -131,8 +154,9 @@ int jp_git_lfs_pull(struct jp_git_op *op, const char *dir, const char *shown, si
 		goto out;
 	}
 	jp_git_op_progress(op, JP_PHASE_DOWNLOAD, 0, r.n, 0, true);
-	if ((rc = run_lfs(op, dir, install, NULL, shown, err)) != 0 ||
-	    (rc = run_lfs(op, dir, pull, &ps, shown, err)) != 0)
+	local_storage(&tmp, storage, sizeof(storage), o, r.bytes);
+	if ((rc = run_lfs(op, dir, install, "install", NULL, shown, err)) != 0 ||
+	    (rc = run_lfs(op, dir, storage[0] ? pull_via_git : pull, "pull", &ps, shown, err)) != 0)
 		goto out;
 	op->what = NULL;
 	if (jp_git_op_progress(op, JP_PHASE_DOWNLOAD, r.n, r.n, r.bytes, true) < 0) {
@@ -148,6 +172,8 @@ int jp_git_lfs_pull(struct jp_git_op *op, const char *dir, const char *shown, si
 			*fetched = r.n > after.n ? r.n - after.n : 0;
 	}
 out:
+	if (tmp.dir)
+		jp_git_tmp_remove(&tmp);
 	op->what = NULL;
 	free(ps.got);
 	jp_git_lfs_report_dispose(&after);

@@ -279,7 +279,8 @@ EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
 # what a libgit2 checkout lacks: Git LFS content (code.repo.lfs), submodules
 # (code.repo.submodules)
 LACKS_TESTS = tests/integration/check_lfs.sh tests/integration/check_submodules.sh \
-	tests/integration/git_clone_lfs.sh tests/integration/check_lacks_hung.sh
+	tests/integration/git_clone_lfs.sh tests/integration/check_lacks_hung.sh \
+	tests/integration/git_clone_lfs_sshfs.sh
 TESTS += $(LACKS_TESTS)
 EXTRA_DIST += $(LACKS_TESTS) tests/lib/lfs.sh tests/lib/lfs_server.py
 # git: clone by ref, refusals, credentials over http and ssh, interrupts, remote pin,
