@@ -84,7 +84,8 @@ if has "$fail" "git-lfs is not installed" && has "$fail" "apt-get install git-lf
 else
 	jp_fail says_git_lfs_is_missing_and_the_fix "$fail"
 fi
-if ! has "$fail" "train.py" && ! has "$fail" "train.sh" && ! has "$fail" ".gitattributes"; then
+if ! has "$fail" "train.py" && ! has "$fail" "train.sh" && ! has "$fail" ".gitattributes" &&
+	! has "$fail" "notes.md"; then
 	jp_pass names_no_file_stored_in_git
 else
 	jp_fail names_no_file_stored_in_git "$fail"

@@ -13,6 +13,8 @@
 #                                      legacy.pt           a pointer committed
 #                                                          as a plain file (no
 #                                                          attribute names it)
+#                                      notes.md            starts with the spec
+#                                                          line, but no pointer
 #                                      train.py, scripts/train.sh
 #                                    With LFS_URL, .lfsconfig names it (lfs.url)
 #                                    and the push to BARE uploads the objects
@@ -40,6 +42,9 @@ jp_lfs_repo() {
 	head -c 2048 /dev/urandom >"$_lw/legacy.content"
 	git -C "$_lw" lfs clean -- legacy.pt <"$_lw/legacy.content" >"$_lw/legacy.pt" || return 1
 	rm -f "$_lw/legacy.content"
+	printf 'version https://git-lfs.github.com/spec/v1\n%s\nsize 12\n' \
+		'is the format of a pointer: an oid line, a size line; this file is none of them' \
+		>"$_lw/notes.md"
 	printf 'print("training")\n' >"$_lw/train.py"
 	printf '#!/bin/sh\necho training\n' >"$_lw/scripts/train.sh"
 	[ -z "$_lu" ] || git config -f "$_lw/.lfsconfig" lfs.url "$_lu" || return 1
