@@ -27,7 +27,8 @@ unit_ldadd = $(CORE_LIBS) $(CMOCKA_LIBS)
 if HAVE_CMOCKA
 # unit tests
 # git: URLs and the clone line; the parallel tree copy and clone temporaries
-GIT_UNIT_TESTS = tests/unit/test_git_url tests/unit/test_treecopy tests/unit/test_git_update
+GIT_UNIT_TESTS = tests/unit/test_git_url tests/unit/test_treecopy tests/unit/test_git_update \
+	tests/unit/test_git_lacks
 check_PROGRAMS += $(GIT_UNIT_TESTS)
 TESTS += $(GIT_UNIT_TESTS)
 tests_unit_test_git_url_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
@@ -39,6 +40,10 @@ tests_unit_test_treecopy_LDADD = $(unit_ldadd)
 tests_unit_test_treecopy_SOURCES = tests/unit/test_treecopy.c tests/unit/scratch.h
 tests_unit_test_git_update_CFLAGS = $(unit_cflags)
 tests_unit_test_git_update_LDADD = $(unit_ldadd)
+# what a checkout lacks: LFS pointers, submodules not cloned
+tests_unit_test_git_lacks_CFLAGS = $(unit_cflags)
+tests_unit_test_git_lacks_LDADD = $(unit_ldadd)
+tests_unit_test_git_lacks_SOURCES = tests/unit/test_git_lacks.c tests/unit/scratch.h
 # path: lexical paths (normalise, join, absolute, is normal, is under)
 check_PROGRAMS += tests/unit/test_path
 TESTS += tests/unit/test_path
