@@ -762,10 +762,16 @@ static int fetch_lfs(struct jp_git_op *op, const struct jp_git_clone_options *op
 		     struct jp_git_clone_result *res, struct jp_error *err)
 {
 	struct jp_git_lfs_pull_opts lo = { shown, NULL, 0 };
+	struct jp_git_lfs_pulled got;
+	int rc;
 
 	if (target->network || opts->staging == JP_GIT_STAGE_ALWAYS)
 		lo.scratch = pick_scratch(opts, SCRATCH_MIN_FREE, &lo.room);
-	return jp_git_lfs_pull(op, tree, &lo, &res->lfs_fetched, &res->lfs_left, err);
+	rc = jp_git_lfs_pull(op, tree, &lo, &got, err);
+	res->lfs_fetched = got.fetched;
+	res->lfs_left = got.left;
+	res->lfs_auth = got.auth;
+	return rc;
 }
 
 int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_options *opts,
@@ -985,8 +991,11 @@ int jp_git_fill_in(struct jp_git_fill_result *out, const char *path,
 				  _("%s: could not remove a password from .git/config"), dir);
 	if (rc == 0) {
 		struct jp_git_lfs_pull_opts lo = { url.clean, NULL, 0 };
+		struct jp_git_lfs_pulled got;
 
-		rc = jp_git_lfs_pull(&op, dir, &lo, &out->lfs_fetched, &out->lfs_left, err);
+		rc = jp_git_lfs_pull(&op, dir, &lo, &got, err);
+		out->lfs_fetched = got.fetched;
+		out->lfs_left = got.left;
 	}
 	jp_git_op_leave(&op);
 out:

@@ -315,10 +315,9 @@ int jp_run_watched(char *const argv[], const struct jp_run_watch *w);
  * --local`: the filter, so git sees the files as clean, and the hooks, so a
  * push from it uploads) and fetch the content (`git lfs pull`), with
  * progress (JP_PHASE_DOWNLOAD: files, bytes), cancel and op's stall timeout.
- * *fetched and *left (may be NULL) count the files fetched and those still
- * pointers (all of them when git-lfs is not installed). shown names the
- * server in messages. Returns 0, JP_ECANCELED, JP_ETIMEOUT, JP_ENET (git-lfs
- * failed: its last words in err), JP_ENOMEM. */
+ * *out counts the files fetched and those still pointers (all of them when
+ * git-lfs is not installed). Returns 0, JP_ECANCELED, JP_ETIMEOUT, JP_ENET
+ * (git-lfs failed: its last words in err), JP_ENOMEM. */
 struct jp_git_lfs_pull_opts {
 	const char *shown;    /* the server, in messages */
 	/* Local scratch disk (NULL: none) with room bytes free: when the
@@ -329,8 +328,17 @@ struct jp_git_lfs_pull_opts {
 	uint64_t room;
 };
 
+struct jp_git_lfs_pulled {
+	size_t fetched; /* files that got their content */
+	size_t left;    /* still pointers */
+	/* The LFS server asked for credentials jobprep cannot pass on to
+	 * git-lfs (only git's credential helpers reach it): the clone goes on
+	 * without the content, the check names the pointers and the pull. */
+	bool auth;
+};
+
 int jp_git_lfs_pull(struct jp_git_op *op, const char *dir, const struct jp_git_lfs_pull_opts *o,
-		    size_t *fetched, size_t *left, struct jp_error *err);
+		    struct jp_git_lfs_pulled *out, struct jp_error *err);
 
 /* ---- refs (git_remote.c, git_clone.c) ---- */
 

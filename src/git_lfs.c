@@ -91,6 +91,10 @@ static int run_lfs(struct jp_git_op *op, const char *dir, char *const argv[], co
 		return 0;
 	if (rc == JP_ECANCELED || op->canceled)
 		return jp_error_set(err, JP_ECANCELED, _("%s: canceled"), shown);
+	/* git-lfs asked git for credentials and got none (prompts are off) */
+	if (rc > 0 && (strstr(said, "credentials for") || strstr(said, "could not read Username") ||
+		       strstr(said, "Authentication required") || strstr(said, "Authorization error")))
+		return JP_EAUTH;
 	if (rc == JP_ETIMEOUT)
 		return jp_error_set(err, JP_ETIMEOUT,
 				    _("%s: the Git LFS server sent nothing for %u s: the files stored "
@@ -119,7 +123,7 @@ static void local_storage(struct jp_git_tmp *tmp, char *setting, size_t len,
 }
 
 int jp_git_lfs_pull(struct jp_git_op *op, const char *dir, const struct jp_git_lfs_pull_opts *o,
-		    size_t *fetched, size_t *left, struct jp_error *err)
+		    struct jp_git_lfs_pulled *out, struct jp_error *err)
 {
 	struct jp_git_lfs_report r = JP_GIT_LFS_REPORT_INIT, after = JP_GIT_LFS_REPORT_INIT;
 	struct jp_error quiet = JP_ERROR_INIT;
@@ -134,15 +138,11 @@ int jp_git_lfs_pull(struct jp_git_op *op, const char *dir, const struct jp_git_l
 	struct pull_state ps;
 	int rc;
 
-	if (fetched)
-		*fetched = 0;
-	if (left)
-		*left = 0;
+	memset(out, 0, sizeof(*out));
 	rc = jp_git_lfs_find(&r, dir, &quiet);
 	jp_error_dispose(&quiet);
 	if (rc < 0 || r.n == 0 || !jp_git_lfs_installed()) {
-		if (left)
-			*left = r.n;
+		out->left = r.n;
 		jp_git_lfs_report_dispose(&r);
 		return rc == JP_ENOMEM ? jp_error_oom(err) : 0;
 	}
@@ -155,9 +155,14 @@ int jp_git_lfs_pull(struct jp_git_op *op, const char *dir, const struct jp_git_l
 	}
 	jp_git_op_progress(op, JP_PHASE_DOWNLOAD, 0, r.n, 0, true);
 	local_storage(&tmp, storage, sizeof(storage), o, r.bytes);
-	if ((rc = run_lfs(op, dir, install, "install", NULL, shown, err)) != 0 ||
-	    (rc = run_lfs(op, dir, storage[0] ? pull_via_git : pull, "pull", &ps, shown, err)) != 0)
+	if ((rc = run_lfs(op, dir, install, "install", NULL, shown, err)) == 0)
+		rc = run_lfs(op, dir, storage[0] ? pull_via_git : pull, "pull", &ps, shown, err);
+	if (rc == JP_EAUTH) {
+		out->auth = true;
+		rc = 0;
+	} else if (rc != 0) {
 		goto out;
+	}
 	op->what = NULL;
 	if (jp_git_op_progress(op, JP_PHASE_DOWNLOAD, r.n, r.n, r.bytes, true) < 0) {
 		rc = jp_error_set(err, JP_ECANCELED, _("%s: canceled"), shown);
@@ -166,10 +171,8 @@ int jp_git_lfs_pull(struct jp_git_op *op, const char *dir, const struct jp_git_l
 	/* What is still a pointer (git-lfs may leave one it cannot place) is
 	 * for the checks to name. */
 	if (jp_git_lfs_find(&after, dir, NULL) == 0) {
-		if (left)
-			*left = after.n;
-		if (fetched)
-			*fetched = r.n > after.n ? r.n - after.n : 0;
+		out->left = after.n;
+		out->fetched = r.n > after.n ? r.n - after.n : 0;
 	}
 out:
 	if (tmp.dir)

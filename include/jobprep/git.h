@@ -99,6 +99,10 @@ struct jp_git_clone_result {
 	 * and those still pointers (all of them where git-lfs is not
 	 * installed: the check code.repo.lfs names them). */
 	size_t lfs_fetched, lfs_left;
+	/* ... left because the LFS server asked for credentials git-lfs could
+	 * get from none of git's credential helpers (jobprep passes none on):
+	 * the clone is made without the content, `git lfs pull` fetches it. */
+	bool lfs_auth;
 };
 
 #define JP_GIT_CLONE_RESULT_INIT { .commit = "", .ref_kind = JP_GIT_REF_BRANCH }
@@ -115,7 +119,8 @@ int jp_git_clone_precheck(const struct jp_git_clone_options *opts,
  * content from the LFS server by the real git-lfs where it is installed
  * (`git lfs install --local`, `git lfs pull`: progress as
  * JP_PHASE_DOWNLOAD, cancel, the stall timeout; a failure fails the
- * clone). The clone is built under a temporary
+ * clone, except an LFS server wanting credentials: lfs_auth). The clone is
+ * built under a temporary
  * name (".<name>.jobprep-tmp-<pid>-<random>" beside the target) and renamed
  * into place only when complete: on any failure, cancel (port->progress
  * returning < 0) or crash, the target stays absent (or the empty directory

@@ -8,8 +8,10 @@
 # passes code.repo.lfs; Ctrl-C mid-download exits 130 with nothing left
 # (no target, no temporary, no git-lfs); a server that stops sending fails
 # the clone after --timeout, one missing an object fails it with git-lfs's
-# words, both leaving nothing; without git-lfs on PATH the clone keeps the
-# pointers and says so.
+# words, both leaving nothing; one that wants credentials (which jobprep
+# cannot hand to git-lfs) leaves the pointers and the pull command, which
+# the real client then runs given them; without git-lfs on PATH the clone
+# keeps the pointers and says so.
 set -u
 
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
@@ -136,6 +138,26 @@ else
 	jp_fail missing_object_fails_the_clone_with_git_lfs_words "rc=$rc $(cat "$T/m.err")"
 fi
 mv "$T/lfs/big.away" "$T/lfs/objects/$big"
+
+# --- an LFS server that wants credentials jobprep cannot pass on: the
+# clone is made with the pointers and says how to fetch them; the real
+# client, given them by a credential helper, does
+echo alice:s3cret >"$T/lfs/auth"
+$TO "$J" clone "$URL" "$S/auth" >"$T/auth.out" 2>"$T/auth.err"
+rc=$?
+if [ "$rc" = 0 ] && grep -q 'the LFS server wants credentials' "$T/auth.err" &&
+	grep -q "git -C '$S/auth' lfs pull" "$T/auth.err" &&
+	head -c 42 "$S/auth/model.safetensors" | grep -q 'git-lfs.github.com/spec/v1'; then
+	jp_pass lfs_server_wanting_credentials_leaves_pointers_and_the_pull
+else
+	jp_fail lfs_server_wanting_credentials_leaves_pointers_and_the_pull "rc=$rc $(cat "$T/auth.err")"
+fi
+# shellcheck disable=SC2016
+$TO git -C "$S/auth" -c credential.helper='!f() { echo username=alice; echo password=s3cret; }; f' \
+	lfs pull >"$T/auth-pull.out" 2>&1
+jp_expect the_printed_pull_with_credentials_fetches_them \
+	sh -c '[ "$(wc -c <"$1")" = 300000 ]' sh "$S/auth/model.safetensors"
+rm -f "$T/lfs/auth"
 
 # --- without git-lfs: the pointers stay, and the clone says so
 $TO env PATH="$NOLFS" "$J" clone "$URL" "$S/n" >"$T/n.out" 2>"$T/n.err"

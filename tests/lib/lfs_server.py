@@ -12,10 +12,15 @@ request is a line in DIR/access.log ("METHOD PATH STATUS"); a download
 writes "GET PATH begun" when its first bytes have gone, so a test can wait
 for a download to be under way. What the test may change while it runs:
 
+    DIR/auth   "USER:PASSWORD": the batch API and the lock verification
+               need them (HTTP Basic; 401 with LFS-Authenticate otherwise);
+               the objects' hrefs it hands out need none ("authenticated",
+               as a signed URL)
     DIR/rate   bytes per second for downloads (a slow server)
     DIR/hang   while it exists, a download sends its first 64 KiB, then
                nothing more (a server that stopped answering)
 """
+import base64
 import hashlib
 import json
 import os
@@ -62,6 +67,28 @@ class Handler(BaseHTTPRequestHandler):
     def reply_json(self, status, obj):
         self.reply(status, json.dumps(obj).encode())
 
+    def authorized(self):
+        """True when no DIR/auth is set, or the request carries it; else a 401
+        has been sent (and the body read)."""
+        try:
+            with open(os.path.join(DIR, "auth")) as f:
+                want = "Basic " + base64.b64encode(f.read().strip().encode()).decode()
+        except OSError:
+            return True
+        if self.headers.get("Authorization") == want:
+            return True
+        self.body()
+        self.send_response(401)
+        self.send_header("LFS-Authenticate", 'Basic realm="lfs"')
+        self.send_header("WWW-Authenticate", 'Basic realm="lfs"')
+        body = json.dumps({"message": "Credentials needed"}).encode()
+        self.send_header("Content-Type", LFS_JSON)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        log("%s %s 401" % (self.command, self.path))
+        return False
+
     def body(self):
         n = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(n) if n else b""
@@ -74,6 +101,8 @@ class Handler(BaseHTTPRequestHandler):
         return "http://%s%s" % (self.headers.get("Host"), m.group(1))
 
     def do_POST(self):
+        if not self.authorized():
+            return
         base = self.base()
         if base and self.path.endswith("/objects/batch"):
             return self.batch(base, json.loads(self.body() or b"{}"))

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "jobprep/git.h"
+#include "jobprep/shellwords.h"
 #include "jobprep/i18n.h"
 #include "jobprep/url.h"
 #include "jobprep/profile.h"
@@ -185,7 +186,18 @@ int jp_cmd_clone(int argc, char **argv)
 		if (res.lfs_fetched)
 			printf(_("%zu file(s) stored with Git LFS fetched by git-lfs\n"),
 			       res.lfs_fetched);
-		if (res.lfs_left)
+		if (res.lfs_left && res.lfs_auth) {
+			char *q = NULL;
+
+			if (jp_sh_quote(&q, res.path) == 0)
+				fprintf(stderr,
+					_("jobprep: %zu file(s) stored with Git LFS are only pointers in "
+					  "%s: the LFS server wants credentials, which git-lfs gets from "
+					  "git's credential helpers only; fetch them with: git -C %s lfs "
+					  "pull\n"),
+					res.lfs_left, jp_cli_name(res.path), jp_cli_text(q));
+			free(q);
+		} else if (res.lfs_left)
 			fprintf(stderr,
 				_("jobprep: %zu file(s) stored with Git LFS are only pointers in %s%s: "
 				  "`jobprep check` names them\n"),
