@@ -16,6 +16,13 @@ noinst_PROGRAMS += bench/git2clone
 bench_git2clone_CFLAGS = $(AM_CFLAGS) $(LIBGIT2_CFLAGS)
 bench_git2clone_LDADD = $(LIBGIT2_LIBS)
 
+# lacks: the looks of code.repo.lfs and code.repo.submodules on a few thousand
+# files, local and on uncached sshfs, vs git lfs ls-files + git submodule status
+bench_list += bench/bench_lacks.sh
+noinst_PROGRAMS += bench/lackslook
+bench_lackslook_CFLAGS = $(AM_CFLAGS)
+bench_lackslook_LDADD = $(CORE_LIBS)
+
 # update: the same answers again, and one release tag to the next, vs git fetch && git checkout
 bench_list += bench/bench_update.sh
 # stage: a tree, a no-op re-run and an unpack onto uncached sshfs, vs rsync -a, cp -a, tar xzf

@@ -1,11 +1,14 @@
 /* The checkout's own checks, for code on shared storage: is it a git
  * checkout (so the manifest can record the version that ran), are there
- * uncommitted changes, commits no remote has. One set, from here, for
+ * uncommitted changes, commits no remote has, files stored with Git LFS
+ * that are only pointers, submodules not cloned. One set, from here, for
  * `jobprep check`, `init` and the wizard's review alike. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "jobprep/check.h"
 #include "check_internal.h"
 #include "jobprep/git.h"
@@ -13,6 +16,8 @@
 #include "jobprep/probe.h"
 #include "probe_internal.h"
 #include "manifest_internal.h"
+#include "jobprep/shellwords.h"
+#include "jobprep/units.h"
 
 /* code.path.exists passed: the path answered and is there. */
 static bool code_path_there(const struct jp_manifest *m)
@@ -21,6 +26,113 @@ static bool code_path_there(const struct jp_manifest *m)
 		if (m->checks[i].id && strcmp(m->checks[i].id, "code.path.exists") == 0)
 			return m->checks[i].status == JP_CHECK_PASS;
 	return false;
+}
+
+/* "a.bin (1.5 MiB), b.pt (300 MiB), ...": the first few pointers. */
+static int name_pointers(char **out, const struct jp_git_lfs_report *r)
+{
+	struct jp_buf b = JP_BUF_INIT;
+	char size[32];
+
+	for (size_t i = 0; i < r->n && i <= JP_GIT_NAMES_MAX; i++) {
+		if (i == JP_GIT_NAMES_MAX) {
+			jp_buf_add(&b, ", ...");
+			break;
+		}
+		jp_units_format_bytes(size, sizeof(size), r->v[i].size);
+		jp_buf_addf(&b, "%s%s (%s)", i ? ", " : "", r->v[i].path, size);
+	}
+	return jp_buf_take(out, &b);
+}
+
+/* code.repo.lfs: only for a checkout that stores files with Git LFS. */
+static int check_lfs(struct jp_manifest *m, const char *path)
+{
+	struct jp_git_lfs_report r = JP_GIT_LFS_REPORT_INIT;
+	struct jp_error quiet = JP_ERROR_INIT;
+	char *names = NULL, *dir = NULL;
+	char total[32];
+	int rc = jp_git_lfs_check(&r, path, &quiet);
+
+	jp_error_dispose(&quiet);
+	if (rc < 0)
+		return rc == JP_ENOMEM ? rc : 0;
+	if (r.n == 0 && r.unfinished)
+		rc = jp_manifest_add_check(m, "code.repo.lfs", JP_CHECK_WARN, path,
+					   _("%s: the look for Git LFS pointers did not answer in time "
+					     "(a slow or hung mount?): check again before submitting"),
+					   path);
+	else if (r.n == 0 && r.tracked)
+		rc = jp_manifest_add_check(m, "code.repo.lfs", JP_CHECK_PASS, path,
+					   _("%s: the %zu file(s) stored with Git LFS have their "
+					     "content"),
+					   path, r.tracked);
+	if (r.n == 0)
+		goto out;
+	if ((rc = name_pointers(&names, &r)) < 0 || (rc = jp_sh_quote(&dir, r.workdir)) < 0)
+		goto out;
+	jp_units_format_bytes(total, sizeof(total), r.bytes);
+	if (jp_git_lfs_installed())
+		rc = jp_manifest_add_check(
+			m, "code.repo.lfs", JP_CHECK_FAIL, path,
+			_("%s: %zu file(s) stored with Git LFS are only pointers here, not their "
+			  "content (%s; %s in all): the job would read a small text file in place "
+			  "of each. Fetch them: git -C %s lfs pull"),
+			path, r.n, names, total, dir);
+	else
+		rc = jp_manifest_add_check(
+			m, "code.repo.lfs", JP_CHECK_FAIL, path,
+			_("%s: %zu file(s) stored with Git LFS are only pointers here, not their "
+			  "content (%s; %s in all): the job would read a small text file in place "
+			  "of each. git-lfs is not installed on this machine: install it (Debian: "
+			  "apt-get install git-lfs), then run: git -C %s lfs pull"),
+			path, r.n, names, total, dir);
+out:
+	free(names);
+	free(dir);
+	jp_git_lfs_report_dispose(&r);
+	return rc;
+}
+
+/* code.repo.submodules: only for a checkout that declares submodules. */
+static int check_submodules(struct jp_manifest *m, const char *path)
+{
+	struct jp_git_sm_report r = JP_GIT_SM_REPORT_INIT;
+	struct jp_error quiet = JP_ERROR_INIT;
+	struct jp_buf b = JP_BUF_INIT;
+	char *names = NULL, *dir = NULL;
+	int rc = jp_git_submodules_check(&r, path, &quiet);
+
+	jp_error_dispose(&quiet);
+	if (rc < 0)
+		return rc == JP_ENOMEM ? rc : 0;
+	if (r.unfinished)
+		rc = jp_manifest_add_check(m, "code.repo.submodules", JP_CHECK_WARN, path,
+					   _("%s: the look at its submodules did not answer in time "
+					     "(a slow or hung mount?): check again before submitting"),
+					   path);
+	else if (r.declared && !r.n_missing)
+		rc = jp_manifest_add_check(m, "code.repo.submodules", JP_CHECK_PASS, path,
+					   _("%s: its %zu submodule(s) are cloned"), path, r.declared);
+	if (r.unfinished || !r.n_missing)
+		goto out;
+	for (size_t i = 0; i < r.missing.n && i <= JP_GIT_NAMES_MAX; i++)
+		jp_buf_addf(&b, "%s%s", i ? ", " : "",
+			    i == JP_GIT_NAMES_MAX ? "..." : r.missing.v[i]);
+	if ((rc = jp_buf_take(&names, &b)) < 0 || (rc = jp_sh_quote(&dir, r.workdir)) < 0)
+		goto out;
+	rc = jp_manifest_add_check(
+		m, "code.repo.submodules", JP_CHECK_FAIL, path,
+		_("%s declares %zu submodule(s) that are not cloned (%s): their folders are empty, "
+		  "so the job would miss that code. Clone them: git -C %s submodule update --init "
+		  "--recursive (or clone it again with jobprep clone --submodules)"),
+		path, r.n_missing, names, dir);
+out:
+	jp_buf_dispose(&b);
+	free(names);
+	free(dir);
+	jp_git_sm_report_dispose(&r);
+	return rc;
 }
 
 int jp_check_repo(struct jp_manifest *m, struct jp_error *err)
@@ -58,5 +170,9 @@ int jp_check_repo(struct jp_manifest *m, struct jp_error *err)
 					     "get this exact code"),
 					   info.unpushed, path);
 	jp_git_repo_info_dispose(&info);
+	if (rc == 0)
+		rc = check_lfs(m, path);
+	if (rc == 0)
+		rc = check_submodules(m, path);
 	return rc;
 }

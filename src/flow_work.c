@@ -67,6 +67,7 @@ struct jp_flow_work {
 	 * count that did */
 	bool unpack;
 	struct jp_stage_result within;
+	struct jp_git_fill_result fill; /* FILL_IN */
 };
 
 static bool str_eq(const char *a, const char *b)
@@ -309,6 +310,13 @@ int jp_flow_work_new(struct jp_flow_work **out, const struct jp_flow *flow, enum
 		break;
 	case JP_ACTION_CHECK:
 		rc = snapshot_check(t, flow);
+		break;
+	case JP_ACTION_FILL_IN:
+		if (m->code.source != JP_CODE_SHARED_STORAGE || !m->code.path)
+			rc = jp_error_set(err, JP_EUSAGE, "%s",
+					  _("only code on shared storage can be filled in"));
+		else
+			rc = jp_set_str(&t->path, m->code.path) < 0 ? JP_ENOMEM : 0;
 		break;
 	default:
 		rc = jp_error_set(err, JP_EUSAGE, "%s", _("no such action"));
@@ -739,6 +747,9 @@ int jp_flow_work_run(struct jp_flow_work *t, const struct jp_port *port, struct 
 	case JP_ACTION_STAGE:
 		rc = run_stage(t, port, err);
 		break;
+	case JP_ACTION_FILL_IN:
+		rc = jp_git_fill_in(&t->fill, t->path, port, err);
+		break;
 	}
 	t->done = rc == 0;
 	return rc;
@@ -950,6 +961,11 @@ int jp_flow_work_apply(struct jp_flow *flow, const struct jp_flow_work *t, struc
 			return jp_error_oom(err);
 		/* the checks do not change any answer: keep gen as it is */
 		return rc;
+	case JP_ACTION_FILL_IN:
+		/* the checkout changed under the checks: they run again */
+		if (!str_eq(flow->m->code.path, t->path))
+			return stale(err, _("filling in the checkout"));
+		break;
 	}
 	if (rc == JP_ENOMEM)
 		return jp_error_oom(err);

@@ -152,6 +152,10 @@ struct build {
 	/* The local mirror the clone copies from (lock_fd < 0: none, the
 	 * server itself). */
 	struct jp_git_cache *cache;
+	/* jp_git_fill_in: submodules already cloned are left as they are;
+	 * how many were cloned */
+	bool skip_cloned;
+	size_t sm_cloned;
 };
 
 
@@ -462,6 +466,14 @@ static int update_submodules(struct build *b, git_repository *repo, const char *
 			git_submodule_free(sm);
 			break;
 		}
+		if (b->skip_cloned && git_submodule_open(&sub, sm) == 0) {
+			/* There already: only what is inside it may be missing. */
+			rc = update_submodules(b, sub, dir, depth + 1);
+			git_repository_free(sub);
+			git_submodule_free(sm);
+			continue;
+		}
+		git_error_clear();
 		git_submodule_update_options_init(&uo, GIT_SUBMODULE_UPDATE_OPTIONS_VERSION);
 		fetch_options(&uo.fetch_opts, b->op);
 		uo.checkout_opts.checkout_strategy = GIT_CHECKOUT_SAFE;
@@ -480,6 +492,7 @@ static int update_submodules(struct build *b, git_repository *repo, const char *
 		} else if ((gerr = git_submodule_open(&sub, sm)) != 0) {
 			rc = git_fail(b, gerr, dir);
 		} else {
+			b->sm_cloned++;
 			rc = update_submodules(b, sub, dir, depth + 1);
 		}
 		git_repository_free(sub);
@@ -719,6 +732,26 @@ static int op_setup(struct jp_git_op *op, const struct jp_git_url *url,
 	return 0;
 }
 
+/* The content of the files stored with Git LFS, into the finished tree;
+ * onto network storage with git-lfs's objects kept on local scratch disk
+ * meanwhile (not a second copy of each on shared storage). */
+static int fetch_lfs(struct jp_git_op *op, const struct jp_git_clone_options *opts,
+		     const struct jp_git_target *target, const char *tree, const char *shown,
+		     struct jp_git_clone_result *res, struct jp_error *err)
+{
+	struct jp_git_lfs_pull_opts lo = { shown, NULL, 0 };
+	struct jp_git_lfs_pulled got;
+	int rc;
+
+	if (target->network || opts->staging == JP_GIT_STAGE_ALWAYS)
+		lo.scratch = pick_scratch(opts, SCRATCH_MIN_FREE, &lo.room);
+	rc = jp_git_lfs_pull(op, tree, &lo, &got, err);
+	res->lfs_fetched = got.fetched;
+	res->lfs_left = got.left;
+	res->lfs_auth = got.auth;
+	return rc;
+}
+
 int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_options *opts,
 		 const struct jp_port *port, struct jp_error *err)
 {
@@ -827,6 +860,10 @@ int jp_git_clone(struct jp_git_clone_result *out, const struct jp_git_clone_opti
 	} else if ((rc = build_clone(&b, tmp.tree)) != 0) {
 		goto out;
 	}
+	/* Where the clone is whole, before it is put in place: the content of
+	 * the files stored with Git LFS. */
+	if ((rc = fetch_lfs(&op, opts, &target, tmp.tree, url.clean, &res, err)) != 0)
+		goto out;
 	if (jp_git_op_progress(&op, JP_PHASE_DONE, 1, 1, 0, true) < 0) {
 		rc = jp_error_set(err, JP_ECANCELED, _("%s: canceled"), url.clean);
 		goto out;
@@ -858,5 +895,92 @@ out:
 	jp_git_target_dispose(&target);
 	jp_git_url_dispose(&url);
 	jp_profile_free(def);
+	return rc;
+}
+
+/* ---- an existing checkout, given what a clone left out ---- */
+
+/* The checkout's origin (else its only remote), parsed as a clone's URL. */
+static int origin_url(struct jp_git_url *url, git_repository *repo, const char *dir,
+		      struct jp_error *err)
+{
+	git_remote *remote = NULL;
+	git_strarray names = { NULL, 0 };
+	int rc;
+
+	if (git_remote_lookup(&remote, repo, "origin") != 0) {
+		git_error_clear();
+		if (git_remote_list(&names, repo) == 0 && names.count == 1)
+			git_remote_lookup(&remote, repo, names.strings[0]);
+		git_strarray_dispose(&names);
+	}
+	if (!remote || !git_remote_url(remote))
+		rc = jp_error_set(err, JP_EREFUSED,
+				  _("%s has no remote to clone its submodules from"), dir);
+	else
+		rc = jp_git_url_parse(url, git_remote_url(remote), err);
+	git_remote_free(remote);
+	return rc;
+}
+
+int jp_git_fill_in(struct jp_git_fill_result *out, const char *path,
+		   const struct jp_port *port, struct jp_error *err)
+{
+	struct jp_git_clone_options opts = JP_GIT_CLONE_OPTIONS_INIT;
+	struct jp_git_clone_result res = JP_GIT_CLONE_RESULT_INIT;
+	struct jp_git_url url = JP_GIT_URL_INIT;
+	git_repository *repo = NULL;
+	struct jp_git_op op;
+	struct build b;
+	char *dir = NULL;
+	int rc, gerr;
+
+	memset(out, 0, sizeof(*out));
+	jp_git_op_init(&op, port);
+	if ((rc = jp_git_global_init(err)) != 0)
+		return rc;
+	if ((gerr = git_repository_open_ext(&repo, path, 0, NULL)) != 0 ||
+	    git_repository_is_bare(repo)) {
+		git_repository_free(repo);
+		git_error_clear();
+		return jp_error_set(err, JP_ENOENT, _("%s is not inside a git work tree"), path);
+	}
+	if (!(dir = strdup(git_repository_workdir(repo)))) {
+		rc = jp_error_oom(err);
+		goto out;
+	}
+	for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/';)
+		dir[--n] = '\0';
+	if ((rc = origin_url(&url, repo, dir, err)) != 0 ||
+	    (rc = op_setup(&op, &url, &opts, port, err)) != 0)
+		goto out;
+	memset(&b, 0, sizeof(b));
+	b.opts = &opts;
+	b.url = &url;
+	b.op = &op;
+	b.res = &res;
+	b.err = err;
+	b.skip_cloned = true;
+	jp_git_op_enter(&op);
+	rc = update_submodules(&b, repo, dir, 0);
+	out->submodules = b.sm_cloned;
+	if (rc == 0 && scrub_all(repo, 0) != 0)
+		rc = jp_error_set(err, JP_EIO,
+				  _("%s: could not remove a password from .git/config"), dir);
+	if (rc == 0) {
+		struct jp_git_lfs_pull_opts lo = { url.clean, NULL, 0 };
+		struct jp_git_lfs_pulled got;
+
+		rc = jp_git_lfs_pull(&op, dir, &lo, &got, err);
+		out->lfs_fetched = got.fetched;
+		out->lfs_left = got.left;
+	}
+	jp_git_op_leave(&op);
+out:
+	jp_git_creds_free(op.creds);
+	jp_git_url_dispose(&url);
+	jp_git_clone_result_dispose(&res);
+	git_repository_free(repo);
+	free(dir);
 	return rc;
 }

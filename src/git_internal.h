@@ -303,6 +303,57 @@ int jp_git_pstatus(struct jp_git_repo_info *info, git_repository *repo, const ch
 int jp_run_capture(char *const argv[], const char *input, char *out, size_t cap,
 		   int timeout_ms);
 
+/* Run argv (PATH searched) in w->cwd, in a session of its own without a
+ * terminal, prompting off, plus w->env_add (NAME=value, NULL-ended; may be
+ * NULL). Its fd 3 is a pipe whose lines go to w->on_line (< 0 stops it); the
+ * end of its stdout and stderr is kept in w->errbuf. Stopped (its whole
+ * process group killed) when the current git operation is cancelled, or
+ * when neither pipe said anything for w->stall_ms (0: never). Returns the
+ * exit status (0-255), -1 when it could not run or died of a signal,
+ * JP_ECANCELED, JP_ETIMEOUT. */
+struct jp_run_watch {
+	const char *cwd;
+	char *const *env_add;
+	int (*on_line)(char *line, void *payload);
+	void *payload;
+	unsigned stall_ms;
+	char *errbuf;
+	size_t errcap;
+};
+int jp_run_watched(char *const argv[], const struct jp_run_watch *w);
+
+/* ---- Git LFS content for a clone (git_lfs.c) ---- */
+
+/* In the finished clone at dir: when it holds LFS pointers and git-lfs is
+ * installed, set git-lfs up in the clone's own config (`git lfs install
+ * --local`: the filter, so git sees the files as clean, and the hooks, so a
+ * push from it uploads) and fetch the content (`git lfs pull`), with
+ * progress (JP_PHASE_DOWNLOAD: files, bytes), cancel and op's stall timeout.
+ * *out counts the files fetched and those still pointers (all of them when
+ * git-lfs is not installed). Returns 0, JP_ECANCELED, JP_ETIMEOUT, JP_ENET
+ * (git-lfs failed: its last words in err), JP_ENOMEM. */
+struct jp_git_lfs_pull_opts {
+	const char *shown;    /* the server, in messages */
+	/* Local scratch disk (NULL: none) with room bytes free: when the
+	 * content fits there, git-lfs keeps its objects in a temporary there
+	 * (lfs.storage) and only writes each file into the clone, not a
+	 * second copy into its .git on shared storage. */
+	const char *scratch;
+	uint64_t room;
+};
+
+struct jp_git_lfs_pulled {
+	size_t fetched; /* files that got their content */
+	size_t left;    /* still pointers */
+	/* The LFS server asked for credentials jobprep cannot pass on to
+	 * git-lfs (only git's credential helpers reach it): the clone goes on
+	 * without the content, the check names the pointers and the pull. */
+	bool auth;
+};
+
+int jp_git_lfs_pull(struct jp_git_op *op, const char *dir, const struct jp_git_lfs_pull_opts *o,
+		    struct jp_git_lfs_pulled *out, struct jp_error *err);
+
 /* ---- refs (git_remote.c, git_clone.c) ---- */
 
 /* Resolve ref (NULL = the server's HEAD) among the heads a server listed:

@@ -185,3 +185,198 @@ done:
 	free(env);
 	return rc;
 }
+
+/* ---- a longer helper, watched: progress lines, cancel, a stall ---- */
+
+/* Keep the end of what the program says on stderr (the error is last). */
+static void keep_tail(char *buf, size_t cap, size_t *got, const char *s, size_t n)
+{
+	if (cap < 2)
+		return;
+	if (n >= cap - 1) {
+		s += n - (cap - 1);
+		n = cap - 1;
+	}
+	if (*got + n > cap - 1) {
+		size_t drop = *got + n - (cap - 1);
+
+		memmove(buf, buf + drop, *got - drop);
+		*got -= drop;
+	}
+	memcpy(buf + *got, s, n);
+	*got += n;
+	buf[*got] = '\0';
+}
+
+/* Hand each complete line of lines[0..*n) to on_line; keep the rest. */
+static int split_lines(const struct jp_run_watch *w, char *lines, size_t *n)
+{
+	char *start = lines, *nl;
+	int rc = 0;
+
+	while (rc == 0 && (nl = memchr(start, '\n', *n - (size_t)(start - lines)))) {
+		*nl = '\0';
+		if (w->on_line)
+			rc = w->on_line(start, w->payload);
+		start = nl + 1;
+	}
+	*n -= (size_t)(start - lines);
+	memmove(lines, start, *n);
+	return rc;
+}
+
+static int spawn_watched(pid_t *pid, char *const argv[], const struct jp_run_watch *w,
+			 int err_fd, int line_fd, char **env)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, dfl;
+	int rc;
+
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return -1;
+	if (posix_spawnattr_init(&attr) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return -1;
+	}
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, err_fd, 1);
+	posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+	posix_spawn_file_actions_adddup2(&fa, line_fd, 3);
+	if (w->cwd)
+		posix_spawn_file_actions_addchdir_np(&fa, w->cwd);
+	/* Its own session: no terminal to prompt on, and one group to kill. */
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
+					       POSIX_SPAWN_SETSIGDEF);
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGTERM);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &dfl);
+	rc = posix_spawnp(pid, argv[0], &fa, &attr, argv, env) == 0 ? 0 : -1;
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	return rc;
+}
+
+/* Our quiet environment and w->env_add. */
+static char **watched_env(const struct jp_run_watch *w)
+{
+	char **base = quiet_env(), **env;
+	size_t n = 0, k = 0;
+
+	if (!base || !w->env_add)
+		return base;
+	while (base[n])
+		n++;
+	while (w->env_add[k])
+		k++;
+	env = realloc(base, (n + k + 1) * sizeof(*env));
+	if (!env) {
+		free(base);
+		return NULL;
+	}
+	memcpy(env + n, w->env_add, (k + 1) * sizeof(*env));
+	return env;
+}
+
+/* Read what is there on the two pipes; false once both have ended. */
+static bool drain(const struct jp_run_watch *w, struct pollfd *pfd, char *lines, size_t *n_lines,
+		  size_t cap_lines, size_t *got_err, int *stop)
+{
+	char chunk[4096];
+
+	for (int i = 0; i < 2; i++) {
+		ssize_t r;
+
+		if (pfd[i].fd < 0 || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		r = read(pfd[i].fd, i == 0 ? chunk : lines + *n_lines,
+			 i == 0 ? sizeof(chunk) : cap_lines - *n_lines);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			close(pfd[i].fd);
+			pfd[i].fd = -1;
+			continue;
+		}
+		if (i == 0) {
+			keep_tail(w->errbuf, w->errcap, got_err, chunk, (size_t)r);
+		} else {
+			*n_lines += (size_t)r;
+			if (split_lines(w, lines, n_lines) < 0)
+				*stop = JP_ECANCELED;
+			if (*n_lines == cap_lines)
+				*n_lines = 0; /* a line longer than that: dropped */
+		}
+	}
+	return pfd[0].fd >= 0 || pfd[1].fd >= 0;
+}
+
+int jp_run_watched(char *const argv[], const struct jp_run_watch *w)
+{
+	int errp[2] = { -1, -1 }, linep[2] = { -1, -1 };
+	struct pollfd pfd[2];
+	char lines[4096];
+	size_t n_lines = 0, got_err = 0;
+	char **env = NULL;
+	pid_t pid = -1;
+	int status = 0, stop = 0, rc = -1;
+
+	if (w->errcap > 0)
+		w->errbuf[0] = '\0';
+	if (pipe2(errp, O_CLOEXEC) != 0 || pipe2(linep, O_CLOEXEC) != 0 ||
+	    !(env = watched_env(w)) || spawn_watched(&pid, argv, w, errp[1], linep[1], env) != 0) {
+		pid = -1;
+		goto done;
+	}
+	close(errp[1]);
+	close(linep[1]);
+	errp[1] = linep[1] = -1;
+	pfd[0] = (struct pollfd){ errp[0], POLLIN, 0 };
+	pfd[1] = (struct pollfd){ linep[0], POLLIN, 0 };
+	errp[0] = linep[0] = -1; /* pfd owns them now */
+	uint64_t last = jp_now_ns();
+	for (;;) {
+		int pr = poll(pfd, 2, 200);
+
+		if (pr < 0 && errno != EINTR)
+			break;
+		if (pr > 0) {
+			last = jp_now_ns();
+			if (!drain(w, pfd, lines, &n_lines, sizeof(lines), &got_err, &stop))
+				break;
+		}
+		if (!stop && jp_git_op_current() && jp_git_op_tick(jp_git_op_current()) < 0)
+			stop = JP_ECANCELED;
+		if (!stop && w->stall_ms && jp_now_ns() - last > (uint64_t)w->stall_ms * 1000000ULL)
+			stop = JP_ETIMEOUT;
+		if (stop)
+			break;
+	}
+	for (int i = 0; i < 2; i++)
+		if (pfd[i].fd >= 0)
+			close(pfd[i].fd);
+	if (stop)
+		kill(-pid, SIGKILL); /* the group: git-lfs and the git it runs */
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	pid = -1;
+	rc = stop ? stop : WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+done:
+	if (pid > 0) {
+		kill(-pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (errp[i] >= 0)
+			close(errp[i]);
+		if (linep[i] >= 0)
+			close(linep[i]);
+	}
+	free(env);
+	return rc;
+}

@@ -29,7 +29,8 @@ unit_ldadd = $(CORE_LIBS) $(CMOCKA_LIBS)
 if HAVE_CMOCKA
 # unit tests
 # git: URLs and the clone line; the parallel tree copy and clone temporaries
-GIT_UNIT_TESTS = tests/unit/test_git_url tests/unit/test_treecopy tests/unit/test_git_update
+GIT_UNIT_TESTS = tests/unit/test_git_url tests/unit/test_treecopy tests/unit/test_git_update \
+	tests/unit/test_git_lacks
 check_PROGRAMS += $(GIT_UNIT_TESTS)
 TESTS += $(GIT_UNIT_TESTS)
 tests_unit_test_git_url_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
@@ -42,6 +43,10 @@ tests_unit_test_treecopy_SOURCES = tests/unit/test_treecopy.c tests/unit/scratch
 tests_unit_test_git_update_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_git_update_CFLAGS = $(unit_cflags)
 tests_unit_test_git_update_LDADD = $(unit_ldadd)
+# what a checkout lacks: LFS pointers, submodules not cloned
+tests_unit_test_git_lacks_CFLAGS = $(unit_cflags)
+tests_unit_test_git_lacks_LDADD = $(unit_ldadd)
+tests_unit_test_git_lacks_SOURCES = tests/unit/test_git_lacks.c tests/unit/scratch.h
 # path: lexical paths (normalise, join, absolute, is normal, is under)
 check_PROGRAMS += tests/unit/test_path
 TESTS += tests/unit/test_path
@@ -308,6 +313,13 @@ INIT_TESTS = tests/integration/init_golden.sh tests/integration/init_errors.sh \
 	tests/integration/init_existing_full_disk.sh
 TESTS += $(INIT_TESTS)
 EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
+# what a libgit2 checkout lacks: Git LFS content (code.repo.lfs), submodules
+# (code.repo.submodules)
+LACKS_TESTS = tests/integration/check_lfs.sh tests/integration/check_submodules.sh \
+	tests/integration/git_clone_lfs.sh tests/integration/check_lacks_hung.sh \
+	tests/integration/git_clone_lfs_sshfs.sh
+TESTS += $(LACKS_TESTS)
+EXTRA_DIST += $(LACKS_TESTS) tests/lib/lfs.sh tests/lib/lfs_server.py
 # git: clone by ref, refusals, credentials over http and ssh, interrupts, remote pin,
 # a silent server (stall timeout and signals over ssh and git://), an ssh session that never answers
 GIT_TESTS = tests/integration/git_clone_refs.sh tests/integration/git_clone_refused.sh \
@@ -372,7 +384,7 @@ TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/data_add_while_editing.sh tests/tui/token_not_in_argv_or_prompt.sh \
 	tests/tui/draft_never_keeps_a_token.sh \
 	tests/tui/hung_mount_typing.sh \
-	tests/tui/existing_checkout.sh
+	tests/tui/existing_checkout.sh tests/tui/review_fill_in.sh
 TESTS += $(TUI_TESTS)
 EXTRA_DIST += $(TUI_TESTS) tests/tui/lib.sh
 # i18n: the wizard and the CLI in Chinese (tmux); the catalogue complete and valid

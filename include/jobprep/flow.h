@@ -260,6 +260,11 @@ enum jp_action {
 			    * (jobprep/stage.h: copy, unpack or download,
 			    * incremental), before that source's scan; records
 			    * the manifest's data[].origin */
+	JP_ACTION_FILL_IN,   /* shared_storage: give the checkout at code.path
+			    * the submodules and Git LFS content a clone left
+			    * out (jp_git_fill_in); never pending, only asked
+			    * for (the review's code.repo.submodules and
+			    * code.repo.lfs) */
 };
 
 struct jp_flow_work;

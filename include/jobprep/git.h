@@ -16,6 +16,7 @@
 #include "jobprep/error.h"
 #include "jobprep/port.h"
 #include "jobprep/profile.h"
+#include "jobprep/strv.h"
 
 /* libgit2's global state, set up once per process (thread-safe; every jp_git_*
  * call does it on demand). A front end may call jp_git_global_shutdown once
@@ -93,13 +94,26 @@ struct jp_git_clone_result {
 	bool staged;                 /* built on scratch disk, then copied */
 	uint64_t files;              /* files checked out (top repository) */
 	unsigned exec_files;         /* files made executable */
+	/* Files stored with Git LFS: fetched by git-lfs as part of the clone,
+	 * and those still pointers (all of them where git-lfs is not
+	 * installed: the check code.repo.lfs names them). */
+	size_t lfs_fetched, lfs_left;
+	/* ... left because the LFS server asked for credentials git-lfs could
+	 * get from none of git's credential helpers (jobprep passes none on):
+	 * the clone is made without the content, `git lfs pull` fetches it. */
+	bool lfs_auth;
 };
 
 #define JP_GIT_CLONE_RESULT_INIT { .commit = "", .ref_kind = JP_GIT_REF_BRANCH }
 
 void jp_git_clone_result_dispose(struct jp_git_clone_result *res);
 
-/* Clone opts->url into opts->target. The clone is built under a temporary
+/* Clone opts->url into opts->target. Files stored with Git LFS get their
+ * content from the LFS server by the real git-lfs where it is installed
+ * (`git lfs install --local`, `git lfs pull`: progress as
+ * JP_PHASE_DOWNLOAD, cancel, the stall timeout; a failure fails the
+ * clone, except an LFS server wanting credentials: lfs_auth). The clone is
+ * built under a temporary
  * name (".<name>.jobprep-tmp-<pid>-<random>" beside the target) and renamed
  * into place only when complete: on any failure, cancel (port->progress
  * returning < 0) or crash, the target stays absent (or the empty directory
@@ -148,6 +162,85 @@ struct jp_git_repo_info {
 int jp_git_inspect(struct jp_git_repo_info *out, const char *path,
 		   const char *exec_pattern, struct jp_error *err);
 void jp_git_repo_info_dispose(struct jp_git_repo_info *info);
+
+/* ---- what a checkout may lack: Git LFS content, submodules ----------------- */
+
+/* A file stored with Git LFS whose work tree copy is still the pointer
+ * (`version https://git-lfs.github.com/spec/v1`, under 1 KiB): libgit2
+ * checks out the pointer, the content stays on the LFS server. */
+struct jp_git_lfs_file {
+	char *path;    /* relative to the work tree's top */
+	uint64_t size; /* the content's size, from the pointer's `size` line */
+};
+
+struct jp_git_lfs_report {
+	char *workdir;                  /* the work tree's top */
+	size_t tracked;                 /* files git holds as LFS pointers */
+	size_t n;                       /* files still pointers in the work tree */
+	struct jp_git_lfs_file *v;      /* them (jp_git_lfs_check: the first few) */
+	size_t listed;                  /* entries in v */
+	uint64_t bytes;                 /* their contents' total size */
+	bool unfinished;                /* a look did not answer in time */
+};
+
+#define JP_GIT_LFS_REPORT_INIT { NULL, 0, 0, NULL, 0, 0, false }
+
+/* Find the LFS pointers in the checkout at or above `path`: files git holds
+ * as a pointer (by content) that the attributes put under filter=lfs or
+ * whose checked-out size is under 1 KiB, and whose work tree file still is
+ * the pointer. Only those files are read, each look in bounded time (a
+ * mount that does not answer sets `unfinished`). Returns 0, JP_ENOENT (no
+ * work tree), JP_EGIT, JP_ENOMEM. */
+int jp_git_lfs_find(struct jp_git_lfs_report *out, const char *path, struct jp_error *err);
+/* The same look as a whole in a child process, in bounded time (twice the
+ * probe timeout: git's index and objects are on that storage too), for a
+ * check of a path on a user's storage: v lists the first
+ * JP_GIT_NAMES_MAX + 1 pointers; a look that did not answer is
+ * `unfinished`. */
+int jp_git_lfs_check(struct jp_git_lfs_report *out, const char *path, struct jp_error *err);
+void jp_git_lfs_report_dispose(struct jp_git_lfs_report *r);
+
+/* The git-lfs program is on PATH (Debian: git-lfs). */
+bool jp_git_lfs_installed(void);
+
+struct jp_git_sm_report {
+	char *workdir;           /* the work tree's top */
+	size_t declared;         /* submodules .gitmodules declares and HEAD pins */
+	size_t n_missing;        /* of them, not cloned (no .git in the folder) */
+	struct jp_strv missing;  /* their paths (jp_git_submodules_check: the first few) */
+	bool unfinished;         /* a look did not answer in time */
+};
+
+#define JP_GIT_SM_REPORT_INIT { NULL, 0, 0, JP_STRV_INIT, false }
+
+/* The submodules of the checkout at or above `path` that are declared
+ * (.gitmodules, with a commit in the index) but not cloned: their folder
+ * is empty or absent. Each look in bounded time. Returns 0, JP_ENOENT,
+ * JP_EGIT, JP_ENOMEM. */
+int jp_git_submodules_find(struct jp_git_sm_report *out, const char *path, struct jp_error *err);
+/* The same, bounded as a whole, as jp_git_lfs_check. */
+int jp_git_submodules_check(struct jp_git_sm_report *out, const char *path,
+			    struct jp_error *err);
+void jp_git_sm_report_dispose(struct jp_git_sm_report *r);
+
+/* What jp_git_fill_in did. */
+struct jp_git_fill_result {
+	size_t submodules;  /* submodules cloned */
+	size_t lfs_fetched; /* files stored with Git LFS fetched */
+	size_t lfs_left;    /* still pointers (git-lfs not installed, or left) */
+};
+
+/* Give the checkout at or above `path` what a clone without them left out:
+ * its submodules (initialised and cloned, recursively, from the URLs
+ * .gitmodules names, as jp_git_clone with submodules does, over the
+ * checkout's origin's transport) and the content of its files stored with
+ * Git LFS (git-lfs, as in jp_git_clone). Progress and cancel through port;
+ * a submodule cloned before a failure stays (the check names the rest).
+ * Returns 0, JP_ENOENT (no checkout), JP_EREFUSED (a submodule URL or path
+ * refused, as for a clone), JP_EAUTH, JP_ENET, JP_ETIMEOUT, JP_ECANCELED,
+ * JP_EGIT. */
+int jp_git_fill_in(struct jp_git_fill_result *out, const char *path,
+		   const struct jp_port *port, struct jp_error *err);
 
 /* ---- an existing checkout, moved to a ref ---------------------------------- */
 

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "jobprep/git.h"
+#include "jobprep/shellwords.h"
 #include "jobprep/i18n.h"
 #include "jobprep/url.h"
 #include "jobprep/profile.h"
@@ -119,7 +120,9 @@ static int print_json(const struct jp_git_clone_result *r)
 	    !(r->ref ? cJSON_AddStringToObject(o, "ref", r->ref) : cJSON_AddNullToObject(o, "ref")) ||
 	    !cJSON_AddBoolToObject(o, "staged", r->staged) ||
 	    !cJSON_AddNumberToObject(o, "files", (double)r->files) ||
-	    !cJSON_AddNumberToObject(o, "exec_files", r->exec_files)) {
+	    !cJSON_AddNumberToObject(o, "exec_files", r->exec_files) ||
+	    !cJSON_AddNumberToObject(o, "lfs_fetched", (double)r->lfs_fetched) ||
+	    !cJSON_AddNumberToObject(o, "lfs_pointers", (double)r->lfs_left)) {
 		cJSON_Delete(o);
 		return JP_EXIT_FAIL;
 	}
@@ -180,6 +183,26 @@ int jp_cmd_clone(int argc, char **argv)
 			       res.commit,
 			       res.staged ? _(" (built on local disk, copied to shared storage)")
 					  : "");
+		if (res.lfs_fetched)
+			printf(_("%zu file(s) stored with Git LFS fetched by git-lfs\n"),
+			       res.lfs_fetched);
+		if (res.lfs_left && res.lfs_auth) {
+			char *q = NULL;
+
+			if (jp_sh_quote(&q, res.path) == 0)
+				fprintf(stderr,
+					_("jobprep: %zu file(s) stored with Git LFS are only pointers in "
+					  "%s: the LFS server wants credentials, which git-lfs gets from "
+					  "git's credential helpers only; fetch them with: git -C %s lfs "
+					  "pull\n"),
+					res.lfs_left, jp_cli_name(res.path), jp_cli_text(q));
+			free(q);
+		} else if (res.lfs_left)
+			fprintf(stderr,
+				_("jobprep: %zu file(s) stored with Git LFS are only pointers in %s%s: "
+				  "`jobprep check` names them\n"),
+				res.lfs_left, jp_cli_name(res.path),
+				jp_git_lfs_installed() ? "" : _(" (git-lfs is not installed)"));
 		rc = JP_EXIT_OK;
 	}
 	explicit_bzero(url, strlen(url));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobprep/git.h"
 #include "jobprep/i18n.h"
 #include "tui/draft.h"
 #include "tui/draw.h"
@@ -639,6 +640,20 @@ static void draw_row(struct jp_wizard *w, const struct row *row, bool sel, int y
 			 row_text(w, row));
 }
 
+/* A failed check of what a clone left out of the checkout, which the
+ * wizard can put there: submodules, and LFS content where git-lfs is. */
+static bool fillable(struct jp_wizard *w, const struct row *row)
+{
+	const struct jp_manifest *m = jp_flow_manifest(w->flow);
+	const struct jp_check *c;
+
+	if (row->kind != ROW_FAIL || !m || row->check >= m->n_checks)
+		return false;
+	c = &m->checks[row->check];
+	return c->id && (strcmp(c->id, "code.repo.submodules") == 0 ||
+			 (strcmp(c->id, "code.repo.lfs") == 0 && jp_git_lfs_installed()));
+}
+
 /* The selected check in full, wrapped; what Enter does on it. */
 static void draw_detail(struct jp_wizard *w, int y, int x, int lines, int width)
 {
@@ -657,6 +672,9 @@ static void draw_detail(struct jp_wizard *w, int y, int x, int lines, int width)
 	if (row->kind == ROW_CREATE)
 		snprintf(head, sizeof(head), "%s  %s Enter: %s", row_id(w, row), g->arrow,
 			 _("create the run's folders (mkdir -p)"));
+	else if (fillable(w, row))
+		snprintf(head, sizeof(head), "%s  %s Enter: %s", row_id(w, row), g->arrow,
+			 _("clone the submodules and fetch the Git LFS content now"));
 	else if (row->field)
 		snprintf(head, sizeof(head), "%s  %s Enter: %s", row_id(w, row), g->arrow,
 			 _("go to the field"));
@@ -775,6 +793,30 @@ static void create_dirs(struct jp_wizard *w)
 	}
 }
 
+/* Enter on a failed code.repo.submodules or code.repo.lfs: offer to give
+ * the checkout what is missing, then check again. */
+static void fill_in(struct jp_wizard *w)
+{
+	struct review *r = R(w);
+	char *path = NULL, text[2048];
+	int rc;
+
+	jp_flow_get(&path, w->flow, "code.path", NULL);
+	snprintf(text, sizeof(text),
+		 _("Clone the submodules of %s and fetch its files stored with Git LFS now?"),
+		 path ? path : "");
+	free(path);
+	w->modal_depth++;
+	rc = jp_confirm(&w->ui, _("Fill in the checkout"), text, _("Clone and fetch"),
+			_("Not now"), true);
+	w->modal_depth--;
+	w->redraw = true;
+	if (rc == 1 && jp_wizard_start(w, JP_ACTION_FILL_IN, 0, false) == 0) {
+		r->phase = R_WORK;
+		r->kick = false;
+	}
+}
+
 /* The run's directories are still to be made: writing makes them, so
  * checks failing only for that do not block it. */
 static bool outputs_pending(struct jp_wizard *w)
@@ -871,6 +913,8 @@ static void checks_accept(struct jp_wizard *w)
 
 	if (r->sel < r->n && r->rows[r->sel].kind == ROW_CREATE) {
 		create_dirs(w);
+	} else if (r->sel < r->n && fillable(w, &r->rows[r->sel])) {
+		fill_in(w);
 	} else if (r->sel < r->n && r->rows[r->sel].field) {
 		jump_to(w, &r->rows[r->sel]);
 	} else if (r->counts[ROW_FAIL]) {

@@ -122,7 +122,8 @@ static char *get(const struct jp_wizard *w, const char *key)
 
 static bool is_code_kind(enum jp_action k)
 {
-	return k == JP_ACTION_CLONE || k == JP_ACTION_INSPECT || k == JP_ACTION_RESOLVE;
+	return k == JP_ACTION_CLONE || k == JP_ACTION_INSPECT || k == JP_ACTION_RESOLVE ||
+	       k == JP_ACTION_FILL_IN;
 }
 
 /* What a task was started for: when this changes, its result is stale. */
@@ -200,6 +201,8 @@ static const char *action_label(enum jp_action kind)
 		return _("checks");
 	case JP_ACTION_STAGE:
 		return _("stage");
+	case JP_ACTION_FILL_IN:
+		return _("fill in");
 	}
 	return "";
 }
@@ -414,6 +417,12 @@ static void finished(struct jp_wizard *w, struct jp_running *b)
 		jp_wizard_status(w, JP_CHECK_PASS, _("staged onto %s"), v ? v : "");
 		break;
 	case JP_ACTION_CHECK:
+		break;
+	case JP_ACTION_FILL_IN:
+		v = get(w, "code.path");
+		jp_wizard_status(w, JP_CHECK_PASS,
+				 _("%s has its submodules and Git LFS content now; checking again"),
+				 v ? v : "");
 		break;
 	}
 	free(v);
