@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "jobprep/git.h"
+#include "git_internal.h"
 
 static double now(void)
 {

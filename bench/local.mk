@@ -20,7 +20,8 @@ bench_git2clone_LDADD = $(LIBGIT2_LIBS)
 # files, local and on uncached sshfs, vs git lfs ls-files + git submodule status
 bench_list += bench/bench_lacks.sh
 noinst_PROGRAMS += bench/lackslook
-bench_lackslook_CFLAGS = $(AM_CFLAGS)
+bench_lackslook_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+bench_lackslook_CFLAGS = $(AM_CFLAGS) $(LIBGIT2_CFLAGS)
 bench_lackslook_LDADD = $(CORE_LIBS)
 
 # update: the same answers again, and one release tag to the next, vs git fetch && git checkout

@@ -17,6 +17,8 @@
 #include "jobprep/i18n.h"
 #include "jobprep/probe.h"
 #include "git_internal.h"
+#include "probe_internal.h"
+#include "manifest_internal.h"
 
 /* The pointer format (git-lfs docs/spec.md): under 1024 bytes, the version
  * line first; hawser is its name before the 1.0 release. */
