@@ -26,6 +26,7 @@ jp_expect readme_example_has_a_second_prep grep -q '^\$ \./jobprep init --answer
 mkdir -p "$T/w" "$T/state" || exit 99
 XDG_STATE_HOME=$T/state
 export XDG_STATE_HOME
+unset JOBPREP_PROFILE # `runs demo` finds the demo's profile through the index of jobs
 # an output line as an extended regular expression matching a whole line
 to_ere() {
 	printf '%s\n' "$1" | sed -e 's/[][\\.*^$+?(){}|]/\\&/g' -e 's/…/.*/g' -e 's/[0-9][0-9]*/[0-9]+/g'
