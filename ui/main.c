@@ -90,7 +90,7 @@ static int run_wizard(int argc, char **argv)
 
 /* `jobprep --dump-options`, `--dump-synopsis` and `--dump-man TEMPLATE`:
  * the option tables for the tests and the completion scripts' drift check,
- * the synopses README lists, and the man page made from its template at
+ * the synopses docs/reference.md lists, and the man page made from its template at
  * build time. Not in --help: nobody
  * runs them by hand. */
 static int dump(int argc, char **argv)

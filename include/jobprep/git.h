@@ -75,7 +75,7 @@ struct jp_git_clone_options {
 	 * 0 = JP_GIT_STALL_TIMEOUT_S. Applies to http(s), git:// and ssh. */
 	unsigned stall_timeout_s;
 	/* Go to the server only, not through the local mirror cache
-	 * ($XDG_CACHE_HOME/jobprep/git; see README). JOBPREP_NO_CACHE=1 does
+	 * ($XDG_CACHE_HOME/jobprep/git; see docs/reference.md). JOBPREP_NO_CACHE=1 does
 	 * the same for every clone and update. */
 	bool no_cache;
 };
@@ -339,7 +339,7 @@ int jp_git_clone_command(char **out, const char *url, const char *commit,
 
 /* ---- the local mirror cache ---------------------------------------------- */
 
-/* One mirror in the cache ($XDG_CACHE_HOME/jobprep/git; see README). */
+/* One mirror in the cache ($XDG_CACHE_HOME/jobprep/git; docs/reference.md). */
 struct jp_git_cache_entry {
 	char *path;               /* the bare mirror's folder */
 	char *url;                /* the server's URL it mirrors (no credentials); NULL if unreadable */

@@ -29,12 +29,13 @@ jp_expect short_j_is_json_everywhere sh -c '
 	awk -F "\t" "\$3 == \"-j\" && \$2 != \"--json\" { print; bad = 1 }
 		\$2 == \"--json\" && \$3 != \"-j\" { print; bad = 1 } END { exit bad }" "$1"' sh "$T/dump"
 
-# README's list of commands is the synopses the tables make, as printed
+# The reference's list of commands (docs/reference.md, "## Commands", moved
+# there from the README) is the synopses the tables make, as printed
 # (`jobprep --dump-synopsis`: each form on one line), none missing.
 "$JOBPREP" --dump-synopsis >"$T/synopsis" 2>&1
-sed -n '/^## Commands$/,/^[^ ]/p' "$TOP_SRCDIR/README.md" | sed -n 's/^    \(jobprep .*\)$/\1/p' |
-	grep -v -e '^jobprep --help | --version$' >"$T/readme.synopsis"
-jp_expect readme_synopses_are_the_generated_ones diff "$T/synopsis" "$T/readme.synopsis"
+sed -n '/^## Commands$/,/^[^ ]/p' "$TOP_SRCDIR/docs/reference.md" | sed -n 's/^    \(jobprep .*\)$/\1/p' |
+	grep -v -e '^jobprep --help | --version$' >"$T/reference.synopsis"
+jp_expect reference_synopses_are_the_generated_ones diff "$T/synopsis" "$T/reference.synopsis"
 
 # The commands `jobprep --help` lists are the ones with a table.
 "$JOBPREP" --help >"$T/top" 2>&1
@@ -42,6 +43,13 @@ sed -n '/^Commands:/,/^$/p' "$T/top" | sed -n 's/^  \([a-z][a-z]*\)\( .*\)\{0,1\
 cut -f1 "$T/dump" | grep -v '^-$' | uniq >"$T/tabled"
 jp_expect help_lists_every_command_with_a_table cmp -s "$T/listed" "$T/tabled"
 jp_expect there_are_commands [ "$(wc -l <"$T/tabled")" -ge 12 ]
+
+# README's table of commands names every command with a table (each in a
+# "| `NAME` |" or "| `NAME`, `OTHER` |" row), and no other.
+sed -n '/^## Commands$/,/^## /p' "$TOP_SRCDIR/README.md" | sed -n 's/^| \(`[a-z][a-z, `]*`\) |.*/\1/p' |
+	tr -d '`' | tr ',' '\n' | tr -d ' ' | sort >"$T/readme.commands"
+sort "$T/tabled" >"$T/tabled.sorted"
+jp_expect readme_names_every_command diff "$T/tabled.sorted" "$T/readme.commands"
 
 # run CMD ARGS...: jobprep CMD ARGS... ("-": the program itself), stdin empty.
 run() {

@@ -89,7 +89,7 @@ void jp_cli_print_usage(FILE *out);
  * no short or no argument). */
 void jp_cli_dump_options(FILE *out);
 /* `jobprep --dump-synopsis`: each synopsis form on one line, "jobprep CMD
- * ..." as `jobprep --help` shows it unwrapped (README's list is this). */
+ * ..." as `jobprep --help` shows it unwrapped (docs/reference.md's list is this). */
 void jp_cli_dump_synopsis(FILE *out);
 /* Copy template to out, "@SYNOPSIS@" and "@OPTIONS@" lines replaced by the
  * man page's (roff) synopsis and options of every command. 0, or -1 when
