@@ -20,6 +20,8 @@
 #include "jobprep/lint.h"
 #include "jobprep/profile.h"
 #include "pyscan.h"
+#include "lint_internal.h"
+#include "profile_internal.h"
 
 static char scratch[PATH_MAX - 128];
 static char project[PATH_MAX];
