@@ -73,7 +73,7 @@ chmod 755 "$H/sftp-hold"
 jp_lfs_repo "$T/work" "$T/models.git" >/dev/null 2>&1 || exit 99
 git init -q -b main "$T/lib" && echo lib >"$T/lib/lib.txt" && git -C "$T/lib" add -A &&
 	git $JP_GIT_ID -C "$T/lib" commit -qm lib || exit 99
-git init -q -b main "$T/super" && echo top >"$T/super/top.txt" &&
+git init -q -b main "$T/super" && echo top >"$T/super/top.txt" && echo "print(1)" >"$T/super/train.py" &&
 	git -C "$T/super" -c protocol.file.allow=always submodule add -q "$T/lib" vendor/lib &&
 	git -C "$T/super" add -A && git $JP_GIT_ID -C "$T/super" commit -qm super || exit 99
 jp_sshfs_mount "$T/sshd" "$T/export" "$T/mnt" -o sftp_server="$H/sftp-hold" || exit 99
