@@ -105,7 +105,7 @@ manifest "$T/super.json" "$T/mnt/super"
 # ended (within 60 s) or not; its output in $T/NAME-check.out
 check_held() {
 	: >"$H/hold"
-	JOBPREP_PROBE_TIMEOUT_MS=1000 "$J" check --profile "$T/profile.json" "$T/$1.json" \
+	JOBPREP_PROBE_TIMEOUT_MS=3000 "$J" check --profile "$T/profile.json" "$T/$1.json" \
 		</dev/null >"$T/$1-check.out" 2>&1 &
 	pid=$!
 	jp_poll 600 jp_main_gone $pid
