@@ -498,8 +498,15 @@ static int check_storage(struct verdict *v, const struct check_ctx *ctx, const s
 
 	switch (info->cls) {
 	case JP_STORAGE_SHARED:
-		if (info->warning)
+		/* a declared root that is a plain folder here: the Workers never
+		 * see what is there, unless the profile is a sandbox (the demo) */
+		if (info->warning && ctx->profile->sandbox)
 			say(v, JP_CHECK_WARN, "%s: %s", s->field, info->warning);
+		else if (info->warning)
+			say(v, JP_CHECK_FAIL,
+			    _("%s: %s (for a try-out on this machine: jobprep --demo, or a profile "
+			      "with \"sandbox\": true)"),
+			    s->field, info->warning);
 		else if (s->role == ROLE_OUTPUT)
 			say(v, JP_CHECK_PASS,
 			    _("%s is on shared storage (%s on %s): every Worker writes to the same "

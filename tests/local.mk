@@ -273,7 +273,7 @@ INIT_TESTS = tests/integration/init_golden.sh tests/integration/init_errors.sh \
 	tests/integration/init_interrupt.sh tests/integration/init_demo.sh \
 	tests/integration/init_platform.sh tests/integration/init_files_location.sh \
 	tests/integration/umask_000.sh tests/integration/init_existing_checkout.sh \
-	tests/integration/init_existing_full_disk.sh
+	tests/integration/init_existing_full_disk.sh tests/integration/shared_root_unmounted.sh
 TESTS += $(INIT_TESTS)
 EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
 # git: clone by ref, refusals, credentials over http and ssh, interrupts, remote pin,
