@@ -19,6 +19,7 @@
 #include "jobprep/stage.h"
 #include "treecopy.h"
 #include "stage_internal.h"
+#include "stage_mark.h"
 #include "treecopy_internal.h"
 #include "deadline_internal.h"
 
@@ -214,6 +215,7 @@ int jp_stage_now(struct jp_stage_result *out, const char *source, const char *de
 		 struct jp_error *err)
 {
 	struct jp_stage_result res = JP_STAGE_RESULT_INIT;
+	struct jp_stage_mark *mark = NULL; /* says, until it is done, that dest is unfinished */
 	struct stat sb;
 	int rc;
 
@@ -224,6 +226,7 @@ int jp_stage_now(struct jp_stage_result *out, const char *source, const char *de
 	if (jp_stage_is_url(source) && opts && opts->shards > 1)
 		return jp_error_set(err, JP_EUSAGE, _("%s: --shard is for a directory source"), source);
 	if (jp_stage_is_url(source)) {
+		jp_stage_mark_begin(&mark, source, dest, opts);
 		rc = jp_stage_http(&res, source, dest, opts, port, err);
 		goto done;
 	}
@@ -232,6 +235,7 @@ int jp_stage_now(struct jp_stage_result *out, const char *source, const char *de
 				    strerror(errno));
 	if (opts && opts->shards > 1 && !S_ISDIR(sb.st_mode))
 		return jp_error_set(err, JP_EUSAGE, _("%s: --shard is for a directory source"), source);
+	jp_stage_mark_begin(&mark, source, dest, opts);
 	if (S_ISDIR(sb.st_mode))
 		rc = stage_dir(&res, source, dest, opts, port, err);
 	else if (S_ISREG(sb.st_mode) && !(opts && opts->no_unpack) && jp_stage_is_archive(source))
@@ -241,6 +245,7 @@ int jp_stage_now(struct jp_stage_result *out, const char *source, const char *de
 	else
 		rc = jp_error_set(err, JP_EUSAGE, _("%s: not a directory or a regular file"), source);
 done:
+	jp_stage_mark_end(mark, rc == 0);
 	if (rc == 0 && out)
 		*out = res;
 	else
