@@ -929,8 +929,6 @@ static int check_staging(struct verdict *v, const struct check_ctx *ctx, const s
 	}
 	if (rc < 0)
 		goto out;
-	/* not there yet: the exists check would only say it again */
-	v->stop = !c->exists;
 	if (c->u.kind == JP_UNFINISHED_RUN) {
 		say_run(v, s, &c->u);
 	} else if (c->u.kind != JP_UNFINISHED_NONE) {

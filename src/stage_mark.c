@@ -28,7 +28,8 @@
 
 struct jp_stage_mark {
 	char *dest, *dir, *file;
-	bool whole; /* not a shard: its success checked every file */
+	bool whole;       /* not a shard: its success checked every file */
+	char started[40]; /* as its record says it */
 };
 
 /* path (absolute, normalised) into its folder and last name; false for "/". */
@@ -131,9 +132,10 @@ done:
 	return out;
 }
 
-static char *record_text(const char *source, const char *dest, const struct jp_stage_options *o)
+static char *record_text(const char *source, const char *dest, const struct jp_stage_options *o,
+			 char when[40])
 {
-	char host[256], boot[64], start[32], when[40];
+	char host[256], boot[64], start[32];
 	char *cmd = finishing_command(source, dest, o), *text = NULL;
 	time_t now = time(NULL);
 	struct tm tm;
@@ -143,7 +145,7 @@ static char *record_text(const char *source, const char *dest, const struct jp_s
 	first_line("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
 	proc_start((long)getpid(), start, sizeof(start));
 	gmtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	strftime(when, 40, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	if (j && cmd && cJSON_AddStringToObject(j, "command", cmd) &&
 	    cJSON_AddStringToObject(j, "dest", dest) && cJSON_AddStringToObject(j, "host", host) &&
 	    cJSON_AddNumberToObject(j, "pid", (double)getpid()) &&
@@ -218,7 +220,7 @@ void jp_stage_mark_begin(struct jp_stage_mark **out, const char *source, const c
 	if (!m || !abs || !(m->dest = jp_path_normalize(abs)) ||
 	    !split(m->dest, dir, sizeof(dir), &base) ||
 	    !beside(name, sizeof(name), dir, "staging-", base) || !(m->dir = strdup(name)) ||
-	    !(text = record_text(source, m->dest, opts)) || put(m, text) != 0) {
+	    !(text = record_text(source, m->dest, opts, m->started)) || put(m, text) != 0) {
 		mark_free(m);
 		m = NULL;
 	}
@@ -231,9 +233,10 @@ static int alive(const cJSON *j, long pid);
 static cJSON *record_read(const char *file);
 
 /* After a success: the records of runs this one has finished, gone. A run
- * of this machine that is no more (killed half-way) is; with the whole
- * tree checked (not a shard), so is a run elsewhere, unless it is one here
- * still running. */
+ * of this machine that is no more (killed half-way) is. With the whole
+ * tree checked (not a shard), so is every run that started before this
+ * one, here or elsewhere (one killed a moment ago may still be dying in
+ * the kernel); a run started since is its own. */
 static void sweep(const struct jp_stage_mark *m)
 {
 	DIR *d = opendir(m->dir);
@@ -253,9 +256,11 @@ static void sweep(const struct jp_stage_mark *m)
 			continue;
 		}
 		const cJSON *pid = cJSON_GetObjectItemCaseSensitive(j, "pid");
+		const cJSON *started = cJSON_GetObjectItemCaseSensitive(j, "started");
 		int live = alive(j, cJSON_IsNumber(pid) ? (long)pid->valuedouble : 0);
+		bool older = !cJSON_IsString(started) || strcmp(started->valuestring, m->started) <= 0;
 
-		if (live == 0 || (live < 0 && m->whole))
+		if (live == 0 || (m->whole && older))
 			unlinkat(dirfd(d), e->d_name, 0);
 		cJSON_Delete(j);
 	}
