@@ -119,6 +119,12 @@ jp_unfinished() {
 # read), data (a directory or file to read) or output (a directory to write). Prints a line per problem, exits with their number.
 jp_probe() {
 	jp_f=$1 jp_role=$2 jp_p=$3 jp_n=0
+	# a data set still being staged (or whose stage was killed): also
+	# where the stage has not put it in place yet
+	if [ "$jp_role" = data ]; then
+		jp_left=$(jp_unfinished "$jp_p")
+		[ -z "$jp_left" ] || jp_fail "$jp_f.staging" "$jp_m_staging" "$jp_p" "$jp_who" "$jp_left"
+	fi
 	if [ ! -e "$jp_p" ]; then
 		jp_fail "$jp_f.exists" "$jp_m_missing" "$jp_p" "$jp_who"
 		exit "$jp_n"
@@ -155,10 +161,6 @@ jp_probe() {
 		else
 			dd if="$jp_p" of=/dev/null bs=1 count=1 2>/dev/null ||
 				jp_fail "$jp_f.readable" "$jp_m_unreadable" "$jp_p" "$jp_who"
-		fi
-		if [ "$jp_role" = data ]; then
-			jp_left=$(jp_unfinished "$jp_p")
-			[ -z "$jp_left" ] || jp_fail "$jp_f.staging" "$jp_m_staging" "$jp_p" "$jp_who" "$jp_left"
 		fi
 		exit "$jp_n"
 	fi
