@@ -179,9 +179,15 @@ static int put(struct jp_stage_mark *m, const char *text)
 		if (*p == '/' || *p == '.')
 			*p = '_';
 	for (int t = 0; t < TRIES; t++) {
+		struct stat sb;
 		int fd;
 
-		if (mkdir(m->dir, 0755) != 0 && errno != EEXIST)
+		/* a look first, a mkdir only when it is missing: on a mount that
+		 * stopped answering, a stuck look holds the folder's lock shared,
+		 * a stuck mkdir would hold it for itself, and every later look in
+		 * that folder (another jobprep's) would queue behind it */
+		if (lstat(m->dir, &sb) != 0 &&
+		    (errno != ENOENT || (mkdir(m->dir, 0755) != 0 && errno != EEXIST)))
 			return -1;
 		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) < 0)
 			r = (unsigned)time(NULL);
