@@ -11,7 +11,8 @@
 # finishes it and the check passes. data[i].path.small_files warns (never
 # fails) for 30,000 files of 64 B, with the figures and the way out, and
 # passes 10,000 files of 1 MiB and a few small ones. On a mount that stops
-# answering, check still ends in bounded time.
+# answering, check still ends in bounded time. `jobprep scan --json` gives
+# the median size, the small files and the temporaries.
 set -u
 . "$TOP_SRCDIR/tests/lib/gitserv.sh"
 . "$TOP_SRCDIR/tests/lib/ssh.sh"
@@ -169,6 +170,11 @@ jp_expect tiny_files_give_the_count has "$msg" "holds 30000 files in "
 jp_expect tiny_files_give_the_median has "$msg" "median size about 64 B"
 jp_expect tiny_files_say_pack_into_shards has "$msg" "pack them into shards"
 jp_expect tiny_files_never_fail [ "$(cat "$T/tiny.rc")" = 0 ]
+"$J" scan --json "$M/datasets/tiny" "$M/datasets/leftover" >"$T/scan.json" 2>/dev/null
+jp_expect scan_gives_the_median_and_the_temporaries python3 -c 'import json, sys
+a, b = json.load(open(sys.argv[1]))
+assert a["median_bytes"] == 64 and a["small_files"] == 30000 and a["temporaries"] == 0, a
+assert b["temporaries"] == 1, b' "$T/scan.json"
 staging_of large "$M/datasets/large" --deep
 jp_expect many_large_files_pass [ "$(field "$T/large.json" 'data[0].path.small_files' status)" = pass ]
 
