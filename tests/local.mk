@@ -66,6 +66,13 @@ check_PROGRAMS += tests/unit/test_textquote
 TESTS += tests/unit/test_textquote
 tests_unit_test_textquote_CFLAGS = $(unit_cflags)
 tests_unit_test_textquote_LDADD = $(unit_ldadd)
+# stage_mark: the record of a stage that has not finished
+check_PROGRAMS += tests/unit/test_stage_mark
+TESTS += tests/unit/test_stage_mark
+tests_unit_test_stage_mark_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_unit_test_stage_mark_CFLAGS = $(unit_cflags)
+tests_unit_test_stage_mark_LDADD = $(unit_ldadd)
+tests_unit_test_stage_mark_SOURCES = tests/unit/test_stage_mark.c tests/unit/scratch.h
 # buf: a growing text with a sticky failure
 check_PROGRAMS += tests/unit/test_buf
 TESTS += tests/unit/test_buf
