@@ -912,7 +912,6 @@ static int check_staging(struct verdict *v, const struct check_ctx *ctx, const s
 	struct staging_call *c;
 	int rc;
 
-	(void)err;
 	if (!s->data || strlen(s->path) >= sizeof(c->path)) {
 		v->skip = true;
 		return 0;
@@ -921,7 +920,7 @@ static int check_staging(struct verdict *v, const struct check_ctx *ctx, const s
 		return JP_ENOMEM;
 	snprintf(c->path, sizeof(c->path), "%s", s->path);
 	rc = jp_probe_call_flat(staging_run, c, offsetof(struct staging_call, path), s->path, 0,
-				NULL);
+				err);
 	if (rc == JP_ETIMEOUT) {
 		hung(v, s);
 		rc = 0;
