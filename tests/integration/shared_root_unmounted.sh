@@ -71,7 +71,7 @@ jp_expect message_names_the_root_and_the_fix sh -c \
 
 # the same layout under a profile marked a sandbox: warnings, as in the demo
 printf '{"sandbox": true}\n' >$W/sandbox.json
-"$JOBPREP" check --json --profile $W/sandbox.json $W/job.json >$W/sandbox-check.json 2>&1
+"$JOBPREP" check --json --profile $W/sandbox.json $W/job.json >$W/sandbox-check.json 2>$W/sandbox-check.err
 jp_expect sandbox_check_passes [ $? -eq 0 ]
 jp_expect sandbox_storage_warns [ "$(status_of $W/sandbox-check.json code.path.storage)" = warn ]
 
