@@ -35,6 +35,7 @@
 #include "jobprep/units.h"
 #include "mountinfo.h"
 #include "manifest_internal.h"
+#include "stage_mark.h"
 
 enum role {
 	ROLE_CODE = 1 << 0,   /* the project checkout: read by every Worker */
@@ -46,6 +47,7 @@ enum role {
 #define ROLE_ALL (ROLE_CODE | ROLE_DATA | ROLE_OUTPUT)
 
 struct storage_cache;
+struct data_scan;
 
 struct subject {
 	char field[64];   /* "outputs.log_dir", "data[0].path" */
@@ -54,6 +56,7 @@ struct subject {
 	bool read_only;   /* data declared read-only */
 	const struct jp_data_source *data; /* ROLE_DATA: its entry */
 	struct storage_cache *cache;       /* the storage checks' probe of it */
+	struct data_scan *scan;            /* ROLE_DATA: the scan the data checks share */
 };
 
 struct check_ctx {
@@ -502,8 +505,15 @@ static int check_storage(struct verdict *v, const struct check_ctx *ctx, const s
 
 	switch (info->cls) {
 	case JP_STORAGE_SHARED:
-		if (info->warning)
+		/* a declared root that is a plain folder here: the Workers never
+		 * see what is there, unless the profile is a sandbox (the demo) */
+		if (info->warning && ctx->profile->sandbox)
 			say(v, JP_CHECK_WARN, "%s: %s", s->field, info->warning);
+		else if (info->warning)
+			say(v, JP_CHECK_FAIL,
+			    _("%s: %s (for a try-out on this machine: jobprep --demo, or a profile "
+			      "with \"sandbox\": true)"),
+			    s->field, info->warning);
 		else if (s->role == ROLE_OUTPUT)
 			say(v, JP_CHECK_PASS,
 			    _("%s is on shared storage (%s on %s): every Worker writes to the same "
@@ -667,6 +677,8 @@ struct findings {
 	size_t n_unreadable;
 	char dangling[EXAMPLES][PATH_MAX];
 	size_t n_dangling;
+	char temps[EXAMPLES][PATH_MAX];
+	size_t n_temps;
 };
 
 static int on_finding(const struct jp_scan_item *it, void *payload)
@@ -702,8 +714,40 @@ static int on_finding(const struct jp_scan_item *it, void *payload)
 		if (f->n_dangling < EXAMPLES)
 			snprintf(f->dangling[f->n_dangling++], PATH_MAX, "%s", it->path);
 		break;
+	case JP_SCAN_ITEM_TEMPORARY:
+		if (f->n_temps < EXAMPLES)
+			snprintf(f->temps[f->n_temps++], PATH_MAX, "%s", it->path);
+		break;
 	}
 	return 0;
+}
+
+/* One scan of a data set, shared by the checks that read its figures
+ * (staging, contents, small_files): a quick look, or with --deep a full
+ * scan; bounded in time either way (jp_scan). */
+struct data_scan {
+	bool done;
+	int rc;
+	char error[512];
+	struct jp_scan_result r;
+	struct findings f;
+};
+
+static int data_scanned(const struct check_ctx *ctx, const struct subject *s)
+{
+	struct data_scan *d = s->scan;
+	struct jp_scan_opts o = JP_SCAN_OPTS_INIT;
+	struct jp_scan_output out = { on_finding, &d->f };
+	struct jp_error serr = JP_ERROR_INIT;
+
+	if (d->done)
+		return d->rc;
+	d->done = true;
+	o.mode = ctx->flags & JP_CHECK_DEEP ? JP_SCAN_FULL : JP_SCAN_QUICK;
+	d->rc = jp_scan(&d->r, s->path, &o, &out, NULL, &serr);
+	snprintf(d->error, sizeof(d->error), "%s", d->rc < 0 ? jp_error_message(&serr) : "");
+	jp_error_dispose(&serr);
+	return d->rc;
 }
 
 /* Append "; " + formatted text to the verdict's message. */
@@ -747,29 +791,19 @@ static void stage_hint(struct verdict *v, const char *path, uint64_t stageable)
 static int check_contents(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
 			  struct jp_error *err)
 {
-	struct jp_scan_opts o = JP_SCAN_OPTS_INIT;
-	struct jp_scan_result r;
-	struct jp_scan_output out = { on_finding, NULL };
-	struct jp_error serr = JP_ERROR_INIT;
-	struct findings *f = NULL;
 	char size[32], abytes[32], disk[32];
-	int rc;
 
+	(void)err;
 	if (!ctx->profile || !s->data) {
 		v->skip = true;
 		return 0;
 	}
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return jp_error_oom(err);
-	out.payload = f;
-	o.mode = ctx->flags & JP_CHECK_DEEP ? JP_SCAN_FULL : JP_SCAN_QUICK;
-	rc = jp_scan(&r, s->path, &o, &out, NULL, &serr);
-	if (rc < 0) {
-		say(v, JP_CHECK_WARN, _("%s could not be scanned: %s"), s->path,
-		    jp_error_message(&serr));
-		goto out;
+	if (data_scanned(ctx, s) < 0) {
+		say(v, JP_CHECK_WARN, _("%s could not be scanned: %s"), s->path, s->scan->error);
+		return 0;
 	}
+	const struct jp_scan_result r = s->scan->r;
+	const struct findings *f = &s->scan->f;
 	const char *lb = r.complete ? "" : _("at least ");
 	jp_units_format_bytes(size, sizeof(size), r.stats.bytes);
 	v->status = JP_CHECK_PASS;
@@ -832,9 +866,152 @@ static int check_contents(struct verdict *v, const struct check_ctx *ctx, const 
 		       "to the Worker"),
 		     disk);
 	}
+	return 0;
+}
+
+/* --- staging: a data set a `jobprep stage` has not finished ----------------- */
+
+struct staging_call {
+	struct jp_stage_unfinished u;
+	bool exists; /* the path itself */
+	char path[PATH_MAX];
+};
+
+static void staging_run(void *arg)
+{
+	struct staging_call *c = arg;
+	struct stat sb;
+
+	jp_stage_unfinished_look(&c->u, c->path);
+	c->exists = lstat(c->path, &sb) == 0;
+}
+
+/* The verdict for a run's record: running, stopped, or cannot tell. */
+static void say_run(struct verdict *v, const struct subject *s, const struct jp_stage_unfinished *u)
+{
+	const char *cmd = u->command[0] ? u->command : "jobprep stage SOURCE DEST";
+
+	if (u->running == 1)
+		say(v, JP_CHECK_FAIL,
+		    _("%s is still being staged: `jobprep stage` (pid %ld on %s, since %s) is writing "
+		      "%s; wait for it to finish and check again (if it is stopped, the same stage "
+		      "finishes it: %s)"),
+		    s->path, u->pid, u->host, u->started, u->dest, cmd);
+	else if (u->running == 0)
+		say(v, JP_CHECK_FAIL,
+		    _("%s is not complete: the `jobprep stage` of %s (pid %ld on %s, started %s) "
+		      "stopped before it finished; run the same stage again to finish it: %s"),
+		    s->path, u->dest, u->pid, u->host, u->started, cmd);
+	else
+		say(v, JP_CHECK_FAIL,
+		    _("%s is not complete: a `jobprep stage` of %s (pid %ld on %s, started %s) has "
+		      "not finished; if it still runs, wait for it, else run the same stage again "
+		      "to finish it: %s"),
+		    s->path, u->dest, u->pid, u->host, u->started, cmd);
+	if (u->runs > 1)
+		also(v, _("%u runs (shards) have not finished"), u->runs);
+	also(v, _("its record: %s"), u->where);
+}
+
+static int check_staging(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
+			 struct jp_error *err)
+{
+	struct staging_call *c;
+	int rc;
+
+	if (!s->data || strlen(s->path) >= sizeof(c->path)) {
+		v->skip = true;
+		return 0;
+	}
+	if (!(c = calloc(1, sizeof(*c))))
+		return JP_ENOMEM;
+	snprintf(c->path, sizeof(c->path), "%s", s->path);
+	rc = jp_probe_call_flat(staging_run, c, offsetof(struct staging_call, path), s->path, 0,
+				err);
+	if (rc == JP_ETIMEOUT) {
+		hung(v, s);
+		rc = 0;
+		goto out;
+	}
+	if (rc < 0)
+		goto out;
+	if (c->u.kind == JP_UNFINISHED_RUN) {
+		say_run(v, s, &c->u);
+	} else if (c->u.kind != JP_UNFINISHED_NONE) {
+		say(v, JP_CHECK_FAIL,
+		    _("%s is not complete: %s, a temporary of `jobprep stage` (still running, or "
+		      "stopped half-way), is there; run the stage of %s again to finish it "
+		      "(jobprep stage SOURCE %s), or remove the temporary if that stage was given up"),
+		    s->path, c->u.where, c->u.dest, c->u.dest);
+	} else if (c->exists && data_scanned(ctx, s) == 0 && s->scan->r.temporaries) {
+		const struct data_scan *d = s->scan;
+
+		say(v, JP_CHECK_FAIL,
+		    P_("%s holds %s%" PRIu64 " temporary of a `jobprep stage` (or clone) still "
+		       "running or stopped half-way (%s): the job would read a partial data set; "
+		       "run the same stage into it again to finish it, or remove it if that stage "
+		       "was given up",
+		       "%s holds %s%" PRIu64 " temporaries of a `jobprep stage` (or clone) still "
+		       "running or stopped half-way (e.g. %s): the job would read a partial data "
+		       "set; run the same stage into it again to finish it, or remove them if that "
+		       "stage was given up",
+		       d->r.temporaries),
+		    s->path, d->r.complete ? "" : _("at least "), d->r.temporaries,
+		    d->f.n_temps ? d->f.temps[0] : "?");
+	} else {
+		say(v, JP_CHECK_PASS, _("%s: no `jobprep stage` of it is unfinished."), s->path);
+	}
 out:
-	free(f);
-	jp_error_dispose(&serr);
+	free(c);
+	return rc;
+}
+
+/* --- small files: a data set whose reading is bound by metadata ------------- *
+ *
+ * On network storage every file a job opens costs round trips (a lookup, an
+ * open, a close); 30,000 files of 64 B make each epoch wait on the server,
+ * not on bandwidth. Past the thresholds the scan's figures become a
+ * warning, never a failure. */
+#define SMALL_FILES_MIN 10000ULL   /* files counted (a whole scan) */
+#define SMALL_FILES_SEEN 1000ULL   /* or seen by a quick look that did not finish */
+#define SMALL_FILES_PER_GIB 16384.0 /* files per GiB (a mean under 64 KiB) */
+
+static int check_small_files(struct verdict *v, const struct check_ctx *ctx,
+			     const struct subject *s, struct jp_error *err)
+{
+	char median[32], size[32];
+	int rc = probed(v, ctx, s, s->data != NULL, err);
+
+	if (rc <= 0)
+		return rc;
+	const struct jp_path_info *info = &s->cache->probe.info;
+	/* read over the network by every Worker: shared or public storage */
+	if (s->cache->rc < 0 || (info->cls != JP_STORAGE_SHARED && info->cls != JP_STORAGE_PUBLIC) ||
+	    data_scanned(ctx, s) < 0) {
+		v->skip = true;
+		return 0;
+	}
+	const struct jp_scan_result *r = &s->scan->r;
+	uint64_t files = r->stats.files;
+	double per_gib = r->stats.bytes ? (double)files * 1073741824.0 / (double)r->stats.bytes
+					: (double)files * 1073741824.0;
+	bool many = files >= SMALL_FILES_MIN || (!r->complete && files >= SMALL_FILES_SEEN);
+	bool small = r->small_files * 2 > files || per_gib >= SMALL_FILES_PER_GIB;
+
+	jp_units_format_bytes(median, sizeof(median), r->median_bytes);
+	jp_units_format_bytes(size, sizeof(size), r->stats.bytes);
+	if (!many || !small) {
+		say(v, JP_CHECK_PASS, _("%s: %s%" PRIu64 " files, median size about %s: not many small files."),
+		    s->path, r->complete ? "" : _("at least "), files, median);
+		return 0;
+	}
+	say(v, JP_CHECK_WARN,
+	    _("%s holds %s%" PRIu64 " files in %s (%.0f per GiB, median size about %s%s): on network "
+	      "storage each file the job opens costs round trips to the server, so every epoch "
+	      "waits on metadata, not on bandwidth; pack them into shards of 100 MiB to 1 GiB "
+	      "(e.g. WebDataset tar shards) and read those"),
+	    s->path, r->complete ? "" : _("at least "), files, size, per_gib, median,
+	    r->complete ? "" : _(", from a quick look"));
 	return 0;
 }
 
@@ -845,10 +1022,12 @@ static const struct path_check {
 	path_check_fn run;
 } path_checks[] = {
 	{ "storage", ROLE_ALL, check_storage },
+	{ "staging", ROLE_DATA, check_staging },
 	{ "exists", ROLE_ALL, check_exists },
 	{ "readable", ROLE_READ, check_readable },
 	{ "public", ROLE_DATA, check_public },
 	{ "contents", ROLE_DATA, check_contents },
+	{ "small_files", ROLE_DATA, check_small_files },
 	{ "writable", ROLE_OUTPUT, check_writable },
 	{ "space", ROLE_OUTPUT, check_space },
 };
@@ -959,6 +1138,7 @@ int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile, u
 	struct check_ctx ctx = { m, profile, flags };
 	struct subjects ss = { NULL, 0 };
 	struct storage_cache *caches = NULL;
+	struct data_scan *scans = NULL;
 	char id[128];
 	int rc;
 
@@ -966,12 +1146,14 @@ int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile, u
 	rc = collect(&ss, m);
 	if (rc == 0 && ss.n) {
 		caches = calloc(ss.n, sizeof(*caches));
-		if (!caches)
+		scans = calloc(ss.n, sizeof(*scans));
+		if (!caches || !scans)
 			rc = JP_ENOMEM;
-		for (size_t i = 0; caches && i < ss.n; i++) {
+		for (size_t i = 0; caches && scans && i < ss.n; i++) {
 			struct jp_probe_result empty = JP_PROBE_RESULT_INIT;
 			caches[i].probe = empty;
 			ss.v[i].cache = &caches[i];
+			ss.v[i].scan = &scans[i];
 		}
 	}
 	for (size_t i = 0; rc == 0 && i < ss.n; i++) {
@@ -997,6 +1179,7 @@ int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile, u
 	for (size_t i = 0; caches && i < ss.n; i++)
 		jp_probe_result_dispose(&caches[i].probe);
 	free(caches);
+	free(scans);
 	free(ss.v);
 	/* The launch command is judged with the paths: `check` and the
 	 * wizard's review report the same launch.* findings. */

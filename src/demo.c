@@ -218,7 +218,8 @@ static int write_json(const char *path, const cJSON *json, struct jp_error *err)
 	return rc;
 }
 
-/* The demo's platform: shared and public roots inside the sandbox. */
+/* The demo's platform: shared and public roots inside the sandbox, and
+ * "sandbox": true. */
 static int make_profile(const struct jp_demo *d, struct jp_error *err)
 {
 	struct jp_profile *p = NULL;
@@ -227,11 +228,26 @@ static int make_profile(const struct jp_demo *d, struct jp_error *err)
 	struct stat st;
 	int rc;
 
-	if (stat(d->profile_path, &st) == 0)
-		return 0;
+	if (stat(d->profile_path, &st) == 0) {
+		/* one an older jobprep made: marked a sandbox, the rest kept */
+		if ((rc = jp_profile_load(&p, d->profile_path, err)) < 0 || p->sandbox) {
+			jp_profile_free(p);
+			return rc;
+		}
+		p->sandbox = true;
+		if (!(json = jp_profile_to_json(p)))
+			rc = jp_error_oom(err);
+		else
+			rc = write_json(d->profile_path, json, err);
+		cJSON_Delete(json);
+		jp_profile_free(p);
+		return rc;
+	}
 	rc = jp_profile_new_default(&p, err);
 	if (rc < 0)
 		return rc;
+	/* its shared root is a folder of the sandbox, not a mount: warnings */
+	p->sandbox = true;
 	shared = jp_path_join(d->root, "shared");
 	pub = jp_path_join(d->root, "public");
 	jp_strv_dispose(&p->shared_roots);

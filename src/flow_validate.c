@@ -254,6 +254,22 @@ static int classify(struct jp_path_info *info, bool *exists, struct jp_verdict *
 	return 0;
 }
 
+/* A declared shared root that is only a folder here, not a mount (the
+ * classification's warning): under a real profile nothing put there reaches
+ * the job's Workers, so the field fails before anything is cloned or
+ * written; a sandbox profile (the demo's) leaves it to the review's warning. */
+static bool shared_only_here(struct jp_verdict *v, const struct jp_flow *flow,
+			     const struct jp_path_info *info)
+{
+	if (!info->warning || (flow->profile && flow->profile->sandbox))
+		return false;
+	flow_verdict_set(v, JP_CHECK_FAIL,
+			 _("%s (for a try-out on this machine: jobprep --demo, or a profile with "
+			   "\"sandbox\": true)"),
+			 info->warning);
+	return true;
+}
+
 /* Storage the job can write to and that outlives it. */
 static int judge_storage(struct jp_verdict *v, const struct jp_flow *flow, enum fkey key,
 			 const char *path, bool writes)
@@ -275,7 +291,8 @@ static int judge_storage(struct jp_verdict *v, const struct jp_flow *flow, enum 
 					      : (info.mount_point ? info.mount_point : "?");
 	switch (info.cls) {
 	case JP_STORAGE_SHARED:
-		flow_verdict_set(v, JP_CHECK_PASS, NULL);
+		if (!shared_only_here(v, flow, &info))
+			flow_verdict_set(v, JP_CHECK_PASS, NULL);
 		break;
 	case JP_STORAGE_EPHEMERAL:
 		flow_verdict_set(v, JP_CHECK_FAIL,
@@ -339,6 +356,8 @@ static int judge_data_path(struct jp_verdict *v, const struct jp_flow *flow, siz
 					      : (info.mount_point ? info.mount_point : "?");
 	switch (info.cls) {
 	case JP_STORAGE_SHARED:
+		if (shared_only_here(v, flow, &info))
+			break;
 		if (d->kind == JP_DATA_PUBLIC && !flow->dx[i].kind_set)
 			flow_verdict_set(v, JP_CHECK_PASS, NULL); /* the kind follows: team */
 		else if (d->kind == JP_DATA_PUBLIC)

@@ -43,6 +43,10 @@ static const struct message {
 	  N_("%s is on %s at %s on this Worker (%s), which is wiped when the job ends: "
 	     "nothing the job needs may live there") },
 	{ "jp_m_unreadable", N_("%s cannot be read on this Worker (%s)") },
+	{ "jp_m_staging",
+	  N_("%s is not completely staged on this Worker (%s): %s says a `jobprep stage` of it "
+	     "has not finished (still running, or stopped half-way); run the same stage again "
+	     "before the job") },
 	{ "jp_m_unwritable",
 	  N_("%s cannot be written on this Worker (%s): creating a file there failed") },
 	{ "jp_m_full",

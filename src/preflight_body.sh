@@ -91,10 +91,40 @@ jp_bounded() {
 	wait "$jp_pid"
 }
 
+# jp_unfinished PATH: the record or temporary a `jobprep stage` of PATH, or
+# of a folder above it, leaves beside it until it has finished (a stage
+# still running, or killed half-way); nothing when there is none.
+jp_unfinished() {
+	jp_u=$1
+	while [ -n "$jp_u" ] && [ "$jp_u" != / ]; do
+		jp_ud=${jp_u%/*} jp_ub=${jp_u##*/}
+		for jp_uk in staging- stage- unpack- ''; do
+			jp_ut=$jp_ud/.jobprep-tmp-$jp_uk$jp_ub
+			[ -e "$jp_ut" ] || continue
+			if [ "$jp_uk" = staging- ]; then
+				# a record of a run in it (a folder just emptied is none)
+				for jp_ur in "$jp_ut"/*; do
+					[ -e "$jp_ur" ] && { printf '%s\n' "$jp_ut"; return 0; }
+				done
+				continue
+			fi
+			printf '%s\n' "$jp_ut"
+			return 0
+		done
+		jp_u=$jp_ud
+	done
+}
+
 # jp_probe FIELD ROLE PATH, in a subshell: ROLE is code (a directory to
 # read), data (a directory or file to read) or output (a directory to write). Prints a line per problem, exits with their number.
 jp_probe() {
 	jp_f=$1 jp_role=$2 jp_p=$3 jp_n=0
+	# a data set still being staged (or whose stage was killed): also
+	# where the stage has not put it in place yet
+	if [ "$jp_role" = data ]; then
+		jp_left=$(jp_unfinished "$jp_p")
+		[ -z "$jp_left" ] || jp_fail "$jp_f.staging" "$jp_m_staging" "$jp_p" "$jp_who" "$jp_left"
+	fi
 	if [ ! -e "$jp_p" ]; then
 		jp_fail "$jp_f.exists" "$jp_m_missing" "$jp_p" "$jp_who"
 		exit "$jp_n"

@@ -112,6 +112,7 @@ int jp_profile_copy(struct jp_profile **out, const struct jp_profile *src)
 	}
 	p->system_disk_bytes = src->system_disk_bytes;
 	p->gpus_per_worker = src->gpus_per_worker;
+	p->sandbox = src->sandbox;
 	*out = p;
 	return 0;
 }
@@ -204,7 +205,7 @@ static int read_gpus(int *dst, const cJSON *obj, const char *origin, struct jp_e
 
 static const char *const profile_keys[] = { "shared_roots", "public_roots",
 					    "ephemeral_roots", "system_disk_bytes",
-					    "defaults", "slurm", NULL };
+					    "defaults", "slurm", "sandbox", NULL };
 static const char *const default_keys[] = { "project_dir", "output_dir",
 					    "checkpoint_dir", "log_dir",
 					    "gpus_per_worker", NULL };
@@ -371,6 +372,14 @@ int jp_profile_from_json(struct jp_profile **out, const cJSON *json,
 	const cJSON *slurm = cJSON_GetObjectItemCaseSensitive(json, "slurm");
 	if (slurm)
 		bad |= read_slurm(p, slurm, origin, err) < 0;
+	const cJSON *sandbox = cJSON_GetObjectItemCaseSensitive(json, "sandbox");
+	if (sandbox && !cJSON_IsBool(sandbox)) {
+		bad = 1;
+		jp_error_set(err, JP_EFORMAT, _("%s: profile.sandbox: expected true or false, got %s"),
+			     origin, json_type_name(sandbox));
+	} else if (sandbox) {
+		p->sandbox = cJSON_IsTrue(sandbox);
+	}
 	if (!bad && p->shared_roots.n == 0) {
 		bad = 1;
 		jp_error_set(err, JP_EFORMAT,
@@ -422,6 +431,9 @@ cJSON *jp_profile_to_json(const struct jp_profile *p)
 	    !cJSON_AddStringToObject(defs, "checkpoint_dir", p->checkpoint_dir) ||
 	    !cJSON_AddStringToObject(defs, "log_dir", p->log_dir) ||
 	    !cJSON_AddNumberToObject(defs, "gpus_per_worker", p->gpus_per_worker))
+		goto fail;
+	/* only when set: a real platform's profile reads back the same */
+	if (p->sandbox && !cJSON_AddTrueToObject(obj, "sandbox"))
 		goto fail;
 	/* only what is set: a profile without Slurm options reads back the same */
 	cJSON *slurm = NULL;

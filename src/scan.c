@@ -35,6 +35,7 @@
 #include "probe_internal.h"
 #include "deadline_internal.h"
 #include "path_internal.h"
+#include "treecopy.h"
 
 #define BATCH_SLOTS 128        /* names per batch on local storage */
 #define BATCH_SLOTS_NET 16     /* smaller batches spread latency across threads */
@@ -50,6 +51,10 @@
 #define DEFAULT_PROGRESS_MS 200
 #define DEFAULT_QUICK_MS 150
 #define DEFAULT_QUICK_ENTRIES 50000
+/* File sizes, counted in buckets: four per power of two, so a median is
+ * known to within a fifth and JP_SCAN_SMALL_BYTES (a power of two) is a
+ * bucket's edge; memory per thread, not per file. */
+#define HIST_BUCKETS 252
 
 enum stop_reason {
 	RUNNING = 0,
@@ -91,7 +96,8 @@ struct batch {
 /* Counters written by their thread only, read by the monitor. */
 struct counters {
 	_Atomic uint64_t files, bytes, archives, archive_bytes, dirs, symlinks, outside,
-		dangling, unreadable, others, top;
+		dangling, unreadable, others, top, temps;
+	_Atomic uint64_t hist[HIST_BUCKETS];
 };
 
 struct scan;
@@ -166,6 +172,26 @@ bool jp_scan_is_archive_name(const char *name)
 			return true;
 	}
 	return false;
+}
+
+/* The bucket of a file of `size` bytes: sizes 0-3 their own, then four
+ * per power of two. */
+static unsigned hist_bucket(uint64_t size)
+{
+	unsigned l;
+
+	if (size < 4)
+		return (unsigned)size;
+	l = 63u - (unsigned)__builtin_clzll(size);
+	return 4u * (l - 1u) + (unsigned)((size >> (l - 2u)) & 3u);
+}
+
+/* The smallest size in bucket b. */
+static uint64_t hist_floor(unsigned b)
+{
+	if (b < 4)
+		return b;
+	return (uint64_t)(4u + b % 4u) << (b / 4u - 1u);
 }
 
 static bool stopped(const struct scan *s)
@@ -432,6 +458,15 @@ static void examine(struct worker *wk, struct dnode *d, const char *name, unsign
 	 * attributes; asking again would cost a second round trip. */
 	const int sflags = AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC;
 
+	/* a temporary of a stage or clone that has not finished (or was
+	 * killed): named, and counted with the rest */
+	if (strncmp(name, JP_TREECOPY_TMP_PREFIX, sizeof(JP_TREECOPY_TMP_PREFIX) - 1) == 0) {
+		struct jp_scan_item it = { JP_SCAN_ITEM_TEMPORARY, entry_path(wk, d, name), NULL, 0,
+					   0 };
+
+		ADD(wk, temps, 1);
+		emit(wk, &it);
+	}
 	if (type == DT_UNKNOWN) {
 		if (statx(d->fd, name, sflags, STATX_WANT, &stx) < 0) {
 			if (errno != ENOENT)
@@ -472,6 +507,7 @@ static void examine(struct worker *wk, struct dnode *d, const char *name, unsign
 		}
 		ADD(wk, files, 1);
 		ADD(wk, bytes, stx.stx_size);
+		ADD(wk, hist[hist_bucket(stx.stx_size)], 1);
 		if (!may_read(s, &stx))
 			unreadable(wk, entry_path(wk, d, name), EACCES);
 		if (jp_scan_is_archive_name(name)) {
@@ -641,8 +677,28 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* The median file size (the smallest size of its bucket) and the files
+ * below JP_SCAN_SMALL_BYTES, from the buckets. */
+static void sizes(struct jp_scan_result *r, const uint64_t *hist)
+{
+	uint64_t seen = 0, middle = r->stats.files ? (r->stats.files - 1) / 2 : 0;
+	bool found = false;
+
+	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+		if (hist_floor(b) < JP_SCAN_SMALL_BYTES)
+			r->small_files += hist[b];
+		seen += hist[b];
+		if (!found && r->stats.files && seen > middle) {
+			r->median_bytes = hist_floor(b);
+			found = true;
+		}
+	}
+}
+
 static void sum(struct jp_scan_result *r, const struct scan *s)
 {
+	uint64_t hist[HIST_BUCKETS] = { 0 };
+
 #define GET(wk, f) atomic_load_explicit(&(wk)->c.f, memory_order_relaxed)
 	for (unsigned i = 0; i < s->nthreads; i++) {
 		const struct worker *wk = &s->workers[i];
@@ -657,8 +713,12 @@ static void sum(struct jp_scan_result *r, const struct scan *s)
 		r->unreadable += GET(wk, unreadable);
 		r->others += GET(wk, others);
 		r->top_entries += GET(wk, top);
+		r->temporaries += GET(wk, temps);
+		for (unsigned b = 0; b < HIST_BUCKETS; b++)
+			hist[b] += GET(wk, hist[b]);
 	}
 #undef GET
+	sizes(r, hist);
 }
 
 /* Entries counted so far, by every thread: it moves while the walk does. */
@@ -697,6 +757,8 @@ static int scan_file(struct jp_scan_result *out, const char *path, const struct 
 	if (S_ISREG(stx.stx_mode)) {
 		out->stats.files = 1;
 		out->stats.bytes = stx.stx_size;
+		out->median_bytes = stx.stx_size;
+		out->small_files = stx.stx_size < JP_SCAN_SMALL_BYTES;
 		const char *base = strrchr(path, '/');
 		if (jp_scan_is_archive_name(base ? base + 1 : path)) {
 			out->stats.archives = 1;

@@ -20,6 +20,7 @@
 #include "jobprep/url.h"
 #include "treecopy.h"
 #include "stage_internal.h"
+#include "stage_mark.h"
 #include "treecopy_internal.h"
 #include "deadline_internal.h"
 
@@ -232,6 +233,7 @@ int jp_stage_now(struct jp_stage_result *out, const char *source, const char *de
 		 struct jp_error *err)
 {
 	struct jp_stage_result res = JP_STAGE_RESULT_INIT;
+	struct jp_stage_mark *mark = NULL; /* says, until it is done, that dest is unfinished */
 	struct stat sb;
 	int rc;
 
@@ -253,6 +255,7 @@ int jp_stage_now(struct jp_stage_result *out, const char *source, const char *de
 		goto done;
 	}
 	if (jp_stage_is_url(source)) {
+		jp_stage_mark_begin(&mark, source, dest, opts);
 		rc = jp_stage_http(&res, source, dest, opts, port, err);
 		goto done;
 	}
@@ -261,6 +264,7 @@ int jp_stage_now(struct jp_stage_result *out, const char *source, const char *de
 				    strerror(errno));
 	if (opts && opts->shards > 1 && !S_ISDIR(sb.st_mode))
 		return jp_error_set(err, JP_EUSAGE, _("%s: --shard is for a directory source"), source);
+	jp_stage_mark_begin(&mark, source, dest, opts);
 	if (S_ISDIR(sb.st_mode))
 		rc = stage_dir(&res, source, dest, opts, port, err);
 	else if (S_ISREG(sb.st_mode) && !(opts && opts->no_unpack) && jp_stage_is_archive(source))
@@ -270,6 +274,7 @@ int jp_stage_now(struct jp_stage_result *out, const char *source, const char *de
 	else
 		rc = jp_error_set(err, JP_EUSAGE, _("%s: not a directory or a regular file"), source);
 done:
+	jp_stage_mark_end(mark, rc == 0);
 	if (rc == 0 && out)
 		*out = res;
 	else

@@ -81,6 +81,13 @@ check_PROGRAMS += tests/unit/test_textquote
 TESTS += tests/unit/test_textquote
 tests_unit_test_textquote_CFLAGS = $(unit_cflags)
 tests_unit_test_textquote_LDADD = $(unit_ldadd)
+# stage_mark: the record of a stage that has not finished
+check_PROGRAMS += tests/unit/test_stage_mark
+TESTS += tests/unit/test_stage_mark
+tests_unit_test_stage_mark_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_unit_test_stage_mark_CFLAGS = $(unit_cflags)
+tests_unit_test_stage_mark_LDADD = $(unit_ldadd)
+tests_unit_test_stage_mark_SOURCES = tests/unit/test_stage_mark.c tests/unit/scratch.h
 # buf: a growing text with a sticky failure
 check_PROGRAMS += tests/unit/test_buf
 TESTS += tests/unit/test_buf
@@ -310,7 +317,7 @@ INIT_TESTS = tests/integration/init_golden.sh tests/integration/init_errors.sh \
 	tests/integration/init_interrupt.sh tests/integration/init_demo.sh \
 	tests/integration/init_platform.sh tests/integration/init_files_location.sh \
 	tests/integration/umask_000.sh tests/integration/init_existing_checkout.sh \
-	tests/integration/init_existing_full_disk.sh
+	tests/integration/init_existing_full_disk.sh tests/integration/shared_root_unmounted.sh
 TESTS += $(INIT_TESTS)
 EXTRA_DIST += $(INIT_TESTS) tests/lib/initscratch.sh
 # what a libgit2 checkout lacks: Git LFS content (code.repo.lfs), submodules
@@ -372,7 +379,7 @@ TESTS += $(RUNS_TESTS)
 EXTRA_DIST += $(RUNS_TESTS)
 # tui: the wizard driven in a real terminal (tmux), one behaviour per script
 TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
-	tests/tui/tmp_output_rejected.sh tests/tui/resize_mid_clone.sh \
+	tests/tui/tmp_output_rejected.sh tests/tui/shared_root_plain_folder.sh tests/tui/resize_mid_clone.sh \
 	tests/tui/ctrl_c_mid_clone.sh tests/tui/small_terminal.sh tests/tui/no_color.sh \
 	tests/tui/no_terminal.sh tests/tui/resume_draft.sh tests/tui/help_browse_cjk.sh \
 	tests/tui/secret_prompt_clone.sh tests/tui/review_jumps_to_field.sh tests/tui/second_prep.sh \
@@ -429,6 +436,7 @@ STAGE_TESTS = tests/integration/stage_copy.sh tests/integration/stage_interrupt.
 	tests/integration/stage_read_only_dirs.sh \
 	tests/integration/stage_rerun_folders.sh tests/integration/stage_unpack_folders.sh \
 	tests/integration/stage_hf.sh tests/integration/init_stage_hf.sh
+	tests/integration/check_staging_sshfs.sh
 TESTS += $(STAGE_TESTS)
 EXTRA_DIST += $(STAGE_TESTS)
 # stage in the flow: the manifest records where staged data came from

@@ -2,7 +2,7 @@
  * can walk the whole flow with no network and no platform mounts.
  *
  *   jobprep-demo/
- *     profile.json     shared root jobprep-demo/shared, public root
+ *     profile.json     "sandbox": true, shared root jobprep-demo/shared, public root
  *                      jobprep-demo/public, ephemeral roots the default
  *     repo/            a local git repository (libgit2): a small training
  *                      project, scripts/train.sh uses a torch.distributed

@@ -38,6 +38,11 @@ struct jp_profile {
 	char *slurm_time;
 	char *slurm_account;
 	char *slurm_qos;
+	/* A sandbox ("sandbox": true: the demo's, a test's), not a real
+	 * platform: a declared shared root that is a plain folder here, not a
+	 * mount, is a warning; under a real profile it is a failure (what is
+	 * written there stays on this machine). */
+	bool sandbox;
 };
 
 /* Read a profile file. */

@@ -57,6 +57,14 @@ struct jp_scan_result {
 	uint64_t others;           /* fifos, sockets, devices */
 	uint64_t archive_bytes;
 	uint64_t top_entries;      /* entries directly in the scanned directory */
+	/* Entries named ".jobprep-tmp-*": the temporaries of a stage (or a
+	 * clone) still running, or killed half-way. */
+	uint64_t temporaries;
+	/* The files' median size, to within a fifth (counted in buckets, four
+	 * per power of two: the smallest size of the median's bucket), and how
+	 * many are smaller than JP_SCAN_SMALL_BYTES (exact). */
+	uint64_t median_bytes;
+	uint64_t small_files;
 	bool complete;             /* every entry was counted; false after a
 				      quick look that ran out of budget or a
 				      cancelled scan (counts are then lower bounds) */
@@ -69,7 +77,11 @@ enum jp_scan_item_kind {
 	JP_SCAN_ITEM_ARCHIVE,
 	JP_SCAN_ITEM_LINK_OUTSIDE,
 	JP_SCAN_ITEM_LINK_DANGLING,
+	JP_SCAN_ITEM_TEMPORARY, /* a ".jobprep-tmp-*" entry (file or folder) */
 };
+
+/* A "small" file, for jp_scan_result.small_files: below 64 KiB. */
+#define JP_SCAN_SMALL_BYTES (64ULL * 1024)
 
 /* A notable entry. Strings are borrowed for the duration of the call. */
 struct jp_scan_item {

@@ -48,7 +48,7 @@ EOF
 }
 manifest "$T/on-disk.json" "$T/disk/proj"
 manifest "$T/on-net.json" "$T/mnt/net/proj"
-printf '{"shared_roots": ["%s", "%s", "%s"]}\n' "$T/disk" "$T/mnt" "$T/out" >"$T/profile.json"
+printf '{"sandbox": true, "shared_roots": ["%s", "%s", "%s"]}\n' "$T/disk" "$T/mnt" "$T/out" >"$T/profile.json"
 
 # status_of FILE ID: the status `check --json` gave the check ID
 status_of() {

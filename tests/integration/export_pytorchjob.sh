@@ -56,7 +56,7 @@ for d in ("shared/projects/p", "shared/data", "public/models", "elsewhere/data",
     os.makedirs(s + "/" + d, exist_ok=True)
 os.makedirs(out + "/logs", exist_ok=True)
 profile = {
-    "shared_roots": [s + "/shared"], "public_roots": [s + "/public"],
+    "sandbox": True, "shared_roots": [s + "/shared"], "public_roots": [s + "/public"],
     # (no /tmp, /var/tmp or /root: the run's preflight.sh judges this
     # scratch folder, which may be under any of them)
     "ephemeral_roots": ["/dev/shm", "/workspace"],

@@ -28,7 +28,7 @@ import json, os, sys
 s = sys.argv[1]
 for d in ("shared/projects/p", "shared/data/text", "public/models/llama"):
     os.makedirs(s + "/" + d, exist_ok=True)
-profile = {"shared_roots": [s + "/shared"], "public_roots": [s + "/public"]}
+profile = {"sandbox": True, "shared_roots": [s + "/shared"], "public_roots": [s + "/public"]}
 for workers in (1, 4):
     for public in (False, True):
         name = "crd-%d%s" % (workers, "-public" if public else "")

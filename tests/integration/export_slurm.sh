@@ -76,7 +76,7 @@ with open(s + "/shared/data/text/part-0", "w") as f:
 os.makedirs(s + "/public/models")
 with open(s + "/profile.json", "w") as f:
     # the cluster's one partition, and a time limit: sbatch must take both
-    json.dump({"shared_roots": [s + "/shared"], "public_roots": [s + "/public"],
+    json.dump({"sandbox": True, "shared_roots": [s + "/shared"], "public_roots": [s + "/public"],
                "slurm": {"partition": "test", "time": "10:00"}}, f)
 
 for name, workers, gpus in (("one-worker", 1, 0), ("two-workers", 2, 0), ("with-gpus", 1, 1)):

@@ -15,7 +15,7 @@ jp_git_repo "$T/srv/r.git" || exit 99
 jp_gitd_start "$T" "$T/srv" || exit 99
 U=git://127.0.0.1:$JP_GITD_PORT/r.git
 mkdir -p "$T/shared" "$T/eph"
-printf '{"shared_roots":["%s"],"ephemeral_roots":["%s"]}\n' "$T/shared" "$T/eph" >"$T/profile.json"
+printf '{"sandbox":true,"shared_roots":["%s"],"ephemeral_roots":["%s"]}\n' "$T/shared" "$T/eph" >"$T/profile.json"
 JOBPREP_PROFILE=$T/profile.json
 export JOBPREP_PROFILE
 

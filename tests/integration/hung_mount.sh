@@ -36,7 +36,7 @@ git init -q --bare "$T/src.git" && git -C "$T/export/repo" push -q "$T/src.git" 
 	exit 99
 git clone -q --bare "$T/src.git" "$T/export/src.git" || exit 99
 mkdir -p "$T/export/outputs/hung/run-001"
-printf '{"shared_roots":["%s"]}\n' "$T/mnt" >"$T/mnt-profile.json"
+printf '{"sandbox": true, "shared_roots":["%s"]}\n' "$T/mnt" >"$T/mnt-profile.json"
 jp_sshfs_mount "$T/sshd" "$T/export" "$T/mnt" || exit 99
 [ -f "$T/mnt/proj/scripts/train.sh" ] || { echo "the sshfs mount shows nothing"; exit 99; }
 
@@ -64,8 +64,8 @@ manifest "$T/script-there.json" "$T/local/proj" "bash \\\"$T/mnt/run.sh\\\""
 # files a person names, there: a manifest, answers, a profile
 manifest "$T/export/job.json" "$T/local/proj" 'python train.py'
 printf '{"job": {"name": "hung-answers"}}\n' >"$T/export/answers.json"
-printf '{"shared_roots": ["%s"]}\n' "$T/local" >"$T/export/profile.json"
-printf '{"shared_roots": ["%s"]}\n' "$T/local" >"$T/profile.json"
+printf '{"sandbox": true, "shared_roots": ["%s"]}\n' "$T/local" >"$T/export/profile.json"
+printf '{"sandbox": true, "shared_roots": ["%s"]}\n' "$T/local" >"$T/profile.json"
 manifest "$T/local.json" "$T/local/proj" 'python train.py'
 printf '{"job": {"name": "hung-clone"}, "code": {"source": "shared_storage", "path": "%s", "repo": {"url": "file://%s"}}}\n' \
 	"$T/mnt/new-clone" "$T/src.git" >"$T/clone-answers.json"

@@ -96,7 +96,7 @@ nothing_made missing-data
 
 # a profile whose default GPUs per Worker is not 0..1024 is refused, named
 for bad in -1 '"x"'; do
-	printf '{"shared_roots": ["%s/shared"], "defaults": {"gpus_per_worker": %s}}\n' "$S" "$bad" \
+	printf '{"sandbox": true, "shared_roots": ["%s/shared"], "defaults": {"gpus_per_worker": %s}}\n' "$S" "$bad" \
 		>"$S/bad-gpus-profile.json"
 	"$JOBPREP" init --answers "$S/no-name.json" --profile "$S/bad-gpus-profile.json" \
 		>"$S/bad-gpus.out" 2>"$S/bad-gpus.err"

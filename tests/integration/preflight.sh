@@ -66,7 +66,7 @@ m = {
     "outputs": {"output_dir": out, "checkpoint_dir": out + "/checkpoints",
                 "log_dir": out + "/logs"},
     "checks": [],
-    "profile": {"shared_roots": [s + "/shared"], "public_roots": [s + "/public"],
+    "profile": {"sandbox": True, "shared_roots": [s + "/shared"], "public_roots": [s + "/public"],
                 "ephemeral_roots": [s + "/wiped"], "system_disk_bytes": 1024,
                 "defaults": {"project_dir": "{shared}/projects/{job}",
                              "output_dir": "{shared}/outputs/{job}/run-NNN",

@@ -118,7 +118,7 @@ done <"$scratch/verdicts"
 root="$scratch/root"
 mkdir -p "$root/code" "$root/data" "$root/out/checkpoints" "$root/out/logs"
 cat >"$scratch/profile.json" <<EOF
-{"shared_roots": ["$root"], "public_roots": [], "ephemeral_roots": ["/var/tmp"]}
+{"sandbox": true, "shared_roots": ["$root"], "public_roots": [], "ephemeral_roots": ["/var/tmp"]}
 EOF
 cat >"$scratch/here.json" <<EOF
 {

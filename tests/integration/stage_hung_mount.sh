@@ -80,7 +80,7 @@ jp_exits_while_hung unpack_within $pid 1
 # --- init staging a data source (data[].origin.from) onto the hung mount:
 # the same bounded stage; it ends by itself, says which path did not
 # answer, exits 1 and writes no manifest.
-printf '{"shared_roots": ["%s", "%s"]}\n' "$T/mnt" "$T/local" >"$T/profile.json"
+printf '{"sandbox": true, "shared_roots": ["%s", "%s"]}\n' "$T/mnt" "$T/local" >"$T/profile.json"
 cat >"$T/answers.json" <<A
 {"job": {"name": "hung", "launch_command": "cd /workspace/app && python train.py"},
  "code": {"source": "image", "image": "registry.example.com/team/train:v1", "path": "/workspace/app"},

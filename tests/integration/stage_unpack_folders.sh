@@ -47,9 +47,10 @@ jp_sshfs_mount "$T/sshd" "$T/export" "$T/mnt" || exit 99
 
 "$J" stage --no-progress --jobs 16 "$T/tree.tgz" "$T/mnt/dst" >"$T/out" 2>"$T/err" &
 pid=$!
-# the first file on the server's disk: the writers are under way
+# the first file on the server's disk (not the stage's record): the writers are under way
 w=0
-while [ -z "$(find "$T/export" -type f -print -quit 2>/dev/null)" ] && [ $w -lt 3000 ]; do
+while [ -z "$(find "$T/export" -type f ! -path '*/.jobprep-tmp-staging-*' -print -quit 2>/dev/null)" ] &&
+	[ $w -lt 3000 ]; do
 	kill -0 "$pid" 2>/dev/null || break
 	sleep 0.01
 	w=$((w + 1))

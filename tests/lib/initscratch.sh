@@ -52,6 +52,7 @@ jp_init_scratch() {
 	git clone -q "file://$_s/repos/train.git" "$_s/shared/projects/existing-job" || return 1
 	cat >"$_s/profile.json" <<PROFILE
 {
+	"sandbox": true,
 	"shared_roots": ["$_s/shared"],
 	"public_roots": ["$_s/public"]
 }

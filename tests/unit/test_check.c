@@ -80,8 +80,10 @@ static void present_paths_pass_under_their_ids(void **state)
 	static const char *const ids[] = {
 		"code.path.exists",
 		"code.path.readable",
+		"data[0].path.staging",
 		"data[0].path.exists",
 		"data[0].path.readable",
+		"data[1].path.staging",
 		"data[1].path.exists",
 		"data[1].path.readable",
 		"outputs.output_dir.exists",

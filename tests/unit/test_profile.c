@@ -196,6 +196,7 @@ static void malformed_profiles_are_refused_naming_the_field(void **state)
 		  "profile.slurm.partition: expected one word for sbatch" },
 		{ "{\"slurm\": {\"time\": 60}}", "profile.slurm.time: expected one word for sbatch" },
 		{ "{\"slurm\": {\"qos\": \"\"}}", "profile.slurm.qos: expected one word for sbatch" },
+		{ "{\"sandbox\": 1}", "profile.sandbox: expected true or false, got a number" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -244,6 +245,39 @@ static void environment_variable_names_the_profile_when_no_flag_does(void **stat
 	free(path);
 }
 
+/* "sandbox": true (the demo's): read, copied, written back; a real
+ * platform's profile (the default) does not say it at all. */
+static void sandbox_is_read_and_written_back_only_when_set(void **state)
+{
+	struct jp_profile *p = NULL, *q = NULL;
+	struct jp_error err = JP_ERROR_INIT;
+	char *path = write_file(*state, "s.json", "{\"sandbox\": true}");
+	cJSON *json;
+	char *text;
+
+	assert_int_equal(jp_profile_load(&p, path, &err), 0);
+	assert_true(p->sandbox);
+	assert_int_equal(jp_profile_copy(&q, p), 0);
+	assert_true(q->sandbox);
+	json = jp_profile_to_json(q);
+	text = cJSON_PrintUnformatted(json);
+	assert_non_null(strstr(text, "\"sandbox\":true"));
+	cJSON_free(text);
+	cJSON_Delete(json);
+	jp_profile_free(q);
+	jp_profile_free(p);
+	assert_int_equal(jp_profile_new_default(&p, &err), 0);
+	assert_false(p->sandbox);
+	json = jp_profile_to_json(p);
+	text = cJSON_PrintUnformatted(json);
+	assert_null(strstr(text, "sandbox"));
+	cJSON_free(text);
+	cJSON_Delete(json);
+	jp_profile_free(p);
+	jp_error_dispose(&err);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +292,8 @@ int main(void)
 						scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(slurm_options_are_read_and_written_back, scratch_setup,
 						scratch_teardown),
+		cmocka_unit_test_setup_teardown(sandbox_is_read_and_written_back_only_when_set,
+						scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(
 			environment_variable_names_the_profile_when_no_flag_does, scratch_setup,
 			scratch_teardown),

@@ -255,8 +255,75 @@ static int on_item(const struct jp_scan_item *it, void *payload)
 	case JP_SCAN_ITEM_UNREADABLE:
 		s->unreadable++;
 		break;
+	case JP_SCAN_ITEM_TEMPORARY:
+		break;
 	}
 	return 0;
+}
+
+static void sized(const char *dir, const char *rel, off_t size)
+{
+	char p[PATH_MAX + 64];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, size), 0);
+	close(fd);
+}
+
+static int count_temporary(const struct jp_scan_item *it, void *payload)
+{
+	if (it->kind == JP_SCAN_ITEM_TEMPORARY)
+		(*(int *)payload)++;
+	return 0;
+}
+
+/* The files' median size (the floor of its bucket: four a power of two)
+ * and how many are under 64 KiB (exact); ".jobprep-tmp-*" entries (a
+ * stage's record folder, a file's temporary) counted and named. */
+static void sizes_and_temporaries_are_counted(void **state)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 64], cmd[PATH_MAX + 32];
+	struct jp_scan_result r;
+	int named = 0;
+	struct jp_scan_output out = { count_temporary, &named };
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/sizes-XXXXXX", scratch);
+	assert_non_null(mkdtemp(dir));
+	sized(dir, "empty", 0);
+	sized(dir, "a", 64);
+	sized(dir, "b", 64);
+	sized(dir, "c", 100);
+	sized(dir, "d", 70000);
+	sized(dir, "e", 1 << 20);
+	sized(dir, "f", 3 << 20);
+	snprintf(p, sizeof(p), "%s/.jobprep-tmp-staging-x", dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/sub", dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	sized(dir, "sub/.jobprep-tmp-g", 64);
+	assert_int_equal(jp_scan(&r, dir, NULL, &out, NULL, NULL), 0);
+	assert_int_equal(r.stats.files, 8);
+	/* 0 64 64 64 100 70000 1M 3M: the lower middle is 64 */
+	assert_int_equal(r.median_bytes, 64);
+	assert_int_equal(r.small_files, 5);
+	assert_int_equal(r.temporaries, 2);
+	assert_int_equal(named, 2);
+	/* 0 100 1M 3M: the lower middle, 100, is in the bucket of 96 to 111 */
+	for (const char *const *rel = (const char *const[]){ "a", "b", "d", "sub/.jobprep-tmp-g", NULL };
+	     *rel; rel++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, *rel);
+		assert_int_equal(unlink(p), 0);
+	}
+	assert_int_equal(jp_scan(&r, dir, NULL, NULL, NULL, NULL), 0);
+	assert_int_equal(r.median_bytes, 96);
+	assert_int_equal(r.small_files, 2);
+	assert_int_equal(r.temporaries, 1);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 static void notable_entries_are_reported_one_by_one(void **state)
@@ -499,6 +566,7 @@ int main(void)
 		cmocka_unit_test(a_full_scan_counts_exactly_with_any_number_of_threads),
 		cmocka_unit_test(the_default_scan_counts_exactly),
 		cmocka_unit_test(notable_entries_are_reported_one_by_one),
+		cmocka_unit_test(sizes_and_temporaries_are_counted),
 		cmocka_unit_test(archive_names_are_recognised_by_suffix),
 		cmocka_unit_test(a_quick_look_of_a_small_tree_is_complete_and_exact),
 		cmocka_unit_test(a_quick_look_stops_on_its_entry_budget_after_the_top_level),

@@ -152,6 +152,13 @@ static void print_text(const char *path, const struct jp_scan_result *r,
 			  "(run without --quick for exact counts)\n",
 			  r->top_entries),
 		       r->top_entries, r->seconds);
+	if (r->temporaries)
+		printf(P_("  %s%" PRIu64 " temporary of a `jobprep stage` (or clone) that has not "
+			  "finished: the data set is not complete\n",
+			  "  %s%" PRIu64 " temporaries of a `jobprep stage` (or clone) that has not "
+			  "finished: the data set is not complete\n",
+			  r->temporaries),
+		       lb, r->temporaries);
 	if (ex->unpacked) {
 		char line[256];
 		snprintf(line, sizeof(line),
@@ -250,6 +257,9 @@ static cJSON *to_json(const char *path, const struct jp_scan_result *r, const st
 	add_u64(o, "others", r->others);
 	add_u64(o, "archive_bytes", r->archive_bytes);
 	add_u64(o, "top_entries", r->top_entries);
+	add_u64(o, "median_bytes", r->median_bytes);
+	add_u64(o, "small_files", r->small_files);
+	add_u64(o, "temporaries", r->temporaries);
 	cJSON_AddNumberToObject(o, "seconds", r->seconds);
 	cJSON_AddNumberToObject(o, "threads", r->threads);
 	if (info && info->resolved) {
