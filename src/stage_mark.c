@@ -21,6 +21,7 @@
 #include "buf.h"
 #include "stage_internal.h"
 #include "stage_mark.h"
+#include "path_internal.h"
 
 #define RECORD_MAX (64 * 1024)
 #define RECORDS_READ 64
