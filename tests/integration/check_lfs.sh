@@ -30,7 +30,7 @@ TO="timeout -s KILL 120"
 # answers NAME PATH: code on shared storage at PATH, no URL (as it is)
 answers() {
 	cat >"$T/$1.json" <<EOF
-{"job": {"name": "$1", "launch_command": "cd \"\$PROJECT_DIR\" && python train.py"},
+{"job": {"name": "$1", "launch_command": "cd \"\$PROJECT_DIR\" && bash scripts/train.sh"},
  "code": {"source": "shared_storage", "path": "$2"}}
 EOF
 }

@@ -17,6 +17,7 @@ jp_init_scratch "$T" || exit 99
 # shellcheck disable=SC2086
 mkrepo() {
 	git init -q -b main "$T/$1.w" && echo "$1" >"$T/$1.w/$1.txt" &&
+		mkdir -p "$T/$1.w/scripts" && echo 'echo training' >"$T/$1.w/scripts/train.sh" &&
 		git -C "$T/$1.w" add -A && git $JP_GIT_ID -C "$T/$1.w" commit -qm "$1" &&
 		git clone -q --bare "$T/$1.w" "$T/repos/$1.git" &&
 		git -C "$T/$1.w" remote add origin "$T/repos/$1.git"
@@ -44,7 +45,7 @@ answers() {
 	_repo=
 	[ -z "${3:-}" ] || _repo=", \"repo\": {\"url\": \"$3\"}"
 	cat >"$T/$1.json" <<EOF
-{"job": {"name": "$1", "launch_command": "cd \"\$PROJECT_DIR\" && python train.py"},
+{"job": {"name": "$1", "launch_command": "cd \"\$PROJECT_DIR\" && bash scripts/train.sh"},
  "code": {"source": "shared_storage", "path": "$2"$_repo}}
 EOF
 }

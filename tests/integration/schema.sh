@@ -117,6 +117,7 @@ done <"$scratch/verdicts"
 # storage, passes every check (exit 0) and the schema.
 root="$scratch/root"
 mkdir -p "$root/code" "$root/data" "$root/out/checkpoints" "$root/out/logs"
+printf '#!/bin/sh\necho train\n' >"$root/code/train.sh" # the script the launch command runs
 cat >"$scratch/profile.json" <<EOF
 {"sandbox": true, "shared_roots": ["$root"], "public_roots": [], "ephemeral_roots": ["/var/tmp"]}
 EOF
