@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jobprep/fs.h"
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
 #include "jobprep/stage.h"
@@ -128,16 +129,38 @@ static bool one_watch(struct one *o, const struct jp_port *port, const char *wha
 	return canceled;
 }
 
-/* dest for a file source: dest/NAME when dest is a folder. */
-static char *file_dest(const char *source, const char *dest)
+bool jp_stage_names_folder(const char *dest)
+{
+	size_t n = strlen(dest);
+
+	return n > 0 && dest[n - 1] == '/';
+}
+
+int jp_stage_make_folder(const char *dir, struct jp_error *err)
+{
+	struct stat sb;
+
+	if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return 0;
+	return jp_fs_mkdir_p(NULL, dir, 0777, err);
+}
+
+/* dest for a file source: dest/NAME when dest is a folder (DEST/: made
+ * when missing). */
+static int file_dest(char **out, const char *source, const char *dest, struct jp_error *err)
 {
 	struct stat sb;
 	const char *base = strrchr(source, '/');
+	int rc;
 
 	base = base ? base + 1 : source;
+	if (jp_stage_names_folder(dest) && (rc = jp_stage_make_folder(dest, err)) != 0)
+		return rc;
 	if (stat(dest, &sb) == 0 && S_ISDIR(sb.st_mode))
-		return jp_path_join(dest, base);
-	return strdup(dest);
+		*out = jp_path_join(dest, base);
+	else
+		*out = strdup(dest);
+	return *out ? 0 : jp_error_oom(err);
 }
 
 static int stage_file(struct jp_stage_result *out, const char *source, const struct stat *sst,
@@ -146,14 +169,16 @@ static int stage_file(struct jp_stage_result *out, const char *source, const str
 {
 	struct one o;
 	pthread_t tid;
-	char *dst = file_dest(source, dest), *dir = NULL;
+	char *dst = NULL, *dir = NULL;
 	const char *slash;
 	bool canceled;
-	int rc = 0;
+	int rc;
 
 	memset(&o, 0, sizeof(o));
 	o.src_at = o.dst_at = -1;
-	if (!dst || !(o.buf = malloc(BUF_SIZE))) {
+	if ((rc = file_dest(&dst, source, dest, err)) != 0)
+		goto out;
+	if (!(o.buf = malloc(BUF_SIZE))) {
 		rc = jp_error_oom(err);
 		goto out;
 	}

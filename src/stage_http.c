@@ -45,6 +45,7 @@ struct dl {
 	bool decided;      /* the first body byte of the last response seen */
 	char etag[512], lastmod[128], crange[128];
 	char asked[520];   /* the validator sent in If-Range, "" none */
+	time_t ims;        /* the whole file, If-Modified-Since this; 0 none */
 	bool again;        /* not the range asked for: drop the part, ask again */
 	uint64_t written, t_start, t_last, unflushed;
 	const struct jp_port *port;
@@ -236,6 +237,11 @@ static int fetch(struct dl *d, const char *url, struct jp_error *err)
 	curl_easy_setopt(d->curl, CURLOPT_XFERINFOFUNCTION, on_xfer);
 	curl_easy_setopt(d->curl, CURLOPT_XFERINFODATA, d);
 	curl_easy_setopt(d->curl, CURLOPT_NOPROGRESS, 0L);
+	if (d->have == 0 && d->ims > 0) {
+		/* no HEAD: the server says whether the file there is still it */
+		curl_easy_setopt(d->curl, CURLOPT_TIMECONDITION, (long)CURL_TIMECOND_IFMODSINCE);
+		curl_easy_setopt(d->curl, CURLOPT_TIMEVALUE_LARGE, (curl_off_t)d->ims);
+	}
 	if (d->have > 0) {
 		/* CURLOPT_RANGE, not RESUME_FROM: libcurl fails a resume the
 		 * server answers with 200, which is how If-Range says "changed" */
@@ -248,7 +254,16 @@ static int fetch(struct dl *d, const char *url, struct jp_error *err)
 	cc = curl_easy_perform(d->curl);
 	if (cc == CURLE_OK && !d->decided)
 		decide(d); /* an empty body */
-	if (d->canceled)
+	if (d->have == 0 && d->ims > 0 && cc == CURLE_OK) {
+		long unmet = 0;
+
+		curl_easy_getinfo(d->curl, CURLINFO_CONDITION_UNMET, &unmet);
+		if (unmet)
+			rc = 2; /* 304: not modified since */
+	}
+	if (rc != 0)
+		;
+	else if (d->canceled)
 		rc = jp_error_set(err, JP_ECANCELED, _("%s: download canceled"), d->url);
 	else if (d->again) {
 		/* not the range asked for (another start, another file): the
@@ -295,6 +310,44 @@ static int fetch(struct dl *d, const char *url, struct jp_error *err)
 	return rc;
 }
 
+/* The time of final, there already, when it may be the remote file as it
+ * was downloaded (a download gives its file the remote's Last-Modified, to
+ * the second); 0 when it cannot be. */
+static time_t kept_time(const char *final, struct stat *st)
+{
+	if (lstat(final, st) != 0 || !S_ISREG(st->st_mode) || st->st_mtim.tv_nsec != 0 ||
+	    st->st_mtim.tv_sec <= 0)
+		return 0;
+	return st->st_mtim.tv_sec;
+}
+
+/* Is final the remote file as it is now, as wget -N and rclone copy judge
+ * it: its size and modification time those the HEAD gives? And with
+ * --sha256, its digest that one (its bytes read). */
+static bool unchanged(const char *final, const struct jp_stage_head *head,
+		      const struct jp_stage_options *opts)
+{
+	struct stat st;
+	char hex[65];
+
+	if (!head->known || head->filetime <= 0 || kept_time(final, &st) != head->filetime ||
+	    (uint64_t)st.st_size != head->size)
+		return false;
+	return !(opts && opts->sha256) ||
+	       (sha256_file(final, hex) == 0 && strcasecmp(hex, opts->sha256) == 0);
+}
+
+/* final, complete and unchanged, left as it is. */
+static int skipped(struct jp_stage_result *out, const char *final, struct jp_error *err)
+{
+	struct stat st;
+
+	out->kind = JP_STAGE_FILE;
+	out->files = out->skipped = 1;
+	out->bytes_skipped = lstat(final, &st) == 0 ? (uint64_t)st.st_size : 0;
+	return (out->dest = strdup(final)) ? 0 : jp_error_oom(err);
+}
+
 /* The last component of the URL's path, without query or fragment. */
 static void url_name(const char *url, char *out, size_t n)
 {
@@ -326,10 +379,16 @@ static int places(const char *dest, const char *name, bool archive, char *final,
 	struct stat sb;
 	char *abs = jp_path_absolute(dest), *norm = abs ? jp_path_normalize(abs) : NULL;
 	char *slash;
+	int rc;
 
 	free(abs);
 	if (!norm)
 		return jp_error_oom(err);
+	/* DEST/ is a folder (rsync, wget -P): made when missing */
+	if (!archive && jp_stage_names_folder(dest) && (rc = jp_stage_make_folder(norm, err)) != 0) {
+		free(norm);
+		return rc;
+	}
 	if (!archive && stat(norm, &sb) == 0 && S_ISDIR(sb.st_mode))
 		snprintf(final, n, "%s/%s", strcmp(norm, "/") ? norm : "", name);
 	else
@@ -351,8 +410,9 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
 {
 	char name[NAME_MAX + 1], final[PATH_MAX], hex[65] = "";
 	char *shown = jp_url_redact(url);
+	struct jp_stage_head head;
 	struct dl d;
-	bool archive;
+	bool archive, check;
 	int rc, tries = 0;
 
 	memset(&d, 0, sizeof(d));
@@ -364,14 +424,35 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
 	if ((rc = places(dest, name, archive, final, sizeof(final), &d, err)) != 0)
 		goto out;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
+	(void)jp_stage_http_head(&head, url);
+	/* there already and unchanged on the server: not again (--verify:
+	 * the bytes are read, so downloaded again) */
+	check = !archive && !(opts && opts->verify);
+	if (check && unchanged(final, &head, opts)) {
+		rc = skipped(out, final, err);
+		goto out;
+	}
 	/* a large file from a server that takes ranges: several connections */
-	rc = jp_stage_http_ranges(url, d.part, d.url, port, &d.written, err);
+	rc = jp_stage_http_ranges(url, &head, d.part, d.url, port, &d.written, err);
 	if (rc < 0)
 		goto out;
 	if (rc == 1) {
-		do
+		struct stat st;
+
+		/* no HEAD to tell: the GET asks whether it changed */
+		d.ims = check && !head.known ? kept_time(final, &st) : 0;
+		for (;;) {
 			rc = fetch(&d, url, err);
-		while (rc == 1 && ++tries < 2);
+			if (rc == 2 && !(opts && opts->sha256 &&
+					 (sha256_file(final, hex) != 0 || strcasecmp(hex, opts->sha256) != 0))) {
+				rc = skipped(out, final, err);
+				goto out;
+			}
+			if (rc == 2)
+				d.ims = 0; /* not the digest asked for: the whole file */
+			else if (rc != 1 || ++tries >= 2)
+				break;
+		}
 	}
 	if (rc != 0) {
 		if (rc == 1)

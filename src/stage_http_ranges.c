@@ -43,8 +43,7 @@ struct seg {
 struct rg {
 	const char *url, *part, *shown;
 	char state[PATH_MAX + 16];
-	char validator[520], errbuf[CURL_ERROR_SIZE];
-	bool ranges;
+	char validator[JP_STAGE_VALIDATOR_MAX], errbuf[CURL_ERROR_SIZE];
 	uint64_t size, written, unflushed;
 	long filetime;
 	int fd, io_errno;
@@ -55,55 +54,61 @@ struct rg {
 
 static size_t on_head(char *b, size_t size, size_t n, void *arg)
 {
-	struct rg *g = arg;
+	struct jp_stage_head *h = arg;
 	size_t len = size * n;
-	char etag[520], lastmod[128];
+	char etag[JP_STAGE_VALIDATOR_MAX], lastmod[128];
 
 	if (len > 5 && strncmp(b, "HTTP/", 5) == 0) {
-		g->ranges = false;
-		g->validator[0] = '\0';
+		h->ranges = false;
+		h->validator[0] = '\0';
 	} else if (len > 14 && strncasecmp(b, "Accept-Ranges:", 14) == 0) {
 		char v[64];
 
 		jp_stage_header_value(v, sizeof(v), b + 14, len - 14);
-		g->ranges = strcasecmp(v, "bytes") == 0;
+		h->ranges = strcasecmp(v, "bytes") == 0;
 	} else if (len > 5 && strncasecmp(b, "ETag:", 5) == 0) {
 		jp_stage_header_value(etag, sizeof(etag), b + 5, len - 5);
 		/* a weak ETag cannot validate a range (RFC 9110 13.1.5) */
 		if (strncmp(etag, "W/", 2) != 0)
-			snprintf(g->validator, sizeof(g->validator), "%s", etag);
-	} else if (len > 14 && strncasecmp(b, "Last-Modified:", 14) == 0 && !g->validator[0]) {
+			snprintf(h->validator, sizeof(h->validator), "%s", etag);
+	} else if (len > 14 && strncasecmp(b, "Last-Modified:", 14) == 0 && !h->validator[0]) {
 		jp_stage_header_value(lastmod, sizeof(lastmod), b + 14, len - 14);
-		snprintf(g->validator, sizeof(g->validator), "%s", lastmod);
+		snprintf(h->validator, sizeof(h->validator), "%s", lastmod);
 	}
 	return len;
 }
 
-/* HEAD: 0 (g->size, ranges, validator, filetime set) or -1 (not known:
- * one connection will find out). */
-static int probe(struct rg *g)
+int jp_stage_http_head(struct jp_stage_head *out, const char *url)
 {
 	CURL *h = curl_easy_init();
+	char errbuf[CURL_ERROR_SIZE] = "";
 	curl_off_t len = -1;
 	long code = 0;
 	CURLcode cc;
 
+	memset(out, 0, sizeof(*out));
+	out->filetime = -1;
 	if (!h)
 		return -1;
-	jp_stage_http_setup(h, g->url, g->errbuf);
+	jp_stage_http_setup(h, url, errbuf);
 	curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_head);
-	curl_easy_setopt(h, CURLOPT_HEADERDATA, g);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, out);
 	cc = curl_easy_perform(h);
 	if (cc == CURLE_OK) {
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 		curl_easy_getinfo(h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &len);
-		curl_easy_getinfo(h, CURLINFO_FILETIME, &g->filetime);
+		curl_easy_getinfo(h, CURLINFO_FILETIME, &out->filetime);
 	}
 	curl_easy_cleanup(h);
-	if (cc != CURLE_OK || code != 200 || len < 0)
+	if (cc != CURLE_OK || code != 200 || len < 0) {
+		out->ranges = false;
+		out->validator[0] = '\0';
+		out->filetime = -1;
 		return -1;
-	g->size = (uint64_t)len;
+	}
+	out->size = (uint64_t)len;
+	out->known = true;
 	return 0;
 }
 
@@ -325,8 +330,9 @@ static int finish(struct rg *g, int rc, struct jp_error *err)
 	return 0;
 }
 
-int jp_stage_http_ranges(const char *url, const char *part, const char *shown,
-			 const struct jp_port *port, uint64_t *written, struct jp_error *err)
+int jp_stage_http_ranges(const char *url, const struct jp_stage_head *head, const char *part,
+			 const char *shown, const struct jp_port *port, uint64_t *written,
+			 struct jp_error *err)
 {
 	struct rg *g = calloc(1, sizeof(*g));
 	CURLM *m = NULL;
@@ -340,11 +346,14 @@ int jp_stage_http_ranges(const char *url, const char *part, const char *shown,
 	g->port = port;
 	g->fd = -1;
 	snprintf(g->state, sizeof(g->state), "%s.ranges", part);
-	if (probe(g) != 0 || !g->ranges || !g->validator[0] || g->size < MIN_SIZE) {
+	if (!head->known || !head->ranges || !head->validator[0] || head->size < MIN_SIZE) {
 		/* ranges a run left for a file this is not any more */
 		unlink(g->state);
 		goto out;
 	}
+	g->size = head->size;
+	g->filetime = head->filetime;
+	snprintf(g->validator, sizeof(g->validator), "%s", head->validator);
 	if (!load(g)) {
 		unlink(part);
 		plan(g);
