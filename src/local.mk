@@ -11,8 +11,10 @@ libjobprep_a_SOURCES = \
 	include/jobprep/manifest.h src/manifest.c
 # path: lexical paths (normalise, join, absolute, is normal, is under)
 libjobprep_a_SOURCES += include/jobprep/path.h src/path.c
-# units: sizes for people
+# units: sizes, rates and durations for people
 libjobprep_a_SOURCES += include/jobprep/units.h src/units.c
+# meter: a progress report's rate (smoothed), fraction done and time to go
+libjobprep_a_SOURCES += include/jobprep/meter.h src/meter.c
 # fs: mkdir -p with undo, rm -rf (no links, no mounts crossed), empty or not
 libjobprep_a_SOURCES += include/jobprep/fs.h src/fs.c
 # str: an owned string field set to a copy (a leaf: error codes only)

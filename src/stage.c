@@ -16,6 +16,7 @@
 
 #include "jobprep/fs.h"
 #include "jobprep/i18n.h"
+#include "jobprep/meter.h"
 #include "jobprep/path.h"
 #include "jobprep/stage.h"
 #include "treecopy.h"
@@ -108,18 +109,18 @@ static void *one_run(void *arg)
 /* Report until o finishes; a cancel stops it. */
 static bool one_watch(struct one *o, const struct jp_port *port, const char *what)
 {
-	uint64_t t0 = jp_now_ns();
+	struct jp_meter meter = JP_METER_INIT;
 	bool canceled = false;
 
 	while (!atomic_load(&o->finished)) {
 		struct timespec nap = { 0, 50000000L };
-		double secs = (double)(jp_now_ns() - t0) / 1e9;
-		struct jp_progress p = { JP_PHASE_COPY, 0, 1, atomic_load(&o->bytes), 0, what };
+		struct jp_progress p = { JP_PHASE_COPY, 0, 1, atomic_load(&o->bytes),
+					 (uint64_t)o->sst.st_size, 0, what };
 
 		nanosleep(&nap, NULL);
 		if (canceled || !port)
 			continue;
-		p.rate = secs > 0.2 ? (double)p.bytes / secs : 0;
+		p.rate = jp_meter_rate(&meter, jp_now_ns(), p.bytes);
 		if ((port->cancelled && port->cancelled(port->payload)) ||
 		    (port->progress && port->progress(&p, port->payload) < 0)) {
 			canceled = true;

@@ -40,14 +40,15 @@ struct stage_call {
 
 struct wire_progress {
 	uint32_t phase;
-	uint64_t done, total, bytes;
+	uint64_t done, total, bytes, bytes_total;
 	double rate;
 };
 
 static int child_progress(const struct jp_progress *p, void *payload)
 {
 	struct probe_bytes b = { NULL, 0, 0, 0, false };
-	struct wire_progress w = { (uint32_t)p->phase, p->done, p->total, p->bytes, p->rate };
+	struct wire_progress w = { (uint32_t)p->phase, p->done, p->total, p->bytes, p->bytes_total,
+				   p->rate };
 
 	(void)payload;
 	probe_bytes_put(&b, &w, sizeof(w));
@@ -171,6 +172,7 @@ static int parent_report(const void *msg, size_t n, void *payload)
 	p.done = w.done;
 	p.total = w.total;
 	p.bytes = w.bytes;
+	p.bytes_total = w.bytes_total;
 	p.rate = w.rate;
 	p.what = what;
 	moved = !c->seen || p.phase != c->last.phase || p.done != c->last.done ||

@@ -21,6 +21,7 @@
 #include <openssl/evp.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/meter.h"
 #include "jobprep/path.h"
 #include "jobprep/stage.h"
 #include "treecopy.h"
@@ -47,7 +48,8 @@ struct dl {
 	char asked[520];   /* the validator sent in If-Range, "" none */
 	time_t ims;        /* the whole file, If-Modified-Since this; 0 none */
 	bool again;        /* not the range asked for: drop the part, ask again */
-	uint64_t written, t_start, t_last, unflushed;
+	uint64_t written, t_last, unflushed;
+	struct jp_meter meter;
 	const struct jp_port *port;
 	bool canceled;
 	int io_errno;
@@ -151,8 +153,7 @@ static int on_xfer(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t u
 {
 	struct dl *d = arg;
 	uint64_t now = jp_now_ns();
-	double secs = (double)(now - d->t_start) / 1e9;
-	struct jp_progress p = { JP_PHASE_DOWNLOAD, 0, 0, (uint64_t)d->have + d->written, 0, d->url };
+	struct jp_progress p = { JP_PHASE_DOWNLOAD, 0, 0, (uint64_t)d->have + d->written, 0, 0, d->url };
 
 	(void)ut;
 	(void)un;
@@ -164,8 +165,9 @@ static int on_xfer(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t u
 	if (!d->port || !d->port->progress || now - d->t_last < PROGRESS_NS)
 		return 0;
 	d->t_last = now;
-	p.total = dltotal > 0 ? (uint64_t)d->have + (uint64_t)dltotal : 0;
-	p.rate = secs > 0.2 ? (double)d->written / secs : 0;
+	/* dltotal: the body's length (of a range: the rest) */
+	p.bytes_total = dltotal > 0 ? (uint64_t)d->have + (uint64_t)dltotal : 0;
+	p.rate = jp_meter_rate(&d->meter, now, p.bytes);
 	if (d->port->progress(&p, d->port->payload) < 0)
 		d->canceled = true;
 	return d->canceled ? 1 : 0;
@@ -418,7 +420,6 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
 	memset(&d, 0, sizeof(d));
 	d.url = shown ? shown : "URL";
 	d.port = port;
-	d.t_start = jp_now_ns();
 	url_name(url, name, sizeof(name));
 	archive = !(opts && opts->no_unpack) && jp_stage_is_archive(name);
 	if ((rc = places(dest, name, archive, final, sizeof(final), &d, err)) != 0)

@@ -23,6 +23,7 @@
 #include <curl/curl.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/meter.h"
 #include "stage_internal.h"
 #include "deadline_internal.h"
 
@@ -224,11 +225,10 @@ static int add(struct rg *g, CURLM *m, struct seg *s)
 	return curl_multi_add_handle(m, s->h) == CURLM_OK ? 0 : -1;
 }
 
-static bool tick(struct rg *g, uint64_t t0, uint64_t *t_last)
+static bool tick(struct rg *g, struct jp_meter *meter, uint64_t *t_last)
 {
 	uint64_t now = jp_now_ns(), have = 0;
-	struct jp_progress p = { JP_PHASE_DOWNLOAD, 0, 0, 0, 0, g->shown };
-	double secs = (double)(now - t0) / 1e9;
+	struct jp_progress p = { JP_PHASE_DOWNLOAD, 0, 0, 0, 0, 0, g->shown };
 
 	if (g->port && g->port->cancelled && g->port->cancelled(g->port->payload))
 		return true;
@@ -238,15 +238,16 @@ static bool tick(struct rg *g, uint64_t t0, uint64_t *t_last)
 	for (unsigned i = 0; i < SEGS; i++)
 		have += g->seg[i].pos - g->seg[i].start;
 	p.bytes = have;
-	p.total = g->size;
-	p.rate = secs > 0.2 ? (double)g->written / secs : 0;
+	p.bytes_total = g->size;
+	p.rate = jp_meter_rate(meter, now, have);
 	return g->port->progress(&p, g->port->payload) < 0;
 }
 
 /* Run every range to its end: 0, 1 canceled, -1 failed (errbuf). */
 static int run(struct rg *g, CURLM *m)
 {
-	uint64_t t0 = jp_now_ns(), t_last = 0, t_save = t0;
+	uint64_t t_last = 0, t_save = jp_now_ns();
+	struct jp_meter meter = JP_METER_INIT;
 	int running = 1, rc = 0;
 	CURLMsg *msg;
 	int left;
@@ -263,7 +264,7 @@ static int run(struct rg *g, CURLM *m)
 			}
 		if (g->changed || g->io_errno)
 			rc = -1;
-		if (rc == 0 && tick(g, t0, &t_last))
+		if (rc == 0 && tick(g, &meter, &t_last))
 			rc = 1;
 		if (rc == 0 && jp_now_ns() - t_save > SAVE_NS) {
 			t_save = jp_now_ns();

@@ -16,6 +16,9 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
+#include "jobprep/pathclass.h"
+#include "jobprep/probe.h"
+#include "jobprep/profile.h"
 #include "jobprep/stage.h"
 #include "jobprep/units.h"
 #include "jobprep/url.h"
@@ -214,6 +217,33 @@ static void print_notes(const struct jp_stage_result *res)
 			jp_cli_name(res->outside[i]));
 }
 
+/* Staging onto a destination a job does not see (ephemeral: wiped when
+ * the job ends; local: this machine's only) is done, with a warning
+ * first, in the words `jobprep scan` uses for where a path lives. The
+ * look is bounded (a hung mount: no warning, the stage says so); the
+ * profile is $JOBPREP_PROFILE's, else the embedded one. */
+static void warn_where(const char *dest)
+{
+	struct jp_probe_result probe = JP_PROBE_RESULT_INIT;
+	struct jp_probe_opts popts = JP_PROBE_OPTS_INIT;
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_profile *profile = NULL;
+	enum jp_storage_class cls;
+
+	popts.flags = JP_PROBE_CLASSIFY;
+	if (jp_profile_resolve(&profile, NULL, &err) == 0 &&
+	    jp_probe_path(&probe, profile, dest, &popts, &err) == 0) {
+		cls = probe.info.cls;
+		if ((cls == JP_STORAGE_EPHEMERAL || cls == JP_STORAGE_LOCAL) && probe.info.reason)
+			fprintf(stderr, _("jobprep stage: warning: %s is not on shared storage: %s: %s\n"),
+				jp_cli_name(dest), _(jp_storage_class_name(cls)),
+				jp_cli_text(probe.info.reason));
+	}
+	jp_probe_result_dispose(&probe);
+	jp_profile_free(profile);
+	jp_error_dispose(&err);
+}
+
 /* --unpack-archives DIR */
 static int unpack_within(const char *dir, const struct stage_args *a)
 {
@@ -281,6 +311,7 @@ int jp_cmd_stage(int argc, char **argv)
 	}
 	if (strstr(argv[optind], "://"))
 		jp_url_blank_credentials(argv[optind]);
+	warn_where(argv[optind + 1]);
 	jp_cli_port_init(&cp, a.progress);
 	rc = jp_stage(&res, source, argv[optind + 1], &opts, &cp.port, &err);
 	explicit_bzero(source, strlen(source));
