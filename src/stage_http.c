@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,6 +48,7 @@ struct dl {
 	char etag[512], lastmod[128], crange[128];
 	char asked[520];   /* the validator sent in If-Range, "" none */
 	time_t ims;        /* the whole file, If-Modified-Since this; 0 none */
+	char inm[JP_STAGE_VALIDATOR_MAX]; /* and If-None-Match this, "" none */
 	bool again;        /* not the range asked for: drop the part, ask again */
 	uint64_t written, t_last, unflushed;
 	struct jp_meter meter;
@@ -215,6 +217,7 @@ out:
 static int fetch(struct dl *d, const char *url, struct jp_error *err)
 {
 	char errbuf[CURL_ERROR_SIZE] = "", range[64], ifrange[600], v[520];
+	char inm[JP_STAGE_VALIDATOR_MAX + 16];
 	struct curl_slist *hdrs = NULL;
 	struct stat st;
 	CURLcode cc;
@@ -243,6 +246,11 @@ static int fetch(struct dl *d, const char *url, struct jp_error *err)
 		/* no HEAD: the server says whether the file there is still it */
 		curl_easy_setopt(d->curl, CURLOPT_TIMECONDITION, (long)CURL_TIMECOND_IFMODSINCE);
 		curl_easy_setopt(d->curl, CURLOPT_TIMEVALUE_LARGE, (curl_off_t)d->ims);
+		if (d->inm[0]) {
+			snprintf(inm, sizeof(inm), "If-None-Match: %s", d->inm);
+			hdrs = curl_slist_append(hdrs, inm);
+			curl_easy_setopt(d->curl, CURLOPT_HTTPHEADER, hdrs);
+		}
 	}
 	if (d->have > 0) {
 		/* CURLOPT_RANGE, not RESUME_FROM: libcurl fails a resume the
@@ -257,11 +265,12 @@ static int fetch(struct dl *d, const char *url, struct jp_error *err)
 	if (cc == CURLE_OK && !d->decided)
 		decide(d); /* an empty body */
 	if (d->have == 0 && d->ims > 0 && cc == CURLE_OK) {
-		long unmet = 0;
+		long unmet = 0, code = 0;
 
 		curl_easy_getinfo(d->curl, CURLINFO_CONDITION_UNMET, &unmet);
-		if (unmet)
-			rc = 2; /* 304: not modified since */
+		curl_easy_getinfo(d->curl, CURLINFO_RESPONSE_CODE, &code);
+		if (unmet || code == 304)
+			rc = 2; /* not modified since, or still that ETag */
 	}
 	if (rc != 0)
 		;
@@ -323,18 +332,40 @@ static time_t kept_time(const char *final, struct stat *st)
 	return st->st_mtim.tv_sec;
 }
 
+/* The strong ETag a download came with, kept on its file: an extended
+ * attribute, so nothing lies beside the data (where a filesystem has
+ * none, the size and time alone say; cp -a and rsync -X keep it). */
+#define ETAG_XATTR "user.jobprep.etag"
+
+static void keep_etag(const char *path, const char *etag)
+{
+	if (etag && etag[0] == '"')
+		(void)lsetxattr(path, ETAG_XATTR, etag, strlen(etag), 0);
+}
+
+static void kept_etag(const char *path, char *out, size_t n)
+{
+	ssize_t k = lgetxattr(path, ETAG_XATTR, out, n - 1);
+
+	out[k > 0 && out[0] == '"' ? k : 0] = '\0';
+}
+
 /* Is final the remote file as it is now, as wget -N and rclone copy judge
- * it: its size and modification time those the HEAD gives? And with
- * --sha256, its digest that one (its bytes read). */
+ * it: its size and modification time those the HEAD gives, and its ETag
+ * when it kept one and the server sends one? And with --sha256, its
+ * digest that one (its bytes read). */
 static bool unchanged(const char *final, const struct jp_stage_head *head,
 		      const struct jp_stage_options *opts)
 {
 	struct stat st;
-	char hex[65];
+	char hex[65], etag[JP_STAGE_VALIDATOR_MAX];
 
 	if (!head->known || head->filetime <= 0 || kept_time(final, &st) != head->filetime ||
 	    (uint64_t)st.st_size != head->size)
 		return false;
+	kept_etag(final, etag, sizeof(etag));
+	if (etag[0] && head->validator[0] == '"' && strcmp(etag, head->validator) != 0)
+		return false; /* changed within the second, the size the same */
 	return !(opts && opts->sha256) ||
 	       (sha256_file(final, hex) == 0 && strcasecmp(hex, opts->sha256) == 0);
 }
@@ -442,6 +473,8 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
 
 		/* no HEAD to tell: the GET asks whether it changed */
 		d.ims = check && !head.known ? kept_time(final, &st) : 0;
+		if (d.ims)
+			kept_etag(final, d.inm, sizeof(d.inm));
 		for (;;) {
 			rc = fetch(&d, url, err);
 			if (rc == 2 && !(opts && opts->sha256 &&
@@ -449,9 +482,10 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
 				rc = skipped(out, final, err);
 				goto out;
 			}
-			if (rc == 2)
+			if (rc == 2) {
 				d.ims = 0; /* not the digest asked for: the whole file */
-			else if (rc != 1 || ++tries >= 2)
+				d.inm[0] = '\0';
+			} else if (rc != 1 || ++tries >= 2)
 				break;
 		}
 	}
@@ -478,6 +512,7 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
 		}
 		goto out;
 	}
+	keep_etag(d.part, head.known && head.validator[0] == '"' ? head.validator : d.etag);
 	if (rename(d.part, final) != 0) {
 		rc = jp_error_set(err, JP_EIO, _("%s: cannot create: %s"), final, strerror(errno));
 		goto out;

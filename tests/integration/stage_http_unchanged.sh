@@ -6,8 +6,9 @@
 # access log shows no GET, and few bytes sent), for a large file (ranges)
 # and a small one; reported as already complete. A file changed on the
 # server, a file there that was touched or cut, and --verify download it
-# again. A server that refuses HEAD is asked If-Modified-Since and its 304
-# is believed. DEST/ with a trailing '/' is a folder (rsync, wget -P):
+# again, and so is another file of the same size and time whose ETag is
+# not the one the copy kept (an extended attribute). A server that refuses
+# HEAD is asked If-Modified-Since and If-None-Match, and its 304 believed. DEST/ with a trailing '/' is a folder (rsync, wget -P):
 # made when missing, the file goes into it; the same for a local file.
 set -u
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
@@ -96,6 +97,19 @@ touch -r "$T/www/small.bin" "$D"
 jp_expect cut_downloads_again [ "$(jp_json_get "$T/cut.json" bytes_written)" = 300000 ]
 jp_expect cut_made_whole cmp -s "$T/www/small.bin" "$D"
 
+# --- another file of the same size and time (within the second): its
+# ETag is another (lighttpd's: inode, size, time), which the copy kept
+if python3 -c 'import os, sys; os.getxattr(sys.argv[1], "user.jobprep.etag")' "$D" 2>/dev/null; then
+	cp "$T/www/small.bin" "$T/small.old"
+	head -c 300000 /dev/urandom >"$T/www/small.new"
+	touch -r "$T/www/small.bin" "$T/www/small.new"
+	mv "$T/www/small.new" "$T/www/small.bin"
+	"$J" stage --json "$URL/small.bin" "$D" >"$T/same.json" 2>/dev/null
+	jp_expect same_size_and_time_other_etag_downloads_again cmp -s "$T/www/small.bin" "$D"
+else
+	jp_skip same_size_and_time_other_etag_downloads_again "no extended attributes on $T"
+fi
+
 # --- changed on the server: downloaded again, the new file
 head -c 310000 /dev/urandom >"$T/www/small.bin"
 touch -d '30 minutes ago' "$T/www/small.bin"
@@ -115,6 +129,11 @@ sed 's/^/# /' "$T/access.log"
 jp_expect nohead_exits_0 [ "$rc" = 0 ]
 jp_expect nohead_head_refused grep -q '"HEAD /small.bin HTTP/1.1" 403' "$T/access.log"
 jp_expect nohead_asked_if_modified_since grep -q '"GET /small.bin HTTP/1.1" 304 .*if-modified-since=[A-Z]' "$T/access.log"
+if python3 -c 'import os, sys; os.getxattr(sys.argv[1], "user.jobprep.etag")' "$D" 2>/dev/null; then
+	jp_expect nohead_asked_if_none_match grep -q '"GET /small.bin HTTP/1.1" 304 .*if-none-match=[\]*"' "$T/access.log"
+else
+	jp_skip nohead_asked_if_none_match "no extended attributes on $T"
+fi
 jp_expect nohead_already_complete [ "$(jp_json_get "$T/ims.json" skipped)" = 1 ]
 jp_expect nohead_still_the_file cmp -s "$T/www/small.bin" "$D"
 NOHEAD=
