@@ -214,14 +214,80 @@ out:
 	return rc;
 }
 
+/* The request's conditions: the rest of the part kept (Range, If-Range:
+ * v, its validator), or, when no HEAD could tell, the whole file unless
+ * the one there is still it (If-Modified-Since, If-None-Match). *hdrs is
+ * the caller's to free. */
+static void conditions(struct dl *d, const char *v, struct curl_slist **hdrs)
+{
+	char line[JP_STAGE_VALIDATOR_MAX + 32];
+
+	if (d->have > 0) {
+		/* CURLOPT_RANGE, not RESUME_FROM: libcurl fails a resume the
+		 * server answers with 200, which is how If-Range says "changed" */
+		snprintf(line, sizeof(line), "%lld-", (long long)d->have);
+		curl_easy_setopt(d->curl, CURLOPT_RANGE, line);
+		snprintf(line, sizeof(line), "If-Range: %s", v);
+		*hdrs = curl_slist_append(*hdrs, line);
+	} else if (d->ims > 0) {
+		curl_easy_setopt(d->curl, CURLOPT_TIMECONDITION, (long)CURL_TIMECOND_IFMODSINCE);
+		curl_easy_setopt(d->curl, CURLOPT_TIMEVALUE_LARGE, (curl_off_t)d->ims);
+		if (d->inm[0]) {
+			snprintf(line, sizeof(line), "If-None-Match: %s", d->inm);
+			*hdrs = curl_slist_append(*hdrs, line);
+		}
+	}
+	if (*hdrs)
+		curl_easy_setopt(d->curl, CURLOPT_HTTPHEADER, *hdrs);
+}
+
+/* What came of the request (cc): 0 the part complete and flushed; 1 ask
+ * again for the whole file; 2 the file there is unchanged (304); < 0 a
+ * JP_E* error, err set. */
+static int outcome(struct dl *d, CURLcode cc, const char *errbuf, struct jp_error *err)
+{
+	long code = 0, unmet = 0;
+
+	curl_easy_getinfo(d->curl, CURLINFO_RESPONSE_CODE, &code);
+	if (cc == CURLE_OK && d->have == 0 && d->ims > 0) {
+		curl_easy_getinfo(d->curl, CURLINFO_CONDITION_UNMET, &unmet);
+		if (unmet || code == 304)
+			return 2; /* not modified since, or still that ETag */
+	}
+	if (d->canceled)
+		return jp_error_set(err, JP_ECANCELED, _("%s: download canceled"), d->url);
+	if (d->again) {
+		/* not the range asked for (another start, another file): the
+		 * part is dropped, and the next try asks for the whole file */
+		unlink(d->validator_path);
+		if (ftruncate(d->fd, 0) != 0)
+			return jp_error_set(err, JP_EIO, "%s: %s", d->part, strerror(errno));
+		return 1;
+	}
+	if (d->io_errno)
+		return jp_error_set(err, d->io_errno == ENOSPC || d->io_errno == EDQUOT ? JP_ENOSPC : JP_EIO,
+				    _("%s: writing %s: %s"), d->url, d->part, strerror(d->io_errno));
+	if (cc == CURLE_HTTP_RETURNED_ERROR && d->have > 0 && code == 416) {
+		/* the range is past the remote's end: start again */
+		unlink(d->validator_path);
+		return 1;
+	}
+	if (cc != CURLE_OK)
+		return jp_error_set(err, cc == CURLE_OPERATION_TIMEDOUT ? JP_ETIMEOUT : JP_ENET,
+				    _("%s: download failed: %s"), d->url,
+				    errbuf[0] ? errbuf : curl_easy_strerror(cc));
+	if (fsync(d->fd) != 0)
+		return jp_error_set(err, JP_EIO, "%s: %s", d->part, strerror(errno));
+	return 0;
+}
+
 static int fetch(struct dl *d, const char *url, struct jp_error *err)
 {
-	char errbuf[CURL_ERROR_SIZE] = "", range[64], ifrange[600], v[520];
-	char inm[JP_STAGE_VALIDATOR_MAX + 16];
+	char errbuf[CURL_ERROR_SIZE] = "", v[520];
 	struct curl_slist *hdrs = NULL;
 	struct stat st;
 	CURLcode cc;
-	int rc = 0;
+	int rc;
 
 	d->fd = open(d->part, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (d->fd < 0 || fstat(d->fd, &st) != 0)
@@ -242,63 +308,11 @@ static int fetch(struct dl *d, const char *url, struct jp_error *err)
 	curl_easy_setopt(d->curl, CURLOPT_XFERINFOFUNCTION, on_xfer);
 	curl_easy_setopt(d->curl, CURLOPT_XFERINFODATA, d);
 	curl_easy_setopt(d->curl, CURLOPT_NOPROGRESS, 0L);
-	if (d->have == 0 && d->ims > 0) {
-		/* no HEAD: the server says whether the file there is still it */
-		curl_easy_setopt(d->curl, CURLOPT_TIMECONDITION, (long)CURL_TIMECOND_IFMODSINCE);
-		curl_easy_setopt(d->curl, CURLOPT_TIMEVALUE_LARGE, (curl_off_t)d->ims);
-		if (d->inm[0]) {
-			snprintf(inm, sizeof(inm), "If-None-Match: %s", d->inm);
-			hdrs = curl_slist_append(hdrs, inm);
-			curl_easy_setopt(d->curl, CURLOPT_HTTPHEADER, hdrs);
-		}
-	}
-	if (d->have > 0) {
-		/* CURLOPT_RANGE, not RESUME_FROM: libcurl fails a resume the
-		 * server answers with 200, which is how If-Range says "changed" */
-		snprintf(range, sizeof(range), "%lld-", (long long)d->have);
-		snprintf(ifrange, sizeof(ifrange), "If-Range: %s", v);
-		curl_easy_setopt(d->curl, CURLOPT_RANGE, range);
-		hdrs = curl_slist_append(hdrs, ifrange);
-		curl_easy_setopt(d->curl, CURLOPT_HTTPHEADER, hdrs);
-	}
+	conditions(d, v, &hdrs);
 	cc = curl_easy_perform(d->curl);
 	if (cc == CURLE_OK && !d->decided)
 		decide(d); /* an empty body */
-	if (d->have == 0 && d->ims > 0 && cc == CURLE_OK) {
-		long unmet = 0, code = 0;
-
-		curl_easy_getinfo(d->curl, CURLINFO_CONDITION_UNMET, &unmet);
-		curl_easy_getinfo(d->curl, CURLINFO_RESPONSE_CODE, &code);
-		if (unmet || code == 304)
-			rc = 2; /* not modified since, or still that ETag */
-	}
-	if (rc != 0)
-		;
-	else if (d->canceled)
-		rc = jp_error_set(err, JP_ECANCELED, _("%s: download canceled"), d->url);
-	else if (d->again) {
-		/* not the range asked for (another start, another file): the
-		 * part is dropped, and the next try asks for the whole file */
-		unlink(d->validator_path);
-		if (ftruncate(d->fd, 0) != 0)
-			rc = jp_error_set(err, JP_EIO, "%s: %s", d->part, strerror(errno));
-		else
-			rc = 1;
-	}
-	else if (d->io_errno)
-		rc = jp_error_set(err, d->io_errno == ENOSPC || d->io_errno == EDQUOT ? JP_ENOSPC : JP_EIO,
-				  _("%s: writing %s: %s"), d->url, d->part, strerror(d->io_errno));
-	else if (cc == CURLE_HTTP_RETURNED_ERROR && d->have > 0 &&
-		 (curl_easy_getinfo(d->curl, CURLINFO_RESPONSE_CODE, &d->status), d->status == 416)) {
-		/* the range is past the remote's end: start again */
-		unlink(d->validator_path);
-		rc = 1;
-	} else if (cc != CURLE_OK)
-		rc = jp_error_set(err, cc == CURLE_OPERATION_TIMEDOUT ? JP_ETIMEOUT : JP_ENET,
-				  _("%s: download failed: %s"), d->url,
-				  errbuf[0] ? errbuf : curl_easy_strerror(cc));
-	else if (fsync(d->fd) != 0)
-		rc = jp_error_set(err, JP_EIO, "%s: %s", d->part, strerror(errno));
+	rc = outcome(d, cc, errbuf, err);
 	if (rc == 0) {
 		long t = -1;
 
@@ -437,6 +451,35 @@ static int places(const char *dest, const char *name, bool archive, char *final,
 	return 0;
 }
 
+/* The download on one connection (small, no ranges, no HEAD): 0 part
+ * complete, 1 the server refused the range twice, 2 the file at final is
+ * unchanged (ask: no HEAD said so, the GET asks; with --sha256 its digest
+ * matches), < 0 a JP_E* error. */
+static int one_connection(struct dl *d, const char *url, const char *final, bool ask,
+			  const struct jp_stage_options *opts, struct jp_error *err)
+{
+	struct stat st;
+	char hex[65];
+	int rc, tries = 0;
+
+	d->ims = ask ? kept_time(final, &st) : 0;
+	if (d->ims)
+		kept_etag(final, d->inm, sizeof(d->inm));
+	for (;;) {
+		rc = fetch(d, url, err);
+		if (rc == 2 && !(opts && opts->sha256 &&
+				 (sha256_file(final, hex) != 0 || strcasecmp(hex, opts->sha256) != 0)))
+			return 2;
+		if (rc == 2) {
+			/* not the digest asked for: the whole file */
+			d->ims = 0;
+			d->inm[0] = '\0';
+		} else if (rc != 1 || ++tries >= 2) {
+			return rc;
+		}
+	}
+}
+
 int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest,
 		  const struct jp_stage_options *opts, const struct jp_port *port,
 		  struct jp_error *err)
@@ -446,7 +489,7 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
 	struct jp_stage_head head;
 	struct dl d;
 	bool archive, check;
-	int rc, tries = 0;
+	int rc;
 
 	memset(&d, 0, sizeof(d));
 	d.url = shown ? shown : "URL";
@@ -468,26 +511,11 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
 	rc = jp_stage_http_ranges(url, &head, d.part, d.url, port, &d.written, err);
 	if (rc < 0)
 		goto out;
-	if (rc == 1) {
-		struct stat st;
-
-		/* no HEAD to tell: the GET asks whether it changed */
-		d.ims = check && !head.known ? kept_time(final, &st) : 0;
-		if (d.ims)
-			kept_etag(final, d.inm, sizeof(d.inm));
-		for (;;) {
-			rc = fetch(&d, url, err);
-			if (rc == 2 && !(opts && opts->sha256 &&
-					 (sha256_file(final, hex) != 0 || strcasecmp(hex, opts->sha256) != 0))) {
-				rc = skipped(out, final, err);
-				goto out;
-			}
-			if (rc == 2) {
-				d.ims = 0; /* not the digest asked for: the whole file */
-				d.inm[0] = '\0';
-			} else if (rc != 1 || ++tries >= 2)
-				break;
-		}
+	if (rc == 1)
+		rc = one_connection(&d, url, final, check && !head.known, opts, err);
+	if (rc == 2) {
+		rc = skipped(out, final, err);
+		goto out;
 	}
 	if (rc != 0) {
 		if (rc == 1)
