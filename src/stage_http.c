@@ -3,7 +3,10 @@
  * validator (ETag, else Last-Modified) to a second one; the next run asks
  * for the rest (Range) only if the remote is still the same (If-Range),
  * and starts from zero when the server sends the whole of a changed file.
- * Then it is checked (--sha256) and renamed, or unpacked if an archive. */
+ * Then it is checked (--sha256) and renamed, or unpacked if an archive. A
+ * file there already that the server says is unchanged (a HEAD's size,
+ * Last-Modified and ETag; without HEAD, a 304 to If-Modified-Since and
+ * If-None-Match) is not downloaded again, as with wget -N. */
 #include "config.h"
 
 #include <errno.h>

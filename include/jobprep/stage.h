@@ -80,9 +80,12 @@ struct jp_stage_result {
  * complete in dest (or in the unpack folder a killed run left) are not
  * written again. A directory becomes dest (created if missing,
  * else filled in: like `rsync -a SOURCE/ DEST/`); a file becomes dest/NAME
- * when dest is a folder, else dest itself (its folder must exist).
- * Progress (JP_PHASE_COPY: files done of total, bytes written, rate) goes
- * to port from the calling thread; its progress returning < 0 or its
+ * when dest is a folder (or ends in '/': made when missing), else dest
+ * itself (its folder must exist). A URL's file there already with the size
+ * and time (and the ETag it kept) the server gives is left as it is
+ * (skipped), unless opts->verify. Progress (JP_PHASE_COPY: entries done of
+ * total, bytes done of their total, rate) goes to port from the calling
+ * thread; its progress returning < 0 or its
  * cancelled() cancels (JP_ECANCELED) with no temporary left. */
 int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 	     const struct jp_stage_options *opts, const struct jp_port *port,
