@@ -13,6 +13,8 @@
 #include <stdint.h>
 
 #include "jobprep/error.h"
+#include "jobprep/pathclass.h"
+#include "jobprep/profile.h"
 #include "jobprep/port.h"
 #include "jobprep/strv.h"
 
@@ -99,6 +101,16 @@ const char *jp_stage_archive_suffix(const char *name);
  * archive's suffix left out ("c4.tar.zst" is "c4"); "data" when that
  * leaves nothing usable. The caller frees it; NULL when out of memory. */
 char *jp_stage_suggest_name(const char *source);
+
+/* Where dest lives (stage_where.c), for a warning before staging there:
+ * its class and the reason, in jp_path_classify's words (those `jobprep
+ * scan` shows), looked at in bounded time (jp_probe_path) under profile.
+ * 0 and *out filled (initialised by the caller, JP_PATH_INFO_INIT); 1 not
+ * looked at, as the mount table puts dest on network storage (shared, by
+ * all signs; a look at a hung mount would wait); < 0 the look failed or
+ * timed out. */
+int jp_stage_where(struct jp_path_info *out, const struct jp_profile *profile, const char *dest,
+		   struct jp_error *err);
 
 /* --- The archives a data set holds (stage_within.c) ----------------------
  * A data set on shared storage holding archives (train.tar, val.tar.gz)

@@ -17,7 +17,6 @@
 #include "jobprep/i18n.h"
 #include "jobprep/path.h"
 #include "jobprep/pathclass.h"
-#include "jobprep/probe.h"
 #include "jobprep/profile.h"
 #include "jobprep/stage.h"
 #include "jobprep/units.h"
@@ -220,26 +219,19 @@ static void print_notes(const struct jp_stage_result *res)
 /* Staging onto a destination a job does not see (ephemeral: wiped when
  * the job ends; local: this machine's only) is done, with a warning
  * first, in the words `jobprep scan` uses for where a path lives. The
- * look is bounded (a hung mount: no warning, the stage says so); the
  * profile is $JOBPREP_PROFILE's, else the embedded one. */
 static void warn_where(const char *dest)
 {
-	struct jp_probe_result probe = JP_PROBE_RESULT_INIT;
-	struct jp_probe_opts popts = JP_PROBE_OPTS_INIT;
+	struct jp_path_info info = JP_PATH_INFO_INIT;
 	struct jp_error err = JP_ERROR_INIT;
 	struct jp_profile *profile = NULL;
-	enum jp_storage_class cls;
 
-	popts.flags = JP_PROBE_CLASSIFY;
 	if (jp_profile_resolve(&profile, NULL, &err) == 0 &&
-	    jp_probe_path(&probe, profile, dest, &popts, &err) == 0) {
-		cls = probe.info.cls;
-		if ((cls == JP_STORAGE_EPHEMERAL || cls == JP_STORAGE_LOCAL) && probe.info.reason)
-			fprintf(stderr, _("jobprep stage: warning: %s is not on shared storage: %s: %s\n"),
-				jp_cli_name(dest), _(jp_storage_class_name(cls)),
-				jp_cli_text(probe.info.reason));
-	}
-	jp_probe_result_dispose(&probe);
+	    jp_stage_where(&info, profile, dest, &err) == 0 &&
+	    (info.cls == JP_STORAGE_EPHEMERAL || info.cls == JP_STORAGE_LOCAL) && info.reason)
+		fprintf(stderr, _("jobprep stage: warning: %s is not on shared storage: %s: %s\n"),
+			jp_cli_name(dest), _(jp_storage_class_name(info.cls)), jp_cli_text(info.reason));
+	jp_path_info_dispose(&info);
 	jp_profile_free(profile);
 	jp_error_dispose(&err);
 }
