@@ -32,8 +32,8 @@ const char *jp_units_format_rate(char *buf, size_t len, double bytes_per_s)
 		snprintf(buf, len, "%s", "");
 		return buf;
 	}
-	jp_units_format_bytes(buf, len - 2, bytes_per_s >= 1.8e19 ? UINT64_MAX
-								   : (uint64_t)(bytes_per_s + 0.5));
+	jp_units_format_bytes(buf, len - 2,
+			      bytes_per_s >= 1.8e19 ? UINT64_MAX : (uint64_t)(bytes_per_s + 0.5));
 	n = strlen(buf);
 	snprintf(buf + n, len - n, "/s");
 	return buf;

@@ -2,8 +2,8 @@
 #include "config.h"
 
 #include <fcntl.h>
-#include <stdarg.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
