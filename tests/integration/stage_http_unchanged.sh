@@ -4,7 +4,8 @@
 # the server says is unchanged is not downloaded again, as wget -N and
 # rclone copy do (the HEAD's size and Last-Modified are the file's; the
 # access log shows no GET, and few bytes sent), for a large file (ranges)
-# and a small one; reported as already complete. A file changed on the
+# and a small one; reported as already complete; with --sha256 only when
+# its digest is the one asked for. A file changed on the
 # server, a file there that was touched or cut, and --verify download it
 # again, and so is another file of the same size and time whose ETag is
 # not the one the copy kept (an extended attribute). A server that refuses
@@ -69,6 +70,22 @@ jp_expect large_second_wrote_nothing [ "$(jp_json_get "$T/second.json" bytes_wri
 jp_expect large_second_counts_its_bytes [ "$(jp_json_get "$T/second.json" bytes_skipped)" = $big ]
 jp_expect large_still_identical cmp -s "$T/www/large.bin" "$D"
 jp_expect large_leaves_no_temporary jp_no_temporaries "$T/out"
+
+# --- --sha256: the file there is read; its digest right, not again; a
+# digest it has not: downloaded again, refused, the file there kept
+sum=$(sha256sum "$T/www/large.bin" | cut -d' ' -f1)
+: >"$T/access.log"
+"$J" stage --json --sha256 "$sum" "$URL/large.bin" "$D" >"$T/sha.json" 2>"$T/sha.err"
+rc=$?
+again
+jp_expect sha256_right_exits_0 [ "$rc" = 0 ]
+jp_expect sha256_right_not_again [ "$(gets)" = 0 ]
+jp_expect sha256_right_already_complete [ "$(jp_json_get "$T/sha.json" skipped)" = 1 ]
+"$J" stage --sha256 "$(printf '%064d' 0)" "$URL/large.bin" "$D" >/dev/null 2>"$T/sha-bad.err"
+rc=$?
+jp_expect sha256_wrong_fails [ "$rc" = 1 ]
+jp_expect sha256_wrong_says_so grep -q "SHA-256 is $sum" "$T/sha-bad.err"
+jp_expect sha256_wrong_keeps_the_file cmp -s "$T/www/large.bin" "$D"
 
 # --- --verify: the bytes are read, so downloaded again
 : >"$T/access.log"
