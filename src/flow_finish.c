@@ -32,7 +32,7 @@ static void undo_created(struct jp_flow *flow)
 /* Between steps: give the front end a chance to cancel. */
 static int cancelled(const struct jp_port *port, const char *what)
 {
-	struct jp_progress p = { JP_PHASE_DONE, 0, 0, 0, 0, what };
+	struct jp_progress p = { JP_PHASE_DONE, 0, 0, 0, 0, 0, what };
 
 	return port && port->progress && port->progress(&p, port->payload) < 0;
 }

@@ -99,6 +99,7 @@ int jp_git_op_progress(struct jp_git_op *op, enum jp_phase phase,
 	p.done = done;
 	p.total = total;
 	p.bytes = bytes;
+	p.bytes_total = 0;
 	p.rate = op->rate;
 	p.what = op->what;
 	if (op->port->progress(&p, op->port->payload) < 0) {

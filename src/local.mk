@@ -15,8 +15,10 @@ libjobprep_a_SOURCES = \
 # leaf helpers, one file each (HACKING.md: look here before writing one)
 # path: lexical paths (normalise, join, absolute, is normal, is under)
 libjobprep_a_SOURCES += include/jobprep/path.h src/path_internal.h src/path.c
-# units: sizes for people
+# units: sizes, rates and durations for people
 libjobprep_a_SOURCES += include/jobprep/units.h src/units.c
+# meter: a progress report's rate (smoothed), fraction done and time to go
+libjobprep_a_SOURCES += include/jobprep/meter.h src/meter.c
 # fs: mkdir -p with undo, rm -rf (no links, no mounts crossed), empty or not
 libjobprep_a_SOURCES += include/jobprep/fs.h src/fs_internal.h src/fs.c
 # str: an owned string field set to a copy (a leaf: error codes only)
@@ -107,7 +109,7 @@ libjobprep_a_SOURCES += src/lint_hub.c src/pyscan.h src/pyscan.c
 # stage: data onto shared storage before the job (copy, unpack, download)
 libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c src/stage_name.c \
 	src/stage_archive.c src/stage_curl.c src/stage_http.c src/stage_pool.c src/stage_unpack.c \
-	src/stage_http_ranges.c src/stage_slurm.c src/stage_within.c src/stage_bounded.c \
+	src/stage_http_ranges.c src/stage_slurm.c src/stage_within.c src/stage_where.c src/stage_bounded.c \
 	src/stage_member.h src/stage_member.c src/stage_resume.h src/stage_resume.c \
 	src/stage_hf.h src/stage_hf.c src/stage_hf_cache.c \
 	src/stage_mark.h src/stage_mark.c

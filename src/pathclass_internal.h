@@ -16,7 +16,6 @@ int jp_path_classify(struct jp_path_info *out, const struct jp_profile *profile,
 int jp_path_classify_in(struct jp_path_info *out, const struct jp_profile *profile,
 			const struct jp_mount_table *table, const char *path,
 			struct jp_error *err);
-void jp_path_info_dispose(struct jp_path_info *info);
 
 /* Resolve `path` the way the job will see it: symlinks followed, "." and
  * ".." removed; for a path that does not exist, the real path of its nearest

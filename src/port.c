@@ -14,7 +14,8 @@ static const struct {
 	[JP_PHASE_FETCH] = { N_("receiving objects"), N_("receiving") },
 	[JP_PHASE_INDEX] = { N_("resolving deltas"), N_("resolving") },
 	[JP_PHASE_CHECKOUT] = { N_("checking out"), N_("checking out") },
-	[JP_PHASE_COPY] = { N_("copying to shared storage"), N_("copying") },
+	/* (not "to shared storage": a stage may go anywhere, warned of) */
+	[JP_PHASE_COPY] = { N_("copying"), N_("copying") },
 	[JP_PHASE_SCAN] = { N_("scanning"), N_("scanning") },
 	[JP_PHASE_DOWNLOAD] = { N_("downloading"), N_("downloading") },
 	[JP_PHASE_UNPACK] = { N_("unpacking"), N_("unpacking") },

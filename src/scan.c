@@ -796,6 +796,7 @@ static void progress(const struct jp_port *port, struct scan *s, const char *pat
 				 entries,
 				 phase == JP_PHASE_DONE ? entries : 0,
 				 now.stats.bytes,
+				 0,
 				 dt > 0 ? (double)now.stats.bytes / dt : 0,
 				 what[0] ? what : path };
 	if (port->progress(&p, port->payload) < 0)
@@ -905,7 +906,7 @@ static struct prep *prepare(const char *path, const struct jp_scan_opts *o,
 		double t = now_s();
 		hung = (t - t0) * 1000.0 >= limit_ms;
 		if (!cancel && port && t >= next) {
-			struct jp_progress pr = { JP_PHASE_SCAN, 0, 0, 0, 0, path };
+			struct jp_progress pr = { JP_PHASE_SCAN, 0, 0, 0, 0, 0, path };
 			cancel = port->progress(&pr, port->payload) < 0;
 			next = t + progress_ms / 1000.0;
 		}

@@ -14,7 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jobprep/fs.h"
 #include "jobprep/i18n.h"
+#include "jobprep/meter.h"
 #include "jobprep/path.h"
 #include "jobprep/stage.h"
 #include "jobprep/url.h"
@@ -110,18 +112,18 @@ static void *one_run(void *arg)
 /* Report until o finishes; a cancel stops it. */
 static bool one_watch(struct one *o, const struct jp_port *port, const char *what)
 {
-	uint64_t t0 = jp_now_ns();
+	struct jp_meter meter = JP_METER_INIT;
 	bool canceled = false;
 
 	while (!atomic_load(&o->finished)) {
 		struct timespec nap = { 0, 50000000L };
-		double secs = (double)(jp_now_ns() - t0) / 1e9;
-		struct jp_progress p = { JP_PHASE_COPY, 0, 1, atomic_load(&o->bytes), 0, what };
+		struct jp_progress p = { JP_PHASE_COPY, 0, 1, atomic_load(&o->bytes),
+					 (uint64_t)o->sst.st_size, 0, what };
 
 		nanosleep(&nap, NULL);
 		if (canceled || !port)
 			continue;
-		p.rate = secs > 0.2 ? (double)p.bytes / secs : 0;
+		p.rate = jp_meter_rate(&meter, jp_now_ns(), p.bytes);
 		if ((port->cancelled && port->cancelled(port->payload)) ||
 		    (port->progress && port->progress(&p, port->payload) < 0)) {
 			canceled = true;
@@ -131,16 +133,38 @@ static bool one_watch(struct one *o, const struct jp_port *port, const char *wha
 	return canceled;
 }
 
-/* dest for a file source: dest/NAME when dest is a folder. */
-static char *file_dest(const char *source, const char *dest)
+bool jp_stage_names_folder(const char *dest)
+{
+	size_t n = strlen(dest);
+
+	return n > 0 && dest[n - 1] == '/';
+}
+
+int jp_stage_make_folder(const char *dir, struct jp_error *err)
+{
+	struct stat sb;
+
+	if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return 0;
+	return jp_fs_mkdir_p(NULL, dir, 0777, err);
+}
+
+/* dest for a file source: dest/NAME when dest is a folder (DEST/: made
+ * when missing). */
+static int file_dest(char **out, const char *source, const char *dest, struct jp_error *err)
 {
 	struct stat sb;
 	const char *base = strrchr(source, '/');
+	int rc;
 
 	base = base ? base + 1 : source;
+	if (jp_stage_names_folder(dest) && (rc = jp_stage_make_folder(dest, err)) != 0)
+		return rc;
 	if (stat(dest, &sb) == 0 && S_ISDIR(sb.st_mode))
-		return jp_path_join(dest, base);
-	return strdup(dest);
+		*out = jp_path_join(dest, base);
+	else
+		*out = strdup(dest);
+	return *out ? 0 : jp_error_oom(err);
 }
 
 static int stage_file(struct jp_stage_result *out, const char *source, const struct stat *sst,
@@ -149,14 +173,16 @@ static int stage_file(struct jp_stage_result *out, const char *source, const str
 {
 	struct one o;
 	pthread_t tid;
-	char *dst = file_dest(source, dest), *dir = NULL;
+	char *dst = NULL, *dir = NULL;
 	const char *slash;
 	bool canceled;
-	int rc = 0;
+	int rc;
 
 	memset(&o, 0, sizeof(o));
 	o.src_at = o.dst_at = -1;
-	if (!dst || !(o.buf = malloc(BUF_SIZE))) {
+	if ((rc = file_dest(&dst, source, dest, err)) != 0)
+		goto out;
+	if (!(o.buf = malloc(BUF_SIZE))) {
 		rc = jp_error_oom(err);
 		goto out;
 	}

@@ -20,6 +20,7 @@
 #include <archive_entry.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/meter.h"
 #include "jobprep/path.h"
 #include "path_internal.h"
 #include "jobprep/stage.h"
@@ -86,21 +87,27 @@ struct ax {
 	struct jp_member_set *links; /* the symlink members so far */
 	struct jp_stage_result *out;
 	const struct jp_port *port;
-	uint64_t t_start, t_last, members;
+	uint64_t t_last, members;
+	uint64_t size;        /* of the archive */
+	struct jp_meter meter;
 	bool canceled;
 };
 
+/* Progress by the archive's bytes read (of its size: a fraction, a rate
+ * and a time to go however much it unpacks to). */
 static void report(struct ax *x, bool force)
 {
 	uint64_t now = jp_now_ns();
-	double secs = (double)(now - x->t_start) / 1e9;
-	struct jp_progress p = { JP_PHASE_UNPACK, x->members, 0, 0, 0, x->src };
+	struct jp_progress p = { JP_PHASE_UNPACK, x->members, 0, 0, x->size, 0, x->src };
+	la_int64_t read = x->r ? archive_filter_bytes(x->r, -1) : 0;
 
 	if (!x->port || x->canceled || (!force && now - x->t_last < PROGRESS_NS))
 		return;
 	x->t_last = now;
-	p.bytes = x->u ? jp_unpack_bytes(x->u) : x->out->bytes_written;
-	p.rate = secs > 0.2 ? (double)p.bytes / secs : 0;
+	p.bytes = read > 0 ? (uint64_t)read : 0;
+	if (p.bytes > p.bytes_total)
+		p.bytes_total = p.bytes;
+	p.rate = jp_meter_rate(&x->meter, now, p.bytes);
 	if ((x->port->cancelled && x->port->cancelled(x->port->payload)) ||
 	    (x->port->progress && x->port->progress(&p, x->port->payload) < 0))
 		x->canceled = true;
@@ -410,6 +417,7 @@ static int open_all(struct ax *x, struct jp_error *err)
 	if (archive_read_open_filename(x->r, x->src, 1 << 20) != ARCHIVE_OK)
 		return jp_error_set(err, JP_EFORMAT, _("%s: not a readable archive: %s"), x->src,
 				    archive_error_string(x->r));
+	x->size = stat(x->src, &st) == 0 ? (uint64_t)st.st_size : 0;
 	return 0;
 }
 
@@ -427,7 +435,6 @@ int jp_stage_archive(struct jp_stage_result *out, const char *path, const char *
 	x.dest_fd = x.tmp_fd = -1;
 	x.out = out;
 	x.port = port;
-	x.t_start = jp_now_ns();
 	out->kind = JP_STAGE_ARCHIVE;
 	if (!(x.links = jp_member_set_new()))
 		return jp_error_oom(err);

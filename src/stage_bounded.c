@@ -44,7 +44,7 @@ struct stage_call {
 
 struct wire_progress {
 	uint32_t phase;
-	uint64_t done, total, bytes;
+	uint64_t done, total, bytes, bytes_total;
 	double rate;
 };
 
@@ -60,6 +60,7 @@ static int child_progress(const struct jp_progress *p, void *payload)
 	w.done = p->done;
 	w.total = p->total;
 	w.bytes = p->bytes;
+	w.bytes_total = p->bytes_total;
 	w.rate = p->rate;
 	probe_bytes_put(&b, &w, sizeof(w));
 	probe_bytes_put_str(&b, p->what);
@@ -184,6 +185,7 @@ static int parent_report(const void *msg, size_t n, void *payload)
 	p.done = w.done;
 	p.total = w.total;
 	p.bytes = w.bytes;
+	p.bytes_total = w.bytes_total;
 	p.rate = w.rate;
 	p.what = what;
 	moved = !c->seen || p.phase != c->last.phase || p.done != c->last.done ||

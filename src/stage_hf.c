@@ -607,7 +607,7 @@ static void *w_run(void *arg)
 static bool tell(struct hf *h, const struct jp_port *port, uint64_t t0, bool bytes)
 {
 	struct jp_progress p = { bytes ? JP_PHASE_DOWNLOAD : JP_PHASE_CONNECT,
-				 atomic_load(&h->files_done), h->n, 0, 0, h->source };
+				 atomic_load(&h->files_done), h->n, 0, 0, 0, h->source };
 	double secs = (double)(jp_now_ns() - t0) / 1e9;
 
 	if (port && port->cancelled && port->cancelled(port->payload))

@@ -3,7 +3,10 @@
  * validator (ETag, else Last-Modified) to a second one; the next run asks
  * for the rest (Range) only if the remote is still the same (If-Range),
  * and starts from zero when the server sends the whole of a changed file.
- * Then it is checked (--sha256) and renamed, or unpacked if an archive. */
+ * Then it is checked (--sha256) and renamed, or unpacked if an archive. A
+ * file there already that the server says is unchanged (a HEAD's size,
+ * Last-Modified and ETag; without HEAD, a 304 to If-Modified-Since and
+ * If-None-Match) is not downloaded again, as with wget -N. */
 #include "config.h"
 
 #include <errno.h>
@@ -14,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +25,7 @@
 #include <openssl/evp.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/meter.h"
 #include "jobprep/path.h"
 #include "path_internal.h"
 #include "jobprep/stage.h"
@@ -48,8 +53,11 @@ struct dl {
 	bool decided;      /* the first body byte of the last response seen */
 	char etag[512], lastmod[128], crange[128];
 	char asked[520];   /* the validator sent in If-Range, "" none */
+	time_t ims;        /* the whole file, If-Modified-Since this; 0 none */
+	char inm[JP_STAGE_VALIDATOR_MAX]; /* and If-None-Match this, "" none */
 	bool again;        /* not the range asked for: drop the part, ask again */
-	uint64_t written, t_start, t_last, unflushed;
+	uint64_t written, t_last, unflushed;
+	struct jp_meter meter;
 	const struct jp_port *port;
 	bool canceled;
 	int io_errno;
@@ -153,8 +161,7 @@ static int on_xfer(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t u
 {
 	struct dl *d = arg;
 	uint64_t now = jp_now_ns();
-	double secs = (double)(now - d->t_start) / 1e9;
-	struct jp_progress p = { JP_PHASE_DOWNLOAD, 0, 0, (uint64_t)d->have + d->written, 0, d->url };
+	struct jp_progress p = { JP_PHASE_DOWNLOAD, 0, 0, (uint64_t)d->have + d->written, 0, 0, d->url };
 
 	(void)ut;
 	(void)un;
@@ -166,8 +173,9 @@ static int on_xfer(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t u
 	if (!d->port || !d->port->progress || now - d->t_last < PROGRESS_NS)
 		return 0;
 	d->t_last = now;
-	p.total = dltotal > 0 ? (uint64_t)d->have + (uint64_t)dltotal : 0;
-	p.rate = secs > 0.2 ? (double)d->written / secs : 0;
+	/* dltotal: the body's length (of a range: the rest) */
+	p.bytes_total = dltotal > 0 ? (uint64_t)d->have + (uint64_t)dltotal : 0;
+	p.rate = jp_meter_rate(&d->meter, now, p.bytes);
 	if (d->port->progress(&p, d->port->payload) < 0)
 		d->canceled = true;
 	return d->canceled ? 1 : 0;
@@ -212,13 +220,80 @@ out:
 	return rc;
 }
 
+/* The request's conditions: the rest of the part kept (Range, If-Range:
+ * v, its validator), or, when no HEAD could tell, the whole file unless
+ * the one there is still it (If-Modified-Since, If-None-Match). *hdrs is
+ * the caller's to free. */
+static void conditions(struct dl *d, const char *v, struct curl_slist **hdrs)
+{
+	char line[JP_STAGE_VALIDATOR_MAX + 32];
+
+	if (d->have > 0) {
+		/* CURLOPT_RANGE, not RESUME_FROM: libcurl fails a resume the
+		 * server answers with 200, which is how If-Range says "changed" */
+		snprintf(line, sizeof(line), "%lld-", (long long)d->have);
+		curl_easy_setopt(d->curl, CURLOPT_RANGE, line);
+		snprintf(line, sizeof(line), "If-Range: %s", v);
+		*hdrs = curl_slist_append(*hdrs, line);
+	} else if (d->ims > 0) {
+		curl_easy_setopt(d->curl, CURLOPT_TIMECONDITION, (long)CURL_TIMECOND_IFMODSINCE);
+		curl_easy_setopt(d->curl, CURLOPT_TIMEVALUE_LARGE, (curl_off_t)d->ims);
+		if (d->inm[0]) {
+			snprintf(line, sizeof(line), "If-None-Match: %s", d->inm);
+			*hdrs = curl_slist_append(*hdrs, line);
+		}
+	}
+	if (*hdrs)
+		curl_easy_setopt(d->curl, CURLOPT_HTTPHEADER, *hdrs);
+}
+
+/* What came of the request (cc): 0 the part complete and flushed; 1 ask
+ * again for the whole file; 2 the file there is unchanged (304); < 0 a
+ * JP_E* error, err set. */
+static int outcome(struct dl *d, CURLcode cc, const char *errbuf, struct jp_error *err)
+{
+	long code = 0, unmet = 0;
+
+	curl_easy_getinfo(d->curl, CURLINFO_RESPONSE_CODE, &code);
+	if (cc == CURLE_OK && d->have == 0 && d->ims > 0) {
+		curl_easy_getinfo(d->curl, CURLINFO_CONDITION_UNMET, &unmet);
+		if (unmet || code == 304)
+			return 2; /* not modified since, or still that ETag */
+	}
+	if (d->canceled)
+		return jp_error_set(err, JP_ECANCELED, _("%s: download canceled"), d->url);
+	if (d->again) {
+		/* not the range asked for (another start, another file): the
+		 * part is dropped, and the next try asks for the whole file */
+		unlink(d->validator_path);
+		if (ftruncate(d->fd, 0) != 0)
+			return jp_error_set(err, JP_EIO, "%s: %s", d->dest, strerror(errno));
+		return 1;
+	}
+	if (d->io_errno)
+		return jp_error_set(err, d->io_errno == ENOSPC || d->io_errno == EDQUOT ? JP_ENOSPC : JP_EIO,
+				    _("%s: writing %s: %s"), d->url, d->dest, strerror(d->io_errno));
+	if (cc == CURLE_HTTP_RETURNED_ERROR && d->have > 0 && code == 416) {
+		/* the range is past the remote's end: start again */
+		unlink(d->validator_path);
+		return 1;
+	}
+	if (cc != CURLE_OK)
+		return jp_error_set(err, cc == CURLE_OPERATION_TIMEDOUT ? JP_ETIMEOUT : JP_ENET,
+				    _("%s: download failed: %s"), d->url,
+				    errbuf[0] ? errbuf : curl_easy_strerror(cc));
+	if (fsync(d->fd) != 0)
+		return jp_error_set(err, JP_EIO, "%s: %s", d->dest, strerror(errno));
+	return 0;
+}
+
 static int fetch(struct dl *d, const char *url, struct jp_error *err)
 {
-	char errbuf[CURL_ERROR_SIZE] = "", range[64], ifrange[600], v[520];
+	char errbuf[CURL_ERROR_SIZE] = "", v[520];
 	struct curl_slist *hdrs = NULL;
 	struct stat st;
 	CURLcode cc;
-	int rc = 0;
+	int rc;
 
 	d->fd = open(d->part, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (d->fd < 0 || fstat(d->fd, &st) != 0)
@@ -239,43 +314,11 @@ static int fetch(struct dl *d, const char *url, struct jp_error *err)
 	curl_easy_setopt(d->curl, CURLOPT_XFERINFOFUNCTION, on_xfer);
 	curl_easy_setopt(d->curl, CURLOPT_XFERINFODATA, d);
 	curl_easy_setopt(d->curl, CURLOPT_NOPROGRESS, 0L);
-	if (d->have > 0) {
-		/* CURLOPT_RANGE, not RESUME_FROM: libcurl fails a resume the
-		 * server answers with 200, which is how If-Range says "changed" */
-		snprintf(range, sizeof(range), "%lld-", (long long)d->have);
-		snprintf(ifrange, sizeof(ifrange), "If-Range: %s", v);
-		curl_easy_setopt(d->curl, CURLOPT_RANGE, range);
-		hdrs = curl_slist_append(hdrs, ifrange);
-		curl_easy_setopt(d->curl, CURLOPT_HTTPHEADER, hdrs);
-	}
+	conditions(d, v, &hdrs);
 	cc = curl_easy_perform(d->curl);
 	if (cc == CURLE_OK && !d->decided)
 		decide(d); /* an empty body */
-	if (d->canceled)
-		rc = jp_error_set(err, JP_ECANCELED, _("%s: download canceled"), d->url);
-	else if (d->again) {
-		/* not the range asked for (another start, another file): the
-		 * part is dropped, and the next try asks for the whole file */
-		unlink(d->validator_path);
-		if (ftruncate(d->fd, 0) != 0)
-			rc = jp_error_set(err, JP_EIO, "%s: %s", d->dest, strerror(errno));
-		else
-			rc = 1;
-	}
-	else if (d->io_errno)
-		rc = jp_error_set(err, d->io_errno == ENOSPC || d->io_errno == EDQUOT ? JP_ENOSPC : JP_EIO,
-				  _("%s: writing %s: %s"), d->url, d->dest, strerror(d->io_errno));
-	else if (cc == CURLE_HTTP_RETURNED_ERROR && d->have > 0 &&
-		 (curl_easy_getinfo(d->curl, CURLINFO_RESPONSE_CODE, &d->status), d->status == 416)) {
-		/* the range is past the remote's end: start again */
-		unlink(d->validator_path);
-		rc = 1;
-	} else if (cc != CURLE_OK)
-		rc = jp_error_set(err, cc == CURLE_OPERATION_TIMEDOUT ? JP_ETIMEOUT : JP_ENET,
-				  _("%s: download failed: %s"), d->url,
-				  errbuf[0] ? errbuf : curl_easy_strerror(cc));
-	else if (fsync(d->fd) != 0)
-		rc = jp_error_set(err, JP_EIO, "%s: %s", d->dest, strerror(errno));
+	rc = outcome(d, cc, errbuf, err);
 	if (rc == 0) {
 		long t = -1;
 
@@ -296,6 +339,66 @@ static int fetch(struct dl *d, const char *url, struct jp_error *err)
 	}
 	close(d->fd);
 	return rc;
+}
+
+/* The time of final, there already, when it may be the remote file as it
+ * was downloaded (a download gives its file the remote's Last-Modified, to
+ * the second); 0 when it cannot be. */
+static time_t kept_time(const char *final, struct stat *st)
+{
+	if (lstat(final, st) != 0 || !S_ISREG(st->st_mode) || st->st_mtim.tv_nsec != 0 ||
+	    st->st_mtim.tv_sec <= 0)
+		return 0;
+	return st->st_mtim.tv_sec;
+}
+
+/* The strong ETag a download came with, kept on its file: an extended
+ * attribute, so nothing lies beside the data (where a filesystem has
+ * none, the size and time alone say; cp -a and rsync -X keep it). */
+#define ETAG_XATTR "user.jobprep.etag"
+
+static void keep_etag(const char *path, const char *etag)
+{
+	if (etag && etag[0] == '"')
+		(void)lsetxattr(path, ETAG_XATTR, etag, strlen(etag), 0);
+}
+
+static void kept_etag(const char *path, char *out, size_t n)
+{
+	ssize_t k = lgetxattr(path, ETAG_XATTR, out, n - 1);
+
+	out[k > 0 && out[0] == '"' ? k : 0] = '\0';
+}
+
+/* Is final the remote file as it is now, as wget -N and rclone copy judge
+ * it: its size and modification time those the HEAD gives, and its ETag
+ * when it kept one and the server sends one? And with --sha256, its
+ * digest that one (its bytes read). */
+static bool unchanged(const char *final, const struct jp_stage_head *head,
+		      const struct jp_stage_options *opts)
+{
+	struct stat st;
+	char hex[65], etag[JP_STAGE_VALIDATOR_MAX];
+
+	if (!head->known || head->filetime <= 0 || kept_time(final, &st) != head->filetime ||
+	    (uint64_t)st.st_size != head->size)
+		return false;
+	kept_etag(final, etag, sizeof(etag));
+	if (etag[0] && head->validator[0] == '"' && strcmp(etag, head->validator) != 0)
+		return false; /* changed within the second, the size the same */
+	return !(opts && opts->sha256) ||
+	       (sha256_file(final, hex) == 0 && strcasecmp(hex, opts->sha256) == 0);
+}
+
+/* final, complete and unchanged, left as it is. */
+static int skipped(struct jp_stage_result *out, const char *final, struct jp_error *err)
+{
+	struct stat st;
+
+	out->kind = JP_STAGE_FILE;
+	out->files = out->skipped = 1;
+	out->bytes_skipped = lstat(final, &st) == 0 ? (uint64_t)st.st_size : 0;
+	return (out->dest = strdup(final)) ? 0 : jp_error_oom(err);
 }
 
 /* The last component of the URL's path, without query or fragment. */
@@ -329,10 +432,16 @@ static int places(const char *dest, const char *name, bool archive, char *final,
 	struct stat sb;
 	char *abs = jp_path_absolute(dest), *norm = abs ? jp_path_normalize(abs) : NULL;
 	char *slash;
+	int rc;
 
 	free(abs);
 	if (!norm)
 		return jp_error_oom(err);
+	/* DEST/ is a folder (rsync, wget -P): made when missing */
+	if (!archive && jp_stage_names_folder(dest) && (rc = jp_stage_make_folder(norm, err)) != 0) {
+		free(norm);
+		return rc;
+	}
 	if (!archive && stat(norm, &sb) == 0 && S_ISDIR(sb.st_mode))
 		snprintf(final, n, "%s/%s", strcmp(norm, "/") ? norm : "", name);
 	else
@@ -348,44 +457,89 @@ static int places(const char *dest, const char *name, bool archive, char *final,
 	return 0;
 }
 
+/* The download on one connection (small, no ranges, no HEAD): 0 part
+ * complete, 1 the server refused the range twice, 2 the file at final is
+ * unchanged (ask: no HEAD said so, the GET asks; with --sha256 its digest
+ * matches), < 0 a JP_E* error. */
+static int one_connection(struct dl *d, const char *url, const char *final, bool ask,
+			  const struct jp_stage_options *opts, struct jp_error *err)
+{
+	struct stat st;
+	char hex[65];
+	int rc, tries = 0;
+
+	d->ims = ask ? kept_time(final, &st) : 0;
+	if (d->ims)
+		kept_etag(final, d->inm, sizeof(d->inm));
+	for (;;) {
+		rc = fetch(d, url, err);
+		if (rc == 2 && !(opts && opts->sha256 &&
+				 (sha256_file(final, hex) != 0 || strcasecmp(hex, opts->sha256) != 0)))
+			return 2;
+		if (rc == 2) {
+			/* not the digest asked for: the whole file */
+			d->ims = 0;
+			d->inm[0] = '\0';
+		} else if (rc != 1 || ++tries >= 2) {
+			return rc;
+		}
+	}
+}
+
 int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest,
 		  const struct jp_stage_options *opts, const struct jp_port *port,
 		  struct jp_error *err)
 {
 	char name[NAME_MAX + 1], final[PATH_MAX], hex[65] = "";
 	char *shown = jp_url_redact(url);
+	struct jp_stage_head head;
 	struct dl d;
-	bool archive;
-	int rc, tries = 0;
+	bool archive, check;
+	int rc;
 
 	memset(&d, 0, sizeof(d));
 	d.url = shown ? shown : "URL";
 	d.port = port;
 	d.token = opts ? opts->bearer : NULL;
-	d.t_start = jp_now_ns();
 	url_name(url, name, sizeof(name));
 	archive = !(opts && opts->no_unpack) && jp_stage_is_archive(name);
 	if ((rc = places(dest, name, archive, final, sizeof(final), &d, err)) != 0)
 		goto out;
+	d.dest = final;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	/* a large file from a server that takes ranges: several connections */
 	if (opts && opts->expect_known && opts->expect_size < JP_STAGE_RANGES_MIN) {
 		char state[PATH_MAX + 16];
 
-		/* known small: no HEAD; the ranges of a larger earlier version go */
+		/* known small (its caller knows the size and checks what is
+		 * there: a Hub file): no HEAD; the ranges of a larger earlier
+		 * version go */
+		memset(&head, 0, sizeof(head));
+		head.filetime = -1;
+		check = false;
 		snprintf(state, sizeof(state), "%s.ranges", d.part);
 		unlink(state);
 		rc = 1;
 	} else {
-		d.dest = final;
-		rc = jp_stage_http_ranges(url, d.part, d.url, final, d.token, port, &d.written, err);
+		(void)jp_stage_http_head(&head, url, d.token);
+		/* there already and unchanged on the server: not again
+		 * (--verify: the bytes are read, so downloaded again) */
+		check = !archive && !(opts && opts->verify);
+		if (check && unchanged(final, &head, opts)) {
+			rc = skipped(out, final, err);
+			goto out;
+		}
+		/* a large file from a server that takes ranges: several
+		 * connections */
+		rc = jp_stage_http_ranges(url, &head, d.part, d.url, final, d.token, port, &d.written,
+					  err);
 	}
 	if (rc < 0)
 		goto out;
-	if (rc == 1) {
-		do
-			rc = fetch(&d, url, err);
-		while (rc == 1 && ++tries < 2);
+	if (rc == 1)
+		rc = one_connection(&d, url, final, check && !head.known, opts, err);
+	if (rc == 2) {
+		rc = skipped(out, final, err);
+		goto out;
 	}
 	if (rc != 0) {
 		if (rc == 1)
@@ -410,6 +564,7 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
 		}
 		goto out;
 	}
+	keep_etag(d.part, head.known && head.validator[0] == '"' ? head.validator : d.etag);
 	if (rename(d.part, final) != 0) {
 		rc = jp_error_set(err, JP_EIO, _("%s: cannot create: %s"), final, strerror(errno));
 		goto out;

@@ -23,6 +23,7 @@
 #include <curl/curl.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/meter.h"
 #include "stage_internal.h"
 #include "deadline_internal.h"
 
@@ -43,8 +44,7 @@ struct seg {
 struct rg {
 	const char *url, *part, *shown, *dest, *token; /* dest: what messages name */
 	char state[PATH_MAX + 16];
-	char validator[520], errbuf[CURL_ERROR_SIZE];
-	bool ranges;
+	char validator[JP_STAGE_VALIDATOR_MAX], errbuf[CURL_ERROR_SIZE];
 	uint64_t size, written, unflushed;
 	long filetime;
 	int fd, io_errno;
@@ -55,55 +55,61 @@ struct rg {
 
 static size_t on_head(char *b, size_t size, size_t n, void *arg)
 {
-	struct rg *g = arg;
+	struct jp_stage_head *h = arg;
 	size_t len = size * n;
-	char etag[520], lastmod[128];
+	char etag[JP_STAGE_VALIDATOR_MAX], lastmod[128];
 
 	if (len > 5 && strncmp(b, "HTTP/", 5) == 0) {
-		g->ranges = false;
-		g->validator[0] = '\0';
+		h->ranges = false;
+		h->validator[0] = '\0';
 	} else if (len > 14 && strncasecmp(b, "Accept-Ranges:", 14) == 0) {
 		char v[64];
 
 		jp_stage_header_value(v, sizeof(v), b + 14, len - 14);
-		g->ranges = strcasecmp(v, "bytes") == 0;
+		h->ranges = strcasecmp(v, "bytes") == 0;
 	} else if (len > 5 && strncasecmp(b, "ETag:", 5) == 0) {
 		jp_stage_header_value(etag, sizeof(etag), b + 5, len - 5);
 		/* a weak ETag cannot validate a range (RFC 9110 13.1.5) */
 		if (strncmp(etag, "W/", 2) != 0)
-			snprintf(g->validator, sizeof(g->validator), "%s", etag);
-	} else if (len > 14 && strncasecmp(b, "Last-Modified:", 14) == 0 && !g->validator[0]) {
+			snprintf(h->validator, sizeof(h->validator), "%s", etag);
+	} else if (len > 14 && strncasecmp(b, "Last-Modified:", 14) == 0 && !h->validator[0]) {
 		jp_stage_header_value(lastmod, sizeof(lastmod), b + 14, len - 14);
-		snprintf(g->validator, sizeof(g->validator), "%s", lastmod);
+		snprintf(h->validator, sizeof(h->validator), "%s", lastmod);
 	}
 	return len;
 }
 
-/* HEAD: 0 (g->size, ranges, validator, filetime set) or -1 (not known:
- * one connection will find out). */
-static int probe(struct rg *g)
+int jp_stage_http_head(struct jp_stage_head *out, const char *url, const char *token)
 {
 	CURL *h = curl_easy_init();
+	char errbuf[CURL_ERROR_SIZE] = "";
 	curl_off_t len = -1;
 	long code = 0;
 	CURLcode cc;
 
+	memset(out, 0, sizeof(*out));
+	out->filetime = -1;
 	if (!h)
 		return -1;
-	jp_stage_http_setup(h, g->url, g->errbuf, g->token);
+	jp_stage_http_setup(h, url, errbuf, token);
 	curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_head);
-	curl_easy_setopt(h, CURLOPT_HEADERDATA, g);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, out);
 	cc = curl_easy_perform(h);
 	if (cc == CURLE_OK) {
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 		curl_easy_getinfo(h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &len);
-		curl_easy_getinfo(h, CURLINFO_FILETIME, &g->filetime);
+		curl_easy_getinfo(h, CURLINFO_FILETIME, &out->filetime);
 	}
 	curl_easy_cleanup(h);
-	if (cc != CURLE_OK || code != 200 || len < 0)
+	if (cc != CURLE_OK || code != 200 || len < 0) {
+		out->ranges = false;
+		out->validator[0] = '\0';
+		out->filetime = -1;
 		return -1;
-	g->size = (uint64_t)len;
+	}
+	out->size = (uint64_t)len;
+	out->known = true;
 	return 0;
 }
 
@@ -219,11 +225,10 @@ static int add(struct rg *g, CURLM *m, struct seg *s)
 	return curl_multi_add_handle(m, s->h) == CURLM_OK ? 0 : -1;
 }
 
-static bool tick(struct rg *g, uint64_t t0, uint64_t *t_last)
+static bool tick(struct rg *g, struct jp_meter *meter, uint64_t *t_last)
 {
 	uint64_t now = jp_now_ns(), have = 0;
-	struct jp_progress p = { JP_PHASE_DOWNLOAD, 0, 0, 0, 0, g->shown };
-	double secs = (double)(now - t0) / 1e9;
+	struct jp_progress p = { JP_PHASE_DOWNLOAD, 0, 0, 0, 0, 0, g->shown };
 
 	if (g->port && g->port->cancelled && g->port->cancelled(g->port->payload))
 		return true;
@@ -233,15 +238,16 @@ static bool tick(struct rg *g, uint64_t t0, uint64_t *t_last)
 	for (unsigned i = 0; i < SEGS; i++)
 		have += g->seg[i].pos - g->seg[i].start;
 	p.bytes = have;
-	p.total = g->size;
-	p.rate = secs > 0.2 ? (double)g->written / secs : 0;
+	p.bytes_total = g->size;
+	p.rate = jp_meter_rate(meter, now, have);
 	return g->port->progress(&p, g->port->payload) < 0;
 }
 
 /* Run every range to its end: 0, 1 canceled, -1 failed (errbuf). */
 static int run(struct rg *g, CURLM *m)
 {
-	uint64_t t0 = jp_now_ns(), t_last = 0, t_save = t0;
+	uint64_t t_last = 0, t_save = jp_now_ns();
+	struct jp_meter meter = JP_METER_INIT;
 	int running = 1, rc = 0;
 	CURLMsg *msg;
 	int left;
@@ -258,7 +264,7 @@ static int run(struct rg *g, CURLM *m)
 			}
 		if (g->changed || g->io_errno)
 			rc = -1;
-		if (rc == 0 && tick(g, t0, &t_last))
+		if (rc == 0 && tick(g, &meter, &t_last))
 			rc = 1;
 		if (rc == 0 && jp_now_ns() - t_save > SAVE_NS) {
 			t_save = jp_now_ns();
@@ -325,8 +331,8 @@ static int finish(struct rg *g, int rc, struct jp_error *err)
 	return 0;
 }
 
-int jp_stage_http_ranges(const char *url, const char *part, const char *shown, const char *dest,
-			 const char *token,
+int jp_stage_http_ranges(const char *url, const struct jp_stage_head *head, const char *part,
+			 const char *shown, const char *dest, const char *token,
 			 const struct jp_port *port, uint64_t *written, struct jp_error *err)
 {
 	struct rg *g = calloc(1, sizeof(*g));
@@ -343,11 +349,14 @@ int jp_stage_http_ranges(const char *url, const char *part, const char *shown, c
 	g->port = port;
 	g->fd = -1;
 	snprintf(g->state, sizeof(g->state), "%s.ranges", part);
-	if (probe(g) != 0 || !g->ranges || !g->validator[0] || g->size < MIN_SIZE) {
+	if (!head->known || !head->ranges || !head->validator[0] || head->size < MIN_SIZE) {
 		/* ranges a run left for a file this is not any more */
 		unlink(g->state);
 		goto out;
 	}
+	g->size = head->size;
+	g->filetime = head->filetime;
+	snprintf(g->validator, sizeof(g->validator), "%s", head->validator);
 	if (!load(g)) {
 		unlink(part);
 		plan(g);

@@ -24,6 +24,10 @@ bool jp_stage_is_archive(const char *name);
 int jp_stage_archive(struct jp_stage_result *out, const char *path, const char *dest,
 		     const struct jp_stage_options *opts, const struct jp_port *port,
 		     struct jp_error *err);
+/* DEST ends with '/': a folder (rsync, wget -P), the file goes into it. */
+bool jp_stage_names_folder(const char *dest);
+/* dir made (mkdir -p) unless it is a folder already; 0 or a JP_E* code. */
+int jp_stage_make_folder(const char *dir, struct jp_error *err);
 /* http:// or https:// (case-insensitive). */
 bool jp_stage_is_url(const char *s);
 /* Download url (resumably), check it, put it at dest or unpack it there
@@ -50,18 +54,32 @@ void jp_stage_writeback(int fd, uint64_t *unflushed, size_t len);
 /* A download this large or more, from a server that takes ranges, goes
  * over several connections; below it, one. */
 #define JP_STAGE_RANGES_MIN (16ull << 20)
+#define JP_STAGE_VALIDATOR_MAX 520
+
+/* What a HEAD of a URL says (stage_http_ranges.c). */
+struct jp_stage_head {
+	bool known;     /* it answered 200 with a length: the rest is set */
+	bool ranges;    /* Accept-Ranges: bytes */
+	uint64_t size;  /* Content-Length */
+	long filetime;  /* Last-Modified, -1 when none */
+	char validator[JP_STAGE_VALIDATOR_MAX]; /* a strong ETag, else Last-Modified, "" */
+};
+
+/* HEAD url into out (token as for jp_stage_http_setup): 0, or -1
+ * (out->known false: a GET will find out). */
+int jp_stage_http_head(struct jp_stage_head *out, const char *url, const char *token);
 /* Download url into part over several connections at once (ranges
  * written in place with pwrite), resumably (the ranges done so far kept
  * beside part, in part.ranges, with the remote's validator) when the file
- * is large and the server takes ranges (stage_http_ranges.c). 0 done (part
- * complete and flushed; *written: the bytes received); 1 not for this URL
- * (small, no ranges, no strong validator, or it changed mid-way: part is
- * removed), use one connection; < 0 a JP_E* error, err set (what was
- * received is kept for the next run). shown: the URL for messages; dest:
- * the file it becomes, which messages name (never the temporary part);
- * token as for jp_stage_http_setup. */
-int jp_stage_http_ranges(const char *url, const char *part, const char *shown, const char *dest,
-			 const char *token,
+ * is large and the server takes ranges (head, from jp_stage_http_head).
+ * 0 done (part complete and flushed; *written: the bytes received); 1 not
+ * for this URL (small, no ranges, no strong validator, or it changed
+ * mid-way: part is removed), use one connection; < 0 a JP_E* error, err
+ * set (what was received is kept for the next run). shown: the URL for
+ * messages; dest: the file it becomes, which messages name (never the
+ * temporary part); token as for jp_stage_http_setup. */
+int jp_stage_http_ranges(const char *url, const struct jp_stage_head *head, const char *part,
+			 const char *shown, const char *dest, const char *token,
 			 const struct jp_port *port, uint64_t *written, struct jp_error *err);
 /* Add a note (a member stripped or skipped) to out; 0 or JP_ENOMEM. */
 int jp_stage_note(struct jp_stage_result *out, const char *fmt, ...)

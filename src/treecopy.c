@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "jobprep/i18n.h"
+#include "jobprep/meter.h"
 #include "jobprep/stage.h"
 #include "jobprep/units.h"
 #include "treecopy.h"
@@ -82,8 +83,10 @@ struct item {
 
 struct progress_state {
 	const struct jp_port *port;
-	uint64_t t_last, t_start;
+	uint64_t t_last;
 	uint64_t done_before, total;
+	uint64_t bytes_total; /* of the files to copy (this shard's) */
+	struct jp_meter meter;
 	bool canceled;
 };
 
@@ -729,8 +732,7 @@ static void pool_stop(struct ctx *c)
 static void report(struct progress_state *ps, struct ctx *c, bool force)
 {
 	struct jp_progress p;
-	uint64_t now = jp_now_ns();
-	double secs;
+	uint64_t now = jp_now_ns(), moved;
 
 	if (!ps->port || ps->canceled)
 		return;
@@ -744,12 +746,16 @@ static void report(struct progress_state *ps, struct ctx *c, bool force)
 	if (!force && now - ps->t_last < PROGRESS_NS)
 		return;
 	ps->t_last = now;
-	secs = (double)(now - ps->t_start) / 1e9;
+	moved = atomic_load(&c->bytes);
 	p.phase = JP_PHASE_COPY;
 	p.done = ps->done_before + atomic_load(&c->done);
 	p.total = ps->total;
-	p.bytes = atomic_load(&c->bytes);
-	p.rate = secs > 0.2 ? (double)p.bytes / secs : 0;
+	/* done: written, or found complete (their bytes not moved: no rate) */
+	p.bytes = moved + atomic_load(&c->skipped_bytes);
+	p.bytes_total = ps->bytes_total;
+	if (p.bytes > p.bytes_total)
+		p.bytes_total = p.bytes; /* grown since the walk */
+	p.rate = jp_meter_rate(&ps->meter, now, moved);
 	p.what = NULL;
 	if (ps->port->progress(&p, ps->port->payload) < 0) {
 		ps->canceled = true;
@@ -979,8 +985,12 @@ static int mark_shard(struct ctx *c, struct jp_error *err)
 	}
 	k = 0;
 	for (size_t i = 0; i < c->n; i++)
-		if (c->v[i].kind != K_DIR)
-			c->v[i].other = where[k++] != c->shard;
+		if (c->v[i].kind != K_DIR && (c->v[i].other = where[k++] != c->shard)) {
+			/* the room and the progress: this shard's */
+			c->total--;
+			if (c->v[i].kind == K_FILE)
+				c->need -= (uint64_t)c->v[i].size;
+		}
 out:
 	free(sizes);
 	free(names);
@@ -1191,7 +1201,7 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 		struct jp_error *err)
 {
 	struct ctx c;
-	struct progress_state ps = { port, 0, jp_now_ns(), 0, 0, false };
+	struct progress_state ps = { .port = port, .meter = JP_METER_INIT };
 	unsigned threads = opts && opts->threads ? opts->threads : DEFAULT_THREADS;
 	struct stat top;
 	int rc;
@@ -1207,6 +1217,7 @@ int jp_treecopy(struct jp_treecopy_result *out, const char *src, const char *dst
 		goto out;
 	}
 	ps.total = c.total;
+	ps.bytes_total = c.need;
 	c.pool_size = c.total < MAX_THREADS ? (unsigned)(c.total ? c.total : 1) : MAX_THREADS;
 	if ((rc = copy_all(&c, err)) != 0) {
 		rc = copy_error(&c, rc, &ps, dst, err);
@@ -1289,7 +1300,7 @@ static int do_unlink(struct ctx *c, struct item *it, size_t idx, char *buf)
 int jp_treecopy_remove(const char *path, unsigned threads, struct jp_error *err)
 {
 	struct ctx c;
-	struct progress_state ps = { NULL, 0, jp_now_ns(), 0, 0, false };
+	struct progress_state ps = { .port = NULL };
 	struct stat sb;
 	int rc = 0;
 

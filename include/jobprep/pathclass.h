@@ -43,6 +43,9 @@ struct jp_path_info {
 
 #define JP_PATH_INFO_INIT { .cls = JP_STORAGE_UNKNOWN }
 
+/* Free what a classification put into info (jp_stage_where gives one). */
+void jp_path_info_dispose(struct jp_path_info *info);
+
 /* "shared", "public", "ephemeral", "local", "unknown": an identifier, static;
  * marked N_(), so a message for a person shows _(jp_storage_class_name(c)). */
 const char *jp_storage_class_name(enum jp_storage_class cls);

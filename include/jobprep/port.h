@@ -28,12 +28,18 @@ enum jp_phase {
  * ("receiving objects"). "" for a value outside the enum. */
 const char *jp_phase_name(enum jp_phase phase, bool brief);
 
+/* One report; its figures for people (the fraction done, the time to go)
+ * come from jobprep/meter.h, the same in every front end. */
 struct jp_progress {
 	enum jp_phase phase;
 	uint64_t done;    /* items done in this phase (objects, files) */
 	uint64_t total;   /* items expected, 0 when unknown */
-	uint64_t bytes;   /* bytes so far */
-	double rate;      /* bytes per second, 0 when unknown */
+	uint64_t bytes;   /* bytes done so far (a copy's: the files found
+			     complete count too; a resumed download's: those
+			     kept from the run before) */
+	uint64_t bytes_total; /* the bytes that make the whole, 0 when unknown */
+	double rate;      /* bytes per second moved over the last few seconds
+			     (jp_meter_rate), 0 when unknown */
 	const char *what; /* borrowed: a path or URL being worked on, may be NULL */
 };
 

@@ -13,6 +13,8 @@
 #include <stdint.h>
 
 #include "jobprep/error.h"
+#include "jobprep/pathclass.h"
+#include "jobprep/profile.h"
 #include "jobprep/port.h"
 #include "jobprep/strv.h"
 
@@ -91,14 +93,27 @@ struct jp_stage_result {
  * complete in dest (or in the unpack folder a killed run left) are not
  * written again. A directory becomes dest (created if missing,
  * else filled in: like `rsync -a SOURCE/ DEST/`); a file becomes dest/NAME
- * when dest is a folder, else dest itself (its folder must exist).
- * Progress (JP_PHASE_COPY: files done of total, bytes written, rate) goes
- * to port from the calling thread; its progress returning < 0 or its
+ * when dest is a folder (or ends in '/': made when missing), else dest
+ * itself (its folder must exist). A URL's file there already with the size
+ * and time (and the ETag it kept) the server gives is left as it is
+ * (skipped), unless opts->verify. Progress (JP_PHASE_COPY: entries done of
+ * total, bytes done of their total, rate) goes to port from the calling
+ * thread; its progress returning < 0 or its
  * cancelled() cancels (JP_ECANCELED) with no temporary left. */
 int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 	     const struct jp_stage_options *opts, const struct jp_port *port,
 	     struct jp_error *err);
 void jp_stage_result_dispose(struct jp_stage_result *res);
+
+/* Where dest lives (stage_where.c), for a warning before staging there:
+ * its class and the reason, in jp_path_classify's words (those `jobprep
+ * scan` shows), looked at in bounded time (jp_probe_path) under profile.
+ * 0 and *out filled (initialised by the caller, JP_PATH_INFO_INIT); 1 not
+ * looked at, as the mount table puts dest on network storage (shared, by
+ * all signs; a look at a hung mount would wait); < 0 the look failed or
+ * timed out. */
+int jp_stage_where(struct jp_path_info *out, const struct jp_profile *profile, const char *dest,
+		   struct jp_error *err);
 
 /* --- The archives a data set holds (stage_within.c) ----------------------
  * A data set on shared storage holding archives (train.tar, val.tar.gz)

@@ -55,7 +55,7 @@ jp_expect no_unpack_copies_the_archive cmp -s "$T/a.tar.gz" "$T/as is/a.tar.gz"
 D="$T/out a.tar.gz/目标"
 printf 'mine\n' >"$D/only mine"
 ino=$(stat -c %i "$D/数据 set/sub dir/blob.bin")
-"$J" stage --json "$T/a.tar.gz" "$D" >"$T/again.json" 2>&1
+"$J" stage --json "$T/a.tar.gz" "$D" >"$T/again.json" 2>"$T/again.err"
 rc=$?
 jp_expect rerun_exits_0 [ "$rc" = 0 ]
 jp_expect rerun_writes_only_the_symlink [ "$(jp_json_get "$T/again.json" written)" = 1 ]

@@ -55,8 +55,8 @@ jp_expect big_tree_writes_every_file [ "$(jp_json_get "$T/first.json" written)" 
 jp_expect big_tree_link_leaving_reported grep -q '"zz last/out link"' "$T/first.json"
 jp_expect big_tree_no_temporaries sh -c '! find "$1" "$2" -name ".jobprep-tmp-*" | grep -q .' sh "$D" "$T"
 # the progress: the whole tree's entries as its total from the start,
-# counted up to it, never past
-tr '\r' '\n' <"$T/first.err" | sed -n 's/.*: \([0-9]*\)\/\([0-9]*\) (.*/\1 \2/p' >"$T/progress"
+# counted up to it, never past (the line's last figures: "..., DONE/TOTAL")
+tr '\r' '\n' <"$T/first.err" | sed -n 's/^.*copying: .*, \([0-9]*\)\/\([0-9]*\)$/\1 \2/p' >"$T/progress"
 jp_expect big_tree_progress_total_is_the_tree awk -v n="$entries" \
 	'$2 != n { bad = 1 } END { exit bad || NR == 0 }' "$T/progress"
 jp_expect big_tree_progress_ends_at_the_total grep -q "^$entries $entries\$" "$T/progress"

@@ -8,6 +8,8 @@
 #       socket, a redirect: add "mod_redirect" to JP_FILESRV_MODULES). Its
 #       access log DIR/access.log has one line a request:
 #         "GET /f HTTP/1.1" 206 range=bytes=10- if-range=... authorization=...
+#         if-modified-since=... if-none-match=... sent=BYTES (the bytes it
+#         sent, headers too)
 #       Returns once it listens (5 s at most), else 1.
 #   jp_filesrv_stop DIR
 #       stops it and waits for it: lighttpd writes its log out then
@@ -24,7 +26,7 @@ server.errorlog = "$_fd/httpd-error.log"
 # without a mimetype table lighttpd sends neither ETag nor Last-Modified
 mimetype.assign = ( "" => "application/octet-stream" )
 accesslog.filename = "$_fd/access.log"
-accesslog.format = "\"%r\" %>s range=%{Range}i if-range=%{If-Range}i authorization=%{Authorization}i"
+accesslog.format = "\"%r\" %>s range=%{Range}i if-range=%{If-Range}i authorization=%{Authorization}i if-modified-since=%{If-Modified-Since}i if-none-match=%{If-None-Match}i sent=%O"
 $_fthrottle
 ${4:-}
 C

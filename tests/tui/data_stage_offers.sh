@@ -3,7 +3,8 @@
 # runs it in the background as the clone runs: a folder on this machine's
 # own disk ("copy it to {shared}/datasets/{name}?"), an archive ("unpack
 # it?"), an http URL typed as the path ("download it?", from lighttpd on
-# loopback, a token in the URL). Each source's row shows its scan result
+# loopback, a token in the URL; the status line shows its bytes of the
+# whole, rate and time to go). Each source's row shows its scan result
 # (bytes, files, archives) once staged. Review waits for a download still
 # running; the manifest records each origin, and the token reaches neither
 # the screen once the offer is taken, the draft, nor the manifest.
@@ -110,6 +111,20 @@ tui_must download_is_offered tui_wait "[ Download ]"
 tui_must download_goes_to_shared_datasets tui_wait_modal "shared/datasets/text now, in the background"
 tui_keys Enter
 tui_must download_runs tui_wait "staging..."
+# the status line while it runs: bytes received of the whole, the rate,
+# the time to go (issue 22; it showed "0%  downloading  ...  0/1,501,184")
+received() {
+	_w=0
+	while [ $_w -lt 200 ]; do
+		tui_screen | grep -qE "downloading +[1-9][0-9.]* (KiB|MiB)/1\.4 MiB +[0-9.]+ (KiB|MiB)/s +ETA [0-9]" &&
+			return 0
+		sleep 0.05
+		_w=$((_w + 1))
+	done
+	return 1
+}
+tui_must download_shows_bytes_of_the_whole received
+tui_screen | grep "downloading" | sed 's/^/# /'
 tui_screen >"$T/staging.screen"
 jp_expect token_gone_from_the_screen sh -c '! grep -qF "$1" "$2"' sh "$TOK" "$T/staging.screen"
 tui_must from_shown_without_the_token tui_wait "  http://127.0.0.1:$PORT/text.tar"

@@ -27,7 +27,7 @@ struct work {
 static int count_work(struct jp_error *err, const struct jp_port *port, void *arg)
 {
 	struct work *w = arg;
-	struct jp_progress p = { JP_PHASE_FETCH, 0, 0, 0, 0, "objects" };
+	struct jp_progress p = { JP_PHASE_FETCH, 0, 0, 0, 0, 0, "objects" };
 
 	pthread_sigmask(SIG_SETMASK, NULL, &w->mask);
 	p.total = (uint64_t)w->steps;
@@ -42,7 +42,7 @@ static int count_work(struct jp_error *err, const struct jp_port *port, void *ar
 
 static int endless_work(struct jp_error *err, const struct jp_port *port, void *arg)
 {
-	struct jp_progress p = { JP_PHASE_SCAN, 0, 0, 0, 0, NULL };
+	struct jp_progress p = { JP_PHASE_SCAN, 0, 0, 0, 0, 0, NULL };
 
 	(void)arg;
 	for (;;) {

@@ -3,12 +3,15 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
 
+#include "jobprep/i18n.h"
+#include "jobprep/meter.h"
 #include "jobprep/units.h"
 #include "cli.h"
 #include "cli_port.h"
@@ -40,27 +43,58 @@ static int cancelled(void *payload)
 	return jp_cli_interrupted();
 }
 
+/* Append printf text to line (size n), cut to fit. */
+static void __attribute__((format(printf, 3, 4))) add(char *line, size_t n, const char *fmt, ...)
+{
+	size_t len = strlen(line);
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (len + 1 < n)
+		vsnprintf(line + len, n - len, fmt, ap);
+	va_end(ap);
+}
+
+/* "12.0 MiB of 200.0 MiB (6%), 5.2 MiB/s, ETA 36s" (rsync's progress2,
+ * rclone): the bytes, with their total when known, else the items; then
+ * the items too when both are known. */
+static void progress_figures(char *line, size_t n, const struct jp_progress *p)
+{
+	char done[32], total[32], rate[32], eta[32];
+	double f = jp_progress_fraction(p);
+
+	line[0] = '\0';
+	jp_units_format_bytes(done, sizeof(done), p->bytes);
+	jp_units_format_bytes(total, sizeof(total), p->bytes_total);
+	jp_units_format_rate(rate, sizeof(rate), p->rate);
+	jp_units_format_duration(eta, sizeof(eta), jp_progress_eta(p));
+	if (p->bytes_total)
+		/* TRANSLATORS: a progress line's bytes done of their total ("12.0 MiB of 200.0 MiB") */
+		add(line, n, _("%s of %s"), done, total);
+	else if (p->total)
+		add(line, n, "%" PRIu64 "/%" PRIu64, p->done, p->total);
+	if (f >= 0)
+		add(line, n, " (%d%%)", (int)(f * 100));
+	if (!p->bytes_total && (p->bytes || !p->total))
+		add(line, n, "%s%s", line[0] ? ", " : "", done);
+	if (rate[0])
+		add(line, n, "%s%s", line[0] ? ", " : "", rate);
+	if (eta[0])
+		/* TRANSLATORS: before the time a piece of work still needs ("ETA 2m05s") */
+		add(line, n, ", %s %s", _("ETA"), eta);
+	if (p->bytes_total && p->total)
+		add(line, n, ", %" PRIu64 "/%" PRIu64, p->done, p->total);
+}
+
 static int on_progress(const struct jp_progress *p, void *payload)
 {
 	struct jp_cli_port *cp = payload;
 
 	if (cp->show && p->phase != JP_PHASE_DONE) {
-		char bytes[32] = "", rate[40] = "";
+		char line[256];
 
-		if (p->bytes) {
-			jp_units_format_bytes(bytes, sizeof(bytes), p->bytes);
-			if (p->rate > 0) {
-				jp_units_format_bytes(rate, sizeof(rate) - 3,
-						      (uint64_t)(p->rate + 0.5));
-				strcat(rate, "/s");
-			}
-		}
-		if (p->total)
-			fprintf(stderr, "\r\033[K%s: %" PRIu64 "/%" PRIu64 " (%" PRIu64 "%%) %s %s",
-				jp_phase_name(p->phase, false), p->done, p->total, p->done * 100 / p->total,
-				bytes, rate);
-		else
-			fprintf(stderr, "\r\033[K%s %s %s", jp_phase_name(p->phase, false), bytes, rate);
+		progress_figures(line, sizeof(line), p);
+		fprintf(stderr, "\r\033[K%s: %s", jp_phase_name(p->phase, false), line);
 		fflush(stderr);
 		cp->shown = true;
 	}
