@@ -16,12 +16,17 @@ jp_hfhub_start() {
 	rm -f "$1/hub.pid"
 	python3 "$TOP_SRCDIR/tests/lib/hf_hub.py" "$1" "$HUB_PORT" "$HUB_CDN_PORT" \
 		>"$1/hub.out" 2>&1 &
+	_hpid=$!
+	# up to a minute: python's start on a loaded machine; not a moment
+	# longer once it has died (a port another test took first)
 	_hw=0
-	while [ $_hw -lt 100 ]; do
+	while [ $_hw -lt 600 ]; do
 		[ -s "$1/hub.pid" ] && jp_listening "$HUB_PORT" && return 0
+		kill -0 "$_hpid" 2>/dev/null || break
 		sleep 0.1
 		_hw=$((_hw + 1))
 	done
+	echo "# the Hub on loopback did not start: $(tail -n 3 "$1/hub.out" 2>/dev/null)"
 	return 1
 }
 
