@@ -95,22 +95,6 @@ static void say(struct verdict *v, enum jp_check_status status, const char *fmt,
  * hung network mount fails its subject in bounded time instead of holding
  * the check (and the process) in the kernel. */
 
-/* The path sits on this machine's own storage (a disk, tmpfs, a container
- * layer), by the mount table alone: the path itself is not touched. */
-static bool on_own_storage(const char *path)
-{
-	struct jp_mount_table t = JP_MOUNT_TABLE_INIT;
-	const struct jp_mount *m;
-	bool own;
-
-	if (!path || path[0] != '/' || jp_mount_table_load(&t, NULL, NULL) != 0)
-		return false;
-	m = jp_mount_table_find(&t, path);
-	own = m && jp_fs_kind_of(m->fstype) != JP_FS_NETWORK;
-	jp_mount_table_dispose(&t);
-	return own;
-}
-
 /* A call that did not answer in time: look no further at the subject. On
  * network storage it fails (a mount that lost its server hangs the job
  * too); on this machine's own disk the machine was too busy to answer in
@@ -120,7 +104,7 @@ static void hung(struct verdict *v, const struct subject *s)
 	unsigned ms = jp_probe_default_timeout_ms();
 
 	v->stop = true;
-	if (on_own_storage(s->path))
+	if (jp_mount_path_is_own(s->path))
 		say(v, JP_CHECK_WARN,
 		    _("%s: %s did not answer within %u.%u s, though it is on this machine's own "
 		      "storage: the machine may be too busy; check again before submitting."),

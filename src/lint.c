@@ -229,10 +229,16 @@ void jp_lint_check_script(struct lint *L, const struct jp_sh_word *w, char how, 
 		L->oom = 1;
 	} else if (rc == JP_ETIMEOUT) {
 		L->script_unseen = true;
-		jp_lint_add(L, JP_LINT_SCRIPT, w->text, path,
-		    _("'%s': %s did not answer in time: the storage it is on seems hung (a "
-		      "network mount that lost its server?)"),
-		    w->text, path);
+		if (jp_mount_path_is_own(path))
+			jp_lint_add(L, JP_LINT_SCRIPT, w->text, path,
+			    _("'%s': %s did not answer in time, though it is on this machine's "
+			      "own storage: the machine may be too busy; check again"),
+			    w->text, path);
+		else
+			jp_lint_add(L, JP_LINT_SCRIPT, w->text, path,
+			    _("'%s': %s did not answer in time: the storage it is on seems hung (a "
+			      "network mount that lost its server?)"),
+			    w->text, path);
 	} else if (rc != 0) {
 		L->script_unseen = true; /* too many looks already, or a mount hung */
 	} else if (errnum) {

@@ -484,3 +484,17 @@ const char *jp_fs_kind_name(enum jp_fs_kind kind)
 	}
 	return _("unknown");
 }
+
+bool jp_mount_path_is_own(const char *path)
+{
+	struct jp_mount_table t = JP_MOUNT_TABLE_INIT;
+	const struct jp_mount *m;
+	bool own;
+
+	if (!path || path[0] != '/' || jp_mount_table_load(&t, NULL, NULL) != 0)
+		return false;
+	m = jp_mount_table_find(&t, path);
+	own = m && jp_fs_kind_of(m->fstype) != JP_FS_NETWORK;
+	jp_mount_table_dispose(&t);
+	return own;
+}

@@ -71,4 +71,10 @@ enum jp_fs_kind jp_fs_kind_of_magic(int64_t magic, bool *known, const char **nam
 /* Short English name of a kind ("local disk", "network storage", ...). */
 const char *jp_fs_kind_name(enum jp_fs_kind kind);
 
+/* Whether path sits on this machine's own storage (a disk, tmpfs, a
+ * container layer: not a network filesystem), by the mount table; false
+ * when the table cannot be read. A look there that did not answer in time
+ * says the machine was busy, not that a mount hung. */
+bool jp_mount_path_is_own(const char *path);
+
 #endif

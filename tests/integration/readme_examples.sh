@@ -72,7 +72,7 @@ mkdir -p "$T/shared" "$T/mnt/public/datasets/shakespeare" "$T/infini-data/models
 echo x >"$T/mnt/public/datasets/shakespeare/input.txt"
 echo x >"$T/infini-data/models/gpt2/model.bin"
 cat >"$T/profile.json" <<EOP
-{ "shared_roots": ["$T/shared"], "public_roots": ["$T/mnt/public", "$T/infini-data"],
+{ "sandbox": true, "shared_roots": ["$T/shared"], "public_roots": ["$T/mnt/public", "$T/infini-data"],
   "ephemeral_roots": ["/var/tmp", "/dev/shm"] }
 EOP
 sed -e "s#$url#file://$T/repo#" -e "s#\"/mnt/public#\"$T/mnt/public#" \

@@ -21,6 +21,9 @@ git -C "$demo/repo" -c protocol.file.allow=always submodule add -q "$T/lib" vend
 
 tui_start 100 30 -- --demo
 tui_must starts tui_step 1 Job
+# the job has a run (init --demo above): start afresh, as this test did
+# before the wizard offered it
+tui_must offers_the_earlier_run tui_earlier_run n
 tui_keys Enter
 tui_must code tui_step 2 Code
 tui_keys Enter
