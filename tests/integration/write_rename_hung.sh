@@ -23,7 +23,7 @@ J=$JOBPREP
 trap '[ -z "${H:-}" ] || rm -f "$H/hold"; jp_nospace_path_remove "$T/hold dir"; jp_sshfs_close "$T/mnt"' EXIT
 
 # the proxy, in a folder without spaces (sshfs runs it by its path)
-mkdir -p "$T/hold dir" "$T/export" "$T/local" || exit 99
+mkdir -p "$T/hold dir" "$T/export" "$T/local" && echo "print(1)" >"$T/local/train.py" || exit 99
 H=$(jp_nospace_path "$T/hold dir") || exit 99
 cp "$TOP_SRCDIR/tests/lib/sftp_proxy.py" "$H/" || exit 99
 cat >"$H/sftp-hold" <<'PY'
