@@ -18,6 +18,7 @@
 #include "manifest_internal.h"
 #include "jobprep/shellwords.h"
 #include "jobprep/units.h"
+#include "git_internal.h"
 
 /* code.path.exists passed: the path answered and is there. */
 static bool code_path_there(const struct jp_manifest *m)

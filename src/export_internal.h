@@ -82,4 +82,6 @@ int jp_export_pytorchjob(char **out, unsigned *notes, const struct jp_manifest *
 			 const struct jp_export_fill *fill, const char *origin,
 			 struct jp_error *err);
 
+void jp_export_read_fill(struct jp_export_fill *out, const char *text, size_t len);
+
 #endif

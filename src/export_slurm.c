@@ -11,6 +11,7 @@
 #include "jobprep/profile.h"
 #include "jobprep/shellwords.h"
 #include "export_internal.h"
+#include "profile_internal.h"
 
 /* Text for inside an #SBATCH argument's double quotes. sbatch reads these
  * lines itself, not through a shell: double quotes group, and inside them a

@@ -20,6 +20,7 @@
 #include "jobprep/url.h"
 #include "flow_internal.h"
 #include "manifest_internal.h"
+#include "url_internal.h"
 
 static bool str_eq(const char *a, const char *b)
 {

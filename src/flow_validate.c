@@ -21,6 +21,7 @@
 #include "jobprep/shellwords.h"
 #include "flow_internal.h"
 #include "manifest_internal.h"
+#include "url_internal.h"
 
 static bool same_str(const char *a, const char *b)
 {

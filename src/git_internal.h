@@ -438,4 +438,50 @@ int jp_git_update(struct jp_git_update_result *out, const struct jp_git_update_o
  * no user info at all. NULL when out of memory. */
 char *jp_git_url_redact(const char *url);
 
+/* Give the checkout at or above `path` what a clone without them left out:
+ * its submodules (initialised and cloned, recursively, from the URLs
+ * .gitmodules names, as jp_git_clone with submodules does, over the
+ * checkout's origin's transport) and the content of its files stored with
+ * Git LFS (git-lfs, as in jp_git_clone). Progress and cancel through port;
+ * a submodule cloned before a failure stays (the check names the rest).
+ * Returns 0, JP_ENOENT (no checkout), JP_EREFUSED (a submodule URL or path
+ * refused, as for a clone), JP_EAUTH, JP_ENET, JP_ETIMEOUT, JP_ECANCELED,
+ * JP_EGIT. */
+int jp_git_fill_in(struct jp_git_fill_result *out, const char *path,
+		   const struct jp_port *port, struct jp_error *err);
+
+/* The same look as a whole in a child process, in bounded time (twice the
+ * probe timeout: git's index and objects are on that storage too), for a
+ * check of a path on a user's storage: v lists the first
+ * JP_GIT_NAMES_MAX + 1 pointers; a look that did not answer is
+ * `unfinished`. */
+int jp_git_lfs_check(struct jp_git_lfs_report *out, const char *path, struct jp_error *err);
+
+/* Find the LFS pointers in the checkout at or above `path`: files git holds
+ * as a pointer (by content) that the attributes put under filter=lfs or
+ * whose checked-out size is under 1 KiB, and whose work tree file still is
+ * the pointer. Only those files are read, each look in bounded time (a
+ * mount that does not answer sets `unfinished`). Returns 0, JP_ENOENT (no
+ * work tree), JP_EGIT, JP_ENOMEM. */
+int jp_git_lfs_find(struct jp_git_lfs_report *out, const char *path, struct jp_error *err);
+
+/* The same look as a whole in a child process, in bounded time (twice the
+ * probe timeout: git's index and objects are on that storage too), for a
+ * check of a path on a user's storage: v lists the first
+ * JP_GIT_NAMES_MAX + 1 pointers; a look that did not answer is
+ * `unfinished`. */
+void jp_git_lfs_report_dispose(struct jp_git_lfs_report *r);
+
+void jp_git_sm_report_dispose(struct jp_git_sm_report *r);
+
+/* The same, bounded as a whole, as jp_git_lfs_check. */
+int jp_git_submodules_check(struct jp_git_sm_report *out, const char *path,
+			    struct jp_error *err);
+
+/* The submodules of the checkout at or above `path` that are declared
+ * (.gitmodules, with a commit in the index) but not cloned: their folder
+ * is empty or absent. Each look in bounded time. Returns 0, JP_ENOENT,
+ * JP_EGIT, JP_ENOMEM. */
+int jp_git_submodules_find(struct jp_git_sm_report *out, const char *path, struct jp_error *err);
+
 #endif

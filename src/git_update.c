@@ -31,6 +31,7 @@
 #include "jobprep/units.h"
 #include "git_internal.h"
 #include "str.h"
+#include "port_internal.h"
 
 #define ROOM_MARGIN (4ULL << 20)
 #define WANT_REF "refs/jobprep/want"

@@ -18,6 +18,7 @@
 #include "jobprep/jobindex.h"
 #include "jobprep/manifest.h"
 #include "profile_internal.h"
+#include "jobindex_internal.h"
 
 #define INDEX_MAX (1 << 22)
 

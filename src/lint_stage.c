@@ -15,6 +15,7 @@
 #include "stage_internal.h"
 #include "jobprep/url.h"
 #include "lint_internal.h"
+#include "url_internal.h"
 
 static bool is_http(const char *s)
 {

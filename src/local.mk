@@ -10,7 +10,7 @@ libjobprep_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(LIBGIT2_CFLAGS) $(XXHASH_CF
 libjobprep_a_SOURCES = \
 	include/jobprep/error.h src/error_internal.h src/error.c \
 	include/jobprep/strv.h src/strv_internal.h src/strv.c \
-	include/jobprep/port.h src/port.c \
+	include/jobprep/port.h src/port_internal.h src/port.c \
 	include/jobprep/i18n.h
 # leaf helpers, one file each (HACKING.md: look here before writing one)
 # path: lexical paths (normalise, join, absolute, is normal, is under)
@@ -18,7 +18,7 @@ libjobprep_a_SOURCES += include/jobprep/path.h src/path_internal.h src/path.c
 # units: sizes, rates and durations for people
 libjobprep_a_SOURCES += include/jobprep/units.h src/units.c
 # meter: a progress report's rate (smoothed), fraction done and time to go
-libjobprep_a_SOURCES += include/jobprep/meter.h src/meter.c
+libjobprep_a_SOURCES += include/jobprep/meter.h src/meter_internal.h src/meter.c
 # fs: mkdir -p with undo, rm -rf (no links, no mounts crossed), empty or not
 libjobprep_a_SOURCES += include/jobprep/fs.h src/fs_internal.h src/fs.c
 # str: an owned string field set to a copy (a leaf: error codes only)
@@ -30,7 +30,7 @@ libjobprep_a_SOURCES += src/buf.h src/buf.c
 # url: where a URL's user info (password, token) is, for every caller
 libjobprep_a_SOURCES += include/jobprep/url.h src/url_internal.h src/url.c
 # "did you mean": the nearest known name (commands, answers and profile fields)
-libjobprep_a_SOURCES += include/jobprep/suggest.h src/suggest.c
+libjobprep_a_SOURCES += include/jobprep/suggest.h src/suggest_internal.h src/suggest.c
 # textquote: names made safe for a terminal (git's quote_path)
 libjobprep_a_SOURCES += include/jobprep/textquote.h src/textquote.c
 # input: opening a file a person named (never blocks on a FIFO; regular files only)
@@ -93,7 +93,7 @@ libjobprep_a_SOURCES += include/jobprep/preflight.h src/preflight_internal.h src
 nodist_libjobprep_a_SOURCES = src/preflight_body.h
 # runs: the runs prepared for a job (`jobprep runs`)
 libjobprep_a_SOURCES += include/jobprep/runs.h src/runs.c
-libjobprep_a_SOURCES += include/jobprep/jobindex.h src/jobindex.c
+libjobprep_a_SOURCES += include/jobprep/jobindex.h src/jobindex_internal.h src/jobindex.c
 BUILT_SOURCES = src/preflight_body.h
 # (BUILT_SOURCES is made for all/check/install only; `make jobprep` too)
 src/libjobprep_a-preflight.$(OBJEXT): src/preflight_body.h

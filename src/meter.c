@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "jobprep/meter.h"
+#include "meter_internal.h"
 
 #define SLOT_NS 500000000ULL /* a sample every half second */
 

@@ -3,6 +3,7 @@
 
 #include "jobprep/i18n.h"
 #include "jobprep/port.h"
+#include "port_internal.h"
 
 /* What a progress line says (the command line's "receiving objects 12/40"),
  * and the word that fits beside a bar in the wizard ("receiving"). */

@@ -17,4 +17,9 @@ int jp_profile_from_json(struct jp_profile **out, const struct cJSON *json,
 /* A new cJSON object for the profile; NULL when out of memory. */
 struct cJSON *jp_profile_to_json(const struct jp_profile *profile);
 
+/* One word an #SBATCH line can hold: not empty, printable ASCII, no space,
+ * quote, backslash or '#' (the rule for "slurm" values, and for export's
+ * --partition and the like). */
+bool jp_profile_sbatch_word(const char *s);
+
 #endif

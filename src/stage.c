@@ -25,6 +25,8 @@
 #include "stage_mark.h"
 #include "treecopy_internal.h"
 #include "deadline_internal.h"
+#include "meter_internal.h"
+#include "url_internal.h"
 
 #define BUF_SIZE (1 << 20)
 

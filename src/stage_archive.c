@@ -29,6 +29,7 @@
 #include "stage_member.h"
 #include "treecopy_internal.h"
 #include "deadline_internal.h"
+#include "meter_internal.h"
 
 #define UNPACK_PREFIX JP_TREECOPY_TMP_PREFIX "unpack-"
 #define PROGRESS_NS 100000000ULL

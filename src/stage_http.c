@@ -34,6 +34,8 @@
 #include "stage_internal.h"
 #include "stage_resume.h"
 #include "deadline_internal.h"
+#include "meter_internal.h"
+#include "url_internal.h"
 
 #define PROGRESS_NS 100000000ULL
 

@@ -26,6 +26,7 @@
 #include "jobprep/meter.h"
 #include "stage_internal.h"
 #include "deadline_internal.h"
+#include "meter_internal.h"
 
 #define SEGS 4
 #define MIN_SIZE JP_STAGE_RANGES_MIN

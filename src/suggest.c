@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "jobprep/suggest.h"
+#include "suggest_internal.h"
 
 #define MAX_LEN 64 /* names are short; longer words get no suggestion */
 

@@ -32,6 +32,7 @@
 #include "treecopy.h"
 #include "treecopy_internal.h"
 #include "deadline_internal.h"
+#include "meter_internal.h"
 
 #define DEFAULT_THREADS JP_STAGE_JOBS_DEFAULT
 #define MAX_THREADS JP_STAGE_JOBS_MAX

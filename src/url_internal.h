@@ -14,4 +14,8 @@
  * ':'. Local paths have none. */
 bool jp_url_userinfo(struct jp_url_userinfo *out, const char *url);
 
+/* The kind of s; with JP_URL_OTHER, *scheme_len (when not NULL) is the
+ * length of its scheme, for "unsupported scheme 'ftp'". */
+enum jp_url_fetch jp_url_fetch_kind(const char *s, size_t *scheme_len);
+
 #endif

@@ -44,7 +44,8 @@ tests_unit_test_git_update_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_git_update_CFLAGS = $(unit_cflags)
 tests_unit_test_git_update_LDADD = $(unit_ldadd)
 # what a checkout lacks: LFS pointers, submodules not cloned
-tests_unit_test_git_lacks_CFLAGS = $(unit_cflags)
+tests_unit_test_git_lacks_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_unit_test_git_lacks_CFLAGS = $(unit_cflags) $(LIBGIT2_CFLAGS)
 tests_unit_test_git_lacks_LDADD = $(unit_ldadd)
 tests_unit_test_git_lacks_SOURCES = tests/unit/test_git_lacks.c tests/unit/scratch.h
 # path: lexical paths (normalise, join, absolute, is normal, is under)
@@ -64,6 +65,7 @@ tests_unit_test_fs_SOURCES = tests/unit/test_fs.c tests/unit/scratch.h
 # suggest: "did you mean" (Damerau-Levenshtein, the nearest known name)
 check_PROGRAMS += tests/unit/test_suggest
 TESTS += tests/unit/test_suggest
+tests_unit_test_suggest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_suggest_CFLAGS = $(unit_cflags)
 tests_unit_test_suggest_LDADD = $(unit_ldadd)
 # utf8: the one decoder (strict) and encoder
@@ -74,6 +76,7 @@ tests_unit_test_utf8_LDADD = $(unit_ldadd)
 # units: sizes for people
 check_PROGRAMS += tests/unit/test_units
 TESTS += tests/unit/test_units
+tests_unit_test_units_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_units_CFLAGS = $(unit_cflags)
 tests_unit_test_units_LDADD = $(unit_ldadd)
 # textquote: names made safe for a terminal

@@ -94,7 +94,6 @@ int jp_export_render(char **out, unsigned *notes, const struct jp_manifest *m,
  * another file, a symbolic link or a non-file; JP_EIO when unreadable.
  * *kept (may be NULL) gets jp_export_read_fill of what is there. */
 int jp_export_stamp(char **out, const char *text, struct jp_error *err);
-void jp_export_read_fill(struct jp_export_fill *out, const char *text, size_t len);
 int jp_export_may_replace(const char *path, bool force, struct jp_export_fill *kept,
 			  struct jp_error *err);
 

@@ -16,9 +16,6 @@
 #include "jobprep/error.h"
 #include "jobprep/profile.h"
 
-/* Where the index lives; *out the caller's (free()). JP_ENOENT when neither
- * XDG_STATE_HOME nor HOME is an absolute path. */
-int jp_jobindex_path(char **out, struct jp_error *err);
 /* Record that job's run `run_dir` was made under `profile`. 0, JP_ENOMEM,
  * JP_ENOENT when there is no place for it (no XDG_STATE_HOME, and HOME is
  * not an existing folder: none is made), or JP_EIO when the index cannot

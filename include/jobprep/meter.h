@@ -19,13 +19,6 @@ struct jp_meter {
 
 #define JP_METER_INIT { { 0 }, { 0 }, 0, 0 }
 
-/* bytes moved so far at now_ns (jp_now_ns's clock): the rate in bytes per
- * second over the last 2 to 4 s (a sample kept every half second), over
- * all the samples before that; 0 until half a second has gone by. The
- * first call sets the start: bytes there already (a resumed download)
- * make no rate. */
-double jp_meter_rate(struct jp_meter *m, uint64_t now_ns, uint64_t bytes);
-
 /* The fraction of p done, 0 to 1: by bytes when their total is known,
  * else by items; -1 when neither total is known. */
 double jp_progress_fraction(const struct jp_progress *p);

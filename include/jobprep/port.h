@@ -66,8 +66,4 @@ struct jp_port {
 
 #define JP_PORT_INIT { .progress = NULL }
 
-/* Ask port's question: confirm_default when there is one, else confirm,
- * else "no". 1 yes, 0 no. */
-int jp_port_confirm(const struct jp_port *port, const char *question, bool default_yes);
-
 #endif

@@ -54,9 +54,5 @@ int jp_profile_resolve(struct jp_profile **out, const char *path,
 		       struct jp_error *err);
 int jp_profile_copy(struct jp_profile **out, const struct jp_profile *src);
 void jp_profile_free(struct jp_profile *profile);
-/* One word an #SBATCH line can hold: not empty, printable ASCII, no space,
- * quote, backslash or '#' (the rule for "slurm" values, and for export's
- * --partition and the like). */
-bool jp_profile_sbatch_word(const char *s);
 
 #endif

@@ -22,7 +22,5 @@ void jp_suggest_add(struct jp_suggest *s, const char *name);
  * it is at most a third of the word (at least 1, at most 3), else the only
  * name the word begins. */
 const char *jp_suggest_best(const struct jp_suggest *s);
-/* The distance itself (SIZE_MAX past 64 bytes). */
-size_t jp_suggest_distance(const char *a, const char *b);
 
 #endif

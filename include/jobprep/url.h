@@ -15,9 +15,6 @@ enum jp_url_fetch {
 	JP_FETCH_HTTP,   /* http:// or https:// (any case) */
 	JP_FETCH_OTHER,  /* another scheme (ftp://, s3://, ...): not a path, not supported */
 };
-/* The kind of s; with JP_URL_OTHER, *scheme_len (when not NULL) is the
- * length of its scheme, for "unsupported scheme 'ftp'". */
-enum jp_url_fetch jp_url_fetch_kind(const char *s, size_t *scheme_len);
 
 /* The user info of a URL, as byte offsets into it: the user is
  * [start, colon), the secret (colon, at); colon == at when there is no ':'.

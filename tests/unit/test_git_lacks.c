@@ -22,6 +22,7 @@
 
 #include "jobprep/git.h"
 #include "scratch.h"
+#include "git_internal.h"
 
 #define ID "-c user.name=t -c user.email=t@t.invalid"
 #define SPEC "version https://git-lfs.github.com/spec/v1\n"

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "jobprep/suggest.h"
+#include "suggest_internal.h"
 
 static const char *best(const char *word, const char *const *names)
 {

@@ -13,6 +13,7 @@
 
 #include "jobprep/meter.h"
 #include "jobprep/units.h"
+#include "meter_internal.h"
 
 static void bytes_below_a_kib_are_whole(void **state)
 {
