@@ -10,7 +10,9 @@
 #    in tests/scan-build.known (each there with its reason) fails.
 # 3. circles: no call circle between src/ files (tests/circles.py) but the
 #    dispatcher/backend pairs in tests/circles.known, each with its reason.
-# 4. valgrind (memcheck, --leak-check=full) over every unit test and every
+# 4. public-api: include/jobprep/ declares no function that no front end
+#    calls (tests/public_api.sh).
+# 5. valgrind (memcheck, --leak-check=full) over every unit test and every
 #    fuzz seed replay of BUILDDIR (default: the source tree's own build, made
 #    with plain ./configure: a sanitizer build cannot run under valgrind);
 #    tests/valgrind.supp holds the few suppressions, each with its reason.
@@ -18,7 +20,7 @@
 # the findings above it, and exits 1 when any found something (0 when all are
 # clean; a tool that is not installed is a "# SKIP" line, not a pass).
 # JP_ANALYSE_JOBS (default 2) programs run at once; JP_ANALYSE_ONLY=cppcheck,
-# scan-build, circles or valgrind runs one of them.
+# scan-build, circles, public-api or valgrind runs one of them.
 set -u
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$srcdir}" && pwd) || exit 2
@@ -61,6 +63,18 @@ if want circles; then
 	else
 		cat "$scratch/circles.out"
 		echo "not ok - circles: a call circle between src files not in tests/circles.known"
+		failed=1
+	fi
+fi
+
+# --- public API ---------------------------------------------------------------
+# include/jobprep/ declares only what the front ends use (tests/public_api.sh)
+if want public-api; then
+	if sh "$srcdir/tests/public_api.sh" "$srcdir" >"$scratch/public-api.out" 2>&1; then
+		echo "ok - public-api: $(tail -n 1 "$scratch/public-api.out")"
+	else
+		cat "$scratch/public-api.out"
+		echo "not ok - public-api: include/jobprep/ declares functions no front end calls (move them to src/*_internal.h)"
 		failed=1
 	fi
 fi
