@@ -166,7 +166,7 @@ with open(os.path.join(root, "solo.py"), "w") as f:
     f.write("print('alone')\n")
 EOF
 n_py=$(find "$P" -name '*.py' | wc -l)
-printf '{"shared_roots": ["%s/shared"], "ephemeral_roots": []}\n' "$pdir" >"$dir/profile.json"
+printf '{"sandbox": true, "shared_roots": ["%s/shared"], "ephemeral_roots": []}\n' "$pdir" >"$dir/profile.json"
 # scan_cost WHERE PROJECT: init with train.py vs solo.py in PROJECT, medians
 # of $runs alternating runs, and the RESULT line
 scan_cost() {

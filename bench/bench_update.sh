@@ -53,7 +53,7 @@ jp_gitd_start "$T" "$T/srv" || exit 1
 URL=git://127.0.0.1:$JP_GITD_PORT/repo.git
 serve() { rm -f "$T/srv/repo.git" && ln -s "$CACHE/$1.git" "$T/srv/repo.git"; }
 cat >"$T/profile.json" <<EOF
-{"shared_roots": ["$T/shared"], "public_roots": ["$T/public"]}
+{"sandbox": true, "shared_roots": ["$T/shared"], "public_roots": ["$T/public"]}
 EOF
 mkdir -p "$T/public"
 answers() {

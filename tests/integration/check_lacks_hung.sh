@@ -81,7 +81,7 @@ NOLFS=$(jp_no_lfs_path "$T/nolfs") || exit 99
 env PATH="$NOLFS" "$J" clone "$T/models.git" "$T/mnt/models" >"$T/clone1.out" 2>&1 &&
 	"$J" clone "$T/super" "$T/mnt/super" >"$T/clone2.out" 2>&1 ||
 	{ cat "$T/clone1.out" "$T/clone2.out"; exit 99; }
-printf '{"shared_roots":["%s", "%s"]}\n' "$T/mnt" "$T/out" >"$T/profile.json"
+printf '{"sandbox": true, "shared_roots":["%s", "%s"]}\n' "$T/mnt" "$T/out" >"$T/profile.json"
 # manifest FILE CODE_PATH
 manifest() {
 	cat >"$1" <<EOF

@@ -22,7 +22,7 @@ printf 'import models.net\n' >"$T/local/proj/train.py"
 : >"$T/export/models/__init__.py"
 printf 'from transformers import AutoModel\nm = AutoModel.from_pretrained("acme/tiny")\n' >"$T/export/models/net.py"
 ln -s "$T/mnt/models" "$T/local/proj/models"
-printf '{"shared_roots":["%s"]}\n' "$T/local" >"$T/profile.json"
+printf '{"sandbox": true, "shared_roots":["%s"]}\n' "$T/local" >"$T/profile.json"
 cat >"$T/job.json" <<EOF
 {
   "schema_version": 1,

@@ -20,7 +20,7 @@ command -v lighttpd >/dev/null 2>&1 || jp_skip_all "lighttpd is not installed"
 jp_scratch stage-progress stop
 unset JOBPREP_HTTP_TOKEN
 mkdir -p "$T/www" "$T/shared" "$T/eph" "$T/local" "$T/tree/sub"
-printf '{"shared_roots": ["%s"], "ephemeral_roots": ["%s"]}\n' "$T/shared" "$T/eph" >"$T/profile.json"
+printf '{"sandbox": true, "shared_roots": ["%s"], "ephemeral_roots": ["%s"]}\n' "$T/shared" "$T/eph" >"$T/profile.json"
 JOBPREP_PROFILE=$T/profile.json
 export JOBPREP_PROFILE
 small=3000000
