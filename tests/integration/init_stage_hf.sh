@@ -69,7 +69,7 @@ answers staged "\"HF_HOME\": \"$H\", \"HF_HUB_OFFLINE\": \"1\"" \
 jp_expect init_stages_from_the_hub [ $? -eq 0 ]
 jp_show_if_failed cat "$T/staged.err"
 out=$(python3 "$TOP_SRCDIR/tests/lib/hf_offline.py" "$H" model acme/tiny model.safetensors)
-jp_expect staged_loadable_offline [ "${out#* }" = "$(sha256sum <"$T/hub/models/acme/tiny/model.safetensors" | cut -d' ' -f1)" ]
+jp_expect staged_loadable_offline [ "${out##* }" = "$(sha256sum <"$T/hub/models/acme/tiny/model.safetensors" | cut -d' ' -f1)" ]
 M=$(jp_json_get "$T/staged.out" manifest)
 C=$(cat "$H/hub/models--acme--tiny/refs/main")
 jp_expect origin_recorded python3 -c 'import json,sys

@@ -77,7 +77,7 @@ jp_expect rerun_fetches_nothing sh -c '[ $1 -eq 0 ] && [ "$2" = 0 ] &&
 : >"$T/hub/requests.log"
 "$J" stage hf://acme/big "$T/big" >/dev/null 2>"$T/big.err"
 out=$($OFF "$T/big" model acme/big weights.bin)
-jp_expect large_file_staged [ "${out#* }" = "$(sha "$T/hub/models/acme/big/weights.bin")" ]
+jp_expect large_file_staged [ "${out##* }" = "$(sha "$T/hub/models/acme/big/weights.bin")" ]
 jp_show_if_failed cat "$T/big.err"
 jp_expect large_file_in_ranges [ "$(grep -c '^127.0.0.2:.* GET /blob/.* 206 range=bytes=' "$T/hub/requests.log")" -ge 4 ]
 
@@ -101,7 +101,7 @@ echo '{}' >"$T/hub/config.json"
 "$J" stage hf://acme/tiny "$T/k" >/dev/null 2>"$T/k.err"
 out=$($OFF "$T/k" model acme/tiny model.safetensors)
 jp_expect killed_run_resumed sh -c '[ "$1" -gt 0 ] && [ "$2" = "$3" ] && grep -q "GET /blob/.* 206 range=bytes=[1-9]" "$4"' \
-	sh "$have" "${out#* }" "$(sha "$R/model.safetensors")" "$T/hub/requests.log"
+	sh "$have" "${out##* }" "$(sha "$R/model.safetensors")" "$T/hub/requests.log"
 jp_show_if_failed cat "$T/k.err"
 
 # --- Ctrl-C mid-file: 130, no blob under its name, no link, no ref
@@ -141,7 +141,7 @@ echo '{"noblobs": true}' >"$T/hub/config.json"
 "$J" stage hf://datasets/acme/ds "$T/ds" >/dev/null 2>"$T/ds.err"
 out=$($OFF "$T/ds" dataset acme/ds data/train.csv)
 jp_expect dataset_staged sh -c '[ "$1" = "$2" ] && grep -q "GET /api/datasets/acme/ds/revision/main" "$3" &&
-	grep -q "HEAD /datasets/acme/ds/resolve/" "$3"' sh "${out#* }" "$(sha "$T/hub/datasets/acme/ds/data/train.csv")" "$T/hub/requests.log"
+	grep -q "HEAD /datasets/acme/ds/resolve/" "$3"' sh "${out##* }" "$(sha "$T/hub/datasets/acme/ds/data/train.csv")" "$T/hub/requests.log"
 
 # --- a commit as the revision: no ref needed
 "$J" stage "hf://acme/tiny@$C" "$T/c" >/dev/null 2>"$T/c.err"
