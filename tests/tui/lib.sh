@@ -155,6 +155,23 @@ tui_wait() {
 	return 1
 }
 
+# tui_wait_wrapped TEXT [SECS]: TEXT anywhere on the screen, where a field's
+# verdict may wrap it over lines (a long path: TMPDIR with a space, say):
+# the screen's lines are joined, the frame and spaces left out of both sides.
+tui_wait_wrapped() {
+	_want=$(printf '%s' "$1" | tr -d ' ')
+	_w=0
+	_max=$((${2:-20} * 20))
+	while [ $_w -lt $_max ]; do
+		tui_screen | sed 's/│//g' | tr -d ' \n' | grep -qF -- "$_want" && return 0
+		[ -e "$T/exit" ] && [ $_w -gt 2 ] && break
+		sleep 0.05
+		_w=$((_w + 1))
+	done
+	_tui_dump "waited for (wrapped): $1"
+	return 1
+}
+
 # tui_wait_modal TEXT [SECS]: TEXT in a modal box over the form, which
 # wraps its text to its width and may break a long path anywhere: the
 # box's lines are joined and spaces are left out of both sides.

@@ -25,8 +25,8 @@ to_code() { # PROFILE
 }
 
 to_code "$T/real.json"
-tui_must project_dir_marked_failed tui_wait "is declared shared storage"
-tui_must the_reason_is_no_mount tui_wait "mount point: it is a folder on"
+tui_must project_dir_marked_failed tui_wait_wrapped "is declared shared storage"
+tui_must the_reason_is_no_mount tui_wait_wrapped "mount point: it is a folder on"
 tui_keys Enter
 tui_must enter_is_refused_with_the_reason tui_wait "Project directory:"
 jp_expect still_on_the_code_step sh -c "tmux -L '$TUI_SOCK' capture-pane -p | grep -qF '2/6  Code'"
