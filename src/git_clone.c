@@ -933,14 +933,13 @@ int jp_git_fill_in(struct jp_git_fill_result *out, const char *path,
 	struct jp_git_op op;
 	struct build b;
 	char *dir = NULL;
-	int rc, gerr;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	jp_git_op_init(&op, port);
 	if ((rc = jp_git_global_init(err)) != 0)
 		return rc;
-	if ((gerr = git_repository_open_ext(&repo, path, 0, NULL)) != 0 ||
-	    git_repository_is_bare(repo)) {
+	if (git_repository_open_ext(&repo, path, 0, NULL) != 0 || git_repository_is_bare(repo)) {
 		git_repository_free(repo);
 		git_error_clear();
 		return jp_error_set(err, JP_ENOENT, _("%s is not inside a git work tree"), path);

@@ -206,7 +206,7 @@ void jp_git_lfs_report_dispose(struct jp_git_lfs_report *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->listed; i++)
+	for (size_t i = 0; r->v && i < r->listed; i++)
 		free(r->v[i].path);
 	free(r->v);
 	free(r->workdir);
@@ -592,8 +592,8 @@ int jp_git_lfs_check(struct jp_git_lfs_report *out, const char *path, struct jp_
 	int rc = lacks_look(&c, path, true, err);
 
 	*out = r;
-	if (rc < 0)
-		return rc;
+	if (rc < 0 || !c)
+		return rc < 0 ? rc : JP_EINTERNAL;
 	r.tracked = c->count;
 	r.bytes = c->bytes;
 	r.unfinished = c->unfinished;
@@ -624,8 +624,8 @@ int jp_git_submodules_check(struct jp_git_sm_report *out, const char *path,
 	int rc = lacks_look(&c, path, false, err);
 
 	*out = r;
-	if (rc < 0)
-		return rc;
+	if (rc < 0 || !c)
+		return rc < 0 ? rc : JP_EINTERNAL;
 	r.declared = c->count;
 	r.unfinished = c->unfinished;
 	r.n_missing = c->total;

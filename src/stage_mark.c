@@ -22,6 +22,7 @@
 #include "stage_internal.h"
 #include "stage_mark.h"
 #include "path_internal.h"
+#include "url_internal.h"
 
 #define RECORD_MAX (64 * 1024)
 #define RECORDS_READ 64
@@ -105,8 +106,10 @@ static char *finishing_command(const char *source, const char *dest,
 			       const struct jp_stage_options *o)
 {
 	struct jp_buf b = JP_BUF_INIT;
-	char *src = jp_stage_is_url(source) ? jp_url_redact(source) : jp_path_absolute(source);
-	char *norm = src && !jp_stage_is_url(source) ? jp_path_normalize(src) : NULL;
+	/* a URL (or hf://) as given, its password left out; a path made whole */
+	bool url = jp_url_fetch_kind(source, NULL) != JP_FETCH_PATH;
+	char *src = url ? jp_url_redact(source) : jp_path_absolute(source);
+	char *norm = src && !url ? jp_path_normalize(src) : NULL;
 	char *qs = NULL, *qd = NULL, *out = NULL;
 
 	if (norm) {
