@@ -38,7 +38,8 @@ printf 'small\n' >"$T/hub/models/acme/badsmall/c.json"
 jp_hfhub_start "$T/hub" || exit 99
 HF_ENDPOINT=$HUB_URL
 export HF_ENDPOINT
-OFF="python3 $TOP_SRCDIR/tests/lib/hf_offline.py"
+# the offline lookup, as a function: TOP_SRCDIR may hold a space
+off() { python3 "$TOP_SRCDIR/tests/lib/hf_offline.py" "$@"; }
 sha() { sha256sum <"$1" | cut -d' ' -f1; }
 log() { cat "$T/hub/requests.log" 2>/dev/null; }
 
@@ -52,7 +53,7 @@ jp_expect json_says_hub_and_commit sh -c '[ "$1" = hub ] && echo "$2" | grep -Eq
 	sh "$(jp_json_get "$T/1.json" kind)" "$C"
 ok=yes
 for f in config.json copy.json sub/dir/tok.txt model.safetensors empty.txt "odd dir/a b+c%.txt"; do
-	out=$($OFF "$D" model acme/tiny "$f") || ok=no
+	out=$(off "$D" model acme/tiny "$f") || ok=no
 	[ "${out##* }" = "$(sha "$R/$f")" ] || ok=no
 done
 jp_expect offline_load_finds_every_file [ $ok = yes ]
@@ -76,7 +77,7 @@ jp_expect rerun_fetches_nothing sh -c '[ $1 -eq 0 ] && [ "$2" = 0 ] &&
 # --- a large file: several ranges at once from the CDN
 : >"$T/hub/requests.log"
 "$J" stage hf://acme/big "$T/big" >/dev/null 2>"$T/big.err"
-out=$($OFF "$T/big" model acme/big weights.bin)
+out=$(off "$T/big" model acme/big weights.bin)
 jp_expect large_file_staged [ "${out##* }" = "$(sha "$T/hub/models/acme/big/weights.bin")" ]
 jp_show_if_failed cat "$T/big.err"
 jp_expect large_file_in_ranges [ "$(grep -c '^127.0.0.2:.* GET /blob/.* 206 range=bytes=' "$T/hub/requests.log")" -ge 4 ]
@@ -99,7 +100,7 @@ echo "# killed after $have bytes"
 echo '{}' >"$T/hub/config.json"
 : >"$T/hub/requests.log"
 "$J" stage hf://acme/tiny "$T/k" >/dev/null 2>"$T/k.err"
-out=$($OFF "$T/k" model acme/tiny model.safetensors)
+out=$(off "$T/k" model acme/tiny model.safetensors)
 jp_expect killed_run_resumed sh -c '[ "$1" -gt 0 ] && [ "$2" = "$3" ] && grep -q "GET /blob/.* 206 range=bytes=[1-9]" "$4"' \
 	sh "$have" "${out##* }" "$(sha "$R/model.safetensors")" "$T/hub/requests.log"
 jp_show_if_failed cat "$T/k.err"
@@ -139,20 +140,20 @@ echo '{}' >"$T/hub/config.json"
 echo '{"noblobs": true}' >"$T/hub/config.json"
 : >"$T/hub/requests.log"
 "$J" stage hf://datasets/acme/ds "$T/ds" >/dev/null 2>"$T/ds.err"
-out=$($OFF "$T/ds" dataset acme/ds data/train.csv)
+out=$(off "$T/ds" dataset acme/ds data/train.csv)
 jp_expect dataset_staged sh -c '[ "$1" = "$2" ] && grep -q "GET /api/datasets/acme/ds/revision/main" "$3" &&
 	grep -q "HEAD /datasets/acme/ds/resolve/" "$3"' sh "${out##* }" "$(sha "$T/hub/datasets/acme/ds/data/train.csv")" "$T/hub/requests.log"
 
 # --- a commit as the revision: no ref needed
 "$J" stage "hf://acme/tiny@$C" "$T/c" >/dev/null 2>"$T/c.err"
-jp_expect commit_revision_staged sh -c '$1 "$2" model acme/tiny config.json "$3" >/dev/null && [ ! -e "$2/hub/models--acme--tiny/refs/main" ]' sh "$OFF" "$T/c" "$C"
+jp_expect commit_revision_staged sh -c 'python3 "$1" "$2" model acme/tiny config.json "$3" >/dev/null && [ ! -e "$2/hub/models--acme--tiny/refs/main" ]' sh "$TOP_SRCDIR/tests/lib/hf_offline.py" "$T/c" "$C"
 
 # --- a renamed repository: the Hub's relative redirects are followed, the
 # cache keeps the name asked for (as huggingface_hub's does)
 echo '{"renamed": {"acme/old": "acme/tiny"}, "noblobs": true}' >"$T/hub/config.json"
 : >"$T/hub/requests.log"
 "$J" stage hf://acme/old "$T/old" >/dev/null 2>"$T/old.err"
-out=$($OFF "$T/old" model acme/old model.safetensors)
+out=$(off "$T/old" model acme/old model.safetensors)
 jp_expect renamed_repo_followed sh -c '[ "$1" = "$2" ] && grep -q "HEAD /acme/old/resolve/.* 307" "$3"' \
 	sh "${out##* }" "$(sha "$R/model.safetensors")" "$T/hub/requests.log"
 jp_show_if_failed cat "$T/old.err"
@@ -181,7 +182,7 @@ jp_expect missing_repo_named sh -c '[ $1 -eq 1 ] && grep -q "hf://acme/nothere: 
 "$J" stage --sha256 "$(sha "$R/config.json")" hf://acme/tiny "$T/s256" >/dev/null 2>"$T/s256.err"
 jp_expect sha256_option_refused sh -c '[ $1 -eq 2 ] && grep -q "\-\-sha256 is for an http(s) URL" "$2"' sh $? "$T/s256.err"
 "$J" stage --jobs 1 hf://acme/tiny "$T/j1" >/dev/null 2>"$T/j1.err"
-out=$($OFF "$T/j1" model acme/tiny model.safetensors)
+out=$(off "$T/j1" model acme/tiny model.safetensors)
 jp_expect one_job_stages_too [ "${out##* }" = "$(sha "$R/model.safetensors")" ]
 
 # --- a Hub that takes the connection and never answers: the server is
