@@ -464,32 +464,14 @@ out:
 /* git's blob id of the file: SHA-1 of "blob SIZE\0" and its bytes. */
 static int git_blob_id(const char *path, char hex[41])
 {
-	unsigned char md[EVP_MAX_MD_SIZE], buf[1 << 16];
-	char head[32];
-	unsigned int mdlen = 0;
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1, hl;
 	struct stat st;
-	ssize_t r = 0;
+	char head[32];
+	int hl;
 
-	if (!ctx || fd < 0 || fstat(fd, &st) != 0 || EVP_DigestInit_ex(ctx, EVP_sha1(), NULL) != 1)
-		goto out;
+	if (stat(path, &st) != 0)
+		return -1;
 	hl = snprintf(head, sizeof(head), "blob %lld", (long long)st.st_size);
-	if (EVP_DigestUpdate(ctx, head, (size_t)hl + 1) != 1)
-		goto out;
-	while ((r = read(fd, buf, sizeof(buf))) > 0)
-		if (EVP_DigestUpdate(ctx, buf, (size_t)r) != 1)
-			goto out;
-	if (r < 0 || EVP_DigestFinal_ex(ctx, md, &mdlen) != 1)
-		goto out;
-	for (unsigned k = 0; k < mdlen && k < 20; k++)
-		snprintf(hex + 2 * k, 3, "%02x", md[k]);
-	rc = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	EVP_MD_CTX_free(ctx);
-	return rc;
+	return jp_stage_digest_file(hex, path, EVP_sha1(), head, (size_t)hl + 1);
 }
 
 static void count(struct hf *h, bool skipped, uint64_t bytes)

@@ -197,7 +197,8 @@ static void read_validator(const char *path, char *out, size_t n)
 	fclose(f);
 }
 
-static int sha256_file(const char *path, char hex[65])
+int jp_stage_digest_file(char *hex, const char *path, const EVP_MD *md_type, const char *head,
+			 size_t head_len)
 {
 	unsigned char md[EVP_MAX_MD_SIZE], buf[1 << 16];
 	unsigned int len = 0;
@@ -205,14 +206,15 @@ static int sha256_file(const char *path, char hex[65])
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
 	ssize_t r;
 
-	if (!ctx || fd < 0 || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
+	if (!ctx || fd < 0 || EVP_DigestInit_ex(ctx, md_type, NULL) != 1 ||
+	    (head_len && EVP_DigestUpdate(ctx, head, head_len) != 1))
 		goto out;
 	while ((r = read(fd, buf, sizeof(buf))) > 0)
 		if (EVP_DigestUpdate(ctx, buf, (size_t)r) != 1)
 			goto out;
 	if (r < 0 || EVP_DigestFinal_ex(ctx, md, &len) != 1)
 		goto out;
-	for (unsigned i = 0; i < len && i < 32; i++)
+	for (unsigned i = 0; i < len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 	rc = 0;
 out:
@@ -220,6 +222,11 @@ out:
 		close(fd);
 	EVP_MD_CTX_free(ctx);
 	return rc;
+}
+
+static int sha256_file(const char *path, char hex[65])
+{
+	return jp_stage_digest_file(hex, path, EVP_sha256(), NULL, 0);
 }
 
 /* The request's conditions: the rest of the part kept (Range, If-Range:

@@ -2,6 +2,8 @@
 #ifndef JOBPREP_STAGE_INTERNAL_H
 #define JOBPREP_STAGE_INTERNAL_H
 
+#include <openssl/evp.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -188,5 +190,11 @@ char *jp_stage_suggest_name(const char *source);
 int jp_stage_find_packed(struct jp_stage_packed *out, const char *dir, bool quick,
 			 struct jp_error *err);
 void jp_stage_packed_dispose(struct jp_stage_packed *p);
+
+/* The digest of head (head_len bytes, may be 0) and then path's bytes, as
+ * lower-case hex into hex (2 * the digest's size + 1 bytes): sha256_file's
+ * and a git blob id's (stage_hf.c). 0, or -1 when path cannot be read. */
+int jp_stage_digest_file(char *hex, const char *path, const EVP_MD *md_type, const char *head,
+			 size_t head_len);
 
 #endif
