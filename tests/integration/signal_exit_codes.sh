@@ -80,13 +80,19 @@ status_of() {
 	case $1 in INT) echo 130 ;; TERM) echo 143 ;; HUP) echo 129 ;; esac
 }
 # judge NAME SIG [MESSAGE]: signal PID with SIG (it is at work), wait for
-# it; it exits 128 + SIG and its stderr has MESSAGE
+# it; it exits 128 + SIG and its stderr has MESSAGE. PID is stopped while
+# it is looked at and signalled, so that work which ends between the look
+# and the kill cannot pass for work that was interrupted: the signal is
+# pending when it runs on.
 judge() {
+	kill -STOP "$PID" 2>/dev/null
 	if ! jp_is_jobprep "$PID"; then
+		kill -CONT "$PID" 2>/dev/null
 		jp_fail "$1" "jobprep was not at work when the signal was to be sent: $(tail -n 2 "$S/$C.err")"
 		return 1
 	fi
 	kill -"$2" "$PID"
+	kill -CONT "$PID"
 	jp_wait_exit "$PID" 120
 	jp_expect "${1}_exits_$(status_of "$2")" [ "$JP_RC" = "$(status_of "$2")" ]
 	[ -z "$3" ] || jp_expect "${1}_says_so_itself" grep -q "$3" "$S/$C.err"
@@ -137,17 +143,16 @@ EOF
 			sh -c '! find "$1" -name ".jobprep-tmp-*" | grep -q .' sh "$S/stage-$s"
 	fi
 
-	# --- scan, mid-tree (the same tree named 40 times), once it hears of
-	# the signal (0.5 s after its start was too soon for a sanitizer build
-	# beside CI's other work: SIGHUP's default death, no message)
-	jp_with_repeated 40 "$S/tree" start "scan-$s" scan
-	sleep 0.5
+	# --- scan, mid-tree (the same tree named 200 times: 4,000,000 entries,
+	# seconds of work on a fast machine), once it hears of the signal (sent
+	# before, SIGHUP's default death, no message)
+	jp_with_repeated 200 "$S/tree" start "scan-$s" scan
 	jp_poll 300 jp_catches "$PID" $(($(status_of "$sig") - 128))
 	judge "scan_sig$s" "$sig" "interrupted"
 
 	# --- check --deep, mid-scan (40 data sets)
 	start "check-$s" check --deep "$S/deep.json"
-	sleep 0.5
+	jp_poll 300 jp_is_jobprep "$PID"
 	# (check writes nothing but its probe files, made and removed by
 	# children that ignore the signal: the default death is its ending)
 	judge "check_sig$s" "$sig" ""
