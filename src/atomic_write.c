@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@
 #include "manifest_internal.h"
 #include "jobprep/probe.h"
 #include "probe_internal.h"
-#include "probe_watch.h"
+#include "helper_internal.h"
 
 void (*jp_file_write_atomic_hook)(const char *tmp_path) = NULL;
 
@@ -57,48 +58,36 @@ static int write_all(int fd, const char *data, size_t len)
 static int write_now(const char *path, const char *data, size_t len, unsigned mode,
 		     struct jp_error *err);
 
-/* The write in a watched child process (probe_watch.c): it tells where it
+/* The write in a watched helper process (helper.c): it tells where it
  * is (PHASE_*), so a rename or a flush that hangs has a deadline of its own
  * and the message says what became of the file; the answer is the status
  * and the message. */
 enum { PHASE_WRITING, PHASE_RENAMING = 'W', PHASE_RENAMED = 'R' };
 
 struct write_call {
-	const char *path, *data;
-	size_t len;
-	unsigned mode;
-	/* the answer */
-	int rc;
-	char *msg;
-	int phase; /* the parent's: the last phase the child told */
+	const char *path;
+	int phase; /* the last phase the helper told */
 };
 
-static void write_run(void *arg)
+/* inputs: path, mode, the data; answer: the status and its message */
+static void write_serve(struct probe_bytes *in, struct probe_bytes *out)
 {
-	struct write_call *c = arg;
 	struct jp_error e = JP_ERROR_INIT;
+	char *path = probe_bytes_get_str(in);
+	unsigned mode = 0;
+	uint64_t len = 0;
+	int rc = JP_EINTERNAL;
 
-	c->rc = write_now(c->path, c->data, c->len, c->mode, &e);
-	c->msg = c->rc && jp_error_message(&e) ? strdup(jp_error_message(&e)) : NULL;
+	probe_bytes_get(in, &mode, sizeof(mode));
+	probe_bytes_get(in, &len, sizeof(len));
+	if (!in->bad && path && len == in->n - in->off)
+		rc = write_now(path, in->p + in->off, (size_t)len, mode, &e);
+	probe_bytes_put(out, &rc, sizeof(rc));
+	probe_bytes_put_str(out, rc ? jp_error_message(&e) : NULL);
 	jp_error_dispose(&e);
+	free(path);
 }
-
-static void write_pack(struct probe_bytes *out, void *arg)
-{
-	struct write_call *c = arg;
-
-	probe_bytes_put(out, &c->rc, sizeof(c->rc));
-	probe_bytes_put_str(out, c->msg);
-}
-
-static bool write_unpack(struct probe_bytes *in, void *arg)
-{
-	struct write_call *c = arg;
-
-	probe_bytes_get(in, &c->rc, sizeof(c->rc));
-	c->msg = probe_bytes_get_str(in);
-	return !in->bad;
-}
+JP_HELPER_REQUEST(atomic_write, write_serve);
 
 static int write_report(const void *msg, size_t n, void *payload)
 {
@@ -138,11 +127,13 @@ static int write_timed_out(const struct write_call *c, unsigned ms, struct jp_er
 int jp_file_write_atomic(const char *path, const char *data, size_t len, unsigned mode,
 			 struct jp_error *err)
 {
+	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
 	struct write_call c;
 	struct jp_watch w;
-	char mount[4096];
+	uint64_t len64 = len;
+	char mount[4096], *msg = NULL;
 	bool cancel_sent;
-	int rc;
+	int rc, child_rc = 0;
 
 	/* The test hook watches the write in this process. */
 	if (jp_file_write_atomic_hook)
@@ -152,11 +143,7 @@ int jp_file_write_atomic(const char *path, const char *data, size_t len, unsigne
 				    _("%s: no answer: %s, the mount it is on, has not answered an "
 				      "earlier look yet (is a network mount hung?)"),
 				    path, mount);
-	memset(&c, 0, sizeof(c));
 	c.path = path;
-	c.data = data;
-	c.len = len;
-	c.mode = mode;
 	c.phase = PHASE_WRITING;
 	memset(&w, 0, sizeof(w));
 	w.report = write_report;
@@ -165,12 +152,26 @@ int jp_file_write_atomic(const char *path, const char *data, size_t len, unsigne
 	w.stall_ms = jp_file_write_timeout_ms();
 	w.grace_ms = w.stall_ms;
 	w.path = path;
-	rc = jp_watch_call(write_run, &c, write_pack, write_unpack, &w, &cancel_sent, err);
-	if (rc == JP_ETIMEOUT)
+	probe_bytes_put_str(&in, path);
+	probe_bytes_put(&in, &mode, sizeof(mode));
+	probe_bytes_put(&in, &len64, sizeof(len64));
+	probe_bytes_put(&in, data, len);
+	rc = in.bad ? jp_error_oom(err)
+		    : jp_helper_watch(&ans, &jp_req_atomic_write, &in, &w, &cancel_sent, err);
+	free(in.p);
+	if (rc == 0) {
+		probe_bytes_get(&ans, &child_rc, sizeof(child_rc));
+		msg = probe_bytes_get_str(&ans);
+		if (ans.bad)
+			rc = jp_error_set(err, JP_EINTERNAL, "%s",
+					  _("the work's process ended without an answer"));
+		else if (child_rc < 0)
+			rc = jp_error_set(err, child_rc, "%s", msg ? msg : jp_strerror(child_rc));
+	} else if (rc == JP_ETIMEOUT) {
 		rc = write_timed_out(&c, w.stall_ms, err);
-	else if (rc == 0 && c.rc < 0)
-		rc = jp_error_set(err, c.rc, "%s", c.msg ? c.msg : jp_strerror(c.rc));
-	free(c.msg);
+	}
+	free(msg);
+	free(ans.p);
 	return rc;
 }
 

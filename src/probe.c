@@ -20,6 +20,7 @@
 #include "jobprep/probe.h"
 #include "deadline_internal.h"
 #include "probe_internal.h"
+#include "helper_internal.h"
 #include "error_internal.h"
 #include "pathclass_internal.h"
 
@@ -445,68 +446,63 @@ int jp_probe_call_flat(jp_probe_fn fn, void *arg, size_t answer_size, const char
 
 /* --- stat ------------------------------------------------------------------ */
 
-struct stat_call {
-	struct stat st; /* the answer: st and errnum */
-	int errnum;
-	bool follow;
-	const char *path;
-};
-
-static void stat_run(void *arg)
+/* inputs: path, follow; answer: errnum, then struct stat */
+static void stat_serve(struct probe_bytes *in, struct probe_bytes *out)
 {
-	struct stat_call *c = arg;
-	int r = c->follow ? stat(c->path, &c->st) : lstat(c->path, &c->st);
+	char *path = probe_bytes_get_str(in);
+	bool follow = false;
+	struct stat st;
+	int errnum = 0;
 
-	c->errnum = r == 0 ? 0 : errno;
+	probe_bytes_get(in, &follow, sizeof(follow));
+	memset(&st, 0, sizeof(st));
+	if (!in->bad && path && (follow ? stat(path, &st) : lstat(path, &st)) != 0)
+		errnum = errno;
+	probe_bytes_put(out, &errnum, sizeof(errnum));
+	probe_bytes_put(out, &st, sizeof(st));
+	free(path);
 }
+JP_HELPER_REQUEST(probe_stat, stat_serve);
 
 int jp_probe_stat(struct stat *out, int *errnum, const char *path, unsigned flags,
 		  unsigned timeout_ms, struct jp_error *err)
 {
-	struct stat_call c;
-	int rc;
+	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
+	bool follow = !(flags & JP_PROBE_NOFOLLOW);
+	struct stat st;
+	int rc = fail_hung(path, err), e = 0;
 
-	memset(&c, 0, sizeof(c));
-	c.follow = !(flags & JP_PROBE_NOFOLLOW);
-	c.path = path;
-	rc = jp_probe_call_flat(stat_run, &c, offsetof(struct stat_call, follow), path, timeout_ms,
-				err);
 	if (rc < 0)
 		return rc;
+	probe_bytes_put_str(&in, path);
+	probe_bytes_put(&in, &follow, sizeof(follow));
+	rc = jp_helper_call(&ans, &jp_req_probe_stat, &in, path,
+			    timeout_ms ? timeout_ms : jp_probe_default_timeout_ms(), err);
+	free(in.p);
+	if (rc < 0)
+		return rc;
+	probe_bytes_get(&ans, &e, sizeof(e));
+	probe_bytes_get(&ans, &st, sizeof(st));
+	free(ans.p);
+	if (ans.bad)
+		return jp_error_set(err, JP_EINTERNAL, "%s: %s", path, _("the look at it failed"));
 	if (out)
-		*out = c.st;
-	*errnum = c.errnum;
+		*out = st;
+	*errnum = e;
 	return 0;
 }
 
 /* --- the full probe ------------------------------------------------------------- */
 
-struct probe_job {
-	const char *path;
-	const struct jp_profile *profile;
-	unsigned flags;
-	int rc;
-	struct jp_probe_result res;
-	struct jp_error err;
-};
-
-static void probe_job_run(void *arg)
-{
-	struct probe_job *j = arg;
-
-	j->rc = probe_run(&j->res, j->profile, j->path, j->flags, &j->err);
-}
-
 /* The answer as bytes: rc and its message, the booleans and numbers, then
  * every string. */
-static void probe_job_pack(struct probe_bytes *out, void *arg)
+static void probe_result_put(struct probe_bytes *out, int rc, const struct jp_error *err,
+			     const struct jp_probe_result *r)
 {
-	struct probe_job *j = arg;
-	const struct jp_probe_result *r = &j->res;
 	const struct jp_path_info *i = &r->info;
 
-	probe_bytes_put(out, &j->rc, sizeof(j->rc));
-	probe_bytes_put_str(out, j->rc < 0 ? jp_error_message(&j->err) : NULL);
+	probe_bytes_put(out, &rc, sizeof(rc));
+	probe_bytes_put_str(out, rc < 0 ? jp_error_message(err) : NULL);
 	probe_bytes_put(out, r, sizeof(*r)); /* its pointers are not used */
 	probe_bytes_put_str(out, r->write_dir);
 	probe_bytes_put_str(out, i->resolved);
@@ -519,17 +515,18 @@ static void probe_job_pack(struct probe_bytes *out, void *arg)
 	probe_bytes_put_str(out, i->warning);
 }
 
-static bool probe_job_unpack(struct probe_bytes *in, void *arg)
+/* The answer back into *r (its strings the caller's) and rc; false when
+ * the bytes are short. */
+static bool probe_result_get(struct jp_probe_result *r, int *rc, struct jp_error *err,
+			     struct probe_bytes *in)
 {
-	struct probe_job *j = arg;
-	struct jp_probe_result *r = &j->res;
 	struct jp_path_info *i = &r->info;
 	char *msg;
 
-	probe_bytes_get(in, &j->rc, sizeof(j->rc));
+	probe_bytes_get(in, rc, sizeof(*rc));
 	msg = probe_bytes_get_str(in);
-	if (j->rc < 0)
-		jp_error_set(&j->err, j->rc, "%s", msg ? msg : jp_strerror(j->rc));
+	if (*rc < 0)
+		jp_error_set(err, *rc, "%s", msg ? msg : jp_strerror(*rc));
 	free(msg);
 	probe_bytes_get(in, r, sizeof(*r));
 	r->write_dir = probe_bytes_get_str(in);
@@ -544,40 +541,63 @@ static bool probe_job_unpack(struct probe_bytes *in, void *arg)
 	return !in->bad;
 }
 
+/* inputs: path, flags, the profile; answer: probe_result_put's */
+static void probe_path_serve(struct probe_bytes *in, struct probe_bytes *out)
+{
+	struct jp_probe_result res = JP_PROBE_RESULT_INIT;
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_profile *profile = NULL;
+	char *path = probe_bytes_get_str(in);
+	unsigned flags = 0;
+	int rc;
+
+	probe_bytes_get(in, &flags, sizeof(flags));
+	rc = probe_bytes_get_profile(&profile, in, &err);
+	if (!in->bad && path && rc == 0)
+		rc = probe_run(&res, profile, path, flags, &err);
+	probe_result_put(out, rc, &err, &res);
+	jp_probe_result_dispose(&res);
+	jp_error_dispose(&err);
+	jp_profile_free(profile);
+	free(path);
+}
+JP_HELPER_REQUEST(probe_path, probe_path_serve);
+
 int jp_probe_path(struct jp_probe_result *out, const struct jp_profile *profile,
 		  const char *path, const struct jp_probe_opts *opts, struct jp_error *err)
 {
-	struct probe_job j;
-	struct jp_probe_result empty = JP_PROBE_RESULT_INIT;
-	int rc;
+	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
+	struct jp_probe_result res = JP_PROBE_RESULT_INIT;
+	struct jp_error child = JP_ERROR_INIT;
+	unsigned flags = opts ? opts->flags : 0;
+	int rc, child_rc = 0;
 
 	if (!path || !*path)
 		return jp_error_set(err, JP_EUSAGE, "%s", _("empty path"));
 	if ((rc = fail_hung(path, err)) < 0)
 		return rc;
-	memset(&j, 0, sizeof(j));
-	j.path = path;
-	j.profile = profile;
-	j.flags = opts ? opts->flags : 0;
-	j.res = empty;
-	jp_error_init(&j.err);
-	rc = probe_child_call(probe_job_run, &j, probe_job_pack, probe_job_unpack, path,
-			      opts && opts->timeout_ms ? opts->timeout_ms
-						       : jp_probe_default_timeout_ms(),
-			      err);
-	if (rc == 0) {
-		rc = j.rc;
-		if (rc < 0) {
-			for (size_t i = 0; i < j.err.n; i++)
-				jp_error_set(err, rc, "%s", j.err.msgs[i]);
-		} else {
-			jp_probe_result_dispose(out);
-			*out = j.res;
-			j.res = empty;
-		}
+	probe_bytes_put_str(&in, path);
+	probe_bytes_put(&in, &flags, sizeof(flags));
+	probe_bytes_put_profile(&in, profile);
+	rc = jp_helper_call(&ans, &jp_req_probe_path, &in, path,
+			    opts && opts->timeout_ms ? opts->timeout_ms
+						     : jp_probe_default_timeout_ms(),
+			    err);
+	free(in.p);
+	if (rc < 0)
+		return rc;
+	if (!probe_result_get(&res, &child_rc, &child, &ans)) {
+		rc = jp_error_set(err, JP_EINTERNAL, "%s: %s", path, _("the look at it failed"));
+	} else if ((rc = child_rc) < 0) {
+		for (size_t i = 0; i < child.n; i++)
+			jp_error_set(err, rc, "%s", child.msgs[i]);
+	} else {
+		jp_probe_result_dispose(out);
+		*out = res;
+		res = (struct jp_probe_result)JP_PROBE_RESULT_INIT;
 	}
-	/* Only what unpack made (the parent's j.res had no strings before). */
-	jp_probe_result_dispose(&j.res);
-	jp_error_dispose(&j.err);
+	free(ans.p);
+	jp_probe_result_dispose(&res);
+	jp_error_dispose(&child);
 	return rc;
 }

@@ -1,11 +1,12 @@
 /* A file a person named (manifest, answers, profile, draft), read in
- * bounded time: the read runs in a forked child (probe_child.c), so a hung
+ * bounded time: the read runs in a helper process (helper.c), so a hung
  * network mount costs a timeout, never a process stuck in the kernel. The
  * child reads with jp_input_read_now (input.c); jp_input_read, every
  * reader's way in, is this read with the default timeout. */
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,76 +15,59 @@
 #include "input_internal.h"
 #include "jobprep/probe.h"
 #include "probe_internal.h"
+#include "helper_internal.h"
 
-struct read_call {
-	const char *path;
-	size_t max;
-	/* the answer */
-	int rc, errnum;
-	char *msg;
-	char *text;
-	size_t len;
-};
-
-static void read_run(void *arg)
+/* inputs: path, max; answer: rc, errno, the message, the length and the
+ * text */
+static void read_serve(struct probe_bytes *in, struct probe_bytes *out)
 {
-	struct read_call *c = arg;
 	struct jp_error e = JP_ERROR_INIT;
+	char *path = probe_bytes_get_str(in), *text = NULL;
+	uint64_t max = 0, len64 = 0;
+	size_t len = 0;
+	int rc = JP_EINTERNAL, errnum = 0;
 
-	c->rc = jp_input_read_now(&c->text, &c->len, c->path, c->max, &e);
-	c->errnum = errno;
-	if (c->rc != 0) {
-		const char *m = jp_error_message(&e);
-
-		c->msg = m ? strdup(m) : NULL;
+	probe_bytes_get(in, &max, sizeof(max));
+	if (!in->bad && path) {
+		rc = jp_input_read_now(&text, &len, path, (size_t)max, &e);
+		errnum = errno;
 	}
+	len64 = text ? (uint64_t)len : 0;
+	probe_bytes_put(out, &rc, sizeof(rc));
+	probe_bytes_put(out, &errnum, sizeof(errnum));
+	probe_bytes_put_str(out, rc != 0 ? jp_error_message(&e) : NULL);
+	probe_bytes_put(out, &len64, sizeof(len64));
+	if (text)
+		probe_bytes_put(out, text, len);
 	jp_error_dispose(&e);
+	free(text);
+	free(path);
 }
+JP_HELPER_REQUEST(read_file, read_serve);
 
-static void read_pack(struct probe_bytes *out, void *arg)
+/* The answer's text (NUL-terminated) into *text; false when the bytes are
+ * short or longer than max. */
+static bool read_text(char **text, size_t *len, struct probe_bytes *ans, size_t max)
 {
-	struct read_call *c = arg;
-	uint64_t len = c->text ? (uint64_t)c->len : 0;
+	uint64_t n = 0;
 
-	probe_bytes_put(out, &c->rc, sizeof(c->rc));
-	probe_bytes_put(out, &c->errnum, sizeof(c->errnum));
-	probe_bytes_put_str(out, c->msg);
-	probe_bytes_put(out, &len, sizeof(len));
-	if (c->text)
-		probe_bytes_put(out, c->text, c->len);
-}
-
-static bool read_unpack(struct probe_bytes *in, void *arg)
-{
-	struct read_call *c = arg;
-	uint64_t len = 0;
-
-	probe_bytes_get(in, &c->rc, sizeof(c->rc));
-	probe_bytes_get(in, &c->errnum, sizeof(c->errnum));
-	c->msg = probe_bytes_get_str(in);
-	probe_bytes_get(in, &len, sizeof(len));
-	if (in->bad || len > in->n - in->off || len > c->max)
+	probe_bytes_get(ans, &n, sizeof(n));
+	if (ans->bad || n > ans->n - ans->off || n > max || !(*text = malloc((size_t)n + 1)))
 		return false;
-	if (c->rc == 0) {
-		if (!(c->text = malloc((size_t)len + 1)))
-			return false;
-		probe_bytes_get(in, c->text, (size_t)len);
-		c->text[len] = '\0';
-		c->len = (size_t)len;
-	}
-	return !in->bad;
+	probe_bytes_get(ans, *text, (size_t)n);
+	(*text)[n] = '\0';
+	*len = (size_t)n;
+	return true;
 }
 
 int jp_probe_read_file(char **text, size_t *len, const char *path, size_t max,
 		       unsigned timeout_ms, struct jp_error *err)
 {
-	struct read_call c;
-	char mount[4096];
-	int rc;
+	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
+	uint64_t max64 = max;
+	char mount[4096], *msg;
+	int rc, child_rc = 0, errnum = 0;
 
-	memset(&c, 0, sizeof(c));
-	c.path = path;
-	c.max = max;
 	*text = NULL;
 	*len = 0;
 	if (jp_probe_mount_hung(path, mount, sizeof(mount)))
@@ -91,26 +75,32 @@ int jp_probe_read_file(char **text, size_t *len, const char *path, size_t max,
 				    _("%s: no answer: %s, the mount it is on, has not answered an "
 				      "earlier look yet (is a network mount hung?)"),
 				    path, mount);
-	rc = probe_child_call(read_run, &c, read_pack, read_unpack, path,
-			      timeout_ms ? timeout_ms : jp_probe_default_timeout_ms(), err);
+	probe_bytes_put_str(&in, path);
+	probe_bytes_put(&in, &max64, sizeof(max64));
+	rc = jp_helper_call(&ans, &jp_req_read_file, &in, path,
+			    timeout_ms ? timeout_ms : jp_probe_default_timeout_ms(), err);
+	free(in.p);
 	if (rc < 0) {
-		free(c.msg);
-		free(c.text);
 		if (rc == JP_ETIMEOUT && err) /* unreadable: exit 3, as for any such file */
 			err->code = JP_EFORMAT;
 		return rc == JP_ETIMEOUT ? JP_EFORMAT : rc;
 	}
-	if (c.rc != 0) {
-		rc = jp_error_set(err, c.rc, "%s", c.msg ? c.msg : jp_strerror(c.rc));
-		free(c.msg);
-		free(c.text);
-		errno = c.errnum; /* the draft tells "none yet" (ENOENT) from a failure */
-		return rc;
+	probe_bytes_get(&ans, &child_rc, sizeof(child_rc));
+	probe_bytes_get(&ans, &errnum, sizeof(errnum));
+	msg = probe_bytes_get_str(&ans);
+	if (ans.bad) {
+		rc = jp_error_set(err, JP_EINTERNAL, "%s: %s", path, _("the look at it failed"));
+	} else if (child_rc != 0) {
+		rc = jp_error_set(err, child_rc, "%s", msg ? msg : jp_strerror(child_rc));
+		errno = errnum; /* the draft tells "none yet" (ENOENT) from a failure */
+	} else if (!read_text(text, len, &ans, max)) {
+		free(*text);
+		*text = NULL;
+		rc = jp_error_set(err, JP_EINTERNAL, "%s: %s", path, _("the look at it failed"));
 	}
-	free(c.msg);
-	*text = c.text;
-	*len = c.len;
-	return 0;
+	free(msg);
+	free(ans.p);
+	return rc;
 }
 
 int jp_input_read(char **text, size_t *len, const char *path, size_t max,

@@ -1,9 +1,9 @@
-/* jp_stage in bounded time: the work (stage.c) runs in a watched child
- * process (probe_watch.c), so a source or destination on a network mount
+/* jp_stage in bounded time: the work (stage.c) runs in a watched
+ * helper process (helper.c), so a source or destination on a network mount
  * that stopped answering costs "PATH: no answer within N s", never a
  * process stuck in the kernel; a cancel (Ctrl-C, SIGTERM) still ends it at
  * once. Progress is passed on as it comes; the result and the messages
- * come back as bytes. What a child given up leaves behind is what kill -9
+ * come back as bytes. What a helper given up leaves behind is what kill -9
  * leaves (temporaries, never a half-made file under its final name): the
  * next run goes on from there. */
 #include "config.h"
@@ -20,7 +20,7 @@
 #include "probe_internal.h"
 #include "jobprep/stage.h"
 #include "jobprep/url.h"
-#include "probe_watch.h"
+#include "helper_internal.h"
 #include "stage_internal.h"
 #include "error_internal.h"
 
@@ -28,8 +28,6 @@
 #define CANCEL_GRACE_MS 2000
 
 struct stage_call {
-	const char *source, *dest;
-	const struct jp_stage_options *opts;
 	/* the answer */
 	int rc;
 	struct jp_error err;
@@ -76,17 +74,6 @@ static int child_cancelled(void *payload)
 	return jp_watch_stop_asked();
 }
 
-static void stage_run(void *arg)
-{
-	struct stage_call *c = arg;
-	struct jp_port port = JP_PORT_INIT;
-
-	port.progress = child_progress;
-	port.cancelled = child_cancelled;
-	jp_error_init(&c->err);
-	c->rc = jp_stage_now(&c->res, c->source, c->dest, c->opts, &port, &c->err);
-}
-
 static void put_strv(struct probe_bytes *out, char **v, size_t n)
 {
 	uint64_t n64 = n;
@@ -96,10 +83,8 @@ static void put_strv(struct probe_bytes *out, char **v, size_t n)
 		probe_bytes_put_str(out, v[i]);
 }
 
-static void stage_pack(struct probe_bytes *out, void *arg)
+static void stage_pack(struct probe_bytes *out, const struct stage_call *c)
 {
-	struct stage_call *c = arg;
-
 	probe_bytes_put(out, &c->rc, sizeof(c->rc));
 	probe_bytes_put(out, &c->err.code, sizeof(c->err.code));
 	put_strv(out, c->err.msgs, c->err.n);
@@ -109,6 +94,82 @@ static void stage_pack(struct probe_bytes *out, void *arg)
 	put_strv(out, c->res.outside, c->res.n_outside);
 	put_strv(out, c->res.notes, c->res.n_notes);
 }
+
+/* The options as bytes: the flag that there are any, the numbers, then the
+ * strings (the bearer token too: the socket is the helper's alone, never
+ * its argv or environment). */
+static void options_put(struct probe_bytes *out, const struct jp_stage_options *o)
+{
+	bool have = o != NULL;
+
+	probe_bytes_put(out, &have, sizeof(have));
+	if (!o)
+		return;
+	probe_bytes_put(out, &o->jobs, sizeof(o->jobs));
+	probe_bytes_put(out, &o->verify, sizeof(o->verify));
+	probe_bytes_put(out, &o->no_unpack, sizeof(o->no_unpack));
+	probe_bytes_put(out, &o->shard, sizeof(o->shard));
+	probe_bytes_put(out, &o->shards, sizeof(o->shards));
+	probe_bytes_put(out, &o->expect_known, sizeof(o->expect_known));
+	probe_bytes_put(out, &o->expect_size, sizeof(o->expect_size));
+	probe_bytes_put_str(out, o->sha256);
+	probe_bytes_put_str(out, o->bearer);
+}
+
+/* Read back into *o (its strings malloc'd: options_dispose); false when
+ * there were none. */
+static bool options_get(struct jp_stage_options *o, struct probe_bytes *in)
+{
+	bool have = false;
+
+	*o = (struct jp_stage_options)JP_STAGE_OPTIONS_INIT;
+	probe_bytes_get(in, &have, sizeof(have));
+	if (!have)
+		return false;
+	probe_bytes_get(in, &o->jobs, sizeof(o->jobs));
+	probe_bytes_get(in, &o->verify, sizeof(o->verify));
+	probe_bytes_get(in, &o->no_unpack, sizeof(o->no_unpack));
+	probe_bytes_get(in, &o->shard, sizeof(o->shard));
+	probe_bytes_get(in, &o->shards, sizeof(o->shards));
+	probe_bytes_get(in, &o->expect_known, sizeof(o->expect_known));
+	probe_bytes_get(in, &o->expect_size, sizeof(o->expect_size));
+	o->sha256 = probe_bytes_get_str(in);
+	o->bearer = probe_bytes_get_str(in);
+	return true;
+}
+
+static void options_dispose(struct jp_stage_options *o)
+{
+	free((char *)o->sha256);
+	if (o->bearer)
+		explicit_bzero((char *)o->bearer, strlen(o->bearer));
+	free((char *)o->bearer);
+}
+
+/* inputs: source, dest, the options; answer: stage_pack's */
+static void stage_serve(struct probe_bytes *in, struct probe_bytes *out)
+{
+	struct jp_port port = JP_PORT_INIT;
+	struct jp_stage_options opts;
+	struct stage_call c;
+	char *source = probe_bytes_get_str(in), *dest = probe_bytes_get_str(in);
+	bool have = options_get(&opts, in);
+
+	memset(&c, 0, sizeof(c));
+	jp_error_init(&c.err);
+	c.res = (struct jp_stage_result)JP_STAGE_RESULT_INIT;
+	port.progress = child_progress;
+	port.cancelled = child_cancelled;
+	if (!in->bad)
+		c.rc = jp_stage_now(&c.res, source, dest, have ? &opts : NULL, &port, &c.err);
+	stage_pack(out, &c);
+	jp_stage_result_dispose(&c.res);
+	jp_error_dispose(&c.err);
+	options_dispose(&opts);
+	free(source);
+	free(dest);
+}
+JP_HELPER_REQUEST(stage, stage_serve);
 
 /* ---- in the parent ---- */
 
@@ -129,9 +190,8 @@ static bool get_strv(struct probe_bytes *in, char ***v, size_t *n)
 	return true;
 }
 
-static bool stage_unpack(struct probe_bytes *in, void *arg)
+static bool stage_unpack(struct probe_bytes *in, struct stage_call *c)
 {
-	struct stage_call *c = arg;
 	char **msgs;
 	size_t n;
 	int code = 0;
@@ -265,6 +325,7 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 	     const struct jp_stage_options *opts, const struct jp_port *port,
 	     struct jp_error *err)
 {
+	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
 	struct stage_call c;
 	struct jp_watch w;
 	bool cancel_sent;
@@ -277,9 +338,6 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 	if ((rc = fail_hung(source, dest, err)) < 0)
 		return rc;
 	memset(&c, 0, sizeof(c));
-	c.source = source;
-	c.dest = dest;
-	c.opts = opts;
 	c.port = port;
 	jp_error_init(&c.err);
 	c.res = (struct jp_stage_result)JP_STAGE_RESULT_INIT;
@@ -291,7 +349,18 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 	 * mount), without a byte or a file moving on */
 	w.stall_ms = jp_file_write_timeout_ms();
 	w.grace_ms = w.stall_ms < CANCEL_GRACE_MS ? w.stall_ms : CANCEL_GRACE_MS;
-	rc = jp_watch_call(stage_run, &c, stage_pack, stage_unpack, &w, &cancel_sent, err);
+	probe_bytes_put_str(&in, source);
+	probe_bytes_put_str(&in, dest);
+	options_put(&in, opts);
+	rc = in.bad ? jp_error_oom(err)
+		    : jp_helper_watch(&ans, &jp_req_stage, &in, &w, &cancel_sent, err);
+	if (in.p)
+		explicit_bzero(in.p, in.n);
+	free(in.p);
+	if (rc == 0 && !stage_unpack(&ans, &c))
+		rc = jp_error_set(err, JP_EINTERNAL, "%s",
+				  _("the work's process ended without an answer"));
+	free(ans.p);
 	if (rc == JP_ETIMEOUT) {
 		rc = stalled(source, dest, w.stall_ms, err);
 	} else if (rc == JP_ECANCELED) {

@@ -172,7 +172,7 @@ tests_unit_test_utf8_break_LDADD = $(unit_ldadd)
 tests_unit_test_utf8_break_SOURCES = tests/unit/test_utf8_break.c ui/tui/utf8.h ui/tui/utf8.c
 # storage: mount table and path classes, probes, data-set scans
 STORAGE_TESTS = tests/unit/test_mountinfo tests/unit/test_probe tests/unit/test_scan \
-	tests/unit/test_probe_watch
+	tests/unit/test_helper
 check_PROGRAMS += $(STORAGE_TESTS)
 TESTS += $(STORAGE_TESTS)
 tests_unit_test_mountinfo_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
@@ -181,9 +181,9 @@ tests_unit_test_mountinfo_LDADD = $(unit_ldadd)
 tests_unit_test_probe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_probe_CFLAGS = $(unit_cflags)
 tests_unit_test_probe_LDADD = $(unit_ldadd)
-tests_unit_test_probe_watch_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
-tests_unit_test_probe_watch_CFLAGS = $(unit_cflags)
-tests_unit_test_probe_watch_LDADD = $(unit_ldadd)
+tests_unit_test_helper_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_unit_test_helper_CFLAGS = $(unit_cflags)
+tests_unit_test_helper_LDADD = $(unit_ldadd)
 tests_unit_test_scan_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_scan_CFLAGS = $(unit_cflags)
 tests_unit_test_scan_LDADD = $(unit_ldadd)

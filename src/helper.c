@@ -1,0 +1,657 @@
+/* The process boundary (helper_internal.h): helpers are this program,
+ * started again with posix_spawn and JOBPREP_HELPER=1 in their
+ * environment, with one end of a socket pair as descriptor 3. The
+ * constructor below sees that variable before main() runs and serves
+ * requests until the socket closes, so every program linked with the core
+ * (jobprep, the unit tests, the benchmarks) is its own helper without a
+ * line of its main(). Nothing runs between a fork and an exec of ours:
+ * posix_spawn does both at once.
+ *
+ * On the socket: a request is a u32 length and that many bytes (the
+ * request's name as a string, then its inputs); the helper sends frames of
+ * a u32 length, a type byte and the bytes: reports ('R', watched work
+ * only), then the answer ('A'), or 'X' when it could not serve it. A
+ * caller's stop is one byte the other way (or the socket closing). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "jobprep/i18n.h"
+#include "deadline_internal.h"
+#include "helper_internal.h"
+
+extern char **environ;
+
+#define HELPER_ENV "JOBPREP_HELPER"
+#define HELPER_LOCALE_ENV "JOBPREP_HELPER_LOCALEDIR"
+#define HELPER_FD 3
+/* helpers kept for the next call, once their answer is in */
+#define IDLE_MAX 4
+#define POLL_MS 100
+#define CPU_SAMPLE_MS 500
+/* a gap between two looks this long: we were stopped, not it silent */
+#define STOPPED_GAP_MS 2000
+/* CPU spent in a sample that counts as a sign of life: 4% (an idle loop
+ * that only reports spends far less; copying, removing, walking more). */
+#define CPU_LIFE_PERMILLE 40
+#define FRAME_HEAD 5
+#define REQUEST_MAX (64u << 20)
+
+enum { FRAME_REPORT = 'R', FRAME_ANSWER = 'A', FRAME_FAILED = 'X' };
+
+#define JP_HELPER_ENTRY(id) &jp_req_##id,
+static const struct jp_helper_request *const requests[] = { JP_HELPER_REQUESTS(JP_HELPER_ENTRY) };
+#undef JP_HELPER_ENTRY
+
+/* ---- bytes on a descriptor ---------------------------------------------- */
+
+/* All of n bytes to fd; false when the other end is gone. */
+static bool send_all(int fd, const void *data, size_t n)
+{
+	const char *p = data;
+
+	while (n > 0) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+/* Exactly n bytes from fd, waiting as long as it takes; false at its end. */
+static bool recv_all(int fd, void *data, size_t n)
+{
+	char *p = data;
+
+	while (n > 0) {
+		ssize_t r = read(fd, p, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		p += r;
+		n -= (size_t)r;
+	}
+	return true;
+}
+
+/* ==== the helper's side ==================================================== */
+
+static int serve_fd = -1;
+static atomic_bool stop_asked;
+static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void send_frame(int type, const void *msg, size_t n)
+{
+	unsigned char head[FRAME_HEAD];
+	uint32_t len = (uint32_t)n;
+
+	memcpy(head, &len, sizeof(len));
+	head[4] = (unsigned char)type;
+	pthread_mutex_lock(&send_lock);
+	bool ok = send_all(serve_fd, head, sizeof(head)) && send_all(serve_fd, msg, n);
+	pthread_mutex_unlock(&send_lock);
+	if (!ok)
+		_exit(1); /* the caller is gone: so is the work */
+}
+
+void jp_watch_send(const void *msg, size_t n)
+{
+	if (serve_fd >= 0)
+		send_frame(FRAME_REPORT, msg, n);
+}
+
+bool jp_watch_stop_asked(void)
+{
+	struct pollfd pfd = { serve_fd, POLLIN, 0 };
+
+	if (serve_fd < 0 || atomic_load(&stop_asked))
+		return atomic_load(&stop_asked);
+	/* a stop byte, or the caller gone (the socket's end) */
+	if (poll(&pfd, 1, 0) > 0)
+		atomic_store(&stop_asked, true);
+	return atomic_load(&stop_asked);
+}
+
+static const struct jp_helper_request *find_request(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++)
+		if (strcmp(requests[i]->name, name) == 0)
+			return requests[i];
+	for (size_t i = 0; jp_helper_extra_requests && jp_helper_extra_requests[i]; i++)
+		if (strcmp(jp_helper_extra_requests[i]->name, name) == 0)
+			return jp_helper_extra_requests[i];
+	return NULL;
+}
+
+/* One request read, served and answered; false at the socket's end. */
+static bool serve_one(void)
+{
+	struct probe_bytes in = { NULL, 0, 0, 0, false }, out = { NULL, 0, 0, 0, false };
+	const struct jp_helper_request *req;
+	uint32_t len;
+	char *name;
+
+	if (!recv_all(serve_fd, &len, sizeof(len)) || len > REQUEST_MAX ||
+	    !(in.p = malloc(len ? len : 1)) || !recv_all(serve_fd, in.p, len))
+		return false;
+	in.n = in.cap = len;
+	name = probe_bytes_get_str(&in);
+	req = find_request(name);
+	free(name);
+	if (req)
+		req->serve(&in, &out);
+	if (!req || in.bad || out.bad)
+		send_frame(FRAME_FAILED, "", 0);
+	else
+		send_frame(FRAME_ANSWER, out.p, out.n);
+	free(in.p);
+	free(out.p);
+	return true;
+}
+
+/* The locale the caller runs in, so that the messages a helper writes read
+ * as the caller's own. */
+static void helper_locale(void)
+{
+	setlocale(LC_ALL, "");
+#ifdef ENABLE_NLS
+	const char *dir = getenv(HELPER_LOCALE_ENV);
+
+	if (dir && *dir)
+		bindtextdomain("jobprep", dir);
+#endif
+	unsetenv(HELPER_LOCALE_ENV);
+}
+
+/* Before main(): a program started as a helper serves, then ends. Its
+ * caller decides what a signal means (a Ctrl-C to the process group must
+ * not turn the work into a failure): SIGINT, SIGTERM and SIGHUP are
+ * ignored here, and were blocked from the spawn on, so none is lost in
+ * between. SIGPIPE ends it. */
+__attribute__((constructor)) static void helper_serve_if_asked(void)
+{
+	const char *v = getenv(HELPER_ENV);
+	sigset_t none;
+
+	if (!v || strcmp(v, "1") != 0)
+		return;
+	unsetenv(HELPER_ENV);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* what the work starts (git-lfs, a shell) does not get the socket */
+	if (fcntl(HELPER_FD, F_SETFD, FD_CLOEXEC) != 0)
+		_exit(1);
+	serve_fd = HELPER_FD;
+	helper_locale();
+	while (serve_one())
+		;
+	_exit(0);
+}
+
+/* ==== the caller's side ===================================================== */
+
+struct helper {
+	pid_t pid;
+	int fd;
+};
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct helper idle[IDLE_MAX];
+static size_t n_idle;
+static atomic_size_t n_live;
+
+size_t jp_helper_count(void)
+{
+	return atomic_load(&n_live);
+}
+
+/* This program's file: the name the kernel gives it (under valgrind, the
+ * program valgrind runs, not valgrind's own), or the kernel's link itself
+ * when the file was replaced on disk since it started. */
+static char self_path[4096];
+static pthread_once_t self_once = PTHREAD_ONCE_INIT;
+
+static void self_find(void)
+{
+	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+
+	if (n > 0 && (size_t)n < sizeof(self_path) - 1) {
+		self_path[n] = '\0';
+		if (!strstr(self_path, " (deleted)") && access(self_path, X_OK) == 0)
+			return;
+	}
+	snprintf(self_path, sizeof(self_path), "%s", "/proc/self/exe");
+}
+
+static const char *self_program(void)
+{
+	pthread_once(&self_once, self_find);
+	return self_path;
+}
+
+static int start_failed(struct jp_error *err, int e)
+{
+	return jp_error_set(err, JP_EINTERNAL, _("cannot start a process: %s"), strerror(e));
+}
+
+/* The environment of a helper: ours, and the two variables it reads. */
+static char **helper_env(char *flag, char *localedir)
+{
+	size_t n = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	if (!(env = calloc(n + 3, sizeof(*env))))
+		return NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], HELPER_ENV "=", sizeof(HELPER_ENV)) != 0 &&
+		    strncmp(environ[i], HELPER_LOCALE_ENV "=", sizeof(HELPER_LOCALE_ENV)) != 0)
+			env[k++] = environ[i];
+	env[k++] = flag;
+	if (localedir)
+		env[k++] = localedir;
+	return env;
+}
+
+/* A descriptor of sv[1]'s at HELPER_FD + 1 or above, so that the spawn's
+ * dup2 onto HELPER_FD always makes a new (inheritable) descriptor. */
+static int spawn_helper(struct helper *h, struct jp_error *err)
+{
+	static char flag[] = HELPER_ENV "=1";
+	char *localedir = NULL, **env = NULL;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t ends, dfl;
+	int sv[2], child_fd, e;
+	char *argv[] = { (char *)"jobprep-helper", NULL };
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+		return start_failed(err, errno);
+	child_fd = fcntl(sv[1], F_DUPFD_CLOEXEC, HELPER_FD + 1);
+	close(sv[1]);
+	if (child_fd < 0) {
+		e = errno;
+		close(sv[0]);
+		return start_failed(err, e);
+	}
+#ifdef ENABLE_NLS
+	const char *dir = bindtextdomain("jobprep", NULL);
+	if (dir && asprintf(&localedir, HELPER_LOCALE_ENV "=%s", dir) < 0)
+		localedir = NULL;
+#endif
+	env = helper_env(flag, localedir);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&attr);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, child_fd, HELPER_FD);
+	/* the ends blocked until the helper ignores them; SIGPIPE its default */
+	sigemptyset(&ends);
+	sigaddset(&ends, SIGINT);
+	sigaddset(&ends, SIGTERM);
+	sigaddset(&ends, SIGHUP);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	posix_spawnattr_setsigmask(&attr, &ends);
+	posix_spawnattr_setsigdefault(&attr, &dfl);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	e = env ? posix_spawn(&h->pid, self_program(), &fa, &attr, argv, env) : ENOMEM;
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	free(env);
+	free(localedir);
+	close(child_fd);
+	if (e != 0) {
+		close(sv[0]);
+		return start_failed(err, e);
+	}
+	h->fd = sv[0];
+	atomic_fetch_add(&n_live, 1);
+	return 0;
+}
+
+/* A helper that has answered, or that is to be given up: killed and reaped
+ * (an idle helper has nothing to lose). */
+static void helper_end(struct helper *h)
+{
+	close(h->fd);
+	kill(h->pid, SIGKILL);
+	while (waitpid(h->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	atomic_fetch_sub(&n_live, 1);
+}
+
+/* A helper that did not answer: killed and left behind (it dies when the
+ * mount answers); path's mount counts as hung until then. */
+static void helper_abandon(struct helper *h, const char *path)
+{
+	close(h->fd);
+	probe_child_abandon(h->pid, path);
+	atomic_fetch_sub(&n_live, 1);
+}
+
+static int helper_take(struct helper *h, struct jp_error *err)
+{
+	pthread_mutex_lock(&pool_lock);
+	bool have = n_idle > 0;
+	if (have)
+		*h = idle[--n_idle];
+	pthread_mutex_unlock(&pool_lock);
+	return have ? 0 : spawn_helper(h, err);
+}
+
+static void helper_give_back(struct helper *h)
+{
+	pthread_mutex_lock(&pool_lock);
+	bool kept = n_idle < IDLE_MAX;
+	if (kept)
+		idle[n_idle++] = *h;
+	pthread_mutex_unlock(&pool_lock);
+	if (!kept)
+		helper_end(h);
+}
+
+static bool send_request(const struct helper *h, const struct jp_helper_request *req,
+			 const struct probe_bytes *in)
+{
+	struct probe_bytes b = { NULL, 0, 0, 0, false };
+	uint32_t len = 0;
+	bool ok;
+
+	probe_bytes_put(&b, &len, sizeof(len));
+	probe_bytes_put_str(&b, req->name);
+	if (in && in->n)
+		probe_bytes_put(&b, in->p, in->n);
+	if (b.bad || b.n - sizeof(len) > REQUEST_MAX) {
+		free(b.p);
+		return false;
+	}
+	len = (uint32_t)(b.n - sizeof(len));
+	memcpy(b.p, &len, sizeof(len));
+	ok = send_all(h->fd, b.p, b.n);
+	free(b.p);
+	return ok;
+}
+
+/* What has come from a helper: bytes read and not yet taken, and the
+ * answer once whole. */
+struct reader {
+	struct probe_bytes in;
+	struct probe_bytes ans;
+	bool answered, failed, eof, want_cancel, life;
+};
+
+/* Take the whole frames in r->in: reports to w (NULL: dropped). */
+static void take_frames(struct reader *r, const struct jp_watch *w)
+{
+	for (;;) {
+		size_t left = r->in.n - r->in.off;
+		uint32_t len;
+
+		if (left < FRAME_HEAD)
+			break;
+		memcpy(&len, r->in.p + r->in.off, sizeof(len));
+		if (left - FRAME_HEAD < len)
+			break;
+		const char *msg = r->in.p + r->in.off + FRAME_HEAD;
+		int type = r->in.p[r->in.off + 4];
+		if (type == FRAME_ANSWER) {
+			probe_bytes_put(&r->ans, msg, len);
+			r->answered = true;
+		} else if (type == FRAME_FAILED) {
+			r->failed = true;
+		} else if (w && w->report) {
+			int v = w->report(msg, len, w->payload);
+			if (v < 0)
+				r->want_cancel = true;
+			else if (v > 0)
+				r->life = true;
+		}
+		r->in.off += FRAME_HEAD + (size_t)len;
+	}
+	if (r->in.off > 0 && r->in.off == r->in.n)
+		r->in.n = r->in.off = 0;
+	else if (r->in.off > 65536) {
+		memmove(r->in.p, r->in.p + r->in.off, r->in.n - r->in.off);
+		r->in.n -= r->in.off;
+		r->in.off = 0;
+	}
+}
+
+/* Read what is there within wait_ms, and take its frames. */
+static void read_some(struct reader *r, int fd, int wait_ms, const struct jp_watch *w)
+{
+	struct pollfd pfd = { fd, POLLIN, 0 };
+	char chunk[16384];
+	int p = poll(&pfd, 1, wait_ms);
+
+	if (p <= 0)
+		return;
+	ssize_t n = read(fd, chunk, sizeof(chunk));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		r->eof = true;
+		return;
+	}
+	probe_bytes_put(&r->in, chunk, (size_t)n);
+	take_frames(r, w);
+}
+
+static bool reader_done(const struct reader *r)
+{
+	return r->answered || r->failed || r->eof || r->in.bad;
+}
+
+static void reader_dispose(struct reader *r)
+{
+	free(r->in.p);
+	free(r->ans.p);
+}
+
+int jp_helper_call(struct probe_bytes *out, const struct jp_helper_request *req,
+		   const struct probe_bytes *in, const char *path, unsigned timeout_ms,
+		   struct jp_error *err)
+{
+	struct reader r;
+	struct helper h;
+	uint64_t end;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	memset(&r, 0, sizeof(r));
+	if ((rc = helper_take(&h, err)) < 0)
+		return rc;
+	/* an idle helper that has died since (killed from outside): once more
+	 * with a new one */
+	if (!send_request(&h, req, in)) {
+		helper_end(&h);
+		if ((rc = spawn_helper(&h, err)) < 0)
+			return rc;
+		if (!send_request(&h, req, in)) {
+			helper_end(&h);
+			return jp_error_set(err, JP_EINTERNAL, "%s: %s", path ? path : "?",
+					    _("the look at it failed"));
+		}
+	}
+	end = jp_now_ns() + (uint64_t)timeout_ms * 1000000u;
+	while (!reader_done(&r)) {
+		uint64_t now = jp_now_ns();
+		if (now >= end)
+			break;
+		read_some(&r, h.fd, (int)((end - now + 999999u) / 1000000u), NULL);
+	}
+	if (!reader_done(&r)) {
+		helper_abandon(&h, path);
+		reader_dispose(&r);
+		return jp_error_set(err, JP_ETIMEOUT,
+				    _("%s: no answer within %u.%u s (is a network mount hung?)"),
+				    path ? path : "?", timeout_ms / 1000, (timeout_ms % 1000) / 100);
+	}
+	if (r.answered && !r.ans.bad) {
+		helper_give_back(&h);
+		*out = r.ans;
+		r.ans.p = NULL;
+		reader_dispose(&r);
+		return 0;
+	}
+	helper_end(&h);
+	reader_dispose(&r);
+	return jp_error_set(err, JP_EINTERNAL, "%s: %s", path ? path : "?",
+			    _("the look at it failed"));
+}
+
+/* ---- watched work --------------------------------------------------------- */
+
+/* The CPU time pid has spent (its threads', dead ones too), in clock
+ * ticks; -1 when unknown. */
+static long long helper_cpu(pid_t pid)
+{
+	char path[64], buf[1024];
+	long long utime, stime;
+	FILE *f;
+	char *p;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* after the name in parentheses: state is field 3, utime 14, stime 15 */
+	if (!(p = strrchr(buf, ')')) ||
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lld %lld", &utime,
+		   &stime) != 2)
+		return -1;
+	return utime + stime;
+}
+
+/* When the helper last showed a sign of life, and what its CPU was. */
+struct life {
+	uint64_t life_ns, sample_ns, last_ns;
+	long long cpu, cpu_min;
+};
+
+static void life_init(struct life *l, pid_t pid)
+{
+	long tck = sysconf(_SC_CLK_TCK);
+
+	l->life_ns = l->sample_ns = l->last_ns = jp_now_ns();
+	l->cpu = helper_cpu(pid);
+	l->cpu_min = (tck > 0 ? tck : 100) * CPU_SAMPLE_MS * CPU_LIFE_PERMILLE / 1000000;
+	if (l->cpu_min < 1)
+		l->cpu_min = 1;
+}
+
+static void life_update(struct life *l, pid_t pid, struct reader *r, uint64_t now)
+{
+	/* A long gap between two looks: this process was stopped (Ctrl-Z,
+	 * SIGSTOP), not the helper silent: the wait starts again. */
+	if (now - l->last_ns >= (uint64_t)STOPPED_GAP_MS * 1000000u) {
+		l->life_ns = l->sample_ns = now;
+		l->cpu = helper_cpu(pid);
+	}
+	l->last_ns = now;
+	if (r->life) {
+		r->life = false;
+		l->life_ns = now;
+	}
+	if (now - l->sample_ns >= (uint64_t)CPU_SAMPLE_MS * 1000000u) {
+		long long c = helper_cpu(pid);
+		if (c >= 0 && l->cpu >= 0 && c - l->cpu >= l->cpu_min)
+			l->life_ns = now;
+		l->cpu = c;
+		l->sample_ns = now;
+	}
+}
+
+/* Watch h until it answers (true) or is given up (false; *cancel_sent
+ * says why). */
+static bool watch(const struct helper *h, const struct jp_watch *w, struct reader *r,
+		  bool *cancel_sent)
+{
+	struct life l;
+
+	life_init(&l, h->pid);
+	while (!reader_done(r)) {
+		read_some(r, h->fd, POLL_MS, w);
+		uint64_t now = jp_now_ns();
+		life_update(&l, h->pid, r, now);
+		if (!*cancel_sent && (r->want_cancel || (w->cancelled && w->cancelled(w->payload)))) {
+			send_all(h->fd, "S", 1);
+			*cancel_sent = true;
+			l.life_ns = now;
+		}
+		if (reader_done(r))
+			break;
+		unsigned limit = *cancel_sent ? w->grace_ms : w->stall_ms;
+		if (now - l.life_ns >= (uint64_t)limit * 1000000u)
+			return false;
+	}
+	return true;
+}
+
+int jp_helper_watch(struct probe_bytes *out, const struct jp_helper_request *req,
+		    const struct probe_bytes *in, const struct jp_watch *w, bool *cancel_sent,
+		    struct jp_error *err)
+{
+	struct reader r;
+	struct helper h;
+	int rc = 0;
+
+	*cancel_sent = false;
+	memset(out, 0, sizeof(*out));
+	memset(&r, 0, sizeof(r));
+	/* a helper of its own: a stop byte it was sent must not reach the
+	 * next request */
+	if ((rc = spawn_helper(&h, err)) < 0)
+		return rc;
+	if (!send_request(&h, req, in)) {
+		helper_end(&h);
+		return jp_error_set(err, JP_EINTERNAL, "%s",
+				    _("the work's process ended without an answer"));
+	}
+	if (!watch(&h, w, &r, cancel_sent)) {
+		/* Stuck (a hung mount), or deaf to the cancel: leave it. */
+		helper_abandon(&h, w->path);
+		rc = *cancel_sent ? JP_ECANCELED : JP_ETIMEOUT;
+	} else {
+		helper_end(&h);
+		if (r.answered && !r.ans.bad) {
+			*out = r.ans;
+			r.ans.p = NULL;
+		} else {
+			rc = jp_error_set(err, JP_EINTERNAL, "%s",
+					  _("the work's process ended without an answer"));
+		}
+	}
+	reader_dispose(&r);
+	return rc;
+}

@@ -1,0 +1,304 @@
+/* The process boundary of src/helper.c: a request's answer comes back from
+ * a helper (this test program started again, never a fork of it); the
+ * helper sees only the bytes it was sent; helpers are kept and used again;
+ * one that does not answer in time is given up (JP_ETIMEOUT), killed and
+ * left behind; one killed from outside while idle is replaced; watched
+ * work's reports reach the caller in order, a cancel reaches the helper,
+ * and a helper deaf to it is given up too (JP_ECANCELED). No timed
+ * assertion: the bounds are far from what each case does. */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "helper_internal.h"
+
+enum { ANSWER, REPORT, SILENT, STOPPABLE, DEAF, WHO };
+
+static void nap(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* This test's own requests: "test_mode" does what its input says; its
+ * answer is a number. */
+static void mode_serve(struct probe_bytes *in, struct probe_bytes *out)
+{
+	int mode = -1, answer = 0;
+
+	probe_bytes_get(in, &mode, sizeof(mode));
+	switch (mode) {
+	case ANSWER:
+		answer = 42;
+		break;
+	case REPORT:
+		for (int i = 1; i <= 3; i++)
+			jp_watch_send(&i, sizeof(i));
+		answer = 3;
+		break;
+	case SILENT:
+		for (;;)
+			pause();
+	case STOPPABLE:
+		while (!jp_watch_stop_asked())
+			nap(10);
+		answer = -1;
+		break;
+	case DEAF:
+		for (;;)
+			nap(100);
+	case WHO:
+		answer = (int)getpid();
+		break;
+	default:
+		out->bad = true;
+	}
+	probe_bytes_put(out, &answer, sizeof(answer));
+}
+
+/* "test_echo": its input string back, and whether the test's own globals
+ * reached it (they must not: nothing of the caller's memory does). */
+static int marker;
+
+static void echo_serve(struct probe_bytes *in, struct probe_bytes *out)
+{
+	char *s = probe_bytes_get_str(in);
+
+	probe_bytes_put_str(out, s);
+	probe_bytes_put(out, &marker, sizeof(marker));
+	free(s);
+}
+
+static const struct jp_helper_request test_mode = { "test_mode", mode_serve };
+static const struct jp_helper_request test_echo = { "test_echo", echo_serve };
+const struct jp_helper_request *const jp_helper_extra_requests[] = { &test_mode, &test_echo,
+								     NULL };
+
+static int call_mode(int mode, int *answer, unsigned timeout_ms)
+{
+	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
+	struct jp_error err = JP_ERROR_INIT;
+	int rc;
+
+	probe_bytes_put(&in, &mode, sizeof(mode));
+	rc = jp_helper_call(&ans, &test_mode, &in, "/nowhere", timeout_ms, &err);
+	if (rc == 0) {
+		probe_bytes_get(&ans, answer, sizeof(*answer));
+		assert_false(ans.bad);
+		free(ans.p);
+	}
+	free(in.p);
+	jp_error_dispose(&err);
+	return rc;
+}
+
+static void the_answer_comes_back(void **state)
+{
+	int answer = 0;
+
+	(void)state;
+	assert_int_equal(call_mode(ANSWER, &answer, 60000), 0);
+	assert_int_equal(answer, 42);
+	/* in this process, sending is a no-op and nothing asks to stop */
+	jp_watch_send("x", 1);
+	assert_false(jp_watch_stop_asked());
+}
+
+static void the_helper_sees_only_the_bytes_sent(void **state)
+{
+	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
+	struct jp_error err = JP_ERROR_INIT;
+	int seen = -1;
+	char *s;
+
+	(void)state;
+	marker = 7; /* a fork would see it; a new program starts with 0 */
+	probe_bytes_put_str(&in, "数据 ü");
+	assert_int_equal(jp_helper_call(&ans, &test_echo, &in, NULL, 60000, &err), 0);
+	s = probe_bytes_get_str(&ans);
+	probe_bytes_get(&ans, &seen, sizeof(seen));
+	assert_false(ans.bad);
+	assert_string_equal(s, "数据 ü");
+	assert_int_equal(seen, 0);
+	free(s);
+	free(ans.p);
+	free(in.p);
+	marker = 0;
+}
+
+static void helpers_are_used_again(void **state)
+{
+	int first = 0, again = 0;
+
+	(void)state;
+	assert_int_equal(call_mode(WHO, &first, 60000), 0);
+	assert_int_equal(call_mode(WHO, &again, 60000), 0);
+	assert_int_equal(first, again);
+	assert_true(first != (int)getpid());
+	for (int i = 0; i < 20; i++)
+		assert_int_equal(call_mode(WHO, &again, 60000), 0);
+	assert_true(jp_helper_count() <= 4);
+}
+
+static void an_idle_helper_killed_from_outside_is_replaced(void **state)
+{
+	int pid = 0, next = 0;
+
+	(void)state;
+	assert_int_equal(call_mode(WHO, &pid, 60000), 0);
+	assert_int_equal(kill((pid_t)pid, SIGKILL), 0);
+	nap(50);
+	assert_int_equal(call_mode(WHO, &next, 60000), 0);
+	assert_true(next != pid);
+}
+
+static void a_silent_helper_is_given_up_and_killed(void **state)
+{
+	int answer = 7, who = 0;
+	size_t before = jp_helper_count();
+
+	(void)state;
+	assert_int_equal(call_mode(SILENT, &answer, 300), JP_ETIMEOUT);
+	assert_int_equal(answer, 7); /* untouched */
+	assert_true(jp_helper_count() <= before);
+	/* the next call gets an answer all the same */
+	assert_int_equal(call_mode(WHO, &who, 60000), 0);
+}
+
+static void an_unknown_request_is_a_failed_look(void **state)
+{
+	static const struct jp_helper_request nowhere = { "no_such_request", NULL };
+	struct probe_bytes ans;
+	struct jp_error err = JP_ERROR_INIT;
+
+	(void)state;
+	assert_int_equal(jp_helper_call(&ans, &nowhere, NULL, "/x", 60000, &err), JP_EINTERNAL);
+	assert_non_null(strstr(jp_error_message(&err), "/x"));
+	jp_error_dispose(&err);
+}
+
+/* ---- watched work ---- */
+
+struct seen {
+	int reports[8];
+	size_t n;
+	int cancel_after; /* ask to stop after this many looks (0: never) */
+	int looks;
+};
+
+static int report(const void *msg, size_t n, void *payload)
+{
+	struct seen *c = payload;
+
+	assert_int_equal(n, sizeof(int));
+	if (c->n < 8)
+		memcpy(&c->reports[c->n++], msg, sizeof(int));
+	return 1;
+}
+
+static bool cancelled(void *payload)
+{
+	struct seen *c = payload;
+
+	return c->cancel_after && ++c->looks >= c->cancel_after;
+}
+
+static int watch_mode(int mode, struct seen *c, int *answer, unsigned stall_ms,
+		      unsigned grace_ms, bool *cancel_sent)
+{
+	struct jp_watch w = { cancelled, report, c, stall_ms, grace_ms, NULL };
+	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
+	struct jp_error err = JP_ERROR_INIT;
+	int rc;
+
+	probe_bytes_put(&in, &mode, sizeof(mode));
+	rc = jp_helper_watch(&ans, &test_mode, &in, &w, cancel_sent, &err);
+	if (rc == 0) {
+		probe_bytes_get(&ans, answer, sizeof(*answer));
+		free(ans.p);
+	}
+	free(in.p);
+	jp_error_dispose(&err);
+	return rc;
+}
+
+static void reports_reach_the_caller_in_order(void **state)
+{
+	struct seen c = { .n = 0 };
+	int answer = 0;
+	bool sent;
+
+	(void)state;
+	assert_int_equal(watch_mode(REPORT, &c, &answer, 60000, 60000, &sent), 0);
+	assert_int_equal(answer, 3);
+	assert_false(sent);
+	assert_int_equal(c.n, 3);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(c.reports[i], i + 1);
+}
+
+static void a_silent_watched_helper_is_given_up(void **state)
+{
+	struct seen c = { .n = 0 };
+	int answer = 7;
+	bool sent;
+
+	(void)state;
+	assert_int_equal(watch_mode(SILENT, &c, &answer, 300, 300, &sent), JP_ETIMEOUT);
+	assert_false(sent);
+	assert_int_equal(answer, 7);
+}
+
+static void a_cancel_reaches_the_helper(void **state)
+{
+	struct seen c = { .cancel_after = 3 };
+	int answer = 0;
+	bool sent;
+
+	(void)state;
+	assert_int_equal(watch_mode(STOPPABLE, &c, &answer, 60000, 60000, &sent), 0);
+	assert_true(sent);
+	assert_int_equal(answer, -1);
+}
+
+static void a_helper_deaf_to_the_cancel_is_given_up(void **state)
+{
+	struct seen c = { .cancel_after = 2 };
+	int answer = 0;
+	bool sent;
+
+	(void)state;
+	assert_int_equal(watch_mode(DEAF, &c, &answer, 60000, 300, &sent), JP_ECANCELED);
+	assert_true(sent);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(the_answer_comes_back),
+		cmocka_unit_test(the_helper_sees_only_the_bytes_sent),
+		cmocka_unit_test(helpers_are_used_again),
+		cmocka_unit_test(an_idle_helper_killed_from_outside_is_replaced),
+		cmocka_unit_test(a_silent_helper_is_given_up_and_killed),
+		cmocka_unit_test(an_unknown_request_is_a_failed_look),
+		cmocka_unit_test(reports_reach_the_caller_in_order),
+		cmocka_unit_test(a_silent_watched_helper_is_given_up),
+		cmocka_unit_test(a_cancel_reaches_the_helper),
+		cmocka_unit_test(a_helper_deaf_to_the_cancel_is_given_up),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
