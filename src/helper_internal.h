@@ -38,6 +38,7 @@ struct jp_helper_request {
 	X(probe_stat) /* probe.c: stat or lstat */                         \
 	X(probe_path) /* probe.c: the full look of jp_probe_path */        \
 	X(read_file)  /* probe_file.c: a whole file a person named */  \
+	X(probe_list) /* probe_list.c: a directory's entries */         \
 	X(atomic_write) /* atomic_write.c: a file written and renamed */ \
 	X(stage)      /* stage_bounded.c: jp_stage, watched */
 

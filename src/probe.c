@@ -1,5 +1,8 @@
 /* Probes in bounded time: the real operations (stat, list, write + fsync,
- * statvfs) on a detached thread the caller stops waiting for. */
+ * statvfs) in a helper process (helper.c) the caller stops waiting for;
+ * and jobs on a thread of their own, for work of this process's that a
+ * front end must not wait on (the wizard's field checks, a scan's first
+ * look). */
 #include "config.h"
 
 #include <dirent.h>
@@ -223,7 +226,6 @@ struct jp_probe_job {
 	jp_probe_fn fn;
 	void *arg;
 	void (*release)(void *arg);
-	char *hung_mount; /* jp_probe_call gave up on it there (probe_hung.c) */
 };
 
 /* The hung mount path is under, copied into buf; false when none. The
@@ -246,10 +248,6 @@ static void job_release(struct jp_probe_job *j)
 	/* Still holding arg: the caller stopped waiting for it. */
 	if (j->arg && j->release)
 		j->release(j->arg);
-	if (j->hung_mount) {
-		probe_hung_remove(j->hung_mount);
-		free(j->hung_mount);
-	}
 	pthread_mutex_destroy(&j->lock);
 	pthread_cond_destroy(&j->cond);
 	free(j);
@@ -348,45 +346,6 @@ bool jp_probe_mount_hung(const char *path, char *mount, size_t len)
 	if (mount && len)
 		snprintf(mount, len, "%s", mp);
 	return true;
-}
-
-int jp_probe_call(jp_probe_fn fn, void *arg, void (*release)(void *arg), const char *path,
-		  unsigned timeout_ms, struct jp_error *err)
-{
-	struct jp_probe_job *j = NULL;
-	unsigned timeout = timeout_ms ? timeout_ms : jp_probe_default_timeout_ms();
-	char mp[4096];
-	int rc;
-
-	if (under_hung(path, mp, sizeof(mp))) {
-		if (release)
-			release(arg);
-		return jp_error_set(err, JP_ETIMEOUT,
-				    _("%s: no answer: %s, the mount it is on, has not answered an "
-				      "earlier look yet (is a network mount hung?)"),
-				    path, mp);
-	}
-	rc = jp_probe_start(&j, fn, arg, release, err);
-	if (rc < 0)
-		return rc;
-	if (!jp_probe_wait(j, timeout)) {
-		/* Found before the job is let go: reading the mount table is safe. */
-		char *hung_mp = probe_mount_of(path);
-
-		pthread_mutex_lock(&j->lock);
-		if (!j->done && hung_mp) {
-			j->hung_mount = hung_mp;
-			probe_hung_add(hung_mp);
-			hung_mp = NULL;
-		}
-		pthread_mutex_unlock(&j->lock);
-		free(hung_mp);
-	}
-	if (jp_probe_end(j))
-		return 0;
-	return jp_error_set(err, JP_ETIMEOUT,
-			    _("%s: no answer within %u.%u s (is a network mount hung?)"),
-			    path ? path : "?", timeout / 1000, (timeout % 1000) / 100);
 }
 
 /* --- calls in a child process (probe_child.c) ----------------------------------- */

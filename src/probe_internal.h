@@ -11,6 +11,9 @@
 #include "jobprep/error.h"
 #include "jobprep/probe.h"
 
+/* Work for a thread of jp_probe_start: it reads and writes only `arg`. */
+typedef void (*jp_probe_fn)(void *arg);
+
 /* --- mounts known hung (probe_hung.c, a leaf: probe.c and probe_child.c use it) --- */
 
 /* The mount point holding path (from the mount table); NULL when unknown or

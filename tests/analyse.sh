@@ -12,7 +12,10 @@
 #    dispatcher/backend pairs in tests/circles.known, each with its reason.
 # 4. public-api: include/jobprep/ declares no function that no front end
 #    calls (tests/public_api.sh).
-# 5. valgrind (memcheck, --leak-check=full) over every unit test and every
+# 5. one-boundary: no fork() or vfork() in src/ or ui/: work that can hang
+#    runs in a helper that is exec'd (src/helper.c: posix_spawn), never in a
+#    copy of this multi-threaded process that goes on running its code.
+# 6. valgrind (memcheck, --leak-check=full) over every unit test and every
 #    fuzz seed replay of BUILDDIR (default: the source tree's own build, made
 #    with plain ./configure: a sanitizer build cannot run under valgrind);
 #    tests/valgrind.supp holds the few suppressions, each with its reason.
@@ -20,7 +23,7 @@
 # the findings above it, and exits 1 when any found something (0 when all are
 # clean; a tool that is not installed is a "# SKIP" line, not a pass).
 # JP_ANALYSE_JOBS (default 2) programs run at once; JP_ANALYSE_ONLY=cppcheck,
-# scan-build, circles, public-api or valgrind runs one of them.
+# scan-build, circles, public-api, one-boundary or valgrind runs one of them.
 set -u
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$srcdir}" && pwd) || exit 2
@@ -76,6 +79,21 @@ if want public-api; then
 		cat "$scratch/public-api.out"
 		echo "not ok - public-api: include/jobprep/ declares functions no front end calls (move them to src/*_internal.h)"
 		failed=1
+	fi
+fi
+
+# --- one process boundary -------------------------------------------------------
+# (a comment may name fork(); a call may not)
+if want one-boundary; then
+	grep -nE '(^|[^_[:alnum:]])v?fork[[:space:]]*\(' "$srcdir"/src/*.c "$srcdir"/src/*.h \
+		"$srcdir"/ui/*.c "$srcdir"/ui/*/*.c "$srcdir"/ui/*.h "$srcdir"/ui/*/*.h 2>/dev/null |
+		grep -vE ':[[:space:]]*(/?\*|//)' >"$scratch/fork.out"
+	if [ -s "$scratch/fork.out" ]; then
+		cat "$scratch/fork.out"
+		echo "not ok - one-boundary: fork() in src/ or ui/ (run the work in a helper: src/helper.c)"
+		failed=1
+	else
+		echo "ok - one-boundary: no fork() in src/ or ui/; work that can hang runs in an exec'd helper"
 	fi
 fi
 

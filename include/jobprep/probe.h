@@ -66,7 +66,7 @@ void jp_probe_result_dispose(struct jp_probe_result *r);
 /* For looks a person waits on at the keyboard (the wizard's defaults,
  * checks, completion, browser): 1.5 s, or JOBPREP_PROBE_TIMEOUT_MS when
  * set (whoever set it knows their mounts: shorter, or longer under
- * valgrind, where each look is a fork of a slow process). */
+ * valgrind, where each helper is a slow process). */
 #define JP_PROBE_INTERACTIVE_MS 1500
 unsigned jp_probe_interactive_timeout_ms(void);
 
@@ -74,25 +74,37 @@ unsigned jp_probe_interactive_timeout_ms(void);
  *
  * Every stat, open or listing of a path a person gave (check, lint, scan,
  * the wizard) goes through here, so a hung network mount costs a timeout,
- * never a process stuck in the kernel. The call runs on a thread of its own;
- * when it does not answer in time, the thread is left behind, detached, and
- * frees what it holds when (if ever) the call returns. */
+ * never a process stuck in the kernel. The call runs in a helper process
+ * (jobprep itself, started again: src/helper.c); when it does not answer in
+ * time, the helper is killed and left to the mount, and while it is stuck
+ * there a look at a path on the same mount fails at once with JP_ETIMEOUT,
+ * so a hung mount costs one timeout, not one per path. */
 
-/* A call for jp_probe_call: it reads and writes only `arg`. */
-typedef void (*jp_probe_fn)(void *arg);
+/* One entry of a listing: its name, and whether it is a directory (a link
+ * to one counts). */
+struct jp_probe_entry {
+	char *name;
+	bool is_dir;
+};
 
-/* Run fn(arg) on its own thread and wait at most timeout_ms for it (0:
- * jp_probe_default_timeout_ms()). Returns 0 when fn returned in time: arg
- * is the caller's again. JP_ETIMEOUT ("PATH: no answer within N s") when it
- * did not: arg then belongs to the thread, which passes it to release (may
- * be NULL) once fn returns; the caller must not touch it. Other negative
- * codes: fn never ran, arg is still the caller's. `path` names what fn
- * looks at, for the message, and its mount: while a call that timed out is
- * still stuck in a mount, a call on a path there fails at once with
- * JP_ETIMEOUT (arg released at once), so a hung mount costs one timeout,
- * not one per path; the mount is trusted again once that call returns. */
-int jp_probe_call(jp_probe_fn fn, void *arg, void (*release)(void *arg), const char *path,
-		  unsigned timeout_ms, struct jp_error *err);
+struct jp_probe_listing {
+	struct jp_probe_entry *v; /* in the order the directory gave them */
+	size_t n;
+	int errnum; /* why the directory could not be opened (0: it could) */
+};
+
+#define JP_PROBE_LISTING_INIT { NULL, 0, 0 }
+#define JP_PROBE_LIST_DIRS (1u << 0)   /* directories only */
+#define JP_PROBE_LIST_HIDDEN (1u << 1) /* names starting with '.' too */
+
+/* The entries of dir whose names start with prefix (NULL or "": all), but
+ * "." and "..", in bounded time (timeout_ms 0: the default). Returns 0 when
+ * it answered (out->errnum says whether dir could be read); JP_ETIMEOUT
+ * ("DIR: no answer within N s") when it did not. *out is the caller's:
+ * jp_probe_listing_dispose. */
+int jp_probe_list(struct jp_probe_listing *out, const char *dir, const char *prefix,
+		  unsigned flags, unsigned timeout_ms, struct jp_error *err);
+void jp_probe_listing_dispose(struct jp_probe_listing *l);
 
 #define JP_PROBE_NOFOLLOW (1u << 0) /* jp_probe_stat: lstat(2) */
 

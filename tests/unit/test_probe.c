@@ -203,10 +203,11 @@ static void blocking_release(void *arg)
 		abort();
 }
 
-static void a_call_that_does_not_answer_times_out_and_is_released_later(void **state)
+static void a_job_that_does_not_answer_is_left_and_released_later(void **state)
 {
 	int go[2], done[2];
 	struct blocking b;
+	struct jp_probe_job *job = NULL;
 	struct jp_error err = JP_ERROR_INIT;
 	char c;
 
@@ -216,24 +217,76 @@ static void a_call_that_does_not_answer_times_out_and_is_released_later(void **s
 	b.in = go[0];
 	b.released = done[1];
 	b.ran = 0;
-	assert_int_equal(jp_probe_call(blocking_run, &b, blocking_release, "/hung/x", 50, &err),
-			 JP_ETIMEOUT);
-	assert_non_null(strstr(jp_error_message(&err), "/hung/x: no answer within 0.0 s"));
-	jp_error_dispose(&err);
-	/* Let it answer: the thread hands b to release, not to us. */
+	assert_int_equal(jp_probe_start(&job, blocking_run, &b, blocking_release, &err), 0);
+	assert_false(jp_probe_wait(job, 50));
+	/* Left: the thread hands b to release once it returns, not to us. */
+	assert_null(jp_probe_end(job));
 	assert_int_equal(write(go[1], "g", 1), 1);
 	assert_int_equal(read(done[0], &c, 1), 1);
 	assert_int_equal(c, 'r');
 
-	/* One that answers in time: 0, and arg is ours again, not released. */
+	/* One that answers in time: arg is ours again, not released. */
 	b.ran = 0;
 	assert_int_equal(write(go[1], "g", 1), 1);
-	assert_int_equal(jp_probe_call(blocking_run, &b, blocking_release, "/x", 10000, NULL), 0);
+	assert_int_equal(jp_probe_start(&job, blocking_run, &b, blocking_release, &err), 0);
+	assert_true(jp_probe_wait(job, 10000));
+	assert_ptr_equal(jp_probe_end(job), &b);
 	assert_int_equal(b.ran, 1);
 	close(go[0]);
 	close(go[1]);
 	close(done[0]);
 	close(done[1]);
+}
+
+/* The listing the wizard's browser and Tab completion read, from a helper. */
+static void a_listing_names_what_was_asked_for(void **state)
+{
+	struct jp_probe_listing l = JP_PROBE_LISTING_INIT;
+	char dir[] = "/tmp/jp-test-list.XXXXXX", path[PATH_MAX];
+	const char *files[] = { "alpha", "alps/", ".hidden/", "beta/", "alto" };
+	bool seen_alps = false, seen_link = false;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		if (path[strlen(path) - 1] == '/')
+			assert_int_equal(mkdir(path, 0700), 0);
+		else
+			close(open(path, O_CREAT | O_WRONLY, 0600));
+	}
+	snprintf(path, sizeof(path), "%s/al-link", dir);
+	assert_int_equal(symlink("beta", path), 0);
+
+	/* "al": files and directories, a link to a directory counts as one */
+	assert_int_equal(jp_probe_list(&l, dir, "al", 0, 0, NULL), 0);
+	assert_int_equal(l.errnum, 0);
+	assert_int_equal(l.n, 4);
+	for (size_t i = 0; i < l.n; i++) {
+		seen_alps |= strcmp(l.v[i].name, "alps") == 0 && l.v[i].is_dir;
+		seen_link |= strcmp(l.v[i].name, "al-link") == 0 && l.v[i].is_dir;
+	}
+	assert_true(seen_alps && seen_link);
+	jp_probe_listing_dispose(&l);
+
+	/* directories only; the hidden one only when asked for */
+	assert_int_equal(jp_probe_list(&l, dir, NULL, JP_PROBE_LIST_DIRS, 0, NULL), 0);
+	assert_int_equal(l.n, 3);
+	jp_probe_listing_dispose(&l);
+	assert_int_equal(
+		jp_probe_list(&l, dir, NULL, JP_PROBE_LIST_DIRS | JP_PROBE_LIST_HIDDEN, 0, NULL), 0);
+	assert_int_equal(l.n, 4);
+	jp_probe_listing_dispose(&l);
+
+	/* a directory that is not there: answered, with its errno */
+	snprintf(path, sizeof(path), "%s/nope", dir);
+	assert_int_equal(jp_probe_list(&l, path, NULL, 0, 0, NULL), 0);
+	assert_int_equal(l.errnum, ENOENT);
+	assert_int_equal(l.n, 0);
+	jp_probe_listing_dispose(&l);
+
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	assert_int_equal(system(path), 0);
 }
 
 static void stat_in_bounded_time_says_why_it_failed(void **state)
@@ -269,7 +322,8 @@ int main(void)
 		cmocka_unit_test(the_default_timeout_comes_from_the_environment),
 		cmocka_unit_test(the_interactive_timeout_follows_the_environment_both_ways),
 		cmocka_unit_test(an_empty_path_is_a_usage_error),
-		cmocka_unit_test(a_call_that_does_not_answer_times_out_and_is_released_later),
+		cmocka_unit_test(a_job_that_does_not_answer_is_left_and_released_later),
+		cmocka_unit_test(a_listing_names_what_was_asked_for),
 		cmocka_unit_test(stat_in_bounded_time_says_why_it_failed),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <curses.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,110 +38,54 @@ static void clear_names(struct browser *b)
 	b->n = 0;
 }
 
-/* The listing, on the probe helper's thread in bounded time (a hung mount
- * must not freeze the keys): its own copy of the directory, and what it
- * found, handed over when it answers. */
-struct list_call {
-	char **names;
-	size_t n, cap;
-	int errnum;
-	char dir[];
-};
-
-static void list_call_free(void *arg)
+/* b->names: ".." (but at "/"), then the subdirectories the listing found,
+ * taken from it. */
+static int take_names(struct browser *b, struct jp_probe_listing *l, bool up)
 {
-	struct list_call *c = arg;
-
-	for (size_t i = 0; i < c->n; i++)
-		free(c->names[i]);
-	free(c->names);
-	free(c);
+	if (!(b->names = calloc(l->n + 1, sizeof(*b->names))))
+		return -1;
+	if (up) {
+		if (!(b->names[0] = strdup("..")))
+			return -1;
+		b->n = 1;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		b->names[b->n++] = l->v[i].name;
+		l->v[i].name = NULL;
+	}
+	return 0;
 }
 
-static bool list_push(struct list_call *c, const char *name)
-{
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 16;
-		char **nv = realloc(c->names, cap * sizeof(*nv));
-
-		if (!nv)
-			return false;
-		c->names = nv;
-		c->cap = cap;
-	}
-	if (!(c->names[c->n] = strdup(name)))
-		return false;
-	c->n++;
-	return true;
-}
-
-static void list_run(void *arg)
-{
-	struct list_call *c = arg;
-	DIR *d = opendir(c->dir);
-	struct dirent *de;
-
-	if (!d) {
-		c->errnum = errno;
-		return;
-	}
-	while ((de = readdir(d))) {
-		struct stat st;
-		char *full;
-
-		if (de->d_name[0] == '.')
-			continue;
-		full = jp_path_join(c->dir, de->d_name);
-		if (!full)
-			break;
-		bool dir = stat(full, &st) == 0 && S_ISDIR(st.st_mode);
-		free(full);
-		if (dir && !list_push(c, de->d_name))
-			break;
-	}
-	closedir(d);
-}
-
+/* The listing runs in bounded time (a hung mount must not freeze the keys):
+ * when it does not answer, ".." is still a way out. */
 static int load(struct browser *b)
 {
-	size_t n = strlen(b->dir) + 1;
-	struct list_call *c;
+	struct jp_probe_listing l = JP_PROBE_LISTING_INIT;
+	bool up = strcmp(b->dir, "/") != 0;
+	int rc;
 
 	clear_names(b);
 	b->error[0] = '\0';
-	if (!(c = calloc(1, sizeof(*c) + n)))
-		return -1;
-	memcpy(c->dir, b->dir, n);
-	if (strcmp(b->dir, "/") != 0 && !list_push(c, "..")) {
-		list_call_free(c);
-		return -1;
-	}
-	int rc = jp_probe_call(list_run, c, list_call_free, c->dir,
-			       jp_probe_interactive_timeout_ms(), NULL);
-	if (rc == JP_ETIMEOUT) {
-		/* The thread keeps c; up is still a way out. */
+	rc = jp_probe_list(&l, b->dir, NULL, JP_PROBE_LIST_DIRS,
+			   jp_probe_interactive_timeout_ms(), NULL);
+	if (rc == JP_ETIMEOUT)
 		snprintf(b->error, sizeof(b->error), "%s",
 			 _("no answer in time: the storage seems hung"));
-		if (strcmp(b->dir, "/") != 0 && (b->names = malloc(sizeof(*b->names))) &&
-		    (b->names[0] = strdup("..")))
-			b->n = 1;
-	} else if (rc < 0) {
-		list_call_free(c);
+	else if (rc < 0)
 		return -1;
-	} else {
-		if (c->errnum)
-			snprintf(b->error, sizeof(b->error), "%s", strerror(c->errnum));
-		b->names = c->names;
-		b->n = c->n;
-		free(c);
-	}
-	if (b->n > 1 && strcmp(b->names[0], "..") == 0)
+	else if (l.errnum)
+		snprintf(b->error, sizeof(b->error), "%s", strerror(l.errnum));
+	rc = take_names(b, &l, up);
+	jp_probe_listing_dispose(&l);
+	if (rc < 0)
+		return -1;
+	if (b->n > 1 && up)
 		qsort(b->names + 1, b->n - 1, sizeof(*b->names), cmp_name);
-	else if (b->n > 0)
+	else if (b->n > 0 && !up)
 		qsort(b->names, b->n, sizeof(*b->names), cmp_name);
 	b->lb.n = b->n;
 	/* on the first folder, not on "..": going down is what people do */
-	b->lb.cursor = b->n > 1 && strcmp(b->names[0], "..") == 0 ? 1 : 0;
+	b->lb.cursor = b->n > 1 && up ? 1 : 0;
 	b->lb.top = 0;
 	return 0;
 }

@@ -2,10 +2,8 @@
  * prefix, extend the input as far as every candidate agrees. */
 #include "config.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "jobprep/error.h"
 #include "jobprep/probe.h"
@@ -37,29 +35,6 @@ static char *expand_home(const char *input)
 	return s;
 }
 
-static bool entry_is_dir(const char *dir, const struct dirent *de)
-{
-	struct stat st;
-	char *full;
-	bool isdir;
-
-	if (de->d_type == DT_DIR)
-		return true;
-	if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
-		return false;
-	full = malloc(strlen(dir) + strlen(de->d_name) + 2);
-	if (!full)
-		return false;
-	strcpy(full, dir);
-	if (full[0] && full[strlen(full) - 1] != '/')
-		strcat(full, "/");
-	strcat(full, de->d_name);
-	/* stat, not lstat: a link to a directory completes like one */
-	isdir = stat(full, &st) == 0 && S_ISDIR(st.st_mode);
-	free(full);
-	return isdir;
-}
-
 static size_t common_prefix(char **v, size_t n)
 {
 	size_t len, i, j;
@@ -78,15 +53,36 @@ static size_t common_prefix(char **v, size_t n)
 	return len;
 }
 
-static int complete_path(struct jp_completion *out, const char *input, unsigned flags,
-			 size_t limit)
+/* The listing's names (a '/' after a directory's), sorted, into *v. */
+static int candidates(char ***v, size_t *n, struct jp_probe_listing *l)
 {
-	char *path = NULL, *dir = NULL, **v = NULL, **nv, *name;
+	*n = 0;
+	if (!(*v = calloc(l->n ? l->n : 1, sizeof(**v))))
+		return JP_ENOMEM;
+	for (size_t i = 0; i < l->n; i++) {
+		size_t len = strlen(l->v[i].name);
+		char *name = malloc(len + 2);
+
+		if (!name)
+			return JP_ENOMEM;
+		memcpy(name, l->v[i].name, len + 1);
+		if (l->v[i].is_dir)
+			memcpy(name + len, "/", 2);
+		(*v)[(*n)++] = name;
+	}
+	if (*n)
+		qsort(*v, *n, sizeof(**v), cmp_str);
+	return 0;
+}
+
+/* The listing runs in a helper in bounded time: Tab on a path whose mount
+ * hung must not freeze the keys (jobprep/probe.h). */
+int jp_complete_path(struct jp_completion *out, const char *input, unsigned flags, size_t limit)
+{
+	struct jp_probe_listing l = JP_PROBE_LISTING_INIT;
+	char *path = NULL, *dir = NULL, **v = NULL;
 	const char *base, *slash;
-	size_t n = 0, cap = 0, blen, dlen, cp, i;
-	DIR *d = NULL;
-	struct dirent *de;
-	bool isdir;
+	size_t n = 0, blen, dlen, cp, i;
 	int rc = JP_ENOMEM;
 
 	memset(out, 0, sizeof(*out));
@@ -107,35 +103,14 @@ static int complete_path(struct jp_completion *out, const char *input, unsigned 
 		goto out;
 	blen = strlen(base);
 
-	d = opendir(dir);
-	while (d && (de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		/* Hidden entries only when asked for with a leading '.'. */
-		if (de->d_name[0] == '.' && base[0] != '.')
-			continue;
-		if (strncmp(de->d_name, base, blen) != 0)
-			continue;
-		isdir = entry_is_dir(dir, de);
-		if ((flags & JP_COMPLETE_DIRS) && !isdir)
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv)
-				goto out;
-			v = nv;
-		}
-		name = malloc(strlen(de->d_name) + 2);
-		if (!name)
-			goto out;
-		strcpy(name, de->d_name);
-		if (isdir)
-			strcat(name, "/");
-		v[n++] = name;
-	}
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_str);
+	/* Hidden entries only when asked for with a leading '.'. */
+	rc = jp_probe_list(&l, dir, base,
+			   (flags & JP_COMPLETE_DIRS ? JP_PROBE_LIST_DIRS : 0) |
+				   (base[0] == '.' ? JP_PROBE_LIST_HIDDEN : 0),
+			   jp_probe_interactive_timeout_ms(), NULL);
+	if (rc < 0 || (rc = candidates(&v, &n, &l)) < 0)
+		goto out;
+	rc = JP_ENOMEM;
 
 	cp = common_prefix(v, n);
 	if (n == 1 || cp > blen) {
@@ -173,8 +148,7 @@ out:
 		free(out->text);
 		out->text = NULL;
 	}
-	if (d)
-		closedir(d);
+	jp_probe_listing_dispose(&l);
 	free(dir);
 	free(path);
 	return rc;
@@ -191,55 +165,4 @@ void jp_completion_dispose(struct jp_completion *c)
 	}
 	free(c->text);
 	memset(c, 0, sizeof(*c));
-}
-
-/* The listing runs on the probe helper's thread, in bounded time: Tab on a
- * path whose mount hung must not freeze the keys (jobprep/probe.h). */
-struct complete_call {
-	struct jp_completion out;
-	unsigned flags;
-	size_t limit;
-	int rc;
-	char input[];
-};
-
-static void complete_call_free(void *arg)
-{
-	struct complete_call *c = arg;
-
-	jp_completion_dispose(&c->out);
-	free(c);
-}
-
-static void complete_call_run(void *arg)
-{
-	struct complete_call *c = arg;
-
-	c->rc = complete_path(&c->out, c->input, c->flags, c->limit);
-}
-
-int jp_complete_path(struct jp_completion *out, const char *input, unsigned flags, size_t limit)
-{
-	size_t n = strlen(input ? input : "") + 1;
-	struct complete_call *c = calloc(1, sizeof(*c) + n);
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if (!c)
-		return JP_ENOMEM;
-	memcpy(c->input, input ? input : "", n);
-	c->flags = flags;
-	c->limit = limit;
-	rc = jp_probe_call(complete_call_run, c, complete_call_free, c->input,
-			   jp_probe_interactive_timeout_ms(), NULL);
-	if (rc < 0) {
-		if (rc != JP_ETIMEOUT)
-			complete_call_free(c);
-		return rc;
-	}
-	rc = c->rc;
-	*out = c->out;
-	memset(&c->out, 0, sizeof(c->out));
-	free(c);
-	return rc;
 }
