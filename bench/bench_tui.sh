@@ -6,7 +6,11 @@
 #  2. key-to-echo: from a key sent to it showing on the screen, typing in a
 #     text field while a large clone runs in the background (jobprep's own
 #     clone of a 96 MiB repository from a git daemon on loopback) vs typing
-#     in dialog while `git clone` of the same repository runs beside it.
+#     in dialog while `git clone` of the same repository runs beside it;
+#  3. key-to-echo while a stage runs: the Data step's copy of a folder of
+#     20,000 files (BENCH_TUI_STAGE_FILES) onto shared storage, in the
+#     background (in a helper process of its own), while a second source's
+#     path is typed; against typing with nothing running.
 #
 # Times are medians (and 90th percentiles) over many tries; the polling of
 # capture-pane adds about a millisecond to every figure, on both sides.
@@ -36,6 +40,9 @@ URL=git://127.0.0.1:$JP_GITD_PORT/big.git
 
 # The demo sandbox, made once so startup measures the wizard, not git init.
 (cd "$T/work" && HOME=$T/home "$JOBPREP" init --demo -o "$T/warm.json" >/dev/null 2>&1)
+
+STAGE_FILES=${BENCH_TUI_STAGE_FILES:-20000}
+"${TOP_BUILDDIR:-$TOP_SRCDIR}/bench/mktree" "$T/stage-src" "$STAGE_FILES" 500 50 >/dev/null || exit 1
 
 export T SOCK JOBPREP URL RUNS KEYS PEER
 python3 - <<'PY'
@@ -164,4 +171,55 @@ if PEER == "dialog":
           ("still running" if running else "already finished"))
     tmux("kill-server", check=False)
 report("key-to-echo during a clone", je, pe)
+
+# 3. key-to-echo while a stage runs, and with nothing running
+def quit_wizard():
+    """Ctrl-C, and yes to the question when there is one."""
+    tmux("send-keys", "C-c", check=False)
+    time.sleep(0.3)
+    tmux("send-keys", "y", check=False)
+    time.sleep(1)
+
+def data_step():
+    session("%s %s --demo" % (ENV, J))
+    tmux("send-keys", "Enter")
+    wait_for(lambda s: "1/6  Job" in s)
+    tmux("send-keys", "C-u")
+    tmux("send-keys", "-l", "benchstage%d" % N[0])
+    tmux("send-keys", "Enter")
+    wait_for(lambda s: "2/6  Code" in s, what="code")
+    tmux("send-keys", "Enter")
+    wait_for(lambda s: "3/6  Data" in s, what="data")
+
+def type_a_new_source(n_before):
+    tmux("send-keys", "BTab")
+    wait_for(lambda s: "add a data source (a)" in s, what="the list")
+    tmux("send-keys", "a")
+    wait_for(lambda s: "Data sources  (%d)" % (n_before + 1) in s, what="a new source")
+    tmux("send-keys", "-l", "/zqx")             # a text found nowhere else
+    wait_for(lambda s: "/zqx" in s, what="the typed path")
+    return echo_delays("", "/zqx", KEYS)
+
+data_step()
+idle = type_a_new_source(2)
+quit_wizard()
+
+data_step()
+tmux("send-keys", "a")
+wait_for(lambda s: "Data sources  (3)" in s, what="a source")
+tmux("send-keys", "-l", T + "/stage-src")
+tmux("send-keys", "Enter")
+wait_for(lambda s: "[ Copy ]" in s, what="the copy's offer")
+tmux("send-keys", "Enter")
+wait_for(lambda s: "staging" in s or "copying" in s, 60, "the copy running")
+busy = type_a_new_source(3)
+s = screen()
+print("bench_tui: the stage was %s when the last key echoed" %
+      ("still running" if ("staging" in s or "copying" in s) else "already finished"))
+quit_wizard()
+tmux("kill-server", check=False)
+report("key-to-echo during a stage", busy, [])
+report("key-to-echo, nothing running", idle, [])
+print("key-to-echo during a stage / nothing running: %.2f" %
+      (statistics.median(busy) / statistics.median(idle)))
 PY

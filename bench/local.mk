@@ -39,3 +39,11 @@ bench: all
 	  TOP_BUILDDIR='$(abs_top_builddir)' $(SHELL) '$(srcdir)'/$$b; \
 	done
 .PHONY: bench
+
+# look: what one bounded look costs (a request to a kept helper process),
+# beside the stat(2) it bounds and a fork per look, on local disk and on
+# uncached sshfs; the wizard's key echo while a stage runs
+bench_list += bench/bench_look.sh
+noinst_PROGRAMS += bench/lookcost
+bench_lookcost_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+bench_lookcost_LDADD = $(CORE_LIBS)
