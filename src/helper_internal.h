@@ -39,7 +39,9 @@ struct jp_helper_request {
 	X(probe_path) /* probe.c: the full look of jp_probe_path */        \
 	X(read_file)  /* probe_file.c: a whole file a person named */  \
 	X(atomic_write) /* atomic_write.c: a file written and renamed */ \
-	X(stage)      /* stage_bounded.c: jp_stage, watched */
+	X(stage)      /* stage_bounded.c: jp_stage, watched */             \
+	X(lint_syncs) /* lint_walk.c: does the project synchronise? */     \
+	X(lint_hub)   /* lint_hub.c: the Python code's Hub downloads */
 
 #define JP_HELPER_EXTERN(id) extern const struct jp_helper_request jp_req_##id;
 JP_HELPER_REQUESTS(JP_HELPER_EXTERN)
