@@ -42,7 +42,9 @@ struct jp_helper_request {
 	X(stage)      /* stage_bounded.c: jp_stage, watched */             \
 	X(lint_syncs) /* lint_walk.c: does the project synchronise? */     \
 	X(lint_hub)   /* lint_hub.c: the Python code's Hub downloads */    \
-	X(git_target_plan) /* git_target.c: a clone's target looked at */
+	X(git_target_plan) /* git_target.c: a clone's target looked at */  \
+	X(git_look)   /* git_lacks.c: a batch of work tree files */        \
+	X(git_lacks)  /* git_lacks.c: LFS pointers, missing submodules */
 
 #define JP_HELPER_EXTERN(id) extern const struct jp_helper_request jp_req_##id;
 JP_HELPER_REQUESTS(JP_HELPER_EXTERN)
