@@ -18,6 +18,7 @@
 #include "jobprep/probe.h"
 #include "git_internal.h"
 #include "probe_internal.h"
+#include "helper_internal.h"
 #include "manifest_internal.h"
 
 /* The pointer format (git-lfs docs/spec.md): under 1024 bytes, the version
@@ -81,14 +82,6 @@ enum look_state {
 	STATE_GONE,   /* not there, or not a regular file */
 };
 
-struct look_call {
-	unsigned char state[LOOK_BATCH]; /* the answer */
-	enum look_kind kind;
-	const char *root;
-	char *const *paths;
-	size_t n;
-};
-
 static unsigned char look_pointer(const char *full)
 {
 	char buf[LFS_POINTER_MAX];
@@ -124,15 +117,72 @@ static unsigned char look_cloned(const char *full)
 	return lstat(full, &st) == 0 && S_ISDIR(st.st_mode) ? STATE_NO : STATE_GONE;
 }
 
-static void look_run(void *arg)
+/* The state of each of paths[0..n) under root, looked at here. */
+static void look_here(unsigned char *state, enum look_kind kind, const char *root,
+		      char *const *paths, size_t n)
 {
-	struct look_call *c = arg;
 	char full[8192];
 
-	for (size_t i = 0; i < c->n; i++) {
-		snprintf(full, sizeof(full), "%s/%s", c->root, c->paths[i]);
-		c->state[i] = c->kind == LOOK_POINTER ? look_pointer(full) : look_cloned(full);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(full, sizeof(full), "%s/%s", root, paths[i]);
+		state[i] = kind == LOOK_POINTER ? look_pointer(full) : look_cloned(full);
 	}
+}
+
+/* inputs: the kind, the root, the number of paths and each path; answer:
+ * one state byte a path */
+static void look_serve(struct probe_bytes *in, struct probe_bytes *out)
+{
+	char *root = probe_bytes_get_str(in), *paths[LOOK_BATCH] = { NULL };
+	unsigned char state[LOOK_BATCH];
+	uint32_t kind = 0, n = 0;
+
+	probe_bytes_get(in, &kind, sizeof(kind));
+	probe_bytes_get(in, &n, sizeof(n));
+	if (n > LOOK_BATCH || !root)
+		in->bad = true;
+	for (size_t i = 0; i < n && !in->bad; i++)
+		if (!(paths[i] = probe_bytes_get_str(in)))
+			in->bad = true;
+	if (!in->bad) {
+		look_here(state, kind == LOOK_POINTER ? LOOK_POINTER : LOOK_CLONED, root, paths, n);
+		probe_bytes_put(out, state, n);
+	}
+	for (size_t i = 0; i < LOOK_BATCH; i++)
+		free(paths[i]);
+	free(root);
+}
+JP_HELPER_REQUEST(git_look, look_serve);
+
+/* One batch of paths (n <= LOOK_BATCH) in a helper process: its states into
+ * state; JP_ETIMEOUT when it did not answer (or its root's mount is known
+ * hung), or gave no answer of the right size. */
+static int look_batch(unsigned char *state, enum look_kind kind, const char *root,
+		      char *const *paths, size_t n)
+{
+	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	uint32_t kind32 = kind, n32 = (uint32_t)n;
+	unsigned char got[LOOK_BATCH];
+	int rc = JP_ETIMEOUT;
+
+	if (jp_probe_mount_hung(root, NULL, 0))
+		return rc;
+	probe_bytes_put_str(&in, root);
+	probe_bytes_put(&in, &kind32, sizeof(kind32));
+	probe_bytes_put(&in, &n32, sizeof(n32));
+	for (size_t i = 0; i < n; i++)
+		probe_bytes_put_str(&in, paths[i]);
+	if (!in.bad && jp_helper_call(&ans, &jp_req_git_look, &in, root,
+				      jp_probe_default_timeout_ms(), NULL) == 0) {
+		probe_bytes_get(&ans, got, n);
+		if (!ans.bad && ans.off == ans.n) {
+			memcpy(state, got, n);
+			rc = 0;
+		}
+	}
+	free(in.p);
+	free(ans.p);
+	return rc;
 }
 
 /* state[i] for each of paths[0..n) under root, each batch in a bounded
@@ -142,21 +192,14 @@ static void look_run(void *arg)
 static int look_all(unsigned char *state, enum look_kind kind, const char *root,
 		    char *const *paths, size_t n, bool direct)
 {
-	struct look_call c;
-
 	memset(state, STATE_GONE, n);
 	for (size_t off = 0; off < n; off += LOOK_BATCH) {
-		memset(&c, 0, sizeof(c));
-		c.kind = kind;
-		c.root = root;
-		c.paths = paths + off;
-		c.n = n - off < LOOK_BATCH ? n - off : LOOK_BATCH;
+		size_t k = n - off < LOOK_BATCH ? n - off : LOOK_BATCH;
+
 		if (direct)
-			look_run(&c);
-		else if (jp_probe_call_flat(look_run, &c, offsetof(struct look_call, kind), root,
-					    0, NULL) != 0)
+			look_here(state + off, kind, root, paths + off, k);
+		else if (look_batch(state + off, kind, root, paths + off, k) != 0)
 			return JP_ETIMEOUT;
-		memcpy(state + off, c.state, c.n);
 	}
 	return 0;
 }
@@ -495,148 +538,205 @@ int jp_git_submodules_find(struct jp_git_sm_report *out, const char *path, struc
 
 #define NAMED (JP_GIT_NAMES_MAX + 1)
 
-/* A look's answer, flat (it comes back from a child process), then its
- * input. */
-struct lacks_call {
+/* A look's answer, as it comes back from the helper: LFS: count tracked,
+ * total pointers; submodules: count declared, total missing; the first
+ * `listed` (at most NAMED) of those named. */
+struct lacks_answer {
 	int rc;
 	bool unfinished;
-	size_t count, total; /* LFS: tracked, pointers; submodules: declared, missing */
-	uint64_t bytes;
+	uint64_t count, total, bytes, listed;
+	char *workdir;
+	char *names[NAMED];
 	uint64_t sizes[NAMED];
-	char names[NAMED][1024];
-	char workdir[4096];
-	bool lfs; /* input: which look */
-	char path[];
 };
 
-static void named(struct lacks_call *c, size_t i, const char *name, uint64_t size)
+static void lacks_answer_dispose(struct lacks_answer *a)
 {
-	if (i >= NAMED)
-		return;
-	snprintf(c->names[i], sizeof(c->names[i]), "%s", name);
-	c->sizes[i] = size;
+	free(a->workdir);
+	for (size_t i = 0; i < NAMED; i++)
+		free(a->names[i]);
+	memset(a, 0, sizeof(*a));
 }
 
-static void lacks_run(void *arg)
+/* The answer's numbers, workdir (path where the look found none) and the
+ * first names, as bytes. */
+static void lacks_put(struct probe_bytes *out, int rc, bool unfinished, uint64_t count,
+		      uint64_t total, uint64_t bytes, const char *workdir, size_t n,
+		      const char *(*name)(const void *v, size_t i, uint64_t *size), const void *v)
 {
-	struct lacks_call *c = arg;
+	uint64_t listed = n < NAMED ? n : NAMED;
+
+	probe_bytes_put(out, &rc, sizeof(rc));
+	probe_bytes_put(out, &unfinished, sizeof(unfinished));
+	probe_bytes_put(out, &count, sizeof(count));
+	probe_bytes_put(out, &total, sizeof(total));
+	probe_bytes_put(out, &bytes, sizeof(bytes));
+	probe_bytes_put_str(out, workdir);
+	probe_bytes_put(out, &listed, sizeof(listed));
+	for (size_t i = 0; i < listed; i++) {
+		uint64_t size = 0;
+		const char *nm = name(v, i, &size);
+
+		probe_bytes_put_str(out, nm);
+		probe_bytes_put(out, &size, sizeof(size));
+	}
+}
+
+static const char *lfs_name(const void *v, size_t i, uint64_t *size)
+{
+	const struct jp_git_lfs_report *l = v;
+
+	*size = l->v[i].size;
+	return l->v[i].path;
+}
+
+static const char *sm_name(const void *v, size_t i, uint64_t *size)
+{
+	const struct jp_git_sm_report *s = v;
+
+	*size = 0;
+	return s->missing.v[i];
+}
+
+/* inputs: the path, which look (LFS or submodules); answer: lacks_put's */
+static void lacks_serve(struct probe_bytes *in, struct probe_bytes *out)
+{
 	struct jp_git_lfs_report l = JP_GIT_LFS_REPORT_INIT;
 	struct jp_git_sm_report s = JP_GIT_SM_REPORT_INIT;
-	const char *wd;
-
-	if (c->lfs) {
-		c->rc = lfs_find(&l, c->path, true, NULL);
-		c->count = l.tracked;
-		c->total = l.n;
-		c->bytes = l.bytes;
-		c->unfinished = l.unfinished;
-		for (size_t i = 0; i < l.n; i++)
-			named(c, i, l.v[i].path, l.v[i].size);
-		wd = l.workdir;
-	} else {
-		c->rc = sm_find(&s, c->path, true, NULL);
-		c->count = s.declared;
-		c->total = s.missing.n;
-		c->unfinished = s.unfinished;
-		for (size_t i = 0; i < s.missing.n; i++)
-			named(c, i, s.missing.v[i], 0);
-		wd = s.workdir;
-	}
-	snprintf(c->workdir, sizeof(c->workdir), "%s", wd ? wd : c->path);
-	jp_git_lfs_report_dispose(&l);
-	jp_git_sm_report_dispose(&s);
-}
-
-/* Run the look in a child process, bounded as a whole: twice the probe
- * timeout (it reads git's index and objects, then the few files that
- * matter). A look that did not answer is unfinished. */
-static int lacks_look(struct lacks_call **out, const char *path, bool lfs, struct jp_error *err)
-{
-	size_t n = strlen(path) + 1;
-	struct lacks_call *c = calloc(1, sizeof(*c) + n);
+	char *path = probe_bytes_get_str(in);
+	bool lfs = false;
 	int rc;
 
-	*out = NULL;
-	if (!c)
-		return jp_error_oom(err);
-	memcpy(c->path, path, n);
-	c->lfs = lfs;
-	snprintf(c->workdir, sizeof(c->workdir), "%s", path);
-	if ((rc = jp_git_global_init(err)) != 0) {
-		free(c);
+	probe_bytes_get(in, &lfs, sizeof(lfs));
+	if (in->bad || !path) {
+		out->bad = true; /* the caller's "the look at it failed" */
+	} else if (lfs) {
+		rc = lfs_find(&l, path, true, NULL);
+		lacks_put(out, rc, l.unfinished, l.tracked, l.n, l.bytes,
+			  l.workdir ? l.workdir : path, l.n, lfs_name, &l);
+	} else {
+		rc = sm_find(&s, path, true, NULL);
+		lacks_put(out, rc, s.unfinished, s.declared, s.missing.n, 0,
+			  s.workdir ? s.workdir : path, s.missing.n, sm_name, &s);
+	}
+	jp_git_lfs_report_dispose(&l);
+	jp_git_sm_report_dispose(&s);
+	free(path);
+}
+JP_HELPER_REQUEST(git_lacks, lacks_serve);
+
+/* The answer back into *a; false when the bytes are short. */
+static bool lacks_get(struct lacks_answer *a, struct probe_bytes *ans)
+{
+	probe_bytes_get(ans, &a->rc, sizeof(a->rc));
+	probe_bytes_get(ans, &a->unfinished, sizeof(a->unfinished));
+	probe_bytes_get(ans, &a->count, sizeof(a->count));
+	probe_bytes_get(ans, &a->total, sizeof(a->total));
+	probe_bytes_get(ans, &a->bytes, sizeof(a->bytes));
+	a->workdir = probe_bytes_get_str(ans);
+	probe_bytes_get(ans, &a->listed, sizeof(a->listed));
+	if (a->listed > NAMED || a->listed > a->total)
+		ans->bad = true;
+	for (size_t i = 0; i < a->listed && !ans->bad; i++) {
+		if (!(a->names[i] = probe_bytes_get_str(ans)))
+			ans->bad = true;
+		probe_bytes_get(ans, &a->sizes[i], sizeof(a->sizes[i]));
+	}
+	return !ans->bad && a->workdir;
+}
+
+/* Run the look in a helper process, bounded as a whole: twice the probe
+ * timeout (it reads git's index and objects, then the few files that
+ * matter). A look that did not answer, or whose mount is known hung, is
+ * unfinished. */
+static int lacks_look(struct lacks_answer *a, const char *path, bool lfs, struct jp_error *err)
+{
+	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	int rc;
+
+	memset(a, 0, sizeof(*a));
+	if ((rc = jp_git_global_init(err)) != 0)
 		return rc;
-	}
-	rc = jp_probe_call_flat(lacks_run, c, offsetof(struct lacks_call, lfs), path,
-				2 * jp_probe_default_timeout_ms(), NULL);
+	probe_bytes_put_str(&in, path);
+	probe_bytes_put(&in, &lfs, sizeof(lfs));
+	if (jp_probe_mount_hung(path, NULL, 0))
+		rc = JP_ETIMEOUT;
+	else
+		rc = in.bad ? JP_ENOMEM
+			    : jp_helper_call(&ans, &jp_req_git_lacks, &in, path,
+					     2 * jp_probe_default_timeout_ms(), NULL);
 	if (rc == JP_ETIMEOUT) {
-		c->rc = 0;
-		c->unfinished = true;
-		c->total = 0;
-	} else if (rc < 0) {
-		free(c);
-		return jp_error_set(err, rc, "%s: %s", path, jp_strerror(rc));
+		a->unfinished = true;
+		rc = (a->workdir = strdup(path)) ? 0 : JP_ENOMEM;
+	} else if (rc == 0 && !lacks_get(a, &ans)) {
+		rc = JP_EINTERNAL;
+	} else if (rc == 0 && a->rc < 0) {
+		rc = a->rc;
 	}
-	if (c->rc < 0) {
-		rc = c->rc;
-		free(c);
-		return jp_error_set(err, rc, "%s: %s", path, jp_strerror(rc));
+	if (rc < 0) {
+		lacks_answer_dispose(a);
+		jp_error_set(err, rc, "%s: %s", path, jp_strerror(rc));
 	}
-	*out = c;
-	return 0;
+	free(in.p);
+	free(ans.p);
+	return rc;
 }
 
 int jp_git_lfs_check(struct jp_git_lfs_report *out, const char *path, struct jp_error *err)
 {
 	struct jp_git_lfs_report r = JP_GIT_LFS_REPORT_INIT;
-	struct lacks_call *c = NULL;
-	int rc = lacks_look(&c, path, true, err);
+	struct lacks_answer a;
+	int rc = lacks_look(&a, path, true, err);
 
 	*out = r;
-	if (rc < 0 || !c)
-		return rc < 0 ? rc : JP_EINTERNAL;
-	r.tracked = c->count;
-	r.bytes = c->bytes;
-	r.unfinished = c->unfinished;
-	r.n = c->total;
-	r.listed = r.n < NAMED ? r.n : NAMED;
-	if (!(r.workdir = strdup(c->workdir)) || (r.listed && !(r.v = calloc(r.listed, sizeof(*r.v)))))
-		goto nomem;
-	for (size_t i = 0; i < r.listed; i++) {
-		if (!(r.v[i].path = strdup(c->names[i])))
-			goto nomem;
-		r.v[i].size = c->sizes[i];
+	if (rc < 0)
+		return rc;
+	r.tracked = a.count;
+	r.bytes = a.bytes;
+	r.unfinished = a.unfinished;
+	r.n = a.total;
+	r.listed = a.listed;
+	r.workdir = a.workdir;
+	a.workdir = NULL;
+	if (r.listed && !(r.v = calloc(r.listed, sizeof(*r.v)))) {
+		r.listed = 0;
+		rc = jp_error_oom(err);
 	}
-	free(c);
-	*out = r;
-	return 0;
-nomem:
-	free(c);
-	r.n = r.listed;
-	jp_git_lfs_report_dispose(&r);
-	return jp_error_oom(err);
+	for (size_t i = 0; rc == 0 && i < r.listed; i++) {
+		r.v[i].path = a.names[i];
+		a.names[i] = NULL;
+		r.v[i].size = a.sizes[i];
+	}
+	lacks_answer_dispose(&a);
+	if (rc < 0)
+		jp_git_lfs_report_dispose(&r);
+	else
+		*out = r;
+	return rc;
 }
 
 int jp_git_submodules_check(struct jp_git_sm_report *out, const char *path,
 			    struct jp_error *err)
 {
 	struct jp_git_sm_report r = JP_GIT_SM_REPORT_INIT;
-	struct lacks_call *c = NULL;
-	int rc = lacks_look(&c, path, false, err);
+	struct lacks_answer a;
+	int rc = lacks_look(&a, path, false, err);
 
 	*out = r;
-	if (rc < 0 || !c)
-		return rc < 0 ? rc : JP_EINTERNAL;
-	r.declared = c->count;
-	r.unfinished = c->unfinished;
-	r.n_missing = c->total;
-	rc = (r.workdir = strdup(c->workdir)) ? 0 : JP_ENOMEM;
-	for (size_t i = 0; rc == 0 && i < c->total && i < NAMED; i++)
-		rc = jp_strv_push(&r.missing, c->names[i]);
-	free(c);
-	if (rc < 0) {
+	if (rc < 0)
+		return rc;
+	r.declared = a.count;
+	r.unfinished = a.unfinished;
+	r.n_missing = a.total;
+	r.workdir = a.workdir;
+	a.workdir = NULL;
+	for (size_t i = 0; rc == 0 && i < a.listed; i++)
+		if (jp_strv_push(&r.missing, a.names[i]) != 0)
+			rc = jp_error_oom(err);
+	lacks_answer_dispose(&a);
+	if (rc < 0)
 		jp_git_sm_report_dispose(&r);
-		return jp_error_oom(err);
-	}
-	*out = r;
-	return 0;
+	else
+		*out = r;
+	return rc;
 }

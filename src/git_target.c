@@ -24,6 +24,7 @@
 #include "pathclass_internal.h"
 #include "jobprep/probe.h"
 #include "probe_internal.h"
+#include "helper_internal.h"
 #include "jobprep/strv.h"
 #include "git_internal.h"
 
@@ -298,93 +299,96 @@ int jp_git_target_place(const struct jp_git_target *t, const char *tree,
 }
 
 /* The plan looks at the target's storage (stat, list, classify, clean stale
- * temporaries): in bounded time, in a child process whose answer comes back
- * flat (jobprep/probe.h), so a hung mount neither holds the clone nor keeps
- * it from exiting. */
-struct plan_flat {
-	/* the answer, copied back */
-	int rc;
-	bool exists, inside, network;
-	unsigned mode, gid;
-	char error[1024];
-	char path[PATH_MAX], parent[PATH_MAX], name[NAME_MAX + 1], fstype[256];
-	char tmp_parent[PATH_MAX], tmp_prefix[NAME_MAX + 32];
-	/* the question */
-	const char *target;
-	const struct jp_profile *profile;
-};
-
-static bool put(char *dst, size_t len, const char *src)
+ * temporaries): in bounded time, in a helper process (helper.c), so a hung
+ * mount neither holds the clone nor keeps it from exiting. Inputs: the
+ * target, the profile; answer: the status and its message, then the
+ * plan's flags, numbers and strings. */
+static void plan_serve(struct probe_bytes *in, struct probe_bytes *out)
 {
-	return (size_t)snprintf(dst, len, "%s", src ? src : "") < len;
-}
-
-static void plan_flat_run(void *arg)
-{
-	struct plan_flat *f = arg;
-	struct jp_git_target t;
+	struct jp_git_target t = { 0 };
 	struct jp_error e = JP_ERROR_INIT;
+	struct jp_profile *profile = NULL;
+	char *target = probe_bytes_get_str(in);
+	int rc = probe_bytes_get_profile(&profile, in, &e);
 
-	f->rc = target_plan(&t, f->target, f->profile, &e);
-	snprintf(f->error, sizeof(f->error), "%s", f->rc < 0 ? jp_error_message(&e) : "");
-	if (f->rc == 0) {
-		f->exists = t.exists;
-		f->inside = t.inside;
-		f->network = t.network;
-		f->mode = t.mode;
-		f->gid = t.gid;
-		if (!put(f->path, sizeof(f->path), t.path) ||
-		    !put(f->parent, sizeof(f->parent), t.parent) ||
-		    !put(f->name, sizeof(f->name), t.name) ||
-		    !put(f->fstype, sizeof(f->fstype), t.fstype) ||
-		    !put(f->tmp_parent, sizeof(f->tmp_parent), t.tmp_parent) ||
-		    !put(f->tmp_prefix, sizeof(f->tmp_prefix), t.tmp_prefix)) {
-			f->rc = JP_EUSAGE;
-			snprintf(f->error, sizeof(f->error), _("%s: the path is too long"), f->target);
-		}
-	}
+	if (rc == 0 && (in->bad || !target))
+		out->bad = true; /* the caller's "the look at it failed" */
+	else if (rc == 0)
+		rc = target_plan(&t, target, profile, &e);
+	probe_bytes_put(out, &rc, sizeof(rc));
+	probe_bytes_put_str(out, rc < 0 ? jp_error_message(&e) : NULL);
+	probe_bytes_put(out, &t.exists, sizeof(t.exists));
+	probe_bytes_put(out, &t.inside, sizeof(t.inside));
+	probe_bytes_put(out, &t.network, sizeof(t.network));
+	probe_bytes_put(out, &t.mode, sizeof(t.mode));
+	probe_bytes_put(out, &t.gid, sizeof(t.gid));
+	probe_bytes_put_str(out, t.path);
+	probe_bytes_put_str(out, t.parent);
+	probe_bytes_put_str(out, t.name);
+	probe_bytes_put_str(out, t.fstype);
+	probe_bytes_put_str(out, t.tmp_parent);
+	probe_bytes_put_str(out, t.tmp_prefix);
 	jp_git_target_dispose(&t);
 	jp_error_dispose(&e);
+	jp_profile_free(profile);
+	free(target);
 }
+JP_HELPER_REQUEST(git_target_plan, plan_serve);
 
-/* "" back to NULL (an unknown fstype); false on ENOMEM. */
-static bool take(char **dst, const char *src, bool empty_is_null)
+/* The plan back into *t (its strings the caller's); false when the bytes
+ * are short or a string the plan always has is missing. */
+static bool plan_get(struct jp_git_target *t, struct probe_bytes *ans)
 {
-	*dst = empty_is_null && !*src ? NULL : strdup(src);
-	return *dst || (empty_is_null && !*src);
+	probe_bytes_get(ans, &t->exists, sizeof(t->exists));
+	probe_bytes_get(ans, &t->inside, sizeof(t->inside));
+	probe_bytes_get(ans, &t->network, sizeof(t->network));
+	probe_bytes_get(ans, &t->mode, sizeof(t->mode));
+	probe_bytes_get(ans, &t->gid, sizeof(t->gid));
+	t->path = probe_bytes_get_str(ans);
+	t->parent = probe_bytes_get_str(ans);
+	t->name = probe_bytes_get_str(ans);
+	t->fstype = probe_bytes_get_str(ans); /* NULL: unknown */
+	t->tmp_parent = probe_bytes_get_str(ans);
+	t->tmp_prefix = probe_bytes_get_str(ans);
+	return !ans->bad && t->path && t->parent && t->name && t->tmp_parent && t->tmp_prefix;
 }
 
 int jp_git_target_plan(struct jp_git_target *t, const char *target,
 		       const struct jp_profile *profile, struct jp_error *err)
 {
-	struct plan_flat *f;
-	int rc;
+	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	char mount[4096], *msg = NULL;
+	int rc, plan_rc = 0;
 
 	memset(t, 0, sizeof(*t));
 	if (!target || !*target || target[0] == '-')
 		return target_plan(t, target, profile, err); /* refused before any look */
-	if (!(f = calloc(1, sizeof(*f))))
-		return jp_error_oom(err);
-	f->target = target;
-	f->profile = profile;
-	rc = jp_probe_call_flat(plan_flat_run, f, offsetof(struct plan_flat, target), target, 0,
-				err);
-	if (rc == 0 && f->rc < 0)
-		rc = jp_error_set(err, f->rc, "%s", f->error);
+	if (jp_probe_mount_hung(target, mount, sizeof(mount)))
+		return jp_error_set(err, JP_ETIMEOUT,
+				    _("%s: no answer: %s, the mount it is on, has not answered an "
+				      "earlier look yet (is a network mount hung?)"),
+				    target, mount);
+	probe_bytes_put_str(&in, target);
+	probe_bytes_put_profile(&in, profile);
+	rc = in.bad ? jp_error_oom(err)
+		    : jp_helper_call(&ans, &jp_req_git_target_plan, &in, target,
+				     jp_probe_default_timeout_ms(), err);
 	if (rc == 0) {
-		t->exists = f->exists;
-		t->inside = f->inside;
-		t->network = f->network;
-		t->mode = f->mode;
-		t->gid = f->gid;
-		if (!take(&t->path, f->path, false) || !take(&t->parent, f->parent, false) ||
-		    !take(&t->name, f->name, false) || !take(&t->fstype, f->fstype, true) ||
-		    !take(&t->tmp_parent, f->tmp_parent, false) ||
-		    !take(&t->tmp_prefix, f->tmp_prefix, false)) {
-			jp_git_target_dispose(t);
-			rc = jp_error_oom(err);
-		}
+		probe_bytes_get(&ans, &plan_rc, sizeof(plan_rc));
+		msg = probe_bytes_get_str(&ans);
+		if (ans.bad)
+			rc = jp_error_set(err, JP_EINTERNAL, "%s: %s", target,
+					  _("the look at it failed"));
+		else if (plan_rc < 0)
+			rc = jp_error_set(err, plan_rc, "%s", msg ? msg : jp_strerror(plan_rc));
+		else if (!plan_get(t, &ans))
+			rc = jp_error_set(err, JP_EINTERNAL, "%s: %s", target,
+					  _("the look at it failed"));
 	}
-	free(f);
+	if (rc != 0)
+		jp_git_target_dispose(t);
+	free(msg);
+	free(in.p);
+	free(ans.p);
 	return rc;
 }

@@ -367,8 +367,39 @@ static int helper_take(struct helper *h, struct jp_error *err)
 	return have ? 0 : spawn_helper(h, err);
 }
 
+/* The idle helpers end with this program, killed and reaped before it
+ * exits: left to notice the socket's end on their own, they would outlive
+ * it for a moment, and whoever waits for the command would see children of
+ * it still there (a Ctrl-C must leave none). Only in the process that kept
+ * them: a forked child calling exit() must not end its parent's helpers. */
+static pid_t pool_owner;
+static pthread_once_t pool_exit_once = PTHREAD_ONCE_INIT;
+
+static void helpers_end_idle(void)
+{
+	struct helper ending[IDLE_MAX];
+	size_t n;
+
+	if (getpid() != pool_owner)
+		return;
+	pthread_mutex_lock(&pool_lock);
+	n = n_idle;
+	memcpy(ending, idle, n * sizeof(*ending));
+	n_idle = 0;
+	pthread_mutex_unlock(&pool_lock);
+	for (size_t i = 0; i < n; i++)
+		helper_end(&ending[i]);
+}
+
+static void pool_exit_register(void)
+{
+	pool_owner = getpid();
+	atexit(helpers_end_idle);
+}
+
 static void helper_give_back(struct helper *h)
 {
+	pthread_once(&pool_exit_once, pool_exit_register);
 	pthread_mutex_lock(&pool_lock);
 	bool kept = n_idle < IDLE_MAX;
 	if (kept)

@@ -1,6 +1,6 @@
 /* The launch lint's look for downloads from the Hugging Face Hub when the job
  * starts (launch.hub_download): the Python files the command runs, and the
- * project's modules they import, read by pyscan.c in a child process bounded
+ * project's modules they import, read by pyscan.c in a helper process bounded
  * in time (the project may sit on a mount that hung). A call that names a
  * Hub repository makes every rank download it at start into one cache
  * (sglang #3291, TensorRT-LLM #6824, srt-slurm #251) unless job.env points
@@ -9,6 +9,7 @@
  * makes the copy. */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,24 +22,41 @@
 #include "lint_internal.h"
 #include "pyscan.h"
 #include "probe_internal.h"
+#include "helper_internal.h"
 #include "manifest_internal.h"
 
 #define MAX_SCRIPTS 16
 #define SHOWN_PLACES 3
 
-struct hub_call {
-	struct jp_pyscan_result res; /* the answer: first, flat */
-	const char *scripts[MAX_SCRIPTS];
-	size_t n;
-	const char *project, *cache;
-};
-
-static void hub_scan(void *arg)
+/* inputs: the number of scripts, each script, the project and the cache
+ * folders (each may be NULL); answer: the struct jp_pyscan_result, flat
+ * (its hits hold arrays, no pointers) */
+static void hub_serve(struct probe_bytes *in, struct probe_bytes *out)
 {
-	struct hub_call *c = arg;
+	struct jp_pyscan_result *res = calloc(1, sizeof(*res));
+	char *scripts[MAX_SCRIPTS] = { NULL }, *project, *cache;
+	uint64_t n = 0;
 
-	jp_pyscan_run(&c->res, c->scripts, c->n, c->project, c->cache);
+	probe_bytes_get(in, &n, sizeof(n));
+	if (n > MAX_SCRIPTS)
+		in->bad = true;
+	for (size_t i = 0; i < MAX_SCRIPTS && i < (size_t)n; i++)
+		scripts[i] = probe_bytes_get_str(in);
+	project = probe_bytes_get_str(in);
+	cache = probe_bytes_get_str(in);
+	if (!res) {
+		out->bad = true;
+	} else if (!in->bad) {
+		jp_pyscan_run(res, (const char *const *)scripts, (size_t)n, project, cache);
+		probe_bytes_put(out, res, sizeof(*res));
+	}
+	for (size_t i = 0; i < MAX_SCRIPTS; i++)
+		free(scripts[i]);
+	free(project);
+	free(cache);
+	free(res);
 }
+JP_HELPER_REQUEST(lint_hub, hub_serve);
 
 /* A variable's value as the job sees it: the command's own assignments,
  * else job.env. */
@@ -179,45 +197,74 @@ static bool ends_py(const char *s)
 	return n > 3 && strcmp(s + n - 3, ".py") == 0;
 }
 
-void jp_lint_hub(struct lint *L)
+/* The scan in a helper process (a hung mount costs a timeout and a finding
+ * that says so); its result into *res. Returns 0, JP_ETIMEOUT, or
+ * JP_EINTERNAL. */
+static int hub_scan(struct jp_pyscan_result *res, const char *const *scripts, size_t n,
+		    const char *project, const char *cache, unsigned ms)
 {
-	struct hub_call *c = calloc(1, sizeof(*c));
-	struct hub_env e = { NULL, NULL, false, false };
-	unsigned ms = 2 * jp_probe_default_timeout_ms();
+	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	const char *where = project ? project : scripts[0];
+	uint64_t n64 = n;
 	int rc;
 
-	if (!c) {
+	if (jp_probe_mount_hung(where, NULL, 0))
+		return JP_ETIMEOUT;
+	probe_bytes_put(&in, &n64, sizeof(n64));
+	for (size_t i = 0; i < n; i++)
+		probe_bytes_put_str(&in, scripts[i]);
+	probe_bytes_put_str(&in, project);
+	probe_bytes_put_str(&in, cache);
+	rc = in.bad ? JP_ENOMEM : jp_helper_call(&ans, &jp_req_lint_hub, &in, where, ms, NULL);
+	if (rc == 0) {
+		probe_bytes_get(&ans, res, sizeof(*res));
+		if (ans.bad || res->n_hits > JP_PYSCAN_MAX_HITS)
+			rc = JP_EINTERNAL;
+	}
+	free(in.p);
+	free(ans.p);
+	return rc;
+}
+
+void jp_lint_hub(struct lint *L)
+{
+	struct jp_pyscan_result *res = calloc(1, sizeof(*res));
+	struct hub_env e = { NULL, NULL, false, false };
+	const char *scripts[MAX_SCRIPTS];
+	unsigned ms = 2 * jp_probe_default_timeout_ms();
+	size_t n = 0;
+	int rc;
+
+	if (!res) {
 		L->oom = 1;
 		return;
 	}
-	for (size_t i = 0; i < L->scripts.n && c->n < MAX_SCRIPTS; i++)
+	for (size_t i = 0; i < L->scripts.n && n < MAX_SCRIPTS; i++)
 		if (ends_py(L->scripts.v[i]))
-			c->scripts[c->n++] = L->scripts.v[i];
-	if (c->n == 0)
+			scripts[n++] = L->scripts.v[i];
+	if (n == 0)
 		goto out;
 	hub_env(L, &e);
-	c->project = L->ctx->project_is_local ? L->ctx->project_dir : NULL;
-	c->cache = e.cache;
-	rc = jp_probe_call_flat(hub_scan, c, sizeof(c->res), c->project ? c->project : c->scripts[0],
-				ms, NULL);
+	rc = hub_scan(res, scripts, n, L->ctx->project_is_local ? L->ctx->project_dir : NULL,
+		      e.cache, ms);
 	if (rc == JP_ETIMEOUT) {
-		jp_lint_add(L, JP_LINT_HUB_DOWNLOAD, "", c->scripts[0],
+		jp_lint_add(L, JP_LINT_HUB_DOWNLOAD, "", scripts[0],
 		    _("%s: the Python code did not answer within %u s, so it was not looked at for "
 		      "downloads from the Hugging Face Hub at job start (is a network mount hung?)"),
-		    c->scripts[0], ms / 1000);
+		    scripts[0], ms / 1000);
 		goto out;
 	}
 	if (rc != 0)
 		goto out;
-	for (size_t i = 0; i < c->res.n_hits && !L->oom; i++) {
-		const struct jp_pyscan_hit *h = &c->res.hits[i];
+	for (size_t i = 0; i < res->n_hits && !L->oom; i++) {
+		const struct jp_pyscan_hit *h = &res->hits[i];
 
 		if (e.offline && e.shared && h->staged)
 			continue;
-		finding(L, &e, &c->res, i);
+		finding(L, &e, res, i);
 	}
 out:
 	free(e.home);
 	free(e.cache);
-	free(c);
+	free(res);
 }

@@ -5,7 +5,6 @@
 #include "config.h"
 
 #include <dirent.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "input_internal.h"
 #include "jobprep/probe.h"
 #include "probe_internal.h"
+#include "helper_internal.h"
 #include "lint_internal.h"
 
 #define SYNC_MAX_FILES 5000
@@ -106,44 +106,41 @@ static void walk_dir(struct walk *wk, const char *dir, int depth)
 	closedir(d);
 }
 
-struct syncs_call {
-	int answer;
-	char dir[];
-};
-
-static void syncs_run(void *arg)
+/* inputs: the project's folder; answer: 1 it synchronises, 0 it does not,
+ * -1 unknown (not a folder, or no code file in it) */
+static void syncs_serve(struct probe_bytes *in, struct probe_bytes *out)
 {
-	struct syncs_call *c = arg;
+	char *dir = probe_bytes_get_str(in);
 	struct walk wk = { 0, false };
 	struct stat st;
+	int answer = -1;
 
-	c->answer = -1;
-	if (stat(c->dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		return;
-	walk_dir(&wk, c->dir, 0);
-	if (wk.found)
-		c->answer = 1;
-	else if (wk.files > 0)
-		c->answer = 0;
+	if (!in->bad && dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+		walk_dir(&wk, dir, 0);
+		answer = wk.found ? 1 : wk.files > 0 ? 0 : -1;
+	}
+	probe_bytes_put(out, &answer, sizeof(answer));
+	free(dir);
 }
+JP_HELPER_REQUEST(lint_syncs, syncs_serve);
 
 int jp_lint_project_syncs(const char *project_dir)
 {
-	struct syncs_call *c;
-	size_t n;
-	int answer;
+	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
+	int answer = -1;
 
-	if (!project_dir)
+	/* The whole look in bounded time, in a helper process: a hung mount
+	 * (this one, or one found hung before) leaves it unknown. */
+	if (!project_dir || jp_probe_mount_hung(project_dir, NULL, 0))
 		return -1;
-	n = strlen(project_dir) + 1;
-	c = calloc(1, sizeof(*c) + n);
-	if (!c)
-		return -1;
-	memcpy(c->dir, project_dir, n);
-	/* The whole look in bounded time: a hung mount leaves it unknown. */
-	int rc = jp_probe_call_flat(syncs_run, c, offsetof(struct syncs_call, dir), project_dir, 0,
-				    NULL);
-	answer = rc < 0 ? -1 : c->answer;
-	free(c);
+	probe_bytes_put_str(&in, project_dir);
+	if (!in.bad && jp_helper_call(&ans, &jp_req_lint_syncs, &in, project_dir,
+				      jp_probe_default_timeout_ms(), NULL) == 0) {
+		probe_bytes_get(&ans, &answer, sizeof(answer));
+		if (ans.bad)
+			answer = -1;
+		free(ans.p);
+	}
+	free(in.p);
 	return answer;
 }
