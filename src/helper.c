@@ -54,7 +54,7 @@ extern char **environ;
 enum { FRAME_REPORT = 'R', FRAME_ANSWER = 'A', FRAME_FAILED = 'X' };
 
 #define JP_HELPER_ENTRY(id) &jp_req_##id,
-static const struct jp_helper_request *const requests[] = { JP_HELPER_REQUESTS(JP_HELPER_ENTRY) };
+static const struct jp_helper_request *const requests[] = {JP_HELPER_REQUESTS(JP_HELPER_ENTRY)};
 #undef JP_HELPER_ENTRY
 
 /* ---- bytes on a descriptor ---------------------------------------------- */
@@ -121,7 +121,7 @@ void jp_watch_send(const void *msg, size_t n)
 
 bool jp_watch_stop_asked(void)
 {
-	struct pollfd pfd = { serve_fd, POLLIN, 0 };
+	struct pollfd pfd = {serve_fd, POLLIN, 0};
 
 	if (serve_fd < 0 || atomic_load(&stop_asked))
 		return atomic_load(&stop_asked);
@@ -147,7 +147,7 @@ static const struct jp_helper_request *find_request(const char *name)
 /* One request read, served and answered; false at the socket's end. */
 static bool serve_one(void)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, out = { NULL, 0, 0, 0, false };
+	struct probe_bytes in = {NULL, 0, 0, 0, false}, out = {NULL, 0, 0, 0, false};
 	const struct jp_helper_request *req;
 	uint32_t len;
 	char *name;
@@ -290,7 +290,7 @@ static int spawn_helper(struct helper *h, struct jp_error *err)
 	posix_spawnattr_t attr;
 	sigset_t ends, dfl;
 	int sv[2], child_fd, e;
-	char *argv[] = { (char *)"jobprep-helper", NULL };
+	char *argv[] = {(char *)"jobprep-helper", NULL};
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return start_failed(err, errno);
@@ -412,7 +412,7 @@ static void helper_give_back(struct helper *h)
 static bool send_request(const struct helper *h, const struct jp_helper_request *req,
 			 const struct probe_bytes *in)
 {
-	struct probe_bytes b = { NULL, 0, 0, 0, false };
+	struct probe_bytes b = {NULL, 0, 0, 0, false};
 	uint32_t len = 0;
 	bool ok;
 
@@ -479,7 +479,7 @@ static void take_frames(struct reader *r, const struct jp_watch *w)
 /* Read what is there within wait_ms, and take its frames. */
 static void read_some(struct reader *r, int fd, int wait_ms, const struct jp_watch *w)
 {
-	struct pollfd pfd = { fd, POLLIN, 0 };
+	struct pollfd pfd = {fd, POLLIN, 0};
 	char chunk[16384];
 	int p = poll(&pfd, 1, wait_ms);
 
@@ -542,9 +542,9 @@ int jp_helper_call(struct probe_bytes *out, const struct jp_helper_request *req,
 	if (!reader_done(&r)) {
 		helper_abandon(&h, path);
 		reader_dispose(&r);
-		return jp_error_set(err, JP_ETIMEOUT,
-				    _("%s: no answer within %u.%u s (is a network mount hung?)"),
-				    path ? path : "?", timeout_ms / 1000, (timeout_ms % 1000) / 100);
+		return jp_error_set(
+		    err, JP_ETIMEOUT, _("%s: no answer within %u.%u s (is a network mount hung?)"),
+		    path ? path : "?", timeout_ms / 1000, (timeout_ms % 1000) / 100);
 	}
 	if (r.answered && !r.ans.bad) {
 		helper_give_back(&h);
@@ -635,7 +635,8 @@ static bool watch(const struct helper *h, const struct jp_watch *w, struct reade
 		read_some(r, h->fd, POLL_MS, w);
 		uint64_t now = jp_now_ns();
 		life_update(&l, h->pid, r, now);
-		if (!*cancel_sent && (r->want_cancel || (w->cancelled && w->cancelled(w->payload)))) {
+		if (!*cancel_sent &&
+		    (r->want_cancel || (w->cancelled && w->cancelled(w->payload)))) {
 			send_all(h->fd, "S", 1);
 			*cancel_sent = true;
 			l.life_ns = now;

@@ -30,22 +30,22 @@ struct jp_helper_request {
 
 /* Define request ID, served by FN (at file scope, in the file whose work
  * it is); ID must be listed in JP_HELPER_REQUESTS. */
-#define JP_HELPER_REQUEST(id, fn) const struct jp_helper_request jp_req_##id = { #id, fn }
+#define JP_HELPER_REQUEST(id, fn) const struct jp_helper_request jp_req_##id = {#id, fn}
 
 /* Every request a helper serves, one line each: the helper finds a
  * request's work by its name in this list. */
-#define JP_HELPER_REQUESTS(X)                                              \
-	X(probe_stat) /* probe.c: stat or lstat */                         \
-	X(probe_path) /* probe.c: the full look of jp_probe_path */        \
-	X(read_file)  /* probe_file.c: a whole file a person named */  \
-	X(probe_list) /* probe_list.c: a directory's entries */         \
-	X(atomic_write) /* atomic_write.c: a file written and renamed */ \
-	X(stage)      /* stage_bounded.c: jp_stage, watched */             \
-	X(lint_syncs) /* lint_walk.c: does the project synchronise? */     \
-	X(lint_hub)   /* lint_hub.c: the Python code's Hub downloads */    \
-	X(git_target_plan) /* git_target.c: a clone's target looked at */  \
-	X(git_look)   /* git_lacks.c: a batch of work tree files */        \
-	X(git_lacks)  /* git_lacks.c: LFS pointers, missing submodules */
+#define JP_HELPER_REQUESTS(X)                                                                      \
+	X(probe_stat)	   /* probe.c: stat or lstat */                                            \
+	X(probe_path)	   /* probe.c: the full look of jp_probe_path */                           \
+	X(read_file)	   /* probe_file.c: a whole file a person named */                         \
+	X(probe_list)	   /* probe_list.c: a directory's entries */                               \
+	X(atomic_write)	   /* atomic_write.c: a file written and renamed */                        \
+	X(stage)	   /* stage_bounded.c: jp_stage, watched */                                \
+	X(lint_syncs)	   /* lint_walk.c: does the project synchronise? */                        \
+	X(lint_hub)	   /* lint_hub.c: the Python code's Hub downloads */                       \
+	X(git_target_plan) /* git_target.c: a clone's target looked at */                          \
+	X(git_look)	   /* git_lacks.c: a batch of work tree files */                           \
+	X(git_lacks)	   /* git_lacks.c: LFS pointers, missing submodules */
 
 #define JP_HELPER_EXTERN(id) extern const struct jp_helper_request jp_req_##id;
 JP_HELPER_REQUESTS(JP_HELPER_EXTERN)

@@ -67,7 +67,7 @@ static void list_serve(struct probe_bytes *in, struct probe_bytes *out)
 		probe_bytes_put(out, &isdir, sizeof(isdir));
 		probe_bytes_put_str(out, de->d_name);
 	}
-	probe_bytes_put(out, &(bool){ false }, sizeof(bool));
+	probe_bytes_put(out, &(bool){false}, sizeof(bool));
 	probe_bytes_put_str(out, NULL);
 	if (d)
 		closedir(d);
@@ -113,10 +113,10 @@ static bool listing_get(struct jp_probe_listing *l, struct probe_bytes *ans)
 	}
 }
 
-int jp_probe_list(struct jp_probe_listing *out, const char *dir, const char *prefix,
-		  unsigned flags, unsigned timeout_ms, struct jp_error *err)
+int jp_probe_list(struct jp_probe_listing *out, const char *dir, const char *prefix, unsigned flags,
+		  unsigned timeout_ms, struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
 	char mount[4096];
 	int rc;
 

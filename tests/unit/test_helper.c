@@ -29,7 +29,7 @@ enum { ANSWER, REPORT, SILENT, STOPPABLE, DEAF, WHO };
 
 static void nap(long ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
 	nanosleep(&ts, NULL);
 }
@@ -83,14 +83,13 @@ static void echo_serve(struct probe_bytes *in, struct probe_bytes *out)
 	free(s);
 }
 
-static const struct jp_helper_request test_mode = { "test_mode", mode_serve };
-static const struct jp_helper_request test_echo = { "test_echo", echo_serve };
-const struct jp_helper_request *const jp_helper_extra_requests[] = { &test_mode, &test_echo,
-								     NULL };
+static const struct jp_helper_request test_mode = {"test_mode", mode_serve};
+static const struct jp_helper_request test_echo = {"test_echo", echo_serve};
+const struct jp_helper_request *const jp_helper_extra_requests[] = {&test_mode, &test_echo, NULL};
 
 static int call_mode(int mode, int *answer, unsigned timeout_ms)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
 	struct jp_error err = JP_ERROR_INIT;
 	int rc;
 
@@ -120,7 +119,7 @@ static void the_answer_comes_back(void **state)
 
 static void the_helper_sees_only_the_bytes_sent(void **state)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
 	struct jp_error err = JP_ERROR_INIT;
 	int seen = -1;
 	char *s;
@@ -181,7 +180,7 @@ static void a_silent_helper_is_given_up_and_killed(void **state)
 
 static void an_unknown_request_is_a_failed_look(void **state)
 {
-	static const struct jp_helper_request nowhere = { "no_such_request", NULL };
+	static const struct jp_helper_request nowhere = {"no_such_request", NULL};
 	struct probe_bytes ans;
 	struct jp_error err = JP_ERROR_INIT;
 
@@ -217,11 +216,11 @@ static bool cancelled(void *payload)
 	return c->cancel_after && ++c->looks >= c->cancel_after;
 }
 
-static int watch_mode(int mode, struct seen *c, int *answer, unsigned stall_ms,
-		      unsigned grace_ms, bool *cancel_sent)
+static int watch_mode(int mode, struct seen *c, int *answer, unsigned stall_ms, unsigned grace_ms,
+		      bool *cancel_sent)
 {
-	struct jp_watch w = { cancelled, report, c, stall_ms, grace_ms, NULL };
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
+	struct jp_watch w = {cancelled, report, c, stall_ms, grace_ms, NULL};
+	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
 	struct jp_error err = JP_ERROR_INIT;
 	int rc;
 
@@ -238,7 +237,7 @@ static int watch_mode(int mode, struct seen *c, int *answer, unsigned stall_ms,
 
 static void reports_reach_the_caller_in_order(void **state)
 {
-	struct seen c = { .n = 0 };
+	struct seen c = {.n = 0};
 	int answer = 0;
 	bool sent;
 
@@ -253,7 +252,7 @@ static void reports_reach_the_caller_in_order(void **state)
 
 static void a_silent_watched_helper_is_given_up(void **state)
 {
-	struct seen c = { .n = 0 };
+	struct seen c = {.n = 0};
 	int answer = 7;
 	bool sent;
 
@@ -265,7 +264,7 @@ static void a_silent_watched_helper_is_given_up(void **state)
 
 static void a_cancel_reaches_the_helper(void **state)
 {
-	struct seen c = { .cancel_after = 3 };
+	struct seen c = {.cancel_after = 3};
 	int answer = 0;
 	bool sent;
 
@@ -277,7 +276,7 @@ static void a_cancel_reaches_the_helper(void **state)
 
 static void a_helper_deaf_to_the_cancel_is_given_up(void **state)
 {
-	struct seen c = { .cancel_after = 2 };
+	struct seen c = {.cancel_after = 2};
 	int answer = 0;
 	bool sent;
 
@@ -289,16 +288,16 @@ static void a_helper_deaf_to_the_cancel_is_given_up(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(the_answer_comes_back),
-		cmocka_unit_test(the_helper_sees_only_the_bytes_sent),
-		cmocka_unit_test(helpers_are_used_again),
-		cmocka_unit_test(an_idle_helper_killed_from_outside_is_replaced),
-		cmocka_unit_test(a_silent_helper_is_given_up_and_killed),
-		cmocka_unit_test(an_unknown_request_is_a_failed_look),
-		cmocka_unit_test(reports_reach_the_caller_in_order),
-		cmocka_unit_test(a_silent_watched_helper_is_given_up),
-		cmocka_unit_test(a_cancel_reaches_the_helper),
-		cmocka_unit_test(a_helper_deaf_to_the_cancel_is_given_up),
+	    cmocka_unit_test(the_answer_comes_back),
+	    cmocka_unit_test(the_helper_sees_only_the_bytes_sent),
+	    cmocka_unit_test(helpers_are_used_again),
+	    cmocka_unit_test(an_idle_helper_killed_from_outside_is_replaced),
+	    cmocka_unit_test(a_silent_helper_is_given_up_and_killed),
+	    cmocka_unit_test(an_unknown_request_is_a_failed_look),
+	    cmocka_unit_test(reports_reach_the_caller_in_order),
+	    cmocka_unit_test(a_silent_watched_helper_is_given_up),
+	    cmocka_unit_test(a_cancel_reaches_the_helper),
+	    cmocka_unit_test(a_helper_deaf_to_the_cancel_is_given_up),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
