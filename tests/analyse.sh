@@ -177,8 +177,9 @@ if want valgrind; then
 		else
 			mkdir -p "$scratch/vg"
 			export TOP_SRCDIR="$srcdir" TOP_BUILDDIR="$build" JOBPREP="$build/jobprep"
-			# Under valgrind every look at a path (a forked child) runs many
-			# times slower: the probes' bound is for hung mounts, not for this.
+			# Under valgrind the program asking runs many times slower (its
+			# helpers, exec'd, run outside it): the probes' bound is for hung
+			# mounts, not for this.
 			export JOBPREP_PROBE_TIMEOUT_MS=120000
 			echo "$progs" | (cd "$build" && xargs -P "$jobs" -I{} sh -c '
 				p={}; n=$(echo "$p" | tr / _)
