@@ -8,7 +8,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "git_internal.h"
+#include "spawn_internal.h"
 
 extern char **environ;
 
@@ -64,14 +64,12 @@ int jp_run_capture(char *const argv[], const char *input, char *out, size_t cap,
 		   int timeout_ms)
 {
 	int in[2] = { -1, -1 }, outp[2] = { -1, -1 };
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	bool fa_ok = false, attr_ok = false, killed = false;
+	struct jp_spawn sp = JP_SPAWN_INIT;
+	bool killed = false;
 	char **env = NULL;
 	size_t got = 0;
 	pid_t pid = -1;
 	int status = 0, rc = -1;
-	sigset_t none, dfl;
 
 	if (cap > 0)
 		out[0] = '\0';
@@ -79,26 +77,12 @@ int jp_run_capture(char *const argv[], const char *input, char *out, size_t cap,
 		goto done;
 	if (!(env = quiet_env()))
 		goto done;
-	if (posix_spawn_file_actions_init(&fa) != 0)
-		goto done;
-	fa_ok = true;
-	if (posix_spawnattr_init(&attr) != 0)
-		goto done;
-	attr_ok = true;
-	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-	posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	sp.fd[0] = in[0];
+	sp.fd[1] = outp[1];
 	/* A new session has no controlling terminal: nothing can prompt. */
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
-					       POSIX_SPAWN_SETSIGDEF);
-	sigemptyset(&none);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGPIPE);
-	sigaddset(&dfl, SIGINT);
-	sigaddset(&dfl, SIGTERM);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &dfl);
-	if (posix_spawnp(&pid, argv[0], &fa, &attr, argv, env) != 0) {
+	sp.new_session = true;
+	sp.search_path = true;
+	if (jp_spawn(&pid, argv[0], argv, env, &sp) != 0) {
 		pid = -1;
 		goto done;
 	}
@@ -178,10 +162,6 @@ done:
 		if (outp[i] >= 0)
 			close(outp[i]);
 	}
-	if (fa_ok)
-		posix_spawn_file_actions_destroy(&fa);
-	if (attr_ok)
-		posix_spawnattr_destroy(&attr);
 	free(env);
 	return rc;
 }
@@ -228,37 +208,16 @@ static int split_lines(const struct jp_run_watch *w, char *lines, size_t *n)
 static int spawn_watched(pid_t *pid, char *const argv[], const struct jp_run_watch *w,
 			 int err_fd, int line_fd, char **env)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, dfl;
-	int rc;
+	struct jp_spawn sp = JP_SPAWN_INIT;
 
-	if (posix_spawn_file_actions_init(&fa) != 0)
-		return -1;
-	if (posix_spawnattr_init(&attr) != 0) {
-		posix_spawn_file_actions_destroy(&fa);
-		return -1;
-	}
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, err_fd, 1);
-	posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
-	posix_spawn_file_actions_adddup2(&fa, line_fd, 3);
-	if (w->cwd)
-		posix_spawn_file_actions_addchdir_np(&fa, w->cwd);
+	sp.fd[1] = err_fd;
+	sp.fd[2] = err_fd;
+	sp.fd[3] = line_fd;
+	sp.cwd = w->cwd;
 	/* Its own session: no terminal to prompt on, and one group to kill. */
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
-					       POSIX_SPAWN_SETSIGDEF);
-	sigemptyset(&none);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGPIPE);
-	sigaddset(&dfl, SIGINT);
-	sigaddset(&dfl, SIGTERM);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &dfl);
-	rc = posix_spawnp(pid, argv[0], &fa, &attr, argv, env) == 0 ? 0 : -1;
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	return rc;
+	sp.new_session = true;
+	sp.search_path = true;
+	return jp_spawn(pid, argv[0], argv, env, &sp) == 0 ? 0 : -1;
 }
 
 /* Our quiet environment and w->env_add. */

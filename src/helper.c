@@ -20,7 +20,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +32,7 @@
 #include "jobprep/i18n.h"
 #include "deadline_internal.h"
 #include "helper_internal.h"
+#include "spawn_internal.h"
 
 extern char **environ;
 
@@ -280,54 +280,38 @@ static char **helper_env(char *flag, char *localedir)
 	return env;
 }
 
-/* A descriptor of sv[1]'s at HELPER_FD + 1 or above, so that the spawn's
- * dup2 onto HELPER_FD always makes a new (inheritable) descriptor. */
+/* A helper: this program with JOBPREP_HELPER=1, one end of a socket pair
+ * as its descriptor 3, stdout on /dev/null (what it might print must not
+ * reach the wizard's screen), stderr ours (a sanitizer's report). The ends
+ * are blocked from its start until it ignores them. */
 static int spawn_helper(struct helper *h, struct jp_error *err)
 {
 	static char flag[] = HELPER_ENV "=1";
+	struct jp_spawn sp = JP_SPAWN_INIT;
 	char *localedir = NULL, **env = NULL;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t ends, dfl;
-	int sv[2], child_fd, e;
+	sigset_t ends;
+	int sv[2], e;
 	char *argv[] = {(char *)"jobprep-helper", NULL};
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return start_failed(err, errno);
-	child_fd = fcntl(sv[1], F_DUPFD_CLOEXEC, HELPER_FD + 1);
-	close(sv[1]);
-	if (child_fd < 0) {
-		e = errno;
-		close(sv[0]);
-		return start_failed(err, e);
-	}
 #ifdef ENABLE_NLS
 	const char *dir = bindtextdomain("jobprep", NULL);
 	if (dir && asprintf(&localedir, HELPER_LOCALE_ENV "=%s", dir) < 0)
 		localedir = NULL;
 #endif
 	env = helper_env(flag, localedir);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&attr);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, child_fd, HELPER_FD);
-	/* the ends blocked until the helper ignores them; SIGPIPE its default */
 	sigemptyset(&ends);
 	sigaddset(&ends, SIGINT);
 	sigaddset(&ends, SIGTERM);
 	sigaddset(&ends, SIGHUP);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGPIPE);
-	posix_spawnattr_setsigmask(&attr, &ends);
-	posix_spawnattr_setsigdefault(&attr, &dfl);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	e = env ? posix_spawn(&h->pid, self_program(), &fa, &attr, argv, env) : ENOMEM;
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
+	sp.fd[2] = STDERR_FILENO;
+	sp.fd[HELPER_FD] = sv[1];
+	sp.blocked = &ends;
+	e = env ? jp_spawn(&h->pid, self_program(), argv, env, &sp) : ENOMEM;
 	free(env);
 	free(localedir);
-	close(child_fd);
+	close(sv[1]);
 	if (e != 0) {
 		close(sv[0]);
 		return start_failed(err, e);
