@@ -391,8 +391,7 @@ int jp_probe_call(jp_probe_fn fn, void *arg, void (*release)(void *arg), const c
 
 /* --- calls in a child process (probe_child.c) ----------------------------------- */
 
-/* "PATH: no answer: MOUNT ... has not answered an earlier look yet". */
-static int fail_hung(const char *path, struct jp_error *err)
+int jp_probe_fail_hung(const char *path, struct jp_error *err)
 {
 	char mp[4096];
 
@@ -436,7 +435,7 @@ int jp_probe_call_flat(jp_probe_fn fn, void *arg, size_t answer_size, const char
 		       unsigned timeout_ms, struct jp_error *err)
 {
 	struct flat_call f = { fn, arg, answer_size };
-	int rc = fail_hung(path, err);
+	int rc = jp_probe_fail_hung(path, err);
 
 	if (rc < 0)
 		return rc;
@@ -470,7 +469,7 @@ int jp_probe_stat(struct stat *out, int *errnum, const char *path, unsigned flag
 	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
 	bool follow = !(flags & JP_PROBE_NOFOLLOW);
 	struct stat st;
-	int rc = fail_hung(path, err), e = 0;
+	int rc = jp_probe_fail_hung(path, err), e = 0;
 
 	if (rc < 0)
 		return rc;
@@ -574,7 +573,7 @@ int jp_probe_path(struct jp_probe_result *out, const struct jp_profile *profile,
 
 	if (!path || !*path)
 		return jp_error_set(err, JP_EUSAGE, "%s", _("empty path"));
-	if ((rc = fail_hung(path, err)) < 0)
+	if ((rc = jp_probe_fail_hung(path, err)) < 0)
 		return rc;
 	probe_bytes_put_str(&in, path);
 	probe_bytes_put(&in, &flags, sizeof(flags));

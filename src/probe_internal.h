@@ -71,6 +71,10 @@ unsigned jp_probe_default_timeout_ms(void);
  * and is still stuck there (so jp_probe_call on path would fail at once);
  * the mount point is copied into mount (len bytes; may be NULL). */
 bool jp_probe_mount_hung(const char *path, char *mount, size_t len);
+/* JP_ETIMEOUT "PATH: no answer: MOUNT, the mount it is on, has not
+ * answered an earlier look yet" while path's mount is known hung (a call
+ * there fails at once instead of leaving one more helper behind), else 0. */
+int jp_probe_fail_hung(const char *path, struct jp_error *err);
 
 /* fn(arg) in a forked child process, on its copy of the caller's memory:
  * the first answer_size bytes of *arg (no pointers among them) are copied
