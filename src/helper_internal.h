@@ -37,9 +37,11 @@ struct jp_helper_request {
 #define JP_HELPER_REQUESTS(X)                                              \
 	X(probe_stat) /* probe.c: stat or lstat */                         \
 	X(probe_path) /* probe.c: the full look of jp_probe_path */        \
-	X(read_file)  /* probe_file.c: a whole file a person named */  \
-	X(atomic_write) /* atomic_write.c: a file written and renamed */ \
-	X(stage)      /* stage_bounded.c: jp_stage, watched */
+	X(read_file)  /* probe_file.c: a whole file a person named */      \
+	X(atomic_write) /* atomic_write.c: a file written and renamed */   \
+	X(stage)      /* stage_bounded.c: jp_stage, watched */             \
+	X(check_path) /* check.c: a path read or written a little */       \
+	X(check_staging) /* check.c: an unfinished stage of a data set */
 
 #define JP_HELPER_EXTERN(id) extern const struct jp_helper_request jp_req_##id;
 JP_HELPER_REQUESTS(JP_HELPER_EXTERN)
