@@ -43,7 +43,8 @@ struct jp_helper_request {
 	X(check_path) /* check.c: a path read or written a little */       \
 	X(check_staging) /* check.c: an unfinished stage of a data set */  \
 	X(flow_dir)   /* flow_defaults.c: a wizard's look at a folder */   \
-	X(runs_list)  /* runs.c: the runs prepared for a job */
+	X(runs_list)  /* runs.c: the runs prepared for a job */            \
+	X(export_may_replace) /* export_stamp.c: may it be replaced */
 
 #define JP_HELPER_EXTERN(id) extern const struct jp_helper_request jp_req_##id;
 JP_HELPER_REQUESTS(JP_HELPER_EXTERN)
