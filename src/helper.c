@@ -223,6 +223,11 @@ struct helper {
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct helper idle[IDLE_MAX];
 static size_t n_idle;
+/* The process that started the idle helpers. A child forked since (a test
+ * that drops to another user, say) inherits the list, but those helpers
+ * are its parent's: they run with the parent's credentials and the parent
+ * may use them at the same time. */
+static pid_t idle_owner;
 static atomic_size_t n_live;
 
 size_t jp_helper_count(void)
@@ -357,9 +362,27 @@ static void helper_abandon(struct helper *h, const char *path)
 	atomic_fetch_sub(&n_live, 1);
 }
 
+/* Under pool_lock: forget idle helpers inherited over a fork (only this
+ * process's copies of their sockets are closed; ending them is the
+ * parent's). */
+static void idle_claim(void)
+{
+	pid_t self = getpid();
+
+	if (idle_owner == self)
+		return;
+	for (size_t i = 0; i < n_idle; i++) {
+		close(idle[i].fd);
+		atomic_fetch_sub(&n_live, 1);
+	}
+	n_idle = 0;
+	idle_owner = self;
+}
+
 static int helper_take(struct helper *h, struct jp_error *err)
 {
 	pthread_mutex_lock(&pool_lock);
+	idle_claim();
 	bool have = n_idle > 0;
 	if (have)
 		*h = idle[--n_idle];
@@ -370,6 +393,7 @@ static int helper_take(struct helper *h, struct jp_error *err)
 static void helper_give_back(struct helper *h)
 {
 	pthread_mutex_lock(&pool_lock);
+	idle_claim();
 	bool kept = n_idle < IDLE_MAX;
 	if (kept)
 		idle[n_idle++] = *h;
