@@ -29,6 +29,7 @@
 #include "jobprep/pathclass.h"
 #include "jobprep/probe.h"
 #include "probe_internal.h"
+#include "helper_internal.h"
 #include "jobprep/scan.h"
 #include "jobprep/shellwords.h"
 #include "jobprep/stage.h"
@@ -164,46 +165,16 @@ static int check_exists(struct verdict *v, const struct check_ctx *ctx, const st
 	return 0;
 }
 
-/* A bounded call's own copy of the path and its answer. */
-struct path_call {
+/* The looks at a path a check makes in a helper process: one request,
+ * told which look to make. */
+enum path_look { LOOK_READ, LOOK_WRITE };
+
+/* A look's answer (flat: it travels as its bytes). */
+struct path_answer {
 	int errnum;
-	int warn_errnum; /* write_a_little: the probe file stayed behind */
-	char probe[4096];
-	char path[];
+	int warn_errnum;  /* LOOK_WRITE: the probe file stayed behind */
+	char probe[4096]; /* LOOK_WRITE: the probe file's name */
 };
-
-static struct path_call *path_call_new(const char *path)
-{
-	size_t n = strlen(path) + 1;
-	struct path_call *c = calloc(1, sizeof(*c) + n);
-
-	if (c)
-		memcpy(c->path, path, n);
-	return c;
-}
-
-/* Run fn on a copy of s->path in bounded time, in a child process (its
- * answer is flat): 0 and *out, JP_ETIMEOUT (the verdict then says the
- * storage seems hung), or another negative code. */
-static int bounded(struct path_call **out, struct verdict *v, const struct subject *s,
-		   jp_probe_fn fn)
-{
-	struct path_call *c = path_call_new(s->path);
-	int rc;
-
-	*out = NULL;
-	if (!c)
-		return JP_ENOMEM;
-	rc = jp_probe_call_flat(fn, c, offsetof(struct path_call, path), s->path, 0, NULL);
-	if (rc < 0) {
-		free(c);
-		if (rc == JP_ETIMEOUT)
-			hung(v, s);
-		return rc;
-	}
-	*out = c;
-	return 0;
-}
 
 /* 0 when path can really be opened and read (one byte, or one directory
  * entry: enough to prove it, cheap on a data set of millions of files),
@@ -238,26 +209,93 @@ static int read_a_little(const char *path)
 	return e;
 }
 
-static void read_run(void *arg)
+/* Really create and remove a file in path: permissions, read-only mounts,
+ * quotas and full disks all show up here and nowhere else. */
+static void write_a_little(struct path_answer *a, const char *path)
 {
-	struct path_call *c = arg;
+	unsigned r = 0;
+	int fd;
 
-	c->errnum = read_a_little(c->path);
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) < 0)
+		r = (unsigned)getpid();
+	snprintf(a->probe, sizeof(a->probe), "%s/.jobprep-probe-%ld-%08x", path, (long)getpid(),
+		 r);
+	fd = open(a->probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, "x", 1) != 1 || fsync(fd) < 0) {
+		a->errnum = errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(a->probe);
+		}
+		return;
+	}
+	close(fd);
+	if (unlink(a->probe) < 0)
+		a->warn_errnum = errno;
+}
+
+/* inputs: the look (enum path_look), the path; answer: struct path_answer */
+static void path_look_serve(struct probe_bytes *in, struct probe_bytes *out)
+{
+	struct path_answer a;
+	int look = -1;
+	char *path;
+
+	probe_bytes_get(in, &look, sizeof(look));
+	path = probe_bytes_get_str(in);
+	memset(&a, 0, sizeof(a));
+	if (in->bad || !path)
+		out->bad = true; /* the caller reads it as a failed look */
+	else if (look == LOOK_WRITE)
+		write_a_little(&a, path);
+	else
+		a.errnum = read_a_little(path);
+	if (!out->bad)
+		probe_bytes_put(out, &a, sizeof(a));
+	free(path);
+}
+JP_HELPER_REQUEST(check_path, path_look_serve);
+
+/* The look at s->path, in a helper in bounded time: 0 and *a, JP_ETIMEOUT
+ * (the verdict then says the storage seems hung), or another negative
+ * code. */
+static int bounded(struct path_answer *a, struct verdict *v, const struct subject *s,
+		   enum path_look look)
+{
+	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	int l = (int)look;
+	int rc = jp_probe_fail_hung(s->path, NULL);
+
+	if (rc == 0) {
+		probe_bytes_put(&in, &l, sizeof(l));
+		probe_bytes_put_str(&in, s->path);
+		rc = in.bad ? JP_ENOMEM
+			    : jp_helper_call(&ans, &jp_req_check_path, &in, s->path,
+					     jp_probe_default_timeout_ms(), NULL);
+	}
+	if (rc == 0) {
+		probe_bytes_get(&ans, a, sizeof(*a));
+		if (ans.bad)
+			rc = JP_EINTERNAL;
+	}
+	if (rc == JP_ETIMEOUT)
+		hung(v, s);
+	free(in.p);
+	free(ans.p);
+	return rc;
 }
 
 static int check_readable(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
 			  struct jp_error *err)
 {
-	struct path_call *c = NULL;
-	int rc = bounded(&c, v, s, read_run);
+	struct path_answer a;
+	int rc = bounded(&a, v, s, LOOK_READ);
 
 	(void)ctx;
 	(void)err;
 	if (rc < 0)
 		return rc == JP_ETIMEOUT ? 0 : rc;
-	int e = c->errnum;
-	free(c);
-	if (e == 0) {
+	if (a.errnum == 0) {
 		say(v, JP_CHECK_PASS, _("%s can be read."), s->path);
 		return 0;
 	}
@@ -265,64 +303,37 @@ static int check_readable(struct verdict *v, const struct check_ctx *ctx, const 
 	say(v, JP_CHECK_FAIL,
 	    _("%s cannot be read: %s. Fix its permissions (chmod/chown) so the job's user can "
 	      "read it."),
-	    s->path, strerror(e));
+	    s->path, strerror(a.errnum));
 	return 0;
-}
-
-/* Really create and remove a file in c->path: permissions, read-only
- * mounts, quotas and full disks all show up here and nowhere else. */
-static void write_run(void *arg)
-{
-	struct path_call *c = arg;
-	unsigned r = 0;
-	int fd;
-
-	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) < 0)
-		r = (unsigned)getpid();
-	snprintf(c->probe, sizeof(c->probe), "%s/.jobprep-probe-%ld-%08x", c->path,
-		 (long)getpid(), r);
-	fd = open(c->probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, "x", 1) != 1 || fsync(fd) < 0) {
-		c->errnum = errno;
-		if (fd >= 0) {
-			close(fd);
-			unlink(c->probe);
-		}
-		return;
-	}
-	close(fd);
-	if (unlink(c->probe) < 0)
-		c->warn_errnum = errno;
 }
 
 static int check_writable(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
 			  struct jp_error *err)
 {
-	struct path_call *c = NULL;
+	struct path_answer a;
 	int rc;
 
 	(void)ctx;
 	(void)err;
-	if (strlen(s->path) + 40 >= sizeof(c->probe)) {
+	if (strlen(s->path) + 40 >= sizeof(a.probe)) {
 		say(v, JP_CHECK_FAIL, _("%s is too long a path to write into."), s->path);
 		return 0;
 	}
-	rc = bounded(&c, v, s, write_run);
+	rc = bounded(&a, v, s, LOOK_WRITE);
 	if (rc < 0)
 		return rc == JP_ETIMEOUT ? 0 : rc;
-	if (c->errnum)
+	if (a.errnum)
 		say(v, JP_CHECK_FAIL,
 		    _("%s is not writable: %s. Choose a directory the job can write to, or fix "
 		      "its permissions."),
-		    s->path, strerror(c->errnum));
-	else if (c->warn_errnum)
+		    s->path, strerror(a.errnum));
+	else if (a.warn_errnum)
 		say(v, JP_CHECK_WARN,
 		    _("%s is writable, but the test file %s could not be removed: %s. Remove it "
 		      "by hand."),
-		    s->path, c->probe, strerror(c->warn_errnum));
+		    s->path, a.probe, strerror(a.warn_errnum));
 	else
 		say(v, JP_CHECK_PASS, _("%s is writable."), s->path);
-	free(c);
 	return 0;
 }
 
@@ -855,19 +866,53 @@ static int check_contents(struct verdict *v, const struct check_ctx *ctx, const 
 
 /* --- staging: a data set a `jobprep stage` has not finished ----------------- */
 
-struct staging_call {
+/* The look's answer (flat: it travels as its bytes). */
+struct staging_answer {
 	struct jp_stage_unfinished u;
 	bool exists; /* the path itself */
-	char path[PATH_MAX];
 };
 
-static void staging_run(void *arg)
+/* inputs: the path; answer: struct staging_answer */
+static void staging_serve(struct probe_bytes *in, struct probe_bytes *out)
 {
-	struct staging_call *c = arg;
+	struct staging_answer *a = calloc(1, sizeof(*a));
+	char *path = probe_bytes_get_str(in);
 	struct stat sb;
 
-	jp_stage_unfinished_look(&c->u, c->path);
-	c->exists = lstat(c->path, &sb) == 0;
+	if (!a || in->bad || !path) {
+		out->bad = true; /* the caller reads it as a failed look */
+	} else {
+		jp_stage_unfinished_look(&a->u, path);
+		a->exists = lstat(path, &sb) == 0;
+		probe_bytes_put(out, a, sizeof(*a));
+	}
+	free(a);
+	free(path);
+}
+JP_HELPER_REQUEST(check_staging, staging_serve);
+
+/* The staging look at path in a helper, in bounded time, into *a: 0,
+ * JP_ETIMEOUT or another negative code (err says why). */
+static int staging_look(struct staging_answer *a, const char *path, struct jp_error *err)
+{
+	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	int rc = jp_probe_fail_hung(path, err);
+
+	if (rc < 0)
+		return rc;
+	probe_bytes_put_str(&in, path);
+	rc = in.bad ? jp_error_oom(err)
+		    : jp_helper_call(&ans, &jp_req_check_staging, &in, path,
+				     jp_probe_default_timeout_ms(), err);
+	if (rc == 0) {
+		probe_bytes_get(&ans, a, sizeof(*a));
+		if (ans.bad)
+			rc = jp_error_set(err, JP_EINTERNAL, "%s: %s", path,
+					  _("the look at it failed"));
+	}
+	free(in.p);
+	free(ans.p);
+	return rc;
 }
 
 /* The verdict for a run's record: running, stopped, or cannot tell. */
@@ -900,18 +945,17 @@ static void say_run(struct verdict *v, const struct subject *s, const struct jp_
 static int check_staging(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
 			 struct jp_error *err)
 {
-	struct staging_call *c;
+	struct staging_answer *c;
 	int rc;
 
-	if (!s->data || strlen(s->path) >= sizeof(c->path)) {
+	/* no path PATH_MAX long or longer can be opened: nothing to look at */
+	if (!s->data || strlen(s->path) >= PATH_MAX) {
 		v->skip = true;
 		return 0;
 	}
 	if (!(c = calloc(1, sizeof(*c))))
 		return JP_ENOMEM;
-	snprintf(c->path, sizeof(c->path), "%s", s->path);
-	rc = jp_probe_call_flat(staging_run, c, offsetof(struct staging_call, path), s->path, 0,
-				err);
+	rc = staging_look(c, s->path, err);
 	if (rc == JP_ETIMEOUT) {
 		hung(v, s);
 		rc = 0;

@@ -22,6 +22,7 @@
 #include "jobprep/manifest.h"
 #include "jobprep/probe.h"
 #include "probe_internal.h"
+#include "helper_internal.h"
 #include "export_internal.h"
 
 #define STAMP_PREFIX "# jobprep-export-digest: xxh3-64="
@@ -242,47 +243,66 @@ void jp_export_read_fill(struct jp_export_fill *out, const char *text, size_t le
 static int may_replace_now(const char *path, bool force, struct jp_export_fill *kept,
 			   struct jp_error *err);
 
-/* The look in a child process (jp_probe_call_flat): the status, the
- * message and the person's values come back flat. */
-struct replace_call {
-	int rc;
-	char msg[2048];
-	struct jp_export_fill kept;
-	const char *path; /* not copied back */
-	bool force;
-};
-
-static void replace_run(void *arg)
+/* The look in a helper process (helper.c), in bounded time. inputs: the
+ * path, force; answer: the status, its message and the person's values
+ * (flat: they travel as their bytes). */
+static void replace_serve(struct probe_bytes *in, struct probe_bytes *out)
 {
-	struct replace_call *c = arg;
 	struct jp_error e = JP_ERROR_INIT;
+	struct jp_export_fill kept;
+	char *path = probe_bytes_get_str(in);
+	bool force = false;
+	int rc;
 
-	c->rc = may_replace_now(c->path, c->force, &c->kept, &e);
-	snprintf(c->msg, sizeof(c->msg), "%s",
-		 c->rc && jp_error_message(&e) ? jp_error_message(&e) : "");
+	probe_bytes_get(in, &force, sizeof(force));
+	memset(&kept, 0, sizeof(kept));
+	if (in->bad || !path) {
+		out->bad = true; /* the caller reads it as a failed look */
+	} else {
+		rc = may_replace_now(path, force, &kept, &e);
+		probe_bytes_put(out, &rc, sizeof(rc));
+		probe_bytes_put_str(out, rc ? jp_error_message(&e) : NULL);
+		probe_bytes_put(out, &kept, sizeof(kept));
+	}
 	jp_error_dispose(&e);
+	free(path);
 }
+JP_HELPER_REQUEST(export_may_replace, replace_serve);
 
 int jp_export_may_replace(const char *path, bool force, struct jp_export_fill *kept,
 			  struct jp_error *err)
 {
-	struct replace_call c;
-	int rc;
+	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	struct jp_export_fill fill;
+	char *msg = NULL;
+	int rc, child_rc = 0;
 
-	memset(&c, 0, sizeof(c));
 	if (kept)
 		memset(kept, 0, sizeof(*kept));
-	c.path = path;
-	c.force = force;
 	/* a hung mount: "PATH: no answer within N s" (JP_ETIMEOUT) */
-	rc = jp_probe_call_flat(replace_run, &c, offsetof(struct replace_call, path), path, 0, err);
-	if (rc < 0)
+	if ((rc = jp_probe_fail_hung(path, err)) < 0)
 		return rc;
-	if (kept)
-		*kept = c.kept;
-	if (c.rc < 0)
-		return jp_error_set(err, c.rc, "%s", c.msg[0] ? c.msg : jp_strerror(c.rc));
-	return 0;
+	probe_bytes_put_str(&in, path);
+	probe_bytes_put(&in, &force, sizeof(force));
+	rc = in.bad ? jp_error_oom(err)
+		    : jp_helper_call(&ans, &jp_req_export_may_replace, &in, path,
+				     jp_probe_default_timeout_ms(), err);
+	if (rc == 0) {
+		probe_bytes_get(&ans, &child_rc, sizeof(child_rc));
+		msg = probe_bytes_get_str(&ans);
+		probe_bytes_get(&ans, &fill, sizeof(fill));
+		if (ans.bad)
+			rc = jp_error_set(err, JP_EINTERNAL, "%s: %s", path,
+					  _("the look at it failed"));
+		else if (kept)
+			*kept = fill;
+	}
+	if (rc == 0 && child_rc < 0)
+		rc = jp_error_set(err, child_rc, "%s", msg && *msg ? msg : jp_strerror(child_rc));
+	free(in.p);
+	free(ans.p);
+	free(msg);
+	return rc;
 }
 
 /* Why an edited export is not replaced, and which of its lines are whose. */

@@ -18,6 +18,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/probe.h"
 #include "probe_internal.h"
+#include "helper_internal.h"
 #include "flow_internal.h"
 #include "manifest_internal.h"
 
@@ -93,53 +94,81 @@ oom:
 	return NULL;
 }
 
-/* A bounded look at a directory (jobprep/probe.h): the call's own copy of
- * the path, and what it found. */
-struct dir_call {
-	size_t n;        /* entries, or files for flow_dir_files */
-	int errnum;      /* why it could not be listed */
-	unsigned long max; /* next_run: the highest run number seen */
-	bool reuse;        /* next_run: that run's folder holds no manifest, no file */
-	const char *prefix, *suffix; /* next_run: point into text */
-	char text[];     /* the path, then (next_run) prefix and suffix */
+/* The wizard's looks at a folder, made in a helper process (helper.c) in
+ * bounded time: one request, told which look to make. */
+enum dir_look { DIR_ENTRIES, DIR_FILES, DIR_RUNS };
+
+/* A look's answer (flat: it travels as its bytes). */
+struct dir_answer {
+	size_t n;          /* DIR_ENTRIES: entries; DIR_FILES: files */
+	int errnum;        /* DIR_ENTRIES: why it could not be listed */
+	unsigned long max; /* DIR_RUNS: the highest run number seen */
+	bool reuse;        /* DIR_RUNS: that run's folder holds no manifest, no file */
 };
 
-/* A dir_call for path, with `extra` bytes of room after it. */
-static struct dir_call *dir_call_new(const char *path, size_t extra)
-{
-	size_t n = strlen(path) + 1;
-	struct dir_call *c = calloc(1, sizeof(*c) + n + extra);
+static void runs_look(struct dir_answer *a, const char *dir, const char *prefix,
+		      const char *suffix);
 
-	if (!c) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	memcpy(c->text, path, n);
-	return c;
+/* inputs: the look, the path, then prefix and suffix (DIR_RUNS's, NULL
+ * for the others); answer: struct dir_answer */
+static void dir_serve(struct probe_bytes *in, struct probe_bytes *out)
+{
+	struct dir_answer a;
+	int look = -1;
+	char *path, *prefix, *suffix;
+
+	probe_bytes_get(in, &look, sizeof(look));
+	path = probe_bytes_get_str(in);
+	prefix = probe_bytes_get_str(in);
+	suffix = probe_bytes_get_str(in);
+	memset(&a, 0, sizeof(a));
+	if (in->bad || !path || (look == DIR_RUNS && (!prefix || !suffix)))
+		out->bad = true; /* the caller reads it as a failed look */
+	else if (look == DIR_ENTRIES)
+		a.errnum = jp_fs_dir_count(&a.n, path) != 0 ? errno : 0;
+	else if (look == DIR_FILES)
+		a.n = jp_fs_count_files(path, 10000);
+	else
+		runs_look(&a, path, prefix, suffix);
+	if (!out->bad)
+		probe_bytes_put(out, &a, sizeof(a));
+	free(path);
+	free(prefix);
+	free(suffix);
 }
+JP_HELPER_REQUEST(flow_dir, dir_serve);
 
-/* Run fn on c in bounded time, in a child process (the answer is flat): c
- * back, or NULL (c freed) when it did not answer in time (errno ETIMEDOUT)
- * or could not run. */
-static struct dir_call *dir_call_finish(jp_probe_fn fn, struct dir_call *c)
+/* look at path in a helper, within the flow's timeout: 0 and *a;
+ * JP_ENOMEM when the question could not be made; else < 0 with errno
+ * ETIMEDOUT (it did not answer in time) or ENOMEM (it could not run). */
+static int dir_look(struct dir_answer *a, enum dir_look look, const char *path,
+		    const char *prefix, const char *suffix)
 {
-	int rc = jp_probe_call_flat(fn, c, offsetof(struct dir_call, prefix), c->text,
-				    flow_fs_timeout_ms(), NULL);
+	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	unsigned timeout = flow_fs_timeout_ms();
+	int l = (int)look;
+	int rc = jp_probe_fail_hung(path, NULL);
 
-	if (rc < 0) {
-		free(c);
+	if (rc == 0) {
+		probe_bytes_put(&in, &l, sizeof(l));
+		probe_bytes_put_str(&in, path);
+		probe_bytes_put_str(&in, prefix);
+		probe_bytes_put_str(&in, suffix);
+		rc = in.bad ? JP_ENOMEM
+			    : jp_helper_call(&ans, &jp_req_flow_dir, &in, path,
+					     timeout ? timeout : jp_probe_default_timeout_ms(),
+					     NULL);
+	}
+	if (rc == 0) {
+		probe_bytes_get(&ans, a, sizeof(*a));
+		if (ans.bad)
+			rc = JP_EINTERNAL;
+	}
+	free(in.p);
+	free(ans.p);
+	if (rc < 0)
 		errno = rc == JP_ETIMEOUT ? ETIMEDOUT : ENOMEM;
-		return NULL;
-	}
-	return c;
-}
-
-static void dir_empty_run(void *arg)
-{
-	struct dir_call *c = arg;
-
-	if (jp_fs_dir_count(&c->n, c->text) != 0)
-		c->errnum = errno;
+	return rc;
 }
 
 int flow_probe_classify(struct jp_probe_result *r, const struct jp_flow *flow, const char *path)
@@ -153,42 +182,26 @@ int flow_probe_classify(struct jp_probe_result *r, const struct jp_flow *flow, c
 
 bool flow_dir_is_empty(const char *path, size_t *entries)
 {
-	struct dir_call *c = dir_call_new(path, 0);
-	size_t n;
+	struct dir_answer a;
 
 	if (entries)
 		*entries = 0;
-	if (!c || !(c = dir_call_finish(dir_empty_run, c)))
+	if (dir_look(&a, DIR_ENTRIES, path, NULL, NULL) < 0)
 		return false; /* errno: ETIMEDOUT or ENOMEM */
-	if (c->errnum) {
-		int e = c->errnum;
-		free(c);
-		errno = e;
-		return e == ENOENT;
+	if (a.errnum) {
+		errno = a.errnum;
+		return a.errnum == ENOENT;
 	}
-	n = c->n;
-	free(c);
 	if (entries)
-		*entries = n;
-	return n == 0;
-}
-
-static void dir_files_run(void *arg)
-{
-	struct dir_call *c = arg;
-	c->n = jp_fs_count_files(c->text, 10000);
+		*entries = a.n;
+	return a.n == 0;
 }
 
 size_t flow_dir_files(const char *path)
 {
-	struct dir_call *c = dir_call_new(path, 0);
-	size_t n;
+	struct dir_answer a;
 
-	if (!c || !(c = dir_call_finish(dir_files_run, c)))
-		return 0;
-	n = c->n;
-	free(c);
-	return n;
+	return dir_look(&a, DIR_FILES, path, NULL, NULL) < 0 ? 0 : a.n;
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -212,20 +225,22 @@ static long run_number(const char *nm, const char *prefix, const char *suffix)
 	return (long)v;
 }
 
-static void runs_run(void *arg)
+/* The highest prefix<n>suffix in dir, and whether its folder can be taken
+ * again. */
+static void runs_look(struct dir_answer *a, const char *dir, const char *prefix,
+		      const char *suffix)
 {
-	struct dir_call *c = arg;
-	DIR *d = opendir(c->text);
+	DIR *d = opendir(dir);
 	struct dirent *de;
 	char last[256] = "", *p = NULL;
 
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		long v = run_number(de->d_name, c->prefix, c->suffix);
+		long v = run_number(de->d_name, prefix, suffix);
 
-		if (v > 0 && (unsigned long)v > c->max && strlen(de->d_name) < sizeof(last)) {
-			c->max = (unsigned long)v;
+		if (v > 0 && (unsigned long)v > a->max && strlen(de->d_name) < sizeof(last)) {
+			a->max = (unsigned long)v;
 			strcpy(last, de->d_name);
 		}
 	}
@@ -233,15 +248,15 @@ static void runs_run(void *arg)
 	/* The last run's folder left without a manifest (a prep stopped after
 	 * making it, before writing): it holds no file at all, so the next
 	 * prep takes it again instead of skipping a number for good. */
-	if (last[0] && asprintf(&p, "%s/%s", c->text, last) >= 0) {
+	if (last[0] && asprintf(&p, "%s/%s", dir, last) >= 0) {
 		struct stat st;
 		int fd = -1;
 
-		c->reuse = stat(p, &st) == 0 && S_ISDIR(st.st_mode) &&
+		a->reuse = stat(p, &st) == 0 && S_ISDIR(st.st_mode) &&
 			   jp_fs_count_files(p, 10000) == 0;
 		/* ... unless a prep still holds it (made it, not written yet) */
-		if (c->reuse && (fd = jp_fs_lock_dir(p)) < 0 && errno == EWOULDBLOCK)
-			c->reuse = false;
+		if (a->reuse && (fd = jp_fs_lock_dir(p)) < 0 && errno == EWOULDBLOCK)
+			a->reuse = false;
 		if (fd >= 0)
 			close(fd);
 		free(p);
@@ -280,8 +295,8 @@ static char *next_run(const char *expanded, bool *reuse)
 	const char *slash;
 	char *base = NULL, *prefix = NULL, *out = NULL;
 	const char *suffix;
-	unsigned long max = 0;
-	struct dir_call *c;
+	struct dir_answer a;
+	int rc;
 
 	*reuse = false;
 	if (!nnn)
@@ -296,22 +311,14 @@ static char *next_run(const char *expanded, bool *reuse)
 	suffix = nnn + 3;
 	if (!base || !prefix)
 		goto out;
-	size_t lp = strlen(prefix), ls = strlen(suffix);
-	c = dir_call_new(*base ? base : "/", lp + ls + 2);
-	if (!c)
-		goto out;
-	char *pp = c->text + strlen(c->text) + 1;
-	memcpy(pp, prefix, lp + 1);
-	memcpy(pp + lp + 1, suffix, ls + 1);
-	c->prefix = pp;
-	c->suffix = pp + lp + 1;
 	/* A base that does not answer: start at 001 (creating it will tell). */
-	if ((c = dir_call_finish(runs_run, c)) != NULL) {
-		max = c->max;
-		*reuse = c->reuse && max > 0;
-		free(c);
-	}
-	if (asprintf(&out, "%s/%s%03lu%s", base, prefix, *reuse ? max : max + 1, suffix) < 0)
+	rc = dir_look(&a, DIR_RUNS, *base ? base : "/", prefix, suffix);
+	if (rc == JP_ENOMEM)
+		goto out;
+	if (rc < 0)
+		a.max = 0;
+	*reuse = rc == 0 && a.reuse && a.max > 0;
+	if (asprintf(&out, "%s/%s%03lu%s", base, prefix, *reuse ? a.max : a.max + 1, suffix) < 0)
 		out = NULL;
 out:
 	free(base);

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,6 +39,7 @@ extern char **environ;
 
 #define HELPER_ENV "JOBPREP_HELPER"
 #define HELPER_LOCALE_ENV "JOBPREP_HELPER_LOCALEDIR"
+#define HELPER_PARENT_ENV "JOBPREP_HELPER_PARENT"
 #define HELPER_FD 3
 /* helpers kept for the next call, once their answer is in */
 #define IDLE_MAX 4
@@ -184,6 +186,22 @@ static void helper_locale(void)
 	unsetenv(HELPER_LOCALE_ENV);
 }
 
+/* A helper of watched work (HELPER_ENV "=2") ends with its caller at once,
+ * as the forked children did: a caller killed (kill -9) takes the work
+ * with it, leaving what kill -9 leaves (the next run goes on from there),
+ * never a second writer behind the next run's back. (PR_SET_PDEATHSIG
+ * follows the thread that spawned it, which waits for it all along; a
+ * helper kept for the next call may outlive that thread, and has no work
+ * to leave when its caller goes: it sees the socket's end.) */
+static void die_with_caller(void)
+{
+	const char *parent = getenv(HELPER_PARENT_ENV);
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (!parent || getppid() != (pid_t)strtol(parent, NULL, 10))
+		_exit(1); /* gone already */
+}
+
 /* Before main(): a program started as a helper serves, then ends. Its
  * caller decides what a signal means (a Ctrl-C to the process group must
  * not turn the work into a failure): SIGINT, SIGTERM and SIGHUP are
@@ -194,9 +212,12 @@ __attribute__((constructor)) static void helper_serve_if_asked(void)
 	const char *v = getenv(HELPER_ENV);
 	sigset_t none;
 
-	if (!v || strcmp(v, "1") != 0)
+	if (!v || (strcmp(v, "1") != 0 && strcmp(v, "2") != 0))
 		return;
+	if (v[0] == '2')
+		die_with_caller();
 	unsetenv(HELPER_ENV);
+	unsetenv(HELPER_PARENT_ENV);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
@@ -223,6 +244,11 @@ struct helper {
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct helper idle[IDLE_MAX];
 static size_t n_idle;
+/* The process that started the idle helpers. A child forked since (a test
+ * that drops to another user, say) inherits the list, but those helpers
+ * are its parent's: they run with the parent's credentials and the parent
+ * may use them at the same time. */
+static pid_t idle_owner;
 static atomic_size_t n_live;
 
 size_t jp_helper_count(void)
@@ -259,48 +285,58 @@ static int start_failed(struct jp_error *err, int e)
 	return jp_error_set(err, JP_EINTERNAL, _("cannot start a process: %s"), strerror(e));
 }
 
-/* The environment of a helper: ours, and the two variables it reads. */
-static char **helper_env(char *flag, char *localedir)
+static bool ours(const char *entry, const char *name)
 {
-	size_t n = 0;
+	size_t n = strlen(name);
+
+	return strncmp(entry, name, n) == 0 && entry[n] == '=';
+}
+
+/* The environment of a helper: ours without the variables it reads, then
+ * the n of add. */
+static char **helper_env(char *const *add, size_t n_add)
+{
+	size_t n = 0, k = 0;
 	char **env;
 
 	while (environ[n])
 		n++;
-	if (!(env = calloc(n + 3, sizeof(*env))))
+	if (!(env = calloc(n + n_add + 1, sizeof(*env))))
 		return NULL;
-	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], HELPER_ENV "=", sizeof(HELPER_ENV)) != 0 &&
-		    strncmp(environ[i], HELPER_LOCALE_ENV "=", sizeof(HELPER_LOCALE_ENV)) != 0)
+		if (!ours(environ[i], HELPER_ENV) && !ours(environ[i], HELPER_LOCALE_ENV) &&
+		    !ours(environ[i], HELPER_PARENT_ENV))
 			env[k++] = environ[i];
-	env[k++] = flag;
-	if (localedir)
-		env[k++] = localedir;
+	for (size_t i = 0; i < n_add; i++)
+		if (add[i])
+			env[k++] = add[i];
 	return env;
 }
 
-/* A helper: this program with JOBPREP_HELPER=1, one end of a socket pair
- * as its descriptor 3, stdout on /dev/null (what it might print must not
- * reach the wizard's screen), stderr ours (a sanitizer's report). The ends
- * are blocked from its start until it ignores them. */
-static int spawn_helper(struct helper *h, struct jp_error *err)
+/* A helper: this program with JOBPREP_HELPER=1 (=2 for watched work, which
+ * dies with us), one end of a socket pair as its descriptor 3, stdout on
+ * /dev/null (what it might print must not reach the wizard's screen),
+ * stderr ours (a sanitizer's report). The ends are blocked from its start
+ * until it ignores them. */
+static int spawn_helper(struct helper *h, bool watched, struct jp_error *err)
 {
-	static char flag[] = HELPER_ENV "=1";
+	static char pooled_flag[] = HELPER_ENV "=1", watched_flag[] = HELPER_ENV "=2";
 	struct jp_spawn sp = JP_SPAWN_INIT;
-	char *localedir = NULL, **env = NULL;
+	char *add[3] = {watched ? watched_flag : pooled_flag, NULL, NULL}, **env;
 	sigset_t ends;
 	int sv[2], e;
 	char *argv[] = {(char *)"jobprep-helper", NULL};
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return start_failed(err, errno);
+	if (watched && asprintf(&add[1], HELPER_PARENT_ENV "=%ld", (long)getpid()) < 0)
+		add[1] = NULL;
 #ifdef ENABLE_NLS
 	const char *dir = bindtextdomain("jobprep", NULL);
-	if (dir && asprintf(&localedir, HELPER_LOCALE_ENV "=%s", dir) < 0)
-		localedir = NULL;
+	if (dir && asprintf(&add[2], HELPER_LOCALE_ENV "=%s", dir) < 0)
+		add[2] = NULL;
 #endif
-	env = helper_env(flag, localedir);
+	env = helper_env(add, 3);
 	sigemptyset(&ends);
 	sigaddset(&ends, SIGINT);
 	sigaddset(&ends, SIGTERM);
@@ -310,7 +346,8 @@ static int spawn_helper(struct helper *h, struct jp_error *err)
 	sp.blocked = &ends;
 	e = env ? jp_spawn(&h->pid, self_program(), argv, env, &sp) : ENOMEM;
 	free(env);
-	free(localedir);
+	free(add[1]);
+	free(add[2]);
 	close(sv[1]);
 	if (e != 0) {
 		close(sv[0]);
@@ -341,14 +378,32 @@ static void helper_abandon(struct helper *h, const char *path)
 	atomic_fetch_sub(&n_live, 1);
 }
 
+/* Under pool_lock: forget idle helpers inherited over a fork (only this
+ * process's copies of their sockets are closed; ending them is the
+ * parent's). */
+static void idle_claim(void)
+{
+	pid_t self = getpid();
+
+	if (idle_owner == self)
+		return;
+	for (size_t i = 0; i < n_idle; i++) {
+		close(idle[i].fd);
+		atomic_fetch_sub(&n_live, 1);
+	}
+	n_idle = 0;
+	idle_owner = self;
+}
+
 static int helper_take(struct helper *h, struct jp_error *err)
 {
 	pthread_mutex_lock(&pool_lock);
+	idle_claim();
 	bool have = n_idle > 0;
 	if (have)
 		*h = idle[--n_idle];
 	pthread_mutex_unlock(&pool_lock);
-	return have ? 0 : spawn_helper(h, err);
+	return have ? 0 : spawn_helper(h, false, err);
 }
 
 /* The idle helpers end with this program, killed and reaped before it
@@ -356,7 +411,6 @@ static int helper_take(struct helper *h, struct jp_error *err)
  * it for a moment, and whoever waits for the command would see children of
  * it still there (a Ctrl-C must leave none). Only in the process that kept
  * them: a forked child calling exit() must not end its parent's helpers. */
-static pid_t pool_owner;
 static pthread_once_t pool_exit_once = PTHREAD_ONCE_INIT;
 
 static void helpers_end_idle(void)
@@ -364,9 +418,8 @@ static void helpers_end_idle(void)
 	struct helper ending[IDLE_MAX];
 	size_t n;
 
-	if (getpid() != pool_owner)
-		return;
 	pthread_mutex_lock(&pool_lock);
+	idle_claim();
 	n = n_idle;
 	memcpy(ending, idle, n * sizeof(*ending));
 	n_idle = 0;
@@ -377,7 +430,6 @@ static void helpers_end_idle(void)
 
 static void pool_exit_register(void)
 {
-	pool_owner = getpid();
 	atexit(helpers_end_idle);
 }
 
@@ -385,6 +437,7 @@ static void helper_give_back(struct helper *h)
 {
 	pthread_once(&pool_exit_once, pool_exit_register);
 	pthread_mutex_lock(&pool_lock);
+	idle_claim();
 	bool kept = n_idle < IDLE_MAX;
 	if (kept)
 		idle[n_idle++] = *h;
@@ -508,7 +561,7 @@ int jp_helper_call(struct probe_bytes *out, const struct jp_helper_request *req,
 	 * with a new one */
 	if (!send_request(&h, req, in)) {
 		helper_end(&h);
-		if ((rc = spawn_helper(&h, err)) < 0)
+		if ((rc = spawn_helper(&h, false, err)) < 0)
 			return rc;
 		if (!send_request(&h, req, in)) {
 			helper_end(&h);
@@ -647,7 +700,7 @@ int jp_helper_watch(struct probe_bytes *out, const struct jp_helper_request *req
 	memset(&r, 0, sizeof(r));
 	/* a helper of its own: a stop byte it was sent must not reach the
 	 * next request */
-	if ((rc = spawn_helper(&h, err)) < 0)
+	if ((rc = spawn_helper(&h, true, err)) < 0)
 		return rc;
 	if (!send_request(&h, req, in)) {
 		helper_end(&h);

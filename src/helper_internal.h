@@ -35,17 +35,22 @@ struct jp_helper_request {
 /* Every request a helper serves, one line each: the helper finds a
  * request's work by its name in this list. */
 #define JP_HELPER_REQUESTS(X)                                                                      \
-	X(probe_stat)	   /* probe.c: stat or lstat */                                            \
-	X(probe_path)	   /* probe.c: the full look of jp_probe_path */                           \
-	X(read_file)	   /* probe_file.c: a whole file a person named */                         \
-	X(probe_list)	   /* probe_list.c: a directory's entries */                               \
-	X(atomic_write)	   /* atomic_write.c: a file written and renamed */                        \
-	X(stage)	   /* stage_bounded.c: jp_stage, watched */                                \
-	X(lint_syncs)	   /* lint_walk.c: does the project synchronise? */                        \
-	X(lint_hub)	   /* lint_hub.c: the Python code's Hub downloads */                       \
-	X(git_target_plan) /* git_target.c: a clone's target looked at */                          \
-	X(git_look)	   /* git_lacks.c: a batch of work tree files */                           \
-	X(git_lacks)	   /* git_lacks.c: LFS pointers, missing submodules */
+	X(probe_stat)	      /* probe.c: stat or lstat */                                         \
+	X(probe_path)	      /* probe.c: the full look of jp_probe_path */                        \
+	X(read_file)	      /* probe_file.c: a whole file a person named */                      \
+	X(probe_list)	      /* probe_list.c: a directory's entries */                            \
+	X(atomic_write)	      /* atomic_write.c: a file written and renamed */                     \
+	X(stage)	      /* stage_bounded.c: jp_stage, watched */                             \
+	X(check_path)	      /* check.c: a path read or written a little */                       \
+	X(check_staging)      /* check.c: an unfinished stage of a data set */                     \
+	X(flow_dir)	      /* flow_defaults.c: a wizard's look at a folder */                   \
+	X(runs_list)	      /* runs.c: the runs prepared for a job */                            \
+	X(export_may_replace) /* export_stamp.c: may it be replaced */                             \
+	X(lint_syncs)	      /* lint_walk.c: does the project synchronise? */                     \
+	X(lint_hub)	      /* lint_hub.c: the Python code's Hub downloads */                    \
+	X(git_target_plan)    /* git_target.c: a clone's target looked at */                       \
+	X(git_look)	      /* git_lacks.c: a batch of work tree files */                        \
+	X(git_lacks)	      /* git_lacks.c: LFS pointers, missing submodules */
 
 #define JP_HELPER_EXTERN(id) extern const struct jp_helper_request jp_req_##id;
 JP_HELPER_REQUESTS(JP_HELPER_EXTERN)

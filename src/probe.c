@@ -350,8 +350,7 @@ bool jp_probe_mount_hung(const char *path, char *mount, size_t len)
 
 /* --- calls in a child process (probe_child.c) ----------------------------------- */
 
-/* "PATH: no answer: MOUNT ... has not answered an earlier look yet". */
-static int fail_hung(const char *path, struct jp_error *err)
+int jp_probe_fail_hung(const char *path, struct jp_error *err)
 {
 	char mp[4096];
 
@@ -361,46 +360,6 @@ static int fail_hung(const char *path, struct jp_error *err)
 			    _("%s: no answer: %s, the mount it is on, has not answered an "
 			      "earlier look yet (is a network mount hung?)"),
 			    path, mp);
-}
-
-struct flat_call {
-	jp_probe_fn fn;
-	void *arg;
-	size_t answer;
-};
-
-static void flat_run(void *arg)
-{
-	struct flat_call *f = arg;
-
-	f->fn(f->arg);
-}
-
-static void flat_pack(struct probe_bytes *out, void *arg)
-{
-	struct flat_call *f = arg;
-
-	probe_bytes_put(out, f->arg, f->answer);
-}
-
-static bool flat_unpack(struct probe_bytes *in, void *arg)
-{
-	struct flat_call *f = arg;
-
-	probe_bytes_get(in, f->arg, f->answer);
-	return !in->bad && in->off == in->n;
-}
-
-int jp_probe_call_flat(jp_probe_fn fn, void *arg, size_t answer_size, const char *path,
-		       unsigned timeout_ms, struct jp_error *err)
-{
-	struct flat_call f = { fn, arg, answer_size };
-	int rc = fail_hung(path, err);
-
-	if (rc < 0)
-		return rc;
-	return probe_child_call(flat_run, &f, flat_pack, flat_unpack, path,
-				timeout_ms ? timeout_ms : jp_probe_default_timeout_ms(), err);
 }
 
 /* --- stat ------------------------------------------------------------------ */
@@ -429,7 +388,7 @@ int jp_probe_stat(struct stat *out, int *errnum, const char *path, unsigned flag
 	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
 	bool follow = !(flags & JP_PROBE_NOFOLLOW);
 	struct stat st;
-	int rc = fail_hung(path, err), e = 0;
+	int rc = jp_probe_fail_hung(path, err), e = 0;
 
 	if (rc < 0)
 		return rc;
@@ -533,7 +492,7 @@ int jp_probe_path(struct jp_probe_result *out, const struct jp_profile *profile,
 
 	if (!path || !*path)
 		return jp_error_set(err, JP_EUSAGE, "%s", _("empty path"));
-	if ((rc = fail_hung(path, err)) < 0)
+	if ((rc = jp_probe_fail_hung(path, err)) < 0)
 		return rc;
 	probe_bytes_put_str(&in, path);
 	probe_bytes_put(&in, &flags, sizeof(flags));

@@ -1,13 +1,11 @@
-/* Bounded calls in a child process.
- *
- * A thread stuck in the kernel on a hung mount (a FUSE request already
- * sent, an NFS hard mount) cannot be killed, and it keeps its whole process
- * from being reaped: the command has printed its answer, and whoever waits
- * for it (a shell, a scheduler) still waits, SIGTERM or not. A call whose
- * answer can travel as bytes therefore runs in a forked child: when it does
- * not answer in time the child is killed and left behind (it dies when the
- * mount answers, and init reaps it if we are gone by then), and the command
- * itself still exits at once. */
+/* What the process boundary (helper.c) shares with the looks: requests'
+ * inputs and answers as bytes (struct probe_bytes), and the helpers left
+ * behind. A helper that did not answer in time is killed and left to the
+ * kernel: a thread stuck on a hung mount (a FUSE request already sent, an
+ * NFS hard mount) cannot be killed and would keep its whole process from
+ * being reaped, so the work runs in a helper, and the command itself
+ * still exits at once. Such a helper dies when the mount answers (init
+ * reaps it if we are gone by then); until then its mount counts as hung. */
 #include "config.h"
 
 #include <errno.h>
@@ -164,145 +162,4 @@ void probe_child_abandon(pid_t pid, const char *path)
 {
 	kill(pid, SIGKILL);
 	kid_add(pid, path ? probe_mount_of(path) : NULL);
-}
-
-/* --- the call -------------------------------------------------------------------- */
-
-static void write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			_exit(1);
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
-void probe_child_enter(pid_t parent)
-{
-	sigset_t none;
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1);
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	signal(SIGPIPE, SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
-static void child_main(int fd, pid_t parent, jp_probe_fn fn, void *arg,
-		       void (*pack)(struct probe_bytes *out, void *arg))
-{
-	struct probe_bytes b = { NULL, 0, 0, 0, false };
-
-	/* (A child forked while another thread held a lock it then needs
-	 * waits for ever: seen in a sanitizer build, a probe child of an
-	 * ended wizard busy at 80% of a core for an hour. With its parent
-	 * gone it ends.) */
-	probe_child_enter(parent);
-	fn(arg);
-	pack(&b, arg);
-	if (b.bad)
-		_exit(1);
-	write_all(fd, b.p, b.n);
-	write_all(fd, "\1", 1); /* the answer is whole: the parent needs no exit status */
-	free(b.p);
-	_exit(0);
-}
-
-static long ms_left(const struct timespec *end)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	long ms = (long)(end->tv_sec - now.tv_sec) * 1000L + (end->tv_nsec - now.tv_nsec) / 1000000L;
-	return ms < 0 ? 0 : ms;
-}
-
-/* Read fd to its end within the deadline; false when the time ran out. */
-static bool read_answer(struct probe_bytes *b, int fd, unsigned timeout_ms)
-{
-	struct timespec end;
-	char chunk[4096];
-
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += timeout_ms / 1000;
-	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (end.tv_nsec >= 1000000000L) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000L;
-	}
-	for (;;) {
-		struct pollfd pfd = { fd, POLLIN, 0 };
-		long left = ms_left(&end);
-		int r = poll(&pfd, 1, (int)left);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		ssize_t n = read(fd, chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return true; /* the end (or an error: the answer is short) */
-		probe_bytes_put(b, chunk, (size_t)n);
-	}
-}
-
-int probe_child_call(jp_probe_fn fn, void *arg, void (*pack)(struct probe_bytes *out, void *arg),
-		     bool (*unpack)(struct probe_bytes *in, void *arg), const char *path,
-		     unsigned timeout_ms, struct jp_error *err)
-{
-	struct probe_bytes b = { NULL, 0, 0, 0, false };
-	int fds[2], status = 0, rc = 0;
-	pid_t pid;
-
-	if (pipe2(fds, O_CLOEXEC) != 0)
-		return jp_error_set(err, JP_EINTERNAL, _("cannot start a process: %s"),
-				    strerror(errno));
-	pid_t parent = getpid();
-
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(fds[0]);
-		close(fds[1]);
-		return jp_error_set(err, JP_EINTERNAL, _("cannot start a process: %s"), strerror(e));
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		child_main(fds[1], parent, fn, arg, pack);
-	}
-	close(fds[1]);
-	bool answered = read_answer(&b, fds[0], timeout_ms);
-	close(fds[0]);
-	if (!answered) {
-		probe_child_abandon(pid, path);
-		free(b.p);
-		return jp_error_set(err, JP_ETIMEOUT,
-				    _("%s: no answer within %u.%u s (is a network mount hung?)"),
-				    path ? path : "?", timeout_ms / 1000, (timeout_ms % 1000) / 100);
-	}
-	/* It has closed its end: it is exiting, or has. */
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	/* Judged by the answer's last byte, not the exit status: under valgrind
-	 * (tests/analyse.sh), which follows forks, what the child inherited reads
-	 * as lost at its _exit and turns its status into valgrind's. */
-	(void)status;
-	bool whole = !b.bad && b.n > 0 && b.p[b.n - 1] == '\1';
-	if (whole)
-		b.n--;
-	if (!whole || !unpack(&b, arg))
-		rc = jp_error_set(err, JP_EINTERNAL, "%s: %s", path ? path : "?",
-				  _("the look at it failed"));
-	free(b.p);
-	return rc;
 }

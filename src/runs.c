@@ -1,6 +1,6 @@
 /* The runs prepared for a job: list the folders the profile's output
  * template names for it, and read each one's manifest. The looks run in a
- * child process in bounded time (jobprep/probe.h): a hung mount under the
+ * helper process in bounded time (jobprep/probe.h): a hung mount under the
  * shared root costs one timeout, never a `jobprep runs` stuck for good. */
 #include "config.h"
 
@@ -21,6 +21,7 @@
 #include "jobprep/path.h"
 #include "jobprep/probe.h"
 #include "probe_internal.h"
+#include "helper_internal.h"
 #include "jobprep/runs.h"
 
 /* tmpl with {shared} and {job} replaced; NULL when out of memory. */
@@ -234,64 +235,82 @@ void jp_runs_free(struct jp_run *runs, size_t n)
 	free(runs);
 }
 
-/* ---- bounded: the listing in a child, handed back as flat text ----------- */
+/* ---- bounded: the listing in a helper process, handed back as text ------- */
 
 #define RUNS_TEXT_MAX (128 * 1024)
 #define FS '\x1f' /* between a run's fields */
 #define RS '\x1e' /* after each run */
 
-struct runs_call {
-	/* the answer (copied back from the child) */
-	int rc;
-	char error[512];
+/* The listing as text: number FS dir FS manifest FS created FS commit FS
+ * empty ("e" or "") RS ... */
+struct runs_text {
 	size_t len;
-	char text[RUNS_TEXT_MAX]; /* number FS dir FS manifest FS created FS commit FS
-				   * empty ("e" or "") RS ... */
-	/* the question (the child's copy) */
-	const struct jp_profile *profile;
-	const char *job;
+	char text[RUNS_TEXT_MAX];
 };
 
-static void put_field(struct runs_call *c, const char *s, char end)
+static void put_field(struct runs_text *t, const char *s, char end)
 {
 	size_t n = s ? strlen(s) : 0;
 
-	if (c->len + n + 1 >= RUNS_TEXT_MAX) {
-		c->len = RUNS_TEXT_MAX; /* marks it full */
+	if (t->len + n + 1 >= RUNS_TEXT_MAX) {
+		t->len = RUNS_TEXT_MAX; /* marks it full */
 		return;
 	}
-	memcpy(c->text + c->len, s ? s : "", n);
-	c->len += n;
-	c->text[c->len++] = end;
+	memcpy(t->text + t->len, s ? s : "", n);
+	t->len += n;
+	t->text[t->len++] = end;
 }
 
-static void runs_call_run(void *arg)
+/* The runs as text in t (NUL-terminated): 0, or < 0 with err set. */
+static int runs_text_now(struct runs_text *t, const struct jp_profile *profile, const char *job,
+			 struct jp_error *err)
 {
-	struct runs_call *c = arg;
-	struct jp_error err = JP_ERROR_INIT;
 	struct jp_run *runs = NULL;
 	size_t n = 0;
 	char num[32];
+	int rc = runs_list_now(&runs, &n, profile, job, err);
 
-	c->rc = runs_list_now(&runs, &n, c->profile, c->job, &err);
-	if (c->rc < 0)
-		snprintf(c->error, sizeof(c->error), "%s", jp_error_message(&err));
-	for (size_t i = 0; c->rc == 0 && i < n && c->len < RUNS_TEXT_MAX; i++) {
+	for (size_t i = 0; rc == 0 && i < n && t->len < RUNS_TEXT_MAX; i++) {
 		snprintf(num, sizeof(num), "%lu", runs[i].number);
-		put_field(c, num, FS);
-		put_field(c, runs[i].dir, FS);
-		put_field(c, runs[i].manifest, FS);
-		put_field(c, runs[i].created_at, FS);
-		put_field(c, runs[i].commit, FS);
-		put_field(c, runs[i].empty ? "e" : NULL, RS);
+		put_field(t, num, FS);
+		put_field(t, runs[i].dir, FS);
+		put_field(t, runs[i].manifest, FS);
+		put_field(t, runs[i].created_at, FS);
+		put_field(t, runs[i].commit, FS);
+		put_field(t, runs[i].empty ? "e" : NULL, RS);
 	}
-	if (c->len >= RUNS_TEXT_MAX) {
-		c->rc = JP_ENOMEM;
-		snprintf(c->error, sizeof(c->error), "%s", _("too many runs to list"));
-	}
+	if (rc == 0 && t->len >= RUNS_TEXT_MAX)
+		rc = jp_error_set(err, JP_ENOMEM, "%s", _("too many runs to list"));
+	else if (rc == 0)
+		t->text[t->len] = '\0';
 	jp_runs_free(runs, n);
-	jp_error_dispose(&err);
+	return rc;
 }
+
+/* inputs: the profile, the job; answer: rc, its message, the text */
+static void runs_serve(struct probe_bytes *in, struct probe_bytes *out)
+{
+	struct jp_error e = JP_ERROR_INIT;
+	struct jp_profile *profile = NULL;
+	struct runs_text *t = calloc(1, sizeof(*t));
+	int rc = probe_bytes_get_profile(&profile, in, &e);
+	char *job = probe_bytes_get_str(in);
+
+	if (rc == 0 && (!t || in->bad || !profile))
+		out->bad = true; /* the caller reads it as a failed look */
+	else if (rc == 0)
+		rc = runs_text_now(t, profile, job, &e);
+	if (!out->bad) {
+		probe_bytes_put(out, &rc, sizeof(rc));
+		probe_bytes_put_str(out, rc < 0 ? jp_error_message(&e) : NULL);
+		probe_bytes_put_str(out, rc == 0 ? t->text : NULL);
+	}
+	jp_error_dispose(&e);
+	jp_profile_free(profile);
+	free(job);
+	free(t);
+}
+JP_HELPER_REQUEST(runs_list, runs_serve);
 
 /* The next field of the flat text, a copy (NULL for an empty one). */
 static int take_field(char **out, const char **p, const char *end)
@@ -307,9 +326,9 @@ static int take_field(char **out, const char **p, const char *end)
 	return 0;
 }
 
-static int unpack(struct jp_run **out, size_t *n, const struct runs_call *c)
+static int unpack(struct jp_run **out, size_t *n, const char *text)
 {
-	const char *p = c->text, *end = c->text + c->len;
+	const char *p = text, *end = text + strlen(text);
 	struct jp_run *runs = NULL, *g;
 	size_t count = 0;
 	char *num = NULL;
@@ -354,22 +373,35 @@ static int unpack(struct jp_run **out, size_t *n, const struct runs_call *c)
 int jp_runs_list(struct jp_run **out, size_t *n, const struct jp_profile *profile,
 		 const char *job, struct jp_error *err)
 {
-	struct runs_call *c = calloc(1, sizeof(*c));
+	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
 	const char *where = profile->shared_roots.n ? profile->shared_roots.v[0] : "/";
-	int rc;
+	char *msg = NULL, *text = NULL;
+	int rc = jp_probe_fail_hung(where, err), child_rc = 0;
 
 	*out = NULL;
 	*n = 0;
-	if (!c)
-		return jp_error_oom(err);
-	c->profile = profile;
-	c->job = job;
-	rc = jp_probe_call_flat(runs_call_run, c, offsetof(struct runs_call, profile), where, 0,
-				err);
-	if (rc == 0 && c->rc < 0)
-		rc = jp_error_set(err, c->rc, "%s", c->error);
-	else if (rc == 0 && unpack(out, n, c) < 0)
-		rc = jp_error_oom(err);
-	free(c);
+	if (rc < 0)
+		return rc;
+	probe_bytes_put_profile(&in, profile);
+	probe_bytes_put_str(&in, job);
+	rc = in.bad ? jp_error_oom(err)
+		    : jp_helper_call(&ans, &jp_req_runs_list, &in, where,
+				     jp_probe_default_timeout_ms(), err);
+	if (rc == 0) {
+		probe_bytes_get(&ans, &child_rc, sizeof(child_rc));
+		msg = probe_bytes_get_str(&ans);
+		text = probe_bytes_get_str(&ans);
+		if (ans.bad || (child_rc == 0 && !text))
+			rc = jp_error_set(err, JP_EINTERNAL, "%s: %s", where,
+					  _("the look at it failed"));
+		else if (child_rc < 0)
+			rc = jp_error_set(err, child_rc, "%s", msg ? msg : jp_strerror(child_rc));
+		else if (unpack(out, n, text) < 0)
+			rc = jp_error_oom(err);
+	}
+	free(in.p);
+	free(ans.p);
+	free(msg);
+	free(text);
 	return rc;
 }

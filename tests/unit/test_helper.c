@@ -25,7 +25,7 @@
 
 #include "helper_internal.h"
 
-enum { ANSWER, REPORT, SILENT, STOPPABLE, DEAF, WHO };
+enum { ANSWER, REPORT, SILENT, STOPPABLE, DEAF, WHO, TELL_PID };
 
 static void nap(long ms)
 {
@@ -64,6 +64,11 @@ static void mode_serve(struct probe_bytes *in, struct probe_bytes *out)
 	case WHO:
 		answer = (int)getpid();
 		break;
+	case TELL_PID: /* its pid as a report, then no answer */
+		answer = (int)getpid();
+		jp_watch_send(&answer, sizeof(answer));
+		for (;;)
+			pause();
 	default:
 		out->bad = true;
 	}
@@ -285,6 +290,51 @@ static void a_helper_deaf_to_the_cancel_is_given_up(void **state)
 	assert_true(sent);
 }
 
+/* The caller killed (kill -9) takes watched work with it, as the forked
+ * children did: no second writer behind the next run's back. The caller
+ * here is a child of the test; it passes the helper's pid on. */
+static int pass_pid_on(const void *msg, size_t n, void *payload)
+{
+	int fd = *(int *)payload;
+
+	if (n == sizeof(int) && write(fd, msg, n) != (ssize_t)n)
+		_exit(3);
+	return 1;
+}
+
+static void a_watched_helper_dies_with_its_caller(void **state)
+{
+	int fds[2], helper = 0, status;
+	pid_t caller;
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	caller = fork();
+	assert_true(caller >= 0);
+	if (caller == 0) {
+		struct jp_watch w = {NULL, pass_pid_on, &fds[1], 600000, 600000, NULL};
+		struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
+		int mode = TELL_PID;
+		bool sent;
+
+		close(fds[0]);
+		probe_bytes_put(&in, &mode, sizeof(mode));
+		jp_helper_watch(&ans, &test_mode, &in, &w, &sent, NULL);
+		_exit(2);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &helper, sizeof(helper)), sizeof(helper));
+	close(fds[0]);
+	assert_int_equal(kill((pid_t)helper, 0), 0); /* at work */
+	assert_int_equal(kill(caller, SIGKILL), 0);
+	assert_int_equal(waitpid(caller, &status, 0), caller);
+	/* gone within 10 s (at once, but for a loaded machine) */
+	for (int i = 0; i < 1000 && kill((pid_t)helper, 0) == 0; i++)
+		nap(10);
+	assert_int_equal(kill((pid_t)helper, 0), -1);
+	assert_int_equal(errno, ESRCH);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +348,7 @@ int main(void)
 	    cmocka_unit_test(a_silent_watched_helper_is_given_up),
 	    cmocka_unit_test(a_cancel_reaches_the_helper),
 	    cmocka_unit_test(a_helper_deaf_to_the_cancel_is_given_up),
+	    cmocka_unit_test(a_watched_helper_dies_with_its_caller),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
