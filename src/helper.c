@@ -9,9 +9,10 @@
  *
  * On the socket: a request is a u32 length and that many bytes (the
  * request's name as a string, then its inputs); the helper sends frames of
- * a u32 length, a type byte and the bytes: reports ('R', watched work
- * only), then the answer ('A'), or 'X' when it could not serve it. A
- * caller's stop is one byte the other way (or the socket closing). */
+ * a u32 length, a type byte and the bytes: '+' once when it has started,
+ * then for each request reports ('R', watched work only) and the answer
+ * ('A'), or 'X' when it could not serve it. A caller's stop is one byte
+ * the other way (or the socket closing). */
 #include "config.h"
 
 #include <errno.h>
@@ -51,9 +52,12 @@ extern char **environ;
  * that only reports spends far less; copying, removing, walking more). */
 #define CPU_LIFE_PERMILLE 40
 #define FRAME_HEAD 5
+/* a helper's start (exec, its libraries, the constructor): a bound for a
+ * machine that is only very busy, not a call's deadline */
+#define READY_MS 60000
 #define REQUEST_MAX (64u << 20)
 
-enum { FRAME_REPORT = 'R', FRAME_ANSWER = 'A', FRAME_FAILED = 'X' };
+enum { FRAME_READY = '+', FRAME_REPORT = 'R', FRAME_ANSWER = 'A', FRAME_FAILED = 'X' };
 
 #define JP_HELPER_ENTRY(id) &jp_req_##id,
 static const struct jp_helper_request *const requests[] = {JP_HELPER_REQUESTS(JP_HELPER_ENTRY)};
@@ -229,6 +233,7 @@ __attribute__((constructor)) static void helper_serve_if_asked(void)
 		_exit(1);
 	serve_fd = HELPER_FD;
 	helper_locale();
+	send_frame(FRAME_READY, "", 0);
 	while (serve_one())
 		;
 	_exit(0);
@@ -313,6 +318,37 @@ static char **helper_env(char *const *add, size_t n_add)
 	return env;
 }
 
+/* Wait for a new helper's first frame (FRAME_READY): its start is not the
+ * work's time, which a call's deadline measures (on a loaded machine a
+ * start alone can take longer than a look's bound). */
+static bool wait_ready(int fd)
+{
+	unsigned char head[FRAME_HEAD];
+	uint64_t end = jp_now_ns() + (uint64_t)READY_MS * 1000000u;
+	size_t got = 0;
+
+	while (got < sizeof(head)) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		uint64_t now = jp_now_ns();
+		if (now >= end)
+			return false;
+		int p = poll(&pfd, 1, (int)((end - now) / 1000000u) + 1);
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0)
+			return false;
+		if (p == 0)
+			continue;
+		ssize_t r = read(fd, head + got, sizeof(head) - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		got += (size_t)r;
+	}
+	return head[4] == FRAME_READY && memcmp(head, "\0\0\0\0", 4) == 0;
+}
+
 /* A helper: this program with JOBPREP_HELPER=1 (=2 for watched work, which
  * dies with us), one end of a socket pair as its descriptor 3, stdout on
  * /dev/null (what it might print must not reach the wizard's screen),
@@ -352,6 +388,11 @@ static int spawn_helper(struct helper *h, bool watched, struct jp_error *err)
 	if (e != 0) {
 		close(sv[0]);
 		return start_failed(err, e);
+	}
+	if (!wait_ready(sv[0])) {
+		close(sv[0]);
+		probe_child_abandon(h->pid, NULL);
+		return start_failed(err, ETIMEDOUT);
 	}
 	h->fd = sv[0];
 	atomic_fetch_add(&n_live, 1);
