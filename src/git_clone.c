@@ -189,6 +189,12 @@ static int fetch_commit(struct build *b, git_repository *repo, const char *hex)
 	fetch_options(&fo, b->op);
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	fo.update_fetchhead = 0;
+	if (jp_git_op_ssh(b->op)) {
+		struct jp_git_ssh_fetch f = { git_repository_path(repo), "origin", &arr, &fo, NULL,
+					      false };
+
+		return jp_git_ssh_fetch(b->op, &f);
+	}
 	if ((gerr = git_remote_lookup(&remote, repo, "origin")) == 0)
 		gerr = git_remote_fetch(remote, &arr, &fo, NULL);
 	git_remote_free(remote);
@@ -635,6 +641,11 @@ static int build_clone_once(struct build *b, const char *dir)
 		gerr = git_clone(&repo, b->cache->mirror, dir, &co);
 		if (gerr == 0)
 			gerr = git_remote_set_url(repo, "origin", b->url->clean);
+	} else if (jp_git_op_ssh(b->op)) {
+		/* the objects and refs by a helper (git_ssh.c); the rest here */
+		gerr = jp_git_ssh_clone(b->op, b->url->clean, dir);
+		if (gerr == 0)
+			gerr = git_repository_open(&repo, dir);
 	} else {
 		gerr = git_clone(&repo, b->url->clean, dir, &co);
 	}
