@@ -297,6 +297,12 @@ static int fetch_mirror(git_repository *repo, struct jp_git_op *op)
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
 	fo.prune = GIT_FETCH_PRUNE;
 	fo.update_fetchhead = 0;
+	if (jp_git_op_ssh(op)) {
+		struct jp_git_ssh_fetch f = { git_repository_path(repo), "origin", NULL, &fo,
+					      "jobprep: mirror", true };
+
+		return jp_git_ssh_fetch(op, &f);
+	}
 	if ((gerr = git_remote_lookup(&remote, repo, "origin")) != 0 ||
 	    (gerr = git_remote_connect_ext(remote, GIT_DIRECTION_FETCH, &co)) != 0)
 		goto out;

@@ -189,6 +189,12 @@ static int fetch_commit(struct build *b, git_repository *repo, const char *hex)
 	fetch_options(&fo, b->op);
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	fo.update_fetchhead = 0;
+	if (jp_git_op_ssh(b->op)) {
+		struct jp_git_ssh_fetch f = { git_repository_path(repo), "origin", &arr, &fo, NULL,
+					      false };
+
+		return jp_git_ssh_fetch(b->op, &f);
+	}
 	if ((gerr = git_remote_lookup(&remote, repo, "origin")) == 0)
 		gerr = git_remote_fetch(remote, &arr, &fo, NULL);
 	git_remote_free(remote);
@@ -422,6 +428,27 @@ static bool local_allowed(const struct build *b, const char *smurl)
 	return !local;
 }
 
+/* A submodule reached over ssh (its URL resolved against the
+ * superproject's remote, as libgit2 does): cloned in a helper, where
+ * libssh2 can have libgit2's own socket (git_ssh.c). */
+static bool sm_over_ssh(git_repository *repo, const char *smurl)
+{
+	git_buf resolved = GIT_BUF_INIT_CONST(NULL, 0);
+	struct jp_git_url u;
+	bool ssh = false;
+
+	if (git_submodule_resolve_url(&resolved, repo, smurl) != 0) {
+		git_error_clear();
+		return false;
+	}
+	if (jp_git_url_parse(&u, resolved.ptr, NULL) == 0) {
+		ssh = u.kind == JP_URL_SSH;
+		jp_git_url_dispose(&u);
+	}
+	git_buf_dispose(&resolved);
+	return ssh;
+}
+
 static int update_submodules(struct build *b, git_repository *repo, const char *dir,
 			     unsigned depth)
 {
@@ -479,7 +506,10 @@ static int update_submodules(struct build *b, git_repository *repo, const char *
 		uo.checkout_opts.checkout_strategy = GIT_CHECKOUT_SAFE;
 		jp_git_op_checkout_callbacks(&uo.checkout_opts, b->op);
 		b->op->rug = dir;
-		gerr = git_submodule_update(sm, 1, &uo);
+		if (sm_over_ssh(repo, smurl))
+			gerr = jp_git_ssh_submodule(b->op, git_repository_workdir(repo), l.names[i]);
+		else
+			gerr = git_submodule_update(sm, 1, &uo);
 		b->op->rug = NULL;
 		if (gerr != 0 || b->op->canceled) {
 			char what[1024];
@@ -635,6 +665,11 @@ static int build_clone_once(struct build *b, const char *dir)
 		gerr = git_clone(&repo, b->cache->mirror, dir, &co);
 		if (gerr == 0)
 			gerr = git_remote_set_url(repo, "origin", b->url->clean);
+	} else if (jp_git_op_ssh(b->op)) {
+		/* the objects and refs by a helper (git_ssh.c); the rest here */
+		gerr = jp_git_ssh_clone(b->op, b->url->clean, dir);
+		if (gerr == 0)
+			gerr = git_repository_open(&repo, dir);
 	} else {
 		gerr = git_clone(&repo, b->url->clean, dir, &co);
 	}

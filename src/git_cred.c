@@ -74,6 +74,11 @@ void jp_git_creds_free(struct jp_git_creds *c)
 	free(c);
 }
 
+const struct jp_git_url *jp_git_creds_named(const struct jp_git_creds *c)
+{
+	return &c->named;
+}
+
 static struct cred_state *state_for(struct jp_git_creds *c, const char *url)
 {
 	struct cred_state *grown;
@@ -403,11 +408,5 @@ int jp_git_cred_cb(git_credential **out, const char *url,
 		   const char *username_from_url, unsigned int allowed_types,
 		   void *payload)
 {
-	struct jp_git_op *op = payload;
-
-	/* A person may be typing, a helper running: not a silent server. */
-	atomic_fetch_add(&op->busy_elsewhere, 1);
-	int rc = cred_cb(out, url, username_from_url, allowed_types, payload);
-	atomic_fetch_sub(&op->busy_elsewhere, 1);
-	return rc;
+	return cred_cb(out, url, username_from_url, allowed_types, payload);
 }

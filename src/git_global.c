@@ -13,6 +13,7 @@
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int init_rc;
 static bool initialised;
+static bool in_helper;
 static char init_msg[256];
 
 static void init_once(void)
@@ -32,10 +33,19 @@ static void init_once(void)
 	if (getenv("SSL_CERT_FILE") || getenv("SSL_CERT_DIR"))
 		git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, getenv("SSL_CERT_FILE"),
 				 getenv("SSL_CERT_DIR"));
-	if (jp_git_stream_register() != 0) {
+	/* An ssh step's helper keeps libgit2's own socket stream, the one
+	 * libssh2 can use (git_ssh.c). */
+	if (in_helper)
+		return;
+	if (jp_git_stream_register() != 0 || jp_git_ssh_refuse() != 0) {
 		snprintf(init_msg, sizeof(init_msg), "%s", "cannot register the socket stream");
 		init_rc = JP_EGIT;
 	}
+}
+
+void jp_git_global_in_helper(void)
+{
+	in_helper = true;
 }
 
 int jp_git_global_init(struct jp_error *err)

@@ -195,11 +195,5 @@ done:
 
 int jp_git_hostkey_cb(git_cert *cert, int valid, const char *host, void *payload)
 {
-	struct jp_git_op *op = payload;
-
-	/* Asking the person (or ssh-keygen): not a silent server. */
-	atomic_fetch_add(&op->busy_elsewhere, 1);
-	int rc = hostkey_cb(cert, valid, host, payload);
-	atomic_fetch_sub(&op->busy_elsewhere, 1);
-	return rc;
+	return hostkey_cb(cert, valid, host, payload);
 }

@@ -97,13 +97,8 @@ struct jp_git_op {
 	/* staging: told of each file the checkout has finished writing */
 	void (*on_file)(void *ctx, const char *path);
 	void *on_file_ctx;
-	/* Shared with the ssh watchdog (git_stream.c), which runs on its own
-	 * thread: the phase as last reported, > 0 while a callback waits on
-	 * something other than the server (a person, a helper), and the
-	 * watchdog's verdict once it abandoned the connection (JP_ECANCELED or
-	 * JP_ETIMEOUT; its message is written before the code is stored). */
-	atomic_int net_phase;
-	atomic_int busy_elsewhere;
+	/* Once an ssh step's helper was given up (git_ssh.c): why
+	 * (JP_ECANCELED or JP_ETIMEOUT), and the message that says so. */
 	atomic_int abandoned;
 	char abandoned_msg[512];
 };
@@ -138,6 +133,8 @@ struct jp_git_op *jp_git_op_current(void);
 int jp_git_creds_new(struct jp_git_creds **out, const struct jp_git_url *named,
 		     const struct jp_port *port);
 void jp_git_creds_free(struct jp_git_creds *c);
+/* The URL the person typed, as c holds it (borrowed). */
+const struct jp_git_url *jp_git_creds_named(const struct jp_git_creds *c);
 /* libgit2 callbacks; payload is the struct jp_git_op. */
 int jp_git_cred_cb(git_credential **out, const char *url,
 		   const char *username_from_url, unsigned int allowed_types,
@@ -404,7 +401,52 @@ void jp_git_stage_dispose(struct jp_git_stage *st);
 
 /* ---- socket stream with stall timeout and cancel (git_stream.c) ---- */
 
+/* For http(s) and git:// (ssh never uses it: git_ssh.c). */
 int jp_git_stream_register(void);
+
+/* ---- ssh's network steps in a watched helper (git_ssh.c) ---- */
+
+/* Whether op's server is reached over ssh: its fetches, clones and
+ * ls-remotes then go through jp_git_ssh_*, never libgit2 here. */
+bool jp_git_op_ssh(const struct jp_git_op *op);
+
+struct jp_git_ssh_fetch {
+	const char *repo;            /* the repository (its git dir) */
+	const char *remote;          /* the remote of its config to fetch from */
+	const git_strarray *specs;   /* NULL: the remote's own */
+	const git_fetch_options *fo; /* of it: download_tags, prune, update_fetchhead */
+	const char *reflog;
+	bool follow_head;            /* HEAD follows the server's default branch */
+};
+
+/* Each as the libgit2 call it stands for (git_remote_fetch; git_clone with
+ * no checkout; git_remote_connect_ext and git_remote_ls, on a remote of
+ * repo, or on url when repo is NULL): 0, or < 0 with libgit2's error set
+ * and op's verdict (fail_code, canceled, abandoned) for jp_git_op_error.
+ * Progress, cancel and questions through op's port; op->creds says the URL
+ * the person named. */
+int jp_git_ssh_fetch(struct jp_git_op *op, const struct jp_git_ssh_fetch *f);
+int jp_git_ssh_clone(struct jp_git_op *op, const char *url, const char *dir);
+
+struct jp_git_ssh_heads {
+	git_remote_head *v;
+	const git_remote_head **p; /* for jp_git_remote_resolve */
+	size_t n;
+};
+int jp_git_ssh_ls(struct jp_git_ssh_heads *out, struct jp_git_op *op, const char *repo,
+		  const char *remote, const char *url);
+void jp_git_ssh_heads_dispose(struct jp_git_ssh_heads *h);
+/* git_submodule_update(init) of the submodule `name` of the work tree
+ * workdir, whose URL is an ssh one, in the helper. */
+int jp_git_ssh_submodule(struct jp_git_op *op, const char *workdir, const char *name);
+
+/* In this process, ssh:// (and an scp-like URL) gets a transport that
+ * refuses: libssh2 would need libgit2's own socket stream. */
+int jp_git_ssh_refuse(void);
+
+/* In a helper serving an ssh step, before jp_git_global_init: neither
+ * jobprep's stream nor the refusal is registered there. */
+void jp_git_global_in_helper(void);
 
 /* ---- of jobprep/git.h, what no front end calls ---- */
 

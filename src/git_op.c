@@ -27,8 +27,6 @@ void jp_git_op_init(struct jp_git_op *op, const struct jp_port *port)
 	op->t_start = jp_now_ns();
 	op->t_rate = op->t_start;
 	op->phase = JP_PHASE_CONNECT;
-	atomic_init(&op->net_phase, JP_PHASE_CONNECT);
-	atomic_init(&op->busy_elsewhere, 0);
 	atomic_init(&op->abandoned, 0);
 }
 
@@ -69,7 +67,6 @@ int jp_git_op_progress(struct jp_git_op *op, enum jp_phase phase,
 
 	if (op->canceled)
 		return -1;
-	atomic_store_explicit(&op->net_phase, (int)phase, memory_order_relaxed);
 	if (atomic_load(&op->abandoned) == JP_ECANCELED) {
 		op->canceled = true;
 		return -1;

@@ -185,6 +185,7 @@ int jp_git_remote_check(struct jp_git_remote_info *out, const char *url_text, co
 	git_remote_connect_options co;
 	const git_remote_head **heads = NULL;
 	git_remote *remote = NULL;
+	struct jp_git_ssh_heads sheads = { NULL, NULL, 0 };
 	struct jp_git_op op;
 	size_t n = 0;
 	int gerr, rc;
@@ -218,9 +219,15 @@ int jp_git_remote_check(struct jp_git_remote_info *out, const char *url_text, co
 		rc = jp_error_set(err, JP_ECANCELED, _("%s: canceled"), url.clean);
 		goto out;
 	}
-	if ((gerr = git_remote_create_detached(&remote, url.clean)) != 0 ||
-	    (gerr = git_remote_connect_ext(remote, GIT_DIRECTION_FETCH, &co)) != 0 ||
-	    (gerr = git_remote_ls(&heads, &n, remote)) != 0) {
+	if (jp_git_op_ssh(&op)) {
+		gerr = jp_git_ssh_ls(&sheads, &op, NULL, NULL, url.clean);
+		heads = sheads.p;
+		n = sheads.n;
+	} else if ((gerr = git_remote_create_detached(&remote, url.clean)) == 0 &&
+		   (gerr = git_remote_connect_ext(remote, GIT_DIRECTION_FETCH, &co)) == 0) {
+		gerr = git_remote_ls(&heads, &n, remote);
+	}
+	if (gerr != 0) {
 		rc = jp_git_op_error(&op, gerr, NULL, err, url.clean);
 		goto out;
 	}
@@ -239,6 +246,7 @@ out:
 		git_remote_disconnect(remote);
 		git_remote_free(remote);
 	}
+	jp_git_ssh_heads_dispose(&sheads);
 	jp_git_creds_free(op.creds);
 	jp_git_url_dispose(&url);
 	jp_git_remote_info_dispose(&info);

@@ -1,4 +1,4 @@
-/* The TCP stream under libgit2's http(s), git:// and ssh transports.
+/* The TCP stream under libgit2's http(s) and git:// transports.
  *
  * libgit2 1.5 blocks in connect() and recv() with no timeout, so a server
  * that stops answering hangs a clone for good, and nothing can cancel it.
@@ -7,27 +7,18 @@
  * the operation's stall timeout fails the clone. TLS (mbedTLS/OpenSSL)
  * wraps this stream, so https gets the same behaviour.
  *
- * libgit2's ssh transport hands the socket to libssh2 by reading the `s`
- * member of its own git_socket_stream, so this struct starts with exactly
- * that layout (the same from libgit2 1.5 through 1.9; configure refuses
- * another version). libssh2 then does its own I/O
- * on the descriptor, blocking in poll() with no timeout (and libgit2 retries
- * its handshake when a signal interrupts that poll). So for ssh a watchdog
- * thread watches the connection instead: when the port says stop, or the
- * server has sent nothing for the stall timeout while the operation waits
- * on it, the watchdog shuts the socket down (shutdown(2) from another thread
- * wakes the blocked poll and recv, which then see the end of the stream),
- * and the operation fails with the watchdog's verdict. */
+ * libgit2 uses it only through its public vtable (git2/sys/stream.h).
+ * Not ssh: libgit2's ssh transport hands libssh2 a descriptor it reads out
+ * of libgit2's own private socket stream, so ssh's network steps run in a
+ * helper process where this stream is not registered (git_ssh.c), and in
+ * this process ssh:// is refused before it gets here. */
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,43 +26,22 @@
 #include <unistd.h>
 
 #include <git2/sys/stream.h>
-#include <git2/version.h>
 
 #include "jobprep/i18n.h"
 #include "git_internal.h"
 
-/* configure checks this too (and says what to do); this catches a build
- * whose headers are not the libgit2 configure found. */
-#if !defined(JP_LIBGIT2_UNCHECKED) && \
-	(JP_LIBGIT2_MAJOR != 1 || JP_LIBGIT2_MINOR < 5 || JP_LIBGIT2_MINOR > 9)
-#error "struct jp_stream mirrors libgit2 1.5-1.9's git_socket_stream; see configure --enable-unchecked-libgit2"
-#endif
 #include "deadline_internal.h"
 
 #define TICK_MS 200
 #define DEFAULT_STALL_S 300 /* outside a jobprep operation */
 
-/* The ssh watchdog: lives from connect to close, joined before the
- * descriptor is closed. */
-struct watchdog {
-	pthread_t tid;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool stop;
-	int fd;
-	struct jp_git_op *op;
-	const char *host, *port; /* the stream's */
-	unsigned limit_s;
-};
-
+/* libgit2 sees only parent (git_stream: its vtable), and gives back the
+ * pointer it got, which is where parent is. */
 struct jp_stream {
-	/* Mirrors libgit2's git_socket_stream: keep these first, in order. */
 	git_stream parent;
 	char *host;
 	char *port;
 	int s;
-	/* ours */
-	struct watchdog *dog; /* ssh only */
 };
 
 static unsigned stall_limit_s(void)
@@ -126,125 +96,6 @@ static void keepalive(int s)
 	setsockopt(s, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
 }
 
-/* Milliseconds since the server last sent data on fd; 0 when unknown. */
-static unsigned long quiet_ms(int fd)
-{
-	struct tcp_info ti;
-	socklen_t len = sizeof(ti);
-
-	memset(&ti, 0, sizeof(ti));
-	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0)
-		return 0;
-	return ti.tcpi_last_data_recv;
-}
-
-/* Waiting on the server: connecting or receiving. Indexing, checking out,
- * or a callback waiting on a person is not the server's silence. */
-static bool waits_on_server(struct jp_git_op *op)
-{
-	int phase = atomic_load_explicit(&op->net_phase, memory_order_relaxed);
-
-	return atomic_load(&op->busy_elsewhere) == 0 &&
-	       (phase == JP_PHASE_CONNECT || phase == JP_PHASE_FETCH);
-}
-
-static void abandon(struct watchdog *d, int code)
-{
-	struct jp_git_op *op = d->op;
-	int none = 0;
-
-	if (code == JP_ETIMEOUT)
-		snprintf(op->abandoned_msg, sizeof(op->abandoned_msg),
-			 _("%s:%s sent nothing for %u s; the server or the network has stopped"),
-			 d->host, d->port, d->limit_s);
-	else
-		snprintf(op->abandoned_msg, sizeof(op->abandoned_msg), "%s", _("canceled"));
-	atomic_compare_exchange_strong(&op->abandoned, &none, code);
-	shutdown(d->fd, SHUT_RDWR);
-}
-
-static void *watchdog_main(void *arg)
-{
-	struct watchdog *d = arg;
-	const struct jp_port *port = d->op->port;
-	unsigned long limit_ms = (unsigned long)d->limit_s * 1000UL;
-	uint64_t waiting_since = jp_now_ns();
-
-	pthread_mutex_lock(&d->lock);
-	while (!d->stop) {
-		struct timespec ts;
-
-		deadline_after_ms(&ts, CLOCK_MONOTONIC, TICK_MS);
-		pthread_cond_timedwait(&d->cond, &d->lock, &ts);
-		if (d->stop)
-			break;
-		if (port && port->cancelled && port->cancelled(port->payload)) {
-			abandon(d, JP_ECANCELED);
-			break;
-		}
-		uint64_t now = jp_now_ns();
-		if (!waits_on_server(d->op))
-			waiting_since = now;
-		else if ((now - waiting_since) / 1000000ULL >= limit_ms &&
-			 quiet_ms(d->fd) >= limit_ms) {
-			abandon(d, JP_ETIMEOUT);
-			break;
-		}
-	}
-	pthread_mutex_unlock(&d->lock);
-	return NULL;
-}
-
-static void watchdog_start(struct jp_stream *st)
-{
-	struct jp_git_op *op = jp_git_op_current();
-	struct watchdog *d;
-	pthread_condattr_t ca;
-	sigset_t all, old;
-
-	if (!op || !op->ssh_host || !(d = calloc(1, sizeof(*d))))
-		return;
-	d->fd = st->s;
-	d->op = op;
-	d->host = st->host;
-	d->port = st->port;
-	d->limit_s = stall_limit_s();
-	pthread_mutex_init(&d->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&d->cond, &ca);
-	pthread_condattr_destroy(&ca);
-	/* Signals belong to the front end's thread. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int e = pthread_create(&d->tid, NULL, watchdog_main, d);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (e) {
-		pthread_mutex_destroy(&d->lock);
-		pthread_cond_destroy(&d->cond);
-		free(d);
-		return;
-	}
-	st->dog = d;
-}
-
-static void watchdog_stop(struct jp_stream *st)
-{
-	struct watchdog *d = st->dog;
-
-	if (!d)
-		return;
-	pthread_mutex_lock(&d->lock);
-	d->stop = true;
-	pthread_cond_signal(&d->cond);
-	pthread_mutex_unlock(&d->lock);
-	pthread_join(d->tid, NULL);
-	pthread_mutex_destroy(&d->lock);
-	pthread_cond_destroy(&d->cond);
-	free(d);
-	st->dog = NULL;
-}
-
 static int stream_connect(git_stream *stream)
 {
 	struct jp_stream *st = (struct jp_stream *)stream;
@@ -282,12 +133,9 @@ static int stream_connect(git_stream *stream)
 				goto next;
 			}
 		}
-		/* Blocking again for libssh2, which uses the descriptor itself;
-		 * our reads and writes never block (poll + MSG_DONTWAIT). */
-		fcntl(s, F_SETFL, fcntl(s, F_GETFL) & ~O_NONBLOCK);
+		/* Our reads and writes never block (poll + MSG_DONTWAIT). */
 		keepalive(s);
 		freeaddrinfo(res);
-		watchdog_start(st);
 		return 0;
 next:
 		close(s);
@@ -355,7 +203,6 @@ static int stream_close(git_stream *stream)
 {
 	struct jp_stream *st = (struct jp_stream *)stream;
 
-	watchdog_stop(st);
 	if (st->s >= 0) {
 		close(st->s);
 		st->s = -1;
@@ -367,7 +214,6 @@ static void stream_free(git_stream *stream)
 {
 	struct jp_stream *st = (struct jp_stream *)stream;
 
-	watchdog_stop(st);
 	if (st->s >= 0)
 		close(st->s);
 	free(st->host);

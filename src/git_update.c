@@ -269,6 +269,18 @@ static void fetch_options(git_fetch_options *fo, struct jp_git_op *op)
 	fo->update_fetchhead = 0;
 }
 
+/* git_remote_fetch from the checkout's remote; over ssh by a helper. */
+static int remote_fetch(struct upd *u, const git_strarray *specs, const git_fetch_options *fo)
+{
+	if (jp_git_op_ssh(&u->op)) {
+		struct jp_git_ssh_fetch f = { git_repository_path(u->repo), u->info.remote, specs, fo,
+					      "jobprep: fetch", false };
+
+		return jp_git_ssh_fetch(&u->op, &f);
+	}
+	return git_remote_fetch(u->remote, specs, fo, "jobprep: fetch");
+}
+
 static int resolve(struct upd *u)
 {
 	git_remote_connect_options co;
@@ -287,11 +299,22 @@ static int resolve(struct upd *u)
 	u->op.what = NULL;
 	/* The checkout's own remote (the same repository): the fetch below
 	 * updates its remote-tracking refs, as `git fetch` would. */
-	if ((gerr = git_remote_lookup(&u->remote, u->repo, u->info.remote)) != 0 ||
-	    (gerr = git_remote_connect_ext(u->remote, GIT_DIRECTION_FETCH, &co)) != 0 ||
-	    (gerr = git_remote_ls(&heads, &n, u->remote)) != 0)
+	if ((gerr = git_remote_lookup(&u->remote, u->repo, u->info.remote)) != 0)
 		return jp_git_op_error(&u->op, gerr, NULL, u->err, u->url.clean);
-	rc = jp_git_remote_resolve(&u->want, heads, n, u->opts->ref, u->url.clean, u->err);
+	if (jp_git_op_ssh(&u->op)) {
+		struct jp_git_ssh_heads sh;
+
+		if ((gerr = jp_git_ssh_ls(&sh, &u->op, git_repository_path(u->repo), u->info.remote,
+					  NULL)) != 0)
+			return jp_git_op_error(&u->op, gerr, NULL, u->err, u->url.clean);
+		rc = jp_git_remote_resolve(&u->want, sh.p, sh.n, u->opts->ref, u->url.clean, u->err);
+		jp_git_ssh_heads_dispose(&sh);
+	} else if ((gerr = git_remote_connect_ext(u->remote, GIT_DIRECTION_FETCH, &co)) != 0 ||
+		   (gerr = git_remote_ls(&heads, &n, u->remote)) != 0) {
+		return jp_git_op_error(&u->op, gerr, NULL, u->err, u->url.clean);
+	} else {
+		rc = jp_git_remote_resolve(&u->want, heads, n, u->opts->ref, u->url.clean, u->err);
+	}
 	if (rc != 0)
 		return rc;
 	memcpy(u->res->to, u->want.commit, sizeof(u->res->to));
@@ -409,7 +432,7 @@ static int fetch(struct upd *u)
 	if (have_commit(u, &oid))
 		return 0;
 	fetch_options(&fo, &u->op);
-	if ((gerr = git_remote_fetch(u->remote, NULL, &fo, "jobprep: fetch")) != 0)
+	if ((gerr = remote_fetch(u, NULL, &fo)) != 0)
 		return jp_git_op_error(&u->op, gerr, u->info.workdir, u->err, u->url.clean);
 	if (!have_commit(u, &oid) && u->want.ref_kind == JP_GIT_REF_COMMIT) {
 		/* A commit no ref has: ask for it by id (servers allowing it). */
@@ -419,7 +442,7 @@ static int fetch(struct upd *u)
 
 		snprintf(spec, sizeof(spec), "+%s:" WANT_REF, u->res->to);
 		fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
-		gerr = git_remote_fetch(u->remote, &arr, &fo, "jobprep: fetch");
+		gerr = remote_fetch(u, &arr, &fo);
 		git_reference_remove(u->repo, WANT_REF);
 		if (gerr != 0 && (u->op.canceled || u->op.fail_code))
 			return jp_git_op_error(&u->op, gerr, u->info.workdir, u->err, u->url.clean);

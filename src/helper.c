@@ -10,9 +10,11 @@
  * On the socket: a request is a u32 length and that many bytes (the
  * request's name as a string, then its inputs); the helper sends frames of
  * a u32 length, a type byte and the bytes: '+' once when it has started,
- * then for each request reports ('R', watched work only) and the answer
- * ('A'), or 'X' when it could not serve it. A caller's stop is one byte
- * the other way (or the socket closing). */
+ * then for each request reports ('R', watched work only) and questions
+ * ('Q', watched work only), then the answer ('A'), or 'X' when it could
+ * not serve it. The other way, watched work gets a stop ('S', one byte; or
+ * the socket closing) and the reply to a question ('a', a u32 length and
+ * the bytes), which comes only when asked. */
 #include "config.h"
 
 #include <errno.h>
@@ -57,7 +59,15 @@ extern char **environ;
 #define READY_MS 60000
 #define REQUEST_MAX (64u << 20)
 
-enum { FRAME_READY = '+', FRAME_REPORT = 'R', FRAME_ANSWER = 'A', FRAME_FAILED = 'X' };
+enum {
+	FRAME_READY = '+',
+	FRAME_REPORT = 'R',
+	FRAME_QUESTION = 'Q',
+	FRAME_ANSWER = 'A',
+	FRAME_FAILED = 'X'
+};
+/* the caller's, to watched work */
+enum { TO_HELPER_STOP = 'S', TO_HELPER_REPLY = 'a' };
 
 #define JP_HELPER_ENTRY(id) &jp_req_##id,
 static const struct jp_helper_request *const requests[] = {JP_HELPER_REQUESTS(JP_HELPER_ENTRY)};
@@ -123,6 +133,31 @@ void jp_watch_send(const void *msg, size_t n)
 {
 	if (serve_fd >= 0)
 		send_frame(FRAME_REPORT, msg, n);
+}
+
+bool jp_watch_ask(struct probe_bytes *reply, const void *msg, size_t n)
+{
+	unsigned char kind = 0;
+	uint32_t len = 0;
+
+	memset(reply, 0, sizeof(*reply));
+	if (serve_fd < 0 || atomic_load(&stop_asked))
+		return false;
+	send_frame(FRAME_QUESTION, msg, n);
+	/* the reply, or a stop sent before the caller saw the question */
+	if (!recv_all(serve_fd, &kind, 1) || kind != TO_HELPER_REPLY) {
+		atomic_store(&stop_asked, true);
+		return false;
+	}
+	if (!recv_all(serve_fd, &len, sizeof(len)) || len > REQUEST_MAX ||
+	    !(reply->p = malloc(len ? len : 1)) || !recv_all(serve_fd, reply->p, len)) {
+		free(reply->p);
+		reply->p = NULL;
+		atomic_store(&stop_asked, true);
+		return false;
+	}
+	reply->n = reply->cap = len;
+	return true;
 }
 
 bool jp_watch_stop_asked(void)
@@ -515,7 +550,30 @@ struct reader {
 	struct probe_bytes in;
 	struct probe_bytes ans;
 	bool answered, failed, eof, want_cancel, life;
+	int fd; /* the helper's, for the replies to its questions */
 };
+
+/* A question from watched work: w->question's reply sent back (an empty
+ * one when there is none). The time a person takes is not the helper's
+ * silence. */
+static void reply_to(struct reader *r, const struct jp_watch *w, const char *msg, size_t n)
+{
+	struct probe_bytes reply = { NULL, 0, 0, 0, false };
+	unsigned char head[1 + sizeof(uint32_t)];
+	uint32_t len;
+
+	if (w && w->question)
+		w->question(&reply, msg, n, w->payload);
+	len = reply.bad ? 0 : (uint32_t)reply.n;
+	head[0] = TO_HELPER_REPLY;
+	memcpy(head + 1, &len, sizeof(len));
+	if (!send_all(r->fd, head, sizeof(head)) || !send_all(r->fd, reply.p, len))
+		r->eof = true;
+	if (reply.p)
+		explicit_bzero(reply.p, reply.n);
+	free(reply.p);
+	r->life = true;
+}
 
 /* Take the whole frames in r->in: reports to w (NULL: dropped). */
 static void take_frames(struct reader *r, const struct jp_watch *w)
@@ -536,6 +594,8 @@ static void take_frames(struct reader *r, const struct jp_watch *w)
 			r->answered = true;
 		} else if (type == FRAME_FAILED) {
 			r->failed = true;
+		} else if (type == FRAME_QUESTION && w) {
+			reply_to(r, w, msg, len);
 		} else if (w && w->report) {
 			int v = w->report(msg, len, w->payload);
 			if (v < 0)
@@ -715,7 +775,7 @@ static bool watch(const struct helper *h, const struct jp_watch *w, struct reade
 		life_update(&l, h->pid, r, now);
 		if (!*cancel_sent &&
 		    (r->want_cancel || (w->cancelled && w->cancelled(w->payload)))) {
-			send_all(h->fd, "S", 1);
+			send_all(h->fd, (char[]){ TO_HELPER_STOP }, 1);
 			*cancel_sent = true;
 			l.life_ns = now;
 		}
@@ -739,6 +799,7 @@ int jp_helper_watch(struct probe_bytes *out, const struct jp_helper_request *req
 	*cancel_sent = false;
 	memset(out, 0, sizeof(*out));
 	memset(&r, 0, sizeof(r));
+	r.fd = -1;
 	/* a helper of its own: a stop byte it was sent must not reach the
 	 * next request */
 	if ((rc = spawn_helper(&h, true, err)) < 0)
@@ -748,6 +809,7 @@ int jp_helper_watch(struct probe_bytes *out, const struct jp_helper_request *req
 		return jp_error_set(err, JP_EINTERNAL, "%s",
 				    _("the work's process ended without an answer"));
 	}
+	r.fd = h.fd;
 	if (!watch(&h, w, &r, cancel_sent)) {
 		/* Stuck (a hung mount), or deaf to the cancel: leave it. */
 		helper_abandon(&h, w->path);

@@ -50,7 +50,8 @@ struct jp_helper_request {
 	X(lint_hub)	      /* lint_hub.c: the Python code's Hub downloads */                    \
 	X(git_target_plan)    /* git_target.c: a clone's target looked at */                       \
 	X(git_look)	      /* git_lacks.c: a batch of work tree files */                        \
-	X(git_lacks)	      /* git_lacks.c: LFS pointers, missing submodules */
+	X(git_lacks)	      /* git_lacks.c: LFS pointers, missing submodules */                  \
+	X(git_ssh)	      /* git_ssh.c: an ssh fetch, clone or ls, watched */
 
 #define JP_HELPER_EXTERN(id) extern const struct jp_helper_request jp_req_##id;
 JP_HELPER_REQUESTS(JP_HELPER_EXTERN)
@@ -89,6 +90,9 @@ struct jp_watch {
 	/* A helper left behind keeps path's mount (may be NULL) known hung
 	 * until it dies. */
 	const char *path;
+	/* In the caller, for each question (jp_watch_ask): the reply into
+	 * *reply (left empty: none). May wait on a person; may be NULL. */
+	void (*question)(struct probe_bytes *reply, const void *msg, size_t n, void *payload);
 };
 
 /* req in a helper of its own, watched as above. Returns 0 when it answered
@@ -104,6 +108,11 @@ int jp_helper_watch(struct probe_bytes *out, const struct jp_helper_request *req
  * stop? */
 void jp_watch_send(const void *msg, size_t n);
 bool jp_watch_stop_asked(void);
+/* In the helper (one thread at a time): ask the caller, and wait for its
+ * reply (w->question's), which goes only over the socket (a secret may be
+ * in it; the caller frees reply->p, wiped). false when the caller asked to
+ * stop instead, or is gone. */
+bool jp_watch_ask(struct probe_bytes *reply, const void *msg, size_t n);
 
 /* The helpers started and not yet ended (idle ones kept for the next
  * call); for tests and benchmarks. */

@@ -71,7 +71,7 @@ libjobprep_a_SOURCES += include/jobprep/demo.h src/demo.c
 # git: clone onto shared storage, inspect a checkout, pin a launch-command clone
 libjobprep_a_SOURCES += include/jobprep/git.h src/git_internal.h \
 	src/git_global.c src/git_url.c src/git_op.c src/git_cred.c src/git_hostkey.c \
-	src/git_run.c src/git_stream.c src/git_tmp.c src/git_target.c src/git_clone.c src/git_stage.c \
+	src/git_run.c src/git_stream.c src/git_ssh.c src/git_tmp.c src/git_target.c src/git_clone.c src/git_stage.c \
 	src/git_inspect.c src/git_lacks.c src/git_lfs.c src/git_remote.c src/git_update.c src/git_cache.c src/git_pcheckout.c src/git_pstatus.c
 # treecopy: the parallel tree copy (a clone's last copy, a data set's stage)
 libjobprep_a_SOURCES += src/treecopy.h src/treecopy_internal.h src/treecopy.c src/treecopy_file.c \

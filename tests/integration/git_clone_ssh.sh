@@ -33,6 +33,20 @@ jp_expect ssh_clone_with_default_key_succeeds [ "$(jp_json_get "$T/out.json" com
 jp_expect ssh_clone_keeps_the_user_in_the_url \
 	[ "$(git -C "$T/out/key" config remote.origin.url)" = "$U" ]
 
+# A submodule over ssh too: its URL relative to the superproject's, as
+# GitHub projects have them (cloned in the ssh helper, like the rest).
+w=$T/super-work
+git init -q -b main "$w" && git -C "$w" -c protocol.file.allow=always submodule add -q \
+	"$T/srv/r.git" vendor/r && git -C "$w" config -f .gitmodules submodule.vendor/r.url ../r.git &&
+	git -C "$w" add -A && git $JP_GIT_ID -C "$w" commit -qm super &&
+	git clone -q --bare "$w" "$T/srv/super.git" || exit 99
+"$J" clone --submodules "ssh://root@127.0.0.1:$P$SRV/super.git" "$T/out/super" </dev/null \
+	>/dev/null 2>"$T/err"
+jp_expect ssh_submodule_clone_succeeds [ $? = 0 ]
+jp_expect ssh_submodule_is_checked_out [ -f "$T/out/super/vendor/r/README" ]
+jp_expect ssh_submodule_at_the_recorded_commit \
+	[ "$(git -C "$T/out/super/vendor/r" rev-parse HEAD)" = "$commit" ]
+
 # Host keys.
 ssh-keygen -H -f "$HOME/.ssh/known_hosts" >/dev/null 2>&1
 "$J" clone "$U" "$T/out/hashed" </dev/null >/dev/null 2>"$T/err"
