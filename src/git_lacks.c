@@ -270,26 +270,31 @@ static bool blob_is_pointer(git_odb *odb, const git_oid *id, uint64_t *size)
 	return yes;
 }
 
+struct lfs_candidate {
+	uint64_t size;
+	bool named;
+};
+
 struct lfs_candidates {
 	struct jp_strv paths;
-	uint64_t *sizes;
+	struct lfs_candidate *v;
 	size_t cap;
 };
 
-static int candidate_add(struct lfs_candidates *c, const char *path, uint64_t size)
+static int candidate_add(struct lfs_candidates *c, const char *path, uint64_t size, bool named)
 {
 	if (c->paths.n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 16;
-		uint64_t *grown = realloc(c->sizes, cap * sizeof(*grown));
+		struct lfs_candidate *grown = realloc(c->v, cap * sizeof(*grown));
 
 		if (!grown)
 			return JP_ENOMEM;
-		c->sizes = grown;
+		c->v = grown;
 		c->cap = cap;
 	}
 	if (jp_strv_push(&c->paths, path) != 0)
 		return JP_ENOMEM;
-	c->sizes[c->paths.n - 1] = size;
+	c->v[c->paths.n - 1] = (struct lfs_candidate){ size, named };
 	return 0;
 }
 
@@ -355,14 +360,18 @@ static int lfs_candidates(struct lfs_candidates *c, git_repository *repo, const 
 		 * work tree; 0: not recorded), else named by the attributes. Git's
 		 * copy is read first (nothing of the work tree is touched), the
 		 * attributes looked up only for a pointer (the lookup stats the
-		 * file). */
+		 * file): whether they name it, git-lfs 3.6 fetching only what
+		 * they do. */
 		bool small = e->file_size == 0 ||
 			     (e->file_size >= LFS_POINTER_MIN && e->file_size < LFS_POINTER_MAX);
+		bool named;
 
-		if ((!small && !attrs) || !blob_is_pointer(odb, &e->id, &size) ||
-		    (!small && !lfs_attr(repo, e->path)))
+		if ((!small && !attrs) || !blob_is_pointer(odb, &e->id, &size))
 			continue;
-		if (candidate_add(c, e->path, size) != 0) {
+		named = attrs && lfs_attr(repo, e->path);
+		if (!small && !named)
+			continue;
+		if (candidate_add(c, e->path, size, named) != 0) {
 			rc = jp_error_oom(err);
 			goto out;
 		}
@@ -400,16 +409,18 @@ static int lfs_find(struct jp_git_lfs_report *out, const char *path, bool direct
 			continue;
 		r.v[r.n].path = c.paths.v[i];
 		c.paths.v[i] = NULL;
-		r.v[r.n++].size = c.sizes[i];
+		r.v[r.n].size = c.v[i].size;
+		r.v[r.n++].named = c.v[i].named;
 		r.listed = r.n;
-		r.bytes += c.sizes[i];
+		r.bytes += c.v[i].size;
+		r.unnamed += !c.v[i].named;
 	}
 done:
 	*out = r;
 	r = (struct jp_git_lfs_report)JP_GIT_LFS_REPORT_INIT;
 out:
 	free(state);
-	free(c.sizes);
+	free(c.v);
 	jp_strv_dispose(&c.paths);
 	jp_git_lfs_report_dispose(&r);
 	git_repository_free(repo);
@@ -502,19 +513,22 @@ struct lacks_call {
 	bool unfinished;
 	size_t count, total; /* LFS: tracked, pointers; submodules: declared, missing */
 	uint64_t bytes;
+	size_t unnamed; /* LFS: pointers no attribute names */
 	uint64_t sizes[NAMED];
+	bool named_lfs[NAMED];
 	char names[NAMED][1024];
 	char workdir[4096];
 	bool lfs; /* input: which look */
 	char path[];
 };
 
-static void named(struct lacks_call *c, size_t i, const char *name, uint64_t size)
+static void named(struct lacks_call *c, size_t i, const char *name, uint64_t size, bool lfs)
 {
 	if (i >= NAMED)
 		return;
 	snprintf(c->names[i], sizeof(c->names[i]), "%s", name);
 	c->sizes[i] = size;
+	c->named_lfs[i] = lfs;
 }
 
 static void lacks_run(void *arg)
@@ -529,9 +543,10 @@ static void lacks_run(void *arg)
 		c->count = l.tracked;
 		c->total = l.n;
 		c->bytes = l.bytes;
+		c->unnamed = l.unnamed;
 		c->unfinished = l.unfinished;
 		for (size_t i = 0; i < l.n; i++)
-			named(c, i, l.v[i].path, l.v[i].size);
+			named(c, i, l.v[i].path, l.v[i].size, l.v[i].named);
 		wd = l.workdir;
 	} else {
 		c->rc = sm_find(&s, c->path, true, NULL);
@@ -539,7 +554,7 @@ static void lacks_run(void *arg)
 		c->total = s.missing.n;
 		c->unfinished = s.unfinished;
 		for (size_t i = 0; i < s.missing.n; i++)
-			named(c, i, s.missing.v[i], 0);
+			named(c, i, s.missing.v[i], 0, false);
 		wd = s.workdir;
 	}
 	snprintf(c->workdir, sizeof(c->workdir), "%s", wd ? wd : c->path);
@@ -596,6 +611,7 @@ int jp_git_lfs_check(struct jp_git_lfs_report *out, const char *path, struct jp_
 		return rc < 0 ? rc : JP_EINTERNAL;
 	r.tracked = c->count;
 	r.bytes = c->bytes;
+	r.unnamed = c->unnamed;
 	r.unfinished = c->unfinished;
 	r.n = c->total;
 	r.listed = r.n < NAMED ? r.n : NAMED;
@@ -605,6 +621,7 @@ int jp_git_lfs_check(struct jp_git_lfs_report *out, const char *path, struct jp_
 		if (!(r.v[i].path = strdup(c->names[i])))
 			goto nomem;
 		r.v[i].size = c->sizes[i];
+		r.v[i].named = c->named_lfs[i];
 	}
 	free(c);
 	*out = r;
