@@ -46,12 +46,61 @@ static int name_pointers(char **out, const struct jp_git_lfs_report *r)
 	return jp_buf_take(out, &b);
 }
 
+/* For pointers no attribute names (committed as plain files), which
+ * git-lfs 3.6 and later do not fetch: the command that names them in the
+ * checkout's own .git/info/attributes first, as jobprep's clone does, or
+ * "" when there are none. */
+static int name_first(char **out, const struct jp_git_lfs_report *r, const char *dir)
+{
+	struct jp_buf b = JP_BUF_INIT, cmd = JP_BUF_INIT, pat = JP_BUF_INIT, msg = JP_BUF_INIT;
+	size_t listed = 0;
+	char *q = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	if (!r->unnamed)
+		return (*out = strdup("")) ? 0 : JP_ENOMEM;
+	jp_buf_add(&cmd, "printf '%s " JP_GIT_LFS_ATTRS "\\n'");
+	for (size_t i = 0; i < r->listed && i < JP_GIT_NAMES_MAX; i++) {
+		if (r->v[i].named)
+			continue;
+		jp_buf_dispose(&pat);
+		jp_git_lfs_attr_pattern(&pat, r->v[i].path);
+		if ((rc = pat.rc) < 0 || (rc = jp_sh_quote(&q, pat.s)) < 0)
+			goto out;
+		jp_buf_addf(&cmd, " %s", q);
+		free(q);
+		q = NULL;
+		jp_buf_addf(&b, "%s%s", listed++ ? ", " : "", r->v[i].path);
+	}
+	jp_buf_addf(&cmd, " >>\"$(git -C %s rev-parse --absolute-git-dir)/info/attributes\"", dir);
+	if (listed < r->unnamed)
+		jp_buf_add(&b, ", ...");
+	if ((rc = cmd.rc) < 0 || (rc = b.rc) < 0)
+		goto out;
+	jp_buf_addf(&msg,
+		    _("; no attribute names %zu of them (%s), and git-lfs 3.6 and later fetch only "
+		      "the files the attributes name: before the pull, name them in the "
+		      "checkout's own attributes, as jobprep clone does: %s"),
+		    r->unnamed, b.s, cmd.s);
+	if (listed < r->unnamed)
+		jp_buf_add(&msg, _(" (and a line for each of the others)"));
+	rc = jp_buf_take(out, &msg);
+out:
+	free(q);
+	jp_buf_dispose(&msg);
+	jp_buf_dispose(&pat);
+	jp_buf_dispose(&cmd);
+	jp_buf_dispose(&b);
+	return rc;
+}
+
 /* code.repo.lfs: only for a checkout that stores files with Git LFS. */
 static int check_lfs(struct jp_manifest *m, const char *path)
 {
 	struct jp_git_lfs_report r = JP_GIT_LFS_REPORT_INIT;
 	struct jp_error quiet = JP_ERROR_INIT;
-	char *names = NULL, *dir = NULL;
+	char *names = NULL, *dir = NULL, *first = NULL;
 	char total[32];
 	int rc = jp_git_lfs_check(&r, path, &quiet);
 
@@ -70,7 +119,8 @@ static int check_lfs(struct jp_manifest *m, const char *path)
 					   path, r.tracked);
 	if (r.n == 0)
 		goto out;
-	if ((rc = name_pointers(&names, &r)) < 0 || (rc = jp_sh_quote(&dir, r.workdir)) < 0)
+	if ((rc = name_pointers(&names, &r)) < 0 || (rc = jp_sh_quote(&dir, r.workdir)) < 0 ||
+	    (rc = name_first(&first, &r, dir)) < 0)
 		goto out;
 	jp_units_format_bytes(total, sizeof(total), r.bytes);
 	if (jp_git_lfs_installed())
@@ -78,17 +128,18 @@ static int check_lfs(struct jp_manifest *m, const char *path)
 			m, "code.repo.lfs", JP_CHECK_FAIL, path,
 			_("%s: %zu file(s) stored with Git LFS are only pointers here, not their "
 			  "content (%s; %s in all): the job would read a small text file in place "
-			  "of each. Fetch them: git -C %s lfs pull"),
-			path, r.n, names, total, dir);
+			  "of each. Fetch them: git -C %s lfs pull%s"),
+			path, r.n, names, total, dir, first);
 	else
 		rc = jp_manifest_add_check(
 			m, "code.repo.lfs", JP_CHECK_FAIL, path,
 			_("%s: %zu file(s) stored with Git LFS are only pointers here, not their "
 			  "content (%s; %s in all): the job would read a small text file in place "
 			  "of each. git-lfs is not installed on this machine: install it (Debian: "
-			  "apt-get install git-lfs), then run: git -C %s lfs pull"),
-			path, r.n, names, total, dir);
+			  "apt-get install git-lfs), then run: git -C %s lfs pull%s"),
+			path, r.n, names, total, dir, first);
 out:
+	free(first);
 	free(names);
 	free(dir);
 	jp_git_lfs_report_dispose(&r);

@@ -324,7 +324,9 @@ int jp_run_watched(char *const argv[], const struct jp_run_watch *w);
 /* In the finished clone at dir: when it holds LFS pointers and git-lfs is
  * installed, set git-lfs up in the clone's own config (`git lfs install
  * --local`: the filter, so git sees the files as clean, and the hooks, so a
- * push from it uploads) and fetch the content (`git lfs pull`), with
+ * push from it uploads), name the pointers no attribute names in the
+ * clone's .git/info/attributes (git-lfs 3.6 and later fetch only what the
+ * attributes name) and fetch the content (`git lfs pull`), with
  * progress (JP_PHASE_DOWNLOAD: files, bytes), cancel and op's stall timeout.
  * *out counts the files fetched and those still pointers (all of them when
  * git-lfs is not installed). Returns 0, JP_ECANCELED, JP_ETIMEOUT, JP_ENET
@@ -338,6 +340,16 @@ struct jp_git_lfs_pull_opts {
 	const char *scratch;
 	uint64_t room;
 };
+
+/* The attributes `git lfs track` gives a file stored with Git LFS. */
+#define JP_GIT_LFS_ATTRS "filter=lfs diff=lfs merge=lfs -text"
+
+/* The pattern of an attributes file that names path (relative to the work
+ * tree's top) and only it: anchored at the top, the pattern characters
+ * escaped, whitespace as [[:space:]] (as `git lfs track` writes it), which
+ * git, libgit2 and git-lfs all match. Appended to b. */
+struct jp_buf;
+void jp_git_lfs_attr_pattern(struct jp_buf *b, const char *path);
 
 struct jp_git_lfs_pulled {
 	size_t fetched; /* files that got their content */

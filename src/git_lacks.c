@@ -313,26 +313,31 @@ static bool blob_is_pointer(git_odb *odb, const git_oid *id, uint64_t *size)
 	return yes;
 }
 
+struct lfs_candidate {
+	uint64_t size;
+	bool named;
+};
+
 struct lfs_candidates {
 	struct jp_strv paths;
-	uint64_t *sizes;
+	struct lfs_candidate *v;
 	size_t cap;
 };
 
-static int candidate_add(struct lfs_candidates *c, const char *path, uint64_t size)
+static int candidate_add(struct lfs_candidates *c, const char *path, uint64_t size, bool named)
 {
 	if (c->paths.n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 16;
-		uint64_t *grown = realloc(c->sizes, cap * sizeof(*grown));
+		struct lfs_candidate *grown = realloc(c->v, cap * sizeof(*grown));
 
 		if (!grown)
 			return JP_ENOMEM;
-		c->sizes = grown;
+		c->v = grown;
 		c->cap = cap;
 	}
 	if (jp_strv_push(&c->paths, path) != 0)
 		return JP_ENOMEM;
-	c->sizes[c->paths.n - 1] = size;
+	c->v[c->paths.n - 1] = (struct lfs_candidate){ size, named };
 	return 0;
 }
 
@@ -398,14 +403,18 @@ static int lfs_candidates(struct lfs_candidates *c, git_repository *repo, const 
 		 * work tree; 0: not recorded), else named by the attributes. Git's
 		 * copy is read first (nothing of the work tree is touched), the
 		 * attributes looked up only for a pointer (the lookup stats the
-		 * file). */
+		 * file): whether they name it, git-lfs 3.6 fetching only what
+		 * they do. */
 		bool small = e->file_size == 0 ||
 			     (e->file_size >= LFS_POINTER_MIN && e->file_size < LFS_POINTER_MAX);
+		bool named;
 
-		if ((!small && !attrs) || !blob_is_pointer(odb, &e->id, &size) ||
-		    (!small && !lfs_attr(repo, e->path)))
+		if ((!small && !attrs) || !blob_is_pointer(odb, &e->id, &size))
 			continue;
-		if (candidate_add(c, e->path, size) != 0) {
+		named = attrs && lfs_attr(repo, e->path);
+		if (!small && !named)
+			continue;
+		if (candidate_add(c, e->path, size, named) != 0) {
 			rc = jp_error_oom(err);
 			goto out;
 		}
@@ -443,16 +452,18 @@ static int lfs_find(struct jp_git_lfs_report *out, const char *path, bool direct
 			continue;
 		r.v[r.n].path = c.paths.v[i];
 		c.paths.v[i] = NULL;
-		r.v[r.n++].size = c.sizes[i];
+		r.v[r.n].size = c.v[i].size;
+		r.v[r.n++].named = c.v[i].named;
 		r.listed = r.n;
-		r.bytes += c.sizes[i];
+		r.bytes += c.v[i].size;
+		r.unnamed += !c.v[i].named;
 	}
 done:
 	*out = r;
 	r = (struct jp_git_lfs_report)JP_GIT_LFS_REPORT_INIT;
 out:
 	free(state);
-	free(c.sizes);
+	free(c.v);
 	jp_strv_dispose(&c.paths);
 	jp_git_lfs_report_dispose(&r);
 	git_repository_free(repo);
@@ -545,9 +556,11 @@ struct lacks_answer {
 	int rc;
 	bool unfinished;
 	uint64_t count, total, bytes, listed;
+	uint64_t unnamed; /* LFS: pointers no attribute names */
 	char *workdir;
 	char *names[NAMED];
 	uint64_t sizes[NAMED];
+	bool named_lfs[NAMED]; /* LFS: an attribute names it */
 };
 
 static void lacks_answer_dispose(struct lacks_answer *a)
@@ -558,43 +571,57 @@ static void lacks_answer_dispose(struct lacks_answer *a)
 	memset(a, 0, sizeof(*a));
 }
 
+/* One look's figures, for lacks_put. */
+struct lacks_figures {
+	int rc;
+	bool unfinished;
+	uint64_t count, total, bytes, unnamed;
+	const char *workdir;
+	size_t n; /* names there are */
+};
+
 /* The answer's numbers, workdir (path where the look found none) and the
  * first names, as bytes. */
-static void lacks_put(struct probe_bytes *out, int rc, bool unfinished, uint64_t count,
-		      uint64_t total, uint64_t bytes, const char *workdir, size_t n,
-		      const char *(*name)(const void *v, size_t i, uint64_t *size), const void *v)
+static void lacks_put(struct probe_bytes *out, const struct lacks_figures *f,
+		      const char *(*name)(const void *v, size_t i, uint64_t *size, bool *named),
+		      const void *v)
 {
-	uint64_t listed = n < NAMED ? n : NAMED;
+	uint64_t listed = f->n < NAMED ? f->n : NAMED;
 
-	probe_bytes_put(out, &rc, sizeof(rc));
-	probe_bytes_put(out, &unfinished, sizeof(unfinished));
-	probe_bytes_put(out, &count, sizeof(count));
-	probe_bytes_put(out, &total, sizeof(total));
-	probe_bytes_put(out, &bytes, sizeof(bytes));
-	probe_bytes_put_str(out, workdir);
+	probe_bytes_put(out, &f->rc, sizeof(f->rc));
+	probe_bytes_put(out, &f->unfinished, sizeof(f->unfinished));
+	probe_bytes_put(out, &f->count, sizeof(f->count));
+	probe_bytes_put(out, &f->total, sizeof(f->total));
+	probe_bytes_put(out, &f->bytes, sizeof(f->bytes));
+	probe_bytes_put(out, &f->unnamed, sizeof(f->unnamed));
+	probe_bytes_put_str(out, f->workdir);
 	probe_bytes_put(out, &listed, sizeof(listed));
 	for (size_t i = 0; i < listed; i++) {
 		uint64_t size = 0;
-		const char *nm = name(v, i, &size);
+		bool named = false;
+		const char *nm = name(v, i, &size, &named);
 
 		probe_bytes_put_str(out, nm);
 		probe_bytes_put(out, &size, sizeof(size));
+		probe_bytes_put(out, &named, sizeof(named));
 	}
 }
 
-static const char *lfs_name(const void *v, size_t i, uint64_t *size)
+static const char *lfs_name(const void *v, size_t i, uint64_t *size, bool *named)
 {
 	const struct jp_git_lfs_report *l = v;
 
 	*size = l->v[i].size;
+	*named = l->v[i].named;
 	return l->v[i].path;
 }
 
-static const char *sm_name(const void *v, size_t i, uint64_t *size)
+static const char *sm_name(const void *v, size_t i, uint64_t *size, bool *named)
 {
 	const struct jp_git_sm_report *s = v;
 
 	*size = 0;
+	*named = false;
 	return s->missing.v[i];
 }
 
@@ -612,12 +639,14 @@ static void lacks_serve(struct probe_bytes *in, struct probe_bytes *out)
 		out->bad = true; /* the caller's "the look at it failed" */
 	} else if (lfs) {
 		rc = lfs_find(&l, path, true, NULL);
-		lacks_put(out, rc, l.unfinished, l.tracked, l.n, l.bytes,
-			  l.workdir ? l.workdir : path, l.n, lfs_name, &l);
+		struct lacks_figures f = { rc, l.unfinished, l.tracked, l.n,
+					   l.bytes, l.unnamed, l.workdir ? l.workdir : path, l.n };
+		lacks_put(out, &f, lfs_name, &l);
 	} else {
 		rc = sm_find(&s, path, true, NULL);
-		lacks_put(out, rc, s.unfinished, s.declared, s.missing.n, 0,
-			  s.workdir ? s.workdir : path, s.missing.n, sm_name, &s);
+		struct lacks_figures f = { rc, s.unfinished, s.declared, s.missing.n, 0, 0,
+					   s.workdir ? s.workdir : path, s.missing.n };
+		lacks_put(out, &f, sm_name, &s);
 	}
 	jp_git_lfs_report_dispose(&l);
 	jp_git_sm_report_dispose(&s);
@@ -633,6 +662,7 @@ static bool lacks_get(struct lacks_answer *a, struct probe_bytes *ans)
 	probe_bytes_get(ans, &a->count, sizeof(a->count));
 	probe_bytes_get(ans, &a->total, sizeof(a->total));
 	probe_bytes_get(ans, &a->bytes, sizeof(a->bytes));
+	probe_bytes_get(ans, &a->unnamed, sizeof(a->unnamed));
 	a->workdir = probe_bytes_get_str(ans);
 	probe_bytes_get(ans, &a->listed, sizeof(a->listed));
 	if (a->listed > NAMED || a->listed > a->total)
@@ -641,6 +671,7 @@ static bool lacks_get(struct lacks_answer *a, struct probe_bytes *ans)
 		if (!(a->names[i] = probe_bytes_get_str(ans)))
 			ans->bad = true;
 		probe_bytes_get(ans, &a->sizes[i], sizeof(a->sizes[i]));
+		probe_bytes_get(ans, &a->named_lfs[i], sizeof(a->named_lfs[i]));
 	}
 	return !ans->bad && a->workdir;
 }
@@ -693,6 +724,7 @@ int jp_git_lfs_check(struct jp_git_lfs_report *out, const char *path, struct jp_
 		return rc;
 	r.tracked = a.count;
 	r.bytes = a.bytes;
+	r.unnamed = a.unnamed;
 	r.unfinished = a.unfinished;
 	r.n = a.total;
 	r.listed = a.listed;
@@ -706,6 +738,7 @@ int jp_git_lfs_check(struct jp_git_lfs_report *out, const char *path, struct jp_
 		r.v[i].path = a.names[i];
 		a.names[i] = NULL;
 		r.v[i].size = a.sizes[i];
+		r.v[i].named = a.named_lfs[i];
 	}
 	lacks_answer_dispose(&a);
 	if (rc < 0)

@@ -5,11 +5,15 @@
  * any other part of the clone. */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "jobprep/i18n.h"
+#include "buf.h"
 #include "git_internal.h"
 
 /* What git-lfs has fetched so far, by the lines of GIT_LFS_PROGRESS:
@@ -122,6 +126,84 @@ static void local_storage(struct jp_git_tmp *tmp, char *setting, size_t len,
 	snprintf(setting, len, "lfs.storage=%s", tmp->dir);
 }
 
+void jp_git_lfs_attr_pattern(struct jp_buf *b, const char *path)
+{
+	jp_buf_addc(b, '/');
+	for (const char *p = path; *p; p++) {
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			jp_buf_add(b, "[[:space:]]");
+		else if (strchr("\\*?[]!#", *p))
+			jp_buf_addf(b, "\\%c", *p);
+		else
+			jp_buf_addc(b, *p);
+	}
+}
+
+/* Append b to fd (opened for reading and appending), on a line of its own. */
+static int append_lines(int fd, const struct jp_buf *b)
+{
+	char last = '\n';
+	off_t end = lseek(fd, 0, SEEK_END);
+	size_t done = 0;
+
+	if (end > 0 && pread(fd, &last, 1, end - 1) != 1)
+		return -1;
+	if (last != '\n' && write(fd, "\n", 1) != 1)
+		return -1;
+	while (done < b->len) {
+		ssize_t w = write(fd, b->s + done, b->len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		done += (size_t)w;
+	}
+	return 0;
+}
+
+/* Pointers no attribute names (committed as plain files): named in the
+ * clone's own .git/info/attributes, never the committed .gitattributes.
+ * git-lfs 3.6 and later fetch and check out only the files the attributes
+ * name (3.3 replaced such a file too, and staged its content); with the
+ * filter git also sees the content as clean. Best effort: a pointer this
+ * cannot name stays one, and the checks name it. */
+static void name_unnamed(const struct jp_git_lfs_report *r)
+{
+	git_repository *repo = NULL;
+	git_buf info = { NULL, 0, 0 };
+	struct jp_buf b = JP_BUF_INIT;
+	char *file = NULL;
+	int fd = -1;
+
+	if (!r->unnamed || git_repository_open(&repo, r->workdir) != 0 ||
+	    git_repository_item_path(&info, repo, GIT_REPOSITORY_ITEM_INFO) != 0)
+		goto out;
+	jp_buf_add(&b, "# jobprep: Git LFS pointers committed without an attribute naming "
+		       "them (git lfs pull fetches only what the attributes name)\n");
+	for (size_t i = 0; i < r->n; i++)
+		if (!r->v[i].named) {
+			jp_git_lfs_attr_pattern(&b, r->v[i].path);
+			jp_buf_add(&b, " " JP_GIT_LFS_ATTRS "\n");
+		}
+	if (b.rc != 0 || !(file = malloc(info.size + sizeof("attributes"))))
+		goto out;
+	snprintf(file, info.size + sizeof("attributes"), "%sattributes", info.ptr);
+	if (mkdir(info.ptr, 0755) != 0 && errno != EEXIST)
+		goto out;
+	fd = open(file, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		append_lines(fd, &b);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(file);
+	jp_buf_dispose(&b);
+	git_buf_dispose(&info);
+	git_repository_free(repo);
+	git_error_clear();
+}
+
 int jp_git_lfs_pull(struct jp_git_op *op, const char *dir, const struct jp_git_lfs_pull_opts *o,
 		    struct jp_git_lfs_pulled *out, struct jp_error *err)
 {
@@ -155,6 +237,7 @@ int jp_git_lfs_pull(struct jp_git_op *op, const char *dir, const struct jp_git_l
 	}
 	jp_git_op_progress(op, JP_PHASE_DOWNLOAD, 0, r.n, 0, true);
 	local_storage(&tmp, storage, sizeof(storage), o, r.bytes);
+	name_unnamed(&r);
 	if ((rc = run_lfs(op, dir, install, "install", NULL, shown, err)) == 0)
 		rc = run_lfs(op, dir, storage[0] ? pull_via_git : pull, "pull", &ps, shown, err);
 	if (rc == JP_EAUTH) {

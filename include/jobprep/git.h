@@ -171,6 +171,10 @@ void jp_git_repo_info_dispose(struct jp_git_repo_info *info);
 struct jp_git_lfs_file {
 	char *path;    /* relative to the work tree's top */
 	uint64_t size; /* the content's size, from the pointer's `size` line */
+	/* The attributes put it under filter=lfs: git-lfs 3.6 and later fetch
+	 * and check out only such files (`git lfs pull` leaves a pointer
+	 * committed as a plain file alone; 3.3 replaced it, and staged it). */
+	bool named;
 };
 
 struct jp_git_lfs_report {
@@ -180,10 +184,11 @@ struct jp_git_lfs_report {
 	struct jp_git_lfs_file *v;      /* them (jp_git_lfs_check: the first few) */
 	size_t listed;                  /* entries in v */
 	uint64_t bytes;                 /* their contents' total size */
+	size_t unnamed;                 /* of the n, those not `named` */
 	bool unfinished;                /* a look did not answer in time */
 };
 
-#define JP_GIT_LFS_REPORT_INIT { NULL, 0, 0, NULL, 0, 0, false }
+#define JP_GIT_LFS_REPORT_INIT { NULL, 0, 0, NULL, 0, 0, 0, false }
 
 /* The git-lfs program is on PATH (Debian: git-lfs). */
 bool jp_git_lfs_installed(void);

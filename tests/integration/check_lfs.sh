@@ -7,8 +7,11 @@
 # content (legacy.pt: no attribute names it), with the size from its `size`
 # line, how to install git-lfs and the command that fetches them; `check
 # --json` reports the same id; with git-lfs on PATH the message is the
-# command alone. Once the real client has put the content in place (its
-# objects copied in, `git lfs checkout`), the check passes; a checkout with
+# command alone, and for legacy.pt (which git-lfs 3.6 and later fetch only
+# once an attribute names it) the command that names it in the checkout's
+# own attributes. Once the real client has put the content in place (that
+# command run, its objects copied in, `git lfs checkout`), the check passes
+# and git sees legacy.pt clean; a checkout with
 # no LFS file gets no code.repo.lfs at all.
 set -u
 
@@ -102,15 +105,28 @@ else
 	jp_fail check_json_reports_code_repo_lfs "$got"
 fi
 
-# --- the real client puts the content in place: the check passes
-mkdir -p "$P/.git/lfs" && cp -r "$T/work/.git/lfs/objects" "$P/.git/lfs/" &&
+# legacy.pt: git-lfs 3.6 and later fetch only what the attributes name;
+# the message says so and how to name it (as jobprep's clone does)
+fix=${got##*as jobprep clone does: }
+if has "$got" "no attribute names 1 of them (legacy.pt)" &&
+	[ "$fix" = "printf '%s filter=lfs diff=lfs merge=lfs -text\n' '/legacy.pt' >>\"\$(git -C '$P' rev-parse --absolute-git-dir)/info/attributes\"" ]; then
+	jp_pass names_the_pointer_no_attribute_names_and_how_to_name_it
+else
+	jp_fail names_the_pointer_no_attribute_names_and_how_to_name_it "$got"
+fi
+
+# --- the real client, told as the message says, puts the content in place:
+# the check passes
+(cd / && sh -c "$fix") &&
+	mkdir -p "$P/.git/lfs" && cp -r "$T/work/.git/lfs/objects" "$P/.git/lfs/" &&
 	git -C "$P" lfs install --local >/dev/null 2>&1 &&
 	git -C "$P" lfs checkout >"$T/lfs-checkout.out" 2>&1
 prep models
 rc=$?
 m=$O/models/run-002/job.json
 got=$(check_json "$m" code.repo.lfs)
-if [ "$rc" = 0 ] && has "$got" "pass|$P|" && has "$got" "have their content"; then
+if [ "$rc" = 0 ] && has "$got" "pass|$P|" && has "$got" "have their content" &&
+	[ -z "$(git -C "$P" status --porcelain -- legacy.pt)" ]; then
 	jp_pass passes_once_git_lfs_fetched_the_content
 else
 	jp_fail passes_once_git_lfs_fetched_the_content \

@@ -4,7 +4,9 @@
 # batch API) holds the objects the real git-lfs client pushed; the
 # repository, whose .lfsconfig names that server, comes from a git daemon.
 # `jobprep clone` fetches the content (with progress), byte for byte what
-# the real client fetches, and git sees the files clean; `init` that clones
+# the real client fetches, and git sees the files clean, a pointer
+# committed without an attribute naming it too (named in the clone's own
+# .git/info/attributes: git-lfs 3.6 fetches nothing else); `init` that clones
 # passes code.repo.lfs; Ctrl-C mid-download exits 130 with nothing left
 # (no target, no temporary, no git-lfs); a server that stops sending fails
 # the clone after --timeout, one missing an object fails it with git-lfs's
@@ -29,7 +31,7 @@ jp_gitd_start "$T/gitd" "$T/repos" || exit 99
 URL=git://127.0.0.1:$JP_GITD_PORT/models.git
 NOLFS=$(jp_no_lfs_path "$T/nolfs") || exit 99
 S=$T/shared/projects
-LFS_FILES="model.safetensors weights/big.bin tiny.bin"
+LFS_FILES="model.safetensors weights/big.bin tiny.bin legacy.pt"
 TO="timeout -s KILL 120"
 has() { case $1 in *"$2"*) return 0 ;; esac; return 1; }
 nothing_left() { [ ! -e "$1" ] && jp_no_temporaries "$(dirname "$1")"; }
@@ -50,6 +52,15 @@ jp_expect progress_shows_the_download grep -q 'downloading: 4/4 (100%)' "$T/a.er
 cp "$T/lfs/access.log" "$T/a.log"
 GIT_LFS_SKIP_SMUDGE=1 git clone -q "$URL" "$T/real" 2>"$T/real.err" &&
 	git -C "$T/real" lfs install --local >/dev/null && git -C "$T/real" lfs pull 2>>"$T/real.err"
+# A pointer committed as a plain file (legacy.pt, no attribute names it) is
+# left alone by the pull of git-lfs 3.6 and later: its bytes are what the
+# client's smudge filter gives for it (a file that is no pointer, notes.md,
+# passes through).
+for f in $(git -C "$T/real" ls-files); do
+	head -c 42 "$T/real/$f" | grep -q 'git-lfs.github.com/spec/v1' || continue
+	(cd "$T/real" && git lfs smudge -- "$f" <"$f" >"$f.smudged" 2>>"$T/real.err" &&
+		mv "$f.smudged" "$f")
+done
 differ=
 for f in $(git -C "$T/real" ls-files); do
 	cmp -s "$S/a/$f" "$T/real/$f" || differ="$differ $f"
@@ -65,7 +76,15 @@ for f in $LFS_FILES; do
 	has "$st" "$f" && dirty="$dirty $f"
 done
 jp_expect git_sees_the_fetched_files_clean \
-	sh -c '[ -z "$1" ] && [ "$(wc -c <"$2")" = 5000 ]' sh "$dirty" "$S/a/weights/big.bin"
+	sh -c '[ -z "$1" ] && [ "$(wc -c <"$2")" = 5000 ] && [ "$(wc -c <"$3")" = 1024 ]' \
+	sh "$dirty" "$S/a/weights/big.bin" "$S/a/legacy.pt"
+# legacy.pt got its content because the clone's own attributes name it
+# (git-lfs 3.6 and later fetch nothing else), and only it; the committed
+# .gitattributes is as it was
+jp_expect the_pointer_no_attribute_names_is_named_in_the_clones_attributes \
+	sh -c 'git -C "$1" diff --quiet HEAD -- .gitattributes &&
+		grep -qx "/legacy.pt filter=lfs diff=lfs merge=lfs -text" "$1/.git/info/attributes" &&
+		[ "$(grep -c filter=lfs "$1/.git/info/attributes")" = 1 ]' sh "$S/a"
 jp_expect lfs_server_saw_the_batch_and_downloads \
 	sh -c 'grep -q "^POST /models.git/info/lfs/objects/batch 200" "$1" &&
 		[ "$(grep -c "^GET .* 200$" "$1")" -ge 4 ]' sh "$T/a.log"

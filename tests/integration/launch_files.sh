@@ -143,7 +143,7 @@ PY
 
 # --- in Chinese ----------------------------------------------------------------
 case_init zh 1 'cd "$PROJECT_DIR" && python3 train.py config/nope.py'
-env $ZH_ENV "$J" init --answers "$T/zh.json" --profile "$T/profile.json" >"$T/zh.out" 2>&1
+zh_run "$J" init --answers "$T/zh.json" --profile "$T/profile.json" >"$T/zh.out" 2>&1
 says zh "不在代码中" missing_file_message_is_in_chinese
 
 jp_done

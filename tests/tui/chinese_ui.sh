@@ -13,13 +13,13 @@ tui_init chinese-ui
 zh_env
 
 # --- the command line -------------------------------------------------------
-env $ZH_ENV "$JOBPREP" --help >"$T/help.out" 2>&1
+zh_run "$JOBPREP" --help >"$T/help.out" 2>&1
 jp_expect help_exits_0 [ $? = 0 ]
 jp_expect help_usage_line_is_chinese grep -q '^用法：jobprep \[--demo\]' "$T/help.out"
 jp_expect help_lists_commands_in_chinese grep -q '^命令：' "$T/help.out"
 jp_expect help_summary_uses_the_platform_terms grep -q '把仓库克隆到共享存储上' "$T/help.out"
 jp_expect help_keeps_options_untranslated grep -q -- '--profile FILE' "$T/help.out"
-env $ZH_ENV "$JOBPREP" no-such-command >"$T/usage.out" 2>&1
+zh_run "$JOBPREP" no-such-command >"$T/usage.out" 2>&1
 jp_expect usage_error_exits_2 [ $? = 2 ]
 jp_expect usage_error_is_chinese grep -q "未知命令 'no-such-command'" "$T/usage.out"
 jp_expect usage_error_points_to_help grep -q "请运行 'jobprep --help'" "$T/usage.out"
@@ -33,7 +33,7 @@ col() {
 	esac
 }
 
-tui_start 100 30 $ZH_ENV -- --demo
+zh_tui_start 100 30 -- --demo
 tui_must starts_on_the_job_step_in_chinese tui_step 1 任务
 tui_must step_bar_is_translated tui_wait "● 任务   ○ 代码   ○ 数据   ○ 输出   ○ 启动   ○ 核对"
 tui_must job_labels_are_translated tui_wait "任务名称"
@@ -104,7 +104,7 @@ jp_expect exits_0_after_writing [ "$rc" = 0 ]
 m=$(sed -n 's/^已写入 manifest：//p' "$T/stdout")
 jp_expect summary_names_the_manifest_in_chinese [ -n "$m" ]
 jp_expect manifest_is_in_the_run_directory [ "$m" = "$T/work/jobprep-demo/shared/outputs/demo/run-001/job.json" ]
-env $ZH_ENV "$JOBPREP" check "$m" >"$T/check.out" 2>&1
+zh_run "$JOBPREP" check "$m" >"$T/check.out" 2>&1
 jp_expect jobprep_check_passes_on_the_written_manifest [ $? = 0 ]
 jp_expect check_summary_is_chinese grep -q '项通过' "$T/check.out"
 jp_expect terminal_modes_restored cmp -s "$T/stty.before" "$T/stty.after"

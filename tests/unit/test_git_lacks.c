@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "jobprep/git.h"
+#include "buf.h"
 #include "scratch.h"
 #include "git_internal.h"
 
@@ -100,6 +101,11 @@ static void finds_pointers_by_content(void **state)
 	assert_string_equal(r.v[2].path, "hawser.bin");
 	assert_true(r.v[2].size == 7);
 	assert_true(r.bytes == 2048 + 12345 + 7);
+	/* ext.dat is a pointer by content alone: no attribute names it */
+	assert_false(r.v[0].named);
+	assert_true(r.v[1].named);
+	assert_true(r.v[2].named);
+	assert_int_equal(r.unnamed, 1);
 	/* fetched.bin is stored with LFS too, its content is there */
 	assert_int_equal(r.tracked, 4);
 	assert_false(r.unfinished);
@@ -121,10 +127,54 @@ static void bounded_look_answers_the_same(void **state)
 	assert_int_equal(r.listed, 3);
 	assert_string_equal(r.v[1].path, "good.bin");
 	assert_true(r.v[1].size == 12345);
+	assert_false(r.v[0].named);
+	assert_true(r.v[1].named);
+	assert_int_equal(r.unnamed, 1);
 	assert_int_equal(r.tracked, 4);
 	assert_true(r.bytes == 2048 + 12345 + 7);
 	jp_git_lfs_report_dispose(&r);
 	jp_error_dispose(&err);
+}
+
+/* The pattern jp_git_lfs_attr_pattern makes names its file, and only it,
+ * for git (check-attr) and for libgit2 (the look's `named`). */
+static void attr_pattern_names_only_its_file(void **state)
+{
+	struct scratch *s = *state;
+	struct jp_git_lfs_report r = JP_GIT_LFS_REPORT_INIT;
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_buf b = JP_BUF_INIT;
+	const char *odd = "sub dir/a [1]#*?!.pt";
+	char w[PATH_MAX], path[PATH_MAX + 32];
+	FILE *f;
+
+	snprintf(w, sizeof(w), "%s/w", s->dir);
+	assert_int_equal(run("git init -q -b main '%s' && mkdir -p '%s/sub dir'", w, w), 0);
+	put(w, odd, SPEC OID "size 10\n");
+	put(w, "sub dir/a 1.pt", SPEC OID "size 20\n");
+	assert_int_equal(run("git -C '%s' add -A && git " ID " -C '%s' commit -qm p", w, w), 0);
+	jp_git_lfs_attr_pattern(&b, odd);
+	assert_int_equal(b.rc, 0);
+	assert_string_equal(b.s, "/sub[[:space:]]dir/a[[:space:]]\\[1\\]\\#\\*\\?\\!.pt");
+	snprintf(path, sizeof(path), "%s/.git/info/attributes", w);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%s " JP_GIT_LFS_ATTRS "\n", b.s);
+	fclose(f);
+	assert_int_equal(run("test \"$(git -C '%s' check-attr filter -- '%s')\" = '%s: filter: lfs'",
+			     w, odd, odd), 0);
+	assert_int_equal(run("test \"$(git -C '%s' check-attr filter -- 'sub dir/a 1.pt')\" = "
+			     "'sub dir/a 1.pt: filter: unspecified'", w), 0);
+	assert_int_equal(jp_git_lfs_find(&r, w, &err), 0);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(r.v[0].path, "sub dir/a 1.pt");
+	assert_false(r.v[0].named);
+	assert_string_equal(r.v[1].path, odd);
+	assert_true(r.v[1].named);
+	assert_int_equal(r.unnamed, 1);
+	jp_git_lfs_report_dispose(&r);
+	jp_error_dispose(&err);
+	jp_buf_dispose(&b);
 }
 
 static void no_checkout_is_enoent(void **state)
@@ -185,6 +235,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(finds_pointers_by_content, scratch_setup,
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(bounded_look_answers_the_same, scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(attr_pattern_names_only_its_file, scratch_setup,
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(no_checkout_is_enoent, scratch_setup,
 						scratch_teardown),
