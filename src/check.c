@@ -266,6 +266,7 @@ static int bounded(struct path_answer *a, struct verdict *v, const struct subjec
 	int l = (int)look;
 	int rc = jp_probe_fail_hung(s->path, NULL);
 
+	memset(a, 0, sizeof(*a));
 	if (rc == 0) {
 		probe_bytes_put(&in, &l, sizeof(l));
 		probe_bytes_put_str(&in, s->path);

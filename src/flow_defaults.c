@@ -149,6 +149,7 @@ static int dir_look(struct dir_answer *a, enum dir_look look, const char *path,
 	int l = (int)look;
 	int rc = jp_probe_fail_hung(path, NULL);
 
+	memset(a, 0, sizeof(*a));
 	if (rc == 0) {
 		probe_bytes_put(&in, &l, sizeof(l));
 		probe_bytes_put_str(&in, path);

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <git2/sys/transport.h>
+
 #include "jobprep/i18n.h"
 #include "git_internal.h"
 
@@ -15,6 +17,31 @@ static int init_rc;
 static bool initialised;
 static bool in_helper;
 static char init_msg[256];
+
+/* In this process, ssh:// (and an scp-like URL) gets a transport that
+ * refuses: libssh2 would need libgit2's own socket stream, which
+ * jp_git_stream_register replaces here; ssh runs in a helper (git_ssh.c),
+ * and a path that forgot to go there fails cleanly. */
+
+static int refuse_ssh(git_transport **out, git_remote *owner, void *param)
+{
+	(void)out;
+	(void)owner;
+	(void)param;
+	git_error_set_str(GIT_ERROR_SSH,
+			  "ssh runs only in a helper process (git_ssh.c); this path does not");
+	return GIT_ERROR;
+}
+
+static int refuse_ssh_here(void)
+{
+	static const char *const prefixes[] = {"ssh://", "ssh+git://", "git+ssh://"};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (git_transport_register(prefixes[i], refuse_ssh, NULL) != 0)
+			return -1;
+	return 0;
+}
 
 static void init_once(void)
 {
@@ -37,7 +64,7 @@ static void init_once(void)
 	 * libssh2 can use (git_ssh.c). */
 	if (in_helper)
 		return;
-	if (jp_git_stream_register() != 0 || jp_git_ssh_refuse() != 0) {
+	if (jp_git_stream_register() != 0 || refuse_ssh_here() != 0) {
 		snprintf(init_msg, sizeof(init_msg), "%s", "cannot register the socket stream");
 		init_rc = JP_EGIT;
 	}

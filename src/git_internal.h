@@ -452,9 +452,6 @@ void jp_git_ssh_heads_dispose(struct jp_git_ssh_heads *h);
  * workdir, whose URL is an ssh one, in the helper. */
 int jp_git_ssh_submodule(struct jp_git_op *op, const char *workdir, const char *name);
 
-/* In this process, ssh:// (and an scp-like URL) gets a transport that
- * refuses: libssh2 would need libgit2's own socket stream. */
-int jp_git_ssh_refuse(void);
 
 /* In a helper serving an ssh step, before jp_git_global_init: neither
  * jobprep's stream nor the refusal is registered there. */

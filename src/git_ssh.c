@@ -16,7 +16,7 @@
  * passphrase, an unknown host key) is asked here, through the port, and
  * the reply goes back only over the helper's socket.
  *
- * In this process no ssh transport runs at all (jp_git_ssh_refuse): a path
+ * In this process no ssh transport runs at all (git_global.c): a path
  * that forgot to come here fails cleanly. */
 #include "config.h"
 
@@ -711,26 +711,4 @@ void jp_git_ssh_heads_dispose(struct jp_git_ssh_heads *h)
 	free(h->v);
 	free(h->p);
 	memset(h, 0, sizeof(*h));
-}
-
-/* ---- this process's ssh transport: none ---- */
-
-static int refuse_ssh(git_transport **out, git_remote *owner, void *param)
-{
-	(void)out;
-	(void)owner;
-	(void)param;
-	git_error_set_str(GIT_ERROR_SSH,
-			  "ssh runs only in a helper process (git_ssh.c); this path does not");
-	return GIT_ERROR;
-}
-
-int jp_git_ssh_refuse(void)
-{
-	static const char *const prefixes[] = {"ssh://", "ssh+git://", "git+ssh://"};
-
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (git_transport_register(prefixes[i], refuse_ssh, NULL) != 0)
-			return -1;
-	return 0;
 }
