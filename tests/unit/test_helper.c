@@ -224,7 +224,11 @@ static bool cancelled(void *payload)
 static int watch_mode(int mode, struct seen *c, int *answer, unsigned stall_ms, unsigned grace_ms,
 		      bool *cancel_sent)
 {
-	struct jp_watch w = {cancelled, report, c, stall_ms, grace_ms, NULL};
+	struct jp_watch w = {.cancelled = cancelled,
+			     .report = report,
+			     .payload = c,
+			     .stall_ms = stall_ms,
+			     .grace_ms = grace_ms};
 	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
 	struct jp_error err = JP_ERROR_INIT;
 	int rc;
@@ -312,7 +316,10 @@ static void a_watched_helper_dies_with_its_caller(void **state)
 	caller = fork();
 	assert_true(caller >= 0);
 	if (caller == 0) {
-		struct jp_watch w = {NULL, pass_pid_on, &fds[1], 600000, 600000, NULL};
+		struct jp_watch w = {.report = pass_pid_on,
+				     .payload = &fds[1],
+				     .stall_ms = 600000,
+				     .grace_ms = 600000};
 		struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
 		int mode = TELL_PID;
 		bool sent;
