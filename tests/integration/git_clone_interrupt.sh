@@ -47,9 +47,11 @@ clone_bg() {
 }
 
 # at_work TEXT: jobprep (pid $PID) has printed TEXT as its progress and is
-# still at work. Sets WHY when not.
+# still at work. Sets WHY when not. (Up to 2 minutes: a sanitizer build
+# beside CI's other work took more than 30 s to receive many.git and start
+# checking it out.)
 at_work() {
-	if ! jp_wait_text "$C/err" "$1"; then
+	if ! jp_wait_text "$C/err" "$1" 120; then
 		WHY="jobprep printed no '$1': $(tr '\r' '\n' <"$C/err" | tail -n 2 | tr '\n' ' ')"
 		return 1
 	fi
