@@ -490,8 +490,9 @@ static int helper_take(struct helper *h, struct jp_error *err)
 /* The idle helpers end with this program, killed and reaped before it
  * exits: left to notice the socket's end on their own, they would outlive
  * it for a moment, and whoever waits for the command would see children of
- * it still there (a Ctrl-C must leave none). Only in the process that kept
- * them: a forked child calling exit() must not end its parent's helpers. */
+ * it still there (a Ctrl-C must leave none). Only those of the process
+ * that kept them (idle_claim): a forked child that ends must not end its
+ * parent's helpers. */
 static pthread_once_t pool_exit_once = PTHREAD_ONCE_INIT;
 
 static void helpers_end_idle(void)
