@@ -98,7 +98,16 @@ jp_expect many_members_same_as_tar_x diff -r "$T/ref" "$D"
 jp_expect many_members_mtimes_kept [ "$(stat -c %Y "$D/d 042 数据/f0420")" = 1600000000 ]
 jp_expect many_members_no_temporary_beside jp_no_temporaries "$T/out"
 jp_expect many_members_no_temporary_inside sh -c '[ -z "$(find "$1" -name ".jobprep-tmp*" | head -1)" ]' sh "$D"
-jp_expect many_members_memory_bounded [ "$rss" -lt $MAX_RSS_KIB ]
+# AddressSanitizer's allocator keeps what is freed (its quarantine) and adds
+# shadow memory: a bound stated for jobprep's own allocations means nothing
+# there (a sanitizer build ran at 127.7 and 128.0 MiB against 128)
+if ldd "$J" 2>/dev/null | grep -q libasan; then
+	ASAN_BUILD=1
+	jp_skip many_members_memory_bounded "AddressSanitizer's allocator keeps what is freed (its quarantine)"
+else
+	ASAN_BUILD=0
+	jp_expect many_members_memory_bounded [ "$rss" -lt $MAX_RSS_KIB ]
+fi
 
 # a re-run: every member already complete, nothing written
 python3 "$T/peak.py" "$T/rss2" "$J" stage --json --no-progress "$T/tiny.tar.gz" "$D" >"$T/again.json" 2>/dev/null
@@ -107,6 +116,10 @@ echo "# the re-run: peak RSS $(cat "$T/rss2") KiB"
 jp_expect rerun_exits_0 [ "$rc" = 0 ]
 jp_expect rerun_writes_nothing [ "$(jp_json_get "$T/again.json" written)" = 0 ]
 jp_expect rerun_skips_every_member [ "$(jp_json_get "$T/again.json" skipped)" = $N ]
-jp_expect rerun_memory_bounded [ "$(cat "$T/rss2")" -lt $MAX_RSS_KIB ]
+if [ $ASAN_BUILD = 1 ]; then
+	jp_skip rerun_memory_bounded "AddressSanitizer's allocator keeps what is freed (its quarantine)"
+else
+	jp_expect rerun_memory_bounded [ "$(cat "$T/rss2")" -lt $MAX_RSS_KIB ]
+fi
 jp_expect rerun_leaves_no_temporary jp_no_temporaries "$T/out"
 jp_done
