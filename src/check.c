@@ -658,14 +658,13 @@ static int check_space(struct verdict *v, const struct check_ctx *ctx, const str
 }
 
 /* What a data scan found worth telling, a few of each. */
-#define LOOKUPS 1000
 struct findings {
 	char archives[EXAMPLES][PATH_MAX];
 	size_t n_archives;
-	/* archives with the folder they unpack into beside them (looked up
-	 * for the first LOOKUPS), and those still packed that jobprep stage
-	 * --unpack-archives would unpack */
-	uint64_t unpacked, lookups, stageable;
+	/* archives with the folder they unpack into beside them (as the scan
+	 * looked them up, the first JP_SCAN_UNPACKED_LOOKUPS), and those still
+	 * packed that jobprep stage --unpack-archives would unpack */
+	uint64_t unpacked, stageable;
 	char outside[EXAMPLES][PATH_MAX];
 	char targets[EXAMPLES][PATH_MAX];
 	size_t n_outside;
@@ -685,7 +684,7 @@ static int on_finding(const struct jp_scan_item *it, void *payload)
 	case JP_SCAN_ITEM_ARCHIVE: {
 		char *beside = jp_stage_beside(it->path);
 
-		if (beside && f->lookups++ < LOOKUPS && jp_stage_unpacked(it->path)) {
+		if (beside && it->unpacked == 1) {
 			f->unpacked++;
 			free(beside);
 			break;

@@ -50,11 +50,6 @@ struct ssh_req {
 	struct jp_strv specs;
 };
 
-struct wire_progress {
-	uint32_t phase;
-	uint64_t done, total, bytes;
-};
-
 static void put_u32(struct probe_bytes *b, uint32_t v)
 {
 	probe_bytes_put(b, &v, sizeof(v));
@@ -147,26 +142,6 @@ static void req_dispose(struct ssh_req *q)
 }
 
 /* ==== in the helper ======================================================= */
-
-static int helper_progress(const struct jp_progress *p, void *payload)
-{
-	struct wire_progress w;
-
-	(void)payload;
-	memset(&w, 0, sizeof(w)); /* its padding too */
-	w.phase = (uint32_t)p->phase;
-	w.done = p->done;
-	w.total = p->total;
-	w.bytes = p->bytes;
-	jp_watch_send(&w, sizeof(w));
-	return jp_watch_stop_asked() ? -1 : 0;
-}
-
-static int helper_cancelled(void *payload)
-{
-	(void)payload;
-	return jp_watch_stop_asked();
-}
 
 /* A question to the caller; its reply in *reply (false: none). */
 static bool helper_ask(struct probe_bytes *reply, int kind, const char *text)
@@ -423,7 +398,7 @@ static int serve_step(struct ssh_req *q, struct jp_git_op *op, struct probe_byte
  * verdict, then the heads an ls found */
 static void ssh_serve(struct probe_bytes *in, struct probe_bytes *out)
 {
-	struct jp_port port = JP_PORT_INIT;
+	struct jp_port port = jp_helper_port(NULL);
 	struct probe_bytes heads = {NULL, 0, 0, 0, false};
 	struct ssh_req q;
 	struct jp_git_op op;
@@ -432,8 +407,6 @@ static void ssh_serve(struct probe_bytes *in, struct probe_bytes *out)
 
 	memset(&q, 0, sizeof(q));
 	req_get(&q, in);
-	port.progress = helper_progress;
-	port.cancelled = helper_cancelled;
 	port.ask_secret = helper_ask_secret;
 	port.confirm = helper_confirm;
 	jp_git_op_init(&op, &port);
@@ -469,18 +442,19 @@ static bool caller_cancelled(void *payload)
 	return op->canceled || (port && port->cancelled && port->cancelled(port->payload));
 }
 
-/* Progress from the helper: the server sent something. */
+static int show_progress(const struct jp_progress *p, void *payload)
+{
+	return jp_git_op_progress(payload, p->phase, p->done, p->total, p->bytes, false);
+}
+
+/* Progress from the helper: the server sent something (a sign of life
+ * even when the counts stand still). */
 static int caller_report(const void *msg, size_t n, void *payload)
 {
-	struct jp_git_op *op = payload;
-	struct wire_progress w;
+	struct jp_progress_relay relay = {.show = show_progress, .payload = payload};
+	struct probe_bytes in = {(char *)msg, n, n, 0, false};
 
-	if (n != sizeof(w))
-		return 0;
-	memcpy(&w, msg, sizeof(w));
-	if (jp_git_op_progress(op, (enum jp_phase)w.phase, w.done, w.total, w.bytes, false) < 0)
-		return -1;
-	return 1;
+	return jp_progress_relay(&relay, &in) < 0 ? -1 : 1;
 }
 
 static void caller_question(struct probe_bytes *reply, const void *msg, size_t n, void *payload)

@@ -47,6 +47,8 @@ extern char **environ;
 /* helpers kept for the next call, once their answer is in */
 #define IDLE_MAX 4
 #define POLL_MS 100
+/* a killed helper that has not ended this long is left to the kernel */
+#define END_WAIT_MS 1000
 #define CPU_SAMPLE_MS 500
 /* a gap between two looks this long: we were stopped, not it silent */
 #define STOPPED_GAP_MS 2000
@@ -296,6 +298,11 @@ size_t jp_helper_count(void)
 	return atomic_load(&n_live);
 }
 
+bool jp_helper_serving(void)
+{
+	return serve_fd >= 0;
+}
+
 /* This program's file: the name the kernel gives it (under valgrind, the
  * program valgrind runs, not valgrind's own), or the kernel's link itself
  * when the file was replaced on disk since it started. */
@@ -439,15 +446,41 @@ static int spawn_helper(struct helper *h, bool watched, struct jp_error *err)
 	return 0;
 }
 
+/* Reap pid, killed, within END_WAIT_MS: true, or false when it has not
+ * ended by then (a thread of it still in a hung mount's kernel call). */
+static bool reaped_soon(pid_t pid)
+{
+	uint64_t end = jp_now_ns() + (uint64_t)END_WAIT_MS * 1000000u;
+	struct timespec ts = {0, 200000};
+	pid_t got;
+
+	while ((got = waitpid(pid, NULL, WNOHANG)) == 0 || (got < 0 && errno == EINTR)) {
+		if (jp_now_ns() >= end)
+			return false;
+		nanosleep(&ts, NULL);
+		if (ts.tv_nsec < 20000000)
+			ts.tv_nsec *= 2;
+	}
+	return true;
+}
+
 /* A helper that has answered, or that is to be given up: killed and reaped
- * (an idle helper has nothing to lose). */
-static void helper_end(struct helper *h)
+ * (an idle helper has nothing to lose). One that does not end at once (a
+ * scan's answer may leave a thread stuck in a hung mount) is left to the
+ * kernel like one that did not answer, and path's mount (may be NULL)
+ * counts as hung until it dies. */
+static void helper_end_at(struct helper *h, const char *path)
 {
 	close(h->fd);
 	kill(h->pid, SIGKILL);
-	while (waitpid(h->pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	if (!reaped_soon(h->pid))
+		probe_child_abandon(h->pid, path);
 	atomic_fetch_sub(&n_live, 1);
+}
+
+static void helper_end(struct helper *h)
+{
+	helper_end_at(h, NULL);
 }
 
 /* A helper that did not answer: killed and left behind (it dies when the
@@ -821,7 +854,7 @@ int jp_helper_watch(struct probe_bytes *out, const struct jp_helper_request *req
 		helper_abandon(&h, w->path);
 		rc = *cancel_sent ? JP_ECANCELED : JP_ETIMEOUT;
 	} else {
-		helper_end(&h);
+		helper_end_at(&h, w->path);
 		if (r.answered && !r.ans.bad) {
 			*out = r.ans;
 			r.ans.p = NULL;

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "jobprep/error.h"
+#include "jobprep/port.h"
 #include "probe_internal.h"
 
 /* In the helper: read the inputs from in, do the work, write the answer
@@ -51,7 +52,8 @@ struct jp_helper_request {
 	X(git_target_plan)    /* git_target.c: a clone's target looked at */                       \
 	X(git_look)	      /* git_lacks.c: a batch of work tree files */                        \
 	X(git_lacks)	      /* git_lacks.c: LFS pointers, missing submodules */                  \
-	X(git_ssh)	      /* git_ssh.c: an ssh fetch, clone or ls, watched */
+	X(git_ssh)	      /* git_ssh.c: an ssh fetch, clone or ls, watched */                  \
+	X(scan)		      /* scan_bounded.c: jp_scan, watched */
 
 #define JP_HELPER_EXTERN(id) extern const struct jp_helper_request jp_req_##id;
 JP_HELPER_REQUESTS(JP_HELPER_EXTERN)
@@ -113,6 +115,34 @@ bool jp_watch_stop_asked(void);
  * in it; the caller frees reply->p, wiped). false when the caller asked to
  * stop instead, or is gone. */
 bool jp_watch_ask(struct probe_bytes *reply, const void *msg, size_t n);
+
+/* ---- a port across the boundary (helper_port.c) ---- */
+
+/* In the helper: a port whose progress goes to the caller as reports
+ * (after the one byte *kind, when kind is not NULL) and whose cancel is
+ * the caller's stop. */
+struct jp_port jp_helper_port(const char *kind);
+
+/* A progress as bytes, as jp_helper_port sends it. */
+void jp_progress_put(struct probe_bytes *b, const struct jp_progress *p);
+
+/* In the caller: progress from the helper, shown through show (may be
+ * NULL) and compared with the last. */
+struct jp_progress_relay {
+	int (*show)(const struct jp_progress *p, void *payload);
+	void *payload;
+	struct jp_progress last; /* its what is NULL */
+	bool seen;
+};
+
+/* One report read from in: as jp_watch's report, < 0 when show asked to
+ * stop, 1 when the work moved on (new counts), 0 no news (or bytes that
+ * are not a progress). */
+int jp_progress_relay(struct jp_progress_relay *r, struct probe_bytes *in);
+
+/* Is this process a helper serving a request (its work already bounded by
+ * its caller: do it here, do not start another)? */
+bool jp_helper_serving(void);
 
 /* The helpers started and not yet ended (idle ones kept for the next
  * call); for tests and benchmarks. */

@@ -1,8 +1,8 @@
 /* Probes in bounded time: the real operations (stat, list, write + fsync,
  * statvfs) in a helper process (helper.c) the caller stops waiting for;
  * and jobs on a thread of their own, for work of this process's that a
- * front end must not wait on (the wizard's field checks, a scan's first
- * look). */
+ * front end must not wait on (the wizard's field checks, whose looks are
+ * helpers' too). */
 #include "config.h"
 
 #include <dirent.h>

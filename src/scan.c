@@ -388,7 +388,7 @@ static void emit(struct worker *wk, const struct jp_scan_item *item)
 static void unreadable(struct worker *wk, const char *path, int errnum)
 {
 	ADD(wk, unreadable, 1);
-	struct jp_scan_item it = { JP_SCAN_ITEM_UNREADABLE, path, NULL, 0, errnum };
+	struct jp_scan_item it = { JP_SCAN_ITEM_UNREADABLE, path, NULL, 0, errnum, -1 };
 	emit(wk, &it);
 }
 
@@ -420,7 +420,7 @@ static void check_link(struct worker *wk, const struct dnode *d, const char *nam
 		if (e == ENOENT || e == ENOTDIR || e == ELOOP) {
 			ADD(wk, dangling, 1);
 			struct jp_scan_item it = { JP_SCAN_ITEM_LINK_DANGLING,
-						   entry_path(wk, d, name), NULL, 0, e };
+						   entry_path(wk, d, name), NULL, 0, e, -1 };
 			emit(wk, &it);
 		} else {
 			/* Where it leads cannot be told (EACCES, EPERM...). */
@@ -431,7 +431,7 @@ static void check_link(struct worker *wk, const struct dnode *d, const char *nam
 	if (!jp_path_is_under(real, s->root_real)) {
 		ADD(wk, outside, 1);
 		struct jp_scan_item it = { JP_SCAN_ITEM_LINK_OUTSIDE, entry_path(wk, d, name),
-					   real, 0, 0 };
+					   real, 0, 0, -1 };
 		emit(wk, &it);
 	}
 }
@@ -462,7 +462,7 @@ static void examine(struct worker *wk, struct dnode *d, const char *name, unsign
 	 * killed): named, and counted with the rest */
 	if (strncmp(name, JP_TREECOPY_TMP_PREFIX, sizeof(JP_TREECOPY_TMP_PREFIX) - 1) == 0) {
 		struct jp_scan_item it = { JP_SCAN_ITEM_TEMPORARY, entry_path(wk, d, name), NULL, 0,
-					   0 };
+					   0, -1 };
 
 		ADD(wk, temps, 1);
 		emit(wk, &it);
@@ -514,7 +514,7 @@ static void examine(struct worker *wk, struct dnode *d, const char *name, unsign
 			ADD(wk, archives, 1);
 			ADD(wk, archive_bytes, stx.stx_size);
 			struct jp_scan_item it = { JP_SCAN_ITEM_ARCHIVE, entry_path(wk, d, name),
-						   NULL, stx.stx_size, 0 };
+						   NULL, stx.stx_size, 0, -1 };
 			emit(wk, &it);
 		}
 		return;
@@ -765,7 +765,7 @@ static int scan_file(struct jp_scan_result *out, const char *path, const struct 
 			out->archive_bytes = stx.stx_size;
 			if (o && o->item) {
 				struct jp_scan_item it = { JP_SCAN_ITEM_ARCHIVE, path, NULL,
-							   stx.stx_size, 0 };
+							   stx.stx_size, 0, -1 };
 				if (o->item(&it, o->payload) < 0)
 					return jp_error_set(err, JP_ECANCELED, _("%s: scan cancelled"),
 							    path);
@@ -819,109 +819,43 @@ static size_t fd_budget(unsigned *nthreads)
 	return cap < 8 ? 8 : cap > QUEUE_CAP_MAX ? QUEUE_CAP_MAX : (size_t)cap;
 }
 
-/* The first look at the top (open, statfs, realpath) runs as a bounded
- * call (jp_probe_start), so that a hung mount cannot hold the caller: it
- * can still be cancelled, and the call's thread frees it if it is left. */
-struct prep {
-	char *path;
+/* The first look at the top (open, statfs, realpath). jp_scan_now runs in
+ * a helper (scan_bounded.c): a hung mount holds that process, which its
+ * caller gives up, never the caller. */
+struct first_look {
 	int fd;          /* the top directory, or -1 */
-	int open_errno;
-	bool is_file;    /* not a directory: stx holds it */
-	int stat_errno;
+	char *root_real; /* its real path */
+	bool network, is_file;
+	int open_errno, stat_errno;
 	struct statx stx;
-	bool network;
-	char *root_real;
 };
 
-static void prep_free(void *arg)
+static void first_look(struct first_look *fl, const char *path)
 {
-	struct prep *p = arg;
-
-	if (p->fd >= 0)
-		close(p->fd);
-	free(p->root_real);
-	free(p->path);
-	free(p);
-}
-
-static void prep_look(void *arg)
-{
-	struct prep *p = arg;
-
-	memset(&p->stx, 0, sizeof(p->stx));
-	p->fd = open(p->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
-	p->open_errno = p->fd < 0 ? errno : 0;
-	if (p->fd < 0 && p->open_errno == ENOTDIR) {
-		p->is_file = true;
-		if (statx(AT_FDCWD, p->path, 0, STATX_WANT, &p->stx) < 0)
-			p->stat_errno = errno;
+	memset(fl, 0, sizeof(*fl));
+	fl->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+	fl->open_errno = fl->fd < 0 ? errno : 0;
+	if (fl->fd < 0 && fl->open_errno == ENOTDIR) {
+		fl->is_file = true;
+		if (statx(AT_FDCWD, path, 0, STATX_WANT, &fl->stx) < 0)
+			fl->stat_errno = errno;
 	}
-	if (p->fd >= 0) {
+	if (fl->fd >= 0) {
 		struct statfs sfs;
-		if (fstatfs(p->fd, &sfs) == 0) {
+		if (fstatfs(fl->fd, &sfs) == 0) {
 			bool known;
 			enum jp_fs_kind k = jp_fs_kind_of_magic((int64_t)sfs.f_type, &known, NULL);
 			/* FUSE is unknown to statfs: treat it as remote, like sshfs. */
-			p->network = k == JP_FS_NETWORK || (uint32_t)sfs.f_type == 0x65735546u;
+			fl->network = k == JP_FS_NETWORK || (uint32_t)sfs.f_type == 0x65735546u;
 		}
-		p->root_real = realpath(p->path, NULL);
+		fl->root_real = realpath(path, NULL);
 	}
 }
 
-static bool cancel_requested(const struct jp_scan_opts *o)
+static bool cancel_requested(struct scan *s, const struct jp_port *port)
 {
-	return o->cancel && atomic_load(o->cancel);
-}
-
-/* Start the first look and wait for it, watching for a cancel, showing
- * progress. Returns the prep (the caller's to prep_free), or NULL with
- * *rc set. */
-static struct prep *prepare(const char *path, const struct jp_scan_opts *o,
-			    const struct jp_port *port, unsigned progress_ms, int *rc,
-			    struct jp_error *err)
-{
-	struct prep *p = calloc(1, sizeof(*p));
-	struct jp_probe_job *job = NULL;
-	struct jp_error ignored = JP_ERROR_INIT;
-
-	if (!p || !(p->path = strdup(path))) {
-		free(p);
-		*rc = jp_error_oom(err);
-		return NULL;
-	}
-	p->fd = -1;
-	if (jp_probe_start(&job, prep_look, p, prep_free, &ignored) < 0) {
-		/* No thread: look on this one. */
-		jp_error_dispose(&ignored);
-		prep_look(p);
-		return p;
-	}
-
-	double t0 = now_s(), next = t0 + progress_ms / 1000.0;
-	/* Bounded like every look at a user path (jobprep/probe.h). */
-	unsigned limit_ms = jp_probe_default_timeout_ms();
-	bool cancel = false, hung = false;
-	while (!jp_probe_wait(job, TICK_MS) && !cancel && !hung) {
-		cancel = cancel_requested(o);
-		double t = now_s();
-		hung = (t - t0) * 1000.0 >= limit_ms;
-		if (!cancel && port && t >= next) {
-			struct jp_progress pr = { JP_PHASE_SCAN, 0, 0, 0, 0, 0, path };
-			cancel = port->progress(&pr, port->payload) < 0;
-			next = t + progress_ms / 1000.0;
-		}
-	}
-	/* an answer as the wait ended counts, unless the person cancelled */
-	p = jp_probe_end(job);
-	if (p && !cancel)
-		return p;
-	if (p)
-		prep_free(p);
-	*rc = cancel ? jp_error_set(err, JP_ECANCELED, _("%s: scan cancelled"), path)
-		     : jp_error_set(err, JP_ETIMEOUT,
-				    _("%s: no answer within %u.%u s (is a network mount hung?)"),
-				    path, limit_ms / 1000, (limit_ms % 1000) / 100);
-	return NULL;
+	return (s->cancel_ext && atomic_load(s->cancel_ext)) ||
+	       (port && port->cancelled && port->cancelled(port->payload));
 }
 
 /* Watch a running scan until it finishes, or stops and its threads have
@@ -950,7 +884,7 @@ static bool watch(struct scan *s, const struct jp_port *port, const char *path, 
 			break;
 		pthread_mutex_unlock(&s->lock);
 		double t = now_s();
-		if (s->cancel_ext && atomic_load(s->cancel_ext))
+		if (cancel_requested(s, port))
 			set_stop(s, STOP_CANCEL);
 		if (s->fifo && (t - t0) * 1000.0 >= quick_ms)
 			set_stop(s, STOP_BUDGET);
@@ -978,29 +912,6 @@ static bool watch(struct scan *s, const struct jp_port *port, const char *path, 
 	}
 	pthread_mutex_unlock(&s->lock);
 	return abandon;
-}
-
-/* What prepare()'s first look found, taken from it. */
-struct first_look {
-	int fd;          /* the top directory, or -1 */
-	char *root_real; /* its real path */
-	bool network, is_file;
-	int open_errno, stat_errno;
-	struct statx stx;
-};
-
-static void take_first_look(struct first_look *fl, struct prep *p)
-{
-	fl->fd = p->fd;
-	p->fd = -1;
-	fl->root_real = p->root_real;
-	p->root_real = NULL;
-	fl->network = p->network;
-	fl->open_errno = p->open_errno;
-	fl->is_file = p->is_file;
-	fl->stat_errno = p->stat_errno;
-	fl->stx = p->stx;
-	prep_free(p);
 }
 
 /* A new scan of the tree whose real path is root_real (the scan owns it),
@@ -1147,9 +1058,9 @@ static int scan_verdict(struct scan *s, struct jp_scan_result *out, const char *
 	return 0;
 }
 
-int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_opts *opts,
-	    const struct jp_scan_output *output, const struct jp_port *port,
-	    struct jp_error *err)
+int jp_scan_now(struct jp_scan_result *out, const char *path, const struct jp_scan_opts *opts,
+		const struct jp_scan_output *output, const struct jp_port *port,
+		struct jp_error *err)
 {
 	struct jp_scan_opts o = JP_SCAN_OPTS_INIT;
 	struct first_look fl;
@@ -1168,20 +1079,12 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 	unsigned progress_ms = o.progress_ms ? o.progress_ms : DEFAULT_PROGRESS_MS;
 	unsigned quick_ms = o.quick_ms ? o.quick_ms : DEFAULT_QUICK_MS;
 
-	/* A look there timed out and is still stuck: do not wait again. */
-	char hung_mp[PATH_MAX];
-	if (jp_probe_mount_hung(path, hung_mp, sizeof(hung_mp)))
-		return jp_error_set(err, JP_ETIMEOUT,
-				    _("%s: no answer: %s, the mount it is on, has not answered an "
-				      "earlier look yet (is a network mount hung?)"),
-				    path, hung_mp);
-	struct prep *p = prepare(path, &o, port, progress_ms, &rc, err);
-	if (!p) {
-		out->seconds = now_s() - t0;
-		return rc;
+	if (port && port->progress) {
+		struct jp_progress pr = {JP_PHASE_SCAN, 0, 0, 0, 0, 0, path};
+		if (port->progress(&pr, port->payload) < 0)
+			return jp_error_set(err, JP_ECANCELED, _("%s: scan cancelled"), path);
 	}
-	/* The first look is done: take what it found. */
-	take_first_look(&fl, p);
+	first_look(&fl, path);
 	if (fl.fd < 0) {
 		free(fl.root_real);
 		int e = fl.is_file ? fl.stat_errno : fl.open_errno;

@@ -10,4 +10,11 @@
  * .rar .gz .bz2 .xz .zst ...), compared without regard to case. */
 bool jp_scan_is_archive_name(const char *name);
 
+/* jp_scan on this process's own threads, unbounded by a helper: what a
+ * helper runs for jp_scan (scan_bounded.c). Items come without the
+ * unpacked look (-1). */
+int jp_scan_now(struct jp_scan_result *out, const char *path, const struct jp_scan_opts *opts,
+		const struct jp_scan_output *output, const struct jp_port *port,
+		struct jp_error *err);
+
 #endif

@@ -34,45 +34,10 @@ struct stage_call {
 	struct jp_stage_result res;
 	/* the parent's: relaying progress */
 	const struct jp_port *port;
-	struct jp_progress last;
-	bool seen;
+	struct jp_progress_relay relay;
 };
 
 /* ---- in the child ---- */
-
-struct wire_progress {
-	uint32_t phase;
-	uint64_t done, total, bytes, bytes_total;
-	double rate;
-};
-
-static int child_progress(const struct jp_progress *p, void *payload)
-{
-	struct probe_bytes b = { NULL, 0, 0, 0, false };
-	struct wire_progress w;
-
-	(void)payload;
-	/* its padding too: the bytes go to a pipe as they are */
-	memset(&w, 0, sizeof(w));
-	w.phase = (uint32_t)p->phase;
-	w.done = p->done;
-	w.total = p->total;
-	w.bytes = p->bytes;
-	w.bytes_total = p->bytes_total;
-	w.rate = p->rate;
-	probe_bytes_put(&b, &w, sizeof(w));
-	probe_bytes_put_str(&b, p->what);
-	if (!b.bad)
-		jp_watch_send(b.p, b.n);
-	free(b.p);
-	return jp_watch_stop_asked() ? -1 : 0;
-}
-
-static int child_cancelled(void *payload)
-{
-	(void)payload;
-	return jp_watch_stop_asked();
-}
 
 static void put_strv(struct probe_bytes *out, char **v, size_t n)
 {
@@ -149,7 +114,7 @@ static void options_dispose(struct jp_stage_options *o)
 /* inputs: source, dest, the options; answer: stage_pack's */
 static void stage_serve(struct probe_bytes *in, struct probe_bytes *out)
 {
-	struct jp_port port = JP_PORT_INIT;
+	struct jp_port port = jp_helper_port(NULL);
 	struct jp_stage_options opts;
 	struct stage_call c;
 	char *source = probe_bytes_get_str(in), *dest = probe_bytes_get_str(in);
@@ -158,8 +123,6 @@ static void stage_serve(struct probe_bytes *in, struct probe_bytes *out)
 	memset(&c, 0, sizeof(c));
 	jp_error_init(&c.err);
 	c.res = (struct jp_stage_result)JP_STAGE_RESULT_INIT;
-	port.progress = child_progress;
-	port.cancelled = child_cancelled;
 	if (!in->bad)
 		c.rc = jp_stage_now(&c.res, source, dest, have ? &opts : NULL, &port, &c.err);
 	stage_pack(out, &c);
@@ -229,34 +192,9 @@ static bool parent_cancelled(void *payload)
 static int parent_report(const void *msg, size_t n, void *payload)
 {
 	struct stage_call *c = payload;
-	struct probe_bytes in = { (char *)msg, n, n, 0, false };
-	struct wire_progress w;
-	struct jp_progress p;
-	char *what;
-	int moved, rc = 0;
+	struct probe_bytes in = {(char *)msg, n, n, 0, false};
 
-	probe_bytes_get(&in, &w, sizeof(w));
-	what = probe_bytes_get_str(&in);
-	if (in.bad) {
-		free(what);
-		return 0;
-	}
-	p.phase = (enum jp_phase)w.phase;
-	p.done = w.done;
-	p.total = w.total;
-	p.bytes = w.bytes;
-	p.bytes_total = w.bytes_total;
-	p.rate = w.rate;
-	p.what = what;
-	moved = !c->seen || p.phase != c->last.phase || p.done != c->last.done ||
-		p.total != c->last.total || p.bytes != c->last.bytes;
-	c->last = p;
-	c->last.what = NULL;
-	c->seen = true;
-	if (c->port && c->port->progress && c->port->progress(&p, c->port->payload) < 0)
-		rc = -1;
-	free(what);
-	return rc < 0 ? rc : moved;
+	return jp_progress_relay(&c->relay, &in);
 }
 
 static bool remote(const char *source)
@@ -339,6 +277,10 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 		return rc;
 	memset(&c, 0, sizeof(c));
 	c.port = port;
+	if (port && port->progress) {
+		c.relay.show = port->progress;
+		c.relay.payload = port->payload;
+	}
 	jp_error_init(&c.err);
 	c.res = (struct jp_stage_result)JP_STAGE_RESULT_INIT;
 	memset(&w, 0, sizeof(w));

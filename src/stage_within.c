@@ -89,7 +89,9 @@ static int on_item(const struct jp_scan_item *it, void *payload)
 	    !(dir = jp_stage_beside(it->path)))
 		return 0;
 	free(dir);
-	if (jp_stage_unpacked(it->path)) {
+	/* (one not looked at counts as packed: jp_stage_within looks again,
+	 * bounded, before it unpacks) */
+	if (it->unpacked == 1) {
 		f->out->unpacked++;
 		return 0;
 	}

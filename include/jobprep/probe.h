@@ -1,9 +1,10 @@
 /* Probes: does a path exist, can the job list it, write to it, and how much
  * room is left, answered in bounded time.
  *
- * A probe runs on its own thread; when it does not answer within the timeout
- * (a hung network mount), jp_probe_path returns JP_ETIMEOUT and leaves the
- * thread behind, detached, holding only its own copies. */
+ * A probe runs in a helper process (jobprep started again); when it does
+ * not answer within the timeout (a hung network mount), jp_probe_path
+ * returns JP_ETIMEOUT and leaves the helper behind, killed, to end when the
+ * mount answers; that mount counts as hung until then. */
 #ifndef JOBPREP_PROBE_H
 #define JOBPREP_PROBE_H
 

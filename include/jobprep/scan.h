@@ -34,10 +34,10 @@ struct jp_scan_opts {
 	uint64_t quick_entries; /* a quick look's entry budget; 0: 50000 */
 	/* Set to non-zero (from any thread, or a signal handler) to cancel.
 	 * May be NULL. jp_scan returns within about 100 ms of a cancel (or of
-	 * a quick look's budget), even on a hung mount: all file-system calls
-	 * run on the scan's own threads, and one stuck there is left behind,
-	 * detached, touching nothing of the caller's. (The process may still
-	 * have to wait for the mount when it exits: the kernel's rule.) */
+	 * a quick look's budget), even on a hung mount: every file-system call
+	 * runs in a helper process (the walk on its threads), and one stuck
+	 * there is given up and left behind, touching nothing of the
+	 * caller's. */
 	atomic_int *cancel;
 };
 
@@ -91,11 +91,20 @@ struct jp_scan_item {
 	uint64_t size;      /* ARCHIVE: its size */
 	int errnum;         /* UNREADABLE: the errno (EACCES when the
 			       permission bits deny reading) */
+	/* ARCHIVE: 1 when the folder it unpacks into is beside it (jobprep
+	 * stage --unpack-archives made it), 0 when not, -1 not looked at
+	 * (after the scan's first JP_SCAN_UNPACKED_LOOKUPS archives). The look
+	 * is the scan's, in bounded time. */
+	int unpacked;
 };
 
+#define JP_SCAN_UNPACKED_LOOKUPS 1000
+
 struct jp_scan_output {
-	/* Called once per notable entry, from the scan's threads but never two
-	 * at once. Return < 0 to cancel the scan. May be NULL. */
+	/* Called once per notable entry, on the thread that called jp_scan
+	 * (the walk runs in a helper process) or, inside a helper, on the
+	 * scan's threads, never two at once. Return < 0 to cancel the scan.
+	 * May be NULL. */
 	int (*item)(const struct jp_scan_item *item, void *payload);
 	void *payload;
 };

@@ -6,6 +6,7 @@
  * and unreadable entries as seen by an unprivileged user. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -26,6 +27,7 @@
 
 #include "jobprep/scan.h"
 #include "scan_internal.h"
+#include "helper_internal.h"
 #include "scratch.h"
 
 static char scratch[PATH_MAX - 256];
@@ -560,6 +562,106 @@ static void entries_an_unprivileged_user_cannot_read_are_counted(void **state)
 	assert_int_equal(v[3], want.dirs + 1);    /* locked/ counts */
 }
 
+
+/* This process's threads. */
+static int threads_here(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+struct where {
+	int threads_before, threads_max;
+	size_t helpers_min;
+};
+
+static int note_where(const struct jp_progress *p, void *payload)
+{
+	struct where *w = payload;
+	int n = threads_here();
+	size_t h = jp_helper_count();
+
+	(void)p;
+	if (n > w->threads_max)
+		w->threads_max = n;
+	if (h < w->helpers_min)
+		w->helpers_min = h;
+	return 0;
+}
+
+/* The walk runs in a helper process (issue 23's one boundary): while it
+ * runs, the caller has a helper and no thread more than before, however
+ * many threads the scan uses. */
+static void the_walk_runs_in_a_helper_not_on_the_callers_threads(void **state)
+{
+	struct where w = {threads_here(), 0, (size_t)-1};
+	struct jp_port port = JP_PORT_INIT;
+	struct jp_scan_opts o = JP_SCAN_OPTS_INIT;
+	struct jp_scan_result r;
+
+	(void)state;
+	assert_true(w.threads_before >= 1);
+	port.progress = note_where;
+	port.payload = &w;
+	o.threads = 16;
+	o.progress_ms = 1;
+	assert_int_equal(jp_scan(&r, data, &o, NULL, &port, NULL), 0);
+	expect_exact(&r);
+	assert_int_equal(r.threads, 16);
+	assert_int_equal(w.threads_max, w.threads_before);
+	assert_true(w.helpers_min >= 1);
+}
+
+struct unpacked_seen {
+	int packed, unpacked, other;
+};
+
+static int on_archive(const struct jp_scan_item *it, void *payload)
+{
+	struct unpacked_seen *u = payload;
+
+	if (it->kind != JP_SCAN_ITEM_ARCHIVE)
+		return 0;
+	if (strstr(it->path, "/done.tar.gz") && it->unpacked == 1)
+		u->unpacked++;
+	else if (strstr(it->path, "/todo.zip") && it->unpacked == 0)
+		u->packed++;
+	else
+		u->other++;
+	return 0;
+}
+
+/* An archive's item says whether the folder it unpacks into is beside it,
+ * looked up where the walk runs, so no callback looks at the tree. */
+static void an_archive_says_whether_it_is_unpacked_beside_it(void **state)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 32];
+	struct unpacked_seen u = {0, 0, 0};
+	struct jp_scan_output out = {on_archive, &u};
+	struct jp_scan_result r;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/beside", scratch);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	sized(dir, "done.tar.gz", 10);
+	snprintf(p, sizeof(p), "%s/done", dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	sized(dir, "todo.zip", 10);
+	assert_int_equal(jp_scan(&r, dir, NULL, &out, NULL, NULL), 0);
+	assert_int_equal(u.unpacked, 1);
+	assert_int_equal(u.packed, 1);
+	assert_int_equal(u.other, 0);
+	assert_int_equal(rm_rf(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -577,6 +679,8 @@ int main(void)
 		cmocka_unit_test(a_missing_path_is_not_found),
 		cmocka_unit_test(a_symlinked_top_is_followed),
 		cmocka_unit_test(entries_an_unprivileged_user_cannot_read_are_counted),
+		cmocka_unit_test(the_walk_runs_in_a_helper_not_on_the_callers_threads),
+		cmocka_unit_test(an_archive_says_whether_it_is_unpacked_beside_it),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -43,17 +43,16 @@ struct examples {
 	char *targets[EXAMPLES]; /* for LINK_OUTSIDE */
 	int errnums[EXAMPLES];   /* for UNREADABLE */
 	/* archives with the folder they unpack into beside them (jobprep
-	 * stage --unpack-archives), looked up for the first LOOKUPS */
-	uint64_t unpacked, lookups;
+	 * stage --unpack-archives), as the scan looked them up (the first
+	 * JP_SCAN_UNPACKED_LOOKUPS) */
+	uint64_t unpacked;
 };
-#define LOOKUPS 1000
 
 static int on_item(const struct jp_scan_item *item, void *payload)
 {
 	struct examples *ex = payload;
 	size_t k = (size_t)item->kind;
-	if (item->kind == JP_SCAN_ITEM_ARCHIVE && ex->lookups++ < LOOKUPS &&
-	    jp_stage_unpacked(item->path)) {
+	if (item->kind == JP_SCAN_ITEM_ARCHIVE && item->unpacked == 1) {
 		ex->unpacked++;
 		return 0;
 	}
@@ -103,7 +102,8 @@ static int on_progress(const struct jp_progress *p, void *payload)
 }
 
 /* The `jobprep stage` line that unpacks a folder's archives where they
- * are, when one of those shown is still packed. */
+ * are, when one of those shown is still packed (those the scan found
+ * unpacked are not shown). */
 static void print_stage_hint(const char *path, const struct jp_scan_result *r,
 			     const struct examples *ex)
 {
@@ -112,7 +112,7 @@ static void print_stage_hint(const char *path, const struct jp_scan_result *r,
 
 	for (size_t i = 0; r->dirs && i < ex->n[JP_SCAN_ITEM_ARCHIVE] && !packed; i++) {
 		char *beside = jp_stage_beside(ex->v[JP_SCAN_ITEM_ARCHIVE][i]);
-		packed = beside && !jp_stage_unpacked(ex->v[JP_SCAN_ITEM_ARCHIVE][i]);
+		packed = beside != NULL;
 		free(beside);
 	}
 	if (!packed || !(abs = jp_path_absolute(path)))
