@@ -406,6 +406,7 @@ STORAGE_SH_TESTS = tests/integration/storage_platform.sh tests/integration/hung_
 	tests/integration/update_sshfs.sh tests/integration/stage_hung_mount.sh \
 	tests/integration/write_rename_hung.sh tests/integration/update_sshfs_direct.sh \
 	tests/integration/update_sshfs_full.sh tests/integration/copy_look_unanswered.sh \
+	tests/integration/scan_walk_hung.sh \
 	tests/integration/check_own_disk_slow.sh tests/integration/lint_hub_hung.sh
 TESTS += $(STORAGE_SH_TESTS)
 EXTRA_DIST += $(STORAGE_SH_TESTS) tests/lib/ssh.sh tests/lib/platform.sh
