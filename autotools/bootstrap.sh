@@ -1,6 +1,7 @@
 #!/bin/sh
 # Build jobprep from a fresh checkout on Debian/Ubuntu: install what is missing,
-# then autoreconf, configure, make.
+# then autoreconf, configure, make (make alone when the tree is configured
+# already with the same JOBPREP_CONFIGURE_FLAGS).
 #
 #   autotools/bootstrap.sh           what the build and the program need
 #   autotools/bootstrap.sh --tests   that, plus what `make check` needs: cmocka,
@@ -93,7 +94,24 @@ if [ -n "$missing" ]; then
 	install_quietly $missing
 fi
 
-autoreconf -fi
+# configured_as FLAGS...: this tree is configured already, with FLAGS
+# (config.status --config quotes each one); then make alone is enough, and
+# automake's own rules run autoconf, automake or configure again for what
+# changed since. A second bootstrap (the quick start, then the test
+# command) no longer rebuilds everything.
+configured_as() {
+	[ -x config.status ] && [ -f Makefile ] || return 1
+	want=
+	for f in "$@"; do
+		want="$want${want:+ }'$f'"
+	done
+	[ "$(./config.status --config 2>/dev/null)" = "$want" ]
+}
+
 # shellcheck disable=SC2086
-./configure ${JOBPREP_CONFIGURE_FLAGS-}
+if ! configured_as ${JOBPREP_CONFIGURE_FLAGS-}; then
+	autoreconf -fi
+	# shellcheck disable=SC2086
+	./configure ${JOBPREP_CONFIGURE_FLAGS-}
+fi
 make -j"$(nproc 2>/dev/null || echo 2)"

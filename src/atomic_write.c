@@ -152,6 +152,7 @@ int jp_file_write_atomic(const char *path, const char *data, size_t len, unsigne
 	w.stall_ms = jp_file_write_timeout_ms();
 	w.grace_ms = w.stall_ms;
 	w.path = path;
+	w.keep = true; /* nothing of it runs on once it has answered */
 	probe_bytes_put_str(&in, path);
 	probe_bytes_put(&in, &mode, sizeof(mode));
 	probe_bytes_put(&in, &len64, sizeof(len64));

@@ -199,6 +199,7 @@ static bool serve_one(void)
 	    !(in.p = malloc(len ? len : 1)) || !recv_all(serve_fd, in.p, len))
 		return false;
 	in.n = in.cap = len;
+	atomic_store(&stop_asked, false); /* a new request: nobody asked yet */
 	name = probe_bytes_get_str(&in);
 	req = find_request(name);
 	free(name);
@@ -281,6 +282,9 @@ __attribute__((constructor)) static void helper_serve_if_asked(void)
 struct helper {
 	pid_t pid;
 	int fd;
+	/* started from the process's main thread with PR_SET_PDEATHSIG: it
+	 * dies with this process, so watched work may use it too */
+	bool bound;
 };
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -398,6 +402,10 @@ static bool wait_ready(int fd)
  * until it ignores them. */
 static int spawn_helper(struct helper *h, bool watched, struct jp_error *err)
 {
+	/* from the main thread, every helper dies with the process: kept
+	 * idle, it can serve watched work later */
+	if (gettid() == getpid())
+		watched = true;
 	static char pooled_flag[] = HELPER_ENV "=1", watched_flag[] = HELPER_ENV "=2";
 	struct jp_spawn sp = JP_SPAWN_INIT;
 	char *add[3] = {watched ? watched_flag : pooled_flag, NULL, NULL}, **env;
@@ -442,6 +450,7 @@ static int spawn_helper(struct helper *h, bool watched, struct jp_error *err)
 		return start_failed(err, ETIMEDOUT);
 	}
 	h->fd = sv[0];
+	h->bound = watched && gettid() == getpid();
 	atomic_fetch_add(&n_live, 1);
 	return 0;
 }
@@ -509,15 +518,22 @@ static void idle_claim(void)
 	idle_owner = self;
 }
 
-static int helper_take(struct helper *h, struct jp_error *err)
+/* An idle helper (one bound to this process when bound), else a new one. */
+static int helper_take(struct helper *h, bool bound, struct jp_error *err)
 {
+	bool have = false;
+
 	pthread_mutex_lock(&pool_lock);
 	idle_claim();
-	bool have = n_idle > 0;
-	if (have)
-		*h = idle[--n_idle];
+	for (size_t i = n_idle; i-- > 0 && !have;) {
+		if (bound && !idle[i].bound)
+			continue;
+		have = true;
+		*h = idle[i];
+		idle[i] = idle[--n_idle];
+	}
 	pthread_mutex_unlock(&pool_lock);
-	return have ? 0 : spawn_helper(h, false, err);
+	return have ? 0 : spawn_helper(h, bound, err);
 }
 
 /* The idle helpers end with this program, killed and reaped before it
@@ -695,7 +711,7 @@ int jp_helper_call(struct probe_bytes *out, const struct jp_helper_request *req,
 
 	memset(out, 0, sizeof(*out));
 	memset(&r, 0, sizeof(r));
-	if ((rc = helper_take(&h, err)) < 0)
+	if ((rc = helper_take(&h, false, err)) < 0)
 		return rc;
 	/* an idle helper that has died since (killed from outside): once more
 	 * with a new one */
@@ -839,14 +855,21 @@ int jp_helper_watch(struct probe_bytes *out, const struct jp_helper_request *req
 	memset(out, 0, sizeof(*out));
 	memset(&r, 0, sizeof(r));
 	r.fd = -1;
-	/* a helper of its own: a stop byte it was sent must not reach the
-	 * next request */
-	if ((rc = spawn_helper(&h, true, err)) < 0)
+	/* from the main thread, an idle helper bound to this process (it
+	 * dies with it); from another, one of its own, bound to that thread */
+	bool main_thread = gettid() == getpid();
+	if ((rc = main_thread ? helper_take(&h, true, err) : spawn_helper(&h, true, err)) < 0)
 		return rc;
+	/* an idle helper that has died since: once more with a new one */
 	if (!send_request(&h, req, in)) {
 		helper_end(&h);
-		return jp_error_set(err, JP_EINTERNAL, "%s",
-				    _("the work's process ended without an answer"));
+		if ((rc = spawn_helper(&h, true, err)) < 0)
+			return rc;
+		if (!send_request(&h, req, in)) {
+			helper_end(&h);
+			return jp_error_set(err, JP_EINTERNAL, "%s",
+					    _("the work's process ended without an answer"));
+		}
 	}
 	r.fd = h.fd;
 	if (!watch(&h, w, &r, cancel_sent)) {
@@ -854,7 +877,13 @@ int jp_helper_watch(struct probe_bytes *out, const struct jp_helper_request *req
 		helper_abandon(&h, w->path);
 		rc = *cancel_sent ? JP_ECANCELED : JP_ETIMEOUT;
 	} else {
-		helper_end_at(&h, w->path);
+		/* kept for the next call when it answered, was never asked to
+		 * stop (no stop byte can reach the next request) and the work
+		 * leaves nothing running behind its answer */
+		if (w->keep && h.bound && !*cancel_sent && r.answered && !r.ans.bad)
+			helper_give_back(&h);
+		else
+			helper_end_at(&h, w->path);
 		if (r.answered && !r.ans.bad) {
 			*out = r.ans;
 			r.ans.p = NULL;

@@ -95,6 +95,9 @@ struct jp_watch {
 	/* In the caller, for each question (jp_watch_ask): the reply into
 	 * *reply (left empty: none). May wait on a person; may be NULL. */
 	void (*question)(struct probe_bytes *reply, const void *msg, size_t n, void *payload);
+	/* The work leaves nothing running behind its answer (no thread, no
+	 * secret): its helper may be kept for the next call. */
+	bool keep;
 };
 
 /* req in a helper of its own, watched as above. Returns 0 when it answered

@@ -291,6 +291,7 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 	 * mount), without a byte or a file moving on */
 	w.stall_ms = jp_file_write_timeout_ms();
 	w.grace_ms = w.stall_ms < CANCEL_GRACE_MS ? w.stall_ms : CANCEL_GRACE_MS;
+	w.keep = true; /* nothing of it runs on once it has answered */
 	probe_bytes_put_str(&in, source);
 	probe_bytes_put_str(&in, dest);
 	options_put(&in, opts);

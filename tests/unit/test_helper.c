@@ -353,6 +353,46 @@ static void a_watched_helper_dies_with_its_caller(void **state)
 	assert_int_equal(WTERMSIG(status), SIGKILL);
 }
 
+
+/* who: the pid of the helper a watched call ran on (keep: may it stay). */
+static int watched_who(bool keep)
+{
+	struct jp_watch w = {.stall_ms = 60000, .grace_ms = 60000, .keep = keep};
+	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
+	int mode = WHO, who = -1;
+	bool sent;
+
+	probe_bytes_put(&in, &mode, sizeof(mode));
+	assert_int_equal(jp_helper_watch(&ans, &test_mode, &in, &w, &sent, NULL), 0);
+	probe_bytes_get(&ans, &who, sizeof(who));
+	free(ans.p);
+	free(in.p);
+	return who;
+}
+
+/* On the main thread every helper dies with the process, so watched work
+ * runs on an idle one, and one whose work leaves nothing behind (keep) is
+ * kept for the next call: a command that looks, stages and writes starts
+ * one helper, not three. Work that may leave something (keep false) ends
+ * its helper. */
+static void watched_work_uses_idle_helpers_and_may_keep_them(void **state)
+{
+	int first = 0, again = 0, after = 0;
+
+	(void)state;
+	assert_int_equal(call_mode(WHO, &first, 60000), 0);
+	size_t live = jp_helper_count();
+	assert_int_equal(watched_who(true), first);
+	assert_int_equal(jp_helper_count(), live);
+	assert_int_equal(call_mode(WHO, &again, 60000), 0);
+	assert_int_equal(again, first);
+	assert_int_equal(watched_who(false), first);
+	assert_int_equal(jp_helper_count(), live - 1);
+	assert_int_equal(call_mode(WHO, &after, 60000), 0);
+	assert_true(after != first);
+	assert_int_equal(kill((pid_t)first, 0), -1); /* ended, and reaped */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +407,7 @@ int main(void)
 	    cmocka_unit_test(a_cancel_reaches_the_helper),
 	    cmocka_unit_test(a_helper_deaf_to_the_cancel_is_given_up),
 	    cmocka_unit_test(a_watched_helper_dies_with_its_caller),
+	    cmocka_unit_test(watched_work_uses_idle_helpers_and_may_keep_them),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
