@@ -95,7 +95,8 @@ if [ -n "$missing" ]; then
 fi
 
 # configured_as FLAGS...: this tree is configured already, with FLAGS
-# (config.status --config quotes each one); then make alone is enough, and
+# (config.status --config quotes each one); then, when no package was
+# installed just now (configure must see a new one), make alone is enough, and
 # automake's own rules run autoconf, automake or configure again for what
 # changed since. A second bootstrap (the quick start, then the test
 # command) no longer rebuilds everything.
@@ -109,7 +110,7 @@ configured_as() {
 }
 
 # shellcheck disable=SC2086
-if ! configured_as ${JOBPREP_CONFIGURE_FLAGS-}; then
+if [ -n "$missing" ] || ! configured_as ${JOBPREP_CONFIGURE_FLAGS-}; then
 	autoreconf -fi
 	# shellcheck disable=SC2086
 	./configure ${JOBPREP_CONFIGURE_FLAGS-}

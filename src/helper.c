@@ -30,8 +30,10 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "jobprep/i18n.h"
 #include "deadline_internal.h"
@@ -285,7 +287,41 @@ struct helper {
 	/* started from the process's main thread with PR_SET_PDEATHSIG: it
 	 * dies with this process, so watched work may use it too */
 	bool bound;
+	/* the world it was started in (helper_world): relative paths, mounts
+	 * and rights are the caller's only while these are the same */
+	struct helper_world {
+		uint64_t cwd_hash; /* of the working folder's path */
+		ino_t mnt_ns;
+		uid_t euid;
+		gid_t egid;
+	} world;
 };
+
+/* This process's working folder, mount namespace and credentials now.
+ * The folder by the kernel's link to it: a stat of "." would wait on a
+ * hung mount. */
+static struct helper_world helper_world(void)
+{
+	struct helper_world w;
+	char cwd[4096];
+	struct stat st;
+	ssize_t n;
+
+	memset(&w, 0, sizeof(w));
+	n = readlink("/proc/self/cwd", cwd, sizeof(cwd));
+	w.cwd_hash = XXH3_64bits(cwd, n > 0 ? (size_t)n : 0);
+	if (stat("/proc/self/ns/mnt", &st) == 0)
+		w.mnt_ns = st.st_ino;
+	w.euid = geteuid();
+	w.egid = getegid();
+	return w;
+}
+
+static bool same_world(const struct helper_world *a, const struct helper_world *b)
+{
+	return a->cwd_hash == b->cwd_hash && a->mnt_ns == b->mnt_ns && a->euid == b->euid &&
+	       a->egid == b->egid;
+}
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct helper idle[IDLE_MAX];
@@ -451,6 +487,7 @@ static int spawn_helper(struct helper *h, bool watched, struct jp_error *err)
 	}
 	h->fd = sv[0];
 	h->bound = watched && gettid() == getpid();
+	h->world = helper_world();
 	atomic_fetch_add(&n_live, 1);
 	return 0;
 }
@@ -521,11 +558,20 @@ static void idle_claim(void)
 /* An idle helper (one bound to this process when bound), else a new one. */
 static int helper_take(struct helper *h, bool bound, struct jp_error *err)
 {
+	struct helper_world now = helper_world();
+	struct helper stale[IDLE_MAX];
+	size_t n_stale = 0;
 	bool have = false;
 
 	pthread_mutex_lock(&pool_lock);
 	idle_claim();
 	for (size_t i = n_idle; i-- > 0 && !have;) {
+		if (!same_world(&idle[i].world, &now)) {
+			/* started in another folder, namespace or identity */
+			stale[n_stale++] = idle[i];
+			idle[i] = idle[--n_idle];
+			continue;
+		}
 		if (bound && !idle[i].bound)
 			continue;
 		have = true;
@@ -533,6 +579,8 @@ static int helper_take(struct helper *h, bool bound, struct jp_error *err)
 		idle[i] = idle[--n_idle];
 	}
 	pthread_mutex_unlock(&pool_lock);
+	for (size_t i = 0; i < n_stale; i++)
+		helper_end(&stale[i]);
 	return have ? 0 : spawn_helper(h, bound, err);
 }
 

@@ -110,7 +110,7 @@ libjobprep_a_SOURCES += src/lint_hub.c src/pyscan.h src/pyscan.c
 # stage: data onto shared storage before the job (copy, unpack, download)
 libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c src/stage_name.c \
 	src/stage_archive.c src/stage_curl.c src/stage_http.c src/stage_pool.c src/stage_unpack.c \
-	src/stage_http_ranges.c src/stage_slurm.c src/stage_within.c src/stage_where.c src/stage_bounded.c \
+	src/stage_http_ranges.c src/stage_slurm.c src/stage_within.c src/stage_beside.c src/stage_where.c src/stage_bounded.c \
 	src/stage_member.h src/stage_member.c src/stage_resume.h src/stage_resume.c \
 	src/stage_hf.h src/stage_hf.c src/stage_hf_cache.c \
 	src/stage_mark.h src/stage_mark.c

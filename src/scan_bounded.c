@@ -16,6 +16,7 @@
 #include "jobprep/probe.h"
 #include "jobprep/scan.h"
 #include "jobprep/stage.h"
+#include "stage_internal.h"
 #include "probe_internal.h"
 #include "scan_internal.h"
 #include "helper_internal.h"
@@ -262,6 +263,8 @@ static int scan_watched(struct jp_scan_result *out, const char *path,
 	bool cancel_sent;
 	int rc;
 
+	if (caller_cancelled(&c))
+		return jp_error_set(err, JP_ECANCELED, _("%s: scan cancelled"), path);
 	if (port && port->progress) {
 		c.relay.show = port->progress;
 		c.relay.payload = port->payload;
@@ -287,7 +290,9 @@ static int scan_watched(struct jp_scan_result *out, const char *path,
 	else if (rc == 0)
 		rc = answer_get(&ans, out, err);
 	free(ans.p);
-	if (rc == 0 && c.stopped) {
+	/* a cancel asked before the helper's answer came wins, however fast
+	 * the walk was */
+	if (rc == 0 && (c.stopped || caller_cancelled(&c))) {
 		out->complete = false;
 		rc = jp_error_set(err, JP_ECANCELED, _("%s: scan cancelled"), path);
 	}

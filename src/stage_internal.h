@@ -197,4 +197,8 @@ void jp_stage_packed_dispose(struct jp_stage_packed *p);
 int jp_stage_digest_file(char *hex, const char *path, const EVP_MD *md_type, const char *head,
 			 size_t head_len);
 
+/* The folder beside archive (jp_stage_beside) is there: a directory, not
+ * followed. Unbounded: for a helper's own thread (the scan's items). */
+bool jp_stage_unpacked(const char *archive);
+
 #endif

@@ -22,28 +22,6 @@
 #include "stage_internal.h"
 #include "treecopy.h"
 
-char *jp_stage_beside(const char *archive)
-{
-	const char *suffix = archive ? jp_stage_archive_suffix(archive) : NULL;
-	const char *slash = archive ? strrchr(archive, '/') : NULL;
-	const char *base = slash ? slash + 1 : archive;
-
-	/* ".tar" alone, or a hidden "..tar.gz": no name to give the folder */
-	if (!suffix || suffix == base || base[0] == '.')
-		return NULL;
-	return strndup(archive, (size_t)(suffix - archive));
-}
-
-bool jp_stage_unpacked(const char *archive)
-{
-	char *dir = jp_stage_beside(archive);
-	struct stat sb;
-	bool there = dir && lstat(dir, &sb) == 0 && S_ISDIR(sb.st_mode);
-
-	free(dir);
-	return there;
-}
-
 /* jp_stage_unpacked in bounded time, for the caller's own thread: 1 when
  * the folder is there, 0 when not, JP_ETIMEOUT when the mount does not
  * answer (err says which path). */

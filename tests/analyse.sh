@@ -176,6 +176,8 @@ if want valgrind; then
 			echo "ok - valgrind # SKIP $build is a sanitizer build; give a plain build"
 		else
 			mkdir -p "$scratch/vg"
+			# a test's child that drops to nobody writes its log here too
+			chmod 755 "$scratch" && chmod 1777 "$scratch/vg"
 			export TOP_SRCDIR="$srcdir" TOP_BUILDDIR="$build" JOBPREP="$build/jobprep"
 			# Under valgrind the program asking runs many times slower (its
 			# helpers, exec'd, run outside it): the probes' bound is for hung

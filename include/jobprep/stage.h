@@ -127,8 +127,6 @@ int jp_stage_where(struct jp_path_info *out, const struct jp_profile *profile, c
  * unpacks (or one with nothing before the suffix), or out of memory. The
  * caller frees it. */
 char *jp_stage_beside(const char *archive);
-/* The folder beside archive is there (a directory, not followed). */
-bool jp_stage_unpacked(const char *archive);
 
 struct jp_stage_packed {
 	struct jp_strv archives; /* not unpacked yet, as reached from dir, sorted */

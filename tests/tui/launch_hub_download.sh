@@ -9,7 +9,16 @@ tui_init launch-hub
 
 tui_start 120 40 -- --demo
 tui_walk_to 5
-py=$(find "$T/work/jobprep-demo/shared/projects" -name train.py | head -n 1)
+# the demo's clone runs in the background while the steps go on: its
+# train.py is there once the clone is renamed into place (up to 60 s on a
+# loaded machine, a sanitizer build)
+i=0
+while :; do
+	py=$(find "$T/work/jobprep-demo/shared/projects" -name train.py 2>/dev/null | head -n 1)
+	[ -n "$py" ] || [ $i -ge 600 ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
 jp_expect demo_has_train_py [ -f "$py" ]
 printf 'from transformers import AutoModel\nmodel = AutoModel.from_pretrained("acme/tiny")\n' >>"$py"
 line=$(grep -n 'from_pretrained("acme/tiny")' "$py" | cut -d: -f1)
