@@ -31,7 +31,15 @@ $_fthrottle
 ${4:-}
 C
 	rm -f "$_fd/httpd.pid"
-	lighttpd -f "$_fd/httpd.conf" || return 1
+	# PORT may be held for a moment as the local end of another test's
+	# connection (the ephemeral range overlaps jp_free_port's): lighttpd
+	# then cannot bind ("Address already in use"); try again for up to 10 s
+	_w=0
+	until lighttpd -f "$_fd/httpd.conf" 2>>"$_fd/httpd-start.log"; do
+		_w=$((_w + 1))
+		[ $_w -lt 30 ] || { cat "$_fd/httpd-start.log" >&2; return 1; }
+		sleep 0.3
+	done
 	_w=0
 	while [ $_w -lt 50 ]; do
 		[ -s "$_fd/httpd.pid" ] && jp_listening "$_fport" && return 0
