@@ -30,33 +30,14 @@ cp "$TOP_SRCDIR/tests/lib/sftp_proxy.py" "$H/" || exit 99
 cat >"$H/sftp-hold" <<'PY'
 #!/usr/bin/python3
 # sftp-server behind a proxy: while HOLD exists, each OPENDIR of a path
-# ending in /deep is held back ("held" to LOG) and sent on once HOLD is
-# gone; every other request goes through.
-import os, sys, threading, time
+# ending in /deep is held back ("held" to LOG) and sent on once HOLD is gone.
+import os, sys
 here = os.path.dirname(os.path.abspath(sys.argv[0]))
 sys.path.insert(0, here)
 import sftp_proxy
-HOLD, LOG = os.path.join(here, "hold"), os.path.join(here, "log")
-lock = threading.Lock()
-held = []
-def handle(packet, body, send):
-    if body[0] == 11 and sftp_proxy.path_of(body).endswith("/deep"):
-        with lock:
-            if os.path.exists(HOLD):
-                with open(LOG, "a") as f:
-                    f.write("held\n")
-                held.append(packet)
-                return
-    send(packet)
-def release(send):
-    while True:
-        time.sleep(0.05)
-        if not os.path.exists(HOLD):
-            with lock:
-                while held:
-                    send(held.pop(0))
-sftp_proxy.run(handle, on_start=lambda send: threading.Thread(
-    target=release, args=(send,), daemon=True).start())
+sftp_proxy.run_holding(
+    lambda body: body[0] == 11 and sftp_proxy.path_of(body).endswith("/deep"),
+    os.path.join(here, "log"))
 PY
 chmod 755 "$H/sftp-hold"
 jp_sshfs_mount "$T/sshd" "$T/export" "$T/mnt" -o sftp_server="$H/sftp-hold" || exit 99

@@ -11,6 +11,7 @@ import os
 import struct
 import subprocess
 import threading
+import time
 
 SERVER = "/usr/lib/openssh/sftp-server"
 
@@ -55,3 +56,33 @@ def run(handle, on_start=None):
         head = read_n(4)
         body = read_n(struct.unpack(">I", head)[0])
         handle(head + body, body, send)
+
+
+def run_holding(hold, held_log):
+    """run() with requests held back while the file HOLD exists: each
+    request for which hold(body) is true is held ("held" to HELD_LOG) and
+    sent on, in order, once HOLD is gone; every other goes through."""
+    flag = os.path.join(os.path.dirname(held_log), "hold")
+    lock = threading.Lock()
+    held = []
+
+    def handle(packet, body, send):
+        if hold(body):
+            with lock:
+                if os.path.exists(flag):
+                    with open(held_log, "a") as f:
+                        f.write("held\n")
+                    held.append(packet)
+                    return
+        send(packet)
+
+    def release(send):
+        while True:
+            time.sleep(0.05)
+            if not os.path.exists(flag):
+                with lock:
+                    while held:
+                        send(held.pop(0))
+
+    run(handle, on_start=lambda send: threading.Thread(
+        target=release, args=(send,), daemon=True).start())
