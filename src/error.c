@@ -69,6 +69,13 @@ const char *jp_error_message(const struct jp_error *err)
 	return jp_strerror(err ? err->code : 0);
 }
 
+char *jp_error_take_last(struct jp_error *err)
+{
+	if (!err || err->n == 0)
+		return NULL;
+	return err->msgs[--err->n];
+}
+
 const char *jp_strerror(int code)
 {
 	switch (code) {

@@ -671,19 +671,23 @@ static int run_stage(struct jp_flow_work *t, const struct jp_port *port, struct 
 	o.sha256 = t->sha256;
 	if (t->from && (rc = jp_stage(&t->stage, t->from, t->path, &o, port, err)) < 0) {
 		jp_fs_unmake(&t->created);
-		if (rc != JP_ECANCELED)
-			jp_error_set(err, rc, _("data[%zu]: staging %s onto %s failed (nothing "
+		if (rc != JP_ECANCELED) {
+			why = jp_error_take_last(err);
+			jp_error_set(err, rc, _("data[%zu]: staging %s onto %s failed: %s (nothing "
 						"half-made is left under its name; a re-run goes on "
 						"from there)"),
-				     t->index, t->from_shown, t->path);
+				     t->index, t->from_shown, t->path, why ? why : jp_strerror(rc));
+			free(why);
+		}
 		return rc;
 	}
 	if (t->unpack && (rc = jp_stage_unpack_within(&t->within, t->path, NULL, port, err)) < 0) {
-		if (rc != JP_ECANCELED && (why = strdup(jp_error_message(err))) != NULL) {
+		if (rc != JP_ECANCELED) {
+			why = jp_error_take_last(err);
 			jp_error_set(err, rc, _("data[%zu]: unpacking the archives %s holds failed: "
 						"%s (nothing half-made is left under its name; a "
 						"re-run goes on from there)"),
-				     t->index, t->path, why);
+				     t->index, t->path, why ? why : jp_strerror(rc));
 			free(why);
 		}
 		return rc;

@@ -394,6 +394,7 @@ TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/data_add_while_editing.sh tests/tui/token_not_in_argv_or_prompt.sh \
 	tests/tui/draft_never_keeps_a_token.sh \
 	tests/tui/hung_mount_typing.sh \
+	tests/tui/refusal_outlives_scan.sh \
 	tests/tui/existing_checkout.sh tests/tui/review_fill_in.sh
 TESTS += $(TUI_TESTS)
 EXTRA_DIST += $(TUI_TESTS) tests/tui/lib.sh

@@ -51,10 +51,24 @@ tui_on_exit() {
 $1"
 }
 
+# _tui_left: a process still running with its HOME in the test's folder (a
+# wizard that got SIGHUP from kill-server and is saving its draft, its
+# helpers): the folder is removed once none is left, or rm met a state
+# folder being written ("Directory not empty") and the wizard could make
+# it again after.
+_tui_left() {
+	grep -lsaF "HOME=$T/" /proc/[0-9]*/environ 2>/dev/null | grep -qv "^/proc/$$/"
+}
+
 tui_cleanup() {
 	_i=0
 	while [ $_i -le $TUI_N ]; do
 		tmux -L "$TUI_BASE-$_i" kill-server 2>/dev/null
+		_i=$((_i + 1))
+	done
+	_i=0
+	while _tui_left && [ $_i -lt 100 ]; do
+		sleep 0.1
 		_i=$((_i + 1))
 	done
 	eval "$TUI_CLEANUP"

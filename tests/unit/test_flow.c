@@ -1052,6 +1052,32 @@ static void staging_is_offered_for_what_the_job_cannot_use(void **state)
 	jp_flow_free(flow);
 }
 
+/* A stage that fails says which source, and why, in one line: the wizard
+ * shows the last line of an error, and it said "failed" without the cause
+ * (here, a source folder that is not there). */
+static void a_failed_stage_says_why(void **state)
+{
+	struct jp_flow *flow = new_flow();
+	struct jp_error err = JP_ERROR_INIT;
+	char from[PATH_MAX + 64], dest[PATH_MAX + 64], want[3 * PATH_MAX + 256];
+	size_t i;
+
+	(void)state;
+	set(flow, "job.name", "why");
+	assert_int_equal(jp_flow_list_add(&i, flow, "data", NULL), 0);
+	snprintf(from, sizeof(from), "%s/not-there/corpus", plat_b);
+	snprintf(dest, sizeof(dest), "%s/shared/datasets/corpus", plat_b);
+	assert_int_equal(jp_flow_stage_take(flow, i, from, dest, NULL), 0);
+	assert_true(jp_flow_run(flow, JP_ACTION_STAGE, i, false, NULL, &err) < 0);
+	snprintf(want, sizeof(want), "staging %s onto %s failed: %s: ", from, dest, from);
+	assert_true(err_has(&err, want));
+	assert_int_equal(err.n, 1); /* the cause once, in the line that says which */
+	assert_false(exists(dest));
+	jp_error_dispose(&err);
+	assert_int_equal(jp_flow_list_remove(flow, "data", i, NULL), 0);
+	jp_flow_free(flow);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1077,6 +1103,7 @@ int main(void)
 		cmocka_unit_test(a_check_names_the_field_that_fixes_it),
 		cmocka_unit_test(data_sources_are_a_list),
 		cmocka_unit_test(staging_is_offered_for_what_the_job_cannot_use),
+		cmocka_unit_test(a_failed_stage_says_why),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

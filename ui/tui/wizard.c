@@ -29,17 +29,45 @@ const struct jp_step_ops *jp_wizard_ops(enum jp_step step)
 	return (unsigned)step < JP_STEP_COUNT ? all_ops[step] : all_ops[0];
 }
 
+static void vstatus(struct jp_wizard *w, enum jp_check_status level, const char *fmt, va_list ap)
+{
+	vsnprintf(w->status, sizeof(w->status), fmt, ap);
+	w->status_level = level;
+	free(w->status_key);
+	w->status_key = NULL;
+	w->redraw = true;
+}
+
 void jp_wizard_status(struct jp_wizard *w, enum jp_check_status level, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(w->status, sizeof(w->status), fmt, ap);
+	vstatus(w, level, fmt, ap);
 	va_end(ap);
-	w->status_level = level;
-	free(w->status_key);
-	w->status_key = NULL;
-	w->redraw = true;
+}
+
+/* A field's refusal stands on the status line: the person pressed Enter
+ * and must read why the step did not go on, so neither the progress of
+ * background work nor its "scanned ..." hides it. It leaves once its field
+ * is fixed (clear_fixed_status). */
+static bool refusal_stands(const struct jp_wizard *w)
+{
+	return w->status[0] && w->status_key && w->status_level == JP_CHECK_FAIL;
+}
+
+/* Background work that went well says so, unless a refusal stands; a
+ * failure of the work itself still shows. */
+static void __attribute__((format(printf, 3, 4)))
+report_done(struct jp_wizard *w, enum jp_check_status level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level != JP_CHECK_FAIL && refusal_stands(w))
+		return;
+	va_start(ap, fmt);
+	vstatus(w, level, fmt, ap);
+	va_end(ap);
 }
 
 /* A refusal about a field leaves the status line once the field's own
@@ -363,14 +391,14 @@ static void finished(struct jp_wizard *w, struct jp_running *b)
 		const char *note = jp_flow_code_note(w->flow, &level);
 
 		if (note) {
-			jp_wizard_status(w, level, "%s", note);
+			report_done(w, level, "%s", note);
 			break;
 		}
 		v = get(w, "code.repo.commit");
 		if (!v || !*v) {
 			/* not a checkout: no commit to show (was a blank) */
 			name = get(w, "code.path");
-			jp_wizard_status(w, JP_CHECK_WARN,
+			report_done(w, JP_CHECK_WARN,
 					 _("%s is not a git checkout: the manifest cannot record which "
 					   "version of the code ran"),
 					 name ? name : "");
@@ -384,7 +412,7 @@ static void finished(struct jp_wizard *w, struct jp_running *b)
 	case JP_ACTION_RESOLVE:
 		v = get(w, "code.repo.commit");
 		name = get(w, b->kind == JP_ACTION_RESOLVE ? "code.repo.url" : "code.path");
-		jp_wizard_status(w, JP_CHECK_PASS,
+		report_done(w, JP_CHECK_PASS,
 				 b->kind == JP_ACTION_CLONE	? _("cloned into %s at %.12s")
 				 : b->kind == JP_ACTION_INSPECT ? _("checkout %s is at %.12s")
 								: _("%s resolves to %.12s"),
@@ -396,17 +424,17 @@ static void finished(struct jp_wizard *w, struct jp_running *b)
 		jp_flow_item_key(key, sizeof(key), "data[].name", b->index);
 		name = get(w, key);
 		if (m && b->index < m->n_data && m->data[b->index].has_stats)
-			jp_wizard_status(w, JP_CHECK_PASS, _("scanned %s: %s files, %s"),
+			report_done(w, JP_CHECK_PASS, _("scanned %s: %s files, %s"),
 					 name ? name : "",
 					 jp_fmt_count(c, sizeof(c), m->data[b->index].stats.files),
 					 jp_units_format_bytes(a, sizeof(a), m->data[b->index].stats.bytes));
 		else
-			jp_wizard_status(w, JP_CHECK_PASS, _("looked at %s"), name ? name : "");
+			report_done(w, JP_CHECK_PASS, _("looked at %s"), name ? name : "");
 		break;
 	}
 	case JP_ACTION_OUTPUTS:
 		v = get(w, "outputs.output_dir");
-		jp_wizard_status(w, JP_CHECK_PASS, _("created %s"), v ? v : "");
+		report_done(w, JP_CHECK_PASS, _("created %s"), v ? v : "");
 		w->created_run = true;
 		jp_wizard_record_run(w);
 		break;
@@ -414,13 +442,13 @@ static void finished(struct jp_wizard *w, struct jp_running *b)
 		/* the data is there now: look at it */
 		jp_flow_item_key(key, sizeof(key), "data[].path", b->index);
 		v = get(w, key);
-		jp_wizard_status(w, JP_CHECK_PASS, _("staged onto %s"), v ? v : "");
+		report_done(w, JP_CHECK_PASS, _("staged onto %s"), v ? v : "");
 		break;
 	case JP_ACTION_CHECK:
 		break;
 	case JP_ACTION_FILL_IN:
 		v = get(w, "code.path");
-		jp_wizard_status(w, JP_CHECK_PASS,
+		report_done(w, JP_CHECK_PASS,
 				 _("%s has its submodules and Git LFS content now; checking again"),
 				 v ? v : "");
 		break;
@@ -531,7 +559,7 @@ static int draw_status(struct jp_wizard *w, int y, int x, int width)
 	size_t i;
 
 	jp_draw_fill(y, x, width, JP_STYLE_NORMAL);
-	for (i = 0; i < w->n_running; i++) {
+	for (i = 0; !refusal_stands(w) && i < w->n_running; i++) {
 		jp_worker_poll(&st, w->running[i].worker);
 		if (st.state == JP_WORKER_DONE)
 			continue;
