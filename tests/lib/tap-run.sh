@@ -13,10 +13,16 @@
 sh=$1
 t=$2
 out=$(mktemp "${TMPDIR:-/tmp}/jobprep-tap.XXXXXX") || exit 99
+t0=$(date +%s.%N)
 {
 	"$sh" "$t"
 	echo $? >"$out.rc"
 } | tee "$out"
+# JOBPREP_TEST_TIMES=FILE: each test's wall time appended there (CI prints
+# the slowest: where the suite's time goes)
+[ -z "${JOBPREP_TEST_TIMES:-}" ] ||
+	awk -v a="$t0" -v b="$(date +%s.%N)" -v t="$t" 'BEGIN { printf "%.1f %s\n", b - a, t }' \
+		>>"$JOBPREP_TEST_TIMES"
 rc=$(cat "$out.rc" 2>/dev/null)
 rc=${rc:-99}
 # the end marker's line and status, the last line that is a case or a
