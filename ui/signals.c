@@ -35,6 +35,12 @@ void jp_signals_restore(const struct jp_signals_saved *saved)
 		sigaction(sigs[i], &saved->old[i], NULL);
 }
 
+void jp_signals_default(void)
+{
+	for (int i = 0; i < 3; i++)
+		signal(sigs[i], SIG_DFL);
+}
+
 int jp_signals_first(void)
 {
 	return atomic_load(&first_signal);

@@ -23,6 +23,11 @@ struct jp_signals_saved {
 void jp_signals_catch(struct jp_signals_saved *saved, void (*handler)(int), bool with_quit);
 /* Put back what jp_signals_catch found. */
 void jp_signals_restore(const struct jp_signals_saved *saved);
+/* For a command with nothing to clean up (check): SIGINT, SIGTERM and
+ * SIGHUP end it by their default action, even when it was started with
+ * them ignored (a background job of a shell script starts with SIGINT
+ * ignored), as they end every other command. */
+void jp_signals_default(void);
 
 /* The recording handler's state: the first signal caught (0: none). Work
  * that polls an atomic flag (jp_scan's cancel) is given jp_signals_flag():

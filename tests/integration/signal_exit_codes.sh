@@ -152,9 +152,12 @@ EOF
 
 	# --- check --deep, mid-scan (40 data sets)
 	start "check-$s" check --deep "$S/deep.json"
-	jp_poll 300 jp_is_jobprep "$PID"
-	# (check writes nothing but its probe files, made and removed by
-	# children that ignore the signal: the default death is its ending)
+	# once it heeds the signal: a background job of this shell starts with
+	# SIGINT ignored, and check, with nothing to clean (its probe files are
+	# made and removed by helpers that ignore the signal), takes the
+	# default action once it has set it back (the old check kept it
+	# ignored, and ran to its end when started from a script)
+	jp_poll 300 jp_heeds "$PID" $(($(status_of "$sig") - 128))
 	judge "check_sig$s" "$sig" ""
 	jp_expect "check_sig${s}_leaves_no_probe_file" \
 		sh -c '! find "$1" -name ".jobprep-probe-*" | grep -q .' sh "$S/shared/outputs/deep"

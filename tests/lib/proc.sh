@@ -111,6 +111,16 @@ jp_catches() {
 	[ -n "$_c_mask" ] && [ $(((0x$_c_mask >> ($2 - 1)) & 1)) = 1 ]
 }
 
+# jp_heeds PID SIGNUM: PID (jobprep, jp_is_jobprep) no longer ignores
+# SIGNUM (1-31): it catches it, or takes its default action (check, with
+# nothing to clean up). Started as a background job, it began with SIGINT
+# ignored.
+jp_heeds() {
+	jp_is_jobprep "$1" || return 1
+	_h_mask=$(sed -n 's/^SigIgn:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null | sed 's/.*\(........\)$/\1/')
+	[ -n "$_h_mask" ] && [ $(((0x$_h_mask >> ($2 - 1)) & 1)) = 0 ]
+}
+
 # jp_poll TENTHS CMD...: CMD succeeds within TENTHS tenths of a second
 # (tried every tenth); 1 when it never did.
 jp_poll() {

@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "options.h"
 #include "output.h"
+#include "signals.h"
 
 /* What the command line asked for. */
 struct check_args {
@@ -82,6 +83,9 @@ int jp_cmd_check(int argc, char **argv)
 		flags |= JP_CHECK_DEEP;
 	if (argc - optind != 1)
 		return jp_cli_usage_error("check", "%s", _("expected one argument: the manifest"));
+	/* its probe files are made and removed by helpers that ignore the
+	 * signals: the default death leaves nothing behind */
+	jp_signals_default();
 
 	rc = jp_manifest_load(&m, argv[optind], JP_READ_MANIFEST, &err);
 	/* --profile, else the profile the manifest was checked under, else the
