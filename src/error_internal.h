@@ -6,5 +6,10 @@
 #include "jobprep/error.h"
 
 void jp_error_init(struct jp_error *err);
+/* Remove the last message and hand it over (the caller frees it), for a
+ * caller that says the same thing with its context around it ("staging X
+ * failed: <it>") instead of a second line; NULL when there is none (or
+ * err is NULL). The code stays. */
+char *jp_error_take_last(struct jp_error *err);
 
 #endif

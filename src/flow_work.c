@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "jobprep/check.h"
+#include "error_internal.h"
 #include "jobprep/fs.h"
 #include "fs_internal.h"
 #include "jobprep/git.h"

@@ -75,12 +75,6 @@ int jp_error_oom(struct jp_error *err);
  * Borrowed: valid until err changes. */
 const char *jp_error_message(const struct jp_error *err);
 
-/* Remove the last message and hand it over (the caller frees it), for a
- * caller that says the same thing with its context around it ("staging X
- * failed: <it>") instead of a second line; NULL when there is none (or
- * err is NULL). The code stays. */
-char *jp_error_take_last(struct jp_error *err);
-
 /* Description of a status code, translated (gettext); borrowed, static.
  * The descriptions in JP_ERRORS are extracted by ui/po/mkpot.sh. */
 const char *jp_strerror(int code);
