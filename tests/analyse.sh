@@ -22,8 +22,9 @@
 # Prints one line per analyser, "ok - NAME: ..." or "not ok - NAME: ..." with
 # the findings above it, and exits 1 when any found something (0 when all are
 # clean; a tool that is not installed is a "# SKIP" line, not a pass).
-# JP_ANALYSE_JOBS (default 2) programs run at once; JP_ANALYSE_ONLY=cppcheck,
-# scan-build, circles, public-api, one-boundary or valgrind runs one of them.
+# JP_ANALYSE_JOBS (default 2) programs run at once; JP_ANALYSE_ONLY, a list of
+# cppcheck, scan-build, circles, public-api, one-boundary and valgrind
+# (separated by spaces), runs those only.
 set -u
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$srcdir}" && pwd) || exit 2
@@ -34,7 +35,11 @@ trap 'rm -rf "$scratch"' EXIT
 trap 'exit 130' INT TERM HUP
 failed=0
 
-want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
+want() {
+	[ -z "$only" ] && return 0
+	case " $only " in *" $1 "*) return 0 ;; esac
+	return 1
+}
 now() { date +%s; }
 
 # --- cppcheck -----------------------------------------------------------------
