@@ -37,7 +37,8 @@ void jp_signals_restore(const struct jp_signals_saved *saved)
 
 void jp_signals_default(void)
 {
-	for (int i = 0; i < 3; i++)
+	/* the first three of sigs: SIGQUIT is the wizard's alone */
+	for (int i = 0; i < JP_SIGNALS_MAX - 1; i++)
 		signal(sigs[i], SIG_DFL);
 }
 
