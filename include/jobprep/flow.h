@@ -347,7 +347,8 @@ int jp_flow_stage_take(struct jp_flow *flow, size_t index, const char *from, con
 enum jp_finish_flags {
 	JP_FINISH_FORCE = 1 << 0, /* write even when a check failed */
 	JP_FINISH_DEEP = 1 << 1,  /* full data scans */
-	JP_FINISH_NO_WRITE = 1 << 2, /* run everything, write nothing */
+	JP_FINISH_NO_WRITE = 1 << 2, /* run everything, write nothing; the
+				       * folders made for the checks go again */
 };
 
 /* Finish the flow: refuse (JP_ECHECK, nothing made, one "KEY: message" per
