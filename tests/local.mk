@@ -350,6 +350,14 @@ EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh tests/integra
 # the harness: a script that ends before jp_done fails; jp_skip_all REASON is the skip
 TESTS += tests/integration/harness_end_marker.sh
 EXTRA_DIST += tests/integration/harness_end_marker.sh
+# the checks that explain themselves (report.sh) and the lint that refuses a
+# check chained after jp_expect or a negative grep of an unproven file
+TESTS += tests/integration/assertions_judged.sh
+EXTRA_DIST += tests/integration/assertions_judged.sh tests/chainlint.py
+# the analysers tell the truth: circles through strings, tables and
+# callbacks; layout (no build output tracked); po (the template in step)
+TESTS += tests/integration/analysers_truth.sh
+EXTRA_DIST += tests/integration/analysers_truth.sh
 # signals: every command that works a while exits 128 + SIGINT/SIGTERM/SIGHUP, cleaned up
 TESTS += tests/integration/signal_exit_codes.sh
 EXTRA_DIST += tests/integration/signal_exit_codes.sh

@@ -126,7 +126,7 @@ received() {
 tui_must download_shows_bytes_of_the_whole received
 tui_screen | grep "downloading" | sed 's/^/# /'
 tui_screen >"$T/staging.screen"
-jp_expect token_gone_from_the_screen sh -c '! grep -qF "$1" "$2"' sh "$TOK" "$T/staging.screen"
+jp_expect token_gone_from_the_screen jp_no_text -F "$TOK" "$T/staging.screen"
 tui_must from_shown_without_the_token tui_wait "  http://127.0.0.1:$PORT/text.tar"
 
 # --- Review waits for it
@@ -166,6 +166,6 @@ sed 's/^/# /' "$T/origins"
 jp_expect manifest_records_the_copy grep -qxF "dir $T/local/corpus $D/shared/datasets/corpus 3" "$T/origins"
 jp_expect manifest_records_the_unpack grep -qxF "archive $T/local/images.tar.gz $D/shared/datasets/images 1" "$T/origins"
 jp_expect manifest_records_the_download grep -qxF "url http://127.0.0.1:$PORT/text.tar $D/shared/datasets/text 1" "$T/origins"
-jp_expect manifest_has_no_token sh -c '! grep -rqF "$1" "$2"' sh "$TOK" "$D/shared/outputs"
-jp_expect stdout_has_no_token sh -c '! grep -qF "$1" "$2" "$3"' sh "$TOK" "$T/stdout" "$T/stderr"
+jp_expect manifest_has_no_token jp_no_text -rF "$TOK" "$D/shared/outputs"
+jp_expect stdout_has_no_token jp_no_text -F "$TOK" "$T/stdout" "$T/stderr"
 tui_finish
