@@ -22,7 +22,9 @@ int jp_stage_now(struct jp_stage_result *out, const char *source, const char *de
 /* Does the name say it is an archive stage unpacks (.tar, .tar.gz, .tgz,
  * .tar.zst, .tar.xz, .txz, .tar.bz2, .tbz2, .zip)? */
 bool jp_stage_is_archive(const char *name);
-/* Unpack the archive at path into dest (stage_archive.c). */
+/* Unpack the archive at path into dest (stage_archive.c). What out's
+ * bytes_written holds on entry (a download's bytes) moves to its
+ * bytes_downloaded; bytes_written is the data unpacked. */
 int jp_stage_archive(struct jp_stage_result *out, const char *path, const char *dest,
 		     const struct jp_stage_options *opts, const struct jp_port *port,
 		     struct jp_error *err);

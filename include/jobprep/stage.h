@@ -65,6 +65,9 @@ struct jp_stage_result {
 	uint64_t files, dirs, symlinks;
 	uint64_t written, bytes_written;  /* files (and symlinks) written, bytes */
 	uint64_t skipped, bytes_skipped;  /* already complete */
+	/* a URL's (or a Hub's) bytes received by this run; an archive's
+	 * download, apart from bytes_written (its unpacked data) */
+	uint64_t bytes_downloaded;
 	/* symlinks whose target leaves the tree: kept, listed (relative) */
 	char **outside;
 	size_t n_outside;
