@@ -12,11 +12,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#if defined(SYS_openat2) && defined(__has_include)
-#if __has_include(<linux/openat2.h>)
+/* the kernel headers that number openat2 have its struct (Linux 5.6) */
+#ifdef SYS_openat2
 #include <linux/openat2.h>
 #define HAVE_OPENAT2 1
-#endif
 #endif
 
 #include "fs_internal.h"
