@@ -445,6 +445,20 @@ static int tmp_path(struct ax *x, struct jp_error *err)
 	return rc;
 }
 
+/* Into an existing set-gid dest (a team's folder), the unpack folder
+ * takes its group and bit, so that what is made in it has the group it
+ * would have had made in dest itself (GNU tar's, a person's); a group this
+ * user is not in is left as it was. tmp: the unpack folder's stat. */
+static void dest_group(struct ax *x, const struct stat *tmp)
+{
+	struct stat d;
+
+	if (x->dest_fd < 0 || fstat(x->dest_fd, &d) != 0 || !(d.st_mode & S_ISGID))
+		return;
+	if (tmp->st_gid == d.st_gid || fchown(x->tmp_fd, (uid_t)-1, d.st_gid) == 0)
+		(void)fchmod(x->tmp_fd, (tmp->st_mode & 07777) | S_ISGID);
+}
+
 static int open_all(struct ax *x, struct jp_error *err)
 {
 	struct stat st;
@@ -458,6 +472,7 @@ static int open_all(struct ax *x, struct jp_error *err)
 	if ((x->tmp_fd = open(x->tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
 	    fstat(x->tmp_fd, &st) != 0)
 		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), x->tmp, strerror(errno));
+	dest_group(x, &st);
 	if (!(x->r = archive_read_new()))
 		return jp_error_oom(err);
 	archive_read_support_filter_all(x->r);

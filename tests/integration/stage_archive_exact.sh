@@ -4,7 +4,8 @@
 # and zipfile for the hostile and the odd ones):
 # - folders: those the archive does not list get a person's mkdir's mode
 #   (the umask's; a set-gid folder's bit), those it lists their own; an
-#   existing DEST (chmod 2775, as a team's folder) keeps its mode and owner,
+#   existing DEST (chmod 2775, as a team's folder) keeps its mode and owner
+#   and gives what is unpacked into it its group,
 #   from a local archive, from a URL's into DEST/ (lighttpd on loopback) and
 #   with --unpack-archives; never 0700.
 # - a hard link through a symlink already in DEST (a first archive's
@@ -57,6 +58,20 @@ for a in small.tar.gz nodirs.tar; do
 	echo "# $a into a 2775 folder, jobprep: $(tr '\n' ' ' <"$T/m-$a.jp")"
 	jp_expect "existing_dest_${a}_modes_as_gnu_tar" cmp -s "$T/m-$a.gnu" "$T/m-$a.jp"
 done
+
+# into a set-gid DEST of another group (root gives it one): what is made
+# there has its group, as a file a person makes there has
+if [ "$(id -u)" = 0 ]; then
+	mkdir -p "$T/grp/team"
+	chgrp 4242 "$T/grp/team" && chmod 2775 "$T/grp/team" || exit 99
+	: >"$T/grp/team/made-here"
+	"$J" stage "$T/small.tar.gz" "$T/grp/team" >/dev/null 2>"$T/grp.err"
+	jp_expect setgid_dest_exits_0 [ $? = 0 ]
+	jp_expect setgid_dest_group_everywhere sh -c '[ -z "$(find "$1" ! -group 4242)" ]' sh "$T/grp/team"
+	jp_show_if_failed "$T/grp.err"
+else
+	jp_skip setgid_dest_group "needs root, to give a folder another group"
+fi
 
 # into a new DEST: unlisted folders (DEST too) as mkdir makes them
 mkdir -p "$T/n/gnu" "$T/n/jp"
