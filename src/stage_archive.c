@@ -313,12 +313,12 @@ static int unpack(struct ax *x, struct jp_error *err)
 
 /* ---- putting the tree in place ---- */
 
+static int merge(struct ax *x, int from, int to, const char *rel, struct jp_error *err);
+
 /* A folder of the unpack folder (rel: its name there), moved into to:
  * made there when missing, as mkdir would (a set-gid folder's group);
  * given the archive's mode and times when the archive lists it (as GNU
  * tar does), else an existing one is left as it is. */
-static int merge(struct ax *x, int from, int to, const char *rel, struct jp_error *err);
-
 static int merge_dir(struct ax *x, int from, int to, const char *rel, const char *name,
 		     const struct stat *st, struct jp_error *err)
 {
