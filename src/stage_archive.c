@@ -376,8 +376,8 @@ static int merge(struct ax *x, int from, int to, const char *rel, struct jp_erro
 }
 
 /* A new dest's mode and times: the archive's "./" where it lists one,
- * else a person's mkdir's (the unpack folder was made 0700 beside dest,
- * with the set-gid bit mkdir gives there). */
+ * else a person's mkdir's; the set-gid bit mkdir gives there kept either
+ * way (the unpack folder was made 0700 beside dest). */
 static int top_attrs(struct ax *x, struct jp_error *err)
 {
 	struct stat st;
@@ -385,7 +385,7 @@ static int top_attrs(struct ax *x, struct jp_error *err)
 
 	if (fstat(x->tmp_fd, &st) != 0)
 		return jp_error_set(err, JP_EIO, "%s: %s", x->tmp, strerror(errno));
-	mode = x->top_listed ? x->top_perm : (0777 & ~jp_tc_umask()) | (st.st_mode & S_ISGID);
+	mode = (x->top_listed ? x->top_perm : 0777 & ~jp_tc_umask()) | (st.st_mode & S_ISGID);
 	if (fchmod(x->tmp_fd, mode) != 0 || (x->top_listed && futimens(x->tmp_fd, x->top_times) != 0))
 		return jp_error_set(err, JP_EIO, "%s: %s", x->tmp, strerror(errno));
 	return 0;
@@ -445,16 +445,21 @@ static int tmp_path(struct ax *x, struct jp_error *err)
 	return rc;
 }
 
-/* Into an existing set-gid dest (a team's folder), the unpack folder
- * takes its group and bit, so that what is made in it has the group it
- * would have had made in dest itself (GNU tar's, a person's); a group this
- * user is not in is left as it was. tmp: the unpack folder's stat. */
+/* Into an existing dest, the unpack folder (made beside it) takes its
+ * set-gid bit and, with it, its group (a team's folder), so that what is
+ * made in it is made as in dest itself (GNU tar's, a person's); a group
+ * this user is not in is left as it was. tmp: the unpack folder's stat. */
 static void dest_group(struct ax *x, const struct stat *tmp)
 {
 	struct stat d;
 
-	if (x->dest_fd < 0 || fstat(x->dest_fd, &d) != 0 || !(d.st_mode & S_ISGID))
+	if (x->dest_fd < 0 || fstat(x->dest_fd, &d) != 0)
 		return;
+	if (!(d.st_mode & S_ISGID)) {
+		if (tmp->st_mode & S_ISGID)
+			(void)fchmod(x->tmp_fd, tmp->st_mode & 07777 & ~(mode_t)S_ISGID);
+		return;
+	}
 	if (tmp->st_gid == d.st_gid || fchown(x->tmp_fd, (uid_t)-1, d.st_gid) == 0)
 		(void)fchmod(x->tmp_fd, (tmp->st_mode & 07777) | S_ISGID);
 }

@@ -654,7 +654,8 @@ static int by_depth_desc(const void *a, const void *b)
 }
 
 /* A listed folder's mode and times, if it is still a folder (a member of
- * its name may have replaced it). 0, -1 errno. */
+ * its name may have replaced it); the set-gid bit it was made with (a
+ * set-gid parent's) kept, as GNU tar keeps it for a user. 0, -1 errno. */
 static int dir_attrs(struct jp_unpack *u, const struct dir_attr *a)
 {
 	const char *base;
@@ -664,7 +665,7 @@ static int dir_attrs(struct jp_unpack *u, const struct dir_attr *a)
 	if (at < 0)
 		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? 0 : -1;
 	if (fstatat(at, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
-	    (fchmodat(at, base, a->perm, 0) != 0 ||
+	    (fchmodat(at, base, a->perm | (st.st_mode & S_ISGID), 0) != 0 ||
 	     utimensat(at, base, a->times, AT_SYMLINK_NOFOLLOW) != 0))
 		rc = -1;
 	e = errno;

@@ -48,7 +48,9 @@ chmod 0750 "$T/src/top"
 for a in small.tar.gz nodirs.tar; do
 	mkdir -p "$T/m-$a/gnu" "$T/m-$a/jp"
 	chmod 2775 "$T/m-$a/gnu" "$T/m-$a/jp"
-	tar xf "$T/$a" -C "$T/m-$a/gnu" || exit 99
+	# as a user runs it (root's default, --same-permissions, clears a
+	# set-gid bit the folders got from DEST)
+	tar --no-same-permissions -xf "$T/$a" -C "$T/m-$a/gnu" || exit 99
 	"$J" stage "$T/$a" "$T/m-$a/jp" >/dev/null 2>"$T/m-$a.err"
 	jp_expect "existing_dest_${a}_exits_0" [ $? = 0 ]
 	jp_expect "existing_dest_${a}_keeps_2775" [ "$(stat -c %a "$T/m-$a/jp")" = 2775 ]
@@ -58,6 +60,19 @@ for a in small.tar.gz nodirs.tar; do
 	echo "# $a into a 2775 folder, jobprep: $(tr '\n' ' ' <"$T/m-$a.jp")"
 	jp_expect "existing_dest_${a}_modes_as_gnu_tar" cmp -s "$T/m-$a.gnu" "$T/m-$a.jp"
 done
+
+# into a DEST without the set-gid bit in a folder with it (the unpack
+# folder is made in the latter): no set-gid bit, as GNU tar
+mkdir -p "$T/sgp/gnu" "$T/sgp/jp"
+chmod 2775 "$T/sgp"
+chmod g-s "$T/sgp/gnu" "$T/sgp/jp"
+tar --no-same-permissions -xzf "$T/small.tar.gz" -C "$T/sgp/gnu" || exit 99
+"$J" stage "$T/small.tar.gz" "$T/sgp/jp" >/dev/null 2>&1
+jp_expect plain_dest_in_setgid_folder_exits_0 [ $? = 0 ]
+modes "$T/sgp/gnu" >"$T/sgp.gnu"
+modes "$T/sgp/jp" >"$T/sgp.jp"
+echo "# small.tar.gz into a 0755 folder in a 2775 one, GNU tar: $(tr '\n' ' ' <"$T/sgp.gnu"), jobprep: $(tr '\n' ' ' <"$T/sgp.jp")"
+jp_expect plain_dest_in_setgid_folder_as_gnu_tar cmp -s "$T/sgp.gnu" "$T/sgp.jp"
 
 # into a set-gid DEST of another group (root gives it one): what is made
 # there has its group, as a file a person makes there has
