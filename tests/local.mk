@@ -453,6 +453,10 @@ STAGE_TESTS = tests/integration/stage_copy.sh tests/integration/stage_interrupt.
 	tests/integration/stage_http_unchanged.sh tests/integration/stage_progress.sh
 TESTS += $(STAGE_TESTS)
 EXTRA_DIST += $(STAGE_TESTS)
+# unpacking exactly (issue 30): folder modes against GNU tar, a hard link
+# through a symlink in DEST, duplicate names, a truncated archive's exit
+TESTS += tests/integration/stage_archive_exact.sh
+EXTRA_DIST += tests/integration/stage_archive_exact.sh
 # stage in the flow: the manifest records where staged data came from
 STAGEFLOW_TESTS = tests/integration/manifest_origin.sh tests/integration/init_stage.sh \
 	tests/integration/init_unpack_archives.sh \

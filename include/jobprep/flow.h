@@ -322,9 +322,11 @@ struct jp_stage_offer {
 	struct jp_strv archives;
 	uint64_t bytes;
 	bool complete;
+	/* DOWNLOAD: the URL names an archive, unpacked into dest */
+	bool unpack;
 };
 
-#define JP_STAGE_OFFER_INIT { JP_STAGE_OFFER_NONE, NULL, JP_STRV_INIT, 0, false }
+#define JP_STAGE_OFFER_INIT { JP_STAGE_OFFER_NONE, NULL, JP_STRV_INIT, 0, false, false }
 
 /* What to offer for `typed` as data[index]'s path: copy a folder or file on
  * local (or ephemeral) disk, unpack an archive, download a URL, each to

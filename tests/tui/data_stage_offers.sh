@@ -2,7 +2,7 @@
 # The Data step offers to stage what the job could not use where it is, and
 # runs it in the background as the clone runs: a folder on this machine's
 # own disk ("copy it to {shared}/datasets/{name}?"), an archive ("unpack
-# it?"), an http URL typed as the path ("download it?", from lighttpd on
+# it?"), an http URL typed as the path ("download and unpack it?", from lighttpd on
 # loopback, a token in the URL; the status line shows its bytes of the
 # whole, rate and time to go). Each source's row shows its scan result
 # (bytes, files, archives) once staged. Review waits for a download still
@@ -109,6 +109,8 @@ tui_type "http://me:$TOK@127.0.0.1:$PORT/text.tar"
 tui_keys Enter
 tui_must download_is_offered tui_wait "[ Download ]"
 tui_must download_goes_to_shared_datasets tui_wait_modal "shared/datasets/text now, in the background"
+# an archive's URL: unpacked there, and the offer says so (issue 30)
+tui_must download_says_it_unpacks tui_wait_modal "Download it and unpack it into"
 tui_keys Enter
 tui_must download_runs tui_wait "staging..."
 # the status line while it runs: bytes received of the whole, the rate,
