@@ -1160,6 +1160,46 @@ static int collect(struct subjects *ss, const struct jp_manifest *m)
 	return rc;
 }
 
+/* The storage a probed subject was found on, recorded in the manifest. */
+static int record_storage(struct jp_manifest *m, const struct subject *s)
+{
+	const struct jp_path_info *info = &s->cache->probe.info;
+
+	if (!s->cache->probed || s->cache->rc < 0 || !info->exists || !info->fstype ||
+	    !info->mount_point || info->mount_point[0] != '/')
+		return 0;
+	return jp_manifest_set_storage(m, s->field, s->path, info->fstype, info->mount_point);
+}
+
+/* job.env.identity: job.env may not set what the platform sets for each
+ * Worker (its rank, the Worker count, rank 0's address): env.sh would give
+ * every Worker the same value. */
+static int check_identity(struct jp_manifest *m)
+{
+	char names[512] = "";
+	size_t len = 0, n = 0;
+
+	for (size_t i = 0; i < m->job.n_env; i++) {
+		const char *name = m->job.env[i].name;
+
+		if (!name || !jp_valid_env_name(name) || !jp_env_name_platform(name))
+			continue;
+		if (len + strlen(name) + 3 < sizeof(names))
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+						n ? ", " : "", name);
+		n++;
+	}
+	if (n == 0)
+		return 0; /* (no result: most jobs set none) */
+	return jp_manifest_add_check(
+		m, "job.env.identity", JP_CHECK_FAIL, NULL,
+		_("job.env sets %s, which the platform sets for each Worker (its rank, the Worker "
+		  "count, rank 0's address): one value from env.sh would make every Worker the "
+		  "same, and env.sh leaves them to the platform. Remove them from job.env (the "
+		  "launch command can read the platform's values, e.g. --node_rank=\"$RANK\")."),
+		names);
+}
+
 int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile, unsigned flags,
 		      struct jp_error *err)
 {
@@ -1204,6 +1244,9 @@ int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile, u
 				break;
 		}
 	}
+	/* where each path lives, for the Workers' preflight.sh to compare */
+	for (size_t i = 0; rc == 0 && caches && i < ss.n; i++)
+		rc = record_storage(m, &ss.v[i]);
 	for (size_t i = 0; caches && i < ss.n; i++)
 		jp_probe_result_dispose(&caches[i].probe);
 	free(caches);
@@ -1213,6 +1256,8 @@ int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile, u
 	 * wizard's review report the same launch.* findings. */
 	if (rc == 0)
 		rc = jp_lint_manifest(m, profile, err);
+	if (rc == 0)
+		rc = check_identity(m);
 	if (rc == 0)
 		rc = jp_check_repo(m, err);
 	if (rc == JP_ENOMEM)
