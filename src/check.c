@@ -35,6 +35,7 @@
 #include "jobprep/stage.h"
 #include "jobprep/units.h"
 #include "mountinfo.h"
+#include "path_internal.h"
 #include "manifest_internal.h"
 #include "stage_mark.h"
 
@@ -1160,6 +1161,60 @@ static int collect(struct subjects *ss, const struct jp_manifest *m)
 	return rc;
 }
 
+static bool under_root(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	if (strcmp(root, "/") == 0)
+		return true;
+	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+const char *jp_check_env_path(char field[64], const struct jp_manifest *m,
+			      const struct jp_profile *profile, size_t i)
+{
+	const struct jp_env_var *v = i < m->job.n_env ? &m->job.env[i] : NULL;
+	char *normal;
+	bool ok = false;
+
+	if (!profile || !v || !v->name || !v->value || v->value[0] != '/' || strchr(v->value, ':') ||
+	    strlen(v->name) > 48)
+		return NULL;
+	normal = jp_path_normalize(v->value);
+	if (normal && strcmp(normal, v->value) == 0)
+		for (size_t k = 0; !ok && k < profile->shared_roots.n; k++)
+			ok = under_root(v->value, profile->shared_roots.v[k]);
+	free(normal);
+	if (!ok)
+		return NULL;
+	snprintf(field, 64, "job.env.%s", v->name);
+	return v->value;
+}
+
+/* Where the path-valued job.env entries the Workers judge live, recorded
+ * (those that exist: the job may make the others). */
+static int record_env_storage(struct jp_manifest *m, const struct jp_profile *profile)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < m->job.n_env; i++) {
+		struct jp_probe_result pr = JP_PROBE_RESULT_INIT;
+		struct jp_probe_opts po = JP_PROBE_OPTS_INIT;
+		char field[64];
+		const char *path = jp_check_env_path(field, m, profile, i);
+
+		if (!path)
+			continue;
+		po.flags = JP_PROBE_CLASSIFY;
+		if (jp_probe_path(&pr, profile, path, &po, NULL) == 0 && pr.info.exists &&
+		    pr.info.fstype && pr.info.mount_point && pr.info.mount_point[0] == '/')
+			rc = jp_manifest_set_storage(m, field, path, pr.info.fstype,
+						     pr.info.mount_point);
+		jp_probe_result_dispose(&pr);
+	}
+	return rc;
+}
+
 /* The storage a probed subject was found on, recorded in the manifest. */
 static int record_storage(struct jp_manifest *m, const struct subject *s)
 {
@@ -1247,6 +1302,8 @@ int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile, u
 	/* where each path lives, for the Workers' preflight.sh to compare */
 	for (size_t i = 0; rc == 0 && caches && i < ss.n; i++)
 		rc = record_storage(m, &ss.v[i]);
+	if (rc == 0)
+		rc = record_env_storage(m, profile);
 	for (size_t i = 0; caches && i < ss.n; i++)
 		jp_probe_result_dispose(&caches[i].probe);
 	free(caches);

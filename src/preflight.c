@@ -251,7 +251,31 @@ static void recorded(struct jp_buf *b, const struct jp_manifest *m, const struct
 	add_quoted(b, r->mount_point);
 }
 
-static int checks(struct jp_buf *b, const struct jp_manifest *m)
+/* The path-valued job.env entries under a shared root: where they live. */
+static void env_checks(struct jp_buf *b, const struct jp_manifest *m, const struct jp_profile *p)
+{
+	for (size_t i = 0; i < m->job.n_env; i++) {
+		char field[64];
+		const char *path = jp_check_env_path(field, m, p, i);
+		const struct jp_storage_record *r;
+
+		if (!path)
+			continue;
+		jp_buf_add(b, "jp_check_env ");
+		add_quoted(b, field);
+		jp_buf_addc(b, ' ');
+		add_quoted(b, path);
+		if ((r = jp_manifest_storage_record(m, field, path))) {
+			jp_buf_addc(b, ' ');
+			add_quoted(b, r->fstype);
+			jp_buf_addc(b, ' ');
+			add_quoted(b, r->mount_point);
+		}
+		jp_buf_addc(b, '\n');
+	}
+}
+
+static int checks(struct jp_buf *b, const struct jp_manifest *m, const struct jp_profile *profile)
 {
 	struct jp_check_path *paths = NULL;
 	size_t n = 0;
@@ -268,6 +292,7 @@ static int checks(struct jp_buf *b, const struct jp_manifest *m)
 		recorded(b, m, &paths[i]);
 		jp_buf_addc(b, '\n');
 	}
+	env_checks(b, m, profile);
 	jp_buf_add(b, "jp_meet\n"
 		      "jp_finish\n");
 	free(paths);
@@ -294,7 +319,7 @@ int jp_preflight_render(char **out, const struct jp_manifest *m, struct jp_error
 	header(&b, m);
 	values(&b, m, profile);
 	jp_buf_add(&b, body);
-	rc = checks(&b, m);
+	rc = checks(&b, m, profile);
 	if (rc == 0 && b.rc < 0)
 		rc = b.rc;
 	if (rc == 0)

@@ -161,8 +161,9 @@ jp_unfinished() {
 }
 
 # jp_probe FIELD ROLE PATH FS MOUNTPOINT, in a subshell: ROLE is code (a
-# directory to read), data (a directory or file to read) or output (a
-# directory to write); FS and MOUNTPOINT what the manifest recorded of
+# directory to read), data (a directory or file to read), output (a
+# directory to write) or env (a path-valued job.env: only where it lives,
+# when it exists); FS and MOUNTPOINT what the manifest recorded of
 # PATH's storage where the job was prepared (empty: nothing recorded).
 # Prints a line per problem, exits with their number.
 jp_probe() {
@@ -175,10 +176,11 @@ jp_probe() {
 		[ -z "$jp_left" ] || jp_fail "$jp_f.staging" "$jp_m_staging" "$jp_p" "$jp_who" "$jp_left"
 	fi
 	if [ ! -e "$jp_p" ]; then
-		jp_fail "$jp_f.exists" "$jp_m_missing" "$jp_p" "$jp_who"
+		# (a job.env folder the job may make itself: the lint's business)
+		[ "$jp_role" = env ] || jp_fail "$jp_f.exists" "$jp_m_missing" "$jp_p" "$jp_who"
 		exit "$jp_n"
 	fi
-	if [ "$jp_role" != data ] && [ ! -d "$jp_p" ]; then
+	if [ "$jp_role" != data ] && [ "$jp_role" != env ] && [ ! -d "$jp_p" ]; then
 		jp_fail "$jp_f.exists" "$jp_m_notdir" "$jp_p" "$jp_who"
 		exit "$jp_n"
 	fi
@@ -212,6 +214,7 @@ jp_probe() {
 	elif [ -n "$jp_at" ] && jp_ephemeral_fs "$jp_fs"; then
 		jp_fail "$jp_f.storage" "$jp_m_wiped_fs" "$jp_p" "$jp_fs" "$jp_mp" "$jp_who"
 	fi
+	[ "$jp_role" = env ] && exit "$jp_n"
 	if [ "$jp_role" != output ]; then
 		[ "$jp_role" = data ] && jp_a=data
 		if [ -d "$jp_p" ]; then
@@ -310,6 +313,20 @@ jp_check() {
 	esac
 }
 jp_no=0
+
+# jp_check_env FIELD PATH [FS MOUNTPOINT]: a path-valued job.env under a
+# declared shared root (FIELD job.env.NAME): where it lives, bounded.
+jp_check_env() {
+	jp_bounded "$jp_timeout" jp_probe "$1" env "$2" "${3-}" "${4-}"
+	jp_st=$?
+	if [ "$jp_st" -eq 137 ]; then
+		jp_say FAIL "$1.storage" "$jp_m_hung" "$2" "$jp_timeout" "$jp_who"
+		jp_area storage fail
+		jp_st=1
+	fi
+	jp_fails=$((jp_fails + jp_st))
+	jp_area storage pass
+}
 
 # --- the meeting: every Worker sees rank 0's mark in the output directory ---
 jp_rank= jp_rank_from=

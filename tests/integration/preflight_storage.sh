@@ -214,6 +214,26 @@ rm -rf "$S/shared/data/staging/sub"
 run staging-done "$(pf staging)" :
 jp_expect "the same data folder once the unpack is gone: passes" sh -c '[ "$(cat "$1")" = 0 ]' sh "$S/staging-done.rc"
 
+# --- an empty local folder mounted at the data folder --------------------------
+mkdir -p "$S/local-data"
+run localdata "$(pf good)" "mount --bind '$S/local-data' '$S/shared/data/good'"
+ex "an empty local folder at the data folder: data[0].path.storage fails" "localdata" \
+	sh -c '[ "$(cat "$1.rc")" = 1 ] && grep -qF "[FAIL] data[0].path.storage: $2 is on " "$1.err" &&
+		grep -qx "\[area\] storage   fail" "$1.err"' \
+	sh "$S/localdata" "$S/shared/data/good"
+
+# --- a path-valued job.env under the shared root ------------------------------
+mkdir -p "$S/shared/cache/hf"
+job envpath platform "{\"HF_HOME\": \"$S/shared/cache/hf\"}" ||
+	jp_fail "init of the envpath job: $(tail -5 "$S/envpath.init")"
+run envpath-ok "$(pf envpath)" :
+ex "job.env HF_HOME on the shared root: passes" "envpath-ok" \
+	sh -c '[ "$(cat "$1.rc")" = 0 ] && grep -q "^jp_check_env .job.env.HF_HOME. " "$2"' sh "$S/envpath-ok" "$(pf envpath)"
+run envpath "$(pf envpath)" "mount -t tmpfs -o size=16m jp-pfst-hf '$S/shared/cache/hf'"
+ex "job.env HF_HOME on a tmpfs on this Worker: job.env.HF_HOME.storage fails" "envpath" \
+	sh -c '[ "$(cat "$1.rc")" = 1 ] && grep -qF "[FAIL] job.env.HF_HOME.storage: $2 is under a shared storage root, but here it is on tmpfs" "$1.err"' \
+	sh "$S/envpath" "$S/shared/cache/hf"
+
 # --- the platform's identity in job.env ----------------------------------------
 job ident platform '{"RANK": "0", "WORLD_SIZE": "1", "NCCL_DEBUG": "INFO"}'
 jp_expect "init refuses RANK in job.env, naming it" \
