@@ -865,6 +865,38 @@ static int check_contents(struct verdict *v, const struct check_ctx *ctx, const 
 	return 0;
 }
 
+/* data[i].path.count: the data set holds at least the files the manifest
+ * recorded (its stats, from a whole scan when the job was prepared); every
+ * Worker's preflight.sh counts them too. A quick look that has not seen
+ * them all cannot tell: no result. */
+static int check_count(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
+		       struct jp_error *err)
+{
+	uint64_t want = s->data ? s->data->stats.files : 0;
+
+	(void)err;
+	if (!ctx->profile || !s->data || !s->data->has_stats || want == 0 ||
+	    data_scanned(ctx, s) < 0) {
+		v->skip = true;
+		return 0;
+	}
+	const struct jp_scan_result *r = &s->scan->r;
+	if (r->stats.files >= want)
+		say(v, JP_CHECK_PASS,
+		    _("%s holds %s%" PRIu64 " files, no fewer than the %" PRIu64 " the manifest "
+		      "recorded."),
+		    s->path, r->complete ? "" : _("at least "), r->stats.files, want);
+	else if (!r->complete)
+		v->skip = true;
+	else
+		say(v, JP_CHECK_FAIL,
+		    _("%s holds %" PRIu64 " files, fewer than the %" PRIu64 " the manifest recorded: "
+		      "part of the data set is missing; stage it again, or make the job again if the "
+		      "data set changed on purpose."),
+		    s->path, r->stats.files, want);
+	return 0;
+}
+
 /* --- staging: a data set a `jobprep stage` has not finished ----------------- */
 
 /* The look's answer (flat: it travels as its bytes). */
@@ -1056,6 +1088,7 @@ static const struct path_check {
 	{ "readable", ROLE_READ, check_readable },
 	{ "public", ROLE_DATA, check_public },
 	{ "contents", ROLE_DATA, check_contents },
+	{ "count", ROLE_DATA, check_count },
 	{ "small_files", ROLE_DATA, check_small_files },
 	{ "writable", ROLE_OUTPUT, check_writable },
 	{ "space", ROLE_OUTPUT, check_space },

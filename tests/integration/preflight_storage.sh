@@ -196,6 +196,12 @@ ex "data emptied after init: data[0].path.count fails" "emptied" \
 	sh -c '[ "$(cat "$1.rc")" = 1 ] && grep -qF "[FAIL] data[0].path.count: $2 holds no files on this Worker" "$1.err" &&
 		grep -qx "\[area\] data      fail" "$1.err"' \
 	sh "$S/emptied" "$S/shared/data/emptied"
+"$JOBPREP" check --json "$S/shared/out/emptied/job.json" >"$S/emptied.check" 2>/dev/null
+ex "data emptied after init: check fails data[0].path.count too" "emptied" \
+	python3 -c '
+import json, sys
+c = [x for x in json.load(open(sys.argv[1])) if x["id"] == "data[0].path.count"]
+sys.exit(not (len(c) == 1 and c[0]["status"] == "fail" and "fewer than the 3" in c[0]["message"]))' "$S/emptied.check"
 echo a >"$S/shared/data/emptied/a"
 run fewer "$(pf emptied)" :
 ex "data with 1 of 3 files: data[0].path.count fails" "fewer" \
@@ -254,10 +260,12 @@ jp_expect "check: job.env.identity fails, naming RANK and WORLD_SIZE" \
 import json, sys
 c = [x for x in json.load(open(sys.argv[1])) if x["id"] == "job.env.identity"]
 sys.exit(not (len(c) == 1 and c[0]["status"] == "fail" and "RANK, WORLD_SIZE" in c[0]["message"]))' "$S/ident.check"
-jp_expect "check of its healthy twin: no job.env.identity" \
+jp_expect "check of its healthy twin: no job.env.identity, data[0].path.count passes" \
 	python3 -c '
 import json, sys
-sys.exit(any(x["id"] == "job.env.identity" for x in json.load(open(sys.argv[1]))))' "$S/good.check"
+c = json.load(open(sys.argv[1]))
+sys.exit(any(x["id"] == "job.env.identity" for x in c) or
+         [x["status"] for x in c if x["id"] == "data[0].path.count"] != ["pass"])' "$S/good.check"
 "$JOBPREP" env "$S/ident.json" >"$S/ident.env" 2>&1
 jp_expect "env.sh leaves RANK and WORLD_SIZE to the platform" \
 	sh -c 'grep -q "^export NCCL_DEBUG=" "$1" && ! grep -q "^export RANK=" "$1" && ! grep -q "^export WORLD_SIZE=" "$1"' \
