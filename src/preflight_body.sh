@@ -25,7 +25,13 @@ jp_areas='storage data identity python network shm limits gpus'
 for jp_v in $jp_areas; do eval "jp_area_$jp_v=-"; done
 jp_warn_ids= jp_fail_ids= jp_warns=0
 jp_notes=$(mktemp "${TMPDIR:-/tmp}/jobprep-preflight.XXXXXX" 2>/dev/null) || jp_notes=
-[ -n "$jp_notes" ] && trap 'rm -f "$jp_notes"' 0
+# What the script undoes when it ends, however it ends: sh text, run by
+# eval; a check that leaves something to undo appends "; COMMAND".
+jp_at_exit='rm -f "$jp_notes"'
+trap 'eval "$jp_at_exit"' 0
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # jp_worse AREA STATUS: AREA's status becomes STATUS when that is worse.
 jp_worse() {
@@ -353,7 +359,6 @@ elif [ -n "${MASTER_ADDR-}" ]; then
 else
 	jp_attempt=
 fi
-jp_mark=$jp_out/.jobprep-preflight-ready
 jp_token="run=$jp_run attempt=$jp_attempt"
 
 # jp_put_mark MARK; jp_await_mark MARK (in subshells)
