@@ -285,6 +285,14 @@ jp_count() {
 	exit "$jp_n"
 }
 
+# jp_lost AREA FIELD PROBLEMS: without a notes file what a subshell found
+# is known only by its count: the area fails, the field is named.
+jp_lost() {
+	[ -z "$jp_notes" ] && [ "$3" -gt 0 ] || return 0
+	jp_worse "$1" fail
+	jp_fail_ids="$jp_fail_ids $2"
+}
+
 # jp_check FIELD ROLE PATH [FILES [FS MOUNTPOINT]]: the probe, bounded;
 # then for a data set its count, bounded too. FILES, FS and MOUNTPOINT
 # are what the manifest recorded (empty: nothing).
@@ -298,6 +306,7 @@ jp_check() {
 	fi
 	jp_fails=$((jp_fails + jp_st))
 	jp_area storage pass
+	if [ "$2" = data ]; then jp_lost data "$1" "$jp_st"; else jp_lost storage "$1" "$jp_st"; fi
 	case $2 in
 	output)
 		# the folders the Workers meet in
@@ -315,6 +324,7 @@ jp_check() {
 			jp_st=0
 		fi
 		jp_fails=$((jp_fails + jp_st))
+		jp_lost data "$1" "$jp_st"
 		;;
 	esac
 }
@@ -332,6 +342,7 @@ jp_check_env() {
 	fi
 	jp_fails=$((jp_fails + jp_st))
 	jp_area storage pass
+	jp_lost storage "$1" "$jp_st"
 }
 
 # --- the meeting: every Worker sees rank 0's mark in the output directory ---

@@ -208,6 +208,12 @@ ex "data with 1 of 3 files: data[0].path.count fails" "fewer" \
 	sh -c '[ "$(cat "$1.rc")" = 1 ] && grep -qF "[FAIL] data[0].path.count: $2 holds 1 files on this Worker ($3), fewer than the 3 the manifest recorded" "$1.err"' \
 	sh "$S/fewer" "$S/shared/data/emptied" "$host"
 
+# with nowhere to write its notes, the table still shows the failure
+run fewer-nonotes "$(pf emptied)" : TMPDIR="$S/no-such-folder"
+ex "no notes file: the data area still fails, the field is named" "fewer-nonotes" \
+	sh -c '[ "$(cat "$1.rc")" = 1 ] && grep -qx "\[area\] data      fail" "$1.err" &&
+		tail -n 1 "$1.err" | grep -q "the checks: data\[0\]\.path"' sh "$S/fewer-nonotes"
+
 # --- unfinished staging inside the data folder --------------------------------
 job staging platform || jp_fail "init of the staging job: $(tail -5 "$S/staging.init")"
 mkdir -p "$S/shared/data/staging/sub/.jobprep-tmp-unpack-shard.tar"
