@@ -210,8 +210,7 @@ jp_probe() {
 		# prepared, the job would read or write something else.
 		if [ -n "$jp_at" ] && jp_ephemeral_fs "$jp_fs"; then
 			jp_shared_bad "$jp_f.storage" "$jp_m_declared" "$jp_p" "$jp_fs" "$jp_mp" "$jp_who"
-		elif [ -n "$jp_at" ] && [ -n "$jp_rec_fs" ] &&
-			{ [ "$jp_fs" != "$jp_rec_fs" ] || [ "$jp_mp" != "$jp_rec_mp" ]; }; then
+		elif [ -n "$jp_at" ] && [ -n "$jp_rec_fs" ] && jp_moved "$jp_real" "$jp_fs" "$jp_mp"; then
 			jp_shared_bad "$jp_f.storage" "$jp_m_moved" "$jp_p" "$jp_fs" "$jp_mp" "$jp_who" \
 				"$jp_rec_fs" "$jp_rec_mp"
 		fi
@@ -243,6 +242,28 @@ jp_probe() {
 		jp_fail "$jp_f.space" "$jp_m_full" "$jp_p" "$jp_kb" "$jp_who" "$jp_min_free_kb"
 	fi
 	exit "$jp_n"
+}
+
+# jp_fs_family FSTYPE: one name for the clients of one kind of storage
+# (nfs and nfs4, the kernel's and FUSE's CephFS and GlusterFS).
+jp_fs_family() {
+	case $1 in
+	nfs | nfs4) echo nfs ;;
+	ceph | fuse.ceph | fuse.ceph-fuse) echo ceph ;;
+	glusterfs | fuse.glusterfs) echo glusterfs ;;
+	*) echo "$1" ;;
+	esac
+}
+# jp_moved REALPATH FSTYPE MOUNTPOINT: this Worker's storage of a path under
+# a shared root is not what the manifest recorded (jp_rec_fs, jp_rec_mp):
+# another kind of filesystem, or a mount of its own below the shared root
+# (a node-local folder at logs/). The same storage mounted at the shared
+# root itself, or above it, is the platform's way: not a move.
+jp_moved() {
+	[ "$(jp_fs_family "$2")" != "$(jp_fs_family "$jp_rec_fs")" ] && return 0
+	[ "$3" = "$jp_rec_mp" ] && return 1
+	jp_sr=$(jp_in_roots "$1" "$jp_shared")
+	[ "$3" != "$jp_sr" ] && jp_under "$3" "$jp_sr"
 }
 
 # jp_shared_bad ID FORMAT ARG...: a path under a declared shared root that

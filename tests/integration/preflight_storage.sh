@@ -158,6 +158,11 @@ ex "a local bind mount at logs/: a failure against init's record" "bind" \
 	sh -c '[ "$(cat "$1.rc")" = 1 ] && grep -qF "[FAIL] outputs.log_dir.storage: $2 is on " "$1.err" &&
 		grep -qF "but where the job was prepared it was on " "$1.err"' \
 	sh "$S/bind" "$logs"
+# its twin: the same storage, mounted above the shared root on this Worker
+# (the shared root a plain folder of the same disk): not a move
+run above "$(pf good)" "umount '$S/shared'"
+ex "the same storage mounted above the shared root: passes" "above" \
+	sh -c '[ "$(cat "$1.rc")" = 0 ]' sh "$S/above"
 # two Workers and no record: the mark in logs/ tells
 job two platform || jp_fail "init of the two-Worker job: $(tail -5 "$S/two.init")"
 python3 - "$S/shared/out/two/job.json" <<'EOF'
