@@ -35,6 +35,7 @@
 #include "jobprep/stage.h"
 #include "jobprep/units.h"
 #include "mountinfo.h"
+#include "path_internal.h"
 #include "manifest_internal.h"
 #include "stage_mark.h"
 
@@ -864,6 +865,38 @@ static int check_contents(struct verdict *v, const struct check_ctx *ctx, const 
 	return 0;
 }
 
+/* data[i].path.count: the data set holds at least the files the manifest
+ * recorded (its stats, from a whole scan when the job was prepared); every
+ * Worker's preflight.sh counts them too. A quick look that has not seen
+ * them all cannot tell: no result. */
+static int check_count(struct verdict *v, const struct check_ctx *ctx, const struct subject *s,
+		       struct jp_error *err)
+{
+	uint64_t want = s->data ? s->data->stats.files : 0;
+
+	(void)err;
+	if (!ctx->profile || !s->data || !s->data->has_stats || want == 0 ||
+	    data_scanned(ctx, s) < 0) {
+		v->skip = true;
+		return 0;
+	}
+	const struct jp_scan_result *r = &s->scan->r;
+	if (r->stats.files >= want)
+		say(v, JP_CHECK_PASS,
+		    _("%s holds %s%" PRIu64 " files, no fewer than the %" PRIu64 " the manifest "
+		      "recorded."),
+		    s->path, r->complete ? "" : _("at least "), r->stats.files, want);
+	else if (!r->complete)
+		v->skip = true;
+	else
+		say(v, JP_CHECK_FAIL,
+		    _("%s holds %" PRIu64 " files, fewer than the %" PRIu64 " the manifest recorded: "
+		      "part of the data set is missing; stage it again, or make the job again if the "
+		      "data set changed on purpose."),
+		    s->path, r->stats.files, want);
+	return 0;
+}
+
 /* --- staging: a data set a `jobprep stage` has not finished ----------------- */
 
 /* The look's answer (flat: it travels as its bytes). */
@@ -1055,6 +1088,7 @@ static const struct path_check {
 	{ "readable", ROLE_READ, check_readable },
 	{ "public", ROLE_DATA, check_public },
 	{ "contents", ROLE_DATA, check_contents },
+	{ "count", ROLE_DATA, check_count },
 	{ "small_files", ROLE_DATA, check_small_files },
 	{ "writable", ROLE_OUTPUT, check_writable },
 	{ "space", ROLE_OUTPUT, check_space },
@@ -1160,6 +1194,100 @@ static int collect(struct subjects *ss, const struct jp_manifest *m)
 	return rc;
 }
 
+static bool under_root(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	if (strcmp(root, "/") == 0)
+		return true;
+	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+const char *jp_check_env_path(char field[64], const struct jp_manifest *m,
+			      const struct jp_profile *profile, size_t i)
+{
+	const struct jp_env_var *v = i < m->job.n_env ? &m->job.env[i] : NULL;
+	char *normal;
+	bool ok = false;
+
+	if (!profile || !v || !v->name || !v->value || v->value[0] != '/' || strchr(v->value, ':') ||
+	    strlen(v->name) > 48)
+		return NULL;
+	normal = jp_path_normalize(v->value);
+	if (normal && strcmp(normal, v->value) == 0)
+		for (size_t k = 0; !ok && k < profile->shared_roots.n; k++)
+			ok = under_root(v->value, profile->shared_roots.v[k]);
+	free(normal);
+	if (!ok)
+		return NULL;
+	snprintf(field, 64, "job.env.%s", v->name);
+	return v->value;
+}
+
+/* Where the path-valued job.env entries the Workers judge live, recorded
+ * (those that exist: the job may make the others). */
+static int record_env_storage(struct jp_manifest *m, const struct jp_profile *profile)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < m->job.n_env; i++) {
+		struct jp_probe_result pr = JP_PROBE_RESULT_INIT;
+		struct jp_probe_opts po = JP_PROBE_OPTS_INIT;
+		char field[64];
+		const char *path = jp_check_env_path(field, m, profile, i);
+
+		if (!path)
+			continue;
+		po.flags = JP_PROBE_CLASSIFY;
+		if (jp_probe_path(&pr, profile, path, &po, NULL) == 0 && pr.info.exists &&
+		    pr.info.fstype && pr.info.mount_point && pr.info.mount_point[0] == '/')
+			rc = jp_manifest_set_storage(m, field, path, pr.info.fstype,
+						     pr.info.mount_point);
+		jp_probe_result_dispose(&pr);
+	}
+	return rc;
+}
+
+/* The storage a probed subject was found on, recorded in the manifest. */
+static int record_storage(struct jp_manifest *m, const struct subject *s)
+{
+	const struct jp_path_info *info = &s->cache->probe.info;
+
+	if (!s->cache->probed || s->cache->rc < 0 || !info->exists || !info->fstype ||
+	    !info->mount_point || info->mount_point[0] != '/')
+		return 0;
+	return jp_manifest_set_storage(m, s->field, s->path, info->fstype, info->mount_point);
+}
+
+/* job.env.identity: job.env may not set what the platform sets for each
+ * Worker (its rank, the Worker count, rank 0's address): env.sh would give
+ * every Worker the same value. */
+static int check_identity(struct jp_manifest *m)
+{
+	char names[512] = "";
+	size_t len = 0, n = 0;
+
+	for (size_t i = 0; i < m->job.n_env; i++) {
+		const char *name = m->job.env[i].name;
+
+		if (!name || !jp_valid_env_name(name) || !jp_env_name_platform(name))
+			continue;
+		if (len + strlen(name) + 3 < sizeof(names))
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+						n ? ", " : "", name);
+		n++;
+	}
+	if (n == 0)
+		return 0; /* (no result: most jobs set none) */
+	return jp_manifest_add_check(
+		m, "job.env.identity", JP_CHECK_FAIL, NULL,
+		_("job.env sets %s, which the platform sets for each Worker (its rank, the Worker "
+		  "count, rank 0's address): one value from env.sh would make every Worker the "
+		  "same, and env.sh leaves them to the platform. Remove them from job.env (the "
+		  "launch command can read the platform's values, e.g. --node_rank=\"$RANK\")."),
+		names);
+}
+
 int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile, unsigned flags,
 		      struct jp_error *err)
 {
@@ -1204,6 +1332,11 @@ int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile, u
 				break;
 		}
 	}
+	/* where each path lives, for the Workers' preflight.sh to compare */
+	for (size_t i = 0; rc == 0 && caches && i < ss.n; i++)
+		rc = record_storage(m, &ss.v[i]);
+	if (rc == 0)
+		rc = record_env_storage(m, profile);
 	for (size_t i = 0; caches && i < ss.n; i++)
 		jp_probe_result_dispose(&caches[i].probe);
 	free(caches);
@@ -1213,6 +1346,8 @@ int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile, u
 	 * wizard's review report the same launch.* findings. */
 	if (rc == 0)
 		rc = jp_lint_manifest(m, profile, err);
+	if (rc == 0)
+		rc = check_identity(m);
 	if (rc == 0)
 		rc = jp_check_repo(m, err);
 	if (rc == JP_ENOMEM)

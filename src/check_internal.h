@@ -15,4 +15,10 @@ int jp_check_repo(struct jp_manifest *m, struct jp_error *err);
  * Returns 0 or JP_ENOMEM. */
 int jp_check_paths(struct jp_check_path **out, size_t *n, const struct jp_manifest *m);
 
+/* job.env[i]'s value when every Worker's preflight judges where it lives: a
+ * normal absolute path (no ':') under one of profile's shared roots; its
+ * field ("job.env.NAME") into field. NULL otherwise. */
+const char *jp_check_env_path(char field[64], const struct jp_manifest *m,
+			      const struct jp_profile *profile, size_t i);
+
 #endif

@@ -114,6 +114,14 @@ int jp_envsh_render(char **out, const struct jp_manifest *m, struct jp_error *er
 		const struct jp_env_var *v = &m->job.env[i];
 
 		snprintf(field, sizeof(field), "job.env[%zu]", i);
+		/* what the platform sets for each Worker stays the platform's
+		 * (`check` fails job.env.identity) */
+		if (v->name && jp_env_name_platform(v->name)) {
+			jp_buf_addf(&b, "# %s: the platform sets it for each Worker; job.env's value is "
+					"not used\n",
+				    v->name);
+			continue;
+		}
 		rc = add_export(&b, field, v->name ? v->name : "", v->value ? v->value : "", err);
 		if (rc < 0)
 			goto out;

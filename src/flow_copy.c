@@ -9,6 +9,18 @@
 #include "manifest_internal.h"
 #include "strv_internal.h"
 
+int flow_storage_copy(struct jp_manifest *m, const struct jp_manifest *src)
+{
+	for (size_t i = 0; i < src->n_storage; i++) {
+		const struct jp_storage_record *r = &src->storage[i];
+
+		if (r->field && r->path && r->fstype && r->mount_point &&
+		    jp_manifest_set_storage(m, r->field, r->path, r->fstype, r->mount_point) < 0)
+			return JP_ENOMEM;
+	}
+	return 0;
+}
+
 int flow_manifest_copy(struct jp_manifest **out, const struct jp_manifest *src)
 {
 	struct jp_manifest *m = NULL;
@@ -55,6 +67,8 @@ int flow_manifest_copy(struct jp_manifest **out, const struct jp_manifest *src)
 			goto oom;
 	}
 	if (src->profile && jp_profile_copy(&m->profile, src->profile) < 0)
+		goto oom;
+	if (flow_storage_copy(m, src) < 0)
 		goto oom;
 	*out = m;
 	return 0;

@@ -226,6 +226,8 @@ int flow_data_extra_copy(struct data_extra *dst, const struct data_extra *src);
 
 /* flow_copy.c */
 int flow_manifest_copy(struct jp_manifest **out, const struct jp_manifest *src);
+/* src's storage records set into m (jp_manifest_set_storage). 0 or JP_ENOMEM. */
+int flow_storage_copy(struct jp_manifest *m, const struct jp_manifest *src);
 /* A deep copy of the whole flow, its cache included; free with jp_flow_free. */
 int flow_snapshot(struct jp_flow **out, const struct jp_flow *src);
 

@@ -926,6 +926,13 @@ static int check_env_name(struct jp_verdict *v, const struct jp_flow *flow, cons
 				 _(jp_env_name_special(s)));
 		return 0;
 	}
+	if (jp_env_name_platform(s)) {
+		flow_verdict_set(v, JP_CHECK_FAIL,
+				 _("%s is set by the platform for each Worker (its rank, the Worker "
+				   "count, rank 0's address): the launch command reads it from there"),
+				 s);
+		return 0;
+	}
 	for (size_t i = 0; reserved_env[i]; i++)
 		if (strcmp(reserved_env[i], s) == 0)
 			flow_verdict_set(v, JP_CHECK_FAIL,

@@ -128,6 +128,13 @@ void jp_manifest_free(struct jp_manifest *m)
 	free(m->outputs.log_dir);
 	jp_manifest_clear_checks(m);
 	jp_profile_free(m->profile);
+	for (size_t i = 0; i < m->n_storage; i++) {
+		free(m->storage[i].field);
+		free(m->storage[i].path);
+		free(m->storage[i].fstype);
+		free(m->storage[i].mount_point);
+	}
+	free(m->storage);
 	free(m);
 }
 
@@ -317,5 +324,38 @@ int jp_check_status_from_name(enum jp_check_status *out, const char *name)
 	if (v < 0)
 		return JP_EFORMAT;
 	*out = (enum jp_check_status)v;
+	return 0;
+}
+
+const struct jp_storage_record *jp_manifest_storage_record(const struct jp_manifest *m,
+							   const char *field, const char *path)
+{
+	for (size_t i = 0; field && path && i < m->n_storage; i++) {
+		const struct jp_storage_record *r = &m->storage[i];
+
+		if (r->field && strcmp(r->field, field) == 0)
+			return r->path && strcmp(r->path, path) == 0 && r->fstype && r->mount_point
+				       ? r
+				       : NULL;
+	}
+	return NULL;
+}
+
+int jp_manifest_set_storage(struct jp_manifest *m, const char *field, const char *path,
+			    const char *fstype, const char *mount_point)
+{
+	struct jp_storage_record *r = NULL;
+
+	for (size_t i = 0; i < m->n_storage && !r; i++)
+		if (m->storage[i].field && strcmp(m->storage[i].field, field) == 0)
+			r = &m->storage[i];
+	if (!r) {
+		r = grow((void **)&m->storage, &m->n_storage, sizeof(*m->storage));
+		if (!r)
+			return JP_ENOMEM;
+	}
+	if (jp_set_str(&r->field, field) < 0 || jp_set_str(&r->path, path) < 0 ||
+	    jp_set_str(&r->fstype, fstype) < 0 || jp_set_str(&r->mount_point, mount_point) < 0)
+		return JP_ENOMEM;
 	return 0;
 }

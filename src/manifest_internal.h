@@ -87,6 +87,17 @@ bool jp_valid_env_name(const char *name);
 const char *jp_env_name_special(const char *name);
 /* The i-th of those names, NULL past the last (for the schema's test). */
 const char *jp_env_special_name(size_t i);
+/* NAME is one the platform sets for each Worker (RANK, WORLD_SIZE,
+ * MASTER_ADDR, SLURM_PROCID, PET_NNODES...): job.env may not set it. */
+bool jp_env_name_platform(const char *name);
+/* The i-th of those names, NULL past the last (PET_* counts as one). */
+const char *jp_env_platform_name(size_t i);
+/* The record of field, when it is of path (NULL otherwise). */
+const struct jp_storage_record *jp_manifest_storage_record(const struct jp_manifest *m,
+							   const char *field, const char *path);
+/* Record (or replace) where field's path lived. Returns 0 or JP_ENOMEM. */
+int jp_manifest_set_storage(struct jp_manifest *m, const char *field, const char *path,
+			    const char *fstype, const char *mount_point);
 /* RFC 3339 in UTC: YYYY-MM-DDTHH:MM:SS[.fraction]Z. */
 bool jp_valid_timestamp(const char *s);
 

@@ -760,6 +760,34 @@ static const struct field check_fields[] = {
 	{ "path", false, rd_check_path },
 };
 
+/* storage[i] */
+static void rd_storage_field(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	read_string(r, it, &m->storage[i].field, &rule_nonempty);
+}
+
+static void rd_storage_path(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	read_string(r, it, &m->storage[i].path, &rule_path);
+}
+
+static void rd_storage_fstype(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	read_string(r, it, &m->storage[i].fstype, &rule_nonempty);
+}
+
+static void rd_storage_mount(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	read_string(r, it, &m->storage[i].mount_point, &rule_path);
+}
+
+static const struct field storage_fields[] = {
+	{ "field", true, rd_storage_field },
+	{ "path", true, rd_storage_path },
+	{ "fstype", true, rd_storage_fstype },
+	{ "mount_point", true, rd_storage_mount },
+};
+
 /* Grow an array by one zeroed item; NULL when out of memory. */
 static void *append_zeroed(void **items, size_t *n, size_t size)
 {
@@ -863,6 +891,14 @@ static void rd_checks(struct reader *r, const cJSON *it, struct jp_manifest *m, 
 		   sizeof(*m->checks));
 }
 
+static void rd_storage(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	(void)i;
+	read_array(r, it, _("an array of storage records {field, path, fstype, mount_point}"),
+		   storage_fields, N_FIELDS(storage_fields), m, (void **)&m->storage,
+		   &m->n_storage, sizeof(*m->storage));
+}
+
 static void rd_profile(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
 {
 	struct jp_profile *p = NULL;
@@ -890,6 +926,7 @@ static const struct field top_fields[] = {
 	{ "outputs", true, rd_outputs },
 	{ "checks", true, rd_checks },
 	{ "profile", false, rd_profile },
+	{ "storage", false, rd_storage },
 };
 
 /* Numbers beyond 2^53 become infinities, so every reader (profile.c's too)

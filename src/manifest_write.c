@@ -163,6 +163,34 @@ static bool add_checks(cJSON *root, const struct jp_manifest *m)
 	return true;
 }
 
+/* where the paths lived when the job was prepared (none: not written) */
+static bool add_storage(cJSON *root, const struct jp_manifest *m)
+{
+	cJSON *arr;
+
+	if (!m->n_storage)
+		return true;
+	arr = cJSON_AddArrayToObject(root, "storage");
+	if (!arr)
+		return false;
+	for (size_t i = 0; i < m->n_storage; i++) {
+		const struct jp_storage_record *r = &m->storage[i];
+		cJSON *o;
+
+		if (!r->field || !r->path || !r->fstype || !r->mount_point)
+			continue;
+		o = cJSON_CreateObject();
+		if (!o || !cJSON_AddItemToArray(arr, o)) {
+			cJSON_Delete(o);
+			return false;
+		}
+		if (!add_str(o, "field", r->field) || !add_str(o, "path", r->path) ||
+		    !add_str(o, "fstype", r->fstype) || !add_str(o, "mount_point", r->mount_point))
+			return false;
+	}
+	return true;
+}
+
 struct cJSON *jp_checks_to_json(const struct jp_manifest *m)
 {
 	cJSON *holder = cJSON_CreateObject();
@@ -191,7 +219,7 @@ int jp_manifest_to_text(char **out, const struct jp_manifest *m, struct jp_error
 	    !add_str(gen, "version", m->generator_version) ||
 	    !add_str(root, "created_at", m->created_at) || !add_job(root, &m->job) ||
 	    !add_code(root, &m->code) || !add_data(root, m) || !add_outputs(root, &m->outputs) ||
-	    !add_checks(root, m))
+	    !add_checks(root, m) || !add_storage(root, m))
 		goto out;
 	if (m->profile) {
 		profile = jp_profile_to_json(m->profile);

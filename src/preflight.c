@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 #include "jobprep/profile.h"
 #include "profile_internal.h"
 #include "jobprep/shellwords.h"
+#include "manifest_internal.h"
 
 /* src/preflight_body.sh as a C string, made by the build. */
 static const char body[] =
@@ -71,6 +73,35 @@ static const struct message {
 	     "mount on this Worker?)") },
 	{ "jp_m_failed", N_("Worker %s: the launch command was not started (problems found: %s)") },
 	{ "jp_m_passed", N_("every check passed on Worker %s") },
+	{ "jp_m_moved",
+	  N_("%s is on %s at %s on this Worker (%s), but where the job was prepared it was on "
+	     "%s at %s: this Worker does not see the storage the job was prepared on; mount the "
+	     "shared storage here as it is mounted there") },
+	{ "jp_m_inner_tmp",
+	  N_("%s is not completely staged on this Worker (%s): %s, a temporary of a `jobprep "
+	     "stage` or of an unpack (still running, or stopped half-way), is inside it; run the "
+	     "same stage again to finish it, or remove the temporary if that stage was given up") },
+	{ "jp_m_empty",
+	  N_("%s holds no files on this Worker (%s): the data set is empty or not there; put "
+	     "the data back (stage it again) or correct the path in the manifest") },
+	{ "jp_m_fewer",
+	  N_("%s holds %s files on this Worker (%s), fewer than the %s the manifest recorded: "
+	     "part of the data set is missing; stage it again, or make the job again if the "
+	     "data set changed on purpose") },
+	{ "jp_m_uncounted",
+	  N_("%s: its files could not be counted within %s s on this Worker (%s); the count "
+	     "was not checked (JOBPREP_PREFLIGHT_TIMEOUT gives the look more time)") },
+	{ "jp_m_unmet_dir",
+	  N_("Worker %s did not see rank 0's mark %s for this attempt within %s s: %s is not "
+	     "the storage rank 0 writes to (a node-local folder or another mount there on this "
+	     "Worker?); remove that mount so the folder is the shared one") },
+	{ "jp_m_env_identity",
+	  N_("Worker %s: the manifest's job.env sets %s, which the platform sets for each "
+	     "Worker (rank, Worker count, rank 0's address); env.sh leaves them to the "
+	     "platform: remove them from job.env and make the job again") },
+	{ "jp_m_counted", N_("warnings: %s; the checks: %s") },
+	{ "jp_m_warned",
+	  N_("Worker %s: the launch command starts, but %s checks warned: %s") },
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -145,6 +176,30 @@ static void header(struct jp_buf *b, const struct jp_manifest *m)
 	jp_buf_add(b, "\n# --- this run ---\n");
 }
 
+/* jp_env_identity: the names job.env sets that the platform sets for
+ * each Worker (jp_env_name_platform), space-separated. */
+static void identity_names(struct jp_buf *b, const struct jp_manifest *m)
+{
+	struct jp_buf list = JP_BUF_INIT;
+	char *text = NULL;
+
+	for (size_t i = 0; i < m->job.n_env; i++) {
+		const char *name = m->job.env[i].name;
+
+		if (!name || !jp_valid_env_name(name) || !jp_env_name_platform(name))
+			continue;
+		if (list.len)
+			jp_buf_addc(&list, ' ');
+		jp_buf_add(&list, name);
+	}
+	if (list.rc < 0 || jp_buf_take(&text, &list) < 0)
+		b->rc = JP_ENOMEM;
+	else
+		add_var(b, "jp_env_identity", text ? text : "");
+	free(text);
+	jp_buf_dispose(&list);
+}
+
 static void values(struct jp_buf *b, const struct jp_manifest *m, const struct jp_profile *p)
 {
 	add_var(b, "jp_run", m->outputs.output_dir);
@@ -155,6 +210,8 @@ static void values(struct jp_buf *b, const struct jp_manifest *m, const struct j
 	add_roots(b, "jp_public", &p->public_roots);
 	add_roots(b, "jp_ephemeral", &p->ephemeral_roots);
 	add_var(b, "jp_meet_id", JP_PREFLIGHT_MEET_ID);
+	jp_buf_addf(b, "jp_sandbox=%d\n", p->sandbox ? 1 : 0);
+	identity_names(b, m);
 	for (size_t i = 0; i < N_OF(messages); i++)
 		add_var(b, messages[i].var, _(messages[i].fmt));
 	jp_buf_add(b, "\n");
@@ -173,7 +230,52 @@ static const char *role_word(enum jp_check_role role)
 	return "output";
 }
 
-static int checks(struct jp_buf *b, const struct jp_manifest *m)
+/* What the manifest recorded of a path: " FILES FSTYPE MOUNTPOINT" (each
+ * '' when unknown), or nothing when nothing is. */
+static void recorded(struct jp_buf *b, const struct jp_manifest *m, const struct jp_check_path *p)
+{
+	const struct jp_storage_record *r = jp_manifest_storage_record(m, p->field, p->path);
+	char files[32] = "";
+
+	if (p->role == JP_CHECK_ROLE_DATA && m->data[p->data_index].has_stats)
+		snprintf(files, sizeof(files), "%" PRIu64, m->data[p->data_index].stats.files);
+	if (!files[0] && !r)
+		return;
+	jp_buf_addc(b, ' ');
+	add_quoted(b, files);
+	if (!r)
+		return;
+	jp_buf_addc(b, ' ');
+	add_quoted(b, r->fstype);
+	jp_buf_addc(b, ' ');
+	add_quoted(b, r->mount_point);
+}
+
+/* The path-valued job.env entries under a shared root: where they live. */
+static void env_checks(struct jp_buf *b, const struct jp_manifest *m, const struct jp_profile *p)
+{
+	for (size_t i = 0; i < m->job.n_env; i++) {
+		char field[64];
+		const char *path = jp_check_env_path(field, m, p, i);
+		const struct jp_storage_record *r;
+
+		if (!path)
+			continue;
+		jp_buf_add(b, "jp_check_env ");
+		add_quoted(b, field);
+		jp_buf_addc(b, ' ');
+		add_quoted(b, path);
+		if ((r = jp_manifest_storage_record(m, field, path))) {
+			jp_buf_addc(b, ' ');
+			add_quoted(b, r->fstype);
+			jp_buf_addc(b, ' ');
+			add_quoted(b, r->mount_point);
+		}
+		jp_buf_addc(b, '\n');
+	}
+}
+
+static int checks(struct jp_buf *b, const struct jp_manifest *m, const struct jp_profile *profile)
 {
 	struct jp_check_path *paths = NULL;
 	size_t n = 0;
@@ -187,8 +289,10 @@ static int checks(struct jp_buf *b, const struct jp_manifest *m)
 		add_quoted(b, paths[i].field);
 		jp_buf_addf(b, " %s ", role_word(paths[i].role));
 		add_quoted(b, paths[i].path);
+		recorded(b, m, &paths[i]);
 		jp_buf_addc(b, '\n');
 	}
+	env_checks(b, m, profile);
 	jp_buf_add(b, "jp_meet\n"
 		      "jp_finish\n");
 	free(paths);
@@ -215,7 +319,7 @@ int jp_preflight_render(char **out, const struct jp_manifest *m, struct jp_error
 	header(&b, m);
 	values(&b, m, profile);
 	jp_buf_add(&b, body);
-	rc = checks(&b, m);
+	rc = checks(&b, m, profile);
 	if (rc == 0 && b.rc < 0)
 		rc = b.rc;
 	if (rc == 0)

@@ -12,6 +12,45 @@ jp_num "$jp_wait" && [ "$jp_wait" -gt 0 ] || jp_wait=60
 jp_host=$(uname -n 2>/dev/null) || jp_host=
 [ -n "$jp_host" ] || jp_host=${HOSTNAME:-?}
 jp_fails=0
+jp_count_max=${JOBPREP_PREFLIGHT_COUNT:-100000}
+jp_num "$jp_count_max" && [ "$jp_count_max" -gt 0 ] || jp_count_max=100000
+
+# --- what this Worker found, area by area (jp_finish prints the table) -------
+# The areas: storage (where the paths live, the meeting), data (the data
+# sets' contents), identity (rank, attempt, the platform's variables), and
+# the runtime's: python, network, shm, limits, gpus. A check runs in a
+# bounded subshell, so what it finds goes through a notes file; the main
+# shell's variables hold the same when there is no file to write.
+jp_areas='storage data identity python network shm limits gpus'
+for jp_v in $jp_areas; do eval "jp_area_$jp_v=-"; done
+jp_warn_ids= jp_fail_ids= jp_warns=0
+jp_notes=$(mktemp "${TMPDIR:-/tmp}/jobprep-preflight.XXXXXX" 2>/dev/null) || jp_notes=
+# What the script undoes when it ends, however it ends: sh text, run by
+# eval; a check that leaves something to undo appends "; COMMAND".
+jp_at_exit='rm -f "$jp_notes"'
+trap 'eval "$jp_at_exit"' 0
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# jp_worse AREA STATUS: AREA's status becomes STATUS when that is worse.
+jp_worse() {
+	case $1 in storage | data | identity | python | network | shm | limits | gpus) ;; *) return 0 ;; esac
+	eval "jp_w=\$jp_area_$1"
+	case $2:$jp_w in
+	fail:* | warn:- | warn:pass | pass:-) eval "jp_area_$1=\$2" ;;
+	esac
+	return 0
+}
+# jp_area AREA STATUS: a check of AREA (storage, data, identity, python,
+# network, shm, limits, gpus) ended in STATUS (pass, warn or fail); the
+# table shows each area's worst.
+jp_area() {
+	case $2 in pass | warn | fail) ;; *) return 0 ;; esac
+	jp_worse "$1" "$2"
+	[ -z "$jp_notes" ] || printf 'area %s %s\n' "$1" "$2" >>"$jp_notes" 2>/dev/null
+	return 0
+}
 
 # jp_say STATUS ID FORMAT ARG...: one line, on stderr but for a pass.
 jp_say() {
@@ -21,11 +60,23 @@ jp_say() {
 	jp_msg=$(printf -- "$jp_fmt" "$@")
 	if [ "$jp_s" = pass ]; then
 		printf '[%s] %s: %s\n' "$jp_s" "$jp_i" "$jp_msg"
-	else
-		printf '[%s] %s: %s\n' "$jp_s" "$jp_i" "$jp_msg" >&2
+		return 0
 	fi
+	printf '[%s] %s: %s\n' "$jp_s" "$jp_i" "$jp_msg" >&2
+	# the ids the last line names
+	if [ "$jp_s" = warn ]; then
+		jp_warn_ids="$jp_warn_ids $jp_i" jp_warns=$((jp_warns + 1))
+	else
+		jp_fail_ids="$jp_fail_ids $jp_i"
+	fi
+	[ -z "$jp_notes" ] || printf 'id %s %s\n' "$jp_s" "$jp_i" >>"$jp_notes" 2>/dev/null
 }
-jp_fail() { jp_say FAIL "$@"; jp_n=$((jp_n + 1)); }
+# jp_fail ID FORMAT ARG...: a failure of the area in jp_a, in a probe.
+jp_fail() { jp_say FAIL "$@"; jp_area "${jp_a:-storage}" fail; jp_n=$((jp_n + 1)); }
+# jp_warn AREA ID FORMAT ARG...; jp_bad AREA ID FORMAT ARG... (a failure
+# in the main shell)
+jp_warn() { jp_w_a=$1; shift; jp_say warn "$@"; jp_area "$jp_w_a" warn; }
+jp_bad() { jp_w_a=$1; shift; jp_say FAIL "$@"; jp_area "$jp_w_a" fail; jp_fails=$((jp_fails + 1)); }
 
 # jp_under PATH ROOT: PATH is ROOT or below it.
 jp_under() {
@@ -115,10 +166,15 @@ jp_unfinished() {
 	done
 }
 
-# jp_probe FIELD ROLE PATH, in a subshell: ROLE is code (a directory to
-# read), data (a directory or file to read) or output (a directory to write). Prints a line per problem, exits with their number.
+# jp_probe FIELD ROLE PATH FS MOUNTPOINT, in a subshell: ROLE is code (a
+# directory to read), data (a directory or file to read), output (a
+# directory to write) or env (a path-valued job.env: only where it lives,
+# when it exists); FS and MOUNTPOINT what the manifest recorded of
+# PATH's storage where the job was prepared (empty: nothing recorded).
+# Prints a line per problem, exits with their number.
 jp_probe() {
-	jp_f=$1 jp_role=$2 jp_p=$3 jp_n=0
+	jp_f=$1 jp_role=$2 jp_p=$3 jp_rec_fs=${4-} jp_rec_mp=${5-} jp_n=0 jp_a=storage
+	[ "$jp_role" = data ] && jp_a=data
 	# a data set still being staged (or whose stage was killed): also
 	# where the stage has not put it in place yet
 	if [ "$jp_role" = data ]; then
@@ -126,10 +182,11 @@ jp_probe() {
 		[ -z "$jp_left" ] || jp_fail "$jp_f.staging" "$jp_m_staging" "$jp_p" "$jp_who" "$jp_left"
 	fi
 	if [ ! -e "$jp_p" ]; then
-		jp_fail "$jp_f.exists" "$jp_m_missing" "$jp_p" "$jp_who"
+		# (a job.env folder the job may make itself: the lint's business)
+		[ "$jp_role" = env ] || jp_fail "$jp_f.exists" "$jp_m_missing" "$jp_p" "$jp_who"
 		exit "$jp_n"
 	fi
-	if [ "$jp_role" != data ] && [ ! -d "$jp_p" ]; then
+	if [ "$jp_role" != data ] && [ "$jp_role" != env ] && [ ! -d "$jp_p" ]; then
 		jp_fail "$jp_f.exists" "$jp_m_notdir" "$jp_p" "$jp_who"
 		exit "$jp_n"
 	fi
@@ -144,17 +201,27 @@ jp_probe() {
 	jp_at=$(jp_mount "$jp_real")
 	jp_fs=${jp_at%% *} jp_mp=${jp_at#* }
 	jp_root=$(jp_in_roots "$jp_real" "$jp_public")
+	jp_a=storage
 	if [ -n "$jp_root" ]; then
 		[ "$jp_role" = output ] && jp_fail "$jp_f.storage" "$jp_m_public" "$jp_p" "$jp_root"
 	elif [ -n "$(jp_in_roots "$jp_real" "$jp_shared")" ]; then
-		jp_ephemeral_fs "$jp_fs" &&
-			jp_say warn "$jp_f.storage" "$jp_m_declared" "$jp_p" "$jp_fs" "$jp_mp" "$jp_who"
+		# under a declared shared root: the Worker's word is final. On
+		# storage that is wiped, or other than where the job was
+		# prepared, the job would read or write something else.
+		if [ -n "$jp_at" ] && jp_ephemeral_fs "$jp_fs"; then
+			jp_shared_bad "$jp_f.storage" "$jp_m_declared" "$jp_p" "$jp_fs" "$jp_mp" "$jp_who"
+		elif [ -n "$jp_at" ] && [ -n "$jp_rec_fs" ] && jp_moved "$jp_real" "$jp_fs" "$jp_mp"; then
+			jp_shared_bad "$jp_f.storage" "$jp_m_moved" "$jp_p" "$jp_fs" "$jp_mp" "$jp_who" \
+				"$jp_rec_fs" "$jp_rec_mp"
+		fi
 	elif jp_root=$(jp_in_roots "$jp_real" "$jp_ephemeral") && [ -n "$jp_root" ]; then
 		jp_fail "$jp_f.storage" "$jp_m_wiped" "$jp_p" "$jp_root"
 	elif [ -n "$jp_at" ] && jp_ephemeral_fs "$jp_fs"; then
 		jp_fail "$jp_f.storage" "$jp_m_wiped_fs" "$jp_p" "$jp_fs" "$jp_mp" "$jp_who"
 	fi
+	[ "$jp_role" = env ] && exit "$jp_n"
 	if [ "$jp_role" != output ]; then
+		[ "$jp_role" = data ] && jp_a=data
 		if [ -d "$jp_p" ]; then
 			{ [ -r "$jp_p" ] && [ -x "$jp_p" ] && (cd "$jp_p"); } 2>/dev/null ||
 				jp_fail "$jp_f.readable" "$jp_m_unreadable" "$jp_p" "$jp_who"
@@ -177,15 +244,126 @@ jp_probe() {
 	exit "$jp_n"
 }
 
-# jp_check FIELD ROLE PATH: the probe, bounded.
+# jp_fs_family FSTYPE: one name for the clients of one kind of storage
+# (nfs and nfs4, the kernel's and FUSE's CephFS and GlusterFS).
+jp_fs_family() {
+	case $1 in
+	nfs | nfs4) echo nfs ;;
+	ceph | fuse.ceph | fuse.ceph-fuse) echo ceph ;;
+	glusterfs | fuse.glusterfs) echo glusterfs ;;
+	*) echo "$1" ;;
+	esac
+}
+# jp_moved REALPATH FSTYPE MOUNTPOINT: this Worker's storage of a path under
+# a shared root is not what the manifest recorded (jp_rec_fs, jp_rec_mp):
+# another kind of filesystem, or a mount of its own below the shared root
+# (a node-local folder at logs/). The same storage mounted at the shared
+# root itself, or above it, is the platform's way: not a move.
+jp_moved() {
+	[ "$(jp_fs_family "$2")" != "$(jp_fs_family "$jp_rec_fs")" ] && return 0
+	[ "$3" = "$jp_rec_mp" ] && return 1
+	jp_sr=$(jp_in_roots "$1" "$jp_shared")
+	[ "$3" != "$jp_sr" ] && jp_under "$3" "$jp_sr"
+}
+
+# jp_shared_bad ID FORMAT ARG...: a path under a declared shared root that
+# is not on that storage here: a failure, a warning in a sandbox profile
+# (the demo's, a test's: its shared root is a plain folder on this machine).
+jp_shared_bad() {
+	if [ "$jp_sandbox" = 1 ]; then
+		jp_say warn "$@"
+		jp_area "$jp_a" warn
+	else
+		jp_fail "$@"
+	fi
+}
+
+# jp_count FIELD PATH FILES, in a subshell: the data set PATH, a
+# directory, holds at least FILES files (what the manifest recorded; none
+# recorded: not judged), and no temporary of a `jobprep stage` or of an
+# unpack still running or stopped half-way (.jobprep-tmp-*). At most
+# jp_count_max files are counted. Exits with the number of problems.
+jp_count() {
+	jp_f=$1 jp_p=$2 jp_rec=$3 jp_n=0 jp_a=data
+	[ -d "$jp_p" ] || exit 0
+	jp_num "$jp_rec" || jp_rec=0
+	jp_want=$jp_rec
+	[ "$jp_want" -gt "$jp_count_max" ] && jp_want=$jp_count_max
+	jp_seen=$(find "$jp_p" -name '.jobprep-tmp-*' -prune -print -o -type f -print 2>/dev/null |
+		awk -v max="$jp_count_max" '
+		{ n = split($0, part, "/") }
+		part[n] ~ /^\.jobprep-tmp-/ { if (tmp == "") tmp = $0; next }
+		{ if (++files >= max) exit }
+		END { printf "%d %s\n", files, tmp }')
+	jp_files=${jp_seen%% *} jp_tmp=${jp_seen#* }
+	[ -n "$jp_tmp" ] && jp_fail "$jp_f.staging" "$jp_m_inner_tmp" "$jp_p" "$jp_who" "$jp_tmp"
+	jp_num "$jp_files" && [ "$jp_rec" -gt 0 ] || exit "$jp_n"
+	if [ "$jp_files" -eq 0 ]; then
+		jp_fail "$jp_f.count" "$jp_m_empty" "$jp_p" "$jp_who"
+	elif [ "$jp_files" -lt "$jp_want" ]; then
+		jp_fail "$jp_f.count" "$jp_m_fewer" "$jp_p" "$jp_files" "$jp_who" "$jp_rec"
+	fi
+	exit "$jp_n"
+}
+
+# jp_lost AREA FIELD PROBLEMS: without a notes file what a subshell found
+# is known only by its count: the area fails, the field is named.
+jp_lost() {
+	[ -z "$jp_notes" ] && [ "$3" -gt 0 ] || return 0
+	jp_worse "$1" fail
+	jp_fail_ids="$jp_fail_ids $2"
+}
+
+# jp_check FIELD ROLE PATH [FILES [FS MOUNTPOINT]]: the probe, bounded;
+# then for a data set its count, bounded too. FILES, FS and MOUNTPOINT
+# are what the manifest recorded (empty: nothing).
 jp_check() {
-	jp_bounded "$jp_timeout" jp_probe "$@"
+	jp_bounded "$jp_timeout" jp_probe "$1" "$2" "$3" "${5-}" "${6-}"
 	jp_st=$?
 	if [ "$jp_st" -eq 137 ]; then
 		jp_say FAIL "$1.storage" "$jp_m_hung" "$3" "$jp_timeout" "$jp_who"
+		jp_area storage fail
 		jp_st=1
 	fi
 	jp_fails=$((jp_fails + jp_st))
+	jp_area storage pass
+	if [ "$2" = data ]; then jp_lost data "$1" "$jp_st"; else jp_lost storage "$1" "$jp_st"; fi
+	case $2 in
+	output)
+		# the folders the Workers meet in
+		jp_no=$((jp_no + 1))
+		eval "jp_o_f$jp_no=\$1 jp_o_p$jp_no=\$3"
+		;;
+	data)
+		jp_area data pass
+		[ "$jp_st" -eq 0 ] || return 0
+		jp_bounded "$jp_timeout" jp_count "$1" "$3" "${4-}"
+		jp_st=$?
+		if [ "$jp_st" -eq 137 ]; then
+			jp_say warn "$1.count" "$jp_m_uncounted" "$3" "$jp_timeout" "$jp_who"
+			jp_area data warn
+			jp_st=0
+		fi
+		jp_fails=$((jp_fails + jp_st))
+		jp_lost data "$1" "$jp_st"
+		;;
+	esac
+}
+jp_no=0
+
+# jp_check_env FIELD PATH [FS MOUNTPOINT]: a path-valued job.env under a
+# declared shared root (FIELD job.env.NAME): where it lives, bounded.
+jp_check_env() {
+	jp_bounded "$jp_timeout" jp_probe "$1" env "$2" "${3-}" "${4-}"
+	jp_st=$?
+	if [ "$jp_st" -eq 137 ]; then
+		jp_say FAIL "$1.storage" "$jp_m_hung" "$2" "$jp_timeout" "$jp_who"
+		jp_area storage fail
+		jp_st=1
+	fi
+	jp_fails=$((jp_fails + jp_st))
+	jp_area storage pass
+	jp_lost storage "$1" "$jp_st"
 }
 
 # --- the meeting: every Worker sees rank 0's mark in the output directory ---
@@ -213,24 +391,50 @@ elif [ -n "${MASTER_ADDR-}" ]; then
 else
 	jp_attempt=
 fi
-jp_mark=$jp_out/.jobprep-preflight-ready
 jp_token="run=$jp_run attempt=$jp_attempt"
 
+# jp_put_mark MARK; jp_await_mark MARK (in subshells)
 jp_put_mark() {
-	printf '%s\n' "$jp_token" >"$jp_mark.$jp_host.$$" 2>/dev/null &&
-		mv -f "$jp_mark.$jp_host.$$" "$jp_mark" 2>/dev/null && exit 0
-	rm -f "$jp_mark.$jp_host.$$" 2>/dev/null
+	printf '%s\n' "$jp_token" >"$1.$jp_host.$$" 2>/dev/null &&
+		mv -f "$1.$jp_host.$$" "$1" 2>/dev/null && exit 0
+	rm -f "$1.$jp_host.$$" 2>/dev/null
 	exit 1
 }
 jp_await_mark() {
 	while :; do
-		if [ -f "$jp_mark" ] && [ "$(cat "$jp_mark" 2>/dev/null)" = "$jp_token" ]; then
+		if [ -f "$1" ] && [ "$(cat "$1" 2>/dev/null)" = "$jp_token" ]; then
 			exit 0
 		fi
 		sleep 0.2 2>/dev/null || sleep 1
 	done
 }
+# jp_meet_in FIELD DIR: rank 0 leaves its mark in DIR, every other rank
+# waits for it there.
+jp_meet_in() {
+	jp_mk=$2/.jobprep-preflight-ready
+	if [ "$jp_rank" -eq 0 ]; then
+		jp_bounded "$jp_timeout" jp_put_mark "$jp_mk" ||
+			jp_bad storage "$1.same_storage" "$jp_m_nomark" "$jp_who" "$jp_mk"
+		return 0
+	fi
+	jp_bounded "$jp_wait" jp_await_mark "$jp_mk" && return 0
+	if [ "$1" = "$jp_meet_id" ]; then
+		jp_bad storage "$1.same_storage" "$jp_m_unmet" "$jp_who" "$jp_mk" "$jp_wait"
+	else
+		jp_bad storage "$1.same_storage" "$jp_m_unmet_dir" "$jp_who" "$jp_mk" "$jp_wait" "$2"
+	fi
+}
+# jp_identity: the platform's variables the manifest's job.env names
+# (env.sh leaves them to the platform: every Worker would get the same).
+jp_identity() {
+	if [ -n "$jp_env_identity" ]; then
+		jp_bad identity job.env.identity "$jp_m_env_identity" "$jp_who" "$jp_env_identity"
+	else
+		jp_area identity pass
+	fi
+}
 jp_meet() {
+	jp_identity
 	# the manifest's Workers, or more when the platform started more
 	for jp_v in SLURM_JOB_NUM_NODES SLURM_NNODES PET_NNODES; do
 		eval "jp_x=\${$jp_v-}"
@@ -238,32 +442,71 @@ jp_meet() {
 	done
 	[ "$jp_workers" -gt 1 ] || return 0
 	if ! jp_num "$jp_rank"; then
-		jp_say FAIL "$jp_meet_id" "$jp_m_norank" "$jp_host" "$jp_workers"
-		jp_fails=$((jp_fails + 1))
+		jp_bad identity "$jp_meet_id" "$jp_m_norank" "$jp_host" "$jp_workers"
 		return 0
 	fi
 	if [ -z "$jp_attempt" ]; then
-		jp_say FAIL "$jp_meet_id" "$jp_m_noattempt" "$jp_who"
-		jp_fails=$((jp_fails + 1))
+		jp_bad identity "$jp_meet_id" "$jp_m_noattempt" "$jp_who"
 		return 0
 	fi
-	if [ "$jp_rank" -eq 0 ]; then
-		jp_bounded "$jp_timeout" jp_put_mark || {
-			jp_say FAIL "$jp_meet_id" "$jp_m_nomark" "$jp_who" "$jp_mark"
-			jp_fails=$((jp_fails + 1))
-		}
-		return 0
-	fi
-	jp_bounded "$jp_wait" jp_await_mark && return 0
-	jp_say FAIL "$jp_meet_id" "$jp_m_unmet" "$jp_who" "$jp_mark" "$jp_wait"
-	jp_fails=$((jp_fails + 1))
+	jp_area identity pass
+	# every folder the job writes: a Worker with another mount at any
+	# of them (a node-local folder at logs/) writes where no one reads
+	jp_i=0
+	while [ "$jp_i" -lt "$jp_no" ]; do
+		jp_i=$((jp_i + 1))
+		eval "jp_meet_in \"\$jp_o_f$jp_i\" \"\$jp_o_p$jp_i\""
+	done
+	jp_area storage pass
 }
 
+# jp_finish: this Worker's table, area by area, then the last line: every
+# check passed; or the launch starts with warnings, counted and named; or
+# it does not, the failures and warnings counted and named.
 jp_finish() {
+	if [ -n "$jp_notes" ] && [ -r "$jp_notes" ]; then
+		jp_warn_ids= jp_fail_ids= jp_warns=0 jp_nf=0
+		while read -r jp_k jp_x jp_y; do
+			case $jp_k in
+			area) jp_worse "$jp_x" "$jp_y" ;;
+			id)
+				if [ "$jp_x" = warn ]; then
+					jp_warns=$((jp_warns + 1)) jp_warn_ids="$jp_warn_ids $jp_y"
+				else
+					jp_nf=$((jp_nf + 1)) jp_fail_ids="$jp_fail_ids $jp_y"
+				fi
+				;;
+			esac
+		done <"$jp_notes"
+		[ "$jp_nf" -gt "$jp_fails" ] && jp_fails=$jp_nf
+	fi
+	jp_ids=$(printf '%s\n' $jp_fail_ids $jp_warn_ids | awk 'NF && !seen[$0]++' |
+		tr '\n' ' ')
+	jp_ids=${jp_ids% }
 	if [ "$jp_fails" -gt 0 ]; then
-		jp_say FAIL preflight "$jp_m_failed" "$jp_who" "$jp_fails"
+		exec 3>&2
+	elif [ "$jp_warns" -gt 0 ]; then
+		exec 3>&2
+	else
+		exec 3>&1
+	fi
+	printf '[area] %-9s %s  (%s)\n' area status "$jp_who" >&3
+	for jp_v in $jp_areas; do
+		eval "jp_x=\$jp_area_$jp_v"
+		printf '[area] %-9s %s\n' "$jp_v" "$jp_x" >&3
+	done
+	if [ "$jp_fails" -gt 0 ]; then
+		# shellcheck disable=SC2059 # the format is the message
+		printf "[FAIL] preflight: $jp_m_failed; $jp_m_counted\n" "$jp_who" "$jp_fails" "$jp_warns" \
+			"$jp_ids" >&2
 		exit 1
 	fi
-	jp_say pass preflight "$jp_m_passed" "$jp_who"
+	if [ "$jp_warns" -gt 0 ]; then
+		# shellcheck disable=SC2059
+		printf "[warn] preflight: $jp_m_warned\n" "$jp_who" "$jp_warns" "$jp_ids" >&2
+		exit 0
+	fi
+	# shellcheck disable=SC2059
+	printf "[pass] preflight: $jp_m_passed\n" "$jp_who"
 	exit 0
 }

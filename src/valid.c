@@ -109,6 +109,42 @@ const char *jp_env_special_name(size_t i)
 	return NULL;
 }
 
+/* What the platform sets for each Worker: its rank, the Worker count, rank
+ * 0's address (torchrun and its launchers, Slurm, MPI, the Kubeflow training
+ * operator's PET_*), and the preflight's own JOBPREP_RANK and
+ * JOBPREP_ATTEMPT. One value for every Worker from env.sh would make each
+ * of them rank 0 of a one-Worker job. */
+static const char *const platform_names[] = {
+	"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "NODE_RANK", "GROUP_RANK",
+	"GROUP_WORLD_SIZE", "ROLE_RANK", "ROLE_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
+	"TORCHELASTIC_RUN_ID", "SLURM_PROCID", "SLURM_NODEID", "SLURM_LOCALID", "SLURM_NTASKS",
+	"SLURM_NPROCS", "SLURM_NNODES", "SLURM_JOB_NUM_NODES", "SLURM_JOB_ID", "SLURM_JOBID",
+	"SLURM_STEP_ID", "SLURM_NTASKS_PER_NODE", "SLURM_TASKS_PER_NODE", "SLURM_JOB_NODELIST",
+	"SLURM_NODELIST", "SLURM_RESTART_COUNT", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+	"OMPI_COMM_WORLD_LOCAL_RANK", "PMI_RANK", "PMI_SIZE", "JOBPREP_RANK", "JOBPREP_ATTEMPT",
+	"PET_*", NULL
+};
+
+bool jp_env_name_platform(const char *name)
+{
+	for (size_t i = 0; name && platform_names[i]; i++) {
+		size_t n = strlen(platform_names[i]);
+
+		if (platform_names[i][n - 1] == '*' ? strncmp(name, platform_names[i], n - 1) == 0
+						    : strcmp(name, platform_names[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+const char *jp_env_platform_name(size_t i)
+{
+	for (size_t k = 0; platform_names[k]; k++)
+		if (k == i)
+			return platform_names[k];
+	return NULL;
+}
+
 /* Digits at s[0..n) forming a number in [lo, hi]. */
 static bool digits_in(const char *s, size_t n, int lo, int hi)
 {

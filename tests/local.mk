@@ -470,3 +470,9 @@ EXTRA_DIST += tests/integration/update_killed_move.sh
 
 # What fault_trials.sh writes beside its log: the table of trials per cell.
 CLEANFILES += tests/integration/fault_trials.table
+# preflight: every Worker's word on storage and identity (issue 28): tmpfs
+# and bind mounts at output folders, a data set emptied or still unpacking,
+# the platform's variables in job.env; the table of areas
+PREFLIGHT_STORAGE_TESTS = tests/integration/preflight_storage.sh
+TESTS += $(PREFLIGHT_STORAGE_TESTS)
+EXTRA_DIST += $(PREFLIGHT_STORAGE_TESTS)

@@ -108,6 +108,16 @@ struct jp_code {
 	char *image;       /* image reference */
 };
 
+/* Where a path the checks judge lived when the job was prepared (`init`,
+ * the wizard): its filesystem type and mount point, as that machine saw
+ * them. Each Worker's preflight.sh compares its own view with it. */
+struct jp_storage_record {
+	char *field;       /* "code.path", "data[0].path", "outputs.log_dir" */
+	char *path;        /* the path then (a record of another path is stale) */
+	char *fstype;      /* "nfs4", "lustre", "ext4" */
+	char *mount_point; /* the mount the path was on */
+};
+
 struct jp_outputs {
 	char *output_dir;
 	char *checkpoint_dir;
@@ -127,6 +137,8 @@ struct jp_manifest {
 	struct jp_check *checks;
 	size_t n_checks;
 	struct jp_profile *profile; /* owned; NULL = not recorded */
+	struct jp_storage_record *storage; /* where the paths lived; may be none */
+	size_t n_storage;
 };
 
 void jp_manifest_free(struct jp_manifest *m);

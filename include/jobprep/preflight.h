@@ -24,8 +24,19 @@
  * a PyTorchJob, a job re-created under the same name shares it: set
  * JOBPREP_ATTEMPT there when that matters).
  *
- * Output: one "[FAIL] ID: message" line per problem on stderr, then a
- * summary line; exit 0 when nothing failed, 1 otherwise. */
+ * The Worker's word is final: a path under a declared shared root on tmpfs,
+ * ramfs, overlay, or on another filesystem or mount point than the
+ * manifest's storage record fails (warns in a sandbox profile); rank 0's
+ * mark is met in every output folder; a data set with fewer files than
+ * recorded (data[i].path.count) or a .jobprep-tmp-* inside it fails; so does
+ * a job.env that sets the platform's per-Worker variables (job.env.identity).
+ *
+ * Output: one "[FAIL] ID: message" or "[warn] ID: message" line per problem
+ * on stderr, then this Worker's table ("[area] AREA STATUS": storage, data,
+ * identity, python, network, shm, limits, gpus; pass, warn, fail or "-"),
+ * recorded by the sh function jp_area AREA STATUS, then a last line that
+ * counts the failures and warnings and names their ids ("every check
+ * passed" only when none); exit 0 when nothing failed, 1 otherwise. */
 #ifndef JOBPREP_PREFLIGHT_H
 #define JOBPREP_PREFLIGHT_H
 

@@ -114,6 +114,28 @@ static void invalid_variable_name_is_refused(void **state)
 	jp_error_dispose(&err);
 }
 
+/* What the platform sets for each Worker is never exported, even from a
+ * manifest that sets it (check fails job.env.identity): a comment says so. */
+static void platform_identity_is_never_exported(void **state)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_manifest *m = NULL;
+	char *text = NULL;
+
+	(void)state;
+	assert_int_equal(jp_manifest_new(&m), 0);
+	assert_int_equal(jp_manifest_add_env(m, "RANK", "0"), 0);
+	assert_int_equal(jp_manifest_add_env(m, "NCCL_DEBUG", "INFO"), 0);
+	assert_int_equal(jp_manifest_add_env(m, "PET_NNODES", "1"), 0);
+	assert_int_equal(jp_envsh_render(&text, m, &err), 0);
+	assert_string_equal(text, "# RANK: the platform sets it for each Worker; job.env's value is not used\n"
+				  "export NCCL_DEBUG='INFO'\n"
+				  "# PET_NNODES: the platform sets it for each Worker; job.env's value is not used\n");
+	free(text);
+	jp_manifest_free(m);
+	jp_error_dispose(&err);
+}
+
 /* Every data source gets a variable: its name in upper case, other
  * characters as '_'; the index when the name gives none or an earlier
  * source's name gives the same. */
@@ -153,6 +175,7 @@ int main(void)
 		cmocka_unit_test(quoting_writes_each_quote_as_close_escape_reopen),
 		cmocka_unit_test(fixed_names_come_first_then_job_env_in_order),
 		cmocka_unit_test(absent_values_are_left_out),
+		cmocka_unit_test(platform_identity_is_never_exported),
 		cmocka_unit_test(invalid_variable_name_is_refused),
 		cmocka_unit_test(every_data_source_gets_a_variable),
 	};

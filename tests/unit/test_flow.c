@@ -567,6 +567,33 @@ static void tmp_launch_output_and_env_fail_inline(void **state)
 	jp_flow_free(flow);
 }
 
+/* The wizard's env field refuses what the platform sets for each Worker,
+ * naming it; an ordinary name beside them is fine. */
+static void env_field_refuses_the_platforms_identity(void **state)
+{
+	static const char *const names[] = { "RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
+					     "LOCAL_RANK", "NODE_RANK", "GROUP_RANK",
+					     "SLURM_PROCID", "SLURM_NTASKS", "PET_NNODES",
+					     "PET_MASTER_PORT", NULL };
+	struct jp_flow *flow = new_flow();
+	struct jp_verdict v = JP_VERDICT_INIT;
+	size_t idx = 0;
+
+	(void)state;
+	assert_int_equal(jp_flow_list_add(&idx, flow, "job.env", NULL), 0);
+	for (size_t i = 0; names[i]; i++) {
+		assert_int_equal(jp_flow_validate(&v, flow, "job.env[0].name", names[i], NULL), 0);
+		assert_int_equal(v.status, JP_CHECK_FAIL);
+		assert_non_null(strstr(v.message, names[i]));
+		assert_non_null(strstr(v.message, "set by the platform for each Worker"));
+		jp_verdict_dispose(&v);
+	}
+	assert_int_equal(jp_flow_validate(&v, flow, "job.env[0].name", "RANKING_MODE", NULL), 0);
+	assert_int_equal(v.status, JP_CHECK_PASS);
+	jp_verdict_dispose(&v);
+	jp_flow_free(flow);
+}
+
 static void inline_check_off_thread_judges_a_snapshot(void **state)
 {
 	struct jp_flow *flow = new_flow();
@@ -1081,6 +1108,7 @@ static void a_failed_stage_says_why(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(env_field_refuses_the_platforms_identity),
 		cmocka_unit_test(same_answers_same_manifest_shared_clone),
 		cmocka_unit_test(same_answers_same_manifest_shared_existing),
 		cmocka_unit_test(same_answers_same_manifest_image),

@@ -209,6 +209,42 @@ static void answers_may_hold_any_subset(void **state)
 	jp_manifest_free(m);
 }
 
+/* Where each path lived when the job was prepared: read, found by field and
+ * path (a record of another path is stale), written back the same. */
+static void storage_records_are_read_and_written(void **state)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_manifest *m = NULL, *again = NULL;
+	char *text = edit("\"checks\": [",
+			  "\"storage\": [{\"field\": \"code.path\", \"path\": "
+			  "\"/mnt/public/projects/llama-sft\", \"fstype\": \"nfs4\", "
+			  "\"mount_point\": \"/mnt/public\"}], \"checks\": [");
+	char *written = NULL;
+	const struct jp_storage_record *r;
+
+	(void)state;
+	parse_ok(text, JP_READ_MANIFEST, &m);
+	r = jp_manifest_storage_record(m, "code.path", "/mnt/public/projects/llama-sft");
+	assert_non_null(r);
+	assert_string_equal(r->fstype, "nfs4");
+	assert_string_equal(r->mount_point, "/mnt/public");
+	assert_null(jp_manifest_storage_record(m, "code.path", "/mnt/public/projects/other"));
+	assert_null(jp_manifest_storage_record(m, "outputs.log_dir", "/mnt/public/projects/llama-sft"));
+	assert_int_equal(jp_manifest_to_text(&written, m, &err), 0);
+	parse_ok(written, JP_READ_MANIFEST, &again);
+	assert_int_equal(again->n_storage, 1);
+	assert_string_equal(again->storage[0].fstype, "nfs4");
+	/* an answers file may carry them too */
+	jp_manifest_free(again);
+	parse_ok(written, JP_READ_ANSWERS, &again);
+	assert_int_equal(again->n_storage, 1);
+	jp_manifest_free(again);
+	jp_manifest_free(m);
+	free(written);
+	free(text);
+	jp_error_dispose(&err);
+}
+
 static void every_problem_is_reported_not_just_the_first(void **state)
 {
 	struct jp_error err = JP_ERROR_INIT;
@@ -338,7 +374,12 @@ static const struct reject rejects[] = {
 	CASE("unknown_top_level_field_is_refused", "\"schema_version\": 1,",
 	  "\"schema_version\": 1, \"extra\": true,",
 	  "job.json: extra: expected one of the fields schema_version, generator, created_at, job, "
-	  "code, data, outputs, checks, profile, got an unknown field"),
+	  "code, data, outputs, checks, profile, storage, got an unknown field"),
+	CASE("storage_record_without_fstype_is_refused", "\"checks\": [",
+	  "\"storage\": [{\"field\": \"code.path\", \"path\": \"/mnt/public/projects/llama-sft\", "
+	  "\"mount_point\": \"/mnt/public\"}], \"checks\": [",
+	  "job.json: storage[0].fstype: expected a non-empty string, got nothing (the field is "
+	  "missing)"),
 	CASE("misspelt_job_field_is_refused", "\"gpus_per_worker\"", "\"gpus_per_wroker\"",
 	  "job.json: job.gpus_per_wroker: expected one of the fields name, workers, "
 	  "gpus_per_worker, launch_command, env, got an unknown field"),
@@ -579,6 +620,7 @@ int main(void)
 {
 	const struct CMUnitTest fixed[] = {
 		cmocka_unit_test(valid_manifest_reads_every_field),
+		cmocka_unit_test(storage_records_are_read_and_written),
 		cmocka_unit_test(byte_count_of_2_to_the_53_is_exact),
 		cmocka_unit_test(byte_counts_above_2_to_the_31_are_not_saturated),
 		cmocka_unit_test(integral_numbers_written_as_decimals_are_integers),
