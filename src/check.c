@@ -1214,6 +1214,8 @@ int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile, u
 	if (rc == 0)
 		rc = jp_lint_manifest(m, profile, err);
 	if (rc == 0)
+		rc = jp_check_runtime(m, err);
+	if (rc == 0)
 		rc = jp_check_repo(m, err);
 	if (rc == JP_ENOMEM)
 		return jp_error_oom(err);

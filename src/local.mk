@@ -56,6 +56,8 @@ libjobprep_a_SOURCES += src/jsonstrict.h src/jsonstrict.c
 libjobprep_a_SOURCES += include/jobprep/envsh.h src/envsh_internal.h src/envsh.c
 # check: a manifest's paths and its checkout judged (`jobprep check`)
 libjobprep_a_SOURCES += include/jobprep/check.h src/check_internal.h src/check.c src/check_repo.c
+# (and the job's runtime as this machine sees it: python3's modules, /dev/shm, interfaces)
+libjobprep_a_SOURCES += src/check_runtime.c
 # worker: long work on a worker thread (the wizard's clone and scans)
 libjobprep_a_SOURCES += include/jobprep/worker.h src/worker_internal.h src/worker.c
 # lint: the launch command's lint

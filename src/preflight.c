@@ -99,6 +99,10 @@ static const struct message {
 	{ "jp_m_if_missing",
 	  N_("%s names the network interface %s, which this Worker (%s) does not have (it has: "
 	     "%s): NCCL or gloo would wait until its timeout; name one it has, or unset it") },
+	{ "jp_m_hca_missing",
+	  N_("%s names the InfiniBand adapter %s, which this Worker (%s) does not have under "
+	     "/sys/class/infiniband (it has: %s): NCCL would fail or fall back; name one it has, "
+	     "or unset it") },
 	{ "jp_m_if_down",
 	  N_("%s names the network interface %s, which is down on this Worker (%s): bring it "
 	     "up, or name another") },
@@ -109,7 +113,7 @@ static const struct message {
 	  N_("MASTER_PORT %s cannot be listened on at rank 0 (%s): another program holds it, "
 	     "so the rendezvous would not start; choose a free port or stop that program") },
 	{ "jp_m_unheard",
-	  N_("rank 0 (%s) did not hear within %s s on port %s from the Workers of rank %s: "
+	  N_("Worker %s did not hear within %s s on port %s from the Workers of rank %s: "
 	     "they cannot reach it (MASTER_ADDR, a firewall, or they did not start)") },
 	{ "jp_m_unreached",
 	  N_("Worker %s could not reach rank 0 at %s:%s within %s s: is MASTER_ADDR rank 0's "
@@ -184,7 +188,7 @@ static void header(struct jp_buf *b, const struct jp_manifest *m)
 	jp_buf_addf(b,
 		    "# preflight.sh of a run of the job \"%s\", made by jobprep %s from the\n"
 		    "# run's manifest (created %s). Every Worker runs it before the launch\n"
-		    "# command:  . env.sh && sh preflight.sh && LAUNCH COMMAND\n"
+		    "# command:  exec </dev/null && . env.sh && sh preflight.sh && LAUNCH COMMAND\n"
 		    "# It checks the paths `jobprep check` checks, as this Worker sees them,\n"
 		    "# and with several Workers that all of them share the output directory.\n"
 		    "# One line per problem on stderr; exit 0 when nothing failed, else 1.\n"

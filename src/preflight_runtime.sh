@@ -129,7 +129,10 @@ jp_rt_ifaces() {
 				break
 			fi
 		done
-		if [ -z "$jp_seen" ]; then
+		if [ -z "$jp_seen" ] && [ "$2" != /sys/class/net ]; then
+			jp_rt_fail network "runtime.interfaces" "$jp_m_hca_missing" "$1" "$jp_want" "$jp_who" "$(jp_rt_names "$2")"
+			jp_bad=1
+		elif [ -z "$jp_seen" ]; then
 			jp_rt_fail network "runtime.interfaces" "$jp_m_if_missing" "$1" "$jp_want" "$jp_who" "$(jp_rt_names "$2")"
 			jp_bad=1
 		elif [ -z "$jp_up" ]; then
