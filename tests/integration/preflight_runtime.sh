@@ -19,7 +19,9 @@
 #   port fails, a MASTER_ADDR under .invalid fails;
 # - GPUs the driver lists (a tmpfs at /proc/driver) other than the job's
 #   gpus_per_worker fail, as many pass;
-# - a terminal at the Worker's standard input fails, /dev/null passes.
+# - a terminal at the Worker's standard input fails, /dev/null passes;
+# - `jobprep check --json` warns of the modules, /dev/shm and interfaces as
+#   this machine sees them, and not for the healthy twin.
 # The single-Worker cases run under dash, bash and busybox sh.
 set -u
 
@@ -216,6 +218,39 @@ for sh in $shells; do
 		"[FAIL] runtime.nofile: the open-files limit (ulimit -n) is 256 on this Worker ($host), and the code starts DataLoader workers"
 done
 umount /dev/shm
+
+# --- `jobprep check` on this machine: the same, as warnings -------------------
+# runtime NAME MODULES_JSON IFNAME: the runtime.* checks of `check --json`
+# ("id status message" a line) into $S/NAME.checks
+runtime() {
+	python3 - "$S" "$@" <<'EOF'
+import json, sys
+s, name, mods, ifname = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4]
+m = json.load(open(s + "/loader.json"))
+m["code"]["python"] = {"modules": mods, "dataloader_workers": True}
+m["job"]["env"] = {"NCCL_SOCKET_IFNAME": ifname}
+json.dump(m, open(s + "/" + name + ".json", "w"))
+EOF
+	PATH="$S/venv/bin:$PATH" "$JOBPREP" check --json "$S/$1.json" >"$S/$1.json.out"
+	python3 -c 'import json, sys
+for c in json.load(open(sys.argv[1])):
+    if c["id"].startswith("runtime."):
+        print(c["id"], c["status"], c["message"])' "$S/$1.json.out" >"$S/$1.checks"
+}
+mount -t tmpfs -o size=64m jobprep-rt-shm /dev/shm
+runtime devbad '["jp_rt_absent_'$$'", "jp_rt_present"]' ib9
+umount /dev/shm
+mount -t tmpfs -o size=2g jobprep-rt-shm /dev/shm
+runtime devok '["jp_rt_present"]' lo
+umount /dev/shm
+jp_expect "check --json: a module this machine's python3 lacks is a warning naming it" \
+	grep -q "^runtime.modules warn python3 here cannot find the modules the code imports: jp_rt_absent_$$: " "$S/devbad.checks"
+jp_expect "check --json: a 64 MiB /dev/shm with DataLoader workers is a warning" \
+	grep -q "^runtime.shm warn /dev/shm has 64 MiB here" "$S/devbad.checks"
+jp_expect "check --json: job.env's NCCL_SOCKET_IFNAME naming an interface not here is a warning" \
+	grep -q "^runtime.interfaces warn job.env's NCCL_SOCKET_IFNAME names ib9, which this machine does not have" "$S/devbad.checks"
+jp_expect "check --json: the healthy twin has no runtime warning" \
+	sh -c '[ -e "$1.json.out" ] && [ -e "$1.checks" ] && [ ! -s "$1.checks" ]' sh "$S/devok"
 
 # --- GPUs the driver lists ----------------------------------------------------
 manifest gpus2 1 2 null
