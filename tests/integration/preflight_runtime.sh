@@ -161,6 +161,20 @@ sys.exit(0 if py == {"modules": ["jp_absent_mod_one", "numpy_jp_absent", "torch"
                      "min_version": "3.10", "dataloader_workers": True} else 1)' "$run_dir/job.json"
 jp_expect "init's launch line closes its input first" \
 	grep -q "^  exec </dev/null && \\. '$run_dir/env.sh' && sh '$run_dir/preflight.sh' && " "$S/init.out"
+# code in an image cannot be read here: the answers may tell what it needs
+cat >"$S/answers-image.json" <<EOF
+{"job": {"name": "in-image", "workers": 1, "gpus_per_worker": 0,
+         "launch_command": "cd /workspace/app && python3 train.py"},
+ "code": {"source": "image", "image": "registry.example.com/t:v1", "path": "/workspace/app",
+          "python": {"modules": ["tiktoken"], "dataloader_workers": true}},
+ "data": [{"path": "$S/shared/data"}]}
+EOF
+"$JOBPREP" init --answers "$S/answers-image.json" --profile "$S/profile.json" >"$S/init-image.out" 2>&1
+jp_expect "code in an image: the answers' code.python reaches the manifest" \
+	python3 -c 'import json, sys
+py = json.load(open(sys.argv[1]))["code"]["python"]
+sys.exit(0 if py == {"modules": ["tiktoken"], "dataloader_workers": True} else 1)' \
+	"$S/shared/outputs/in-image/run-001/job.json"
 sh=dash
 run init "$run_dir/preflight.sh"
 jp_expect "the Worker's python3 is asked for the recorded modules, and those it lacks are named" \
