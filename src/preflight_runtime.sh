@@ -40,7 +40,7 @@ jp_py_version_ok() {
 }
 
 jp_rt_python() {
-	[ "$jp_py_code" = 1 ] || return 0
+	[ "$jp_py_code" = 1 ] && { [ -n "$jp_py_modules" ] || [ -n "$jp_py_min" ]; } || return 0
 	# shellcheck disable=SC2086 # module names are identifiers, one a word
 	jp_py_out=$(jp_bounded "$jp_timeout" python3 -c "$jp_py_probe" "$jp_code_dir" $jp_py_modules 2>/dev/null)
 	jp_st=$?
@@ -147,16 +147,21 @@ jp_rt_ifaces() {
 # free) until every other rank has said hello, then lets it go before the
 # launch command; every other rank connects to MASTER_ADDR:MASTER_PORT.
 # argv: addr port rank workers wait who. Exit 3: the address does not
-# resolve; 4: the port is taken; 5: ranks missing (printed); 6: rank 0
+# resolve within the wait; 4: the port is taken; 5: ranks missing (printed); 6: rank 0
 # not reached.
 jp_meet_py='
 import errno, socket, sys, time
 addr, port, rank, n, wait, who = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), sys.argv[6]
-try:
-    infos = socket.getaddrinfo(addr, port, 0, socket.SOCK_STREAM)
-except Exception:
-    sys.exit(3)
 end = time.monotonic() + wait
+# (a name may resolve only once rank 0 has started: a Kubernetes Service)
+while True:
+    try:
+        infos = socket.getaddrinfo(addr, port, 0, socket.SOCK_STREAM)
+        break
+    except Exception:
+        if time.monotonic() >= end:
+            sys.exit(3)
+        time.sleep(0.5)
 def listener():
     for fam, host in ((socket.AF_INET6, "::"), (socket.AF_INET, "0.0.0.0")):
         try:
