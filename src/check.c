@@ -1349,6 +1349,8 @@ int jp_check_manifest(struct jp_manifest *m, const struct jp_profile *profile, u
 	if (rc == 0)
 		rc = check_identity(m);
 	if (rc == 0)
+		rc = jp_check_runtime(m, err);
+	if (rc == 0)
 		rc = jp_check_repo(m, err);
 	if (rc == JP_ENOMEM)
 		return jp_error_oom(err);

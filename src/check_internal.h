@@ -11,6 +11,14 @@
  * to m->checks. jp_check_manifest runs them last. Returns 0 or JP_ENOMEM. */
 int jp_check_repo(struct jp_manifest *m, struct jp_error *err);
 
+/* The job's runtime as this machine sees it (check_runtime.c), appended to
+ * m->checks as warnings: runtime.modules and runtime.python_version (this
+ * machine's python3 against code.python), runtime.shm (DataLoader workers),
+ * runtime.interfaces (job.env's NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME,
+ * NCCL_IB_HCA). Each Worker's preflight.sh judges the same on the Worker.
+ * Returns 0 or JP_ENOMEM. */
+int jp_check_runtime(struct jp_manifest *m, struct jp_error *err);
+
 /* *out (the caller's, free()) gets *n entries; absent paths are left out.
  * Returns 0 or JP_ENOMEM. */
 int jp_check_paths(struct jp_check_path **out, size_t *n, const struct jp_manifest *m);

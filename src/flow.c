@@ -912,6 +912,11 @@ int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *ans, c
 	answer(&a, "code.repo.ref", ans->code.repo_ref);
 	answer(&a, "code.image", ans->code.image);
 	answer(&a, "code.path", ans->code.path);
+	/* what the code needs of python3, told where it cannot be read (in an
+	 * image); code that can be read is read again at the checks */
+	if (ans->code.python.recorded &&
+	    jp_code_python_copy(&flow->m->code.python, &ans->code.python) < 0)
+		a.oom = 1;
 	/* store() does not recompute: defaults that depend on these follow now */
 	if (flow_recompute(flow, err) < 0)
 		a.oom = 1;

@@ -46,7 +46,8 @@ int flow_manifest_copy(struct jp_manifest **out, const struct jp_manifest *src)
 	    jp_set_str(&m->code.image, src->code.image) < 0 ||
 	    jp_set_str(&m->outputs.output_dir, src->outputs.output_dir) < 0 ||
 	    jp_set_str(&m->outputs.checkpoint_dir, src->outputs.checkpoint_dir) < 0 ||
-	    jp_set_str(&m->outputs.log_dir, src->outputs.log_dir) < 0)
+	    jp_set_str(&m->outputs.log_dir, src->outputs.log_dir) < 0 ||
+	    jp_code_python_copy(&m->code.python, &src->code.python) < 0)
 		goto oom;
 	for (size_t i = 0; i < src->job.n_env; i++)
 		if (jp_manifest_add_env(m, src->job.env[i].name, src->job.env[i].value) < 0)

@@ -68,7 +68,10 @@ int jp_flow_platform_command(char **out, const struct jp_flow *flow, struct jp_e
 	if (rc == 0)
 		rc = jp_sh_quote(&qpf, pf);
 	if (rc == 0 &&
-	    asprintf(out, ". %s && sh %s && %s", q, qpf, flow->m->job.launch_command) < 0) {
+	    /* its input closed first: a prompt in the job (a login, input())
+	     * must fail, not wait for a keyboard (preflight's runtime.stdin) */
+	    asprintf(out, "exec </dev/null && . %s && sh %s && %s", q, qpf,
+		     flow->m->job.launch_command) < 0) {
 		*out = NULL;
 		rc = JP_ENOMEM;
 	}

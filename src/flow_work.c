@@ -927,8 +927,11 @@ static int apply_check(struct jp_flow *flow, const struct jp_flow_work *t, struc
 		if (jp_manifest_add_check(m, c->id, c->status, c->path, "%s", c->message) < 0)
 			return JP_ENOMEM;
 	}
-	/* where the checks found the paths: what the Workers compare with */
-	return flow_storage_copy(m, t->m);
+	/* where the checks found the paths: what the Workers compare with; what
+	 * the lint read of the code's needs of python3 */
+	if (flow_storage_copy(m, t->m) < 0)
+		return JP_ENOMEM;
+	return jp_code_python_copy(&m->code.python, &t->m->code.python);
 }
 
 int jp_flow_work_apply(struct jp_flow *flow, const struct jp_flow_work *t, struct jp_error *err)

@@ -29,6 +29,7 @@
 #include "jobprep/shellwords.h"
 #include "shellwords_internal.h"
 #include "lint_internal.h"
+#include "pyscan.h"
 
 /* --- small helpers -------------------------------------------------------- */
 
@@ -1133,8 +1134,11 @@ static void lint_env_paths(struct lint *L)
 
 /* --- entry points ---------------------------------------------------------- */
 
-int jp_lint_command(struct jp_lint_report *out, const char *command,
-		    const struct jp_lint_context *ctx, struct jp_error *err)
+/* The lint; the Python scan it made into *py when py is not NULL
+ * (py->n_files 0: nothing was read). */
+static int lint_run(struct jp_lint_report *out, const char *command,
+		    const struct jp_lint_context *ctx, struct jp_pyscan_result *py,
+		    struct jp_error *err)
 {
 	static const struct jp_lint_context none = JP_LINT_CONTEXT_INIT;
 	struct lint L;
@@ -1145,6 +1149,7 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 	memset(&L, 0, sizeof(L));
 	L.out = out;
 	L.ctx = ctx ? ctx : &none;
+	L.python = py;
 	/* The variables env.sh exports. */
 	const char *known[][2] = { { "PROJECT_DIR", L.ctx->project_dir },
 				   { "OUTPUT_DIR", L.ctx->output_dir },
@@ -1191,8 +1196,15 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 	return rc;
 }
 
-int jp_lint_manifest_report(struct jp_lint_report *out, const struct jp_manifest *m,
-			    const struct jp_profile *profile, struct jp_error *err)
+int jp_lint_command(struct jp_lint_report *out, const char *command,
+		    const struct jp_lint_context *ctx, struct jp_error *err)
+{
+	return lint_run(out, command, ctx, NULL, err);
+}
+
+static int manifest_report(struct jp_lint_report *out, const struct jp_manifest *m,
+			   const struct jp_profile *profile, struct jp_pyscan_result *py,
+			   struct jp_error *err)
 {
 	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
 	bool lclone = m->code.source == JP_CODE_LAUNCH_CLONE;
@@ -1214,15 +1226,49 @@ int jp_lint_manifest_report(struct jp_lint_report *out, const struct jp_manifest
 	ctx.gpus_per_worker = (long long)m->job.gpus_per_worker;
 	ctx.env = m->job.env;
 	ctx.n_env = m->job.n_env;
-	return jp_lint_command(out, m->job.launch_command, &ctx, err);
+	return lint_run(out, m->job.launch_command, &ctx, py, err);
+}
+
+int jp_lint_manifest_report(struct jp_lint_report *out, const struct jp_manifest *m,
+			    const struct jp_profile *profile, struct jp_error *err)
+{
+	return manifest_report(out, m, profile, NULL, err);
+}
+
+/* What the scan of the code says it needs of python3, into code.python
+ * (kept as recorded when the code could not be read here). */
+static int record_python(struct jp_manifest *m, const struct jp_pyscan_result *py)
+{
+	struct jp_code_python *dst = &m->code.python;
+	char version[16];
+
+	if (py->n_files == 0)
+		return 0;
+	jp_code_python_dispose(dst);
+	dst->recorded = true;
+	dst->dataloader_workers = py->loader_workers;
+	for (size_t i = 0; i < py->n_modules && i < JP_PYSCAN_MAX_MODULES; i++)
+		if (jp_valid_module_name(py->modules[i]) &&
+		    jp_code_python_add(dst, py->modules[i]) < 0)
+			return JP_ENOMEM;
+	if (py->min_minor && py->min_minor < 100) {
+		snprintf(version, sizeof(version), "3.%u", py->min_minor);
+		if (!(dst->min_version = strdup(version)))
+			return JP_ENOMEM;
+	}
+	return 0;
 }
 
 int jp_lint_manifest(struct jp_manifest *m, const struct jp_profile *profile,
 		     struct jp_error *err)
 {
 	struct jp_lint_report r = JP_LINT_REPORT_INIT;
-	int rc = jp_lint_manifest_report(&r, m, profile, err);
+	struct jp_pyscan_result *py = calloc(1, sizeof(*py));
+	int rc = py ? manifest_report(&r, m, profile, py, err) : jp_error_oom(err);
 
+	if (rc == 0 && record_python(m, py) < 0)
+		rc = jp_error_oom(err);
+	free(py);
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < r.n; i++) {

@@ -218,8 +218,11 @@ static int hub_scan(struct jp_pyscan_result *res, const char *const *scripts, si
 	rc = in.bad ? JP_ENOMEM : jp_helper_call(&ans, &jp_req_lint_hub, &in, where, ms, NULL);
 	if (rc == 0) {
 		probe_bytes_get(&ans, res, sizeof(*res));
-		if (ans.bad || res->n_hits > JP_PYSCAN_MAX_HITS)
+		if (ans.bad || res->n_hits > JP_PYSCAN_MAX_HITS ||
+		    res->n_modules > JP_PYSCAN_MAX_MODULES)
 			rc = JP_EINTERNAL;
+		for (size_t i = 0; rc == 0 && i < res->n_modules; i++)
+			res->modules[i][JP_PYSCAN_MODULE_LEN - 1] = '\0';
 	}
 	free(in.p);
 	free(ans.p);
@@ -256,6 +259,8 @@ void jp_lint_hub(struct lint *L)
 	}
 	if (rc != 0)
 		goto out;
+	if (L->python)
+		*L->python = *res;
 	for (size_t i = 0; i < res->n_hits && !L->oom; i++) {
 		const struct jp_pyscan_hit *h = &res->hits[i];
 

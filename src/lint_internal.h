@@ -60,7 +60,10 @@ struct lint {
 	bool hung;              /* one did not answer: no more looks */
 	int project_here;       /* project_dir is a folder here: 1, not: -1, not looked yet: 0 */
 	struct jp_strv written; /* paths the command writes before they are read */
+	struct jp_pyscan_result *python; /* jp_lint_hub's scan, kept here; NULL: not kept */
 };
+
+struct jp_pyscan_result;
 
 /* A simple command's words, redirections left out. */
 struct cmd {

@@ -58,6 +58,8 @@ libjobprep_a_SOURCES += src/jsonstrict.h src/jsonstrict.c
 libjobprep_a_SOURCES += include/jobprep/envsh.h src/envsh_internal.h src/envsh.c
 # check: a manifest's paths and its checkout judged (`jobprep check`)
 libjobprep_a_SOURCES += include/jobprep/check.h src/check_internal.h src/check.c src/check_repo.c
+# (and the job's runtime as this machine sees it: python3's modules, /dev/shm, interfaces)
+libjobprep_a_SOURCES += src/check_runtime.c
 # worker: long work on a worker thread (the wizard's clone and scans)
 libjobprep_a_SOURCES += include/jobprep/worker.h src/worker_internal.h src/worker.c
 # lint: the launch command's lint
@@ -93,22 +95,29 @@ libjobprep_a_SOURCES += include/jobprep/export.h src/export_internal.h src/expor
 # preflight: the run's preflight.sh every Worker runs before the launch command;
 # its fixed part is src/preflight_body.sh, made into a C string here
 libjobprep_a_SOURCES += include/jobprep/preflight.h src/preflight_internal.h src/preflight.c
-nodist_libjobprep_a_SOURCES = src/preflight_body.h
+nodist_libjobprep_a_SOURCES = src/preflight_body.h src/preflight_runtime.h
 # runs: the runs prepared for a job (`jobprep runs`)
 libjobprep_a_SOURCES += include/jobprep/runs.h src/runs.c
 libjobprep_a_SOURCES += include/jobprep/jobindex.h src/jobindex_internal.h src/jobindex.c
-BUILT_SOURCES = src/preflight_body.h
+BUILT_SOURCES = src/preflight_body.h src/preflight_runtime.h
 # (BUILT_SOURCES is made for all/check/install only; `make jobprep` too)
-src/libjobprep_a-preflight.$(OBJEXT): src/preflight_body.h
+src/libjobprep_a-preflight.$(OBJEXT): src/preflight_body.h src/preflight_runtime.h
 EXTRA_DIST += src/preflight_body.sh
 CLEANFILES += src/preflight_body.h
 src/preflight_body.h: $(srcdir)/src/preflight_body.sh
 	$(AM_V_GEN)$(MKDIR_P) src && \
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' \
 		$(srcdir)/src/preflight_body.sh > $@-t && mv -f $@-t $@
+# the job's runtime checks (preflight_runtime.sh), made the same way
+EXTRA_DIST += src/preflight_runtime.sh
+CLEANFILES += src/preflight_runtime.h
+src/preflight_runtime.h: $(srcdir)/src/preflight_runtime.sh
+	$(AM_V_GEN)$(MKDIR_P) src && \
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' \
+		$(srcdir)/src/preflight_runtime.sh > $@-t && mv -f $@-t $@
 # the launch lint's look at the Python code for Hub downloads at start (a light
 # reader of Python source)
-libjobprep_a_SOURCES += src/lint_hub.c src/pyscan.h src/pyscan.c
+libjobprep_a_SOURCES += src/lint_hub.c src/pyscan.h src/pyscan.c src/pyscan_stdlib.c
 # stage: data onto shared storage before the job (copy, unpack, download)
 libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c src/stage_name.c \
 	src/stage_archive.c src/stage_curl.c src/stage_http.c src/stage_pool.c src/stage_unpack.c \

@@ -103,6 +103,57 @@ void jp_manifest_clear_checks(struct jp_manifest *m)
 	m->n_checks = 0;
 }
 
+void jp_code_python_dispose(struct jp_code_python *py)
+{
+	for (size_t i = 0; i < py->n_modules; i++)
+		free(py->modules[i]);
+	free(py->modules);
+	free(py->min_version);
+	memset(py, 0, sizeof(*py));
+}
+
+int jp_code_python_add(struct jp_code_python *py, const char *module)
+{
+	char **grown = realloc(py->modules, (py->n_modules + 1) * sizeof(*grown));
+
+	if (!grown)
+		return JP_ENOMEM;
+	py->modules = grown;
+	if (!(grown[py->n_modules] = strdup(module)))
+		return JP_ENOMEM;
+	py->n_modules++;
+	return 0;
+}
+
+int jp_code_python_copy(struct jp_code_python *dst, const struct jp_code_python *src)
+{
+	jp_code_python_dispose(dst);
+	dst->recorded = src->recorded;
+	dst->dataloader_workers = src->dataloader_workers;
+	for (size_t i = 0; i < src->n_modules; i++)
+		if (jp_code_python_add(dst, src->modules[i]) < 0)
+			return JP_ENOMEM;
+	if (src->min_version && !(dst->min_version = strdup(src->min_version)))
+		return JP_ENOMEM;
+	return 0;
+}
+
+bool jp_valid_module_name(const char *s)
+{
+	if (!s[0] || strlen(s) > 63 || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+	       strlen(s);
+}
+
+bool jp_valid_python_version(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 3 && n <= 4 && s[0] == '3' && s[1] == '.' &&
+	       strspn(s + 2, "0123456789") == n - 2 && !(n == 4 && s[2] == '0');
+}
+
 void jp_manifest_free(struct jp_manifest *m)
 {
 	if (!m)
@@ -120,6 +171,7 @@ void jp_manifest_free(struct jp_manifest *m)
 	free(m->code.repo_ref);
 	free(m->code.repo_commit);
 	free(m->code.image);
+	jp_code_python_dispose(&m->code.python);
 	for (size_t i = 0; i < m->n_data; i++)
 		data_dispose(&m->data[i]);
 	free(m->data);

@@ -20,6 +20,17 @@ int jp_manifest_add_check(struct jp_manifest *m, const char *id,
 			  enum jp_check_status status, const char *path,
 			  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void jp_manifest_clear_checks(struct jp_manifest *m);
+/* code.python: free its strings, back to not recorded. */
+void jp_code_python_dispose(struct jp_code_python *py);
+/* A copy of src into dst (dst's old strings freed); 0 or JP_ENOMEM. */
+int jp_code_python_copy(struct jp_code_python *dst, const struct jp_code_python *src);
+/* Append a module name to py->modules (a copy); 0 or JP_ENOMEM. */
+int jp_code_python_add(struct jp_code_python *py, const char *module);
+/* A module name as code.python.modules holds it: a Python identifier
+ * (ASCII letters, digits, '_', not starting with a digit). */
+bool jp_valid_module_name(const char *s);
+/* "3.N" (N up to 99), as code.python.min_version holds it. */
+bool jp_valid_python_version(const char *s);
 
 /* Set created_at to the current time (RFC 3339 UTC, whole seconds).
  * jp_manifest_new already does this once. */

@@ -533,11 +533,68 @@ static void rd_code_repo(struct reader *r, const cJSON *it, struct jp_manifest *
 		read_fields(r, it, repo_fields, N_FIELDS(repo_fields), m, i);
 }
 
+/* code.python: what the code needs of a Worker's python3 */
+static const struct string_rule rule_python_version = { N_("a Python version such as \"3.10\""),
+							jp_valid_python_version, false };
+
+static void rd_python_modules(struct reader *r, const cJSON *arr, struct jp_manifest *m, size_t i)
+{
+	const cJSON *it;
+	size_t k = 0;
+
+	(void)i;
+	if (!cJSON_IsArray(arr)) {
+		fail_item(r, _("an array of module names"), arr);
+		return;
+	}
+	cJSON_ArrayForEach(it, arr)
+	{
+		size_t mark = jp_json_path_push_index(&r->path, k++);
+
+		if (!cJSON_IsString(it) || !jp_valid_module_name(it->valuestring))
+			fail_item(r, _("a module name (letters, digits and '_', not starting with a "
+				       "digit)"),
+				  it);
+		else if (jp_code_python_add(&m->code.python, it->valuestring) < 0)
+			r->oom = true;
+		jp_json_path_pop(&r->path, mark);
+	}
+}
+
+static void rd_python_min(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	(void)i;
+	read_string(r, it, &m->code.python.min_version, &rule_python_version);
+}
+
+static void rd_python_workers(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	(void)i;
+	read_bool(r, it, &m->code.python.dataloader_workers);
+}
+
+static const struct field python_fields[] = {
+	{ "modules", true, rd_python_modules },
+	{ "min_version", false, rd_python_min },
+	{ "dataloader_workers", false, rd_python_workers },
+};
+
+static void rd_code_python(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	if (!it) {
+		fail_item(r, _("an object {modules, min_version, dataloader_workers}"), it);
+		return;
+	}
+	m->code.python.recorded = true;
+	read_fields(r, it, python_fields, N_FIELDS(python_fields), m, i);
+}
+
 static const struct field code_fields[] = {
 	{ "source", true, rd_code_source },
 	{ "path", false, rd_code_path },
 	{ "repo", false, rd_code_repo },
 	{ "image", false, rd_code_image },
+	{ "python", false, rd_code_python },
 };
 
 /* What each code source needs besides "source" (the schema's if/then). */
@@ -860,7 +917,7 @@ static void rd_job(struct reader *r, const cJSON *it, struct jp_manifest *m, siz
 static void rd_code(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
 {
 	if (!it) {
-		fail_item(r, _("an object {source, path, repo, image}"), it);
+		fail_item(r, _("an object {source, path, repo, image, python}"), it);
 		return;
 	}
 	read_fields(r, it, code_fields, N_FIELDS(code_fields), m, i);

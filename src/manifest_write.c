@@ -59,6 +59,25 @@ static bool add_job(cJSON *root, const struct jp_job *job)
 	return true;
 }
 
+static bool add_python(cJSON *code, const struct jp_code_python *py)
+{
+	cJSON *o = cJSON_AddObjectToObject(code, "python");
+	cJSON *mods = o ? cJSON_AddArrayToObject(o, "modules") : NULL;
+
+	if (!mods)
+		return false;
+	for (size_t i = 0; i < py->n_modules; i++) {
+		cJSON *s = cJSON_CreateString(py->modules[i]);
+
+		if (!s || !cJSON_AddItemToArray(mods, s)) {
+			cJSON_Delete(s);
+			return false;
+		}
+	}
+	return add_str(o, "min_version", py->min_version) &&
+	       cJSON_AddBoolToObject(o, "dataloader_workers", py->dataloader_workers);
+}
+
 static bool add_code(cJSON *root, const struct jp_code *code)
 {
 	cJSON *o = cJSON_AddObjectToObject(root, "code");
@@ -74,7 +93,9 @@ static bool add_code(cJSON *root, const struct jp_code *code)
 		    !add_str(repo, "commit", code->repo_commit))
 			return false;
 	}
-	return add_str(o, "image", code->image);
+	if (!add_str(o, "image", code->image))
+		return false;
+	return !code->python.recorded || add_python(o, &code->python);
 }
 
 /* Where jobprep staged the data from: absent until a staging finished (a

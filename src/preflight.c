@@ -23,6 +23,10 @@
 static const char body[] =
 #include "src/preflight_body.h"
 	;
+/* src/preflight_runtime.sh, the job's runtime checks, likewise. */
+static const char runtime_body[] =
+#include "src/preflight_runtime.h"
+	;
 
 /* The messages the script prints: sh variable, printf format. The
  * arguments are given in the order the formats name them. */
@@ -71,6 +75,57 @@ static const struct message {
 	  N_("Worker %s did not see rank 0's mark %s for this attempt within %s s: its "
 	     "output directory is not the storage rank 0 writes to (a different or missing "
 	     "mount on this Worker?)") },
+	{ "jp_m_no_python",
+	  N_("there is no python3 on this Worker (%s): the checks of the Python modules, its "
+	     "version and the meeting at MASTER_ADDR were skipped; install python3 in the image "
+	     "to have them") },
+	{ "jp_m_py_hung",
+	  N_("python3 did not answer within %s s on this Worker (%s) when asked for the "
+	     "modules the code imports: is its environment on a hung mount?") },
+	{ "jp_m_py_version",
+	  N_("the code needs Python %s or newer (its syntax), but python3 on this Worker is "
+	     "%s (%s): use an image with a newer Python") },
+	{ "jp_m_py_modules",
+	  N_("python3 on this Worker cannot find the modules the code imports: %s (%s): install "
+	     "the packages that provide them in the image, or point PYTHONPATH at them in "
+	     "job.env") },
+	{ "jp_m_shm",
+	  N_("/dev/shm has %s MiB on this Worker (%s), and the code starts DataLoader workers, "
+	     "which pass their batches through it: give the job at least %s MiB there (docker "
+	     "--shm-size, a memory emptyDir at /dev/shm on Kubernetes), or set num_workers=0") },
+	{ "jp_m_nofile",
+	  N_("the open-files limit (ulimit -n) is %s on this Worker (%s), and the code starts "
+	     "DataLoader workers, which share tensors as open files: raise it to at least %s "
+	     "(ulimit -n %s in the launch line, or the platform's limit)") },
+	{ "jp_m_if_missing",
+	  N_("%s names the network interface %s, which this Worker (%s) does not have (it has: "
+	     "%s): NCCL or gloo would wait until its timeout; name one it has, or unset it") },
+	{ "jp_m_hca_missing",
+	  N_("%s names the InfiniBand adapter %s, which this Worker (%s) does not have under "
+	     "/sys/class/infiniband (it has: %s): NCCL would fail or fall back; name one it has, "
+	     "or unset it") },
+	{ "jp_m_if_down",
+	  N_("%s names the network interface %s, which is down on this Worker (%s): bring it "
+	     "up, or name another") },
+	{ "jp_m_master_addr",
+	  N_("MASTER_ADDR=%s does not resolve on this Worker (%s): set it to rank 0's host "
+	     "name or address") },
+	{ "jp_m_master_port",
+	  N_("MASTER_PORT %s cannot be listened on at rank 0 (%s): another program holds it, "
+	     "so the rendezvous would not start; choose a free port or stop that program") },
+	{ "jp_m_unheard",
+	  N_("Worker %s did not hear within %s s on port %s from the Workers of rank %s: "
+	     "they cannot reach it (MASTER_ADDR, a firewall, or they did not start)") },
+	{ "jp_m_unreached",
+	  N_("Worker %s could not reach rank 0 at %s:%s within %s s: is MASTER_ADDR rank 0's "
+	     "address, and is the port open between the Workers?") },
+	{ "jp_m_gpus",
+	  N_("this Worker (%s) sees %s NVIDIA GPUs, and the job asks for %s per Worker: fix "
+	     "job.gpus_per_worker, or the GPUs the platform gives the job") },
+	{ "jp_m_stdin",
+	  N_("standard input is a terminal on this Worker (%s): a prompt in the job (a login, "
+	     "input(), a password) would wait for a keyboard; close it in the launch line "
+	     "(exec </dev/null, as jobprep prints it)") },
 	{ "jp_m_failed", N_("Worker %s: the launch command was not started (problems found: %s)") },
 	{ "jp_m_passed", N_("every check passed on Worker %s") },
 	{ "jp_m_moved",
@@ -163,7 +218,7 @@ static void header(struct jp_buf *b, const struct jp_manifest *m)
 	jp_buf_addf(b,
 		    "# preflight.sh of a run of the job \"%s\", made by jobprep %s from the\n"
 		    "# run's manifest (created %s). Every Worker runs it before the launch\n"
-		    "# command:  . env.sh && sh preflight.sh && LAUNCH COMMAND\n"
+		    "# command:  exec </dev/null && . env.sh && sh preflight.sh && LAUNCH COMMAND\n"
 		    "# It checks the paths `jobprep check` checks, as this Worker sees them,\n"
 		    "# and with several Workers that all of them share the output directory.\n"
 		    "# One line per problem on stderr; exit 0 when nothing failed, else 1.\n"
@@ -200,6 +255,36 @@ static void identity_names(struct jp_buf *b, const struct jp_manifest *m)
 	jp_buf_dispose(&list);
 }
 
+/* What the runtime checks (preflight_runtime.sh) need: the code's Python
+ * modules and version, its DataLoader workers, the floors, the GPUs. */
+static void runtime_values(struct jp_buf *b, const struct jp_manifest *m)
+{
+	const struct jp_code_python *py = &m->code.python;
+	struct jp_buf mods = JP_BUF_INIT;
+	char *text = NULL;
+
+	for (size_t i = 0; i < py->n_modules; i++)
+		if (jp_valid_module_name(py->modules[i])) {
+			if (mods.len)
+				jp_buf_addc(&mods, ' ');
+			jp_buf_add(&mods, py->modules[i]);
+		}
+	if (mods.rc < 0 || jp_buf_take(&text, &mods) < 0)
+		b->rc = JP_ENOMEM;
+	jp_buf_addf(b, "jp_py_code=%d\n", py->recorded ? 1 : 0);
+	add_var(b, "jp_py_modules", text ? text : "");
+	add_var(b, "jp_py_min",
+		py->min_version && jp_valid_python_version(py->min_version) ? py->min_version : "");
+	add_var(b, "jp_code_dir", m->code.source == JP_CODE_SHARED_STORAGE && m->code.path
+					  ? m->code.path : "");
+	jp_buf_addf(b, "jp_loader_workers=%d\n", py->dataloader_workers ? 1 : 0);
+	jp_buf_addf(b, "jp_shm_min_kb=%llu\n", (unsigned long long)(JP_RUNTIME_SHM_MIN_BYTES >> 10));
+	jp_buf_addf(b, "jp_nofile_min=%d\n", JP_RUNTIME_NOFILE_MIN);
+	jp_buf_addf(b, "jp_gpus=%" PRId64 "\n", m->job.gpus_per_worker > 0 ? m->job.gpus_per_worker : 0);
+	free(text);
+	jp_buf_dispose(&mods);
+}
+
 static void values(struct jp_buf *b, const struct jp_manifest *m, const struct jp_profile *p)
 {
 	add_var(b, "jp_run", m->outputs.output_dir);
@@ -212,6 +297,7 @@ static void values(struct jp_buf *b, const struct jp_manifest *m, const struct j
 	add_var(b, "jp_meet_id", JP_PREFLIGHT_MEET_ID);
 	jp_buf_addf(b, "jp_sandbox=%d\n", p->sandbox ? 1 : 0);
 	identity_names(b, m);
+	runtime_values(b, m);
 	for (size_t i = 0; i < N_OF(messages); i++)
 		add_var(b, messages[i].var, _(messages[i].fmt));
 	jp_buf_add(b, "\n");
@@ -294,6 +380,7 @@ static int checks(struct jp_buf *b, const struct jp_manifest *m, const struct jp
 	}
 	env_checks(b, m, profile);
 	jp_buf_add(b, "jp_meet\n"
+		      "jp_runtime\n"
 		      "jp_finish\n");
 	free(paths);
 	return 0;
@@ -319,6 +406,7 @@ int jp_preflight_render(char **out, const struct jp_manifest *m, struct jp_error
 	header(&b, m);
 	values(&b, m, profile);
 	jp_buf_add(&b, body);
+	jp_buf_add(&b, runtime_body);
 	rc = checks(&b, m, profile);
 	if (rc == 0 && b.rc < 0)
 		rc = b.rc;

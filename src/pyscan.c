@@ -511,6 +511,119 @@ static void resolve(struct scan *S, const char *file, int level, const char *dot
 		resolve_in(S, S->project, dotted, n);
 }
 
+/* ---- what the code needs of a Worker's python3 ---- */
+
+/* name (a top-level module) is a file or folder of the project: beside the
+ * importing file, or at the project's top. */
+static bool own_module(struct scan *S, const char *file, const char *name)
+{
+	char p[PATH_MAX];
+	const char *slash = strrchr(file, '/');
+	const char *dirs[2] = { NULL, S->project };
+	char here[PATH_MAX];
+
+	snprintf(here, sizeof(here), "%.*s", slash ? (int)(slash - file) : 0, file);
+	dirs[0] = here;
+	for (int k = 0; k < 2; k++) {
+		if (!dirs[k])
+			continue;
+		if (snprintf(p, sizeof(p), "%s/%s.py", dirs[k], name) < (int)sizeof(p) &&
+		    lookup_file(S, p, false))
+			return true;
+		if (snprintf(p, sizeof(p), "%s/%s", dirs[k], name) < (int)sizeof(p) &&
+		    lookup_file(S, p, true))
+			return true;
+	}
+	return false;
+}
+
+static int by_module(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
+/* The top-level name of dotted, imported unconditionally by file: kept
+ * when it is no module of the project's or the standard library's. */
+static void note_module(struct scan *S, const char *file, const char *dotted)
+{
+	struct jp_pyscan_result *o = S->out;
+	char name[JP_PYSCAN_MODULE_LEN];
+	size_t n = strcspn(dotted, ".");
+
+	if (n == 0 || n >= sizeof(name))
+		return;
+	memcpy(name, dotted, n);
+	name[n] = '\0';
+	if (jp_pyscan_is_stdlib(name) || o->n_modules >= JP_PYSCAN_MAX_MODULES)
+		return;
+	for (size_t i = 0; i < o->n_modules; i++)
+		if (strcmp(o->modules[i], name) == 0)
+			return;
+	if (own_module(S, file, name))
+		return;
+	memcpy(o->modules[o->n_modules++], name, n + 1);
+	qsort(o->modules, o->n_modules, sizeof(o->modules[0]), by_module);
+}
+
+static void need_minor(struct scan *S, unsigned minor)
+{
+	if (minor > S->out->min_minor)
+		S->out->min_minor = minor;
+}
+
+/* `match SUBJECT:` (3.10): a statement that starts with the soft keyword
+ * match, whose line ends in ':' (match(x) or match = ... do not). */
+static bool match_stmt(const struct lex *at, const struct tok *t)
+{
+	struct lex L = *at;
+	struct tok k = *t, last;
+
+	next(&L, &k);
+	if (k.kind == T_OP && strchr("=.,)]}:;", k.s[0]))
+		return false;
+	for (last = k; k.kind != T_NL && k.kind != T_END; next(&L, &k))
+		last = k;
+	return is(&last, T_OP, ":");
+}
+
+/* num_workers=VALUE in a call: workers unless VALUE is literally 0 */
+static bool loader_workers(const struct lex *at, const struct tok *t)
+{
+	struct lex L = *at;
+	struct tok k = *t;
+
+	if (at->depth == 0)
+		return false;
+	next(&L, &k);
+	if (!is(&k, T_OP, "="))
+		return false;
+	next(&L, &k);
+	if (is(&k, T_OP, "="))
+		return false; /* num_workers == ... */
+	if (!is(&k, T_OP, "0"))
+		return true;
+	next(&L, &k);
+	return !(is(&k, T_OP, ",") || is(&k, T_OP, ")") || k.kind == T_NL || k.kind == T_END);
+}
+
+/* The syntax and calls that say what the code needs of python3. */
+static void runtime_signs(struct scan *S, const struct lex *L, const struct tok *t, bool start)
+{
+	if (t->kind == T_OP && t->s[0] == ':' && t->s + 1 < L->end && t->s[1] == '=')
+		need_minor(S, 8);
+	else if (start && L->depth == 0 && is(t, T_NAME, "match") && match_stmt(L, t))
+		need_minor(S, 10);
+	else if (start && is(t, T_NAME, "except")) {
+		struct lex la = *L;
+		struct tok k = *t;
+
+		next(&la, &k);
+		if (is(&k, T_OP, "*"))
+			need_minor(S, 11);
+	} else if (is(t, T_NAME, "num_workers") && !S->out->loader_workers)
+		S->out->loader_workers = loader_workers(L, t);
+}
+
 /* A dotted name from the tokens: into buf (cut at its size). */
 static void dotted_name(struct lex *L, struct tok *t, char *buf, size_t size)
 {
@@ -532,8 +645,8 @@ static void dotted_name(struct lex *L, struct tok *t, char *buf, size_t size)
 	}
 }
 
-/* import a.b [as x], c */
-static void import_stmt(struct scan *S, const char *file, struct lex *L, struct tok *t)
+/* import a.b [as x], c; top: at a file's top level (not indented) */
+static void import_stmt(struct scan *S, const char *file, struct lex *L, struct tok *t, bool top)
 {
 	char mod[512];
 
@@ -541,6 +654,8 @@ static void import_stmt(struct scan *S, const char *file, struct lex *L, struct 
 	while (t->kind == T_NAME) {
 		dotted_name(L, t, mod, sizeof(mod));
 		resolve(S, file, 0, mod, strlen(mod));
+		if (top)
+			note_module(S, file, mod);
 		if (is(t, T_NAME, "as")) {
 			next(L, t);
 			next(L, t);
@@ -552,7 +667,7 @@ static void import_stmt(struct scan *S, const char *file, struct lex *L, struct 
 }
 
 /* from [.]a.b import c [as x], d   (or (c, d)) */
-static void from_stmt(struct scan *S, const char *file, struct lex *L, struct tok *t)
+static void from_stmt(struct scan *S, const char *file, struct lex *L, struct tok *t, bool top)
 {
 	char mod[512], sub[1024];
 	int level = 0;
@@ -566,6 +681,8 @@ static void from_stmt(struct scan *S, const char *file, struct lex *L, struct to
 	if (!is(t, T_NAME, "import")) /* from . import x: no module name */
 		dotted_name(L, t, mod, sizeof(mod));
 	resolve(S, file, level, mod, strlen(mod));
+	if (top && level == 0)
+		note_module(S, file, mod);
 	if (!is(t, T_NAME, "import"))
 		return;
 	next(L, t);
@@ -714,11 +831,13 @@ static void scan_text(struct scan *S, const char *file, const char *text, size_t
 	next(&L, &t);
 	while (t.kind != T_END) {
 		int which;
+		/* at a file's top level: an import that surely runs */
+		bool top = t.kind == T_NAME && (t.s == text || t.s[-1] == '\n');
 
 		if (start && is(&t, T_NAME, "import")) {
-			import_stmt(S, file, &L, &t);
+			import_stmt(S, file, &L, &t, top);
 		} else if (start && is(&t, T_NAME, "from")) {
-			from_stmt(S, file, &L, &t);
+			from_stmt(S, file, &L, &t, top);
 		} else if ((which = call_index(&t)) >= 0) {
 			unsigned line = t.line;
 
@@ -730,6 +849,7 @@ static void scan_text(struct scan *S, const char *file, const char *text, size_t
 		}
 		if (t.kind == T_END)
 			break;
+		runtime_signs(S, &L, &t, start);
 		/* `try: import x`, `if x: import y` begin a statement too */
 		start = t.kind == T_NL || (is(&t, T_OP, ":") && L.depth == 0);
 		next(&L, &t);

@@ -5,7 +5,11 @@
  * load_dataset, snapshot_download, hf_hub_download whose first argument
  * (or repo_id= / pretrained_model_name_or_path= / path=) is a string
  * literal naming a Hub repository ("org/name" or "name") that is no
- * existing path. Used by the launch lint (lint_hub.c). */
+ * existing path. Used by the launch lint (lint_hub.c). Also what the code
+ * needs of a Worker's python3: the top-level modules its unconditional
+ * imports name that are neither the project's nor the standard library's,
+ * the Python version its syntax needs, and whether it starts DataLoader
+ * workers (the preflight's runtime checks, check_runtime.c). */
 #ifndef JOBPREP_PYSCAN_H
 #define JOBPREP_PYSCAN_H
 
@@ -15,6 +19,8 @@
 #define JP_PYSCAN_MAX_HITS 32
 #define JP_PYSCAN_MAX_FILES 2000          /* files read, at most */
 #define JP_PYSCAN_MAX_BYTES (1024 * 1024) /* of each file */
+#define JP_PYSCAN_MAX_MODULES 64          /* third-party modules kept */
+#define JP_PYSCAN_MODULE_LEN 64           /* a longer name is not kept */
 
 struct jp_pyscan_hit {
 	char file[1024];  /* absolute */
@@ -32,6 +38,14 @@ struct jp_pyscan_result {
 	bool more_hits;   /* more than JP_PYSCAN_MAX_HITS */
 	size_t n_files;   /* Python files read */
 	bool truncated;   /* JP_PYSCAN_MAX_FILES reached */
+	/* top-level names of modules imported at a file's top level (not
+	 * indented: not under try/if/def) that are neither files or folders
+	 * of the project nor the standard library; sorted, each once */
+	char modules[JP_PYSCAN_MAX_MODULES][JP_PYSCAN_MODULE_LEN];
+	size_t n_modules;
+	unsigned min_minor;    /* 3.N the syntax needs (8 walrus, 10 match,
+				* 11 except*); 0: nothing told */
+	bool loader_workers;   /* a num_workers= argument that is not literally 0 */
 };
 
 /* Read scripts[0..n) (absolute paths of .py files) and, following their
@@ -45,6 +59,10 @@ void jp_pyscan_run(struct jp_pyscan_result *out, const char *const *scripts, siz
 /* One file's text alone, as read from file (no other file read; its
  * imports only looked up): for the fuzz target. */
 void jp_pyscan_text(struct jp_pyscan_result *out, const char *file, const char *text, size_t n);
+
+/* name is a top-level module of Python's standard library (pyscan_stdlib.c:
+ * sys.stdlib_module_names of 3.11, and those removed since 3.8). */
+bool jp_pyscan_is_stdlib(const char *name);
 
 /* The hub id test alone: s names a Hub repository ("org/name", "name":
  * letters, digits, '-', '_', '.'; no "--" or "..", not starting or ending

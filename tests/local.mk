@@ -421,7 +421,7 @@ TESTS += $(STORAGE_SH_TESTS)
 EXTRA_DIST += $(STORAGE_SH_TESTS) tests/lib/ssh.sh tests/lib/platform.sh
 # preflight: the run's preflight.sh as Workers run it (dash, bash, busybox sh;
 # bad, unreadable and hung paths; four Workers, one with other storage)
-PREFLIGHT_TESTS = tests/integration/preflight.sh
+PREFLIGHT_TESTS = tests/integration/preflight.sh tests/integration/preflight_runtime.sh
 TESTS += $(PREFLIGHT_TESTS)
 EXTRA_DIST += $(PREFLIGHT_TESTS)
 check_PROGRAMS += tests/unit/test_preflight

@@ -9,6 +9,12 @@
 /* Less free space than this where the job writes fails the space check
  * (here and in the Workers' preflight.sh). */
 #define JP_CHECK_SPACE_FAIL_BYTES (64ULL << 20)
+/* The job's runtime when its code starts DataLoader workers: /dev/shm at
+ * least this big (Docker's default 64 MiB ends in "Bus error"), and an
+ * open-files limit at least this (below it, workers sharing tensors as file
+ * descriptors fail with "received 0 items of ancdata"). */
+#define JP_RUNTIME_SHM_MIN_BYTES (1ULL << 30)
+#define JP_RUNTIME_NOFILE_MIN 1024
 
 enum jp_check_flags {
 	JP_CHECK_DEEP = 1 << 0, /* also scan data sets fully */

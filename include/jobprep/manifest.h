@@ -99,6 +99,17 @@ struct jp_job {
 	size_t n_env;
 };
 
+/* What the Python code the launch command runs needs of a Worker's python3,
+ * read from the code at init (the launch lint), judged by every Worker's
+ * preflight.sh and by `jobprep check` (check_runtime.c). */
+struct jp_code_python {
+	bool recorded;            /* the code was read (else nothing below holds) */
+	char **modules;           /* third-party top-level modules, sorted */
+	size_t n_modules;
+	char *min_version;        /* "3.10": what its syntax needs; NULL: not told */
+	bool dataloader_workers;  /* it starts DataLoader workers (num_workers not 0) */
+};
+
 struct jp_code {
 	enum jp_code_source source;
 	char *path;        /* shared_storage: the checkout; image: code dir in it */
@@ -106,6 +117,7 @@ struct jp_code {
 	char *repo_ref;
 	char *repo_commit; /* 40 hex */
 	char *image;       /* image reference */
+	struct jp_code_python python;
 };
 
 /* Where a path the checks judge lived when the job was prepared (`init`,

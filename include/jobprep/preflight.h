@@ -2,7 +2,9 @@
  * command, made from the manifest. It sits in the run's folder
  * ({shared}/outputs/{job}/run-NNN/) beside the manifest and env.sh.
  *
- * Plain POSIX sh (dash, busybox sh, bash): no jobprep, no Python. As the
+ * Plain POSIX sh (dash, busybox sh, bash): no jobprep; python3 only for the
+ * job's runtime checks (src/preflight_runtime.sh), skipped with one warning
+ * where the Worker has none. As the
  * Worker sees them, it judges the paths jobprep check judges
  * (jp_check_paths, same ids): each exists, code and data are readable,
  * outputs writable (a probe file made and removed), nothing on ephemeral
@@ -30,6 +32,13 @@
  * mark is met in every output folder; a data set with fewer files than
  * recorded (data[i].path.count) or a .jobprep-tmp-* inside it fails; so does
  * a job.env that sets the platform's per-Worker variables (job.env.identity).
+ *
+ * Then the job's runtime on this Worker (runtime.*, docs/reference.md): the
+ * modules and Python version code.python records, /dev/shm and ulimit -n
+ * for DataLoader workers, the interfaces NCCL_SOCKET_IFNAME,
+ * GLOO_SOCKET_IFNAME and NCCL_IB_HCA name, MASTER_ADDR:MASTER_PORT (rank 0
+ * listens until every rank has connected, then lets the port go), the
+ * NVIDIA GPUs against gpus_per_worker, and no terminal at standard input.
  *
  * Output: one "[FAIL] ID: message" or "[warn] ID: message" line per problem
  * on stderr, then this Worker's table ("[area] AREA STATUS": storage, data,

@@ -81,7 +81,7 @@ for answers in "$TOP_SRCDIR"/tests/data/answers/*.json; do
 		"$out/stderr" || fail "$name: progress on a stderr that is not a terminal: $(cat "$out/stderr")"
 	grep -q "^Wrote $run/job.json\$" "$out/stdout" && grep -q "^Wrote $out/job.json " "$out/stdout" ||
 		fail "$name: init did not say where it wrote"
-	grep -q "^  \\. '$run/env.sh' && sh '$run/preflight.sh' && " "$out/stdout" ||
+	grep -q "^  exec </dev/null && \\. '$run/env.sh' && sh '$run/preflight.sh' && " "$out/stdout" ||
 		fail "$name: the platform's launch command does not source env.sh and run preflight.sh first"
 	# the run's preflight.sh, as rank 0 of the job runs it, passes this run
 	[ "$(stat -c %a "$run/preflight.sh" 2>/dev/null)" = 755 ] ||

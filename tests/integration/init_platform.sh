@@ -72,7 +72,7 @@ check "the public data is recorded read-only" \
 check "check passes the manifest" [ $? -eq 0 ]
 check "two Workers and no barrier in the code: a hint" grep -q '"launch.sync"' $run/job.json
 check "the platform's command sources env.sh, then runs preflight.sh" \
-	grep -q "^  \\. '$run/env.sh' && sh '$run/preflight.sh' && cd \"\$PROJECT_DIR\" && bash scripts/train.sh\$" /root/llama.out
+	grep -q "^  exec </dev/null && \\. '$run/env.sh' && sh '$run/preflight.sh' && cd \"\$PROJECT_DIR\" && bash scripts/train.sh\$" /root/llama.out
 check "preflight.sh is in the run directory" test -s $run/preflight.sh
 
 # outputs on the Worker's own disk are refused, by field, before anything is made

@@ -14,8 +14,9 @@ sh=$1
 t=$2
 out=$(mktemp "${TMPDIR:-/tmp}/jobprep-tap.XXXXXX") || exit 99
 t0=$(date +%s.%N)
+# (no test reads a keyboard: a terminal at make's input is none of theirs)
 {
-	"$sh" "$t"
+	"$sh" "$t" </dev/null
 	echo $? >"$out.rc"
 } | tee "$out"
 # JOBPREP_TEST_TIMES=FILE: each test's wall time appended there (CI prints

@@ -41,7 +41,7 @@ jp_expect env_sh_written_next_to_it [ -f "$T/work/jobprep-demo/shared/outputs/de
 run="$T/work/jobprep-demo/shared/outputs/demo/run-001"
 jp_expect preflight_sh_written_next_to_it [ -x "$run/preflight.sh" ]
 jp_expect launch_line_runs_env_sh_then_preflight_sh \
-	grep -qF ". '$run/env.sh' && sh '$run/preflight.sh' && cd \"\$PROJECT_DIR\" && bash scripts/train.sh" "$T/stdout"
+	grep -qF "exec </dev/null && . '$run/env.sh' && sh '$run/preflight.sh' && cd \"\$PROJECT_DIR\" && bash scripts/train.sh" "$T/stdout"
 jp_expect the_demo_run_passes_its_preflight sh "$run/preflight.sh"
 jp_expect code_was_cloned [ -x "$T/work/jobprep-demo/shared/projects/demo/scripts/train.sh" ]
 "$JOBPREP" check "$m" >"$T/check.out" 2>&1

@@ -138,13 +138,15 @@ static void preflight_judges_the_paths_and_ids_check_judges(void **state)
 		/* (the launch command's lint and the checkout's state -- is it
 		 * committed, pushed -- are judged where the job is prepared, not
 		 * by every Worker) */
+		/* the job's runtime (preflight_runtime.sh) by the same ids */
+		found = found || strstr(text, m->checks[i].id) != NULL;
 		if (!found && strncmp(m->checks[i].id, "launch.", 7) != 0 &&
 		    strncmp(m->checks[i].id, "code.repo.", 10) != 0)
 			fail_msg("jobprep check judges %s, preflight.sh does not", m->checks[i].id);
 	}
 	/* the meeting comes after the paths, for this two-Worker job */
 	assert_non_null(strstr(text, "jp_workers=2\n"));
-	assert_non_null(strstr(text, "\njp_meet\njp_finish\n"));
+	assert_non_null(strstr(text, "\njp_meet\njp_runtime\njp_finish\n"));
 	free(paths);
 	free(text);
 	jp_manifest_free(m);

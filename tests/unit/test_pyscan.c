@@ -253,6 +253,55 @@ static void lint_quiet_when_staged_and_offline(void **state)
 	free(got);
 }
 
+/* What the code needs of a Worker's python3: the third-party modules its
+ * top-level imports name (not the project's, not the standard library's,
+ * not an import under try/if), through the project's modules. */
+static void runtime_modules_through_imports(void **state)
+{
+	char path[PATH_MAX + 16];
+	const char *scripts[1] = { path };
+	struct jp_pyscan_result *r = malloc(sizeof(*r));
+	char got[512] = "";
+
+	(void)state;
+	assert_non_null(r);
+	snprintf(path, sizeof(path), "%s/train.py", project);
+	jp_pyscan_run(r, scripts, 1, project, NULL);
+	for (size_t i = 0; i < r->n_modules; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", i ? " " : "",
+			 r->modules[i]);
+	assert_string_equal(got, "datasets huggingface_hub transformers");
+	assert_int_equal(r->min_minor, 0);
+	assert_false(r->loader_workers);
+	free(r);
+}
+
+static struct jp_pyscan_result *text(const char *src)
+{
+	static struct jp_pyscan_result r;
+
+	jp_pyscan_text(&r, "/nonexistent/t.py", src, strlen(src));
+	return &r;
+}
+
+/* The Python version the syntax needs; DataLoader workers unless literally 0. */
+static void runtime_syntax_and_workers(void **state)
+{
+	(void)state;
+	assert_int_equal(text("import re\nm = re.match(a, b)\nmatch(x)\nx: int = 3\n")->min_minor, 0);
+	assert_int_equal(text("if (n := len(a)) > 2:\n    pass\n")->min_minor, 8);
+	assert_int_equal(text("def f(c):\n    match c:\n        case 1:\n            pass\n")->min_minor, 10);
+	assert_int_equal(text("match (a, b):\n    case _:\n        pass\n")->min_minor, 10);
+	assert_int_equal(text("try:\n    f()\nexcept* ValueError:\n    pass\n")->min_minor, 11);
+	assert_false(text("DataLoader(ds, num_workers=0)\n")->loader_workers);
+	assert_false(text("DataLoader(ds, num_workers=0, batch_size=2)\nnum_workers = 4\n")->loader_workers);
+	assert_true(text("DataLoader(ds, num_workers=4)\n")->loader_workers);
+	assert_true(text("DataLoader(ds, batch_size=2, num_workers=args.workers)\n")->loader_workers);
+	assert_true(text("DataLoader(ds,\n    num_workers=0 if debug else 8)\n")->loader_workers);
+	assert_int_equal(text("import numpy as np, os\nif x:\n    import wandb\n")->n_modules, 1);
+	assert_string_equal(text("from . import a\nfrom PIL.Image import open\n")->modules[0], "PIL");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +311,8 @@ int main(void)
 		cmocka_unit_test(hub_ids),
 		cmocka_unit_test(lint_names_files_lines_and_the_fix),
 		cmocka_unit_test(lint_quiet_when_staged_and_offline),
+		cmocka_unit_test(runtime_modules_through_imports),
+		cmocka_unit_test(runtime_syntax_and_workers),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -114,7 +114,8 @@ static char *platform_line(const struct jp_manifest *m)
 	env = jp_path_join(m->outputs.output_dir, "env.sh");
 	pf = jp_path_join(m->outputs.output_dir, "preflight.sh");
 	if (env && pf && jp_sh_quote(&qenv, env) == 0 && jp_sh_quote(&qpf, pf) == 0 &&
-	    asprintf(&line, ". %s && sh %s && %s", qenv, qpf, m->job.launch_command) < 0)
+	    asprintf(&line, "exec </dev/null && . %s && sh %s && %s", qenv, qpf,
+		     m->job.launch_command) < 0)
 		line = NULL;
 	free(env);
 	free(pf);
