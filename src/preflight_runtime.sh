@@ -224,10 +224,14 @@ sys.exit(6)
 '
 
 jp_rt_rendezvous() {
-	[ "$jp_workers" -gt 1 ] && jp_num "$jp_rank" || return 0
+	# as many ranks as the launcher will wait for: the platform's
+	# WORLD_SIZE where it set one, else the manifest's Workers
+	jp_rv_n=$jp_workers
+	jp_num "${WORLD_SIZE-}" && jp_rv_n=$WORLD_SIZE
+	[ "$jp_rv_n" -gt 1 ] && jp_num "$jp_rank" || return 0
 	[ -n "${MASTER_ADDR-}" ] && jp_num "${MASTER_PORT-}" || return 0
 	jp_rv=$(jp_bounded "$((jp_wait + jp_timeout))" python3 -c "$jp_meet_py" "$MASTER_ADDR" \
-		"$MASTER_PORT" "$jp_rank" "$jp_workers" "$jp_wait" "$jp_who" 2>/dev/null)
+		"$MASTER_PORT" "$jp_rank" "$jp_rv_n" "$jp_wait" "$jp_who" 2>/dev/null)
 	case $? in
 	0) jp_area network pass ;;
 	3) jp_rt_fail network runtime.master_addr "$jp_m_master_addr" "$MASTER_ADDR" "$jp_who" ;;
