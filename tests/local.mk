@@ -448,8 +448,8 @@ STAGE_TESTS = tests/integration/stage_copy.sh tests/integration/stage_interrupt.
 	tests/integration/stage_odd_names.sh tests/integration/stage_big_tree.sh \
 	tests/integration/stage_read_only_dirs.sh \
 	tests/integration/stage_rerun_folders.sh tests/integration/stage_unpack_folders.sh \
-	tests/integration/stage_hf.sh tests/integration/init_stage_hf.sh
-	tests/integration/check_staging_sshfs.sh
+	tests/integration/stage_hf.sh tests/integration/init_stage_hf.sh \
+	tests/integration/check_staging_sshfs.sh \
 	tests/integration/stage_http_unchanged.sh tests/integration/stage_progress.sh
 TESTS += $(STAGE_TESTS)
 EXTRA_DIST += $(STAGE_TESTS)

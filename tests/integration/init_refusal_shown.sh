@@ -49,7 +49,7 @@ jp_expect launch_refusal_prints_its_fail_line \
 jp_expect launch_refusal_prints_each_finding_on_a_line_of_its_own \
 	[ "$(grep -c '^\[\(FAIL\|warn\)\] launch\.' "$T/launch.out")" -ge 2 ]
 jp_expect launch_refusal_never_joins_findings_with_a_literal_backslash_n \
-	sh -c '[ -s "$1" ] && ! grep -q "\\\\n" "$1" "$2"' sh "$T/launch.err" "$T/launch.out"
+	jp_no_text -F '\n' "$T/launch.err" "$T/launch.out"
 jp_expect launch_refusal_names_the_finding_on_stderr \
 	grep -q "job.launch_command: 'config/missing.py': " "$T/launch.err"
 jp_expect launch_refusal_writes_no_run [ ! -e "$runs/run-001" ]
