@@ -29,6 +29,7 @@
 #include "jobprep/shellwords.h"
 #include "shellwords_internal.h"
 #include "lint_internal.h"
+#include "resume_internal.h"
 
 /* --- small helpers -------------------------------------------------------- */
 
@@ -1142,6 +1143,7 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 
 	out->items = NULL;
 	out->n = 0;
+	out->resume = NULL;
 	memset(&L, 0, sizeof(L));
 	L.out = out;
 	L.ctx = ctx ? ctx : &none;
@@ -1171,6 +1173,7 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 	if (!L.oom)
 		lint_env_paths(&L);
 
+	out->resume = L.resume;
 	if (L.oom) {
 		jp_lint_report_dispose(out);
 		rc = jp_error_oom(err);
@@ -1199,6 +1202,7 @@ int jp_lint_manifest_report(struct jp_lint_report *out, const struct jp_manifest
 
 	out->items = NULL;
 	out->n = 0;
+	out->resume = NULL;
 	if (!m->job.launch_command || !*m->job.launch_command)
 		return 0;
 	ctx.profile = profile ? profile : m->profile;
@@ -1234,6 +1238,9 @@ int jp_lint_manifest(struct jp_manifest *m, const struct jp_profile *profile,
 			break;
 		}
 	}
+	/* a command that resumes, against the earlier runs' checkpoints */
+	if (rc >= 0)
+		rc = jp_resume_check(m, profile, r.resume, err);
 	jp_lint_report_dispose(&r);
 	return rc < 0 ? rc : 0;
 }

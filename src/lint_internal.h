@@ -60,6 +60,7 @@ struct lint {
 	bool hung;              /* one did not answer: no more looks */
 	int project_here;       /* project_dir is a folder here: 1, not: -1, not looked yet: 0 */
 	struct jp_strv written; /* paths the command writes before they are read */
+	char *resume;           /* what says the program resumes (lint_resume.c); NULL: none */
 };
 
 /* A simple command's words, redirections left out. */
@@ -182,6 +183,10 @@ void jp_lint_module(struct lint *L, const struct cmd *c, size_t k);
 /* lint_files.c: a path the command writes (a later read of it is no
  * missing file). */
 void jp_lint_written(struct lint *L, const char *path);
+
+/* lint_resume.c: does the program at c's word j (its script) resume from
+ * its checkpoint folder? What says so (the first) into L->resume. */
+void jp_lint_resume(struct lint *L, const struct cmd *c, size_t j);
 
 /* lint_script.c: read the sh script at path (found by jp_lint_check_script
  * as word w) and judge its lines like the command's; `source`: run in the
