@@ -396,7 +396,8 @@ TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/draft_never_keeps_a_token.sh \
 	tests/tui/hung_mount_typing.sh \
 	tests/tui/refusal_outlives_scan.sh \
-	tests/tui/existing_checkout.sh tests/tui/review_fill_in.sh
+	tests/tui/existing_checkout.sh tests/tui/review_fill_in.sh \
+	tests/tui/review_resume.sh
 TESTS += $(TUI_TESTS)
 EXTRA_DIST += $(TUI_TESTS) tests/tui/lib.sh
 # i18n: the wizard and the CLI in Chinese (tmux); the catalogue complete and valid
