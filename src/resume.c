@@ -383,9 +383,10 @@ static int offer(struct jp_manifest *m, const struct looked *l, const char *why)
 		m, JP_RESUME_CHECK, JP_CHECK_FAIL, c->ckpt,
 		_("the command resumes (%s) but this run's checkpoint folder %s is empty: it would "
 		  "start from nothing. %s left a complete checkpoint in %s: set job.resume_from to "
-		  "\"%s\" (env.sh exports it as RESUME_FROM for the code to read), or "
-		  "outputs.checkpoint_dir to %s to go on in the same folder"),
-		why, m->outputs.checkpoint_dir, name, c->ckpt, name, c->ckpt);
+		  "\"%s\" (init --resume-from %s; env.sh exports it as RESUME_FROM for the code to "
+		  "read), or outputs.checkpoint_dir to %s to go on in the same folder (init "
+		  "--resume-in %s)"),
+		why, m->outputs.checkpoint_dir, name, c->ckpt, name, name, c->ckpt, name);
 }
 
 int jp_resume_check(struct jp_manifest *m, const struct jp_profile *profile, const char *why,

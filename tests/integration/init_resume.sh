@@ -75,11 +75,13 @@ if extra_top:
 json.dump(a, open(out, "w"))
 EOF
 }
-# prep JOB: init of $T/JOB-answers.json; output in $T/JOB.{out,err,rc}
+# prep JOB [OPTION...]: init of $T/JOB-answers.json; output in $T/JOB.{out,err,rc}
 prep() {
-	"$JOBPREP" init --answers "$T/$1-answers.json" --profile "$T/profile.json" \
-		>"$T/$1.out" 2>"$T/$1.err"
-	echo $? >"$T/$1.rc"
+	_job=$1
+	shift
+	"$JOBPREP" init --answers "$T/$_job-answers.json" --profile "$T/profile.json" "$@" \
+		>"$T/$_job.out" 2>"$T/$_job.err"
+	echo $? >"$T/$_job.rc"
 }
 rc() { cat "$T/$1.rc"; }
 outs=$T/shared/outputs
@@ -98,9 +100,10 @@ prep nano
 jp_expect second_prep_without_a_choice_fails [ "$(rc nano)" = 1 ]
 jp_expect failure_is_launch_resume_naming_run_001_checkpoint \
 	grep -q "launch.resume: .*config/train_resume.py:2: init_from = 'resume'.*run-001 left a complete checkpoint in $outs/nano/run-001/checkpoints" "$T/nano.out"
-jp_expect failure_names_the_fix grep -q 'set job.resume_from to "run-001"' "$T/nano.out"
+jp_expect failure_names_the_fix \
+	grep -q 'set job.resume_from to "run-001" (init --resume-from run-001; ' "$T/nano.out"
 jp_expect failure_names_the_same_folder_way \
-	grep -q "outputs.checkpoint_dir to $outs/nano/run-001/checkpoints to go on in the same folder" "$T/nano.out"
+	grep -q "outputs.checkpoint_dir to $outs/nano/run-001/checkpoints to go on in the same folder (init --resume-in run-001)" "$T/nano.out"
 jp_expect refused_prep_writes_no_run_002_manifest [ ! -e "$outs/nano/run-002/job.json" ]
 
 answers nano "$RESUME" '{"resume_from": "run-001"}'
@@ -151,6 +154,21 @@ jp_expect same_folder_choice_passes [ "$(rc nano)" = 0 ]
 "$JOBPREP" runs --profile "$T/profile.json" nano >"$T/runs.out" 2>&1
 jp_expect runs_shows_same_folder_chain \
 	sh -c 'sed -n "/run-004\$/,\$p" "$1" | grep -q "^  resumes *run-001 (goes on in its checkpoint folder)"' sh "$T/runs.out"
+
+# --- the same two ways on the command line --------------------------------------
+answers cli "$RESUME"
+prep cli
+printf 'step 10\n' >"$outs/cli/run-001/checkpoints/ckpt.pt"
+prep cli --resume-from run-001
+jp_expect cli_resume_from_passes_and_exports_resume_from \
+	[ "$(rc cli)" = 0 -a "$(sh -c '. "$1" && printf %s "$RESUME_FROM"' sh "$outs/cli/run-002/env.sh")" = \
+	  "$outs/cli/run-001/checkpoints" ]
+prep cli --resume-in last
+jp_expect cli_resume_in_goes_on_in_run_001_folder \
+	[ "$(rc cli)" = 0 -a "$(sh -c '. "$1" && printf %s "$CHECKPOINT_DIR"' sh "$outs/cli/run-003/env.sh")" = \
+	  "$outs/cli/run-001/checkpoints" ]
+prep cli --resume-from run-001 --resume-in run-001
+jp_expect cli_both_ways_at_once_is_a_usage_error [ "$(rc cli)" = 2 ]
 
 # --- healthy twin: the same job, a command that does not resume ----------------
 answers fresh 'cd "$PROJECT_DIR" && python3 train.py config/train_fresh.py --out_dir="$CHECKPOINT_DIR"'
