@@ -372,6 +372,38 @@ static int check_chosen(struct jp_manifest *m, const char *where, struct jp_erro
 	return rc;
 }
 
+/* A chosen job.resume_from that a later earlier run has passed (the
+ * manifest of run-002 taken as the answers of run-003 carries run-001's):
+ * a warning naming the later one. */
+static int later_checkpoint(struct jp_manifest *m, const struct jp_profile *profile,
+			    const char *where)
+{
+	struct looked l = { 0, NULL, 0, 0 };
+	struct jp_error ignored = JP_ERROR_INIT;
+	int rc = 0;
+
+	if (profile && m->job.name &&
+	    earlier_runs(&l, profile, m->job.name, m->outputs.output_dir, NULL, &ignored) == 0 &&
+	    l.n > 0 && look(&l, NULL, where, &ignored) == 0 && l.chosen < l.n &&
+	    !jp_path_is_under(m->job.resume_from, l.c[l.chosen].run_dir) &&
+	    !jp_path_is_under(m->job.resume_from, l.c[l.chosen].ckpt)) {
+		bool older = false;
+
+		for (size_t i = l.chosen + 1; i < l.n; i++)
+			older |= jp_path_is_under(m->job.resume_from, l.c[i].run_dir) ||
+				 jp_path_is_under(m->job.resume_from, l.c[i].ckpt);
+		if (older)
+			rc = jp_manifest_add_check(
+				m, JP_RESUME_CHECK, JP_CHECK_WARN, l.c[l.chosen].ckpt,
+				_("job.resume_from takes %s, but %s left a later complete checkpoint "
+				  "in %s: --resume-from last (or \"last\") takes it"),
+				m->job.resume_from, run_name(l.c[l.chosen].run_dir), l.c[l.chosen].ckpt);
+	}
+	looked_dispose(&l);
+	jp_error_dispose(&ignored);
+	return rc;
+}
+
 /* The offer: the command resumes, this run's folder is empty, an earlier
  * run left a complete checkpoint. */
 static int offer(struct jp_manifest *m, const struct looked *l, const char *why)
@@ -400,8 +432,12 @@ int jp_resume_check(struct jp_manifest *m, const struct jp_profile *profile, con
 
 	profile = profile ? profile : m->profile;
 	where = profile && profile->shared_roots.n ? profile->shared_roots.v[0] : "/";
-	if (m->job.resume_from)
-		return check_chosen(m, where, err) == JP_ENOMEM ? jp_error_oom(err) : 0;
+	if (m->job.resume_from) {
+		rc = check_chosen(m, where, err);
+		if (rc == 0 && m->n_checks && m->checks[m->n_checks - 1].status == JP_CHECK_PASS)
+			rc = later_checkpoint(m, profile, where);
+		return rc == JP_ENOMEM ? jp_error_oom(err) : 0;
+	}
 	if (!why || !profile || !m->job.name || !m->outputs.checkpoint_dir)
 		return 0;
 	/* the runs that cannot be listed or looked at: nothing to offer */

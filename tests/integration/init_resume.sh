@@ -163,10 +163,19 @@ prep cli --resume-from run-001
 jp_expect cli_resume_from_passes_and_exports_resume_from \
 	[ "$(rc cli)" = 0 -a "$(sh -c '. "$1" && printf %s "$RESUME_FROM"' sh "$outs/cli/run-002/env.sh")" = \
 	  "$outs/cli/run-001/checkpoints" ]
+# run-002 trained too; its manifest as the next run's answers carries
+# run-001's folder: a warning names run-002's later checkpoint
+printf 'step 20\n' >"$outs/cli/run-002/checkpoints/ckpt.pt"
+cp "$outs/cli/run-002/job.json" "$T/cli-answers.json"
+prep cli
+jp_expect carried_resume_from_warns_of_the_later_checkpoint \
+	sh -c '[ "$(cat "$1")" = 0 ] && grep -q "launch.resume: job.resume_from takes .*/run-001/checkpoints, but run-002 left a later complete checkpoint" "$2"' \
+	sh "$T/cli.rc" "$T/cli.out"
+answers cli "$RESUME"
 prep cli --resume-in last
-jp_expect cli_resume_in_goes_on_in_run_001_folder \
-	[ "$(rc cli)" = 0 -a "$(sh -c '. "$1" && printf %s "$CHECKPOINT_DIR"' sh "$outs/cli/run-003/env.sh")" = \
-	  "$outs/cli/run-001/checkpoints" ]
+jp_expect cli_resume_in_last_goes_on_in_run_002_folder \
+	[ "$(rc cli)" = 0 -a "$(sh -c '. "$1" && printf %s "$CHECKPOINT_DIR"' sh "$outs/cli/run-004/env.sh")" = \
+	  "$outs/cli/run-002/checkpoints" ]
 prep cli --resume-from run-001 --resume-in run-001
 jp_expect cli_both_ways_at_once_is_a_usage_error [ "$(rc cli)" = 2 ]
 
