@@ -125,7 +125,7 @@ static void line_value(char *buf, size_t size, const char *v, const char *end)
 	if (v < end && (*v == '\'' || *v == '"'))
 		quote = *v++;
 	for (; v < end && n + 1 < size; v++) {
-		if (quote ? *v == quote : (*v == '#' || *v == ','))
+		if (quote ? *v == quote : (*v == '#' || *v == ',' || *v == '}' || *v == ']'))
 			break;
 		buf[n++] = *v;
 	}
@@ -138,7 +138,7 @@ static void line_value(char *buf, size_t size, const char *v, const char *end)
 static void config_line(struct lint *L, struct said *s, const char *name, unsigned line_no,
 			const char *p, const char *end, bool python)
 {
-	const char *key, *sep;
+	const char *key, *sep, *from;
 	size_t len;
 	char value[512];
 	int v;
@@ -147,6 +147,7 @@ static void config_line(struct lint *L, struct said *s, const char *name, unsign
 		return; /* inside a function or a block: not the config's */
 	while (p < end && (*p == ' ' || *p == '\t' || *p == '-'))
 		p++;
+	from = p;
 	if (p < end && *p == '"')
 		p++;
 	key = p;
@@ -163,8 +164,10 @@ static void config_line(struct lint *L, struct said *s, const char *name, unsign
 	line_value(value, sizeof(value), sep + 1, end);
 	v = judge(L, key, len, value[0] || *sep == '=' ? value : "");
 	/* "resume:" opening a block says nothing */
+	while (end > sep && strchr(" \t\r,}]", end[-1]))
+		end--;
 	if (v && !(value[0] == '\0' && *sep == ':'))
-		say(L, s, v, "%s:%u: %.*s", name, line_no, (int)(end - key), key);
+		say(L, s, v, "%s:%u: %.*s", name, line_no, (int)(end - from), from);
 }
 
 /* The config (or script) at path, its lines judged in order. */

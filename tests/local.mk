@@ -103,6 +103,12 @@ TESTS += tests/unit/test_lint
 tests_unit_test_lint_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_lint_CFLAGS = $(unit_cflags)
 tests_unit_test_lint_LDADD = $(unit_ldadd)
+# the lint's look for a resume (issue 29)
+check_PROGRAMS += tests/unit/test_lint_resume
+TESTS += tests/unit/test_lint_resume
+tests_unit_test_lint_resume_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_unit_test_lint_resume_CFLAGS = $(unit_cflags)
+tests_unit_test_lint_resume_LDADD = $(unit_ldadd)
 # the light Python reader and launch.hub_download (issue 21)
 check_PROGRAMS += tests/unit/test_pyscan
 TESTS += tests/unit/test_pyscan
