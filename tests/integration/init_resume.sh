@@ -131,6 +131,9 @@ r = json.load(open(sys.argv[1]))
 assert r[0]["resumes_from"] is None
 assert r[1]["resumes_from"]["run"] == sys.argv[2] + "/run-001", r[1]
 ' "$T/runs.json" "$outs/nano"
+"$JOBPREP" show "$outs/nano/run-002/job.json" >"$T/show.out" 2>&1
+jp_expect show_names_the_checkpoint_resumed_from \
+	grep -q "^  resumes from *$outs/nano/run-001/checkpoints\$" "$T/show.out"
 "$JOBPREP" check "$outs/nano/run-002/job.json" >"$T/check.out" 2>&1
 jp_expect check_of_run_002_passes_the_chosen_checkpoint \
 	sh -c '! grep -q "FAIL" "$1" && grep -q "passed" "$1"' sh "$T/check.out"
