@@ -5,7 +5,6 @@
 
 #include <stdlib.h>
 
-#include "error_internal.h"
 #include "flow_internal.h"
 #include "resume_internal.h"
 #include "str.h"
@@ -35,20 +34,3 @@ int flow_resume_store(struct jp_flow *flow, const char *value, struct jp_verdict
 	return rc;
 }
 
-int jp_flow_resume_in(struct jp_flow *flow, const char *run, struct jp_error *err)
-{
-	char *path = NULL;
-	int rc = jp_resume_resolve(&path, flow->profile, flow->m->job.name,
-				   flow->m->outputs.output_dir, run, err);
-
-	if (rc == JP_ENOENT) {
-		char *why = jp_error_take_last(err);
-
-		rc = jp_error_set(err, JP_EUSAGE, "%s", why ? why : run);
-		free(why);
-	}
-	if (rc == 0)
-		rc = jp_flow_set(NULL, flow, "outputs.checkpoint_dir", path, err);
-	free(path);
-	return rc;
-}

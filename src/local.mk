@@ -108,7 +108,7 @@ src/preflight_body.h: $(srcdir)/src/preflight_body.sh
 # reader of Python source)
 libjobprep_a_SOURCES += src/lint_hub.c src/pyscan.h src/pyscan.c
 libjobprep_a_SOURCES += src/lint_resume.c src/resume.c src/resume_internal.h
-libjobprep_a_SOURCES += src/flow_resume.c
+libjobprep_a_SOURCES += src/flow_resume.c src/flow_resume_in.c
 # stage: data onto shared storage before the job (copy, unpack, download)
 libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c src/stage_name.c \
 	src/stage_archive.c src/stage_curl.c src/stage_http.c src/stage_pool.c src/stage_unpack.c \
