@@ -56,12 +56,30 @@ static bool temporary_name(const char *name)
 	return false;
 }
 
+static void count_file(struct look *lk, const struct stat *st)
+{
+	lk->files++;
+	lk->bytes += (uint64_t)st->st_size;
+	lk->sig = lk->sig * 1099511628211ULL ^ (uint64_t)st->st_size ^
+		  ((uint64_t)st->st_mtim.tv_nsec << 20) ^ (uint64_t)st->st_mtim.tv_sec;
+}
+
+/* The files under dir (dir itself, when it is a checkpoint file). */
 static void walk(struct look *lk, const char *dir, int depth)
 {
-	DIR *d = opendir(dir);
+	DIR *d;
 	struct dirent *de;
+	struct stat top;
 
-	if (!d)
+	if (depth == 0 && stat(dir, &top) == 0 && S_ISREG(top.st_mode)) {
+		const char *slash = strrchr(dir, '/');
+
+		if (temporary_name(slash ? slash + 1 : dir))
+			snprintf(lk->temp, sizeof(lk->temp), "%s", slash ? slash + 1 : dir);
+		count_file(lk, &top);
+		return;
+	}
+	if (!(d = opendir(dir)))
 		return;
 	while ((de = readdir(d)) && lk->entries < LOOK_MAX_ENTRIES) {
 		struct stat st;
@@ -74,14 +92,12 @@ static void walk(struct look *lk, const char *dir, int depth)
 			snprintf(lk->temp, sizeof(lk->temp), "%s", de->d_name);
 		if (!(p = jp_path_join(dir, de->d_name)))
 			break;
-		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && depth < LOOK_MAX_DEPTH) {
+		if (lstat(p, &st) != 0)
+			; /* gone meanwhile: the second look tells */
+		else if (S_ISDIR(st.st_mode) && depth < LOOK_MAX_DEPTH)
 			walk(lk, p, depth + 1);
-		} else if (lstat(p, &st) == 0 && S_ISREG(st.st_mode)) {
-			lk->files++;
-			lk->bytes += (uint64_t)st.st_size;
-			lk->sig = lk->sig * 1099511628211ULL ^ (uint64_t)st.st_size ^
-				  ((uint64_t)st.st_mtim.tv_nsec << 20) ^ (uint64_t)st.st_mtim.tv_sec;
-		}
+		else if (S_ISREG(st.st_mode))
+			count_file(lk, &st);
 		free(p);
 	}
 	closedir(d);

@@ -144,6 +144,12 @@ prep nano
 jp_expect resume_from_last_takes_run_001 \
 	[ "$(rc nano)" = 0 -a "$(sh -c '. "$1" && printf %s "$RESUME_FROM"' sh "$outs/nano/run-003/env.sh")" = \
 	  "$outs/nano/run-001/checkpoints" ]
+# a checkpoint file itself, by its path
+answers nano "$RESUME" "{\"resume_from\": \"$outs/nano/run-001/checkpoints/ckpt.pt\"}"
+prep nano
+jp_expect resume_from_a_checkpoint_file_passes \
+	sh -c '[ "$(cat "$1")" = 0 ] && grep -q "resume_from.*run-001/checkpoints/ckpt.pt" "$2"' sh \
+	"$T/nano.rc" "$(ls -d "$outs"/nano/run-* | tail -n 1)/job.json"
 answers nano "$RESUME" '{"resume_from": "run-009"}'
 prep nano
 jp_expect resume_from_a_run_that_is_not_there_is_refused \
@@ -156,7 +162,7 @@ prep nano
 jp_expect same_folder_choice_passes [ "$(rc nano)" = 0 ]
 "$JOBPREP" runs --profile "$T/profile.json" nano >"$T/runs.out" 2>&1
 jp_expect runs_shows_same_folder_chain \
-	sh -c 'sed -n "/run-004\$/,\$p" "$1" | grep -q "^  resumes *run-001 (goes on in its checkpoint folder)"' sh "$T/runs.out"
+	sh -c 'sed -n "/run-005\$/,\$p" "$1" | grep -q "^  resumes *run-001 (goes on in its checkpoint folder)"' sh "$T/runs.out"
 
 # --- the same two ways on the command line --------------------------------------
 answers cli "$RESUME"
