@@ -134,6 +134,17 @@ static void line_value(char *buf, size_t size, const char *v, const char *end)
 	buf[n] = '\0';
 }
 
+/* A Python value written as a literal: a string, a bool, None, a number. */
+static bool literal(const char *v, const char *end, const char *value)
+{
+	while (v < end && (*v == ' ' || *v == '\t'))
+		v++;
+	if (v < end && (*v == '\'' || *v == '"'))
+		return true;
+	return strcmp(value, "True") == 0 || strcmp(value, "False") == 0 ||
+	       strcmp(value, "None") == 0 || (value[0] >= '0' && value[0] <= '9');
+}
+
 /* One line of a config (or of the script: top level only). */
 static void config_line(struct lint *L, struct said *s, const char *name, unsigned line_no,
 			const char *p, const char *end, bool python)
@@ -162,6 +173,8 @@ static void config_line(struct lint *L, struct said *s, const char *name, unsign
 		return;
 	sep = p;
 	line_value(value, sizeof(value), sep + 1, end);
+	if (python && !literal(sep + 1, end, value))
+		return; /* resume = args.resume: known when it runs */
 	v = judge(L, key, len, value[0] || *sep == '=' ? value : "");
 	/* "resume:" opening a block says nothing */
 	while (end > sep && strchr(" \t\r,}]", end[-1]))

@@ -61,6 +61,7 @@ static int setup(void **state)
 	write_file("train.py", "out_dir = 'out'\ninit_from = 'scratch' # or 'resume'\n"
 			       "def f():\n    init_from = 'resume'\n");
 	write_file("by_default.py", "init_from = \"resume\"\n");
+	write_file("from_args.py", "import sys\nresume = sys.argv[1]\n");
 	write_file("config/resume.py", "# go on\ninit_from = 'resume'\n");
 	write_file("config/fresh.py", "init_from = 'scratch'\n");
 	write_file("config/hf.yaml", "trainer:\n  max_steps: 10\n  resume: true\n");
@@ -108,6 +109,7 @@ static const struct {
 	{ "python3 train.py config/fresh.py --init_from=resume", "--init_from=resume" },
 	{ "python3 by_default.py", "by_default.py:1: init_from = \"resume\"" },
 	{ "python3 by_default.py config/fresh.py", NULL },
+	{ "python3 from_args.py yes", NULL }, /* known only when it runs */
 	{ "python3 train.py --config config/hf.yaml", "config/hf.yaml:3: resume: true" },
 	{ "python3 train.py --config=config/off.yaml", NULL },
 	{ "python3 train.py -c config/block.yaml", NULL },
