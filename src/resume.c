@@ -216,12 +216,19 @@ static void looked_dispose(struct looked *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* Look at here and at the candidates l->c (run_dir or ckpt set). */
-static int look(struct looked *l, const char *here, const char *where, struct jp_error *err)
+/* Look at here and at the candidates l->c (run_dir or ckpt set); a mount
+ * that does not answer is the one of the first folder looked at. */
+static int look(struct looked *l, const char *here, struct jp_error *err)
 {
 	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
 	unsigned settle = SETTLE_MS, n = (unsigned)l->n;
-	int rc;
+	const char *where = here ? here : l->n && l->c[0].ckpt ? l->c[0].ckpt
+				      : l->n ? l->c[0].run_dir : "/";
+	int rc = jp_probe_fail_hung(where, err);
+
+	l->chosen = l->n;
+	if (rc < 0)
+		return rc;
 
 	probe_bytes_put_str(&in, here);
 	probe_bytes_put(&in, &settle, sizeof(settle));
@@ -233,7 +240,6 @@ static int look(struct looked *l, const char *here, const char *where, struct jp
 	rc = in.bad ? jp_error_oom(err)
 		    : jp_helper_call(&ans, &jp_req_resume_look, &in, where,
 				     jp_probe_default_timeout_ms() + SETTLE_MS * 2, err);
-	l->chosen = l->n;
 	if (rc == 0) {
 		probe_bytes_get(&ans, &l->here_files, sizeof(l->here_files));
 		for (size_t i = 0; i < l->n && !ans.bad; i++) {
@@ -319,7 +325,6 @@ int jp_resume_resolve(char **out, const struct jp_profile *profile, const char *
 		      const char *output_dir, const char *value, struct jp_error *err)
 {
 	struct looked l = { 0, NULL, 0, 0 };
-	const char *where = profile && profile->shared_roots.n ? profile->shared_roots.v[0] : "/";
 	bool last = strcmp(value, "last") == 0;
 	char buf[1024] = "";
 	int rc;
@@ -336,7 +341,7 @@ int jp_resume_resolve(char **out, const struct jp_profile *profile, const char *
 		rc = last ? jp_error_set(err, JP_ENOENT, _("%s has no earlier run"), job)
 			  : jp_error_set(err, JP_ENOENT, _("%s is no earlier run of %s"), value, job);
 	if (rc == 0)
-		rc = look(&l, NULL, where, err);
+		rc = look(&l, NULL, err);
 	if (rc == 0 && l.chosen < l.n && !(*out = strdup(l.c[l.chosen].ckpt)))
 		rc = jp_error_oom(err);
 	else if (rc == 0 && l.chosen == l.n) {
@@ -351,7 +356,7 @@ int jp_resume_resolve(char **out, const struct jp_profile *profile, const char *
 }
 
 /* A chosen job.resume_from: a complete checkpoint, or a failure. */
-static int check_chosen(struct jp_manifest *m, const char *where, struct jp_error *err)
+static int check_chosen(struct jp_manifest *m, struct jp_error *err)
 {
 	struct looked l = { 0, NULL, 0, 0 };
 	char buf[1024];
@@ -362,7 +367,7 @@ static int check_chosen(struct jp_manifest *m, const char *where, struct jp_erro
 		return JP_ENOMEM;
 	}
 	l.n = 1;
-	rc = look(&l, NULL, where, err);
+	rc = look(&l, NULL, err);
 	if (rc == JP_ENOMEM) {
 		looked_dispose(&l);
 		return rc;
@@ -391,8 +396,7 @@ static int check_chosen(struct jp_manifest *m, const char *where, struct jp_erro
 /* A chosen job.resume_from that a later earlier run has passed (the
  * manifest of run-002 taken as the answers of run-003 carries run-001's):
  * a warning naming the later one. */
-static int later_checkpoint(struct jp_manifest *m, const struct jp_profile *profile,
-			    const char *where)
+static int later_checkpoint(struct jp_manifest *m, const struct jp_profile *profile)
 {
 	struct looked l = { 0, NULL, 0, 0 };
 	struct jp_error ignored = JP_ERROR_INIT;
@@ -400,7 +404,7 @@ static int later_checkpoint(struct jp_manifest *m, const struct jp_profile *prof
 
 	if (profile && m->job.name &&
 	    earlier_runs(&l, profile, m->job.name, m->outputs.output_dir, NULL, &ignored) == 0 &&
-	    l.n > 0 && look(&l, NULL, where, &ignored) == 0 && l.chosen < l.n &&
+	    l.n > 0 && look(&l, NULL, &ignored) == 0 && l.chosen < l.n &&
 	    !jp_path_is_under(m->job.resume_from, l.c[l.chosen].run_dir) &&
 	    !jp_path_is_under(m->job.resume_from, l.c[l.chosen].ckpt)) {
 		bool older = false;
@@ -437,46 +441,56 @@ static int offer(struct jp_manifest *m, const struct looked *l, const char *why)
 		why, m->outputs.checkpoint_dir, name, c->ckpt, name, name, c->ckpt, name);
 }
 
+/* No earlier checkpoint is complete: the first one that is being written
+ * (or was left half-written) is named in a warning. */
+static int nothing_complete(struct jp_manifest *m, const struct looked *l, const char *why)
+{
+	char buf[1024];
+
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->c[i].state != JP_RESUME_TEMPORARY && l->c[i].state != JP_RESUME_CHANGING)
+			continue;
+		why_not(buf, sizeof(buf), &l->c[i]);
+		return jp_manifest_add_check(
+			m, JP_RESUME_CHECK, JP_CHECK_WARN, l->c[i].ckpt,
+			_("the command resumes (%s) but this run's checkpoint folder %s is empty, and "
+			  "no earlier run left a complete checkpoint: %s"),
+			why, m->outputs.checkpoint_dir, buf);
+	}
+	return 0;
+}
+
 int jp_resume_check(struct jp_manifest *m, const struct jp_profile *profile, const char *why,
 		    struct jp_error *err)
 {
 	struct looked l = { 0, NULL, 0, 0 };
 	struct jp_error ignored = JP_ERROR_INIT;
-	const char *where;
-	char buf[1024];
 	int rc = 0;
 
 	profile = profile ? profile : m->profile;
-	where = profile && profile->shared_roots.n ? profile->shared_roots.v[0] : "/";
 	if (m->job.resume_from) {
-		rc = check_chosen(m, where, err);
+		rc = check_chosen(m, err);
 		if (rc == 0 && m->n_checks && m->checks[m->n_checks - 1].status == JP_CHECK_PASS)
-			rc = later_checkpoint(m, profile, where);
+			rc = later_checkpoint(m, profile);
 		return rc == JP_ENOMEM ? jp_error_oom(err) : 0;
 	}
 	if (!why || !profile || !m->job.name || !m->outputs.checkpoint_dir)
 		return 0;
-	/* the runs that cannot be listed or looked at: nothing to offer */
-	if (earlier_runs(&l, profile, m->job.name, m->outputs.output_dir, NULL, &ignored) == 0 &&
-	    l.n > 0 && look(&l, m->outputs.checkpoint_dir, where, &ignored) == 0 &&
-	    l.here_files == 0) {
-		if (l.chosen < l.n) {
-			rc = offer(m, &l, why);
-		} else {
-			for (size_t i = 0; i < l.n && rc == 0; i++) {
-				if (l.c[i].state != JP_RESUME_TEMPORARY &&
-				    l.c[i].state != JP_RESUME_CHANGING)
-					continue;
-				why_not(buf, sizeof(buf), &l.c[i]);
-				rc = jp_manifest_add_check(
-					m, JP_RESUME_CHECK, JP_CHECK_WARN, l.c[i].ckpt,
-					_("the command resumes (%s) but this run's checkpoint folder %s "
-					  "is empty, and no earlier run left a complete checkpoint: %s"),
-					why, m->outputs.checkpoint_dir, buf);
-				break;
-			}
-		}
+	rc = earlier_runs(&l, profile, m->job.name, m->outputs.output_dir, NULL, &ignored);
+	if (rc == 0 && l.n > 0)
+		rc = look(&l, m->outputs.checkpoint_dir, &ignored);
+	if (rc == JP_ENOMEM) {
+		looked_dispose(&l);
+		jp_error_dispose(&ignored);
+		return jp_error_oom(err);
 	}
+	if (rc < 0) /* a hung or unreadable storage: said, nothing offered */
+		rc = jp_manifest_add_check(m, JP_RESUME_CHECK, JP_CHECK_WARN, NULL,
+					   _("the command resumes (%s) but the job's earlier runs "
+					     "could not be looked at for a checkpoint: %s"),
+					   why, jp_error_message(&ignored));
+	else if (l.n > 0 && l.here_files == 0)
+		rc = l.chosen < l.n ? offer(m, &l, why) : nothing_complete(m, &l, why);
 	looked_dispose(&l);
 	jp_error_dispose(&ignored);
 	return rc < 0 ? jp_error_oom(err) : 0;

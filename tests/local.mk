@@ -384,7 +384,7 @@ RUNS_TESTS = tests/integration/init_runs.sh tests/integration/init_late_signal.s
 	tests/integration/launch_clone_pinned.sh tests/integration/launch_files.sh \
 	tests/tui/review_o_copy.sh \
 	tests/integration/show_runs.sh tests/integration/check_output.sh \
-	tests/integration/init_resume.sh
+	tests/integration/init_resume.sh tests/integration/resume_hung_mount.sh
 TESTS += $(RUNS_TESTS)
 EXTRA_DIST += $(RUNS_TESTS)
 # tui: the wizard driven in a real terminal (tmux), one behaviour per script
