@@ -634,47 +634,91 @@ int jp_flow_step_verdict(struct jp_verdict *verdict, char **first_key, const str
 	return 0;
 }
 
-/* Every failing active field of every step into err as "KEY: message";
- * returns JP_ECHECK if any. Used by apply_answers and finish. */
+/* Every failing active field of every step into err as "KEY: message",
+ * and as a check of the manifest (its id the field's key, or each launch
+ * finding's own id), so a refusal shows its [FAIL] lines and --json lists
+ * them; returns JP_ECHECK if any. Used by apply_answers and finish. */
 struct fail_walk {
-	const struct jp_flow *flow;
+	struct jp_flow *flow;
 	struct jp_error *err;
 	const char *origin;
 	int failed;
 	int oom;
 };
 
+static void fail_line(struct fail_walk *w, const char *key, const char *message)
+{
+	const struct jp_field *f = jp_flow_field(key);
+
+	/* A key of the flow's own (review.manifest_path is -o) is no name
+	 * the person gave: its message names the path they did. */
+	if (f && (f->flags & JP_FIELD_FLOW_ONLY))
+		jp_error_set(w->err, JP_ECHECK, "%s", message ? message : key);
+	else if (w->origin)
+		jp_error_set(w->err, JP_ECHECK, "%s: %s: %s", w->origin, key, message ? message : "");
+	else
+		jp_error_set(w->err, JP_ECHECK, "%s: %s", key, message ? message : "");
+}
+
+/* The launch command's refusal: one line and one check per finding. */
+static int fail_launch(struct fail_walk *w, const char *key)
+{
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	char *cmd = NULL;
+	int rc = jp_flow_get(&cmd, w->flow, key, NULL);
+
+	if (rc == 0)
+		rc = flow_launch_findings(&r, w->flow, cmd ? cmd : "");
+	/* the failures first, as the verdict lists them */
+	for (int pass = 0; rc == 0 && pass < 2; pass++)
+		for (size_t i = 0; rc == 0 && i < r.n; i++) {
+			const struct jp_lint_finding *f = &r.items[i];
+			enum jp_check_status st = flow_launch_finding_status(w->flow, f);
+
+			if ((st == JP_CHECK_FAIL) != (pass == 0))
+				continue;
+			if (st == JP_CHECK_FAIL)
+				fail_line(w, key, f->message);
+			rc = jp_manifest_add_check(w->flow->m, f->id, st, f->path, "%s", f->message);
+		}
+	jp_lint_report_dispose(&r);
+	free(cmd);
+	return rc;
+}
+
 static int fail_walk_one(const char *key, void *payload)
 {
 	struct fail_walk *w = payload;
 	struct jp_verdict v = JP_VERDICT_INIT;
+	int rc = 0;
 
 	if (jp_flow_validate(&v, w->flow, key, NULL, NULL) < 0) {
 		w->oom = 1;
 		return 1;
 	}
 	if (v.status == JP_CHECK_FAIL) {
-		const struct jp_field *f = jp_flow_field(key);
-
 		w->failed = 1;
-		/* A key of the flow's own (review.manifest_path is -o) is no name
-		 * the person gave: its message names the path they did. */
-		if (f && (f->flags & JP_FIELD_FLOW_ONLY))
-			jp_error_set(w->err, JP_ECHECK, "%s", v.message ? v.message : key);
-		else if (w->origin)
-			jp_error_set(w->err, JP_ECHECK, "%s: %s: %s", w->origin, key,
-				     v.message ? v.message : "");
-		else
-			jp_error_set(w->err, JP_ECHECK, "%s: %s", key, v.message ? v.message : "");
+		if (strcmp(key, "job.launch_command") == 0) {
+			rc = fail_launch(w, key);
+		} else {
+			fail_line(w, key, v.message);
+			rc = jp_manifest_add_check(w->flow->m, key, JP_CHECK_FAIL, NULL, "%s",
+						   v.message ? v.message : "");
+		}
 	}
 	jp_verdict_dispose(&v);
+	if (rc < 0) {
+		w->oom = 1;
+		return 1;
+	}
 	return 0;
 }
 
-int flow_report_failures(const struct jp_flow *flow, const char *origin, struct jp_error *err)
+int flow_report_failures(struct jp_flow *flow, const char *origin, struct jp_error *err)
 {
 	struct fail_walk w = { flow, err, origin, 0, 0 };
 
+	jp_manifest_clear_checks(flow->m);
 	for (int s = 0; s < JP_STEP_COUNT && !w.oom; s++)
 		each_key(flow, (enum jp_step)s, fail_walk_one, &w);
 	if (w.oom)

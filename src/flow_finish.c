@@ -243,8 +243,11 @@ int jp_flow_finish(struct jp_flow *flow, unsigned flags, const struct jp_port *p
 				  n);
 		goto fail;
 	}
-	if (flags & JP_FINISH_NO_WRITE)
+	if (flags & JP_FINISH_NO_WRITE) {
+		/* a dry run claims no run folder: what it made for the checks goes */
+		undo_created(flow);
 		return 0;
+	}
 
 	/* 5. write */
 	if (cancelled(port, NULL)) {

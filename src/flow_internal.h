@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "jobprep/flow.h"
+#include "jobprep/lint.h"
 #include "jobprep/probe.h"
 #include "jobprep/strv.h"
 #include "str.h"
@@ -193,6 +194,13 @@ int flow_validate_value(struct jp_verdict *v, const struct jp_flow *flow,
 bool flow_insp_current(const struct jp_flow *flow);
 /* Actions whose results defaults wait for (a clone still to come ...). */
 bool flow_code_pending(const struct jp_flow *flow);
+/* The launch command cmd's lint findings as the Launch step judges them
+ * (job.env's own paths left to their rows); *r is the caller's, dispose
+ * with jp_lint_report_dispose. */
+int flow_launch_findings(struct jp_lint_report *r, const struct jp_flow *flow, const char *cmd);
+/* A finding of flow_launch_findings: fail or warn. */
+enum jp_check_status flow_launch_finding_status(const struct jp_flow *flow,
+						const struct jp_lint_finding *f);
 /* An image reference: registry/name:tag or name@sha256:<64 hex>.
  * Returns NULL when fine, else why not (static text). */
 const char *flow_image_problem(const char *ref, bool *no_tag);
@@ -234,7 +242,7 @@ void flow_inspected_dispose(struct inspected *i);
 int flow_inspected_copy(struct inspected *dst, const struct inspected *src);
 /* Every failing active field into err as "[ORIGIN: ]KEY: message";
  * JP_ECHECK if any. */
-int flow_report_failures(const struct jp_flow *flow, const char *origin, struct jp_error *err);
+int flow_report_failures(struct jp_flow *flow, const char *origin, struct jp_error *err);
 
 /* flow_verdict.c */
 void flow_verdict_set(struct jp_verdict *v, enum jp_check_status st, const char *fmt, ...)

@@ -201,6 +201,13 @@ int jp_flow_stage_offer(struct jp_stage_offer *out, const struct jp_flow *flow, 
 	if (!typed || !typed[0] || index >= flow->m->n_data || !root || !root[0])
 		return 0;
 	if (is_url(typed)) {
+		/* its path names an archive: jp_stage unpacks it */
+		char *path = strndup(typed, strcspn(typed, "?#"));
+
+		if (!path)
+			return jp_error_oom(err);
+		out->unpack = jp_stage_archive_suffix(path) != NULL;
+		free(path);
 		kind = JP_STAGE_OFFER_DOWNLOAD;
 	} else if (typed[0] == '/') {
 		if (look(&there, &is_dir, &cls, flow, typed) < 0)

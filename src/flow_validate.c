@@ -423,11 +423,10 @@ static void drop_env_paths(struct jp_lint_report *r)
 	r->n = kept;
 }
 
-static int judge_launch(struct jp_verdict *v, const struct jp_flow *flow, const char *cmd)
+int flow_launch_findings(struct jp_lint_report *r, const struct jp_flow *flow, const char *cmd)
 {
 	const struct jp_manifest *m = flow->m;
 	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
-	struct jp_lint_report r = JP_LINT_REPORT_INIT;
 	int rc;
 
 	ctx.profile = flow->profile;
@@ -456,13 +455,31 @@ static int judge_launch(struct jp_verdict *v, const struct jp_flow *flow, const 
 	 * launch.env_path is not repeated under the command */
 	ctx.env = m->job.env;
 	ctx.n_env = m->job.n_env;
-	rc = jp_lint_command(&r, cmd, &ctx, NULL);
+	rc = jp_lint_command(r, cmd, &ctx, NULL);
 	if (rc < 0)
 		return rc;
-	drop_env_paths(&r);
-	/* A failing finding comes first; clone_first fails only once the
-	 * commit to pin is known (the review's check then gives the exact
-	 * line). */
+	drop_env_paths(r);
+	return 0;
+}
+
+enum jp_check_status flow_launch_finding_status(const struct jp_flow *flow,
+						const struct jp_lint_finding *f)
+{
+	/* clone_first fails only once the commit to pin is known (the
+	 * review's check then gives the exact line) */
+	return f->fails && (f->kind != JP_LINT_CLONE_FIRST || flow->m->code.repo_commit)
+		       ? JP_CHECK_FAIL
+		       : JP_CHECK_WARN;
+}
+
+static int judge_launch(struct jp_verdict *v, const struct jp_flow *flow, const char *cmd)
+{
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	int rc = flow_launch_findings(&r, flow, cmd);
+
+	if (rc < 0)
+		return rc;
+	/* A failing finding comes first */
 	size_t first = 0;
 	for (size_t i = 0; i < r.n; i++)
 		if (r.items[i].fails) {
@@ -470,10 +487,7 @@ static int judge_launch(struct jp_verdict *v, const struct jp_flow *flow, const 
 			break;
 		}
 	enum jp_check_status st =
-		r.n && r.items[first].fails &&
-				(r.items[first].kind != JP_LINT_CLONE_FIRST || m->code.repo_commit)
-			? JP_CHECK_FAIL
-			: JP_CHECK_WARN;
+		r.n ? flow_launch_finding_status(flow, &r.items[first]) : JP_CHECK_WARN;
 	if (r.n == 1) {
 		flow_verdict_set(v, st, "%s", r.items[first].message);
 	} else if (r.n > 1) {

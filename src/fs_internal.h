@@ -36,4 +36,16 @@ size_t jp_fs_count_files(const char *path, size_t budget);
  * cannot be opened or the filesystem takes no locks. */
 int jp_fs_lock_dir(const char *path);
 
+/* rel (relative, never climbing) opened under the folder dirfd with flags
+ * (O_NOFOLLOW and O_CLOEXEC added; not O_CREAT), no symlink followed on
+ * the way, none as the last component either (O_PATH opens that one
+ * itself): openat2 with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS where the
+ * kernel has it, else jp_fs_walk_beneath. "" or "." is dirfd itself. The
+ * descriptor, or -1 with errno: ELOOP a symlink on the way, EXDEV a name
+ * that leaves dirfd (absolute, ".."), anything openat says. */
+int jp_fs_open_beneath(int dirfd, const char *rel, int flags);
+/* The same, one component at a time with O_NOFOLLOW (the kernels without
+ * openat2; the unit test calls it directly). */
+int jp_fs_walk_beneath(int dirfd, const char *rel, int flags);
+
 #endif

@@ -170,3 +170,91 @@ int jp_jobindex_profile(struct jp_profile **out, const char *job, struct jp_erro
 	free(path);
 	return rc;
 }
+
+void jp_jobindex_entries_free(struct jp_jobindex_entry *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].name);
+		free(v[i].run);
+		free(v[i].at);
+	}
+	free(v);
+}
+
+static const char *entry_text(const cJSON *e, const char *key)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(e, key);
+
+	return cJSON_IsString(s) && s->valuestring ? s->valuestring : "";
+}
+
+/* The latest first: RFC 3339 UTC stamps sort as text; within one second,
+ * the one recorded later (a record moves its job to the end of the file). */
+struct ranked {
+	struct jp_jobindex_entry e;
+	size_t pos;
+};
+
+static int latest_first(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	int c = strcmp(y->e.at, x->e.at);
+
+	return c ? c : (x->pos < y->pos) - (x->pos > y->pos);
+}
+
+static void sort_latest_first(struct jp_jobindex_entry *v, size_t n)
+{
+	struct ranked *r = calloc(n ? n : 1, sizeof(*r));
+
+	if (!r)
+		return; /* the file's order, then: still every job */
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct ranked){ v[i], i };
+	qsort(r, n, sizeof(*r), latest_first);
+	for (size_t i = 0; i < n; i++)
+		v[i] = r[i].e;
+	free(r);
+}
+
+int jp_jobindex_list(struct jp_jobindex_entry **out, size_t *n, struct jp_error *err)
+{
+	struct jp_jobindex_entry *v = NULL;
+	char *path = NULL;
+	const cJSON *e;
+	cJSON *doc;
+	size_t k = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = jp_jobindex_path(&path, err)) < 0)
+		return rc;
+	doc = load(path);
+	free(path);
+	if (!doc)
+		return jp_error_oom(err);
+	const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(doc, "jobs");
+	v = calloc((size_t)cJSON_GetArraySize(jobs) + 1, sizeof(*v));
+	if (!v)
+		goto oom;
+	cJSON_ArrayForEach(e, jobs) {
+		if (!cJSON_IsObject(e) || !e->string || !jp_valid_job_name(e->string))
+			continue;
+		v[k].name = strdup(e->string);
+		v[k].run = strdup(entry_text(e, "run"));
+		v[k].at = strdup(entry_text(e, "at"));
+		k++;
+		if (!v[k - 1].name || !v[k - 1].run || !v[k - 1].at)
+			goto oom;
+	}
+	sort_latest_first(v, k);
+	cJSON_Delete(doc);
+	*out = v;
+	*n = k;
+	return 0;
+oom:
+	cJSON_Delete(doc);
+	jp_jobindex_entries_free(v, k);
+	return jp_error_oom(err);
+}

@@ -21,6 +21,8 @@ libjobprep_a_SOURCES += include/jobprep/units.h src/units.c
 libjobprep_a_SOURCES += include/jobprep/meter.h src/meter_internal.h src/meter.c
 # fs: mkdir -p with undo, rm -rf (no links, no mounts crossed), empty or not
 libjobprep_a_SOURCES += include/jobprep/fs.h src/fs_internal.h src/fs.c
+# fs_beneath: a path opened under a folder, no symlink followed (openat2)
+libjobprep_a_SOURCES += src/fs_beneath.c
 # str: an owned string field set to a copy (a leaf: error codes only)
 libjobprep_a_SOURCES += src/str.h src/str.c
 # utf8: the one UTF-8 decoder and encoder

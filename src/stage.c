@@ -302,6 +302,11 @@ int jp_stage_now(struct jp_stage_result *out, const char *source, const char *de
 	else
 		rc = jp_error_set(err, JP_EUSAGE, _("%s: not a directory or a regular file"), source);
 done:
+	/* a downloaded file's bytes are its download's (an archive's are
+	 * apart, set by jp_stage_archive) */
+	if (rc == 0 && (res.kind == JP_STAGE_HUB || (res.kind == JP_STAGE_FILE &&
+						       jp_url_fetch_kind(source, NULL) == JP_FETCH_HTTP)))
+		res.bytes_downloaded = res.bytes_written;
 	jp_stage_mark_end(mark, rc == 0);
 	if (rc == 0 && out)
 		*out = res;

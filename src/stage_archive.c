@@ -1,6 +1,8 @@
 /* jobprep stage ARCHIVE DEST: unpack through libarchive into a folder
  * beside DEST, refusing members that would land outside it, then put the
- * whole tree in place. */
+ * whole tree in place. Folders get the archive's modes where it lists
+ * them, else a person's mkdir's (the umask's); an existing DEST keeps its
+ * own mode, times and owner. */
 #include "config.h"
 
 #include <dirent.h>
@@ -86,6 +88,10 @@ struct ax {
 	struct archive *r;
 	struct jp_unpack *u;
 	struct jp_member_set *links; /* the symlink members so far */
+	struct jp_member_set *listed; /* the folder members */
+	bool top_listed;      /* "./": its mode and times for a new dest */
+	mode_t top_perm;
+	struct timespec top_times[2];
 	struct jp_stage_result *out;
 	const struct jp_port *port;
 	uint64_t t_last, members;
@@ -135,6 +141,18 @@ static bool tick(void *arg)
 	return x->canceled;
 }
 
+static void entry_times(struct archive_entry *e, struct timespec t[2])
+{
+	t[1].tv_sec = archive_entry_mtime(e);
+	t[1].tv_nsec = archive_entry_mtime_nsec(e);
+	if (archive_entry_atime_is_set(e)) {
+		t[0].tv_sec = archive_entry_atime(e);
+		t[0].tv_nsec = archive_entry_atime_nsec(e);
+	} else {
+		t[0] = t[1];
+	}
+}
+
 /* Refuse the entry, or leave it out, or clean it (set-uid bits), by the
  * member checks of stage_member.c; its clean name and a hard link's clean
  * target into v. 0 write it, 1 left out (or the top itself), < 0 error. */
@@ -150,8 +168,14 @@ static int vet(struct ax *x, struct archive_entry *e, struct jp_member_out *v,
 
 	if (rc < 0)
 		return jp_error_oom(err);
-	if (rc == JP_MEMBER_TOP)
+	if (rc == JP_MEMBER_TOP) {
+		if (m.type == AE_IFDIR) {
+			x->top_listed = true;
+			x->top_perm = v->perm & ~(mode_t)06000;
+			entry_times(e, x->top_times);
+		}
 		return 1;
+	}
 	if (rc == JP_MEMBER_REFUSE) {
 		switch (v->why) {
 		case JP_MEMBER_THROUGH:
@@ -190,18 +214,6 @@ static int vet(struct ax *x, struct archive_entry *e, struct jp_member_out *v,
 	return 0;
 }
 
-static void entry_times(struct archive_entry *e, struct timespec t[2])
-{
-	t[1].tv_sec = archive_entry_mtime(e);
-	t[1].tv_nsec = archive_entry_mtime_nsec(e);
-	if (archive_entry_atime_is_set(e)) {
-		t[0].tv_sec = archive_entry_atime(e);
-		t[0].tv_nsec = archive_entry_atime_nsec(e);
-	} else {
-		t[0] = t[1];
-	}
-}
-
 /* Write one vetted member into the unpack folder. */
 static int member(struct ax *x, struct archive_entry *e, const char *name, const char *hard,
 		  struct jp_error *err)
@@ -214,6 +226,8 @@ static int member(struct ax *x, struct archive_entry *e, const char *name, const
 	entry_times(e, t);
 	if (type == AE_IFDIR) {
 		x->out->dirs++;
+		if (jp_member_set_add(x->listed, name) != 0)
+			return jp_error_oom(err);
 		r = jp_unpack_dir(x->u, name, perm, t);
 	} else if (type == AE_IFLNK) {
 		x->out->symlinks++;
@@ -228,7 +242,17 @@ static int member(struct ax *x, struct archive_entry *e, const char *name, const
 				   perm, t, &msg);
 	}
 	if (r == -2)
-		return jp_error_set(err, JP_EFORMAT, "%s: %s: %s", x->src, name, msg ? msg : "?");
+		return jp_error_set(err, JP_EARCHIVE, _("%s: not a readable archive: %s: %s"), x->src,
+				    name, msg ? msg : "?");
+	if (r == -3) {
+		char why[PATH_MAX + 96];
+
+		snprintf(why, sizeof(why),
+			 _("is a hard link to \"%s\", which is reached through a symlink already in "
+			   "the destination"),
+			 hard);
+		return refuse(x, err, name, why);
+	}
 	if (r != 0 && errno == ECANCELED)
 		return JP_ECANCELED;
 	if (r != 0 && jp_unpack_failed(x->u))
@@ -259,7 +283,7 @@ static int unpack_all(struct ax *x, struct jp_error *err)
 			return JP_ECANCELED;
 	}
 	if (r != ARCHIVE_EOF)
-		return jp_error_set(err, JP_EFORMAT, _("%s: not a readable archive: %s"), x->src,
+		return jp_error_set(err, JP_EARCHIVE, _("%s: not a readable archive: %s"), x->src,
 				    archive_error_string(x->r));
 	return 0;
 }
@@ -289,10 +313,39 @@ static int unpack(struct ax *x, struct jp_error *err)
 
 /* ---- putting the tree in place ---- */
 
-/* Move everything in from (the unpack folder) into to (dest), one rename
- * per file or symlink; folders are made where missing and given the
- * archive's mode and times. */
-static int merge(int from, int to, const char *rel, struct jp_error *err)
+static int merge(struct ax *x, int from, int to, const char *rel, struct jp_error *err);
+
+/* A folder of the unpack folder (rel: its name there), moved into to:
+ * made there when missing, as mkdir would (a set-gid folder's group);
+ * given the archive's mode and times when the archive lists it (as GNU
+ * tar does), else an existing one is left as it is. */
+static int merge_dir(struct ax *x, int from, int to, const char *rel, const char *name,
+		     const struct stat *st, struct jp_error *err)
+{
+	struct timespec t[2] = { st->st_atim, st->st_mtim };
+	int f2, t2, rc;
+
+	if (mkdirat(to, name, 0777) != 0 && errno != EEXIST)
+		return jp_error_set(err, sys_code(errno), "%s/%s: %s", x->dest, rel, strerror(errno));
+	if ((t2 = openat(to, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return jp_error_set(err, JP_EIO, _("%s/%s: cannot open: %s"), x->dest, rel,
+				    strerror(errno));
+	if ((f2 = openat(from, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		rc = jp_error_set(err, JP_EIO, "%s/%s: %s", x->tmp, rel, strerror(errno));
+	else {
+		rc = merge(x, f2, t2, rel, err);
+		close(f2);
+	}
+	if (rc == 0 && jp_member_set_has(x->listed, rel) &&
+	    (fchmod(t2, st->st_mode & 07777) != 0 || futimens(t2, t) != 0))
+		rc = jp_error_set(err, JP_EIO, "%s/%s: %s", x->dest, rel, strerror(errno));
+	close(t2);
+	return rc;
+}
+
+/* Move everything in from (the unpack folder, or its folder rel) into to
+ * (dest's), one rename per file or symlink. */
+static int merge(struct ax *x, int from, int to, const char *rel, struct jp_error *err)
 {
 	int fd = dup(from), rc = 0;
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -301,67 +354,61 @@ static int merge(int from, int to, const char *rel, struct jp_error *err)
 	if (!d) {
 		if (fd >= 0)
 			close(fd);
-		return jp_error_set(err, JP_EIO, "%s: %s", rel, strerror(errno));
+		return jp_error_set(err, JP_EIO, "%s: %s", x->tmp, strerror(errno));
 	}
 	while (rc == 0 && (de = readdir(d)) != NULL) {
+		char sub[PATH_MAX];
 		struct stat st;
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (fstatat(from, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-			rc = jp_error_set(err, JP_EIO, "%s/%s: %s", rel, de->d_name, strerror(errno));
-		} else if (S_ISDIR(st.st_mode)) {
-			struct timespec t[2] = { st.st_atim, st.st_mtim };
-			char sub[PATH_MAX];
-			int f2, t2;
-
-			snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name);
-			if (mkdirat(to, de->d_name, 0700) != 0 && errno != EEXIST)
-				rc = jp_error_set(err, sys_code(errno), "%s: %s", sub, strerror(errno));
-			else if ((t2 = openat(to, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-				rc = jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), sub, strerror(errno));
-			else {
-				if ((f2 = openat(from, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-					rc = jp_error_set(err, JP_EIO, "%s: %s", sub, strerror(errno));
-				else {
-					rc = merge(f2, t2, sub, err);
-					close(f2);
-				}
-				if (rc == 0 && (fchmod(t2, st.st_mode & 07777) != 0 || futimens(t2, t) != 0))
-					rc = jp_error_set(err, JP_EIO, "%s: %s", sub, strerror(errno));
-				close(t2);
-			}
-		} else if (renameat(from, de->d_name, to, de->d_name) != 0) {
-			rc = jp_error_set(err, sys_code(errno), "%s/%s: %s", rel, de->d_name,
+		snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "", de->d_name);
+		if (fstatat(from, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			rc = jp_error_set(err, JP_EIO, "%s/%s: %s", x->tmp, sub, strerror(errno));
+		else if (S_ISDIR(st.st_mode))
+			rc = merge_dir(x, from, to, sub, de->d_name, &st, err);
+		else if (renameat(from, de->d_name, to, de->d_name) != 0)
+			rc = jp_error_set(err, sys_code(errno), "%s/%s: %s", x->dest, sub,
 					  strerror(errno));
-		}
 	}
 	closedir(d);
 	return rc;
 }
 
-static int put_in_place(struct ax *x, struct jp_error *err)
+/* A new dest's mode and times: the archive's "./" where it lists one,
+ * else a person's mkdir's; the set-gid bit mkdir gives there kept either
+ * way (the unpack folder was made 0700 beside dest). */
+static int top_attrs(struct ax *x, struct jp_error *err)
 {
 	struct stat st;
+	mode_t mode;
+
+	if (fstat(x->tmp_fd, &st) != 0)
+		return jp_error_set(err, JP_EIO, "%s: %s", x->tmp, strerror(errno));
+	mode = (x->top_listed ? x->top_perm : 0777 & ~jp_tc_umask()) | (st.st_mode & S_ISGID);
+	if (fchmod(x->tmp_fd, mode) != 0 || (x->top_listed && futimens(x->tmp_fd, x->top_times) != 0))
+		return jp_error_set(err, JP_EIO, "%s: %s", x->tmp, strerror(errno));
+	return 0;
+}
+
+static int put_in_place(struct ax *x, struct jp_error *err)
+{
 	int rc;
 
 	/* one flush for the whole tree, before any of it gets its final name */
 	if (syncfs(x->tmp_fd) != 0)
 		return jp_error_set(err, sys_code(errno), "%s: %s", x->tmp, strerror(errno));
 	if (x->dest_fd < 0) {
+		if ((rc = top_attrs(x, err)) != 0)
+			return rc;
 		if (rename(x->tmp, x->dest) != 0)
 			return jp_error_set(err, sys_code(errno), _("%s: cannot create: %s"), x->dest,
 					    strerror(errno));
 		return 0;
 	}
-	if ((rc = merge(x->tmp_fd, x->dest_fd, x->dest, err)) != 0)
+	/* an existing dest keeps its mode, times and owner */
+	if ((rc = merge(x, x->tmp_fd, x->dest_fd, "", err)) != 0)
 		return rc;
-	if (fstat(x->tmp_fd, &st) == 0) {
-		struct timespec t[2] = { st.st_atim, st.st_mtim };
-
-		(void)fchmod(x->dest_fd, st.st_mode & 07777);
-		(void)futimens(x->dest_fd, t);
-	}
 	return jp_treecopy_remove(x->tmp, 4, err);
 }
 
@@ -398,6 +445,25 @@ static int tmp_path(struct ax *x, struct jp_error *err)
 	return rc;
 }
 
+/* Into an existing dest, the unpack folder (made beside it) takes its
+ * set-gid bit and, with it, its group (a team's folder), so that what is
+ * made in it is made as in dest itself (GNU tar's, a person's); a group
+ * this user is not in is left as it was. tmp: the unpack folder's stat. */
+static void dest_group(struct ax *x, const struct stat *tmp)
+{
+	struct stat d;
+
+	if (x->dest_fd < 0 || fstat(x->dest_fd, &d) != 0)
+		return;
+	if (!(d.st_mode & S_ISGID)) {
+		if (tmp->st_mode & S_ISGID)
+			(void)fchmod(x->tmp_fd, tmp->st_mode & 07777 & ~(mode_t)S_ISGID);
+		return;
+	}
+	if (tmp->st_gid == d.st_gid || fchown(x->tmp_fd, (uid_t)-1, d.st_gid) == 0)
+		(void)fchmod(x->tmp_fd, (tmp->st_mode & 07777) | S_ISGID);
+}
+
 static int open_all(struct ax *x, struct jp_error *err)
 {
 	struct stat st;
@@ -411,12 +477,13 @@ static int open_all(struct ax *x, struct jp_error *err)
 	if ((x->tmp_fd = open(x->tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
 	    fstat(x->tmp_fd, &st) != 0)
 		return jp_error_set(err, JP_EIO, _("%s: cannot open: %s"), x->tmp, strerror(errno));
+	dest_group(x, &st);
 	if (!(x->r = archive_read_new()))
 		return jp_error_oom(err);
 	archive_read_support_filter_all(x->r);
 	archive_read_support_format_all(x->r);
 	if (archive_read_open_filename(x->r, x->src, 1 << 20) != ARCHIVE_OK)
-		return jp_error_set(err, JP_EFORMAT, _("%s: not a readable archive: %s"), x->src,
+		return jp_error_set(err, JP_EARCHIVE, _("%s: not a readable archive: %s"), x->src,
 				    archive_error_string(x->r));
 	x->size = stat(x->src, &st) == 0 ? (uint64_t)st.st_size : 0;
 	return 0;
@@ -437,8 +504,13 @@ int jp_stage_archive(struct jp_stage_result *out, const char *path, const char *
 	x.out = out;
 	x.port = port;
 	out->kind = JP_STAGE_ARCHIVE;
-	if (!(x.links = jp_member_set_new()))
+	/* what a download put there is the archive's bytes, not the data's */
+	out->bytes_downloaded += out->bytes_written;
+	out->bytes_written = 0;
+	if (!(x.links = jp_member_set_new()) || !(x.listed = jp_member_set_new())) {
+		jp_member_set_free(x.links);
 		return jp_error_oom(err);
+	}
 	if ((rc = tmp_path(&x, err)) == 0 && (rc = open_all(&x, err)) == 0 &&
 	    (rc = unpack(&x, err)) == 0) {
 		report(&x, true);
@@ -455,9 +527,10 @@ int jp_stage_archive(struct jp_stage_result *out, const char *path, const char *
 	/* Canceled, refused or unreadable: nothing kept. Another failure (a
 	 * full disk; or a kill): the unpack folder stays for the next run to
 	 * go on from. */
-	if ((rc == JP_ECANCELED || rc == JP_EREFUSED || rc == JP_EFORMAT) && x.tmp[0])
+	if ((rc == JP_ECANCELED || rc == JP_EREFUSED || rc == JP_EARCHIVE) && x.tmp[0])
 		jp_treecopy_remove(x.tmp, 4, NULL);
 	jp_member_set_free(x.links);
+	jp_member_set_free(x.listed);
 	if (rc == 0 && !(out->dest = strdup(dest)))
 		rc = jp_error_oom(err);
 	return rc;

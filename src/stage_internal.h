@@ -22,7 +22,9 @@ int jp_stage_now(struct jp_stage_result *out, const char *source, const char *de
 /* Does the name say it is an archive stage unpacks (.tar, .tar.gz, .tgz,
  * .tar.zst, .tar.xz, .txz, .tar.bz2, .tbz2, .zip)? */
 bool jp_stage_is_archive(const char *name);
-/* Unpack the archive at path into dest (stage_archive.c). */
+/* Unpack the archive at path into dest (stage_archive.c). What out's
+ * bytes_written holds on entry (a download's bytes) moves to its
+ * bytes_downloaded; bytes_written is the data unpacked. */
 int jp_stage_archive(struct jp_stage_result *out, const char *path, const char *dest,
 		     const struct jp_stage_options *opts, const struct jp_port *port,
 		     struct jp_error *err);
@@ -142,7 +144,9 @@ struct jp_unpack;
  * is called while waiting, and cancels when it returns true. 0 or JP_E*. */
 int jp_unpack_start(struct jp_unpack **out, int tmp_fd, bool tmp_fresh, int dest_fd,
 		    unsigned jobs, bool (*tick)(void *arg), void *tick_arg);
-/* A folder member (made now; perm and times set by finish). 0, -1 errno. */
+/* A folder member (made now; perm and times set by finish). 0, -1 errno.
+ * A name met before in the archive (any member) replaces what is there
+ * once the writers have written what was queued: the last member wins. */
 int jp_unpack_dir(struct jp_unpack *u, const char *rel, mode_t perm,
 		  const struct timespec times[2]);
 /* A regular member whose data r reads next (size -1: unknown); skipped
@@ -151,7 +155,9 @@ int jp_unpack_dir(struct jp_unpack *u, const char *rel, mode_t perm,
 int jp_unpack_file(struct jp_unpack *u, struct archive *r, const char *rel, int64_t size,
 		   mode_t perm, const struct timespec times[2], const char **msg);
 /* A symlink member to target, or (hard set: a clean member name) a hard
- * link to hard, once what is queued is written. 0, -1 errno. */
+ * link to hard, once what is queued is written, its target looked up in
+ * the unpack folder, else in dest, with no symlink followed. 0, -1 errno,
+ * -3 the target is reached through a symlink (the archive is refused). */
 int jp_unpack_link(struct jp_unpack *u, const char *rel, const char *target, const char *hard,
 		   const struct timespec times[2]);
 /* Bytes written so far; has a writer failed? */

@@ -115,6 +115,16 @@ void jp_member_set_free(struct jp_member_set *s)
 	free(s);
 }
 
+int jp_member_set_add(struct jp_member_set *s, const char *path)
+{
+	return ls_add(s, path);
+}
+
+bool jp_member_set_has(const struct jp_member_set *s, const char *path)
+{
+	return s->n && *ls_find(s, path, strlen(path)) != NULL;
+}
+
 static int refuse(struct jp_member_out *out, enum jp_member_why why)
 {
 	out->why = why;

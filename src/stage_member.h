@@ -49,6 +49,10 @@ struct jp_member_out {
 struct jp_member_set;
 struct jp_member_set *jp_member_set_new(void);
 void jp_member_set_free(struct jp_member_set *s);
+/* A set of clean names of its own (an unpack's folder members): path
+ * added (0 or JP_ENOMEM); is path in it? */
+int jp_member_set_add(struct jp_member_set *s, const char *path);
+bool jp_member_set_has(const struct jp_member_set *s, const char *path);
 
 /* Judge m, the next member of the archive whose symlink members so far s
  * holds (a symlink member written is added). A verdict, or JP_ENOMEM. */

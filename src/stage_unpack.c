@@ -2,9 +2,13 @@
  * the members): folders made on demand and held open, so a member is
  * created with one look-up; small members handed with their bytes to the
  * writers of stage_pool.c, large ones written here as they are read; the
- * folders' modes and times set last, deepest first. Nothing here follows
- * a symlink: every folder is opened with O_NOFOLLOW, component by
- * component. */
+ * folders' modes and times set last, deepest first. A folder the archive
+ * does not list is made as mkdir(1) would (the umask's mode). A name the
+ * archive holds twice (`tar -r`, a file then a folder) is written once
+ * what was queued before it is, replacing what is there: the last member
+ * wins, as with GNU tar. Nothing here follows a symlink: every folder is
+ * opened with O_NOFOLLOW, component by component, and a hard link's
+ * target is looked up with jp_fs_open_beneath. */
 #include "config.h"
 
 #include <errno.h>
@@ -20,6 +24,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "fs_internal.h"
 #include "stage_internal.h"
 #include "treecopy_internal.h"
 
@@ -31,7 +36,7 @@
 
 struct held_dir {
 	char *rel; /* NULL: an empty slot */
-	int fd;
+	int fd;    /* -1: removed (a member of its name replaced it) */
 	bool fresh;
 };
 
@@ -40,6 +45,7 @@ struct dir_attr {
 	mode_t perm;
 	struct timespec times[2];
 	unsigned depth;
+	size_t order; /* in the archive: a folder listed twice, the last wins */
 };
 
 struct jp_unpack {
@@ -51,6 +57,8 @@ struct jp_unpack {
 	size_t ndirs, dircap, maxdirs;
 	struct dir_attr *attrs;
 	size_t nattrs, attrcap;
+	uint64_t *seen; /* the members' names so far, hashed (0: an empty slot) */
+	size_t nseen, seencap;
 	uint64_t written, bytes, skipped, bytes_skipped; /* by this thread */
 	bool (*tick)(void *arg);
 	void *tick_arg;
@@ -111,7 +119,7 @@ static int dir_at(struct jp_unpack *u, const char *rel, size_t n, bool *fresh, b
 		return u->tmp_fd;
 	}
 	s = slot_of(u, rel, n);
-	if (s->rel) {
+	if (s->rel && s->fd >= 0) {
 		*fresh = s->fresh;
 		return s->fd;
 	}
@@ -120,7 +128,11 @@ static int dir_at(struct jp_unpack *u, const char *rel, size_t n, bool *fresh, b
 		return -1;
 	snprintf(name, sizeof(name), "%.*s", (int)(n - (slash ? (size_t)(slash + 1 - rel) : 0)),
 		 slash ? slash + 1 : rel);
-	made = mkdirat(parent, name, 0700) == 0;
+	/* a person's mkdir (the umask's mode, a set-gid folder's group),
+	 * with room to write in it */
+	made = mkdirat(parent, name, 0777) == 0;
+	if (made && (u->umask & S_IRWXU))
+		(void)fchmodat(parent, name, (0777 & ~u->umask) | S_IRWXU, 0);
 	if (!made && errno != EEXIST)
 		fd = -1;
 	else
@@ -133,6 +145,13 @@ static int dir_at(struct jp_unpack *u, const char *rel, size_t n, bool *fresh, b
 		return -1;
 	}
 	*fresh = made;
+	s = slot_of(u, rel, n);
+	if (s->rel) {
+		/* made again after a member of its name replaced it */
+		s->fd = fd;
+		s->fresh = made;
+		return fd;
+	}
 	if (u->ndirs >= u->maxdirs) {
 		*own = true;
 		return fd;
@@ -194,14 +213,113 @@ int jp_unpack_start(struct jp_unpack **out, int tmp_fd, bool tmp_fresh, int dest
 	return 0;
 }
 
+/* Wait for the writers to have room for j (or to be idle, j NULL),
+ * ticking; 0, 1 canceled, -1 a writer failed. */
+static int wait_pool(struct jp_unpack *u, struct jp_stage_job *j)
+{
+	for (;;) {
+		int r = j ? jp_stage_pool_put(u->pool, j, TICK_NS) : jp_stage_pool_drain(u->pool, TICK_NS);
+
+		/* j queued is the writers' own, failed pool or not: the caller
+		 * asks jp_stage_pool_failed itself (and never frees j) */
+		if (r == 0)
+			return !j && jp_stage_pool_failed(u->pool) ? -1 : 0;
+		if (r < 0)
+			return -1;
+		if (u->tick && u->tick(u->tick_arg)) {
+			jp_stage_pool_stop(u->pool);
+			return 1;
+		}
+	}
+}
+
+/* Is rel among the members' names so far (by a 64-bit hash: a false
+ * "seen" costs a wait, never a wrong tree)? It is added. 1 seen, 0 not,
+ * -1 ENOMEM. */
+static int seen_before(struct jp_unpack *u, const char *rel)
+{
+	uint64_t h = (uint64_t)hash(rel, strlen(rel)) | 1;
+	size_t i;
+
+	if ((u->nseen + 1) * 2 > u->seencap) {
+		size_t cap = u->seencap ? u->seencap * 2 : 1024;
+		uint64_t *v = calloc(cap, sizeof(*v));
+
+		if (!v) {
+			errno = ENOMEM;
+			return -1;
+		}
+		for (size_t k = 0; k < u->seencap; k++) {
+			if (!u->seen[k])
+				continue;
+			for (i = u->seen[k] & (cap - 1); v[i]; i = (i + 1) & (cap - 1))
+				;
+			v[i] = u->seen[k];
+		}
+		free(u->seen);
+		u->seen = v;
+		u->seencap = cap;
+	}
+	for (i = h & (u->seencap - 1); u->seen[i] && u->seen[i] != h; i = (i + 1) & (u->seencap - 1))
+		;
+	if (u->seen[i])
+		return 1;
+	u->seen[i] = h;
+	u->nseen++;
+	return 0;
+}
+
+/* The folder rel, removed: no longer held. */
+static void forget_dir(struct jp_unpack *u, const char *rel)
+{
+	struct held_dir *s = slot_of(u, rel, strlen(rel));
+
+	if (s->rel && s->fd >= 0) {
+		close(s->fd);
+		s->fd = -1;
+	}
+}
+
+/* A member named rel: when an earlier one had its name, what was queued
+ * is written first, then what is at rel in the unpack folder goes (a
+ * folder only when empty, as GNU tar; kept for a folder member), so the
+ * last member wins. 0, -1 errno. */
+static int replace_earlier(struct jp_unpack *u, const char *rel, bool dir)
+{
+	const char *base;
+	struct stat st;
+	bool fresh, own;
+	int at, rc, e;
+
+	if ((rc = seen_before(u, rel)) <= 0)
+		return rc;
+	if ((rc = wait_pool(u, NULL)) != 0) {
+		errno = rc == 1 ? ECANCELED : EIO;
+		return -1;
+	}
+	if ((at = parent_at(u, rel, &base, &fresh, &own)) < 0)
+		return -1;
+	if (fstatat(at, base, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		rc = errno == ENOENT ? 0 : -1;
+	else if (S_ISDIR(st.st_mode) && !dir && (rc = unlinkat(at, base, AT_REMOVEDIR)) == 0)
+		forget_dir(u, rel);
+	else if (!S_ISDIR(st.st_mode))
+		rc = unlinkat(at, base, 0);
+	e = errno;
+	if (own)
+		close(at);
+	errno = e;
+	return rc;
+}
+
 int jp_unpack_dir(struct jp_unpack *u, const char *rel, mode_t perm,
 		  const struct timespec times[2])
 {
 	bool fresh, own;
-	int fd = dir_at(u, rel, strlen(rel), &fresh, &own);
 	unsigned depth = 0;
+	int fd;
 
-	if (fd < 0)
+	if (replace_earlier(u, rel, true) != 0 || (fd = dir_at(u, rel, strlen(rel), &fresh, &own)) < 0)
 		return -1;
 	if (own)
 		close(fd);
@@ -226,28 +344,9 @@ int jp_unpack_dir(struct jp_unpack *u, const char *rel, mode_t perm,
 	u->attrs[u->nattrs].times[0] = times[0];
 	u->attrs[u->nattrs].times[1] = times[1];
 	u->attrs[u->nattrs].depth = depth;
+	u->attrs[u->nattrs].order = u->nattrs;
 	u->nattrs++;
 	return 0;
-}
-
-/* Wait for the writers to have room for j (or to be idle, j NULL),
- * ticking; 0, 1 canceled, -1 a writer failed. */
-static int wait_pool(struct jp_unpack *u, struct jp_stage_job *j)
-{
-	for (;;) {
-		int r = j ? jp_stage_pool_put(u->pool, j, TICK_NS) : jp_stage_pool_drain(u->pool, TICK_NS);
-
-		/* j queued is the writers' own, failed pool or not: the caller
-		 * asks jp_stage_pool_failed itself (and never frees j) */
-		if (r == 0)
-			return !j && jp_stage_pool_failed(u->pool) ? -1 : 0;
-		if (r < 0)
-			return -1;
-		if (u->tick && u->tick(u->tick_arg)) {
-			jp_stage_pool_stop(u->pool);
-			return 1;
-		}
-	}
 }
 
 static bool complete_at(int at, const char *name, uint64_t size, const struct timespec *mtime)
@@ -398,7 +497,8 @@ int jp_unpack_file(struct jp_unpack *u, struct archive *r, const char *rel, int6
 	j->times[0] = times[0];
 	j->times[1] = times[1];
 	j->check_dest = size >= 0 ? u->dest_fd : -1;
-	if ((j->at = parent_at(u, j->rel, &j->name, &j->fresh, &own)) < 0) {
+	if (replace_earlier(u, rel, false) != 0 ||
+	    (j->at = parent_at(u, j->rel, &j->name, &j->fresh, &own)) < 0) {
 		rc = -1;
 		goto out;
 	}
@@ -454,14 +554,49 @@ out:
 	return rc;
 }
 
+/* The folder a hard link's target (a clean member name) is in, looked up
+ * under root with no symlink followed (*base: its name there), or -1 with
+ * errno (ELOOP: through a symlink). */
+static int target_dir(int root, const char *hard, const char **base)
+{
+	const char *slash = strrchr(hard, '/');
+	char dir[4096];
+
+	*base = slash ? slash + 1 : hard;
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - hard) : 0, hard);
+	return jp_fs_open_beneath(root, dir, O_PATH | O_DIRECTORY);
+}
+
+/* Where a hard link's target is: the unpack folder, or what dest holds
+ * complete. Its folder's descriptor (the caller closes it), or -1 with
+ * errno; -3 with errno ELOOP when the way to it in either goes through a
+ * symlink: no link is made through one. */
+static int link_from(struct jp_unpack *u, const char *hard, const char **base)
+{
+	struct stat st;
+	int fd = target_dir(u->tmp_fd, hard, base);
+
+	if (fd < 0 && errno == ELOOP)
+		return -3;
+	if (fd >= 0 && (u->dest_fd < 0 || fstatat(fd, *base, &st, AT_SYMLINK_NOFOLLOW) == 0))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	if (u->dest_fd < 0)
+		return -1;
+	if ((fd = target_dir(u->dest_fd, hard, base)) < 0 && errno == ELOOP)
+		return -3;
+	return fd;
+}
+
 int jp_unpack_link(struct jp_unpack *u, const char *rel, const char *target, const char *hard,
 		   const struct timespec times[2])
 {
-	const char *base;
-	bool fresh, own;
-	int at = parent_at(u, rel, &base, &fresh, &own), rc = -1, e;
+	const char *base, *hbase;
+	bool fresh, own = false;
+	int at = -1, rc = -1, e, from = -1;
 
-	if (at < 0)
+	if (replace_earlier(u, rel, false) != 0 || (at = parent_at(u, rel, &base, &fresh, &own)) < 0)
 		return -1;
 	/* a hard link's target must be written first */
 	if (hard && (rc = wait_pool(u, NULL)) != 0) {
@@ -469,15 +604,16 @@ int jp_unpack_link(struct jp_unpack *u, const char *rel, const char *target, con
 		rc = -1;
 		goto out;
 	}
-	if (!fresh && unlinkat(at, base, 0) != 0 && errno != ENOENT)
+	if (hard && (from = link_from(u, hard, &hbase)) < 0) {
+		rc = from;
 		goto out;
+	}
+	if (!fresh && unlinkat(at, base, 0) != 0 && errno != ENOENT) {
+		rc = -1;
+		goto out;
+	}
 	if (hard) {
-		/* the target is in the unpack folder, or complete in dest */
-		int from = faccessat(u->tmp_fd, hard, F_OK, AT_SYMLINK_NOFOLLOW) == 0 || u->dest_fd < 0
-				   ? u->tmp_fd
-				   : u->dest_fd;
-
-		rc = linkat(from, hard, at, base, 0);
+		rc = linkat(from, hbase, at, base, 0);
 	} else {
 		rc = symlinkat(target, at, base);
 		/* a link's own times; refused on some filesystems */
@@ -488,6 +624,8 @@ int jp_unpack_link(struct jp_unpack *u, const char *rel, const char *target, con
 		u->written++;
 out:
 	e = errno;
+	if (from >= 0)
+		close(from);
 	if (own)
 		close(at);
 	errno = e;
@@ -504,11 +642,36 @@ bool jp_unpack_failed(struct jp_unpack *u)
 	return jp_stage_pool_failed(u->pool);
 }
 
+/* The deepest first; of one depth, in the archive's order (a folder
+ * listed twice gets the last listing's mode). */
 static int by_depth_desc(const void *a, const void *b)
 {
-	unsigned x = ((const struct dir_attr *)a)->depth, y = ((const struct dir_attr *)b)->depth;
+	const struct dir_attr *x = a, *y = b;
 
-	return x < y ? 1 : x > y ? -1 : 0;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? 1 : -1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* A listed folder's mode and times, if it is still a folder (a member of
+ * its name may have replaced it); the set-gid bit it was made with (a
+ * set-gid parent's) kept, as GNU tar keeps it for a user. 0, -1 errno. */
+static int dir_attrs(struct jp_unpack *u, const struct dir_attr *a)
+{
+	const char *base;
+	struct stat st;
+	int at = target_dir(u->tmp_fd, a->rel, &base), rc = 0, e;
+
+	if (at < 0)
+		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? 0 : -1;
+	if (fstatat(at, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+	    (fchmodat(at, base, a->perm | (st.st_mode & S_ISGID), 0) != 0 ||
+	     utimensat(at, base, a->times, AT_SYMLINK_NOFOLLOW) != 0))
+		rc = -1;
+	e = errno;
+	close(at);
+	errno = e;
+	return rc;
 }
 
 int jp_unpack_finish(struct jp_unpack *u, bool ok, struct jp_stage_result *out, char *msg,
@@ -535,8 +698,7 @@ int jp_unpack_finish(struct jp_unpack *u, bool ok, struct jp_stage_result *out, 
 	if (ok && rc == 0 && u->nattrs > 1)
 		qsort(u->attrs, u->nattrs, sizeof(*u->attrs), by_depth_desc);
 	for (size_t i = 0; ok && rc == 0 && i < u->nattrs; i++)
-		if (fchmodat(u->tmp_fd, u->attrs[i].rel, u->attrs[i].perm, 0) != 0 ||
-		    utimensat(u->tmp_fd, u->attrs[i].rel, u->attrs[i].times, AT_SYMLINK_NOFOLLOW) != 0) {
+		if (dir_attrs(u, &u->attrs[i]) != 0) {
 			snprintf(msg, msgsz, "%s: %s", u->attrs[i].rel, strerror(errno));
 			rc = JP_EIO;
 		}
@@ -546,9 +708,11 @@ int jp_unpack_finish(struct jp_unpack *u, bool ok, struct jp_stage_result *out, 
 	for (size_t i = 0; i < u->dircap; i++)
 		if (u->dirs[i].rel) {
 			free(u->dirs[i].rel);
-			close(u->dirs[i].fd);
+			if (u->dirs[i].fd >= 0)
+				close(u->dirs[i].fd);
 		}
 	free(u->dirs);
+	free(u->seen);
 	free(u);
 	return rc;
 }

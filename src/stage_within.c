@@ -120,6 +120,7 @@ static void add_counts(struct jp_stage_result *sum, const struct jp_stage_result
 	sum->bytes_written += one->bytes_written;
 	sum->skipped += one->skipped;
 	sum->bytes_skipped += one->bytes_skipped;
+	sum->bytes_downloaded += one->bytes_downloaded;
 }
 
 /* The notes of one archive's unpacking, each prefixed by the archive. */

@@ -8,14 +8,22 @@
 # 2. scan-build (clang's static analyser) over the programs, built from a
 #    scratch copy of the sources so BUILDDIR is left alone; a finding not
 #    in tests/scan-build.known (each there with its reason) fails.
-# 3. circles: no call circle between src/ files (tests/circles.py) but the
-#    dispatcher/backend pairs in tests/circles.known, each with its reason.
+# 3. circles: no circle of uses (a call, a table's entry, a callback; read
+#    after the preprocessor) between src/ files (tests/circles.py) but those
+#    in tests/circles.known, each with its reason.
 # 4. public-api: include/jobprep/ declares no function that no front end
 #    calls (tests/public_api.sh).
 # 5. one-boundary: no fork() or vfork() in src/ or ui/: work that can hang
 #    runs in a helper that is exec'd (src/helper.c: posix_spawn), never in a
 #    copy of this multi-threaded process that goes on running its code.
-# 6. valgrind (memcheck, --leak-check=full) over every unit test and every
+# 6. chainlint: the shell tests' assertions are judged whole: no check
+#    chained after jp_expect, no negative grep of a file not proven to exist
+#    (tests/chainlint.py; its own cases: tests/integration/assertions_judged.sh).
+# 7. layout: no tracked file is a build output or outside the layout
+#    docs/development.md describes.
+# 8. po: ui/po/jobprep.pot and zh_CN.po are in step with the sources (ui/po/
+#    update-po.sh --check: a message with no translation, a dead entry).
+# 9. valgrind (memcheck, --leak-check=full) over every unit test and every
 #    fuzz seed replay of BUILDDIR (default: the source tree's own build, made
 #    with plain ./configure: a sanitizer build cannot run under valgrind);
 #    tests/valgrind.supp holds the few suppressions, each with its reason.
@@ -23,8 +31,8 @@
 # the findings above it, and exits 1 when any found something (0 when all are
 # clean; a tool that is not installed is a "# SKIP" line, not a pass).
 # JP_ANALYSE_JOBS (default 2) programs run at once; JP_ANALYSE_ONLY, a list of
-# cppcheck, scan-build, circles, public-api, one-boundary and valgrind
-# (separated by spaces), runs those only.
+# cppcheck, scan-build, circles, public-api, one-boundary, chainlint, layout,
+# po and valgrind (separated by spaces), runs those only.
 set -u
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$srcdir}" && pwd) || exit 2
@@ -65,9 +73,11 @@ if want circles; then
 	t0=$(now)
 	if ! command -v python3 >/dev/null 2>&1; then
 		echo "ok - circles # SKIP python3 is not installed"
-	elif python3 "$srcdir/tests/circles.py" "$srcdir/src" "$srcdir/tests/circles.known" \
+	elif CIRCLES_CPPFLAGS="${CIRCLES_CPPFLAGS:-$(pkg-config --cflags libcjson mount libcurl 2>/dev/null)}" \
+		JP_ANALYSE_JOBS=$jobs python3 "$srcdir/tests/circles.py" "$srcdir/src" "$srcdir/tests/circles.known" "$build" \
 		>"$scratch/circles.out" 2>&1; then
-		echo "ok - circles: $(grep -c '^circle:' "$scratch/circles.out") known dispatcher/backend circle(s) in src, no other ($(($(now) - t0)) s)"
+		grep '^# ' "$scratch/circles.out"
+		echo "ok - circles: $(grep -c '^circle:' "$scratch/circles.out") known circle(s) in src, no other ($(($(now) - t0)) s)"
 	else
 		cat "$scratch/circles.out"
 		echo "not ok - circles: a call circle between src files not in tests/circles.known"
@@ -99,6 +109,76 @@ if want one-boundary; then
 		failed=1
 	else
 		echo "ok - one-boundary: no fork() in src/ or ui/; work that can hang runs in an exec'd helper"
+	fi
+fi
+
+# --- chainlint ----------------------------------------------------------------
+# The shell tests' assertions are judged whole (tests/chainlint.py): no check
+# chained after jp_expect (its status dropped), no negative grep of a file
+# the line does not first prove exists.
+if want chainlint; then
+	if ! command -v python3 >/dev/null 2>&1; then
+		echo "ok - chainlint # SKIP python3 is not installed"
+	elif (cd "$srcdir" && python3 tests/chainlint.py tests/integration/*.sh tests/tui/*.sh tests/lib/*.sh) \
+		>"$scratch/chainlint.out" 2>&1; then
+		echo "ok - chainlint: every shell test's assertion is judged whole"
+	else
+		cat "$scratch/chainlint.out"
+		echo "not ok - chainlint: $(grep -c '^[^ ]*:[0-9]*: ' "$scratch/chainlint.out") assertion(s) that can pass having tested nothing"
+		failed=1
+	fi
+fi
+
+# --- layout -------------------------------------------------------------------
+# Every tracked file sits where docs/development.md ("Layout") and HACKING.md
+# say, and none is a build output: an ar archive, an object or a program
+# (ELF), or a name the build makes (*.o, *.a, *.so, *.lo, *.la). A stray
+# empty archive, stJeNaIl, was once merged at the top (issue 32).
+if want layout; then
+	if ! git -C "$srcdir" rev-parse --git-dir >/dev/null 2>&1; then
+		echo "ok - layout # SKIP $srcdir is not a git checkout"
+	else
+		git -C "$srcdir" -c core.quotePath=false ls-files | (cd "$srcdir" && while IFS= read -r f; do
+			case $f in
+			.ci/* | .clang-format | .gitattributes | .gitignore | HACKING.md | README.md | \
+				Makefile.am | configure.ac | autotools/* | bench/* | docs/* | include/jobprep/* | \
+				src/* | tests/* | ui/*) ;;
+			*) echo "$f: outside the layout (docs/development.md, \"Layout\")" ;;
+			esac
+			case $f in
+			*.o | *.a | *.so | *.so.* | *.lo | *.la | *.gcda | *.gcno)
+				echo "$f: a build output (by its name)"
+				continue
+				;;
+			esac
+			[ -f "$f" ] && [ ! -L "$f" ] || continue
+			case $(head -c 8 "$f" | od -An -c | tr -d ' \n') in
+			'!<arch>'*) echo "$f: a build output (an ar archive)" ;;
+			177ELF*) echo "$f: a build output (an ELF object or program)" ;;
+			esac
+		done) >"$scratch/layout.out" 2>&1
+		if [ -s "$scratch/layout.out" ]; then
+			cat "$scratch/layout.out"
+			echo "not ok - layout: $(wc -l <"$scratch/layout.out") tracked file(s) that are build outputs or outside the layout (git rm them)"
+			failed=1
+		else
+			echo "ok - layout: $(git -C "$srcdir" ls-files | wc -l) tracked files, none a build output or outside the layout"
+		fi
+	fi
+fi
+
+# --- po -----------------------------------------------------------------------
+# ui/po/jobprep.pot and the catalogues hold the sources' messages, no fewer
+# and no dead ones (ui/po/update-po.sh --check; the fix: make update-po)
+if want po; then
+	if ! command -v xgettext >/dev/null 2>&1 || ! command -v msgmerge >/dev/null 2>&1; then
+		echo "ok - po # SKIP xgettext or msgmerge is not installed (apt-get install gettext)"
+	elif sh "$srcdir/ui/po/update-po.sh" --check "$srcdir" >"$scratch/po.out" 2>&1; then
+		echo "ok - po: $(tail -n 1 "$scratch/po.out" | sed 's/^ui\/po: //')"
+	else
+		cat "$scratch/po.out"
+		echo "not ok - po: ui/po/jobprep.pot or a catalogue is out of step with the sources (make update-po)"
+		failed=1
 	fi
 fi
 

@@ -356,6 +356,14 @@ EXTRA_DIST += tests/integration/schema.sh tests/integration/env.sh tests/integra
 # the harness: a script that ends before jp_done fails; jp_skip_all REASON is the skip
 TESTS += tests/integration/harness_end_marker.sh
 EXTRA_DIST += tests/integration/harness_end_marker.sh
+# the checks that explain themselves (report.sh) and the lint that refuses a
+# check chained after jp_expect or a negative grep of an unproven file
+TESTS += tests/integration/assertions_judged.sh
+EXTRA_DIST += tests/integration/assertions_judged.sh tests/chainlint.py
+# the analysers tell the truth: circles through strings, tables and
+# callbacks; layout (no build output tracked); po (the template in step)
+TESTS += tests/integration/analysers_truth.sh
+EXTRA_DIST += tests/integration/analysers_truth.sh
 # signals: every command that works a while exits 128 + SIGINT/SIGTERM/SIGHUP, cleaned up
 TESTS += tests/integration/signal_exit_codes.sh
 EXTRA_DIST += tests/integration/signal_exit_codes.sh
@@ -383,7 +391,7 @@ RUNS_TESTS = tests/integration/init_runs.sh tests/integration/init_late_signal.s
 	tests/integration/init_concurrent.sh \
 	tests/integration/launch_clone_pinned.sh tests/integration/launch_files.sh \
 	tests/tui/review_o_copy.sh \
-	tests/integration/show_runs.sh tests/integration/check_output.sh \
+	tests/integration/show_runs.sh tests/integration/init_refusal_shown.sh tests/integration/check_output.sh \
 	tests/integration/init_resume.sh tests/integration/resume_hung_mount.sh
 TESTS += $(RUNS_TESTS)
 EXTRA_DIST += $(RUNS_TESTS)
@@ -396,7 +404,7 @@ TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/quit_asks.sh tests/tui/move_default_yes.sh tests/tui/fixed_field_clears.sh \
 	tests/tui/secret_prompt_clone.sh tests/tui/review_jumps_to_field.sh tests/tui/launch_hub_download.sh \
 	tests/tui/review_long_list.sh tests/tui/fields_tell_the_truth.sh \
-	tests/tui/launch_multiline.sh tests/tui/keys_behave.sh \
+	tests/tui/launch_multiline.sh tests/tui/findings_shown_whole.sh tests/tui/last_job_offered.sh tests/tui/keys_behave.sh \
 	tests/tui/signals_restore_terminal.sh tests/tui/review_waits_for_clone.sh \
 	tests/tui/data_add_while_editing.sh tests/tui/token_not_in_argv_or_prompt.sh \
 	tests/tui/draft_never_keeps_a_token.sh \
@@ -453,6 +461,10 @@ STAGE_TESTS = tests/integration/stage_copy.sh tests/integration/stage_interrupt.
 	tests/integration/stage_http_unchanged.sh tests/integration/stage_progress.sh
 TESTS += $(STAGE_TESTS)
 EXTRA_DIST += $(STAGE_TESTS)
+# unpacking exactly (issue 30): folder modes against GNU tar, a hard link
+# through a symlink in DEST, duplicate names, a truncated archive's exit
+TESTS += tests/integration/stage_archive_exact.sh
+EXTRA_DIST += tests/integration/stage_archive_exact.sh
 # stage in the flow: the manifest records where staged data came from
 STAGEFLOW_TESTS = tests/integration/manifest_origin.sh tests/integration/init_stage.sh \
 	tests/integration/init_unpack_archives.sh \

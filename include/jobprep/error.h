@@ -30,7 +30,8 @@
 	X(JP_EREFUSED, -13, 1, "refused")                                      \
 	X(JP_EGIT, -14, 1, "git error")                                        \
 	X(JP_ENEEDUSER, -15, 1, "needs an answer from a person")               \
-	X(JP_EINTERNAL, -16, 1, "internal error")
+	X(JP_EINTERNAL, -16, 1, "internal error")                              \
+	X(JP_EARCHIVE, -17, 1, "unreadable archive")
 
 enum jp_status {
 #define JP_ERROR_ENUM(name, value, exit_code, desc) name = (value),

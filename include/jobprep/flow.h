@@ -322,9 +322,11 @@ struct jp_stage_offer {
 	struct jp_strv archives;
 	uint64_t bytes;
 	bool complete;
+	/* DOWNLOAD: the URL names an archive, unpacked into dest */
+	bool unpack;
 };
 
-#define JP_STAGE_OFFER_INIT { JP_STAGE_OFFER_NONE, NULL, JP_STRV_INIT, 0, false }
+#define JP_STAGE_OFFER_INIT { JP_STAGE_OFFER_NONE, NULL, JP_STRV_INIT, 0, false, false }
 
 /* What to offer for `typed` as data[index]'s path: copy a folder or file on
  * local (or ephemeral) disk, unpack an archive, download a URL, each to
@@ -354,7 +356,8 @@ int jp_flow_stage_take(struct jp_flow *flow, size_t index, const char *from, con
 enum jp_finish_flags {
 	JP_FINISH_FORCE = 1 << 0, /* write even when a check failed */
 	JP_FINISH_DEEP = 1 << 1,  /* full data scans */
-	JP_FINISH_NO_WRITE = 1 << 2, /* run everything, write nothing */
+	JP_FINISH_NO_WRITE = 1 << 2, /* run everything, write nothing; the
+				       * folders made for the checks go again */
 };
 
 /* Finish the flow: refuse (JP_ECHECK, nothing made, one "KEY: message" per

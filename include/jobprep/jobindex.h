@@ -27,4 +27,19 @@ int jp_jobindex_record(const char *job, const struct jp_profile *profile, const 
  * there is no index); JP_EFORMAT when its entry is unreadable. */
 int jp_jobindex_profile(struct jp_profile **out, const char *job, struct jp_error *err);
 
+/* A job the index knows: its name, its last run folder and when that run
+ * was recorded (RFC 3339; "" when the entry lacks it). */
+struct jp_jobindex_entry {
+	char *name;
+	char *run;
+	char *at;
+};
+
+/* Every job the index knows, the latest recorded first: *out the caller's
+ * (jp_jobindex_entries_free), *n its count. No index, or an unreadable
+ * one, is an empty list (0); JP_ENOMEM, or JP_ENOENT when there is no
+ * place for an index at all. */
+int jp_jobindex_list(struct jp_jobindex_entry **out, size_t *n, struct jp_error *err);
+void jp_jobindex_entries_free(struct jp_jobindex_entry *v, size_t n);
+
 #endif

@@ -65,6 +65,9 @@ struct jp_stage_result {
 	uint64_t files, dirs, symlinks;
 	uint64_t written, bytes_written;  /* files (and symlinks) written, bytes */
 	uint64_t skipped, bytes_skipped;  /* already complete */
+	/* a URL's (or a Hub's) bytes received by this run; an archive's
+	 * download, apart from bytes_written (its unpacked data) */
+	uint64_t bytes_downloaded;
 	/* symlinks whose target leaves the tree: kept, listed (relative) */
 	char **outside;
 	size_t n_outside;
@@ -89,7 +92,13 @@ struct jp_stage_result {
  * whole). A member named absolute or with "..", or reached through a
  * symlink member, refuses the whole archive (JP_EREFUSED, nothing written
  * outside that folder, which is removed); device nodes and FIFOs are left
- * out and set-uid/set-gid bits dropped, each with a note. Members already
+ * out and set-uid/set-gid bits dropped, each with a note. A hard link
+ * whose target is reached through a symlink (one already in dest too:
+ * looked up with no symlink followed) refuses it too. Folders get the
+ * archive's modes where it lists them, else a person's mkdir's (the
+ * umask's); an existing dest keeps its own mode, times and owner. A name
+ * held twice ends as its last member (GNU tar's rule). An unreadable or
+ * truncated archive is JP_EARCHIVE. Members already
  * complete in dest (or in the unpack folder a killed run left) are not
  * written again. A directory becomes dest (created if missing,
  * else filled in: like `rsync -a SOURCE/ DEST/`); a file becomes dest/NAME

@@ -71,7 +71,7 @@ accepted() {
 		run "$1" "$2" 1 --help >"$T/out" 2>"$T/err"
 	fi
 	rc=$?
-	! grep -q "unknown option" "$T/err" && { [ "$rc" = 0 ] || [ "$rc" = 2 ]; }
+	[ -f "$T/err" ] && ! grep -q "unknown option" "$T/err" && { [ "$rc" = 0 ] || [ "$rc" = 2 ]; }
 }
 
 # block CMD: the lines of `jobprep --help` about CMD (each synopsis form,

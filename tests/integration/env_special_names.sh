@@ -60,7 +60,9 @@ json.dump(d, open(sys.argv[3], "w"))' "$T/base.json" "$n" "$T/m.json"
 	jp_expect "${n}_check_names_the_field_and_why" \
 		grep -q "job.env.$n: expected a variable name the shells do not treat specially, got \"$n\" (.*)" "$T/err"
 	"$JOBPREP" env "$T/m.json" >"$T/out" 2>/dev/null
-	jp_expect "${n}_refused_by_env" [ $? = 3 ] && [ ! -s "$T/out" ]
+	rc=$?
+	jp_expect "${n}_refused_by_env" [ "$rc" = 3 ]
+	jp_expect "${n}_env_prints_nothing" jp_line_count = 0 "$T/out"
 done
 head -n 3 "$T/err"
 # An ordinary name next to them is fine.

@@ -379,7 +379,7 @@ judge_update() {
 		must "the checkout changed" cmp -s "$C/before" "$C/after"
 		[ "$1" = readonly ] || must "temporaries were left" no_temps "$D"
 	fi
-	must "a manifest was written" sh -c '! ls "$1"/run-*/job.json 2>/dev/null | grep -q .' sh \
+	must "a manifest was written" sh -c 'set -- "$1"/run-*/job.json; [ ! -e "$1" ]' sh \
 		"$S/shared/outputs/$JOB"
 }
 next_update() {

@@ -49,7 +49,7 @@ objs=$(find "$T/export/models/.git/lfs/objects" -type f 2>/dev/null | wc -l)
 jp_expect no_second_copy_on_shared_storage [ "$objs" = 0 ]
 st=$(git -C "$P" status --porcelain -- model.safetensors weights tiny.bin legacy.pt)
 jp_expect git_sees_them_clean [ -z "$st" ]
-jp_expect no_temporary_on_scratch sh -c '! ls -A "$1" | grep -q "^jobprep-"' sh "$T/scratch"
+jp_expect no_temporary_on_scratch sh -c '[ -d "$1" ] && ! ls -A "$1" | grep -q "^jobprep-"' sh "$T/scratch"
 jp_expect no_temporary_on_shared_storage jp_no_temporaries "$T/mnt"
 jp_show_if_failed "$T/clone.out" "$T/clone.err"
 jp_done

@@ -76,7 +76,7 @@ mkdir -p "$T/local/code" && echo 'print(1)' >"$T/local/code/train.py"
 # Before hanging it: the mount answers, and check sees the script.
 "$J" check --json "$T/code-there.json" >"$T/healthy.out" 2>&1
 jp_expect healthy_mount_check_finds_the_script \
-	sh -c '! grep -q "launch.script" "$1"' sh "$T/healthy.out"
+	jp_no_text "launch.script" "$T/healthy.out"
 jp_expect healthy_mount_check_finds_a_config_missing \
 	grep -q "configs/b.yaml is not in the code" "$T/healthy.out"
 
@@ -133,7 +133,7 @@ ends_by_itself() {
 # `runs` for a job whose runs are there.
 ends_by_itself clone_into_hung_mount 1 "no answer within 1.0 s" clone "$T/src.git" "$T/mnt/clone"
 ends_by_itself clone_from_hung_mount 1 "no answer" clone "$T/mnt/src.git" "$T/local/from-hung"
-jp_expect clone_from_hung_mount_leaves_nothing sh -c '! ls -A "$1" | grep -q from-hung' sh "$T/local"
+jp_expect clone_from_hung_mount_leaves_nothing sh -c '[ -d "$1" ] && ! ls -A "$1" | grep -q from-hung' sh "$T/local"
 ends_by_itself repo_on_hung_mount 1 "no answer" repo "$T/mnt/repo"
 ends_by_itself runs_on_hung_mount 1 "no answer" runs --profile "$T/mnt-profile.json" hung
 
@@ -154,17 +154,17 @@ ends_by_itself runs_profile_on_hung_mount 3 "no answer" runs --profile "$T/mnt/p
 # into" stopped init before it tried, and refused Enter in the wizard)
 ends_by_itself init_clone_into_hung_mount 1 "no answer" init --answers "$T/clone-answers.json" --profile "$T/mnt-profile.json"
 jp_expect init_clone_into_hung_mount_blames_no_folder \
-	sh -c '! grep -q "not a directory jobprep can clone into" "$1"' sh "$T/init_clone_into_hung_mount.err"
+	jp_no_text "not a directory jobprep can clone into" "$T/init_clone_into_hung_mount.err"
 # the manifest written there (-o): likewise, not "does not exist"
 ends_by_itself init_output_on_hung_mount 1 "no answer" init --answers "$T/local-answers.json" --profile "$T/profile.json" -o "$T/mnt/runs/job.json"
 jp_expect init_output_on_hung_mount_blames_no_folder \
-	sh -c '! grep -q "does not exist" "$1"' sh "$T/init_output_on_hung_mount.err"
+	jp_no_text "does not exist" "$T/init_output_on_hung_mount.err"
 ends_by_itself scan_profile_on_hung_mount 3 "no answer" scan --profile "$T/mnt/profile.json" "$T/local"
 # (stage from or onto a hung mount: tests/integration/stage_hung_mount.sh)
 
 # --- resume the mount: the rest is reaped, with the status it chose.
 jp_sshfs_thaw
-jp_expect clone_into_hung_mount_leaves_nothing sh -c '! ls -A "$1" | grep -q clone' sh "$T/export"
+jp_expect clone_into_hung_mount_leaves_nothing sh -c '[ -d "$1" ] && ! ls -A "$1" | grep -q clone' sh "$T/export"
 for p in $JP_HUNG_LATE; do wait "$p"; done
 jp_expect resumed_mount_answers [ -f "$T/mnt/proj/scripts/train.sh" ]
 jp_sshfs_unmounts_cleanly "$T/mnt"

@@ -174,7 +174,8 @@ echo "my notes" >"$P/untracked/notes.txt"
 answers untracked v2
 prep untracked
 rc=$?
-jp_expect untracked_only_moves [ "$rc" = 0 ] && head_is "$P/untracked" "$V2"
+jp_expect untracked_only_succeeds [ "$rc" = 0 ]
+jp_expect untracked_only_moves head_is "$P/untracked" "$V2"
 jp_expect untracked_only_is_kept [ "$(cat "$P/untracked/notes.txt")" = "my notes" ]
 
 mkdir -p "$P/inway/extra"
@@ -289,7 +290,8 @@ if mid_fetch move; then
 	rc1=$?
 	jp_expect two_at_once_the_second_waits_and_succeeds [ "$rc2" = 0 ]
 	jp_expect two_at_once_the_second_finds_it_already_there grep -q "already at v3" "$S/move-b.out"
-	jp_expect two_at_once_the_first_gets_there [ "$rc1" = 0 ] && head_is "$P/move" "$V3"
+	jp_expect two_at_once_the_first_succeeds [ "$rc1" = 0 ]
+	jp_expect two_at_once_the_first_gets_there head_is "$P/move" "$V3"
 	jp_expect two_at_once_the_checkout_is_clean clean "$P/move"
 else
 	jp_fail two_at_once "the fetch never started: $(cat "$S/move.err")"
@@ -349,7 +351,8 @@ fi
 # ... and without the signal it gets there
 prep move
 rc=$?
-jp_expect after_sigint_the_same_answers_move_it [ "$rc" = 0 ] && head_is "$P/move" "$(git -C "$S/work" rev-parse v4)"
+jp_expect after_sigint_the_same_answers_succeed [ "$rc" = 0 ]
+jp_expect after_sigint_the_same_answers_move_it head_is "$P/move" "$(git -C "$S/work" rev-parse v4)"
 jp_expect after_sigint_the_checkout_is_clean clean "$P/move"
 
 jp_done

@@ -136,7 +136,7 @@ jp_expect show_names_the_checkpoint_resumed_from \
 	grep -q "^  resumes from *$outs/nano/run-001/checkpoints\$" "$T/show.out"
 "$JOBPREP" check "$outs/nano/run-002/job.json" >"$T/check.out" 2>&1
 jp_expect check_of_run_002_passes_the_chosen_checkpoint \
-	sh -c '! grep -q "FAIL" "$1" && grep -q "passed" "$1"' sh "$T/check.out"
+	sh -c '[ -s "$1" ] && ! grep -q "FAIL" "$1" && grep -q "passed" "$1"' sh "$T/check.out"
 
 # "last" takes the last complete checkpoint (run-001: run-002 left none)
 answers nano "$RESUME" '{"resume_from": "last"}'
@@ -195,7 +195,7 @@ printf 'weights\n' >"$outs/fresh/run-001/checkpoints/ckpt.pt"
 prep fresh
 jp_expect not_resuming_second_prep_passes [ "$(rc fresh)" = 0 ]
 jp_expect not_resuming_gets_no_resume_check \
-	sh -c '[ -s "$1" ] && ! grep -q "launch.resume\|RESUME_FROM" "$1" "$2"' sh \
+	sh -c '[ -s "$1" -a -s "$2" ] && ! grep -q "launch.resume\|RESUME_FROM" "$1" "$2"' sh \
 	"$outs/fresh/run-002/job.json" "$outs/fresh/run-002/env.sh"
 
 # --- healthy twin: an earlier run that left nothing -------------------------------
@@ -213,7 +213,7 @@ printf 'half a checkpoint' >"$outs/partial/run-001/checkpoints/ckpt.pt.tmp"
 prep partial
 jp_expect temporary_only_is_not_a_failure [ "$(rc partial)" = 0 ]
 jp_expect temporary_only_is_not_offered \
-	sh -c '[ -s "$1" ] && ! grep -q RESUME_FROM "$1" && ! grep -q resume_from "$2"' sh \
+	sh -c '[ -s "$1" -a -s "$2" ] && ! grep -q RESUME_FROM "$1" && ! grep -q resume_from "$2"' sh \
 	"$outs/partial/run-002/env.sh" "$outs/partial/run-002/job.json"
 jp_expect temporary_only_warns_naming_the_temporary \
 	grep -q "launch.resume: .*no earlier run left a complete checkpoint: run-001's checkpoint folder .* holds a temporary (ckpt.pt.tmp)" "$T/partial.out"

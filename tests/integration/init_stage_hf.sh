@@ -81,5 +81,5 @@ jp_expect no_warning_when_staged_and_offline sh -c '[ -s "$1" ] && [ -z "$2" ]' 
 "$J" check --json --profile "$T/profile.json" "$M" >"$T/check2.json" 2>"$T/check2.err"
 jp_expect manifest_reads_back sh -c '[ $1 -eq 0 ] && [ -s "$2" ] && [ -z "$3" ]' sh $? "$T/check2.json" "$(check_of "$T/check2.json" launch.hub_download)"
 jp_show_if_failed cat "$T/check2.err"
-jp_expect token_nowhere sh -c '! grep -rq hf-s3cret-77 "$@"' sh "$T/shared/outputs" "$T/staged.out" "$T/staged.err" "$T/plain.out"
+jp_expect token_nowhere jp_no_text -r hf-s3cret-77 "$T/shared/outputs" "$T/staged.out" "$T/staged.err" "$T/plain.out"
 jp_done

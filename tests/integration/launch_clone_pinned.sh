@@ -101,7 +101,7 @@ grep -qF "does not check out the recorded commit $commit before it runs anything
 answers "$T/manual.json" "git clone -q $qurl /workspace/lc-job && git -C /workspace/lc-job checkout -q ${commit%????????????????????????????????} && cd /workspace/lc-job && bash scripts/train.sh"
 init "$T/manual.json"
 jp_expect clone_then_checkout_of_the_commit_passes [ "$(rc)" = 0 ]
-grep -q launch.clone_first "$runs/run-001/job.json" && jp_fail manual_clone_has_no_clone_finding
+jp_expect manual_clone_has_no_clone_finding jp_no_text launch.clone_first "$runs/run-001/job.json"
 
 # --- the default: the pinned line, then the script -------------------------
 rm -rf "$runs"
@@ -109,7 +109,7 @@ answers "$T/default.json" ""
 init "$T/default.json"
 jp_expect default_launch_command_passes [ "$(rc)" = 0 ]
 M=$runs/run-001/job.json
-grep -q launch.clone_first "$M" && jp_fail default_has_no_clone_finding
+jp_expect default_has_no_clone_finding jp_no_text launch.clone_first "$M"
 "$JOBPREP" export --to slurm -o "$T/ok.sbatch" "$M" >"$T/export.out" 2>&1
 jp_expect default_exports_to_slurm [ $? = 0 -a -s "$T/ok.sbatch" ]
 # the line it put first, run by sh, gives exactly the recorded commit

@@ -17,7 +17,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/jobprep-man.XXXXXX") || exit 99
 trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 
 jp_expect man_page_is_built [ -s "$MAN" ]
-jp_expect no_marker_is_left sh -c '! grep -q "^@[A-Z]*@$" "$1"' sh "$MAN"
+jp_expect no_marker_is_left jp_no_text "^@[A-Z]*@$" "$MAN"
 "$JOBPREP" --dump-options >"$T/dump" || exit 99
 
 # The page's OPTIONS entries, as "COMMAND --long -s ARG" lines like the dump:
@@ -59,7 +59,7 @@ if command -v groff >/dev/null 2>&1; then
 	done
 	jp_expect synopsis_has_lines [ -s "$T/synopsis.70" ]
 	jp_expect option_lines_are_not_hyphenated \
-		sh -c '! grep -n -e "\[$(printf "\342\200\220")\$" -e "\[-\$" -e "^ *--*[a-z]*\]" "$@"' sh "$T"/synopsis.*
+		jp_no_text -E "\\[$(printf '\342\200\220')\$|\\[-\$|^ *--*[a-z]*\\]" "$T"/synopsis.*
 	jp_expect synopsis_is_not_adjusted \
 		sh -c '! sed -n "1,/^ *$/p" "$1" | grep -n "[^ ]   *[^ ]"' sh "$T/synopsis.70"
 else

@@ -109,7 +109,7 @@ manifest good 1 "$S/shared/data/good" "$S/shared/data/good/part-0"
 for sh in $shells; do
 	run $sh good good-$sh
 	# (on a tmpfs $TMPDIR the shared root gets a [warn] line: allowed)
-	if [ "$(rc good-$sh)" = 0 ] && ! grep -q '^\[FAIL\]' "$S/good-$sh.err" &&
+	if [ "$(rc good-$sh)" = 0 ] && [ -f "$S/good-$sh.err" ] && ! grep -q '^\[FAIL\]' "$S/good-$sh.err" &&
 		[ "$(cat "$S/good-$sh.out")" = "[pass] preflight: every check passed on Worker $host" ]; then
 		jp_pass "$sh: all good: exit 0, one pass line"
 	else
@@ -230,7 +230,7 @@ while [ $w -lt 600 ] && ! { [ -s "$S/w0.rc" ] && [ -s "$S/w1.rc" ] && [ -s "$S/w
 	w=$((w + 1))
 done
 for r in 0 1 2; do
-	if [ "$(cat "$S/w$r.rc" 2>/dev/null)" = 0 ] && ! grep -q '^\[FAIL\]' "$S/w$r.err"; then
+	if [ "$(cat "$S/w$r.rc" 2>/dev/null)" = 0 ] && [ -f "$S/w$r.err" ] && ! grep -q '^\[FAIL\]' "$S/w$r.err"; then
 		jp_pass "Worker rank $r: passes"
 	else
 		jp_fail "Worker rank $r: exit $(cat "$S/w$r.rc" 2>/dev/null || echo none): $(cat "$S/w$r.err")"

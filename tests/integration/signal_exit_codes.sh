@@ -139,8 +139,18 @@ EOF
 	start "stage-$s" stage --progress --jobs 1 "$S/stagesrc" "$S/stage-$s"
 	jp_wait_text "$S/stage-$s.err" "copying" 60
 	if judge "stage_sig$s" "$sig" "canceled"; then
+		# A new DEST is written whole into .jobprep-tmp-stage-NAME beside
+		# it and renamed at the end; a canceled run keeps the complete
+		# files there for the next run and removes the one in flight
+		# (docs/reference.md, stage): no file half-made, no file's own
+		# temporary, nothing under DEST's name.
+		jp_expect "stage_sig${s}_leaves_no_half_made_file" sh -c 'cd "$1" &&
+			find . -type f | while IFS= read -r f; do
+				cmp -s "$f" "$2/$f" || { echo "# half-made: $f" >&2; exit 1; }
+			done' sh "$S/.jobprep-tmp-stage-stage-$s" "$S/stagesrc"
 		jp_expect "stage_sig${s}_leaves_no_temporary" \
-			sh -c '! find "$1" -name ".jobprep-tmp-*" | grep -q .' sh "$S/stage-$s"
+			sh -c '[ -d "$1" ] && ! find "$1" -name ".jobprep-tmp-*" ! -name ".jobprep-tmp-stage-stage-$2" -path "*stage-$2*" | grep -q .' sh "$S" "$s"
+		jp_expect "stage_sig${s}_makes_nothing_under_the_final_name" jp_path_missing "$S/stage-$s"
 	fi
 
 	# --- scan, mid-tree (the same tree named 200 times: 4,000,000 entries,
@@ -160,7 +170,7 @@ EOF
 	jp_poll 300 jp_heeds "$PID" $(($(status_of "$sig") - 128))
 	judge "check_sig$s" "$sig" ""
 	jp_expect "check_sig${s}_leaves_no_probe_file" \
-		sh -c '! find "$1" -name ".jobprep-probe-*" | grep -q .' sh "$S/shared/outputs/deep"
+		sh -c '[ -d "$1" ] && ! find "$1" -name ".jobprep-probe-*" | grep -q .' sh "$S/shared/outputs/deep"
 done
 
 jp_done

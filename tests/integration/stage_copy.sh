@@ -42,9 +42,9 @@ jp_tree_meta "$D" >"$T/meta.dst"
 jp_expect modes_mtimes_and_links_kept cmp -s "$T/meta.src" "$T/meta.dst"
 jp_expect link_leaving_the_tree_reported grep -q 'a b/link out.*leads outside the tree' "$T/first.err"
 jp_expect link_leaving_the_tree_in_json grep -q '"a b/link out"' "$T/first.json"
-jp_expect link_inside_not_reported sh -c '! grep -q "link in" "$1"' sh "$T/first.err"
+jp_expect link_inside_not_reported jp_no_text "link in" "$T/first.err"
 jp_expect first_copy_writes_every_file [ "$(jp_json_get "$T/first.json" written)" = 8 ]
-jp_expect no_temporaries_after_copy sh -c '! find "$1" -name ".jobprep-tmp-*" | grep -q .' sh "$D"
+jp_expect no_temporaries_after_copy sh -c '[ -d "$1" ] && ! find "$1" -name ".jobprep-tmp-*" | grep -q .' sh "$D"
 
 # --- a re-run: nothing rewritten (inodes kept), nothing deleted
 printf 'mine\n' >"$D/a b/only at dest"

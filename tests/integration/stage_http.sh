@@ -171,7 +171,7 @@ jp_expect redirect_exits_0 [ "$rc" = 0 ]
 jp_expect redirect_followed cmp -s "$T/www/changes.bin" "$T/tok/changes.bin"
 jp_expect token_sent_to_the_host_named grep -q 'authorization=Bearer tok-s3cret-123' "$T/access.log"
 jp_expect token_not_sent_to_the_other_host sh -c '[ -s "$1" ] && ! grep -q "tok-s3cret" "$1"' sh "$T/access2.log"
-jp_expect token_never_printed sh -c '! grep -q "tok-s3cret" "$1" "$2"' sh "$T/tok.out" "$T/tok.err"
+jp_expect token_never_printed jp_no_text "tok-s3cret" "$T/tok.out" "$T/tok.err"
 
 # --- a token written in the URL: to the host named, not to the host a
 # redirect names (libcurl's user:password is not carried to another host)
@@ -185,7 +185,7 @@ jp_expect url_token_redirect_exits_0 [ "$rc" = 0 ]
 jp_expect url_token_redirect_followed cmp -s "$T/www/changes.bin" "$T/tok2/changes.bin"
 jp_expect url_token_sent_to_the_host_named grep -q "authorization=Basic $(printf 'me:tok-inurl-456' | base64)" "$T/access.log"
 jp_expect url_token_not_sent_to_the_other_host sh -c '[ -s "$1" ] && ! grep -q "authorization=Basic" "$1"' sh "$T/access2.log"
-jp_expect url_token_never_printed sh -c '! grep -q "tok-inurl" "$1" "$2"' sh "$T/tok2.out" "$T/tok2.err"
+jp_expect url_token_never_printed jp_no_text "tok-inurl" "$T/tok2.out" "$T/tok2.err"
 
 # --- a server that is not there
 "$J" stage "http://127.0.0.1:$(jp_free_port)/x.bin" "$T/out" >/dev/null 2>"$T/down.err"

@@ -57,7 +57,7 @@ half_done() {
 clean_at() { # clean_at DIR COMMIT
 	[ "$(git -C "$1" rev-parse HEAD)" = "$2" ] && [ -z "$(git -C "$1" status --porcelain)" ]
 }
-no_journal() { [ ! -e "$1/.git/jobprep-move" ] && ! ls "$1/.git" | grep -q '^index\.jobprep-'; }
+no_journal() { [ ! -e "$1/.git/jobprep-move" ] && [ -d "$1/.git" ] && ! ls "$1/.git" | grep -q '^index\.jobprep-'; }
 
 # --- HEAD still at v1: put back, then moved again ---------------------------
 prep back v1

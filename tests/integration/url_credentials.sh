@@ -30,8 +30,12 @@ EOF2
 		-o "$T/job-$name.json" </dev/null >"$T/out" 2>"$T/err"
 	rc=$?
 	echo "# $secret: init exit $rc: $(head -c 300 "$T/err")"
-	jp_expect "init_${name}_never_writes_the_password" \
-		sh -c "! grep -rqF -- '$secret' '$T/job-$name.json' '$T/out' '$T/err' 2>/dev/null"
+	jp_expect "init_${name}_never_prints_the_password" jp_no_text -F "$secret" "$T/out" "$T/err"
+	if [ "$rc" = 0 ]; then
+		jp_expect "init_${name}_never_writes_the_password" jp_no_text -F "$secret" "$T/job-$name.json"
+	else
+		jp_expect "init_${name}_refused_writes_no_manifest" jp_path_missing "$T/job-$name.json"
+	fi
 	jp_expect "init_${name}_refuses_or_writes_a_manifest_check_accepts" \
 		sh -c "[ $rc != 0 ] || '$JOBPREP' check '$T/job-$name.json' >/dev/null 2>&1 || [ \$? = 1 ]"
 done

@@ -2,7 +2,7 @@
 # The Data step offers to stage what the job could not use where it is, and
 # runs it in the background as the clone runs: a folder on this machine's
 # own disk ("copy it to {shared}/datasets/{name}?"), an archive ("unpack
-# it?"), an http URL typed as the path ("download it?", from lighttpd on
+# it?"), an http URL typed as the path ("download and unpack it?", from lighttpd on
 # loopback, a token in the URL; the status line shows its bytes of the
 # whole, rate and time to go). Each source's row shows its scan result
 # (bytes, files, archives) once staged. Review waits for a download still
@@ -109,6 +109,8 @@ tui_type "http://me:$TOK@127.0.0.1:$PORT/text.tar"
 tui_keys Enter
 tui_must download_is_offered tui_wait "[ Download ]"
 tui_must download_goes_to_shared_datasets tui_wait_modal "shared/datasets/text now, in the background"
+# an archive's URL: unpacked there, and the offer says so (issue 30)
+tui_must download_says_it_unpacks tui_wait_modal "Download it and unpack it into"
 tui_keys Enter
 tui_must download_runs tui_wait "staging..."
 # the status line while it runs: bytes received of the whole, the rate,
@@ -126,7 +128,7 @@ received() {
 tui_must download_shows_bytes_of_the_whole received
 tui_screen | grep "downloading" | sed 's/^/# /'
 tui_screen >"$T/staging.screen"
-jp_expect token_gone_from_the_screen sh -c '! grep -qF "$1" "$2"' sh "$TOK" "$T/staging.screen"
+jp_expect token_gone_from_the_screen jp_no_text -F "$TOK" "$T/staging.screen"
 tui_must from_shown_without_the_token tui_wait "  http://127.0.0.1:$PORT/text.tar"
 
 # --- Review waits for it
@@ -166,6 +168,6 @@ sed 's/^/# /' "$T/origins"
 jp_expect manifest_records_the_copy grep -qxF "dir $T/local/corpus $D/shared/datasets/corpus 3" "$T/origins"
 jp_expect manifest_records_the_unpack grep -qxF "archive $T/local/images.tar.gz $D/shared/datasets/images 1" "$T/origins"
 jp_expect manifest_records_the_download grep -qxF "url http://127.0.0.1:$PORT/text.tar $D/shared/datasets/text 1" "$T/origins"
-jp_expect manifest_has_no_token sh -c '! grep -rqF "$1" "$2"' sh "$TOK" "$D/shared/outputs"
-jp_expect stdout_has_no_token sh -c '! grep -qF "$1" "$2" "$3"' sh "$TOK" "$T/stdout" "$T/stderr"
+jp_expect manifest_has_no_token jp_no_text -rF "$TOK" "$D/shared/outputs"
+jp_expect stdout_has_no_token jp_no_text -F "$TOK" "$T/stdout" "$T/stderr"
 tui_finish

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -253,6 +254,62 @@ static void a_locked_folder_is_held_until_let_go(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/* open_beneath and the walk for kernels without openat2: a name inside
+ * opens; a symlink on the way (one leading inside too), "..", an absolute
+ * name are refused with the errno that says which; a symlink as the last
+ * component is not followed. */
+static void beneath_follows_no_symlink_and_never_leaves(void **state)
+{
+	struct scratch *s = *state;
+	int (*const open_fn[2])(int, const char *, int) = { jp_fs_open_beneath,
+							    jp_fs_walk_beneath };
+	char p[PATH_MAX], q[PATH_MAX];
+	int top, fd;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/top/real/deep", s->dir);
+	assert_int_equal(jp_fs_mkdir_p(NULL, p, 0755, NULL), 0);
+	snprintf(p, sizeof(p), "%s/top/real/deep/f", s->dir);
+	assert_non_null(f = fopen(p, "w"));
+	fclose(f);
+	snprintf(p, sizeof(p), "%s/outside", s->dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/top/out", s->dir);
+	assert_int_equal(symlink("../outside", p), 0);
+	snprintf(p, sizeof(p), "%s/top/in", s->dir);
+	assert_int_equal(symlink("real", p), 0);
+	snprintf(q, sizeof(q), "%s/top", s->dir);
+	top = open(q, O_RDONLY | O_DIRECTORY);
+	assert_true(top >= 0);
+	for (int i = 0; i < 2; i++) {
+		fd = open_fn[i](top, "real/deep/f", O_RDONLY);
+		assert_true(fd >= 0);
+		close(fd);
+		fd = open_fn[i](top, "", O_PATH | O_DIRECTORY);
+		assert_true(fd >= 0);
+		close(fd);
+		errno = 0;
+		assert_int_equal(open_fn[i](top, "out/x", O_PATH), -1);
+		assert_int_equal(errno, ELOOP);
+		errno = 0;
+		assert_int_equal(open_fn[i](top, "in/deep/f", O_RDONLY), -1);
+		assert_int_equal(errno, ELOOP);
+		errno = 0;
+		assert_int_equal(open_fn[i](top, "in", O_PATH | O_DIRECTORY), -1);
+		assert_int_equal(errno, ELOOP);
+		errno = 0;
+		assert_int_equal(open_fn[i](top, "real/../../outside", O_PATH), -1);
+		assert_int_equal(errno, EXDEV);
+		errno = 0;
+		assert_int_equal(open_fn[i](top, q, O_PATH), -1);
+		assert_int_equal(errno, EXDEV);
+		errno = 0;
+		assert_int_equal(open_fn[i](top, "real/none", O_RDONLY), -1);
+		assert_int_equal(errno, ENOENT);
+	}
+	close(top);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +331,8 @@ int main(void)
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(a_locked_folder_is_held_until_let_go, scratch_setup,
 						scratch_teardown),
+		cmocka_unit_test_setup_teardown(beneath_follows_no_symlink_and_never_leaves,
+						scratch_setup, scratch_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

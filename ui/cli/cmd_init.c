@@ -125,6 +125,16 @@ out:
 	free(pf);
 }
 
+/* --dry-run: the checks, and what a real init would have written. */
+static void print_dry(const struct jp_flow *flow, enum jp_cli_checks shown)
+{
+	const struct jp_manifest *m = jp_flow_manifest(flow);
+
+	jp_cli_print_checks(m, shown);
+	printf(_("Nothing was written (--dry-run): init would make the run %s\n"),
+	       m->outputs.output_dir ? jp_cli_name(m->outputs.output_dir) : "?");
+}
+
 /* `jobprep runs JOB` finds this run's profile again (a hint: a failure to
  * note it changes nothing of the run). */
 static void record_run(const struct jp_flow *flow)
@@ -148,7 +158,7 @@ struct init_opts {
 	const char *answers_path, *output, *profile_path;
 	const char *resume_from, *resume_in; /* job.resume_from; the same folder */
 	enum jp_cli_checks shown;
-	bool json, force, deep, want_demo, no_cache;
+	bool json, force, deep, want_demo, no_cache, dry_run;
 };
 
 #define ANSWERS 1u /* the synopsis forms: init --answers FILE ..., init --demo ... */
@@ -190,6 +200,11 @@ static const struct jp_cli_opt init_opts[] = {
 		     "write into a run directory that already holds files, "
 		     "and let -o replace what is at MANIFEST"),
 	  .kind = JP_OPT_TRUE, .at = offsetof(struct init_opts, force), .forms = ANSWERS },
+	{ .name = "dry-run", .short_name = 'n',
+	  .help = N_("run every check and write nothing: no run folder is claimed, no "
+		     "checkout is moved (code that is not there yet is cloned, as the "
+		     "checks need it)"),
+	  .kind = JP_OPT_TRUE, .at = offsetof(struct init_opts, dry_run) },
 	{ .name = "deep", .short_name = 'd', .help = N_("scan the data sets fully"),
 	  .kind = JP_OPT_TRUE, .at = offsetof(struct init_opts, deep), .forms = ANSWERS },
 	{ .name = "resume-from", .arg = "RUN",
@@ -243,7 +258,7 @@ static int parse_options(struct init_opts *o, int argc, char **argv)
 int jp_cmd_init(int argc, char **argv)
 {
 	struct init_opts o = { NULL, NULL, NULL, NULL, NULL, JP_CLI_CHECKS_SUMMARY,
-			       false, false, false, false, false };
+			       false, false, false, false, false, false };
 	struct jp_error err = JP_ERROR_INIT;
 	struct jp_demo demo = JP_DEMO_INIT;
 	struct jp_manifest *answers = NULL;
@@ -295,10 +310,19 @@ int jp_cmd_init(int argc, char **argv)
 	if (rc < 0)
 		goto fail;
 	/* the answers named the ref: an existing checkout moves without asking */
-	jp_flow_set_options(flow, JP_FLOW_MOVE_CHECKOUT | (o.no_cache ? JP_FLOW_NO_CACHE : 0));
+	jp_flow_set_options(flow, (o.dry_run ? 0 : JP_FLOW_MOVE_CHECKOUT) |
+					  (o.no_cache ? JP_FLOW_NO_CACHE : 0));
 	rc = jp_flow_apply_answers(flow, answers, answers_path, &err);
 	if (rc == JP_ECHECK && force)
 		rc = 0; /* recorded in the manifest's checks */
+	if (rc == JP_ECHECK && !json) {
+		/* each refused answer as a check: its [FAIL] id line, one a finding */
+		jp_cli_print_checks(jp_flow_manifest(flow), shown == JP_CLI_CHECKS_ALL
+								    ? JP_CLI_CHECKS_ALL
+								    : JP_CLI_CHECKS_QUIET);
+		status = jp_cli_report("init", &err);
+		goto out;
+	}
 	if (rc < 0)
 		goto fail;
 	if (output) {
@@ -336,6 +360,8 @@ int jp_cmd_init(int argc, char **argv)
 		flags |= JP_FINISH_FORCE;
 	if (deep)
 		flags |= JP_FINISH_DEEP;
+	if (o.dry_run)
+		flags |= JP_FINISH_NO_WRITE;
 	rc = jp_flow_finish(flow, flags, &port, &err);
 	jp_cli_port_finish(&cp);
 	port_on = false;
@@ -365,6 +391,13 @@ int jp_cmd_init(int argc, char **argv)
 	}
 	if (rc < 0)
 		goto fail;
+	if (o.dry_run) {
+		if (json)
+			status = print_json(flow, false, NULL) < 0 ? JP_EXIT_FAIL : status;
+		else
+			print_dry(flow, shown);
+		goto out;
+	}
 	record_run(flow);
 	if (json ? print_json(flow, true, NULL) < 0 : (print_done(flow, shown), 0))
 		status = JP_EXIT_FAIL;

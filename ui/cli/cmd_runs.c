@@ -1,6 +1,7 @@
 /* `jobprep runs JOB [--profile FILE] [--json]`: the runs prepared for a
  * job, oldest first: each run's folder, when it was prepared (its
- * manifest's created_at), the commit and the manifest. */
+ * manifest's created_at), the commit and the manifest. `jobprep runs`
+ * alone: the jobs prepared on this account, the latest first. */
 #include "config.h"
 
 #include <getopt.h>
@@ -40,14 +41,15 @@ const struct jp_cli_cmd jp_cli_cmd_runs = {
 	.name = "runs",
 	.run = jp_cmd_runs,
 	.summary = N_("list the runs prepared for a job: folder, when, commit, manifest"),
-	.operands = { "JOB" },
+	.operands = { "[JOB]" },
 	.description = N_("List the runs prepared for JOB (the profile's output folders for it,\n"
 			  "{shared}/outputs/JOB/run-NNN by default), oldest first: folder, when,\n"
 			  "commit, manifest. A run folder without a manifest is unfinished; the\n"
 			  "last one, when it holds no file, is taken again by the next prep.\n"
 			  "Without --profile or $JOBPREP_PROFILE, the profile is the one the\n"
 			  "job's runs were last made with on this account\n"
-			  "($XDG_STATE_HOME/jobprep/jobs.json)."),
+			  "($XDG_STATE_HOME/jobprep/jobs.json). Without JOB, list the jobs\n"
+			  "prepared on this account, the latest first: name, last run, when."),
 	.opts = runs_opts,
 	.n_opts = JP_CLI_N(runs_opts),
 };
@@ -174,6 +176,69 @@ static int runs_profile(struct jp_profile **out, const char *path, const char *j
 	return rc;
 }
 
+static cJSON *jobs_json(const struct jp_jobindex_entry *v, size_t n)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; arr && i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		if (!o || !cJSON_AddItemToArray(arr, o)) {
+			cJSON_Delete(o);
+			cJSON_Delete(arr);
+			return NULL;
+		}
+		if (!cJSON_AddStringToObject(o, "job", v[i].name) ||
+		    !cJSON_AddStringToObject(o, "last_run", v[i].run) ||
+		    !cJSON_AddStringToObject(o, "at", v[i].at)) {
+			cJSON_Delete(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+/* `jobprep runs` alone: the index's jobs, the latest first. */
+static int jobs_list(bool json)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_jobindex_entry *v = NULL;
+	size_t n = 0;
+	int rc = jp_jobindex_list(&v, &n, &err), status = JP_EXIT_OK;
+
+	if (rc == JP_ENOENT) { /* no place for an index: no job recorded */
+		jp_error_clear(&err);
+		rc = 0;
+	}
+	if (rc < 0) {
+		status = jp_cli_report("runs", &err);
+		goto out;
+	}
+	if (json) {
+		cJSON *arr = jobs_json(v, n);
+
+		rc = arr ? jp_cli_print_json(arr) : -1;
+		cJSON_Delete(arr);
+	} else if (n == 0) {
+		printf("%s\n", _("No jobs prepared on this account yet: `jobprep init` or the wizard "
+				 "records each job it prepares"));
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			printf("%s\n", jp_cli_text(v[i].name));
+			printf("  %-10s %s\n", _("last run"), v[i].run[0] ? jp_cli_name(v[i].run) : "-");
+			printf("  %-10s %s\n", _("when"), v[i].at[0] ? jp_cli_text(v[i].at) : "-");
+		}
+	}
+	if (rc < 0 || fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s\n", _("jobprep runs: cannot write to standard output"));
+		status = JP_EXIT_FAIL;
+	}
+out:
+	jp_jobindex_entries_free(v, n);
+	jp_error_dispose(&err);
+	return status;
+}
+
 int jp_cmd_runs(int argc, char **argv)
 {
 	struct runs_args a = { NULL, false };
@@ -190,8 +255,10 @@ int jp_cmd_runs(int argc, char **argv)
 	status = JP_EXIT_OK;
 	profile_path = a.profile_path;
 	json = a.json;
+	if (argc - optind == 0)
+		return jobs_list(json);
 	if (argc - optind != 1)
-		return jp_cli_usage_error("runs", "%s", _("expected one argument: the job's name"));
+		return jp_cli_usage_error("runs", "%s", _("expected at most one argument: the job's name"));
 	if (!jp_valid_job_name(argv[optind]))
 		return jp_cli_usage_error("runs", _("%s is not a job name (lower-case letters, digits and '-')"),
 					  jp_cli_name(argv[optind]));

@@ -160,6 +160,7 @@ static int print_json(const struct jp_stage_result *r)
 	    !cJSON_AddNumberToObject(o, "bytes_written", (double)r->bytes_written) ||
 	    !cJSON_AddNumberToObject(o, "skipped", (double)r->skipped) ||
 	    !cJSON_AddNumberToObject(o, "bytes_skipped", (double)r->bytes_skipped) ||
+	    !cJSON_AddNumberToObject(o, "bytes_downloaded", (double)r->bytes_downloaded) ||
 	    (r->archives + r->already &&
 	     (!cJSON_AddNumberToObject(o, "archives", (double)r->archives) ||
 	      !cJSON_AddNumberToObject(o, "already", (double)r->already)))) {
@@ -181,6 +182,12 @@ static void print_text(const struct jp_stage_result *r)
 		 " already complete (%s)\n"),
 	       jp_cli_name(r->dest), r->files + r->symlinks, r->written, written, r->skipped,
 	       skipped);
+	if (r->kind == JP_STAGE_ARCHIVE && r->bytes_downloaded) {
+		jp_units_format_bytes(written, sizeof(written), r->bytes_downloaded);
+		/* TRANSLATORS: after the line of an archive downloaded and unpacked: its
+		 * own bytes, apart from the data's */
+		printf(_("the archive: %s downloaded\n"), written);
+	}
 	if (r->kind == JP_STAGE_HUB)
 		/* TRANSLATORS: after `jobprep stage hf://ORG/NAME DEST`; %s: DEST */
 		printf(_("commit %s, in the Hub's cache layout: the job loads it with "

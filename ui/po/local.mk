@@ -5,7 +5,7 @@
 # Adding a language: its .po in PO_FILES and its .mo in PO_MOFILES.
 PO_LINGUAS = zh_CN
 PO_FILES = ui/po/zh_CN.po
-EXTRA_DIST += ui/po/POTFILES ui/po/jobprep.pot ui/po/mkpot.sh $(PO_FILES)
+EXTRA_DIST += ui/po/POTFILES ui/po/jobprep.pot ui/po/mkpot.sh ui/po/update-po.sh $(PO_FILES)
 CLEANFILES += ui/po/zh_CN.mo ui/po/locale/stamp
 
 if USE_NLS
@@ -49,21 +49,12 @@ clean-local:
 	-rm -rf ui/po/locale
 
 # Maintainers: the template from the sources in POTFILES, then each
-# translation merged with it (new strings arrive untranslated, changed ones
-# fuzzy: translate them, then tests/integration/po_complete.sh passes).
+# translation merged with it and its dead entries dropped (new strings arrive
+# untranslated, changed ones fuzzy: translate them, then
+# tests/integration/po_complete.sh passes); ui/po/update-po.sh --check (CI's
+# "po" analyser, tests/analyse.sh) fails while they are out of step.
 XGETTEXT = xgettext
 MSGMERGE = msgmerge
 update-po:
-	cd $(srcdir) && XGETTEXT='$(XGETTEXT)' $(SHELL) ui/po/mkpot.sh . ui/po/jobprep.pot.new
-	@cd $(srcdir) && if test -f ui/po/jobprep.pot && \
-		diff -q -I '^"POT-Creation-Date:' ui/po/jobprep.pot ui/po/jobprep.pot.new >/dev/null; then \
-		rm -f ui/po/jobprep.pot.new; echo "ui/po/jobprep.pot is up to date"; \
-	else \
-		mv ui/po/jobprep.pot.new ui/po/jobprep.pot; echo "ui/po/jobprep.pot updated"; \
-	fi
-	cd $(srcdir) && for po in $(PO_FILES); do \
-		echo "$$po:"; \
-		$(MSGMERGE) --update --backup=none --previous $$po ui/po/jobprep.pot || exit 1; \
-		$(MSGFMT) --statistics -c -o /dev/null $$po || exit 1; \
-	done
+	XGETTEXT='$(XGETTEXT)' MSGMERGE='$(MSGMERGE)' $(SHELL) $(srcdir)/ui/po/update-po.sh $(srcdir)
 .PHONY: update-po

@@ -76,6 +76,9 @@ struct jp_form {
 
 	/* Drawn without a focused row (the focus is elsewhere on screen). */
 	bool inactive;
+	/* Lines of the rows' area as last drawn: the launch command's findings
+	 * are wrapped whole while they fit it, else one line each. */
+	int rows_room;
 	/* Where the cursor goes after drawing (a focused text field). */
 	bool cursor_on;
 	int cursor_y, cursor_x;

@@ -58,7 +58,9 @@ static bool is_multiline(const struct jp_form_row *r)
 
 static int verdict_max(const struct jp_form_row *r)
 {
-	return is_multiline(r) ? 8 : 3;
+	/* the launch command's findings whole: the form scrolls, F1 shows
+	 * what still does not fit */
+	return is_multiline(r) ? 24 : 3;
 }
 
 int jp_form_wrap_starts(size_t *starts, size_t max, const char *s, size_t len, int width)
@@ -114,6 +116,9 @@ static int cursor_line(const size_t *starts, int n, size_t cursor)
 static int draw_multiline(struct jp_form_row *r, const struct clip *c, int y, int x, int width,
 			  bool focused, int *cy);
 
+static void launch_lines(struct jp_strv *out, struct jp_strv *firsts, const struct jp_form *form,
+			 const struct jp_form_row *r, int width);
+
 /* Lines the verdict message takes under a value. */
 static int verdict_lines(const struct jp_form *form, const struct jp_form_row *r, int width)
 {
@@ -125,11 +130,12 @@ static int verdict_lines(const struct jp_form *form, const struct jp_form_row *r
 	{
 		int n = jp_draw_wrap(0, 0, width, 0, JP_STYLE_NORMAL, r->verdict.message);
 
-		if (is_multiline(r)) { /* a finding a line */
-			const char *p = r->verdict.message;
+		if (is_multiline(r)) { /* every finding, wrapped while they fit */
+			struct jp_strv lines = JP_STRV_INIT;
 
-			for (n = 1; (p = strchr(p, '\n')) != NULL; p++)
-				n++;
+			launch_lines(&lines, NULL, form, r, width);
+			n = (int)lines.n;
+			jp_strv_dispose(&lines);
 		}
 		return n > verdict_max(r) ? verdict_max(r) : n;
 	}
@@ -150,22 +156,51 @@ static const char *wrapped_line_start(const char *text, const struct jp_strv *li
 	return p ? strstr(p, lines->v[k]) : NULL;
 }
 
-/* The launch command's findings, one a line (cut with an ellipsis). */
-static void split_lines(struct jp_strv *out, const char *text)
+/* The launch command's findings (one a line of text), each wrapped whole
+ * to width: *out the lines, *firsts (when asked) "1" for a line that
+ * starts a finding, "" for one that goes on with it. */
+static void finding_lines(struct jp_strv *out, struct jp_strv *firsts, const char *text,
+			  int width)
 {
 	const char *p = text, *nl;
 	char *one;
 
 	while (p) {
+		struct jp_strv wrapped = JP_STRV_INIT;
+
 		nl = strchr(p, '\n');
 		one = nl ? strndup(p, (size_t)(nl - p)) : strdup(p);
-		if (!one || jp_strv_push(out, one) < 0) {
-			free(one);
+		if (!one)
 			return;
-		}
+		if (width > 0)
+			jp_wrap_lines(&wrapped, one, width);
+		else if (jp_strv_push(&wrapped, one) < 0)
+			wrapped.n = 0;
 		free(one);
+		for (size_t k = 0; k < wrapped.n; k++)
+			if (jp_strv_push(out, wrapped.v[k]) < 0 ||
+			    (firsts && jp_strv_push(firsts, k == 0 ? "1" : "") < 0))
+				break;
+		jp_strv_dispose(&wrapped);
 		p = nl ? nl + 1 : NULL;
 	}
+}
+
+/* The launch command's findings as drawn: each wrapped whole while they
+ * all fit beside the editor in the rows' area (width 0: one line each,
+ * cut; F1 shows them whole). */
+static void launch_lines(struct jp_strv *out, struct jp_strv *firsts, const struct jp_form *form,
+			 const struct jp_form_row *r, int width)
+{
+	int room = form->rows_room - edit_lines(r, width + 2 - 3) - 1;
+
+	finding_lines(out, firsts, r->verdict.message, width);
+	if (form->rows_room <= 0 || (int)out->n <= room)
+		return;
+	jp_strv_dispose(out);
+	if (firsts)
+		jp_strv_dispose(firsts);
+	finding_lines(out, firsts, r->verdict.message, 0);
 }
 
 static int row_height(const struct jp_form *form, const struct jp_form_row *r, int valw)
@@ -332,28 +367,30 @@ static void draw_row(struct jp_form *form, struct jp_form_row *r, bool focused,
 	/* The verdict under the value, in its colour. */
 	if (r->verdict.message && r->verdict.message[0] && !(f->flags & JP_FIELD_DERIVED) &&
 	    !untouched_empty(form, r)) {
-		struct jp_strv lines = JP_STRV_INIT;
+		struct jp_strv lines = JP_STRV_INIT, firsts = JP_STRV_INIT;
 		size_t k;
 
 		if (is_multiline(r))
-			split_lines(&lines, r->verdict.message);
+			launch_lines(&lines, &firsts, form, r, vw - 2);
 		else
 			jp_wrap_lines(&lines, r->verdict.message, vw - 2);
 		for (k = 0; k < lines.n && k < (size_t)verdict_max(r); k++) {
 			int ly = y + line + (int)k;
+			bool first = is_multiline(r) ? k < firsts.n && firsts.v[k][0] : k == 0;
 
 			if (!in_clip(c, ly))
 				continue;
-			if ((k == 0 || is_multiline(r)) && !r->check)
+			if (first && !r->check)
 				jp_draw_text(ly, vx, 2, status_style(r->verdict.status),
 					     status_glyph(r->verdict.status));
 			if (k + 1 == (size_t)verdict_max(r) && lines.n > k + 1) {
 				/* More lines than room: the last says so. A wrapped
 				 * line goes on with the message itself (a path
-				 * broken after a CJK character gets no space). */
+				 * broken after a CJK character gets no space); the
+				 * launch command's findings are all in F1's help. */
 				char *more = NULL;
 				const char *rest = is_multiline(r)
-							   ? NULL
+							   ? _("… F1 shows every finding whole")
 							   : wrapped_line_start(r->verdict.message,
 										&lines, k);
 
@@ -375,6 +412,7 @@ static void draw_row(struct jp_form *form, struct jp_form_row *r, bool focused,
 					 lines.v[k]);
 		}
 		jp_strv_dispose(&lines);
+		jp_strv_dispose(&firsts);
 	}
 }
 
@@ -496,6 +534,12 @@ void jp_form_draw(struct jp_form *form, int y, int x, int h, int w)
 	labw = label_width(form, w);
 	vw = w - labw - 2;
 
+	bottom_h = h >= 12 ? 3 : h >= 8 ? 2 : 1;
+	rows_h = h - bottom_h - 1;
+	if (rows_h < 1)
+		rows_h = 1;
+	form->rows_room = rows_h; /* the launch findings' lines follow it */
+
 	/* Lay out, then scroll so the focused row is in view. */
 	for (i = 0; i < form->n; i++) {
 		form->rows[i].y = total;
@@ -506,14 +550,10 @@ void jp_form_draw(struct jp_form *form, int y, int x, int h, int w)
 			fh = form->rows[i].h;
 		}
 	}
-	bottom_h = h >= 12 ? 3 : h >= 8 ? 2 : 1;
-	rows_h = h - bottom_h - 1;
-	if (rows_h < 1)
-		rows_h = 1;
 	if (form->scroll > fy)
 		form->scroll = fy;
-	if (fy + fh > form->scroll + rows_h)
-		form->scroll = fy + (fh < rows_h ? fh : 1) - rows_h;
+	if (fy + fh > form->scroll + rows_h) /* a row taller than the view: its top */
+		form->scroll = fh < rows_h ? fy + fh - rows_h : fy;
 	if (total <= rows_h || form->scroll < 0)
 		form->scroll = 0;
 

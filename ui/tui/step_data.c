@@ -159,9 +159,9 @@ static long focused_path(struct jp_wizard *w, const char **text)
 	return (long)i;
 }
 
-static const char *offer_question(enum jp_stage_offer_kind kind)
+static const char *offer_question(const struct jp_stage_offer *off)
 {
-	switch (kind) {
+	switch (off->kind) {
 	case JP_STAGE_OFFER_COPY:
 		return _("%s is on this machine's own disk: the job's Workers cannot see it. Copy "
 			 "it to %s now, in the background, and use that?");
@@ -169,6 +169,10 @@ static const char *offer_question(enum jp_stage_offer_kind kind)
 		return _("%s is an archive: the job would unpack it while the GPUs wait. Unpack "
 			 "it into %s now, in the background, and use that?");
 	case JP_STAGE_OFFER_DOWNLOAD:
+		if (off->unpack)
+			return _("%s is the URL of an archive: the job must not download its data. "
+				 "Download it and unpack it into %s now, in the background, and use "
+				 "that?");
 		return _("%s is a URL: the job must not download its data. Download it to %s "
 			 "now, in the background, and use that?");
 	case JP_STAGE_OFFER_WITHIN:
@@ -245,7 +249,7 @@ static int data_key(struct jp_wizard *w, enum jp_act act, const struct jp_key *k
 	if (off.kind == JP_STAGE_OFFER_WITHIN)
 		within_question(q, sizeof(q), &off);
 	else
-		snprintf(q, sizeof(q), offer_question(off.kind), shown ? shown : "URL", off.dest);
+		snprintf(q, sizeof(q), offer_question(&off), shown ? shown : "URL", off.dest);
 	free(shown);
 	w->modal_depth++;
 	rc = jp_confirm(&w->ui, _("Stage the data first?"), q,

@@ -987,8 +987,8 @@ static int checks_key(struct jp_wizard *w, enum jp_act act)
 		}
 		return JP_EV_HANDLED | JP_EV_REDRAW;
 	case JP_ACT_DOWN:
-		if (r->sel < r->n)
-			r->sel++;
+		/* past the write button: round to the first check again */
+		r->sel = r->sel < r->n ? r->sel + 1 : 0;
 		return JP_EV_HANDLED | JP_EV_REDRAW;
 	case JP_ACT_PAGE_UP:
 		step = r->list_h > 1 ? r->list_h - 1 : 1;
@@ -1034,6 +1034,22 @@ static int review_key(struct jp_wizard *w, enum jp_act act, const struct jp_key 
 	return checks_key(w, act);
 }
 
+/* F1 on a check: the whole of it, its id and step. */
+static char *review_detail(struct jp_wizard *w)
+{
+	struct review *r = R(w);
+	const struct row *row;
+	char *text = NULL;
+
+	if (!r || r->phase != R_READY || r->zone != 1 || r->sel >= r->n)
+		return NULL;
+	row = &r->rows[r->sel];
+	if (asprintf(&text, "%s %s (%s): %s", glyph(row->kind), row_id(w, row), row_group(row),
+		     row_text(w, row)) < 0)
+		return NULL;
+	return text;
+}
+
 const struct jp_step_ops jp_step_review_ops = {
 	.step = JP_STEP_REVIEW,
 	.help = N_("Before submitting, check once, on the dev machine with the same mount paths "
@@ -1052,4 +1068,5 @@ const struct jp_step_ops jp_step_review_ops = {
 	.work_done = review_refresh,
 	.leave = review_leave,
 	.hints = review_hints,
+	.detail = review_detail,
 };

@@ -12,6 +12,7 @@
 #include "jobprep/demo.h"
 #include "jobprep/git.h"
 #include "jobprep/i18n.h"
+#include "jobprep/jobindex.h"
 #include "jobprep/path.h"
 #include "tui/draft.h"
 #include "tui/term.h"
@@ -30,6 +31,26 @@ static void report(const struct jp_error *err)
 }
 
 /* A draft from an earlier session with the same setup: offer to resume. */
+/* No job named yet: the last job prepared on this account is offered (its
+ * name filled in; going on offers its last run's answers). Returns the
+ * name put in (the caller's), or NULL. */
+static char *offer_last_job(struct jp_wizard *w)
+{
+	struct jp_error err = JP_ERROR_INIT;
+	struct jp_jobindex_entry *v = NULL;
+	char *name = NULL, *now = NULL;
+	size_t n = 0;
+
+	if (jp_flow_get(&now, w->flow, "job.name", NULL) == 0 && now && !now[0] &&
+	    jp_jobindex_list(&v, &n, &err) == 0 && n > 0 &&
+	    jp_flow_set(NULL, w->flow, "job.name", v[0].name, &err) == 0)
+		name = strdup(v[0].name);
+	free(now);
+	jp_jobindex_entries_free(v, n);
+	jp_error_dispose(&err);
+	return name;
+}
+
 static void offer_resume(struct jp_wizard *w)
 {
 	struct jp_draft d = JP_DRAFT_INIT;
@@ -115,6 +136,7 @@ int jp_tui_main(const struct jp_tui_options *opts)
 	struct jp_manifest *answers = NULL;
 	struct jp_wizard w;
 	const char *why, *profile_path;
+	char *last_job = NULL;
 	int rc, code = 1;
 
 	memset(&w, 0, sizeof(w));
@@ -171,7 +193,14 @@ int jp_tui_main(const struct jp_tui_options *opts)
 		code = 2;
 		goto out;
 	}
+	if (!answers && !opts->demo)
+		last_job = offer_last_job(&w);
 	jp_wizard_init(&w);
+	if (last_job)
+		jp_wizard_status(&w, JP_CHECK_PASS,
+				 _("%s is the job you prepared last: Enter goes on with it (its last "
+				   "run's answers are offered); type a name for another job"),
+				 last_job);
 	if (!answers)
 		offer_resume(&w); /* answers named on the command line start afresh */
 	/* the job (the demo's) has runs: start from the last one? (a typed
@@ -198,6 +227,7 @@ int jp_tui_main(const struct jp_tui_options *opts)
 			fprintf(stderr, "%s\n", _("jobprep: stopped."));
 	}
 out:
+	free(last_job);
 	jp_manifest_free(answers);
 	jp_wizard_dispose(&w);
 	jp_flow_free(w.flow);

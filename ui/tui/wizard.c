@@ -691,34 +691,67 @@ static int ui_tick(void *payload)
 
 /* ---- keys ---------------------------------------------------------------- */
 
+/* The focused field's verdict for F1: every finding (one a line of the
+ * message) a paragraph of its own; NULL when it has nothing to say. */
+static char *verdict_detail(const struct jp_form_row *r)
+{
+	const char *label, *p, *nl;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!r || !r->verdict.message || !r->verdict.message[0] ||
+	    r->verdict.status == JP_CHECK_PASS || !(f = open_memstream(&text, &len)))
+		return NULL;
+	label = r->verdict.status == JP_CHECK_FAIL ? _("Failed") : _("Warning");
+	for (p = r->verdict.message; p; p = nl ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		fprintf(f, "%s%s: %.*s", p == r->verdict.message ? "" : "\n\n", label,
+			nl ? (int)(nl - p) : (int)strlen(p), p);
+	}
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 void jp_wizard_help(struct jp_wizard *w)
 {
 	struct jp_form_row *r = jp_form_focused(&w->form);
-	char text[4096], title[128];
+	char *detail = w->ops->detail ? w->ops->detail(w) : NULL, title[128];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
 
+	if (!detail && !w->form.inactive)
+		detail = verdict_detail(r);
 	snprintf(title, sizeof(title), _("Help: %s"), _(jp_step_name(w->step)));
-	snprintf(text, sizeof(text), "#%s\n%s", _(jp_step_name(w->step)),
-		 w->ops->help ? _(w->ops->help) : "");
-	if (r && r->field->help) {
-		size_t l = strlen(text);
-
-		snprintf(text + l, sizeof(text) - l, "\n\n#%s\n%s", _(r->field->label),
-			 _(r->field->help));
+	if (!f) {
+		free(detail);
+		return;
 	}
+	if (detail)
+		fprintf(f, "#%s\n%s\n\n", _("What the check found"), detail);
+	fprintf(f, "#%s\n%s", _(jp_step_name(w->step)), w->ops->help ? _(w->ops->help) : "");
+	if (r && r->field->help)
+		fprintf(f, "\n\n#%s\n%s", _(r->field->label), _(r->field->help));
 	if (r && r->field->kind == JP_FIELD_CHOICE && r->field->choices) {
 		const struct jp_choice *c;
 
-		for (c = r->field->choices; c->value; c++) {
-			size_t l = strlen(text);
-
-			snprintf(text + l, sizeof(text) - l, "\n\n%s: %s", _(c->label),
-				 c->help ? _(c->help) : "");
-		}
+		for (c = r->field->choices; c->value; c++)
+			fprintf(f, "\n\n%s: %s", _(c->label), c->help ? _(c->help) : "");
+	}
+	free(detail);
+	if (fclose(f) != 0 || !text) {
+		free(text);
+		return;
 	}
 	w->modal_depth++;
 	jp_help_show(&w->ui, title, text);
 	w->modal_depth--;
 	w->redraw = true;
+	free(text);
 }
 
 bool jp_wizard_confirm_quit(struct jp_wizard *w, bool always)

@@ -42,6 +42,9 @@ struct jp_step_ops {
 	void (*leave)(struct jp_wizard *w);
 	/* The key hint line, translated; NULL: the usual one. */
 	const char *(*hints)(struct jp_wizard *w);
+	/* What F1 shows first: the focused finding in full (the caller
+	 * frees it), or NULL for the focused field's verdict; NULL: that. */
+	char *(*detail)(struct jp_wizard *w);
 };
 
 extern const struct jp_step_ops jp_step_job_ops;
