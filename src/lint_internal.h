@@ -47,6 +47,7 @@ struct lint {
 	 * one could not (in an image, relative, missing) */
 	struct jp_strv scripts;
 	bool script_unseen;
+	char *resume; /* what says the program resumes (lint_resume.c); NULL: none */
 	/* the line being judged surely runs (not inside if/while/case, not
 	 * after || or a test's &&): what it misses or loses fails */
 	bool certain;
@@ -60,7 +61,6 @@ struct lint {
 	bool hung;              /* one did not answer: no more looks */
 	int project_here;       /* project_dir is a folder here: 1, not: -1, not looked yet: 0 */
 	struct jp_strv written; /* paths the command writes before they are read */
-	char *resume;           /* what says the program resumes (lint_resume.c); NULL: none */
 };
 
 /* A simple command's words, redirections left out. */

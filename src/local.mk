@@ -96,6 +96,10 @@ libjobprep_a_SOURCES += include/jobprep/preflight.h src/preflight_internal.h src
 nodist_libjobprep_a_SOURCES = src/preflight_body.h
 # runs: the runs prepared for a job (`jobprep runs`)
 libjobprep_a_SOURCES += include/jobprep/runs.h src/runs.c
+# resuming from the last run: the lint's look for a resume, the earlier runs'
+# checkpoints judged, job.resume_from in the flow
+libjobprep_a_SOURCES += src/lint_resume.c src/resume.c src/resume_internal.h
+libjobprep_a_SOURCES += src/flow_resume.c src/flow_resume_in.c
 libjobprep_a_SOURCES += include/jobprep/jobindex.h src/jobindex_internal.h src/jobindex.c
 BUILT_SOURCES = src/preflight_body.h
 # (BUILT_SOURCES is made for all/check/install only; `make jobprep` too)
@@ -109,8 +113,6 @@ src/preflight_body.h: $(srcdir)/src/preflight_body.sh
 # the launch lint's look at the Python code for Hub downloads at start (a light
 # reader of Python source)
 libjobprep_a_SOURCES += src/lint_hub.c src/pyscan.h src/pyscan.c
-libjobprep_a_SOURCES += src/lint_resume.c src/resume.c src/resume_internal.h
-libjobprep_a_SOURCES += src/flow_resume.c src/flow_resume_in.c
 # stage: data onto shared storage before the job (copy, unpack, download)
 libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c src/stage_name.c \
 	src/stage_archive.c src/stage_curl.c src/stage_http.c src/stage_pool.c src/stage_unpack.c \
