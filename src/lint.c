@@ -23,13 +23,13 @@
 #include "jobprep/manifest.h"
 #include "manifest_internal.h"
 #include "mountinfo.h"
+#include "resume_internal.h"
 #include "jobprep/path.h"
 #include "path_internal.h"
 #include "jobprep/probe.h"
 #include "jobprep/shellwords.h"
 #include "shellwords_internal.h"
 #include "lint_internal.h"
-#include "resume_internal.h"
 
 /* --- small helpers -------------------------------------------------------- */
 

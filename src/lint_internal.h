@@ -174,6 +174,9 @@ int jp_lint_stat(struct lint *L, struct stat *st, int *errnum, const char *path)
 /* lint_files.c: the operands of the program at c's word i whose script is
  * word j (c->n: none): configs and path-like words must be in the code. */
 void jp_lint_operands(struct lint *L, const struct cmd *c, size_t j);
+/* lint_resume.c: does the program at c's word j (its script) resume from
+ * its checkpoint folder? What says so (the first) into L->resume. */
+void jp_lint_resume(struct lint *L, const struct cmd *c, size_t j);
 /* lint_files.c: a launcher's own config options (accelerate launch
  * --config_file X), words from..to-1: their files must be in the code. */
 void jp_lint_config_options(struct lint *L, const struct cmd *c, size_t from, size_t to);
@@ -183,10 +186,6 @@ void jp_lint_module(struct lint *L, const struct cmd *c, size_t k);
 /* lint_files.c: a path the command writes (a later read of it is no
  * missing file). */
 void jp_lint_written(struct lint *L, const char *path);
-
-/* lint_resume.c: does the program at c's word j (its script) resume from
- * its checkpoint folder? What says so (the first) into L->resume. */
-void jp_lint_resume(struct lint *L, const struct cmd *c, size_t j);
 
 /* lint_script.c: read the sh script at path (found by jp_lint_check_script
  * as word w) and judge its lines like the command's; `source`: run in the
