@@ -107,7 +107,8 @@ int jp_envsh_render(char **out, const struct jp_manifest *m, struct jp_error *er
 	    (rc = add_export(&b, "outputs.log_dir", "LOG_DIR", m->outputs.log_dir, err)) < 0 ||
 	    (rc = add_export(&b, "data[0].path", "DATA_DIR", m->n_data ? m->data[0].path : NULL,
 			     err)) < 0 ||
-	    (rc = add_data_exports(&b, m, err)) < 0)
+	    (rc = add_data_exports(&b, m, err)) < 0 ||
+	    (rc = add_export(&b, "job.resume_from", "RESUME_FROM", m->job.resume_from, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < m->job.n_env; i++) {
 		char field[64];

@@ -158,6 +158,7 @@ static char **str_slot(struct jp_flow *flow, const struct fref *r)
 	case K_CHECKPOINT_DIR: return &m->outputs.checkpoint_dir;
 	case K_LOG_DIR: return &m->outputs.log_dir;
 	case K_LAUNCH: return &m->job.launch_command;
+	case K_RESUME_FROM: return &m->job.resume_from;
 	case K_MANIFEST_PATH: return &flow->manifest_path;
 	case K_ENV_PATH: return &flow->env_path;
 	case K_DATA_NAME: return r->index < m->n_data ? &m->data[r->index].name : NULL;
@@ -425,6 +426,9 @@ static int store_apply(struct jp_flow *flow, const struct fref *r, const char *v
 		break;
 	case K_DATA_FROM:
 		rc = flow_stage_store(flow, r->index, text, why);
+		break;
+	case K_RESUME_FROM:
+		rc = flow_resume_store(flow, text, why);
 		break;
 	default: {
 		char **slot = str_slot(flow, r);
@@ -959,6 +963,8 @@ int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *ans, c
 		flow_item_key(key, sizeof(key), K_ENV_VALUE, idx);
 		answer(&a, key, ans->job.env[i].value ? ans->job.env[i].value : "");
 	}
+	/* last: a run's name is looked up among the job's runs */
+	answer(&a, "job.resume_from", ans->job.resume_from);
 
 	flow->gen++;
 	if (a.oom || flow_recompute(flow, err) < 0)

@@ -39,6 +39,7 @@ int flow_manifest_copy(struct jp_manifest **out, const struct jp_manifest *src)
 	    jp_set_str(&m->created_at, src->created_at) < 0 ||
 	    jp_set_str(&m->job.name, src->job.name) < 0 ||
 	    jp_set_str(&m->job.launch_command, src->job.launch_command) < 0 ||
+	    jp_set_str(&m->job.resume_from, src->job.resume_from) < 0 ||
 	    jp_set_str(&m->code.path, src->code.path) < 0 ||
 	    jp_set_str(&m->code.repo_url, src->code.repo_url) < 0 ||
 	    jp_set_str(&m->code.repo_ref, src->code.repo_ref) < 0 ||

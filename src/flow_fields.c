@@ -153,6 +153,11 @@ static const struct jp_field launch_fields[] = {
 	  N_("What the job runs. env.sh sets PROJECT_DIR, OUTPUT_DIR, CHECKPOINT_DIR, LOG_DIR and "
 	     "DATA_DIR first. The job should only train: no downloads, installs or unpacking."),
 	  NULL, 0, 0, NULL },
+	{ "job.resume_from", JP_STEP_LAUNCH, JP_FIELD_TEXT, JP_FIELD_OPTIONAL, N_("Resume from"),
+	  N_("The earlier run's checkpoint folder this run resumes from: env.sh exports it as "
+	     "RESUME_FROM for the code to read. A run folder's name (run-001) or \"last\" (the "
+	     "last complete checkpoint) is looked up; empty: none."),
+	  NULL, 0, 0, NULL },
 	{ "job.env", JP_STEP_LAUNCH, JP_FIELD_LIST, JP_FIELD_OPTIONAL, N_("Environment variables"),
 	  N_("Extra variables env.sh exports for the job."), NULL, 0, 0, env_items },
 	{ NULL, 0, 0, 0, NULL, NULL, NULL, 0, 0, NULL },
@@ -324,6 +329,9 @@ bool flow_active(const struct jp_flow *flow, const struct fref *r)
 		return shared || lclone;
 	case K_IMAGE:
 		return m->code.source == JP_CODE_IMAGE;
+	case K_RESUME_FROM:
+		/* shown once it is chosen (the review's offer sets it) */
+		return m->job.resume_from != NULL;
 	case K_DATA_FROM:
 		/* shown once there is something to stage (an offer sets it) */
 		return r->index < m->n_data && m->data[r->index].origin.from;

@@ -33,6 +33,7 @@
 	X(K_CHECKPOINT_DIR, "outputs.checkpoint_dir", JP_FIELD_PATH, check_output_path) \
 	X(K_LOG_DIR, "outputs.log_dir", JP_FIELD_PATH, check_output_path)         \
 	X(K_LAUNCH, "job.launch_command", JP_FIELD_TEXT, check_launch)            \
+	X(K_RESUME_FROM, "job.resume_from", JP_FIELD_TEXT, check_resume_from)     \
 	X(K_MANIFEST_PATH, "review.manifest_path", JP_FIELD_PATH, check_review_path) \
 	X(K_ENV_PATH, "review.env_path", JP_FIELD_PATH, check_review_path)
 
@@ -223,6 +224,11 @@ bool flow_stage_unpack_done(const struct jp_flow *flow, size_t i);
 void flow_data_extra_dispose(struct data_extra *x);
 /* *dst = a deep copy of src; JP_ENOMEM leaves dst disposable. */
 int flow_data_extra_copy(struct data_extra *dst, const struct data_extra *src);
+
+/* flow_resume.c: store job.resume_from: an absolute path as it is, a run
+ * folder's name or "last" looked up (jobprep/resume_internal.h); NULL or ""
+ * clears it. JP_EUSAGE with *why when there is no such checkpoint. */
+int flow_resume_store(struct jp_flow *flow, const char *value, struct jp_verdict *why);
 
 /* flow_copy.c */
 int flow_manifest_copy(struct jp_manifest **out, const struct jp_manifest *src);

@@ -805,6 +805,16 @@ static int check_launch(struct jp_verdict *v, const struct jp_flow *flow, const 
 	return 0;
 }
 
+static int check_resume_from(struct jp_verdict *v, const struct jp_flow *flow,
+			     const struct fref *r, const char *s, bool empty)
+{
+	(void)flow;
+	(void)r;
+	if (!empty)
+		flow_check_absolute(v, s);
+	return 0;
+}
+
 static int check_review_path(struct jp_verdict *v, const struct jp_flow *flow,
 			     const struct fref *r, const char *s, bool empty)
 {

@@ -53,7 +53,8 @@ struct jp_helper_request {
 	X(git_look)	      /* git_lacks.c: a batch of work tree files */                        \
 	X(git_lacks)	      /* git_lacks.c: LFS pointers, missing submodules */                  \
 	X(git_ssh)	      /* git_ssh.c: an ssh fetch, clone or ls, watched */                  \
-	X(scan)		      /* scan_bounded.c: jp_scan, watched */
+	X(scan)		      /* scan_bounded.c: jp_scan, watched */                               \
+	X(resume_look)	      /* resume.c: earlier runs' checkpoint folders */
 
 #define JP_HELPER_EXTERN(id) extern const struct jp_helper_request jp_req_##id;
 JP_HELPER_REQUESTS(JP_HELPER_EXTERN)

@@ -23,6 +23,7 @@
 #include "jobprep/manifest.h"
 #include "manifest_internal.h"
 #include "mountinfo.h"
+#include "resume_internal.h"
 #include "jobprep/path.h"
 #include "path_internal.h"
 #include "jobprep/probe.h"
@@ -1146,6 +1147,7 @@ static int lint_run(struct jp_lint_report *out, const char *command,
 
 	out->items = NULL;
 	out->n = 0;
+	out->resume = NULL;
 	memset(&L, 0, sizeof(L));
 	L.out = out;
 	L.ctx = ctx ? ctx : &none;
@@ -1176,6 +1178,7 @@ static int lint_run(struct jp_lint_report *out, const char *command,
 	if (!L.oom)
 		lint_env_paths(&L);
 
+	out->resume = L.resume;
 	if (L.oom) {
 		jp_lint_report_dispose(out);
 		rc = jp_error_oom(err);
@@ -1211,6 +1214,7 @@ static int manifest_report(struct jp_lint_report *out, const struct jp_manifest 
 
 	out->items = NULL;
 	out->n = 0;
+	out->resume = NULL;
 	if (!m->job.launch_command || !*m->job.launch_command)
 		return 0;
 	ctx.profile = profile ? profile : m->profile;
@@ -1280,6 +1284,9 @@ int jp_lint_manifest(struct jp_manifest *m, const struct jp_profile *profile,
 			break;
 		}
 	}
+	/* a command that resumes, against the earlier runs' checkpoints */
+	if (rc >= 0)
+		rc = jp_resume_check(m, profile, r.resume, err);
 	jp_lint_report_dispose(&r);
 	return rc < 0 ? rc : 0;
 }

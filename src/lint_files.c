@@ -163,6 +163,7 @@ out:
 
 void jp_lint_operands(struct lint *L, const struct cmd *c, size_t j)
 {
+	jp_lint_resume(L, c, j);
 	for (size_t k = j + 1; k < c->n && !L->oom && !L->hung; k++) {
 		const struct jp_sh_word *w = c->args[k];
 		const char *t = w->text;

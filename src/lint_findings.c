@@ -114,4 +114,6 @@ void jp_lint_report_dispose(struct jp_lint_report *r)
 	free(r->items);
 	r->items = NULL;
 	r->n = 0;
+	free(r->resume);
+	r->resume = NULL;
 }

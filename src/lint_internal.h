@@ -47,6 +47,7 @@ struct lint {
 	 * one could not (in an image, relative, missing) */
 	struct jp_strv scripts;
 	bool script_unseen;
+	char *resume; /* what says the program resumes (lint_resume.c); NULL: none */
 	/* the line being judged surely runs (not inside if/while/case, not
 	 * after || or a test's &&): what it misses or loses fails */
 	bool certain;
@@ -176,6 +177,9 @@ int jp_lint_stat(struct lint *L, struct stat *st, int *errnum, const char *path)
 /* lint_files.c: the operands of the program at c's word i whose script is
  * word j (c->n: none): configs and path-like words must be in the code. */
 void jp_lint_operands(struct lint *L, const struct cmd *c, size_t j);
+/* lint_resume.c: does the program at c's word j (its script) resume from
+ * its checkpoint folder? What says so (the first) into L->resume. */
+void jp_lint_resume(struct lint *L, const struct cmd *c, size_t j);
 /* lint_files.c: a launcher's own config options (accelerate launch
  * --config_file X), words from..to-1: their files must be in the code. */
 void jp_lint_config_options(struct lint *L, const struct cmd *c, size_t from, size_t to);

@@ -98,6 +98,10 @@ libjobprep_a_SOURCES += include/jobprep/preflight.h src/preflight_internal.h src
 nodist_libjobprep_a_SOURCES = src/preflight_body.h src/preflight_runtime.h
 # runs: the runs prepared for a job (`jobprep runs`)
 libjobprep_a_SOURCES += include/jobprep/runs.h src/runs.c
+# resuming from the last run: the lint's look for a resume, the earlier runs'
+# checkpoints judged, job.resume_from in the flow
+libjobprep_a_SOURCES += src/lint_resume.c src/resume.c src/resume_internal.h
+libjobprep_a_SOURCES += src/flow_resume.c src/flow_resume_in.c
 libjobprep_a_SOURCES += include/jobprep/jobindex.h src/jobindex_internal.h src/jobindex.c
 BUILT_SOURCES = src/preflight_body.h src/preflight_runtime.h
 # (BUILT_SOURCES is made for all/check/install only; `make jobprep` too)

@@ -163,6 +163,7 @@ void jp_manifest_free(struct jp_manifest *m)
 	free(m->created_at);
 	free(m->job.name);
 	free(m->job.launch_command);
+	free(m->job.resume_from);
 	for (size_t i = 0; i < m->job.n_env; i++)
 		env_dispose(&m->job.env[i]);
 	free(m->job.env);

@@ -473,12 +473,31 @@ static void rd_job_env(struct reader *r, const cJSON *obj, struct jp_manifest *m
 	}
 }
 
+/* An absolute path; in answers also a run's folder name or "last". */
+static bool resume_answer_ok(const char *s)
+{
+	return jp_path_is_normal(s) || (s[0] && s[0] != '.' && !strchr(s, '/'));
+}
+
+static const struct string_rule rule_resume_answer = {
+	N_("an absolute, normalised path, \"last\" or the name of a run's folder (\"run-001\")"),
+	resume_answer_ok, false
+};
+
+static void rd_job_resume_from(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	(void)i;
+	read_string(r, it, &m->job.resume_from,
+		    r->mode == JP_READ_ANSWERS ? &rule_resume_answer : &rule_path);
+}
+
 static const struct field job_fields[] = {
 	{ "name", true, rd_job_name },
 	{ "workers", true, rd_job_workers },
 	{ "gpus_per_worker", true, rd_job_gpus },
 	{ "launch_command", true, rd_job_launch },
 	{ "env", false, rd_job_env },
+	{ "resume_from", false, rd_job_resume_from },
 };
 
 /* code */

@@ -45,7 +45,8 @@ static bool add_job(cJSON *root, const struct jp_job *job)
 
 	if (!o || !add_str(o, "name", job->name) || !add_i64(o, "workers", job->workers) ||
 	    !add_i64(o, "gpus_per_worker", job->gpus_per_worker) ||
-	    !add_str(o, "launch_command", job->launch_command))
+	    !add_str(o, "launch_command", job->launch_command) ||
+	    (job->resume_from && !add_str(o, "resume_from", job->resume_from)))
 		return false;
 	env = cJSON_AddObjectToObject(o, "env");
 	if (!env)

@@ -19,6 +19,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/manifest.h"
 #include "jobprep/path.h"
+#include "path_internal.h"
 #include "jobprep/probe.h"
 #include "probe_internal.h"
 #include "helper_internal.h"
@@ -96,7 +97,10 @@ static int read_run(struct jp_run *r)
 	r->manifest = path;
 	if (jp_manifest_load(&m, path, JP_READ_MANIFEST, &ignored) == 0) {
 		if ((m->created_at && !(r->created_at = strdup(m->created_at))) ||
-		    (m->code.repo_commit && !(r->commit = strdup(m->code.repo_commit)))) {
+		    (m->code.repo_commit && !(r->commit = strdup(m->code.repo_commit))) ||
+		    (m->job.resume_from && !(r->resume_from = strdup(m->job.resume_from))) ||
+		    (m->outputs.checkpoint_dir &&
+		     !(r->checkpoint_dir = strdup(m->outputs.checkpoint_dir)))) {
 			jp_manifest_free(m);
 			jp_error_dispose(&ignored);
 			return JP_ENOMEM;
@@ -231,8 +235,18 @@ void jp_runs_free(struct jp_run *runs, size_t n)
 		free(runs[i].manifest);
 		free(runs[i].created_at);
 		free(runs[i].commit);
+		free(runs[i].resume_from);
+		free(runs[i].checkpoint_dir);
 	}
 	free(runs);
+}
+
+const struct jp_run *jp_runs_holding(const struct jp_run *runs, size_t before, const char *path)
+{
+	for (size_t i = before; path && i-- > 0;)
+		if (jp_path_is_under(path, runs[i].dir))
+			return &runs[i];
+	return NULL;
 }
 
 /* ---- bounded: the listing in a helper process, handed back as text ------- */
@@ -242,7 +256,7 @@ void jp_runs_free(struct jp_run *runs, size_t n)
 #define RS '\x1e' /* after each run */
 
 /* The listing as text: number FS dir FS manifest FS created FS commit FS
- * empty ("e" or "") RS ... */
+ * resume_from FS checkpoint_dir FS empty ("e" or "") RS ... */
 struct runs_text {
 	size_t len;
 	char text[RUNS_TEXT_MAX];
@@ -277,6 +291,8 @@ static int runs_text_now(struct runs_text *t, const struct jp_profile *profile, 
 		put_field(t, runs[i].manifest, FS);
 		put_field(t, runs[i].created_at, FS);
 		put_field(t, runs[i].commit, FS);
+		put_field(t, runs[i].resume_from, FS);
+		put_field(t, runs[i].checkpoint_dir, FS);
 		put_field(t, runs[i].empty ? "e" : NULL, RS);
 	}
 	if (rc == 0 && t->len >= RUNS_TEXT_MAX)
@@ -355,6 +371,10 @@ static int unpack(struct jp_run **out, size_t *n, const char *text)
 			rc = take_field(&runs[count - 1].created_at, &p, end);
 		if (rc == 0)
 			rc = take_field(&runs[count - 1].commit, &p, end);
+		if (rc == 0)
+			rc = take_field(&runs[count - 1].resume_from, &p, end);
+		if (rc == 0)
+			rc = take_field(&runs[count - 1].checkpoint_dir, &p, end);
 		if (rc == 0 && (rc = take_field(&num, &p, end)) == 0) {
 			runs[count - 1].empty = num != NULL;
 			free(num);

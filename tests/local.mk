@@ -103,6 +103,12 @@ TESTS += tests/unit/test_lint
 tests_unit_test_lint_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_lint_CFLAGS = $(unit_cflags)
 tests_unit_test_lint_LDADD = $(unit_ldadd)
+# the lint's look for a resume (issue 29)
+check_PROGRAMS += tests/unit/test_lint_resume
+TESTS += tests/unit/test_lint_resume
+tests_unit_test_lint_resume_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_unit_test_lint_resume_CFLAGS = $(unit_cflags)
+tests_unit_test_lint_resume_LDADD = $(unit_ldadd)
 # the light Python reader and launch.hub_download (issue 21)
 check_PROGRAMS += tests/unit/test_pyscan
 TESTS += tests/unit/test_pyscan
@@ -385,7 +391,8 @@ RUNS_TESTS = tests/integration/init_runs.sh tests/integration/init_late_signal.s
 	tests/integration/init_concurrent.sh \
 	tests/integration/launch_clone_pinned.sh tests/integration/launch_files.sh \
 	tests/tui/review_o_copy.sh \
-	tests/integration/show_runs.sh tests/integration/init_refusal_shown.sh tests/integration/check_output.sh
+	tests/integration/show_runs.sh tests/integration/init_refusal_shown.sh tests/integration/check_output.sh \
+	tests/integration/init_resume.sh tests/integration/resume_hung_mount.sh
 TESTS += $(RUNS_TESTS)
 EXTRA_DIST += $(RUNS_TESTS)
 # tui: the wizard driven in a real terminal (tmux), one behaviour per script
@@ -403,7 +410,8 @@ TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/draft_never_keeps_a_token.sh \
 	tests/tui/hung_mount_typing.sh \
 	tests/tui/refusal_outlives_scan.sh \
-	tests/tui/existing_checkout.sh tests/tui/review_fill_in.sh
+	tests/tui/existing_checkout.sh tests/tui/review_fill_in.sh \
+	tests/tui/review_resume.sh
 TESTS += $(TUI_TESTS)
 EXTRA_DIST += $(TUI_TESTS) tests/tui/lib.sh
 # i18n: the wizard and the CLI in Chinese (tmux); the catalogue complete and valid

@@ -337,6 +337,13 @@ struct jp_stage_offer {
 int jp_flow_stage_offer(struct jp_stage_offer *out, const struct jp_flow *flow, size_t index,
 			const char *typed, struct jp_error *err);
 void jp_stage_offer_dispose(struct jp_stage_offer *offer);
+/* The resume offer (launch.resume) taken as the same folder:
+ * outputs.checkpoint_dir set to the checkpoint folder `run` names (a run
+ * folder's name such as "run-001", "last" for the last complete one, or a
+ * path), looked up like job.resume_from. JP_EUSAGE with the reason when
+ * there is no such checkpoint. */
+int jp_flow_resume_in(struct jp_flow *flow, const char *run, struct jp_error *err);
+
 /* Take an offer: data[index].from = from (a URL's credentials kept out of
  * the draft), data[index].path = dest; then start JP_ACTION_STAGE. A
  * WITHIN offer: from NULL, data[index].path = dest and its

@@ -65,9 +65,13 @@ struct jp_lint_finding {
 struct jp_lint_report {
 	struct jp_lint_finding *items;
 	size_t n;
+	/* The command resumes from its checkpoint folder: what says so
+	 * ("--init_from=resume", "config/x.py:3: init_from = 'resume'"); NULL:
+	 * it does not (src/lint_resume.c, judged by src/resume.c). */
+	char *resume;
 };
 
-#define JP_LINT_REPORT_INIT { NULL, 0 }
+#define JP_LINT_REPORT_INIT { NULL, 0, NULL }
 
 void jp_lint_report_dispose(struct jp_lint_report *r);
 

@@ -97,6 +97,11 @@ struct jp_job {
 	char *launch_command;
 	struct jp_env_var *env;
 	size_t n_env;
+	/* The earlier run's checkpoint folder this run resumes from (env.sh
+	 * exports it as RESUME_FROM; src/resume.c): an absolute path; in an
+	 * answers file also a run folder's name ("run-001") or "last". NULL:
+	 * none. */
+	char *resume_from;
 };
 
 /* What the Python code the launch command runs needs of a Worker's python3,

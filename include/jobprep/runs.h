@@ -16,6 +16,9 @@ struct jp_run {
 	char *manifest;     /* dir/job.json, NULL when there is none */
 	char *created_at;   /* the manifest's, NULL when unreadable */
 	char *commit;       /* code.repo.commit, NULL when none or unreadable */
+	char *resume_from;    /* job.resume_from: the checkpoint folder it resumes from */
+	char *checkpoint_dir; /* outputs.checkpoint_dir (in another run's folder: it goes
+			       * on there); both NULL when none or unreadable */
 	/* No manifest and no file at all in it (a prep stopped after making
 	 * the folder, before writing): when it is the last run, the next prep
 	 * of the job takes this folder again instead of skipping its number. */
@@ -30,6 +33,10 @@ struct jp_run {
  * the base folder cannot be read, JP_ETIMEOUT when the storage does not
  * answer within the probe bound (a hung mount: the looks run in a child
  * process, so the caller is never stuck), JP_ENOMEM. */
+/* The run of runs[0..before) whose folder holds path (the run a later one
+ * resumes from); NULL when none. Borrowed. */
+const struct jp_run *jp_runs_holding(const struct jp_run *runs, size_t before, const char *path);
+
 int jp_runs_list(struct jp_run **out, size_t *n, const struct jp_profile *profile,
 		 const char *job, struct jp_error *err);
 void jp_runs_free(struct jp_run *runs, size_t n);

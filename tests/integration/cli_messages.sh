@@ -81,7 +81,7 @@ jp_expect unknown_option_gets_did_you_mean grep -qF "jobprep check: unknown opti
 printf '{"job": {"gpus": 8}}\n' >"$T/gpus.json"
 "$JOBPREP" init --answers "$T/gpus.json" </dev/null >/dev/null 2>"$T/err"
 jp_expect unknown_answers_field_gets_did_you_mean \
-	grep -qF "job.gpus: expected one of the fields name, workers, gpus_per_worker, launch_command, env, got an unknown field (did you mean 'gpus_per_worker'?)" "$T/err"
+	grep -qF "job.gpus: expected one of the fields name, workers, gpus_per_worker, launch_command, env, resume_from, got an unknown field (did you mean 'gpus_per_worker'?)" "$T/err"
 printf '{"ephemral_roots": ["/tmp"]}\n' >"$T/profile.json"
 printf '{}\n' >"$T/empty.json"
 "$JOBPREP" init --answers "$T/empty.json" --profile "$T/profile.json" </dev/null >/dev/null 2>"$T/err"

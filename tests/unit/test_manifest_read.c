@@ -382,7 +382,7 @@ static const struct reject rejects[] = {
 	  "missing)"),
 	CASE("misspelt_job_field_is_refused", "\"gpus_per_worker\"", "\"gpus_per_wroker\"",
 	  "job.json: job.gpus_per_wroker: expected one of the fields name, workers, "
-	  "gpus_per_worker, launch_command, env, got an unknown field"),
+	  "gpus_per_worker, launch_command, env, resume_from, got an unknown field"),
 	CASE("duplicate_key_is_refused", "\"workers\": 2,", "\"workers\": 2, \"workers\": 3,",
 	  "job.json:5:46: job.workers: expected each field once, got it again"),
 	CASE("duplicate_key_spelt_with_escapes_is_refused", "\"workers\": 2,",

@@ -156,6 +156,7 @@ static int yes(const char *question, void *payload)
 /* What the command line asked for. */
 struct init_opts {
 	const char *answers_path, *output, *profile_path;
+	const char *resume_from, *resume_in; /* job.resume_from; the same folder */
 	enum jp_cli_checks shown;
 	bool json, force, deep, want_demo, no_cache, dry_run;
 };
@@ -206,6 +207,15 @@ static const struct jp_cli_opt init_opts[] = {
 	  .kind = JP_OPT_TRUE, .at = offsetof(struct init_opts, dry_run) },
 	{ .name = "deep", .short_name = 'd', .help = N_("scan the data sets fully"),
 	  .kind = JP_OPT_TRUE, .at = offsetof(struct init_opts, deep), .forms = ANSWERS },
+	{ .name = "resume-from", .arg = "RUN",
+	  .help = N_("resume from that earlier run's checkpoint folder (a run's name such as "
+		     "run-001, last, or a path): job.resume_from, which env.sh exports as "
+		     "RESUME_FROM"),
+	  .kind = JP_OPT_STRING, .at = offsetof(struct init_opts, resume_from) },
+	{ .name = "resume-in", .arg = "RUN",
+	  .help = N_("go on in that earlier run's checkpoint folder (run-001, last, or a path): "
+		     "outputs.checkpoint_dir set to it"),
+	  .kind = JP_OPT_STRING, .at = offsetof(struct init_opts, resume_in) },
 	{ .name = "no-cache",
 	  .help = N_("fetch from the server only, not through the local mirror cache "
 		     "($XDG_CACHE_HOME/jobprep/git; JOBPREP_NO_CACHE=1 does the same)"),
@@ -238,12 +248,17 @@ static int parse_options(struct init_opts *o, int argc, char **argv)
 		return jp_cli_usage_error("init", "%s", _("--demo brings its own answers: drop --answers"));
 	if (!o->want_demo && !o->answers_path)
 		return jp_cli_usage_error("init", "%s", _("expected --answers FILE (or --demo)"));
+	if (o->resume_from && o->resume_in)
+		return jp_cli_usage_error("init", "%s",
+					  _("--resume-from and --resume-in are two ways to resume: "
+					    "choose one"));
 	return -1;
 }
 
 int jp_cmd_init(int argc, char **argv)
 {
-	struct init_opts o = { NULL, NULL, NULL, JP_CLI_CHECKS_SUMMARY, false, false, false, false, false, false };
+	struct init_opts o = { NULL, NULL, NULL, NULL, NULL, JP_CLI_CHECKS_SUMMARY,
+			       false, false, false, false, false, false };
 	struct jp_error err = JP_ERROR_INIT;
 	struct jp_demo demo = JP_DEMO_INIT;
 	struct jp_manifest *answers = NULL;
@@ -324,6 +339,13 @@ int jp_cmd_init(int argc, char **argv)
 		if (rc < 0)
 			goto fail;
 	}
+	/* the resume offer taken on the command line (launch.resume) */
+	if (o.resume_from)
+		rc = jp_flow_set(NULL, flow, "job.resume_from", o.resume_from, &err);
+	else if (o.resume_in)
+		rc = jp_flow_resume_in(flow, o.resume_in, &err);
+	if (rc < 0)
+		goto fail;
 
 	/* no prompts: no secrets, and a non-empty run dir only with --force */
 	jp_cli_port_init(&cp, JP_CLI_PROGRESS_AUTO);

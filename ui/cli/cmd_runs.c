@@ -54,6 +54,42 @@ const struct jp_cli_cmd jp_cli_cmd_runs = {
 	.n_opts = JP_CLI_N(runs_opts),
 };
 
+/* The earlier run runs[i] resumes from (its job.resume_from, else its
+ * checkpoint folder, in that run's folder), and whether in the same folder;
+ * NULL: none. */
+static const struct jp_run *resumes(const struct jp_run *runs, size_t i, bool *same)
+{
+	const struct jp_run *r = jp_runs_holding(runs, i, runs[i].resume_from);
+
+	*same = !r && !runs[i].resume_from;
+	if (*same)
+		r = jp_runs_holding(runs, i, runs[i].checkpoint_dir);
+	return r;
+}
+
+static const char *base(const char *dir)
+{
+	const char *slash = strrchr(dir, '/');
+
+	return slash ? slash + 1 : dir;
+}
+
+/* "resumes_from": {"run", "checkpoints", "same_folder"}, or null. */
+static bool add_resumes(cJSON *o, const struct jp_run *runs, size_t i)
+{
+	bool same = false;
+	const struct jp_run *r = resumes(runs, i, &same);
+	const char *ckpt = same ? runs[i].checkpoint_dir : runs[i].resume_from;
+	cJSON *f;
+
+	if (!r && !runs[i].resume_from)
+		return cJSON_AddNullToObject(o, "resumes_from") != NULL;
+	f = cJSON_AddObjectToObject(o, "resumes_from");
+	return f && (r ? cJSON_AddStringToObject(f, "run", r->dir) : cJSON_AddNullToObject(f, "run")) &&
+	       cJSON_AddStringToObject(f, "checkpoints", ckpt) &&
+	       cJSON_AddBoolToObject(f, "same_folder", same);
+}
+
 static cJSON *runs_json(const struct jp_run *runs, size_t n)
 {
 	cJSON *arr = cJSON_CreateArray();
@@ -74,12 +110,29 @@ static cJSON *runs_json(const struct jp_run *runs, size_t n)
 		    !(runs[i].manifest ? cJSON_AddStringToObject(o, "manifest", runs[i].manifest)
 				       : cJSON_AddNullToObject(o, "manifest")) ||
 		    !cJSON_AddBoolToObject(o, "unfinished", !runs[i].manifest) ||
-		    !cJSON_AddBoolToObject(o, "taken_again", runs[i].empty && i + 1 == n)) {
+		    !cJSON_AddBoolToObject(o, "taken_again", runs[i].empty && i + 1 == n) ||
+		    !add_resumes(o, runs, i)) {
 			cJSON_Delete(arr);
 			return NULL;
 		}
 	}
 	return arr;
+}
+
+/* "resumes   run-001 (PATH)": the chain of runs. */
+static void resumes_text(const struct jp_run *runs, size_t i)
+{
+	bool same = false;
+	const struct jp_run *r = resumes(runs, i, &same);
+
+	if (r && same)
+		printf("  %-10s %s (%s)\n", _("resumes"), jp_cli_name(base(r->dir)),
+		       _("goes on in its checkpoint folder"));
+	else if (r)
+		printf("  %-10s %s (%s)\n", _("resumes"), jp_cli_name(base(r->dir)),
+		       jp_cli_name(runs[i].resume_from));
+	else if (runs[i].resume_from)
+		printf("  %-10s %s\n", _("resumes"), jp_cli_name(runs[i].resume_from));
 }
 
 static void runs_text(const char *job, const struct jp_run *runs, size_t n)
@@ -94,6 +147,7 @@ static void runs_text(const char *job, const struct jp_run *runs, size_t n)
 		printf("  %-10s %s\n", _("commit"), runs[i].commit ? jp_cli_text(runs[i].commit) : "-");
 		printf("  %-10s %s\n", _("manifest"),
 		       runs[i].manifest ? jp_cli_name(runs[i].manifest) : _("(none)"));
+		resumes_text(runs, i);
 		if (!runs[i].manifest)
 			printf("  %-10s %s\n", _("state"),
 			       runs[i].empty && i + 1 == n

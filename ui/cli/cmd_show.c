@@ -141,6 +141,8 @@ static void show(const struct jp_manifest *m)
 	field(_("output"), m->outputs.output_dir);
 	field(_("checkpoints"), m->outputs.checkpoint_dir);
 	field(_("logs"), m->outputs.log_dir);
+	if (m->job.resume_from) /* RESUME_FROM in env.sh */
+		field(_("resumes from"), m->job.resume_from);
 	show_checks(m);
 	printf("%s\n  %s\n", _("Launch command for the platform's form:"),
 	       line ? jp_cli_text(line) : m->job.launch_command ? jp_cli_text(m->job.launch_command) : "-");

@@ -58,7 +58,7 @@ _jobprep()
 	local opts
 	case $cmd in
 	'') opts="--demo --profile --answers -o --output -h --help -V --version" ;;
-	init) opts="--answers -o --output --profile -j --json -q --quiet -v --verbose --force --deep -n --dry-run --demo --no-cache -h --help" ;;
+	init) opts="--answers -o --output --profile -j --json -q --quiet -v --verbose --force --deep -n --dry-run --demo --no-cache --resume-from --resume-in -h --help" ;;
 	check) opts="-j --json -q --quiet -v --verbose --deep --profile -h --help" ;;
 	clone) opts="--ref --submodules --exec --stage --scratch --threads --timeout --profile --progress --no-progress -j --json --no-cache -h --help" ;;
 	env | preflight | show | schema) opts="-h --help" ;;

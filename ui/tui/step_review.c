@@ -654,6 +654,8 @@ static bool fillable(struct jp_wizard *w, const struct row *row)
 			 (strcmp(c->id, "code.repo.lfs") == 0 && jp_git_lfs_installed()));
 }
 
+static const char *resume_offer(struct jp_wizard *w, const struct row *row);
+
 /* The selected check in full, wrapped; what Enter does on it. */
 static void draw_detail(struct jp_wizard *w, int y, int x, int lines, int width)
 {
@@ -675,6 +677,9 @@ static void draw_detail(struct jp_wizard *w, int y, int x, int lines, int width)
 	else if (fillable(w, row))
 		snprintf(head, sizeof(head), "%s  %s Enter: %s", row_id(w, row), g->arrow,
 			 _("clone the submodules and fetch the Git LFS content now"));
+	else if (resume_offer(w, row))
+		snprintf(head, sizeof(head), "%s  %s Enter: %s", row_id(w, row), g->arrow,
+			 _("resume from the earlier run's checkpoint (job.resume_from)"));
 	else if (row->field)
 		snprintf(head, sizeof(head), "%s  %s Enter: %s", row_id(w, row), g->arrow,
 			 _("go to the field"));
@@ -817,6 +822,42 @@ static void fill_in(struct jp_wizard *w)
 	}
 }
 
+/* A launch.resume failure with the earlier run's checkpoint it offers. */
+static const char *resume_offer(struct jp_wizard *w, const struct row *row)
+{
+	const struct jp_manifest *m = jp_flow_manifest(w->flow);
+	const struct jp_check *c;
+
+	if (!m || row->check >= m->n_checks)
+		return NULL;
+	c = &m->checks[row->check];
+	return c->id && strcmp(c->id, "launch.resume") == 0 && c->status == JP_CHECK_FAIL
+		       ? c->path
+		       : NULL;
+}
+
+/* Enter on launch.resume: the offer taken (job.resume_from), then check
+ * again. */
+static void take_resume(struct jp_wizard *w, const char *offered)
+{
+	struct review *r = R(w);
+	struct jp_error err = JP_ERROR_INIT;
+	char *path = strdup(offered);
+
+	if (!path)
+		return;
+	if (jp_flow_set(NULL, w->flow, "job.resume_from", path, &err) < 0) {
+		jp_wizard_status(w, JP_CHECK_FAIL, "%s", jp_error_message(&err));
+	} else {
+		jp_wizard_status(w, JP_CHECK_PASS,
+				 _("the run resumes from %s: env.sh exports it as RESUME_FROM"), path);
+		r->kick = true;
+		r->phase = R_WORK;
+	}
+	jp_error_dispose(&err);
+	free(path);
+}
+
 /* The run's directories are still to be made: writing makes them, so
  * checks failing only for that do not block it. */
 static bool outputs_pending(struct jp_wizard *w)
@@ -915,6 +956,8 @@ static void checks_accept(struct jp_wizard *w)
 		create_dirs(w);
 	} else if (r->sel < r->n && fillable(w, &r->rows[r->sel])) {
 		fill_in(w);
+	} else if (r->sel < r->n && resume_offer(w, &r->rows[r->sel])) {
+		take_resume(w, resume_offer(w, &r->rows[r->sel]));
 	} else if (r->sel < r->n && r->rows[r->sel].field) {
 		jump_to(w, &r->rows[r->sel]);
 	} else if (r->counts[ROW_FAIL]) {
