@@ -196,7 +196,7 @@ for sh in $shells; do
 	run m-$sh mods env PATH="$S/venv/bin:$PATH"
 	case_of "$sh: a module the Worker's python3 lacks fails, naming it (not the one it has, not json)" m-$sh \
 		"[FAIL] runtime.modules: python3 on this Worker cannot find the modules the code imports: jp_rt_absent_$$ ($host)"
-	grep -q 'jp_rt_present\|json' "$S/m-$sh.err" && jp_fail "$sh: a module python3 has is named" "$(cat "$S/m-$sh.err")"
+	jp_no_text 'jp_rt_present\|json' "$S/m-$sh.err" || jp_fail "$sh: a module python3 has is named" "$(cat "$S/m-$sh.err" 2>&1)"
 	run mok-$sh modsok env PATH="$S/venv/bin:$PATH"
 	case_of "$sh: the same venv with every module passes" mok-$sh pass
 	run new-$sh newer env PATH="$S/venv/bin:$PATH"
