@@ -61,7 +61,7 @@ libjobprep_a_SOURCES += include/jobprep/worker.h src/worker_internal.h src/worke
 # lint: the launch command's lint
 libjobprep_a_SOURCES += include/jobprep/lint.h src/lint_internal.h src/lint.c src/lint_findings.c \
 	src/lint_vars.c src/lint_rules.c src/lint_walk.c src/lint_stage.c \
-	src/lint_files.c src/lint_script.c
+	src/lint_files.c src/lint_script.c src/lint_counts.c src/lint_config.c
 # flow: the wizard's flow as data; where a run's files go (flow_files.c)
 libjobprep_a_SOURCES += include/jobprep/flow.h src/flow_internal.h src/flow.c src/flow_fields.c \
 	src/flow_defaults.c src/flow_validate.c src/flow_verdict.c src/flow_work.c src/flow_stage.c \

@@ -458,3 +458,7 @@ EXTRA_DIST += tests/integration/update_killed_move.sh
 
 # What fault_trials.sh writes beside its log: the table of trials per cell.
 CLEANFILES += tests/integration/fault_trials.table
+# issue 31: the launch command's verdicts, certain waste a failure (nanoGPT-shaped projects)
+LAUNCH_VERDICT_TESTS = tests/integration/launch_verdicts.sh
+TESTS += $(LAUNCH_VERDICT_TESTS)
+EXTRA_DIST += $(LAUNCH_VERDICT_TESTS)
