@@ -1094,9 +1094,14 @@ static void lint_launcher_workers(struct lint *L, const struct cmd *c, size_t i)
 		return;
 	name = base_name(c->args[i]->text);
 	if (is_python(name)) {
-		/* in a script: only a line that surely runs, beside no launcher
-		 * (a rank-0 step, a preparation before torchrun is no mistake) */
-		if (!L->reading.n || (L->certain && !L->script_launches))
+		/* only a line that surely runs, beside no launcher (a rank-0 step,
+		 * a preparation before torchrun is no mistake: in a script, or in
+		 * the command itself, issue 31) */
+		bool distributed = false;
+		for (size_t k = i + 1; k + 1 < c->n && is_option(c->args[k]->text); k++)
+			distributed |= strcmp(c->args[k]->text, "-m") == 0 &&
+				       starts_with(c->args[k + 1]->text, "torch.distributed.");
+		if (distributed || ((!L->reading.n || L->certain) && !L->script_launches))
 			python_workers(L, c, i);
 		return;
 	}
@@ -1315,6 +1320,9 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 		if (known[k][1])
 			jp_lint_var_set(&L, known[k][0], strlen(known[k][0]), known[k][1]);
 
+	/* the command starts a launcher: its plain python lines prepare or
+	 * follow the job (no launcher advice for them) */
+	L.script_launches = command && jp_lint_names_launcher(command);
 	if (command)
 		jp_lint_line(&L, command, 0, NULL);
 	if (!L.oom && command && *command)
@@ -1326,7 +1334,7 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
 	free(L.where);
 	L.where = NULL;
 	if (!L.oom && command && *command)
-		jp_lint_hub(&L);
+		jp_lint_hub(&L, command);
 	L.certain = true; /* job.env holds for the whole job */
 	if (!L.oom)
 		lint_env_paths(&L);

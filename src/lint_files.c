@@ -57,7 +57,7 @@ void jp_lint_written(struct lint *L, const char *path)
 		L->oom = 1;
 }
 
-static bool was_written(const struct lint *L, const char *path)
+bool jp_lint_was_written(const struct lint *L, const char *path)
 {
 	for (size_t i = 0; i < L->written.n; i++)
 		if (jp_path_is_under(path, L->written.v[i]))
@@ -130,7 +130,7 @@ static void judge_operand(struct lint *L, const struct jp_sh_word *w, const char
 	}
 	if (!path || !ctx->project_dir || !ctx->project_is_local ||
 	    !jp_path_is_under(path, ctx->project_dir) || strcmp(path, ctx->project_dir) == 0 ||
-	    was_written(L, path))
+	    jp_lint_was_written(L, path))
 		goto out;
 	if (jp_lint_stat(L, &st, &errnum, path) != 0)
 		goto out;

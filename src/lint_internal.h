@@ -168,7 +168,25 @@ void jp_lint_line(struct lint *L, const char *line, int nesting, const char *scr
 /* lint_hub.c: the Python files among L->scripts, and the project's modules
  * they import, looked at (bounded in time) for downloads from the Hugging
  * Face Hub at job start (launch.hub_download). */
-void jp_lint_hub(struct lint *L);
+void jp_lint_hub(struct lint *L, const char *command);
+
+struct jp_pyscan_result;
+/* lint_uses.c: what the Python code does at job start (the scan's uses):
+ * launch.prompt, launch.download, launch.data for a path it reads that does
+ * not exist. */
+void jp_lint_uses(struct lint *L, const struct jp_pyscan_result *res);
+/* lint_uses.c: the data source ($DATA_DIR) that neither command (its text),
+ * the scripts it runs nor their configs name: launch.data, naming where the
+ * code reads instead (res: the scan, NULL when none ran). */
+void jp_lint_data_unused(struct lint *L, const char *command, const struct jp_pyscan_result *res);
+/* lint_uses.c: the job sets variable name (job.env, or the command). */
+bool jp_lint_job_has(const struct lint *L, const char *name);
+/* lint_stage.c: `jobprep stage 'URL' 'DEST'` for a URL the code fetches
+ * (DEST as jp_lint_stage_line chooses it); NULL when there is no shared
+ * root to stage onto. Free it. */
+char *jp_lint_stage_url(struct lint *L, const char *url);
+/* lint_files.c: path is under one the command wrote before. */
+bool jp_lint_was_written(const struct lint *L, const char *path);
 
 /* lint_stage.c: `jobprep stage 'SOURCE' 'DEST'` for what the command at
  * c's word i fetches (url: its first http(s) operand) or unpacks (its first
@@ -256,6 +274,10 @@ char *jp_lint_read_text(struct lint *L, const char *path, size_t max);
  * shared root (for the messages). */
 const char *jp_lint_ephemeral_root(const struct lint *L, const char *path);
 const char *jp_lint_shared_root(const struct lint *L);
+
+/* lint_script.c: the text names a launcher that knows the other Workers
+ * (torchrun, accelerate launch, deepspeed, srun, mpirun, torch.distributed.) */
+bool jp_lint_names_launcher(const char *text);
 
 /* lint_script.c: read the sh script at path (found by jp_lint_check_script
  * as word w) and judge its lines like the command's; `source`: run in the

@@ -38,7 +38,7 @@ static bool is_sh_text(const char *path, const char *text)
 
 /* The script starts its processes with a launcher that knows the other
  * Workers (or may): its `python X.py` lines prepare or follow the job. */
-static bool names_a_launcher(const char *text)
+bool jp_lint_names_launcher(const char *text)
 {
 	static const char *const marks[] = { "torchrun", "accelerate launch", "deepspeed", "srun",
 					     "mpirun", "torch.distributed.", NULL };
@@ -103,7 +103,7 @@ void jp_lint_script(struct lint *L, const char *path, const struct jp_sh_word *w
 	while (*name == '/')
 		name++;
 	bool launches = L->script_launches;
-	L->script_launches = names_a_launcher(text);
+	L->script_launches = jp_lint_names_launcher(text);
 	jp_lint_line(L, text, nesting, name);
 	L->script_launches = launches;
 	free(L->reading.v[--L->reading.n]);

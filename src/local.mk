@@ -106,7 +106,7 @@ src/preflight_body.h: $(srcdir)/src/preflight_body.sh
 		$(srcdir)/src/preflight_body.sh > $@-t && mv -f $@-t $@
 # the launch lint's look at the Python code for Hub downloads at start (a light
 # reader of Python source)
-libjobprep_a_SOURCES += src/lint_hub.c src/pyscan.h src/pyscan.c
+libjobprep_a_SOURCES += src/lint_hub.c src/pyscan.h src/pyscan.c src/lint_uses.c
 # stage: data onto shared storage before the job (copy, unpack, download)
 libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c src/stage_name.c \
 	src/stage_archive.c src/stage_curl.c src/stage_http.c src/stage_pool.c src/stage_unpack.c \

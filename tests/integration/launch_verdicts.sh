@@ -78,10 +78,19 @@ wandb_log = False # override via command line if you like
 wandb_project = 'shakespeare-char'
 dataset = 'shakespeare_char'
 EOF
+cat >"$W/config/finetune_shakespeare.py" <<'EOF'
+import time
+out_dir = 'out-shakespeare'
+eval_interval = 5
+wandb_log = False # feel free to turn on
+wandb_run_name = 'ft-' + str(time.time())
+dataset = 'shakespeare'
+init_from = 'gpt2-xl' # this is the largest GPT-2 model
+EOF
 printf "out_dir = '/tmp/out'\ndataset = 'shakespeare_char'\n" >"$W/config/tmp_out.py"
 printf 'run:\n  out_dir: /tmp/evalout\n  dataset: shakespeare_char\n' >"$W/config/eval.yaml"
-printf '{"trainer": {"output_dir": "/tmp/jsonout"}, "lr": 0.1}\n' >"$W/config/eval.json"
-printf '{"trainer": {"output_dir": "/mnt/elsewhere"}, "lr": 0.1}\n' >"$W/config/good.json"
+printf '{"trainer": {"output_dir": "/tmp/jsonout"}, "dataset": "shakespeare_char"}\n' >"$W/config/eval.json"
+printf '{"trainer": {"output_dir": "/mnt/elsewhere"}, "dataset": "shakespeare_char"}\n' >"$W/config/good.json"
 cat >"$W/data/shakespeare_char/prepare.py" <<'EOF'
 import os
 import requests
@@ -91,6 +100,19 @@ if not os.path.exists(input_file_path):
     with open(input_file_path, 'w') as f:
         f.write(requests.get(data_url).text)
 EOF
+cat >"$W/data/shakespeare/prepare.py" <<'EOF'
+import os
+import requests
+import numpy as np
+input_file_path = os.path.join(os.path.dirname(__file__), 'input.txt')
+if not os.path.exists(input_file_path):
+    data_url = 'https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt'
+    with open(input_file_path, 'w', encoding='utf-8') as f:
+        f.write(requests.get(data_url).text)
+np.array([1, 2]).tofile(os.path.join(os.path.dirname(__file__), 'train.bin'))
+EOF
+printf 'name = input("run name? ")\nprint(name)\n' >"$W/ask.py"
+printf 'import sys\nname = sys.argv[1]\n' >"$W/noask.py"
 printf 'tokens\n' >"$W/data/shakespeare_char/train.bin"
 printf 'tokens\n' >"$W/data/shakespeare_char/val.bin"
 cat >"$W/examples/nlp_example.py" <<'EOF'
@@ -101,19 +123,22 @@ git -C "$W" add -A && git $JP_GIT_ID -C "$W" commit -qm code || exit 99
 git clone -q --bare "$W" "$T/repos/nanogpt.git" || exit 99
 
 # case NAME WORKERS COMMAND [ENV_JSON [ARG...]]: init of job NAME (its own
+# data source: $DATA when set;
 # checkout and runs; the job is NAME with '-' for '_'); rc in $T/NAME.rc,
 # output in $T/NAME.out
 case_init() {
 	_n=$1 _w=$2 _c=$3 _e=${4:-'{}'}
 	shift 3
 	[ $# -gt 0 ] && shift
-	python3 - "$T/$_n.json" "$_n" "$_w" "$_c" "$_e" "file://$T/repos/nanogpt.git" <<'PY'
+	python3 - "$T/$_n.json" "$_n" "$_w" "$_c" "$_e" "file://$T/repos/nanogpt.git" "${DATA:-}" <<'PY'
 import json, sys
-f, name, workers, cmd, env, url = sys.argv[1:]
-json.dump({"job": {"name": name.replace("_", "-"), "workers": int(workers), "gpus_per_worker": 8,
-                   "launch_command": cmd, "env": json.loads(env)},
-           "code": {"source": "shared_storage", "repo": {"url": url, "ref": "main"}}},
-          open(f, "w"))
+f, name, workers, cmd, env, url, data = sys.argv[1:]
+a = {"job": {"name": name.replace("_", "-"), "workers": int(workers), "gpus_per_worker": 8,
+             "launch_command": cmd, "env": json.loads(env)},
+     "code": {"source": "shared_storage", "repo": {"url": url, "ref": "main"}}}
+if data:
+    a["data"] = [{"path": data}]
+json.dump(a, open(f, "w"))
 PY
 	"$J" init --answers "$T/$_n.json" --profile "$T/profile.json" "$@" >"$T/$_n.out" 2>&1
 	echo $? >"$T/$_n.rc"
@@ -221,5 +246,63 @@ run envvar 1 "cd \"\$PROJECT_DIR\" && python3 train.py $CFG --out_dir=\"\$TMPDIR
 jp_expect output_through_a_job_env_variable_on_tmp_fails_init refused envvar launch.ephemeral_output
 run envvar_ok 1 "cd \"\$PROJECT_DIR\" && python3 train.py $CFG --out_dir=\"\$SAVE/out\"" "{\"SAVE\": \"$T/shared/save\"}"
 jp_expect output_through_a_job_env_variable_on_shared_storage_is_quiet quiet envvar_ok launch.ephemeral_output
+
+# --- 4: data the job reads ---------------------------------------------------------
+# the finetune config sets dataset = 'shakespeare': train.py reads
+# data/shakespeare/train.bin, which the clone does not have
+run nodata 1 "cd \"\$PROJECT_DIR\" && python3 train.py config/finetune_shakespeare.py $OUT"
+jp_expect data_path_the_code_reads_missing_fails_init refused nodata launch.data
+message nodata launch.data >"$T/nodata.msg"
+jp_expect its_message_names_the_file_and_line grep -qF "train.py:16: np.memmap reads $T/shared/projects/nodata/data/shakespeare/train.bin, which does not exist" "$T/nodata.msg"
+jp_expect data_path_there_is_quiet quiet relative_cd launch.data
+# its prepare.py, run first, makes it beside itself: no launch.data
+run prepfirst 1 "cd \"\$PROJECT_DIR\" && python3 data/shakespeare/prepare.py && python3 train.py config/finetune_shakespeare.py $OUT"
+case_init prepfirst 1 "$(cat "$T/prepfirst.c")" '{}' --force
+jp_expect data_made_by_a_step_the_command_runs_first_is_no_failure \
+	sh -c '[ -n "$1" ] && [ "$(python3 -c "import json,sys; print(len([c for c in json.load(open(sys.argv[1]))[\"checks\"] if c[\"id\"] == \"launch.data\"]))" "$1")" = 0 ]' sh "$(manifest prepfirst)"
+
+DATA=$T/shared/datasets/text
+export DATA
+run unused 1 "cd \"\$PROJECT_DIR\" && python3 train.py $CFG $OUT"
+jp_expect data_source_never_named_warns sh -c '[ "$(cat "$1/unused.rc")" = 0 ]' sh "$T"
+jp_expect data_source_never_named_is_launch_data_warn sh -c '[ "$1" = warn ]' sh "$(status unused launch.data)"
+message unused launch.data >"$T/unused.msg"
+jp_expect it_says_where_the_code_reads_instead grep -qF "the code reads data/shakespeare_char/train.bin inside the project instead (train.py:16: $T/shared/projects/unused/data/shakespeare_char/train.bin)" "$T/unused.msg"
+run used 1 "cd \"\$PROJECT_DIR\" && python3 train.py $CFG $OUT --data_dir=\"\$DATA_DIR\""
+jp_expect data_source_passed_on_is_quiet quiet used launch.data
+unset DATA
+
+# --- 5: a job that waits for a keyboard ---------------------------------------------
+run wandb 1 "cd \"\$PROJECT_DIR\" && python3 train.py $CFG $OUT --wandb_log=True"
+jp_expect wandb_init_without_key_or_mode_fails_init refused wandb launch.prompt
+run wandb_off 1 "cd \"\$PROJECT_DIR\" && python3 train.py $CFG $OUT --wandb_log=True" '{"WANDB_MODE": "offline"}'
+jp_expect wandb_init_with_wandb_mode_is_quiet quiet wandb_off launch.prompt
+jp_expect wandb_init_the_config_turns_off_is_quiet quiet relative_cd launch.prompt
+run ask 1 'cd "$PROJECT_DIR" && python3 ask.py'
+jp_expect input_in_the_script_fails_init refused ask launch.prompt
+run noask 1 'cd "$PROJECT_DIR" && python3 noask.py run1'
+jp_expect script_without_input_is_quiet quiet noask launch.prompt
+run hflogin 1 "huggingface-cli login && cd \"\$PROJECT_DIR\" && python3 train.py $CFG $OUT"
+jp_expect huggingface_cli_login_fails_init refused hflogin launch.prompt
+run hftoken 1 "huggingface-cli login --token \"\$HF_TOKEN\" && cd \"\$PROJECT_DIR\" && python3 train.py $CFG $OUT"
+jp_expect huggingface_cli_login_with_a_token_is_quiet quiet hftoken launch.prompt
+run wblogin 1 "wandb login && cd \"\$PROJECT_DIR\" && python3 train.py $CFG $OUT"
+jp_expect wandb_login_fails_init refused wblogin launch.prompt
+
+# --- 6: Hub downloads by a variable, a download step ---------------------------------
+# (the forced manifest of nodata: its config sets init_from = 'gpt2-xl')
+jp_expect model_named_by_a_config_variable_is_a_hub_download sh -c '[ "$1" = warn ]' sh "$(status nodata launch.hub_download)"
+message nodata launch.hub_download >"$T/hubvar.msg"
+jp_expect it_names_gpt2_xl_where_train_py_loads_it grep -qF 'train.py:24: from_pretrained("gpt2-xl")' "$T/hubvar.msg"
+jp_expect scratch_config_has_no_hub_download quiet relative_cd launch.hub_download
+
+FULL="torchrun $FORM --nproc_per_node=8 train.py $CFG $OUT"
+run prep 2 "cd \"\$PROJECT_DIR\" && python3 data/shakespeare_char/prepare.py && $FULL"
+jp_expect download_step_is_flagged sh -c '[ "$1" = warn ]' sh "$(status prep launch.download)"
+message prep launch.download >"$T/prep.msg"
+jp_expect download_step_gets_the_stage_line grep -qF "data/shakespeare_char/prepare.py:7: requests.get('https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt') downloads when the job starts" "$T/prep.msg"
+jp_expect and_the_jobprep_stage_command grep -qF "jobprep stage 'https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt' '$T/shared/datasets/input.txt'" "$T/prep.msg"
+jp_expect download_step_gets_no_torchrun_advice quiet prep launch.launcher
+jp_expect the_training_alone_has_no_download quiet meets launch.download
 
 jp_done
