@@ -131,13 +131,15 @@ case_init() {
 	shift 3
 	[ $# -gt 0 ] && shift
 	python3 - "$T/$_n.json" "$_n" "$_w" "$_c" "$_e" "file://$T/repos/nanogpt.git" "${DATA:-}" <<'PY'
-import json, sys
+import json, os, sys
 f, name, workers, cmd, env, url, data = sys.argv[1:]
 a = {"job": {"name": name.replace("_", "-"), "workers": int(workers), "gpus_per_worker": 8,
              "launch_command": cmd, "env": json.loads(env)},
      "code": {"source": "shared_storage", "repo": {"url": url, "ref": "main"}}}
 if data:
     a["data"] = [{"path": data}]
+    if os.environ.get("DATA_OUTPUT"):
+        a["data"][0]["output"] = True
 json.dump(a, open(f, "w"))
 PY
 	"$J" init --answers "$T/$_n.json" --profile "$T/profile.json" "$@" >"$T/$_n.out" 2>&1
@@ -270,7 +272,16 @@ message unused launch.data >"$T/unused.msg"
 jp_expect it_says_where_the_code_reads_instead grep -qF "the code reads data/shakespeare_char/train.bin inside the project instead (train.py:16: $T/shared/projects/unused/data/shakespeare_char/train.bin)" "$T/unused.msg"
 run used 1 "cd \"\$PROJECT_DIR\" && python3 train.py $CFG $OUT --data_dir=\"\$DATA_DIR\""
 jp_expect data_source_passed_on_is_quiet quiet used launch.data
-unset DATA
+# an empty data source: nothing to read, unless the job fills it
+mkdir -p "$T/shared/datasets/empty" || exit 99
+DATA=$T/shared/datasets/empty
+run empty 1 "cd \"\$PROJECT_DIR\" && python3 train.py $CFG $OUT --data_dir=\"\$DATA_DIR\""
+jp_expect empty_data_source_fails_init refused empty 'data[0].path.contents'
+DATA_OUTPUT=1
+export DATA_OUTPUT
+run empty_out 1 "cd \"\$PROJECT_DIR\" && python3 train.py $CFG $OUT --data_dir=\"\$DATA_DIR\""
+jp_expect empty_data_source_marked_output_passes sh -c '[ "$(cat "$1")" = 0 ] && [ "$2" = pass ]' sh "$T/empty_out.rc" "$(status empty_out 'data[0].path.contents')"
+unset DATA DATA_OUTPUT
 
 # --- 5: a job that waits for a keyboard ---------------------------------------------
 run wandb 1 "cd \"\$PROJECT_DIR\" && python3 train.py $CFG $OUT --wandb_log=True"
