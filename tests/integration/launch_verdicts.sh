@@ -316,4 +316,13 @@ jp_expect and_the_jobprep_stage_command grep -qF "jobprep stage 'https://raw.git
 jp_expect download_step_gets_no_torchrun_advice quiet prep launch.launcher
 jp_expect the_training_alone_has_no_download quiet meets launch.download
 
+# --- check --json lists them (its own lint of the forced manifests) ----------------
+for job in nproc:launch.processes nnodes:launch.nodes wandb:launch.prompt nodata:launch.data \
+	pycfg:launch.ephemeral_output relative:launch.script; do
+	"$J" check --json "$(manifest "${job%%:*}")" >"$T/check-${job%%:*}.json" 2>/dev/null
+	jp_expect "check_json_fails_${job#*:}" python3 -c 'import json, sys
+c = [c for c in json.load(open(sys.argv[1])) if c["id"] == sys.argv[2]]
+sys.exit(0 if c and c[0]["status"] == "fail" and c[0]["message"] else 1)' "$T/check-${job%%:*}.json" "${job#*:}"
+done
+
 jp_done
