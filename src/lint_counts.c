@@ -175,7 +175,7 @@ static void procs_verdict(struct lint *L, const struct jp_lint_counts *k, const 
 	if (k->procs == want || (k->scope_either && k->procs == gpus * workers))
 		return;
 	snprintf(word, sizeof(word), "%s %s%s%lld", launcher, k->procs_opt,
-		 k->procs_opt[1] == '-' ? "=" : " ", k->procs);
+		 k->procs_opt[0] != '-' ? ": " : k->procs_opt[1] == '-' ? "=" : " ", k->procs);
 	if (k->scope_total)
 		jp_lint_fail(L, JP_LINT_PROCESSES, word, NULL,
 		    _("'%s' starts %lld processes for the whole job, but its %lld Workers have %lld "
@@ -223,6 +223,40 @@ static void nodes_verdict(struct lint *L, const struct jp_lint_counts *k, const 
 	    k->nodes_opt);
 }
 
+/* accelerate launch --config_file X: the counts X gives (num_processes,
+ * num_machines), when the command gives none itself; the lint read X as a
+ * config the command names (lint_config.c). */
+static void accelerate_config(struct lint *L, struct jp_lint_counts *k, const char *const *words,
+			      const char *const *raw, size_t n)
+{
+	const char *v = NULL, *dir = jp_lint_dir(L);
+
+	for (size_t j = 0; j < n && !v && !ends_options(raw[j]); j++)
+		if (!value_of(words, raw, n, j, "--config_file", &v))
+			value_of(words, raw, n, j, "--config-file", &v);
+	for (size_t f = 0; v && f < L->n_configs; f++) {
+		const struct jp_lint_config *c = &L->configs[f].c;
+		const char *p = L->configs[f].path, *procs, *nodes;
+		size_t dn = dir ? strlen(dir) : 0;
+
+		/* the file named: absolute, or relative to where the command runs */
+		if (strcmp(p, v) != 0 && !(dir && strncmp(p, dir, dn) == 0 && p[dn] == '/' &&
+					   strcmp(p + dn + 1, v[0] == '.' && v[1] == '/' ? v + 2 : v) == 0))
+			continue;
+		procs = jp_lint_config_get(c, "num_processes");
+		nodes = jp_lint_config_get(c, "num_machines");
+		if (k->procs <= 0 && procs && count_of(procs) > 0) {
+			k->procs = count_of(procs);
+			k->procs_opt = "num_processes";
+		}
+		if (k->nodes_min <= 0 && nodes && count_of(nodes) > 0) {
+			k->nodes_min = k->nodes_max = count_of(nodes);
+			k->nodes_opt = "--num_machines";
+		}
+		return;
+	}
+}
+
 void jp_lint_counts(struct lint *L, const struct cmd *c, size_t i)
 {
 	const char **words, **raw;
@@ -246,6 +280,8 @@ void jp_lint_counts(struct lint *L, const struct cmd *c, size_t i)
 	if (!launcher)
 		goto out;
 	jp_lint_read_counts(&k, launcher, words + from, raw + from, c->n - from);
+	if (strcmp(launcher, "accelerate") == 0)
+		accelerate_config(L, &k, words + from, raw + from, c->n - from);
 	procs_verdict(L, &k, launcher);
 	nodes_verdict(L, &k, launcher);
 out:

@@ -956,8 +956,10 @@ static void guard_of(const struct scan *S, struct jp_pyscan_use *u)
 		if (w >= end || *w == '\n' || *w == '#' || k >= ind)
 			continue;
 		ind = k;
+		/* blocks that run (a script's __main__ block too) */
 		if (strncmp(w, "for ", 4) == 0 || strncmp(w, "with ", 5) == 0 ||
-		    strncmp(w, "try:", 4) == 0 || strncmp(w, "async ", 6) == 0)
+		    strncmp(w, "try:", 4) == 0 || strncmp(w, "async ", 6) == 0 ||
+		    (S->in_script && strncmp(w, "if __name__", 11) == 0))
 			continue;
 		u->guarded = true;
 		if (strncmp(w, "if ", 3) == 0 || strncmp(w, "elif ", 5) == 0) {

@@ -115,6 +115,8 @@ printf 'name = input("run name? ")\nprint(name)\n' >"$W/ask.py"
 printf 'import sys\nname = sys.argv[1]\n' >"$W/noask.py"
 printf 'tokens\n' >"$W/data/shakespeare_char/train.bin"
 printf 'tokens\n' >"$W/data/shakespeare_char/val.bin"
+printf 'compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nnum_machines: 2\nnum_processes: 8\n' >"$W/config/acc8.yaml"
+printf 'compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nnum_machines: 2\nnum_processes: 16\n' >"$W/config/acc16.yaml"
 cat >"$W/examples/nlp_example.py" <<'EOF'
 from accelerate import Accelerator
 accelerator = Accelerator()
@@ -220,6 +222,13 @@ run acc 2 "cd \"\$PROJECT_DIR\" && $ACC --num_processes 8 examples/nlp_example.p
 jp_expect accelerate_num_processes_below_the_job_gpus_fails_init refused acc launch.processes
 run acc_ok 2 "cd \"\$PROJECT_DIR\" && $ACC --num_processes 16 examples/nlp_example.py --output_dir \"\$CHECKPOINT_DIR\""
 jp_expect accelerate_num_processes_of_all_gpus_is_quiet quiet acc_ok launch.processes
+
+# accelerate's own config file gives the count
+ACCF='--machine_rank "$RANK" --main_process_ip "$MASTER_ADDR" --main_process_port "$MASTER_PORT" examples/nlp_example.py --output_dir "$CHECKPOINT_DIR"'
+run accf 2 "cd \"\$PROJECT_DIR\" && accelerate launch --config_file config/acc8.yaml $ACCF"
+jp_expect accelerate_config_num_processes_below_the_job_gpus_fails_init refused accf launch.processes
+run accf_ok 2 "cd \"\$PROJECT_DIR\" && accelerate launch --config_file config/acc16.yaml $ACCF"
+jp_expect accelerate_config_of_all_gpus_is_quiet quiet accf_ok launch.processes
 
 # --- 3: outputs on the wiped disk, however they are reached ------------------
 run pycfg 1 "cd \"\$PROJECT_DIR\" && python3 train.py config/tmp_out.py"

@@ -784,7 +784,8 @@ static void several_workers_need_a_launcher_that_knows_them(void **state)
 		bool four = strstr(launcher_rows[i].command, "--nnodes=4") ||
 			    strstr(launcher_rows[i].command, "--nnodes 4") ||
 			    strstr(launcher_rows[i].command, "--num_machines 4") ||
-			    strstr(launcher_rows[i].command, "--num_nodes=4");
+			    strstr(launcher_rows[i].command, "--num_nodes=4") ||
+			    strstr(launcher_rows[i].command, "--config_file cfg.yaml"); /* num_machines: 4 */
 		/* --standalone is its own one node; after the script, the script's option */
 		if (four && (strstr(launcher_rows[i].command, "--standalone") ||
 			     strstr(launcher_rows[i].command, "train.py --nnodes")))

@@ -280,7 +280,8 @@ static void uses_and_values_through_configs(void **state)
 	    "x.input('not this')\n"
 	    "def input(a):\n    pass\n"
 	    "text = requests.get(url).text\n"
-	    "if os.path.exists(p):\n    getpass.getpass()\n");
+	    "if os.path.exists(p):\n    getpass.getpass()\n"
+	    "if __name__ == '__main__':\n    input()\n");
 	snprintf(path, sizeof(path), "%s/nano.py", project);
 	jp_pyscan_run_vars(r, scripts, 1, project, NULL, vars, 3);
 	for (size_t i = 0; i < r->n_hits; i++)
@@ -296,7 +297,8 @@ static void uses_and_values_through_configs(void **state)
 				 "use 12 wandb.init '' guarded wandb_log 0 script\n"
 				 "use 13 input ''  -1 script\n"
 				 "use 17 requests.get 'https://example.com/x.txt'  -1 script\n"
-				 "use 19 getpass '' guarded os -1 script\n");
+				 "use 19 getpass '' guarded os -1 script\n"
+				 "use 21 input ''  -1 script\n");
 	free(out);
 	free(r);
 }
