@@ -149,5 +149,9 @@ PY
 case_init zh 1 'cd "$PROJECT_DIR" && python3 train.py config/nope.py'
 zh_run "$J" init --answers "$T/zh.json" --profile "$T/profile.json" >"$T/zh.out" 2>&1
 says zh "不在代码中" missing_file_message_is_in_chinese
+# issue 31's verdicts too: a process count other than the GPUs
+case_init zhcount 1 'cd "$PROJECT_DIR" && torchrun --nproc_per_node=2 train.py --config configs/base.yaml'
+zh_run "$J" init --answers "$T/zhcount.json" --profile "$T/profile.json" >"$T/zhcount.out" 2>&1
+jp_expect process_count_message_is_in_chinese grep -qF "在每个 Worker 上启动 2 个进程" "$T/zhcount.out"
 
 jp_done
