@@ -806,6 +806,20 @@ static int check_contents(struct verdict *v, const struct check_ctx *ctx, const 
 	v->message[0] = '\0';
 	also(v, _("%s holds %s%" PRIu64 " files, %s%s"), s->path, lb, r.stats.files, size,
 	     r.complete ? "" : _(" (a quick look; `jobprep check --deep` counts everything)"));
+	/* nothing to read: the job reads nothing, or stops (issue 31) */
+	if (r.complete && r.stats.files == 0 && !s->data->output) {
+		char *q = NULL;
+
+		worsen(v, JP_CHECK_FAIL);
+		if (jp_sh_quote(&q, s->path) < 0)
+			return JP_ENOMEM;
+		also(v,
+		     _("it is empty, so the job has nothing to read: put the data there first "
+		       "(jobprep stage SOURCE %s), or, if the job fills it itself, mark it as an "
+		       "output (\"output\": true on this data source)"),
+		     q);
+		free(q);
+	}
 
 	/* A symlink out of the data set is only as good as where it leads. */
 	for (size_t i = 0; i < f->n_outside; i++) {

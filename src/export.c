@@ -11,6 +11,7 @@
 #include "jobprep/i18n.h"
 #include "export_internal.h"
 #include "manifest_internal.h"
+#include "lint_internal.h"
 
 static const char *const target_names[] = {
 	[JP_EXPORT_SLURM] = "slurm",
@@ -68,6 +69,17 @@ int jp_export_render(char **out, unsigned *notes, const struct jp_manifest *m,
 		return jp_export_pytorchjob(out, notes, m, fill, origin, err);
 	}
 	return jp_error_set(err, JP_EUSAGE, _("unknown export target %d"), (int)target);
+}
+
+int64_t export_gpus(const struct jp_manifest *m)
+{
+	long long used = jp_lint_command_gpus(m->job.launch_command, (long long)m->job.workers,
+					      (long long)m->job.gpus_per_worker);
+
+	/* the job asks for what its launcher uses: never GPUs it leaves idle */
+	if (used > 0 && m->job.gpus_per_worker > 0)
+		return (int64_t)used;
+	return m->job.gpus_per_worker > 0 ? m->job.gpus_per_worker : 0;
 }
 
 int export_error(struct jp_error *err, int code, const char *origin, const char *fmt, ...)

@@ -5,6 +5,7 @@
 #define JOBPREP_EXPORT_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
 #include "jobprep/error.h"
@@ -25,6 +26,11 @@
 #define EXPORT_KEY_TIME "#SBATCH --time="
 /* A comment line the person may drop once done (the image to fill in). */
 #define EXPORT_FILL_IN_COMMENT "# FILL IN"
+
+/* The GPUs each node / Pod asks for: the processes per Worker the launch
+ * command's launcher starts (torchrun --nproc_per_node=2: 2), else
+ * job.gpus_per_worker; 0 for none. */
+int64_t export_gpus(const struct jp_manifest *m);
 
 /* Hand the text to *out (the caller's, free with free()), or record the
  * failure in err and free it. Returns 0 or the failure. */

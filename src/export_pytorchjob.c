@@ -281,7 +281,7 @@ int jp_export_pytorchjob(char **out, unsigned *notes, const struct jp_manifest *
 	pod.priority_class = fill && fill->priority_class[0] ? fill->priority_class : NULL;
 	pod.workdir = export_workdir(m);
 	pod.command = command;
-	pod.gpus = m->job.gpus_per_worker;
+	pod.gpus = export_gpus(m);
 	pod.volumes = &vs;
 
 	jp_buf_addf(&b,

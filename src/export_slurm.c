@@ -69,8 +69,8 @@ static void directives(struct jp_buf *b, const struct jp_manifest *m,
 	jp_buf_addf(b, "#SBATCH --job-name=%s\n", m->job.name);
 	jp_buf_addf(b, "#SBATCH --nodes=%" PRId64 "\n", m->job.workers);
 	jp_buf_add(b, "#SBATCH --ntasks-per-node=1\n");
-	if (m->job.gpus_per_worker > 0)
-		jp_buf_addf(b, "#SBATCH --gpus-per-node=%" PRId64 "\n", m->job.gpus_per_worker);
+	if (export_gpus(m) > 0)
+		jp_buf_addf(b, "#SBATCH --gpus-per-node=%" PRId64 "\n", export_gpus(m));
 	/* the platform's scheduling options: the person's (--partition ...,
 	 * or kept from the script replaced), else the profile's the manifest
 	 * records; one word each (the readers see to that) */

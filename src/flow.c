@@ -214,6 +214,8 @@ static char *value_text(const struct jp_flow *flow, const struct fref *r)
 		return strdup(m->data[r->index].read_only ? "true" : "false");
 	case K_DATA_UNPACK:
 		return strdup(m->data[r->index].unpack_archives ? "true" : "false");
+	case K_DATA_OUTPUT:
+		return strdup(m->data[r->index].output ? "true" : "false");
 	default: {
 		char **slot = str_slot((struct jp_flow *)flow, r);
 		return strdup(slot && *slot ? *slot : "");
@@ -411,6 +413,9 @@ static int store_apply(struct jp_flow *flow, const struct fref *r, const char *v
 		break;
 	case K_DATA_UNPACK:
 		m->data[r->index].unpack_archives = given && b;
+		break;
+	case K_DATA_OUTPUT:
+		m->data[r->index].output = given && b;
 		break;
 	case K_DATA_NAME:
 		flow->dx[r->index].name_set = given;
@@ -947,6 +952,8 @@ int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *ans, c
 		answer_digest(&a, idx, &d->origin);
 		flow_item_key(key, sizeof(key), K_DATA_UNPACK, idx);
 		answer(&a, key, d->unpack_archives ? "true" : NULL);
+		flow_item_key(key, sizeof(key), K_DATA_OUTPUT, idx);
+		answer(&a, key, d->output ? "true" : NULL);
 	}
 
 	answer_outputs(&a, ans);

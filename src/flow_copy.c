@@ -60,6 +60,7 @@ int flow_manifest_copy(struct jp_manifest **out, const struct jp_manifest *src)
 		m->data[i].has_stats = d->has_stats;
 		m->data[i].stats = d->stats;
 		m->data[i].unpack_archives = d->unpack_archives;
+		m->data[i].output = d->output;
 		if (jp_data_origin_copy(&m->data[i].origin, &d->origin) < 0)
 			goto oom;
 	}

@@ -66,6 +66,11 @@ static const struct jp_field data_items[] = {
 	     "beside it named after it (train.tar -> train/), the archives kept (jobprep stage "
 	     "--unpack-archives): the job then reads the folders and unpacks nothing."),
 	  NULL, 0, 0, NULL },
+	{ "data[].output", JP_STEP_DATA, JP_FIELD_BOOL, JP_FIELD_OPTIONAL,
+	  N_("The job writes it"),
+	  N_("The job fills this folder itself (a cache, a preprocessed copy): it may be empty "
+	     "now."),
+	  NULL, 0, 0, NULL },
 	{ "data[].name", JP_STEP_DATA, JP_FIELD_TEXT, 0, N_("Name"),
 	  N_("A short name for this data source (defaults to the directory's name)."), NULL, 0,
 	  0, NULL },
@@ -335,6 +340,9 @@ bool flow_active(const struct jp_flow *flow, const struct fref *r)
 	case K_DATA_FROM:
 		/* shown once there is something to stage (an offer sets it) */
 		return r->index < m->n_data && m->data[r->index].origin.from;
+	case K_DATA_OUTPUT:
+		/* shown when the answers mark it */
+		return r->index < m->n_data && m->data[r->index].output;
 	case K_DATA_UNPACK:
 		/* shown once it is asked for (an offer sets it), and after */
 		return r->index < m->n_data &&

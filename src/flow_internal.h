@@ -46,6 +46,7 @@
 	X(K_DATA_RO, "data[].read_only", JP_FIELD_BOOL, check_data_ro)            \
 	X(K_DATA_FROM, "data[].from", JP_FIELD_TEXT, check_data_from)             \
 	X(K_DATA_UNPACK, "data[].unpack_archives", JP_FIELD_BOOL, NULL)           \
+	X(K_DATA_OUTPUT, "data[].output", JP_FIELD_BOOL, NULL)                    \
 	X(K_ENV, "job.env", JP_FIELD_LIST, NULL)                                  \
 	X(K_ENV_NAME, "job.env[].name", JP_FIELD_TEXT, check_env_name)            \
 	X(K_ENV_VALUE, "job.env[].value", JP_FIELD_TEXT, check_env_value)

@@ -80,6 +80,11 @@ static const char *ephemeral_root(const struct lint *L, const char *path)
 	return profile_class(L, path, &root) == 2 ? root : NULL;
 }
 
+const char *jp_lint_ephemeral_root(const struct lint *L, const char *path)
+{
+	return ephemeral_root(L, path);
+}
+
 static bool is_shared_or_public(const struct lint *L, const char *path)
 {
 	const char *root;
@@ -180,16 +185,65 @@ static size_t skip_wrappers(struct lint *L, const struct cmd *c, const struct jp
 static void lint_launcher_workers(struct lint *L, const struct cmd *c, size_t i);
 
 /* A script named relative to the job's starting directory (no cd before
- * it): say to cd first, once. */
+ * it): the platform's launch line starts the job in its own directory (the
+ * image's), not the project, so the script is not found there: a failure
+ * when the line surely runs (the exports start in the project, but the line
+ * to paste does not), once. */
 static void relative_warning(struct lint *L, const struct jp_sh_word *w)
 {
-	if (!L->warned_relative && L->ctx->project_dir && !L->reading.n)
+	/* code in an image: its working directory may well be the code's */
+	if (!L->warned_relative && L->ctx->project_dir && !L->reading.n && !L->ctx->project_is_local)
 		jp_lint_add(L, JP_LINT_SCRIPT, w->text, NULL,
 		    _("'%s' is relative to the job's starting directory, which is not the project: "
 		      "cd \"$PROJECT_DIR\" first, or give the script's absolute path"),
 		    w->text);
+	else if (!L->warned_relative && L->ctx->project_dir && !L->reading.n)
+		jp_lint_fail(L, JP_LINT_SCRIPT, w->text, NULL,
+		    _("'%s' is relative to the job's starting directory, which is not the project: "
+		      "the platform's launch line starts the job in its own directory, where '%s' "
+		      "does not exist, and the job stops there; cd \"$PROJECT_DIR\" first, or give "
+		      "the script's absolute path"),
+		    w->text, w->text);
+	/* the exports start the job in the project (Slurm's --chdir, the Pod's
+	 * workingDir): there it is found */
+	for (size_t i = 0; i < L->out->n; i++)
+		if (L->out->items[i].kind == JP_LINT_SCRIPT && strcmp(L->out->items[i].word, w->text) == 0)
+			L->out->items[i].platform_only = 1;
 	L->warned_relative = L->warned_relative || !L->reading.n;
 	L->script_unseen = true;
+}
+
+/* A script that is not where the command runs it, outside the project:
+ * on storage every Worker sees as this machine does (a shared or public
+ * root), or named relative to a folder a cd went to while the project has
+ * it (the person meant the project's), the job surely stops: a failure.
+ * Elsewhere (an image's folder) it may be there: a warning. */
+static void missing_outside(struct lint *L, const struct jp_sh_word *w, const char *e,
+			    const char *path)
+{
+	const struct jp_lint_context *ctx = L->ctx;
+	char *mine = NULL;
+	struct stat st;
+	int errnum = 0;
+
+	if (e[0] != '/' && ctx->project_dir && ctx->project_is_local && L->cwd_moved &&
+	    (mine = join(ctx->project_dir, e)) && jp_lint_stat(L, &st, &errnum, mine) == 0 &&
+	    !errnum) {
+		jp_lint_fail(L, JP_LINT_SCRIPT, w->text, path,
+		    _("'%s': %s does not exist: a cd before it left the project, which has %s; "
+		      "cd \"$PROJECT_DIR\" before it, or give its absolute path"),
+		    w->text, path, mine);
+	} else if (is_shared_or_public(L, path)) {
+		jp_lint_fail(L, JP_LINT_SCRIPT, w->text, path,
+		    _("'%s': %s does not exist, on storage every Worker sees as this machine does: "
+		      "the job stops there; fix the name, or put the script there"),
+		    w->text, path);
+	} else {
+		jp_lint_add(L, JP_LINT_SCRIPT, w->text, path, _("'%s': %s does not exist"), w->text,
+		    path);
+	}
+	L->oom |= e[0] != '/' && ctx->project_dir && ctx->project_is_local && L->cwd_moved && !mine;
+	free(mine);
 }
 
 /* A script the command runs: it must exist (and be executable when run
@@ -253,8 +307,7 @@ void jp_lint_check_script(struct lint *L, const struct jp_sh_word *w, char how, 
 			      "it to the code (and commit it), or fix the name"),
 			    w->text, path, ctx->project_dir);
 		else if (!in_project)
-			jp_lint_add(L, JP_LINT_SCRIPT, w->text, path, _("'%s': %s does not exist"),
-			    w->text, path);
+			missing_outside(L, w, e, path);
 	} else if (!S_ISREG(st.st_mode)) {
 		jp_lint_add(L, JP_LINT_SCRIPT, w->text, path, _("'%s': %s is not a regular file"),
 		    w->text, path);
@@ -497,6 +550,11 @@ static const char *first_shared_root(const struct lint *L)
 	return pr && pr->shared_roots.n ? pr->shared_roots.v[0] : "/mnt/public";
 }
 
+const char *jp_lint_shared_root(const struct lint *L)
+{
+	return first_shared_root(L);
+}
+
 /* A path the job writes to: not under an ephemeral root (what it writes
  * there is lost, as from a checkpoint folder there: a failure when the
  * line surely runs). Returns true when it was flagged. */
@@ -555,6 +613,35 @@ static void written_relative(struct lint *L, const char *rel)
 	free(p);
 }
 
+/* A config key before '=' (out_dir, trainer.default_root_dir): a lower-case
+ * letter in it, so no environment variable (HF_HOME=...). */
+static bool config_key(const char *e)
+{
+	bool lower = false;
+
+	for (const char *p = e; *p != '='; p++) {
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.' && *p != '+')
+			return false;
+		lower |= islower((unsigned char)*p) != 0;
+	}
+	return lower && e[0] != '=';
+}
+
+/* --opt=value, or key=value (an override of the code's config: Hydra,
+ * nanoGPT): *path its absolute value (else NULL); true when it says where
+ * the job writes. */
+static bool option_with_value(struct lint *L, const char *e, char **path)
+{
+	const char *eq = strchr(e, '=');
+	bool out = jp_lint_output_option(e, (size_t)(eq - e));
+
+	if (eq[1] == '/')
+		*path = jp_path_normalize(eq + 1);
+	if (out)
+		written_relative(L, eq + 1);
+	return out;
+}
+
 /* Every path in a command: outputs under ephemeral roots, and for
  * multi-Worker jobs anything that is not shared. */
 static void lint_paths(struct lint *L, const struct jp_sh_command *sh,
@@ -592,13 +679,8 @@ static void lint_paths(struct lint *L, const struct jp_sh_command *sh,
 			written_relative(L, e);
 		} else if (w->redir) {
 			path = e[0] == '/' ? jp_path_normalize(e) : NULL;
-		} else if (e[0] == '-' && strchr(e, '=')) {
-			const char *eq = strchr(e, '=');
-			if (eq[1] == '/')
-				path = jp_path_normalize(eq + 1);
-			out = jp_lint_output_option(e, (size_t)(eq - e));
-			if (out)
-				written_relative(L, eq + 1);
+		} else if (strchr(e, '=') && (e[0] == '-' || (k > 0 && config_key(e)))) {
+			out = option_with_value(L, e, &path);
 		} else if (k > 0 && e[0] != '/' && sh->words[k - 1].text[0] == '-' &&
 			   !sh->words[k - 1].redir &&
 			   jp_lint_output_option(sh->words[k - 1].text, strlen(sh->words[k - 1].text))) {
@@ -734,6 +816,7 @@ static void lint_command(struct lint *L, const struct jp_sh_command *sh, int nes
 			 strcmp(name, "export") != 0 && strcmp(name, "cd") != 0)
 			jp_lint_program(L, &c, i, nesting);
 		lint_launcher_workers(L, &c, i);
+		jp_lint_counts(L, &c, i);
 		if (strcmp(name, "cd") != 0 && strcmp(name, "export") != 0 &&
 		    strcmp(name, "echo") != 0)
 			lint_paths(L, sh, env_assigns, n_env);
@@ -825,31 +908,47 @@ static void lint_sync(struct lint *L)
 
 /* Launchers that run the job on one Worker alone unless an option tells them
  * of the others: any of `multi` does (with a value other than 1), any of
- * `single` undoes it. `form` is what to add, then the process count: per
- * Worker (GPUs), or for the whole job when `total`. */
+ * `single` undoes it. `form` is what to add (each option only when the
+ * command does not give it already), the process count last: per Worker
+ * (GPUs), or for the whole job when `total`. */
+struct form_part {
+	const char *opt;  /* the option, as added */
+	const char *alt;  /* its other spelling, or NULL */
+	const char *rest; /* what follows it */
+};
 static const struct launcher_rule {
 	const char *name; /* the program's base name */
 	const char *sub;  /* its sub-command, or NULL */
 	const char *const multi[6];
 	const char *const single[2];
-	const char *form;
+	const struct form_part form[6]; /* the last one takes the process count */
 	bool total;
 } launcher_rules[] = {
 	{ "torchrun", NULL, { "--nnodes", "--rdzv-endpoint", "--rdzv_endpoint", NULL },
 	  { "--standalone", NULL },
-	  "--nnodes=\"$WORLD_SIZE\" --node_rank=\"$RANK\" --master_addr=\"$MASTER_ADDR\" "
-	  "--master_port=\"$MASTER_PORT\" --nproc_per_node=",
+	  { { "--nnodes", NULL, "=\"$WORLD_SIZE\"" },
+	    { "--node_rank", "--node-rank", "=\"$RANK\"" },
+	    { "--master_addr", "--master-addr", "=\"$MASTER_ADDR\"" },
+	    { "--master_port", "--master-port", "=\"$MASTER_PORT\"" },
+	    { "--nproc_per_node", "--nproc-per-node", "=" } },
 	  false },
 	{ "accelerate", "launch",
 	  { "--num_machines", "--num-machines", "--config_file", "--config-file", NULL },
 	  { NULL },
-	  "--num_machines \"$WORLD_SIZE\" --machine_rank \"$RANK\" --main_process_ip "
-	  "\"$MASTER_ADDR\" --main_process_port \"$MASTER_PORT\" --num_processes ",
+	  { { "--num_machines", "--num-machines", " \"$WORLD_SIZE\"" },
+	    { "--machine_rank", "--machine-rank", " \"$RANK\"" },
+	    { "--main_process_ip", "--main-process-ip", " \"$MASTER_ADDR\"" },
+	    { "--main_process_port", "--main-process-port", " \"$MASTER_PORT\"" },
+	    { "--num_processes", "--num-processes", " " } },
 	  true },
 	{ "deepspeed", NULL, { "--hostfile", "-H", "--num_nodes", "--no_ssh", NULL },
 	  { NULL },
-	  "--num_nodes \"$WORLD_SIZE\" --node_rank \"$RANK\" --master_addr \"$MASTER_ADDR\" "
-	  "--master_port \"$MASTER_PORT\" --no_ssh --num_gpus ",
+	  { { "--num_nodes", "--num-nodes", " \"$WORLD_SIZE\"" },
+	    { "--node_rank", "--node-rank", " \"$RANK\"" },
+	    { "--master_addr", "--master-addr", " \"$MASTER_ADDR\"" },
+	    { "--master_port", "--master-port", " \"$MASTER_PORT\"" },
+	    { "--no_ssh", "--no-ssh", "" },
+	    { "--num_gpus", "--num-gpus", " " } },
 	  false },
 };
 
@@ -900,12 +999,48 @@ static long long processes(const struct lint *L, bool total)
 	return total ? g * L->ctx->workers : g;
 }
 
-static void launcher_finding(struct lint *L, const struct launcher_rule *r, const char *word)
+/* The command gives option `opt` (or `alt`) among words from..n-1. */
+static bool gives_option(const struct cmd *c, size_t from, const char *opt, const char *alt)
+{
+	for (size_t k = from; k < c->n; k++)
+		if (option_value(c, k, opt) || (alt && option_value(c, k, alt)))
+			return true;
+	return false;
+}
+
+/* The options to add to launcher r (its words from `from` in c; c NULL:
+ * none given), the process count last when not given. */
+static void launcher_form(struct lint *L, const struct launcher_rule *r, const struct cmd *c,
+			  size_t from, char *form, size_t size)
+{
+	size_t len = 0;
+
+	form[0] = '\0';
+	for (size_t p = 0; p < sizeof(r->form) / sizeof(r->form[0]) && r->form[p].opt; p++) {
+		const struct form_part *f = &r->form[p];
+		bool last = p + 1 == sizeof(r->form) / sizeof(r->form[0]) || !r->form[p + 1].opt;
+		int k;
+
+		if (c && gives_option(c, from, f->opt, f->alt))
+			continue;
+		if (last)
+			k = snprintf(form + len, len < size ? size - len : 0, "%s%s%s%lld",
+				     len ? " " : "", f->opt, f->rest, processes(L, r->total));
+		else
+			k = snprintf(form + len, len < size ? size - len : 0, "%s%s%s", len ? " " : "",
+				     f->opt, f->rest);
+		if (k > 0)
+			len += (size_t)k;
+	}
+}
+
+static void launcher_finding(struct lint *L, const struct launcher_rule *r, const char *word,
+			     const struct cmd *c, size_t from)
 {
 	char form[512];
 
-	snprintf(form, sizeof(form), "%s%lld", r->form, processes(L, r->total));
-	jp_lint_add(L, JP_LINT_LAUNCHER, word, NULL,
+	launcher_form(L, r, c, from, form, sizeof(form));
+	jp_lint_fail(L, JP_LINT_LAUNCHER, word, NULL,
 	    _("'%s' without its multi-node options starts the job on each of the %lld Workers "
 	      "alone, and they never meet: add %s (the platform sets these variables on every "
 	      "Worker)"),
@@ -927,7 +1062,8 @@ static void python_workers(struct lint *L, const struct cmd *c, size_t i)
 			if (mod && (strcmp(mod, "torch.distributed.run") == 0 ||
 				    strcmp(mod, "torch.distributed.launch") == 0)) {
 				if (!rule_is_multi(&launcher_rules[0], c, k + 2))
-					launcher_finding(L, &launcher_rules[0], "python -m torch.distributed.run");
+					launcher_finding(L, &launcher_rules[0],
+							 "python -m torch.distributed.run", c, k + 2);
 				return;
 			}
 			j = k + 1;
@@ -940,7 +1076,12 @@ static void python_workers(struct lint *L, const struct cmd *c, size_t i)
 	char what[256];
 	snprintf(what, sizeof(what), "%s%s", strcmp(c->args[j - 1]->text, "-m") == 0 ? "-m " : "",
 		 c->args[j]->text);
-	snprintf(form, sizeof(form), "torchrun %s%lld", launcher_rules[0].form, processes(L, false));
+	{
+		char parts[480];
+
+		launcher_form(L, &launcher_rules[0], NULL, 0, parts, sizeof(parts));
+		snprintf(form, sizeof(form), "torchrun %s", parts);
+	}
 	jp_lint_add(L, JP_LINT_LAUNCHER, base_name(c->args[i]->text), NULL,
 	    _("'%s %s' starts one process on each of the %lld Workers, and none of them knows "
 	      "the others (unless the script starts its own): run it as %s %s"),
@@ -955,9 +1096,14 @@ static void lint_launcher_workers(struct lint *L, const struct cmd *c, size_t i)
 		return;
 	name = base_name(c->args[i]->text);
 	if (is_python(name)) {
-		/* in a script: only a line that surely runs, beside no launcher
-		 * (a rank-0 step, a preparation before torchrun is no mistake) */
-		if (!L->reading.n || (L->certain && !L->script_launches))
+		/* only a line that surely runs, beside no launcher (a rank-0 step,
+		 * a preparation before torchrun is no mistake: in a script, or in
+		 * the command itself, issue 31) */
+		bool distributed = false;
+		for (size_t k = i + 1; k + 1 < c->n && is_option(c->args[k]->text); k++)
+			distributed |= strcmp(c->args[k]->text, "-m") == 0 &&
+				       starts_with(c->args[k + 1]->text, "torch.distributed.");
+		if (distributed || ((!L->reading.n || L->certain) && !L->script_launches))
 			python_workers(L, c, i);
 		return;
 	}
@@ -974,7 +1120,7 @@ static void lint_launcher_workers(struct lint *L, const struct cmd *c, size_t i)
 		if (rule_is_multi(r, c, from))
 			return;
 		snprintf(word, sizeof(word), "%s%s%s", r->name, r->sub ? " " : "", r->sub ? r->sub : "");
-		launcher_finding(L, r, word);
+		launcher_finding(L, r, word, c, from);
 		return;
 	}
 }
@@ -1033,7 +1179,20 @@ static void lint_outputs(struct lint *L, const char *command)
 	for (size_t i = 0; i < L->scripts.n; i++)
 		if (script_mentions(L, L->scripts.v[i], &dflt) != 0)
 			return;
-	if (dflt)
+	/* a config the command names sets the output: there it goes, not to
+	 * the code's default (an absolute path is the person's choice, a wiped
+	 * one is launch.ephemeral_output's) */
+	if (L->config_out_label && L->config_out_value[0] == '/')
+		return;
+	if (L->config_out_label)
+		jp_lint_add(L, JP_LINT_OUTPUTS, "", L->scripts.v[0],
+		    _("neither the launch command nor %s uses $OUTPUT_DIR, $CHECKPOINT_DIR or "
+		      "$LOG_DIR (or their paths), so the output a config sets (%s) lands inside the "
+		      "project (%s), not in the run's folder, and the next run overwrites it: pass "
+		      "the run's directory on, e.g. --%s=\"$CHECKPOINT_DIR\""),
+		    L->scripts.v[0], L->config_out_label,
+		    jp_lint_dir(L) ? jp_lint_dir(L) : L->ctx->project_dir, L->config_out_key);
+	else if (dflt)
 		jp_lint_add(L, JP_LINT_OUTPUTS, "", L->scripts.v[0],
 		    _("neither the launch command nor %s uses $OUTPUT_DIR, $CHECKPOINT_DIR or "
 		      "$LOG_DIR (or their paths), so %s lands inside the project, not in the run's "
@@ -1152,6 +1311,12 @@ static int lint_run(struct jp_lint_report *out, const char *command,
 	L.out = out;
 	L.ctx = ctx ? ctx : &none;
 	L.python = py;
+	/* job.env's variables (a value that names another is not known), then
+	 * the ones env.sh exports. */
+	for (size_t k = 0; k < L.ctx->n_env; k++)
+		if (L.ctx->env[k].name && L.ctx->env[k].value)
+			jp_lint_var_set(&L, L.ctx->env[k].name, strlen(L.ctx->env[k].name),
+					strpbrk(L.ctx->env[k].value, "$`") ? NULL : L.ctx->env[k].value);
 	/* The variables env.sh exports. */
 	const char *known[][2] = { { "PROJECT_DIR", L.ctx->project_dir },
 				   { "OUTPUT_DIR", L.ctx->output_dir },
@@ -1162,6 +1327,9 @@ static int lint_run(struct jp_lint_report *out, const char *command,
 		if (known[k][1])
 			jp_lint_var_set(&L, known[k][0], strlen(known[k][0]), known[k][1]);
 
+	/* the command starts a launcher: its plain python lines prepare or
+	 * follow the job (no launcher advice for them) */
+	L.script_launches = command && jp_lint_names_launcher(command);
 	if (command)
 		jp_lint_line(&L, command, 0, NULL);
 	if (!L.oom && command && *command)
@@ -1173,7 +1341,7 @@ static int lint_run(struct jp_lint_report *out, const char *command,
 	free(L.where);
 	L.where = NULL;
 	if (!L.oom && command && *command)
-		jp_lint_hub(&L);
+		jp_lint_hub(&L, command);
 	L.certain = true; /* job.env holds for the whole job */
 	if (!L.oom)
 		lint_env_paths(&L);
@@ -1193,6 +1361,16 @@ static int lint_run(struct jp_lint_report *out, const char *command,
 	jp_strv_dispose(&L.scripts);
 	jp_strv_dispose(&L.reading);
 	jp_strv_dispose(&L.written);
+	for (size_t k = 0; k < L.n_configs; k++) {
+		free(L.configs[k].path);
+		free(L.configs[k].name);
+		jp_lint_config_dispose(&L.configs[k].c);
+	}
+	free(L.configs);
+	jp_lint_config_dispose(&L.overrides);
+	free(L.config_out_label);
+	free(L.config_out_value);
+	free(L.config_out_key);
 	free(L.where);
 	jp_strv_dispose(&L.code_remotes);
 	jp_mount_table_dispose(&L.mounts);

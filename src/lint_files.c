@@ -57,7 +57,7 @@ void jp_lint_written(struct lint *L, const char *path)
 		L->oom = 1;
 }
 
-static bool was_written(const struct lint *L, const char *path)
+bool jp_lint_was_written(const struct lint *L, const char *path)
 {
 	for (size_t i = 0; i < L->written.n; i++)
 		if (jp_path_is_under(path, L->written.v[i]))
@@ -130,9 +130,14 @@ static void judge_operand(struct lint *L, const struct jp_sh_word *w, const char
 	}
 	if (!path || !ctx->project_dir || !ctx->project_is_local ||
 	    !jp_path_is_under(path, ctx->project_dir) || strcmp(path, ctx->project_dir) == 0 ||
-	    was_written(L, path))
+	    jp_lint_was_written(L, path))
 		goto out;
-	if (jp_lint_stat(L, &st, &errnum, path) != 0 || errnum != ENOENT || !jp_lint_project_here(L))
+	if (jp_lint_stat(L, &st, &errnum, path) != 0)
+		goto out;
+	/* a config it names is read: what it sets is judged (lint_config.c) */
+	if (!errnum && ext && S_ISREG(st.st_mode) && (sure || opt))
+		jp_lint_read_config(L, path, w->text);
+	if (errnum != ENOENT || !jp_lint_project_here(L))
 		goto out;
 	if (!sure) {
 		/* meta-llama/Llama-2-7b is a model's name, not a folder of the code:
@@ -169,11 +174,21 @@ void jp_lint_operands(struct lint *L, const struct cmd *c, size_t j)
 		const char *t = w->text;
 
 		if (t[0] != '-' || !t[1]) {
+			/* key=value: Hydra's, and the like */
+			char *e = strchr(t, '=') ? jp_lint_expand(L, w) : NULL;
+			if (e && jp_lint_config_override(&L->overrides, e) < 0)
+				L->oom = 1;
+			free(e);
 			judge_operand(L, w, NULL, 0);
 			continue;
 		}
 		const char *eq = strchr(t, '=');
 		if (eq) {
+			char *e = jp_lint_expand(L, w);
+			/* --key=value: nanoGPT's configurator, argparse */
+			if (e && jp_lint_config_override(&L->overrides, e) < 0)
+				L->oom = 1;
+			free(e);
 			struct jp_sh_word v = *w;
 			v.text = (char *)eq + 1;
 			judge_operand(L, &v, t, (size_t)(eq - t));

@@ -29,6 +29,10 @@ static const char *kind_id(enum jp_lint_kind k)
 	case JP_LINT_ENV_PATH: return "launch.env_path";
 	case JP_LINT_FILE: return "launch.file";
 	case JP_LINT_HUB_DOWNLOAD: return "launch.hub_download";
+	case JP_LINT_PROCESSES: return "launch.processes";
+	case JP_LINT_NODES: return "launch.nodes";
+	case JP_LINT_PROMPT: return "launch.prompt";
+	case JP_LINT_DATA: return "launch.data";
 	}
 	return "launch";
 }
@@ -37,7 +41,7 @@ static void add_finding(struct lint *L, enum jp_lint_kind kind, bool fails, cons
 			const char *path, const char *fmt, va_list ap)
 {
 	struct jp_lint_report *r = L->out;
-	struct jp_lint_finding f = { kind, NULL, NULL, NULL, NULL, kind == JP_LINT_SYNC, fails };
+	struct jp_lint_finding f = { kind, NULL, NULL, NULL, NULL, kind == JP_LINT_SYNC, fails, 0 };
 	char *msg = NULL, *w = NULL;
 
 	if (!word)

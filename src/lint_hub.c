@@ -35,7 +35,8 @@ static void hub_serve(struct probe_bytes *in, struct probe_bytes *out)
 {
 	struct jp_pyscan_result *res = calloc(1, sizeof(*res));
 	char *scripts[MAX_SCRIPTS] = { NULL }, *project, *cache;
-	uint64_t n = 0;
+	char **vars = calloc(JP_PYSCAN_MAX_VARS, sizeof(*vars));
+	uint64_t n = 0, n_vars = 0;
 
 	probe_bytes_get(in, &n, sizeof(n));
 	if (n > MAX_SCRIPTS)
@@ -44,12 +45,21 @@ static void hub_serve(struct probe_bytes *in, struct probe_bytes *out)
 		scripts[i] = probe_bytes_get_str(in);
 	project = probe_bytes_get_str(in);
 	cache = probe_bytes_get_str(in);
+	probe_bytes_get(in, &n_vars, sizeof(n_vars));
+	if (n_vars > JP_PYSCAN_MAX_VARS || !vars)
+		in->bad = true;
+	for (size_t i = 0; vars && i < JP_PYSCAN_MAX_VARS && i < (size_t)n_vars; i++)
+		vars[i] = probe_bytes_get_str(in);
 	if (!res) {
 		out->bad = true;
 	} else if (!in->bad) {
-		jp_pyscan_run(res, (const char *const *)scripts, (size_t)n, project, cache);
+		jp_pyscan_run_vars(res, (const char *const *)scripts, (size_t)n, project, cache,
+				   (const char *const *)vars, (size_t)n_vars);
 		probe_bytes_put(out, res, sizeof(*res));
 	}
+	for (size_t i = 0; vars && i < JP_PYSCAN_MAX_VARS; i++)
+		free(vars[i]);
+	free(vars);
 	for (size_t i = 0; i < MAX_SCRIPTS; i++)
 		free(scripts[i]);
 	free(project);
@@ -200,8 +210,41 @@ static bool ends_py(const char *s)
 /* The scan in a helper process (a hung mount costs a timeout and a finding
  * that says so); its result into *res. Returns 0, JP_ETIMEOUT, or
  * JP_EINTERNAL. */
-static int hub_scan(struct jp_pyscan_result *res, const char *const *scripts, size_t n,
-		    const char *project, const char *cache, unsigned ms)
+/* The values the configs the command names give (its key=value overrides
+ * last), "NAME=VALUE" each, into in: what pyscan follows a variable to. */
+static void put_vars(struct probe_bytes *in, const struct lint *L)
+{
+	uint64_t n = 0;
+	size_t at;
+
+	for (size_t i = 0; i < L->n_configs; i++)
+		n += L->configs[i].c.n;
+	n += L->overrides.n;
+	if (n > JP_PYSCAN_MAX_VARS)
+		n = JP_PYSCAN_MAX_VARS;
+	probe_bytes_put(in, &n, sizeof(n));
+	at = 0;
+	for (size_t i = 0; i <= L->n_configs; i++) {
+		const struct jp_lint_config *c = i < L->n_configs ? &L->configs[i].c : &L->overrides;
+
+		for (size_t k = 0; k < c->n; k++, at++) {
+			char *kv = NULL;
+
+			if (at >= n)
+				return;
+			if (asprintf(&kv, "%s=%s", c->items[k].key, c->items[k].value) < 0) {
+				in->bad = true;
+				return;
+			}
+			probe_bytes_put_str(in, kv);
+			free(kv);
+		}
+	}
+}
+
+static int hub_scan(struct jp_pyscan_result *res, const struct lint *L,
+		    const char *const *scripts, size_t n, const char *project, const char *cache,
+		    unsigned ms)
 {
 	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
 	const char *where = project ? project : scripts[0];
@@ -215,11 +258,12 @@ static int hub_scan(struct jp_pyscan_result *res, const char *const *scripts, si
 		probe_bytes_put_str(&in, scripts[i]);
 	probe_bytes_put_str(&in, project);
 	probe_bytes_put_str(&in, cache);
+	put_vars(&in, L);
 	rc = in.bad ? JP_ENOMEM : jp_helper_call(&ans, &jp_req_lint_hub, &in, where, ms, NULL);
 	if (rc == 0) {
 		probe_bytes_get(&ans, res, sizeof(*res));
 		if (ans.bad || res->n_hits > JP_PYSCAN_MAX_HITS ||
-		    res->n_modules > JP_PYSCAN_MAX_MODULES)
+		    res->n_modules > JP_PYSCAN_MAX_MODULES || res->n_uses > JP_PYSCAN_MAX_USES)
 			rc = JP_EINTERNAL;
 		for (size_t i = 0; rc == 0 && i < res->n_modules; i++)
 			res->modules[i][JP_PYSCAN_MODULE_LEN - 1] = '\0';
@@ -229,14 +273,15 @@ static int hub_scan(struct jp_pyscan_result *res, const char *const *scripts, si
 	return rc;
 }
 
-void jp_lint_hub(struct lint *L)
+void jp_lint_hub(struct lint *L, const char *command)
 {
 	struct jp_pyscan_result *res = calloc(1, sizeof(*res));
 	struct hub_env e = { NULL, NULL, false, false };
 	const char *scripts[MAX_SCRIPTS];
 	unsigned ms = 2 * jp_probe_default_timeout_ms();
 	size_t n = 0;
-	int rc;
+	bool scanned = false;
+	int rc = 0;
 
 	if (!res) {
 		L->oom = 1;
@@ -248,7 +293,7 @@ void jp_lint_hub(struct lint *L)
 	if (n == 0)
 		goto out;
 	hub_env(L, &e);
-	rc = hub_scan(res, scripts, n, L->ctx->project_is_local ? L->ctx->project_dir : NULL,
+	rc = hub_scan(res, L, scripts, n, L->ctx->project_is_local ? L->ctx->project_dir : NULL,
 		      e.cache, ms);
 	if (rc == JP_ETIMEOUT) {
 		jp_lint_add(L, JP_LINT_HUB_DOWNLOAD, "", scripts[0],
@@ -268,7 +313,13 @@ void jp_lint_hub(struct lint *L)
 			continue;
 		finding(L, &e, res, i);
 	}
+	/* prompts, downloads and the data it reads (lint_uses.c) */
+	jp_lint_uses(L, res);
+	scanned = true;
 out:
+	/* its look reads the scripts again: not on storage that did not answer */
+	if (!L->oom && !L->hung && rc != JP_ETIMEOUT)
+		jp_lint_data_unused(L, command, scanned ? res : NULL);
 	free(e.home);
 	free(e.cache);
 	free(res);

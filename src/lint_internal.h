@@ -22,6 +22,26 @@
 #define MAX_SCRIPT_BYTES (256 * 1024) /* a larger sh script is not read */
 #define MAX_LOOKS 256                 /* stats and reads per lint run */
 
+/* lint_config.c: a config file's simple assignments (a string, a number,
+ * true/false), in the order written; a later one wins. */
+struct jp_lint_kv {
+	char *key;     /* as written: "out_dir", "trainer.default_root_dir" */
+	char *value;   /* a string's contents, or the bare word */
+	unsigned line; /* from 1; 0: not known (JSON, an override) */
+};
+struct jp_lint_config {
+	struct jp_lint_kv *items;
+	size_t n;
+};
+#define JP_LINT_CONFIG_INIT { NULL, 0 }
+
+/* A config the command names (path NULL: its own key=value overrides). */
+struct lint_config_file {
+	char *path;
+	char *name; /* as the command names it */
+	struct jp_lint_config c;
+};
+
 struct var {
 	char *name;
 	char *value;
@@ -62,6 +82,14 @@ struct lint {
 	int project_here;       /* project_dir is a folder here: 1, not: -1, not looked yet: 0 */
 	struct jp_strv written; /* paths the command writes before they are read */
 	struct jp_pyscan_result *python; /* jp_lint_hub's scan, kept here; NULL: not kept */
+	/* the configs the command names, read (lint_config.c), the overrides last */
+	struct lint_config_file *configs;
+	size_t n_configs;
+	struct jp_lint_config overrides; /* key=value and --key=value operands */
+	char *config_out_label; /* the first output a config sets: "config/x.py:3:
+				 * out_dir = 'out-x'"; NULL none */
+	char *config_out_value; /* and its value ("out-x") */
+	char *config_out_key;   /* and its key ("out_dir") */
 };
 
 struct jp_pyscan_result;
@@ -144,7 +172,25 @@ void jp_lint_line(struct lint *L, const char *line, int nesting, const char *scr
 /* lint_hub.c: the Python files among L->scripts, and the project's modules
  * they import, looked at (bounded in time) for downloads from the Hugging
  * Face Hub at job start (launch.hub_download). */
-void jp_lint_hub(struct lint *L);
+void jp_lint_hub(struct lint *L, const char *command);
+
+struct jp_pyscan_result;
+/* lint_uses.c: what the Python code does at job start (the scan's uses):
+ * launch.prompt, launch.download, launch.data for a path it reads that does
+ * not exist. */
+void jp_lint_uses(struct lint *L, const struct jp_pyscan_result *res);
+/* lint_uses.c: the data source ($DATA_DIR) that neither command (its text),
+ * the scripts it runs nor their configs name: launch.data, naming where the
+ * code reads instead (res: the scan, NULL when none ran). */
+void jp_lint_data_unused(struct lint *L, const char *command, const struct jp_pyscan_result *res);
+/* lint_uses.c: the job sets variable name (job.env, or the command). */
+bool jp_lint_job_has(const struct lint *L, const char *name);
+/* lint_stage.c: `jobprep stage 'URL' 'DEST'` for a URL the code fetches
+ * (DEST as jp_lint_stage_line chooses it); NULL when there is no shared
+ * root to stage onto. Free it. */
+char *jp_lint_stage_url(struct lint *L, const char *url);
+/* lint_files.c: path is under one the command wrote before. */
+bool jp_lint_was_written(const struct lint *L, const char *path);
 
 /* lint_stage.c: `jobprep stage 'SOURCE' 'DEST'` for what the command at
  * c's word i fetches (url: its first http(s) operand) or unpacks (its first
@@ -190,6 +236,56 @@ void jp_lint_module(struct lint *L, const struct cmd *c, size_t k);
  * missing file). */
 void jp_lint_written(struct lint *L, const char *path);
 
+/* lint_counts.c: what a launcher's own options say. */
+struct jp_lint_counts {
+	long long procs;        /* the process count given; -1 none or not a number */
+	const char *procs_opt;  /* its option as the rule names it ("--nproc_per_node") */
+	bool scope_total;       /* procs counts the whole job's processes (accelerate) */
+	bool scope_either;      /* per Worker or the whole job (mpirun -np) */
+	long long nodes_min, nodes_max; /* the nodes it waits for; -1 none */
+	const char *nodes_opt;
+};
+/* lint_counts.c: the launcher at raw[i] (torchrun, accelerate launch,
+ * deepspeed, mpirun, mpiexec, horovodrun, python -m torch.distributed.run):
+ * its rule's name, *from the first of its own words; NULL when none. */
+const char *jp_lint_counts_launcher(const char *const *raw, size_t n, size_t i, size_t *from);
+/* lint_counts.c: the counts `launcher` (a name jp_lint_counts_launcher gave)
+ * reads from its words raw[0..n) (words: the same expanded, NULL when not
+ * known), up to its script. */
+void jp_lint_read_counts(struct jp_lint_counts *out, const char *launcher,
+			 const char *const *words, const char *const *raw, size_t n);
+/* lint_counts.c: the program at c's word i, a launcher, against GPUs per
+ * Worker and the Workers (launch.processes, launch.nodes). */
+void jp_lint_counts(struct lint *L, const struct cmd *c, size_t i);
+
+/* lint_config.c: the simple assignments of a config's text (its kind by
+ * path's extension: .py, .yaml/.yml, .json, else key = value) appended to
+ * *out; 0 or JP_ENOMEM. Reads nothing: any core file may call it. */
+int jp_lint_config_parse(struct jp_lint_config *out, const char *path, const char *text, size_t n);
+/* lint_config.c: a `key=value` or `--key=value` word appended (other words:
+ * nothing); 0 or JP_ENOMEM. */
+int jp_lint_config_override(struct jp_lint_config *out, const char *word);
+/* lint_config.c: the last value of key (or of a dotted key ending in it). */
+const char *jp_lint_config_get(const struct jp_lint_config *c, const char *key);
+void jp_lint_config_dispose(struct jp_lint_config *c);
+/* lint_config.c: read the config at path (named `name` by the command),
+ * keep it, and judge what it sets: an output on a wiped root fails. */
+void jp_lint_read_config(struct lint *L, const char *path, const char *name);
+/* lint_config.c: the value the job's configs give key (the overrides, then
+ * the configs in reverse order); NULL none. *from: where it is set. */
+const char *jp_lint_config_value(const struct lint *L, const char *key, const char **from);
+/* lint_script.c: the text of the file at path (up to max bytes, bounded in
+ * time, counted in L->looks), NULL when it cannot be read or is binary. */
+char *jp_lint_read_text(struct lint *L, const char *path, size_t max);
+/* lint.c: the ephemeral root path is under (NULL: none), and the first
+ * shared root (for the messages). */
+const char *jp_lint_ephemeral_root(const struct lint *L, const char *path);
+const char *jp_lint_shared_root(const struct lint *L);
+
+/* lint_script.c: the text names a launcher that knows the other Workers
+ * (torchrun, accelerate launch, deepspeed, srun, mpirun, torch.distributed.) */
+bool jp_lint_names_launcher(const char *text);
+
 /* lint_script.c: read the sh script at path (found by jp_lint_check_script
  * as word w) and judge its lines like the command's; `source`: run in the
  * command's shell (its cd and variables stay). */
@@ -218,5 +314,10 @@ int jp_lint_command(struct jp_lint_report *out, const char *command,
  * the flow's review alike. */
 int jp_lint_manifest(struct jp_manifest *m, const struct jp_profile *profile,
 		     struct jp_error *err);
+
+/* lint_counts.c: the processes per Worker the first launcher of `command`
+ * starts, from its literal options (torchrun --nproc_per_node=2: 2); -1
+ * when it says none. For the exports: they ask for what the job uses. */
+long long jp_lint_command_gpus(const char *command, long long workers, long long gpus);
 
 #endif

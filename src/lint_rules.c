@@ -345,13 +345,49 @@ static void rule_system_packages(struct lint *L, const struct cmd *c, size_t i, 
 	subcommand_finding(L, c, i, name, NULL, subs, install);
 }
 
+/* `huggingface-cli login`, `hf auth login`, `wandb login`: a prompt for a
+ * token unless one is given (--token, wandb's key operand or
+ * WANDB_API_KEY): with no terminal the job waits, or stops. */
+static void login(struct lint *L, const struct cmd *c, size_t i, const char *name)
+{
+	size_t s = first_operand(c, i + 1);
+	bool wandb = strcmp(name, "wandb") == 0;
+	char word[64];
+
+	if (arg(c, s) && strcmp(arg(c, s), "auth") == 0)
+		s = first_operand(c, s + 1);
+	if (!arg(c, s) || strcmp(arg(c, s), "login") != 0)
+		return;
+	for (size_t k = s + 1; k < c->n; k++) {
+		const char *a = c->args[k]->text;
+		if (starts_with(a, "--token") || (wandb && !is_option(a)))
+			return;
+	}
+	if (wandb && jp_lint_job_has(L, "WANDB_API_KEY"))
+		return;
+	snprintf(word, sizeof(word), "%s login", name);
+	jp_lint_fail(L, JP_LINT_PROMPT, word, NULL,
+	    _("'%s' asks for a token at the keyboard when the job starts, and nobody will type "
+	      "it: the job waits (or stops); leave it out and set %s in job.env (as a secret), "
+	      "or log in on the image beforehand"),
+	    word, wandb ? "WANDB_API_KEY" : "HF_TOKEN");
+}
+
 static void rule_hub_download(struct lint *L, const struct cmd *c, size_t i, const char *name,
 			      int nesting)
 {
 	static const char *const subs[] = { "download", NULL };
 
 	(void)nesting;
+	login(L, c, i, name);
 	subcommand_finding(L, c, i, name, NULL, subs, download);
+}
+
+static void rule_login(struct lint *L, const struct cmd *c, size_t i, const char *name,
+		       int nesting)
+{
+	(void)nesting;
+	login(L, c, i, name);
 }
 
 static void rule_python(struct lint *L, const struct cmd *c, size_t i, const char *name,
@@ -486,6 +522,7 @@ static const struct rule programs[] = {
 	{ .names = NAMES("conda", "mamba", "micromamba"), .check = rule_conda },
 	{ .names = NAMES("apt-get", "apt", "yum", "dnf", "apk"), .check = rule_system_packages },
 	{ .names = NAMES("huggingface-cli", "hf", "modelscope"), .check = rule_hub_download },
+	{ .names = NAMES("wandb"), .check = rule_login },
 	{ .matches = is_python, .check = rule_python },
 	{ .names = NAMES("torchrun", "deepspeed"), .check = rule_launcher },
 	{ .names = NAMES("accelerate"), .sub = "launch", .check = rule_launcher },

@@ -38,7 +38,7 @@ static bool is_sh_text(const char *path, const char *text)
 
 /* The script starts its processes with a launcher that knows the other
  * Workers (or may): its `python X.py` lines prepare or follow the job. */
-static bool names_a_launcher(const char *text)
+bool jp_lint_names_launcher(const char *text)
 {
 	static const char *const marks[] = { "torchrun", "accelerate launch", "deepspeed", "srun",
 					     "mpirun", "torch.distributed.", NULL };
@@ -57,8 +57,7 @@ static bool reading_now(const struct lint *L, const char *path)
 	return false;
 }
 
-/* The script's text, NULL when it cannot be read in time or is not text. */
-static char *read_script(struct lint *L, const char *path)
+char *jp_lint_read_text(struct lint *L, const char *path, size_t max)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -66,7 +65,7 @@ static char *read_script(struct lint *L, const char *path)
 	if (L->hung || L->looks >= MAX_LOOKS)
 		return NULL;
 	L->looks++;
-	if (jp_probe_read_file(&text, &len, path, MAX_SCRIPT_BYTES, 0, NULL) < 0) {
+	if (jp_probe_read_file(&text, &len, path, max, 0, NULL) < 0) {
 		if (jp_probe_mount_hung(path, NULL, 0))
 			L->hung = true;
 		return NULL;
@@ -90,7 +89,7 @@ void jp_lint_script(struct lint *L, const char *path, const struct jp_sh_word *w
 	(void)w;
 	if (L->reading.n >= MAX_SCRIPT_DEPTH || reading_now(L, path) || !ctx->project_dir)
 		return;
-	if (!(text = read_script(L, path)))
+	if (!(text = jp_lint_read_text(L, path, MAX_SCRIPT_BYTES)))
 		return;
 	if (!source && !is_sh_text(path, text))
 		goto out;
@@ -104,7 +103,7 @@ void jp_lint_script(struct lint *L, const char *path, const struct jp_sh_word *w
 	while (*name == '/')
 		name++;
 	bool launches = L->script_launches;
-	L->script_launches = names_a_launcher(text);
+	L->script_launches = jp_lint_names_launcher(text);
 	jp_lint_line(L, text, nesting, name);
 	L->script_launches = launches;
 	free(L->reading.v[--L->reading.n]);

@@ -65,14 +65,43 @@ static char *own_dest(const struct lint *L, const struct cmd *c, size_t i)
 	return NULL;
 }
 
+/* `jobprep stage 'SRC' 'DEST'`: into dest (the command's own folder, taken;
+ * NULL: none) when it is on shared storage, never onto a folder the job's
+ * machine wipes (tar -C /workspace); else the first data source, else
+ * {shared}/datasets/{name}. NULL: nowhere to stage onto. */
+static char *stage_into(struct lint *L, const char *src, char *dest)
+{
+	const struct jp_profile *p = L->ctx->profile;
+	char *name = NULL, *qs = NULL, *qd = NULL, *line = NULL;
+
+	if (dest && (dest[0] != '/' || strchr(dest, '$') || !on_shared(L, dest))) {
+		free(dest);
+		dest = NULL;
+	}
+	if (!dest && L->ctx->data_dir && on_shared(L, L->ctx->data_dir))
+		dest = strdup(L->ctx->data_dir);
+	if (!dest && p && p->shared_roots.n && (name = jp_stage_suggest_name(src))) {
+		char *base = jp_path_join(p->shared_roots.v[0], "datasets");
+		dest = base ? jp_path_join(base, name) : NULL;
+		free(base);
+	}
+	if (dest && jp_sh_quote(&qs, src) == 0 && jp_sh_quote(&qd, dest) == 0 &&
+	    asprintf(&line, "jobprep stage %s %s", qs, qd) < 0)
+		line = NULL;
+	free(dest);
+	free(name);
+	free(qs);
+	free(qd);
+	return line;
+}
+
 /* `jobprep stage 'SOURCE' 'DEST'` for what the command at i fetches (url:
  * its first http(s) operand) or unpacks (its first archive operand): into
  * the folder it names itself, else the first data source, else
  * {shared}/datasets/{name}. NULL when it names no such source. */
 char *jp_lint_stage_line(struct lint *L, const struct cmd *c, size_t i, bool url)
 {
-	char *src = NULL, *dest = NULL, *name = NULL, *qs = NULL, *qd = NULL, *line = NULL;
-	const struct jp_profile *p = L->ctx->profile;
+	char *src = NULL, *line = NULL;
 
 	for (size_t k = i + 1; k < c->n && !src; k++) {
 		char *e = jp_lint_expand(L, c->args[k]);
@@ -91,28 +120,13 @@ char *jp_lint_stage_line(struct lint *L, const struct cmd *c, size_t i, bool url
 	}
 	if (!src)
 		return NULL;
-	/* the line runs before the job: onto shared storage, never onto a
-	 * folder the job's machine wipes (tar -C /workspace) */
-	dest = own_dest(L, c, i);
-	if (dest && (dest[0] != '/' || strchr(dest, '$') || !on_shared(L, dest))) {
-		free(dest);
-		dest = NULL;
-	}
-	if (!dest && L->ctx->data_dir && on_shared(L, L->ctx->data_dir))
-		dest = strdup(L->ctx->data_dir);
-	if (!dest && p && p->shared_roots.n && (name = jp_stage_suggest_name(src))) {
-		char *base = jp_path_join(p->shared_roots.v[0], "datasets");
-		dest = base ? jp_path_join(base, name) : NULL;
-		free(base);
-	}
-	if (dest && jp_sh_quote(&qs, src) == 0 && jp_sh_quote(&qd, dest) == 0 &&
-	    asprintf(&line, "jobprep stage %s %s", qs, qd) < 0)
-		line = NULL;
+	line = stage_into(L, src, own_dest(L, c, i));
 	free(src);
-	free(dest);
-	free(name);
-	free(qs);
-	free(qd);
 	return line;
+}
+
+char *jp_lint_stage_url(struct lint *L, const char *url)
+{
+	return stage_into(L, url, NULL);
 }
 

@@ -65,7 +65,7 @@ libjobprep_a_SOURCES += include/jobprep/worker.h src/worker_internal.h src/worke
 # lint: the launch command's lint
 libjobprep_a_SOURCES += include/jobprep/lint.h src/lint_internal.h src/lint.c src/lint_findings.c \
 	src/lint_vars.c src/lint_rules.c src/lint_walk.c src/lint_stage.c \
-	src/lint_files.c src/lint_script.c
+	src/lint_files.c src/lint_script.c src/lint_counts.c src/lint_config.c
 # flow: the wizard's flow as data; where a run's files go (flow_files.c)
 libjobprep_a_SOURCES += include/jobprep/flow.h src/flow_internal.h src/flow.c src/flow_fields.c \
 	src/flow_defaults.c src/flow_validate.c src/flow_verdict.c src/flow_work.c src/flow_stage.c \
@@ -121,7 +121,7 @@ src/preflight_runtime.h: $(srcdir)/src/preflight_runtime.sh
 		$(srcdir)/src/preflight_runtime.sh > $@-t && mv -f $@-t $@
 # the launch lint's look at the Python code for Hub downloads at start (a light
 # reader of Python source)
-libjobprep_a_SOURCES += src/lint_hub.c src/pyscan.h src/pyscan.c src/pyscan_stdlib.c
+libjobprep_a_SOURCES += src/lint_hub.c src/pyscan.h src/pyscan.c src/pyscan_stdlib.c src/lint_uses.c
 # stage: data onto shared storage before the job (copy, unpack, download)
 libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c src/stage_name.c \
 	src/stage_archive.c src/stage_curl.c src/stage_http.c src/stage_pool.c src/stage_unpack.c \

@@ -771,6 +771,11 @@ static void rd_data_unpack(struct reader *r, const cJSON *it, struct jp_manifest
 	read_bool(r, it, &m->data[i].unpack_archives);
 }
 
+static void rd_data_output(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	read_bool(r, it, &m->data[i].output);
+}
+
 static const struct field data_fields[] = {
 	{ "name", true, rd_data_name },
 	{ "path", true, rd_data_path },
@@ -779,6 +784,7 @@ static const struct field data_fields[] = {
 	{ "stats", false, rd_data_stats },
 	{ "origin", false, rd_data_origin },
 	{ "unpack_archives", false, rd_data_unpack },
+	{ "output", false, rd_data_output },
 };
 
 /* outputs */

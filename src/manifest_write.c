@@ -150,6 +150,8 @@ static bool add_data(cJSON *root, const struct jp_manifest *m)
 			return false;
 		if (d->unpack_archives && !cJSON_AddBoolToObject(o, "unpack_archives", true))
 			return false;
+		if (d->output && !cJSON_AddBoolToObject(o, "output", true))
+			return false;
 	}
 	return true;
 }

@@ -22,6 +22,7 @@
 #include "jobprep/strv.h"
 #include "pyscan.h"
 #include "input_internal.h"
+#include "lint_internal.h"
 #include "path_internal.h"
 
 enum tk { T_END, T_NAME, T_STR, T_OP, T_NL };
@@ -201,6 +202,13 @@ struct scan {
 	struct listing *dirs;
 	size_t n_dirs;
 	struct prefetch *pf;   /* reads the files queued ahead; NULL: read here */
+	const char *const *vars; /* NAME=VALUE the configs give (a later one wins) */
+	size_t n_vars;
+	size_t n_scripts;        /* seen[0..n_scripts) are the scripts the command runs */
+	bool in_script;          /* the file being read is one of them */
+	struct jp_lint_config local; /* the file's own simple assignments, in order */
+	const char *text;        /* the file being read */
+	size_t text_n;
 };
 
 static bool has(const struct jp_strv *v, const char *s)
@@ -769,6 +777,23 @@ static bool staged(const struct scan *S, const char *repo, bool dataset)
 	       stat(p, &st) == 0;
 }
 
+static void hub_hit(struct scan *S, const char *file, struct lex *L, struct tok *t, int which,
+		    unsigned line, const char *value, int depth);
+
+/* The value the configs give name (its n bytes), into buf; false: none. */
+static bool given_value(const struct scan *S, const char *name, size_t n, char *buf, size_t size)
+{
+	for (size_t i = S->n_vars; i-- > 0;) {
+		const char *v = S->vars[i];
+
+		if (strncmp(v, name, n) == 0 && v[n] == '=' && strlen(v + n + 1) < size) {
+			snprintf(buf, size, "%s", v + n + 1);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The tokens after NAME(: the first argument, or a keyword naming the
  * repository; repo_type="dataset" anywhere in the call makes it a data set. */
 static void call(struct scan *S, const char *file, struct lex *L, struct tok *t, int which,
@@ -776,7 +801,7 @@ static void call(struct scan *S, const char *file, struct lex *L, struct tok *t,
 {
 	static const char *const keys[] = { "repo_id", "pretrained_model_name_or_path", "path", NULL };
 	char value[256] = "";
-	bool dataset = which == 1, found = false;
+	bool found = false;
 	int depth = L->depth;
 
 	next(L, t);
@@ -784,6 +809,12 @@ static void call(struct scan *S, const char *file, struct lex *L, struct tok *t,
 		struct tok kw = *t;
 
 		next(L, t);
+		/* from_pretrained(init_from): its value where a config sets it */
+		if ((is(t, T_OP, ",") || is(t, T_OP, ")")) &&
+		    given_value(S, kw.s, kw.n, value, sizeof(value))) {
+			hub_hit(S, file, L, t, which, line, value, depth);
+			return;
+		}
 		if (!is(t, T_OP, "="))
 			return;
 		for (int k = 0; keys[k] && !found; k++)
@@ -796,6 +827,15 @@ static void call(struct scan *S, const char *file, struct lex *L, struct tok *t,
 		return;
 	memcpy(value, t->s, t->n);
 	value[t->n] = '\0';
+	hub_hit(S, file, L, t, which, line, value, depth);
+}
+
+/* The rest of a Hub call whose repository is value: repo_type, the hit. */
+static void hub_hit(struct scan *S, const char *file, struct lex *L, struct tok *t, int which,
+		    unsigned line, const char *value, int depth)
+{
+	bool dataset = which == 1;
+
 	/* repo_type="dataset" before the call's closing bracket */
 	for (next(L, t); t->kind != T_END && L->depth >= depth; next(L, t))
 		if (is(t, T_NAME, "repo_type")) {
@@ -822,12 +862,297 @@ static void call(struct scan *S, const char *file, struct lex *L, struct tok *t,
 	h->staged = staged(S, value, dataset);
 }
 
+/* ---- values, as far as the text and the configs give them ---- */
+
+/* A name's value: the configs' (given), else the file's own assignments. */
+static const char *value_of(const struct scan *S, const char *name, size_t n)
+{
+	for (size_t i = S->n_vars; i-- > 0;)
+		if (strncmp(S->vars[i], name, n) == 0 && S->vars[i][n] == '=')
+			return S->vars[i] + n + 1;
+	for (size_t i = S->local.n; i-- > 0;)
+		if (strlen(S->local.items[i].key) == n && strncmp(S->local.items[i].key, name, n) == 0)
+			return S->local.items[i].value;
+	return NULL;
+}
+
+static bool eval_expr(struct scan *S, struct lex *L, struct tok *t, char *out, size_t size,
+		      int depth);
+
+/* os.path.join(a, b, ...), its '(' at t: joined as Python does. */
+static bool eval_join(struct scan *S, struct lex *L, struct tok *t, char *out, size_t size,
+		      int depth)
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	next(L, t);
+	while (!is(t, T_OP, ")")) {
+		char part[512];
+
+		if (!eval_expr(S, L, t, part, sizeof(part), depth + 1))
+			return false;
+		if (part[0] == '/')
+			len = 0;
+		if (snprintf(out + len, size - len, "%s%s", len ? "/" : "", part) >= (int)(size - len))
+			return false;
+		len = strlen(out);
+		if (is(t, T_OP, ","))
+			next(L, t);
+		else if (!is(t, T_OP, ")"))
+			return false;
+	}
+	next(L, t);
+	return true;
+}
+
+/* A string, a name with a value, True/False/None, os.path.join(...). */
+static bool eval_primary(struct scan *S, struct lex *L, struct tok *t, char *out, size_t size,
+			 int depth)
+{
+	char name[128];
+	const char *v;
+
+	if (t->kind == T_STR) {
+		if (!t->plain || t->n >= size)
+			return false;
+		memcpy(out, t->s, t->n);
+		out[t->n] = '\0';
+		next(L, t);
+		return true;
+	}
+	if (t->kind != T_NAME || depth > 4)
+		return false;
+	dotted_name(L, t, name, sizeof(name));
+	if (is(t, T_OP, "("))
+		return (strcmp(name, "os.path.join") == 0 || strcmp(name, "path.join") == 0) &&
+		       eval_join(S, L, t, out, size, depth);
+	if (strcmp(name, "True") == 0 || strcmp(name, "False") == 0 || strcmp(name, "None") == 0)
+		v = name;
+	else if (strchr(name, '.') || !(v = value_of(S, name, strlen(name))))
+		return false;
+	if (strlen(v) >= size)
+		return false;
+	snprintf(out, size, "%s", v);
+	return true;
+}
+
+/* primary ('+' primary)*: t moves past it. */
+static bool eval_expr(struct scan *S, struct lex *L, struct tok *t, char *out, size_t size,
+		      int depth)
+{
+	size_t len = 0;
+
+	for (;;) {
+		char part[512];
+
+		if (!eval_primary(S, L, t, part, sizeof(part), depth) || len + strlen(part) >= size)
+			return false;
+		memcpy(out + len, part, strlen(part) + 1);
+		len += strlen(part);
+		if (!is(t, T_OP, "+"))
+			return true;
+		next(L, t);
+	}
+}
+
+/* NAME = value at a statement's start, remembered (the lexer moves past
+ * it); false, nothing moved, for anything else. */
+static bool assignment(struct scan *S, struct lex *L, struct tok *t)
+{
+	struct lex l2 = *L;
+	struct tok t2 = *t;
+	char name[64], value[512], kv[600];
+
+	if (t2.kind != T_NAME || t2.n >= sizeof(name))
+		return false;
+	memcpy(name, t2.s, t2.n);
+	name[t2.n] = '\0';
+	next(&l2, &t2);
+	if (!is(&t2, T_OP, "="))
+		return false;
+	next(&l2, &t2);
+	if (is(&t2, T_OP, "=") || !eval_expr(S, &l2, &t2, value, sizeof(value), 0) ||
+	    (t2.kind != T_NL && t2.kind != T_END))
+		return false;
+	snprintf(kv, sizeof(kv), "%s=%s", name, value);
+	jp_lint_config_override(&S->local, kv);
+	*L = l2;
+	*t = t2;
+	return true;
+}
+
+/* ---- the uses: prompts, wandb.init, downloads, data reads ---- */
+
+static const struct use_rule {
+	const char *name;   /* the called name */
+	const char *owner;  /* the name before its '.', NULL: any or none */
+	const char *owner2; /* another owner */
+	int kind;
+	const char *shown;
+} use_rules[] = {
+	{ "input", "", NULL, JP_PYSCAN_PROMPT, "input" },
+	{ "getpass", NULL, NULL, JP_PYSCAN_PROMPT, "getpass" },
+	{ "init", "wandb", NULL, JP_PYSCAN_WANDB, "wandb.init" },
+	{ "get", "requests", NULL, JP_PYSCAN_FETCH, "requests.get" },
+	{ "urlretrieve", NULL, NULL, JP_PYSCAN_FETCH, "urlretrieve" },
+	{ "urlopen", NULL, NULL, JP_PYSCAN_FETCH, "urlopen" },
+	{ "download", "wget", NULL, JP_PYSCAN_FETCH, "wget.download" },
+	{ "memmap", "np", "numpy", JP_PYSCAN_READ, "np.memmap" },
+	{ "fromfile", "np", "numpy", JP_PYSCAN_READ, "np.fromfile" },
+	{ "load", "np", "numpy", JP_PYSCAN_READ, "np.load" },
+	{ "load_from_disk", NULL, NULL, JP_PYSCAN_READ, "load_from_disk" },
+	{ "read_csv", "pd", "pandas", JP_PYSCAN_READ, "pd.read_csv" },
+	{ "read_parquet", "pd", "pandas", JP_PYSCAN_READ, "pd.read_parquet" },
+	{ "read_json", "pd", "pandas", JP_PYSCAN_READ, "pd.read_json" },
+};
+
+/* The rule for NAME at t, p1 the token before it and p2 the one before
+ * that ("wandb" "." "init"); NULL: none. */
+static const struct use_rule *use_rule_of(const struct tok *t, const struct tok *p1,
+					  const struct tok *p2)
+{
+	bool dot = is(p1, T_OP, ".");
+
+	if (t->kind != T_NAME || is(p1, T_NAME, "def"))
+		return NULL;
+	for (size_t i = 0; i < sizeof(use_rules) / sizeof(use_rules[0]); i++) {
+		const struct use_rule *r = &use_rules[i];
+
+		if (!is(t, T_NAME, r->name))
+			continue;
+		if (r->owner && !r->owner[0] && dot)
+			return NULL; /* input(: not x.input( */
+		if (r->owner && r->owner[0] &&
+		    !(dot && (is(p2, T_NAME, r->owner) || (r->owner2 && is(p2, T_NAME, r->owner2)))))
+			return NULL;
+		return r;
+	}
+	return NULL;
+}
+
+/* The line's start in the text (lines from 1). */
+static const char *line_start(const char *text, size_t n, unsigned line)
+{
+	const char *p = text, *end = text + n;
+
+	for (unsigned k = 1; k < line && p < end; k++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			return end;
+		p = nl + 1;
+	}
+	return p;
+}
+
+static size_t indent_of(const char *p, const char *end)
+{
+	size_t k = 0;
+
+	while (p + k < end && (p[k] == ' ' || p[k] == '\t'))
+		k++;
+	return k;
+}
+
+/* The block around line: guarded when an if/else/def/while holds it, and
+ * the first name an `if NAME` tests (u->guard). */
+static void guard_of(const struct scan *S, struct jp_pyscan_use *u)
+{
+	const char *end = S->text + S->text_n, *p = line_start(S->text, S->text_n, u->line);
+	size_t ind = indent_of(p, end);
+
+	u->guard_value = -1;
+	while (ind > 0 && p > S->text) {
+		const char *q = p - 1;
+
+		while (q > S->text && q[-1] != '\n')
+			q--;
+		p = q;
+		size_t k = indent_of(p, end);
+		const char *w = p + k;
+		if (w >= end || *w == '\n' || *w == '#' || k >= ind)
+			continue;
+		ind = k;
+		/* blocks that run (a script's __main__ block too) */
+		if (strncmp(w, "for ", 4) == 0 || strncmp(w, "with ", 5) == 0 ||
+		    strncmp(w, "try:", 4) == 0 || strncmp(w, "async ", 6) == 0 ||
+		    (S->in_script && strncmp(w, "if __name__", 11) == 0))
+			continue;
+		u->guarded = true;
+		if (strncmp(w, "if ", 3) == 0 || strncmp(w, "elif ", 5) == 0) {
+			const char *g = w + (w[0] == 'i' ? 3 : 5);
+			size_t n = 0;
+
+			while (*g == ' ' || *g == '(')
+				g++;
+			while (g + n < end && (isalnum((unsigned char)g[n]) || g[n] == '_'))
+				n++;
+			if (n && n < sizeof(u->guard) && strncmp(g, "not", n) != 0) {
+				const char *v = value_of(S, g, n);
+
+				memcpy(u->guard, g, n);
+				u->guard[n] = '\0';
+				if (v)
+					u->guard_value = strcmp(v, "False") == 0 || strcmp(v, "None") == 0 ||
+								 strcmp(v, "0") == 0 || !v[0]
+							 ? 0
+							 : strcmp(v, "True") == 0 ? 1 : -1;
+			}
+		}
+		return;
+	}
+}
+
+/* A use of rule r at t (its NAME; '(' next): recorded, with its first
+ * argument's value when it has one and the `if` around it. */
+static void use(struct scan *S, const char *file, struct lex *L, struct tok *t,
+		const struct use_rule *r)
+{
+	struct jp_pyscan_use *u;
+	struct lex l2 = *L;
+	struct tok t2 = *t;
+
+	if (S->out->n_uses >= JP_PYSCAN_MAX_USES)
+		return;
+	u = &S->out->uses[S->out->n_uses];
+	memset(u, 0, sizeof(*u));
+	snprintf(u->file, sizeof(u->file), "%s", file);
+	u->line = t->line;
+	u->kind = r->kind;
+	u->script = S->in_script;
+	snprintf(u->call, sizeof(u->call), "%s", r->shown);
+	next(&l2, &t2); /* ( */
+	next(&l2, &t2);
+	if ((r->kind == JP_PYSCAN_FETCH || r->kind == JP_PYSCAN_READ) &&
+	    !eval_expr(S, &l2, &t2, u->arg, sizeof(u->arg), 0))
+		u->arg[0] = '\0';
+	if (r->kind == JP_PYSCAN_READ && u->arg[0]) {
+		char p[PATH_MAX];
+		const char *slash = strrchr(file, '/');
+		struct stat st;
+
+		if (u->arg[0] == '/')
+			snprintf(p, sizeof(p), "%s", u->arg);
+		else if (S->project)
+			snprintf(p, sizeof(p), "%s/%s", S->project, u->arg);
+		else
+			snprintf(p, sizeof(p), "%.*s/%s", slash ? (int)(slash - file) : 0, file, u->arg);
+		u->exists = stat(p, &st) == 0;
+	}
+	guard_of(S, u);
+	S->out->n_uses++;
+}
+
 static void scan_text(struct scan *S, const char *file, const char *text, size_t n)
 {
 	struct lex L = { text, text + n, 1, 0 };
-	struct tok t;
+	struct tok t, p1 = { T_END, NULL, 0, 0, false }, p2 = p1;
 	bool start = true; /* at a statement's start */
+	const struct use_rule *r;
 
+	jp_lint_config_dispose(&S->local);
+	S->text = text;
+	S->text_n = n;
 	next(&L, &t);
 	while (t.kind != T_END) {
 		int which;
@@ -845,15 +1170,29 @@ static void scan_text(struct scan *S, const char *file, const char *text, size_t
 			if (is(&t, T_OP, "("))
 				call(S, file, &L, &t, which, line);
 			start = false;
+			p1.kind = p2.kind = T_END;
 			continue;
+		} else if (start && assignment(S, &L, &t)) {
+			/* t is at the statement's end */
+		} else if ((r = use_rule_of(&t, &p1, &p2)) != NULL) {
+			struct lex l2 = L;
+			struct tok t2;
+
+			next(&l2, &t2);
+			if (is(&t2, T_OP, "("))
+				use(S, file, &L, &t, r);
 		}
 		if (t.kind == T_END)
 			break;
 		runtime_signs(S, &L, &t, start);
 		/* `try: import x`, `if x: import y` begin a statement too */
 		start = t.kind == T_NL || (is(&t, T_OP, ":") && L.depth == 0);
+		p2 = p1;
+		p1 = t;
 		next(&L, &t);
 	}
+	jp_lint_config_dispose(&S->local);
+	S->text = NULL;
 }
 
 static char *read_head(const char *path, size_t *n)
@@ -879,8 +1218,17 @@ static char *read_head(const char *path, size_t *n)
 void jp_pyscan_run(struct jp_pyscan_result *out, const char *const *scripts, size_t n,
 		   const char *project_dir, const char *hub_cache)
 {
-	struct scan S = { out, project_dir, hub_cache, JP_STRV_INIT, 0, NULL, 0, NULL };
+	jp_pyscan_run_vars(out, scripts, n, project_dir, hub_cache, NULL, 0);
+}
 
+void jp_pyscan_run_vars(struct jp_pyscan_result *out, const char *const *scripts, size_t n,
+			const char *project_dir, const char *hub_cache, const char *const *vars,
+			size_t n_vars)
+{
+	struct scan S = { .out = out, .project = project_dir, .hub_cache = hub_cache, .seen = JP_STRV_INIT };
+
+	S.vars = vars;
+	S.n_vars = n_vars;
 	memset(out, 0, sizeof(*out));
 	S.pf = prefetch_start(n + JP_PYSCAN_MAX_FILES);
 	for (size_t i = 0; i < n; i++) {
@@ -891,6 +1239,7 @@ void jp_pyscan_run(struct jp_pyscan_result *out, const char *const *scripts, siz
 			publish(S.pf, norm);
 		free(norm);
 	}
+	S.n_scripts = S.seen.n;
 	for (; S.at < S.seen.n; S.at++) {
 		size_t len = 0;
 		char *text = take(S.pf, S.at, S.seen.v[S.at], &len);
@@ -898,6 +1247,7 @@ void jp_pyscan_run(struct jp_pyscan_result *out, const char *const *scripts, siz
 		if (!text)
 			continue;
 		out->n_files++;
+		S.in_script = S.at < S.n_scripts;
 		scan_text(&S, S.seen.v[S.at], text, len);
 		free(text);
 	}
@@ -908,7 +1258,7 @@ void jp_pyscan_run(struct jp_pyscan_result *out, const char *const *scripts, siz
 
 void jp_pyscan_text(struct jp_pyscan_result *out, const char *file, const char *text, size_t n)
 {
-	struct scan S = { out, NULL, NULL, JP_STRV_INIT, 0, NULL, 0, NULL };
+	struct scan S = { .out = out, .seen = JP_STRV_INIT };
 
 	memset(out, 0, sizeof(*out));
 	scan_text(&S, file, text, n);

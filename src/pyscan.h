@@ -31,6 +31,29 @@ struct jp_pyscan_hit {
 	bool staged;      /* found in the hub cache given (refs/main there) */
 };
 
+/* Other calls that matter at job start (issue 31): a prompt, wandb.init(),
+ * a download, a read of a data file; each with the `if` around it. */
+#define JP_PYSCAN_MAX_USES 24
+#define JP_PYSCAN_MAX_VARS 256 /* NAME=VALUE the configs give, at most */
+enum jp_pyscan_use_kind {
+	JP_PYSCAN_PROMPT = 1, /* input(, getpass( */
+	JP_PYSCAN_WANDB,      /* wandb.init( */
+	JP_PYSCAN_FETCH,      /* requests.get(, urlretrieve(, urlopen(, wget.download( */
+	JP_PYSCAN_READ,       /* np.memmap(, np.load(, np.fromfile(, load_from_disk(, pd.read_*( */
+};
+struct jp_pyscan_use {
+	char file[1024];  /* absolute */
+	unsigned line;
+	int kind;         /* enum jp_pyscan_use_kind */
+	char call[32];    /* "input", "wandb.init", "requests.get", "np.memmap" */
+	char arg[512];    /* FETCH: the URL, READ: the path, as far as known; "" not */
+	char guard[64];   /* the first name the `if` around it tests; "" none or not a name */
+	int guard_value;  /* that name's value: 1 true, 0 false, -1 not known */
+	bool guarded;     /* inside an if/else/def (it may not run) */
+	bool script;      /* in a script the command runs (not a module it imports) */
+	bool exists;      /* READ: arg is a path there is (beside the project) */
+};
+
 /* Flat (no pointers): it crosses a process boundary as bytes. */
 struct jp_pyscan_result {
 	struct jp_pyscan_hit hits[JP_PYSCAN_MAX_HITS];
@@ -46,6 +69,8 @@ struct jp_pyscan_result {
 	unsigned min_minor;    /* 3.N the syntax needs (8 walrus, 10 match,
 				* 11 except*); 0: nothing told */
 	bool loader_workers;   /* a num_workers= argument that is not literally 0 */
+	struct jp_pyscan_use uses[JP_PYSCAN_MAX_USES];
+	size_t n_uses;
 };
 
 /* Read scripts[0..n) (absolute paths of .py files) and, following their
@@ -55,6 +80,15 @@ struct jp_pyscan_result {
  * caller bounds the time (it reads the filesystem). */
 void jp_pyscan_run(struct jp_pyscan_result *out, const char *const *scripts, size_t n,
 		   const char *project_dir, const char *hub_cache);
+
+/* The same, with the values the configs the command names give
+ * (vars[0..n_vars): "NAME=VALUE", a later one wins): a variable a call names
+ * (from_pretrained(init_from)) is followed to its value there, and a file's
+ * own top-level assignments give way to them, as nanoGPT's configurator
+ * does. */
+void jp_pyscan_run_vars(struct jp_pyscan_result *out, const char *const *scripts, size_t n,
+			const char *project_dir, const char *hub_cache, const char *const *vars,
+			size_t n_vars);
 
 /* One file's text alone, as read from file (no other file read; its
  * imports only looked up): for the fuzz target. */

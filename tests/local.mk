@@ -484,3 +484,7 @@ CLEANFILES += tests/integration/fault_trials.table
 PREFLIGHT_STORAGE_TESTS = tests/integration/preflight_storage.sh
 TESTS += $(PREFLIGHT_STORAGE_TESTS)
 EXTRA_DIST += $(PREFLIGHT_STORAGE_TESTS)
+# issue 31: the launch command's verdicts, certain waste a failure (nanoGPT-shaped projects)
+LAUNCH_VERDICT_TESTS = tests/integration/launch_verdicts.sh
+TESTS += $(LAUNCH_VERDICT_TESTS)
+EXTRA_DIST += $(LAUNCH_VERDICT_TESTS)

@@ -48,6 +48,13 @@ enum jp_lint_kind {
 			       * Hugging Face Hub at start (from_pretrained,
 			       * load_dataset, ...) without HF_HOME on shared
 			       * storage and HF_HUB_OFFLINE=1 (lint_hub.c) */
+	JP_LINT_PROCESSES,    /* a launcher's process count is not the GPUs per
+			       * Worker (lint_counts.c) */
+	JP_LINT_NODES,        /* a launcher's node count is not the Workers */
+	JP_LINT_PROMPT,       /* the job waits for a keyboard (a login, input(),
+			       * wandb.init() without its key) */
+	JP_LINT_DATA,         /* the data the job reads: a source it never names,
+			       * a path the code reads that does not exist */
 };
 
 struct jp_lint_finding {
@@ -60,6 +67,9 @@ struct jp_lint_finding {
 	int fails;     /* 1: a failed check, not a warning: clone_first, an
 			* output or job.env path that is wiped, a file the job
 			* surely runs or reads that is not in the code */
+	int platform_only; /* 1: fails only where the platform's launch line
+			    * starts the job (its own directory); the exports
+			    * start it in the project (a relative script) */
 };
 
 struct jp_lint_report {

@@ -81,6 +81,8 @@ struct jp_data_source {
 	/* the archives it holds are unpacked, each into the folder beside it,
 	 * before the job (jobprep stage --unpack-archives) */
 	bool unpack_archives;
+	/* the job writes it (a cache, a folder it fills): empty is no failure */
+	bool output;
 };
 
 struct jp_check {

@@ -81,7 +81,9 @@ EOF
 cp "$T/export/job.json" "$T/other.json"
 echo 'print(1)' >"$T/local/code/train.py"
 printf '{"sandbox": true, "shared_roots": ["%s", "%s"]}\n' "$T/local" "$T/mnt" >"$T/profile.json"
-printf '{"job": {"name": "copy-look", "launch_command": "python train.py"}, "code": {"source": "shared_storage", "path": "%s"}}\n' \
+# (cd first: run from the platform's own directory, a relative script is a
+# failure since issue 31)
+printf '{"job": {"name": "copy-look", "launch_command": "cd $PROJECT_DIR && python train.py"}, "code": {"source": "shared_storage", "path": "%s"}}\n' \
 	"$T/local/code" >"$T/answers.json"
 jp_sshfs_mount "$T/sshd" "$T/export" "$T/mnt" -o sftp_server="$H/sftp-look" || exit 99
 

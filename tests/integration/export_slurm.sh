@@ -74,6 +74,9 @@ os.makedirs(s + "/shared/data/text")
 with open(s + "/shared/data/text/part-0", "w") as f:
     f.write("data\n")
 os.makedirs(s + "/public/models")
+# (something to read: an empty data set fails since issue 31)
+with open(s + "/public/models/weights.bin", "w") as f:
+    f.write("weights\n")
 with open(s + "/profile.json", "w") as f:
     # the cluster's one partition, and a time limit: sbatch must take both
     json.dump({"sandbox": True, "shared_roots": [s + "/shared"], "public_roots": [s + "/public"],
@@ -117,7 +120,8 @@ answers = {
     "job": {"name": "gone-data", "workers": 1, "gpus_per_worker": 0,
             "launch_command": "touch \"$OUTPUT_DIR/launch-started\"; echo started"},
     "code": {"source": "shared_storage", "path": project},
-    "data": [{"name": "gone", "path": s + "/shared/data/gone"}],
+    # empty (an empty data set fails since issue 31): one the job fills
+    "data": [{"name": "gone", "path": s + "/shared/data/gone", "output": True}],
     "outputs": {"output_dir": out, "checkpoint_dir": out + "/checkpoints",
                 "log_dir": out + "/logs"},
 }

@@ -69,7 +69,9 @@ printf '{"sandbox": true, "shared_roots": ["%s"]}\n' "$T/local" >"$T/profile.jso
 manifest "$T/local.json" "$T/local/proj" 'python train.py'
 printf '{"job": {"name": "hung-clone"}, "code": {"source": "shared_storage", "path": "%s", "repo": {"url": "file://%s"}}}\n' \
 	"$T/mnt/new-clone" "$T/src.git" >"$T/clone-answers.json"
-printf '{"job": {"name": "hung-out", "launch_command": "python train.py"}, "code": {"source": "shared_storage", "path": "%s"}}\n' \
+# (cd first: a relative script run from the platform's own directory is a
+# failure since issue 31, which would stop init before the look at -o)
+printf '{"job": {"name": "hung-out", "launch_command": "cd $PROJECT_DIR && python train.py"}, "code": {"source": "shared_storage", "path": "%s"}}\n' \
 	"$T/local/code" >"$T/local-answers.json"
 mkdir -p "$T/local/code" && echo 'print(1)' >"$T/local/code/train.py"
 

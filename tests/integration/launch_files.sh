@@ -97,8 +97,12 @@ PY
 case_init maybe 1 'cd "$PROJECT_DIR" && bash scripts/maybe.sh'
 jp_expect missing_file_inside_if_only_warns [ "$(rc maybe)" = 0 -a "$(status "$(manifest maybe)" launch.script)" = warn ]
 
+# a plain torchrun on 2 Workers: two trainings that never meet, a failure
+# since issue 31 (it was a warning)
 case_init multi 2 'cd "$PROJECT_DIR" && bash scripts/multi.sh'
-jp_expect launcher_inside_a_script_warns [ "$(rc multi)" = 0 -a "$(status "$(manifest multi)" launch.launcher)" = warn ]
+jp_expect launcher_inside_a_script_fails_init [ "$(rc multi)" = 1 -a -z "$(manifest multi)" ]
+case_init multi 2 'cd "$PROJECT_DIR" && bash scripts/multi.sh' '{}' --force
+jp_expect launcher_inside_a_script_is_a_failed_check [ "$(status "$(manifest multi)" launch.launcher)" = fail ]
 says multi "scripts/multi.sh:1: 'torchrun' without its multi-node options" launcher_finding_names_script_and_line
 
 case_init good 1 'cd "$PROJECT_DIR" && bash scripts/ok.sh && python3 train.py --config configs/base.yaml'
@@ -145,5 +149,9 @@ PY
 case_init zh 1 'cd "$PROJECT_DIR" && python3 train.py config/nope.py'
 zh_run "$J" init --answers "$T/zh.json" --profile "$T/profile.json" >"$T/zh.out" 2>&1
 says zh "不在代码中" missing_file_message_is_in_chinese
+# issue 31's verdicts too: a process count other than the GPUs
+case_init zhcount 1 'cd "$PROJECT_DIR" && torchrun --nproc_per_node=2 train.py --config configs/base.yaml'
+zh_run "$J" init --answers "$T/zhcount.json" --profile "$T/profile.json" >"$T/zhcount.out" 2>&1
+jp_expect process_count_message_is_in_chinese grep -qF "在每个 Worker 上启动 2 个进程" "$T/zhcount.out"
 
 jp_done

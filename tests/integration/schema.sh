@@ -118,6 +118,8 @@ done <"$scratch/verdicts"
 root="$scratch/root"
 mkdir -p "$root/code" "$root/data" "$root/out/checkpoints" "$root/out/logs"
 printf '#!/bin/sh\necho train\n' >"$root/code/train.sh" # the script the launch command runs
+# (something to read: an empty data set fails since issue 31)
+printf 'one\n' >"$root/data/part-0"
 cat >"$scratch/profile.json" <<EOF
 {"sandbox": true, "shared_roots": ["$root"], "public_roots": [], "ephemeral_roots": ["/var/tmp"]}
 EOF
@@ -126,7 +128,7 @@ cat >"$scratch/here.json" <<EOF
   "schema_version": 1,
   "generator": {"name": "jobprep", "version": "0.1.0"},
   "created_at": "2024-05-01T12:00:00Z",
-  "job": {"name": "here", "workers": 1, "gpus_per_worker": 1, "launch_command": "bash train.sh"},
+  "job": {"name": "here", "workers": 1, "gpus_per_worker": 1, "launch_command": "cd \$PROJECT_DIR && bash train.sh"},
   "code": {"source": "shared_storage", "path": "$root/code"},
   "data": [{"name": "d", "path": "$root/data", "kind": "team", "read_only": false}],
   "outputs": {"output_dir": "$root/out", "checkpoint_dir": "$root/out/checkpoints",

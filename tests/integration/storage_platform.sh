@@ -87,6 +87,9 @@ mkdir -p /mnt/public/projects/llama-sft/scripts "/mnt/public/data/my data set/pa
 	"/mnt/public/data/new
 line" /mnt/public/outputs/llama-sft/run-001/checkpoints \
 	/mnt/public/outputs/llama-sft/run-001/logs /mnt/public/outputs/llama-sft/run-002
+# (something to read in each data set: an empty one fails since issue 31)
+printf 'x\n' >"/mnt/public/data/new
+line/part-0"
 echo 'python train.py' >/mnt/public/projects/llama-sft/scripts/train.sh
 # the file it runs: the launch lint reads the script and wants it in the code
 echo 'import torch.distributed' >/mnt/public/projects/llama-sft/train.py

@@ -777,10 +777,22 @@ static void several_workers_need_a_launcher_that_knows_them(void **state)
 
 	(void)state;
 	check_rows(launcher_rows, sizeof(launcher_rows) / sizeof(launcher_rows[0]), 4, project);
-	/* one Worker: any launcher is right */
+	/* one Worker: any launcher is right, but one told of 4 nodes waits for
+	 * three that never come (issue 31: launch.nodes) */
 	for (size_t i = 0; i < sizeof(launcher_rows) / sizeof(launcher_rows[0]); i++) {
 		char *got = summarise_full(launcher_rows[i].command, 1, project, NULL, 0);
-		if (strcmp(got, "") != 0)
+		bool four = strstr(launcher_rows[i].command, "--nnodes=4") ||
+			    strstr(launcher_rows[i].command, "--nnodes 4") ||
+			    strstr(launcher_rows[i].command, "--num_machines 4") ||
+			    strstr(launcher_rows[i].command, "--num_nodes=4") ||
+			    strstr(launcher_rows[i].command, "--config_file cfg.yaml"); /* num_machines: 4 */
+		/* --standalone is its own one node; after the script, the script's option */
+		if (four && (strstr(launcher_rows[i].command, "--standalone") ||
+			     strstr(launcher_rows[i].command, "train.py --nnodes")))
+			four = false;
+		/* and 32 processes for 8 GPUs leave 24 ranks without one */
+		if (strstr(launcher_rows[i].command, "-np 32") ? strcmp(got, "launch.processes mpirun -np 32\n") != 0 :
+		    four ? strncmp(got, "launch.nodes ", 13) != 0 : strcmp(got, "") != 0)
 			fail_msg("one Worker: %s\ngot:\n%s", launcher_rows[i].command, got);
 		free(got);
 	}
@@ -1030,7 +1042,8 @@ static const struct ctx_row file_rows[] = {
 	{ "cd \"$PROJECT_DIR\" && python -m mypkg.train && python -m pkg.ok", "" },
 	/* no cd: cd first, it says; the files are looked up where the exports
 	 * start the job, the project */
-	{ "python train.py config/nope.py", "launch.script train.py 0\nlaunch.file config/nope.py 1\n" },
+	/* the platform's launch line starts elsewhere: train.py is not found (issue 31) */
+	{ "python train.py config/nope.py", "launch.script train.py 1\nlaunch.file config/nope.py 1\n" },
 	{ "python3 trian.py", "launch.script trian.py 1\n" },
 	/* not in the code */
 	{ "cd \"$PROJECT_DIR\" && python3 train.py config/nope.py",
@@ -1232,6 +1245,146 @@ static void launchers_inside_scripts_on_several_workers(void **state)
 	jp_lint_report_dispose(&r);
 }
 
+/* --- issue 31: configs read without running them, launchers' counts ------- */
+
+static void configs_are_read_without_running_them(void **state)
+{
+	struct jp_lint_config c = JP_LINT_CONFIG_INIT;
+	static const char py[] = "import time\n"
+				 "out_dir = 'out-shakespeare' # a comment\n"
+				 "wandb_log = False\n"
+				 "wandb_run_name = 'ft-' + str(time.time())\n"
+				 "if x:\n    init_from = 'indented'\n"
+				 "init_from = \"gpt2-xl\"\n"
+				 "a == b\n";
+	static const char yaml[] = "trainer:\n  default_root_dir: /tmp/x  # here\n"
+				   "  list: [1, 2]\n  - name: 'quoted'\nblock: |\n";
+	static const char json[] = "{\"trainer\": {\"output_dir\": \"/tmp/j\", \"n\": 2}, \"b\": true}";
+
+	(void)state;
+	assert_int_equal(jp_lint_config_parse(&c, "c.py", py, strlen(py)), 0);
+	assert_string_equal(jp_lint_config_get(&c, "out_dir"), "out-shakespeare");
+	assert_string_equal(jp_lint_config_get(&c, "wandb_log"), "False");
+	assert_string_equal(jp_lint_config_get(&c, "init_from"), "gpt2-xl");
+	assert_null(jp_lint_config_get(&c, "wandb_run_name")); /* an expression */
+	assert_null(jp_lint_config_get(&c, "a"));
+	assert_int_equal(c.items[0].line, 2);
+	jp_lint_config_dispose(&c);
+
+	assert_int_equal(jp_lint_config_parse(&c, "c.yaml", yaml, strlen(yaml)), 0);
+	assert_string_equal(jp_lint_config_get(&c, "default_root_dir"), "/tmp/x");
+	assert_string_equal(jp_lint_config_get(&c, "name"), "quoted");
+	assert_null(jp_lint_config_get(&c, "list"));
+	assert_null(jp_lint_config_get(&c, "block"));
+	assert_null(jp_lint_config_get(&c, "trainer"));
+	jp_lint_config_dispose(&c);
+
+	assert_int_equal(jp_lint_config_parse(&c, "c.json", json, strlen(json)), 0);
+	assert_string_equal(jp_lint_config_get(&c, "output_dir"), "/tmp/j");
+	assert_string_equal(jp_lint_config_get(&c, "b"), "true");
+	jp_lint_config_dispose(&c);
+
+	assert_int_equal(jp_lint_config_override(&c, "--out_dir=/tmp/o"), 0);
+	assert_int_equal(jp_lint_config_override(&c, "trainer.max_epochs=3"), 0);
+	assert_int_equal(jp_lint_config_override(&c, "not an override"), 0);
+	assert_int_equal(jp_lint_config_override(&c, "--=x"), 0);
+	assert_int_equal(c.n, 2);
+	assert_string_equal(jp_lint_config_get(&c, "out_dir"), "/tmp/o");
+	assert_string_equal(jp_lint_config_get(&c, "max_epochs"), "3");
+	jp_lint_config_dispose(&c);
+}
+
+/* The count findings with their verdict ("launch.processes WORD 1"), 2 Workers of 8 GPUs. */
+static char *counts_of(const char *command)
+{
+	struct jp_lint_context ctx = JP_LINT_CONTEXT_INIT;
+	struct jp_lint_report r = JP_LINT_REPORT_INIT;
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
+
+	ctx.profile = profile;
+	ctx.project_dir = project;
+	ctx.project_is_local = 1;
+	ctx.workers = 2;
+	ctx.gpus_per_worker = 8;
+	ctx.syncs = 1;
+	assert_int_equal(jp_lint_command(&r, command, &ctx, NULL), 0);
+	for (size_t i = 0; i < r.n; i++)
+		if (r.items[i].kind == JP_LINT_PROCESSES || r.items[i].kind == JP_LINT_NODES)
+			fprintf(f, "%s %s %d\n", r.items[i].id, r.items[i].word, r.items[i].fails);
+	fclose(f);
+	jp_lint_report_dispose(&r);
+	return out;
+}
+
+static void counts_meet_the_gpus_and_the_workers(void **state)
+{
+	static const char *const form = "torchrun --nnodes=\"$WORLD_SIZE\" --node_rank=\"$RANK\" "
+					"--master_addr=\"$MASTER_ADDR\" --master_port=\"$MASTER_PORT\" ";
+	static const struct {
+		const char *tail;
+		const char *expect;
+	} tails[] = {
+		{ "--nproc_per_node=8 train.py", "" },
+		{ "--nproc_per_node=auto train.py", "" },
+		{ "--nproc_per_node \"$NPROC\" train.py", "" },
+		{ "--nproc-per-node 2 train.py", "launch.processes torchrun --nproc-per-node=2 1\n" },
+		{ "--nproc_per_node=16 train.py", "launch.processes torchrun --nproc_per_node=16 1\n" },
+		/* the script's own option of that name is not the launcher's */
+		{ "train.py --nproc_per_node=2", "" },
+	};
+	char cmd[1024];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "cd \"$PROJECT_DIR\" && %s%s", form, tails[i].tail);
+		char *got = counts_of(cmd);
+		if (strcmp(got, tails[i].expect) != 0)
+			fail_msg("%s\nexpected:\n%sgot:\n%s", cmd, tails[i].expect, got);
+		free(got);
+	}
+	static const struct {
+		const char *command;
+		const char *expect;
+	} others[] = {
+		{ "cd \"$PROJECT_DIR\" && torchrun --nnodes=3 --node_rank=$RANK --master_addr=h "
+		  "--nproc_per_node=8 train.py",
+		  "launch.nodes torchrun --nnodes=3 1\n" },
+		{ "cd \"$PROJECT_DIR\" && torchrun --nnodes=1:4 --rdzv-endpoint=h:1 --nproc_per_node=8 "
+		  "train.py",
+		  "" },
+		{ "cd \"$PROJECT_DIR\" && torchrun --nnodes=3:4 --rdzv-endpoint=h:1 --nproc_per_node=8 "
+		  "train.py",
+		  "launch.nodes torchrun --nnodes=3:4 1\n" },
+		{ "cd \"$PROJECT_DIR\" && accelerate launch --num_machines 2 --num_processes 16 train.py",
+		  "" },
+		{ "cd \"$PROJECT_DIR\" && accelerate launch --num_machines 2 --num_processes 8 train.py",
+		  "launch.processes accelerate --num_processes=8 1\n" },
+		{ "cd \"$PROJECT_DIR\" && deepspeed --num_nodes 2 --num_gpus 4 train.py",
+		  "launch.processes deepspeed --num_gpus=4 1\n" },
+		{ "cd \"$PROJECT_DIR\" && mpirun -np 16 python train.py", "" },
+		{ "cd \"$PROJECT_DIR\" && mpirun -np 8 python train.py", "" },
+		{ "cd \"$PROJECT_DIR\" && mpirun -np 4 python train.py",
+		  "launch.processes mpirun -np 4 1\n" },
+		/* inside if: it may not run, a warning */
+		{ "cd \"$PROJECT_DIR\" && if true; then deepspeed --num_nodes 2 --num_gpus 4 train.py; fi",
+		  "launch.processes deepspeed --num_gpus=4 0\n" },
+	};
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		char *got = counts_of(others[i].command);
+		if (strcmp(got, others[i].expect) != 0)
+			fail_msg("%s\nexpected:\n%sgot:\n%s", others[i].command, others[i].expect, got);
+		free(got);
+	}
+	/* the exports' count: what the launcher starts on each Worker */
+	assert_int_equal(jp_lint_command_gpus("torchrun --nproc_per_node=2 train.py", 2, 8), 2);
+	assert_int_equal(jp_lint_command_gpus("accelerate launch --num_processes 8 x.py", 2, 8), 4);
+	assert_int_equal(jp_lint_command_gpus("mpirun -np 16 python x.py", 2, 8), 8);
+	assert_int_equal(jp_lint_command_gpus("torchrun --nproc_per_node=$N train.py", 2, 8), -1);
+	assert_int_equal(jp_lint_command_gpus("python train.py", 2, 8), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1254,6 +1407,8 @@ int main(void)
 		cmocka_unit_test(stage_line_never_targets_a_wiped_folder),
 		cmocka_unit_test(split_gives_lines_compounds_and_skips_heredocs),
 		cmocka_unit_test(launchers_inside_scripts_on_several_workers),
+		cmocka_unit_test(configs_are_read_without_running_them),
+		cmocka_unit_test(counts_meet_the_gpus_and_the_workers),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

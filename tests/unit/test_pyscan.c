@@ -302,6 +302,56 @@ static void runtime_syntax_and_workers(void **state)
 	assert_string_equal(text("from . import a\nfrom PIL.Image import open\n")->modules[0], "PIL");
 }
 
+/* Issue 31: values followed through the configs, and the uses the job makes
+ * at start with the `if` around them. */
+static void uses_and_values_through_configs(void **state)
+{
+	char path[PATH_MAX + 16], *out = NULL;
+	const char *scripts[1] = { path };
+	const char *vars[] = { "dataset=shakespeare_char", "init_from=gpt2-xl", "wandb_log=False" };
+	struct jp_pyscan_result *r = malloc(sizeof(*r));
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
+
+	(void)state;
+	assert_non_null(r);
+	put("p/nano.py",
+	    "import os\nimport numpy as np\n"
+	    "dataset = 'openwebtext'\ninit_from = 'scratch'\nwandb_log = True\n"
+	    "data_dir = os.path.join('data', dataset)\n"
+	    "url = 'https://example.com/' + 'x.txt'\n"
+	    "def get_batch():\n"
+	    "    return np.memmap(os.path.join(data_dir, 'train.bin'), dtype=np.uint16)\n"
+	    "model = GPT.from_pretrained(init_from, {})\n"
+	    "if wandb_log and master:\n"
+	    "    wandb.init(project='x')\n"
+	    "name = input('who? ')\n"
+	    "x.input('not this')\n"
+	    "def input(a):\n    pass\n"
+	    "text = requests.get(url).text\n"
+	    "if os.path.exists(p):\n    getpass.getpass()\n"
+	    "if __name__ == '__main__':\n    input()\n");
+	snprintf(path, sizeof(path), "%s/nano.py", project);
+	jp_pyscan_run_vars(r, scripts, 1, project, NULL, vars, 3);
+	for (size_t i = 0; i < r->n_hits; i++)
+		fprintf(f, "hit %u %s %s\n", r->hits[i].line, r->hits[i].call, r->hits[i].repo);
+	for (size_t i = 0; i < r->n_uses; i++)
+		fprintf(f, "use %u %s '%s' %s%s %d %s%s\n", r->uses[i].line, r->uses[i].call,
+			r->uses[i].arg, r->uses[i].guarded ? "guarded " : "", r->uses[i].guard,
+			r->uses[i].guard_value, r->uses[i].script ? "script" : "module",
+			r->uses[i].exists ? " exists" : "");
+	fclose(f);
+	assert_string_equal(out, "hit 10 from_pretrained gpt2-xl\n"
+				 "use 9 np.memmap 'data/shakespeare_char/train.bin' guarded  -1 script\n"
+				 "use 12 wandb.init '' guarded wandb_log 0 script\n"
+				 "use 13 input ''  -1 script\n"
+				 "use 17 requests.get 'https://example.com/x.txt'  -1 script\n"
+				 "use 19 getpass '' guarded os -1 script\n"
+				 "use 21 input ''  -1 script\n");
+	free(out);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +363,7 @@ int main(void)
 		cmocka_unit_test(lint_quiet_when_staged_and_offline),
 		cmocka_unit_test(runtime_modules_through_imports),
 		cmocka_unit_test(runtime_syntax_and_workers),
+		cmocka_unit_test(uses_and_values_through_configs),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -127,7 +127,8 @@ static int refuse_unpinned(const struct jp_manifest *m, const char *path)
 		goto out;
 	}
 	for (size_t i = 0; i < r.n; i++) {
-		if (!r.items[i].fails)
+		/* the export starts the job in the project: a relative script is found */
+		if (!r.items[i].fails || r.items[i].platform_only)
 			continue;
 		if (status == JP_EXIT_OK && r.items[i].kind == JP_LINT_CLONE_FIRST)
 			fprintf(stderr,
