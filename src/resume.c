@@ -85,7 +85,9 @@ static void walk(struct look *lk, const char *dir, int depth)
 		struct stat st;
 		char *p;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		/* the preflight's marks (.jobprep-preflight-ready) are no checkpoint */
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    strncmp(de->d_name, ".jobprep-preflight", 18) == 0)
 			continue;
 		lk->entries++;
 		if (!lk->temp[0] && temporary_name(de->d_name))

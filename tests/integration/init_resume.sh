@@ -206,6 +206,17 @@ jp_expect earlier_run_left_nothing_passes [ "$(rc empty)" = 0 ]
 jp_expect earlier_run_left_nothing_no_resume_check \
 	sh -c '[ -s "$1" ] && ! grep -q launch.resume "$1"' sh "$outs/empty/run-002/job.json"
 
+# --- healthy twin: an earlier run whose checkpoint folder holds only the
+# preflight's marks (a multi-Worker run stopped before its first checkpoint)
+answers marks "$RESUME"
+prep marks
+: >"$outs/marks/run-001/checkpoints/.jobprep-preflight-ready"
+: >"$outs/marks/run-001/checkpoints/.jobprep-preflight-vm-123"
+prep marks
+jp_expect preflight_marks_are_no_checkpoint [ "$(rc marks)" = 0 ]
+jp_expect preflight_marks_are_not_offered \
+	sh -c '[ -s "$1" ] && ! grep -q "launch.resume\|resume_from" "$1"' sh "$outs/marks/run-002/job.json"
+
 # --- a checkpoint folder holding only a temporary is not offered ---------------------
 answers partial "$RESUME"
 prep partial
