@@ -197,11 +197,11 @@ while True: held.append(s.accept()[0])' "$SILENT" "$T/silent.up" &
 silent_pid=$!
 _w=0
 while [ ! -s "$T/silent.up" ] && [ $_w -lt 100 ]; do sleep 0.05; _w=$((_w + 1)); done
-HF_ENDPOINT=http://127.0.0.1:$SILENT JOBPREP_PROBE_TIMEOUT_MS=500 "$J" stage hf://acme/tiny "$T/sl" >/dev/null 2>"$T/sl.err"
+HF_ENDPOINT=http://127.0.0.1:$SILENT JOBPREP_PROBE_TIMEOUT_MS=500 "$J" stage --timeout 2 hf://acme/tiny "$T/sl" >/dev/null 2>"$T/sl.err"
 rc=$?
 kill $silent_pid 2>/dev/null
 wait $silent_pid 2>/dev/null
-jp_expect silent_hub_named_not_dest sh -c '[ $1 -eq 1 ] && grep -q "hf://acme/tiny: the server sent nothing for 2.0 s" "$2" &&
+jp_expect silent_hub_named_not_dest sh -c '[ $1 -eq 1 ] && grep -q "hf://acme/tiny: cannot reach .*: no answer, or less than 1 KiB/s, for 2 s (--timeout)" "$2" &&
 	! grep -q "network mount" "$2"' sh $rc "$T/sl.err"
 jp_show_if_failed cat "$T/sl.err"
 "$J" stage 'hf://a/b/c' "$T/nx" >/dev/null 2>"$T/bad-name.err"
