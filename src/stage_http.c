@@ -340,7 +340,8 @@ static int whole(struct dl *d, CURLcode cc, struct jp_error *err)
 	if ((uint64_t)st.st_size == want)
 		return 0;
 	read_record(d->validator_path, v, sizeof(v), &t);
-	if (v[0] && d->written > d->got_before && jp_stage_cut_short(cc))
+	(void)cc;
+	if (v[0] && d->written > d->got_before)
 		return 3;
 	return jp_error_set(err, JP_ENET,
 			    _("%s: download failed: the server sent %llu of the %llu bytes it "
@@ -386,10 +387,10 @@ static int outcome(struct dl *d, CURLcode cc, const char *errbuf, struct jp_erro
 		unlink(d->validator_path);
 		return 1;
 	}
-	if (d->status == 200 || d->status == 206) {
-		if ((rc = whole(d, cc, err)) != 0)
-			return rc;
-	}
+	/* complete, or cut short (and then asked for the rest) */
+	if ((d->status == 200 || d->status == 206) && jp_stage_cut_short(cc) &&
+	    (rc = whole(d, cc, err)) != 0)
+		return rc;
 	if (cc != CURLE_OK)
 		return jp_error_set(err, cc == CURLE_OPERATION_TIMEDOUT ? JP_ETIMEOUT : JP_ENET,
 				    _("%s: download failed: %s"), d->url,
