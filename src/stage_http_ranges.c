@@ -378,8 +378,10 @@ static void plan(struct rg *g)
 
 static int finish(struct rg *g, int rc, struct jp_error *err)
 {
-	if (rc == 1)
+	if (rc == 1) {
+		(void)save(g); /* what was received, for the next run */
 		return jp_error_set(err, JP_ECANCELED, _("%s: download canceled"), g->shown);
+	}
 	if (g->changed) {
 		/* changed on the server: from zero, on one connection */
 		unlink(g->part);
