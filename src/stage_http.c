@@ -52,6 +52,10 @@
 #include "url_internal.h"
 
 #define PROGRESS_NS 100000000ULL
+/* A part without a validator (a server that sends neither ETag nor
+ * Last-Modified) goes on only when the server's answer repeats its last
+ * bytes: this many (and the size it announces is the one recorded). */
+#define OVERLAP 65536
 /* kept free of a download: 1% of the filesystem, at most this */
 #define JP_STAGE_ROOM_RESERVE (1ull << 30)
 
@@ -75,6 +79,10 @@ struct dl {
 	uint64_t expect;   /* the HEAD's or the caller's size (expect_known) */
 	bool expect_known;
 	const struct jp_stage_head *head; /* NULL: none was made */
+	/* a part from a server that sent no validator: asked again from
+	 * OVERLAP bytes before its end, and those compared, not written */
+	size_t overlap, cmp_left;
+	char tail[OVERLAP];
 	time_t ims;        /* the whole file, If-Modified-Since this; 0 none */
 	char inm[JP_STAGE_VALIDATOR_MAX]; /* and If-None-Match this, "" none */
 	bool again;        /* not the range asked for: drop the part, ask again */
@@ -167,6 +175,23 @@ static int appended(struct dl *d, uint64_t offset)
  * asked, of the file kept), start from zero (200: the whole file, changed
  * or never ranged) keeping its validator for a later resume, or ask again
  * (stage_resume.c decides). */
+/* A 206 to a request without a validator: the range asked for (from
+ * OVERLAP before the part's end), of the size recorded; its first OVERLAP
+ * bytes are then compared with the part's last ones. Else asked again. */
+static int overlapped(struct dl *d)
+{
+	uint64_t first, last, length;
+
+	if (!jp_stage_content_range(d->crange, &first, &last, &length) ||
+	    first != (uint64_t)d->have - d->overlap || length != d->total) {
+		d->again = true;
+		d->status = 0;
+		return 0;
+	}
+	d->cmp_left = d->overlap;
+	return lseek(d->fd, d->have, SEEK_SET) < 0 ? -1 : 0;
+}
+
 static int decide(struct dl *d)
 {
 	struct jp_resume_ask ask = { (uint64_t)d->have, d->asked };
@@ -176,6 +201,8 @@ static int decide(struct dl *d)
 	curl_easy_getinfo(d->curl, CURLINFO_RESPONSE_CODE, &d->status);
 	ans.status = d->status;
 	d->decided = true;
+	if (d->overlap && d->status == 206)
+		return overlapped(d);
 	jp_stage_resume_decide(&ask, &ans, &plan);
 	switch (plan.action) {
 	case JP_RESUME_APPEND:
@@ -199,7 +226,8 @@ static int decide(struct dl *d)
 		curl_easy_getinfo(d->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &len);
 		d->total = len > 0 ? (uint64_t)len : 0;
 	}
-	return plan.keep[0] ? write_record(d->validator_path, plan.keep, d->total) : 0;
+	/* no validator: the size alone, for a resume that checks an overlap */
+	return plan.keep[0] || d->total ? write_record(d->validator_path, plan.keep, d->total) : 0;
 }
 
 static size_t on_body(char *b, size_t size, size_t n, void *arg)
@@ -215,6 +243,17 @@ static size_t on_body(char *b, size_t size, size_t n, void *arg)
 		return 0; /* stop: fetch asks again from zero */
 	if (d->status != 200 && d->status != 206)
 		return len;
+	if (d->cmp_left) {
+		/* the bytes the part ends with, again: the same file, or not */
+		size_t k = len < d->cmp_left ? len : d->cmp_left;
+
+		if (memcmp(b, d->tail + (d->overlap - d->cmp_left), k) != 0) {
+			d->again = true;
+			return 0;
+		}
+		d->cmp_left -= k;
+		w = k;
+	}
 	while (w < len) {
 		ssize_t k = write(d->fd, b + w, len - w);
 
@@ -229,6 +268,19 @@ static size_t on_body(char *b, size_t size, size_t n, void *arg)
 	d->written += len;
 	jp_stage_writeback(d->fd, &d->unflushed, len);
 	return len;
+}
+
+/* A part with no validator but the size recorded, longer than OVERLAP
+ * and short of that size (of the size the HEAD gives, when one did): its
+ * last OVERLAP bytes read, to be compared with the answer's first. */
+static bool can_overlap(struct dl *d, const struct stat *st)
+{
+	if (d->total == 0 || st->st_size <= OVERLAP || (uint64_t)st->st_size >= d->total ||
+	    (d->head && d->head->known && d->head->size != d->total) ||
+	    pread(d->fd, d->tail, OVERLAP, st->st_size - OVERLAP) != OVERLAP)
+		return false;
+	d->overlap = OVERLAP;
+	return true;
 }
 
 static int on_xfer(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ut, curl_off_t un)
@@ -295,7 +347,11 @@ static void conditions(struct dl *d, const char *v, struct curl_slist **hdrs)
 {
 	char line[JP_STAGE_VALIDATOR_MAX + 32];
 
-	if (d->have > 0) {
+	if (d->have > 0 && d->overlap) {
+		/* no validator to send: the overlap says whether it is the file */
+		snprintf(line, sizeof(line), "%lld-", (long long)(d->have - (off_t)d->overlap));
+		curl_easy_setopt(d->curl, CURLOPT_RANGE, line);
+	} else if (d->have > 0) {
 		/* CURLOPT_RANGE, not RESUME_FROM: libcurl fails a resume the
 		 * server answers with 200, which is how If-Range says "changed" */
 		snprintf(line, sizeof(line), "%lld-", (long long)d->have);
@@ -341,13 +397,13 @@ static int whole(struct dl *d, CURLcode cc, struct jp_error *err)
 		return 0;
 	read_record(d->validator_path, v, sizeof(v), &t);
 	(void)cc;
-	if (v[0] && d->written > d->got_before)
+	if ((v[0] || t) && d->written > d->got_before)
 		return 3;
 	return jp_error_set(err, JP_ENET,
 			    _("%s: download failed: the server sent %llu of the %llu bytes it "
 			      "announced%s"),
 			    d->url, (unsigned long long)st.st_size, (unsigned long long)want,
-			    v[0] ? "" : _(" (and no validator to resume with: the next run starts again)"));
+			    v[0] || t ? "" : _(" (and no validator to resume with: the next run starts again)"));
 }
 
 /* What came of the request (cc): 0 the part complete and flushed; 1 ask
@@ -408,13 +464,14 @@ static int fetch(struct dl *d, const char *url, struct jp_error *err)
 	CURLcode cc;
 	int rc;
 
-	d->fd = open(d->part, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	d->fd = open(d->part, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (d->fd < 0 || fstat(d->fd, &st) != 0)
 		return jp_error_set(err, JP_EIO, _("%s: cannot create: %s"), d->dest, strerror(errno));
 	read_record(d->validator_path, v, sizeof(v), &d->total);
 	if (d->total && (uint64_t)st.st_size > d->total)
 		v[0] = '\0'; /* more than the file: not of it */
-	d->have = v[0] ? st.st_size : 0;
+	d->overlap = d->cmp_left = 0;
+	d->have = v[0] || can_overlap(d, &st) ? st.st_size : 0;
 	if (d->have > 0 && (uint64_t)d->have == d->total && d->head && d->head->known &&
 	    d->head->size == d->total && strcmp(d->head->validator, v) == 0) {
 		/* complete already (a run killed after it), and still the file */
