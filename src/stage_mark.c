@@ -128,6 +128,8 @@ static char *finishing_command(const char *source, const char *dest,
 		jp_buf_add(&b, " --no-unpack");
 	if (o && o->sha256)
 		jp_buf_addf(&b, " --sha256 %s", o->sha256);
+	if (o && o->timeout_s)
+		jp_buf_addf(&b, " --timeout %u", o->timeout_s);
 	jp_buf_addf(&b, " %s %s", qs, qd);
 	if (jp_buf_take(&out, &b) < 0)
 		out = NULL;

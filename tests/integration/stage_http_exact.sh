@@ -52,7 +52,7 @@ stage() {
 
 # --- cap: every 206 carries at most 1 MiB
 for mode in cap=1048576 plain; do
-	case $mode in cap=*) c=cap ;; *) c=plain ;; esac
+	case $mode in cap=*) c="cap" ;; *) c="plain" ;; esac
 	serve "$mode"
 	stage "$c-ranges" "$URL/big.bin" "$T/out/$c-big.bin"
 	jp_expect "${c}_ranges_exits_0" [ "$rc" = 0 ]
@@ -73,7 +73,7 @@ done
 
 # --- cut: 206 (and 200) bodies end after 3 MiB, with no Content-Length
 for mode in cut=3145728 plain; do
-	case $mode in cut=*) c=cut ;; *) c=twin ;; esac
+	case $mode in cut=*) c="cut" ;; *) c="twin" ;; esac
 	serve "$mode"
 	stage "$c-ranges" "$URL/big.bin" "$T/out/$c-big.bin"
 	jp_expect "${c}_ranges_exits_0" [ "$rc" = 0 ]
