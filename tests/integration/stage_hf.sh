@@ -185,6 +185,27 @@ jp_expect sha256_option_refused sh -c '[ $1 -eq 2 ] && grep -q "\-\-sha256 is fo
 out=$(off "$T/j1" model acme/tiny model.safetensors)
 jp_expect one_job_stages_too [ "${out##* }" = "$(sha "$R/model.safetensors")" ]
 
+# --- a CDN whose 206 answers carry at most 1 MiB (issue 30): every blob
+# still arrives whole, over ranges (17 MB) and resumed on one connection
+# from a partial of 1 MiB (3 MB)
+echo '{"cap": 1048576}' >"$T/hub/config.json"
+"$J" stage hf://acme/big "$T/cap" >/dev/null 2>"$T/cap.err"
+rc=$?
+out=$(off "$T/cap" model acme/big weights.bin)
+jp_expect capped_cdn_ranged_blob_whole sh -c '[ $1 -eq 0 ] && [ "$2" = "$3" ]' sh $rc "${out##* }" \
+	"$(sha "$T/hub/models/acme/big/weights.bin")"
+jp_show_if_failed cat "$T/cap.err"
+s256=$(sha "$R/model.safetensors")
+mkdir -p "$T/capk/hub/models--acme--tiny/blobs"
+head -c 1048576 "$R/model.safetensors" >"$T/capk/hub/models--acme--tiny/blobs/.jobprep-tmp-$s256"
+printf '"%s"\n' "$s256" >"$T/capk/hub/models--acme--tiny/blobs/.jobprep-tmp-$s256.validator"
+"$J" stage hf://acme/tiny "$T/capk" >/dev/null 2>"$T/capk.err"
+rc=$?
+out=$(off "$T/capk" model acme/tiny model.safetensors)
+jp_expect capped_cdn_resumed_blob_whole sh -c '[ $1 -eq 0 ] && [ "$2" = "$3" ]' sh $rc "${out##* }" "$s256"
+jp_show_if_failed cat "$T/capk.err"
+echo '{}' >"$T/hub/config.json"
+
 # --- a Hub that takes the connection and never answers: the server is
 # named, not DEST's storage (it answers)
 SILENT=$(jp_free_port) || exit 99
