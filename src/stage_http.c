@@ -88,6 +88,7 @@ struct dl {
 	bool again;        /* not the range asked for: drop the part, ask again */
 	uint64_t written, t_last, unflushed;
 	uint64_t got_before; /* written when this request began */
+	uint64_t most;       /* the most the part has held in this run */
 	struct jp_meter meter;
 	const struct jp_port *port;
 	bool canceled;
@@ -397,13 +398,21 @@ static int whole(struct dl *d, CURLcode cc, struct jp_error *err)
 		return 0;
 	read_record(d->validator_path, v, sizeof(v), &t);
 	(void)cc;
-	if ((v[0] || t) && d->written > d->got_before)
+	/* on, as long as the next request can resume (a validator, or an
+	 * overlap to check) and the part grows past all it held before (an
+	 * answer cut the same way from zero each time ends here) */
+	if ((v[0] || (t && st.st_size > OVERLAP)) && d->written > d->got_before &&
+	    (uint64_t)st.st_size > d->most) {
+		d->most = (uint64_t)st.st_size;
 		return 3;
+	}
 	return jp_error_set(err, JP_ENET,
 			    _("%s: download failed: the server sent %llu of the %llu bytes it "
 			      "announced%s"),
 			    d->url, (unsigned long long)st.st_size, (unsigned long long)want,
-			    v[0] || t ? "" : _(" (and no validator to resume with: the next run starts again)"));
+			    v[0] || (t && st.st_size > OVERLAP)
+				    ? ""
+				    : _(" (and no validator to resume with: the next run starts again)"));
 }
 
 /* What came of the request (cc): 0 the part complete and flushed; 1 ask
