@@ -28,6 +28,8 @@ bench_lackslook_LDADD = $(CORE_LIBS)
 bench_list += bench/bench_update.sh
 # stage: a tree, a no-op re-run and an unpack onto uncached sshfs, vs rsync -a, cp -a, tar xzf
 bench_list += bench/bench_stage.sh
+# stage_http: a 1 GiB download resumed after kill -9; an unchanged archive re-run (one HEAD)
+bench_list += bench/bench_stage_http.sh
 # hf: stage hf:// vs curl of the same files; the code scan's cost in init
 bench_list += bench/bench_hf.sh
 

@@ -269,6 +269,7 @@ int jp_stage_now(struct jp_stage_result *out, const char *source, const char *de
 		*out = res;
 	if (!source || !source[0] || !dest || !dest[0])
 		return jp_error_set(err, JP_EUSAGE, "%s", _("stage: a source and a destination are needed"));
+	jp_stage_curl_timeout(opts ? opts->timeout_s : 0);
 	if (jp_url_fetch_kind(source, NULL) == JP_FETCH_OTHER && !jp_stage_is_hub(source))
 		return refuse_scheme(source, err);
 	if ((jp_stage_is_url(source) || jp_stage_is_hub(source)) && opts && opts->shards > 1)
@@ -283,7 +284,8 @@ int jp_stage_now(struct jp_stage_result *out, const char *source, const char *de
 		goto done;
 	}
 	if (jp_stage_is_url(source)) {
-		jp_stage_mark_begin(&mark, source, dest, opts);
+		if ((rc = jp_stage_mark_hold(&mark, source, dest, opts, true, err)) != 0)
+			return rc;
 		rc = jp_stage_http(&res, source, dest, opts, port, err);
 		goto done;
 	}

@@ -8,6 +8,7 @@
  * next run goes on from there. */
 #include "config.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,7 @@ static void options_put(struct probe_bytes *out, const struct jp_stage_options *
 	probe_bytes_put(out, &o->shards, sizeof(o->shards));
 	probe_bytes_put(out, &o->expect_known, sizeof(o->expect_known));
 	probe_bytes_put(out, &o->expect_size, sizeof(o->expect_size));
+	probe_bytes_put(out, &o->timeout_s, sizeof(o->timeout_s));
 	probe_bytes_put_str(out, o->sha256);
 	probe_bytes_put_str(out, o->bearer);
 }
@@ -98,6 +100,7 @@ static bool options_get(struct jp_stage_options *o, struct probe_bytes *in)
 	probe_bytes_get(in, &o->shards, sizeof(o->shards));
 	probe_bytes_get(in, &o->expect_known, sizeof(o->expect_known));
 	probe_bytes_get(in, &o->expect_size, sizeof(o->expect_size));
+	probe_bytes_get(in, &o->timeout_s, sizeof(o->timeout_s));
 	o->sha256 = probe_bytes_get_str(in);
 	o->bearer = probe_bytes_get_str(in);
 	return true;
@@ -290,6 +293,15 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 	/* as long as a write of a named file may take (a flush on a slow
 	 * mount), without a byte or a file moving on */
 	w.stall_ms = jp_file_write_timeout_ms();
+	/* a download's own bound (libcurl's, --timeout) says first what the
+	 * server did; this one is for a mount that stopped answering */
+	if (remote(source)) {
+		unsigned t = opts && opts->timeout_s ? opts->timeout_s : JP_STAGE_TIMEOUT_DEFAULT;
+		unsigned ms = t > (UINT_MAX - 10000u) / 1000u ? UINT_MAX : t * 1000u + 10000u;
+
+		if (ms > w.stall_ms)
+			w.stall_ms = ms;
+	}
 	w.grace_ms = w.stall_ms < CANCEL_GRACE_MS ? w.stall_ms : CANCEL_GRACE_MS;
 	w.keep = true; /* nothing of it runs on once it has answered */
 	probe_bytes_put_str(&in, source);

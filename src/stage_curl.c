@@ -10,9 +10,24 @@
 
 #include <curl/curl.h>
 
+#include "jobprep/i18n.h"
 #include "stage_internal.h"
 
 #define WRITEBACK_EVERY (8u << 20)
+
+/* --timeout's seconds for every request of this process's stage (each
+ * stage runs in a helper process of its own: set once, before any thread) */
+static unsigned timeout_s = JP_STAGE_TIMEOUT_DEFAULT;
+
+void jp_stage_curl_timeout(unsigned seconds)
+{
+	timeout_s = seconds ? seconds : JP_STAGE_TIMEOUT_DEFAULT;
+}
+
+unsigned jp_stage_curl_timeout_s(void)
+{
+	return timeout_s;
+}
 
 void jp_stage_writeback(int fd, uint64_t *unflushed, size_t len)
 {
@@ -22,6 +37,21 @@ void jp_stage_writeback(int fd, uint64_t *unflushed, size_t len)
 	*unflushed = 0;
 	/* the whole file: pages already on their way are not waited for */
 	(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+}
+
+void jp_stage_curl_explain(int cc, char *errbuf)
+{
+	/* libcurl's "Operation too slow. Less than 1024 bytes/sec ..." or
+	 * "Connection timed out after ...": said once, in jobprep's words */
+	if (cc == CURLE_OPERATION_TIMEDOUT)
+		snprintf(errbuf, CURL_ERROR_SIZE,
+			 _("no answer, or less than 1 KiB/s, for %u s (--timeout)"), timeout_s);
+}
+
+bool jp_stage_cut_short(int cc)
+{
+	return cc == CURLE_OK || cc == CURLE_PARTIAL_FILE || cc == CURLE_RECV_ERROR ||
+	       cc == CURLE_GOT_NOTHING || cc == CURLE_SEND_ERROR || cc == CURLE_HTTP2_STREAM;
 }
 
 /* A header's value, its spaces and line end trimmed, into out (cut to n). */
@@ -52,8 +82,13 @@ void jp_stage_http_setup(void *curl, const char *url, char *errbuf, const char *
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_FILETIME, 1L);
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 120L);
+	/* libcurl's own bounds: a server that does not connect within
+	 * --timeout, or sends less than JP_STAGE_LOW_SPEED bytes a second
+	 * for --timeout on end (nothing at all included: a silent server, a
+	 * proxy holding the connection, a trickle), fails the request */
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, (long)timeout_s);
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, (long)JP_STAGE_LOW_SPEED);
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (long)timeout_s);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "jobprep/" PACKAGE_VERSION);
 	/* libcurl's 16 KiB means a read and a write per 16 KiB: 512 KiB
 	 * (CURL_MAX_READ_SIZE) makes each a thirty-second of that */

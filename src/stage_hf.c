@@ -232,6 +232,7 @@ static int get_api(struct hf *h, struct jp_buf *body, struct jp_error *err)
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, body);
 	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, NULL);
 	cc = curl_easy_perform(c);
+	jp_stage_curl_explain(cc, errbuf);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	if (cc != CURLE_OK)
 		rc = jp_error_set(err, cc == CURLE_OPERATION_TIMEDOUT ? JP_ETIMEOUT : JP_ENET,
@@ -396,6 +397,7 @@ static int head_once(struct hf *h, const char *url, struct head *r, long *status
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_head);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
 	cc = curl_easy_perform(c);
+	jp_stage_curl_explain(cc, errbuf);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
 	curl_easy_getinfo(c, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, len);
 	curl_easy_cleanup(c);
@@ -653,15 +655,35 @@ static int pool(struct hf *h, int (*fn)(struct hf *, size_t, struct hf_worker *)
 
 /* ---- the whole ---- */
 
-/* Which file fetches each blob (two names may hold the same bytes). */
-static void leads(struct hf *h)
+/* The files to fetch, by blob, in listing order within one blob. */
+static int by_blob(const void *a, const void *b, void *arg)
 {
+	const struct hf_file *f = arg;
+	size_t i = *(const size_t *)a, k = *(const size_t *)b;
+	int c = strcmp(f[i].etag, f[k].etag);
+
+	return c ? c : (i > k) - (i < k);
+}
+
+/* Which file fetches each blob (two names may hold the same bytes): the
+ * first listed of those still to fetch. Sorted, not each against every
+ * other: a repository of 150,000 files takes a moment, not minutes. */
+static int leads(struct hf *h, struct jp_error *err)
+{
+	size_t *ix = malloc((h->n ? h->n : 1) * sizeof(*ix)), m = 0;
+
+	if (!ix)
+		return jp_error_oom(err);
 	for (size_t i = 0; i < h->n; i++) {
-		h->f[i].lead = !h->f[i].have;
-		for (size_t k = 0; h->f[i].lead && k < i; k++)
-			if (h->f[k].lead && strcmp(h->f[k].etag, h->f[i].etag) == 0)
-				h->f[i].lead = false;
+		h->f[i].lead = false;
+		if (!h->f[i].have)
+			ix[m++] = i;
 	}
+	qsort_r(ix, m, sizeof(*ix), by_blob, h->f);
+	for (size_t j = 0; j < m; j++)
+		h->f[ix[j]].lead = j == 0 || strcmp(h->f[ix[j - 1]].etag, h->f[ix[j]].etag) != 0;
+	free(ix);
+	return 0;
 }
 
 static int layout(struct hf *h, const char *dest, char **hf_home, struct jp_error *err)
@@ -736,8 +758,7 @@ int jp_stage_hf(struct jp_stage_result *out, const char *source, const char *des
 		h->f[i].have = jp_hf_linked(h->repo_dir, h->commit, h->f[i].name);
 	if ((rc = pool(h, head_file, false, port, err)) != 0)
 		goto out;
-	leads(h);
-	if ((rc = pool(h, fetch_blob, true, port, err)) != 0 || (rc = link_all(h, err)) != 0 ||
+	if ((rc = leads(h, err)) != 0 || (rc = pool(h, fetch_blob, true, port, err)) != 0 || (rc = link_all(h, err)) != 0 ||
 	    (rc = jp_hf_write_ref(h->repo_dir, h->revision, h->commit, err)) != 0)
 		goto out;
 	out->kind = JP_STAGE_HUB;

@@ -5,7 +5,15 @@
  * second the part is flushed and then the progress of each range saved
  * beside it (part.ranges, with the validator), so a killed run goes on
  * from there; each request carries If-Range, so a file changed on the
- * server comes back whole (200) and the download starts again from zero. */
+ * server comes back whole (200) and the download starts again from zero.
+ *
+ * A range is done only when every byte of it arrived: each answer must be
+ * a 206 whose Content-Range starts where it was asked and says the size
+ * the HEAD gave; an answer that ends early (a server that caps its ranges,
+ * a proxy dying without a Content-Length) is asked again for the rest, as
+ * long as each answer brings something. A complete download keeps its
+ * record (every range at its end) until its file is in place or unpacked,
+ * so a run killed after it fetches nothing again. */
 #include "config.h"
 
 #include <errno.h>
@@ -25,6 +33,7 @@
 #include "jobprep/i18n.h"
 #include "jobprep/meter.h"
 #include "stage_internal.h"
+#include "stage_resume.h"
 #include "deadline_internal.h"
 #include "meter_internal.h"
 
@@ -39,7 +48,8 @@ struct seg {
 	struct curl_slist *hdrs;
 	struct rg *g;
 	bool checked;
-	char range[64];
+	uint64_t asked;     /* pos when the request was made */
+	char range[64], crange[128];
 };
 
 struct rg {
@@ -103,6 +113,8 @@ int jp_stage_http_head(struct jp_stage_head *out, const char *url, const char *t
 		curl_easy_getinfo(h, CURLINFO_FILETIME, &out->filetime);
 	}
 	curl_easy_cleanup(h);
+	if (cc == CURLE_OPERATION_TIMEDOUT)
+		return -2;
 	if (cc != CURLE_OK || code != 200 || len < 0) {
 		out->ranges = false;
 		out->validator[0] = '\0';
@@ -122,9 +134,15 @@ static bool load(struct rg *g)
 	uint64_t size = 0;
 	unsigned n = 0;
 	bool ok = false;
+	struct stat st;
 
+	/* the part it speaks of: there, and of the file's size */
 	if (!f)
 		return false;
+	if (stat(g->part, &st) != 0 || (uint64_t)st.st_size != g->size) {
+		fclose(f);
+		return false;
+	}
 	if (fgets(line, sizeof(line), f) && strcmp(line, "jobprep-ranges 1\n") == 0 &&
 	    fgets(v, sizeof(v), f) && strncmp(v, "validator ", 10) == 0 &&
 	    fscanf(f, "size %" SCNu64 "\n", &size) == 1) {
@@ -167,6 +185,31 @@ static int save(struct rg *g)
 	return rename(tmp, g->state);
 }
 
+static size_t on_seg_header(char *b, size_t size, size_t n, void *arg)
+{
+	struct seg *s = arg;
+	size_t len = size * n;
+
+	if (len > 5 && strncmp(b, "HTTP/", 5) == 0)
+		s->crange[0] = '\0';
+	else if (len > 14 && strncasecmp(b, "Content-Range:", 14) == 0)
+		jp_stage_header_value(s->crange, sizeof(s->crange), b + 14, len - 14);
+	return len;
+}
+
+/* The first body byte of a range's answer: a 206 of the bytes asked for,
+ * of the file the HEAD described? Else the file changed, or a range was
+ * ignored: from zero, on one connection. */
+static bool answer_ok(struct seg *s)
+{
+	uint64_t first = 0, last = 0, length = 0;
+	long code = 0;
+
+	curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &code);
+	return code == 206 && jp_stage_content_range(s->crange, &first, &last, &length) &&
+	       first == s->pos && last < s->end && length == s->g->size;
+}
+
 static size_t on_body(char *b, size_t size, size_t n, void *arg)
 {
 	struct seg *s = arg;
@@ -174,12 +217,8 @@ static size_t on_body(char *b, size_t size, size_t n, void *arg)
 	size_t len = size * n, w = 0;
 
 	if (!s->checked) {
-		long code = 0;
-
-		curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &code);
 		s->checked = true;
-		if (code != 206) {
-			/* If-Range said the file changed (200), or a range ignored */
+		if (!answer_ok(s)) {
 			g->changed = true;
 			return 0;
 		}
@@ -210,6 +249,9 @@ static int add(struct rg *g, CURLM *m, struct seg *s)
 	char ifr[600];
 
 	s->g = g;
+	s->checked = false;
+	s->asked = s->pos;
+	s->crange[0] = '\0';
 	if (s->pos >= s->end)
 		return 0;
 	if (!(s->h = curl_easy_init()))
@@ -222,6 +264,8 @@ static int add(struct rg *g, CURLM *m, struct seg *s)
 	curl_easy_setopt(s->h, CURLOPT_HTTPHEADER, s->hdrs);
 	curl_easy_setopt(s->h, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(s->h, CURLOPT_WRITEDATA, s);
+	curl_easy_setopt(s->h, CURLOPT_HEADERFUNCTION, on_seg_header);
+	curl_easy_setopt(s->h, CURLOPT_HEADERDATA, s);
 	curl_easy_setopt(s->h, CURLOPT_PRIVATE, s);
 	return curl_multi_add_handle(m, s->h) == CURLM_OK ? 0 : -1;
 }
@@ -244,6 +288,33 @@ static bool tick(struct rg *g, struct jp_meter *meter, uint64_t *t_last)
 	return g->port->progress(&p, g->port->payload) < 0;
 }
 
+/* A range's request has ended (cc): done, asked again for the rest when
+ * its answer ended early having brought something (0), or failed (-1,
+ * errbuf). */
+static int range_done(struct rg *g, CURLM *m, struct seg *s, CURLcode cc)
+{
+	curl_multi_remove_handle(m, s->h);
+	curl_easy_cleanup(s->h);
+	s->h = NULL;
+	curl_slist_free_all(s->hdrs);
+	s->hdrs = NULL;
+	if (s->pos >= s->end && cc == CURLE_OK)
+		return 0;
+	if (g->changed || g->io_errno)
+		return -1;
+	if (s->pos < s->end && s->pos > s->asked && jp_stage_cut_short(cc))
+		return add(g, m, s); /* the rest of it */
+	if (cc == CURLE_OPERATION_TIMEDOUT)
+		jp_stage_curl_explain(cc, g->errbuf);
+	else if (!g->errbuf[0] && cc != CURLE_OK)
+		snprintf(g->errbuf, sizeof(g->errbuf), "%s", curl_easy_strerror(cc));
+	else if (!g->errbuf[0])
+		snprintf(g->errbuf, sizeof(g->errbuf),
+			 _("the server sent %" PRIu64 " of the %" PRIu64 " bytes of a range"),
+			 s->pos - s->start, s->end - s->start);
+	return -1;
+}
+
 /* Run every range to its end: 0, 1 canceled, -1 failed (errbuf). */
 static int run(struct rg *g, CURLM *m)
 {
@@ -256,13 +327,16 @@ static int run(struct rg *g, CURLM *m)
 	while (running && rc == 0) {
 		if (curl_multi_perform(m, &running) != CURLM_OK)
 			rc = -1;
-		while ((msg = curl_multi_info_read(m, &left)) != NULL)
-			if (msg->msg == CURLMSG_DONE && msg->data.result != CURLE_OK && rc == 0) {
-				if (!g->errbuf[0])
-					snprintf(g->errbuf, sizeof(g->errbuf), "%s",
-						 curl_easy_strerror(msg->data.result));
-				rc = -1;
-			}
+		while ((msg = curl_multi_info_read(m, &left)) != NULL) {
+			struct seg *s = NULL;
+
+			if (msg->msg != CURLMSG_DONE || rc != 0)
+				continue;
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&s);
+			rc = range_done(g, m, s, msg->data.result);
+			if (rc == 0 && s->h)
+				running = 1; /* asked again: go on */
+		}
 		if (g->changed || g->io_errno)
 			rc = -1;
 		if (rc == 0 && tick(g, &meter, &t_last))
@@ -304,16 +378,29 @@ static void plan(struct rg *g)
 
 static int finish(struct rg *g, int rc, struct jp_error *err)
 {
-	if (rc == 1)
+	if (rc == 1) {
+		(void)save(g); /* what was received, for the next run */
 		return jp_error_set(err, JP_ECANCELED, _("%s: download canceled"), g->shown);
+	}
 	if (g->changed) {
 		/* changed on the server: from zero, on one connection */
 		unlink(g->part);
 		unlink(g->state);
 		return 1;
 	}
+	for (unsigned i = 0; rc == 0 && i < SEGS; i++)
+		if (g->seg[i].pos < g->seg[i].end) {
+			snprintf(g->errbuf, sizeof(g->errbuf), "%s", _("a range was not received whole"));
+			rc = -1;
+		}
 	if (rc != 0) {
-		(void)save(g); /* what was received, for the next run */
+		if (g->io_errno == ENOSPC || g->io_errno == EDQUOT) {
+			/* a full disk is everyone's: what was written goes */
+			unlink(g->state);
+			unlink(g->part);
+		} else {
+			(void)save(g); /* what was received, for the next run */
+		}
 		if (g->io_errno)
 			return jp_error_set(err, g->io_errno == ENOSPC || g->io_errno == EDQUOT ? JP_ENOSPC
 												: JP_EIO,
@@ -321,14 +408,15 @@ static int finish(struct rg *g, int rc, struct jp_error *err)
 					    strerror(g->io_errno));
 		return jp_error_set(err, JP_ENET, _("%s: download failed: %s"), g->shown, g->errbuf);
 	}
-	if (fsync(g->fd) != 0)
-		return jp_error_set(err, JP_EIO, "%s: %s", g->dest, strerror(errno));
 	if (g->filetime > 0) {
 		struct timespec ts[2] = { { g->filetime, 0 }, { g->filetime, 0 } };
 
 		(void)futimens(g->fd, ts);
 	}
-	unlink(g->state);
+	/* the record says complete (every range at its end) until the caller
+	 * has put the file in place or unpacked it, and removes it */
+	if (fsync(g->fd) != 0 || save(g) != 0)
+		return jp_error_set(err, JP_EIO, "%s: %s", g->dest, strerror(errno));
 	return 0;
 }
 

@@ -48,6 +48,17 @@ int jp_stage_hf(struct jp_stage_result *out, const char *source, const char *des
  * into errbuf, token (NULL: $JOBPREP_HTTP_TOKEN; "" none) as a bearer.
  * curl: a CURL easy handle. */
 void jp_stage_http_setup(void *curl, const char *url, char *errbuf, const char *token);
+/* --timeout (0: the default) for every request jp_stage_http_setup sets
+ * up from now on in this process (stage_curl.c), and its value now. */
+void jp_stage_curl_timeout(unsigned seconds);
+unsigned jp_stage_curl_timeout_s(void);
+/* A request that ended (a CURLcode) in a way an answer cut short ends:
+ * whole (a 206 capped short, a body cut without a Content-Length), or the
+ * connection lost mid-body. Asking for the rest may finish it. */
+bool jp_stage_cut_short(int cc);
+/* A request that timed out (cc, a CURLcode): errbuf (CURL_ERROR_SIZE)
+ * says it in jobprep's words, naming --timeout. */
+void jp_stage_curl_explain(int cc, char *errbuf);
 /* stage_curl.c: a header's value, its spaces and line end trimmed, into out
  * (cut to n). */
 void jp_stage_header_value(char *out, size_t n, const char *v, size_t len);

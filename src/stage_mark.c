@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -19,6 +20,7 @@
 #include "jobprep/shellwords.h"
 #include "jobprep/url.h"
 #include "buf.h"
+#include "jobprep/i18n.h"
 #include "stage_internal.h"
 #include "stage_mark.h"
 #include "path_internal.h"
@@ -30,6 +32,7 @@
 
 struct jp_stage_mark {
 	char *dest, *dir, *file;
+	int lock_fd;      /* the folder held (flock) by a download, else -1 */
 	bool whole;       /* not a shard: its success checked every file */
 	char started[40]; /* as its record says it */
 };
@@ -125,6 +128,8 @@ static char *finishing_command(const char *source, const char *dest,
 		jp_buf_add(&b, " --no-unpack");
 	if (o && o->sha256)
 		jp_buf_addf(&b, " --sha256 %s", o->sha256);
+	if (o && o->timeout_s)
+		jp_buf_addf(&b, " --timeout %u", o->timeout_s);
 	jp_buf_addf(&b, " %s %s", qs, qd);
 	if (jp_buf_take(&out, &b) < 0)
 		out = NULL;
@@ -166,6 +171,8 @@ static void mark_free(struct jp_stage_mark *m)
 {
 	if (!m)
 		return;
+	if (m->lock_fd >= 0)
+		close(m->lock_fd);
 	free(m->dest);
 	free(m->dir);
 	free(m->file);
@@ -217,26 +224,99 @@ static int put(struct jp_stage_mark *m, const char *text)
 	return -1;
 }
 
-void jp_stage_mark_begin(struct jp_stage_mark **out, const char *source, const char *dest,
-			 const struct jp_stage_options *opts)
+static bool read_record(struct jp_stage_unfinished *out, const char *file);
+
+/* The folder held for this run alone (flock, released when the process
+ * ends however it ends): 0, 1 another run holds it (*other: who), -1 it
+ * could not be made or held (no lock: best effort, as the record). */
+static int hold(struct jp_stage_mark *m, struct jp_stage_unfinished *other)
+{
+	for (int t = 0; t < TRIES; t++) {
+		struct stat held, now;
+		DIR *d;
+		struct dirent *e;
+
+		if (lstat(m->dir, &now) != 0 &&
+		    (errno != ENOENT || (mkdir(m->dir, 0755) != 0 && errno != EEXIST)))
+			return -1;
+		m->lock_fd = open(m->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (m->lock_fd < 0)
+			continue; /* the last run to finish took it away */
+		if (flock(m->lock_fd, LOCK_EX | LOCK_NB) == 0) {
+			/* still the folder of that name (not one removed meanwhile) */
+			if (fstat(m->lock_fd, &held) == 0 && lstat(m->dir, &now) == 0 &&
+			    held.st_ino == now.st_ino && held.st_dev == now.st_dev)
+				return 0;
+		} else if (errno == EWOULDBLOCK) {
+			if ((d = fdopendir(dup(m->lock_fd))) != NULL) {
+				while ((e = readdir(d)) && !other->pid) {
+					char file[PATH_MAX * 2];
+
+					snprintf(file, sizeof(file), "%s/%s", m->dir, e->d_name);
+					if (e->d_name[0] != '.')
+						(void)read_record(other, file);
+				}
+				closedir(d);
+			}
+			close(m->lock_fd);
+			m->lock_fd = -1;
+			return 1;
+		}
+		close(m->lock_fd);
+		m->lock_fd = -1;
+	}
+	return -1;
+}
+
+int jp_stage_mark_hold(struct jp_stage_mark **out, const char *source, const char *dest,
+		       const struct jp_stage_options *opts, bool alone, struct jp_error *err)
 {
 	char *abs = jp_path_absolute(dest), *text = NULL, dir[PATH_MAX], name[PATH_MAX];
 	struct jp_stage_mark *m = calloc(1, sizeof(*m));
+	struct jp_stage_unfinished other;
 	const char *base;
+	int rc = 0;
 
 	*out = NULL;
-	if (m)
+	memset(&other, 0, sizeof(other));
+	if (m) {
 		m->whole = !(opts && opts->shards > 1);
+		m->lock_fd = -1;
+	}
 	if (!m || !abs || !(m->dest = jp_path_normalize(abs)) ||
 	    !split(m->dest, dir, sizeof(dir), &base) ||
-	    !beside(name, sizeof(name), dir, "staging-", base) || !(m->dir = strdup(name)) ||
-	    !(text = record_text(source, m->dest, opts, m->started)) || put(m, text) != 0) {
-		mark_free(m);
-		m = NULL;
+	    !beside(name, sizeof(name), dir, "staging-", base) || !(m->dir = strdup(name)))
+		goto fail;
+	if (alone && hold(m, &other) == 1) {
+		if (other.pid)
+			rc = jp_error_set(err, JP_EREFUSED,
+					  _("%s: another jobprep stage is staging it (pid %ld on %s, "
+					    "since %s): wait for it to end, or stop it"),
+					  m->dest, other.pid, other.host, other.started);
+		else
+			rc = jp_error_set(err, JP_EREFUSED,
+					  _("%s: another jobprep stage is staging it: wait for it to "
+					    "end, or stop it"),
+					  m->dest);
+		goto fail;
 	}
+	if (!(text = record_text(source, m->dest, opts, m->started)) || put(m, text) != 0)
+		goto fail;
 	free(abs);
 	cJSON_free(text);
 	*out = m;
+	return 0;
+fail:
+	mark_free(m);
+	free(abs);
+	cJSON_free(text);
+	return rc;
+}
+
+void jp_stage_mark_begin(struct jp_stage_mark **out, const char *source, const char *dest,
+			 const struct jp_stage_options *opts)
+{
+	(void)jp_stage_mark_hold(out, source, dest, opts, false, NULL);
 }
 
 static int alive(const cJSON *j, long pid);

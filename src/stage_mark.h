@@ -27,6 +27,12 @@ struct jp_stage_mark;
  * fails or goes on as it would have). */
 void jp_stage_mark_begin(struct jp_stage_mark **out, const char *source, const char *dest,
 			 const struct jp_stage_options *opts);
+/* The same, 0; alone (a download: its temporaries are one per DEST): the
+ * records' folder is held (flock, let go by jp_stage_mark_end or the
+ * process's end) and, when another run holds it, JP_EREFUSED (err says
+ * which run) with no record written. */
+int jp_stage_mark_hold(struct jp_stage_mark **out, const char *source, const char *dest,
+		       const struct jp_stage_options *opts, bool alone, struct jp_error *err);
 /* The run has ended: its record removed when it finished (done), or when
  * it failed and left nothing at dest (a temporary left beside dest is
  * found there). Frees m (may be NULL). */

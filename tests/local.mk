@@ -452,6 +452,8 @@ STAGE_TESTS = tests/integration/stage_copy.sh tests/integration/stage_interrupt.
 	tests/integration/stage_full_disk.sh tests/integration/stage_archive.sh \
 	tests/integration/stage_http.sh tests/integration/stage_resume_partial.sh \
 	tests/integration/stage_http_ranges.sh tests/integration/stage_shards_slurm.sh \
+	tests/integration/stage_http_exact.sh tests/integration/stage_http_rerun.sh \
+	tests/integration/stage_http_room.sh tests/integration/stage_http_killed.sh \
 	tests/integration/stage_sshfs.sh tests/integration/stage_many_members.sh \
 	tests/integration/stage_odd_names.sh tests/integration/stage_big_tree.sh \
 	tests/integration/stage_read_only_dirs.sh \

@@ -24,6 +24,12 @@
  * on local ext4 0.87 s against 1.1-1.3 s), for the same peak memory. */
 #define JP_STAGE_JOBS_DEFAULT 64
 #define JP_STAGE_JOBS_MAX 64
+/* A download's time bound (--timeout, as clone's): a server that does not
+ * connect within it, or sends less than JP_STAGE_LOW_SPEED bytes a second
+ * for that long (nothing at all, or a trickle), fails the download (what
+ * was received is kept for the next run). */
+#define JP_STAGE_TIMEOUT_DEFAULT 120
+#define JP_STAGE_LOW_SPEED 1024
 
 struct jp_stage_options {
 	unsigned jobs; /* parallel writers; 0 = JP_STAGE_JOBS_DEFAULT */
@@ -47,6 +53,8 @@ struct jp_stage_options {
 	 * ranges would pay (hf:// knows each file's size from the Hub). */
 	bool expect_known;
 	uint64_t expect_size;
+	/* A download's time bound in seconds (0: JP_STAGE_TIMEOUT_DEFAULT). */
+	unsigned timeout_s;
 };
 
 #define JP_STAGE_OPTIONS_INIT { .jobs = 0 }

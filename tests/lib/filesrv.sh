@@ -11,6 +11,9 @@
 #         if-modified-since=... if-none-match=... sent=BYTES (the bytes it
 #         sent, headers too)
 #       Returns once it listens (5 s at most), else 1.
+#       With JP_FILESRV_NO_VALIDATORS=1 it sends neither ETag nor
+#       Last-Modified (lighttpd without a mimetype table), as a minimal
+#       lighttpd.conf does.
 #   jp_filesrv_stop DIR
 #       stops it and waits for it: lighttpd writes its log out then
 jp_filesrv_start() {
@@ -24,7 +27,8 @@ server.port = $_fport
 server.pid-file = "$_fd/httpd.pid"
 server.errorlog = "$_fd/httpd-error.log"
 # without a mimetype table lighttpd sends neither ETag nor Last-Modified
-mimetype.assign = ( "" => "application/octet-stream" )
+# (JP_FILESRV_NO_VALIDATORS=1: such a server)
+${JP_FILESRV_NO_VALIDATORS:+#}mimetype.assign = ( "" => "application/octet-stream" )
 accesslog.filename = "$_fd/access.log"
 accesslog.format = "\"%r\" %>s range=%{Range}i if-range=%{If-Range}i authorization=%{Authorization}i if-modified-since=%{If-Modified-Since}i if-none-match=%{If-None-Match}i sent=%O"
 $_fthrottle

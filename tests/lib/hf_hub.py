@@ -26,7 +26,8 @@ does. ROOT/config.json, read at each request, changes what it does:
 relative redirect (307) to NEW's, as the Hub does for a renamed
 repository; {"corrupt": [FILE]} serves other bytes for FILE than its
 id says; {"extra": [NAME]} lists NAME among the siblings; {"kbps": N}
-slows each answer's body to N KiB/s. Each request is one line in
+slows each answer's body to N KiB/s; {"cap": N} makes each 206 of the
+CDN carry at most N bytes (a correct Content-Range). Each request is one line in
 ROOT/requests.log: `HOST METHOD PATH STATUS range=R auth=yes|no`.
 """
 import hashlib
@@ -232,6 +233,9 @@ class Hub(http.server.BaseHTTPRequestHandler):
             if a >= size:
                 return self.answer(416, [("Content-Range", "bytes */%d" % size)])
             status = 206
+            cap = config().get("cap", 0)
+            if cap and b - a + 1 > cap:
+                b = a + cap - 1
             head.append(("Content-Range", "bytes %d-%d/%d" % (a, b, size)))
         self.note(status)
         self.send_response(status)

@@ -3,7 +3,8 @@
  * from a path below it, told running while its process is, removed at a
  * success with the records of the runs it finished; a failure with nothing
  * at DEST removes it too; a folder with no record left is nothing; a
- * temporary beside the path (an unpack folder) is found without a record. */
+ * temporary beside the path (an unpack folder) is found without a record;
+ * a download's stage holds its record's folder against a second one. */
 #include "config.h"
 
 #include <errno.h>
@@ -153,6 +154,42 @@ static void a_temporary_beside_the_path_is_found(void **state)
 	free(u);
 }
 
+/* A download's stage holds its record's folder: a second one of the same
+ * DEST is refused, naming the first, and writes no record; once the first
+ * has ended, a stage of it goes on (issue 30). */
+static void a_second_download_of_one_dest_is_refused_with_no_record(void **state)
+{
+	struct scratch *s = *state;
+	struct jp_stage_unfinished *u = calloc(1, sizeof(*u));
+	struct jp_stage_mark *m = NULL, *m2 = NULL;
+	struct jp_error err;
+	char want[64];
+
+	assert_non_null(u);
+	err = (struct jp_error)JP_ERROR_INIT;
+	assert_int_equal(jp_stage_mark_hold(&m, "http://h/x.bin", at(s, "x.bin"), NULL, true, &err), 0);
+	assert_non_null(m);
+	assert_int_equal(jp_stage_mark_hold(&m2, "http://h/x.bin", at(s, "x.bin"), NULL, true, &err),
+			 JP_EREFUSED);
+	assert_null(m2);
+	assert_int_equal(err.n, 1);
+	snprintf(want, sizeof(want), "(pid %ld on ", (long)getpid());
+	assert_non_null(strstr(err.msgs[0], "another jobprep stage is staging it"));
+	assert_non_null(strstr(err.msgs[0], want));
+	jp_stage_unfinished_look(u, at(s, "x.bin"));
+	assert_int_equal(u->runs, 1); /* the first's record only */
+	jp_stage_mark_end(m, true);
+	jp_error_dispose(&err);
+	err = (struct jp_error)JP_ERROR_INIT;
+	assert_int_equal(jp_stage_mark_hold(&m2, "http://h/x.bin", at(s, "x.bin"), NULL, true, &err), 0);
+	assert_non_null(m2);
+	jp_stage_mark_end(m2, true);
+	jp_stage_unfinished_look(u, at(s, "x.bin"));
+	assert_int_equal(u->kind, JP_UNFINISHED_NONE);
+	jp_error_dispose(&err);
+	free(u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -165,6 +202,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_failure_with_nothing_at_dest_leaves_no_record,
 						scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(a_temporary_beside_the_path_is_found,
+						scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(a_second_download_of_one_dest_is_refused_with_no_record,
 						scratch_setup, scratch_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -83,6 +83,11 @@ static const struct jp_cli_opt stage_opts[] = {
 	{ .name = "sha256", .short_name = 's', .arg = "HEX",
 	  .help = N_("a URL's download must have this SHA-256, else it is removed"),
 	  .kind = JP_OPT_CALL, .at = AT(stage.sha256), .parse = parse_sha256, .forms = 1 },
+	{ .name = "timeout", .arg = "SECS",
+	  .help = N_("a download fails when the server does not connect within SECS or sends less\n"
+		     "than 1 KiB/s for SECS on end (default 120); what it received is kept"),
+	  .kind = JP_OPT_UINT, .at = AT(stage.timeout_s), .min = 1, .max = 86400,
+	  .range = N_("--timeout: expected 1 to 86400 seconds, got '%s'"), .forms = 1 },
 	{ .name = "no-unpack", .help = N_("copy an archive (or download one) as it is, not unpacked"),
 	  .kind = JP_OPT_TRUE, .at = AT(stage.no_unpack), .forms = 1 },
 	{ .name = "shard", .arg = "I/N",

@@ -1,0 +1,75 @@
+#!/bin/sh
+# jobprep stage URL DEST onto a tiny filesystem (issue 30, point 6): a
+# tmpfs of the test's own in a private mount namespace, served by
+# tests/lib/odd_server.py on loopback (the same inside the namespace):
+#   huge     a server announcing 5 GiB onto 16 MiB: refused before a byte
+#            is written, saying what it needs; nothing left there
+#   fits     its twin, 2 MiB: staged, identical
+#   unsized  a server that announces no size (no Content-Length), 24 MiB
+#            onto 16 MiB: ENOSPC mid-way, exit 1, and what it wrote is
+#            removed (the filesystem as empty as before)
+# Needs root.
+set -u
+: "${JOBPREP:?}" "${TOP_SRCDIR:?}"
+. "$TOP_SRCDIR/tests/lib/gitserv.sh"
+if why=$(jp_mountns_unavailable); then
+	jp_skip_all "$why"
+fi
+jp_scratch stage-room 'for p in ${SRV_PIDS:-}; do kill $p 2>/dev/null; done'
+unset JOBPREP_HTTP_TOKEN
+mkdir -p "$T/plain/www" "$T/unsized/www" "$T/mnt" || exit 99
+truncate -s 5G "$T/plain/www/huge.bin" || exit 99
+head -c 2097152 /dev/urandom >"$T/plain/www/small.bin"
+head -c $((24 * 1048576)) /dev/urandom >"$T/unsized/www/big.bin"
+touch -d "@$(($(date +%s) - 3600))" "$T/plain/www/huge.bin" "$T/plain/www/small.bin" "$T/unsized/www/big.bin"
+SRV_PIDS=
+# serve DIR MODE: odd_server.py over DIR/www; its URL in SRV_URL
+serve() {
+	_p=$(jp_free_port) || exit 99
+	python3 "$TOP_SRCDIR/tests/lib/odd_server.py" "$1/www" "$_p" "$2" &
+	SRV_PIDS="$SRV_PIDS $!"
+	jp_poll 100 test -s "$1/server.up" || exit 99
+	jp_poll 50 jp_listening "$_p" || exit 99
+	SRV_URL=http://127.0.0.1:$_p
+}
+serve "$T/plain" plain
+PLAIN=$SRV_URL
+serve "$T/unsized" nolength
+UNSIZED=$SRV_URL
+export PLAIN UNSIZED T
+
+cat >"$T/inner.sh" <<'IN'
+set -u
+. "$TOP_SRCDIR/tests/lib/report.sh"
+mount -t tmpfs -o size=16m,mode=755 jp-stage-room "$T/mnt" || exit 99
+used() { df -k --output=used "$T/mnt" | tail -1 | tr -d ' '; }
+before=$(used)
+
+"$JOBPREP" stage --no-progress "$PLAIN/small.bin" "$T/mnt/small.bin" >/dev/null 2>"$T/small.err"
+rc=$?
+jp_expect fits_exits_0 [ "$rc" = 0 ]
+jp_expect fits_identical cmp -s "$T/plain/www/small.bin" "$T/mnt/small.bin"
+rm -f "$T/mnt/small.bin"
+
+"$JOBPREP" stage --no-progress "$PLAIN/huge.bin" "$T/mnt/huge.bin" >/dev/null 2>"$T/huge.err"
+rc=$?
+sed 's/^/# huge: /' "$T/huge.err"
+jp_expect huge_exits_1 [ "$rc" = 1 ]
+jp_expect huge_says_what_it_needs grep -qF "$T/mnt/huge.bin: not enough room for the download: it needs 5.0 GiB more" "$T/huge.err"
+jp_expect huge_wrote_nothing sh -c '[ -z "$(ls -A "$1")" ]' sh "$T/mnt"
+
+# each case on its own: what an earlier one left goes
+find "$T/mnt" -mindepth 1 -delete
+before=$(used)
+"$JOBPREP" stage --no-progress "$UNSIZED/big.bin" "$T/mnt/big.bin" >/dev/null 2>"$T/unsized.err"
+rc=$?
+sed 's/^/# unsized: /' "$T/unsized.err"
+jp_expect unsized_exits_1 [ "$rc" = 1 ]
+jp_expect unsized_says_no_space grep -q "No space left on device" "$T/unsized.err"
+jp_expect unsized_removed_what_it_wrote sh -c '[ -d "$1" ] && [ -z "$(ls -A "$1")" ]' sh "$T/mnt"
+jp_expect unsized_space_given_back [ "$(used)" -le "$((before + 64))" ]
+umount "$T/mnt"
+jp_done
+IN
+jp_cases_in unshare -m --propagation private sh "$T/inner.sh"
+jp_done
