@@ -55,7 +55,7 @@ tui_keys F1
 jp_expect review_f1_shows_the_check tui_wait "What the check found" 5
 jp_expect review_f1_gives_its_id tui_wait_modal "path.storage" 5
 tui_keys Escape
-jp_show_if_failed "$T/review.screen"
+jp_show_if_failed "$T/review.screen" "$T/launch.80" "$T/launch.120"
 tui_keys C-c
 tui_wait_exit >/dev/null
 

@@ -60,7 +60,7 @@ static int verdict_max(const struct jp_form_row *r)
 {
 	/* the launch command's findings whole: the form scrolls, F1 shows
 	 * what still does not fit */
-	return is_multiline(r) ? 24 : 3;
+	return is_multiline(r) ? 60 : 3;
 }
 
 int jp_form_wrap_starts(size_t *starts, size_t max, const char *s, size_t len, int width)
