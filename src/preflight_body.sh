@@ -54,22 +54,22 @@ jp_area() {
 
 # jp_say STATUS ID FORMAT ARG...: one line, on stderr but for a pass.
 jp_say() {
-	jp_s=$1 jp_i=$2 jp_fmt=$3
+	jp_s=$1 jp_sid=$2 jp_fmt=$3
 	shift 3
 	# shellcheck disable=SC2059 # the format is the message
 	jp_msg=$(printf -- "$jp_fmt" "$@")
 	if [ "$jp_s" = pass ]; then
-		printf '[%s] %s: %s\n' "$jp_s" "$jp_i" "$jp_msg"
+		printf '[%s] %s: %s\n' "$jp_s" "$jp_sid" "$jp_msg"
 		return 0
 	fi
-	printf '[%s] %s: %s\n' "$jp_s" "$jp_i" "$jp_msg" >&2
+	printf '[%s] %s: %s\n' "$jp_s" "$jp_sid" "$jp_msg" >&2
 	# the ids the last line names
 	if [ "$jp_s" = warn ]; then
-		jp_warn_ids="$jp_warn_ids $jp_i" jp_warns=$((jp_warns + 1))
+		jp_warn_ids="$jp_warn_ids $jp_sid" jp_warns=$((jp_warns + 1))
 	else
-		jp_fail_ids="$jp_fail_ids $jp_i"
+		jp_fail_ids="$jp_fail_ids $jp_sid"
 	fi
-	[ -z "$jp_notes" ] || printf 'id %s %s\n' "$jp_s" "$jp_i" >>"$jp_notes" 2>/dev/null
+	[ -z "$jp_notes" ] || printf 'id %s %s\n' "$jp_s" "$jp_sid" >>"$jp_notes" 2>/dev/null
 }
 # jp_fail ID FORMAT ARG...: a failure of the area in jp_a, in a probe.
 jp_fail() { jp_say FAIL "$@"; jp_area "${jp_a:-storage}" fail; jp_n=$((jp_n + 1)); }

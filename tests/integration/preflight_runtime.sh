@@ -329,20 +329,25 @@ done
 # two Workers meet at MASTER_ADDR:MASTER_PORT
 manifest two 2 0 null
 port=$((20000 + $$ % 20000))
-# meet TAG0 TAG1 NS_OF_RANK1 ADDR [PREFIX_OF_RANK0...]: both ranks at once
+# meet TAG0 TAG1 NS_OF_RANK1 ADDR [PREFIX_OF_RANK0...]: both ranks at once,
+# each waiting $meet_wait s (a healthy meeting ends as soon as both are there:
+# it waits longer, so a loaded machine cannot fail it)
+meet_wait=4
 meet() {
 	_t0=$1 _t1=$2 _ns1=$3 _addr=$4
 	shift 4
 	rm -f "$S/out/two/.jobprep-preflight-ready"
 	run "$_t0" two ip netns exec "$NS-0" env RANK=0 MASTER_ADDR="$_addr" MASTER_PORT=$port \
-		JOBPREP_ATTEMPT="$_t0" JOBPREP_PREFLIGHT_WAIT=4 "$@" &
+		JOBPREP_ATTEMPT="$_t0" JOBPREP_PREFLIGHT_WAIT=$meet_wait "$@" &
 	_r0=$!
 	run "$_t1" two ip netns exec "$_ns1" env RANK=1 MASTER_ADDR="$_addr" MASTER_PORT=$port \
-		JOBPREP_ATTEMPT="$_t0" JOBPREP_PREFLIGHT_WAIT=4
+		JOBPREP_ATTEMPT="$_t0" JOBPREP_PREFLIGHT_WAIT=$meet_wait
 	wait "$_r0"
 }
 for sh in dash busybox; do
+	meet_wait=60
 	meet meet0-$sh meet1-$sh "$NS-1" "$net.1"
+	meet_wait=4
 	case_of "$sh: rank 0 and rank 1 meet over the veth pair: rank 0 passes" meet0-$sh pass
 	case_of "$sh: ... and rank 1 passes" meet1-$sh pass
 	# the port is free again for the launch command

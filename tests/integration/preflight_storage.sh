@@ -173,13 +173,16 @@ m.pop("storage", None)
 json.dump(m, open(sys.argv[1], "w"))
 EOF
 "$JOBPREP" preflight "$S/shared/out/two/job.json" >"$S/two.sh" || jp_fail "jobprep preflight of two"
-for attempt in healthy bound; do
-	if [ $attempt = bound ]; then
-		mounts="mount --bind '$S/local' '$S/shared/out/two/logs'"
-	else
-		mounts=:
-	fi
-	run "two-$attempt-1" "$S/two.sh" "$mounts" RANK=1 JOBPREP_ATTEMPT="$attempt-$$" JOBPREP_PREFLIGHT_WAIT=3 &
+for attempt in healthy bound ckbound; do
+	# a healthy meeting ends when both are there: its wait is long, so a
+	# loaded machine cannot fail it; a missed mark takes the whole wait
+	wait_s=3
+	case $attempt in
+	bound) mounts="mount --bind '$S/local' '$S/shared/out/two/logs'" ;;
+	ckbound) mounts="mount --bind '$S/local' '$S/shared/out/two/checkpoints'" ;;
+	*) mounts=: wait_s=60 ;;
+	esac
+	run "two-$attempt-1" "$S/two.sh" "$mounts" RANK=1 JOBPREP_ATTEMPT="$attempt-$$" JOBPREP_PREFLIGHT_WAIT=$wait_s &
 	run "two-$attempt-0" "$S/two.sh" : RANK=0 JOBPREP_ATTEMPT="$attempt-$$"
 	wait
 done
@@ -190,6 +193,13 @@ ex "two Workers, logs/ bound on rank 1: it misses rank 0's mark there, rank 0 pa
 		grep -qF "[FAIL] outputs.log_dir.same_storage: Worker $2, rank 1 did not see rank 0'"'"'s mark $3/.jobprep-preflight-ready" "$1-1.err" &&
 		! grep -q "outputs.output_dir.same_storage" "$1-1.err"' \
 	sh "$S/two-bound" "$host" "$S/shared/out/two/logs"
+# a folder before the last one: the meeting goes on to logs/ after it
+ex "two Workers, checkpoints/ bound on rank 1: it fails there, and logs/ is still met" "two-ckbound-0 two-ckbound-1" \
+	sh -c '[ "$(cat "$1-1.rc")" = 1 ] &&
+		grep -qF "[FAIL] outputs.checkpoint_dir.same_storage: Worker $2, rank 1" "$1-1.err" &&
+		! grep -q "outputs.log_dir.same_storage\|Illegal number\|unexpected operator\|integer expression" "$1-1.err" &&
+		grep -q "^\[area\] storage  *fail" "$1-1.err"' \
+	sh "$S/two-ckbound" "$host"
 
 # --- the data folder emptied after init ---------------------------------------
 job emptied platform || jp_fail "init of the emptied job: $(tail -5 "$S/emptied.init")"
