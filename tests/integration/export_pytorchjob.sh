@@ -159,11 +159,22 @@ want += ('[ -f "$OUTPUT_DIR/preflight.sh" ] || { echo "jobprep: $OUTPUT_DIR/pref
 want += open(s + "/launch", encoding="utf-8", newline="").read()
 check(cmd[2] == want, "command string differs:\n got %r\nwant %r" % (cmd[2], want))
 
-# Run as the Pod runs it: exec of /bin/sh -c with the string as read, with
-# what the training operator sets in the Master's Pod
-run = subprocess.run(cmd, cwd=s, capture_output=True,
-                     env={"PATH": "/usr/bin:/bin", "RANK": "0", "WORLD_SIZE": "3",
-                          "MASTER_ADDR": "yaml-job-master-0", "MASTER_PORT": "23456"})
+# Run as the Pods run it: exec of /bin/sh -c with the string as read, with
+# what the training operator sets in each Pod; the three Pods at once, as
+# every Worker's preflight meets the others at MASTER_ADDR:MASTER_PORT
+# (the Master's Service name is this machine's loopback here)
+def pod_env(rank):
+    return {"PATH": "/usr/bin:/bin", "RANK": str(rank), "WORLD_SIZE": "3",
+            "MASTER_ADDR": "localhost", "MASTER_PORT": str(20000 + os.getpid() % 20000)}
+others = [subprocess.Popen(cmd, cwd=s, env=pod_env(r), stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL) for r in (1, 2)]
+run = subprocess.run(cmd, cwd=s, capture_output=True, env=pod_env(0))
+for o in others:
+    try:
+        check(o.wait(timeout=120) == 0, "a Worker's Pod exited %r" % o.returncode)
+    except subprocess.TimeoutExpired:
+        o.kill()
+        check(False, "a Worker's Pod did not end")
 check(run.returncode == 0, "the command exited %d: %r" % (run.returncode, run.stderr))
 check(run.stderr == b"", "the command wrote errors: %r" % run.stderr)
 expected = ("[pass] preflight: every check passed on Worker %s, rank 0\n"

@@ -53,7 +53,7 @@ jp_expect each_env_sh_names_its_own_run \
 	[ "$(env_output "$runs/run-001/env.sh")" = "$runs/run-001" -a \
 	  "$(env_output "$runs/run-002/env.sh")" = "$runs/run-002" ]
 jp_expect second_launch_command_sources_run_002_env_sh \
-	grep -q "^  \\. '$runs/run-002/env.sh' && " "$T/last.out"
+	grep -q "^  exec </dev/null && \\. '$runs/run-002/env.sh' && " "$T/last.out"
 
 # --- -o FILE outside the run folder ----------------------------------------
 rm -rf "$runs"
@@ -64,7 +64,7 @@ jp_expect init_o_still_writes_the_run_folder \
 jp_expect init_o_file_is_a_copy_of_the_run_manifest cmp -s "$C/job.json" "$runs/run-001/job.json"
 jp_expect init_o_puts_no_env_sh_beside_the_copy [ ! -e "$C/env.sh" ]
 jp_expect init_o_launch_command_sources_the_run_env_sh \
-	grep -q "^  \\. '$runs/run-001/env.sh' && " "$T/last.out"
+	grep -q "^  exec </dev/null && \\. '$runs/run-001/env.sh' && " "$T/last.out"
 jp_expect init_o_says_it_wrote_the_run_manifest_and_the_copy \
 	grep -q "^Wrote $runs/run-001/job.json\$" "$T/last.out"
 grep -q "$C/job.json" "$T/last.out" || jp_fail init_o_names_the_copy "$(cat "$T/last.out")"
