@@ -255,6 +255,64 @@ static int parse_options(struct init_opts *o, int argc, char **argv)
 	return -1;
 }
 
+/* The answers (the demo's, made if missing, with --demo) and the profile
+ * they are judged under: --profile, $JOBPREP_PROFILE, the answers' own,
+ * the built-in one. *answers_path becomes the demo's file with --demo. */
+static int load_answers(struct jp_manifest **answers, struct jp_profile **profile,
+			struct jp_demo *demo, const char **answers_path, bool want_demo,
+			const char *profile_path, struct jp_error *err)
+{
+	int rc;
+
+	if (want_demo) {
+		rc = jp_demo_prepare(demo, NULL, err);
+		if (rc < 0)
+			return rc;
+		*answers_path = demo->answers_path;
+		if (!profile_path)
+			profile_path = demo->profile_path;
+	}
+	rc = jp_manifest_load(answers, *answers_path, JP_READ_ANSWERS, err);
+	if (rc < 0)
+		return rc;
+	if (!profile_path && !getenv("JOBPREP_PROFILE") && (*answers)->profile)
+		return jp_profile_copy(profile, (*answers)->profile) < 0 ? jp_error_oom(err) : 0;
+	return jp_profile_resolve(profile, profile_path, err);
+}
+
+/* What the command line says beyond the answers: -o's copy (relative to
+ * the current directory, as a shell user means it) and the resume offer
+ * taken (launch.resume). */
+static int set_from_options(struct jp_flow *flow, const struct init_opts *o, struct jp_error *err)
+{
+	int rc = 0;
+
+	if (o->output) {
+		char *out_abs = jp_path_absolute(o->output);
+
+		if (!out_abs)
+			return errno == ENOMEM ? jp_error_oom(err)
+					       : jp_error_set(err, JP_EIO,
+							      _("%s: cannot make it absolute: %s"),
+							      o->output, strerror(errno));
+		rc = jp_flow_set(NULL, flow, "review.manifest_path", out_abs, err);
+		free(out_abs);
+		if (rc < 0)
+			return rc;
+	}
+	if (o->resume_from)
+		rc = jp_flow_set(NULL, flow, "job.resume_from", o->resume_from, err);
+	else if (o->resume_in)
+		rc = jp_flow_resume_in(flow, o->resume_in, err);
+	return rc;
+}
+
+static unsigned finish_flags(const struct init_opts *o)
+{
+	return (o->force ? JP_FINISH_FORCE : 0) | (o->deep ? JP_FINISH_DEEP : 0) |
+	       (o->dry_run ? JP_FINISH_NO_WRITE : 0);
+}
+
 int jp_cmd_init(int argc, char **argv)
 {
 	struct init_opts o = { NULL, NULL, NULL, NULL, NULL, JP_CLI_CHECKS_SUMMARY,
@@ -266,43 +324,23 @@ int jp_cmd_init(int argc, char **argv)
 	struct jp_flow *flow = NULL;
 	struct jp_cli_port cp;
 	struct jp_port port = JP_PORT_INIT;
-	const char *answers_path, *output, *profile_path;
+	const char *answers_path, *profile_path;
 	enum jp_cli_checks shown;
-	bool json, force, deep, want_demo, port_on = false;
-	char *out_abs = NULL;
-	unsigned flags = 0;
+	bool json, force, want_demo, port_on = false;
 	int rc, status = parse_options(&o, argc, argv);
 
 	if (status >= 0)
 		return status;
 	status = JP_EXIT_OK;
 	answers_path = o.answers_path;
-	output = o.output;
 	profile_path = o.profile_path;
 	shown = o.shown;
 	json = o.json;
 	force = o.force;
-	deep = o.deep;
 	want_demo = o.want_demo;
 
 	/* the answers and the profile they are judged under */
-	if (want_demo) {
-		rc = jp_demo_prepare(&demo, NULL, &err);
-		if (rc < 0)
-			goto fail;
-		answers_path = demo.answers_path;
-		if (!profile_path)
-			profile_path = demo.profile_path;
-	}
-	rc = jp_manifest_load(&answers, answers_path, JP_READ_ANSWERS, &err);
-	if (rc < 0)
-		goto fail;
-	if (!profile_path && !getenv("JOBPREP_PROFILE") && answers->profile)
-		rc = jp_profile_copy(&profile, answers->profile) < 0
-			     ? jp_error_oom(&err)
-			     : 0;
-	else
-		rc = jp_profile_resolve(&profile, profile_path, &err);
+	rc = load_answers(&answers, &profile, &demo, &answers_path, want_demo, profile_path, &err);
 	if (rc < 0)
 		goto fail;
 
@@ -325,25 +363,7 @@ int jp_cmd_init(int argc, char **argv)
 	}
 	if (rc < 0)
 		goto fail;
-	if (output) {
-		/* -o relative to the current directory, as a shell user means it */
-		out_abs = jp_path_absolute(output);
-		if (!out_abs) {
-			rc = errno == ENOMEM
-				     ? jp_error_oom(&err)
-				     : jp_error_set(&err, JP_EIO, _("%s: cannot make it absolute: %s"),
-						    output, strerror(errno));
-			goto fail;
-		}
-		rc = jp_flow_set(NULL, flow, "review.manifest_path", out_abs, &err);
-		if (rc < 0)
-			goto fail;
-	}
-	/* the resume offer taken on the command line (launch.resume) */
-	if (o.resume_from)
-		rc = jp_flow_set(NULL, flow, "job.resume_from", o.resume_from, &err);
-	else if (o.resume_in)
-		rc = jp_flow_resume_in(flow, o.resume_in, &err);
+	rc = set_from_options(flow, &o, &err);
 	if (rc < 0)
 		goto fail;
 
@@ -356,13 +376,7 @@ int jp_cmd_init(int argc, char **argv)
 	port.ask_secret = NULL;
 	port.confirm = force ? yes : NULL;
 
-	if (force)
-		flags |= JP_FINISH_FORCE;
-	if (deep)
-		flags |= JP_FINISH_DEEP;
-	if (o.dry_run)
-		flags |= JP_FINISH_NO_WRITE;
-	rc = jp_flow_finish(flow, flags, &port, &err);
+	rc = jp_flow_finish(flow, finish_flags(&o), &port, &err);
 	jp_cli_port_finish(&cp);
 	port_on = false;
 	/* A signal that came after the flow had finished (the manifest written,
@@ -413,7 +427,6 @@ fail:
 out:
 	if (port_on)
 		jp_cli_port_finish(&cp);
-	free(out_abs);
 	jp_flow_free(flow);
 	jp_profile_free(profile);
 	jp_manifest_free(answers);
