@@ -121,6 +121,8 @@ static int write_files(struct jp_flow *flow, bool force, const struct jp_port *p
 	if (rc == 0)
 		rc = jp_flow_take_manifest(&m, flow, err);
 	if (rc == 0)
+		rc = flow_run_code(flow, m, err);
+	if (rc == 0)
 		rc = jp_manifest_validate(m, manifest, err);
 	if (rc == 0)
 		rc = jp_envsh_render(&env, m, err);

@@ -144,6 +144,8 @@ struct jp_flow {
 	/* Inline checks run at every keystroke: what they learnt slowly is kept
 	 * here (a cache, so it may change behind a const flow). */
 	struct flow_cache *cache;
+	/* what the run written last takes (flow_runcode.c); NULL: none */
+	char *code_story;
 };
 
 struct flow_cache {
@@ -242,6 +244,9 @@ bool flow_check_absolute(struct jp_verdict *v, const char *s);
  * {output_dir}/job.json, with a copy at review.manifest_path (*copy; NULL
  * when none). Both the caller's; JP_ENOMEM. */
 int flow_run_files(char **manifest, char **copy, const struct jp_flow *flow);
+/* flow_runcode.c: the run's own read-only copy of m's checkout; m's
+ * code.path then names it and code.checkout the live checkout. */
+int flow_run_code(struct jp_flow *flow, struct jp_manifest *m, struct jp_error *err);
 /* What is at the copy's path now. */
 enum copy_state {
 	COPY_FREE,       /* nothing, or in the run's folder */

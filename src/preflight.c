@@ -71,6 +71,9 @@ static const struct message {
 	     "mount on this Worker?)") },
 	{ "jp_m_failed", N_("Worker %s: the launch command was not started (problems found: %s)") },
 	{ "jp_m_passed", N_("every check passed on Worker %s") },
+	{ "jp_m_tree",
+	  N_("%s holds the code of %s, but the run's manifest records %s (on %s): the run's own "
+	     "copy of its code is not the one it was prepared with; prepare the run again") },
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -155,6 +158,12 @@ static void values(struct jp_buf *b, const struct jp_manifest *m, const struct j
 	add_roots(b, "jp_public", &p->public_roots);
 	add_roots(b, "jp_ephemeral", &p->ephemeral_roots);
 	add_var(b, "jp_meet_id", JP_PREFLIGHT_MEET_ID);
+	/* the run's own copy of its code, and what its stamp must say */
+	if (m->code.checkout && m->code.path && m->code.repo_commit) {
+		add_var(b, "jp_tree_dir", m->code.path);
+		add_var(b, "jp_tree_commit", m->code.repo_commit);
+		add_var(b, "jp_tree_changes", m->code.changes_digest ? m->code.changes_digest : "-");
+	}
 	for (size_t i = 0; i < N_OF(messages); i++)
 		add_var(b, messages[i].var, _(messages[i].fmt));
 	jp_buf_add(b, "\n");
@@ -189,6 +198,8 @@ static int checks(struct jp_buf *b, const struct jp_manifest *m)
 		add_quoted(b, paths[i].path);
 		jp_buf_addc(b, '\n');
 	}
+	if (m->code.checkout && m->code.path && m->code.repo_commit)
+		jp_buf_add(b, "jp_code_tree\n");
 	jp_buf_add(b, "jp_meet\n"
 		      "jp_finish\n");
 	free(paths);

@@ -458,3 +458,7 @@ EXTRA_DIST += tests/integration/update_killed_move.sh
 
 # What fault_trials.sh writes beside its log: the table of trials per cell.
 CLEANFILES += tests/integration/fault_trials.table
+# each run's own read-only copy of its code (issue 29)
+RUNCODE_TESTS = tests/integration/run_code_own.sh
+TESTS += $(RUNCODE_TESTS)
+EXTRA_DIST += $(RUNCODE_TESTS)
