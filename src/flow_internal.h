@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "jobprep/flow.h"
+#include "jobprep/git.h"
 #include "jobprep/probe.h"
 #include "jobprep/strv.h"
 #include "str.h"
@@ -110,6 +111,11 @@ struct inspected {
 	enum fkey refusal_key;   /* the field the refusal is about */
 	unsigned long refused_gen; /* flow->code_gen when refused: tried again
 				    * once a code answer is set again */
+	/* The move this inspection made, for a refused prep to take back
+	 * (jp_git_update_undo): moved.moved false when none. Its strings
+	 * are not kept (ref in moved_ref). */
+	struct jp_git_update_result moved;
+	char moved_ref[256];
 };
 
 struct jp_flow {
@@ -144,6 +150,8 @@ struct jp_flow {
 	/* Inline checks run at every keystroke: what they learnt slowly is kept
 	 * here (a cache, so it may change behind a const flow). */
 	struct flow_cache *cache;
+	/* inspections applied that moved the checkout */
+	unsigned moves;
 	/* what the run written last takes (flow_runcode.c); NULL: none */
 	char *code_story;
 };

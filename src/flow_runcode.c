@@ -162,6 +162,13 @@ int flow_run_code(struct jp_flow *flow, struct jp_manifest *m, struct jp_error *
 	    (jp_set_str(&m->code.changes_digest, rt.digest) < 0 ||
 	     name_files(&m->code.changes_files, &rt.changed) < 0))
 		rc = jp_error_oom(err);
+	/* the check `jobprep check` makes of it, so the two sets agree */
+	if (rc == 0 && jp_manifest_add_check(m, "code.path.tree", JP_CHECK_PASS, rt.path,
+					     _("%s is the run's own copy of commit %.7s%s, made from %s"),
+					     rt.path, rt.commit,
+					     rt.digest[0] ? _(" with its recorded changes") : "",
+					     m->code.checkout) < 0)
+		rc = jp_error_oom(err);
 	if (rc == 0 && story(flow, m, &rt) < 0)
 		rc = jp_error_oom(err);
 	free(live);

@@ -459,6 +459,6 @@ EXTRA_DIST += tests/integration/update_killed_move.sh
 # What fault_trials.sh writes beside its log: the table of trials per cell.
 CLEANFILES += tests/integration/fault_trials.table
 # each run's own read-only copy of its code (issue 29)
-RUNCODE_TESTS = tests/integration/run_code_own.sh
+RUNCODE_TESTS = tests/integration/run_code_own.sh tests/integration/run_code_moves.sh
 TESTS += $(RUNCODE_TESTS)
 EXTRA_DIST += $(RUNCODE_TESTS)
