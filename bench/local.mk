@@ -47,3 +47,10 @@ bench_list += bench/bench_look.sh
 noinst_PROGRAMS += bench/lookcost
 bench_lookcost_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 bench_lookcost_LDADD = $(CORE_LIBS)
+
+# runcode: what a run's own read-only copy of its code costs (the first, the
+# same commit again, the next release), vs a fresh git clone of the repository
+bench_list += bench/bench_runcode.sh
+noinst_PROGRAMS += bench/runtreecost
+bench_runtreecost_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+bench_runtreecost_LDADD = $(CORE_LIBS)
