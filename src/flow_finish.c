@@ -14,6 +14,7 @@
 #include "jobprep/preflight.h"
 #include "jobprep/shellwords.h"
 #include "flow_internal.h"
+#include "git_internal.h"
 #include "manifest_internal.h"
 
 #define MAX_ACTIONS 64

@@ -796,11 +796,12 @@ static int ask(struct upd *u, const char *from_label, const char *to_label)
 	free(q);
 	if (yes)
 		return 0;
-	/* the path last: it can be long, and a status line cut at the screen's
-	 * edge must still say what happened */
+	/* what happened first, then the path (it can be long), then the way
+	 * to keep the code as it is */
 	return jp_error_set(u->err, JP_EREFUSED,
-			    _("the checkout stays at %s (moving it to %s was declined): %s"),
-			    from_label, to_label, u->opts->path);
+			    _("the checkout stays at %s (moving it to %s was declined): %s; to "
+			      "prepare this run from it as it is, set code.repo.ref to %.7s"),
+			    from_label, to_label, u->opts->path, u->res->from);
 }
 
 /* ---- the move ------------------------------------------------------------- */

@@ -276,13 +276,6 @@ struct jp_git_update_result {
 
 #define JP_GIT_UPDATE_RESULT_INIT { .moved = false, .ref_kind = JP_GIT_REF_BRANCH, .checkout = JP_GIT_REPO_INFO_INIT }
 
-/* Put a checkout jp_git_update moved (res->moved) back where it was: the
- * files of res->to that differ from res->from, HEAD and the branch the move
- * set; edits it carried stay. For a prep refused after its move. Returns
- * 0, JP_EGIT (the message says how to put it back by hand). */
-int jp_git_update_undo(const char *path, const struct jp_git_update_result *res,
-		       struct jp_error *err);
-
 /* ---- a launch-command clone ------------------------------------------------ */
 
 struct jp_git_remote_info {
