@@ -1,10 +1,11 @@
 /* What a run's own copy of its code costs to make, timed alone:
  * jp_runtree_make on a checkout (its HEAD, its uncommitted changes).
- *   runtreecost CHECKOUT
+ *   runtreecost [-p] CHECKOUT    (-p: the parallel writers of network storage)
  * prints "SECONDS FILES LINKED BYTES_WRITTEN REUSED PATH". */
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "runtree_internal.h"
@@ -23,12 +24,12 @@ int main(int argc, char **argv)
 	struct jp_error err = JP_ERROR_INIT;
 	double t0;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: runtreecost CHECKOUT\n");
+	if (argc != 2 && !(argc == 3 && strcmp(argv[1], "-p") == 0)) {
+		fprintf(stderr, "usage: runtreecost [-p] CHECKOUT\n");
 		return 2;
 	}
 	t0 = now();
-	if (jp_runtree_make(&rt, argv[1], true, NULL, &err) != 0) {
+	if (jp_runtree_make(&rt, argv[argc - 1], true, NULL, argc == 3, &err) != 0) {
 		fprintf(stderr, "runtreecost: %s\n", err.n ? err.msgs[0] : "failed");
 		return 1;
 	}

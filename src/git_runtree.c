@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,15 @@ struct rt {
 	char *prev;      /* the tree made last, NULL: none */
 	struct jp_strv prev_changed;
 	int rc;
+	/* many writers at once (network storage, where each create, link and
+	 * chmod is a round trip): the walk only lists what to write or link */
+	bool parallel;
+	struct jp_git_pco_file *pco; /* blobs to write, paths owned */
+	size_t n_pco, cap_pco;
+	struct jp_strv links;        /* paths to link from the tree before */
+	/* submodules not at the commit the tree records (not cloned, or at
+	 * another): "PATH HEX" ("PATH -" when not cloned), digested too */
+	struct jp_strv sm_state;
 };
 
 void jp_runtree_dispose(struct jp_runtree *t)
@@ -151,6 +162,26 @@ static int push_delta(struct jp_strv *v, const git_diff_delta *d)
 	return 0;
 }
 
+static int sm_cb(git_submodule *sm, const char *name, void *payload)
+{
+	struct rt *t = payload;
+	const git_oid *wd = git_submodule_wd_id(sm), *want = git_submodule_head_id(sm);
+	char hex[GIT_OID_HEXSZ + 1] = "-", *line = NULL;
+	int rc = 0;
+
+	(void)name;
+	if (wd && want && git_oid_equal(wd, want))
+		return 0;
+	if (wd)
+		git_oid_tostr(hex, sizeof(hex), wd);
+	if (asprintf(&line, "%s %s", git_submodule_path(sm), hex) < 0 ||
+	    jp_strv_push(&t->sm_state, line) < 0 ||
+	    jp_strv_push(&t->out->changed, git_submodule_path(sm)) < 0)
+		rc = -1;
+	free(line);
+	return rc;
+}
+
 /* The tracked paths whose content differs from HEAD, sorted, once each. */
 static int changed_paths(struct rt *t)
 {
@@ -176,6 +207,10 @@ static int changed_paths(struct rt *t)
 			rc = push_delta(v, e->index_to_workdir);
 	}
 	git_status_list_free(st);
+	/* a submodule's files come from its checkout: one not at the recorded
+	 * commit is a change too */
+	if (rc == 0 && git_submodule_foreach(t->repo, sm_cb, t) != 0 && t->sm_state.n == 0)
+		git_error_clear();
 	if (rc < 0)
 		return jp_error_oom(t->err);
 	if (v->n > 1)
@@ -214,7 +249,10 @@ static int digest_changes(struct rt *t)
 			break;
 		}
 		if (lstat(p, &sb) == 0)
-			kind = S_ISLNK(sb.st_mode) ? 'l' : (sb.st_mode & 0111) ? 'x' : 'f';
+			kind = S_ISDIR(sb.st_mode)   ? 's' /* a submodule: its state below */
+			       : S_ISLNK(sb.st_mode) ? 'l'
+			       : (sb.st_mode & 0111) ? 'x'
+						     : 'f';
 		EVP_DigestUpdate(ctx, v->v[i], strlen(v->v[i]) + 1);
 		EVP_DigestUpdate(ctx, &kind, 1);
 		if (kind == 'l' && (n = readlink(p, (char *)buf, sizeof(buf))) >= 0) {
@@ -229,6 +267,8 @@ static int digest_changes(struct rt *t)
 		}
 		free(p);
 	}
+	for (size_t i = 0; rc == 0 && i < t->sm_state.n; i++)
+		EVP_DigestUpdate(ctx, t->sm_state.v[i], strlen(t->sm_state.v[i]) + 1);
 	if (rc == 0 && EVP_DigestFinal_ex(ctx, md, &len) == 1)
 		for (unsigned i = 0; i < len && i < 32; i++)
 			snprintf(t->out->digest + 2 * i, 3, "%02x", md[i]);
@@ -386,6 +426,147 @@ static int put_blob(struct rt *t, const char *rel, const git_tree_entry *e, cons
 
 static int walk_cb(const char *root, const git_tree_entry *e, void *payload);
 
+/* ---- many at once ------------------------------------------------------------ */
+
+#define PAR_THREADS 16
+
+struct par {
+	struct rt *t;
+	const char *const *paths;
+	size_t n;
+	atomic_size_t next;
+	bool link;          /* link from the tree before; else chmod read-only */
+	unsigned char *ok;  /* per path */
+};
+
+static void *par_worker(void *arg)
+{
+	struct par *p = arg;
+	char src[4096], dst[4096];
+	size_t i;
+	struct stat sb;
+
+	while ((i = atomic_fetch_add(&p->next, 1)) < p->n) {
+		snprintf(dst, sizeof(dst), "%s/%s", p->t->tmp, p->paths[i]);
+		if (p->link) {
+			snprintf(src, sizeof(src), "%s/%s", p->t->prev, p->paths[i]);
+			p->ok[i] = link(src, dst) == 0;
+		} else if (lstat(dst, &sb) == 0 && S_ISREG(sb.st_mode)) {
+			p->ok[i] = chmod(dst, sb.st_mode & 0555) == 0;
+		}
+	}
+	return NULL;
+}
+
+/* link (or chmod) each of paths with PAR_THREADS threads; ok[i] says
+ * which worked. */
+static void par_run(struct rt *t, const char *const *paths, size_t n, bool link_them,
+		    unsigned char *ok)
+{
+	pthread_t th[PAR_THREADS];
+	struct par p = { t, paths, n, 0, link_them, ok };
+	int started = 0;
+
+	for (int k = 0; k < PAR_THREADS && (size_t)k < n; k++)
+		if (pthread_create(&th[started], NULL, par_worker, &p) == 0)
+			started++;
+	if (!started)
+		par_worker(&p);
+	for (int k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+}
+
+static int push_pco(struct rt *t, const char *rel, const git_tree_entry *e)
+{
+	struct jp_git_pco_file *f;
+
+	if (t->n_pco == t->cap_pco) {
+		size_t cap = t->cap_pco ? 2 * t->cap_pco : 1024;
+		void *grown = realloc(t->pco, cap * sizeof(*t->pco));
+
+		if (!grown)
+			return jp_error_oom(t->err);
+		t->pco = grown;
+		t->cap_pco = cap;
+	}
+	f = &t->pco[t->n_pco];
+	memset(f, 0, sizeof(*f));
+	if (!(f->path = strdup(rel)))
+		return jp_error_oom(t->err);
+	git_oid_cpy(&f->id, git_tree_entry_id(e));
+	f->mode = git_tree_entry_filemode(e);
+	f->exec = f->mode == GIT_FILEMODE_BLOB &&
+		  *t->pattern && fnmatch(t->pattern, rel, FNM_PATHNAME) == 0;
+	f->is_new = true;
+	t->n_pco++;
+	return 0;
+}
+
+/* A blob the tree before has too (same id and mode), not one of its
+ * included changes. */
+static bool in_previous(struct rt *t, const char *rel, const git_tree_entry *e)
+{
+	git_tree_entry *pe = NULL;
+	bool same;
+
+	if (!t->prev_tree || in_sorted(&t->prev_changed, rel) ||
+	    git_tree_entry_bypath(&pe, t->prev_tree, rel) != 0) {
+		git_error_clear();
+		return false;
+	}
+	same = git_oid_equal(git_tree_entry_id(pe), git_tree_entry_id(e)) &&
+	       git_tree_entry_filemode(pe) == git_tree_entry_filemode(e);
+	git_tree_entry_free(pe);
+	return same;
+}
+
+/* What the walk listed: the links first (those that fail are written),
+ * then the blobs by the parallel writer, then every file read-only. */
+static int write_listed(struct rt *t)
+{
+	struct jp_git_op op;
+	unsigned char *ok = calloc(t->links.n + 1, 1);
+	const char **all = NULL;
+	int rc = 0;
+
+	if (!ok)
+		return jp_error_oom(t->err);
+	par_run(t, (const char *const *)t->links.v, t->links.n, true, ok);
+	for (size_t i = 0; rc == 0 && i < t->links.n; i++) {
+		git_tree_entry *e = NULL;
+
+		if (ok[i]) {
+			t->out->files++, t->out->linked++;
+			continue;
+		}
+		if (git_tree_entry_bypath(&e, t->tree, t->links.v[i]) != 0)
+			rc = jp_error_set(t->err, JP_EGIT, _("%s: cannot read its tree"), t->out->checkout);
+		else
+			rc = push_pco(t, t->links.v[i], e);
+		git_tree_entry_free(e);
+	}
+	free(ok);
+	jp_git_op_init(&op, NULL);
+	if (rc == 0 && t->n_pco)
+		rc = jp_git_pcheckout(t->repo, t->tmp, t->pco, t->n_pco, 0, false, &op, t->err);
+	if (rc != 0)
+		return rc;
+	for (size_t i = 0; i < t->n_pco; i++) {
+		t->out->files++;
+		t->out->written += (uint64_t)t->pco[i].st.st_size;
+	}
+	if (!(all = calloc(t->n_pco + 1, sizeof(*all))) || !(ok = calloc(t->n_pco + 1, 1))) {
+		free(all);
+		return jp_error_oom(t->err);
+	}
+	for (size_t i = 0; i < t->n_pco; i++)
+		all[i] = t->pco[i].path;
+	par_run(t, all, t->n_pco, false, ok);
+	free(all);
+	free(ok);
+	return 0;
+}
+
 /* A submodule: the files of the commit its own checkout is at (a clone's
  * folder of it holds them too); an empty folder when it is not cloned. */
 static int put_submodule(struct rt *t, const char *rel, char *dst)
@@ -444,6 +625,10 @@ static int walk_cb(const char *root, const git_tree_entry *e, void *payload)
 	case GIT_OBJECT_BLOB:
 		if (in_sorted(t->changed, rel))
 			rc = copy_changed(t, rel, dst);
+		else if (t->parallel && in_previous(t, rel, e))
+			rc = jp_strv_push(&t->links, rel) < 0 ? jp_error_oom(t->err) : 0;
+		else if (t->parallel)
+			rc = push_pco(t, rel, e);
 		else if (link_previous(t, rel, e, dst))
 			t->out->files++, t->out->linked++;
 		else
@@ -596,6 +781,18 @@ static bool made_already(const struct jp_runtree *o)
 	       strcmp(digest, o->digest) == 0;
 }
 
+/* A .gitmodules at the top: its submodules' files come from their own
+ * checkouts. */
+static bool has_submodules(struct rt *t)
+{
+	git_tree_entry *e = NULL;
+	bool has = git_tree_entry_bypath(&e, t->tree, ".gitmodules") == 0;
+
+	git_tree_entry_free(e);
+	git_error_clear();
+	return has;
+}
+
 static int build(struct rt *t)
 {
 	int rc, dfd;
@@ -608,10 +805,15 @@ static int build(struct rt *t)
 	if (mkdir(t->tmp, 0755) != 0)
 		return io_fail(t, t->tmp);
 	find_previous(t);
+	/* submodules and filters (an LFS pointer, autocrlf) need the one by one
+	 * writer, which reads what the checkout holds */
+	t->parallel = t->parallel && jp_git_plain_tree(t->repo, t->tree) && !has_submodules(t);
 	if (git_tree_walk(t->tree, GIT_TREEWALK_PRE, walk_cb, t) != 0)
 		return t->rc < 0 ? t->rc
 				 : jp_error_set(t->err, JP_EGIT, _("%s: cannot read its tree"),
 						t->out->checkout);
+	if (t->parallel && (rc = write_listed(t)) != 0)
+		return rc;
 	if ((rc = add_new_changes(t)) != 0 || (rc = write_stamp(t)) != 0)
 		return rc;
 	/* one flush of the filesystem, not one per file */
@@ -630,7 +832,7 @@ static int build(struct rt *t)
 }
 
 int jp_runtree_make(struct jp_runtree *out, const char *checkout, bool changes,
-		    const char *exec_pattern, struct jp_error *err)
+		    const char *exec_pattern, bool parallel, struct jp_error *err)
 {
 	struct rt t;
 	int rc;
@@ -641,6 +843,7 @@ int jp_runtree_make(struct jp_runtree *out, const char *checkout, bool changes,
 	t.err = err;
 	t.pattern = exec_pattern ? exec_pattern : JP_GIT_EXEC_DEFAULT;
 	t.changed = &out->changed;
+	t.parallel = parallel;
 	if ((rc = jp_git_global_init(err)) != 0)
 		return rc;
 	if (!(out->checkout = strdup(checkout)))
@@ -661,6 +864,11 @@ out:
 	free(t.base);
 	free(t.prev);
 	jp_strv_dispose(&t.prev_changed);
+	jp_strv_dispose(&t.links);
+	jp_strv_dispose(&t.sm_state);
+	for (size_t i = 0; i < t.n_pco; i++)
+		free((char *)t.pco[i].path);
+	free(t.pco);
 	git_tree_free(t.prev_tree);
 	git_tree_free(t.tree);
 	git_repository_free(t.repo);

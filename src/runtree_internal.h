@@ -36,10 +36,13 @@ struct jp_runtree {
  * tracked files (the exec bits jobprep set on exec_pattern's files, NULL =
  * JP_GIT_EXEC_DEFAULT, are not changes). Written into a temporary beside
  * the trees, then renamed into place; a file whose blob and mode are those
- * of the tree made last is a hard link to it. Returns 0, JP_ENOENT (not a
+ * of the tree made last is a hard link to it. With parallel (above all
+ * for network storage, where each file operation is a round trip), the links, the blobs
+ * (jp_git_pcheckout) and the chmods are made by many threads at once, for
+ * a tree no filter applies to and without submodules. Returns 0, JP_ENOENT (not a
  * git checkout, or no commit yet), JP_EIO, JP_ENOSPC, JP_ENOMEM, JP_EGIT. */
 int jp_runtree_make(struct jp_runtree *out, const char *checkout, bool changes,
-		    const char *exec_pattern, struct jp_error *err);
+		    const char *exec_pattern, bool parallel, struct jp_error *err);
 void jp_runtree_dispose(struct jp_runtree *t);
 
 /* The stamp of the tree at dir: commit (41 bytes) and digest (65 bytes,
