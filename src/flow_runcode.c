@@ -110,6 +110,10 @@ static int story(struct jp_flow *flow, const struct jp_manifest *m, const struct
 				  "made before, %s written)"),
 			    rt->path, rt->files, rt->linked,
 			    jp_units_format_bytes(size, sizeof(size), rt->written));
+	if (rt->untracked)
+		jp_buf_addf(&b, _("; %zu untracked or ignored file(s) and folder(s) there are links "
+				  "to the checkout's (data, outputs: no code)"),
+			    rt->untracked);
 	jp_buf_addc(&b, '\n');
 	jp_buf_addf(&b, _("the same code again: this run's env.sh names it; or git -C %s checkout "
 			  "%s%s"),

@@ -676,6 +676,51 @@ static int add_new_changes(struct rt *t)
 	return rc;
 }
 
+/* ---- what git does not track ---------------------------------------------- */
+
+/* Untracked and ignored files and folders of the checkout (data a script
+ * made, a generated train.bin, outputs) are no code: the run's tree
+ * reaches them through a symbolic link to the checkout's, made where the
+ * tree has nothing (also in a tree made before, for files made since). */
+static int link_untracked(struct rt *t, const char *dir)
+{
+	git_status_options so;
+	git_status_list *st = NULL;
+	int rc = 0;
+
+	git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
+	so.show = GIT_STATUS_SHOW_WORKDIR_ONLY;
+	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_INCLUDE_IGNORED |
+		   GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	if (git_status_list_new(&st, t->repo, &so) != 0) {
+		git_error_clear();
+		return 0; /* nothing linked: the code is whole without it */
+	}
+	for (size_t i = 0; rc == 0 && i < git_status_list_entrycount(st); i++) {
+		const git_status_entry *e = git_status_byindex(st, i);
+		const char *rel = e && e->index_to_workdir ? e->index_to_workdir->new_file.path : NULL;
+		char *src = NULL, *dst = NULL;
+		size_t n;
+		struct stat sb;
+
+		if (!rel || !(e->status & (GIT_STATUS_WT_NEW | GIT_STATUS_IGNORED)) ||
+		    strcmp(rel, JP_RUNTREE_STAMP) == 0)
+			continue;
+		n = strlen(rel);
+		if (n && rel[n - 1] == '/')
+			n--; /* a folder */
+		if (asprintf(&src, "%s/%.*s", t->out->checkout, (int)n, rel) < 0 ||
+		    asprintf(&dst, "%s/%.*s", dir, (int)n, rel) < 0)
+			rc = jp_error_oom(t->err);
+		else if (lstat(dst, &sb) != 0 && errno == ENOENT && symlink(src, dst) == 0)
+			t->out->untracked++;
+		free(src);
+		free(dst);
+	}
+	git_status_list_free(st);
+	return rc;
+}
+
 /* ---- the tree made last ----------------------------------------------------- */
 
 /* The newest of the trees beside (by its stamp's time), to link from. */
@@ -854,9 +899,12 @@ int jp_runtree_make(struct jp_runtree *out, const char *checkout, bool changes,
 		goto out;
 	if (made_already(out)) {
 		out->reused = true;
+		rc = link_untracked(&t, out->path);
 		goto out;
 	}
 	rc = build(&t);
+	if (rc == 0)
+		rc = link_untracked(&t, out->path);
 out:
 	if (t.tmp && (rc != 0 || out->reused))
 		jp_fs_rm_rf(t.tmp);

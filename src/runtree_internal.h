@@ -27,6 +27,8 @@ struct jp_runtree {
 	size_t files;           /* files in it */
 	size_t linked;          /* ... hard links to the tree made before */
 	uint64_t written;       /* bytes written for it */
+	size_t untracked;       /* links made to the checkout's untracked and
+				 * ignored files and folders */
 };
 
 #define JP_RUNTREE_INIT { .path = NULL, .checkout = NULL, .commit = "", .digest = "" }
@@ -36,7 +38,10 @@ struct jp_runtree {
  * tracked files (the exec bits jobprep set on exec_pattern's files, NULL =
  * JP_GIT_EXEC_DEFAULT, are not changes). Written into a temporary beside
  * the trees, then renamed into place; a file whose blob and mode are those
- * of the tree made last is a hard link to it. With parallel (above all
+ * of the tree made last is a hard link to it. The checkout's untracked
+ * and ignored files and folders (data, outputs: no code) are symbolic
+ * links to the checkout's where the tree has nothing there, also in a tree
+ * that was made already. With parallel (above all
  * for network storage, where each file operation is a round trip), the links, the blobs
  * (jp_git_pcheckout) and the chmods are made by many threads at once, for
  * a tree no filter applies to and without submodules. Returns 0, JP_ENOENT (not a

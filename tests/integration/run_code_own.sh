@@ -27,6 +27,7 @@ W=$T/work
 git init -q -b main "$W" && mkdir -p "$W/scripts" || exit 99
 printf '#!/bin/sh\necho "code A: $*"\n' >"$W/scripts/train.sh"
 echo "a readme no commit changes" >"$W/README"
+echo "*.bin" >"$W/.gitignore"
 git -C "$W" add -A && git $JP_GIT_ID -C "$W" commit -qm A || exit 99
 A=$(git -C "$W" rev-parse HEAD)
 git clone -q --bare "$W" "$T/repos/train.git" || exit 99
@@ -67,9 +68,11 @@ prep one
 jp_expect first_prep_succeeds ok one
 # B: the script renamed, as a new commit that changes a flag would be
 git -C "$W" mv scripts/train.sh scripts/run.sh &&
-	printf '#!/bin/sh\necho "code B: $*"\n' >"$W/scripts/run.sh" &&
+	printf '#!/bin/sh\necho "code B: $*"\ncat data.bin 2>/dev/null\n' >"$W/scripts/run.sh" &&
 	git $JP_GIT_ID -C "$W" commit -qam B && git -C "$W" push -q origin main || exit 99
 B=$(git -C "$W" rev-parse HEAD)
+# data a script made in the checkout after the first prep (ignored by git)
+echo "data made after run-001's prep" >"$P/data.bin"
 answers run.sh
 prep two
 jp_expect second_prep_succeeds ok two
@@ -82,6 +85,9 @@ jp_expect run_001_launch_after_run_002_prep_runs_code_a \
 	grep -q "^code A: --out $O/run-001\$" "$T/launch-run-001.out"
 launch run-002
 jp_expect run_002_launch_runs_code_b grep -q "^code B: --out $O/run-002\$" "$T/launch-run-002.out"
+jp_expect run_002_reads_the_ignored_data_of_the_checkout \
+	grep -q "^data made after run-001's prep\$" "$T/launch-run-002.out"
+jp_expect init_says_untracked_files_are_links grep -q "1 untracked or ignored file(s)" "$T/two.out"
 d1=$(field "$O/run-001/job.json" code.path)
 d2=$(field "$O/run-002/job.json" code.path)
 jp_expect each_run_has_its_own_code_path [ -n "$d1" -a -n "$d2" -a "$d1" != "$d2" ]
