@@ -1,7 +1,8 @@
 #!/bin/sh
 # What a run's own copy of its code costs (issue 29): the read-only tree
 # beside the project that each run's PROJECT_DIR names, made when its
-# manifest is written (bench/runtreecost times jp_runtree_make alone). On a
+# manifest is written (bench/runtreecost -p times jp_runtree_make alone, with
+# the parallel writers init uses). On a
 # repository of 20,000 files (~80,000 objects; tags r1 and r2, 10 commits
 # and ~8,000 files changed apart), served by a git daemon on loopback:
 #
@@ -59,13 +60,13 @@ while [ $i -lt "$RUNS" ]; do
 	rm -rf "$T/clone$i"
 	# the live checkout, at r1
 	git clone -q "$URL" "$P" && git -C "$P" -c advice.detachedHead=false checkout -q r1 || exit 1
-	set -- $("$RUNTREECOST" "$P") || exit 1
+	set -- $("$RUNTREECOST" -p "$P") || exit 1
 	echo "$1 $(kib "$6")" >>"$T/first"
 	first=$6
-	set -- $("$RUNTREECOST" "$P") || exit 1
+	set -- $("$RUNTREECOST" -p "$P") || exit 1
 	echo "$1 0" >>"$T/same"
 	git -C "$P" -c advice.detachedHead=false checkout -q r2 || exit 1
-	set -- $("$RUNTREECOST" "$P") || exit 1
+	set -- $("$RUNTREECOST" -p "$P") || exit 1
 	echo "$1 $(kib "$first" "$6") $3" >>"$T/next"
 	chmod -R u+w "$R" && rm -rf "$R" "$P"
 	i=$((i + 1))
