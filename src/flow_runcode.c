@@ -145,9 +145,15 @@ int flow_run_code(struct jp_flow *flow, struct jp_manifest *m, struct jp_error *
 	if (m->code.source != JP_CODE_SHARED_STORAGE || !m->code.path || !m->code.repo_commit ||
 	    m->code.checkout)
 		return 0;
-	/* many writers at once: on network storage each file is a round trip,
-	 * and on local disk too it is the faster (bench/bench_runcode.sh) */
-	rc = jp_runtree_make(&rt, m->code.path, true, NULL, true, err);
+	/* A checkout this prep cloned, or inspected and found clean, has no
+	 * changes: no second look at every file (on network storage each is a
+	 * round trip). Many writers at once: on network storage each file is
+	 * a round trip, and on local disk too it is the faster
+	 * (bench/bench_runcode.sh). */
+	bool clean = flow->checkout == CHECKOUT_CLONE ||
+		     (flow->insp.path && flow->insp.is_git && flow->insp.dirty == 0 &&
+		      strcmp(flow->insp.path, m->code.path) == 0);
+	rc = jp_runtree_make(&rt, m->code.path, !clean, NULL, true, err);
 	if (rc == JP_ENOENT) {
 		/* not a checkout after all: nothing to record */
 		jp_error_clear(err);

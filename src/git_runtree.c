@@ -44,6 +44,7 @@ struct rt {
 	/* many writers at once (network storage, where each create, link and
 	 * chmod is a round trip): the walk only lists what to write or link */
 	bool parallel;
+	bool look_changes; /* the checkout may have uncommitted changes */
 	struct jp_git_pco_file *pco; /* blobs to write, paths owned */
 	size_t n_pco, cap_pco;
 	struct jp_strv links;        /* paths to link from the tree before */
@@ -193,10 +194,12 @@ static int changed_paths(struct rt *t)
 	git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
 	so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
 	so.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES | GIT_STATUS_OPT_RENAMES_HEAD_TO_INDEX;
-	if ((gerr = git_status_list_new(&st, t->repo, &so)) != 0)
+	if (!t->look_changes)
+		; /* known clean: no look at every file (a round trip each on network storage) */
+	else if ((gerr = git_status_list_new(&st, t->repo, &so)) != 0)
 		return jp_error_set(t->err, JP_EGIT, _("%s: cannot list its changes: %s"),
 				    t->out->checkout, git_error_last() ? git_error_last()->message : "?");
-	for (size_t i = 0; rc == 0 && i < git_status_list_entrycount(st); i++) {
+	for (size_t i = 0; rc == 0 && st && i < git_status_list_entrycount(st); i++) {
 		const git_status_entry *e = git_status_byindex(st, i);
 
 		if (!e || e->status == GIT_STATUS_CURRENT ||
@@ -681,44 +684,82 @@ static int add_new_changes(struct rt *t)
 /* Untracked and ignored files and folders of the checkout (data a script
  * made, a generated train.bin, outputs) are no code: the run's tree
  * reaches them through a symbolic link to the checkout's, made where the
- * tree has nothing (also in a tree made before, for files made since). */
-static int link_untracked(struct rt *t, const char *dir)
-{
-	git_status_options so;
-	git_status_list *st = NULL;
-	int rc = 0;
+ * tree has nothing (also in a tree made before, for files made since).
+ * One listing of each of the tree's folders in the checkout, no look at
+ * each file (on network storage each is a round trip). */
+struct untracked {
+	struct rt *t;
+	const char *dir;
+	int rc;
+};
 
-	git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
-	so.show = GIT_STATUS_SHOW_WORKDIR_ONLY;
-	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_INCLUDE_IGNORED |
-		   GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
-	if (git_status_list_new(&st, t->repo, &so) != 0) {
-		git_error_clear();
-		return 0; /* nothing linked: the code is whole without it */
+static void link_missing_in(struct untracked *u, const char *folder)
+{
+	struct rt *t = u->t;
+	char *src_dir = NULL;
+	DIR *d;
+	struct dirent *de;
+
+	if (asprintf(&src_dir, "%s/%s", t->out->checkout, folder) < 0) {
+		u->rc = jp_error_oom(t->err);
+		return;
 	}
-	for (size_t i = 0; rc == 0 && i < git_status_list_entrycount(st); i++) {
-		const git_status_entry *e = git_status_byindex(st, i);
-		const char *rel = e && e->index_to_workdir ? e->index_to_workdir->new_file.path : NULL;
-		char *src = NULL, *dst = NULL;
-		size_t n;
+	d = opendir(src_dir);
+	while (d && u->rc == 0 && (de = readdir(d)) != NULL) {
+		const char *n = de->d_name;
+		char *rel = NULL, *src = NULL, *dst = NULL;
+		git_tree_entry *e = NULL;
 		struct stat sb;
 
-		if (!rel || !(e->status & (GIT_STATUS_WT_NEW | GIT_STATUS_IGNORED)) ||
-		    strcmp(rel, JP_RUNTREE_STAMP) == 0)
+		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 ||
+		    (!*folder && (strcmp(n, ".git") == 0 || strcmp(n, JP_RUNTREE_STAMP) == 0)))
 			continue;
-		n = strlen(rel);
-		if (n && rel[n - 1] == '/')
-			n--; /* a folder */
-		if (asprintf(&src, "%s/%.*s", t->out->checkout, (int)n, rel) < 0 ||
-		    asprintf(&dst, "%s/%.*s", dir, (int)n, rel) < 0)
-			rc = jp_error_oom(t->err);
-		else if (lstat(dst, &sb) != 0 && errno == ENOENT && symlink(src, dst) == 0)
+		if (asprintf(&rel, "%s%s", folder, n) < 0) {
+			u->rc = jp_error_oom(t->err);
+			break;
+		}
+		if (git_tree_entry_bypath(&e, t->tree, rel) == 0) {
+			git_tree_entry_free(e);
+		} else if (asprintf(&src, "%s/%s", t->out->checkout, rel) >= 0 &&
+			   asprintf(&dst, "%s/%s", u->dir, rel) >= 0 && lstat(dst, &sb) != 0 &&
+			   errno == ENOENT && symlink(src, dst) == 0) {
 			t->out->untracked++;
+		}
+		git_error_clear();
+		free(rel);
 		free(src);
 		free(dst);
 	}
-	git_status_list_free(st);
-	return rc;
+	if (d)
+		closedir(d);
+	free(src_dir);
+}
+
+static int untracked_cb(const char *root, const git_tree_entry *e, void *payload)
+{
+	struct untracked *u = payload;
+	char *folder = NULL;
+
+	if (git_tree_entry_type(e) != GIT_OBJECT_TREE)
+		return git_tree_entry_type(e) == GIT_OBJECT_COMMIT ? 1 : 0;
+	if (asprintf(&folder, "%s%s/", root, git_tree_entry_name(e)) < 0) {
+		u->rc = jp_error_oom(u->t->err);
+		return -1;
+	}
+	link_missing_in(u, folder);
+	free(folder);
+	return u->rc < 0 ? -1 : 0;
+}
+
+static int link_untracked(struct rt *t, const char *dir)
+{
+	struct untracked u = { t, dir, 0 };
+
+	link_missing_in(&u, "");
+	if (u.rc == 0)
+		git_tree_walk(t->tree, GIT_TREEWALK_PRE, untracked_cb, &u);
+	git_error_clear();
+	return u.rc;
 }
 
 /* ---- the tree made last ----------------------------------------------------- */
@@ -894,7 +935,8 @@ int jp_runtree_make(struct jp_runtree *out, const char *checkout, bool changes,
 	if (!(out->checkout = strdup(checkout)))
 		return jp_error_oom(err);
 	t.src = out->checkout;
-	if ((rc = open_head(&t)) != 0 || (changes && (rc = changed_paths(&t)) != 0) ||
+	t.look_changes = changes;
+	if ((rc = open_head(&t)) != 0 || (rc = changed_paths(&t)) != 0 ||
 	    (out->changed.n && (rc = digest_changes(&t)) != 0) || (rc = place(&t)) != 0)
 		goto out;
 	if (made_already(out)) {

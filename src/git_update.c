@@ -569,24 +569,36 @@ fail:
 	return jp_git_op_error(&u->op, gerr, NULL, u->err, u->opts->path);
 }
 
-/* Only jobprep's own chmod +x of a file the exec pattern names. */
-static bool exec_bit_only(struct upd *u, const char *path, unsigned flags)
+/* The file at path (one `from` has) differs from `from`'s blob in the
+ * work tree or the index: its content is read and hashed (not judged by
+ * its stat: a same-size change in the same second as the index is one);
+ * a mode change alone (jobprep's chmod +x) is none. */
+static bool edited(struct upd *u, git_tree *from, git_index *idx, const char *path)
 {
-	const char *pattern = u->opts->exec_pattern ? u->opts->exec_pattern : JP_GIT_EXEC_DEFAULT;
-	git_index *idx = NULL;
-	const git_index_entry *ie;
+	git_tree_entry *e = NULL;
+	const git_index_entry *ie = idx ? git_index_get_bypath(idx, path, 0) : NULL;
+	char *full = NULL;
+	struct stat sb;
 	git_oid oid;
-	bool only = false;
+	bool changed;
 
-	if (flags != GIT_STATUS_WT_MODIFIED || !*pattern ||
-	    fnmatch(pattern, path, FNM_PATHNAME) != 0 || git_repository_index(&idx, u->repo) != 0)
+	if (git_tree_entry_bypath(&e, from, path) != 0) {
+		git_error_clear();
+		return false; /* added by the move: find_in_the_way's */
+	}
+	if (join(&full, u->info.workdir, path) < 0) {
+		git_tree_entry_free(e);
 		return false;
-	ie = git_index_get_bypath(idx, path, 0);
-	only = ie && git_repository_hashfile(&oid, u->repo, path, GIT_OBJECT_BLOB, NULL) == 0 &&
-	       git_oid_equal(&oid, &ie->id);
-	git_index_free(idx);
+	}
+	changed = (ie && !git_oid_equal(&ie->id, git_tree_entry_id(e))) || lstat(full, &sb) != 0 ||
+		  (S_ISLNK(sb.st_mode) != (git_tree_entry_filemode(e) == GIT_FILEMODE_LINK)) ||
+		  (!S_ISLNK(sb.st_mode) &&
+		   (git_repository_hashfile(&oid, u->repo, path, GIT_OBJECT_BLOB, NULL) != 0 ||
+		    !git_oid_equal(&oid, git_tree_entry_id(e))));
+	free(full);
+	git_tree_entry_free(e);
 	git_error_clear();
-	return only;
+	return changed;
 }
 
 /* Uncommitted edits go with the move, as with git checkout, unless the
@@ -597,21 +609,25 @@ static int check_edits(struct upd *u, const char *to_label)
 	struct jp_strv hit = { NULL, 0 };
 	struct jp_buf b = JP_BUF_INIT;
 	char *names = NULL, *stash = NULL;
-	unsigned flags;
+	git_tree *from = NULL;
+	git_index *idx = NULL;
 
 	u->res->carried = u->info.dirty;
 	if (!u->info.dirty)
 		return 0;
-	for (size_t i = 0; i < u->paths.n; i++) {
-		if (git_status_file(&flags, u->repo, u->paths.v[i]) != 0) {
-			git_error_clear();
-			continue;
-		}
-		flags &= ~(unsigned)(GIT_STATUS_IGNORED | GIT_STATUS_WT_NEW);
-		if (flags && !exec_bit_only(u, u->paths.v[i], flags) &&
-		    jp_strv_push(&hit, u->paths.v[i]) < 0)
+	if (git_commit_tree(&from, u->from) != 0)
+		return jp_git_op_error(&u->op, -1, NULL, u->err, u->opts->path);
+	if (git_repository_index(&idx, u->repo) != 0)
+		idx = NULL;
+	for (size_t i = 0; i < u->paths.n; i++)
+		if (edited(u, from, idx, u->paths.v[i]) && jp_strv_push(&hit, u->paths.v[i]) < 0) {
+			git_tree_free(from);
+			git_index_free(idx);
 			goto oom;
-	}
+		}
+	git_tree_free(from);
+	git_index_free(idx);
+	git_error_clear();
 	if (!hit.n)
 		return 0;
 	for (size_t i = 0; i < hit.n && i <= JP_GIT_NAMES_MAX; i++)

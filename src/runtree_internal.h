@@ -34,7 +34,8 @@ struct jp_runtree {
 #define JP_RUNTREE_INIT { .path = NULL, .checkout = NULL, .commit = "", .digest = "" }
 
 /* Make (or find made already) the run tree of the checkout at `checkout`:
- * its HEAD commit, and, when `changes` is true, its uncommitted changes to
+ * its HEAD commit, and, when `changes` is true (false: the caller knows it
+ * clean), its uncommitted changes to
  * tracked files (the exec bits jobprep set on exec_pattern's files, NULL =
  * JP_GIT_EXEC_DEFAULT, are not changes). Written into a temporary beside
  * the trees, then renamed into place; a file whose blob and mode are those
