@@ -53,3 +53,9 @@ bench_lookcost_LDADD = $(CORE_LIBS)
 # preflight: the run's preflight.sh on healthy storage (rank 0, a data set of
 # 5,000 files counted), under dash, bash and busybox sh; goal under 1 s
 bench_list += bench/bench_preflight.sh
+# runcode: what a run's own read-only copy of its code costs (the first, the
+# same commit again, the next release), vs a fresh git clone of the repository
+bench_list += bench/bench_runcode.sh
+noinst_PROGRAMS += bench/runtreecost
+bench_runtreecost_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+bench_runtreecost_LDADD = $(CORE_LIBS)

@@ -19,6 +19,7 @@
 #include "jobprep/shellwords.h"
 #include "jobprep/units.h"
 #include "git_internal.h"
+#include "runtree_internal.h"
 
 /* code.path.exists passed: the path answered and is there. */
 static bool code_path_there(const struct jp_manifest *m)
@@ -187,6 +188,33 @@ out:
 	return rc;
 }
 
+/* code.path.tree: a run's own copy of its code (code.checkout set) holds
+ * the commit and changes the manifest records, as its stamp says. */
+static int check_tree(struct jp_manifest *m, const char *path)
+{
+	char commit[41], digest[65];
+	const char *want = m->code.changes_digest ? m->code.changes_digest : "";
+
+	if (jp_runtree_stamp_read(commit, digest, path) < 0)
+		return jp_manifest_add_check(m, "code.path.tree", JP_CHECK_FAIL, path,
+					     _("%s is not a copy of code jobprep made (no stamp): "
+					       "the run's manifest records %s; prepare the run again"),
+					     path, m->code.repo_commit ? m->code.repo_commit : "?");
+	if (!m->code.repo_commit || strcmp(commit, m->code.repo_commit) != 0 ||
+	    strcmp(digest, want) != 0)
+		return jp_manifest_add_check(
+		    m, "code.path.tree", JP_CHECK_FAIL, path,
+		    _("%s holds the code of %s%s%.12s, but the run's manifest records %s%s%.12s: the "
+		      "run's own copy of its code is not the one it was prepared with; prepare "
+		      "the run again"),
+		    path, commit, digest[0] ? " + " : "", digest,
+		    m->code.repo_commit ? m->code.repo_commit : "?", want[0] ? " + " : "", want);
+	return jp_manifest_add_check(m, "code.path.tree", JP_CHECK_PASS, path,
+				     _("%s is the run's own copy of commit %.7s%s, made from %s"),
+				     path, commit, want[0] ? _(" with its recorded changes") : "",
+				     m->code.checkout);
+}
+
 int jp_check_repo(struct jp_manifest *m, struct jp_error *err)
 {
 	struct jp_git_repo_info info = JP_GIT_REPO_INFO_INIT;
@@ -198,6 +226,13 @@ int jp_check_repo(struct jp_manifest *m, struct jp_error *err)
 	if (m->code.source != JP_CODE_SHARED_STORAGE || !path || !code_path_there(m) ||
 	    jp_probe_mount_hung(path, NULL, 0))
 		return 0;
+	/* a run's manifest: its own copy of the code is what runs; what git
+	 * says (and how to fix it) is about the live checkout it came from */
+	if (m->code.checkout) {
+		if ((rc = check_tree(m, path)) < 0)
+			return rc;
+		path = m->code.checkout;
+	}
 	rc = jp_git_inspect(&info, path, NULL, &quiet);
 	jp_error_dispose(&quiet);
 	if (rc == JP_ENOENT)

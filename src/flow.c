@@ -122,6 +122,7 @@ void jp_flow_free(struct jp_flow *flow)
 	if (flow->cache)
 		free(flow->cache->sync_path);
 	free(flow->cache);
+	free(flow->code_story);
 	free(flow);
 }
 
@@ -920,7 +921,9 @@ int jp_flow_apply_answers(struct jp_flow *flow, const struct jp_manifest *ans, c
 	answer(&a, "code.repo.url", ans->code.repo_url);
 	answer(&a, "code.repo.ref", ans->code.repo_ref);
 	answer(&a, "code.image", ans->code.image);
-	answer(&a, "code.path", ans->code.path);
+	/* a run's manifest: its code.path is that run's own copy, the checkout
+	 * the project */
+	answer(&a, "code.path", ans->code.checkout ? ans->code.checkout : ans->code.path);
 	/* what the code needs of python3, told where it cannot be read (in an
 	 * image); code that can be read is read again at the checks */
 	if (ans->code.python.recorded &&

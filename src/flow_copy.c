@@ -45,6 +45,9 @@ int flow_manifest_copy(struct jp_manifest **out, const struct jp_manifest *src)
 	    jp_set_str(&m->code.repo_ref, src->code.repo_ref) < 0 ||
 	    jp_set_str(&m->code.repo_commit, src->code.repo_commit) < 0 ||
 	    jp_set_str(&m->code.image, src->code.image) < 0 ||
+	    jp_set_str(&m->code.checkout, src->code.checkout) < 0 ||
+	    jp_set_str(&m->code.changes_digest, src->code.changes_digest) < 0 ||
+	    jp_set_str(&m->code.changes_files, src->code.changes_files) < 0 ||
 	    jp_set_str(&m->outputs.output_dir, src->outputs.output_dir) < 0 ||
 	    jp_set_str(&m->outputs.checkpoint_dir, src->outputs.checkpoint_dir) < 0 ||
 	    jp_set_str(&m->outputs.log_dir, src->outputs.log_dir) < 0 ||

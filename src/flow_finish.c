@@ -14,6 +14,7 @@
 #include "jobprep/preflight.h"
 #include "jobprep/shellwords.h"
 #include "flow_internal.h"
+#include "git_internal.h"
 #include "manifest_internal.h"
 
 #define MAX_ACTIONS 64
@@ -124,6 +125,8 @@ static int write_files(struct jp_flow *flow, bool force, const struct jp_port *p
 	if (rc == 0)
 		rc = jp_flow_take_manifest(&m, flow, err);
 	if (rc == 0)
+		rc = flow_run_code(flow, m, err);
+	if (rc == 0)
 		rc = jp_manifest_validate(m, manifest, err);
 	if (rc == 0)
 		rc = jp_envsh_render(&env, m, err);
@@ -183,10 +186,34 @@ static int copy_refused_early(const struct jp_flow *flow, bool force, const stru
 	return rc;
 }
 
+/* A refused prep changes nothing: a move of the checkout this finish made
+ * is taken back (its carried edits stay), and the checkout is looked at
+ * again next time. */
+static void undo_move(struct jp_flow *flow, unsigned moves_before, struct jp_error *err)
+{
+	struct jp_git_update_result r;
+	char *path = flow->insp.path;
+
+	if (flow->moves == moves_before || !flow->insp.moved.moved || !path)
+		return;
+	r = flow->insp.moved;
+	r.ref = flow->insp.moved_ref[0] ? flow->insp.moved_ref : NULL;
+	r.summary = r.from_name = r.dirty_paths = NULL;
+	if (jp_git_update_undo(path, &r, err) == 0)
+		jp_error_set(err, err->code ? err->code : JP_ECHECK,
+			     _("%s is back at %.7s, where it was: the move to %.7s is taken back, as "
+			       "the prep was refused"),
+			     path, r.from, r.to);
+	flow->insp.path = NULL;
+	flow_inspected_dispose(&flow->insp);
+	free(path);
+}
+
 int jp_flow_finish(struct jp_flow *flow, unsigned flags, const struct jp_port *port,
 		   struct jp_error *err)
 {
 	bool force = flags & JP_FINISH_FORCE, deep = flags & JP_FINISH_DEEP;
+	unsigned moves_before = flow->moves;
 	int rc;
 
 	/* 1. Nothing is made while an answer is wrong, or while the manifest's
@@ -264,6 +291,7 @@ int jp_flow_finish(struct jp_flow *flow, unsigned flags, const struct jp_port *p
 	jp_strv_dispose(&flow->created);
 	return 0;
 fail:
+	undo_move(flow, moves_before, err);
 	undo_created(flow);
 	return rc;
 }

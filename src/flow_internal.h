@@ -8,6 +8,7 @@
 
 #include "jobprep/flow.h"
 #include "jobprep/lint.h"
+#include "jobprep/git.h"
 #include "jobprep/probe.h"
 #include "jobprep/strv.h"
 #include "str.h"
@@ -113,6 +114,11 @@ struct inspected {
 	enum fkey refusal_key;   /* the field the refusal is about */
 	unsigned long refused_gen; /* flow->code_gen when refused: tried again
 				    * once a code answer is set again */
+	/* The move this inspection made, for a refused prep to take back
+	 * (jp_git_update_undo): moved.moved false when none. Its strings
+	 * are not kept (ref in moved_ref). */
+	struct jp_git_update_result moved;
+	char moved_ref[256];
 };
 
 struct jp_flow {
@@ -147,6 +153,10 @@ struct jp_flow {
 	/* Inline checks run at every keystroke: what they learnt slowly is kept
 	 * here (a cache, so it may change behind a const flow). */
 	struct flow_cache *cache;
+	/* inspections applied that moved the checkout */
+	unsigned moves;
+	/* what the run written last takes (flow_runcode.c); NULL: none */
+	char *code_story;
 };
 
 struct flow_cache {
@@ -259,6 +269,9 @@ bool flow_check_absolute(struct jp_verdict *v, const char *s);
  * {output_dir}/job.json, with a copy at review.manifest_path (*copy; NULL
  * when none). Both the caller's; JP_ENOMEM. */
 int flow_run_files(char **manifest, char **copy, const struct jp_flow *flow);
+/* flow_runcode.c: the run's own read-only copy of m's checkout; m's
+ * code.path then names it and code.checkout the live checkout. */
+int flow_run_code(struct jp_flow *flow, struct jp_manifest *m, struct jp_error *err);
 /* What is at the copy's path now. */
 enum copy_state {
 	COPY_FREE,       /* nothing, or in the run's folder */

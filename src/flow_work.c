@@ -421,6 +421,19 @@ static int sync_checkout(struct jp_flow_work *t, const struct jp_port *port, str
 			jp_error_set(err, rc, "%s", why.msgs[i]);
 	} else if (rc == 0) {
 		rc = jp_set_str(&t->insp.note, res.summary);
+		if (res.moved && (!res.ref || strlen(res.ref) < sizeof(t->insp.moved_ref))) {
+			/* what a refused prep needs to take it back */
+			t->insp.moved = (struct jp_git_update_result)JP_GIT_UPDATE_RESULT_INIT;
+			t->insp.moved.moved = true;
+			t->insp.moved.ref_kind = res.ref_kind;
+			t->insp.moved.carried = res.carried;
+			memcpy(t->insp.moved.from, res.from, sizeof(res.from));
+			memcpy(t->insp.moved.to, res.to, sizeof(res.to));
+			memcpy(t->insp.moved.head_was, res.head_was, sizeof(res.head_was));
+			memcpy(t->insp.moved.branch_was, res.branch_was, sizeof(res.branch_was));
+			snprintf(t->insp.moved_ref, sizeof(t->insp.moved_ref), "%s",
+				 res.ref ? res.ref : "");
+		}
 	}
 	if (rc == JP_ENOMEM)
 		jp_error_oom(err);
@@ -847,6 +860,7 @@ static int apply_inspect(struct jp_flow *flow, const struct jp_flow_work *t,
 	flow_inspected_dispose(&flow->insp);
 	if (flow_inspected_copy(&flow->insp, &t->insp) < 0)
 		return JP_ENOMEM;
+	flow->moves += flow->insp.moved.moved;
 	/* tried again once a code answer is set again */
 	flow->insp.refused_gen = flow->code_gen;
 	return 0;

@@ -535,4 +535,13 @@ int jp_git_submodules_check(struct jp_git_sm_report *out, const char *path,
  * JP_EGIT, JP_ENOMEM. */
 int jp_git_submodules_find(struct jp_git_sm_report *out, const char *path, struct jp_error *err);
 
+/* ---- a move taken back (git_update.c) ---- */
+
+/* Put a checkout jp_git_update moved (res->moved) back where it was: the
+ * files of res->to that differ from res->from, HEAD and the branch the move
+ * set; edits it carried stay. For a prep refused after its move. Returns
+ * 0, JP_EGIT (the message says how to put it back by hand). */
+int jp_git_update_undo(const char *path, const struct jp_git_update_result *res,
+		       struct jp_error *err);
+
 #endif

@@ -31,6 +31,7 @@
 #include "jobprep/units.h"
 #include "git_internal.h"
 #include "str.h"
+#include "buf.h"
 #include "port_internal.h"
 
 #define ROOM_MARGIN (4ULL << 20)
@@ -281,6 +282,31 @@ static int remote_fetch(struct upd *u, const git_strarray *specs, const git_fetc
 	return git_remote_fetch(u->remote, specs, fo, "jobprep: fetch");
 }
 
+/* The ref is the start (4 hex or more) of one commit the checkout has:
+ * u->want names it. */
+static bool local_commit(struct upd *u)
+{
+	const char *ref = u->opts->ref;
+	size_t len = ref ? strlen(ref) : 0;
+	git_object *obj = NULL;
+	git_oid oid;
+	bool found;
+
+	if (len < 4 || len >= 40 || strspn(ref, "0123456789abcdefABCDEF") != len ||
+	    git_oid_fromstrn(&oid, ref, len) != 0)
+		return false;
+	found = git_object_lookup_prefix(&obj, u->repo, &oid, len, GIT_OBJECT_COMMIT) == 0;
+	if (found) {
+		git_oid_tostr(u->want.commit, sizeof(u->want.commit), git_object_id(obj));
+		u->want.ref_kind = JP_GIT_REF_COMMIT;
+		free(u->want.ref_name);
+		u->want.ref_name = NULL;
+	}
+	git_object_free(obj);
+	git_error_clear();
+	return found;
+}
+
 static int resolve(struct upd *u)
 {
 	git_remote_connect_options co;
@@ -314,6 +340,11 @@ static int resolve(struct upd *u)
 		return jp_git_op_error(&u->op, gerr, NULL, u->err, u->url.clean);
 	} else {
 		rc = jp_git_remote_resolve(&u->want, heads, n, u->opts->ref, u->url.clean, u->err);
+	}
+	if (rc == JP_ENOENT && local_commit(u)) {
+		/* a short id of a commit the checkout has: valid, as for git */
+		jp_error_clear(u->err);
+		rc = 0;
 	}
 	if (rc != 0)
 		return rc;
@@ -538,6 +569,91 @@ fail:
 	return jp_git_op_error(&u->op, gerr, NULL, u->err, u->opts->path);
 }
 
+/* The file at path (one `from` has) differs from `from`'s blob in the
+ * work tree or the index: its content is read and hashed (not judged by
+ * its stat: a same-size change in the same second as the index is one);
+ * a mode change alone (jobprep's chmod +x) is none. */
+static bool edited(struct upd *u, git_tree *from, git_index *idx, const char *path)
+{
+	git_tree_entry *e = NULL;
+	const git_index_entry *ie = idx ? git_index_get_bypath(idx, path, 0) : NULL;
+	char *full = NULL;
+	struct stat sb;
+	git_oid oid;
+	bool changed;
+
+	if (git_tree_entry_bypath(&e, from, path) != 0) {
+		git_error_clear();
+		return false; /* added by the move: find_in_the_way's */
+	}
+	if (join(&full, u->info.workdir, path) < 0) {
+		git_tree_entry_free(e);
+		return false;
+	}
+	changed = (ie && !git_oid_equal(&ie->id, git_tree_entry_id(e))) || lstat(full, &sb) != 0 ||
+		  (S_ISLNK(sb.st_mode) != (git_tree_entry_filemode(e) == GIT_FILEMODE_LINK)) ||
+		  (!S_ISLNK(sb.st_mode) &&
+		   (git_repository_hashfile(&oid, u->repo, path, GIT_OBJECT_BLOB, NULL) != 0 ||
+		    !git_oid_equal(&oid, git_tree_entry_id(e))));
+	free(full);
+	git_tree_entry_free(e);
+	git_error_clear();
+	return changed;
+}
+
+/* Uncommitted edits go with the move, as with git checkout, unless the
+ * move changes the same file: then it is refused, naming the files and
+ * the ways out. */
+static int check_edits(struct upd *u, const char *to_label)
+{
+	struct jp_strv hit = { NULL, 0 };
+	struct jp_buf b = JP_BUF_INIT;
+	char *names = NULL, *stash = NULL;
+	git_tree *from = NULL;
+	git_index *idx = NULL;
+
+	u->res->carried = u->info.dirty;
+	if (!u->info.dirty)
+		return 0;
+	if (git_commit_tree(&from, u->from) != 0)
+		return jp_git_op_error(&u->op, -1, NULL, u->err, u->opts->path);
+	if (git_repository_index(&idx, u->repo) != 0)
+		idx = NULL;
+	for (size_t i = 0; i < u->paths.n; i++)
+		if (edited(u, from, idx, u->paths.v[i]) && jp_strv_push(&hit, u->paths.v[i]) < 0) {
+			git_tree_free(from);
+			git_index_free(idx);
+			goto oom;
+		}
+	git_tree_free(from);
+	git_index_free(idx);
+	git_error_clear();
+	if (!hit.n)
+		return 0;
+	for (size_t i = 0; i < hit.n && i <= JP_GIT_NAMES_MAX; i++)
+		jp_buf_addf(&b, "%s%s", i ? ", " : "", i == JP_GIT_NAMES_MAX ? "..." : hit.v[i]);
+	if (jp_buf_take(&names, &b) < 0 ||
+	    asprintf(&stash, "jobprep: edits before %.7s", u->res->to) < 0) {
+		stash = NULL;
+		goto oom;
+	}
+	jp_error_set(u->err, JP_EREFUSED,
+		     _("%s has uncommitted changes to %s, which %s changes too; nothing was "
+		       "changed. Either run them at the current commit (code.repo.ref %.7s: the run "
+		       "includes them), or put them away in a named stash (git -C %s stash push "
+		       "-m '%s') and prepare again, or commit them"),
+		     u->opts->path, names, to_label, u->res->from, u->opts->path, stash);
+	free(names);
+	free(stash);
+	jp_strv_dispose(&hit);
+	return JP_EREFUSED;
+oom:
+	jp_buf_dispose(&b);
+	free(names);
+	jp_strv_dispose(&hit);
+	return nomem(u);
+}
+
 /* Commits on HEAD that neither the target nor any remote or tag has. */
 static int check_left_behind(struct upd *u, char *to_label)
 {
@@ -677,17 +793,31 @@ static int ask(struct upd *u, const char *from_label, const char *to_label)
 		return nomem(u);
 	}
 	free(what);
+	/* what the move keeps: the edits, the earlier runs' code */
+	char *more = NULL;
+	if (u->info.dirty
+		? asprintf(&more, _("%s\nYour uncommitted edits to %zu file(s) go with it; runs "
+				    "prepared before keep their own copy of their code."),
+			   q, u->info.dirty) < 0
+		: asprintf(&more, _("%s\nRuns prepared before keep their own copy of their code."),
+			   q) < 0) {
+		free(q);
+		return nomem(u);
+	}
+	free(q);
+	q = more;
 	/* A clean tree moved forward only loses nothing: Enter says yes. */
 	yes = jp_port_confirm(u->op.port, q,
 			      u->res->back == 0 && u->info.dirty == 0 && u->info.untracked == 0);
 	free(q);
 	if (yes)
 		return 0;
-	/* the path last: it can be long, and a status line cut at the screen's
-	 * edge must still say what happened */
+	/* what happened first, then the path (it can be long), then the way
+	 * to keep the code as it is */
 	return jp_error_set(u->err, JP_EREFUSED,
-			    _("the checkout stays at %s (moving it to %s was declined): %s"),
-			    from_label, to_label, u->opts->path);
+			    _("the checkout stays at %s (moving it to %s was declined): %s; to "
+			      "prepare this run from it as it is, set code.repo.ref to %.7s"),
+			    from_label, to_label, u->opts->path, u->res->from);
 }
 
 /* ---- the move ------------------------------------------------------------- */
@@ -936,6 +1066,9 @@ static int set_branch(struct upd *u)
 	int gerr;
 
 	if (git_branch_lookup(&local, u->repo, name, GIT_BRANCH_LOCAL) == 0) {
+		if (git_reference_target(local))
+			git_oid_tostr(u->res->branch_was, sizeof(u->res->branch_was),
+				      git_reference_target(local));
 		gerr = git_reference_set_target(&moved, local, git_commit_id(u->to),
 						"jobprep: fast-forward");
 	} else {
@@ -1550,22 +1683,18 @@ static int update(struct upd *u)
 			return nomem(u);
 		return summarise(u, from_label, to_label);
 	}
-	if (u->info.dirty)
-		return jp_error_set(
-		    u->err, JP_EREFUSED,
-		    _("%s has uncommitted changes to %s: commit or stash them (git -C "
-		      "%s stash), then prepare again; nothing was changed"),
-		    u->opts->path, u->info.dirty_paths ? u->info.dirty_paths : "?", u->opts->path);
 	if (!u->info.commit[0])
 		return jp_error_set(u->err, JP_EREFUSED,
 				    _("%s is a checkout with no commit yet: choose another path"),
 				    u->opts->path);
-	if ((rc = fetch(u)) != 0 || (rc = plan(u)) != 0 ||
+	if ((rc = fetch(u)) != 0 || (rc = plan(u)) != 0 || (rc = check_edits(u, to_label)) != 0 ||
 	    (rc = check_left_behind(u, to_label)) != 0 || (rc = check_branch(u)) != 0 ||
 	    (rc = check_room(u)) != 0 || (rc = ask(u, from_label, to_label)) != 0)
 		return rc;
 	if (u->op.canceled)
 		return jp_error_set(u->err, JP_ECANCELED, _("%s: canceled"), u->opts->path);
+	snprintf(u->res->head_was, sizeof(u->res->head_was), "%s",
+		 u->info.detached || !u->info.branch ? "" : u->info.branch);
 	if ((rc = move(u, to_label)) != 0)
 		return rc;
 	u->res->moved = true;
@@ -1633,5 +1762,104 @@ out:
 	jp_git_url_dispose(&u.url);
 	if (u.lock_fd >= 0)
 		close(u.lock_fd);
+	return rc;
+}
+
+/* ---- a refused prep's move taken back ------------------------------------ */
+
+static int undo_fail(struct jp_error *err, const char *path, const char *from)
+{
+	const git_error *e = git_error_last();
+
+	jp_error_set(err, JP_EGIT,
+		     _("%s: the move could not be taken back (%s): run git -C %s checkout %s"), path,
+		     e && e->message ? e->message : "?", path, from);
+	git_error_clear();
+	return JP_EGIT;
+}
+
+/* The paths that differ between the trees of a and b. */
+static int moved_paths(struct jp_strv *out, git_repository *repo, git_commit *a, git_commit *b)
+{
+	git_tree *ta = NULL, *tb = NULL;
+	git_diff *diff = NULL;
+	int gerr;
+
+	if ((gerr = git_commit_tree(&ta, a)) == 0 && (gerr = git_commit_tree(&tb, b)) == 0 &&
+	    (gerr = git_diff_tree_to_tree(&diff, repo, ta, tb, NULL)) == 0)
+		for (size_t i = 0; gerr == 0 && i < git_diff_num_deltas(diff); i++) {
+			const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+			if (jp_strv_push(out, d->old_file.path) < 0 ||
+			    (strcmp(d->old_file.path, d->new_file.path) != 0 &&
+			     jp_strv_push(out, d->new_file.path) < 0))
+				gerr = -1;
+		}
+	git_diff_free(diff);
+	git_tree_free(ta);
+	git_tree_free(tb);
+	return gerr;
+}
+
+int jp_git_update_undo(const char *path, const struct jp_git_update_result *res,
+		       struct jp_error *err)
+{
+	git_repository *repo = NULL;
+	git_commit *from = NULL, *to = NULL;
+	git_reference *br = NULL, *moved = NULL;
+	git_checkout_options co;
+	struct jp_strv paths = { NULL, 0 };
+	git_oid a, b, was;
+	char full[300];
+	int rc = 0;
+
+	if (!res->moved)
+		return 0;
+	if (git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) != 0 ||
+	    git_oid_fromstr(&a, res->from) != 0 || git_commit_lookup(&from, repo, &a) != 0 ||
+	    git_oid_fromstr(&b, res->to) != 0 || git_commit_lookup(&to, repo, &b) != 0 ||
+	    moved_paths(&paths, repo, to, from) != 0) {
+		rc = undo_fail(err, path, res->from);
+		goto out;
+	}
+	/* the files the move changed first (the edits it carried are in
+	 * others: they stay), then HEAD, then the branch the move set */
+	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+	co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+	co.paths.strings = paths.v;
+	co.paths.count = paths.n;
+	if ((paths.n && git_checkout_tree(repo, (const git_object *)from, &co) != 0) ||
+	    git_repository_set_head_detached(repo, &a) != 0) {
+		rc = undo_fail(err, path, res->from);
+		goto out;
+	}
+	/* jobprep's own chmod +x, as the clone and the move give it */
+	for (size_t i = 0; i < paths.n; i++) {
+		char *p = NULL;
+
+		if (fnmatch(JP_GIT_EXEC_DEFAULT, paths.v[i], FNM_PATHNAME) == 0 &&
+		    join(&p, path, paths.v[i]) == 0)
+			make_exec(p);
+		free(p);
+	}
+	if (res->ref && res->ref_kind == JP_GIT_REF_BRANCH &&
+	    git_branch_lookup(&br, repo, res->ref, GIT_BRANCH_LOCAL) == 0) {
+		if (!res->branch_was[0] ? git_branch_delete(br) != 0
+					: git_oid_fromstr(&was, res->branch_was) != 0 ||
+						  git_reference_set_target(&moved, br, &was,
+									   "jobprep: undo") != 0)
+			rc = undo_fail(err, path, res->from);
+	}
+	git_error_clear();
+	snprintf(full, sizeof(full), "refs/heads/%s", res->head_was);
+	if (rc == 0 && res->head_was[0] && git_repository_set_head(repo, full) != 0)
+		rc = undo_fail(err, path, res->from);
+out:
+	jp_strv_dispose(&paths);
+	git_reference_free(moved);
+	git_reference_free(br);
+	git_commit_free(to);
+	git_commit_free(from);
+	git_repository_free(repo);
 	return rc;
 }

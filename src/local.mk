@@ -129,3 +129,5 @@ libjobprep_a_SOURCES += include/jobprep/stage.h src/stage_internal.h src/stage.c
 	src/stage_member.h src/stage_member.c src/stage_resume.h src/stage_resume.c \
 	src/stage_hf.h src/stage_hf.c src/stage_hf_cache.c \
 	src/stage_mark.h src/stage_mark.c
+# runtree: each run's own read-only copy of its code, beside the project
+libjobprep_a_SOURCES += src/runtree_internal.h src/git_runtree.c src/flow_runcode.c

@@ -173,6 +173,9 @@ void jp_manifest_free(struct jp_manifest *m)
 	free(m->code.repo_commit);
 	free(m->code.image);
 	jp_code_python_dispose(&m->code.python);
+	free(m->code.checkout);
+	free(m->code.changes_digest);
+	free(m->code.changes_files);
 	for (size_t i = 0; i < m->n_data; i++)
 		data_dispose(&m->data[i]);
 	free(m->data);

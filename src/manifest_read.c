@@ -608,12 +608,42 @@ static void rd_code_python(struct reader *r, const cJSON *it, struct jp_manifest
 	read_fields(r, it, python_fields, N_FIELDS(python_fields), m, i);
 }
 
+static void rd_code_checkout(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	(void)i;
+	read_string(r, it, &m->code.checkout, &rule_path);
+}
+
+static void rd_changes_digest(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	(void)i;
+	read_string(r, it, &m->code.changes_digest, &rule_hex);
+}
+
+static void rd_changes_files(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	(void)i;
+	read_string(r, it, &m->code.changes_files, &rule_text);
+}
+
+static const struct field changes_fields[] = {
+	{ "digest", true, rd_changes_digest },
+	{ "files", false, rd_changes_files },
+};
+
+static void rd_code_changes(struct reader *r, const cJSON *it, struct jp_manifest *m, size_t i)
+{
+	read_fields(r, it, changes_fields, N_FIELDS(changes_fields), m, i);
+}
+
 static const struct field code_fields[] = {
 	{ "source", true, rd_code_source },
 	{ "path", false, rd_code_path },
 	{ "repo", false, rd_code_repo },
 	{ "image", false, rd_code_image },
 	{ "python", false, rd_code_python },
+	{ "checkout", false, rd_code_checkout },
+	{ "changes", false, rd_code_changes },
 };
 
 /* What each code source needs besides "source" (the schema's if/then). */

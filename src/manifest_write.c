@@ -94,6 +94,15 @@ static bool add_code(cJSON *root, const struct jp_code *code)
 		    !add_str(repo, "commit", code->repo_commit))
 			return false;
 	}
+	if (!add_str(o, "checkout", code->checkout))
+		return false;
+	if (code->changes_digest) {
+		cJSON *ch = cJSON_AddObjectToObject(o, "changes");
+
+		if (!ch || !add_str(ch, "digest", code->changes_digest) ||
+		    !add_str(ch, "files", code->changes_files))
+			return false;
+	}
 	if (!add_str(o, "image", code->image))
 		return false;
 	return !code->python.recorded || add_python(o, &code->python);

@@ -157,6 +157,9 @@ static const struct message {
 	{ "jp_m_counted", N_("warnings: %s; the checks: %s") },
 	{ "jp_m_warned",
 	  N_("Worker %s: the launch command starts, but %s checks warned: %s") },
+	{ "jp_m_tree",
+	  N_("%s holds the code of %s, but the run's manifest records %s (on %s): the run's own "
+	     "copy of its code is not the one it was prepared with; prepare the run again") },
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -298,6 +301,12 @@ static void values(struct jp_buf *b, const struct jp_manifest *m, const struct j
 	jp_buf_addf(b, "jp_sandbox=%d\n", p->sandbox ? 1 : 0);
 	identity_names(b, m);
 	runtime_values(b, m);
+	/* the run's own copy of its code, and what its stamp must say */
+	if (m->code.checkout && m->code.path && m->code.repo_commit) {
+		add_var(b, "jp_tree_dir", m->code.path);
+		add_var(b, "jp_tree_commit", m->code.repo_commit);
+		add_var(b, "jp_tree_changes", m->code.changes_digest ? m->code.changes_digest : "-");
+	}
 	for (size_t i = 0; i < N_OF(messages); i++)
 		add_var(b, messages[i].var, _(messages[i].fmt));
 	jp_buf_add(b, "\n");
@@ -379,6 +388,8 @@ static int checks(struct jp_buf *b, const struct jp_manifest *m, const struct jp
 		jp_buf_addc(b, '\n');
 	}
 	env_checks(b, m, profile);
+	if (m->code.checkout && m->code.path && m->code.repo_commit)
+		jp_buf_add(b, "jp_code_tree\n");
 	jp_buf_add(b, "jp_meet\n"
 		      "jp_runtime\n"
 		      "jp_finish\n");

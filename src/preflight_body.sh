@@ -510,3 +510,35 @@ jp_finish() {
 	printf "[pass] preflight: $jp_m_passed\n" "$jp_who"
 	exit 0
 }
+
+# jp_code_tree: the run's own copy of its code (jp_tree_dir) is the one its
+# manifest records: the stamp jobprep wrote into it names jp_tree_commit and
+# the included changes' digest jp_tree_changes ("-" for none). One small
+# file read, bounded like every look.
+jp_tree_probe() {
+	jp_n=0 jp_tc= jp_td=-
+	if [ -r "$jp_tree_dir/.jobprep-tree" ]; then
+		while IFS= read -r jp_tl; do
+			case $jp_tl in
+			"commit "*) jp_tc=${jp_tl#commit } ;;
+			"changes "*) jp_td=${jp_tl#changes } ;;
+			esac
+		done <"$jp_tree_dir/.jobprep-tree"
+	fi
+	if [ "$jp_tc" != "$jp_tree_commit" ] || [ "$jp_td" != "$jp_tree_changes" ]; then
+		jp_th=${jp_tc:-?} jp_tw=$jp_tree_commit
+		[ "$jp_td" = - ] || jp_th="$jp_th + $(printf '%.12s' "$jp_td")"
+		[ "$jp_tree_changes" = - ] || jp_tw="$jp_tw + $(printf '%.12s' "$jp_tree_changes")"
+		jp_fail code.path.tree "$jp_m_tree" "$jp_tree_dir" "$jp_th" "$jp_tw" "$jp_who"
+	fi
+	exit "$jp_n"
+}
+jp_code_tree() {
+	jp_bounded "$jp_timeout" jp_tree_probe
+	jp_st=$?
+	if [ "$jp_st" -eq 137 ]; then
+		jp_say FAIL code.path.tree "$jp_m_hung" "$jp_tree_dir" "$jp_timeout" "$jp_who"
+		jp_st=1
+	fi
+	jp_fails=$((jp_fails + jp_st))
+}

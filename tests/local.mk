@@ -490,3 +490,7 @@ EXTRA_DIST += $(PREFLIGHT_STORAGE_TESTS)
 LAUNCH_VERDICT_TESTS = tests/integration/launch_verdicts.sh
 TESTS += $(LAUNCH_VERDICT_TESTS)
 EXTRA_DIST += $(LAUNCH_VERDICT_TESTS)
+# each run's own read-only copy of its code (issue 29)
+RUNCODE_TESTS = tests/integration/run_code_own.sh tests/integration/run_code_moves.sh
+TESTS += $(RUNCODE_TESTS)
+EXTRA_DIST += $(RUNCODE_TESTS)

@@ -155,6 +155,11 @@ void jp_flow_code_retry(struct jp_flow *flow);
 /* Borrowed; valid until the next call that changes the flow. The draft has
  * every default filled in; m->profile is the flow's profile. */
 const struct jp_manifest *jp_flow_manifest(const struct jp_flow *flow);
+
+/* After a write (jp_flow_finish): what the run takes and from where, where
+ * its own read-only copy of the code is and how to get the same code again
+ * (lines, translated); NULL when its code is no git checkout. Borrowed. */
+const char *jp_flow_code_story(const struct jp_flow *flow);
 const struct jp_profile *jp_flow_profile(const struct jp_flow *flow);
 
 /* An inline verdict on one value. */

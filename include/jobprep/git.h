@@ -265,6 +265,13 @@ struct jp_git_update_result {
 	 * the checkout (no local copy first): a tree no filter applies to. */
 	bool direct;
 	unsigned writers; /* how many wrote at once */
+	/* What jp_git_update_undo needs: the branch HEAD was on before the
+	 * move ("" when detached), and what the branch the move set pointed at
+	 * before ("" when the move made it). */
+	char head_was[256];
+	char branch_was[41];
+	/* Uncommitted edits the move carried (in files it did not change). */
+	size_t carried;
 };
 
 #define JP_GIT_UPDATE_RESULT_INIT { .moved = false, .ref_kind = JP_GIT_REF_BRANCH, .checkout = JP_GIT_REPO_INFO_INIT }

@@ -124,6 +124,13 @@ struct jp_code {
 	char *repo_ref;
 	char *repo_commit; /* 40 hex */
 	char *image;       /* image reference */
+	/* shared_storage, a run's manifest: path is the run's own read-only
+	 * copy of the code, checkout the live checkout it was made from; the
+	 * uncommitted changes it includes: their SHA-256 and first few names
+	 * (NULL: none). */
+	char *checkout;
+	char *changes_digest;
+	char *changes_files;
 	struct jp_code_python python;
 };
 

@@ -138,7 +138,7 @@ prep dirty
 rc=$?
 jp_git_snapshot "$P/dirty" >"$S/dirty.after"
 jp_expect dirty_tracked_file_refuses_the_move [ "$rc" = 1 ]
-jp_expect dirty_tracked_file_is_named grep -q "uncommitted changes to README: commit or stash them" "$S/dirty.err"
+jp_expect dirty_tracked_file_is_named grep -q "uncommitted changes to README, which v2 (.*) changes too" "$S/dirty.err"
 jp_expect dirty_tracked_file_touches_nothing cmp -s "$S/dirty.before" "$S/dirty.after"
 jp_expect dirty_tracked_file_writes_no_manifest [ ! -e "$O/dirty/run-002/job.json" ]
 

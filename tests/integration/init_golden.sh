@@ -114,7 +114,9 @@ done
 env_sh="$scratch/shared/outputs/existing-job/run-001/env.sh"
 if [ -s "$env_sh" ]; then
 	got=$(sh -c '. "$1" && printf "%s|%s|%s" "$PROJECT_DIR" "$CHECKPOINT_DIR" "$EXTRA"' sh "$env_sh")
-	want="$scratch/shared/projects/existing-job|$scratch/shared/outputs/existing-job/run-001/checkpoints|it's \"quoted\""
+	# PROJECT_DIR: the run's own copy of the checkout's commit
+	head=$(git -C "$scratch/shared/projects/existing-job" rev-parse HEAD)
+	want="$scratch/shared/projects/.jobprep-trees/existing-job/$head|$scratch/shared/outputs/existing-job/run-001/checkpoints|it's \"quoted\""
 	[ "$got" = "$want" ] || fail "env.sh gives back [$got], expected [$want]"
 fi
 

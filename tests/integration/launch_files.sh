@@ -86,7 +86,8 @@ case_init script 1 'cd "$PROJECT_DIR" && bash scripts/run.sh' '{}' --force
 M=$(manifest script)
 "$J" check --json "$M" >"$T/check.json" 2>"$T/check.err"
 jp_expect check_of_forced_manifest_fails [ $? = 1 ]
-python3 - "$T/check.json" "$P/script/eval.py" <<'PY' || jp_fail check_json_reports_the_script_line "$(grep -A3 launch.script "$T/check.json")"
+# (the path is in the run's own copy of the code, its code.path)
+python3 - "$T/check.json" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["code"]["path"])' "$M")/eval.py" <<'PY' || jp_fail check_json_reports_the_script_line "$(grep -A3 launch.script "$T/check.json")"
 import json, sys
 out = json.load(open(sys.argv[1]))
 c = [c for c in out if c["id"] == "launch.script"]
@@ -136,7 +137,8 @@ jp_expect unpack_hint_never_names_workspace jp_no_text -F "'/workspace'" "$T/unp
 
 # --- a checkout not on this machine: nothing is missing from it --------------
 M=$(manifest good)
-sed "s|$P/good|$T/elsewhere/good|g" "$M" >"$T/moved.json"
+# (the checkout and the run's own copy of its code, both under $P)
+sed "s|$P/|$T/elsewhere/|g" "$M" >"$T/moved.json"
 "$J" check --json "$T/moved.json" >"$T/moved.out" 2>&1
 python3 - "$T/moved.out" <<'PY' || jp_fail moved_checkout_fails_code_path_only
 import json, sys

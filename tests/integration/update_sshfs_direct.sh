@@ -94,18 +94,21 @@ main=$(head -n 1 "$S/v2.trace" | awk '{ print $1 }')
 by=$(grep -E 'newfstatat\([0-9]+, "train\.sh"' "$S/v2.trace" | awk '{ print $1 }' | grep -vx "$main" | head -n 1)
 jp_expect status_is_parallel [ -n "$by" ]
 
-# a tracked file changed to the same size: refused by name, nothing touched
-printf 'CHANGED\n' >"$P/README"
+# a tracked file the move changes too, changed to the same size: refused by
+# name, nothing touched (an edit of a file the move does not change goes
+# with it: issue 29)
+printf 'FRESH\n' >"$P/new/deep/a.txt"
 init v3a v3
 jp_expect same_size_change_refused [ $? != 0 ]
-jp_expect same_size_change_named grep -q "uncommitted changes to README" "$S/v3a.out" "$S/v3a.err"
-jp_expect same_size_change_kept [ "$(cat "$P/README")" = CHANGED ]
+jp_expect same_size_change_named grep -q "uncommitted changes to new/deep/a.txt" "$S/v3a.out" "$S/v3a.err"
+jp_expect same_size_change_kept [ "$(cat "$P/new/deep/a.txt")" = FRESH ]
 jp_expect same_size_change_head_stays [ "$(git -C "$P" rev-parse HEAD)" = "$(git -C "$R" rev-parse v2)" ]
 
 # only touched (the same content, a new mtime): not a change, the move goes;
 # a file with a second hard link (a snapshot made with cp -al, server side)
 # is not written through: the other link keeps what it had
 echo changed >"$P/README"
+echo fresh >"$P/new/deep/a.txt"
 touch -d '2030-01-01' "$P/new/f5.txt"
 ln "$S/remote/proj/new/deep/a.txt" "$S/remote/a-link"
 init v3 v3

@@ -803,6 +803,8 @@ static void existing_checkout_moves_to_another_branch_only_when_told(void **stat
 	assert_true(err_has(&err, "existing-job"));
 	assert_true(err_has(&err, "moving it to dev ("));
 	assert_true(err_has(&err, ") was declined"));
+	/* and how to keep the code as it is (issue 29) */
+	assert_true(err_has(&err, "to prepare this run from it as it is, set code.repo.ref to "));
 	jp_error_dispose(&err);
 	assert_int_equal(run("test \"$(git -C '%s' symbolic-ref HEAD)\" = refs/heads/main", path), 0);
 

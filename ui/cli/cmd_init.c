@@ -80,6 +80,9 @@ static int print_json(const struct jp_flow *flow, bool written, const struct jp_
 		    !(cmd ? cJSON_AddStringToObject(root, "launch_command", cmd)
 			  : cJSON_AddNullToObject(root, "launch_command")))
 			goto out;
+		if (written && jp_flow_code_story(flow) &&
+		    !cJSON_AddStringToObject(root, "code", jp_flow_code_story(flow)))
+			goto out;
 	}
 	checks = flow ? jp_checks_to_json(jp_flow_manifest(flow)) : cJSON_CreateArray();
 	if (!checks || !cJSON_AddItemToObject(root, "checks", checks)) {
@@ -108,6 +111,16 @@ static void print_done(const struct jp_flow *flow, enum jp_cli_checks shown)
 	jp_cli_print_checks(jp_flow_manifest(flow), shown);
 	if (shown == JP_CLI_CHECKS_QUIET)
 		goto out;
+	/* what the run takes, and where its own copy of the code is */
+	for (const char *s = jp_flow_code_story(flow), *nl; s && *s; s = nl ? nl + 1 : NULL) {
+		char *line;
+
+		nl = strchr(s, '\n');
+		line = nl ? strndup(s, (size_t)(nl - s)) : strdup(s);
+		if (line)
+			printf("%s\n", jp_cli_text(line));
+		free(line);
+	}
 	printf(_("Wrote %s\n"), manifest ? jp_cli_name(manifest) : "?");
 	printf(_("Wrote %s\n"), env ? jp_cli_name(env) : "?");
 	printf(_("Wrote %s\n"), pf ? jp_cli_name(pf) : "?");

@@ -558,6 +558,17 @@ static void draw_written(struct jp_wizard *w, int y, int x, int h, int width)
 		jp_draw_text_tail(y + row++, x + used, width - used, JP_STYLE_NORMAL,
 				  R(w)->copy_path);
 	}
+	/* what the run takes, and where its own copy of the code is */
+	for (const char *s = jp_flow_code_story(w->flow), *nl; s && *s && row < h - 4;
+	     s = nl ? nl + 1 : NULL) {
+		char *one;
+
+		nl = strchr(s, '\n');
+		one = nl ? strndup(s, (size_t)(nl - s)) : strdup(s);
+		if (one)
+			row += jp_draw_wrap(y + row, x, width, 2, JP_STYLE_NORMAL, one);
+		free(one);
+	}
 	row++;
 	jp_draw_text(y + row++, x, width, JP_STYLE_TITLE,
 		     _("Launch command for the platform's form:"));

@@ -212,6 +212,8 @@ int jp_tui_main(const struct jp_tui_options *opts)
 	if (w.written) {
 		printf(_("Manifest written: %s\n"), w.manifest_path ? w.manifest_path : "");
 		printf(_("env.sh written:   %s\n"), w.env_path ? w.env_path : "");
+		if (jp_flow_code_story(w.flow))
+			printf("%s\n", jp_flow_code_story(w.flow));
 		printf("%s\n  %s\n", _("Launch command for the platform's form:"),
 		       w.platform_command ? w.platform_command : "");
 		fflush(stdout);
