@@ -67,7 +67,7 @@ _jobprep()
 	repo) opts="--remote --ref --into --submodules --exec --timeout -j --json -h --help" ;;
 	runs) opts="-j --json --profile -h --help" ;;
 	cache) opts="--clear -j --json -h --help" ;;
-	stage) opts="--verify --jobs --sha256 --no-unpack --unpack-archives --shard --shards --emit -j --json --progress --no-progress -h --help" ;;
+	stage) opts="--verify --jobs --sha256 --no-unpack --unpack-archives --shard --shards --emit --timeout -j --json --progress --no-progress -h --help" ;;
 	esac
 
 	if [[ $cur == -* ]]; then
