@@ -49,8 +49,6 @@ extern char **environ;
 /* helpers kept for the next call, once their answer is in */
 #define IDLE_MAX 4
 #define POLL_MS 100
-/* a killed helper that has not ended this long is left to the kernel */
-#define END_WAIT_MS 1000
 #define CPU_SAMPLE_MS 500
 /* a gap between two looks this long: we were stopped, not it silent */
 #define STOPPED_GAP_MS 2000
@@ -482,7 +480,7 @@ static int spawn_helper(struct helper *h, bool watched, struct jp_error *err)
 	}
 	if (!wait_ready(sv[0])) {
 		close(sv[0]);
-		probe_child_abandon(h->pid, NULL);
+		probe_child_finish(h->pid, NULL);
 		return start_failed(err, ETIMEDOUT);
 	}
 	h->fd = sv[0];
@@ -492,50 +490,21 @@ static int spawn_helper(struct helper *h, bool watched, struct jp_error *err)
 	return 0;
 }
 
-/* Reap pid, killed, within END_WAIT_MS: true, or false when it has not
- * ended by then (a thread of it still in a hung mount's kernel call). */
-static bool reaped_soon(pid_t pid)
-{
-	uint64_t end = jp_now_ns() + (uint64_t)END_WAIT_MS * 1000000u;
-	struct timespec ts = {0, 200000};
-	pid_t got;
-
-	while ((got = waitpid(pid, NULL, WNOHANG)) == 0 || (got < 0 && errno == EINTR)) {
-		if (jp_now_ns() >= end)
-			return false;
-		nanosleep(&ts, NULL);
-		if (ts.tv_nsec < 20000000)
-			ts.tv_nsec *= 2;
-	}
-	return true;
-}
-
 /* A helper that has answered, or that is to be given up: killed and reaped
- * (an idle helper has nothing to lose). One that does not end at once (a
- * scan's answer may leave a thread stuck in a hung mount) is left to the
- * kernel like one that did not answer, and path's mount (may be NULL)
- * counts as hung until it dies. */
+ * before this returns (probe_child_finish). One that does not end at once
+ * (stuck in a hung mount's kernel call: a look that did not answer, or a
+ * scan's answer that left a thread there) is left to the kernel, and
+ * path's mount (may be NULL) counts as hung until it dies. */
 static void helper_end_at(struct helper *h, const char *path)
 {
 	close(h->fd);
-	kill(h->pid, SIGKILL);
-	if (!reaped_soon(h->pid))
-		probe_child_abandon(h->pid, path);
+	probe_child_finish(h->pid, path);
 	atomic_fetch_sub(&n_live, 1);
 }
 
 static void helper_end(struct helper *h)
 {
 	helper_end_at(h, NULL);
-}
-
-/* A helper that did not answer: killed and left behind (it dies when the
- * mount answers); path's mount counts as hung until then. */
-static void helper_abandon(struct helper *h, const char *path)
-{
-	close(h->fd);
-	probe_child_abandon(h->pid, path);
-	atomic_fetch_sub(&n_live, 1);
 }
 
 /* Under pool_lock: forget idle helpers inherited over a fork (only this
@@ -781,7 +750,7 @@ int jp_helper_call(struct probe_bytes *out, const struct jp_helper_request *req,
 		read_some(&r, h.fd, (int)((end - now + 999999u) / 1000000u), NULL);
 	}
 	if (!reader_done(&r)) {
-		helper_abandon(&h, path);
+		helper_end_at(&h, path);
 		reader_dispose(&r);
 		return jp_error_set(
 		    err, JP_ETIMEOUT, _("%s: no answer within %u.%u s (is a network mount hung?)"),
@@ -922,7 +891,7 @@ int jp_helper_watch(struct probe_bytes *out, const struct jp_helper_request *req
 	r.fd = h.fd;
 	if (!watch(&h, w, &r, cancel_sent)) {
 		/* Stuck (a hung mount), or deaf to the cancel: leave it. */
-		helper_abandon(&h, w->path);
+		helper_end_at(&h, w->path);
 		rc = *cancel_sent ? JP_ECANCELED : JP_ETIMEOUT;
 	} else {
 		/* kept for the next call when it answered, was never asked to

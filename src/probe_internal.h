@@ -47,10 +47,11 @@ int probe_bytes_get_profile(struct jp_profile **out, struct probe_bytes *b, stru
 
 /* Reap stuck children that have died, and trust their mounts again. */
 void probe_child_reap(void);
-/* Kill a child that does not answer and leave it behind (reaped by
- * probe_child_reap); path's mount (path may be NULL) counts as hung until
- * it dies. */
-void probe_child_abandon(pid_t pid, const char *path);
+/* End a child: killed, and reaped before this returns (a bounded wait, as
+ * git's finish_command), unless a thread of it is stuck in the kernel on a
+ * hung mount: then it is left behind (reaped by probe_child_reap) and
+ * path's mount (path may be NULL) counts as hung until it dies. */
+void probe_child_finish(pid_t pid, const char *path);
 
 /* ---- of jobprep/probe.h, what no front end calls ---- */
 

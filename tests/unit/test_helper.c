@@ -8,6 +8,7 @@
  * assertion: the bounds are far from what each case does. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -171,15 +172,53 @@ static void an_idle_helper_killed_from_outside_is_replaced(void **state)
 	assert_true(next != pid);
 }
 
+/* This process's children, from /proc: how many, and how many of them
+ * are zombies (ended, not reaped). */
+static void count_children(size_t *all, size_t *zombies)
+{
+	char path[300], buf[512];
+	struct dirent *e;
+	DIR *d = opendir("/proc");
+
+	*all = *zombies = 0;
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		long ppid = 0;
+		char st = '?', *p;
+		FILE *f;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if (!(f = fopen(path, "re")))
+			continue; /* ended meanwhile */
+		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		if (!(p = strrchr(buf, ')')) || sscanf(p + 1, " %c %ld", &st, &ppid) != 2 ||
+		    ppid != (long)getpid())
+			continue;
+		(*all)++;
+		if (st == 'Z')
+			(*zombies)++;
+	}
+	closedir(d);
+}
+
+/* Given up, the helper is killed and reaped before the call returns (no
+ * later look needed): every child left is a live helper kept idle. */
 static void a_silent_helper_is_given_up_and_killed(void **state)
 {
 	int answer = 7, who = 0;
-	size_t before = jp_helper_count();
+	size_t before = jp_helper_count(), children, zombies;
 
 	(void)state;
 	assert_int_equal(call_mode(SILENT, &answer, 300), JP_ETIMEOUT);
 	assert_int_equal(answer, 7); /* untouched */
 	assert_true(jp_helper_count() <= before);
+	count_children(&children, &zombies);
+	assert_int_equal(zombies, 0);
+	assert_int_equal(children, jp_helper_count());
 	/* the next call gets an answer all the same */
 	assert_int_equal(call_mode(WHO, &who, 60000), 0);
 }
