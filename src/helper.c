@@ -280,7 +280,7 @@ __attribute__((constructor)) static void helper_serve_if_asked(void)
 /* ==== the caller's side ===================================================== */
 
 struct helper {
-	pid_t pid;
+	struct jp_child child; /* its pid, once started */
 	int fd;
 	/* started from the process's main thread with PR_SET_PDEATHSIG: it
 	 * dies with this process, so watched work may use it too */
@@ -441,7 +441,7 @@ static int spawn_helper(struct helper *h, bool watched, struct jp_error *err)
 	if (gettid() == getpid())
 		watched = true;
 	static char pooled_flag[] = HELPER_ENV "=1", watched_flag[] = HELPER_ENV "=2";
-	struct jp_spawn sp = JP_SPAWN_INIT;
+	struct jp_child c = JP_CHILD_INIT;
 	char *add[3] = {watched ? watched_flag : pooled_flag, NULL, NULL}, **env;
 	sigset_t ends;
 	int sv[2], e;
@@ -461,16 +461,26 @@ static int spawn_helper(struct helper *h, bool watched, struct jp_error *err)
 	sigaddset(&ends, SIGINT);
 	sigaddset(&ends, SIGTERM);
 	sigaddset(&ends, SIGHUP);
-	sp.fd[2] = STDERR_FILENO;
-	sp.fd[HELPER_FD] = sv[1];
-	sp.blocked = &ends;
-	e = env ? jp_spawn(&h->pid, self_program(), argv, env, &sp) : ENOMEM;
+	c.file = self_program();
+	c.argv = argv;
+	c.env = env;
+	c.fd[2] = STDERR_FILENO;
+	c.fd[HELPER_FD] = sv[1];
+	c.blocked = &ends;
+	e = env ? jp_child_start(&c) : ENOMEM;
 	/* a process that has since become another user (a test dropping to
 	 * nobody) may not reach the file by its name (a 0700 home): the
 	 * kernel's link to it needs no path */
-	if (env && (e == EACCES || e == ENOENT))
-		e = jp_spawn(&h->pid, "/proc/self/exe", argv, env, &sp);
+	if (env && (e == EACCES || e == ENOENT)) {
+		c.file = "/proc/self/exe";
+		e = jp_child_start(&c);
+	}
 	free(env);
+	/* what it was started with goes with this frame; its pid stays */
+	c.file = NULL;
+	c.argv = c.env = NULL;
+	c.blocked = NULL;
+	h->child = c;
 	free(add[1]);
 	free(add[2]);
 	close(sv[1]);
@@ -480,7 +490,7 @@ static int spawn_helper(struct helper *h, bool watched, struct jp_error *err)
 	}
 	if (!wait_ready(sv[0])) {
 		close(sv[0]);
-		probe_child_finish(h->pid, NULL);
+		probe_child_finish(&h->child, NULL);
 		return start_failed(err, ETIMEDOUT);
 	}
 	h->fd = sv[0];
@@ -498,7 +508,7 @@ static int spawn_helper(struct helper *h, bool watched, struct jp_error *err)
 static void helper_end_at(struct helper *h, const char *path)
 {
 	close(h->fd);
-	probe_child_finish(h->pid, path);
+	probe_child_finish(&h->child, path);
 	atomic_fetch_sub(&n_live, 1);
 }
 
@@ -840,11 +850,11 @@ static bool watch(const struct helper *h, const struct jp_watch *w, struct reade
 {
 	struct life l;
 
-	life_init(&l, h->pid);
+	life_init(&l, h->child.pid);
 	while (!reader_done(r)) {
 		read_some(r, h->fd, POLL_MS, w);
 		uint64_t now = jp_now_ns();
-		life_update(&l, h->pid, r, now);
+		life_update(&l, h->child.pid, r, now);
 		if (!*cancel_sent &&
 		    (r->want_cancel || (w->cancelled && w->cancelled(w->payload)))) {
 			send_all(h->fd, (char[]){ TO_HELPER_STOP }, 1);

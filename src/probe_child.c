@@ -8,14 +8,11 @@
  * reaps it if we are gone by then); until then its mount counts as hung. */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -26,9 +23,9 @@
 #include <cjson/cJSON.h>
 
 #include "jobprep/i18n.h"
-#include "deadline_internal.h"
 #include "probe_internal.h"
 #include "profile_internal.h"
+#include "spawn_internal.h"
 
 /* --- bytes ------------------------------------------------------------------ */
 
@@ -120,15 +117,12 @@ int probe_bytes_get_profile(struct jp_profile **out, struct probe_bytes *b, stru
 
 /* --- children left behind ------------------------------------------------------- */
 
-/* a killed child is waited for this long at most... */
-#define REAP_MS 1000
-/* ...and no longer than this when a thread of it is stuck in the kernel */
-#define STUCK_MS 20
-
+/* The mounts of the children left behind (spawn.c keeps and reaps the
+ * children themselves). */
 static pthread_mutex_t kids_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kid {
 	pid_t pid;
-	char *mount_point; /* counted as hung while the child lives; may be NULL */
+	char *mount_point; /* counted as hung while the child lives */
 } *kids;
 static size_t n_kids;
 
@@ -141,8 +135,7 @@ static void kid_add(pid_t pid, char *mount_point)
 		kids[n_kids].pid = pid;
 		kids[n_kids].mount_point = mount_point;
 		n_kids++;
-		if (mount_point)
-			probe_hung_add(mount_point);
+		probe_hung_add(mount_point);
 	} else {
 		free(mount_point);
 	}
@@ -151,80 +144,27 @@ static void kid_add(pid_t pid, char *mount_point)
 
 void probe_child_reap(void)
 {
+	jp_child_reap_left();
 	pthread_mutex_lock(&kids_lock);
 	for (size_t i = 0; i < n_kids;) {
-		pid_t r = waitpid(kids[i].pid, NULL, WNOHANG);
-		if (r == 0 || (r < 0 && errno == EINTR)) {
+		if (jp_child_left(kids[i].pid)) {
 			i++;
 			continue;
 		}
-		if (kids[i].mount_point) {
-			probe_hung_remove(kids[i].mount_point);
-			free(kids[i].mount_point);
-		}
+		probe_hung_remove(kids[i].mount_point);
+		free(kids[i].mount_point);
 		kids[i] = kids[--n_kids];
 	}
 	pthread_mutex_unlock(&kids_lock);
 }
 
-/* Is a thread of pid waiting in the kernel (state D: a FUSE request already
- * sent, an NFS hard mount)? A kill does not end it before the mount
- * answers. */
-static bool stuck_in_kernel(pid_t pid)
+void probe_child_finish(struct jp_child *c, const char *path)
 {
-	char path[64], buf[512];
-	struct dirent *e;
-	bool stuck = false;
-	DIR *d;
+	pid_t pid = c->pid;
+	char *mount_point;
 
-	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
-	if (!(d = opendir(path)))
-		return false;
-	while (!stuck && (e = readdir(d))) {
-		char *p;
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/task/%.20s/stat", (long)pid, e->d_name);
-		if (!(f = fopen(path, "re")))
-			continue;
-		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		buf[n] = '\0';
-		/* after the name in parentheses: the state */
-		if ((p = strrchr(buf, ')')) && p[1] == ' ' && p[2] == 'D')
-			stuck = true;
-	}
-	closedir(d);
-	return stuck;
-}
-
-/* Reap pid, killed, within REAP_MS: true, or false when it has not ended
- * by then or is stuck in the kernel (after STUCK_MS, so that a thread
- * caught in a moment's disk wait is not taken for one). */
-static bool reaped_soon(pid_t pid)
-{
-	uint64_t start = jp_now_ns();
-	struct timespec ts = {0, 200000};
-	pid_t got;
-
-	while ((got = waitpid(pid, NULL, WNOHANG)) == 0 || (got < 0 && errno == EINTR)) {
-		uint64_t spent = jp_now_ns() - start;
-		if (spent >= (uint64_t)REAP_MS * 1000000u ||
-		    (spent >= (uint64_t)STUCK_MS * 1000000u && stuck_in_kernel(pid)))
-			return false;
-		nanosleep(&ts, NULL);
-		if (ts.tv_nsec < 20000000)
-			ts.tv_nsec *= 2;
-	}
-	return true;
-}
-
-void probe_child_finish(pid_t pid, const char *path)
-{
-	kill(pid, SIGKILL);
-	if (reaped_soon(pid))
+	if (jp_child_finish(c, true, NULL) == 0 || !path)
 		return;
-	kid_add(pid, path ? probe_mount_of(path) : NULL);
+	if ((mount_point = probe_mount_of(path)))
+		kid_add(pid, mount_point);
 }

@@ -47,11 +47,12 @@ int probe_bytes_get_profile(struct jp_profile **out, struct probe_bytes *b, stru
 
 /* Reap stuck children that have died, and trust their mounts again. */
 void probe_child_reap(void);
-/* End a child: killed, and reaped before this returns (a bounded wait, as
- * git's finish_command), unless a thread of it is stuck in the kernel on a
- * hung mount: then it is left behind (reaped by probe_child_reap) and
- * path's mount (path may be NULL) counts as hung until it dies. */
-void probe_child_finish(pid_t pid, const char *path);
+/* End a child (jp_child_finish, killed): reaped before this returns, unless
+ * a thread of it is stuck in the kernel on a hung mount: then it is left
+ * behind (reaped by probe_child_reap) and path's mount (path may be NULL)
+ * counts as hung until it dies. */
+struct jp_child;
+void probe_child_finish(struct jp_child *c, const char *path);
 
 /* ---- of jobprep/probe.h, what no front end calls ---- */
 
