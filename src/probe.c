@@ -420,7 +420,7 @@ static void probe_result_put(struct probe_bytes *out, int rc, const struct jp_er
 	const struct jp_path_info *i = &r->info;
 
 	probe_bytes_put(out, &rc, sizeof(rc));
-	probe_bytes_put_str(out, rc < 0 ? jp_error_message(err) : NULL);
+	probe_bytes_put_error(out, rc < 0 ? err : NULL);
 	probe_bytes_put(out, r, sizeof(*r)); /* its pointers are not used */
 	probe_bytes_put_str(out, r->write_dir);
 	probe_bytes_put_str(out, i->resolved);
@@ -439,13 +439,9 @@ static bool probe_result_get(struct jp_probe_result *r, int *rc, struct jp_error
 			     struct probe_bytes *in)
 {
 	struct jp_path_info *i = &r->info;
-	char *msg;
 
 	probe_bytes_get(in, rc, sizeof(*rc));
-	msg = probe_bytes_get_str(in);
-	if (*rc < 0)
-		jp_error_set(err, *rc, "%s", msg ? msg : jp_strerror(*rc));
-	free(msg);
+	probe_bytes_get_error(in, *rc < 0 ? err : NULL, *rc);
 	probe_bytes_get(in, r, sizeof(*r));
 	r->write_dir = probe_bytes_get_str(in);
 	i->resolved = probe_bytes_get_str(in);

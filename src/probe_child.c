@@ -1,11 +1,9 @@
-/* What the process boundary (helper.c) shares with the looks: requests'
- * inputs and answers as bytes (struct probe_bytes), and the helpers left
- * behind. A helper that did not answer in time is killed and left to the
- * kernel: a thread stuck on a hung mount (a FUSE request already sent, an
- * NFS hard mount) cannot be killed and would keep its whole process from
- * being reaped, so the work runs in a helper, and the command itself
- * still exits at once. Such a helper dies when the mount answers (init
- * reaps it if we are gone by then); until then its mount counts as hung. */
+/* The children a look left behind (probe_internal.h): a helper killed
+ * because it did not answer in time, with a thread stuck on a hung mount (a
+ * FUSE request already sent, an NFS hard mount), cannot be reaped until the
+ * mount answers; spawn.c keeps it until then, and its mount counts as hung
+ * here. The command itself still exits at once (init reaps such a child if
+ * we are gone by then). */
 #include "config.h"
 
 #include <errno.h>
@@ -20,100 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-
-#include "jobprep/i18n.h"
 #include "probe_internal.h"
-#include "profile_internal.h"
 #include "spawn_internal.h"
-
-/* --- bytes ------------------------------------------------------------------ */
-
-void probe_bytes_put(struct probe_bytes *b, const void *data, size_t n)
-{
-	if (b->bad)
-		return;
-	if (b->n + n > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 512;
-		while (cap < b->n + n)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p) {
-			b->bad = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, data, n);
-	b->n += n;
-}
-
-void probe_bytes_put_str(struct probe_bytes *b, const char *s)
-{
-	uint32_t len = s ? (uint32_t)strlen(s) : UINT32_MAX;
-
-	probe_bytes_put(b, &len, sizeof(len));
-	if (s)
-		probe_bytes_put(b, s, len);
-}
-
-void probe_bytes_get(struct probe_bytes *b, void *out, size_t n)
-{
-	if (b->bad || b->off + n > b->n) {
-		b->bad = true;
-		memset(out, 0, n);
-		return;
-	}
-	memcpy(out, b->p + b->off, n);
-	b->off += n;
-}
-
-char *probe_bytes_get_str(struct probe_bytes *b)
-{
-	uint32_t len;
-	char *s;
-
-	probe_bytes_get(b, &len, sizeof(len));
-	if (b->bad || len == UINT32_MAX)
-		return NULL;
-	if (b->off + len > b->n || !(s = malloc((size_t)len + 1))) {
-		b->bad = true;
-		return NULL;
-	}
-	memcpy(s, b->p + b->off, len);
-	s[len] = '\0';
-	b->off += len;
-	return s;
-}
-
-void probe_bytes_put_profile(struct probe_bytes *b, const struct jp_profile *profile)
-{
-	cJSON *json = profile ? jp_profile_to_json(profile) : NULL;
-	char *text = json ? cJSON_PrintUnformatted(json) : NULL;
-
-	if (profile && !text)
-		b->bad = true;
-	probe_bytes_put_str(b, text);
-	cJSON_free(text);
-	cJSON_Delete(json);
-}
-
-int probe_bytes_get_profile(struct jp_profile **out, struct probe_bytes *b, struct jp_error *err)
-{
-	char *text = probe_bytes_get_str(b);
-	cJSON *json = text ? cJSON_Parse(text) : NULL;
-	int rc = 0;
-
-	*out = NULL;
-	if (text && !json)
-		rc = jp_error_set(err, JP_EINTERNAL, "%s", _("the look at it failed"));
-	else if (json)
-		rc = jp_profile_from_json(out, json, "profile", err);
-	cJSON_Delete(json);
-	free(text);
-	return rc;
-}
 
 /* --- children left behind ------------------------------------------------------- */
 
