@@ -22,8 +22,9 @@ extern char **environ;
 
 /* a killed child is waited for this long at most... */
 #define REAP_MS 1000
-/* ...and no longer than this when a thread of it is stuck in the kernel */
-#define STUCK_MS 20
+/* ...and no longer than this when a thread of it has been waiting in the
+ * kernel all along (a dying process may be there a moment) */
+#define STUCK_MS 200
 
 /* ---- the registry ---------------------------------------------------------- */
 
@@ -103,18 +104,22 @@ static bool stuck_in_kernel(pid_t pid)
 }
 
 /* Reap pid, killed, within REAP_MS: true, or false when it has not ended
- * by then or is stuck in the kernel (after STUCK_MS, so that a thread
- * caught in a moment's disk wait is not taken for one). */
+ * by then or is stuck in the kernel (seen there at every look for
+ * STUCK_MS: a thread caught in a moment's wait is not taken for one). */
 static bool reaped_soon(pid_t pid, int *status)
 {
-	uint64_t start = jp_now_ns();
+	uint64_t start = jp_now_ns(), stuck_since = 0;
 	struct timespec ts = {0, 200000};
 	pid_t got;
 
 	while ((got = waitpid(pid, status, WNOHANG)) == 0 || (got < 0 && errno == EINTR)) {
-		uint64_t spent = jp_now_ns() - start;
-		if (spent >= (uint64_t)REAP_MS * 1000000u ||
-		    (spent >= (uint64_t)STUCK_MS * 1000000u && stuck_in_kernel(pid)))
+		uint64_t now = jp_now_ns();
+		if (!stuck_in_kernel(pid))
+			stuck_since = 0;
+		else if (!stuck_since)
+			stuck_since = now;
+		if (now - start >= (uint64_t)REAP_MS * 1000000u ||
+		    (stuck_since && now - stuck_since >= (uint64_t)STUCK_MS * 1000000u))
 			return false;
 		nanosleep(&ts, NULL);
 		if (ts.tv_nsec < 20000000)
