@@ -278,9 +278,6 @@ int jp_export_may_replace(const char *path, bool force, struct jp_export_fill *k
 
 	if (kept)
 		memset(kept, 0, sizeof(*kept));
-	/* a hung mount: "PATH: no answer within N s" (JP_ETIMEOUT) */
-	if ((rc = jp_probe_fail_hung(path, err)) < 0)
-		return rc;
 	probe_bytes_put_str(&in, path);
 	probe_bytes_put(&in, &force, sizeof(force));
 	rc = in.bad ? jp_error_oom(err)

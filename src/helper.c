@@ -738,6 +738,9 @@ int jp_helper_call(struct probe_bytes *out, const struct jp_helper_request *req,
 
 	memset(out, 0, sizeof(*out));
 	memset(&r, 0, sizeof(r));
+	/* path's mount known hung: at once, not one more helper left there */
+	if ((rc = jp_probe_fail_hung(path, err)) < 0)
+		return rc;
 	if ((rc = helper_take(&h, false, err)) < 0)
 		return rc;
 	/* an idle helper that has died since (killed from outside): once more

@@ -64,9 +64,11 @@ JP_HELPER_REQUESTS(JP_HELPER_EXTERN)
 extern const struct jp_helper_request *const jp_helper_extra_requests[] __attribute__((weak));
 
 /* req in a helper, with in as its inputs; its answer in *out (the caller
- * frees out->p) within timeout_ms. Returns 0; JP_ETIMEOUT when it did not
- * answer (err says "PATH: no answer within N s"; the helper is killed and
- * path's mount, path may be NULL, counts as hung until it dies);
+ * frees out->p) within timeout_ms. Returns 0; JP_ETIMEOUT at once while
+ * path's mount (path may be NULL) is known hung (err says so: no helper is
+ * started there), or when it did not answer (err says "PATH: no answer
+ * within N s"; the helper is killed and path's mount counts as hung until
+ * it dies);
  * JP_EINTERNAL when no helper could be started or it died without an
  * answer. */
 int jp_helper_call(struct probe_bytes *out, const struct jp_helper_request *req,

@@ -228,16 +228,6 @@ struct jp_probe_job {
 	void (*release)(void *arg);
 };
 
-/* The hung mount path is under, copied into buf; false when none. The
- * children that have died first let their mounts go. */
-static bool under_hung(const char *path, char *buf, size_t len)
-{
-	if (!path || path[0] != '/')
-		return false;
-	probe_child_reap();
-	return probe_hung_find(path, buf, len);
-}
-
 static void job_release(struct jp_probe_job *j)
 {
 	pthread_mutex_lock(&j->lock);
@@ -337,31 +327,6 @@ void *jp_probe_end(struct jp_probe_job *j)
 	return arg;
 }
 
-bool jp_probe_mount_hung(const char *path, char *mount, size_t len)
-{
-	char mp[4096];
-
-	if (!under_hung(path, mp, sizeof(mp)))
-		return false;
-	if (mount && len)
-		snprintf(mount, len, "%s", mp);
-	return true;
-}
-
-/* --- calls in a child process (probe_child.c) ----------------------------------- */
-
-int jp_probe_fail_hung(const char *path, struct jp_error *err)
-{
-	char mp[4096];
-
-	if (!under_hung(path, mp, sizeof(mp)))
-		return 0;
-	return jp_error_set(err, JP_ETIMEOUT,
-			    _("%s: no answer: %s, the mount it is on, has not answered an "
-			      "earlier look yet (is a network mount hung?)"),
-			    path, mp);
-}
-
 /* --- stat ------------------------------------------------------------------ */
 
 /* inputs: path, follow; answer: errnum, then struct stat */
@@ -388,10 +353,8 @@ int jp_probe_stat(struct stat *out, int *errnum, const char *path, unsigned flag
 	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
 	bool follow = !(flags & JP_PROBE_NOFOLLOW);
 	struct stat st;
-	int rc = jp_probe_fail_hung(path, err), e = 0;
+	int rc, e = 0;
 
-	if (rc < 0)
-		return rc;
 	probe_bytes_put_str(&in, path);
 	probe_bytes_put(&in, &follow, sizeof(follow));
 	rc = jp_helper_call(&ans, &jp_req_probe_stat, &in, path,
@@ -488,8 +451,6 @@ int jp_probe_path(struct jp_probe_result *out, const struct jp_profile *profile,
 
 	if (!path || !*path)
 		return jp_error_set(err, JP_EUSAGE, "%s", _("empty path"));
-	if ((rc = jp_probe_fail_hung(path, err)) < 0)
-		return rc;
 	probe_bytes_put_str(&in, path);
 	probe_bytes_put(&in, &flags, sizeof(flags));
 	probe_bytes_put_profile(&in, profile);

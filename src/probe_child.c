@@ -2,8 +2,10 @@
  * because it did not answer in time, with a thread stuck on a hung mount (a
  * FUSE request already sent, an NFS hard mount), cannot be reaped until the
  * mount answers; spawn.c keeps it until then, and its mount counts as hung
- * here. The command itself still exits at once (init reaps such a child if
- * we are gone by then). */
+ * here: a call on a path there fails at once (jp_probe_fail_hung, which
+ * jp_helper_call asks first) instead of leaving one more helper behind. The
+ * command itself still exits at once (init reaps such a child if we are
+ * gone by then). */
 #include "config.h"
 
 #include <errno.h>
@@ -11,6 +13,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -18,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jobprep/i18n.h"
 #include "probe_internal.h"
 #include "spawn_internal.h"
 
@@ -73,4 +77,39 @@ void probe_child_finish(struct jp_child *c, const char *path)
 		return;
 	if ((mount_point = probe_mount_of(path)))
 		kid_add(pid, mount_point);
+}
+
+/* --- mounts known hung ------------------------------------------------------------- */
+
+/* The hung mount path is under, copied into buf; false when none. The
+ * children that have died first let their mounts go. */
+static bool under_hung(const char *path, char *buf, size_t len)
+{
+	if (!path || path[0] != '/')
+		return false;
+	probe_child_reap();
+	return probe_hung_find(path, buf, len);
+}
+
+bool jp_probe_mount_hung(const char *path, char *mount, size_t len)
+{
+	char mp[4096];
+
+	if (!under_hung(path, mp, sizeof(mp)))
+		return false;
+	if (mount && len)
+		snprintf(mount, len, "%s", mp);
+	return true;
+}
+
+int jp_probe_fail_hung(const char *path, struct jp_error *err)
+{
+	char mp[4096];
+
+	if (!under_hung(path, mp, sizeof(mp)))
+		return 0;
+	return jp_error_set(err, JP_ETIMEOUT,
+			    _("%s: no answer: %s, the mount it is on, has not answered an "
+			      "earlier look yet (is a network mount hung?)"),
+			    path, mp);
 }

@@ -65,16 +65,10 @@ int jp_probe_read_file(char **text, size_t *len, const char *path, size_t max,
 {
 	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
 	uint64_t max64 = max;
-	char mount[4096];
 	int rc, child_rc = 0, errnum = 0;
 
 	*text = NULL;
 	*len = 0;
-	if (jp_probe_mount_hung(path, mount, sizeof(mount)))
-		return jp_error_set(err, JP_EFORMAT,
-				    _("%s: no answer: %s, the mount it is on, has not answered an "
-				      "earlier look yet (is a network mount hung?)"),
-				    path, mount);
 	probe_bytes_put_str(&in, path);
 	probe_bytes_put(&in, &max64, sizeof(max64));
 	rc = jp_helper_call(&ans, &jp_req_read_file, &in, path,

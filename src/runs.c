@@ -376,12 +376,10 @@ int jp_runs_list(struct jp_run **out, size_t *n, const struct jp_profile *profil
 	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
 	const char *where = profile->shared_roots.n ? profile->shared_roots.v[0] : "/";
 	char *text = NULL;
-	int rc = jp_probe_fail_hung(where, err), child_rc = 0;
+	int rc, child_rc = 0;
 
 	*out = NULL;
 	*n = 0;
-	if (rc < 0)
-		return rc;
 	probe_bytes_put_profile(&in, profile);
 	probe_bytes_put_str(&in, job);
 	rc = in.bad ? jp_error_oom(err)
