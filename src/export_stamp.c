@@ -282,7 +282,7 @@ int jp_export_may_replace(const char *path, bool force, struct jp_export_fill *k
 	probe_bytes_put(&in, &force, sizeof(force));
 	rc = in.bad ? jp_error_oom(err)
 		    : jp_helper_call(&ans, &jp_req_export_may_replace, &in, path,
-				     jp_probe_default_timeout_ms(), err);
+				     0, err);
 	if (rc == 0) {
 		probe_bytes_get(&ans, &child_rc, sizeof(child_rc));
 		probe_bytes_get_error(&ans, child_rc < 0 ? err : NULL, child_rc);

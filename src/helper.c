@@ -71,9 +71,10 @@ enum {
 /* the caller's, to watched work */
 enum { TO_HELPER_STOP = 'S', TO_HELPER_REPLY = 'a' };
 
-#define JP_HELPER_ENTRY(id) &jp_req_##id,
-static const struct jp_helper_request *const requests[] = {JP_HELPER_REQUESTS(JP_HELPER_ENTRY)};
-#undef JP_HELPER_ENTRY
+/* The requests registered by JP_HELPER_REQUEST, gathered by the linker
+ * (weak: a program may link none). */
+extern const struct jp_helper_request *const __start_jp_helper_requests[] __attribute__((weak));
+extern const struct jp_helper_request *const __stop_jp_helper_requests[] __attribute__((weak));
 
 /* ---- bytes on a descriptor ---------------------------------------------- */
 
@@ -178,9 +179,10 @@ static const struct jp_helper_request *find_request(const char *name)
 {
 	if (!name)
 		return NULL;
-	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++)
-		if (strcmp(requests[i]->name, name) == 0)
-			return requests[i];
+	for (const struct jp_helper_request *const *r = __start_jp_helper_requests;
+	     r && r < __stop_jp_helper_requests; r++)
+		if (strcmp((*r)->name, name) == 0)
+			return *r;
 	for (size_t i = 0; jp_helper_extra_requests && jp_helper_extra_requests[i]; i++)
 		if (strcmp(jp_helper_extra_requests[i]->name, name) == 0)
 			return jp_helper_extra_requests[i];
@@ -741,6 +743,8 @@ int jp_helper_call(struct probe_bytes *out, const struct jp_helper_request *req,
 	/* path's mount known hung: at once, not one more helper left there */
 	if ((rc = jp_probe_fail_hung(path, err)) < 0)
 		return rc;
+	if (!timeout_ms)
+		timeout_ms = jp_probe_default_timeout_ms();
 	if ((rc = helper_take(&h, false, err)) < 0)
 		return rc;
 	/* an idle helper that has died since (killed from outside): once more

@@ -37,35 +37,6 @@ void jp_probe_result_dispose(struct jp_probe_result *r)
 	*r = empty;
 }
 
-/* JOBPREP_PROBE_TIMEOUT_MS when set to a bound from 1 ms to 10 minutes,
- * else 0. */
-static unsigned timeout_from_env(void)
-{
-	const char *s = getenv("JOBPREP_PROBE_TIMEOUT_MS");
-	if (s && *s) {
-		char *end;
-		errno = 0;
-		unsigned long v = strtoul(s, &end, 10);
-		if (!errno && !*end && v > 0 && v <= 600000)
-			return (unsigned)v;
-	}
-	return 0;
-}
-
-unsigned jp_probe_default_timeout_ms(void)
-{
-	unsigned v = timeout_from_env();
-
-	return v ? v : JP_PROBE_DEFAULT_TIMEOUT_MS;
-}
-
-unsigned jp_probe_interactive_timeout_ms(void)
-{
-	unsigned v = timeout_from_env();
-
-	return v ? v : JP_PROBE_INTERACTIVE_MS;
-}
-
 /* The nearest existing ancestor of an absolute path (or the path). */
 static char *existing_ancestor(const char *path)
 {
@@ -358,7 +329,7 @@ int jp_probe_stat(struct stat *out, int *errnum, const char *path, unsigned flag
 	probe_bytes_put_str(&in, path);
 	probe_bytes_put(&in, &follow, sizeof(follow));
 	rc = jp_helper_call(&ans, &jp_req_probe_stat, &in, path,
-			    timeout_ms ? timeout_ms : jp_probe_default_timeout_ms(), err);
+			    timeout_ms, err);
 	free(in.p);
 	if (rc < 0)
 		return rc;
@@ -455,8 +426,7 @@ int jp_probe_path(struct jp_probe_result *out, const struct jp_profile *profile,
 	probe_bytes_put(&in, &flags, sizeof(flags));
 	probe_bytes_put_profile(&in, profile);
 	rc = jp_helper_call(&ans, &jp_req_probe_path, &in, path,
-			    opts && opts->timeout_ms ? opts->timeout_ms
-						     : jp_probe_default_timeout_ms(),
+			    opts ? opts->timeout_ms : 0,
 			    err);
 	free(in.p);
 	if (rc < 0)

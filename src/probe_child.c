@@ -113,3 +113,34 @@ int jp_probe_fail_hung(const char *path, struct jp_error *err)
 			      "earlier look yet (is a network mount hung?)"),
 			    path, mp);
 }
+
+/* --- the bounds of a look ------------------------------------------------------- */
+
+/* JOBPREP_PROBE_TIMEOUT_MS when set to a bound from 1 ms to 10 minutes,
+ * else 0. */
+static unsigned timeout_from_env(void)
+{
+	const char *s = getenv("JOBPREP_PROBE_TIMEOUT_MS");
+	if (s && *s) {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(s, &end, 10);
+		if (!errno && !*end && v > 0 && v <= 600000)
+			return (unsigned)v;
+	}
+	return 0;
+}
+
+unsigned jp_probe_default_timeout_ms(void)
+{
+	unsigned v = timeout_from_env();
+
+	return v ? v : JP_PROBE_DEFAULT_TIMEOUT_MS;
+}
+
+unsigned jp_probe_interactive_timeout_ms(void)
+{
+	unsigned v = timeout_from_env();
+
+	return v ? v : JP_PROBE_INTERACTIVE_MS;
+}

@@ -72,7 +72,7 @@ int jp_probe_read_file(char **text, size_t *len, const char *path, size_t max,
 	probe_bytes_put_str(&in, path);
 	probe_bytes_put(&in, &max64, sizeof(max64));
 	rc = jp_helper_call(&ans, &jp_req_read_file, &in, path,
-			    timeout_ms ? timeout_ms : jp_probe_default_timeout_ms(), err);
+			    timeout_ms, err);
 	free(in.p);
 	if (rc < 0) {
 		if (rc == JP_ETIMEOUT && err) /* unreadable: exit 3, as for any such file */

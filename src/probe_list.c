@@ -124,7 +124,7 @@ int jp_probe_list(struct jp_probe_listing *out, const char *dir, const char *pre
 	probe_bytes_put_str(&in, prefix);
 	probe_bytes_put(&in, &flags, sizeof(flags));
 	rc = jp_helper_call(&ans, &jp_req_probe_list, &in, dir,
-			    timeout_ms ? timeout_ms : jp_probe_default_timeout_ms(), err);
+			    timeout_ms, err);
 	free(in.p);
 	if (rc < 0)
 		return rc;

@@ -384,7 +384,7 @@ int jp_runs_list(struct jp_run **out, size_t *n, const struct jp_profile *profil
 	probe_bytes_put_str(&in, job);
 	rc = in.bad ? jp_error_oom(err)
 		    : jp_helper_call(&ans, &jp_req_runs_list, &in, where,
-				     jp_probe_default_timeout_ms(), err);
+				     0, err);
 	if (rc == 0) {
 		probe_bytes_get(&ans, &child_rc, sizeof(child_rc));
 		probe_bytes_get_error(&ans, child_rc < 0 ? err : NULL, child_rc);

@@ -7,10 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "jobprep/i18n.h"
-#include "profile_internal.h"
 #include "wire_internal.h"
 
 void probe_bytes_put(struct probe_bytes *b, const void *data, size_t n)
@@ -69,34 +66,6 @@ char *probe_bytes_get_str(struct probe_bytes *b)
 	s[len] = '\0';
 	b->off += len;
 	return s;
-}
-
-void probe_bytes_put_profile(struct probe_bytes *b, const struct jp_profile *profile)
-{
-	cJSON *json = profile ? jp_profile_to_json(profile) : NULL;
-	char *text = json ? cJSON_PrintUnformatted(json) : NULL;
-
-	if (profile && !text)
-		b->bad = true;
-	probe_bytes_put_str(b, text);
-	cJSON_free(text);
-	cJSON_Delete(json);
-}
-
-int probe_bytes_get_profile(struct jp_profile **out, struct probe_bytes *b, struct jp_error *err)
-{
-	char *text = probe_bytes_get_str(b);
-	cJSON *json = text ? cJSON_Parse(text) : NULL;
-	int rc = 0;
-
-	*out = NULL;
-	if (text && !json)
-		rc = jp_error_set(err, JP_EINTERNAL, "%s", _("the look at it failed"));
-	else if (json)
-		rc = jp_profile_from_json(out, json, "profile", err);
-	cJSON_Delete(json);
-	free(text);
-	return rc;
 }
 
 void probe_bytes_put_error(struct probe_bytes *b, const struct jp_error *e)

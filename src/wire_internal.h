@@ -25,7 +25,9 @@ void probe_bytes_put_str(struct probe_bytes *b, const char *s);
 void probe_bytes_get(struct probe_bytes *b, void *out, size_t n);
 char *probe_bytes_get_str(struct probe_bytes *b); /* malloc'd; NULL for NULL */
 /* A profile (NULL: none) as its JSON text; read back into *out (NULL for
- * none), the caller's to free; < 0 when the bytes do not hold one. */
+ * none), the caller's to free; < 0 when the bytes do not hold one. Defined
+ * in profile.c, with the profile's JSON: the codec itself uses no other
+ * file. */
 struct jp_profile;
 void probe_bytes_put_profile(struct probe_bytes *b, const struct jp_profile *profile);
 int probe_bytes_get_profile(struct jp_profile **out, struct probe_bytes *b, struct jp_error *err);
