@@ -2,10 +2,12 @@
  * a helper (this test program started again, never a fork of it); the
  * helper sees only the bytes it was sent; helpers are kept and used again;
  * one that does not answer in time is given up (JP_ETIMEOUT), killed and
- * left behind; one killed from outside while idle is replaced; watched
- * work's reports reach the caller in order, a cancel reaches the helper,
- * and a helper deaf to it is given up too (JP_ECANCELED). No timed
- * assertion: the bounds are far from what each case does. */
+ * reaped before the call returns; one killed from outside while idle is
+ * replaced; an error crosses whole; the child-process type reaps what it
+ * finishes and what is still running at exit; watched work's reports reach
+ * the caller in order, a cancel reaches the helper, and a helper deaf to
+ * it is given up too (JP_ECANCELED). No timed assertion: the bounds are far
+ * from what each case does. */
 #include "config.h"
 
 #include <dirent.h>
