@@ -83,7 +83,7 @@ static void write_serve(struct probe_bytes *in, struct probe_bytes *out)
 	if (!in->bad && path && len == in->n - in->off)
 		rc = write_now(path, in->p + in->off, (size_t)len, mode, &e);
 	probe_bytes_put(out, &rc, sizeof(rc));
-	probe_bytes_put_str(out, rc ? jp_error_message(&e) : NULL);
+	probe_bytes_put_error(out, rc ? &e : NULL);
 	jp_error_dispose(&e);
 	free(path);
 }
@@ -131,7 +131,7 @@ int jp_file_write_atomic(const char *path, const char *data, size_t len, unsigne
 	struct write_call c;
 	struct jp_watch w;
 	uint64_t len64 = len;
-	char mount[4096], *msg = NULL;
+	char mount[4096];
 	bool cancel_sent;
 	int rc, child_rc = 0;
 
@@ -162,16 +162,15 @@ int jp_file_write_atomic(const char *path, const char *data, size_t len, unsigne
 	free(in.p);
 	if (rc == 0) {
 		probe_bytes_get(&ans, &child_rc, sizeof(child_rc));
-		msg = probe_bytes_get_str(&ans);
+		probe_bytes_get_error(&ans, child_rc < 0 ? err : NULL, child_rc);
 		if (ans.bad)
 			rc = jp_error_set(err, JP_EINTERNAL, "%s",
 					  _("the work's process ended without an answer"));
 		else if (child_rc < 0)
-			rc = jp_error_set(err, child_rc, "%s", msg ? msg : jp_strerror(child_rc));
+			rc = child_rc;
 	} else if (rc == JP_ETIMEOUT) {
 		rc = write_timed_out(&c, w.stall_ms, err);
 	}
-	free(msg);
 	free(ans.p);
 	return rc;
 }

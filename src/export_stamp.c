@@ -261,7 +261,7 @@ static void replace_serve(struct probe_bytes *in, struct probe_bytes *out)
 	} else {
 		rc = may_replace_now(path, force, &kept, &e);
 		probe_bytes_put(out, &rc, sizeof(rc));
-		probe_bytes_put_str(out, rc ? jp_error_message(&e) : NULL);
+		probe_bytes_put_error(out, rc ? &e : NULL);
 		probe_bytes_put(out, &kept, sizeof(kept));
 	}
 	jp_error_dispose(&e);
@@ -274,22 +274,18 @@ int jp_export_may_replace(const char *path, bool force, struct jp_export_fill *k
 {
 	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
 	struct jp_export_fill fill;
-	char *msg = NULL;
 	int rc, child_rc = 0;
 
 	if (kept)
 		memset(kept, 0, sizeof(*kept));
-	/* a hung mount: "PATH: no answer within N s" (JP_ETIMEOUT) */
-	if ((rc = jp_probe_fail_hung(path, err)) < 0)
-		return rc;
 	probe_bytes_put_str(&in, path);
 	probe_bytes_put(&in, &force, sizeof(force));
 	rc = in.bad ? jp_error_oom(err)
 		    : jp_helper_call(&ans, &jp_req_export_may_replace, &in, path,
-				     jp_probe_default_timeout_ms(), err);
+				     0, err);
 	if (rc == 0) {
 		probe_bytes_get(&ans, &child_rc, sizeof(child_rc));
-		msg = probe_bytes_get_str(&ans);
+		probe_bytes_get_error(&ans, child_rc < 0 ? err : NULL, child_rc);
 		probe_bytes_get(&ans, &fill, sizeof(fill));
 		if (ans.bad)
 			rc = jp_error_set(err, JP_EINTERNAL, "%s: %s", path,
@@ -298,10 +294,9 @@ int jp_export_may_replace(const char *path, bool force, struct jp_export_fill *k
 			*kept = fill;
 	}
 	if (rc == 0 && child_rc < 0)
-		rc = jp_error_set(err, child_rc, "%s", msg && *msg ? msg : jp_strerror(child_rc));
+		rc = child_rc;
 	free(in.p);
 	free(ans.p);
-	free(msg);
 	return rc;
 }
 

@@ -64,11 +64,10 @@ int jp_run_capture(char *const argv[], const char *input, char *out, size_t cap,
 		   int timeout_ms)
 {
 	int in[2] = { -1, -1 }, outp[2] = { -1, -1 };
-	struct jp_spawn sp = JP_SPAWN_INIT;
+	struct jp_child c = JP_CHILD_INIT;
 	bool killed = false;
 	char **env = NULL;
 	size_t got = 0;
-	pid_t pid = -1;
 	int status = 0, rc = -1;
 
 	if (cap > 0)
@@ -77,15 +76,15 @@ int jp_run_capture(char *const argv[], const char *input, char *out, size_t cap,
 		goto done;
 	if (!(env = quiet_env()))
 		goto done;
-	sp.fd[0] = in[0];
-	sp.fd[1] = outp[1];
+	c.argv = argv;
+	c.env = env;
+	c.fd[0] = in[0];
+	c.fd[1] = outp[1];
 	/* A new session has no controlling terminal: nothing can prompt. */
-	sp.new_session = true;
-	sp.search_path = true;
-	if (jp_spawn(&pid, argv[0], argv, env, &sp) != 0) {
-		pid = -1;
+	c.new_session = true;
+	c.search_path = true;
+	if (jp_child_start(&c) != 0)
 		goto done;
-	}
 	close(in[0]);
 	in[0] = -1;
 	close(outp[1]);
@@ -143,19 +142,10 @@ int jp_run_capture(char *const argv[], const char *input, char *out, size_t cap,
 	}
 	if (cap > 0)
 		out[got] = '\0';
-	if (killed)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	pid = -1;
-	if (!killed && WIFEXITED(status))
+	if (jp_child_finish(&c, killed, &status) == 0 && !killed && WIFEXITED(status))
 		rc = WEXITSTATUS(status);
 done:
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	}
+	jp_child_finish(&c, true, NULL);
 	for (int i = 0; i < 2; i++) {
 		if (in[i] >= 0)
 			close(in[i]);
@@ -205,19 +195,19 @@ static int split_lines(const struct jp_run_watch *w, char *lines, size_t *n)
 	return rc;
 }
 
-static int spawn_watched(pid_t *pid, char *const argv[], const struct jp_run_watch *w,
+static int spawn_watched(struct jp_child *c, char *const argv[], const struct jp_run_watch *w,
 			 int err_fd, int line_fd, char **env)
 {
-	struct jp_spawn sp = JP_SPAWN_INIT;
-
-	sp.fd[1] = err_fd;
-	sp.fd[2] = err_fd;
-	sp.fd[3] = line_fd;
-	sp.cwd = w->cwd;
+	c->argv = argv;
+	c->env = env;
+	c->fd[1] = err_fd;
+	c->fd[2] = err_fd;
+	c->fd[3] = line_fd;
+	c->cwd = w->cwd;
 	/* Its own session: no terminal to prompt on, and one group to kill. */
-	sp.new_session = true;
-	sp.search_path = true;
-	return jp_spawn(pid, argv[0], argv, env, &sp) == 0 ? 0 : -1;
+	c->new_session = true;
+	c->search_path = true;
+	return jp_child_start(c) == 0 ? 0 : -1;
 }
 
 /* Our quiet environment and w->env_add. */
@@ -280,17 +270,15 @@ int jp_run_watched(char *const argv[], const struct jp_run_watch *w)
 	struct pollfd pfd[2];
 	char lines[4096];
 	size_t n_lines = 0, got_err = 0;
+	struct jp_child c = JP_CHILD_INIT;
 	char **env = NULL;
-	pid_t pid = -1;
 	int status = 0, stop = 0, rc = -1;
 
 	if (w->errcap > 0)
 		w->errbuf[0] = '\0';
 	if (pipe2(errp, O_CLOEXEC) != 0 || pipe2(linep, O_CLOEXEC) != 0 ||
-	    !(env = watched_env(w)) || spawn_watched(&pid, argv, w, errp[1], linep[1], env) != 0) {
-		pid = -1;
+	    !(env = watched_env(w)) || spawn_watched(&c, argv, w, errp[1], linep[1], env) != 0)
 		goto done;
-	}
 	close(errp[1]);
 	close(linep[1]);
 	errp[1] = linep[1] = -1;
@@ -318,18 +306,11 @@ int jp_run_watched(char *const argv[], const struct jp_run_watch *w)
 	for (int i = 0; i < 2; i++)
 		if (pfd[i].fd >= 0)
 			close(pfd[i].fd);
-	if (stop)
-		kill(-pid, SIGKILL); /* the group: git-lfs and the git it runs */
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	pid = -1;
-	rc = stop ? stop : WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	/* stopped: killed with its group (git-lfs and the git it runs) */
+	if (jp_child_finish(&c, stop != 0, &status) == 0 || stop)
+		rc = stop ? stop : WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 done:
-	if (pid > 0) {
-		kill(-pid, SIGKILL);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	}
+	jp_child_finish(&c, true, NULL);
 	for (int i = 0; i < 2; i++) {
 		if (errp[i] >= 0)
 			close(errp[i]);

@@ -316,7 +316,7 @@ static void plan_serve(struct probe_bytes *in, struct probe_bytes *out)
 	else if (rc == 0)
 		rc = target_plan(&t, target, profile, &e);
 	probe_bytes_put(out, &rc, sizeof(rc));
-	probe_bytes_put_str(out, rc < 0 ? jp_error_message(&e) : NULL);
+	probe_bytes_put_error(out, rc < 0 ? &e : NULL);
 	probe_bytes_put(out, &t.exists, sizeof(t.exists));
 	probe_bytes_put(out, &t.inside, sizeof(t.inside));
 	probe_bytes_put(out, &t.network, sizeof(t.network));
@@ -357,7 +357,7 @@ int jp_git_target_plan(struct jp_git_target *t, const char *target,
 		       const struct jp_profile *profile, struct jp_error *err)
 {
 	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
-	char mount[4096], *msg = NULL;
+	char mount[4096];
 	int rc, plan_rc = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -375,19 +375,18 @@ int jp_git_target_plan(struct jp_git_target *t, const char *target,
 				     jp_probe_default_timeout_ms(), err);
 	if (rc == 0) {
 		probe_bytes_get(&ans, &plan_rc, sizeof(plan_rc));
-		msg = probe_bytes_get_str(&ans);
+		probe_bytes_get_error(&ans, plan_rc < 0 ? err : NULL, plan_rc);
 		if (ans.bad)
 			rc = jp_error_set(err, JP_EINTERNAL, "%s: %s", target,
 					  _("the look at it failed"));
 		else if (plan_rc < 0)
-			rc = jp_error_set(err, plan_rc, "%s", msg ? msg : jp_strerror(plan_rc));
+			rc = plan_rc;
 		else if (!plan_get(t, &ans))
 			rc = jp_error_set(err, JP_EINTERNAL, "%s: %s", target,
 					  _("the look at it failed"));
 	}
 	if (rc != 0)
 		jp_git_target_dispose(t);
-	free(msg);
 	free(in.p);
 	free(ans.p);
 	return rc;

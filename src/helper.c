@@ -49,8 +49,6 @@ extern char **environ;
 /* helpers kept for the next call, once their answer is in */
 #define IDLE_MAX 4
 #define POLL_MS 100
-/* a killed helper that has not ended this long is left to the kernel */
-#define END_WAIT_MS 1000
 #define CPU_SAMPLE_MS 500
 /* a gap between two looks this long: we were stopped, not it silent */
 #define STOPPED_GAP_MS 2000
@@ -73,9 +71,10 @@ enum {
 /* the caller's, to watched work */
 enum { TO_HELPER_STOP = 'S', TO_HELPER_REPLY = 'a' };
 
-#define JP_HELPER_ENTRY(id) &jp_req_##id,
-static const struct jp_helper_request *const requests[] = {JP_HELPER_REQUESTS(JP_HELPER_ENTRY)};
-#undef JP_HELPER_ENTRY
+/* The requests registered by JP_HELPER_REQUEST, gathered by the linker
+ * (weak: a program may link none). */
+extern const struct jp_helper_request *const __start_jp_helper_requests[] __attribute__((weak));
+extern const struct jp_helper_request *const __stop_jp_helper_requests[] __attribute__((weak));
 
 /* ---- bytes on a descriptor ---------------------------------------------- */
 
@@ -180,9 +179,10 @@ static const struct jp_helper_request *find_request(const char *name)
 {
 	if (!name)
 		return NULL;
-	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++)
-		if (strcmp(requests[i]->name, name) == 0)
-			return requests[i];
+	for (const struct jp_helper_request *const *r = __start_jp_helper_requests;
+	     r && r < __stop_jp_helper_requests; r++)
+		if (strcmp((*r)->name, name) == 0)
+			return *r;
 	for (size_t i = 0; jp_helper_extra_requests && jp_helper_extra_requests[i]; i++)
 		if (strcmp(jp_helper_extra_requests[i]->name, name) == 0)
 			return jp_helper_extra_requests[i];
@@ -282,7 +282,7 @@ __attribute__((constructor)) static void helper_serve_if_asked(void)
 /* ==== the caller's side ===================================================== */
 
 struct helper {
-	pid_t pid;
+	struct jp_child child; /* its pid, once started */
 	int fd;
 	/* started from the process's main thread with PR_SET_PDEATHSIG: it
 	 * dies with this process, so watched work may use it too */
@@ -443,7 +443,7 @@ static int spawn_helper(struct helper *h, bool watched, struct jp_error *err)
 	if (gettid() == getpid())
 		watched = true;
 	static char pooled_flag[] = HELPER_ENV "=1", watched_flag[] = HELPER_ENV "=2";
-	struct jp_spawn sp = JP_SPAWN_INIT;
+	struct jp_child c = JP_CHILD_INIT;
 	char *add[3] = {watched ? watched_flag : pooled_flag, NULL, NULL}, **env;
 	sigset_t ends;
 	int sv[2], e;
@@ -463,16 +463,26 @@ static int spawn_helper(struct helper *h, bool watched, struct jp_error *err)
 	sigaddset(&ends, SIGINT);
 	sigaddset(&ends, SIGTERM);
 	sigaddset(&ends, SIGHUP);
-	sp.fd[2] = STDERR_FILENO;
-	sp.fd[HELPER_FD] = sv[1];
-	sp.blocked = &ends;
-	e = env ? jp_spawn(&h->pid, self_program(), argv, env, &sp) : ENOMEM;
+	c.file = self_program();
+	c.argv = argv;
+	c.env = env;
+	c.fd[2] = STDERR_FILENO;
+	c.fd[HELPER_FD] = sv[1];
+	c.blocked = &ends;
+	e = env ? jp_child_start(&c) : ENOMEM;
 	/* a process that has since become another user (a test dropping to
 	 * nobody) may not reach the file by its name (a 0700 home): the
 	 * kernel's link to it needs no path */
-	if (env && (e == EACCES || e == ENOENT))
-		e = jp_spawn(&h->pid, "/proc/self/exe", argv, env, &sp);
+	if (env && (e == EACCES || e == ENOENT)) {
+		c.file = "/proc/self/exe";
+		e = jp_child_start(&c);
+	}
 	free(env);
+	/* what it was started with goes with this frame; its pid stays */
+	c.file = NULL;
+	c.argv = c.env = NULL;
+	c.blocked = NULL;
+	h->child = c;
 	free(add[1]);
 	free(add[2]);
 	close(sv[1]);
@@ -482,7 +492,7 @@ static int spawn_helper(struct helper *h, bool watched, struct jp_error *err)
 	}
 	if (!wait_ready(sv[0])) {
 		close(sv[0]);
-		probe_child_abandon(h->pid, NULL);
+		probe_child_finish(&h->child, NULL);
 		return start_failed(err, ETIMEDOUT);
 	}
 	h->fd = sv[0];
@@ -492,50 +502,21 @@ static int spawn_helper(struct helper *h, bool watched, struct jp_error *err)
 	return 0;
 }
 
-/* Reap pid, killed, within END_WAIT_MS: true, or false when it has not
- * ended by then (a thread of it still in a hung mount's kernel call). */
-static bool reaped_soon(pid_t pid)
-{
-	uint64_t end = jp_now_ns() + (uint64_t)END_WAIT_MS * 1000000u;
-	struct timespec ts = {0, 200000};
-	pid_t got;
-
-	while ((got = waitpid(pid, NULL, WNOHANG)) == 0 || (got < 0 && errno == EINTR)) {
-		if (jp_now_ns() >= end)
-			return false;
-		nanosleep(&ts, NULL);
-		if (ts.tv_nsec < 20000000)
-			ts.tv_nsec *= 2;
-	}
-	return true;
-}
-
 /* A helper that has answered, or that is to be given up: killed and reaped
- * (an idle helper has nothing to lose). One that does not end at once (a
- * scan's answer may leave a thread stuck in a hung mount) is left to the
- * kernel like one that did not answer, and path's mount (may be NULL)
- * counts as hung until it dies. */
+ * before this returns (probe_child_finish). One that does not end at once
+ * (stuck in a hung mount's kernel call: a look that did not answer, or a
+ * scan's answer that left a thread there) is left to the kernel, and
+ * path's mount (may be NULL) counts as hung until it dies. */
 static void helper_end_at(struct helper *h, const char *path)
 {
 	close(h->fd);
-	kill(h->pid, SIGKILL);
-	if (!reaped_soon(h->pid))
-		probe_child_abandon(h->pid, path);
+	probe_child_finish(&h->child, path);
 	atomic_fetch_sub(&n_live, 1);
 }
 
 static void helper_end(struct helper *h)
 {
 	helper_end_at(h, NULL);
-}
-
-/* A helper that did not answer: killed and left behind (it dies when the
- * mount answers); path's mount counts as hung until then. */
-static void helper_abandon(struct helper *h, const char *path)
-{
-	close(h->fd);
-	probe_child_abandon(h->pid, path);
-	atomic_fetch_sub(&n_live, 1);
 }
 
 /* Under pool_lock: forget idle helpers inherited over a fork (only this
@@ -759,6 +740,11 @@ int jp_helper_call(struct probe_bytes *out, const struct jp_helper_request *req,
 
 	memset(out, 0, sizeof(*out));
 	memset(&r, 0, sizeof(r));
+	/* path's mount known hung: at once, not one more helper left there */
+	if ((rc = jp_probe_fail_hung(path, err)) < 0)
+		return rc;
+	if (!timeout_ms)
+		timeout_ms = jp_probe_default_timeout_ms();
 	if ((rc = helper_take(&h, false, err)) < 0)
 		return rc;
 	/* an idle helper that has died since (killed from outside): once more
@@ -781,7 +767,7 @@ int jp_helper_call(struct probe_bytes *out, const struct jp_helper_request *req,
 		read_some(&r, h.fd, (int)((end - now + 999999u) / 1000000u), NULL);
 	}
 	if (!reader_done(&r)) {
-		helper_abandon(&h, path);
+		helper_end_at(&h, path);
 		reader_dispose(&r);
 		return jp_error_set(
 		    err, JP_ETIMEOUT, _("%s: no answer within %u.%u s (is a network mount hung?)"),
@@ -871,11 +857,11 @@ static bool watch(const struct helper *h, const struct jp_watch *w, struct reade
 {
 	struct life l;
 
-	life_init(&l, h->pid);
+	life_init(&l, h->child.pid);
 	while (!reader_done(r)) {
 		read_some(r, h->fd, POLL_MS, w);
 		uint64_t now = jp_now_ns();
-		life_update(&l, h->pid, r, now);
+		life_update(&l, h->child.pid, r, now);
 		if (!*cancel_sent &&
 		    (r->want_cancel || (w->cancelled && w->cancelled(w->payload)))) {
 			send_all(h->fd, (char[]){ TO_HELPER_STOP }, 1);
@@ -922,7 +908,7 @@ int jp_helper_watch(struct probe_bytes *out, const struct jp_helper_request *req
 	r.fd = h.fd;
 	if (!watch(&h, w, &r, cancel_sent)) {
 		/* Stuck (a hung mount), or deaf to the cancel: leave it. */
-		helper_abandon(&h, w->path);
+		helper_end_at(&h, w->path);
 		rc = *cancel_sent ? JP_ECANCELED : JP_ETIMEOUT;
 	} else {
 		/* kept for the next call when it answered, was never asked to

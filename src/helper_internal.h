@@ -6,9 +6,9 @@
  * killed and left to the kernel (it dies when the mount answers), so the
  * command itself still exits at once.
  *
- * A request names its work (struct jp_helper_request, listed once in
- * JP_HELPER_REQUESTS below); its inputs and its answer travel as bytes
- * (struct probe_bytes, probe_internal.h). Nothing of the caller's memory
+ * A request names its work (struct jp_helper_request, defined and
+ * registered by JP_HELPER_REQUEST in the file that serves it); its inputs
+ * and its answer travel as bytes (struct probe_bytes, wire_internal.h). Nothing of the caller's memory
  * reaches the helper but those bytes. */
 #ifndef JOBPREP_HELPER_INTERNAL_H
 #define JOBPREP_HELPER_INTERNAL_H
@@ -29,45 +29,29 @@ struct jp_helper_request {
 	jp_helper_serve_fn serve;
 };
 
-/* Define request ID, served by FN (at file scope, in the file whose work
- * it is); ID must be listed in JP_HELPER_REQUESTS. */
-#define JP_HELPER_REQUEST(id, fn) const struct jp_helper_request jp_req_##id = {#id, fn}
-
-/* Every request a helper serves, one line each: the helper finds a
- * request's work by its name in this list. */
-#define JP_HELPER_REQUESTS(X)                                                                      \
-	X(probe_stat)	      /* probe.c: stat or lstat */                                         \
-	X(probe_path)	      /* probe.c: the full look of jp_probe_path */                        \
-	X(read_file)	      /* probe_file.c: a whole file a person named */                      \
-	X(probe_list)	      /* probe_list.c: a directory's entries */                            \
-	X(atomic_write)	      /* atomic_write.c: a file written and renamed */                     \
-	X(stage)	      /* stage_bounded.c: jp_stage, watched */                             \
-	X(check_path)	      /* check.c: a path read or written a little */                       \
-	X(check_staging)      /* check.c: an unfinished stage of a data set */                     \
-	X(flow_dir)	      /* flow_defaults.c: a wizard's look at a folder */                   \
-	X(runs_list)	      /* runs.c: the runs prepared for a job */                            \
-	X(export_may_replace) /* export_stamp.c: may it be replaced */                             \
-	X(lint_syncs)	      /* lint_walk.c: does the project synchronise? */                     \
-	X(lint_hub)	      /* lint_hub.c: the Python code's Hub downloads */                    \
-	X(git_target_plan)    /* git_target.c: a clone's target looked at */                       \
-	X(git_look)	      /* git_lacks.c: a batch of work tree files */                        \
-	X(git_lacks)	      /* git_lacks.c: LFS pointers, missing submodules */                  \
-	X(git_ssh)	      /* git_ssh.c: an ssh fetch, clone or ls, watched */                  \
-	X(scan)		      /* scan_bounded.c: jp_scan, watched */                               \
-	X(resume_look)	      /* resume.c: earlier runs' checkpoint folders */
-
-#define JP_HELPER_EXTERN(id) extern const struct jp_helper_request jp_req_##id;
-JP_HELPER_REQUESTS(JP_HELPER_EXTERN)
-#undef JP_HELPER_EXTERN
+/* Define request ID, served by FN, at file scope in the file whose work it
+ * is (which calls it too: jp_req_ID is that file's own). The definition
+ * registers it: a pointer to it goes into the section jp_helper_requests,
+ * which the linker gathers from every object linked in, and a helper finds
+ * a request's work there by its name. No list names them all, so the
+ * boundary uses no request's file. */
+#define JP_HELPER_REQUEST(id, fn)                                                                  \
+	static const struct jp_helper_request jp_req_##id = {#id, fn};                             \
+	static const struct jp_helper_request *const jp_req_entry_##id                             \
+	    __attribute__((used, section("jp_helper_requests"), aligned(sizeof(void *)))) =        \
+		&jp_req_##id
 
 /* Requests of a program's own, for its helpers to serve too (a unit test
  * of this boundary defines it, NULL-terminated); the core does not. */
 extern const struct jp_helper_request *const jp_helper_extra_requests[] __attribute__((weak));
 
 /* req in a helper, with in as its inputs; its answer in *out (the caller
- * frees out->p) within timeout_ms. Returns 0; JP_ETIMEOUT when it did not
- * answer (err says "PATH: no answer within N s"; the helper is killed and
- * path's mount, path may be NULL, counts as hung until it dies);
+ * frees out->p) within timeout_ms (0: the default, jp_probe_default_timeout_ms,
+ * JOBPREP_PROBE_TIMEOUT_MS). Returns 0; JP_ETIMEOUT at once while
+ * path's mount (path may be NULL) is known hung (err says so: no helper is
+ * started there), or when it did not answer (err says "PATH: no answer
+ * within N s"; the helper is killed and path's mount counts as hung until
+ * it dies);
  * JP_EINTERNAL when no helper could be started or it died without an
  * answer. */
 int jp_helper_call(struct probe_bytes *out, const struct jp_helper_request *req,

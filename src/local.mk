@@ -86,7 +86,8 @@ libjobprep_a_SOURCES += src/mountinfo.h src/mountinfo.c
 libjobprep_a_SOURCES += include/jobprep/pathclass.h src/pathclass_internal.h src/pathclass.c
 libjobprep_a_SOURCES += include/jobprep/probe.h src/probe.c src/probe_hung.c src/probe_child.c \
 	src/probe_file.c src/probe_list.c src/probe_internal.h \
-	src/helper.c src/helper_port.c src/helper_internal.h src/spawn.c src/spawn_internal.h
+	src/helper.c src/helper_port.c src/helper_internal.h src/spawn.c src/spawn_internal.h \
+	src/wire.c src/wire_internal.h
 libjobprep_a_SOURCES += include/jobprep/scan.h src/scan_internal.h src/scan.c src/scan_bounded.c
 # export: a manifest as a Slurm batch script or a Kubeflow PyTorchJob; the
 # digest line that tells an unedited export from an edited file (export_stamp.c)

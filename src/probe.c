@@ -37,35 +37,6 @@ void jp_probe_result_dispose(struct jp_probe_result *r)
 	*r = empty;
 }
 
-/* JOBPREP_PROBE_TIMEOUT_MS when set to a bound from 1 ms to 10 minutes,
- * else 0. */
-static unsigned timeout_from_env(void)
-{
-	const char *s = getenv("JOBPREP_PROBE_TIMEOUT_MS");
-	if (s && *s) {
-		char *end;
-		errno = 0;
-		unsigned long v = strtoul(s, &end, 10);
-		if (!errno && !*end && v > 0 && v <= 600000)
-			return (unsigned)v;
-	}
-	return 0;
-}
-
-unsigned jp_probe_default_timeout_ms(void)
-{
-	unsigned v = timeout_from_env();
-
-	return v ? v : JP_PROBE_DEFAULT_TIMEOUT_MS;
-}
-
-unsigned jp_probe_interactive_timeout_ms(void)
-{
-	unsigned v = timeout_from_env();
-
-	return v ? v : JP_PROBE_INTERACTIVE_MS;
-}
-
 /* The nearest existing ancestor of an absolute path (or the path). */
 static char *existing_ancestor(const char *path)
 {
@@ -228,16 +199,6 @@ struct jp_probe_job {
 	void (*release)(void *arg);
 };
 
-/* The hung mount path is under, copied into buf; false when none. The
- * children that have died first let their mounts go. */
-static bool under_hung(const char *path, char *buf, size_t len)
-{
-	if (!path || path[0] != '/')
-		return false;
-	probe_child_reap();
-	return probe_hung_find(path, buf, len);
-}
-
 static void job_release(struct jp_probe_job *j)
 {
 	pthread_mutex_lock(&j->lock);
@@ -337,31 +298,6 @@ void *jp_probe_end(struct jp_probe_job *j)
 	return arg;
 }
 
-bool jp_probe_mount_hung(const char *path, char *mount, size_t len)
-{
-	char mp[4096];
-
-	if (!under_hung(path, mp, sizeof(mp)))
-		return false;
-	if (mount && len)
-		snprintf(mount, len, "%s", mp);
-	return true;
-}
-
-/* --- calls in a child process (probe_child.c) ----------------------------------- */
-
-int jp_probe_fail_hung(const char *path, struct jp_error *err)
-{
-	char mp[4096];
-
-	if (!under_hung(path, mp, sizeof(mp)))
-		return 0;
-	return jp_error_set(err, JP_ETIMEOUT,
-			    _("%s: no answer: %s, the mount it is on, has not answered an "
-			      "earlier look yet (is a network mount hung?)"),
-			    path, mp);
-}
-
 /* --- stat ------------------------------------------------------------------ */
 
 /* inputs: path, follow; answer: errnum, then struct stat */
@@ -388,14 +324,12 @@ int jp_probe_stat(struct stat *out, int *errnum, const char *path, unsigned flag
 	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
 	bool follow = !(flags & JP_PROBE_NOFOLLOW);
 	struct stat st;
-	int rc = jp_probe_fail_hung(path, err), e = 0;
+	int rc, e = 0;
 
-	if (rc < 0)
-		return rc;
 	probe_bytes_put_str(&in, path);
 	probe_bytes_put(&in, &follow, sizeof(follow));
 	rc = jp_helper_call(&ans, &jp_req_probe_stat, &in, path,
-			    timeout_ms ? timeout_ms : jp_probe_default_timeout_ms(), err);
+			    timeout_ms, err);
 	free(in.p);
 	if (rc < 0)
 		return rc;
@@ -420,7 +354,7 @@ static void probe_result_put(struct probe_bytes *out, int rc, const struct jp_er
 	const struct jp_path_info *i = &r->info;
 
 	probe_bytes_put(out, &rc, sizeof(rc));
-	probe_bytes_put_str(out, rc < 0 ? jp_error_message(err) : NULL);
+	probe_bytes_put_error(out, rc < 0 ? err : NULL);
 	probe_bytes_put(out, r, sizeof(*r)); /* its pointers are not used */
 	probe_bytes_put_str(out, r->write_dir);
 	probe_bytes_put_str(out, i->resolved);
@@ -439,13 +373,9 @@ static bool probe_result_get(struct jp_probe_result *r, int *rc, struct jp_error
 			     struct probe_bytes *in)
 {
 	struct jp_path_info *i = &r->info;
-	char *msg;
 
 	probe_bytes_get(in, rc, sizeof(*rc));
-	msg = probe_bytes_get_str(in);
-	if (*rc < 0)
-		jp_error_set(err, *rc, "%s", msg ? msg : jp_strerror(*rc));
-	free(msg);
+	probe_bytes_get_error(in, *rc < 0 ? err : NULL, *rc);
 	probe_bytes_get(in, r, sizeof(*r));
 	r->write_dir = probe_bytes_get_str(in);
 	i->resolved = probe_bytes_get_str(in);
@@ -492,14 +422,11 @@ int jp_probe_path(struct jp_probe_result *out, const struct jp_profile *profile,
 
 	if (!path || !*path)
 		return jp_error_set(err, JP_EUSAGE, "%s", _("empty path"));
-	if ((rc = jp_probe_fail_hung(path, err)) < 0)
-		return rc;
 	probe_bytes_put_str(&in, path);
 	probe_bytes_put(&in, &flags, sizeof(flags));
 	probe_bytes_put_profile(&in, profile);
 	rc = jp_helper_call(&ans, &jp_req_probe_path, &in, path,
-			    opts && opts->timeout_ms ? opts->timeout_ms
-						     : jp_probe_default_timeout_ms(),
+			    opts ? opts->timeout_ms : 0,
 			    err);
 	free(in.p);
 	if (rc < 0)

@@ -1,11 +1,11 @@
-/* What the process boundary (helper.c) shares with the looks: requests'
- * inputs and answers as bytes (struct probe_bytes), and the helpers left
- * behind. A helper that did not answer in time is killed and left to the
- * kernel: a thread stuck on a hung mount (a FUSE request already sent, an
- * NFS hard mount) cannot be killed and would keep its whole process from
- * being reaped, so the work runs in a helper, and the command itself
- * still exits at once. Such a helper dies when the mount answers (init
- * reaps it if we are gone by then); until then its mount counts as hung. */
+/* The children a look left behind (probe_internal.h): a helper killed
+ * because it did not answer in time, with a thread stuck on a hung mount (a
+ * FUSE request already sent, an NFS hard mount), cannot be reaped until the
+ * mount answers; spawn.c keeps it until then, and its mount counts as hung
+ * here: a call on a path there fails at once (jp_probe_fail_hung, which
+ * jp_helper_call asks first) instead of leaving one more helper behind. The
+ * command itself still exits at once (init reaps such a child if we are
+ * gone by then). */
 #include "config.h"
 
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -20,106 +21,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-
 #include "jobprep/i18n.h"
 #include "probe_internal.h"
-#include "profile_internal.h"
-
-/* --- bytes ------------------------------------------------------------------ */
-
-void probe_bytes_put(struct probe_bytes *b, const void *data, size_t n)
-{
-	if (b->bad)
-		return;
-	if (b->n + n > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 512;
-		while (cap < b->n + n)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p) {
-			b->bad = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, data, n);
-	b->n += n;
-}
-
-void probe_bytes_put_str(struct probe_bytes *b, const char *s)
-{
-	uint32_t len = s ? (uint32_t)strlen(s) : UINT32_MAX;
-
-	probe_bytes_put(b, &len, sizeof(len));
-	if (s)
-		probe_bytes_put(b, s, len);
-}
-
-void probe_bytes_get(struct probe_bytes *b, void *out, size_t n)
-{
-	if (b->bad || b->off + n > b->n) {
-		b->bad = true;
-		memset(out, 0, n);
-		return;
-	}
-	memcpy(out, b->p + b->off, n);
-	b->off += n;
-}
-
-char *probe_bytes_get_str(struct probe_bytes *b)
-{
-	uint32_t len;
-	char *s;
-
-	probe_bytes_get(b, &len, sizeof(len));
-	if (b->bad || len == UINT32_MAX)
-		return NULL;
-	if (b->off + len > b->n || !(s = malloc((size_t)len + 1))) {
-		b->bad = true;
-		return NULL;
-	}
-	memcpy(s, b->p + b->off, len);
-	s[len] = '\0';
-	b->off += len;
-	return s;
-}
-
-void probe_bytes_put_profile(struct probe_bytes *b, const struct jp_profile *profile)
-{
-	cJSON *json = profile ? jp_profile_to_json(profile) : NULL;
-	char *text = json ? cJSON_PrintUnformatted(json) : NULL;
-
-	if (profile && !text)
-		b->bad = true;
-	probe_bytes_put_str(b, text);
-	cJSON_free(text);
-	cJSON_Delete(json);
-}
-
-int probe_bytes_get_profile(struct jp_profile **out, struct probe_bytes *b, struct jp_error *err)
-{
-	char *text = probe_bytes_get_str(b);
-	cJSON *json = text ? cJSON_Parse(text) : NULL;
-	int rc = 0;
-
-	*out = NULL;
-	if (text && !json)
-		rc = jp_error_set(err, JP_EINTERNAL, "%s", _("the look at it failed"));
-	else if (json)
-		rc = jp_profile_from_json(out, json, "profile", err);
-	cJSON_Delete(json);
-	free(text);
-	return rc;
-}
+#include "spawn_internal.h"
 
 /* --- children left behind ------------------------------------------------------- */
 
+/* The mounts of the children left behind (spawn.c keeps and reaps the
+ * children themselves). */
 static pthread_mutex_t kids_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kid {
 	pid_t pid;
-	char *mount_point; /* counted as hung while the child lives; may be NULL */
+	char *mount_point; /* counted as hung while the child lives */
 } *kids;
 static size_t n_kids;
 
@@ -132,8 +45,7 @@ static void kid_add(pid_t pid, char *mount_point)
 		kids[n_kids].pid = pid;
 		kids[n_kids].mount_point = mount_point;
 		n_kids++;
-		if (mount_point)
-			probe_hung_add(mount_point);
+		probe_hung_add(mount_point);
 	} else {
 		free(mount_point);
 	}
@@ -142,24 +54,93 @@ static void kid_add(pid_t pid, char *mount_point)
 
 void probe_child_reap(void)
 {
+	jp_child_reap_left();
 	pthread_mutex_lock(&kids_lock);
 	for (size_t i = 0; i < n_kids;) {
-		pid_t r = waitpid(kids[i].pid, NULL, WNOHANG);
-		if (r == 0 || (r < 0 && errno == EINTR)) {
+		if (jp_child_left(kids[i].pid)) {
 			i++;
 			continue;
 		}
-		if (kids[i].mount_point) {
-			probe_hung_remove(kids[i].mount_point);
-			free(kids[i].mount_point);
-		}
+		probe_hung_remove(kids[i].mount_point);
+		free(kids[i].mount_point);
 		kids[i] = kids[--n_kids];
 	}
 	pthread_mutex_unlock(&kids_lock);
 }
 
-void probe_child_abandon(pid_t pid, const char *path)
+void probe_child_finish(struct jp_child *c, const char *path)
 {
-	kill(pid, SIGKILL);
-	kid_add(pid, path ? probe_mount_of(path) : NULL);
+	pid_t pid = c->pid;
+	char *mount_point;
+
+	if (jp_child_finish(c, true, NULL) == 0 || !path)
+		return;
+	if ((mount_point = probe_mount_of(path)))
+		kid_add(pid, mount_point);
+}
+
+/* --- mounts known hung ------------------------------------------------------------- */
+
+/* The hung mount path is under, copied into buf; false when none. The
+ * children that have died first let their mounts go. */
+static bool under_hung(const char *path, char *buf, size_t len)
+{
+	if (!path || path[0] != '/')
+		return false;
+	probe_child_reap();
+	return probe_hung_find(path, buf, len);
+}
+
+bool jp_probe_mount_hung(const char *path, char *mount, size_t len)
+{
+	char mp[4096];
+
+	if (!under_hung(path, mp, sizeof(mp)))
+		return false;
+	if (mount && len)
+		snprintf(mount, len, "%s", mp);
+	return true;
+}
+
+int jp_probe_fail_hung(const char *path, struct jp_error *err)
+{
+	char mp[4096];
+
+	if (!under_hung(path, mp, sizeof(mp)))
+		return 0;
+	return jp_error_set(err, JP_ETIMEOUT,
+			    _("%s: no answer: %s, the mount it is on, has not answered an "
+			      "earlier look yet (is a network mount hung?)"),
+			    path, mp);
+}
+
+/* --- the bounds of a look ------------------------------------------------------- */
+
+/* JOBPREP_PROBE_TIMEOUT_MS when set to a bound from 1 ms to 10 minutes,
+ * else 0. */
+static unsigned timeout_from_env(void)
+{
+	const char *s = getenv("JOBPREP_PROBE_TIMEOUT_MS");
+	if (s && *s) {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(s, &end, 10);
+		if (!errno && !*end && v > 0 && v <= 600000)
+			return (unsigned)v;
+	}
+	return 0;
+}
+
+unsigned jp_probe_default_timeout_ms(void)
+{
+	unsigned v = timeout_from_env();
+
+	return v ? v : JP_PROBE_DEFAULT_TIMEOUT_MS;
+}
+
+unsigned jp_probe_interactive_timeout_ms(void)
+{
+	unsigned v = timeout_from_env();
+
+	return v ? v : JP_PROBE_INTERACTIVE_MS;
 }

@@ -35,7 +35,7 @@ static void read_serve(struct probe_bytes *in, struct probe_bytes *out)
 	len64 = text ? (uint64_t)len : 0;
 	probe_bytes_put(out, &rc, sizeof(rc));
 	probe_bytes_put(out, &errnum, sizeof(errnum));
-	probe_bytes_put_str(out, rc != 0 ? jp_error_message(&e) : NULL);
+	probe_bytes_put_error(out, rc != 0 ? &e : NULL);
 	probe_bytes_put(out, &len64, sizeof(len64));
 	if (text)
 		probe_bytes_put(out, text, len);
@@ -65,20 +65,14 @@ int jp_probe_read_file(char **text, size_t *len, const char *path, size_t max,
 {
 	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
 	uint64_t max64 = max;
-	char mount[4096], *msg;
 	int rc, child_rc = 0, errnum = 0;
 
 	*text = NULL;
 	*len = 0;
-	if (jp_probe_mount_hung(path, mount, sizeof(mount)))
-		return jp_error_set(err, JP_EFORMAT,
-				    _("%s: no answer: %s, the mount it is on, has not answered an "
-				      "earlier look yet (is a network mount hung?)"),
-				    path, mount);
 	probe_bytes_put_str(&in, path);
 	probe_bytes_put(&in, &max64, sizeof(max64));
 	rc = jp_helper_call(&ans, &jp_req_read_file, &in, path,
-			    timeout_ms ? timeout_ms : jp_probe_default_timeout_ms(), err);
+			    timeout_ms, err);
 	free(in.p);
 	if (rc < 0) {
 		if (rc == JP_ETIMEOUT && err) /* unreadable: exit 3, as for any such file */
@@ -87,18 +81,17 @@ int jp_probe_read_file(char **text, size_t *len, const char *path, size_t max,
 	}
 	probe_bytes_get(&ans, &child_rc, sizeof(child_rc));
 	probe_bytes_get(&ans, &errnum, sizeof(errnum));
-	msg = probe_bytes_get_str(&ans);
+	probe_bytes_get_error(&ans, child_rc != 0 ? err : NULL, child_rc);
 	if (ans.bad) {
 		rc = jp_error_set(err, JP_EINTERNAL, "%s: %s", path, _("the look at it failed"));
 	} else if (child_rc != 0) {
-		rc = jp_error_set(err, child_rc, "%s", msg ? msg : jp_strerror(child_rc));
+		rc = child_rc;
 		errno = errnum; /* the draft tells "none yet" (ENOENT) from a failure */
 	} else if (!read_text(text, len, &ans, max)) {
 		free(*text);
 		*text = NULL;
 		rc = jp_error_set(err, JP_EINTERNAL, "%s: %s", path, _("the look at it failed"));
 	}
-	free(msg);
 	free(ans.p);
 	return rc;
 }

@@ -1,6 +1,7 @@
 /* Shared by the looks (probe*.c), the process boundary (helper.c) and the
- * requests it serves: the list of mounts where a helper is still stuck,
- * helpers left behind, and inputs and answers as bytes. */
+ * requests it serves: the list of mounts where a helper is still stuck, and
+ * the helpers left behind there. Inputs and answers as bytes are the wire
+ * codec's (wire_internal.h, included here for the requests). */
 #ifndef JOBPREP_PROBE_INTERNAL_H
 #define JOBPREP_PROBE_INTERNAL_H
 
@@ -11,6 +12,7 @@
 
 #include "jobprep/error.h"
 #include "jobprep/probe.h"
+#include "wire_internal.h"
 
 /* Work for a thread of jp_probe_start: it reads and writes only `arg`. */
 typedef void (*jp_probe_fn)(void *arg);
@@ -27,38 +29,22 @@ void probe_hung_remove(const char *mount_point);
  * It does not reap dead children first (probe.c does). */
 bool probe_hung_find(const char *path, char *buf, size_t len);
 
-/* A request's inputs or its answer, as bytes (helper.c). */
-struct probe_bytes {
-	char *p;
-	size_t n, cap;
-	size_t off; /* reading */
-	bool bad;   /* out of memory, or read past the end */
-};
-
-void probe_bytes_put(struct probe_bytes *b, const void *data, size_t n);
-void probe_bytes_put_str(struct probe_bytes *b, const char *s);
-void probe_bytes_get(struct probe_bytes *b, void *out, size_t n);
-char *probe_bytes_get_str(struct probe_bytes *b); /* malloc'd; NULL for NULL */
-/* A profile (NULL: none) as its JSON text; read back into *out (NULL for
- * none), the caller's to free; < 0 when the bytes do not hold one. */
-struct jp_profile;
-void probe_bytes_put_profile(struct probe_bytes *b, const struct jp_profile *profile);
-int probe_bytes_get_profile(struct jp_profile **out, struct probe_bytes *b, struct jp_error *err);
-
 /* Reap stuck children that have died, and trust their mounts again. */
 void probe_child_reap(void);
-/* Kill a child that does not answer and leave it behind (reaped by
- * probe_child_reap); path's mount (path may be NULL) counts as hung until
- * it dies. */
-void probe_child_abandon(pid_t pid, const char *path);
+/* End a child (jp_child_finish, killed): reaped before this returns, unless
+ * a thread of it is stuck in the kernel on a hung mount: then it is left
+ * behind (reaped by probe_child_reap) and path's mount (path may be NULL)
+ * counts as hung until it dies. */
+struct jp_child;
+void probe_child_finish(struct jp_child *c, const char *path);
 
 /* ---- of jobprep/probe.h, what no front end calls ---- */
 
 /* The timeout jp_probe_path uses for opts->timeout_ms == 0. */
 unsigned jp_probe_default_timeout_ms(void);
 
-/* True while a call on a path under the same mount as `path` has timed out
- * and is still stuck there (so jp_probe_call on path would fail at once);
+/* True while a helper given up on a path under the same mount as `path` is
+ * still stuck there (so a look at path fails at once: jp_probe_fail_hung);
  * the mount point is copied into mount (len bytes; may be NULL). */
 bool jp_probe_mount_hung(const char *path, char *mount, size_t len);
 /* JP_ETIMEOUT "PATH: no answer: MOUNT, the mount it is on, has not
@@ -66,11 +52,13 @@ bool jp_probe_mount_hung(const char *path, char *mount, size_t len);
  * there fails at once instead of leaving one more helper behind), else 0. */
 int jp_probe_fail_hung(const char *path, struct jp_error *err);
 
-/* jp_probe_call without waiting: start fn(arg), then poll with jp_probe_wait
- * (timeout_ms 0: just look; true once fn has returned) and finish with
- * jp_probe_end, which returns arg when fn has returned (the caller's again)
- * or NULL when it has not (the thread then releases arg when it returns).
- * Every started job is ended exactly once. */
+/* fn(arg) on a thread of its own, not waited for: start it, then poll with
+ * jp_probe_wait (timeout_ms 0: just look; true once fn has returned) and
+ * finish with jp_probe_end, which returns arg when fn has returned (the
+ * caller's again) or NULL when it has not (the thread then releases arg when
+ * it returns). Every started job is ended exactly once. fn runs in this
+ * process (the wizard's checks while it draws): what in it may hang goes to
+ * a helper (jp_helper_call). */
 struct jp_probe_job;
 int jp_probe_start(struct jp_probe_job **out, jp_probe_fn fn, void *arg,
 		   void (*release)(void *arg), struct jp_error *err);

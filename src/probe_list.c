@@ -117,20 +117,14 @@ int jp_probe_list(struct jp_probe_listing *out, const char *dir, const char *pre
 		  unsigned timeout_ms, struct jp_error *err)
 {
 	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
-	char mount[4096];
 	int rc;
 
 	*out = (struct jp_probe_listing)JP_PROBE_LISTING_INIT;
-	if (jp_probe_mount_hung(dir, mount, sizeof(mount)))
-		return jp_error_set(err, JP_ETIMEOUT,
-				    _("%s: no answer: %s, the mount it is on, has not answered an "
-				      "earlier look yet (is a network mount hung?)"),
-				    dir, mount);
 	probe_bytes_put_str(&in, dir);
 	probe_bytes_put_str(&in, prefix);
 	probe_bytes_put(&in, &flags, sizeof(flags));
 	rc = jp_helper_call(&ans, &jp_req_probe_list, &in, dir,
-			    timeout_ms ? timeout_ms : jp_probe_default_timeout_ms(), err);
+			    timeout_ms, err);
 	free(in.p);
 	if (rc < 0)
 		return rc;

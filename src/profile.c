@@ -20,6 +20,7 @@
 #include "path_internal.h"
 #include "jobprep/profile.h"
 #include "profile_internal.h"
+#include "wire_internal.h"
 #include "str.h"
 #include "strv_internal.h"
 
@@ -490,4 +491,34 @@ int jp_profile_resolve(struct jp_profile **out, const char *path,
 	if (path && *path)
 		return jp_profile_load(out, path, err);
 	return jp_profile_new_default(out, err);
+}
+
+/* --- a profile across the process boundary (wire_internal.h) --- */
+
+void probe_bytes_put_profile(struct probe_bytes *b, const struct jp_profile *profile)
+{
+	cJSON *json = profile ? jp_profile_to_json(profile) : NULL;
+	char *text = json ? cJSON_PrintUnformatted(json) : NULL;
+
+	if (profile && !text)
+		b->bad = true;
+	probe_bytes_put_str(b, text);
+	cJSON_free(text);
+	cJSON_Delete(json);
+}
+
+int probe_bytes_get_profile(struct jp_profile **out, struct probe_bytes *b, struct jp_error *err)
+{
+	char *text = probe_bytes_get_str(b);
+	cJSON *json = text ? cJSON_Parse(text) : NULL;
+	int rc = 0;
+
+	*out = NULL;
+	if (text && !json)
+		rc = jp_error_set(err, JP_EINTERNAL, "%s", _("the look at it failed"));
+	else if (json)
+		rc = jp_profile_from_json(out, json, "profile", err);
+	cJSON_Delete(json);
+	free(text);
+	return rc;
 }

@@ -318,7 +318,7 @@ static void runs_serve(struct probe_bytes *in, struct probe_bytes *out)
 		rc = runs_text_now(t, profile, job, &e);
 	if (!out->bad) {
 		probe_bytes_put(out, &rc, sizeof(rc));
-		probe_bytes_put_str(out, rc < 0 ? jp_error_message(&e) : NULL);
+		probe_bytes_put_error(out, rc < 0 ? &e : NULL);
 		probe_bytes_put_str(out, rc == 0 ? t->text : NULL);
 	}
 	jp_error_dispose(&e);
@@ -395,33 +395,30 @@ int jp_runs_list(struct jp_run **out, size_t *n, const struct jp_profile *profil
 {
 	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
 	const char *where = profile->shared_roots.n ? profile->shared_roots.v[0] : "/";
-	char *msg = NULL, *text = NULL;
-	int rc = jp_probe_fail_hung(where, err), child_rc = 0;
+	char *text = NULL;
+	int rc, child_rc = 0;
 
 	*out = NULL;
 	*n = 0;
-	if (rc < 0)
-		return rc;
 	probe_bytes_put_profile(&in, profile);
 	probe_bytes_put_str(&in, job);
 	rc = in.bad ? jp_error_oom(err)
 		    : jp_helper_call(&ans, &jp_req_runs_list, &in, where,
-				     jp_probe_default_timeout_ms(), err);
+				     0, err);
 	if (rc == 0) {
 		probe_bytes_get(&ans, &child_rc, sizeof(child_rc));
-		msg = probe_bytes_get_str(&ans);
+		probe_bytes_get_error(&ans, child_rc < 0 ? err : NULL, child_rc);
 		text = probe_bytes_get_str(&ans);
 		if (ans.bad || (child_rc == 0 && !text))
 			rc = jp_error_set(err, JP_EINTERNAL, "%s: %s", where,
 					  _("the look at it failed"));
 		else if (child_rc < 0)
-			rc = jp_error_set(err, child_rc, "%s", msg ? msg : jp_strerror(child_rc));
+			rc = child_rc;
 		else if (unpack(out, n, text) < 0)
 			rc = jp_error_oom(err);
 	}
 	free(in.p);
 	free(ans.p);
-	free(msg);
 	free(text);
 	return rc;
 }

@@ -122,13 +122,8 @@ static bool opts_get(struct jp_scan_opts *o, bool *items, struct probe_bytes *in
 static void answer_put(struct probe_bytes *out, int rc, const struct jp_error *err,
 		       const struct jp_scan_result *r)
 {
-	uint64_t n = err->n;
-
 	probe_bytes_put(out, &rc, sizeof(rc));
-	probe_bytes_put(out, &err->code, sizeof(err->code));
-	probe_bytes_put(out, &n, sizeof(n));
-	for (size_t i = 0; i < err->n; i++)
-		probe_bytes_put_str(out, err->msgs[i]);
+	probe_bytes_put_error(out, err);
 	probe_bytes_put(out, r, sizeof(*r)); /* numbers only */
 }
 
@@ -231,18 +226,10 @@ static int caller_report(const void *msg, size_t n, void *payload)
 /* The helper's answer into *out and err: its rc. */
 static int answer_get(struct probe_bytes *in, struct jp_scan_result *out, struct jp_error *err)
 {
-	int rc = JP_EINTERNAL, code = 0;
-	uint64_t n = 0;
+	int rc = JP_EINTERNAL;
 
 	probe_bytes_get(in, &rc, sizeof(rc));
-	probe_bytes_get(in, &code, sizeof(code));
-	probe_bytes_get(in, &n, sizeof(n));
-	for (uint64_t i = 0; i < n && !in->bad; i++) {
-		char *msg = probe_bytes_get_str(in);
-		if (msg)
-			jp_error_set(err, code ? code : rc, "%s", msg);
-		free(msg);
-	}
+	probe_bytes_get_error(in, err, rc);
 	probe_bytes_get(in, out, sizeof(*out));
 	if (in->bad) {
 		memset(out, 0, sizeof(*out));

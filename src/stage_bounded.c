@@ -52,8 +52,7 @@ static void put_strv(struct probe_bytes *out, char **v, size_t n)
 static void stage_pack(struct probe_bytes *out, const struct stage_call *c)
 {
 	probe_bytes_put(out, &c->rc, sizeof(c->rc));
-	probe_bytes_put(out, &c->err.code, sizeof(c->err.code));
-	put_strv(out, c->err.msgs, c->err.n);
+	probe_bytes_put_error(out, &c->err);
 	probe_bytes_put(out, &c->res, sizeof(c->res)); /* its pointers are not used */
 	probe_bytes_put_str(out, c->res.dest);
 	probe_bytes_put_str(out, c->res.revision);
@@ -158,24 +157,13 @@ static bool get_strv(struct probe_bytes *in, char ***v, size_t *n)
 
 static bool stage_unpack(struct probe_bytes *in, struct stage_call *c)
 {
-	char **msgs;
-	size_t n;
-	int code = 0;
-	bool ok;
-
 	probe_bytes_get(in, &c->rc, sizeof(c->rc));
-	probe_bytes_get(in, &code, sizeof(code));
-	ok = get_strv(in, &msgs, &n);
-	for (size_t i = 0; i < n; i++) {
-		jp_error_set(&c->err, code ? code : c->rc, "%s", msgs[i]);
-		free(msgs[i]);
-	}
-	free(msgs);
+	probe_bytes_get_error(in, &c->err, c->rc);
 	probe_bytes_get(in, &c->res, sizeof(c->res));
 	c->res.dest = c->res.revision = NULL;
 	c->res.outside = c->res.notes = NULL;
 	c->res.n_outside = c->res.n_notes = 0;
-	if (!ok || in->bad)
+	if (in->bad)
 		return false;
 	c->res.dest = probe_bytes_get_str(in);
 	c->res.revision = probe_bytes_get_str(in);

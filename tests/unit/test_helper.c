@@ -2,12 +2,15 @@
  * a helper (this test program started again, never a fork of it); the
  * helper sees only the bytes it was sent; helpers are kept and used again;
  * one that does not answer in time is given up (JP_ETIMEOUT), killed and
- * left behind; one killed from outside while idle is replaced; watched
- * work's reports reach the caller in order, a cancel reaches the helper,
- * and a helper deaf to it is given up too (JP_ECANCELED). No timed
- * assertion: the bounds are far from what each case does. */
+ * reaped before the call returns; one killed from outside while idle is
+ * replaced; an error crosses whole; the child-process type reaps what it
+ * finishes and what is still running at exit; watched work's reports reach
+ * the caller in order, a cancel reaches the helper, and a helper deaf to
+ * it is given up too (JP_ECANCELED). No timed assertion: the bounds are far
+ * from what each case does. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -25,6 +28,7 @@
 #include <cmocka.h>
 
 #include "helper_internal.h"
+#include "spawn_internal.h"
 
 enum { ANSWER, REPORT, SILENT, STOPPABLE, DEAF, WHO, TELL_PID };
 
@@ -89,9 +93,26 @@ static void echo_serve(struct probe_bytes *in, struct probe_bytes *out)
 	free(s);
 }
 
+/* "test_error": an error of as many lines as its input says, with its
+ * code, as the answer. */
+static void error_serve(struct probe_bytes *in, struct probe_bytes *out)
+{
+	struct jp_error e = JP_ERROR_INIT;
+	int lines = 0, rc = JP_EIO;
+
+	probe_bytes_get(in, &lines, sizeof(lines));
+	for (int i = 1; i <= lines; i++)
+		jp_error_set(&e, JP_ENOSPC, "line %d of the error", i);
+	probe_bytes_put(out, &rc, sizeof(rc));
+	probe_bytes_put_error(out, &e);
+	jp_error_dispose(&e);
+}
+
 static const struct jp_helper_request test_mode = {"test_mode", mode_serve};
 static const struct jp_helper_request test_echo = {"test_echo", echo_serve};
-const struct jp_helper_request *const jp_helper_extra_requests[] = {&test_mode, &test_echo, NULL};
+static const struct jp_helper_request test_error = {"test_error", error_serve};
+const struct jp_helper_request *const jp_helper_extra_requests[] = {&test_mode, &test_echo,
+								   &test_error, NULL};
 
 static int call_mode(int mode, int *answer, unsigned timeout_ms)
 {
@@ -171,15 +192,53 @@ static void an_idle_helper_killed_from_outside_is_replaced(void **state)
 	assert_true(next != pid);
 }
 
+/* This process's children, from /proc: how many, and how many of them
+ * are zombies (ended, not reaped). */
+static void count_children(size_t *all, size_t *zombies)
+{
+	char path[300], buf[512];
+	struct dirent *e;
+	DIR *d = opendir("/proc");
+
+	*all = *zombies = 0;
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		long ppid = 0;
+		char st = '?', *p;
+		FILE *f;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if (!(f = fopen(path, "re")))
+			continue; /* ended meanwhile */
+		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		if (!(p = strrchr(buf, ')')) || sscanf(p + 1, " %c %ld", &st, &ppid) != 2 ||
+		    ppid != (long)getpid())
+			continue;
+		(*all)++;
+		if (st == 'Z')
+			(*zombies)++;
+	}
+	closedir(d);
+}
+
+/* Given up, the helper is killed and reaped before the call returns (no
+ * later look needed): every child left is a live helper kept idle. */
 static void a_silent_helper_is_given_up_and_killed(void **state)
 {
 	int answer = 7, who = 0;
-	size_t before = jp_helper_count();
+	size_t before = jp_helper_count(), children, zombies;
 
 	(void)state;
 	assert_int_equal(call_mode(SILENT, &answer, 300), JP_ETIMEOUT);
 	assert_int_equal(answer, 7); /* untouched */
 	assert_true(jp_helper_count() <= before);
+	count_children(&children, &zombies);
+	assert_int_equal(zombies, 0);
+	assert_int_equal(children, jp_helper_count());
 	/* the next call gets an answer all the same */
 	assert_int_equal(call_mode(WHO, &who, 60000), 0);
 }
@@ -194,6 +253,112 @@ static void an_unknown_request_is_a_failed_look(void **state)
 	assert_int_equal(jp_helper_call(&ans, &nowhere, NULL, "/x", 60000, &err), JP_EINTERNAL);
 	assert_non_null(strstr(jp_error_message(&err), "/x"));
 	jp_error_dispose(&err);
+}
+
+/* An error crosses the boundary whole: its code and every line; one with
+ * no line reads as the caller's rc. */
+static void an_error_crosses_whole(void **state)
+{
+	for (int lines = 0; lines <= 3; lines++) {
+		struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
+		struct jp_error err = JP_ERROR_INIT;
+		int rc = 0;
+
+		(void)state;
+		probe_bytes_put(&in, &lines, sizeof(lines));
+		assert_int_equal(jp_helper_call(&ans, &test_error, &in, NULL, 60000, &err), 0);
+		probe_bytes_get(&ans, &rc, sizeof(rc));
+		assert_int_equal(probe_bytes_get_error(&ans, &err, rc),
+				 lines ? JP_ENOSPC : JP_EIO);
+		assert_false(ans.bad);
+		assert_int_equal(err.code, lines ? JP_ENOSPC : JP_EIO);
+		assert_int_equal(err.n, lines ? (size_t)lines : 1);
+		for (int i = 0; i < lines; i++) {
+			char want[64];
+			snprintf(want, sizeof(want), "line %d of the error", i + 1);
+			assert_string_equal(err.msgs[i], want);
+		}
+		free(ans.p);
+		free(in.p);
+		jp_error_dispose(&err);
+	}
+}
+
+/* ---- the child-process type (spawn_internal.h) ---- */
+
+/* finish reaps: a program killed is gone, and its status says how. */
+static void a_finished_child_is_reaped(void **state)
+{
+	char *argv[] = {(char *)"sleep", (char *)"600", NULL};
+	struct jp_child c = JP_CHILD_INIT;
+	int status = 0;
+	pid_t pid;
+
+	(void)state;
+	c.argv = argv;
+	c.search_path = true;
+	assert_int_equal(jp_child_start(&c), 0);
+	pid = c.pid;
+	assert_true(pid > 0);
+	assert_int_equal(jp_child_finish(&c, true, &status), 0);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGKILL);
+	assert_int_equal(c.pid, -1);
+	assert_int_equal(waitpid(pid, NULL, WNOHANG), -1); /* no such child left */
+	assert_int_equal(errno, ECHILD);
+}
+
+/* A child still running when the process that started it exits is killed
+ * and reaped by that exit (git's clean_on_exit): once the exiting process
+ * (a fork of the test) has been waited for, its program is gone. The test
+ * is the program's reaper (PR_SET_CHILD_SUBREAPER) should it outlive its
+ * parent, so that a failure leaves nothing behind. */
+static void a_child_still_running_at_exit_is_killed(void **state)
+{
+	int fds[2], status = 0, alive;
+	pid_t caller, prog = 0;
+
+	(void)state;
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	assert_int_equal(pipe(fds), 0);
+	caller = fork();
+	assert_true(caller >= 0);
+	if (caller == 0) {
+		char *argv[] = {(char *)"sleep", (char *)"600", NULL};
+		struct jp_child c = JP_CHILD_INIT;
+
+		close(fds[0]);
+		c.argv = argv;
+		c.search_path = true;
+		if (jp_child_start(&c) != 0 ||
+		    write(fds[1], &c.pid, sizeof(c.pid)) != (ssize_t)sizeof(c.pid))
+			_exit(3);
+		exit(0); /* not finished: exit's to clean */
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &prog, sizeof(prog)), sizeof(prog));
+	close(fds[0]);
+	assert_int_equal(waitpid(caller, &status, 0), caller);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* gone (reaped by the exit), or, on a machine too loaded for the
+	 * exit's bounded wait, killed and left to us: within 10 s */
+	alive = 1;
+	for (int i = 0; i < 1000 && alive; i++) {
+		pid_t got = waitpid(prog, &status, WNOHANG);
+		if (got == prog)
+			alive = !(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		else if (got < 0 && kill(prog, 0) != 0)
+			alive = 0;
+		else
+			nap(10);
+	}
+	if (alive) { /* not cleaned: end it here, then fail */
+		kill(prog, SIGKILL);
+		waitpid(prog, NULL, 0);
+	}
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+	assert_false(alive);
 }
 
 /* ---- watched work ---- */
@@ -402,6 +567,9 @@ int main(void)
 	    cmocka_unit_test(an_idle_helper_killed_from_outside_is_replaced),
 	    cmocka_unit_test(a_silent_helper_is_given_up_and_killed),
 	    cmocka_unit_test(an_unknown_request_is_a_failed_look),
+	    cmocka_unit_test(an_error_crosses_whole),
+	    cmocka_unit_test(a_finished_child_is_reaped),
+	    cmocka_unit_test(a_child_still_running_at_exit_is_killed),
 	    cmocka_unit_test(reports_reach_the_caller_in_order),
 	    cmocka_unit_test(a_silent_watched_helper_is_given_up),
 	    cmocka_unit_test(a_cancel_reaches_the_helper),
