@@ -218,8 +218,8 @@ no_temps() { [ -z "$(temps_in "$1")" ] || { temps_in "$1" >&2; return 1; }; }
 # stopped with part of it in an existing DEST keeps it, so check and
 # preflight.sh see the data set is not complete; the next run removes it
 no_temps_but_record() {
-	_t=$(temps_in "$1" | grep -v '/\.jobprep-tmp-staging-[^/]*\(/[^/]*\.json\)\{0,1\}$')
-	[ -z "$_t" ] || { printf '%s\n' "$_t" >&2; return 1; }
+	_tl=$(temps_in "$1" | grep -v '/\.jobprep-tmp-staging-[^/]*\(/[^/]*\.json\)\{0,1\}$')
+	[ -z "$_tl" ] || { printf '%s\n' "$_tl" >&2; return 1; }
 }
 has_text() { grep -q "$2" "$1" 2>/dev/null; }
 rnd=$SEED
