@@ -78,7 +78,9 @@ python3 - "$m" "$D" >"$T/verify.out" 2>&1 <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1])); d = sys.argv[2]
 assert m["job"]["name"] == "llama-sft", m["job"]["name"]
-assert m["code"]["path"] == d + "/shared/projects/llama-sft", m["code"]["path"]
+# the live checkout, and the run's own read-only copy of its code (issue 29)
+assert m["code"]["checkout"] == d + "/shared/projects/llama-sft", m["code"]
+assert m["code"]["path"].startswith(d + "/shared/projects/.jobprep-trees/llama-sft/"), m["code"]["path"]
 assert len(m["code"]["repo"]["commit"]) == 40
 assert [x["path"] for x in m["data"]] == [d + "/shared/datasets/demo-data", d + "/public/demo-corpus", d + "/public/extra-corpus"], m["data"]
 x = m["data"][2]
