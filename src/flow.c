@@ -68,6 +68,13 @@ const char *jp_flow_code_note(const struct jp_flow *flow, enum jp_check_status *
 	return in->refusal ? in->refusal : in->note;
 }
 
+const char *jp_flow_code_refusal_key(const struct jp_flow *flow)
+{
+	const struct inspected *in = &flow->insp;
+
+	return flow_insp_current(flow) && in->refusal ? flow_key_name(in->refusal_key) : NULL;
+}
+
 int jp_flow_new(struct jp_flow **out, const struct jp_profile *profile, struct jp_error *err)
 {
 	struct jp_flow *flow = calloc(1, sizeof(*flow));

@@ -404,7 +404,7 @@ TUI_TESTS = tests/tui/demo_enter_only.sh tests/tui/edit_data_and_go_back.sh \
 	tests/tui/quit_asks.sh tests/tui/move_default_yes.sh tests/tui/fixed_field_clears.sh \
 	tests/tui/secret_prompt_clone.sh tests/tui/review_jumps_to_field.sh tests/tui/launch_hub_download.sh \
 	tests/tui/review_long_list.sh tests/tui/fields_tell_the_truth.sh \
-	tests/tui/launch_multiline.sh tests/tui/findings_shown_whole.sh tests/tui/last_job_offered.sh tests/tui/keys_behave.sh \
+	tests/tui/launch_multiline.sh tests/tui/findings_shown_whole.sh tests/tui/last_job_offered.sh tests/tui/refusal_without_row_stands.sh tests/tui/keys_behave.sh \
 	tests/tui/signals_restore_terminal.sh tests/tui/review_waits_for_clone.sh \
 	tests/tui/data_add_while_editing.sh tests/tui/token_not_in_argv_or_prompt.sh \
 	tests/tui/draft_never_keeps_a_token.sh \

@@ -147,6 +147,10 @@ void jp_flow_set_options(struct jp_flow *flow, unsigned options);
  * fail); NULL when there is nothing to say. Borrowed, valid until the next
  * call that changes the flow. */
 const char *jp_flow_code_note(const struct jp_flow *flow, enum jp_check_status *status);
+/* When bringing the checkout to the answers was refused (the note above is
+ * a failure): the key of the field the refusal is about ("code.repo.ref",
+ * "code.repo.url"), borrowed; else NULL. */
+const char *jp_flow_code_refusal_key(const struct jp_flow *flow);
 /* Try bringing the checkout to the ref again (the person fixed what was
  * refused, or changed their mind about a declined move): the refusal no
  * longer counts, and the inspection is pending again. */

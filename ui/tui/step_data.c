@@ -277,7 +277,7 @@ static int data_key(struct jp_wizard *w, enum jp_act act, const struct jp_key *k
 		w->form.changed = true;
 		jp_form_build(&w->form);
 		if (jp_wizard_start(w, JP_ACTION_STAGE, (size_t)i, false) == 0)
-			jp_wizard_status(w, JP_CHECK_PASS,
+			jp_wizard_news(w, JP_CHECK_PASS,
 					 off.kind == JP_STAGE_OFFER_WITHIN
 						 ? _("unpacking the archives %s holds in the background")
 						 : _("staging onto %s in the background"),

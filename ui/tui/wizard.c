@@ -58,8 +58,7 @@ static bool refusal_stands(const struct jp_wizard *w)
 
 /* Background work that went well says so, unless a refusal stands; a
  * failure of the work itself still shows. */
-static void __attribute__((format(printf, 3, 4)))
-report_done(struct jp_wizard *w, enum jp_check_status level, const char *fmt, ...)
+void jp_wizard_news(struct jp_wizard *w, enum jp_check_status level, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -103,6 +102,12 @@ static void clear_fixed_elsewhere(struct jp_wizard *w)
 
 	if (!w->status_key)
 		return;
+	if (!w->status_key[0]) { /* a step's refusal with no field: that step is left */
+		w->status[0] = '\0';
+		free(w->status_key);
+		w->status_key = NULL;
+		return;
+	}
 	for (size_t i = 0; i < w->form.n; i++)
 		if (strcmp(w->form.rows[i].key, w->status_key) == 0)
 			return; /* on this step: its row says (clear_fixed_status) */
@@ -391,14 +396,23 @@ static void finished(struct jp_wizard *w, struct jp_running *b)
 		const char *note = jp_flow_code_note(w->flow, &level);
 
 		if (note) {
-			report_done(w, level, "%s", note);
+			const char *rkey = jp_flow_code_refusal_key(w->flow);
+
+			jp_wizard_news(w, level, "%s", note);
+			/* a refusal made in the background, about a field of
+			 * the Code step: it stands over later work's news
+			 * until that field passes (clear_fixed_elsewhere) */
+			if (level == JP_CHECK_FAIL && rkey) {
+				free(w->status_key);
+				w->status_key = strdup(rkey);
+			}
 			break;
 		}
 		v = get(w, "code.repo.commit");
 		if (!v || !*v) {
 			/* not a checkout: no commit to show (was a blank) */
 			name = get(w, "code.path");
-			report_done(w, JP_CHECK_WARN,
+			jp_wizard_news(w, JP_CHECK_WARN,
 					 _("%s is not a git checkout: the manifest cannot record which "
 					   "version of the code ran"),
 					 name ? name : "");
@@ -412,7 +426,7 @@ static void finished(struct jp_wizard *w, struct jp_running *b)
 	case JP_ACTION_RESOLVE:
 		v = get(w, "code.repo.commit");
 		name = get(w, b->kind == JP_ACTION_RESOLVE ? "code.repo.url" : "code.path");
-		report_done(w, JP_CHECK_PASS,
+		jp_wizard_news(w, JP_CHECK_PASS,
 				 b->kind == JP_ACTION_CLONE	? _("cloned into %s at %.12s")
 				 : b->kind == JP_ACTION_INSPECT ? _("checkout %s is at %.12s")
 								: _("%s resolves to %.12s"),
@@ -424,17 +438,17 @@ static void finished(struct jp_wizard *w, struct jp_running *b)
 		jp_flow_item_key(key, sizeof(key), "data[].name", b->index);
 		name = get(w, key);
 		if (m && b->index < m->n_data && m->data[b->index].has_stats)
-			report_done(w, JP_CHECK_PASS, _("scanned %s: %s files, %s"),
+			jp_wizard_news(w, JP_CHECK_PASS, _("scanned %s: %s files, %s"),
 					 name ? name : "",
 					 jp_fmt_count(c, sizeof(c), m->data[b->index].stats.files),
 					 jp_units_format_bytes(a, sizeof(a), m->data[b->index].stats.bytes));
 		else
-			report_done(w, JP_CHECK_PASS, _("looked at %s"), name ? name : "");
+			jp_wizard_news(w, JP_CHECK_PASS, _("looked at %s"), name ? name : "");
 		break;
 	}
 	case JP_ACTION_OUTPUTS:
 		v = get(w, "outputs.output_dir");
-		report_done(w, JP_CHECK_PASS, _("created %s"), v ? v : "");
+		jp_wizard_news(w, JP_CHECK_PASS, _("created %s"), v ? v : "");
 		w->created_run = true;
 		jp_wizard_record_run(w);
 		break;
@@ -442,13 +456,13 @@ static void finished(struct jp_wizard *w, struct jp_running *b)
 		/* the data is there now: look at it */
 		jp_flow_item_key(key, sizeof(key), "data[].path", b->index);
 		v = get(w, key);
-		report_done(w, JP_CHECK_PASS, _("staged onto %s"), v ? v : "");
+		jp_wizard_news(w, JP_CHECK_PASS, _("staged onto %s"), v ? v : "");
 		break;
 	case JP_ACTION_CHECK:
 		break;
 	case JP_ACTION_FILL_IN:
 		v = get(w, "code.path");
-		report_done(w, JP_CHECK_PASS,
+		jp_wizard_news(w, JP_CHECK_PASS,
 				 _("%s has its submodules and Git LFS content now; checking again"),
 				 v ? v : "");
 		break;
@@ -858,9 +872,10 @@ static void accept_step(struct jp_wizard *w)
 					 msg);
 		else
 			jp_wizard_status(w, JP_CHECK_FAIL, "%s", msg);
-		/* it leaves the status line once the field is fixed (a row's) */
-		if (r)
-			w->status_key = strdup(r->key);
+		/* it stands over background work until fixed: a row's once
+		 * its field passes, another step's field's once that passes
+		 * (clear_fixed_elsewhere), one with no field at the next step */
+		w->status_key = strdup(r ? r->key : key ? key : "");
 		return;
 	}
 	w->accepted[w->step] = true;

@@ -122,6 +122,10 @@ void jp_wizard_goto(struct jp_wizard *w, enum jp_step step);
 /* Set the status line. */
 void jp_wizard_status(struct jp_wizard *w, enum jp_check_status level,
 		      const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* News on the status line (work started, or done well): a refusal that
+ * stands is not replaced by it; a failure always shows. */
+void jp_wizard_news(struct jp_wizard *w, enum jp_check_status level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Start what jp_flow_pending lists among `kinds` (a bit-set of 1 << kind),
  * cancelling a running task of the same kind whose answers changed. */
 void jp_wizard_start_pending(struct jp_wizard *w, unsigned kinds);
