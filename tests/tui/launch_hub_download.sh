@@ -10,12 +10,12 @@ tui_init launch-hub
 tui_start 120 40 -- --demo
 tui_walk_to 5
 # the demo's clone runs in the background while the steps go on: its
-# train.py is there once the clone is renamed into place (up to 60 s on a
-# loaded machine, a sanitizer build)
+# train.py is there once the clone is renamed into place (over 60 s on a
+# loaded machine with a sanitizer build: the bound is 180 s)
 i=0
 while :; do
 	py=$(find "$T/work/jobprep-demo/shared/projects" -name train.py 2>/dev/null | head -n 1)
-	[ -n "$py" ] || [ $i -ge 600 ] && break
+	[ -n "$py" ] || [ $i -ge 1800 ] && break
 	sleep 0.1
 	i=$((i + 1))
 done
