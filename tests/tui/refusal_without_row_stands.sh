@@ -96,13 +96,13 @@ walk() {
 # --- the move is refused in the background: an edit in its way ----------------
 echo "an edit of mine" >>"$proj/README.md"
 walk refused
-tui_must refusal_on_the_status_line tui_wait_wrapped "has uncommitted changes to README.md" 60
+tui_must refusal_on_the_status_line tui_wait_wrapped "has uncommitted" 60
 jp_expect refusal_was_made_in_the_background tui_wait "3/6  Data" 1
 rm -f "$T/hold"
 # the staged source's row shows what its scan counted: drawn in the same
 # pass as the status line, which must still say why the move was refused
 jp_expect staged_source_scanned tui_wait "1 file" 60
-jp_expect refusal_still_on_the_status_line tui_wait_wrapped "has uncommitted changes to README.md" 2
+jp_expect refusal_still_on_the_status_line tui_wait_wrapped "has uncommitted" 2
 jp_expect staged_news_does_not_replace_it sh -c "tmux -L '$TUI_SOCK' capture-pane -p >'$T/refused.screen'; [ -s '$T/refused.screen' ] && ! grep -q 'staged onto\\|scanned words.txt' '$T/refused.screen'"
 jp_expect the_checkout_did_not_move [ "$(git -C "$proj" rev-parse HEAD)" = "$OLD" ]
 jp_expect the_edit_is_kept grep -q "an edit of mine" "$proj/README.md"
