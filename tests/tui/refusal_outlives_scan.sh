@@ -17,37 +17,7 @@ command -v python3 >/dev/null 2>&1 || jp_skip_all "python3 is not installed"
 mkdir -p "$T/www" || exit 99
 printf 'one line of data\n' >"$T/www/words.txt"
 : >"$T/hold"
-cat >"$T/held_httpd.py" <<'PY'
-# A web server for one folder whose answers to GET send their headers, then
-# hold the body while the flag file exists.
-import functools, http.server, os, sys, time
-
-root, flag, portfile = sys.argv[1], sys.argv[2], sys.argv[3]
-
-class Held(http.server.SimpleHTTPRequestHandler):
-    def do_GET(self):
-        f = self.send_head()
-        if not f:
-            return
-        self.wfile.flush()
-        while os.path.exists(flag):
-            time.sleep(0.05)
-        try:
-            self.copyfile(f, self.wfile)
-        finally:
-            f.close()
-
-    def log_message(self, *args):
-        pass
-
-srv = http.server.ThreadingHTTPServer(
-    ("127.0.0.1", 0), functools.partial(Held, directory=root))
-with open(portfile + ".tmp", "w") as p:
-    p.write(str(srv.server_address[1]))
-os.rename(portfile + ".tmp", portfile)
-srv.serve_forever()
-PY
-python3 "$T/held_httpd.py" "$T/www" "$T/hold" "$T/port" &
+python3 "$TOP_SRCDIR/tests/lib/held_httpd.py" "$T/www" "$T/hold" "$T/port" &
 httpd=$!
 tui_on_exit "rm -f '$T/hold'; kill $httpd 2>/dev/null"
 w=0
