@@ -44,7 +44,7 @@ test_packages="libcmocka-dev tmux lighttpd lighttpd-mod-openssl openssl
   openssh-server openssh-client sshfs fuse3 python3 python3-jsonschema python3-yaml
   dash zsh bash busybox util-linux procps time slurm-wlm munge jq
   tar gzip zstd xz-utils bzip2 zip strace locales e2fsprogs mount groff-base git-lfs
-  python3-venv iproute2"
+  python3-venv iproute2 curl"
 [ "$tests" = yes ] && packages="$packages $test_packages"
 
 missing=

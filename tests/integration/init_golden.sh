@@ -46,9 +46,14 @@ else
 fi
 jp_init_scratch "$scratch" || { echo "FAIL: cannot lay out the scratch platform"; exit 1; }
 
-# space_unknown: the status of every *.space check replaced by @SPACE@.
-space_unknown() {
-	sed -e '/"id":[[:space:]]*"[^"]*\.space"/{n;s/"status":\([[:space:]]*\)"[^"]*"/"status":\1"@SPACE@"/;}'
+# mount_unknown: what only the private mount makes known, blanked: the
+# status of every *.space check (@SPACE@), and each storage entry's
+# filesystem and mount point (@FSTYPE@, @MOUNT@: without the mount they are
+# whatever holds TMPDIR here).
+mount_unknown() {
+	sed -e '/"id":[[:space:]]*"[^"]*\.space"/{n;s/"status":\([[:space:]]*\)"[^"]*"/"status":\1"@SPACE@"/;}' \
+		-e 's/^\([[:space:]]*"fstype":[[:space:]]*\)"[^"]*"/\1"@FSTYPE@"/' \
+		-e 's/^\([[:space:]]*"mount_point":[[:space:]]*\)"[^"]*"/\1"@MOUNT@"/'
 }
 
 failed=0
@@ -96,8 +101,8 @@ EOF2
 	jp_normalise "$scratch" <"$out/job.json" >"$out/normal.json"
 	cp "$golden" "$out/golden.json"
 	if [ -z "$known_size" ]; then
-		space_unknown <"$golden" >"$out/golden.json"
-		space_unknown <"$out/job.json" | jp_normalise "$scratch" >"$out/normal.json"
+		mount_unknown <"$golden" >"$out/golden.json"
+		mount_unknown <"$out/job.json" | jp_normalise "$scratch" >"$out/normal.json"
 	fi
 	if [ "${JP_UPDATE_GOLDEN:-}" = 1 ]; then
 		[ -n "$known_size" ] || { fail "JP_UPDATE_GOLDEN=1 needs the private mount (root)"; break; }

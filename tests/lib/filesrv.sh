@@ -12,15 +12,21 @@
 #         sent, headers too)
 #       Returns once it listens (5 s at most), else 1.
 #       With JP_FILESRV_NO_VALIDATORS=1 it sends neither ETag nor
-#       Last-Modified (lighttpd without a mimetype table), as a minimal
-#       lighttpd.conf does.
+#       Last-Modified, as a minimal lighttpd.conf does on Debian 12 (no
+#       mimetype table); Debian 13's lighttpd sends both even then, so
+#       they are turned off by name.
 #   jp_filesrv_stop DIR
 #       stops it and waits for it: lighttpd writes its log out then
 jp_filesrv_start() {
-	_fd=$1 _fport=$2 _fthrottle=
+	_fd=$1 _fport=$2 _fthrottle= _fnovalid= _fmods=${JP_FILESRV_MODULES:-}
 	[ "${3:-0}" -gt 0 ] && _fthrottle="connection.kbytes-per-second = $3"
+	if [ -n "${JP_FILESRV_NO_VALIDATORS:-}" ]; then
+		_fmods="$_fmods \"mod_setenv\","
+		_fnovalid='static-file.etags = "disable"
+setenv.set-response-header = ( "Last-Modified" => "" )'
+	fi
 	cat >"$_fd/httpd.conf" <<C
-server.modules = ( ${JP_FILESRV_MODULES:-} "mod_accesslog" )
+server.modules = ( $_fmods "mod_accesslog" )
 server.document-root = "$_fd/www"
 server.bind = "127.0.0.1"
 server.port = $_fport
@@ -29,6 +35,7 @@ server.errorlog = "$_fd/httpd-error.log"
 # without a mimetype table lighttpd sends neither ETag nor Last-Modified
 # (JP_FILESRV_NO_VALIDATORS=1: such a server)
 ${JP_FILESRV_NO_VALIDATORS:+#}mimetype.assign = ( "" => "application/octet-stream" )
+$_fnovalid
 accesslog.filename = "$_fd/access.log"
 accesslog.format = "\"%r\" %>s range=%{Range}i if-range=%{If-Range}i authorization=%{Authorization}i if-modified-since=%{If-Modified-Since}i if-none-match=%{If-None-Match}i sent=%O"
 $_fthrottle
