@@ -256,6 +256,19 @@ static int refuse_scheme(const char *source, struct jp_error *err)
 	return rc;
 }
 
+/* How the run ended, for its record: an archive's refusal, a bad archive
+ * or a cancel before its unpack folder was put in place (jp_stage_archive
+ * removes that folder then) left dest as it was. */
+static enum jp_stage_end end_of(int rc, const struct jp_stage_result *res)
+{
+	if (rc == 0)
+		return JP_STAGE_DONE;
+	if (res->kind == JP_STAGE_ARCHIVE &&
+	    (rc == JP_EREFUSED || rc == JP_EARCHIVE || rc == JP_ECANCELED))
+		return JP_STAGE_LEFT_AS_WAS;
+	return JP_STAGE_FAILED;
+}
+
 int jp_stage_now(struct jp_stage_result *out, const char *source, const char *dest,
 		 const struct jp_stage_options *opts, const struct jp_port *port,
 		 struct jp_error *err)
@@ -309,7 +322,7 @@ done:
 	if (rc == 0 && (res.kind == JP_STAGE_HUB || (res.kind == JP_STAGE_FILE &&
 						       jp_url_fetch_kind(source, NULL) == JP_FETCH_HTTP)))
 		res.bytes_downloaded = res.bytes_written;
-	jp_stage_mark_end(mark, rc == 0);
+	jp_stage_mark_end(mark, end_of(rc, &res));
 	if (rc == 0 && out)
 		*out = res;
 	else

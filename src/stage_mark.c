@@ -357,16 +357,16 @@ static void sweep(const struct jp_stage_mark *m)
 	closedir(d);
 }
 
-void jp_stage_mark_end(struct jp_stage_mark *m, bool done)
+void jp_stage_mark_end(struct jp_stage_mark *m, enum jp_stage_end how)
 {
 	struct stat sb;
 
 	if (!m)
 		return;
 	/* failed with part of it at dest: the record stays to say so */
-	if (done || lstat(m->dest, &sb) != 0) {
+	if (how != JP_STAGE_FAILED || lstat(m->dest, &sb) != 0) {
 		unlink(m->file);
-		if (done)
+		if (how == JP_STAGE_DONE)
 			sweep(m);
 		rmdir(m->dir); /* fails while another run's record is in it */
 	}

@@ -33,10 +33,18 @@ void jp_stage_mark_begin(struct jp_stage_mark **out, const char *source, const c
  * which run) with no record written. */
 int jp_stage_mark_hold(struct jp_stage_mark **out, const char *source, const char *dest,
 		       const struct jp_stage_options *opts, bool alone, struct jp_error *err);
-/* The run has ended: its record removed when it finished (done), or when
- * it failed and left nothing at dest (a temporary left beside dest is
- * found there). Frees m (may be NULL). */
-void jp_stage_mark_end(struct jp_stage_mark *m, bool done);
+/* How a run ended, for its record. */
+enum jp_stage_end {
+	JP_STAGE_FAILED,      /* dest may hold part of it */
+	JP_STAGE_DONE,        /* finished */
+	JP_STAGE_LEFT_AS_WAS, /* failed before anything was put at dest (an
+				 archive refused, unreadable or canceled
+				 before its unpack folder was put in place) */
+};
+/* The run has ended: its record removed when it finished, when it left
+ * dest as it was, or when it failed and there is no dest (a temporary
+ * left beside dest is found there). Frees m (may be NULL). */
+void jp_stage_mark_end(struct jp_stage_mark *m, enum jp_stage_end how);
 
 enum jp_unfinished_kind {
 	JP_UNFINISHED_NONE = 0,

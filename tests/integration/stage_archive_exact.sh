@@ -168,6 +168,8 @@ jp_expect hard_link_through_symlink_says_so grep -q 'member "x" is a hard link t
 jp_expect hard_link_links_nothing_outside [ "$(stat -c %h "$T/hl/victim/secret.txt")" = 1 ]
 jp_expect hard_link_not_made sh -c '[ ! -e "$1/x" ] && [ ! -L "$1/x" ]' sh "$T/hl/D"
 jp_expect hard_link_refusal_leaves_no_unpack_folder [ ! -e "$T/hl/.jobprep-tmp-unpack-D" ]
+# DEST is as it was: no record says a stage of it is unfinished
+jp_expect hard_link_refusal_leaves_no_staging_record jp_no_temporaries "$T/hl"
 # a symlink that stays inside DEST is no way for a hard link either
 "$J" stage "$T/inner.tar.gz" "$T/hl/D" >/dev/null 2>"$T/inner.err"
 jp_expect hard_link_through_inner_symlink_refused [ $? = 1 ]
@@ -176,6 +178,7 @@ jp_expect hard_link_through_inner_symlink_not_made [ ! -e "$T/hl/D/z" ]
 "$J" stage "$T/twin.tar.gz" "$T/hl/D" >/dev/null 2>"$T/twin.err"
 jp_expect hard_link_inside_exits_0 [ $? = 0 ]
 jp_expect hard_link_inside_shares_the_inode [ "$(stat -c %i "$T/hl/D/y")" = "$(stat -c %i "$T/hl/D/real/secret.txt")" ]
+jp_expect hard_link_inside_leaves_no_staging_record jp_no_temporaries "$T/hl"
 
 # --- duplicate names: the last member wins, the first run as the second
 mkdir -p "$T/r"

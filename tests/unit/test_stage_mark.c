@@ -59,7 +59,7 @@ static void a_running_stage_is_found_from_below_and_removed_when_done(void **sta
 	snprintf(want, sizeof(want), "jobprep stage '%s' '%s'", at(s, "src"), at(s, "ds"));
 	assert_string_equal(u->command, want);
 
-	jp_stage_mark_end(m, true);
+	jp_stage_mark_end(m, JP_STAGE_DONE);
 	jp_stage_unfinished_look(u, at(s, "ds/train"));
 	assert_int_equal(u->kind, JP_UNFINISHED_NONE);
 	assert_int_equal(access(at(s, ".jobprep-tmp-staging-ds"), F_OK), -1);
@@ -106,12 +106,12 @@ static void a_killed_runs_record_is_told_stopped_and_swept_by_the_next(void **st
 	/* a failed run with part of it at DEST keeps its own record */
 	jp_stage_mark_begin(&m, "/a", at(s, "ds"), NULL);
 	assert_non_null(m);
-	jp_stage_mark_end(m, false);
+	jp_stage_mark_end(m, JP_STAGE_FAILED);
 	jp_stage_unfinished_look(u, at(s, "ds"));
 	assert_int_equal(u->runs, 2);
 	/* the run that finishes it removes both */
 	jp_stage_mark_begin(&m, "/a", at(s, "ds"), NULL);
-	jp_stage_mark_end(m, true);
+	jp_stage_mark_end(m, JP_STAGE_DONE);
 	jp_stage_unfinished_look(u, at(s, "ds"));
 	assert_int_equal(u->kind, JP_UNFINISHED_NONE);
 	free(u);
@@ -126,7 +126,7 @@ static void a_failure_with_nothing_at_dest_leaves_no_record(void **state)
 	assert_non_null(u);
 	jp_stage_mark_begin(&m, "/a", at(s, "new"), NULL);
 	assert_non_null(m);
-	jp_stage_mark_end(m, false);
+	jp_stage_mark_end(m, JP_STAGE_FAILED);
 	jp_stage_unfinished_look(u, at(s, "new"));
 	assert_int_equal(u->kind, JP_UNFINISHED_NONE);
 	/* an empty record folder (a run ending or starting) is nothing */
@@ -178,12 +178,12 @@ static void a_second_download_of_one_dest_is_refused_with_no_record(void **state
 	assert_non_null(strstr(err.msgs[0], want));
 	jp_stage_unfinished_look(u, at(s, "x.bin"));
 	assert_int_equal(u->runs, 1); /* the first's record only */
-	jp_stage_mark_end(m, true);
+	jp_stage_mark_end(m, JP_STAGE_DONE);
 	jp_error_dispose(&err);
 	err = (struct jp_error)JP_ERROR_INIT;
 	assert_int_equal(jp_stage_mark_hold(&m2, "http://h/x.bin", at(s, "x.bin"), NULL, true, &err), 0);
 	assert_non_null(m2);
-	jp_stage_mark_end(m2, true);
+	jp_stage_mark_end(m2, JP_STAGE_DONE);
 	jp_stage_unfinished_look(u, at(s, "x.bin"));
 	assert_int_equal(u->kind, JP_UNFINISHED_NONE);
 	jp_error_dispose(&err);
