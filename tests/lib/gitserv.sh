@@ -34,18 +34,32 @@ s = socket.socket(); s.settimeout(1)
 sys.exit(1 if s.connect_ex(("127.0.0.1", int(sys.argv[1]))) else 0)' "$1"
 }
 
-# jp_free_port: a port nothing listens on right now.
+# jp_free_port: a port that can be bound on 127.0.0.1 right now, picked at
+# random below the kernel's ephemeral range (no outgoing connection's local
+# end holds it for minutes, as one can there), so suites run side by side
+# (CI's two fresh roots share one loopback) seldom pick the same.
 jp_free_port() {
-	_i=0
-	while [ $_i -lt 50 ]; do
-		_i=$((_i + 1))
-		_p=$(( 20000 + ($$ * 13 + _i * 7919 + $(date +%N | sed 's/^0*//;s/^$/0/')) % 40000 ))
-		if ! jp_listening "$_p"; then
-			echo "$_p"
-			return 0
-		fi
-	done
-	return 1
+	python3 -c 'import random, socket, sys
+lo, hi = 10000, 32767
+try:
+    first = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+    hi = min(hi, first - 1) if first > lo + 1000 else hi
+except (OSError, ValueError, IndexError):
+    pass
+rng = random.SystemRandom()
+for _ in range(200):
+    p = rng.randint(lo, hi)
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        s.bind(("127.0.0.1", p))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(p)
+    sys.exit(0)
+sys.exit(1)'
 }
 
 # jp_git_repo BARE [NFILES]: a bare repository with two commits on main, a
