@@ -683,6 +683,10 @@ static int run_stage(struct jp_flow_work *t, const struct jp_port *port, struct 
 	if (rc < 0)
 		return rc;
 	o.sha256 = t->sha256;
+	if (t->profile) {
+		o.reserve_bytes = t->profile->stage_reserve_bytes;
+		o.has_reserve = t->profile->has_stage_reserve;
+	}
 	if (t->from && (rc = jp_stage(&t->stage, t->from, t->path, &o, port, err)) < 0) {
 		jp_fs_unmake(&t->created);
 		if (rc != JP_ECANCELED) {

@@ -112,6 +112,8 @@ int jp_profile_copy(struct jp_profile **out, const struct jp_profile *src)
 		return JP_ENOMEM;
 	}
 	p->system_disk_bytes = src->system_disk_bytes;
+	p->stage_reserve_bytes = src->stage_reserve_bytes;
+	p->has_stage_reserve = src->has_stage_reserve;
 	p->gpus_per_worker = src->gpus_per_worker;
 	p->sandbox = src->sandbox;
 	*out = p;
@@ -206,7 +208,29 @@ static int read_gpus(int *dst, const cJSON *obj, const char *origin, struct jp_e
 
 static const char *const profile_keys[] = { "shared_roots", "public_roots",
 					    "ephemeral_roots", "system_disk_bytes",
-					    "defaults", "slurm", "sandbox", NULL };
+					    "stage_reserve_bytes", "defaults", "slurm",
+					    "sandbox", NULL };
+
+/* profile.KEY, when there: an integer byte count into *dst (*set true). */
+static int read_bytes(uint64_t *dst, bool *set, const cJSON *json, const char *key,
+		      const char *origin, struct jp_error *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(json, key);
+	double d = cJSON_IsNumber(v) ? v->valuedouble : -1;
+
+	if (!v)
+		return 0;
+	if (!cJSON_IsNumber(v) || d < 0 || d > JP_JSON_MAX_EXACT || d != floor(d))
+		return jp_error_set(err, JP_EFORMAT,
+				    _("%s: profile.%s: expected an integer byte count >= 0, got %s"),
+				    origin, key,
+				    cJSON_IsNumber(v) ? _("a non-integer or out-of-range number")
+						      : json_type_name(v));
+	*dst = (uint64_t)d;
+	if (set)
+		*set = true;
+	return 0;
+}
 static const char *const default_keys[] = { "project_dir", "output_dir",
 					    "checkpoint_dir", "log_dir",
 					    "gpus_per_worker", NULL };
@@ -341,20 +365,9 @@ int jp_profile_from_json(struct jp_profile **out, const cJSON *json,
 	bad |= read_roots(&p->public_roots, json, "public_roots", origin, err) < 0;
 	bad |= read_roots(&p->ephemeral_roots, json, "ephemeral_roots", origin, err) < 0;
 
-	const cJSON *disk = cJSON_GetObjectItemCaseSensitive(json, "system_disk_bytes");
-	if (disk) {
-		double d = cJSON_IsNumber(disk) ? disk->valuedouble : -1;
-		if (!cJSON_IsNumber(disk) || d < 0 || d > JP_JSON_MAX_EXACT ||
-		    d != floor(d)) {
-			bad = 1;
-			jp_error_set(err, JP_EFORMAT,
-				     _("%s: profile.system_disk_bytes: expected an integer byte count >= 0, got %s"),
-				     origin, cJSON_IsNumber(disk) ? "a non-integer or out-of-range number"
-								  : json_type_name(disk));
-		} else {
-			p->system_disk_bytes = (uint64_t)d;
-		}
-	}
+	bad |= read_bytes(&p->system_disk_bytes, NULL, json, "system_disk_bytes", origin, err) < 0;
+	bad |= read_bytes(&p->stage_reserve_bytes, &p->has_stage_reserve, json,
+			  "stage_reserve_bytes", origin, err) < 0;
 
 	const cJSON *defs = cJSON_GetObjectItemCaseSensitive(json, "defaults");
 	if (defs && !cJSON_IsObject(defs)) {
@@ -424,6 +437,9 @@ cJSON *jp_profile_to_json(const struct jp_profile *p)
 	/* Exact for every 64-bit count up to 2^53: print it ourselves. */
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)p->system_disk_bytes);
 	if (!cJSON_AddRawToObject(obj, "system_disk_bytes", num))
+		goto fail;
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)p->stage_reserve_bytes);
+	if (p->has_stage_reserve && !cJSON_AddRawToObject(obj, "stage_reserve_bytes", num))
 		goto fail;
 	defs = cJSON_AddObjectToObject(obj, "defaults");
 	if (!defs ||

@@ -217,6 +217,7 @@ static const char schema[] =
 	"        \"public_roots\": { \"type\": \"array\", \"items\": { \"$ref\": \"#/$defs/path\" } },\n"
 	"        \"ephemeral_roots\": { \"type\": \"array\", \"items\": { \"$ref\": \"#/$defs/path\" } },\n"
 	"        \"system_disk_bytes\": { \"$ref\": \"#/$defs/count\" },\n"
+	"        \"stage_reserve_bytes\": { \"$ref\": \"#/$defs/count\" },\n"
 	"        \"defaults\": {\n"
 	"          \"type\": \"object\",\n"
 	"          \"additionalProperties\": false,\n"

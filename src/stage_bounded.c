@@ -78,6 +78,8 @@ static void options_put(struct probe_bytes *out, const struct jp_stage_options *
 	probe_bytes_put(out, &o->expect_known, sizeof(o->expect_known));
 	probe_bytes_put(out, &o->expect_size, sizeof(o->expect_size));
 	probe_bytes_put(out, &o->timeout_s, sizeof(o->timeout_s));
+	probe_bytes_put(out, &o->reserve_bytes, sizeof(o->reserve_bytes));
+	probe_bytes_put(out, &o->has_reserve, sizeof(o->has_reserve));
 	probe_bytes_put_str(out, o->sha256);
 	probe_bytes_put_str(out, o->bearer);
 }
@@ -100,6 +102,8 @@ static bool options_get(struct jp_stage_options *o, struct probe_bytes *in)
 	probe_bytes_get(in, &o->expect_known, sizeof(o->expect_known));
 	probe_bytes_get(in, &o->expect_size, sizeof(o->expect_size));
 	probe_bytes_get(in, &o->timeout_s, sizeof(o->timeout_s));
+	probe_bytes_get(in, &o->reserve_bytes, sizeof(o->reserve_bytes));
+	probe_bytes_get(in, &o->has_reserve, sizeof(o->has_reserve));
 	o->sha256 = probe_bytes_get_str(in);
 	o->bearer = probe_bytes_get_str(in);
 	return true;

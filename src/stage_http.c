@@ -782,10 +782,12 @@ static int unpack(struct jp_stage_result *out, const struct dl *d, const char *f
 
 /* Fail before a byte is written when the part's folder plainly lacks the
  * room for what is still to come (size, less what the part holds), with
- * JP_STAGE_ROOM_RESERVE of the filesystem kept free for everyone else. */
-static int room(const struct dl *d, uint64_t size, struct jp_error *err)
+ * the reserve (the profile's, else 1% of the filesystem, at most
+ * JP_STAGE_ROOM_RESERVE) kept free for everyone else. */
+static int room(const struct dl *d, uint64_t size, const struct jp_stage_options *opts,
+		struct jp_error *err)
 {
-	char dir[PATH_MAX], need_s[32], avail_s[32];
+	char dir[PATH_MAX], need_s[32], avail_s[32], keep_s[32];
 	char *slash;
 	struct statvfs vfs;
 	struct stat st;
@@ -800,16 +802,27 @@ static int room(const struct dl *d, uint64_t size, struct jp_error *err)
 		have = (uint64_t)st.st_blocks * 512;
 	need = size > have ? size - have : 0;
 	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
-	reserve = (uint64_t)vfs.f_blocks * vfs.f_frsize / 100;
-	if (reserve > JP_STAGE_ROOM_RESERVE)
-		reserve = JP_STAGE_ROOM_RESERVE;
+	if (opts && opts->has_reserve) {
+		reserve = opts->reserve_bytes;
+	} else {
+		reserve = (uint64_t)vfs.f_blocks * vfs.f_frsize / 100;
+		if (reserve > JP_STAGE_ROOM_RESERVE)
+			reserve = JP_STAGE_ROOM_RESERVE;
+	}
 	if (need == 0 || (avail > reserve && need <= avail - reserve))
 		return 0;
+	jp_units_format_bytes(need_s, sizeof(need_s), need);
+	jp_units_format_bytes(avail_s, sizeof(avail_s), avail);
+	if (opts && opts->has_reserve)
+		return jp_error_set(err, JP_ENOSPC,
+				    _("%s: not enough room for the download: it needs %s more, %s "
+				      "free there (the profile keeps %s free: stage_reserve_bytes)"),
+				    d->dest, need_s, avail_s,
+				    jp_units_format_bytes(keep_s, sizeof(keep_s), reserve));
 	return jp_error_set(err, JP_ENOSPC,
 			    _("%s: not enough room for the download: it needs %s more, %s free "
 			      "there (1%% of the filesystem, at most 1 GiB, is kept free)"),
-			    d->dest, jp_units_format_bytes(need_s, sizeof(need_s), need),
-			    jp_units_format_bytes(avail_s, sizeof(avail_s), avail));
+			    d->dest, need_s, avail_s);
 }
 
 /* The download on one connection (small, no ranges, no HEAD): 0 part
@@ -875,7 +888,7 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
 		check = false;
 		d.expect_known = true;
 		d.expect = opts->expect_size;
-		if ((rc = room(&d, opts->expect_size, err)) != 0)
+		if ((rc = room(&d, opts->expect_size, opts, err)) != 0)
 			goto out;
 		snprintf(state, sizeof(state), "%s.ranges", d.part);
 		unlink(state);
@@ -901,7 +914,7 @@ int jp_stage_http(struct jp_stage_result *out, const char *url, const char *dest
 		d.head = &head;
 		d.expect_known = head.known;
 		d.expect = head.size;
-		if (head.known && (rc = room(&d, head.size, err)) != 0)
+		if (head.known && (rc = room(&d, head.size, opts, err)) != 0)
 			goto out;
 		/* a large file from a server that takes ranges: several
 		 * connections */

@@ -23,6 +23,11 @@ struct jp_profile {
 	struct jp_strv public_roots;    /* read-only public data */
 	struct jp_strv ephemeral_roots; /* wiped when the job ends */
 	uint64_t system_disk_bytes;     /* the Worker's system disk */
+	/* What a download leaves free on the filesystem it writes to, for
+	 * everyone else ("stage_reserve_bytes"); when not set
+	 * (has_stage_reserve false), 1% of that filesystem, at most 1 GiB. */
+	uint64_t stage_reserve_bytes;
+	bool has_stage_reserve;
 	/* Default locations; placeholders {shared} {job} {output}, and NNN for
 	 * the next free run number. */
 	char *project_dir;

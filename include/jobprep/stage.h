@@ -55,6 +55,11 @@ struct jp_stage_options {
 	uint64_t expect_size;
 	/* A download's time bound in seconds (0: JP_STAGE_TIMEOUT_DEFAULT). */
 	unsigned timeout_s;
+	/* What a download leaves free on its filesystem (the profile's
+	 * stage_reserve_bytes); when not has_reserve, 1% of it, at most
+	 * 1 GiB. */
+	uint64_t reserve_bytes;
+	bool has_reserve;
 };
 
 #define JP_STAGE_OPTIONS_INIT { .jobs = 0 }

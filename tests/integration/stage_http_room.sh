@@ -8,6 +8,9 @@
 #   unsized  a server that announces no size (no Content-Length), 24 MiB
 #            onto 16 MiB: ENOSPC mid-way, exit 1, and what it wrote is
 #            removed (the filesystem as empty as before)
+#   reserve  the profile's stage_reserve_bytes is what is kept free: 15 MiB
+#            refuses the 2 MiB file that fits by default, saying so; 0 lets
+#            a file of 16 MiB less 100 KiB in, which the default 1% refuses
 # Needs root.
 set -u
 : "${JOBPREP:?}" "${TOP_SRCDIR:?}"
@@ -20,8 +23,13 @@ unset JOBPREP_HTTP_TOKEN
 mkdir -p "$T/plain/www" "$T/unsized/www" "$T/mnt" || exit 99
 truncate -s 5G "$T/plain/www/huge.bin" || exit 99
 head -c 2097152 /dev/urandom >"$T/plain/www/small.bin"
+head -c $((16 * 1048576 - 102400)) /dev/urandom >"$T/plain/www/brim.bin"
 head -c $((24 * 1048576)) /dev/urandom >"$T/unsized/www/big.bin"
-touch -d "@$(($(date +%s) - 3600))" "$T/plain/www/huge.bin" "$T/plain/www/small.bin" "$T/unsized/www/big.bin"
+touch -d "@$(($(date +%s) - 3600))" "$T/plain/www/huge.bin" "$T/plain/www/small.bin" \
+	"$T/plain/www/brim.bin" "$T/unsized/www/big.bin"
+for r in 0 15728640; do
+	printf '{ "shared_roots": ["%s"], "stage_reserve_bytes": %s }\n' "$T/mnt" $r >"$T/reserve-$r.json"
+done
 SRV_PIDS=
 # serve DIR MODE: odd_server.py over DIR/www; its URL in SRV_URL
 serve() {
@@ -68,6 +76,27 @@ jp_expect unsized_exits_1 [ "$rc" = 1 ]
 jp_expect unsized_says_no_space grep -q "No space left on device" "$T/unsized.err"
 jp_expect unsized_removed_what_it_wrote sh -c '[ -d "$1" ] && [ -z "$(ls -A "$1")" ]' sh "$T/mnt"
 jp_expect unsized_space_given_back [ "$(used)" -le "$((before + 64))" ]
+
+# --- the profile's reserve, both ways
+find "$T/mnt" -mindepth 1 -delete
+JOBPREP_PROFILE=$T/reserve-15728640.json "$JOBPREP" stage --no-progress "$PLAIN/small.bin" \
+	"$T/mnt/small.bin" >/dev/null 2>"$T/reserve-big.err"
+rc=$?
+sed 's/^/# reserve 15 MiB: /' "$T/reserve-big.err"
+jp_expect reserve_big_refuses_what_fits_by_default [ "$rc" = 1 ]
+jp_expect reserve_big_names_the_profiles_reserve grep -qF "(the profile keeps 15.0 MiB free: stage_reserve_bytes)" "$T/reserve-big.err"
+jp_expect reserve_big_wrote_nothing sh -c '[ -d "$1" ] && [ -z "$(ls -A "$1")" ]' sh "$T/mnt"
+"$JOBPREP" stage --no-progress "$PLAIN/brim.bin" "$T/mnt/brim.bin" >/dev/null 2>"$T/brim-default.err"
+rc=$?
+sed 's/^/# brim, default reserve: /' "$T/brim-default.err"
+jp_expect brim_refused_by_the_default_reserve [ "$rc" = 1 ]
+jp_expect brim_default_says_one_percent grep -qF "(1% of the filesystem, at most 1 GiB, is kept free)" "$T/brim-default.err"
+JOBPREP_PROFILE=$T/reserve-0.json "$JOBPREP" stage --no-progress "$PLAIN/brim.bin" \
+	"$T/mnt/brim.bin" >/dev/null 2>"$T/brim-zero.err"
+rc=$?
+sed 's/^/# brim, no reserve: /' "$T/brim-zero.err"
+jp_expect brim_staged_with_no_reserve [ "$rc" = 0 ]
+jp_expect brim_identical cmp -s "$T/plain/www/brim.bin" "$T/mnt/brim.bin"
 umount "$T/mnt"
 jp_done
 IN

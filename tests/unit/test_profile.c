@@ -65,6 +65,7 @@ static void file_replaces_only_the_fields_it_names(void **state)
 	assert_string_equal(p->log_dir, "{shared}/logs/{job}");
 	assert_string_equal(p->project_dir, "{shared}/projects/{job}");
 	assert_int_equal(p->gpus_per_worker, 8); /* not said: the default */
+	assert_false(p->has_stage_reserve);     /* not said: 1%, at most 1 GiB */
 	jp_profile_free(p);
 	free(path);
 }
@@ -110,12 +111,16 @@ static void json_round_trip_keeps_every_field(void **state)
 	(void)state;
 	assert_int_equal(jp_profile_new_default(&p, &err), 0);
 	p->system_disk_bytes = (1ULL << 40) + 1;
+	p->stage_reserve_bytes = 0; /* set to nothing: kept as set */
+	p->has_stage_reserve = true;
 	cJSON *json = jp_profile_to_json(p);
 	assert_non_null(json);
 	char *text = cJSON_PrintUnformatted(json);
 	cJSON *back = cJSON_Parse(text);
 	assert_int_equal(jp_profile_from_json(&q, back, "t", &err), 0);
 	assert_true(q->system_disk_bytes == (1ULL << 40) + 1);
+	assert_true(q->has_stage_reserve);
+	assert_true(q->stage_reserve_bytes == 0);
 	assert_int_equal(q->ephemeral_roots.n, p->ephemeral_roots.n);
 	for (size_t i = 0; i < p->ephemeral_roots.n; i++)
 		assert_string_equal(q->ephemeral_roots.v[i], p->ephemeral_roots.v[i]);
@@ -176,6 +181,11 @@ static void malformed_profiles_are_refused_naming_the_field(void **state)
 		{ "{\"gpus\": 8}", "profile.gpus: expected one of the profile's fields" },
 		{ "{\"system_disk_bytes\": -1}", "profile.system_disk_bytes: expected an integer" },
 		{ "{\"system_disk_bytes\": \"50G\"}", "profile.system_disk_bytes: expected an integer" },
+		{ "{\"stage_reserve_bytes\": -1}", "profile.stage_reserve_bytes: expected an integer" },
+		{ "{\"stage_reserve_bytes\": 1.5}",
+		  "profile.stage_reserve_bytes: expected an integer byte count >= 0, got a non-integer" },
+		{ "{\"stage_reserve_bytes\": \"1G\"}",
+		  "profile.stage_reserve_bytes: expected an integer byte count >= 0, got a string" },
 		{ "{\"defaults\": {\"output_dir\": \"out\"}}",
 		  "profile.defaults.output_dir: expected an absolute path template" },
 		{ "{\"shared_roots\": [\"/a\"], \"shared_roots\": [\"/b\"]}", "expected each field once" },

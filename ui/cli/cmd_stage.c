@@ -239,18 +239,22 @@ static void print_notes(const struct jp_stage_result *res)
 			jp_cli_name(res->outside[i]));
 }
 
-/* Staging onto a destination a job does not see (ephemeral: wiped when
+/* The profile ($JOBPREP_PROFILE's, else the embedded one) for dest:
+ * staging onto a destination a job does not see (ephemeral: wiped when
  * the job ends; local: this machine's only) is done, with a warning
- * first, in the words `jobprep scan` uses for where a path lives. The
- * profile is $JOBPREP_PROFILE's, else the embedded one. */
-static void warn_where(const char *dest)
+ * first, in the words `jobprep scan` uses for where a path lives; a
+ * download leaves the profile's reserve free (opts). */
+static void use_profile(const char *dest, struct jp_stage_options *opts)
 {
 	struct jp_path_info info = JP_PATH_INFO_INIT;
 	struct jp_error err = JP_ERROR_INIT;
 	struct jp_profile *profile = NULL;
 
-	if (jp_profile_resolve(&profile, NULL, &err) == 0 &&
-	    jp_stage_where(&info, profile, dest, &err) == 0 &&
+	if (jp_profile_resolve(&profile, NULL, &err) == 0) {
+		opts->reserve_bytes = profile->stage_reserve_bytes;
+		opts->has_reserve = profile->has_stage_reserve;
+	}
+	if (profile && jp_stage_where(&info, profile, dest, &err) == 0 &&
 	    (info.cls == JP_STORAGE_EPHEMERAL || info.cls == JP_STORAGE_LOCAL) && info.reason)
 		fprintf(stderr, _("jobprep stage: warning: %s is not on shared storage: %s: %s\n"),
 			jp_cli_name(dest), _(jp_storage_class_name(info.cls)), jp_cli_text(info.reason));
@@ -326,7 +330,7 @@ int jp_cmd_stage(int argc, char **argv)
 	}
 	if (strstr(argv[optind], "://"))
 		jp_url_blank_credentials(argv[optind]);
-	warn_where(argv[optind + 1]);
+	use_profile(argv[optind + 1], &opts);
 	jp_cli_port_init(&cp, a.progress);
 	rc = jp_stage(&res, source, argv[optind + 1], &opts, &cp.port, &err);
 	explicit_bzero(source, strlen(source));
