@@ -307,7 +307,11 @@ int jp_stage_now(struct jp_stage_result *out, const char *source, const char *de
 				    strerror(errno));
 	if (opts && opts->shards > 1 && !S_ISDIR(sb.st_mode))
 		return jp_error_set(err, JP_EUSAGE, _("%s: --shard is for a directory source"), source);
-	jp_stage_mark_begin(&mark, source, dest, opts);
+	/* one run at a time into dest (their temporaries would meet), but
+	 * the shards of one copy, which run side by side by design */
+	if ((rc = jp_stage_mark_hold(&mark, source, dest, opts, !(opts && opts->shards > 1),
+				     err)) != 0)
+		return rc;
 	if (S_ISDIR(sb.st_mode))
 		rc = stage_dir(&res, source, dest, opts, port, err);
 	else if (S_ISREG(sb.st_mode) && !(opts && opts->no_unpack) && jp_stage_is_archive(source))

@@ -7,7 +7,8 @@
 #   unpacking  killed (-9) while unpacking (proved: the unpack folder and
 #              the whole download there), the next run fetches nothing
 #              again (no GET) and ends identical
-#   same       two stages of one URL into one DEST at once: the second is
+#   same       two stages of one URL into one DEST at once (and a copy of a
+#              local folder into it meanwhile): the second is
 #              refused, naming the first, and leaves no staging record;
 #              the first ends well and no record is left
 #   two        two DESTs of one folder from one archive URL at once: each
@@ -107,15 +108,25 @@ rc=$?
 named=$(sed -n 's/.*staging it (pid \([0-9]*\) on .*/\1/p' "$T/same2.err")
 parent=$(awk '{ print $4 }' "/proc/${named:-0}/stat" 2>/dev/null)
 records=$(ls "$T/out/.jobprep-tmp-staging-same" 2>/dev/null | wc -l)
+# a copy of a local folder into the same DEST meanwhile is refused too
+"$J" stage --no-progress "$T/tree" "$D" >/dev/null 2>"$T/same-local.err"
+rc_local=$?
+sed 's/^/# a local copy into the same: /' "$T/same-local.err"
 wait $first
 rc1=$?
 sed 's/^/# second of the same: /' "$T/same2.err"
 jp_expect same_second_refused [ "$rc" = 1 ]
 jp_expect same_second_names_the_first sh -c '[ "$1" = "$3" ] || [ "$2" = "$3" ]' sh "$named" "$parent" "$first"
 jp_expect same_second_left_no_record [ "$records" = 1 ]
+jp_expect same_local_copy_refused [ "$rc_local" = 1 ]
+jp_expect same_local_copy_says_why grep -q "another jobprep stage is staging it" "$T/same-local.err"
 jp_expect same_first_exits_0 [ "$rc1" = 0 ]
 jp_expect same_first_identical diff -r "$T/tree" "$D"
 jp_expect same_no_record_left jp_no_temporaries "$T/out"
+# the twin: once the first has ended, the same copy goes ahead
+"$J" stage --no-progress "$T/tree" "$D" >/dev/null 2>"$T/same-local-after.err"
+jp_expect same_local_copy_after_exits_0 [ $? = 0 ]
+jp_expect same_local_copy_after_no_record_left jp_no_temporaries "$T/out"
 
 # --- two: two DESTs of one folder from one archive URL at once
 jp_bg "$T/two1.out" "$T/two1.err" "$J" stage --no-progress "$URL/data.tar.gz" "$T/out/one"
