@@ -78,23 +78,26 @@ jp_expect unsized_removed_what_it_wrote sh -c '[ -d "$1" ] && [ -z "$(ls -A "$1"
 jp_expect unsized_space_given_back [ "$(used)" -le "$((before + 64))" ]
 
 # --- the profile's reserve, both ways
+# staged NAME PROFILE FILE: jobprep stage of $PLAIN/FILE into the mount
+# under PROFILE (- the built-in one); its exit in rc, its stderr NAME.err
+staged() {
+	if [ "$2" = - ]; then
+		"$JOBPREP" stage --no-progress "$PLAIN/$3" "$T/mnt/$3" >/dev/null 2>"$T/$1.err"
+	else
+		JOBPREP_PROFILE=$2 "$JOBPREP" stage --no-progress "$PLAIN/$3" "$T/mnt/$3" >/dev/null 2>"$T/$1.err"
+	fi
+	rc=$?
+	sed "s/^/# $1: /" "$T/$1.err"
+}
 find "$T/mnt" -mindepth 1 -delete
-JOBPREP_PROFILE=$T/reserve-15728640.json "$JOBPREP" stage --no-progress "$PLAIN/small.bin" \
-	"$T/mnt/small.bin" >/dev/null 2>"$T/reserve-big.err"
-rc=$?
-sed 's/^/# reserve 15 MiB: /' "$T/reserve-big.err"
+staged reserve-big "$T/reserve-15728640.json" small.bin
 jp_expect reserve_big_refuses_what_fits_by_default [ "$rc" = 1 ]
 jp_expect reserve_big_names_the_profiles_reserve grep -qF "(the profile keeps 15.0 MiB free: stage_reserve_bytes)" "$T/reserve-big.err"
 jp_expect reserve_big_wrote_nothing sh -c '[ -d "$1" ] && [ -z "$(ls -A "$1")" ]' sh "$T/mnt"
-"$JOBPREP" stage --no-progress "$PLAIN/brim.bin" "$T/mnt/brim.bin" >/dev/null 2>"$T/brim-default.err"
-rc=$?
-sed 's/^/# brim, default reserve: /' "$T/brim-default.err"
+staged brim-default - brim.bin
 jp_expect brim_refused_by_the_default_reserve [ "$rc" = 1 ]
 jp_expect brim_default_says_one_percent grep -qF "(1% of the filesystem, at most 1 GiB, is kept free)" "$T/brim-default.err"
-JOBPREP_PROFILE=$T/reserve-0.json "$JOBPREP" stage --no-progress "$PLAIN/brim.bin" \
-	"$T/mnt/brim.bin" >/dev/null 2>"$T/brim-zero.err"
-rc=$?
-sed 's/^/# brim, no reserve: /' "$T/brim-zero.err"
+staged brim-zero "$T/reserve-0.json" brim.bin
 jp_expect brim_staged_with_no_reserve [ "$rc" = 0 ]
 jp_expect brim_identical cmp -s "$T/plain/www/brim.bin" "$T/mnt/brim.bin"
 umount "$T/mnt"
