@@ -326,14 +326,21 @@ static const char *role_word(enum jp_check_role role)
 }
 
 /* What the manifest recorded of a path: " FILES FSTYPE MOUNTPOINT" (each
- * '' when unknown), or nothing when nothing is. */
+ * '' when unknown), or nothing when nothing is. A data set's FILES is the
+ * count recorded, "?" when none was (a quick look that did not finish: it
+ * must still hold files), '' for one the job fills itself (output). */
 static void recorded(struct jp_buf *b, const struct jp_manifest *m, const struct jp_check_path *p)
 {
 	const struct jp_storage_record *r = jp_manifest_storage_record(m, p->field, p->path);
+	const struct jp_data_source *d = p->role == JP_CHECK_ROLE_DATA ? &m->data[p->data_index] : NULL;
 	char files[32] = "";
 
-	if (p->role == JP_CHECK_ROLE_DATA && m->data[p->data_index].has_stats)
-		snprintf(files, sizeof(files), "%" PRIu64, m->data[p->data_index].stats.files);
+	if (d && d->output)
+		files[0] = '\0';
+	else if (d && d->has_stats)
+		snprintf(files, sizeof(files), "%" PRIu64, d->stats.files);
+	else if (d)
+		snprintf(files, sizeof(files), "?");
 	if (!files[0] && !r)
 		return;
 	jp_buf_addc(b, ' ');

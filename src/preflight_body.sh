@@ -279,15 +279,22 @@ jp_shared_bad() {
 }
 
 # jp_count FIELD PATH FILES, in a subshell: the data set PATH, a
-# directory, holds at least FILES files (what the manifest recorded; none
-# recorded: not judged), and no temporary of a `jobprep stage` or of an
-# unpack still running or stopped half-way (.jobprep-tmp-*). At most
-# jp_count_max files are counted. Exits with the number of problems.
+# directory, holds at least FILES files (what the manifest recorded; ?:
+# no count recorded, it holds some; empty: the job fills it, not judged),
+# and no temporary of a `jobprep stage` or of an unpack still running or
+# stopped half-way (.jobprep-tmp-*). At most jp_count_max files are
+# counted. Exits with the number of problems.
 jp_count() {
 	jp_f=$1 jp_p=$2 jp_rec=$3 jp_n=0 jp_a=data
 	[ -d "$jp_p" ] || exit 0
-	jp_num "$jp_rec" || jp_rec=0
-	jp_want=$jp_rec
+	case $jp_rec in
+	'') jp_want=0 ;;
+	'?') jp_want=1 ;;
+	*)
+		jp_num "$jp_rec" || jp_rec=0
+		jp_want=$jp_rec
+		;;
+	esac
 	[ "$jp_want" -gt "$jp_count_max" ] && jp_want=$jp_count_max
 	jp_seen=$(find "$jp_p" -name '.jobprep-tmp-*' -prune -print -o -type f -print 2>/dev/null |
 		awk -v max="$jp_count_max" '
@@ -297,10 +304,10 @@ jp_count() {
 		END { printf "%d %s\n", files, tmp }')
 	jp_files=${jp_seen%% *} jp_tmp=${jp_seen#* }
 	[ -n "$jp_tmp" ] && jp_fail "$jp_f.staging" "$jp_m_inner_tmp" "$jp_p" "$jp_who" "$jp_tmp"
-	jp_num "$jp_files" && [ "$jp_rec" -gt 0 ] || exit "$jp_n"
+	jp_num "$jp_files" && [ "$jp_want" -gt 0 ] || exit "$jp_n"
 	if [ "$jp_files" -eq 0 ]; then
 		jp_fail "$jp_f.count" "$jp_m_empty" "$jp_p" "$jp_who"
-	elif [ "$jp_files" -lt "$jp_want" ]; then
+	elif [ "$jp_rec" != '?' ] && [ "$jp_files" -lt "$jp_want" ]; then
 		jp_fail "$jp_f.count" "$jp_m_fewer" "$jp_p" "$jp_files" "$jp_who" "$jp_rec"
 	fi
 	exit "$jp_n"

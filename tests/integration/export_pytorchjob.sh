@@ -54,6 +54,10 @@ launch += "echo 'it'\"'\"'s the end: $(not run) ~ {a: b} [c] & * ! | > %'"
 out = s + "/shared/outputs/run 'one' #1 日志"
 for d in ("shared/projects/p", "shared/data", "public/models", "elsewhere/data", ""):
     os.makedirs(s + "/" + d, exist_ok=True)
+# each data set holds a file: an empty one fails every Worker's preflight
+for d in ("shared/data", "public/models", "elsewhere/data"):
+    with open(s + "/" + d + "/part-0", "w") as f:
+        f.write("x\n")
 os.makedirs(out + "/logs", exist_ok=True)
 profile = {
     "sandbox": True, "shared_roots": [s + "/shared"], "public_roots": [s + "/public"],

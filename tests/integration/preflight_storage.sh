@@ -12,6 +12,7 @@
 #   recorded; on two Workers, without a record, rank 1 misses rank 0's mark
 #   in logs/ (outputs.log_dir.same_storage) while rank 0 passes;
 # - the data folder emptied after init (3 files recorded): data[0].path.count;
+#   the same with no count recorded; not for a folder the job fills itself;
 # - a .jobprep-tmp-* inside the data folder: data[0].path.staging;
 # - RANK=0, WORLD_SIZE=1 in job.env: init refuses naming them, check fails
 #   job.env.identity, env.sh does not export them, the preflight fails.
@@ -222,6 +223,35 @@ run fewer "$(pf emptied)" :
 ex "data with 1 of 3 files: data[0].path.count fails" "fewer" \
 	sh -c '[ "$(cat "$1.rc")" = 1 ] && grep -qF "[FAIL] data[0].path.count: $2 holds 1 files on this Worker ($3), fewer than the 3 the manifest recorded" "$1.err"' \
 	sh "$S/fewer" "$S/shared/data/emptied" "$host"
+
+# --- a data set whose count was never recorded (a quick look that did not
+# finish records none): emptied, it still fails; one the job fills itself
+# ("output": true) is not judged
+job uncounted platform || jp_fail "init of the uncounted job: $(tail -5 "$S/uncounted.init")"
+for kind in uncounted filled; do
+	python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+del m["data"][0]["stats"]
+if sys.argv[3] == "filled":
+    m["data"][0]["output"] = True
+json.dump(m, open(sys.argv[2], "w"), indent=1)' "$S/shared/out/uncounted/job.json" "$S/$kind-job.json" $kind || exit 99
+	"$JOBPREP" preflight "$S/$kind-job.json" >"$S/$kind-pf.sh" || exit 99
+done
+jp_expect "no count recorded: the manifest says nothing of the files" \
+	sh -c 'grep -q "\"path\"" "$1" && ! grep -q "\"files\"" "$1"' sh "$S/uncounted-job.json"
+run uncounted-full "$S/uncounted-pf.sh" :
+rm -f "$S/shared/data/uncounted/"*
+run uncounted-empty "$S/uncounted-pf.sh" :
+run filled-empty "$S/filled-pf.sh" :
+ex "no count recorded, data there: passes" "uncounted-full" \
+	sh -c '[ "$(cat "$1.rc")" = 0 ]' sh "$S/uncounted-full"
+ex "no count recorded, data emptied: data[0].path.count fails" "uncounted-empty" \
+	sh -c '[ "$(cat "$1.rc")" = 1 ] && grep -qF "[FAIL] data[0].path.count: $2 holds no files on this Worker" "$1.err"' \
+	sh "$S/uncounted-empty" "$S/shared/data/uncounted"
+ex "a data folder the job fills itself, empty: not judged" "filled-empty" \
+	sh -c '[ "$(cat "$1.rc")" = 0 ] && [ -s "$1.out" ] && [ -e "$1.err" ] &&
+		! grep -q "data\[0\]\.path\.count" "$1.out" "$1.err"' sh "$S/filled-empty"
 
 # with nowhere to write its notes, the table still shows the failure
 run fewer-nonotes "$(pf emptied)" : TMPDIR="$S/no-such-folder"
