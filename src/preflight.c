@@ -122,6 +122,10 @@ static const struct message {
 	{ "jp_m_gpus",
 	  N_("this Worker (%s) sees %s NVIDIA GPUs, and the job asks for %s per Worker: fix "
 	     "job.gpus_per_worker, or the GPUs the platform gives the job") },
+	{ "jp_m_gpus_visible",
+	  N_("this Worker (%s) lets the job see %s NVIDIA GPUs (CUDA_VISIBLE_DEVICES=%s, of the %s "
+	     "here), and the job asks for %s per Worker: fix job.gpus_per_worker, or the GPUs "
+	     "the platform gives the job") },
 	{ "jp_m_stdin",
 	  N_("standard input is a terminal on this Worker (%s): a prompt in the job (a login, "
 	     "input(), a password) would wait for a keyboard; close it in the launch line "

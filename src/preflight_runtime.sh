@@ -243,8 +243,28 @@ jp_rt_rendezvous() {
 
 jp_rt_smi() { nvidia-smi -L 2>/dev/null | grep -c '^GPU '; }
 
-# The NVIDIA GPUs this Worker sees: nvidia-smi's list, else the driver's;
-# no tool and no driver say nothing.
+# jp_rt_visible: how many GPUs CUDA_VISIBLE_DEVICES (set) lets the job see,
+# of the jp_seen there are: its entries, up to the first that names none
+# (CUDA stops there: -1, Slurm's NoDevFiles), at most jp_seen.
+jp_rt_visible() {
+	jp_vis=0
+	jp_rest=$CUDA_VISIBLE_DEVICES,
+	while [ -n "$jp_rest" ]; do
+		jp_e=${jp_rest%%,*}
+		jp_rest=${jp_rest#*,}
+		case $jp_e in
+		'' | -* | *[!0-9A-Za-z:/-]* | NoDevFiles) break ;;
+		esac
+		jp_vis=$((jp_vis + 1))
+	done
+	[ "$jp_vis" -gt "$jp_seen" ] && jp_vis=$jp_seen
+	echo "$jp_vis"
+}
+
+# The NVIDIA GPUs this Worker lets the job see: nvidia-smi's list, else the
+# driver's, narrowed by CUDA_VISIBLE_DEVICES when it is set (Slurm, a
+# shared node: all of the node's GPUs are listed, the job's are named
+# there); no tool and no driver say nothing.
 jp_rt_gpus() {
 	jp_seen=
 	if command -v nvidia-smi >/dev/null 2>&1; then
@@ -258,7 +278,15 @@ jp_rt_gpus() {
 		done
 	fi
 	jp_num "$jp_seen" && [ "$jp_seen" -gt 0 ] && [ "$jp_gpus" -gt 0 ] || return 0
-	if [ "$jp_seen" -ne "$jp_gpus" ]; then
+	if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+		jp_vis=$(jp_rt_visible)
+		if [ "$jp_vis" -ne "$jp_gpus" ]; then
+			jp_rt_fail gpus runtime.gpus "$jp_m_gpus_visible" "$jp_who" "$jp_vis" \
+				"$CUDA_VISIBLE_DEVICES" "$jp_seen" "$jp_gpus"
+		else
+			jp_area gpus pass
+		fi
+	elif [ "$jp_seen" -ne "$jp_gpus" ]; then
 		jp_rt_fail gpus runtime.gpus "$jp_m_gpus" "$jp_who" "$jp_seen" "$jp_gpus"
 	else
 		jp_area gpus pass

@@ -282,6 +282,23 @@ if [ -d /proc/driver ] && ! command -v nvidia-smi >/dev/null 2>&1 &&
 		run gpu2-$sh gpus2
 		case_of "$sh: 2 GPUs for 2 passes" gpu2-$sh pass
 	done
+	# CUDA_VISIBLE_DEVICES narrows what the job sees
+	sh=dash
+	run cvd-one gpus2 env CUDA_VISIBLE_DEVICES=0
+	case_of "CUDA_VISIBLE_DEVICES=0 of 2 GPUs, for 2, fails naming it" cvd-one \
+		"[FAIL] runtime.gpus: this Worker ($host) lets the job see 1 NVIDIA GPUs (CUDA_VISIBLE_DEVICES=0, of the 2 here), and the job asks for 2 per Worker"
+	run cvd-none gpus2 env CUDA_VISIBLE_DEVICES=NoDevFiles
+	case_of "CUDA_VISIBLE_DEVICES=NoDevFiles (Slurm: none given), for 2, fails" cvd-none \
+		"[FAIL] runtime.gpus: this Worker ($host) lets the job see 0 NVIDIA GPUs (CUDA_VISIBLE_DEVICES=NoDevFiles"
+	run cvd-two gpus2 env CUDA_VISIBLE_DEVICES=GPU-8932f937-d72c-4106-c12f-20bd9faed9f6,1
+	case_of "CUDA_VISIBLE_DEVICES naming 2 (a UUID, an index) of 2, for 2, passes" cvd-two pass
+	# a shared node (Slurm without device cgroups): all 8 listed, the job's 2 named
+	for n in 3 4 5 6 7 8; do mkdir -p "/proc/driver/nvidia/gpus/0000:0$n:00.0"; done
+	run cvd-shared gpus2 env CUDA_VISIBLE_DEVICES=2,5
+	case_of "8 GPUs on the node, CUDA_VISIBLE_DEVICES=2,5, for 2, passes" cvd-shared pass
+	run cvd-shared-unset gpus2
+	case_of "8 GPUs on the node and no CUDA_VISIBLE_DEVICES, for 2, fails" cvd-shared-unset \
+		"[FAIL] runtime.gpus: this Worker ($host) sees 8 NVIDIA GPUs, and the job asks for 2 per Worker"
 	umount /proc/driver
 else
 	jp_skip "GPUs the driver lists" "no /proc/driver to lay a tmpfs on, or a real nvidia-smi here"
