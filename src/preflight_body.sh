@@ -27,7 +27,7 @@ jp_warn_ids= jp_fail_ids= jp_warns=0
 jp_notes=$(mktemp "${TMPDIR:-/tmp}/jobprep-preflight.XXXXXX" 2>/dev/null) || jp_notes=
 # What the script undoes when it ends, however it ends: sh text, run by
 # eval; a check that leaves something to undo appends "; COMMAND".
-jp_at_exit='rm -f "$jp_notes"'
+jp_at_exit='[ -z "$jp_notes" ] || rm -f "$jp_notes" "$jp_notes".out.*'
 trap 'eval "$jp_at_exit"' 0
 trap 'exit 129' HUP
 trap 'exit 130' INT
@@ -140,6 +140,23 @@ jp_bounded() {
 		kill "$jp_pid" 2>/dev/null
 	fi
 	wait "$jp_pid"
+}
+
+# jp_bounded_out SECS CMD...: jp_bounded, for a caller that reads CMD's
+# output ($(...)): it goes into a file of its own, printed once CMD has
+# ended or been given up, so a process CMD left behind (stuck in a hung
+# mount or a wedged driver, where even kill -9 waits) holds no pipe the
+# caller would wait on for ever. Without a notes file, through the pipe.
+jp_bounded_out() {
+	[ -n "$jp_notes" ] && jp_bo=$(mktemp "$jp_notes.out.XXXXXX" 2>/dev/null) || {
+		jp_bounded "$@"
+		return
+	}
+	jp_bounded "$@" >"$jp_bo"
+	jp_bo_st=$?
+	cat "$jp_bo"
+	rm -f "$jp_bo"
+	return "$jp_bo_st"
 }
 
 # jp_unfinished PATH: the record or temporary a `jobprep stage` of PATH, or

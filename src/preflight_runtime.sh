@@ -42,7 +42,7 @@ jp_py_version_ok() {
 jp_rt_python() {
 	[ "$jp_py_code" = 1 ] && { [ -n "$jp_py_modules" ] || [ -n "$jp_py_min" ]; } || return 0
 	# shellcheck disable=SC2086 # module names are identifiers, one a word
-	jp_py_out=$(jp_bounded "$jp_timeout" python3 -c "$jp_py_probe" "$jp_code_dir" $jp_py_modules 2>/dev/null)
+	jp_py_out=$(jp_bounded_out "$jp_timeout" python3 -c "$jp_py_probe" "$jp_code_dir" $jp_py_modules 2>/dev/null)
 	jp_st=$?
 	if [ "$jp_st" -eq 137 ]; then
 		jp_rt_fail python runtime.python "$jp_m_py_hung" "$jp_timeout" "$jp_who"
@@ -230,7 +230,7 @@ jp_rt_rendezvous() {
 	jp_num "${WORLD_SIZE-}" && jp_rv_n=$WORLD_SIZE
 	[ "$jp_rv_n" -gt 1 ] && jp_num "$jp_rank" || return 0
 	[ -n "${MASTER_ADDR-}" ] && jp_num "${MASTER_PORT-}" || return 0
-	jp_rv=$(jp_bounded "$((jp_wait + jp_timeout))" python3 -c "$jp_meet_py" "$MASTER_ADDR" \
+	jp_rv=$(jp_bounded_out "$((jp_wait + jp_timeout))" python3 -c "$jp_meet_py" "$MASTER_ADDR" \
 		"$MASTER_PORT" "$jp_rank" "$jp_rv_n" "$jp_wait" "$jp_who" 2>/dev/null)
 	case $? in
 	0) jp_area network pass ;;
@@ -268,7 +268,7 @@ jp_rt_visible() {
 jp_rt_gpus() {
 	jp_seen=
 	if command -v nvidia-smi >/dev/null 2>&1; then
-		jp_seen=$(jp_bounded "$jp_timeout" jp_rt_smi)
+		jp_seen=$(jp_bounded_out "$jp_timeout" jp_rt_smi)
 		jp_num "$jp_seen" || jp_seen=
 	fi
 	if [ -z "$jp_seen" ] && [ -d /proc/driver/nvidia/gpus ]; then

@@ -49,6 +49,7 @@ fi
 
 # --- inside a private mount namespace ----------------------------------------
 . "$TOP_SRCDIR/tests/lib/report.sh"
+. "$TOP_SRCDIR/tests/lib/proc.sh"
 host=$(uname -n)
 shells="dash bash busybox"
 cmd() { if [ "$1" = busybox ]; then echo "busybox sh"; else echo "$1"; fi; }
@@ -302,6 +303,44 @@ if [ -d /proc/driver ] && ! command -v nvidia-smi >/dev/null 2>&1 &&
 	umount /proc/driver
 else
 	jp_skip "GPUs the driver lists" "no /proc/driver to lay a tmpfs on, or a real nvidia-smi here"
+fi
+
+# --- GPUs nvidia-smi lists (no GPU here: a stand-in on PATH speaks its -L) ---
+mkdir -p "$S/smi-ok" "$S/smi-hung"
+cat >"$S/smi-ok/nvidia-smi" <<'EOF'
+#!/bin/sh
+[ "$1" = -L ] || exit 2
+echo "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-11111111-2222-3333-4444-555555555555)"
+echo "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-66666666-7777-8888-9999-000000000000)"
+EOF
+# a wedged driver: nvidia-smi never answers (it waits to open a FIFO no one
+# writes to, let go once the case is judged: nothing outlives the test)
+mkfifo "$S/smi-hung/never" || exit 99
+printf '#!/bin/sh\necho $$ >"%s.pid"\nexec cat "%s"\n' "$S/smi-hung/never" "$S/smi-hung/never" \
+	>"$S/smi-hung/nvidia-smi"
+chmod 755 "$S/smi-ok/nvidia-smi" "$S/smi-hung/nvidia-smi"
+sh=dash
+if [ ! -d /proc/driver/nvidia ] && ! command -v nvidia-smi >/dev/null 2>&1; then
+	run smi8 gpus8 env PATH="$S/smi-ok:$PATH"
+	case_of "nvidia-smi -L lists 2 GPUs, the job asks for 8: fails" smi8 \
+		"[FAIL] runtime.gpus: this Worker ($host) sees 2 NVIDIA GPUs, and the job asks for 8 per Worker"
+	run smi2 gpus2 env PATH="$S/smi-ok:$PATH"
+	case_of "nvidia-smi -L lists 2 GPUs for 2: passes" smi2 pass
+	run smi-hung gpus8 env PATH="$S/smi-hung:$PATH" JOBPREP_PREFLIGHT_TIMEOUT=2
+	case_of "an nvidia-smi that never answers: the preflight goes on, nothing said" smi-hung pass
+	# let the stand-in go: a writer opens the FIFO and closes it (O_RDWR
+	# never waits), the reader sees its end
+	exec 7<>"$S/smi-hung/never"
+	exec 7>&-
+	smi_pid=$(cat "$S/smi-hung/never.pid" 2>/dev/null)
+	# (gone, or a zombie its parent, killed, can no longer reap)
+	jp_expect "the given-up nvidia-smi is let go" \
+		jp_poll 100 sh -c '[ -n "$1" ] || exit 1
+			st=$(ps -o stat= -p "$1" 2>/dev/null | tr -d " ")
+			case $st in "" | Z*) exit 0 ;; esac
+			exit 1' sh "$smi_pid"
+else
+	jp_skip "GPUs nvidia-smi lists" "a real NVIDIA driver or nvidia-smi here"
 fi
 
 # --- standard input: a terminal fails ----------------------------------------
