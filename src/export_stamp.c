@@ -267,7 +267,7 @@ static void replace_serve(struct probe_bytes *in, struct probe_bytes *out)
 	jp_error_dispose(&e);
 	free(path);
 }
-JP_HELPER_REQUEST(export_may_replace, replace_serve);
+JP_HELPER_REQUEST(export_may_replace, replace_serve, JP_HELPER_LOOK);
 
 int jp_export_may_replace(const char *path, bool force, struct jp_export_fill *kept,
 			  struct jp_error *err)

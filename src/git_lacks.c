@@ -152,7 +152,7 @@ static void look_serve(struct probe_bytes *in, struct probe_bytes *out)
 		free(paths[i]);
 	free(root);
 }
-JP_HELPER_REQUEST(git_look, look_serve);
+JP_HELPER_REQUEST(git_look, look_serve, JP_HELPER_LOOK);
 
 /* One batch of paths (n <= LOOK_BATCH) in a helper process: its states into
  * state; JP_ETIMEOUT when it did not answer (or its root's mount is known
@@ -165,15 +165,12 @@ static int look_batch(unsigned char *state, enum look_kind kind, const char *roo
 	unsigned char got[LOOK_BATCH];
 	int rc = JP_ETIMEOUT;
 
-	if (jp_probe_mount_hung(root, NULL, 0))
-		return rc;
 	probe_bytes_put_str(&in, root);
 	probe_bytes_put(&in, &kind32, sizeof(kind32));
 	probe_bytes_put(&in, &n32, sizeof(n32));
 	for (size_t i = 0; i < n; i++)
 		probe_bytes_put_str(&in, paths[i]);
-	if (!in.bad && jp_helper_call(&ans, &jp_req_git_look, &in, root,
-				      jp_probe_default_timeout_ms(), NULL) == 0) {
+	if (!in.bad && jp_helper_call(&ans, &jp_req_git_look, &in, root, 0, NULL) == 0) {
 		probe_bytes_get(&ans, got, n);
 		if (!ans.bad && ans.off == ans.n) {
 			memcpy(state, got, n);
@@ -652,7 +649,7 @@ static void lacks_serve(struct probe_bytes *in, struct probe_bytes *out)
 	jp_git_sm_report_dispose(&s);
 	free(path);
 }
-JP_HELPER_REQUEST(git_lacks, lacks_serve);
+JP_HELPER_REQUEST(git_lacks, lacks_serve, JP_HELPER_LONG_LOOK);
 
 /* The answer back into *a; false when the bytes are short. */
 static bool lacks_get(struct lacks_answer *a, struct probe_bytes *ans)
@@ -690,12 +687,7 @@ static int lacks_look(struct lacks_answer *a, const char *path, bool lfs, struct
 		return rc;
 	probe_bytes_put_str(&in, path);
 	probe_bytes_put(&in, &lfs, sizeof(lfs));
-	if (jp_probe_mount_hung(path, NULL, 0))
-		rc = JP_ETIMEOUT;
-	else
-		rc = in.bad ? JP_ENOMEM
-			    : jp_helper_call(&ans, &jp_req_git_lacks, &in, path,
-					     2 * jp_probe_default_timeout_ms(), NULL);
+	rc = in.bad ? JP_ENOMEM : jp_helper_call(&ans, &jp_req_git_lacks, &in, path, 0, NULL);
 	if (rc == JP_ETIMEOUT) {
 		a->unfinished = true;
 		rc = (a->workdir = strdup(path)) ? 0 : JP_ENOMEM;

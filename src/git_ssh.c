@@ -430,7 +430,7 @@ static void ssh_serve(struct probe_bytes *in, struct probe_bytes *out)
 	jp_git_creds_free(op.creds);
 	req_dispose(&q);
 }
-JP_HELPER_REQUEST(git_ssh, ssh_serve);
+JP_HELPER_REQUEST(git_ssh, ssh_serve, JP_HELPER_WATCHED);
 
 /* ==== in the caller ======================================================= */
 

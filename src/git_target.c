@@ -333,7 +333,7 @@ static void plan_serve(struct probe_bytes *in, struct probe_bytes *out)
 	jp_profile_free(profile);
 	free(target);
 }
-JP_HELPER_REQUEST(git_target_plan, plan_serve);
+JP_HELPER_REQUEST(git_target_plan, plan_serve, JP_HELPER_LOOK);
 
 /* The plan back into *t (its strings the caller's); false when the bytes
  * are short or a string the plan always has is missing. */
@@ -357,22 +357,15 @@ int jp_git_target_plan(struct jp_git_target *t, const char *target,
 		       const struct jp_profile *profile, struct jp_error *err)
 {
 	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
-	char mount[4096];
 	int rc, plan_rc = 0;
 
 	memset(t, 0, sizeof(*t));
 	if (!target || !*target || target[0] == '-')
 		return target_plan(t, target, profile, err); /* refused before any look */
-	if (jp_probe_mount_hung(target, mount, sizeof(mount)))
-		return jp_error_set(err, JP_ETIMEOUT,
-				    _("%s: no answer: %s, the mount it is on, has not answered an "
-				      "earlier look yet (is a network mount hung?)"),
-				    target, mount);
 	probe_bytes_put_str(&in, target);
 	probe_bytes_put_profile(&in, profile);
 	rc = in.bad ? jp_error_oom(err)
-		    : jp_helper_call(&ans, &jp_req_git_target_plan, &in, target,
-				     jp_probe_default_timeout_ms(), err);
+		    : jp_helper_call(&ans, &jp_req_git_target_plan, &in, target, 0, err);
 	if (rc == 0) {
 		probe_bytes_get(&ans, &plan_rc, sizeof(plan_rc));
 		probe_bytes_get_error(&ans, plan_rc < 0 ? err : NULL, plan_rc);

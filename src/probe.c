@@ -316,7 +316,7 @@ static void stat_serve(struct probe_bytes *in, struct probe_bytes *out)
 	probe_bytes_put(out, &st, sizeof(st));
 	free(path);
 }
-JP_HELPER_REQUEST(probe_stat, stat_serve);
+JP_HELPER_REQUEST(probe_stat, stat_serve, JP_HELPER_LOOK);
 
 int jp_probe_stat(struct stat *out, int *errnum, const char *path, unsigned flags,
 		  unsigned timeout_ms, struct jp_error *err)
@@ -409,7 +409,7 @@ static void probe_path_serve(struct probe_bytes *in, struct probe_bytes *out)
 	jp_profile_free(profile);
 	free(path);
 }
-JP_HELPER_REQUEST(probe_path, probe_path_serve);
+JP_HELPER_REQUEST(probe_path, probe_path_serve, JP_HELPER_LOOK);
 
 int jp_probe_path(struct jp_probe_result *out, const struct jp_profile *profile,
 		  const char *path, const struct jp_probe_opts *opts, struct jp_error *err)

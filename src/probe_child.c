@@ -91,17 +91,6 @@ static bool under_hung(const char *path, char *buf, size_t len)
 	return probe_hung_find(path, buf, len);
 }
 
-bool jp_probe_mount_hung(const char *path, char *mount, size_t len)
-{
-	char mp[4096];
-
-	if (!under_hung(path, mp, sizeof(mp)))
-		return false;
-	if (mount && len)
-		snprintf(mount, len, "%s", mp);
-	return true;
-}
-
 int jp_probe_fail_hung(const char *path, struct jp_error *err)
 {
 	char mp[4096];

@@ -43,7 +43,7 @@ static void read_serve(struct probe_bytes *in, struct probe_bytes *out)
 	free(text);
 	free(path);
 }
-JP_HELPER_REQUEST(read_file, read_serve);
+JP_HELPER_REQUEST(read_file, read_serve, JP_HELPER_LOOK);
 
 /* The answer's text (NUL-terminated) into *text; false when the bytes are
  * short or longer than max. */
@@ -77,6 +77,7 @@ int jp_probe_read_file(char **text, size_t *len, const char *path, size_t max,
 	if (rc < 0) {
 		if (rc == JP_ETIMEOUT && err) /* unreadable: exit 3, as for any such file */
 			err->code = JP_EFORMAT;
+		errno = rc == JP_ETIMEOUT ? ETIMEDOUT : 0;
 		return rc == JP_ETIMEOUT ? JP_EFORMAT : rc;
 	}
 	probe_bytes_get(&ans, &child_rc, sizeof(child_rc));

@@ -74,7 +74,7 @@ static void list_serve(struct probe_bytes *in, struct probe_bytes *out)
 	free(dir);
 	free(prefix);
 }
-JP_HELPER_REQUEST(probe_list, list_serve);
+JP_HELPER_REQUEST(probe_list, list_serve, JP_HELPER_LOOK);
 
 void jp_probe_listing_dispose(struct jp_probe_listing *l)
 {

@@ -326,7 +326,7 @@ static void runs_serve(struct probe_bytes *in, struct probe_bytes *out)
 	free(job);
 	free(t);
 }
-JP_HELPER_REQUEST(runs_list, runs_serve);
+JP_HELPER_REQUEST(runs_list, runs_serve, JP_HELPER_LOOK);
 
 /* The next field of the flat text, a copy (NULL for an empty one). */
 static int take_field(char **out, const char **p, const char *end)

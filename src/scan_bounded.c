@@ -151,7 +151,7 @@ static void scan_serve(struct probe_bytes *in, struct probe_bytes *out)
 	jp_error_dispose(&err);
 	free(path);
 }
-JP_HELPER_REQUEST(scan, scan_serve);
+JP_HELPER_REQUEST(scan, scan_serve, JP_HELPER_WATCHED);
 
 /* ---- in the caller ---- */
 
@@ -159,6 +159,7 @@ struct scan_call {
 	const struct jp_scan_opts *opts;
 	const struct jp_scan_output *output;
 	const struct jp_port *port;
+	const char *path;
 	struct jp_progress_relay relay;
 	/* a callback asked to stop: nothing more reaches them, and the scan
 	 * is cancelled even when the helper finished before it heard */
@@ -239,13 +240,21 @@ static int answer_get(struct probe_bytes *in, struct jp_scan_result *out, struct
 	return rc;
 }
 
+/* No sign of life: a look's deadline passed (the margin is the walk's, to
+ * report). */
+static int stalled(void *payload, unsigned stall_ms, struct jp_error *err)
+{
+	const struct scan_call *c = payload;
+
+	return jp_helper_no_answer(err, c->path, stall_ms - STALL_MARGIN_MS);
+}
+
 static int scan_watched(struct jp_scan_result *out, const char *path,
 			const struct jp_scan_opts *o, const struct jp_scan_output *output,
 			const struct jp_port *port, struct jp_error *err)
 {
 	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans = {NULL, 0, 0, 0, false};
-	struct scan_call c = {o, output, port, {0}, false};
-	unsigned limit = jp_probe_default_timeout_ms();
+	struct scan_call c = {o, output, port, path, {0}, false};
 	struct jp_watch w;
 	bool cancel_sent;
 	int rc;
@@ -259,8 +268,9 @@ static int scan_watched(struct jp_scan_result *out, const char *path,
 	memset(&w, 0, sizeof(w));
 	w.cancelled = caller_cancelled;
 	w.report = caller_report;
+	w.stalled = stalled;
 	w.payload = &c;
-	w.stall_ms = limit + STALL_MARGIN_MS;
+	w.stall_ms = jp_probe_default_timeout_ms() + STALL_MARGIN_MS;
 	w.grace_ms = CANCEL_GRACE_MS;
 	w.path = path;
 	probe_bytes_put_str(&in, path);
@@ -268,11 +278,7 @@ static int scan_watched(struct jp_scan_result *out, const char *path,
 	rc = in.bad ? jp_error_oom(err)
 		    : jp_helper_watch(&ans, &jp_req_scan, &in, &w, &cancel_sent, err);
 	free(in.p);
-	if (rc == JP_ETIMEOUT)
-		rc = jp_error_set(err, JP_ETIMEOUT,
-				  _("%s: no answer within %u.%u s (is a network mount hung?)"), path,
-				  limit / 1000, (limit % 1000) / 100);
-	else if (rc == JP_ECANCELED)
+	if (rc == JP_ECANCELED)
 		rc = jp_error_set(err, JP_ECANCELED, _("%s: scan cancelled"), path);
 	else if (rc == 0)
 		rc = answer_get(&ans, out, err);
@@ -291,7 +297,6 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 	    struct jp_error *err)
 {
 	struct jp_scan_opts o = JP_SCAN_OPTS_INIT;
-	char hung_mp[4096];
 
 	memset(out, 0, sizeof(*out));
 	if (opts)
@@ -300,11 +305,5 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 		return jp_error_set(err, JP_EUSAGE, "%s", _("empty path"));
 	if (jp_helper_serving())
 		return scan_here(out, path, &o, output, port, err);
-	/* A look there timed out and is still stuck: do not wait again. */
-	if (jp_probe_mount_hung(path, hung_mp, sizeof(hung_mp)))
-		return jp_error_set(err, JP_ETIMEOUT,
-				    _("%s: no answer: %s, the mount it is on, has not answered an "
-				      "earlier look yet (is a network mount hung?)"),
-				    path, hung_mp);
 	return scan_watched(out, path, &o, output, port, err);
 }

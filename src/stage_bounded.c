@@ -36,6 +36,7 @@ struct stage_call {
 	/* the parent's: relaying progress */
 	const struct jp_port *port;
 	struct jp_progress_relay relay;
+	const char *source, *dest;
 };
 
 /* ---- in the child ---- */
@@ -134,7 +135,7 @@ static void stage_serve(struct probe_bytes *in, struct probe_bytes *out)
 	free(source);
 	free(dest);
 }
-JP_HELPER_REQUEST(stage, stage_serve);
+JP_HELPER_REQUEST(stage, stage_serve, JP_HELPER_WATCHED);
 
 /* ---- in the parent ---- */
 
@@ -213,16 +214,15 @@ static const char *silent_path(const char *source, const char *dest)
 	return dest;
 }
 
-static int stalled(const char *source, const char *dest, unsigned ms, struct jp_error *err)
+static int stalled(void *payload, unsigned ms, struct jp_error *err)
 {
-	const char *path = silent_path(source, dest);
+	const struct stage_call *c = payload;
+	const char *source = c->source, *path = silent_path(source, c->dest);
 	char *shown;
 	int rc;
 
 	if (path)
-		return jp_error_set(err, JP_ETIMEOUT,
-				    _("%s: no answer within %u.%u s (is a network mount hung?)"), path,
-				    ms / 1000, (ms % 1000) / 100);
+		return jp_helper_no_answer(err, path, ms);
 	/* a token written in the URL stays out of the message */
 	shown = jp_url_redact(source);
 	rc = jp_error_set(err, JP_ETIMEOUT,
@@ -231,23 +231,6 @@ static int stalled(const char *source, const char *dest, unsigned ms, struct jp_
 			  shown ? shown : "URL", ms / 1000, (ms % 1000) / 100);
 	free(shown);
 	return rc;
-}
-
-/* A path of the two on a mount known hung: fail at once. */
-static int fail_hung(const char *source, const char *dest, struct jp_error *err)
-{
-	const char *paths[2] = { dest, remote(source) ? NULL : source };
-	char mp[4096];
-
-	for (int i = 0; i < 2; i++) {
-		if (paths[i] && jp_probe_mount_hung(paths[i], mp, sizeof(mp)))
-			return jp_error_set(err, JP_ETIMEOUT,
-					    _("%s: no answer: %s, the mount it is on, has not "
-					      "answered an earlier look yet (is a network mount "
-					      "hung?)"),
-					    paths[i], mp);
-	}
-	return 0;
 }
 
 int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
@@ -264,9 +247,9 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 		*out = (struct jp_stage_result)JP_STAGE_RESULT_INIT;
 	if (!source || !source[0] || !dest || !dest[0])
 		return jp_stage_now(out, source, dest, opts, port, err); /* the usage error */
-	if ((rc = fail_hung(source, dest, err)) < 0)
-		return rc;
 	memset(&c, 0, sizeof(c));
+	c.source = source;
+	c.dest = dest;
 	c.port = port;
 	if (port && port->progress) {
 		c.relay.show = port->progress;
@@ -277,7 +260,12 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 	memset(&w, 0, sizeof(w));
 	w.cancelled = parent_cancelled;
 	w.report = parent_report;
+	w.stalled = stalled;
 	w.payload = &c;
+	/* either mount known hung fails it at once; which one went silent
+	 * is found by stalled, so none is marked here */
+	w.also[0] = dest;
+	w.also[1] = remote(source) ? NULL : source;
 	/* as long as a write of a named file may take (a flush on a slow
 	 * mount), without a byte or a file moving on */
 	w.stall_ms = jp_file_write_timeout_ms();
@@ -304,9 +292,7 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 		rc = jp_error_set(err, JP_EINTERNAL, "%s",
 				  _("the work's process ended without an answer"));
 	free(ans.p);
-	if (rc == JP_ETIMEOUT) {
-		rc = stalled(source, dest, w.stall_ms, err);
-	} else if (rc == JP_ECANCELED) {
+	if (rc == JP_ECANCELED) {
 		rc = jp_error_set(err, JP_ECANCELED, _("%s: copy canceled"), dest);
 	} else if (rc == 0) {
 		rc = c.rc;
