@@ -127,7 +127,7 @@ static int write_timed_out(void *payload, unsigned ms, struct jp_error *err)
 int jp_file_write_atomic(const char *path, const char *data, size_t len, unsigned mode,
 			 struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	struct write_call c;
 	struct jp_watch w;
 	uint64_t len64 = len;

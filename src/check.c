@@ -263,7 +263,7 @@ JP_HELPER_REQUEST(check_path, path_look_serve, JP_HELPER_LOOK);
 static int bounded(struct path_answer *a, struct verdict *v, const struct subject *s,
 		   enum path_look look)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	int l = (int)look;
 	int rc;
 
@@ -938,7 +938,7 @@ JP_HELPER_REQUEST(check_staging, staging_serve, JP_HELPER_LOOK);
  * JP_ETIMEOUT or another negative code (err says why). */
 static int staging_look(struct staging_answer *a, const char *path, struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	int rc;
 
 	probe_bytes_put_str(&in, path);

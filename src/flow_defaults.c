@@ -144,7 +144,7 @@ JP_HELPER_REQUEST(flow_dir, dir_serve, JP_HELPER_LOOK);
 static int dir_look(struct dir_answer *a, enum dir_look look, const char *path,
 		    const char *prefix, const char *suffix)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	int l = (int)look;
 	int rc;
 

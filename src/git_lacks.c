@@ -160,7 +160,7 @@ JP_HELPER_REQUEST(git_look, look_serve, JP_HELPER_LOOK);
 static int look_batch(unsigned char *state, enum look_kind kind, const char *root,
 		      char *const *paths, size_t n)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	uint32_t kind32 = kind, n32 = (uint32_t)n;
 	unsigned char got[LOOK_BATCH];
 	int rc = JP_ETIMEOUT;
@@ -679,7 +679,7 @@ static bool lacks_get(struct lacks_answer *a, struct probe_bytes *ans)
  * unfinished. */
 static int lacks_look(struct lacks_answer *a, const char *path, bool lfs, struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	int rc;
 
 	memset(a, 0, sizeof(*a));

@@ -192,7 +192,7 @@ static const struct jp_helper_request *find_request(const char *name)
 /* One request read, served and answered; false at the socket's end. */
 static bool serve_one(void)
 {
-	struct probe_bytes in = {NULL, 0, 0, 0, false}, out = {NULL, 0, 0, 0, false};
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, out = {NULL, 0, 0, 0, false, false};
 	const struct jp_helper_request *req;
 	uint32_t len;
 	char *name;
@@ -201,6 +201,7 @@ static bool serve_one(void)
 	    !(in.p = malloc(len ? len : 1)) || !recv_all(serve_fd, in.p, len))
 		return false;
 	in.n = in.cap = len;
+	in.reading = true;
 	atomic_store(&stop_asked, false); /* a new request: nobody asked yet */
 	name = probe_bytes_get_str(&in);
 	req = find_request(name);
@@ -609,7 +610,7 @@ static void helper_give_back(struct helper *h)
 static bool send_request(const struct helper *h, const struct jp_helper_request *req,
 			 const struct probe_bytes *in)
 {
-	struct probe_bytes b = {NULL, 0, 0, 0, false};
+	struct probe_bytes b = {NULL, 0, 0, 0, false, false};
 	uint32_t len = 0;
 	bool ok;
 
@@ -642,7 +643,7 @@ struct reader {
  * silence. */
 static void reply_to(struct reader *r, const struct jp_watch *w, const char *msg, size_t n)
 {
-	struct probe_bytes reply = { NULL, 0, 0, 0, false };
+	struct probe_bytes reply = {NULL, 0, 0, 0, false, false};
 	unsigned char head[1 + sizeof(uint32_t)];
 	uint32_t len;
 
@@ -806,6 +807,7 @@ int jp_helper_call(struct probe_bytes *out, const struct jp_helper_request *req,
 	if (r.answered && !r.ans.bad) {
 		helper_give_back(&h);
 		*out = r.ans;
+		out->reading = true;
 		r.ans.p = NULL;
 		reader_dispose(&r);
 		return 0;
@@ -962,6 +964,7 @@ int jp_helper_watch(struct probe_bytes *out, const struct jp_helper_request *req
 			helper_end_at(&h, w->path);
 		if (r.answered && !r.ans.bad) {
 			*out = r.ans;
+			out->reading = true;
 			r.ans.p = NULL;
 		} else {
 			rc = jp_error_set(err, JP_EINTERNAL, "%s",

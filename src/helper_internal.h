@@ -45,9 +45,10 @@ struct jp_helper_request {
 };
 
 /* Adding a request: in the file whose work it is, a function FN that
- * serves it (reads its inputs from in with probe_bytes_get*, writes its
- * answer to out with probe_bytes_put*, an error whole with
- * probe_bytes_put_error), then JP_HELPER_REQUEST(ID, FN, DEADLINE) at file
+ * serves it (reads its inputs from in, writes its answer to out: a struct
+ * that crosses by one NAME_wire function both sides call, an error whole
+ * with probe_bytes_field_error; wire_internal.h; in and the caller's
+ * answer come marked reading), then JP_HELPER_REQUEST(ID, FN, DEADLINE) at file
  * scope, then calls of jp_helper_call(&ans, &jp_req_ID, &in, path, 0, err)
  * (a look) or jp_helper_watch (watched work) in the same file. Nothing
  * else is edited: the definition registers it (a pointer to it goes into

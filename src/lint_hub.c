@@ -246,7 +246,7 @@ static int hub_scan(struct jp_pyscan_result *res, const struct lint *L,
 		    const char *const *scripts, size_t n, const char *project, const char *cache,
 		    unsigned ms)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	const char *where = project ? project : scripts[0];
 	uint64_t n64 = n;
 	int rc;

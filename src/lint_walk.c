@@ -126,7 +126,7 @@ JP_HELPER_REQUEST(lint_syncs, syncs_serve, JP_HELPER_LOOK);
 
 int jp_lint_project_syncs(const char *project_dir)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	int answer = -1;
 
 	/* The whole look in bounded time, in a helper process: a hung mount

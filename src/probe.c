@@ -321,7 +321,7 @@ JP_HELPER_REQUEST(probe_stat, stat_serve, JP_HELPER_LOOK);
 int jp_probe_stat(struct stat *out, int *errnum, const char *path, unsigned flags,
 		  unsigned timeout_ms, struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	bool follow = !(flags & JP_PROBE_NOFOLLOW);
 	struct stat st;
 	int rc, e = 0;
@@ -414,7 +414,7 @@ JP_HELPER_REQUEST(probe_path, probe_path_serve, JP_HELPER_LOOK);
 int jp_probe_path(struct jp_probe_result *out, const struct jp_profile *profile,
 		  const char *path, const struct jp_probe_opts *opts, struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	struct jp_probe_result res = JP_PROBE_RESULT_INIT;
 	struct jp_error child = JP_ERROR_INIT;
 	unsigned flags = opts ? opts->flags : 0;

@@ -63,7 +63,7 @@ static bool read_text(char **text, size_t *len, struct probe_bytes *ans, size_t 
 int jp_probe_read_file(char **text, size_t *len, const char *path, size_t max,
 		       unsigned timeout_ms, struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	uint64_t max64 = max;
 	int rc, child_rc = 0, errnum = 0;
 

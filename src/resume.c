@@ -222,7 +222,7 @@ static void looked_dispose(struct looked *l)
  * that does not answer is the one of the first folder looked at. */
 static int look(struct looked *l, const char *here, struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	unsigned settle = SETTLE_MS, n = (unsigned)l->n;
 	const char *where = here ? here : l->n && l->c[0].ckpt ? l->c[0].ckpt
 				      : l->n ? l->c[0].run_dir : "/";

@@ -393,7 +393,7 @@ static int unpack(struct jp_run **out, size_t *n, const char *text)
 int jp_runs_list(struct jp_run **out, size_t *n, const struct jp_profile *profile,
 		 const char *job, struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	const char *where = profile->shared_roots.n ? profile->shared_roots.v[0] : "/";
 	char *text = NULL;
 	int rc, child_rc = 0;

@@ -124,7 +124,7 @@ const struct jp_helper_request *const jp_helper_extra_requests[] = {
 
 static int call_mode(int mode, int *answer, unsigned timeout_ms)
 {
-	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	struct jp_error err = JP_ERROR_INIT;
 	int rc;
 
@@ -154,7 +154,7 @@ static void the_answer_comes_back(void **state)
 
 static void the_helper_sees_only_the_bytes_sent(void **state)
 {
-	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	struct jp_error err = JP_ERROR_INIT;
 	int seen = -1;
 	char *s;
@@ -268,7 +268,7 @@ static void an_unknown_request_is_a_failed_look(void **state)
 static void an_error_crosses_whole(void **state)
 {
 	for (int lines = 0; lines <= 3; lines++) {
-		struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
+		struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 		struct jp_error err = JP_ERROR_INIT;
 		int rc = 0;
 
@@ -298,7 +298,7 @@ static void an_error_crosses_whole(void **state)
  * names the deadline it was given up at. */
 static void silent_at_own_deadline(const struct jp_helper_request *req, const char *want)
 {
-	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	struct jp_error err = JP_ERROR_INIT;
 	int mode = SILENT;
 
@@ -330,7 +330,7 @@ static void a_request_gives_its_deadline(void **state)
 static void a_mismatched_call_is_refused(void **state)
 {
 	struct jp_watch w = {.stall_ms = 60000, .grace_ms = 60000};
-	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans = {NULL, 0, 0, 0, false};
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	struct jp_error err = JP_ERROR_INIT;
 	int mode = WHO, who = 0;
 	bool sent;
@@ -357,7 +357,7 @@ static void a_mismatched_call_is_refused(void **state)
 static void a_stalled_watch_says_so(void **state)
 {
 	struct jp_watch w = {.stall_ms = 300, .grace_ms = 300, .path = "/nowhere"};
-	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	struct jp_error err = JP_ERROR_INIT;
 	int mode = SILENT;
 	bool sent;
@@ -379,7 +379,7 @@ static void a_known_hung_mount_fails_the_call_at_once(void **state)
 	static const char want[] = "/hung-here/x: no answer: /hung-here, the mount it is on, has "
 				   "not answered an earlier look yet (is a network mount hung?)";
 	struct jp_watch w = {.stall_ms = 60000, .grace_ms = 60000, .also = {"/elsewhere", NULL}};
-	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	struct jp_error err = JP_ERROR_INIT;
 	int mode = WHO, who = 0;
 	bool sent;
@@ -516,7 +516,7 @@ static int watch_mode(int mode, struct seen *c, int *answer, unsigned stall_ms, 
 			     .payload = c,
 			     .stall_ms = stall_ms,
 			     .grace_ms = grace_ms};
-	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	struct jp_error err = JP_ERROR_INIT;
 	int rc;
 
@@ -612,7 +612,7 @@ static void a_watched_helper_dies_with_its_caller(void **state)
 				     .payload = &fds[1],
 				     .stall_ms = 600000,
 				     .grace_ms = 600000};
-		struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
+		struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 		int mode = TELL_PID;
 		bool sent;
 
@@ -644,7 +644,7 @@ static void a_watched_helper_dies_with_its_caller(void **state)
 static int watched_who(bool keep)
 {
 	struct jp_watch w = {.stall_ms = 60000, .grace_ms = 60000, .keep = keep};
-	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	int mode = WHO, who = -1;
 	bool sent;
 
