@@ -3,7 +3,8 @@
  * FUSE request already sent, an NFS hard mount), cannot be reaped until the
  * mount answers; spawn.c keeps it until then, and its mount counts as hung
  * here: a call on a path there fails at once (jp_probe_fail_hung, which
- * jp_helper_call asks first) instead of leaving one more helper behind. The
+ * jp_helper_call and jp_helper_watch ask first: no caller asks) instead of
+ * leaving one more helper behind. The
  * command itself still exits at once (init reaps such a child if we are
  * gone by then). */
 #include "config.h"
