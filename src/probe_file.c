@@ -80,6 +80,7 @@ int jp_probe_read_file(char **text, size_t *len, const char *path, size_t max,
 		errno = rc == JP_ETIMEOUT ? ETIMEDOUT : 0;
 		return rc == JP_ETIMEOUT ? JP_EFORMAT : rc;
 	}
+	errno = 0; /* a failure below is the file's (errnum) or the look's */
 	probe_bytes_get(&ans, &child_rc, sizeof(child_rc));
 	probe_bytes_get(&ans, &errnum, sizeof(errnum));
 	probe_bytes_get_error(&ans, child_rc != 0 ? err : NULL, child_rc);
