@@ -87,7 +87,7 @@ static void write_serve(struct probe_bytes *in, struct probe_bytes *out)
 	jp_error_dispose(&e);
 	free(path);
 }
-JP_HELPER_REQUEST(atomic_write, write_serve);
+JP_HELPER_REQUEST(atomic_write, write_serve, JP_HELPER_WATCHED);
 
 static int write_report(const void *msg, size_t n, void *payload)
 {
@@ -105,8 +105,10 @@ unsigned jp_file_write_timeout_ms(void)
 }
 
 /* A write that did not answer: what became of the file, by the phase. */
-static int write_timed_out(const struct write_call *c, unsigned ms, struct jp_error *err)
+static int write_timed_out(void *payload, unsigned ms, struct jp_error *err)
 {
+	const struct write_call *c = payload;
+
 	if (c->phase == PHASE_RENAMING)
 		return jp_error_set(err, JP_ETIMEOUT,
 				    _("%s: no answer within %u.%u s while putting the new file in "
@@ -119,34 +121,27 @@ static int write_timed_out(const struct write_call *c, unsigned ms, struct jp_er
 				      "flush within %u.%u s (is a network mount hung?)"),
 				    c->path, ms / 1000, (ms % 1000) / 100);
 	/* the rename was never asked for: the old file stays */
-	return jp_error_set(err, JP_ETIMEOUT,
-			    _("%s: no answer within %u.%u s (is a network mount hung?)"), c->path,
-			    ms / 1000, (ms % 1000) / 100);
+	return jp_helper_no_answer(err, c->path, ms);
 }
 
 int jp_file_write_atomic(const char *path, const char *data, size_t len, unsigned mode,
 			 struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	struct write_call c;
 	struct jp_watch w;
 	uint64_t len64 = len;
-	char mount[4096];
 	bool cancel_sent;
 	int rc, child_rc = 0;
 
 	/* The test hook watches the write in this process. */
 	if (jp_file_write_atomic_hook)
 		return write_now(path, data, len, mode, err);
-	if (path && jp_probe_mount_hung(path, mount, sizeof(mount)))
-		return jp_error_set(err, JP_ETIMEOUT,
-				    _("%s: no answer: %s, the mount it is on, has not answered an "
-				      "earlier look yet (is a network mount hung?)"),
-				    path, mount);
 	c.path = path;
 	c.phase = PHASE_WRITING;
 	memset(&w, 0, sizeof(w));
 	w.report = write_report;
+	w.stalled = write_timed_out;
 	w.payload = &c;
 	/* each phase (write and flush, rename, the folder's flush) within it */
 	w.stall_ms = jp_file_write_timeout_ms();
@@ -168,8 +163,6 @@ int jp_file_write_atomic(const char *path, const char *data, size_t len, unsigne
 					  _("the work's process ended without an answer"));
 		else if (child_rc < 0)
 			rc = child_rc;
-	} else if (rc == JP_ETIMEOUT) {
-		rc = write_timed_out(&c, w.stall_ms, err);
 	}
 	free(ans.p);
 	return rc;

@@ -255,7 +255,7 @@ static void path_look_serve(struct probe_bytes *in, struct probe_bytes *out)
 		probe_bytes_put(out, &a, sizeof(a));
 	free(path);
 }
-JP_HELPER_REQUEST(check_path, path_look_serve);
+JP_HELPER_REQUEST(check_path, path_look_serve, JP_HELPER_LOOK);
 
 /* The look at s->path, in a helper in bounded time: 0 and *a, JP_ETIMEOUT
  * (the verdict then says the storage seems hung), or another negative
@@ -263,18 +263,14 @@ JP_HELPER_REQUEST(check_path, path_look_serve);
 static int bounded(struct path_answer *a, struct verdict *v, const struct subject *s,
 		   enum path_look look)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	int l = (int)look;
-	int rc = jp_probe_fail_hung(s->path, NULL);
+	int rc;
 
 	memset(a, 0, sizeof(*a));
-	if (rc == 0) {
-		probe_bytes_put(&in, &l, sizeof(l));
-		probe_bytes_put_str(&in, s->path);
-		rc = in.bad ? JP_ENOMEM
-			    : jp_helper_call(&ans, &jp_req_check_path, &in, s->path,
-					     jp_probe_default_timeout_ms(), NULL);
-	}
+	probe_bytes_put(&in, &l, sizeof(l));
+	probe_bytes_put_str(&in, s->path);
+	rc = in.bad ? JP_ENOMEM : jp_helper_call(&ans, &jp_req_check_path, &in, s->path, 0, NULL);
 	if (rc == 0) {
 		probe_bytes_get(&ans, a, sizeof(*a));
 		if (ans.bad)
@@ -936,21 +932,18 @@ static void staging_serve(struct probe_bytes *in, struct probe_bytes *out)
 	free(a);
 	free(path);
 }
-JP_HELPER_REQUEST(check_staging, staging_serve);
+JP_HELPER_REQUEST(check_staging, staging_serve, JP_HELPER_LOOK);
 
 /* The staging look at path in a helper, in bounded time, into *a: 0,
  * JP_ETIMEOUT or another negative code (err says why). */
 static int staging_look(struct staging_answer *a, const char *path, struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
-	int rc = jp_probe_fail_hung(path, err);
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
+	int rc;
 
-	if (rc < 0)
-		return rc;
 	probe_bytes_put_str(&in, path);
 	rc = in.bad ? jp_error_oom(err)
-		    : jp_helper_call(&ans, &jp_req_check_staging, &in, path,
-				     jp_probe_default_timeout_ms(), err);
+		    : jp_helper_call(&ans, &jp_req_check_staging, &in, path, 0, err);
 	if (rc == 0) {
 		probe_bytes_get(&ans, a, sizeof(*a));
 		if (ans.bad)

@@ -220,11 +220,13 @@ int jp_check_repo(struct jp_manifest *m, struct jp_error *err)
 	struct jp_git_repo_info info = JP_GIT_REPO_INFO_INIT;
 	struct jp_error quiet = JP_ERROR_INIT;
 	const char *path = m->code.path;
-	int rc;
+	int rc, errnum;
 
 	(void)err;
+	/* a first look in bounded time: on a mount that does not answer (or
+	 * is known hung) nothing more is looked at */
 	if (m->code.source != JP_CODE_SHARED_STORAGE || !path || !code_path_there(m) ||
-	    jp_probe_mount_hung(path, NULL, 0))
+	    jp_probe_stat(NULL, &errnum, path, 0, 0, NULL) == JP_ETIMEOUT)
 		return 0;
 	/* a run's manifest: its own copy of the code is what runs; what git
 	 * says (and how to fix it) is about the live checkout it came from */

@@ -267,12 +267,12 @@ static void replace_serve(struct probe_bytes *in, struct probe_bytes *out)
 	jp_error_dispose(&e);
 	free(path);
 }
-JP_HELPER_REQUEST(export_may_replace, replace_serve);
+JP_HELPER_REQUEST(export_may_replace, replace_serve, JP_HELPER_LOOK);
 
 int jp_export_may_replace(const char *path, bool force, struct jp_export_fill *kept,
 			  struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	struct jp_export_fill fill;
 	int rc, child_rc = 0;
 

@@ -136,7 +136,7 @@ static void dir_serve(struct probe_bytes *in, struct probe_bytes *out)
 	free(prefix);
 	free(suffix);
 }
-JP_HELPER_REQUEST(flow_dir, dir_serve);
+JP_HELPER_REQUEST(flow_dir, dir_serve, JP_HELPER_LOOK);
 
 /* look at path in a helper, within the flow's timeout: 0 and *a;
  * JP_ENOMEM when the question could not be made; else < 0 with errno
@@ -144,22 +144,18 @@ JP_HELPER_REQUEST(flow_dir, dir_serve);
 static int dir_look(struct dir_answer *a, enum dir_look look, const char *path,
 		    const char *prefix, const char *suffix)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
-	unsigned timeout = flow_fs_timeout_ms();
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	int l = (int)look;
-	int rc = jp_probe_fail_hung(path, NULL);
+	int rc;
 
 	memset(a, 0, sizeof(*a));
-	if (rc == 0) {
-		probe_bytes_put(&in, &l, sizeof(l));
-		probe_bytes_put_str(&in, path);
-		probe_bytes_put_str(&in, prefix);
-		probe_bytes_put_str(&in, suffix);
-		rc = in.bad ? JP_ENOMEM
-			    : jp_helper_call(&ans, &jp_req_flow_dir, &in, path,
-					     timeout ? timeout : jp_probe_default_timeout_ms(),
-					     NULL);
-	}
+	probe_bytes_put(&in, &l, sizeof(l));
+	probe_bytes_put_str(&in, path);
+	probe_bytes_put_str(&in, prefix);
+	probe_bytes_put_str(&in, suffix);
+	/* the flow's timeout, or the look's own (0) */
+	rc = in.bad ? JP_ENOMEM
+		    : jp_helper_call(&ans, &jp_req_flow_dir, &in, path, flow_fs_timeout_ms(), NULL);
 	if (rc == 0) {
 		probe_bytes_get(&ans, a, sizeof(*a));
 		if (ans.bad)

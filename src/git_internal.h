@@ -78,7 +78,7 @@ struct jp_git_op {
 	struct jp_git_creds *creds;
 	bool canceled;      /* the port asked to stop */
 	int fail_code;      /* set by a callback that decided to stop */
-	char fail_msg[512];
+	char fail_msg[2048]; /* why: its lines, joined by '\n' */
 	/* progress */
 	enum jp_phase phase;
 	uint64_t t_start, t_last, t_rate; /* ns, monotonic */
@@ -114,6 +114,9 @@ int jp_git_op_tick(struct jp_git_op *op);
 /* Record a decision to stop; returns GIT_EUSER for a libgit2 callback. */
 int jp_git_op_fail(struct jp_git_op *op, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The same with a whole error (its code, every line), as one that crossed
+ * from a helper; nothing when e holds none. */
+int jp_git_op_fail_whole(struct jp_git_op *op, const struct jp_error *e);
 /* Fill libgit2 remote callbacks (credentials, host keys, progress). */
 void jp_git_op_remote_callbacks(git_remote_callbacks *cb, struct jp_git_op *op);
 void jp_git_op_checkout_callbacks(git_checkout_options *co, struct jp_git_op *op);
@@ -448,6 +451,16 @@ struct jp_git_ssh_heads {
 int jp_git_ssh_ls(struct jp_git_ssh_heads *out, struct jp_git_op *op, const char *repo,
 		  const char *remote, const char *url);
 void jp_git_ssh_heads_dispose(struct jp_git_ssh_heads *h);
+
+/* An ssh step's outcome as it crosses from its helper: libgit2's result
+ * (gerr) and error, and op's verdict: its failure whole (code and every
+ * line, probe_bytes_put_error), canceled, out of room. Put in the helper;
+ * taken in the caller, where libgit2's error is set again and the verdict
+ * added to op's; returns gerr (GIT_ERROR, the error set, when the bytes do
+ * not hold an outcome). One pair for both sides. */
+struct probe_bytes;
+void jp_git_ssh_outcome_put(struct probe_bytes *out, int gerr, const struct jp_git_op *op);
+int jp_git_ssh_outcome_get(struct jp_git_op *op, struct probe_bytes *in);
 /* git_submodule_update(init) of the submodule `name` of the work tree
  * workdir, whose URL is an ssh one, in the helper. */
 int jp_git_ssh_submodule(struct jp_git_op *op, const char *workdir, const char *name);

@@ -152,7 +152,7 @@ static void look_serve(struct probe_bytes *in, struct probe_bytes *out)
 		free(paths[i]);
 	free(root);
 }
-JP_HELPER_REQUEST(git_look, look_serve);
+JP_HELPER_REQUEST(git_look, look_serve, JP_HELPER_LOOK);
 
 /* One batch of paths (n <= LOOK_BATCH) in a helper process: its states into
  * state; JP_ETIMEOUT when it did not answer (or its root's mount is known
@@ -160,20 +160,17 @@ JP_HELPER_REQUEST(git_look, look_serve);
 static int look_batch(unsigned char *state, enum look_kind kind, const char *root,
 		      char *const *paths, size_t n)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	uint32_t kind32 = kind, n32 = (uint32_t)n;
 	unsigned char got[LOOK_BATCH];
 	int rc = JP_ETIMEOUT;
 
-	if (jp_probe_mount_hung(root, NULL, 0))
-		return rc;
 	probe_bytes_put_str(&in, root);
 	probe_bytes_put(&in, &kind32, sizeof(kind32));
 	probe_bytes_put(&in, &n32, sizeof(n32));
 	for (size_t i = 0; i < n; i++)
 		probe_bytes_put_str(&in, paths[i]);
-	if (!in.bad && jp_helper_call(&ans, &jp_req_git_look, &in, root,
-				      jp_probe_default_timeout_ms(), NULL) == 0) {
+	if (!in.bad && jp_helper_call(&ans, &jp_req_git_look, &in, root, 0, NULL) == 0) {
 		probe_bytes_get(&ans, got, n);
 		if (!ans.bad && ans.off == ans.n) {
 			memcpy(state, got, n);
@@ -571,110 +568,81 @@ static void lacks_answer_dispose(struct lacks_answer *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* One look's figures, for lacks_put. */
-struct lacks_figures {
-	int rc;
-	bool unfinished;
-	uint64_t count, total, bytes, unnamed;
-	const char *workdir;
-	size_t n; /* names there are */
-};
-
-/* The answer's numbers, workdir (path where the look found none) and the
- * first names, as bytes. */
-static void lacks_put(struct probe_bytes *out, const struct lacks_figures *f,
-		      const char *(*name)(const void *v, size_t i, uint64_t *size, bool *named),
-		      const void *v)
+/* The answer's fields, listed once for both sides (probe_bytes_field): the
+ * numbers, workdir (the path, where the look found none) and the first
+ * names; read back, its strings are the caller's. false when the bytes
+ * are short. */
+static bool lacks_wire(struct probe_bytes *b, struct lacks_answer *a)
 {
-	uint64_t listed = f->n < NAMED ? f->n : NAMED;
+	PROBE_FIELD(b, a->rc);
+	PROBE_FIELD(b, a->unfinished);
+	PROBE_FIELD(b, a->count);
+	PROBE_FIELD(b, a->total);
+	PROBE_FIELD(b, a->bytes);
+	PROBE_FIELD(b, a->unnamed);
+	probe_bytes_field_str(b, &a->workdir);
+	PROBE_FIELD(b, a->listed);
+	if (a->listed > NAMED || a->listed > a->total)
+		b->bad = true;
+	for (size_t i = 0; i < a->listed && !b->bad; i++) {
+		probe_bytes_field_str(b, &a->names[i]);
+		if (!a->names[i])
+			b->bad = true;
+		PROBE_FIELD(b, a->sizes[i]);
+		PROBE_FIELD(b, a->named_lfs[i]);
+	}
+	return !b->bad && a->workdir;
+}
 
-	probe_bytes_put(out, &f->rc, sizeof(f->rc));
-	probe_bytes_put(out, &f->unfinished, sizeof(f->unfinished));
-	probe_bytes_put(out, &f->count, sizeof(f->count));
-	probe_bytes_put(out, &f->total, sizeof(f->total));
-	probe_bytes_put(out, &f->bytes, sizeof(f->bytes));
-	probe_bytes_put(out, &f->unnamed, sizeof(f->unnamed));
-	probe_bytes_put_str(out, f->workdir);
-	probe_bytes_put(out, &listed, sizeof(listed));
-	for (size_t i = 0; i < listed; i++) {
-		uint64_t size = 0;
-		bool named = false;
-		const char *nm = name(v, i, &size, &named);
-
-		probe_bytes_put_str(out, nm);
-		probe_bytes_put(out, &size, sizeof(size));
-		probe_bytes_put(out, &named, sizeof(named));
+/* In the helper: a report's figures as the answer (its strings borrowed,
+ * not to be disposed). */
+static void lfs_answer(struct lacks_answer *a, int rc, const struct jp_git_lfs_report *l,
+		       char *path)
+{
+	*a = (struct lacks_answer){.rc = rc, .unfinished = l->unfinished, .count = l->tracked,
+				   .total = l->n, .bytes = l->bytes, .unnamed = l->unnamed,
+				   .workdir = l->workdir ? l->workdir : path};
+	a->listed = l->n < NAMED ? l->n : NAMED;
+	for (size_t i = 0; i < a->listed; i++) {
+		a->names[i] = l->v[i].path;
+		a->sizes[i] = l->v[i].size;
+		a->named_lfs[i] = l->v[i].named;
 	}
 }
 
-static const char *lfs_name(const void *v, size_t i, uint64_t *size, bool *named)
+static void sm_answer(struct lacks_answer *a, int rc, const struct jp_git_sm_report *s, char *path)
 {
-	const struct jp_git_lfs_report *l = v;
-
-	*size = l->v[i].size;
-	*named = l->v[i].named;
-	return l->v[i].path;
+	*a = (struct lacks_answer){.rc = rc, .unfinished = s->unfinished, .count = s->declared,
+				   .total = s->missing.n, .workdir = s->workdir ? s->workdir : path};
+	a->listed = s->missing.n < NAMED ? s->missing.n : NAMED;
+	for (size_t i = 0; i < a->listed; i++)
+		a->names[i] = s->missing.v[i];
 }
 
-static const char *sm_name(const void *v, size_t i, uint64_t *size, bool *named)
-{
-	const struct jp_git_sm_report *s = v;
-
-	*size = 0;
-	*named = false;
-	return s->missing.v[i];
-}
-
-/* inputs: the path, which look (LFS or submodules); answer: lacks_put's */
+/* inputs: the path, which look (LFS or submodules); answer: lacks_wire's */
 static void lacks_serve(struct probe_bytes *in, struct probe_bytes *out)
 {
 	struct jp_git_lfs_report l = JP_GIT_LFS_REPORT_INIT;
 	struct jp_git_sm_report s = JP_GIT_SM_REPORT_INIT;
+	struct lacks_answer a;
 	char *path = probe_bytes_get_str(in);
 	bool lfs = false;
-	int rc;
 
 	probe_bytes_get(in, &lfs, sizeof(lfs));
 	if (in->bad || !path) {
 		out->bad = true; /* the caller's "the look at it failed" */
-	} else if (lfs) {
-		rc = lfs_find(&l, path, true, NULL);
-		struct lacks_figures f = { rc, l.unfinished, l.tracked, l.n,
-					   l.bytes, l.unnamed, l.workdir ? l.workdir : path, l.n };
-		lacks_put(out, &f, lfs_name, &l);
 	} else {
-		rc = sm_find(&s, path, true, NULL);
-		struct lacks_figures f = { rc, s.unfinished, s.declared, s.missing.n, 0, 0,
-					   s.workdir ? s.workdir : path, s.missing.n };
-		lacks_put(out, &f, sm_name, &s);
+		if (lfs)
+			lfs_answer(&a, lfs_find(&l, path, true, NULL), &l, path);
+		else
+			sm_answer(&a, sm_find(&s, path, true, NULL), &s, path);
+		lacks_wire(out, &a);
 	}
 	jp_git_lfs_report_dispose(&l);
 	jp_git_sm_report_dispose(&s);
 	free(path);
 }
-JP_HELPER_REQUEST(git_lacks, lacks_serve);
-
-/* The answer back into *a; false when the bytes are short. */
-static bool lacks_get(struct lacks_answer *a, struct probe_bytes *ans)
-{
-	probe_bytes_get(ans, &a->rc, sizeof(a->rc));
-	probe_bytes_get(ans, &a->unfinished, sizeof(a->unfinished));
-	probe_bytes_get(ans, &a->count, sizeof(a->count));
-	probe_bytes_get(ans, &a->total, sizeof(a->total));
-	probe_bytes_get(ans, &a->bytes, sizeof(a->bytes));
-	probe_bytes_get(ans, &a->unnamed, sizeof(a->unnamed));
-	a->workdir = probe_bytes_get_str(ans);
-	probe_bytes_get(ans, &a->listed, sizeof(a->listed));
-	if (a->listed > NAMED || a->listed > a->total)
-		ans->bad = true;
-	for (size_t i = 0; i < a->listed && !ans->bad; i++) {
-		if (!(a->names[i] = probe_bytes_get_str(ans)))
-			ans->bad = true;
-		probe_bytes_get(ans, &a->sizes[i], sizeof(a->sizes[i]));
-		probe_bytes_get(ans, &a->named_lfs[i], sizeof(a->named_lfs[i]));
-	}
-	return !ans->bad && a->workdir;
-}
+JP_HELPER_REQUEST(git_lacks, lacks_serve, JP_HELPER_LONG_LOOK);
 
 /* Run the look in a helper process, bounded as a whole: twice the probe
  * timeout (it reads git's index and objects, then the few files that
@@ -682,7 +650,7 @@ static bool lacks_get(struct lacks_answer *a, struct probe_bytes *ans)
  * unfinished. */
 static int lacks_look(struct lacks_answer *a, const char *path, bool lfs, struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	int rc;
 
 	memset(a, 0, sizeof(*a));
@@ -690,16 +658,11 @@ static int lacks_look(struct lacks_answer *a, const char *path, bool lfs, struct
 		return rc;
 	probe_bytes_put_str(&in, path);
 	probe_bytes_put(&in, &lfs, sizeof(lfs));
-	if (jp_probe_mount_hung(path, NULL, 0))
-		rc = JP_ETIMEOUT;
-	else
-		rc = in.bad ? JP_ENOMEM
-			    : jp_helper_call(&ans, &jp_req_git_lacks, &in, path,
-					     2 * jp_probe_default_timeout_ms(), NULL);
+	rc = in.bad ? JP_ENOMEM : jp_helper_call(&ans, &jp_req_git_lacks, &in, path, 0, NULL);
 	if (rc == JP_ETIMEOUT) {
 		a->unfinished = true;
 		rc = (a->workdir = strdup(path)) ? 0 : JP_ENOMEM;
-	} else if (rc == 0 && !lacks_get(a, &ans)) {
+	} else if (rc == 0 && !lacks_wire(&ans, a)) {
 		rc = JP_EINTERNAL;
 	} else if (rc == 0 && a->rc < 0) {
 		rc = a->rc;

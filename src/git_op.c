@@ -59,6 +59,40 @@ int jp_git_op_fail(struct jp_git_op *op, int code, const char *fmt, ...)
 	return GIT_EUSER;
 }
 
+int jp_git_op_fail_whole(struct jp_git_op *op, const struct jp_error *e)
+{
+	size_t used = 0;
+
+	if (op->fail_code != 0 || !e || !e->code || e->n == 0)
+		return GIT_EUSER;
+	op->fail_code = e->code;
+	op->fail_msg[0] = '\0';
+	for (size_t i = 0; i < e->n && used < sizeof(op->fail_msg); i++) {
+		int w = snprintf(op->fail_msg + used, sizeof(op->fail_msg) - used, "%s%s",
+				 i ? "\n" : "", e->msgs[i]);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+	return GIT_EUSER;
+}
+
+/* op's failure in err: its first line after what, then every other line. */
+static int fail_lines(const struct jp_git_op *op, struct jp_error *err, const char *what)
+{
+	const char *line = op->fail_msg, *nl = strchr(line, '\n');
+
+	jp_error_set(err, op->fail_code, "%s: %.*s", what,
+		     (int)(nl ? (size_t)(nl - line) : strlen(line)), line);
+	while (nl) {
+		line = nl + 1;
+		nl = strchr(line, '\n');
+		jp_error_set(err, op->fail_code, "%.*s",
+			     (int)(nl ? (size_t)(nl - line) : strlen(line)), line);
+	}
+	return op->fail_code;
+}
+
 int jp_git_op_progress(struct jp_git_op *op, enum jp_phase phase,
 		       uint64_t done, uint64_t total, uint64_t bytes, bool force)
 {
@@ -226,7 +260,7 @@ int jp_git_op_error(struct jp_git_op *op, int gerr, const char *dir,
 	if (op && atomic_load(&op->abandoned) == JP_ECANCELED)
 		return jp_error_set(err, JP_ECANCELED, _("%s: canceled"), what);
 	if (op && op->fail_code)
-		return jp_error_set(err, op->fail_code, "%s: %s", what, op->fail_msg);
+		return fail_lines(op, err, what);
 	if (op && op->canceled)
 		return jp_error_set(err, JP_ECANCELED, _("%s: canceled"), what);
 	if (disk_full(dir) || strstr(msg, "No space left") || strstr(msg, "ENOSPC"))

@@ -28,6 +28,7 @@
 #include <git2/sys/transport.h>
 
 #include "jobprep/i18n.h"
+#include "buf.h"
 #include "git_internal.h"
 #include "helper_internal.h"
 
@@ -68,61 +69,35 @@ static int32_t get_i32(struct probe_bytes *b)
 	return v;
 }
 
-static void req_put(struct probe_bytes *b, const struct ssh_req *q)
+/* The request's fields, listed once for both sides (probe_bytes_field). */
+static void req_wire(struct probe_bytes *b, struct ssh_req *q)
 {
-	put_u32(b, q->kind);
-	probe_bytes_put_str(b, q->repo);
-	probe_bytes_put_str(b, q->remote);
-	probe_bytes_put_str(b, q->url);
-	probe_bytes_put_str(b, q->reflog);
-	probe_bytes_put_str(b, q->ssh_host);
-	probe_bytes_put_str(b, q->ssh_port);
-	put_u32(b, (uint32_t)q->named.kind);
-	probe_bytes_put(b, &q->named.scp, sizeof(q->named.scp));
-	probe_bytes_put_str(b, q->named.user);
-	/* the socket is the helper's alone: never its argv or environment */
-	probe_bytes_put_str(b, q->named.secret);
-	probe_bytes_put_str(b, q->named.host);
-	probe_bytes_put_str(b, q->named.port);
-	put_u32(b, q->stall_s);
-	probe_bytes_put(b, &q->room, sizeof(q->room));
-	put_i32(b, q->tags);
-	put_i32(b, q->prune);
-	put_i32(b, q->fetchhead);
-	probe_bytes_put(b, &q->follow_head, sizeof(q->follow_head));
-	put_u32(b, (uint32_t)q->specs.n);
-	for (size_t i = 0; i < q->specs.n; i++)
-		probe_bytes_put_str(b, q->specs.v[i]);
-}
+	uint32_t kind = (uint32_t)q->named.kind, n = (uint32_t)q->specs.n;
+	/* the secret: the socket is the helper's alone, never its argv or
+	 * environment */
+	char **strs[] = {&q->repo,	 &q->remote,	   &q->url,	     &q->reflog,
+			 &q->ssh_host,	 &q->ssh_port,	   &q->named.user,   &q->named.secret,
+			 &q->named.host, &q->named.port};
 
-static void req_get(struct ssh_req *q, struct probe_bytes *b)
-{
-	uint32_t kind = 0, n = 0;
-
-	probe_bytes_get(b, &q->kind, sizeof(q->kind));
-	q->repo = probe_bytes_get_str(b);
-	q->remote = probe_bytes_get_str(b);
-	q->url = probe_bytes_get_str(b);
-	q->reflog = probe_bytes_get_str(b);
-	q->ssh_host = probe_bytes_get_str(b);
-	q->ssh_port = probe_bytes_get_str(b);
-	probe_bytes_get(b, &kind, sizeof(kind));
+	PROBE_FIELD(b, q->kind);
+	for (size_t i = 0; i < sizeof(strs) / sizeof(*strs); i++)
+		probe_bytes_field_str(b, strs[i]);
+	PROBE_FIELD(b, kind);
 	q->named.kind = (enum jp_url_kind)kind;
-	probe_bytes_get(b, &q->named.scp, sizeof(q->named.scp));
-	q->named.user = probe_bytes_get_str(b);
-	q->named.secret = probe_bytes_get_str(b);
-	q->named.host = probe_bytes_get_str(b);
-	q->named.port = probe_bytes_get_str(b);
-	probe_bytes_get(b, &q->stall_s, sizeof(q->stall_s));
-	probe_bytes_get(b, &q->room, sizeof(q->room));
-	q->tags = get_i32(b);
-	q->prune = get_i32(b);
-	q->fetchhead = get_i32(b);
-	probe_bytes_get(b, &q->follow_head, sizeof(q->follow_head));
-	probe_bytes_get(b, &n, sizeof(n));
+	PROBE_FIELD(b, q->named.scp);
+	PROBE_FIELD(b, q->stall_s);
+	PROBE_FIELD(b, q->room);
+	PROBE_FIELD(b, q->tags);
+	PROBE_FIELD(b, q->prune);
+	PROBE_FIELD(b, q->fetchhead);
+	PROBE_FIELD(b, q->follow_head);
+	PROBE_FIELD(b, n);
 	for (uint32_t i = 0; i < n && !b->bad; i++) {
-		char *s = probe_bytes_get_str(b);
+		char *s = b->reading ? NULL : q->specs.v[i];
 
+		probe_bytes_field_str(b, &s);
+		if (!b->reading)
+			continue;
 		if (s && jp_strv_push(&q->specs, s) < 0)
 			b->bad = true;
 		free(s);
@@ -146,7 +121,7 @@ static void req_dispose(struct ssh_req *q)
 /* A question to the caller; its reply in *reply (false: none). */
 static bool helper_ask(struct probe_bytes *reply, int kind, const char *text)
 {
-	struct probe_bytes q = {NULL, 0, 0, 0, false};
+	struct probe_bytes q = {NULL, 0, 0, 0, false, false};
 	unsigned char k = (unsigned char)kind;
 	bool ok;
 
@@ -394,32 +369,71 @@ static int serve_step(struct ssh_req *q, struct jp_git_op *op, struct probe_byte
 	return gerr;
 }
 
-/* inputs: req_put's; answer: libgit2's result and error, the callbacks'
- * verdict, then the heads an ls found */
+void jp_git_ssh_outcome_put(struct probe_bytes *out, int gerr, const struct jp_git_op *op)
+{
+	const git_error *ge = gerr ? git_error_last() : NULL;
+	struct jp_error e = JP_ERROR_INIT;
+
+	/* the verdict's lines, each its own */
+	for (const char *line = op->fail_msg, *nl; op->fail_code && line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		jp_error_set(&e, op->fail_code, "%.*s",
+			     (int)(nl ? (size_t)(nl - line) : strlen(line)), line);
+	}
+	put_i32(out, gerr);
+	put_i32(out, ge ? ge->klass : 0);
+	probe_bytes_put_str(out, ge && ge->message ? ge->message : NULL);
+	probe_bytes_put_error(out, &e);
+	probe_bytes_put(out, &op->canceled, sizeof(op->canceled));
+	probe_bytes_put(out, &op->out_of_room, sizeof(op->out_of_room));
+	jp_error_dispose(&e);
+}
+
+int jp_git_ssh_outcome_get(struct jp_git_op *op, struct probe_bytes *in)
+{
+	int gerr = get_i32(in), klass = get_i32(in);
+	char *msg = probe_bytes_get_str(in);
+	struct jp_error e = JP_ERROR_INIT;
+	bool canceled = false, out_of_room = false;
+
+	probe_bytes_get_error(in, &e, 0);
+	probe_bytes_get(in, &canceled, sizeof(canceled));
+	probe_bytes_get(in, &out_of_room, sizeof(out_of_room));
+	if (in->bad) {
+		git_error_set_str(GIT_ERROR_INTERNAL,
+				  _("the work's process ended without an answer"));
+		gerr = GIT_ERROR;
+	} else {
+		if (gerr != 0)
+			git_error_set_str(klass ? klass : GIT_ERROR_NET,
+					  msg ? msg : _("unknown error"));
+		jp_git_op_fail_whole(op, &e);
+		op->canceled = op->canceled || canceled;
+		op->out_of_room = op->out_of_room || out_of_room;
+	}
+	free(msg);
+	jp_error_dispose(&e);
+	return gerr;
+}
+
+/* inputs: req_wire's; answer: the step's outcome (jp_git_ssh_outcome_put),
+ * then the heads an ls found */
 static void ssh_serve(struct probe_bytes *in, struct probe_bytes *out)
 {
 	struct jp_port port = jp_helper_port(NULL);
-	struct probe_bytes heads = {NULL, 0, 0, 0, false};
+	struct probe_bytes heads = {NULL, 0, 0, 0, false, false};
 	struct ssh_req q;
 	struct jp_git_op op;
-	const git_error *ge;
 	int gerr = -1;
 
 	memset(&q, 0, sizeof(q));
-	req_get(&q, in);
+	req_wire(in, &q);
 	port.ask_secret = helper_ask_secret;
 	port.confirm = helper_confirm;
 	jp_git_op_init(&op, &port);
 	if (!in->bad)
 		gerr = serve_step(&q, &op, &heads);
-	ge = gerr ? git_error_last() : NULL;
-	put_i32(out, gerr);
-	put_i32(out, ge ? ge->klass : 0);
-	probe_bytes_put_str(out, ge && ge->message ? ge->message : NULL);
-	put_i32(out, op.fail_code);
-	probe_bytes_put_str(out, op.fail_msg);
-	probe_bytes_put(out, &op.canceled, sizeof(op.canceled));
-	probe_bytes_put(out, &op.out_of_room, sizeof(op.out_of_room));
+	jp_git_ssh_outcome_put(out, gerr, &op);
 	if (heads.n)
 		probe_bytes_put(out, heads.p, heads.n);
 	else
@@ -430,7 +444,7 @@ static void ssh_serve(struct probe_bytes *in, struct probe_bytes *out)
 	jp_git_creds_free(op.creds);
 	req_dispose(&q);
 }
-JP_HELPER_REQUEST(git_ssh, ssh_serve);
+JP_HELPER_REQUEST(git_ssh, ssh_serve, JP_HELPER_WATCHED);
 
 /* ==== in the caller ======================================================= */
 
@@ -452,7 +466,7 @@ static int show_progress(const struct jp_progress *p, void *payload)
 static int caller_report(const void *msg, size_t n, void *payload)
 {
 	struct jp_progress_relay relay = {.show = show_progress, .payload = payload};
-	struct probe_bytes in = {(char *)msg, n, n, 0, false};
+	struct probe_bytes in = {(char *)msg, n, n, 0, false, true};
 
 	return jp_progress_relay(&relay, &in) < 0 ? -1 : 1;
 }
@@ -461,7 +475,7 @@ static void caller_question(struct probe_bytes *reply, const void *msg, size_t n
 {
 	struct jp_git_op *op = payload;
 	const struct jp_port *port = op->port;
-	struct probe_bytes in = {(char *)msg, n, n, 0, false};
+	struct probe_bytes in = {(char *)msg, n, n, 0, false, true};
 	unsigned char kind = 0;
 	char *text;
 
@@ -537,33 +551,19 @@ static bool get_heads(struct jp_git_ssh_heads *h, struct probe_bytes *in)
 /* The helper's answer: its libgit2 result, with its error set here. */
 static int take_answer(struct jp_git_op *op, struct probe_bytes *ans, struct jp_git_ssh_heads *h)
 {
-	int gerr = get_i32(ans), klass = get_i32(ans), code;
-	char *msg = probe_bytes_get_str(ans), *fmsg;
-	bool canceled = false, out_of_room = false;
+	int gerr = jp_git_ssh_outcome_get(op, ans);
 
-	code = get_i32(ans);
-	fmsg = probe_bytes_get_str(ans);
-	probe_bytes_get(ans, &canceled, sizeof(canceled));
-	probe_bytes_get(ans, &out_of_room, sizeof(out_of_room));
-	if (!get_heads(h, ans) || ans->bad) {
+	if (!ans->bad && !get_heads(h, ans)) {
 		git_error_set_str(GIT_ERROR_INTERNAL,
 				  _("the work's process ended without an answer"));
 		gerr = GIT_ERROR;
-	} else if (gerr != 0) {
-		git_error_set_str(klass ? klass : GIT_ERROR_NET, msg ? msg : _("unknown error"));
 	}
-	if (code)
-		jp_git_op_fail(op, code, "%s", fmsg ? fmsg : "");
-	op->canceled = op->canceled || canceled;
-	op->out_of_room = op->out_of_room || out_of_room;
-	free(msg);
-	free(fmsg);
 	return gerr;
 }
 
 static int ssh_run(struct jp_git_op *op, struct ssh_req *q, struct jp_git_ssh_heads *heads)
 {
-	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans = {NULL, 0, 0, 0, false};
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	struct jp_error err = JP_ERROR_INIT;
 	const struct jp_git_url *named = op->creds ? jp_git_creds_named(op->creds) : NULL;
 	struct jp_watch w;
@@ -576,7 +576,7 @@ static int ssh_run(struct jp_git_op *op, struct ssh_req *q, struct jp_git_ssh_he
 	q->ssh_port = (char *)op->ssh_port;
 	q->stall_s = op->stall_timeout_s ? op->stall_timeout_s : JP_GIT_STALL_TIMEOUT_S;
 	q->room = op->room;
-	req_put(&in, q);
+	req_wire(&in, q);
 	memset(&w, 0, sizeof(w));
 	w.cancelled = caller_cancelled;
 	w.report = caller_report;
@@ -592,7 +592,12 @@ static int ssh_run(struct jp_git_op *op, struct ssh_req *q, struct jp_git_ssh_he
 	if (rc == JP_ETIMEOUT || rc == JP_ECANCELED) {
 		gerr = given_up(op, rc);
 	} else if (rc != 0) {
-		git_error_set_str(GIT_ERROR_OS, err.n ? err.msgs[0] : _("out of memory"));
+		/* every line of it, not the first */
+		struct jp_buf all = JP_BUF_INIT;
+		for (size_t i = 0; i < err.n; i++)
+			jp_buf_addf(&all, "%s%s", i ? "\n" : "", err.msgs[i]);
+		git_error_set_str(GIT_ERROR_OS, all.s && !all.rc ? all.s : _("out of memory"));
+		jp_buf_dispose(&all);
 		gerr = GIT_ERROR;
 	} else {
 		gerr = take_answer(op, &ans, heads);

@@ -298,6 +298,24 @@ int jp_git_target_place(const struct jp_git_target *t, const char *tree,
 	return 0;
 }
 
+/* The plan's fields, listed once for both sides (probe_bytes_field); read
+ * back, its strings are the caller's. false when the bytes are short or a
+ * string the plan always has is missing. */
+static bool plan_wire(struct probe_bytes *b, struct jp_git_target *t)
+{
+	char **strs[] = {&t->path, &t->parent, &t->name, &t->fstype /* NULL: unknown */,
+			 &t->tmp_parent, &t->tmp_prefix};
+
+	PROBE_FIELD(b, t->exists);
+	PROBE_FIELD(b, t->inside);
+	PROBE_FIELD(b, t->network);
+	PROBE_FIELD(b, t->mode);
+	PROBE_FIELD(b, t->gid);
+	for (size_t i = 0; i < sizeof(strs) / sizeof(*strs); i++)
+		probe_bytes_field_str(b, strs[i]);
+	return !b->bad && t->path && t->parent && t->name && t->tmp_parent && t->tmp_prefix;
+}
+
 /* The plan looks at the target's storage (stat, list, classify, clean stale
  * temporaries): in bounded time, in a helper process (helper.c), so a hung
  * mount neither holds the clone nor keeps it from exiting. Inputs: the
@@ -317,62 +335,27 @@ static void plan_serve(struct probe_bytes *in, struct probe_bytes *out)
 		rc = target_plan(&t, target, profile, &e);
 	probe_bytes_put(out, &rc, sizeof(rc));
 	probe_bytes_put_error(out, rc < 0 ? &e : NULL);
-	probe_bytes_put(out, &t.exists, sizeof(t.exists));
-	probe_bytes_put(out, &t.inside, sizeof(t.inside));
-	probe_bytes_put(out, &t.network, sizeof(t.network));
-	probe_bytes_put(out, &t.mode, sizeof(t.mode));
-	probe_bytes_put(out, &t.gid, sizeof(t.gid));
-	probe_bytes_put_str(out, t.path);
-	probe_bytes_put_str(out, t.parent);
-	probe_bytes_put_str(out, t.name);
-	probe_bytes_put_str(out, t.fstype);
-	probe_bytes_put_str(out, t.tmp_parent);
-	probe_bytes_put_str(out, t.tmp_prefix);
+	plan_wire(out, &t);
 	jp_git_target_dispose(&t);
 	jp_error_dispose(&e);
 	jp_profile_free(profile);
 	free(target);
 }
-JP_HELPER_REQUEST(git_target_plan, plan_serve);
-
-/* The plan back into *t (its strings the caller's); false when the bytes
- * are short or a string the plan always has is missing. */
-static bool plan_get(struct jp_git_target *t, struct probe_bytes *ans)
-{
-	probe_bytes_get(ans, &t->exists, sizeof(t->exists));
-	probe_bytes_get(ans, &t->inside, sizeof(t->inside));
-	probe_bytes_get(ans, &t->network, sizeof(t->network));
-	probe_bytes_get(ans, &t->mode, sizeof(t->mode));
-	probe_bytes_get(ans, &t->gid, sizeof(t->gid));
-	t->path = probe_bytes_get_str(ans);
-	t->parent = probe_bytes_get_str(ans);
-	t->name = probe_bytes_get_str(ans);
-	t->fstype = probe_bytes_get_str(ans); /* NULL: unknown */
-	t->tmp_parent = probe_bytes_get_str(ans);
-	t->tmp_prefix = probe_bytes_get_str(ans);
-	return !ans->bad && t->path && t->parent && t->name && t->tmp_parent && t->tmp_prefix;
-}
+JP_HELPER_REQUEST(git_target_plan, plan_serve, JP_HELPER_LOOK);
 
 int jp_git_target_plan(struct jp_git_target *t, const char *target,
 		       const struct jp_profile *profile, struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
-	char mount[4096];
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	int rc, plan_rc = 0;
 
 	memset(t, 0, sizeof(*t));
 	if (!target || !*target || target[0] == '-')
 		return target_plan(t, target, profile, err); /* refused before any look */
-	if (jp_probe_mount_hung(target, mount, sizeof(mount)))
-		return jp_error_set(err, JP_ETIMEOUT,
-				    _("%s: no answer: %s, the mount it is on, has not answered an "
-				      "earlier look yet (is a network mount hung?)"),
-				    target, mount);
 	probe_bytes_put_str(&in, target);
 	probe_bytes_put_profile(&in, profile);
 	rc = in.bad ? jp_error_oom(err)
-		    : jp_helper_call(&ans, &jp_req_git_target_plan, &in, target,
-				     jp_probe_default_timeout_ms(), err);
+		    : jp_helper_call(&ans, &jp_req_git_target_plan, &in, target, 0, err);
 	if (rc == 0) {
 		probe_bytes_get(&ans, &plan_rc, sizeof(plan_rc));
 		probe_bytes_get_error(&ans, plan_rc < 0 ? err : NULL, plan_rc);
@@ -381,7 +364,7 @@ int jp_git_target_plan(struct jp_git_target *t, const char *target,
 					  _("the look at it failed"));
 		else if (plan_rc < 0)
 			rc = plan_rc;
-		else if (!plan_get(t, &ans))
+		else if (!plan_wire(&ans, t))
 			rc = jp_error_set(err, JP_EINTERNAL, "%s: %s", target,
 					  _("the look at it failed"));
 	}

@@ -192,7 +192,7 @@ static const struct jp_helper_request *find_request(const char *name)
 /* One request read, served and answered; false at the socket's end. */
 static bool serve_one(void)
 {
-	struct probe_bytes in = {NULL, 0, 0, 0, false}, out = {NULL, 0, 0, 0, false};
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, out = {NULL, 0, 0, 0, false, false};
 	const struct jp_helper_request *req;
 	uint32_t len;
 	char *name;
@@ -201,6 +201,7 @@ static bool serve_one(void)
 	    !(in.p = malloc(len ? len : 1)) || !recv_all(serve_fd, in.p, len))
 		return false;
 	in.n = in.cap = len;
+	in.reading = true;
 	atomic_store(&stop_asked, false); /* a new request: nobody asked yet */
 	name = probe_bytes_get_str(&in);
 	req = find_request(name);
@@ -609,7 +610,7 @@ static void helper_give_back(struct helper *h)
 static bool send_request(const struct helper *h, const struct jp_helper_request *req,
 			 const struct probe_bytes *in)
 {
-	struct probe_bytes b = {NULL, 0, 0, 0, false};
+	struct probe_bytes b = {NULL, 0, 0, 0, false, false};
 	uint32_t len = 0;
 	bool ok;
 
@@ -642,7 +643,7 @@ struct reader {
  * silence. */
 static void reply_to(struct reader *r, const struct jp_watch *w, const char *msg, size_t n)
 {
-	struct probe_bytes reply = { NULL, 0, 0, 0, false };
+	struct probe_bytes reply = {NULL, 0, 0, 0, false, false};
 	unsigned char head[1 + sizeof(uint32_t)];
 	uint32_t len;
 
@@ -729,6 +730,36 @@ static void reader_dispose(struct reader *r)
 	free(r->ans.p);
 }
 
+unsigned jp_helper_deadline_ms(const struct jp_helper_request *req)
+{
+	switch (req->deadline) {
+	case JP_HELPER_LOOK:
+		return jp_probe_default_timeout_ms();
+	case JP_HELPER_LONG_LOOK:
+		return 2 * jp_probe_default_timeout_ms();
+	case JP_HELPER_WATCHED:
+		break;
+	}
+	return 0;
+}
+
+int jp_helper_no_answer(struct jp_error *err, const char *path, unsigned ms)
+{
+	return jp_error_set(err, JP_ETIMEOUT,
+			    _("%s: no answer within %u.%u s (is a network mount hung?)"),
+			    path ? path : "?", ms / 1000, (ms % 1000) / 100);
+}
+
+/* A look asked to be watched, or watched work asked for as a look: a
+ * mistake in the program, not the user's. */
+static int refused(const struct jp_helper_request *req, struct jp_error *err)
+{
+	return jp_error_set(err, JP_EINTERNAL, "%s: %s", req->name,
+			    req->deadline == JP_HELPER_WATCHED
+				? "watched work, called as a look"
+				: "a look, called as watched work");
+}
+
 int jp_helper_call(struct probe_bytes *out, const struct jp_helper_request *req,
 		   const struct probe_bytes *in, const char *path, unsigned timeout_ms,
 		   struct jp_error *err)
@@ -740,11 +771,13 @@ int jp_helper_call(struct probe_bytes *out, const struct jp_helper_request *req,
 
 	memset(out, 0, sizeof(*out));
 	memset(&r, 0, sizeof(r));
+	if (req->deadline == JP_HELPER_WATCHED)
+		return refused(req, err);
 	/* path's mount known hung: at once, not one more helper left there */
 	if ((rc = jp_probe_fail_hung(path, err)) < 0)
 		return rc;
 	if (!timeout_ms)
-		timeout_ms = jp_probe_default_timeout_ms();
+		timeout_ms = jp_helper_deadline_ms(req);
 	if ((rc = helper_take(&h, false, err)) < 0)
 		return rc;
 	/* an idle helper that has died since (killed from outside): once more
@@ -769,13 +802,12 @@ int jp_helper_call(struct probe_bytes *out, const struct jp_helper_request *req,
 	if (!reader_done(&r)) {
 		helper_end_at(&h, path);
 		reader_dispose(&r);
-		return jp_error_set(
-		    err, JP_ETIMEOUT, _("%s: no answer within %u.%u s (is a network mount hung?)"),
-		    path ? path : "?", timeout_ms / 1000, (timeout_ms % 1000) / 100);
+		return jp_helper_no_answer(err, path, timeout_ms);
 	}
 	if (r.answered && !r.ans.bad) {
 		helper_give_back(&h);
 		*out = r.ans;
+		out->reading = true;
 		r.ans.p = NULL;
 		reader_dispose(&r);
 		return 0;
@@ -889,6 +921,13 @@ int jp_helper_watch(struct probe_bytes *out, const struct jp_helper_request *req
 	memset(out, 0, sizeof(*out));
 	memset(&r, 0, sizeof(r));
 	r.fd = -1;
+	if (req->deadline != JP_HELPER_WATCHED)
+		return refused(req, err);
+	/* a path's mount known hung: at once, not one more helper left there */
+	const char *on[] = {w->path, w->also[0], w->also[1]};
+	for (size_t i = 0; i < sizeof(on) / sizeof(*on); i++)
+		if ((rc = jp_probe_fail_hung(on[i], err)) < 0)
+			return rc;
 	/* from the main thread, an idle helper bound to this process (it
 	 * dies with it); from another, one of its own, bound to that thread */
 	bool main_thread = gettid() == getpid();
@@ -909,7 +948,12 @@ int jp_helper_watch(struct probe_bytes *out, const struct jp_helper_request *req
 	if (!watch(&h, w, &r, cancel_sent)) {
 		/* Stuck (a hung mount), or deaf to the cancel: leave it. */
 		helper_end_at(&h, w->path);
-		rc = *cancel_sent ? JP_ECANCELED : JP_ETIMEOUT;
+		if (*cancel_sent)
+			rc = JP_ECANCELED;
+		else if (w->stalled)
+			rc = w->stalled(w->payload, w->stall_ms, err);
+		else
+			rc = jp_helper_no_answer(err, w->path, w->stall_ms);
 	} else {
 		/* kept for the next call when it answered, was never asked to
 		 * stop (no stop byte can reach the next request) and the work
@@ -920,6 +964,7 @@ int jp_helper_watch(struct probe_bytes *out, const struct jp_helper_request *req
 			helper_end_at(&h, w->path);
 		if (r.answered && !r.ans.bad) {
 			*out = r.ans;
+			out->reading = true;
 			r.ans.p = NULL;
 		} else {
 			rc = jp_error_set(err, JP_EINTERNAL, "%s",

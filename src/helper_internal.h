@@ -6,10 +6,13 @@
  * killed and left to the kernel (it dies when the mount answers), so the
  * command itself still exits at once.
  *
- * A request names its work (struct jp_helper_request, defined and
- * registered by JP_HELPER_REQUEST in the file that serves it); its inputs
- * and its answer travel as bytes (struct probe_bytes, wire_internal.h). Nothing of the caller's memory
- * reaches the helper but those bytes. */
+ * A request names its work and its deadline (struct jp_helper_request,
+ * defined and registered by JP_HELPER_REQUEST in the file that serves
+ * it); its inputs and its answer travel as bytes (struct probe_bytes,
+ * wire_internal.h). Nothing of the caller's memory reaches the helper but
+ * those bytes. The call itself fails at once on a mount known hung, takes
+ * the request's deadline and says what went wrong in the standard words:
+ * a caller does none of that. */
 #ifndef JOBPREP_HELPER_INTERNAL_H
 #define JOBPREP_HELPER_INTERNAL_H
 
@@ -24,36 +27,62 @@
  * to out (out->bad set, or a short answer, reads as a failed look). */
 typedef void (*jp_helper_serve_fn)(struct probe_bytes *in, struct probe_bytes *out);
 
+/* How long a request may take, said by the request itself: a look answers
+ * within jp_probe_default_timeout_ms() (JOBPREP_PROBE_TIMEOUT_MS), a long
+ * look (one that reads a whole checkout's index, say) within twice that;
+ * watched work has no fixed deadline: it runs for as long as it shows
+ * signs of life (jp_helper_watch), and only it may be watched. */
+enum jp_helper_deadline {
+	JP_HELPER_LOOK,
+	JP_HELPER_LONG_LOOK,
+	JP_HELPER_WATCHED
+};
+
 struct jp_helper_request {
 	const char *name;
 	jp_helper_serve_fn serve;
+	enum jp_helper_deadline deadline;
 };
 
-/* Define request ID, served by FN, at file scope in the file whose work it
- * is (which calls it too: jp_req_ID is that file's own). The definition
- * registers it: a pointer to it goes into the section jp_helper_requests,
- * which the linker gathers from every object linked in, and a helper finds
- * a request's work there by its name. No list names them all, so the
- * boundary uses no request's file. */
-#define JP_HELPER_REQUEST(id, fn)                                                                  \
-	static const struct jp_helper_request jp_req_##id = {#id, fn};                             \
+/* Adding a request: in the file whose work it is, a function FN that
+ * serves it (reads its inputs from in, writes its answer to out: a struct
+ * that crosses by one NAME_wire function both sides call, an error whole
+ * with probe_bytes_field_error; wire_internal.h; in and the caller's
+ * answer come marked reading), then JP_HELPER_REQUEST(ID, FN, DEADLINE) at file
+ * scope, then calls of jp_helper_call(&ans, &jp_req_ID, &in, path, 0, err)
+ * (a look) or jp_helper_watch (watched work) in the same file. Nothing
+ * else is edited: the definition registers it (a pointer to it goes into
+ * the section jp_helper_requests, which the linker gathers from every
+ * object linked in, and a helper finds a request's work there by its
+ * name), so the boundary uses no request's file. */
+#define JP_HELPER_REQUEST(id, fn, deadline_class)                                                  \
+	static const struct jp_helper_request jp_req_##id = {#id, fn, deadline_class};             \
 	static const struct jp_helper_request *const jp_req_entry_##id                             \
 	    __attribute__((used, section("jp_helper_requests"), aligned(sizeof(void *)))) =        \
 		&jp_req_##id
+
+/* A request's own deadline in ms (0 for watched work, which has none). */
+unsigned jp_helper_deadline_ms(const struct jp_helper_request *req);
+
+/* The standard words of a look that did not answer: "PATH: no answer
+ * within N s (is a network mount hung?)" in err; returns JP_ETIMEOUT. */
+int jp_helper_no_answer(struct jp_error *err, const char *path, unsigned ms);
 
 /* Requests of a program's own, for its helpers to serve too (a unit test
  * of this boundary defines it, NULL-terminated); the core does not. */
 extern const struct jp_helper_request *const jp_helper_extra_requests[] __attribute__((weak));
 
-/* req in a helper, with in as its inputs; its answer in *out (the caller
- * frees out->p) within timeout_ms (0: the default, jp_probe_default_timeout_ms,
- * JOBPREP_PROBE_TIMEOUT_MS). Returns 0; JP_ETIMEOUT at once while
- * path's mount (path may be NULL) is known hung (err says so: no helper is
- * started there), or when it did not answer (err says "PATH: no answer
- * within N s"; the helper is killed and path's mount counts as hung until
- * it dies);
- * JP_EINTERNAL when no helper could be started or it died without an
- * answer. */
+/* req (a look, not watched work) in a helper, with in as its inputs; its
+ * answer in *out (the caller frees out->p) within timeout_ms (0: the
+ * request's own deadline, jp_helper_deadline_ms). Returns 0; JP_ETIMEOUT
+ * at once while path's mount (path may be NULL) is known hung (err says
+ * so, in the standard words of jp_probe_fail_hung: no helper is started
+ * there), or when it did not answer (err says "PATH: no answer within N s",
+ * jp_helper_no_answer; the helper is killed and path's mount counts as
+ * hung until it dies); JP_EINTERNAL when req is watched work, no helper
+ * could be started or it died without an answer. A caller that wants to
+ * know whether path's mount is hung reads JP_ETIMEOUT: it never asks
+ * first. */
 int jp_helper_call(struct probe_bytes *out, const struct jp_helper_request *req,
 		   const struct probe_bytes *in, const char *path, unsigned timeout_ms,
 		   struct jp_error *err);
@@ -74,9 +103,17 @@ struct jp_watch {
 	void *payload;
 	unsigned stall_ms; /* no sign of life this long: JP_ETIMEOUT */
 	unsigned grace_ms; /* after a cancel: JP_ECANCELED, the helper left behind */
-	/* A helper left behind keeps path's mount (may be NULL) known hung
-	 * until it dies. */
+	/* The paths the work is on (each may be NULL), path first: while the
+	 * mount of one is known hung the call fails at once (JP_ETIMEOUT,
+	 * err in the standard words of jp_probe_fail_hung). A helper left
+	 * behind keeps path's mount known hung until it dies; also's never
+	 * (a caller with two paths finds which one went silent: stalled). */
 	const char *path;
+	const char *also[2];
+	/* In the caller, when the work stalled: err says so, returns
+	 * JP_ETIMEOUT. NULL: the standard words, jp_helper_no_answer(err,
+	 * path, stall_ms). */
+	int (*stalled)(void *payload, unsigned stall_ms, struct jp_error *err);
 	/* In the caller, for each question (jp_watch_ask): the reply into
 	 * *reply (left empty: none). May wait on a person; may be NULL. */
 	void (*question)(struct probe_bytes *reply, const void *msg, size_t n, void *payload);
@@ -85,11 +122,12 @@ struct jp_watch {
 	bool keep;
 };
 
-/* req in a helper of its own, watched as above. Returns 0 when it answered
- * (*out holds the answer), JP_ETIMEOUT when it stalled (err NOT set: the
- * caller knows what to name), JP_ECANCELED when it did not answer within
- * grace_ms of a cancel (err not set either), or JP_EINTERNAL (err set).
- * *cancel_sent: a cancel was passed on. */
+/* req (watched work) in a helper of its own, watched as above. Returns 0
+ * when it answered (*out holds the answer), JP_ETIMEOUT when a path's
+ * mount is known hung or it stalled (err says so, see path and stalled),
+ * JP_ECANCELED when it did not answer within grace_ms of a cancel (err
+ * NOT set: the caller knows what to name), or JP_EINTERNAL (err set; req
+ * not watched work is refused so). *cancel_sent: a cancel was passed on. */
 int jp_helper_watch(struct probe_bytes *out, const struct jp_helper_request *req,
 		    const struct probe_bytes *in, const struct jp_watch *w, bool *cancel_sent,
 		    struct jp_error *err);

@@ -34,7 +34,7 @@ void jp_progress_put(struct probe_bytes *b, const struct jp_progress *p)
 
 static int send_progress(const struct jp_progress *p, void *payload)
 {
-	struct probe_bytes b = {NULL, 0, 0, 0, false};
+	struct probe_bytes b = {NULL, 0, 0, 0, false, false};
 	const char *kind = payload;
 
 	if (kind)

@@ -66,7 +66,7 @@ static void hub_serve(struct probe_bytes *in, struct probe_bytes *out)
 	free(cache);
 	free(res);
 }
-JP_HELPER_REQUEST(lint_hub, hub_serve);
+JP_HELPER_REQUEST(lint_hub, hub_serve, JP_HELPER_LONG_LOOK);
 
 /* A variable's value as the job sees it: the command's own assignments,
  * else job.env. */
@@ -246,19 +246,18 @@ static int hub_scan(struct jp_pyscan_result *res, const struct lint *L,
 		    const char *const *scripts, size_t n, const char *project, const char *cache,
 		    unsigned ms)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	const char *where = project ? project : scripts[0];
 	uint64_t n64 = n;
 	int rc;
 
-	if (jp_probe_mount_hung(where, NULL, 0))
-		return JP_ETIMEOUT;
 	probe_bytes_put(&in, &n64, sizeof(n64));
 	for (size_t i = 0; i < n; i++)
 		probe_bytes_put_str(&in, scripts[i]);
 	probe_bytes_put_str(&in, project);
 	probe_bytes_put_str(&in, cache);
 	put_vars(&in, L);
+	/* a mount known hung: JP_ETIMEOUT at once */
 	rc = in.bad ? JP_ENOMEM : jp_helper_call(&ans, &jp_req_lint_hub, &in, where, ms, NULL);
 	if (rc == 0) {
 		probe_bytes_get(&ans, res, sizeof(*res));
@@ -278,7 +277,7 @@ void jp_lint_hub(struct lint *L, const char *command)
 	struct jp_pyscan_result *res = calloc(1, sizeof(*res));
 	struct hub_env e = { NULL, NULL, false, false };
 	const char *scripts[MAX_SCRIPTS];
-	unsigned ms = 2 * jp_probe_default_timeout_ms();
+	unsigned ms = jp_helper_deadline_ms(&jp_req_lint_hub);
 	size_t n = 0;
 	bool scanned = false;
 	int rc = 0;

@@ -122,20 +122,19 @@ static void syncs_serve(struct probe_bytes *in, struct probe_bytes *out)
 	probe_bytes_put(out, &answer, sizeof(answer));
 	free(dir);
 }
-JP_HELPER_REQUEST(lint_syncs, syncs_serve);
+JP_HELPER_REQUEST(lint_syncs, syncs_serve, JP_HELPER_LOOK);
 
 int jp_lint_project_syncs(const char *project_dir)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	int answer = -1;
 
 	/* The whole look in bounded time, in a helper process: a hung mount
 	 * (this one, or one found hung before) leaves it unknown. */
-	if (!project_dir || jp_probe_mount_hung(project_dir, NULL, 0))
+	if (!project_dir)
 		return -1;
 	probe_bytes_put_str(&in, project_dir);
-	if (!in.bad && jp_helper_call(&ans, &jp_req_lint_syncs, &in, project_dir,
-				      jp_probe_default_timeout_ms(), NULL) == 0) {
+	if (!in.bad && jp_helper_call(&ans, &jp_req_lint_syncs, &in, project_dir, 0, NULL) == 0) {
 		probe_bytes_get(&ans, &answer, sizeof(answer));
 		if (ans.bad)
 			answer = -1;

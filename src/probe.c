@@ -316,12 +316,12 @@ static void stat_serve(struct probe_bytes *in, struct probe_bytes *out)
 	probe_bytes_put(out, &st, sizeof(st));
 	free(path);
 }
-JP_HELPER_REQUEST(probe_stat, stat_serve);
+JP_HELPER_REQUEST(probe_stat, stat_serve, JP_HELPER_LOOK);
 
 int jp_probe_stat(struct stat *out, int *errnum, const char *path, unsigned flags,
 		  unsigned timeout_ms, struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	bool follow = !(flags & JP_PROBE_NOFOLLOW);
 	struct stat st;
 	int rc, e = 0;
@@ -346,50 +346,30 @@ int jp_probe_stat(struct stat *out, int *errnum, const char *path, unsigned flag
 
 /* --- the full probe ------------------------------------------------------------- */
 
-/* The answer as bytes: rc and its message, the booleans and numbers, then
- * every string. */
-static void probe_result_put(struct probe_bytes *out, int rc, const struct jp_error *err,
-			     const struct jp_probe_result *r)
+/* The answer's fields, listed once for both sides (probe_bytes_field): rc
+ * and its error, the booleans and numbers (as bytes: the pointers are each
+ * side's own), then every string; read back, its strings are the
+ * caller's. false when the bytes are short. */
+static bool probe_result_wire(struct probe_bytes *b, int *rc, struct jp_error *err,
+			      struct jp_probe_result *r)
 {
-	const struct jp_path_info *i = &r->info;
-
-	probe_bytes_put(out, &rc, sizeof(rc));
-	probe_bytes_put_error(out, rc < 0 ? err : NULL);
-	probe_bytes_put(out, r, sizeof(*r)); /* its pointers are not used */
-	probe_bytes_put_str(out, r->write_dir);
-	probe_bytes_put_str(out, i->resolved);
-	probe_bytes_put_str(out, i->mount_point);
-	probe_bytes_put_str(out, i->fstype);
-	probe_bytes_put_str(out, i->reason);
-	probe_bytes_put_str(out, i->declared_root);
-	probe_bytes_put_str(out, i->source);
-	probe_bytes_put_str(out, i->existing);
-	probe_bytes_put_str(out, i->warning);
-}
-
-/* The answer back into *r (its strings the caller's) and rc; false when
- * the bytes are short. */
-static bool probe_result_get(struct jp_probe_result *r, int *rc, struct jp_error *err,
-			     struct probe_bytes *in)
-{
+	struct jp_probe_result raw = *r;
 	struct jp_path_info *i = &r->info;
+	char **strs[] = {&r->write_dir,	  &i->resolved, &i->mount_point,
+			 &i->fstype,	  &i->reason,	&i->declared_root,
+			 &i->source,	  &i->existing, &i->warning};
 
-	probe_bytes_get(in, rc, sizeof(*rc));
-	probe_bytes_get_error(in, *rc < 0 ? err : NULL, *rc);
-	probe_bytes_get(in, r, sizeof(*r));
-	r->write_dir = probe_bytes_get_str(in);
-	i->resolved = probe_bytes_get_str(in);
-	i->mount_point = probe_bytes_get_str(in);
-	i->fstype = probe_bytes_get_str(in);
-	i->reason = probe_bytes_get_str(in);
-	i->declared_root = probe_bytes_get_str(in);
-	i->source = probe_bytes_get_str(in);
-	i->existing = probe_bytes_get_str(in);
-	i->warning = probe_bytes_get_str(in);
-	return !in->bad;
+	PROBE_FIELD(b, *rc);
+	probe_bytes_field_error(b, *rc < 0 ? err : NULL, *rc);
+	PROBE_FIELD(b, raw);
+	if (b->reading)
+		*r = raw; /* each of its strings is read below */
+	for (size_t k = 0; k < sizeof(strs) / sizeof(*strs); k++)
+		probe_bytes_field_str(b, strs[k]);
+	return !b->bad;
 }
 
-/* inputs: path, flags, the profile; answer: probe_result_put's */
+/* inputs: path, flags, the profile; answer: probe_result_wire's */
 static void probe_path_serve(struct probe_bytes *in, struct probe_bytes *out)
 {
 	struct jp_probe_result res = JP_PROBE_RESULT_INIT;
@@ -403,18 +383,18 @@ static void probe_path_serve(struct probe_bytes *in, struct probe_bytes *out)
 	rc = probe_bytes_get_profile(&profile, in, &err);
 	if (!in->bad && path && rc == 0)
 		rc = probe_run(&res, profile, path, flags, &err);
-	probe_result_put(out, rc, &err, &res);
+	probe_result_wire(out, &rc, &err, &res);
 	jp_probe_result_dispose(&res);
 	jp_error_dispose(&err);
 	jp_profile_free(profile);
 	free(path);
 }
-JP_HELPER_REQUEST(probe_path, probe_path_serve);
+JP_HELPER_REQUEST(probe_path, probe_path_serve, JP_HELPER_LOOK);
 
 int jp_probe_path(struct jp_probe_result *out, const struct jp_profile *profile,
 		  const char *path, const struct jp_probe_opts *opts, struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	struct jp_probe_result res = JP_PROBE_RESULT_INIT;
 	struct jp_error child = JP_ERROR_INIT;
 	unsigned flags = opts ? opts->flags : 0;
@@ -431,7 +411,7 @@ int jp_probe_path(struct jp_probe_result *out, const struct jp_profile *profile,
 	free(in.p);
 	if (rc < 0)
 		return rc;
-	if (!probe_result_get(&res, &child_rc, &child, &ans)) {
+	if (!probe_result_wire(&ans, &child_rc, &child, &res)) {
 		rc = jp_error_set(err, JP_EINTERNAL, "%s: %s", path, _("the look at it failed"));
 	} else if ((rc = child_rc) < 0) {
 		for (size_t i = 0; i < child.n; i++)

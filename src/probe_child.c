@@ -3,7 +3,8 @@
  * FUSE request already sent, an NFS hard mount), cannot be reaped until the
  * mount answers; spawn.c keeps it until then, and its mount counts as hung
  * here: a call on a path there fails at once (jp_probe_fail_hung, which
- * jp_helper_call asks first) instead of leaving one more helper behind. The
+ * jp_helper_call and jp_helper_watch ask first: no caller asks) instead of
+ * leaving one more helper behind. The
  * command itself still exits at once (init reaps such a child if we are
  * gone by then). */
 #include "config.h"
@@ -89,17 +90,6 @@ static bool under_hung(const char *path, char *buf, size_t len)
 		return false;
 	probe_child_reap();
 	return probe_hung_find(path, buf, len);
-}
-
-bool jp_probe_mount_hung(const char *path, char *mount, size_t len)
-{
-	char mp[4096];
-
-	if (!under_hung(path, mp, sizeof(mp)))
-		return false;
-	if (mount && len)
-		snprintf(mount, len, "%s", mp);
-	return true;
 }
 
 int jp_probe_fail_hung(const char *path, struct jp_error *err)

@@ -43,7 +43,7 @@ static void read_serve(struct probe_bytes *in, struct probe_bytes *out)
 	free(text);
 	free(path);
 }
-JP_HELPER_REQUEST(read_file, read_serve);
+JP_HELPER_REQUEST(read_file, read_serve, JP_HELPER_LOOK);
 
 /* The answer's text (NUL-terminated) into *text; false when the bytes are
  * short or longer than max. */
@@ -63,7 +63,7 @@ static bool read_text(char **text, size_t *len, struct probe_bytes *ans, size_t 
 int jp_probe_read_file(char **text, size_t *len, const char *path, size_t max,
 		       unsigned timeout_ms, struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	uint64_t max64 = max;
 	int rc, child_rc = 0, errnum = 0;
 
@@ -77,8 +77,10 @@ int jp_probe_read_file(char **text, size_t *len, const char *path, size_t max,
 	if (rc < 0) {
 		if (rc == JP_ETIMEOUT && err) /* unreadable: exit 3, as for any such file */
 			err->code = JP_EFORMAT;
+		errno = rc == JP_ETIMEOUT ? ETIMEDOUT : 0;
 		return rc == JP_ETIMEOUT ? JP_EFORMAT : rc;
 	}
+	errno = 0; /* a failure below is the file's (errnum) or the look's */
 	probe_bytes_get(&ans, &child_rc, sizeof(child_rc));
 	probe_bytes_get(&ans, &errnum, sizeof(errnum));
 	probe_bytes_get_error(&ans, child_rc != 0 ? err : NULL, child_rc);

@@ -43,13 +43,11 @@ void probe_child_finish(struct jp_child *c, const char *path);
 /* The timeout jp_probe_path uses for opts->timeout_ms == 0. */
 unsigned jp_probe_default_timeout_ms(void);
 
-/* True while a helper given up on a path under the same mount as `path` is
- * still stuck there (so a look at path fails at once: jp_probe_fail_hung);
- * the mount point is copied into mount (len bytes; may be NULL). */
-bool jp_probe_mount_hung(const char *path, char *mount, size_t len);
 /* JP_ETIMEOUT "PATH: no answer: MOUNT, the mount it is on, has not
- * answered an earlier look yet" while path's mount is known hung (a call
- * there fails at once instead of leaving one more helper behind), else 0. */
+ * answered an earlier look yet" while a helper given up on a path under
+ * the same mount as path is still stuck there, else 0. The one place that
+ * asks: jp_helper_call and jp_helper_watch, which fail at once so instead
+ * of leaving one more helper behind; their callers read JP_ETIMEOUT. */
 int jp_probe_fail_hung(const char *path, struct jp_error *err);
 
 /* fn(arg) on a thread of its own, not waited for: start it, then poll with
@@ -70,7 +68,8 @@ void *jp_probe_end(struct jp_probe_job *job);
  * default). Its result, message and errno as if read here; JP_EFORMAT
  * "PATH: no answer within N s" (exit 3, unreadable) when the child does not
  * answer (it is killed and left to the mount), also at once while path's
- * mount is known hung. jp_input_read reads this way. */
+ * mount is known hung; errno is then ETIMEDOUT, which tells it from a file
+ * that was read and found wanting. jp_input_read reads this way. */
 int jp_probe_read_file(char **text, size_t *len, const char *path, size_t max,
 		       unsigned timeout_ms, struct jp_error *err);
 

@@ -74,7 +74,7 @@ static void list_serve(struct probe_bytes *in, struct probe_bytes *out)
 	free(dir);
 	free(prefix);
 }
-JP_HELPER_REQUEST(probe_list, list_serve);
+JP_HELPER_REQUEST(probe_list, list_serve, JP_HELPER_LOOK);
 
 void jp_probe_listing_dispose(struct jp_probe_listing *l)
 {
@@ -116,7 +116,7 @@ static bool listing_get(struct jp_probe_listing *l, struct probe_bytes *ans)
 int jp_probe_list(struct jp_probe_listing *out, const char *dir, const char *prefix, unsigned flags,
 		  unsigned timeout_ms, struct jp_error *err)
 {
-	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	int rc;
 
 	*out = (struct jp_probe_listing)JP_PROBE_LISTING_INIT;

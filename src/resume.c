@@ -189,7 +189,7 @@ static void look_serve(struct probe_bytes *in, struct probe_bytes *out)
 	}
 	free(here);
 }
-JP_HELPER_REQUEST(resume_look, look_serve);
+JP_HELPER_REQUEST(resume_look, look_serve, JP_HELPER_LOOK);
 
 /* ---- in the caller ------------------------------------------------------- */
 
@@ -222,16 +222,13 @@ static void looked_dispose(struct looked *l)
  * that does not answer is the one of the first folder looked at. */
 static int look(struct looked *l, const char *here, struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	unsigned settle = SETTLE_MS, n = (unsigned)l->n;
 	const char *where = here ? here : l->n && l->c[0].ckpt ? l->c[0].ckpt
 				      : l->n ? l->c[0].run_dir : "/";
-	int rc = jp_probe_fail_hung(where, err);
+	int rc;
 
 	l->chosen = l->n;
-	if (rc < 0)
-		return rc;
-
 	probe_bytes_put_str(&in, here);
 	probe_bytes_put(&in, &settle, sizeof(settle));
 	probe_bytes_put(&in, &n, sizeof(n));
@@ -241,7 +238,7 @@ static int look(struct looked *l, const char *here, struct jp_error *err)
 	}
 	rc = in.bad ? jp_error_oom(err)
 		    : jp_helper_call(&ans, &jp_req_resume_look, &in, where,
-				     jp_probe_default_timeout_ms() + SETTLE_MS * 2, err);
+				     jp_helper_deadline_ms(&jp_req_resume_look) + SETTLE_MS * 2, err);
 	if (rc == 0) {
 		probe_bytes_get(&ans, &l->here_files, sizeof(l->here_files));
 		for (size_t i = 0; i < l->n && !ans.bad; i++) {

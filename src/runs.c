@@ -326,7 +326,7 @@ static void runs_serve(struct probe_bytes *in, struct probe_bytes *out)
 	free(job);
 	free(t);
 }
-JP_HELPER_REQUEST(runs_list, runs_serve);
+JP_HELPER_REQUEST(runs_list, runs_serve, JP_HELPER_LOOK);
 
 /* The next field of the flat text, a copy (NULL for an empty one). */
 static int take_field(char **out, const char **p, const char *end)
@@ -393,7 +393,7 @@ static int unpack(struct jp_run **out, size_t *n, const char *text)
 int jp_runs_list(struct jp_run **out, size_t *n, const struct jp_profile *profile,
 		 const char *job, struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	const char *where = profile->shared_roots.n ? profile->shared_roots.v[0] : "/";
 	char *text = NULL;
 	int rc, child_rc = 0;

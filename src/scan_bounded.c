@@ -65,57 +65,49 @@ static int scan_here(struct jp_scan_result *out, const char *path, const struct 
 
 /* ---- in the helper ---- */
 
-static void item_put(struct probe_bytes *b, const struct jp_scan_item *it)
+/* An entry's fields, listed once for both sides (probe_bytes_field); read
+ * back, its strings are malloc'd. */
+static void item_wire(struct probe_bytes *b, struct jp_scan_item *it)
 {
 	uint32_t kind = (uint32_t)it->kind;
-	int32_t errnum = it->errnum, unpacked = it->unpacked;
 
-	probe_bytes_put(b, &kind, sizeof(kind));
-	probe_bytes_put(b, &it->size, sizeof(it->size));
-	probe_bytes_put(b, &errnum, sizeof(errnum));
-	probe_bytes_put(b, &unpacked, sizeof(unpacked));
-	probe_bytes_put_str(b, it->path);
-	probe_bytes_put_str(b, it->target);
+	PROBE_FIELD(b, kind);
+	it->kind = (enum jp_scan_item_kind)kind;
+	PROBE_FIELD(b, it->size);
+	PROBE_FIELD(b, it->errnum);
+	PROBE_FIELD(b, it->unpacked);
+	probe_bytes_field_str(b, (char **)&it->path);
+	probe_bytes_field_str(b, (char **)&it->target);
 }
 
 static int send_item(const struct jp_scan_item *it, void *payload)
 {
-	struct probe_bytes b = {NULL, 0, 0, 0, false};
+	struct probe_bytes b = {NULL, 0, 0, 0, false, false};
+	struct jp_scan_item sent = *it;
 
 	(void)payload;
 	probe_bytes_put(&b, (char[]){REPORT_ITEM}, 1);
-	item_put(&b, it);
+	item_wire(&b, &sent);
 	if (!b.bad)
 		jp_watch_send(b.p, b.n);
 	free(b.p);
 	return jp_watch_stop_asked() ? -1 : 0;
 }
 
-static void opts_put(struct probe_bytes *b, const struct jp_scan_opts *o, bool items)
+/* The options' fields and whether entries are wanted, listed once for
+ * both sides (probe_bytes_field). */
+static bool opts_wire(struct probe_bytes *b, struct jp_scan_opts *o, bool *items)
 {
 	uint32_t mode = (uint32_t)o->mode;
 
-	probe_bytes_put(b, &mode, sizeof(mode));
-	probe_bytes_put(b, &o->threads, sizeof(o->threads));
-	probe_bytes_put(b, &o->progress_ms, sizeof(o->progress_ms));
-	probe_bytes_put(b, &o->quick_ms, sizeof(o->quick_ms));
-	probe_bytes_put(b, &o->quick_entries, sizeof(o->quick_entries));
-	probe_bytes_put(b, &items, sizeof(items));
-}
-
-static bool opts_get(struct jp_scan_opts *o, bool *items, struct probe_bytes *in)
-{
-	uint32_t mode = 0;
-
-	*o = (struct jp_scan_opts)JP_SCAN_OPTS_INIT;
-	probe_bytes_get(in, &mode, sizeof(mode));
+	PROBE_FIELD(b, mode);
 	o->mode = mode == JP_SCAN_QUICK ? JP_SCAN_QUICK : JP_SCAN_FULL;
-	probe_bytes_get(in, &o->threads, sizeof(o->threads));
-	probe_bytes_get(in, &o->progress_ms, sizeof(o->progress_ms));
-	probe_bytes_get(in, &o->quick_ms, sizeof(o->quick_ms));
-	probe_bytes_get(in, &o->quick_entries, sizeof(o->quick_entries));
-	probe_bytes_get(in, items, sizeof(*items));
-	return !in->bad;
+	PROBE_FIELD(b, o->threads);
+	PROBE_FIELD(b, o->progress_ms);
+	PROBE_FIELD(b, o->quick_ms);
+	PROBE_FIELD(b, o->quick_entries);
+	probe_bytes_field(b, items, sizeof(*items));
+	return !b->bad;
 }
 
 /* The answer: rc, the error's code and messages, the counts. */
@@ -141,7 +133,8 @@ static void scan_serve(struct probe_bytes *in, struct probe_bytes *out)
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	if (!opts_get(&o, &want_items, in) || !path) {
+	o = (struct jp_scan_opts)JP_SCAN_OPTS_INIT;
+	if (!opts_wire(in, &o, &want_items) || !path) {
 		out->bad = true;
 		free(path);
 		return;
@@ -151,7 +144,7 @@ static void scan_serve(struct probe_bytes *in, struct probe_bytes *out)
 	jp_error_dispose(&err);
 	free(path);
 }
-JP_HELPER_REQUEST(scan, scan_serve);
+JP_HELPER_REQUEST(scan, scan_serve, JP_HELPER_WATCHED);
 
 /* ---- in the caller ---- */
 
@@ -159,6 +152,7 @@ struct scan_call {
 	const struct jp_scan_opts *opts;
 	const struct jp_scan_output *output;
 	const struct jp_port *port;
+	const char *path;
 	struct jp_progress_relay relay;
 	/* a callback asked to stop: nothing more reaches them, and the scan
 	 * is cancelled even when the helper finished before it heard */
@@ -176,29 +170,15 @@ static bool caller_cancelled(void *payload)
 static int item_report(struct scan_call *c, struct probe_bytes *in)
 {
 	struct jp_scan_item it;
-	uint32_t kind = 0;
-	int32_t errnum = 0, unpacked = -1;
-	char *path, *target;
 	int rc = 1;
 
 	memset(&it, 0, sizeof(it));
-	probe_bytes_get(in, &kind, sizeof(kind));
-	probe_bytes_get(in, &it.size, sizeof(it.size));
-	probe_bytes_get(in, &errnum, sizeof(errnum));
-	probe_bytes_get(in, &unpacked, sizeof(unpacked));
-	path = probe_bytes_get_str(in);
-	target = probe_bytes_get_str(in);
-	if (!in->bad && path && c->output && c->output->item) {
-		it.kind = (enum jp_scan_item_kind)kind;
-		it.errnum = errnum;
-		it.unpacked = unpacked;
-		it.path = path;
-		it.target = target;
-		if (c->output->item(&it, c->output->payload) < 0)
-			rc = -1;
-	}
-	free(path);
-	free(target);
+	item_wire(in, &it);
+	if (!in->bad && it.path && c->output && c->output->item &&
+	    c->output->item(&it, c->output->payload) < 0)
+		rc = -1;
+	free((char *)it.path);
+	free((char *)it.target);
 	return rc;
 }
 
@@ -207,7 +187,7 @@ static int item_report(struct scan_call *c, struct probe_bytes *in)
 static int caller_report(const void *msg, size_t n, void *payload)
 {
 	struct scan_call *c = payload;
-	struct probe_bytes in = {(char *)msg, n, n, 0, false};
+	struct probe_bytes in = {(char *)msg, n, n, 0, false, true};
 	char kind = 0;
 
 	int rc = 0;
@@ -239,13 +219,21 @@ static int answer_get(struct probe_bytes *in, struct jp_scan_result *out, struct
 	return rc;
 }
 
+/* No sign of life: a look's deadline passed (the margin is the walk's, to
+ * report). */
+static int stalled(void *payload, unsigned stall_ms, struct jp_error *err)
+{
+	const struct scan_call *c = payload;
+
+	return jp_helper_no_answer(err, c->path, stall_ms - STALL_MARGIN_MS);
+}
+
 static int scan_watched(struct jp_scan_result *out, const char *path,
 			const struct jp_scan_opts *o, const struct jp_scan_output *output,
 			const struct jp_port *port, struct jp_error *err)
 {
-	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans = {NULL, 0, 0, 0, false};
-	struct scan_call c = {o, output, port, {0}, false};
-	unsigned limit = jp_probe_default_timeout_ms();
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
+	struct scan_call c = {o, output, port, path, {0}, false};
 	struct jp_watch w;
 	bool cancel_sent;
 	int rc;
@@ -259,20 +247,19 @@ static int scan_watched(struct jp_scan_result *out, const char *path,
 	memset(&w, 0, sizeof(w));
 	w.cancelled = caller_cancelled;
 	w.report = caller_report;
+	w.stalled = stalled;
 	w.payload = &c;
-	w.stall_ms = limit + STALL_MARGIN_MS;
+	w.stall_ms = jp_probe_default_timeout_ms() + STALL_MARGIN_MS;
 	w.grace_ms = CANCEL_GRACE_MS;
 	w.path = path;
 	probe_bytes_put_str(&in, path);
-	opts_put(&in, o, output && output->item);
+	struct jp_scan_opts sent = *o;
+	bool items = output && output->item;
+	opts_wire(&in, &sent, &items);
 	rc = in.bad ? jp_error_oom(err)
 		    : jp_helper_watch(&ans, &jp_req_scan, &in, &w, &cancel_sent, err);
 	free(in.p);
-	if (rc == JP_ETIMEOUT)
-		rc = jp_error_set(err, JP_ETIMEOUT,
-				  _("%s: no answer within %u.%u s (is a network mount hung?)"), path,
-				  limit / 1000, (limit % 1000) / 100);
-	else if (rc == JP_ECANCELED)
+	if (rc == JP_ECANCELED)
 		rc = jp_error_set(err, JP_ECANCELED, _("%s: scan cancelled"), path);
 	else if (rc == 0)
 		rc = answer_get(&ans, out, err);
@@ -291,7 +278,6 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 	    struct jp_error *err)
 {
 	struct jp_scan_opts o = JP_SCAN_OPTS_INIT;
-	char hung_mp[4096];
 
 	memset(out, 0, sizeof(*out));
 	if (opts)
@@ -300,11 +286,5 @@ int jp_scan(struct jp_scan_result *out, const char *path, const struct jp_scan_o
 		return jp_error_set(err, JP_EUSAGE, "%s", _("empty path"));
 	if (jp_helper_serving())
 		return scan_here(out, path, &o, output, port, err);
-	/* A look there timed out and is still stuck: do not wait again. */
-	if (jp_probe_mount_hung(path, hung_mp, sizeof(hung_mp)))
-		return jp_error_set(err, JP_ETIMEOUT,
-				    _("%s: no answer: %s, the mount it is on, has not answered an "
-				      "earlier look yet (is a network mount hung?)"),
-				    path, hung_mp);
 	return scan_watched(out, path, &o, output, port, err);
 }

@@ -36,76 +36,55 @@ struct stage_call {
 	/* the parent's: relaying progress */
 	const struct jp_port *port;
 	struct jp_progress_relay relay;
+	const char *source, *dest;
 };
 
 /* ---- in the child ---- */
 
-static void put_strv(struct probe_bytes *out, char **v, size_t n)
+/* The answer's fields, listed once for both sides (probe_bytes_field): rc,
+ * the error whole, the result's numbers (as bytes: its pointers are each
+ * side's own), then its strings. false when the bytes are short. */
+static bool answer_wire(struct probe_bytes *b, struct stage_call *c)
 {
-	uint64_t n64 = n;
+	struct jp_stage_result r = c->res;
 
-	probe_bytes_put(out, &n64, sizeof(n64));
-	for (size_t i = 0; i < n; i++)
-		probe_bytes_put_str(out, v[i]);
+	PROBE_FIELD(b, c->rc);
+	probe_bytes_field_error(b, &c->err, c->rc);
+	PROBE_FIELD(b, r);
+	if (b->reading) {
+		c->res = r;
+		c->res.dest = c->res.revision = NULL;
+		c->res.outside = c->res.notes = NULL;
+		c->res.n_outside = c->res.n_notes = 0;
+	}
+	probe_bytes_field_str(b, &c->res.dest);
+	probe_bytes_field_str(b, &c->res.revision);
+	probe_bytes_field_strv(b, &c->res.outside, &c->res.n_outside);
+	probe_bytes_field_strv(b, &c->res.notes, &c->res.n_notes);
+	return !b->bad;
 }
 
-static void stage_pack(struct probe_bytes *out, const struct stage_call *c)
+/* The options' fields, listed once for both sides (probe_bytes_field),
+ * after whether there are any (have, read back), the bearer token too (the
+ * socket is the helper's alone, never its argv or environment); read back,
+ * *o's strings are malloc'd (options_dispose). Returns have. */
+static bool options_wire(struct probe_bytes *b, struct jp_stage_options *o, bool have)
 {
-	probe_bytes_put(out, &c->rc, sizeof(c->rc));
-	probe_bytes_put_error(out, &c->err);
-	probe_bytes_put(out, &c->res, sizeof(c->res)); /* its pointers are not used */
-	probe_bytes_put_str(out, c->res.dest);
-	probe_bytes_put_str(out, c->res.revision);
-	put_strv(out, c->res.outside, c->res.n_outside);
-	put_strv(out, c->res.notes, c->res.n_notes);
-}
-
-/* The options as bytes: the flag that there are any, the numbers, then the
- * strings (the bearer token too: the socket is the helper's alone, never
- * its argv or environment). */
-static void options_put(struct probe_bytes *out, const struct jp_stage_options *o)
-{
-	bool have = o != NULL;
-
-	probe_bytes_put(out, &have, sizeof(have));
-	if (!o)
-		return;
-	probe_bytes_put(out, &o->jobs, sizeof(o->jobs));
-	probe_bytes_put(out, &o->verify, sizeof(o->verify));
-	probe_bytes_put(out, &o->no_unpack, sizeof(o->no_unpack));
-	probe_bytes_put(out, &o->shard, sizeof(o->shard));
-	probe_bytes_put(out, &o->shards, sizeof(o->shards));
-	probe_bytes_put(out, &o->expect_known, sizeof(o->expect_known));
-	probe_bytes_put(out, &o->expect_size, sizeof(o->expect_size));
-	probe_bytes_put(out, &o->timeout_s, sizeof(o->timeout_s));
-	probe_bytes_put(out, &o->reserve_bytes, sizeof(o->reserve_bytes));
-	probe_bytes_put(out, &o->has_reserve, sizeof(o->has_reserve));
-	probe_bytes_put_str(out, o->sha256);
-	probe_bytes_put_str(out, o->bearer);
-}
-
-/* Read back into *o (its strings malloc'd: options_dispose); false when
- * there were none. */
-static bool options_get(struct jp_stage_options *o, struct probe_bytes *in)
-{
-	bool have = false;
-
-	*o = (struct jp_stage_options)JP_STAGE_OPTIONS_INIT;
-	probe_bytes_get(in, &have, sizeof(have));
+	PROBE_FIELD(b, have);
 	if (!have)
 		return false;
-	probe_bytes_get(in, &o->jobs, sizeof(o->jobs));
-	probe_bytes_get(in, &o->verify, sizeof(o->verify));
-	probe_bytes_get(in, &o->no_unpack, sizeof(o->no_unpack));
-	probe_bytes_get(in, &o->shard, sizeof(o->shard));
-	probe_bytes_get(in, &o->shards, sizeof(o->shards));
-	probe_bytes_get(in, &o->expect_known, sizeof(o->expect_known));
-	probe_bytes_get(in, &o->expect_size, sizeof(o->expect_size));
-	probe_bytes_get(in, &o->timeout_s, sizeof(o->timeout_s));
-	probe_bytes_get(in, &o->reserve_bytes, sizeof(o->reserve_bytes));
-	probe_bytes_get(in, &o->has_reserve, sizeof(o->has_reserve));
-	o->sha256 = probe_bytes_get_str(in);
-	o->bearer = probe_bytes_get_str(in);
+	PROBE_FIELD(b, o->jobs);
+	PROBE_FIELD(b, o->verify);
+	PROBE_FIELD(b, o->no_unpack);
+	PROBE_FIELD(b, o->shard);
+	PROBE_FIELD(b, o->shards);
+	PROBE_FIELD(b, o->expect_known);
+	PROBE_FIELD(b, o->expect_size);
+	PROBE_FIELD(b, o->timeout_s);
+	PROBE_FIELD(b, o->reserve_bytes);
+	PROBE_FIELD(b, o->has_reserve);
+	probe_bytes_field_str(b, (char **)&o->sha256);
+	probe_bytes_field_str(b, (char **)&o->bearer);
 	return true;
 }
 
@@ -117,63 +96,32 @@ static void options_dispose(struct jp_stage_options *o)
 	free((char *)o->bearer);
 }
 
-/* inputs: source, dest, the options; answer: stage_pack's */
+/* inputs: source, dest, the options; answer: answer_wire's */
 static void stage_serve(struct probe_bytes *in, struct probe_bytes *out)
 {
 	struct jp_port port = jp_helper_port(NULL);
 	struct jp_stage_options opts;
 	struct stage_call c;
 	char *source = probe_bytes_get_str(in), *dest = probe_bytes_get_str(in);
-	bool have = options_get(&opts, in);
+	bool have;
 
+	opts = (struct jp_stage_options)JP_STAGE_OPTIONS_INIT;
+	have = options_wire(in, &opts, false);
 	memset(&c, 0, sizeof(c));
 	jp_error_init(&c.err);
 	c.res = (struct jp_stage_result)JP_STAGE_RESULT_INIT;
 	if (!in->bad)
 		c.rc = jp_stage_now(&c.res, source, dest, have ? &opts : NULL, &port, &c.err);
-	stage_pack(out, &c);
+	answer_wire(out, &c);
 	jp_stage_result_dispose(&c.res);
 	jp_error_dispose(&c.err);
 	options_dispose(&opts);
 	free(source);
 	free(dest);
 }
-JP_HELPER_REQUEST(stage, stage_serve);
+JP_HELPER_REQUEST(stage, stage_serve, JP_HELPER_WATCHED);
 
 /* ---- in the parent ---- */
-
-static bool get_strv(struct probe_bytes *in, char ***v, size_t *n)
-{
-	uint64_t n64 = 0;
-
-	*v = NULL;
-	*n = 0;
-	probe_bytes_get(in, &n64, sizeof(n64));
-	if (in->bad || n64 > (in->n - in->off) / sizeof(uint32_t))
-		return false;
-	if (n64 && !(*v = calloc((size_t)n64, sizeof(**v))))
-		return false;
-	for (; *n < n64; (*n)++)
-		if (!((*v)[*n] = probe_bytes_get_str(in)))
-			return false;
-	return true;
-}
-
-static bool stage_unpack(struct probe_bytes *in, struct stage_call *c)
-{
-	probe_bytes_get(in, &c->rc, sizeof(c->rc));
-	probe_bytes_get_error(in, &c->err, c->rc);
-	probe_bytes_get(in, &c->res, sizeof(c->res));
-	c->res.dest = c->res.revision = NULL;
-	c->res.outside = c->res.notes = NULL;
-	c->res.n_outside = c->res.n_notes = 0;
-	if (in->bad)
-		return false;
-	c->res.dest = probe_bytes_get_str(in);
-	c->res.revision = probe_bytes_get_str(in);
-	return get_strv(in, &c->res.outside, &c->res.n_outside) &&
-	       get_strv(in, &c->res.notes, &c->res.n_notes) && !in->bad;
-}
 
 static bool parent_cancelled(void *payload)
 {
@@ -187,7 +135,7 @@ static bool parent_cancelled(void *payload)
 static int parent_report(const void *msg, size_t n, void *payload)
 {
 	struct stage_call *c = payload;
-	struct probe_bytes in = {(char *)msg, n, n, 0, false};
+	struct probe_bytes in = {(char *)msg, n, n, 0, false, true};
 
 	return jp_progress_relay(&c->relay, &in);
 }
@@ -217,16 +165,15 @@ static const char *silent_path(const char *source, const char *dest)
 	return dest;
 }
 
-static int stalled(const char *source, const char *dest, unsigned ms, struct jp_error *err)
+static int stalled(void *payload, unsigned ms, struct jp_error *err)
 {
-	const char *path = silent_path(source, dest);
+	const struct stage_call *c = payload;
+	const char *source = c->source, *path = silent_path(source, c->dest);
 	char *shown;
 	int rc;
 
 	if (path)
-		return jp_error_set(err, JP_ETIMEOUT,
-				    _("%s: no answer within %u.%u s (is a network mount hung?)"), path,
-				    ms / 1000, (ms % 1000) / 100);
+		return jp_helper_no_answer(err, path, ms);
 	/* a token written in the URL stays out of the message */
 	shown = jp_url_redact(source);
 	rc = jp_error_set(err, JP_ETIMEOUT,
@@ -237,28 +184,11 @@ static int stalled(const char *source, const char *dest, unsigned ms, struct jp_
 	return rc;
 }
 
-/* A path of the two on a mount known hung: fail at once. */
-static int fail_hung(const char *source, const char *dest, struct jp_error *err)
-{
-	const char *paths[2] = { dest, remote(source) ? NULL : source };
-	char mp[4096];
-
-	for (int i = 0; i < 2; i++) {
-		if (paths[i] && jp_probe_mount_hung(paths[i], mp, sizeof(mp)))
-			return jp_error_set(err, JP_ETIMEOUT,
-					    _("%s: no answer: %s, the mount it is on, has not "
-					      "answered an earlier look yet (is a network mount "
-					      "hung?)"),
-					    paths[i], mp);
-	}
-	return 0;
-}
-
 int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 	     const struct jp_stage_options *opts, const struct jp_port *port,
 	     struct jp_error *err)
 {
-	struct probe_bytes in = { NULL, 0, 0, 0, false }, ans = { NULL, 0, 0, 0, false };
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
 	struct stage_call c;
 	struct jp_watch w;
 	bool cancel_sent;
@@ -268,9 +198,9 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 		*out = (struct jp_stage_result)JP_STAGE_RESULT_INIT;
 	if (!source || !source[0] || !dest || !dest[0])
 		return jp_stage_now(out, source, dest, opts, port, err); /* the usage error */
-	if ((rc = fail_hung(source, dest, err)) < 0)
-		return rc;
 	memset(&c, 0, sizeof(c));
+	c.source = source;
+	c.dest = dest;
 	c.port = port;
 	if (port && port->progress) {
 		c.relay.show = port->progress;
@@ -281,7 +211,12 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 	memset(&w, 0, sizeof(w));
 	w.cancelled = parent_cancelled;
 	w.report = parent_report;
+	w.stalled = stalled;
 	w.payload = &c;
+	/* either mount known hung fails it at once; which one went silent
+	 * is found by stalled, so none is marked here */
+	w.also[0] = dest;
+	w.also[1] = remote(source) ? NULL : source;
 	/* as long as a write of a named file may take (a flush on a slow
 	 * mount), without a byte or a file moving on */
 	w.stall_ms = jp_file_write_timeout_ms();
@@ -298,19 +233,18 @@ int jp_stage(struct jp_stage_result *out, const char *source, const char *dest,
 	w.keep = true; /* nothing of it runs on once it has answered */
 	probe_bytes_put_str(&in, source);
 	probe_bytes_put_str(&in, dest);
-	options_put(&in, opts);
+	struct jp_stage_options sent = opts ? *opts : (struct jp_stage_options)JP_STAGE_OPTIONS_INIT;
+	options_wire(&in, &sent, opts != NULL);
 	rc = in.bad ? jp_error_oom(err)
 		    : jp_helper_watch(&ans, &jp_req_stage, &in, &w, &cancel_sent, err);
 	if (in.p)
 		explicit_bzero(in.p, in.n);
 	free(in.p);
-	if (rc == 0 && !stage_unpack(&ans, &c))
+	if (rc == 0 && !answer_wire(&ans, &c))
 		rc = jp_error_set(err, JP_EINTERNAL, "%s",
 				  _("the work's process ended without an answer"));
 	free(ans.p);
-	if (rc == JP_ETIMEOUT) {
-		rc = stalled(source, dest, w.stall_ms, err);
-	} else if (rc == JP_ECANCELED) {
+	if (rc == JP_ECANCELED) {
 		rc = jp_error_set(err, JP_ECANCELED, _("%s: copy canceled"), dest);
 	} else if (rc == 0) {
 		rc = c.rc;

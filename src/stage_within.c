@@ -33,7 +33,7 @@ static int unpacked_bounded(const char *archive, struct jp_error *err)
 
 	if (!dir)
 		return 0;
-	rc = jp_probe_stat(&sb, &e, dir, JP_PROBE_NOFOLLOW, jp_probe_default_timeout_ms(), err);
+	rc = jp_probe_stat(&sb, &e, dir, JP_PROBE_NOFOLLOW, 0, err);
 	free(dir);
 	if (rc < 0)
 		return rc;
@@ -157,7 +157,7 @@ int jp_stage_unpack_within(struct jp_stage_result *out, const char *dir,
 	if (!dir || !dir[0])
 		return jp_error_set(err, JP_EUSAGE, "%s", _("stage: a folder is needed"));
 	/* a bounded look: the folder may be on a mount that stopped answering */
-	if ((rc = jp_probe_stat(&sb, &e, dir, 0, jp_probe_default_timeout_ms(), err)) < 0)
+	if ((rc = jp_probe_stat(&sb, &e, dir, 0, 0, err)) < 0)
 		return rc;
 	if (e != 0 || !S_ISDIR(sb.st_mode))
 		return jp_error_set(err, e == ENOENT ? JP_ENOENT : JP_EUSAGE,

@@ -68,6 +68,55 @@ char *probe_bytes_get_str(struct probe_bytes *b)
 	return s;
 }
 
+void probe_bytes_field(struct probe_bytes *b, void *v, size_t n)
+{
+	if (b->reading)
+		probe_bytes_get(b, v, n);
+	else
+		probe_bytes_put(b, v, n);
+}
+
+void probe_bytes_field_str(struct probe_bytes *b, char **s)
+{
+	if (b->reading)
+		*s = probe_bytes_get_str(b);
+	else
+		probe_bytes_put_str(b, *s);
+}
+
+void probe_bytes_field_strv(struct probe_bytes *b, char ***v, size_t *n)
+{
+	uint64_t n64 = b->reading ? 0 : *n;
+
+	probe_bytes_field(b, &n64, sizeof(n64));
+	if (!b->reading) {
+		for (size_t i = 0; i < *n; i++)
+			probe_bytes_put_str(b, (*v)[i]);
+		return;
+	}
+	*v = NULL;
+	*n = 0;
+	/* each string takes 4 bytes at least: a count beyond that is a lie */
+	if (b->bad || n64 > (b->n - b->off) / sizeof(uint32_t) ||
+	    (n64 && !(*v = calloc((size_t)n64, sizeof(**v))))) {
+		b->bad = true;
+		return;
+	}
+	for (; *n < n64; (*n)++)
+		if (!((*v)[*n] = probe_bytes_get_str(b))) {
+			b->bad = true;
+			return;
+		}
+}
+
+void probe_bytes_field_error(struct probe_bytes *b, struct jp_error *e, int rc)
+{
+	if (b->reading)
+		probe_bytes_get_error(b, e, rc);
+	else
+		probe_bytes_put_error(b, e);
+}
+
 void probe_bytes_put_error(struct probe_bytes *b, const struct jp_error *e)
 {
 	int32_t code = e ? e->code : 0;

@@ -30,7 +30,7 @@ if HAVE_CMOCKA
 # unit tests
 # git: URLs and the clone line; the parallel tree copy and clone temporaries
 GIT_UNIT_TESTS = tests/unit/test_git_url tests/unit/test_treecopy tests/unit/test_git_update \
-	tests/unit/test_git_lacks
+	tests/unit/test_git_lacks tests/unit/test_git_ssh
 check_PROGRAMS += $(GIT_UNIT_TESTS)
 TESTS += $(GIT_UNIT_TESTS)
 tests_unit_test_git_url_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
@@ -48,6 +48,10 @@ tests_unit_test_git_lacks_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 tests_unit_test_git_lacks_CFLAGS = $(unit_cflags) $(LIBGIT2_CFLAGS)
 tests_unit_test_git_lacks_LDADD = $(unit_ldadd)
 tests_unit_test_git_lacks_SOURCES = tests/unit/test_git_lacks.c tests/unit/scratch.h
+# an ssh step's outcome crossing from its helper: every line of its error
+tests_unit_test_git_ssh_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_unit_test_git_ssh_CFLAGS = $(unit_cflags) $(LIBGIT2_CFLAGS)
+tests_unit_test_git_ssh_LDADD = $(unit_ldadd)
 # path: lexical paths (normalise, join, absolute, is normal, is under)
 check_PROGRAMS += tests/unit/test_path
 TESTS += tests/unit/test_path

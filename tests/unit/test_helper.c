@@ -3,7 +3,10 @@
  * helper sees only the bytes it was sent; helpers are kept and used again;
  * one that does not answer in time is given up (JP_ETIMEOUT), killed and
  * reaped before the call returns; one killed from outside while idle is
- * replaced; an error crosses whole; the child-process type reaps what it
+ * replaced; an error crosses whole; a request's class gives its deadline,
+ * and a look watched or watched work called as a look is refused; a mount
+ * known hung fails either call at once, and a stalled watch says so in
+ * the standard words; the child-process type reaps what it
  * finishes and what is still running at exit; watched work's reports reach
  * the caller in order, a cancel reaches the helper, and a helper deaf to
  * it is given up too (JP_ECANCELED). No timed assertion: the bounds are far
@@ -108,15 +111,20 @@ static void error_serve(struct probe_bytes *in, struct probe_bytes *out)
 	jp_error_dispose(&e);
 }
 
-static const struct jp_helper_request test_mode = {"test_mode", mode_serve};
-static const struct jp_helper_request test_echo = {"test_echo", echo_serve};
-static const struct jp_helper_request test_error = {"test_error", error_serve};
-const struct jp_helper_request *const jp_helper_extra_requests[] = {&test_mode, &test_echo,
-								   &test_error, NULL};
+/* "test_mode" as a look, a long look and watched work: the same work,
+ * three deadline classes. */
+static const struct jp_helper_request test_mode = {"test_mode", mode_serve, JP_HELPER_LOOK};
+static const struct jp_helper_request test_long = {"test_long", mode_serve, JP_HELPER_LONG_LOOK};
+static const struct jp_helper_request test_watched = {"test_watched", mode_serve,
+						      JP_HELPER_WATCHED};
+static const struct jp_helper_request test_echo = {"test_echo", echo_serve, JP_HELPER_LOOK};
+static const struct jp_helper_request test_error = {"test_error", error_serve, JP_HELPER_LOOK};
+const struct jp_helper_request *const jp_helper_extra_requests[] = {
+    &test_mode, &test_long, &test_watched, &test_echo, &test_error, NULL};
 
 static int call_mode(int mode, int *answer, unsigned timeout_ms)
 {
-	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	struct jp_error err = JP_ERROR_INIT;
 	int rc;
 
@@ -146,7 +154,7 @@ static void the_answer_comes_back(void **state)
 
 static void the_helper_sees_only_the_bytes_sent(void **state)
 {
-	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	struct jp_error err = JP_ERROR_INIT;
 	int seen = -1;
 	char *s;
@@ -245,7 +253,7 @@ static void a_silent_helper_is_given_up_and_killed(void **state)
 
 static void an_unknown_request_is_a_failed_look(void **state)
 {
-	static const struct jp_helper_request nowhere = {"no_such_request", NULL};
+	static const struct jp_helper_request nowhere = {"no_such_request", NULL, JP_HELPER_LOOK};
 	struct probe_bytes ans;
 	struct jp_error err = JP_ERROR_INIT;
 
@@ -260,7 +268,7 @@ static void an_unknown_request_is_a_failed_look(void **state)
 static void an_error_crosses_whole(void **state)
 {
 	for (int lines = 0; lines <= 3; lines++) {
-		struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
+		struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 		struct jp_error err = JP_ERROR_INIT;
 		int rc = 0;
 
@@ -282,6 +290,119 @@ static void an_error_crosses_whole(void **state)
 		free(in.p);
 		jp_error_dispose(&err);
 	}
+}
+
+/* ---- a request's deadline is its own ---- */
+
+/* A silent request of class req given up with deadline 0: the message
+ * names the deadline it was given up at. */
+static void silent_at_own_deadline(const struct jp_helper_request *req, const char *want)
+{
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
+	struct jp_error err = JP_ERROR_INIT;
+	int mode = SILENT;
+
+	probe_bytes_put(&in, &mode, sizeof(mode));
+	assert_int_equal(jp_helper_call(&ans, req, &in, "/nowhere", 0, &err), JP_ETIMEOUT);
+	assert_string_equal(jp_error_message(&err), want);
+	free(in.p);
+	jp_error_dispose(&err);
+}
+
+/* A look's deadline is JOBPREP_PROBE_TIMEOUT_MS, a long look's twice it,
+ * watched work has none; a call given 0 takes its request's. */
+static void a_request_gives_its_deadline(void **state)
+{
+	(void)state;
+	assert_int_equal(setenv("JOBPREP_PROBE_TIMEOUT_MS", "300", 1), 0);
+	assert_int_equal(jp_helper_deadline_ms(&test_mode), 300);
+	assert_int_equal(jp_helper_deadline_ms(&test_long), 600);
+	assert_int_equal(jp_helper_deadline_ms(&test_watched), 0);
+	silent_at_own_deadline(&test_mode,
+			       "/nowhere: no answer within 0.3 s (is a network mount hung?)");
+	silent_at_own_deadline(&test_long,
+			       "/nowhere: no answer within 0.6 s (is a network mount hung?)");
+	assert_int_equal(unsetenv("JOBPREP_PROBE_TIMEOUT_MS"), 0);
+}
+
+/* Watched work called as a look, or a look watched, is refused before a
+ * helper is asked; the right call of each answers. */
+static void a_mismatched_call_is_refused(void **state)
+{
+	struct jp_watch w = {.stall_ms = 60000, .grace_ms = 60000};
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans = {NULL, 0, 0, 0, false, false};
+	struct jp_error err = JP_ERROR_INIT;
+	int mode = WHO, who = 0;
+	bool sent;
+
+	(void)state;
+	probe_bytes_put(&in, &mode, sizeof(mode));
+	assert_int_equal(jp_helper_call(&ans, &test_watched, &in, NULL, 60000, &err),
+			 JP_EINTERNAL);
+	assert_non_null(strstr(jp_error_message(&err), "test_watched"));
+	assert_null(ans.p);
+	jp_error_dispose(&err);
+	assert_int_equal(jp_helper_watch(&ans, &test_mode, &in, &w, &sent, &err), JP_EINTERNAL);
+	assert_non_null(strstr(jp_error_message(&err), "test_mode"));
+	assert_null(ans.p);
+	jp_error_dispose(&err);
+	assert_int_equal(jp_helper_watch(&ans, &test_watched, &in, &w, &sent, NULL), 0);
+	free(ans.p);
+	assert_int_equal(call_mode(WHO, &who, 60000), 0);
+	free(in.p);
+}
+
+/* Watched work that stalls is given up in the standard words, naming its
+ * path and the stall it was given up at. */
+static void a_stalled_watch_says_so(void **state)
+{
+	struct jp_watch w = {.stall_ms = 300, .grace_ms = 300, .path = "/nowhere"};
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
+	struct jp_error err = JP_ERROR_INIT;
+	int mode = SILENT;
+	bool sent;
+
+	(void)state;
+	probe_bytes_put(&in, &mode, sizeof(mode));
+	assert_int_equal(jp_helper_watch(&ans, &test_watched, &in, &w, &sent, &err), JP_ETIMEOUT);
+	assert_string_equal(jp_error_message(&err),
+			    "/nowhere: no answer within 0.3 s (is a network mount hung?)");
+	free(in.p);
+	jp_error_dispose(&err);
+}
+
+/* A path on a mount known hung fails either call at once, in the standard
+ * words, before any helper is asked: no caller asks first. A watch looks
+ * at each of its paths. */
+static void a_known_hung_mount_fails_the_call_at_once(void **state)
+{
+	static const char want[] = "/hung-here/x: no answer: /hung-here, the mount it is on, has "
+				   "not answered an earlier look yet (is a network mount hung?)";
+	struct jp_watch w = {.stall_ms = 60000, .grace_ms = 60000, .also = {"/elsewhere", NULL}};
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
+	struct jp_error err = JP_ERROR_INIT;
+	int mode = WHO, who = 0;
+	bool sent;
+
+	(void)state;
+	probe_bytes_put(&in, &mode, sizeof(mode));
+	assert_int_equal(call_mode(WHO, &who, 60000), 0); /* one helper idle */
+	size_t live = jp_helper_count();
+	probe_hung_add("/hung-here");
+	assert_int_equal(jp_helper_call(&ans, &test_mode, &in, "/hung-here/x", 0, &err),
+			 JP_ETIMEOUT);
+	assert_string_equal(jp_error_message(&err), want);
+	jp_error_dispose(&err);
+	w.also[1] = "/hung-here/x";
+	assert_int_equal(jp_helper_watch(&ans, &test_watched, &in, &w, &sent, &err), JP_ETIMEOUT);
+	assert_string_equal(jp_error_message(&err), want);
+	jp_error_dispose(&err);
+	assert_int_equal(jp_helper_count(), live);
+	probe_hung_remove("/hung-here");
+	/* the mount answers again: so does the call */
+	assert_int_equal(jp_helper_watch(&ans, &test_watched, &in, &w, &sent, NULL), 0);
+	free(ans.p);
+	free(in.p);
 }
 
 /* ---- the child-process type (spawn_internal.h) ---- */
@@ -395,12 +516,12 @@ static int watch_mode(int mode, struct seen *c, int *answer, unsigned stall_ms, 
 			     .payload = c,
 			     .stall_ms = stall_ms,
 			     .grace_ms = grace_ms};
-	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	struct jp_error err = JP_ERROR_INIT;
 	int rc;
 
 	probe_bytes_put(&in, &mode, sizeof(mode));
-	rc = jp_helper_watch(&ans, &test_mode, &in, &w, cancel_sent, &err);
+	rc = jp_helper_watch(&ans, &test_watched, &in, &w, cancel_sent, &err);
 	if (rc == 0) {
 		probe_bytes_get(&ans, answer, sizeof(*answer));
 		free(ans.p);
@@ -491,13 +612,13 @@ static void a_watched_helper_dies_with_its_caller(void **state)
 				     .payload = &fds[1],
 				     .stall_ms = 600000,
 				     .grace_ms = 600000};
-		struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
+		struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 		int mode = TELL_PID;
 		bool sent;
 
 		close(fds[0]);
 		probe_bytes_put(&in, &mode, sizeof(mode));
-		jp_helper_watch(&ans, &test_mode, &in, &w, &sent, NULL);
+		jp_helper_watch(&ans, &test_watched, &in, &w, &sent, NULL);
 		_exit(2);
 	}
 	close(fds[1]);
@@ -523,12 +644,12 @@ static void a_watched_helper_dies_with_its_caller(void **state)
 static int watched_who(bool keep)
 {
 	struct jp_watch w = {.stall_ms = 60000, .grace_ms = 60000, .keep = keep};
-	struct probe_bytes in = {NULL, 0, 0, 0, false}, ans;
+	struct probe_bytes in = {NULL, 0, 0, 0, false, false}, ans;
 	int mode = WHO, who = -1;
 	bool sent;
 
 	probe_bytes_put(&in, &mode, sizeof(mode));
-	assert_int_equal(jp_helper_watch(&ans, &test_mode, &in, &w, &sent, NULL), 0);
+	assert_int_equal(jp_helper_watch(&ans, &test_watched, &in, &w, &sent, NULL), 0);
 	probe_bytes_get(&ans, &who, sizeof(who));
 	free(ans.p);
 	free(in.p);
@@ -568,6 +689,10 @@ int main(void)
 	    cmocka_unit_test(a_silent_helper_is_given_up_and_killed),
 	    cmocka_unit_test(an_unknown_request_is_a_failed_look),
 	    cmocka_unit_test(an_error_crosses_whole),
+	    cmocka_unit_test(a_request_gives_its_deadline),
+	    cmocka_unit_test(a_mismatched_call_is_refused),
+	    cmocka_unit_test(a_stalled_watch_says_so),
+	    cmocka_unit_test(a_known_hung_mount_fails_the_call_at_once),
 	    cmocka_unit_test(a_finished_child_is_reaped),
 	    cmocka_unit_test(a_child_still_running_at_exit_is_killed),
 	    cmocka_unit_test(reports_reach_the_caller_in_order),
