@@ -179,10 +179,16 @@ static const struct jp_helper_request *find_request(const char *name)
 {
 	if (!name)
 		return NULL;
-	for (const struct jp_helper_request *const *r = __start_jp_helper_requests;
-	     r && r < __stop_jp_helper_requests; r++)
-		if (strcmp((*r)->name, name) == 0)
-			return *r;
+	/* The section's bounds are two symbols the linker places around it:
+	 * count what lies between by address, never by comparing pointers
+	 * to what C calls different objects. */
+	uintptr_t from = (uintptr_t)__start_jp_helper_requests;
+	uintptr_t to = (uintptr_t)__stop_jp_helper_requests;
+	size_t n = from && to > from ? (to - from) / sizeof(*__start_jp_helper_requests) : 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(__start_jp_helper_requests[i]->name, name) == 0)
+			return __start_jp_helper_requests[i];
 	for (size_t i = 0; jp_helper_extra_requests && jp_helper_extra_requests[i]; i++)
 		if (strcmp(jp_helper_extra_requests[i]->name, name) == 0)
 			return jp_helper_extra_requests[i];
