@@ -54,8 +54,10 @@ jp_expect check_then_lists_only_warnings_and_failures \
 	sh -c 'tail -n +2 "$1" | grep -q . && ! tail -n +2 "$1" | grep -qv "^\[\(warn\|FAIL\)\] "' sh "$T/check.out"
 "$JOBPREP" check -q --profile "$P" "$M" >"$T/checkq.out"
 jp_expect check_quiet_passes [ $? = 0 ]
+# (figures left out: the free space a warning names moves between the two
+# runs when other tests write to the same filesystem, a 1 GiB /tmp)
 jp_expect check_quiet_is_the_default_without_its_counts \
-	[ "$(tail -n +2 "$T/check.out")" = "$(cat "$T/checkq.out")" ]
+	[ "$(tail -n +2 "$T/check.out" | sed 's/[0-9][0-9.,]*/N/g')" = "$(sed 's/[0-9][0-9.,]*/N/g' "$T/checkq.out")" ]
 "$JOBPREP" check --verbose --profile "$P" "$M" >"$T/checkv.out"
 "$JOBPREP" check --json --profile "$P" "$M" >"$T/check.json"
 n=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$T/check.json")
